@@ -1,0 +1,33 @@
+# Deputy: `make run` starts everything locally; `make test` runs the whole test suite.
+# Both install what they need first (a virtualenv in .venv, plus redis-server and
+# Chromium from the system's package manager when they are missing).
+
+VENV ?= .venv
+PY := $(VENV)/bin/python
+SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+
+.PHONY: run test install system-deps bench clean
+
+run: install system-deps
+	$(VENV)/bin/deputy run
+
+test: install system-deps
+	$(PY) -m pytest $(PYTEST_ARGS)
+
+install: $(VENV)/.installed
+
+$(VENV)/.installed: pyproject.toml
+	python3 -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -e '.[test]'
+	touch $@
+
+# redis-server backs the local run and the tests; Chromium drives the browser tests.
+system-deps:
+	@command -v redis-server >/dev/null && [ -x /usr/bin/chromium ] || { \
+	  echo "Installing redis-server and chromium with apt-get (once)..."; \
+	  $(SUDO) apt-get update -qq && \
+	  $(SUDO) apt-get install -y -qq redis-server chromium >/dev/null; }
+
+clean:
+	rm -rf $(VENV) .pytest_cache

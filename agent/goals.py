@@ -1,0 +1,138 @@
+"""Goals: what the user asked for, the conversation so far, the plan, and where it stands.
+
+A goal is one JSON document in Redis, versioned (`schema_version`) and saved with a
+compare-and-set on `revision`, so the bot and a worker can never overwrite each other's
+checkpoint. Every step starts from the last saved checkpoint, which is what lets a goal
+survive a killed worker.
+"""
+
+from __future__ import annotations
+
+from enum import Enum
+from typing import Any, Callable
+
+from pydantic import BaseModel, Field
+from redis import Redis
+
+from agent.model import ToolCall
+
+_GOAL = "deputy:goal:{}"
+_USER_GOALS = "deputy:user:{}:goals"
+_AWAITING = "deputy:user:{}:awaiting"
+
+# KEYS[1] goal; ARGV: expected revision, new JSON (already carrying revision + 1).
+_SAVE = """
+local raw = redis.call('GET', KEYS[1])
+if raw then
+  local current = cjson.decode(raw)['revision']
+  if tostring(current) ~= ARGV[1] then return 0 end
+elseif ARGV[1] ~= '-1' then
+  return 0
+end
+redis.call('SET', KEYS[1], ARGV[2])
+return 1
+"""
+
+
+class GoalStatus(str, Enum):
+    running = "running"
+    acting = "acting"
+    waiting_approval = "waiting_approval"
+    waiting_user = "waiting_user"
+    done = "done"
+    failed = "failed"
+    cancelled = "cancelled"
+
+    @property
+    def finished(self) -> bool:
+        return self in (GoalStatus.done, GoalStatus.failed, GoalStatus.cancelled)
+
+
+class StepStatus(str, Enum):
+    todo = "todo"
+    doing = "doing"
+    done = "done"
+
+
+class PlanStep(BaseModel):
+    title: str = Field(max_length=200)
+    status: StepStatus = StepStatus.todo
+
+
+class Goal(BaseModel):
+    schema_version: int = 1
+    revision: int = -1
+    id: str
+    user_id: int
+    chat_id: int
+    text: str
+    status: GoalStatus = GoalStatus.running
+    step: int = 0
+    messages: list[dict[str, Any]] = Field(default_factory=list)
+    plan: list[PlanStep] = Field(default_factory=list)
+    pending_calls: list[ToolCall] = Field(default_factory=list)
+    pending_action_id: str | None = None
+    model_attempts: int = 0
+    error: str | None = None
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    created_at: float
+    updated_at: float
+
+
+class ConcurrentUpdate(Exception):
+    """Someone else saved the goal since it was loaded: reload and decide again."""
+
+
+class GoalStore:
+    def __init__(self, redis: Redis) -> None:
+        self._redis = redis
+        self._save = redis.register_script(_SAVE)
+
+    def get(self, goal_id: str) -> Goal | None:
+        raw = self._redis.get(_GOAL.format(goal_id))
+        return Goal.model_validate_json(raw) if raw else None
+
+    def save(self, goal: Goal) -> Goal:
+        """Checkpoint `goal`; raises ConcurrentUpdate if it changed since it was loaded."""
+        saved = goal.model_copy(update={"revision": goal.revision + 1})
+        if not self._save(keys=[_GOAL.format(goal.id)], args=[str(goal.revision), saved.model_dump_json()]):
+            raise ConcurrentUpdate(goal.id)
+        if goal.revision == -1:
+            self._redis.zadd(_USER_GOALS.format(goal.user_id), {goal.id: goal.created_at})
+        self._sync_awaiting(saved)
+        return saved
+
+    def update(self, goal_id: str, change: Callable[[Goal], Goal | None]) -> Goal | None:
+        """Load, apply `change` and save, retrying on concurrent updates.
+
+        `change` returns the goal to save, or None to leave it as it is.
+        """
+        while True:
+            goal = self.get(goal_id)
+            if goal is None:
+                return None
+            changed = change(goal)
+            if changed is None:
+                return goal
+            try:
+                return self.save(changed)
+            except ConcurrentUpdate:
+                continue
+
+    def recent(self, user_id: int, limit: int = 10) -> list[Goal]:
+        ids = self._redis.zrevrange(_USER_GOALS.format(user_id), 0, limit - 1)
+        goals = (self.get(i.decode()) for i in ids)
+        return [g for g in goals if g is not None]
+
+    def awaiting_answer(self, user_id: int) -> str | None:
+        """The goal that asked this user a question and waits for the answer, if any."""
+        raw = self._redis.get(_AWAITING.format(user_id))
+        return raw.decode() if raw else None
+
+    def _sync_awaiting(self, goal: Goal) -> None:
+        key = _AWAITING.format(goal.user_id)
+        if goal.status is GoalStatus.waiting_user:
+            self._redis.set(key, goal.id)
+        elif self._redis.get(key) == goal.id.encode():
+            self._redis.delete(key)

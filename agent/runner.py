@@ -1,0 +1,227 @@
+"""The goal runner: one step of a goal, as a state machine with checkpoints.
+
+A step (1) resolves the tool calls of the last model turn, stopping when one of them
+is an external action (handed to the executor through `Dispatch.action`) or a message that
+ends the step, then (2) calls the model once and checkpoints its answer. Each step runs as
+its own queue job; the boundaries "model call needed" and "action needed" are where a
+model gateway or the executor takes over, so no worker ever waits for a human.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import time
+from dataclasses import dataclass
+from enum import Enum
+from typing import Callable, Protocol
+
+from agent.goals import Goal, GoalStatus, GoalStore
+from agent.model import ChatModel, ModelError, ModelReply, ToolCall
+from agent.prompt import build_messages, tool_message
+from agent.tools import EMAIL_OPERATION, TOOL_SCHEMAS, ToolArgumentError, parse_email, parse_plan, parse_reply
+from deputy.outbox import Outbox
+from sentinel.action_store import ActionStore
+from sentinel.actions import Action, ActionState
+
+log = logging.getLogger(__name__)
+
+
+class Dispatch(Protocol):
+    """How the runner hands work on; implemented over RQ in `workers.dispatch`."""
+
+    def step(self, goal_id: str, step: int, delay: float = 0) -> None: ...
+
+    def action(self, action_id: str, goal_id: str, step: int) -> None: ...
+
+    def idle(self, goal_id: str) -> None: ...
+
+
+class StepOutcome(str, Enum):
+    stale = "stale"
+    not_running = "not_running"
+    waiting = "waiting"
+    continued = "continued"
+    acting = "acting"
+    retrying = "retrying"
+    finished = "finished"
+
+
+@dataclass(frozen=True)
+class RunnerLimits:
+    max_steps: int = 40
+    max_model_attempts: int = 3
+    retry_delays: tuple[float, ...] = (2.0, 8.0, 30.0)
+
+
+class GoalRunner:
+    def __init__(
+        self,
+        goals: GoalStore,
+        actions: ActionStore,
+        model: ChatModel,
+        outbox: Outbox,
+        dispatch: Dispatch,
+        clock: Callable[[], float] = time.time,
+        limits: RunnerLimits = RunnerLimits(),
+    ) -> None:
+        self._goals = goals
+        self._actions = actions
+        self._model = model
+        self._outbox = outbox
+        self._dispatch = dispatch
+        self._clock = clock
+        self._limits = limits
+
+    def run_step(self, goal_id: str, step: int) -> StepOutcome:
+        goal = self._goals.get(goal_id)
+        if goal is None or goal.step != step:
+            return StepOutcome.stale
+        if goal.status is GoalStatus.acting:
+            resumed = self._resume_after_action(goal)
+            if resumed is None:
+                return StepOutcome.waiting
+            goal = resumed
+        elif goal.status is not GoalStatus.running:
+            return StepOutcome.not_running
+
+        while goal.pending_calls:
+            outcome = self._resolve(goal, goal.pending_calls[0])
+            if outcome is not None:
+                return outcome
+        return self._call_model(goal)
+
+    # -- tool calls ---------------------------------------------------------------------
+
+    def _resolve(self, goal: Goal, call: ToolCall) -> StepOutcome | None:
+        """Handle one pending call; an outcome means the step ends here."""
+        try:
+            if call.name == "send_email":
+                return self._submit_email(goal, call)
+            if call.name == "reply":
+                return self._reply(goal, call)
+            if call.name == "update_plan":
+                goal.plan = parse_plan(call).steps
+                result = "Plan saved."
+            else:
+                names = ", ".join(t["function"]["name"] for t in TOOL_SCHEMAS)
+                result = f"Error: there is no tool named {call.name!r}. Available tools: {names}."
+        except ToolArgumentError as exc:
+            result = f"Error: {exc}"
+        goal.messages.append(tool_message(call.id, result))
+        goal.pending_calls.pop(0)
+        return None
+
+    def _submit_email(self, goal: Goal, call: ToolCall) -> StepOutcome:
+        email = parse_email(call)
+        action = Action(
+            # Derived from the goal and the call so a re-run step re-submits the same action.
+            id="a_" + hashlib.sha256(f"{goal.id}\x00{goal.step}\x00{call.id}".encode()).hexdigest()[:20],
+            goal_id=goal.id,
+            user_id=goal.user_id,
+            chat_id=goal.chat_id,
+            connector=EMAIL_OPERATION.connector,
+            operation=EMAIL_OPERATION.operation,
+            effect=EMAIL_OPERATION.effect,
+            arguments=email.model_dump(mode="json"),
+            targets=list(email.to) + list(email.cc),
+            tool_call_id=call.id,
+            created_at=self._clock(),
+        )
+        self._actions.submit(action)
+        goal.status = GoalStatus.acting
+        goal.pending_action_id = action.id
+        goal = self._checkpoint(goal)
+        self._dispatch.action(action.id, goal.id, goal.step)
+        self._dispatch.idle(goal.id)
+        return StepOutcome.acting
+
+    def _resume_after_action(self, goal: Goal) -> Goal | None:
+        record = self._actions.get(goal.pending_action_id or "")
+        if record is None:
+            # The action was never stored (crash right before it): decide again.
+            goal.status, goal.pending_action_id = GoalStatus.running, None
+            return goal
+        if not record.state.terminal:
+            if record.state is ActionState.submitted:
+                # The hand-off to the executor may have been lost with a crashed worker.
+                self._dispatch.action(record.action.id, goal.id, goal.step)
+            self._dispatch.idle(goal.id)
+            return None
+        call = goal.pending_calls.pop(0)
+        goal.messages.append(tool_message(call.id, record.outcome or record.state.value))
+        goal.status, goal.pending_action_id = GoalStatus.running, None
+        return goal
+
+    def _reply(self, goal: Goal, call: ToolCall) -> StepOutcome:
+        args = parse_reply(call)
+        self._outbox.send(goal.chat_id, args.text, dedupe_key=f"{goal.id}:{goal.step}:{call.id}")
+        goal.pending_calls.pop(0)
+        waiting = args.expects_answer
+        goal.messages.append(tool_message(call.id, "Delivered. Waiting for the user's answer." if waiting else "Delivered."))
+        # The transcript must answer every call of the turn before the user speaks again.
+        for skipped in goal.pending_calls:
+            goal.messages.append(tool_message(skipped.id, "Not run: the conversation moved on."))
+        goal.pending_calls.clear()
+        goal.status = GoalStatus.waiting_user if waiting else GoalStatus.done
+        self._checkpoint(goal)
+        self._dispatch.idle(goal.id)
+        return StepOutcome.finished
+
+    # -- the model ----------------------------------------------------------------------
+
+    def _call_model(self, goal: Goal) -> StepOutcome:
+        if goal.step >= self._limits.max_steps:
+            return self._fail(
+                goal,
+                f"I stopped working on this goal after {self._limits.max_steps} steps without finishing, "
+                "so it doesn't run up costs. Send /retry to let me continue.",
+            )
+        goal = self._checkpoint(goal)
+        try:
+            reply = self._model.complete(build_messages(goal, self._clock()), TOOL_SCHEMAS)
+        except ModelError as exc:
+            log.warning("goal %s: model call failed: %s", goal.id, exc)
+            goal.model_attempts += 1
+            if exc.retryable and goal.model_attempts < self._limits.max_model_attempts:
+                delay = self._limits.retry_delays[min(goal.model_attempts, len(self._limits.retry_delays)) - 1]
+                goal = self._checkpoint(goal)
+                self._dispatch.step(goal.id, goal.step, delay=delay)
+                return StepOutcome.retrying
+            return self._fail(
+                goal,
+                f"{exc.user_message} I tried {goal.model_attempts} times and stopped. "
+                "Your goal is saved: send /retry to try again.",
+            )
+        return self._record_reply(goal, reply)
+
+    def _record_reply(self, goal: Goal, reply: ModelReply) -> StepOutcome:
+        goal.model_attempts = 0
+        goal.prompt_tokens += reply.usage.prompt_tokens
+        goal.completion_tokens += reply.usage.completion_tokens
+        goal.messages.append(reply.as_message())
+        goal.step += 1
+        if reply.tool_calls:
+            goal.pending_calls = list(reply.tool_calls)
+            goal = self._checkpoint(goal)
+            self._dispatch.step(goal.id, goal.step)
+            return StepOutcome.continued
+        # A plain answer without tools: deliver it; a question waits for the user.
+        text = (reply.content or "").strip() or "I have nothing to add."
+        self._outbox.send(goal.chat_id, text, dedupe_key=f"{goal.id}:{goal.step}:text")
+        goal.status = GoalStatus.waiting_user if text.endswith("?") else GoalStatus.done
+        self._checkpoint(goal)
+        self._dispatch.idle(goal.id)
+        return StepOutcome.finished
+
+    def _fail(self, goal: Goal, message: str) -> StepOutcome:
+        # Sent before the checkpoint (deduplicated), so a crash in between cannot lose it.
+        self._outbox.send(goal.chat_id, message, dedupe_key=f"{goal.id}:{goal.step}:failed:{goal.model_attempts}")
+        goal.status, goal.error = GoalStatus.failed, message
+        goal = self._checkpoint(goal)
+        self._dispatch.idle(goal.id)
+        return StepOutcome.finished
+
+    def _checkpoint(self, goal: Goal) -> Goal:
+        goal.updated_at = self._clock()
+        return self._goals.save(goal)

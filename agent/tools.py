@@ -1,0 +1,130 @@
+"""The tools the model may call, and how a call becomes an internal step or an `Action`.
+
+Every argument is validated here; a malformed call never reaches the guard or a connector
+(the model gets a tool error and may try again).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel, Field, ValidationError
+
+from agent.goals import PlanStep
+from agent.model import ToolCall
+from connectors.email import SEND_EMAIL, OutgoingEmail
+
+
+class ReplyArgs(BaseModel):
+    text: str = Field(min_length=1, max_length=4000)
+    expects_answer: bool = False
+
+
+class PlanArgs(BaseModel):
+    steps: list[PlanStep] = Field(max_length=30)
+
+
+TOOL_SCHEMAS: list[dict[str, Any]] = [
+    {
+        "type": "function",
+        "function": {
+            "name": "send_email",
+            "description": "Send an email from the user's account. The user is asked to approve it first.",
+            "parameters": {
+                "type": "object",
+                "properties": {
+                    "to": {"type": "array", "items": {"type": "string"}, "description": "Recipient addresses."},
+                    "subject": {"type": "string"},
+                    "body": {"type": "string", "description": "Plain-text body, written for the recipient."},
+                },
+                "required": ["to", "subject", "body"],
+            },
+        },
+    },
+    {
+        "type": "function",
+        "function": {
+            "name": "reply",
+            "description": (
+                "Message the user: the final answer when the goal is done, or a question when you need "
+                "a detail from them (set expects_answer)."
+            ),
+            "parameters": {
+                "type": "object",
+                "properties": {
+                    "text": {"type": "string"},
+                    "expects_answer": {"type": "boolean", "description": "True to wait for the user's answer."},
+                },
+                "required": ["text"],
+            },
+        },
+    },
+    {
+        "type": "function",
+        "function": {
+            "name": "update_plan",
+            "description": "Record the plan for this goal as a list of steps with status todo, doing or done.",
+            "parameters": {
+                "type": "object",
+                "properties": {
+                    "steps": {
+                        "type": "array",
+                        "items": {
+                            "type": "object",
+                            "properties": {
+                                "title": {"type": "string"},
+                                "status": {"type": "string", "enum": ["todo", "doing", "done"]},
+                            },
+                            "required": ["title"],
+                        },
+                    }
+                },
+                "required": ["steps"],
+            },
+        },
+    },
+]
+
+
+class ToolArgumentError(Exception):
+    """The model called a tool with arguments that do not fit; the message goes back to it."""
+
+
+def parse_reply(call: ToolCall) -> ReplyArgs:
+    return _validate(call, ReplyArgs)
+
+
+def parse_plan(call: ToolCall) -> PlanArgs:
+    return _validate(call, PlanArgs)
+
+
+def parse_email(call: ToolCall) -> OutgoingEmail:
+    raw = _arguments(call)
+    if isinstance(raw.get("to"), str):
+        raw["to"] = [raw["to"]]
+    try:
+        return OutgoingEmail.model_validate(raw)
+    except ValidationError as exc:
+        raise ToolArgumentError(_explain(exc)) from None
+
+
+EMAIL_OPERATION = SEND_EMAIL
+
+
+def _arguments(call: ToolCall) -> dict[str, Any]:
+    try:
+        return call.parsed_arguments()
+    except ValueError:
+        raise ToolArgumentError("The arguments were not a JSON object; call the tool again with valid JSON.") from None
+
+
+def _validate(call: ToolCall, model: type[BaseModel]) -> Any:
+    try:
+        return model.model_validate(_arguments(call))
+    except ValidationError as exc:
+        raise ToolArgumentError(_explain(exc)) from None
+
+
+def _explain(exc: ValidationError) -> str:
+    problems = "; ".join(f"{'.'.join(str(p) for p in e['loc']) or 'arguments'}: {e['msg']}" for e in exc.errors())
+    return f"Invalid arguments ({problems}). Fix them and call the tool again."

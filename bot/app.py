@@ -1,0 +1,71 @@
+"""Builds the python-telegram-bot `Application` for Deputy."""
+
+from __future__ import annotations
+
+import asyncio
+
+import redis.asyncio as aioredis
+from telegram import BotCommand
+from telegram.ext import (
+    AIORateLimiter,
+    Application,
+    CallbackQueryHandler,
+    CommandHandler,
+    MessageHandler,
+    TypeHandler,
+    filters,
+)
+from telegram import Update
+
+from bot.handlers import Handlers
+from bot.outbox_consumer import OutboxConsumer
+from bot.services import BotServices
+
+COMMANDS = [
+    BotCommand("start", "Introduce yourself"),
+    BotCommand("goals", "Your recent goals and where they stand"),
+    BotCommand("retry", "Try your last stopped goal again"),
+    BotCommand("help", "What Deputy can do"),
+]
+
+
+def build_application(
+    token: str,
+    services: BotServices,
+    redis_url: str,
+    api_base: str | None = None,
+    rate_limit: bool = True,
+) -> Application:
+    """The bot: handlers plus the outbox consumer, started and stopped with the application."""
+    builder = Application.builder().token(token).concurrent_updates(64)
+    if api_base:
+        base = api_base.rstrip("/")
+        builder = builder.base_url(base).base_file_url(base.replace("/bot", "/file/bot", 1))
+    if rate_limit:
+        builder = builder.rate_limiter(AIORateLimiter(max_retries=3))
+    outbox_task: dict[str, asyncio.Task] = {}
+
+    async def post_init(app: Application) -> None:
+        await app.bot.set_my_commands(COMMANDS)
+        consumer = OutboxConsumer(aioredis.Redis.from_url(redis_url), app.bot)
+        outbox_task["task"] = asyncio.create_task(consumer.run(), name="outbox")
+
+    async def post_stop(app: Application) -> None:
+        task = outbox_task.pop("task", None)
+        if task is not None:
+            task.cancel()
+            await asyncio.gather(task, return_exceptions=True)
+
+    app = builder.post_init(post_init).post_stop(post_stop).build()
+    handlers = Handlers(services)
+    app.add_handler(TypeHandler(Update, handlers.gate), group=-1)
+    app.add_handler(CommandHandler("start", handlers.start))
+    app.add_handler(CommandHandler("help", handlers.help))
+    app.add_handler(CommandHandler("goals", handlers.goals))
+    app.add_handler(CommandHandler("retry", handlers.retry))
+    app.add_handler(MessageHandler(filters.COMMAND, handlers.unknown_command))
+    app.add_handler(MessageHandler(filters.TEXT, handlers.text))
+    app.add_handler(MessageHandler(~filters.TEXT & ~filters.StatusUpdate.ALL, handlers.not_text))
+    app.add_handler(CallbackQueryHandler(handlers.press))
+    app.add_error_handler(handlers.error)
+    return app

@@ -1,0 +1,161 @@
+"""Thin python-telegram-bot handlers: authenticate, turn updates into goals and decisions.
+
+Nothing here waits for the model: a goal is stored, its first step enqueued, and the
+acknowledgement sent, in a few Redis round trips.
+"""
+
+from __future__ import annotations
+
+import logging
+
+import redis
+from telegram import Update
+from telegram.error import TelegramError
+from telegram.ext import ApplicationHandlerStop, ContextTypes
+
+from agent.goals import Goal, GoalStatus
+from bot import texts
+from bot.presses import decide_press
+from bot.services import BotServices
+from deputy.ids import new_id
+
+log = logging.getLogger(__name__)
+
+_STATUS_WORDS = {
+    GoalStatus.running: "working on it",
+    GoalStatus.acting: "carrying out an action",
+    GoalStatus.waiting_approval: "waiting for your approval",
+    GoalStatus.waiting_user: "waiting for your answer",
+    GoalStatus.done: "done",
+    GoalStatus.failed: "stopped (send /retry)",
+    GoalStatus.cancelled: "cancelled",
+}
+
+
+class Handlers:
+    def __init__(self, services: BotServices) -> None:
+        self._s = services
+
+    async def gate(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+        """Runs before every other handler: strangers get one polite refusal and nothing else."""
+        user = update.effective_user
+        if user is None or self._s.is_allowed(user.id):
+            return
+        if update.callback_query is not None:
+            await update.callback_query.answer(texts.not_allowed(user.id), show_alert=True)
+        elif update.effective_chat is not None:
+            await context.bot.send_message(update.effective_chat.id, texts.not_allowed(user.id))
+        raise ApplicationHandlerStop
+
+    async def start(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+        user = update.effective_user
+        await update.effective_message.reply_text(texts.greeting(user.first_name or "there", self._s.agent_name))
+
+    async def help(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+        await update.effective_message.reply_text(texts.HELP)
+
+    async def goals(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+        recent = self._s.goals.recent(update.effective_user.id, limit=10)
+        if not recent:
+            await update.effective_message.reply_text("You have no goals yet. Text me one!")
+            return
+        lines = [f"• {texts.shorten(g.text)} — {_STATUS_WORDS[g.status]}" for g in recent]
+        await update.effective_message.reply_text("Your recent goals:\n" + "\n".join(lines))
+
+    async def retry(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+        failed = next((g for g in self._s.goals.recent(update.effective_user.id) if g.status is GoalStatus.failed), None)
+        if failed is None:
+            await update.effective_message.reply_text("There's no stopped goal to retry.")
+            return
+
+        def restart(goal: Goal) -> Goal | None:
+            if goal.status is not GoalStatus.failed:
+                return None
+            goal.status, goal.error, goal.model_attempts = GoalStatus.running, None, 0
+            goal.step += 1
+            goal.updated_at = self._s.clock()
+            return goal
+
+        goal = self._s.goals.update(failed.id, restart)
+        if goal is not None and goal.status is GoalStatus.running:
+            self._s.dispatch.step(goal.id, goal.step)
+        await update.effective_message.reply_text(f"Trying again: “{texts.shorten(failed.text)}”.")
+
+    async def unknown_command(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+        command = (update.effective_message.text or "/").split()[0].split("@")[0]
+        await update.effective_message.reply_text(texts.unknown_command(command))
+
+    async def not_text(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+        message = update.effective_message
+        await message.reply_text(texts.EMPTY if message.text is not None else texts.NOT_TEXT)
+
+    async def text(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+        message = update.effective_message
+        text = message.text or ""
+        if len(text) > texts.MAX_MESSAGE_CHARS:
+            await message.reply_text(texts.too_long(len(text)))
+            return
+        if not text.strip():
+            await message.reply_text(texts.EMPTY)
+            return
+        user_id, chat_id = update.effective_user.id, update.effective_chat.id
+        waiting_goal = self._s.goals.awaiting_answer(user_id)
+        if waiting_goal is not None:
+            answered = self._answer(waiting_goal, text)
+            if answered is not None:
+                await message.reply_text(texts.answer_received(answered.text))
+                return
+        now = self._s.clock()
+        goal = self._s.goals.save(
+            Goal(
+                id=new_id("g"),
+                user_id=user_id,
+                chat_id=chat_id,
+                text=text,
+                messages=[{"role": "user", "content": text}],
+                created_at=now,
+                updated_at=now,
+            )
+        )
+        self._s.dispatch.step(goal.id, goal.step)
+        self._s.audit.append(user_id, "goal_created", now, goal_id=goal.id)
+        await message.reply_text(texts.ACK_NEW_GOAL)
+
+    def _answer(self, goal_id: str, text: str) -> Goal | None:
+        def add_answer(goal: Goal) -> Goal | None:
+            if goal.status is not GoalStatus.waiting_user:
+                return None
+            goal.messages.append({"role": "user", "content": text})
+            goal.status = GoalStatus.running
+            goal.step += 1
+            goal.updated_at = self._s.clock()
+            return goal
+
+        goal = self._s.goals.update(goal_id, add_answer)
+        if goal is None or goal.status is not GoalStatus.running:
+            return None
+        self._s.dispatch.step(goal.id, goal.step)
+        return goal
+
+    async def press(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+        query = update.callback_query
+        answer = decide_press(self._s, query.data or "", query.from_user.id)
+        await query.answer(answer.toast, show_alert=answer.alert)
+        if answer.card_suffix and query.message is not None and getattr(query.message, "text", None):
+            try:
+                await query.edit_message_text(f"{query.message.text}\n\n{answer.card_suffix}", reply_markup=None)
+            except TelegramError as exc:  # the card may be gone or already edited; the decision stands
+                log.info("could not edit card: %s", exc)
+
+    async def error(self, update: object, context: ContextTypes.DEFAULT_TYPE) -> None:
+        log.error("error handling an update", exc_info=context.error)
+        if not isinstance(update, Update):
+            return
+        text = texts.STORAGE_DOWN if isinstance(context.error, redis.RedisError) else texts.INTERNAL_ERROR
+        try:
+            if update.callback_query is not None:
+                await update.callback_query.answer(text, show_alert=True)
+            elif update.effective_chat is not None:
+                await context.bot.send_message(update.effective_chat.id, text)
+        except TelegramError:
+            log.warning("could not tell the user about the error")

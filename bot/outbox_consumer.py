@@ -1,0 +1,135 @@
+"""Drains the outbox stream into Telegram: cards, progress and results from the workers.
+
+A consumer group lets several bot processes share the stream; an entry is acknowledged
+only after Telegram accepted it, and entries left pending by a dead bot are reclaimed.
+`dedupe_key`s make a message that a retried step produced twice arrive once.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import socket
+
+import redis.asyncio as aioredis
+from redis.exceptions import RedisError, ResponseError
+from telegram import Bot, InlineKeyboardButton, InlineKeyboardMarkup
+from telegram.error import BadRequest, Forbidden, NetworkError, RetryAfter, TelegramError
+
+from bot.texts import MAX_MESSAGE_CHARS
+from deputy.outbox import OUTBOX_STREAM, OutboxMessage
+
+log = logging.getLogger(__name__)
+
+GROUP = "bot"
+_SENT = "deputy:sent:{}"
+_REF = "deputy:msgref:{}"
+_KEEP_SECONDS = 30 * 24 * 3600
+_RECLAIM_IDLE_MS = 30_000
+
+
+def split_text(text: str, limit: int = MAX_MESSAGE_CHARS) -> list[str]:
+    """Telegram's limit is per message: long texts go out in parts, split at line breaks."""
+    parts: list[str] = []
+    while len(text) > limit:
+        cut = text.rfind("\n", 0, limit)
+        cut = cut if cut > limit // 2 else limit
+        parts.append(text[:cut])
+        text = text[cut:].lstrip("\n")
+    parts.append(text)
+    return parts
+
+
+class OutboxConsumer:
+    def __init__(self, redis: aioredis.Redis, bot: Bot, consumer: str | None = None) -> None:
+        self._redis = redis
+        self._bot = bot
+        self._consumer = consumer or f"{socket.gethostname()}-{os.getpid()}"
+
+    async def run(self) -> None:
+        """Deliver forever; survives Redis and Telegram outages."""
+        while True:
+            try:
+                await self._ensure_group()
+                await self._reclaim()
+                while True:
+                    batch = await self._redis.xreadgroup(GROUP, self._consumer, {OUTBOX_STREAM: ">"}, count=50, block=2000)
+                    for _stream, entries in batch or []:
+                        for entry_id, fields in entries:
+                            await self._handle(entry_id, fields)
+                    if not batch:
+                        await self._reclaim()
+            except asyncio.CancelledError:
+                raise
+            except RedisError as exc:
+                log.warning("outbox: Redis unavailable (%s); retrying in 2 s", exc)
+                await asyncio.sleep(2)
+
+    async def _ensure_group(self) -> None:
+        try:
+            await self._redis.xgroup_create(OUTBOX_STREAM, GROUP, id="0", mkstream=True)
+        except ResponseError as exc:
+            if "BUSYGROUP" not in str(exc):
+                raise
+
+    async def _reclaim(self) -> None:
+        _next, entries, *_ = await self._redis.xautoclaim(
+            OUTBOX_STREAM, GROUP, self._consumer, min_idle_time=_RECLAIM_IDLE_MS, start_id="0-0", count=50
+        )
+        for entry_id, fields in entries:
+            if fields:
+                await self._handle(entry_id, fields)
+
+    async def _handle(self, entry_id: bytes, fields: dict[bytes, bytes]) -> None:
+        try:
+            message = OutboxMessage.model_validate_json(fields[b"json"])
+        except (KeyError, ValueError):
+            log.error("outbox: dropping malformed entry %s", entry_id)
+            await self._redis.xack(OUTBOX_STREAM, GROUP, entry_id)
+            return
+        while True:
+            try:
+                await self.deliver(message)
+                break
+            except RetryAfter as exc:
+                await asyncio.sleep(float(getattr(exc.retry_after, "total_seconds", lambda: exc.retry_after)()))
+            except (Forbidden, BadRequest) as exc:
+                # The user blocked the bot or the chat is gone: retrying cannot help.
+                log.warning("outbox: message for chat %s not deliverable: %s", message.chat_id, exc)
+                break
+            except NetworkError as exc:
+                log.warning("outbox: Telegram unreachable (%s); retrying in 2 s", exc)
+                await asyncio.sleep(2)
+            except TelegramError as exc:
+                log.error("outbox: giving up on a message for chat %s: %s", message.chat_id, exc)
+                break
+        await self._redis.xack(OUTBOX_STREAM, GROUP, entry_id)
+
+    async def deliver(self, message: OutboxMessage) -> None:
+        if message.dedupe_key and await self._redis.exists(_SENT.format(message.dedupe_key)):
+            return
+        markup = (
+            InlineKeyboardMarkup(
+                [[InlineKeyboardButton(b.text, callback_data=b.data) for b in row] for row in message.buttons]
+            )
+            if message.buttons
+            else None
+        )
+        if message.edit_ref:
+            message_id = await self._redis.get(_REF.format(message.edit_ref))
+            if message_id is not None:
+                await self._bot.edit_message_text(
+                    message.text[:MAX_MESSAGE_CHARS], chat_id=message.chat_id, message_id=int(message_id),
+                    reply_markup=markup,
+                )
+        else:
+            parts = split_text(message.text)
+            sent = None
+            for index, part in enumerate(parts):
+                last = index == len(parts) - 1
+                sent = await self._bot.send_message(message.chat_id, part, reply_markup=markup if last else None)
+            if message.ref and sent is not None:
+                await self._redis.set(_REF.format(message.ref), sent.message_id, ex=_KEEP_SECONDS)
+        if message.dedupe_key:
+            await self._redis.set(_SENT.format(message.dedupe_key), 1, ex=_KEEP_SECONDS)

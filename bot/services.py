@@ -1,0 +1,42 @@
+"""What the bot's handlers need, passed in explicitly (built by `bot.main`)."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Callable
+
+from redis import Redis
+
+from agent.goals import GoalStore
+from sentinel.approvals import ApprovalSigner, ApprovalStore
+from sentinel.audit import AuditLog
+from workers.dispatch import RQDispatch
+
+
+@dataclass
+class BotServices:
+    redis: Redis
+    goals: GoalStore
+    approvals: ApprovalStore
+    signer: ApprovalSigner
+    audit: AuditLog
+    dispatch: RQDispatch
+    allowed_users: frozenset[int] | None
+    agent_name: str = "Deputy"
+    clock: Callable[[], float] = field(default=time.time)
+
+    @classmethod
+    def create(cls, redis: Redis, secret: str, allowed_users: frozenset[int] | None) -> "BotServices":
+        return cls(
+            redis=redis,
+            goals=GoalStore(redis),
+            approvals=ApprovalStore(redis),
+            signer=ApprovalSigner(secret),
+            audit=AuditLog(redis),
+            dispatch=RQDispatch(redis),
+            allowed_users=allowed_users,
+        )
+
+    def is_allowed(self, user_id: int) -> bool:
+        return self.allowed_users is None or user_id in self.allowed_users

@@ -1,0 +1,56 @@
+"""Everything the bot says on its own, in one place."""
+
+MAX_MESSAGE_CHARS = 4096
+
+HELP = (
+    "Text me a goal in plain words, for example “email alice@example.org that I'll be 10 minutes late”. "
+    "I work on it in the background and ask you here before anything that matters, like sending an email.\n\n"
+    "/goals – your recent goals and where they stand\n"
+    "/retry – try your last failed goal again\n"
+    "/help – this message"
+)
+
+
+def greeting(first_name: str, agent_name: str) -> str:
+    return (
+        f"Hi {first_name}! I'm {agent_name}, your personal agent.\n"
+        "Tell me what you want done and I'll work on it in the background, asking you before anything "
+        "consequential. /help shows what I can do."
+    )
+
+
+def not_allowed(user_id: int) -> str:
+    return (
+        "Sorry, this Deputy is private and you're not on its list of users. "
+        f"If you should be, ask its operator to add your user id {user_id} to DEPUTY_ALLOWED_USERS."
+    )
+
+
+def too_long(length: int) -> str:
+    return (
+        f"That message is {length:,} characters long; I can take up to {MAX_MESSAGE_CHARS:,}. "
+        "Could you shorten it or send it in parts?"
+    )
+
+
+EMPTY = "That message was empty. Tell me what you'd like me to do."
+NOT_TEXT = "I can only read text messages for now. Describe what you need in words."
+ACK_NEW_GOAL = "On it. I'll work on this in the background and come back here when I have news or need your OK."
+STORAGE_DOWN = (
+    "I can't reach my storage right now, so I couldn't save that. Nothing was started. "
+    "Please try again in a minute."
+)
+INTERNAL_ERROR = "Something went wrong on my side while handling that. Please try again."
+
+
+def unknown_command(command: str) -> str:
+    return f"I don't know the command {command}. Send /help to see what I understand, or just text me a goal."
+
+
+def answer_received(goal_text: str) -> str:
+    return f"Thanks, back to work on “{shorten(goal_text)}”."
+
+
+def shorten(text: str, limit: int = 60) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"

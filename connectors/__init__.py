@@ -1,0 +1,23 @@
+"""Connectors: the code that acts on outside services on the user's behalf.
+
+Each connector lives in its own subpackage (e.g. `connectors.email`) and describes
+its operations with `OperationSpec`s; the shared vocabulary is re-exported here.
+"""
+
+from connectors.base import (
+    ConnectorAuthError,
+    ConnectorError,
+    ConnectorRejected,
+    ConnectorUnavailable,
+    EffectClass,
+    OperationSpec,
+)
+
+__all__ = [
+    "ConnectorAuthError",
+    "ConnectorError",
+    "ConnectorRejected",
+    "ConnectorUnavailable",
+    "EffectClass",
+    "OperationSpec",
+]

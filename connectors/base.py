@@ -1,0 +1,77 @@
+"""The vocabulary every connector shares: effect classes, failures and operation specs.
+
+Sentinel (the guard) never looks inside a connector; it reasons about an action
+through its `OperationSpec`, above all through the `EffectClass` it declares.
+"""
+
+from __future__ import annotations
+
+from enum import Enum
+
+from pydantic import BaseModel, ConfigDict
+
+
+class EffectClass(str, Enum):
+    """What an operation does to the world, coarsely, so the guard can weigh it."""
+
+    read = "read"
+    """Looks at data; changes nothing."""
+    write = "write"
+    """Changes the user's own data (files, notes, calendar entries)."""
+    communicate = "communicate"
+    """Says something to another person (email, message, post)."""
+    spend = "spend"
+    """Moves money or consumes a paid resource."""
+    credential = "credential"
+    """Reads, creates or uses a secret."""
+    account = "account"
+    """Creates, deletes or reconfigures an account."""
+
+
+class ConnectorError(Exception):
+    """Root of connector failures.
+
+    `user_message` is a plain sentence fit for the chat and never contains a secret;
+    `str(exc)` is that same sentence. `detail` is extra text for logs (server
+    replies, error classes), already scrubbed of secrets by whoever raised it.
+    `retryable` says whether trying the same call again later may succeed.
+    """
+
+    retryable: bool = False
+
+    def __init__(self, user_message: str, *, detail: str | None = None) -> None:
+        # Only the user message goes into args, so str() and repr() show nothing else.
+        super().__init__(user_message)
+        self.user_message = user_message
+        self.detail = detail
+
+
+class ConnectorUnavailable(ConnectorError):
+    """The service could not be reached, timed out or answered nonsense; try later."""
+
+    retryable = True
+
+
+class ConnectorAuthError(ConnectorError):
+    """The service rejected the credentials; retrying will not help until they change."""
+
+    retryable = False
+
+
+class ConnectorRejected(ConnectorError):
+    """The service refused this request (e.g. an invalid recipient); do not retry it."""
+
+    retryable = False
+
+
+class OperationSpec(BaseModel):
+    """Describes one operation a connector offers, for the agent and the guard."""
+
+    model_config = ConfigDict(frozen=True)
+
+    connector: str
+    operation: str
+    effect: EffectClass
+    description: str
+    target_argument: str | None = None
+    """Which argument names the target of the effect (e.g. "to" for an email)."""

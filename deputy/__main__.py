@@ -1,0 +1,3 @@
+from deputy.cli import main
+
+raise SystemExit(main())

@@ -1,0 +1,55 @@
+"""The `deputy` command: `run` starts everything locally; the others start one process each."""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import sys
+
+from deputy.settings import Settings
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="deputy", description="Deputy, a personal agent you text goals to.")
+    sub = parser.add_subparsers(dest="command", required=True)
+    sub.add_parser("run", help="everything on this machine: chat page, Redis, workers, sandbox mail, model")
+    sub.add_parser("bot", help="the chat front end (python-telegram-bot)")
+    worker = sub.add_parser("worker", help="an agent worker (runs goal steps with the model)")
+    worker.add_argument("--burst", action="store_true", help="exit when the queue is empty")
+    executor = sub.add_parser("executor", help="the executor (runs reviewed actions with credentials)")
+    executor.add_argument("--burst", action="store_true", help="exit when the queue is empty")
+    emulator = sub.add_parser("emulator", help="the local Telegram emulator and chat page alone")
+    emulator.add_argument("--port", type=int, default=None, help="port (default: DEPUTY_CHAT_PORT or 8080)")
+    emulator.add_argument("--host", default="127.0.0.1")
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
+    settings = Settings()
+    logging.basicConfig(
+        level=settings.log_level.upper(), format="%(asctime)s %(levelname)s %(name)s: %(message)s", stream=sys.stderr
+    )
+    # httpx logs every request URL at INFO, and a Telegram URL contains the bot token.
+    logging.getLogger("httpx").setLevel(logging.WARNING)
+    if args.command == "run":
+        from deputy.local import run_local
+
+        return run_local(settings)
+    if args.command == "bot":
+        from bot.main import serve
+
+        serve(settings)
+    elif args.command in ("worker", "executor"):
+        from workers.main import serve
+
+        serve(settings, "agent" if args.command == "worker" else "executor", burst=args.burst)
+    elif args.command == "emulator":
+        from emulator import run
+
+        run(host=args.host, port=args.port or settings.chat_port)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

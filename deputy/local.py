@@ -1,0 +1,168 @@
+"""`deputy run`: everything on one machine, with nothing configured.
+
+Whatever is not configured is started locally: Redis (with AOF, in the data directory),
+the chat emulator (instead of Telegram), the sandbox mail server (instead of a real mail
+account) and the demo brain (instead of a model). Then the bot, an agent worker and the
+executor run as separate processes, each given only the settings it needs: the executor
+gets the mail password, the agent worker never does. Crashed processes are restarted.
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import httpx
+from redis import Redis
+from redis.exceptions import RedisError
+
+from deputy.settings import Settings
+
+_RESTART_BACKOFF = 2.0
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def wait_until(check, what: str, timeout: float = 20.0) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        try:
+            if check():
+                return
+        except (OSError, RedisError, httpx.HTTPError):
+            pass
+        time.sleep(0.1)
+    raise SystemExit(f"{what} did not start within {timeout:.0f} s; see the messages above.")
+
+
+def _deputy(*args: str) -> list[str]:
+    return [sys.executable, "-m", "deputy", *args]
+
+
+def _stored_password(path: Path) -> str:
+    if not path.exists():
+        path.touch(mode=0o600)
+        path.write_text(secrets.token_urlsafe(18))
+    return path.read_text().strip()
+
+
+def run_local(settings: Settings) -> int:
+    data = settings.data_dir.resolve()
+    data.mkdir(parents=True, exist_ok=True)
+    base_env = {k: v for k, v in os.environ.items()}
+    base_env["DEPUTY_SECRET"] = settings.secret_value()
+    base_env["DEPUTY_DATA_DIR"] = str(data)
+    children: dict[str, tuple[list[str], dict[str, str]]] = {}
+    services: list[subprocess.Popen] = []
+    notes: list[str] = []
+    mail = brain = None
+
+    try:
+        if not settings.redis_url:
+            if shutil.which("redis-server") is None:
+                raise SystemExit("redis-server is not installed: run `make run`, which installs it, or set REDIS_URL.")
+            port = free_port()
+            (data / "redis").mkdir(exist_ok=True)
+            services.append(subprocess.Popen(
+                ["redis-server", "--port", str(port), "--bind", "127.0.0.1", "--dir", str(data / "redis"),
+                 "--appendonly", "yes", "--save", "", "--loglevel", "warning"],
+                stdout=subprocess.DEVNULL,
+            ))
+            base_env["REDIS_URL"] = f"redis://127.0.0.1:{port}/0"
+            wait_until(lambda: Redis.from_url(base_env["REDIS_URL"]).ping(), "Redis")
+            notes.append(f"Redis: local, data kept in {data / 'redis'}")
+
+        if settings.telegram_bot_token is None:
+            chat_url = f"http://127.0.0.1:{settings.chat_port}"
+            services.append(subprocess.Popen(_deputy("emulator", "--port", str(settings.chat_port)), env=base_env))
+            wait_until(lambda: httpx.get(f"{chat_url}/healthz").status_code == 200, "The local chat")
+            base_env["TELEGRAM_API_BASE"] = f"{chat_url}/bot"
+            notes.append("Chat: the local chat page (set TELEGRAM_BOT_TOKEN for real Telegram)")
+
+        executor_env: dict[str, str] = {}
+        if not settings.smtp_host:
+            from sandbox.mail import LocalMailServer
+
+            password = _stored_password(data / "sandbox-mail-password")
+            mail = LocalMailServer(port=free_port(), maildir_root=data / "mail", username="demo", password=password)
+            mail.start()
+            executor_env = {
+                "DEPUTY_SMTP_HOST": "127.0.0.1", "DEPUTY_SMTP_PORT": str(mail.port), "DEPUTY_SMTP_USERNAME": "demo",
+                "DEPUTY_SMTP_PASSWORD": password, "DEPUTY_SMTP_FROM": "demo@sandbox.local",
+                "DEPUTY_SMTP_STARTTLS": "false",
+            }
+            notes.append(f"Mail: the sandbox mail server; every email sent lands in {data / 'mail'}/<address>/")
+
+        if settings.openai_api_key is None and not settings.openai_base_url:
+            from agent.testing import ScriptedModelServer, function_responder
+            from sandbox.demo_brain import NAME, demo_reply
+
+            brain = ScriptedModelServer(function_responder(demo_reply), model_name=NAME).start()
+            base_env["OPENAI_BASE_URL"] = brain.base_url
+            base_env["DEPUTY_MODEL"] = NAME
+            notes.append("Model: the built-in demo brain (set OPENAI_API_KEY or OPENAI_BASE_URL for a real model)")
+
+        secret_names = {"DEPUTY_SMTP_PASSWORD"}
+        public_env = {k: v for k, v in base_env.items() if k not in secret_names}
+        children["bot"] = (_deputy("bot"), public_env)
+        children["worker"] = (_deputy("worker"), {k: v for k, v in public_env.items() if k != "TELEGRAM_BOT_TOKEN"})
+        children["executor"] = (
+            _deputy("executor"),
+            {k: v for k, v in {**base_env, **executor_env}.items() if k not in ("TELEGRAM_BOT_TOKEN", "OPENAI_API_KEY")},
+        )
+        running = {name: subprocess.Popen(cmd, env=env) for name, (cmd, env) in children.items()}
+
+        print("\n".join(["", "Deputy is running.", *(f"  {n}" for n in notes)]), flush=True)
+        if settings.telegram_bot_token is None:
+            print(f"\n  Open http://127.0.0.1:{settings.chat_port} in your browser and text your agent.\n", flush=True)
+        print("Press Ctrl+C to stop.", flush=True)
+        return _supervise(running, children)
+    finally:
+        for process in services:
+            process.terminate()
+        for process in services:
+            process.wait(timeout=10)
+        if mail is not None:
+            mail.stop()
+        if brain is not None:
+            brain.stop()
+
+
+def _supervise(running: dict[str, subprocess.Popen], children: dict[str, tuple[list[str], dict[str, str]]]) -> int:
+    stopping = False
+
+    def stop(signum, frame):  # noqa: ARG001 - signal handler signature
+        nonlocal stopping
+        stopping = True
+
+    signal.signal(signal.SIGTERM, stop)
+    signal.signal(signal.SIGINT, stop)
+    try:
+        while not stopping:
+            time.sleep(0.5)
+            for name, process in list(running.items()):
+                if process.poll() is not None and not stopping:
+                    print(f"{name} stopped (exit {process.returncode}); restarting it.", flush=True)
+                    time.sleep(_RESTART_BACKOFF)
+                    cmd, env = children[name]
+                    running[name] = subprocess.Popen(cmd, env=env)
+    finally:
+        for process in running.values():
+            process.terminate()
+        for process in running.values():
+            try:
+                process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                process.kill()
+    return 0

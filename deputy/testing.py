@@ -1,0 +1,223 @@
+"""Run the whole of Deputy from a test or a benchmark, through real parts.
+
+`RedisServer` starts a private redis-server on a free port. `DeputyStack` starts the chat
+emulator, the bot, agent workers and the executor as real processes (the same commands an
+operator runs), pointed at that Redis, a model endpoint and an SMTP server. `ChatUser`
+acts as a person in the chat through the emulator's user-side HTTP API.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any, Callable
+
+import httpx
+from redis import Redis
+
+from deputy.local import free_port
+
+Message = dict[str, Any]
+
+
+def wait_for(check: Callable[[], Any], timeout: float = 15.0, interval: float = 0.05, what: str = "condition") -> Any:
+    """Poll `check` until it returns something truthy; raise TimeoutError with `what`."""
+    deadline = time.monotonic() + timeout
+    while True:
+        value = check()
+        if value:
+            return value
+        if time.monotonic() > deadline:
+            raise TimeoutError(f"timed out after {timeout} s waiting for {what}")
+        time.sleep(interval)
+
+
+class RedisServer:
+    def __init__(self, directory: Path | None = None) -> None:
+        self._dir = directory or Path(tempfile.mkdtemp(prefix="deputy-redis-"))
+        self.port = free_port()
+        self.url = f"redis://127.0.0.1:{self.port}/0"
+        self._process: subprocess.Popen | None = None
+
+    def start(self) -> "RedisServer":
+        self._process = subprocess.Popen(
+            ["redis-server", "--port", str(self.port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
+             "--dir", str(self._dir), "--loglevel", "warning"],
+            stdout=subprocess.DEVNULL,
+        )
+        wait_for(self._ping, timeout=10, what="redis-server")
+        return self
+
+    def _ping(self) -> bool:
+        try:
+            return bool(Redis.from_url(self.url).ping())
+        except Exception:
+            return False
+
+    def client(self) -> Redis:
+        return Redis.from_url(self.url)
+
+    def stop(self) -> None:
+        if self._process is not None:
+            self._process.terminate()
+            self._process.wait(timeout=10)
+            self._process = None
+
+
+class ChatUser:
+    """One person in the local chat, driven through the emulator's user-side API."""
+
+    def __init__(self, base_url: str, user_id: int, first_name: str = "Tester") -> None:
+        self.user_id = user_id
+        self.first_name = first_name
+        self._http = httpx.Client(base_url=base_url, timeout=10)
+
+    def send(self, text: str) -> int:
+        response = self._http.post(f"/api/users/{self.user_id}/messages", json={"text": text, "first_name": self.first_name})
+        response.raise_for_status()
+        return response.json()["message_id"]
+
+    def press(self, message_id: int, button: str | None = None, data: str | None = None) -> httpx.Response:
+        body: dict[str, Any] = {"message_id": message_id}
+        body.update({"button": button} if button is not None else {"data": data})
+        return self._http.post(f"/api/users/{self.user_id}/press", json=body)
+
+    def messages(self, after: int = 0) -> list[Message]:
+        response = self._http.get(f"/api/users/{self.user_id}/messages", params={"after": after})
+        response.raise_for_status()
+        return response.json()
+
+    def bot_messages(self, after: int = 0) -> list[Message]:
+        return [m for m in self.messages(after) if m["from"] == "bot"]
+
+    def answers(self) -> list[dict[str, Any]]:
+        response = self._http.get(f"/api/users/{self.user_id}/answers")
+        response.raise_for_status()
+        return response.json()
+
+    def wait_for_bot(self, predicate: Callable[[Message], bool], after: int = 0, timeout: float = 20.0) -> Message:
+        """The first bot message after `after` matching `predicate` (edits included)."""
+
+        def find() -> Message | None:
+            return next((m for m in self.bot_messages(after) if predicate(m)), None)
+
+        return wait_for(find, timeout=timeout, what=f"a bot message for user {self.user_id}")
+
+    def wait_for_answer(self, count: int, timeout: float = 10.0) -> dict[str, Any]:
+        """The `count`-th callback answer (toast) this user received."""
+        answers = wait_for(lambda: (a := self.answers()) and len(a) >= count and a, timeout=timeout, what="an answer")
+        return answers[count - 1]
+
+    def wait_for_card(self, after: int = 0, timeout: float = 20.0) -> Message:
+        return self.wait_for_bot(lambda m: any(b.get("text") == "Approve" for row in m["buttons"] for b in row), after, timeout)
+
+
+class DeputyStack:
+    """The bot, workers and executor as real processes around a private emulator."""
+
+    def __init__(
+        self,
+        redis_url: str,
+        model_base_url: str,
+        workdir: Path,
+        smtp: dict[str, str] | None = None,
+        workers: int = 1,
+        extra_env: dict[str, str] | None = None,
+    ) -> None:
+        self.redis_url = redis_url
+        self.workdir = workdir
+        self.chat_port = free_port()
+        self.chat_url = f"http://127.0.0.1:{self.chat_port}"
+        self.secret = "test-secret-" + os.urandom(8).hex()
+        env = {k: v for k, v in os.environ.items() if not k.startswith(("DEPUTY_", "TELEGRAM_", "OPENAI_"))}
+        env.update(
+            REDIS_URL=redis_url,
+            OPENAI_BASE_URL=model_base_url,
+            OPENAI_API_KEY="sk-test-not-secret",
+            DEPUTY_MODEL="scripted-model",
+            DEPUTY_MODEL_TIMEOUT="30",
+            DEPUTY_SECRET=self.secret,
+            DEPUTY_DATA_DIR=str(workdir / "data"),
+            DEPUTY_CHAT_PORT=str(self.chat_port),
+            TELEGRAM_API_BASE=f"{self.chat_url}/bot",
+            PYTHONUNBUFFERED="1",
+            **(extra_env or {}),
+        )
+        self._env = env
+        self._smtp = smtp or {}
+        self._worker_count = workers
+        self._processes: dict[str, subprocess.Popen] = {}
+        self._counter = 0
+
+    def start(self) -> "DeputyStack":
+        self._spawn("emulator", ["emulator", "--port", str(self.chat_port)], self._env)
+        wait_for(self._chat_up, timeout=15, what="the chat emulator")
+        self._spawn("bot", ["bot"], self._env)
+        self._spawn("executor", ["executor"], {**self._env, **self._smtp})
+        for _ in range(self._worker_count):
+            self.start_worker()
+        wait_for(self._bot_polling, timeout=20, what="the bot to start polling")
+        return self
+
+    def _chat_up(self) -> bool:
+        try:
+            return httpx.get(f"{self.chat_url}/healthz", timeout=1).status_code == 200
+        except httpx.HTTPError:
+            return False
+
+    def _bot_polling(self) -> bool:
+        # The bot registers its commands once it is initialised and about to poll.
+        try:
+            response = httpx.post(f"{self.chat_url}/botx/getMyCommands", timeout=2).json()
+        except (httpx.HTTPError, ValueError):
+            return False
+        return bool(response.get("result"))
+
+    def start_worker(self) -> str:
+        self._counter += 1
+        name = f"worker-{self._counter}"
+        self._spawn(name, ["worker"], self._env)
+        return name
+
+    def workers(self) -> list[str]:
+        return [n for n, p in self._processes.items() if n.startswith("worker-") and p.poll() is None]
+
+    def kill(self, name: str) -> None:
+        """SIGKILL a process and everything it forked, like a machine going away."""
+        process = self._processes[name]
+        os.killpg(process.pid, signal.SIGKILL)
+        process.wait(timeout=10)
+
+    def user(self, user_id: int, first_name: str = "Tester") -> ChatUser:
+        return ChatUser(self.chat_url, user_id, first_name)
+
+    def log(self, name: str) -> str:
+        path = self.workdir / f"{name}.log"
+        return path.read_text(errors="replace") if path.exists() else ""
+
+    def logs(self) -> str:
+        return "\n".join(f"===== {name} =====\n{self.log(name)[-6000:]}" for name in self._processes)
+
+    def stop(self) -> None:
+        for process in self._processes.values():
+            if process.poll() is None:
+                os.killpg(process.pid, signal.SIGTERM)
+        for process in self._processes.values():
+            try:
+                process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                os.killpg(process.pid, signal.SIGKILL)
+                process.wait()
+
+    def _spawn(self, name: str, args: list[str], env: dict[str, str]) -> None:
+        self.workdir.mkdir(parents=True, exist_ok=True)
+        log = open(self.workdir / f"{name}.log", "ab")
+        self._processes[name] = subprocess.Popen(
+            [sys.executable, "-m", "deputy", *args], env=env, stdout=log, stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )

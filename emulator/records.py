@@ -1,0 +1,132 @@
+"""Records of the emulated chats (dataclasses), with their JSON shapes for the user API."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+Json = dict[str, Any]
+Sender = Literal["bot", "user"]
+
+
+@dataclass(frozen=True)
+class Button:
+    """One inline keyboard button; ``raw`` is the bot's own JSON, echoed back verbatim."""
+
+    text: str
+    data: str | None = None
+    url: str | None = None
+    raw: Json = field(default_factory=dict, compare=True)
+
+    def to_user_json(self) -> Json:
+        """The user-API shape: ``{"text", "data"}`` or ``{"text", "url"}``."""
+        if self.url is not None:
+            return {"text": self.text, "url": self.url}
+        return {"text": self.text, "data": self.data}
+
+
+@dataclass(frozen=True)
+class Document:
+    """A file the bot sent; ``content`` is kept so the page can offer a download."""
+
+    file_id: str
+    file_unique_id: str
+    file_name: str
+    file_size: int
+    mime_type: str
+    content: bytes | None = field(default=None, repr=False, compare=False)
+
+    def to_json(self) -> Json:
+        """Telegram's Document object."""
+        return {
+            "file_id": self.file_id,
+            "file_unique_id": self.file_unique_id,
+            "file_name": self.file_name,
+            "mime_type": self.mime_type,
+            "file_size": self.file_size,
+        }
+
+
+@dataclass
+class StoredMessage:
+    """A message of a private chat. For documents, ``text``/``entities`` hold the caption."""
+
+    message_id: int
+    sender: Sender
+    date: int
+    text: str = ""
+    entities: list[Json] = field(default_factory=list)
+    keyboard: list[list[Button]] = field(default_factory=list)
+    reply_to: int | None = None
+    edit_date: int | None = None
+    document: Document | None = None
+
+    @property
+    def edited(self) -> bool:
+        """Whether the text (or caption) was edited after sending."""
+        return self.edit_date is not None
+
+    def to_user_json(self) -> Json:
+        """The user-API shape (the documented keys plus date, entities, reply_to, document)."""
+        return {
+            "message_id": self.message_id,
+            "from": self.sender,
+            "text": self.text,
+            "buttons": [[b.to_user_json() for b in row] for row in self.keyboard],
+            "edited": self.edited,
+            "date": self.date,
+            "entities": self.entities,
+            "reply_to": self.reply_to,
+            "document": self.document.to_json() if self.document else None,
+        }
+
+
+@dataclass(frozen=True)
+class CallbackAnswer:
+    """What the bot answered to a button press (Telegram shows it as a toast or alert)."""
+
+    callback_query_id: str
+    text: str
+    show_alert: bool
+    url: str | None = None
+
+    def to_user_json(self) -> Json:
+        """The user-API shape ``{"callback_query_id", "text", "show_alert"}`` (+ url if any)."""
+        out: Json = {
+            "callback_query_id": self.callback_query_id,
+            "text": self.text,
+            "show_alert": self.show_alert,
+        }
+        if self.url is not None:
+            out["url"] = self.url
+        return out
+
+
+@dataclass
+class Chat:
+    """A private chat with one user; chat id == user id, as in Telegram."""
+
+    user_id: int
+    first_name: str
+    messages: dict[int, StoredMessage] = field(default_factory=dict)
+    answers: list[CallbackAnswer] = field(default_factory=list)
+    next_message_id: int = 1
+
+
+@dataclass
+class PendingQuery:
+    """A callback query the bot has not answered yet."""
+
+    query_id: str
+    user_id: int
+    message_id: int
+    data: str
+    answered: bool = False
+
+
+@dataclass(frozen=True)
+class ChatEvent:
+    """A change for live viewers; ``user_id`` None means every chat (e.g. a reset)."""
+
+    user_id: int | None
+    payload: Json

@@ -1,0 +1,77 @@
+"""The emulator's aiohttp application: Bot API, user API and the web chat page."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+from aiohttp import web
+
+from emulator import botapi, userapi
+from emulator.hub import EMULATOR_KEY, Emulator
+from emulator.tgobjects import BotProfile
+
+STATIC_DIR = Path(__file__).with_name("static")
+#: Telegram lets bots upload files up to 50 MB; aiohttp's default body limit is 1 MB.
+MAX_BODY = 50 * 1024 * 1024
+
+
+def create_app(
+    *,
+    bot_name: str = "Deputy",
+    bot_username: str = "deputy_bot",
+    bot_id: int = BotProfile.id,
+    clock: Callable[[], float] = time.time,
+    emulator: Emulator | None = None,
+) -> web.Application:
+    """Build the emulator app. The :class:`Emulator` is at ``app[EMULATOR_KEY]``."""
+    emu = emulator or Emulator(BotProfile(bot_id, bot_name, bot_username), clock)
+    app = web.Application(client_max_size=MAX_BODY)
+    app[EMULATOR_KEY] = emu
+    botapi.setup(app)
+    userapi.setup(app)
+    app.router.add_get("/", _index)
+    app.router.add_static("/static/", STATIC_DIR)
+    app.on_response_prepare.append(_no_cache)
+    app.on_shutdown.append(_release_waiters)
+    return app
+
+
+async def _index(request: web.Request) -> web.FileResponse:
+    return web.FileResponse(STATIC_DIR / "index.html")
+
+
+async def _no_cache(request: web.Request, response: web.StreamResponse) -> None:
+    # The page is a dev tool: always serve the current files, never a stale cached copy.
+    if request.path == "/" or request.path.startswith("/static/"):
+        response.headers["Cache-Control"] = "no-cache"
+
+
+async def _release_waiters(app: web.Application) -> None:
+    # Long polls and SSE streams would otherwise hold the shutdown until they time out.
+    app[EMULATOR_KEY].close()
+
+
+async def serve(
+    host: str = "127.0.0.1", port: int = 8080, *, app: web.Application | None = None
+) -> web.AppRunner:
+    """Start serving in the running event loop; stop with ``await runner.cleanup()``.
+
+    ``port=0`` picks a free port: read it with :func:`bound_port`.
+    """
+    runner = web.AppRunner(app or create_app(), shutdown_timeout=2.0)
+    await runner.setup()
+    await web.TCPSite(runner, host, port).start()
+    return runner
+
+
+def bound_port(runner: web.AppRunner) -> int:
+    """The TCP port a runner started by :func:`serve` listens on."""
+    return int(runner.addresses[0][1])
+
+
+def run(host: str = "127.0.0.1", port: int = 8080) -> None:
+    """Serve until interrupted (Ctrl+C). Blocking."""
+    print(f"Telegram emulator: chat page http://{host}:{port}/ ; bot base_url http://{host}:{port}/bot")
+    web.run_app(create_app(), host=host, port=port, shutdown_timeout=2.0, print=None)

@@ -1,0 +1,82 @@
+"""Submitted actions and where each one stands (`ActionState`), in Redis.
+
+State changes are compare-and-set scripts: the executor *claims* an action by moving it
+to `executing`, and only the process whose claim succeeded may run it. That, not the job
+queue, is what makes an approved action run at most once.
+"""
+
+from __future__ import annotations
+
+from pydantic import BaseModel
+from redis import Redis
+
+from sentinel.actions import Action, ActionState
+
+_KEY = "deputy:action:{}"
+_RETENTION_SECONDS = 30 * 24 * 3600
+
+# KEYS[1] action hash; ARGV: new state, outcome ('' keeps it), approval id ('' keeps it), allowed states...
+_TRANSITION = """
+local state = redis.call('HGET', KEYS[1], 'state')
+if not state then return false end
+for i = 4, #ARGV do
+  if state == ARGV[i] then
+    redis.call('HSET', KEYS[1], 'state', ARGV[1])
+    if ARGV[2] ~= '' then redis.call('HSET', KEYS[1], 'outcome', ARGV[2]) end
+    if ARGV[3] ~= '' then redis.call('HSET', KEYS[1], 'approval_id', ARGV[3]) end
+    return state
+  end
+end
+return false
+"""
+
+
+class ActionRecord(BaseModel):
+    action: Action
+    state: ActionState
+    outcome: str | None = None
+    approval_id: str | None = None
+
+
+class ActionStore:
+    def __init__(self, redis: Redis) -> None:
+        self._redis = redis
+        self._transition = redis.register_script(_TRANSITION)
+
+    def submit(self, action: Action) -> bool:
+        """Store a new action as `submitted`; False if this id was stored before."""
+        key = _KEY.format(action.id)
+        created = self._redis.hsetnx(key, "record", action.model_dump_json())
+        if created:
+            self._redis.hset(key, "state", ActionState.submitted.value)
+            self._redis.expire(key, _RETENTION_SECONDS)
+        return bool(created)
+
+    def get(self, action_id: str) -> ActionRecord | None:
+        record, state, outcome, approval_id = self._redis.hmget(
+            _KEY.format(action_id), "record", "state", "outcome", "approval_id"
+        )
+        if record is None or state is None:
+            return None
+        return ActionRecord(
+            action=Action.model_validate_json(record),
+            state=ActionState(state.decode()),
+            outcome=outcome.decode() if outcome else None,
+            approval_id=approval_id.decode() if approval_id else None,
+        )
+
+    def transition(
+        self,
+        action_id: str,
+        allowed_from: tuple[ActionState, ...],
+        to: ActionState,
+        *,
+        outcome: str | None = None,
+        approval_id: str | None = None,
+    ) -> bool:
+        """Move to `to` only from one of `allowed_from`; True if this call made the move."""
+        previous = self._transition(
+            keys=[_KEY.format(action_id)],
+            args=[to.value, outcome or "", approval_id or "", *(s.value for s in allowed_from)],
+        )
+        return previous is not None

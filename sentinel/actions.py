@@ -1,0 +1,53 @@
+"""An `Action`: one external operation the agent wants performed, as the guard sees it."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from enum import Enum
+from typing import Any
+
+from pydantic import BaseModel, Field
+
+from connectors.base import EffectClass
+
+
+class Action(BaseModel):
+    schema_version: int = 1
+    id: str
+    goal_id: str
+    user_id: int
+    chat_id: int
+    connector: str
+    operation: str
+    effect: EffectClass
+    arguments: dict[str, Any]
+    targets: list[str] = Field(default_factory=list, description="Recipients, domains or merchants.")
+    tool_call_id: str
+    created_at: float
+
+    def fingerprint(self) -> str:
+        """Digest of exactly what would happen; an approval is valid only for this value."""
+        canonical = json.dumps(
+            {"connector": self.connector, "operation": self.operation, "arguments": self.arguments},
+            sort_keys=True,
+            separators=(",", ":"),
+            ensure_ascii=False,
+        )
+        return hashlib.sha256(canonical.encode()).hexdigest()
+
+
+class ActionState(str, Enum):
+    submitted = "submitted"
+    awaiting_approval = "awaiting_approval"
+    executing = "executing"
+    succeeded = "succeeded"
+    failed = "failed"
+    denied = "denied"
+    declined = "declined"
+    expired = "expired"
+    uncertain = "uncertain"
+
+    @property
+    def terminal(self) -> bool:
+        return self not in (ActionState.submitted, ActionState.awaiting_approval, ActionState.executing)

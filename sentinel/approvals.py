@@ -1,0 +1,154 @@
+"""Approval requests: signed opaque button data, owner-only, single use, expiring.
+
+A card's button carries `ap1:<approval id>:<choice>:<signature>` (well under Telegram's
+64-byte `callback_data` limit). The signature binds the id, the choice and the owner's user
+id to DEPUTY_SECRET, so data copied to another account or made up does not verify. The
+decision itself is one atomic Redis script, so two presses racing each other record one
+decision.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import hmac
+import secrets
+from enum import Enum
+
+from pydantic import BaseModel
+from redis import Redis
+
+_PREFIX = "ap1"
+_KEY = "deputy:approval:{}"
+
+
+class Choice(str, Enum):
+    approve = "y"
+    deny = "n"
+
+
+class ApprovalStatus(str, Enum):
+    pending = "pending"
+    approved = "approved"
+    denied = "denied"
+    expired = "expired"
+
+
+class ApprovalRequest(BaseModel):
+    schema_version: int = 1
+    id: str
+    action_id: str
+    goal_id: str
+    user_id: int
+    chat_id: int
+    fingerprint: str
+    reasons: list[str]
+    created_at: float
+    expires_at: float
+
+
+class ForgedPress(Exception):
+    """Button data that is malformed or whose signature does not verify for this user."""
+
+
+class PressOutcome(str, Enum):
+    decided = "decided"
+    not_found = "not_found"
+    not_owner = "not_owner"
+    already_decided = "already_decided"
+    expired = "expired"
+
+
+class PressResult(BaseModel):
+    outcome: PressOutcome
+    status: ApprovalStatus | None = None
+    request: ApprovalRequest | None = None
+
+
+class ApprovalSigner:
+    def __init__(self, secret: str) -> None:
+        self._key = hashlib.sha256(b"deputy-approval\x00" + secret.encode()).digest()
+
+    def _sign(self, approval_id: str, choice: Choice, user_id: int) -> str:
+        mac = hmac.new(self._key, f"{approval_id}:{choice.value}:{user_id}".encode(), hashlib.sha256).digest()
+        return base64.urlsafe_b64encode(mac[:16]).decode().rstrip("=")
+
+    def button_data(self, approval_id: str, choice: Choice, user_id: int) -> str:
+        return f"{_PREFIX}:{approval_id}:{choice.value}:{self._sign(approval_id, choice, user_id)}"
+
+    def verify(self, data: str, user_id: int) -> tuple[str, Choice]:
+        """The approval id and choice in `data`, if it was signed for `user_id`."""
+        parts = data.split(":")
+        if len(parts) != 4 or parts[0] != _PREFIX:
+            raise ForgedPress("not an approval button")
+        _, approval_id, raw_choice, signature = parts
+        try:
+            choice = Choice(raw_choice)
+        except ValueError:
+            raise ForgedPress("unknown choice") from None
+        if not hmac.compare_digest(signature, self._sign(approval_id, choice, user_id)):
+            raise ForgedPress("signature does not verify")
+        return approval_id, choice
+
+
+def new_approval_id() -> str:
+    return secrets.token_urlsafe(9)
+
+
+# KEYS[1] approval hash; ARGV: presser user id, new status, now.
+_DECIDE = """
+local owner = redis.call('HGET', KEYS[1], 'user_id')
+if not owner then return {'not_found'} end
+if owner ~= ARGV[1] then return {'not_owner'} end
+local status = redis.call('HGET', KEYS[1], 'status')
+if status ~= 'pending' then return {'already_decided', status} end
+if tonumber(ARGV[3]) > tonumber(redis.call('HGET', KEYS[1], 'expires_at')) then
+  redis.call('HSET', KEYS[1], 'status', 'expired')
+  return {'expired', 'expired'}
+end
+redis.call('HSET', KEYS[1], 'status', ARGV[2], 'decided_at', ARGV[3])
+return {'decided', ARGV[2]}
+"""
+
+# Records outlive their expiry by a week so a late press still gets a precise answer.
+_RETENTION_SECONDS = 7 * 24 * 3600
+
+
+class ApprovalStore:
+    def __init__(self, redis: Redis) -> None:
+        self._redis = redis
+        self._decide = redis.register_script(_DECIDE)
+
+    def create(self, request: ApprovalRequest) -> None:
+        key = _KEY.format(request.id)
+        pipe = self._redis.pipeline()
+        pipe.hset(
+            key,
+            mapping={
+                "record": request.model_dump_json(),
+                "user_id": str(request.user_id),
+                "status": ApprovalStatus.pending.value,
+                "expires_at": repr(request.expires_at),
+            },
+        )
+        pipe.expireat(key, int(request.expires_at) + _RETENTION_SECONDS)
+        pipe.execute()
+
+    def get(self, approval_id: str) -> tuple[ApprovalRequest, ApprovalStatus] | None:
+        record, status = self._redis.hmget(_KEY.format(approval_id), "record", "status")
+        if record is None:
+            return None
+        return ApprovalRequest.model_validate_json(record), ApprovalStatus(_text(status))
+
+    def decide(self, approval_id: str, user_id: int, choice: Choice, now: float) -> PressResult:
+        """Record the owner's decision once; every other press learns why it did not count."""
+        new_status = ApprovalStatus.approved if choice is Choice.approve else ApprovalStatus.denied
+        result = self._decide(keys=[_KEY.format(approval_id)], args=[str(user_id), new_status.value, repr(now)])
+        outcome = PressOutcome(_text(result[0]))
+        status = ApprovalStatus(_text(result[1])) if len(result) > 1 else None
+        stored = self.get(approval_id) if outcome is not PressOutcome.not_found else None
+        return PressResult(outcome=outcome, status=status, request=stored[0] if stored else None)
+
+
+def _text(value: bytes | str | None) -> str:
+    return value.decode() if isinstance(value, bytes) else str(value)

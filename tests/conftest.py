@@ -1,0 +1,60 @@
+"""Shared fixtures: a private redis-server, the sandbox mail server, the scripted model."""
+
+from __future__ import annotations
+
+import secrets
+from pathlib import Path
+from typing import Iterator
+
+import pytest
+from redis import Redis
+
+from agent.testing import ScriptedModelServer, text
+from deputy.testing import RedisServer
+from sandbox.mail import LocalMailServer
+
+
+@pytest.fixture(scope="session")
+def redis_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RedisServer]:
+    server = RedisServer(tmp_path_factory.mktemp("redis")).start()
+    yield server
+    server.stop()
+
+
+@pytest.fixture
+def redis(redis_server: RedisServer) -> Iterator[Redis]:
+    client = redis_server.client()
+    client.flushall()
+    yield client
+    client.close()
+
+
+@pytest.fixture
+def smtp_password() -> str:
+    return "smtp-" + secrets.token_hex(8)
+
+
+@pytest.fixture
+def mail_server(tmp_path: Path, smtp_password: str) -> Iterator[LocalMailServer]:
+    server = LocalMailServer(maildir_root=tmp_path / "mail", username="deputy", password=smtp_password)
+    server.start()
+    yield server
+    server.stop()
+
+
+@pytest.fixture
+def model_server() -> Iterator[ScriptedModelServer]:
+    with ScriptedModelServer(lambda request: text("No script was set for this test.")) as server:
+        yield server
+
+
+@pytest.fixture
+def smtp_env(mail_server: LocalMailServer, smtp_password: str) -> dict[str, str]:
+    return {
+        "DEPUTY_SMTP_HOST": "127.0.0.1",
+        "DEPUTY_SMTP_PORT": str(mail_server.port),
+        "DEPUTY_SMTP_USERNAME": "deputy",
+        "DEPUTY_SMTP_PASSWORD": smtp_password,
+        "DEPUTY_SMTP_FROM": "me@deputy.test",
+        "DEPUTY_SMTP_STARTTLS": "false",
+    }

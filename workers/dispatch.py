@@ -1,0 +1,70 @@
+"""`Dispatch` over RQ: register the unit of work, then enqueue its job (JSON payloads)."""
+
+from __future__ import annotations
+
+import time
+from datetime import timedelta
+from typing import Callable
+
+from pydantic import BaseModel
+from redis import Redis
+from rq import Queue
+from rq.serializers import JSONSerializer
+
+from workers.inflight import Inflight, Registration, new_job_id
+from workers.payloads import ACTIONS_QUEUE, AGENT_QUEUE, ActionJob, GoalStepJob
+
+STEP_FUNC = "workers.jobs.run_goal_step"
+ACTION_FUNC = "workers.jobs.execute_action"
+# Finished jobs are only kept briefly: goal state lives in Deputy's own records.
+RESULT_TTL = 60
+FAILURE_TTL = 24 * 3600
+
+
+def make_queues(redis: Redis) -> dict[str, Queue]:
+    return {
+        name: Queue(name, connection=redis, serializer=JSONSerializer) for name in (AGENT_QUEUE, ACTIONS_QUEUE)
+    }
+
+
+def goal_unit(goal_id: str) -> str:
+    return f"goal:{goal_id}"
+
+
+def action_unit(action_id: str) -> str:
+    return f"action:{action_id}"
+
+
+class RQDispatch:
+    def __init__(self, redis: Redis, clock: Callable[[], float] = time.time) -> None:
+        self._queues = make_queues(redis)
+        self._inflight = Inflight(redis)
+        self._clock = clock
+
+    def step(self, goal_id: str, step: int, delay: float = 0) -> None:
+        payload = GoalStepJob(goal_id=goal_id, step=step)
+        self._enqueue(goal_unit(goal_id), AGENT_QUEUE, STEP_FUNC, payload, f"s-{goal_id}-{step}", delay)
+
+    def action(self, action_id: str, goal_id: str, step: int, approval_id: str | None = None) -> None:
+        payload = ActionJob(action_id=action_id, goal_id=goal_id, step=step, approval_id=approval_id)
+        self._enqueue(action_unit(action_id), ACTIONS_QUEUE, ACTION_FUNC, payload, f"x-{action_id}", 0)
+
+    def idle(self, goal_id: str) -> None:
+        self._inflight.complete(goal_unit(goal_id))
+
+    def _enqueue(self, unit: str, queue: str, func: str, payload: BaseModel, prefix: str, delay: float) -> None:
+        registration = Registration(
+            unit=unit,
+            queue=queue,
+            func=func,
+            payload=payload.model_dump(mode="json"),
+            job_id=new_job_id(prefix),
+            registered_at=self._clock(),
+        )
+        # Registered first: if we die before the enqueue, the watchdog finds no job and enqueues it.
+        self._inflight.register(registration)
+        kwargs = {"job_id": registration.job_id, "result_ttl": RESULT_TTL, "failure_ttl": FAILURE_TTL}
+        if delay > 0:
+            self._queues[queue].enqueue_in(timedelta(seconds=delay), func, registration.payload, **kwargs)
+        else:
+            self._queues[queue].enqueue(func, registration.payload, **kwargs)

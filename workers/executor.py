@@ -1,0 +1,219 @@
+"""The executor: the only process that runs external actions, always after Sentinel.
+
+For each submitted action it asks `sentinel.review`; allowed actions run, denied ones
+return the reasons to the agent, and "ask" posts an approval card and ends the job. After
+the owner's press it reviews again with the approval and runs exactly the approved
+action. An action runs only after this process *claimed* it (submitted/awaiting →
+executing), so duplicated or retried jobs never run it twice; the idempotency key handed
+to the connector is the approval id (or the action id when no approval was needed).
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import logging
+import time
+from typing import Callable, Mapping, Protocol
+
+from agent.goals import GoalStatus, GoalStore
+from connectors.base import ConnectorError
+from deputy.outbox import Outbox, OutboxMessage
+from sentinel.action_store import ActionRecord, ActionStore
+from sentinel.actions import Action, ActionState
+from sentinel.approvals import ApprovalRequest, ApprovalSigner, ApprovalStatus, ApprovalStore
+from sentinel.audit import AuditLog
+from sentinel.cards import card_buttons, card_text
+from sentinel.policy import Decision, ReviewContext, Verdict, review
+from workers.payloads import ActionJob
+
+log = logging.getLogger(__name__)
+
+# Runs one operation with its credentials; returns a short summary for the agent.
+ActionRunner = Callable[[Action, str], str]
+
+_PENDING = (ActionState.submitted, ActionState.awaiting_approval)
+
+
+class Executor:
+    def __init__(
+        self,
+        actions: ActionStore,
+        approvals: ApprovalStore,
+        goals: GoalStore,
+        outbox: Outbox,
+        audit: AuditLog,
+        signer: ApprovalSigner,
+        dispatch: "ExecutorDispatch",
+        runners: Mapping[str, ActionRunner],
+        approval_ttl: float,
+        clock: Callable[[], float] = time.time,
+    ) -> None:
+        self._actions = actions
+        self._approvals = approvals
+        self._goals = goals
+        self._outbox = outbox
+        self._audit = audit
+        self._signer = signer
+        self._dispatch = dispatch
+        self._runners = runners
+        self._approval_ttl = approval_ttl
+        self._clock = clock
+
+    def handle(self, job: ActionJob) -> None:
+        record = self._actions.get(job.action_id)
+        if record is None:
+            log.error("action %s not found", job.action_id)
+            return
+        if record.state.terminal:
+            self._resume(record, job)
+        elif record.state is ActionState.executing:
+            self._uncertain(record, job)
+        elif record.state is ActionState.submitted:
+            self._first_review(record, job)
+        elif job.approval_id is not None:
+            self._after_press(record, job)
+
+    def _first_review(self, record: ActionRecord, job: ActionJob) -> None:
+        action = record.action
+        decision = review(action, ReviewContext())
+        self._audit_review(action, decision)
+        if decision.verdict is Verdict.allow:
+            self._execute(record, job, idempotency_key=action.id)
+        elif decision.verdict is Verdict.deny:
+            reasons = " ".join(decision.reasons)
+            self._finish(record, job, ActionState.denied, f"Sentinel blocked this action: {reasons}")
+        else:
+            self._ask(record, job, decision)
+
+    def _ask(self, record: ActionRecord, job: ActionJob, decision: Decision) -> None:
+        action = record.action
+        approval_id = _approval_id_for(action)
+        now = self._clock()
+        request = ApprovalRequest(
+            id=approval_id,
+            action_id=action.id,
+            goal_id=action.goal_id,
+            user_id=action.user_id,
+            chat_id=action.chat_id,
+            fingerprint=action.fingerprint(),
+            reasons=decision.reasons,
+            created_at=now,
+            expires_at=now + self._approval_ttl,
+        )
+        self._approvals.create(request)
+        # The card goes out before the state change: a crash in between re-sends it
+        # (deduplicated by the approval id) instead of leaving the user without a card.
+        self._outbox.put(
+            OutboxMessage(
+                chat_id=action.chat_id,
+                text=card_text(action, decision),
+                buttons=card_buttons(self._signer, approval_id, action.user_id),
+                dedupe_key=f"card:{approval_id}",
+                ref=f"card:{approval_id}",
+            )
+        )
+        if self._actions.transition(
+            action.id, (ActionState.submitted,), ActionState.awaiting_approval, approval_id=approval_id
+        ):
+            self._audit.append(action.user_id, "approval_requested", now, action_id=action.id, approval_id=approval_id)
+        self._goals.update(action.goal_id, _set_status(GoalStatus.acting, GoalStatus.waiting_approval))
+
+    def _after_press(self, record: ActionRecord, job: ActionJob) -> None:
+        stored = self._approvals.get(job.approval_id or "")
+        if stored is None or stored[0].action_id != record.action.id:
+            log.error("approval %s does not belong to action %s", job.approval_id, record.action.id)
+            return
+        request, status = stored
+        if status is ApprovalStatus.pending:
+            return
+        if status is ApprovalStatus.denied:
+            self._finish(record, job, ActionState.declined, "The user declined this action; it was not carried out.")
+        elif status is ApprovalStatus.expired:
+            self._finish(record, job, ActionState.expired, "The approval request expired; the action was not carried out.")
+        else:
+            decision = review(record.action, ReviewContext(approved_fingerprint=request.fingerprint))
+            self._audit_review(record.action, decision)
+            if decision.verdict is Verdict.allow:
+                self._execute(record, job, idempotency_key=request.id)
+            else:
+                self._finish(record, job, ActionState.denied, "Sentinel blocked this action: " + " ".join(decision.reasons))
+
+    def _execute(self, record: ActionRecord, job: ActionJob, idempotency_key: str) -> None:
+        action = record.action
+        if not self._actions.transition(action.id, _PENDING, ActionState.executing):
+            return  # another job claimed it first
+        runner = self._runners.get(f"{action.connector}.{action.operation}")
+        try:
+            if runner is None:
+                raise ConnectorError(f"The {action.connector} connector is not set up on this Deputy.")
+            summary = runner(action, idempotency_key)
+        except ConnectorError as exc:
+            log.warning("action %s failed: %s", action.id, exc.user_message)
+            self._finish(record, job, ActionState.failed, f"Failed: {exc.user_message}", claimed=True)
+            return
+        self._finish(record, job, ActionState.succeeded, summary, claimed=True)
+
+    def _uncertain(self, record: ActionRecord, job: ActionJob) -> None:
+        # A previous executor claimed this action and stopped before recording the result.
+        # Running it again could do it twice, so the user is told instead.
+        self._finish(
+            record,
+            job,
+            ActionState.uncertain,
+            "The executor stopped while carrying out this action, so I can't tell whether it happened. "
+            "It was not retried, to avoid doing it twice; tell the user to check.",
+            claimed=True,
+        )
+
+    def _finish(
+        self, record: ActionRecord, job: ActionJob, state: ActionState, outcome: str, claimed: bool = False
+    ) -> None:
+        allowed = (ActionState.executing,) if claimed else _PENDING
+        if self._actions.transition(record.action.id, allowed, state, outcome=outcome):
+            self._audit.append(
+                record.action.user_id, "action_" + state.value, self._clock(), action_id=record.action.id,
+                outcome=outcome[:500],
+            )
+        fresh = self._actions.get(record.action.id)
+        if fresh is not None and fresh.state.terminal:
+            self._resume(fresh, job)
+
+    def _resume(self, record: ActionRecord, job: ActionJob) -> None:
+        goal = self._goals.update(job.goal_id, _set_status(GoalStatus.waiting_approval, GoalStatus.acting))
+        if goal is not None and goal.status is GoalStatus.acting and goal.pending_action_id == record.action.id:
+            self._dispatch.step(job.goal_id, job.step)
+
+    def _audit_review(self, action: Action, decision: Decision) -> None:
+        self._audit.append(
+            action.user_id,
+            "review",
+            self._clock(),
+            action_id=action.id,
+            operation=f"{action.connector}.{action.operation}",
+            targets=action.targets,
+            verdict=decision.verdict.value,
+            reasons=decision.reasons,
+        )
+
+
+class ExecutorDispatch(Protocol):
+    """What the executor needs from dispatch (a subset of `agent.runner.Dispatch`)."""
+
+    def step(self, goal_id: str, step: int, delay: float = 0) -> None: ...
+
+
+def _approval_id_for(action: Action) -> str:
+    # Derived from the action so a re-run review finds the same request and card.
+    digest = hashlib.sha256(f"approval\x00{action.id}".encode()).digest()
+    return base64.urlsafe_b64encode(digest[:9]).decode()
+
+
+def _set_status(current: GoalStatus, new: GoalStatus):
+    def change(goal):
+        if goal.status is not current:
+            return None
+        goal.status = new
+        return goal
+
+    return change

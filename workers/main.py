@@ -1,0 +1,148 @@
+"""Entry points for `deputy worker` (agent queue) and `deputy executor` (actions queue).
+
+Here, and only here, settings become objects: the agent worker gets the model and no
+credentials; the executor gets the credentials and no model.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+
+import openai
+from redis import Redis
+from rq import Worker
+from rq.serializers import JSONSerializer
+
+from agent.goals import GoalStatus, GoalStore
+from agent.model import OpenAIChatModel
+from agent.runner import GoalRunner, RunnerLimits
+from connectors.email import OutgoingEmail, SmtpAccount, send_email
+from deputy.outbox import Outbox
+from deputy.settings import Settings
+from sentinel.action_store import ActionStore
+from sentinel.actions import Action, ActionState
+from sentinel.approvals import ApprovalSigner, ApprovalStore
+from sentinel.audit import AuditLog
+from workers.context import WorkerContext, install
+from workers.dispatch import RQDispatch, make_queues
+from workers.executor import ActionRunner, Executor
+from workers.inflight import Registration, Watchdog
+from workers.payloads import ACTIONS_QUEUE, AGENT_QUEUE
+
+log = logging.getLogger(__name__)
+
+LEASE_SECONDS = 3.0
+WATCHDOG_INTERVAL = 1.0
+
+
+def build_model(settings: Settings) -> OpenAIChatModel:
+    key = settings.openai_api_key.get_secret_value() if settings.openai_api_key else "no-key-needed"
+    client = openai.OpenAI(
+        api_key=key, base_url=settings.openai_base_url, timeout=settings.model_timeout, max_retries=1
+    )
+    return OpenAIChatModel(client, settings.model)
+
+
+def build_runner(redis: Redis, settings: Settings) -> GoalRunner:
+    delays = settings.retry_delays()
+    limits = RunnerLimits(max_model_attempts=len(delays) + 1, retry_delays=delays or (1.0,))
+    return GoalRunner(
+        GoalStore(redis), ActionStore(redis), build_model(settings), Outbox(redis), RQDispatch(redis), limits=limits
+    )
+
+
+def email_account(settings: Settings) -> SmtpAccount | None:
+    if not settings.smtp_host:
+        return None
+    return SmtpAccount(
+        host=settings.smtp_host,
+        port=settings.smtp_port,
+        username=settings.smtp_username,
+        password=settings.smtp_password,
+        from_address=settings.smtp_from or settings.smtp_username or "deputy@localhost",
+        starttls=settings.smtp_starttls,
+    )
+
+
+def email_runner(account: SmtpAccount) -> ActionRunner:
+    def run(action: Action, idempotency_key: str) -> str:
+        sent = send_email(account, OutgoingEmail.model_validate(action.arguments), idempotency_key)
+        return f"Email sent to {', '.join(sent.accepted)}."
+
+    return run
+
+
+def build_executor(redis: Redis, settings: Settings) -> Executor:
+    account = email_account(settings)
+    runners = {"email.send_email": email_runner(account)} if account else {}
+    return Executor(
+        ActionStore(redis),
+        ApprovalStore(redis),
+        GoalStore(redis),
+        Outbox(redis),
+        AuditLog(redis),
+        ApprovalSigner(settings.secret_value()),
+        RQDispatch(redis),
+        runners,
+        approval_ttl=settings.approval_ttl_seconds,
+    )
+
+
+def give_up(redis: Redis):
+    """What the watchdog does with a unit whose jobs kept dying: tell the user, keep the goal."""
+    goals, outbox, actions, dispatch = GoalStore(redis), Outbox(redis), ActionStore(redis), RQDispatch(redis)
+
+    def handle(registration: Registration) -> None:
+        log.error("giving up on %s after %d attempts", registration.unit, registration.attempts)
+        kind, _, ident = registration.unit.partition(":")
+        if kind == "action":
+            record = actions.get(ident)
+            pending = (ActionState.submitted, ActionState.awaiting_approval, ActionState.executing)
+            if record and actions.transition(ident, pending, ActionState.failed, outcome="Failed: internal error."):
+                dispatch.step(record.action.goal_id, int(registration.payload["step"]))
+            return
+
+        def fail(goal):
+            if goal.status.finished:
+                return None
+            goal.status, goal.error = GoalStatus.failed, "internal error"
+            return goal
+
+        goal = goals.update(ident, fail)
+        if goal is not None:
+            outbox.send(
+                goal.chat_id,
+                "I ran into an internal problem with this goal and stopped after several tries. "
+                "It is saved: send /retry to try again.",
+                dedupe_key=f"{goal.id}:gave-up:{goal.revision}",
+            )
+
+    return handle
+
+
+def serve(settings: Settings, role: str, burst: bool = False) -> None:
+    """Run an RQ worker for `role` ("agent" or "executor") with a watchdog beside it."""
+    if not settings.redis_url:
+        raise SystemExit("REDIS_URL is not set: point it at your Redis, e.g. redis://127.0.0.1:6379/0")
+    redis = Redis.from_url(settings.redis_url)
+    context = WorkerContext(redis=redis, lease_ttl=LEASE_SECONDS)
+    if role == "agent":
+        context.runner = build_runner(redis, settings)
+        queue_name = AGENT_QUEUE
+    else:
+        context.executor = build_executor(redis, settings)
+        queue_name = ACTIONS_QUEUE
+    install(context)
+
+    watchdog_redis = Redis.from_url(settings.redis_url)
+    watchdog = Watchdog(watchdog_redis, make_queues(watchdog_redis), LEASE_SECONDS, give_up(watchdog_redis))
+    stop = threading.Event()
+    threading.Thread(target=watchdog.run, args=(stop, WATCHDOG_INTERVAL), name="watchdog", daemon=True).start()
+
+    queues = make_queues(redis)
+    worker = Worker([queues[queue_name]], connection=redis, serializer=JSONSerializer)
+    try:
+        worker.work(with_scheduler=True, burst=burst, logging_level=settings.log_level)
+    finally:
+        stop.set()

@@ -1,0 +1,20 @@
+"""Typed job payloads: every queue job takes one of these, serialised as JSON."""
+
+from pydantic import BaseModel
+
+AGENT_QUEUE = "agent"
+ACTIONS_QUEUE = "actions"
+
+
+class GoalStepJob(BaseModel):
+    schema_version: int = 1
+    goal_id: str
+    step: int
+
+
+class ActionJob(BaseModel):
+    schema_version: int = 1
+    action_id: str
+    goal_id: str
+    step: int
+    approval_id: str | None = None
