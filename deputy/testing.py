@@ -37,6 +37,26 @@ def wait_for(check: Callable[[], Any], timeout: float = 15.0, interval: float = 
         time.sleep(interval)
 
 
+def descendants(pid: int) -> list[int]:
+    """All processes below `pid` (Linux /proc)."""
+    children: dict[int, list[int]] = {}
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_text()
+        except OSError:
+            continue
+        parent = int(stat.rsplit(")", 1)[1].split()[1])
+        children.setdefault(parent, []).append(int(entry.name))
+    found, todo = [], [pid]
+    while todo:
+        for child in children.get(todo.pop(), []):
+            found.append(child)
+            todo.append(child)
+    return found
+
+
 class RedisServer:
     def __init__(self, directory: Path | None = None) -> None:
         self._dir = directory or Path(tempfile.mkdtemp(prefix="deputy-redis-"))
@@ -188,9 +208,17 @@ class DeputyStack:
         return [n for n, p in self._processes.items() if n.startswith("worker-") and p.poll() is None]
 
     def kill(self, name: str) -> None:
-        """SIGKILL a process and everything it forked, like a machine going away."""
+        """SIGKILL a process and everything it forked, like a machine going away.
+
+        RQ's work horses start their own sessions, so killing the process group is not
+        enough: every descendant is found through /proc and killed.
+        """
         process = self._processes[name]
-        os.killpg(process.pid, signal.SIGKILL)
+        for pid in [process.pid, *descendants(process.pid)]:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
         process.wait(timeout=10)
 
     def user(self, user_id: int, first_name: str = "Tester") -> ChatUser:

@@ -6,6 +6,7 @@ envelope; errors carry Telegram's exact descriptions so PTB raises the same exce
 
 from __future__ import annotations
 
+import logging
 import re
 from typing import Any
 
@@ -17,8 +18,10 @@ from emulator.hub import EMULATOR_KEY, Emulator
 from emulator.params import MethodTable, Params
 from emulator.records import Json
 from emulator.state import commands_key
+from emulator.tgobjects import chat_json
 
 METHODS = MethodTable()
+log = logging.getLogger(__name__)
 
 _COMMAND_NAME = re.compile(r"^[a-z0-9_]{1,32}$")
 
@@ -127,6 +130,27 @@ for _suffix, _field in _PROFILE_TEXTS.items():
     _profile_methods(_suffix, _field)
 
 
+@METHODS.register("getChat")
+async def get_chat(emu: Emulator, params: Params) -> Json:
+    """ChatFullInfo of a private chat (with the fields PTB requires)."""
+    chat_id = params.integer("chat_id", error="chat not found")
+    if chat_id is None:
+        raise bad_request("chat_id is empty")
+    chat = emu.state.require_chat(chat_id)
+    return {
+        **chat_json(chat),
+        "accent_color_id": 0,
+        "max_reaction_count": 11,
+        "accepted_gift_types": {
+            "unlimited_gifts": True,
+            "limited_gifts": True,
+            "unique_gifts": True,
+            "premium_subscription": True,
+            "gifts_from_channels": True,
+        },
+    }
+
+
 @METHODS.register("setChatMenuButton")
 async def set_chat_menu_button(emu: Emulator, params: Params) -> bool:
     """Accepted; the page always shows the command menu."""
@@ -160,6 +184,12 @@ async def handle_method(request: web.Request) -> web.Response:
         return _envelope(await handler(request.app[EMULATOR_KEY], params))
     except BotApiError as exc:
         return web.json_response(exc.to_json(), status=exc.error_code)
+    except web.HTTPException:
+        raise  # e.g. 413 for an oversized upload: aiohttp already has the right answer
+    except Exception as exc:  # a bug in the emulator: tell the bot in its own terms
+        log.exception("Bot API method %s failed", method)
+        error = BotApiError(f"Internal Server Error: local emulator failed: {exc!r}", 500)
+        return web.json_response(error.to_json(), status=500)
 
 
 async def handle_missing_method(request: web.Request) -> web.Response:

@@ -11,7 +11,7 @@ import json
 from html.parser import HTMLParser
 from typing import Any
 
-from emulator.errors import BotApiError, bad_request
+from emulator.errors import bad_request
 from emulator.markdown import parse_markdown, parse_markdown_v2
 from emulator.records import Json
 from emulator.tgobjects import utf16_len
@@ -131,5 +131,3 @@ def check_text(text: str, *, caption: bool = False) -> None:
     if len(text) > 4096:
         raise bad_request("message is too long")
 
-
-__all__ = ["BotApiError", "check_text", "format_text", "parse_html"]

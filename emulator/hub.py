@@ -13,7 +13,7 @@ from aiohttp import web
 
 from emulator.errors import UserApiError
 from emulator.events import EventBus
-from emulator.records import Chat, StoredMessage
+from emulator.records import Chat, Json, StoredMessage
 from emulator.state import ChatState
 from emulator.tgobjects import BotProfile, callback_query_json, command_entities, message_json
 from emulator.updates import UpdateQueue
@@ -29,7 +29,7 @@ class Emulator:
         self.events = EventBus()
         self.state.listeners.append(self.events.publish)
 
-    def message_json(self, chat: Chat, msg: StoredMessage) -> dict[str, object]:
+    def message_json(self, chat: Chat, msg: StoredMessage) -> Json:
         """The complete Telegram Message object for ``msg``."""
         return message_json(self.profile, chat, msg)
 

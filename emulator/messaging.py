@@ -6,14 +6,13 @@ import hashlib
 import mimetypes
 import posixpath
 import secrets
-from typing import Any
 from urllib.parse import urlparse
 
 from emulator.errors import bad_request
 from emulator.formatting import check_text, format_text
 from emulator.hub import Emulator
 from emulator.params import MethodTable, Params, UploadedFile
-from emulator.records import Chat, Document, Json
+from emulator.records import Button, Chat, Document, Json
 from emulator.tgobjects import parse_inline_keyboard
 
 METHODS = MethodTable()
@@ -40,7 +39,7 @@ def _message_id(params: Params) -> int:
     return message_id
 
 
-def _keyboard(params: Params) -> list[Any]:
+def _keyboard(params: Params) -> list[list[Button]]:
     markup = params.json_value("reply_markup", error="can't parse reply keyboard markup JSON object")
     return parse_inline_keyboard(markup)
 

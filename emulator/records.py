@@ -16,7 +16,7 @@ class Button:
     text: str
     data: str | None = None
     url: str | None = None
-    raw: Json = field(default_factory=dict, compare=True)
+    raw: Json = field(default_factory=dict)
 
     def to_user_json(self) -> Json:
         """The user-API shape: ``{"text", "data"}`` or ``{"text", "url"}``."""

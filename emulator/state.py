@@ -199,7 +199,8 @@ class ChatState:
             raise UserApiError(404, f"message {message_id} not found in the chat of user {user_id}")
         if label is not None:
             data = self._data_for_label(msg, label)
-        assert data is not None
+        if data is None:
+            raise UserApiError(400, 'give a button label or callback "data" to press')
         query = PendingQuery(str(next(self._query_ids)), user_id, message_id, data)
         self.queries[query.query_id] = query
         return query
@@ -207,7 +208,7 @@ class ChatState:
     @staticmethod
     def _data_for_label(msg: StoredMessage, label: str) -> str:
         buttons = [b for row in msg.keyboard for b in row]
-        # Exact label first; a unique case-insensitive match helps hand-written tests.
+        # Exact label first, then ignoring case and outer spaces (kinder to hand-written tests).
         found = [b for b in buttons if b.text == label] or [
             b for b in buttons if b.text.strip().lower() == label.strip().lower()
         ]

@@ -1,7 +1,6 @@
 // The emulator's chat page: one conversation with the bot, updated live over SSE.
-// Message text is only ever inserted as text nodes (never innerHTML) so nothing a bot
-// or user sends can inject markup.
-"use strict";
+// (An ES module, like render.js: strict mode and no globals, no build step.)
+import { el, renderMessage } from "./render.js";
 
 const STORAGE_KEY = "deputy-emulator.user";
 const TYPING_MS = 5000; // Telegram shows a chat action for about five seconds
@@ -43,176 +42,6 @@ async function api(path, options = {}) {
   return body;
 }
 
-// ---------------------------------------------------------------- rendering text
-const SAFE_PROTOCOLS = new Set(["http:", "https:", "tg:", "mailto:"]);
-
-function safeHref(raw) {
-  try {
-    const url = new URL(raw, window.location.href);
-    return SAFE_PROTOCOLS.has(url.protocol) ? url.href : null;
-  } catch (_) {
-    return null;
-  }
-}
-
-function entityElement(entity, content) {
-  const tags = { bold: "strong", italic: "em", underline: "u", strikethrough: "s", code: "code", pre: "pre" };
-  if (tags[entity.type]) return document.createElement(tags[entity.type]);
-  if (entity.type === "blockquote" || entity.type === "expandable_blockquote") {
-    return document.createElement("blockquote");
-  }
-  if (entity.type === "text_link" || entity.type === "url" || entity.type === "email") {
-    const raw = entity.type === "text_link" ? entity.url
-      : entity.type === "email" ? `mailto:${content}`
-      : /^[a-z][a-z0-9+.-]*:/i.test(content) ? content : `https://${content}`;
-    const href = safeHref(raw);
-    const link = document.createElement(href ? "a" : "span");
-    if (href) { link.href = href; link.target = "_blank"; link.rel = "noopener noreferrer"; }
-    return link;
-  }
-  const span = document.createElement("span");
-  if (entity.type === "spoiler") {
-    span.className = "spoiler";
-    span.title = "Spoiler: click to reveal";
-    span.addEventListener("click", () => span.classList.toggle("revealed"));
-  } else if (entity.type === "bot_command") {
-    span.className = "command";
-    span.setAttribute("role", "link");
-    span.tabIndex = 0;
-    span.addEventListener("click", () => sendText(content));
-    span.addEventListener("keydown", (e) => { if (e.key === "Enter") sendText(content); });
-  }
-  return span;
-}
-
-// Entities use UTF-16 offsets, which is exactly how JavaScript indexes strings.
-function renderRich(parent, text, entities, start, end) {
-  let pos = start;
-  for (let i = 0; i < entities.length; i++) {
-    const e = entities[i];
-    if (e.offset < pos) continue; // nested in (or overlapping) one already rendered
-    if (e.offset > pos) parent.append(text.slice(pos, e.offset));
-    const stop = e.offset + e.length;
-    const el = entityElement(e, text.slice(e.offset, stop));
-    const inner = entities.slice(i + 1).filter((x) => x.offset >= e.offset && x.offset + x.length <= stop);
-    renderRich(el, text, inner, e.offset, stop);
-    parent.append(el);
-    pos = stop;
-  }
-  if (pos < end) parent.append(text.slice(pos, end));
-}
-
-function renderText(container, text, entities) {
-  const valid = (entities || [])
-    .filter((e) => e.length > 0 && e.offset >= 0 && e.offset + e.length <= text.length)
-    .sort((a, b) => a.offset - b.offset || b.length - a.length);
-  renderRich(container, text, valid, 0, text.length);
-}
-
-// ---------------------------------------------------------------- rendering messages
-function formatTime(date) {
-  return new Date(date * 1000).toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" });
-}
-
-function formatSize(bytes) {
-  if (!bytes) return "";
-  const units = ["B", "KB", "MB", "GB"];
-  let i = 0;
-  let size = bytes;
-  while (size >= 1024 && i < units.length - 1) { size /= 1024; i++; }
-  return `${size.toFixed(i ? 1 : 0)} ${units[i]}`;
-}
-
-function el(tag, className, text) {
-  const node = document.createElement(tag);
-  if (className) node.className = className;
-  if (text !== undefined) node.textContent = text;
-  return node;
-}
-
-function renderMessage(msg) {
-  const root = el("div", "message");
-  root.dataset.messageId = String(msg.message_id);
-  root.dataset.from = msg.from;
-  root.id = `message-${msg.message_id}`;
-  const bubble = el("div", "bubble");
-  root.append(bubble);
-
-  if (msg.reply_to) bubble.append(renderReplyQuote(msg.reply_to));
-  if (msg.document) {
-    const doc = msg.document;
-    const link = el("a", "document");
-    link.href = `/api/files/${encodeURIComponent(doc.file_id)}`;
-    link.setAttribute("download", doc.file_name);
-    link.append(el("span", "doc-icon", "📄"));
-    const info = el("span", "doc-info");
-    info.append(el("span", "doc-name", doc.file_name), el("span", "doc-size", formatSize(doc.file_size)));
-    link.append(info);
-    bubble.append(link);
-  }
-  const text = el("div", "text");
-  renderText(text, msg.text || "", msg.entities);
-  bubble.append(text);
-
-  const meta = el("span", "meta");
-  if (msg.edited) meta.append(el("span", "edited", "edited"));
-  const time = el("time", "", formatTime(msg.date));
-  time.dateTime = new Date(msg.date * 1000).toISOString();
-  time.title = new Date(msg.date * 1000).toLocaleString();
-  meta.append(time);
-  bubble.append(meta);
-
-  if (msg.buttons && msg.buttons.length) root.append(renderKeyboard(msg));
-  return root;
-}
-
-function renderReplyQuote(replyTo) {
-  const quote = el("button", "reply-quote");
-  quote.type = "button";
-  const original = page.messages.get(replyTo);
-  const author = !original ? "" : original.from === "bot" ? page.botName : page.user.name;
-  quote.append(el("span", "reply-author", author || "Reply"));
-  quote.append(el("span", "reply-text", original ? (original.text || "📄 Document").slice(0, 100) : "Deleted message"));
-  quote.addEventListener("click", () => {
-    const target = document.getElementById(`message-${replyTo}`);
-    if (!target) return;
-    target.scrollIntoView({ block: "center" });
-    target.classList.remove("flash");
-    void target.offsetWidth; // restart the animation
-    target.classList.add("flash");
-  });
-  return quote;
-}
-
-function renderKeyboard(msg) {
-  const keyboard = el("div", "keyboard");
-  keyboard.setAttribute("role", "group");
-  keyboard.setAttribute("aria-label", "Message buttons");
-  for (const row of msg.buttons) {
-    const rowEl = el("div", "keyboard-row");
-    for (const button of row) {
-      const b = el("button", "inline-button", button.text);
-      b.type = "button";
-      if (button.url) {
-        b.classList.add("url");
-        b.title = button.url;
-        b.addEventListener("click", () => {
-          const href = safeHref(button.url);
-          if (href) window.open(href, "_blank", "noopener");
-        });
-      } else if (button.data == null) {
-        b.disabled = true;
-        b.title = "This kind of button is not supported by the emulator";
-      } else {
-        b.addEventListener("click", () => press(msg.message_id, button.data, b));
-      }
-      rowEl.append(b);
-    }
-    keyboard.append(rowEl);
-  }
-  return keyboard;
-}
-
 // ---------------------------------------------------------------- chat updates
 function isNearBottom() {
   const list = $("#messages");
@@ -228,9 +57,19 @@ function updateEmpty() {
   $("#empty").hidden = page.messages.size > 0;
 }
 
+function renderHooks() {
+  return {
+    lookup: (id) => page.messages.get(id),
+    botName: page.botName,
+    userName: page.user.name,
+    onCommand: (text) => sendText(text),
+    onPress: press,
+  };
+}
+
 function upsert(msg) {
   const stick = isNearBottom() || msg.from === "user";
-  const node = renderMessage(msg);
+  const node = renderMessage(msg, renderHooks());
   const existing = document.getElementById(`message-${msg.message_id}`);
   page.messages.set(msg.message_id, msg);
   if (existing) {

@@ -13,27 +13,10 @@ from typing import Iterator
 import pytest
 
 from agent.model import ModelReply
-from agent.testing import ChatRequest, ScriptedModelServer, ScriptedResponse, last_message, message_text, tool_call
+from agent.testing import ChatRequest, ScriptedModelServer, ScriptedResponse, last_message, message_text
 from deputy.testing import DeputyStack, RedisServer, wait_for
 from sandbox.mail import LocalMailServer
-
-GOAL = "email alice@example.org that I'll be 10 minutes late"
-SUBJECT = "Running late"
-BODY = "Hi Alice, I'll be 10 minutes late. Sorry!"
-
-
-def email_script(request: ChatRequest) -> ModelReply:
-    """A model that emails Alice, then reports what happened to the email."""
-    last = last_message(request.messages) or {}
-    if last.get("role") == "tool":
-        outcome = message_text(last)
-        if outcome.startswith("Email sent"):
-            return tool_call("reply", text="Done: I emailed Alice that you'll be 10 minutes late.")
-        if "declined" in outcome:
-            return tool_call("reply", text="OK, I did not send the email to Alice.")
-        return tool_call("reply", text=f"That didn't work: {outcome}")
-    return tool_call("send_email", to=["alice@example.org"], subject=SUBJECT, body=BODY)
-
+from tests_support import BODY, GOAL, SUBJECT, email_script
 
 @pytest.fixture
 def stack(

@@ -121,10 +121,14 @@ async def test_ptb_sees_telegram_errors(ptb_app: Application, user: UserClient) 
 async def test_ptb_commands_document_and_formatting(ptb_app: Application, user: UserClient) -> None:
     bot = ptb_app.bot
     await bot.set_my_commands([("start", "Say hello"), ("plan", "Make a plan")])
+    await bot.set_my_description("Your deputy")
+    assert (await bot.get_my_description()).description == "Your deputy"
     assert [c.command for c in await bot.get_my_commands()] == ["start", "plan"]
 
     await user.send(9, "hi")
     await user.wait_for_messages(9, lambda m: len(m) >= 2)
+    chat = await bot.get_chat(9)
+    assert chat.id == 9 and chat.type == "private" and chat.first_name == "User 9"
     sent = await bot.send_document(9, document=b"report body", filename="report.txt", caption="Weekly report")
     assert sent.document and sent.document.file_name == "report.txt" and sent.document.file_size == 11
     assert sent.caption == "Weekly report"

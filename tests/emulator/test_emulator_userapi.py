@@ -133,9 +133,10 @@ async def test_event_stream(session: aiohttp.ClientSession, user: UserClient, bo
 async def test_page_and_static_files_are_served(session: aiohttp.ClientSession) -> None:
     for path, kind in [("/", "text/html"), ("/static/app.js", "javascript"), ("/static/style.css", "text/css")]:
         async with session.get(path) as r:
-            assert r.status == 200 and kind in r.headers["Content-Type"]
+            assert r.status == 200 and kind in r.headers["Content-Type"], path
             body = await r.text()
-            assert "http://" not in body.replace("http://www.w3.org", "") or path != "/"  # no CDN
+        if path != "/static/app.js":  # app.js mentions https:// only to build links in messages
+            assert "http://" not in body and "https://" not in body, f"{path} must not load remote assets"
     async with session.get("/api/bot") as r:
         assert (await r.json())["first_name"] == "Deputy"
 

@@ -1,0 +1,107 @@
+"""Bad input and broken dependencies get a polite, specific answer and lose nothing."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Iterator
+
+import pytest
+
+from agent.testing import ChatRequest, ScriptedModelServer, ScriptedResponse
+from deputy.local import free_port
+from deputy.testing import DeputyStack, RedisServer
+from tests_support import email_script
+
+FAST_RETRIES = {"DEPUTY_MODEL_RETRY_DELAYS": "0.2,0.2"}
+
+
+@pytest.fixture
+def stack(
+    redis_server: RedisServer, redis, model_server: ScriptedModelServer, smtp_env: dict[str, str], tmp_path: Path
+) -> Iterator[DeputyStack]:
+    model_server.responder = email_script
+    deputy = DeputyStack(
+        redis_server.url, model_server.base_url, tmp_path / "stack", smtp=smtp_env, extra_env=FAST_RETRIES
+    ).start()
+    yield deputy
+    deputy.stop()
+
+
+def no_traceback(text: str) -> bool:
+    return "Traceback" not in text and "Error:" not in text and "Exception" not in text
+
+
+def test_start_help_and_unknown_commands(stack: DeputyStack) -> None:
+    user = stack.user(201, "Bea")
+    sent = user.send("/start")
+    greeting = user.wait_for_bot(lambda m: True, after=sent)
+    assert "Bea" in greeting["text"] and "/help" in greeting["text"]
+
+    sent = user.send("/help")
+    assert "/goals" in user.wait_for_bot(lambda m: True, after=sent)["text"]
+
+    sent = user.send("/frobnicate now")
+    answer = user.wait_for_bot(lambda m: True, after=sent)["text"]
+    assert "/frobnicate" in answer and "/help" in answer
+
+
+def test_oversized_and_empty_messages_are_refused_politely(stack: DeputyStack, model_server) -> None:
+    user = stack.user(202)
+    sent = user.send("x" * 5000)
+    answer = user.wait_for_bot(lambda m: True, after=sent)["text"]
+    assert "5,000" in answer and "4,096" in answer and no_traceback(answer)
+
+    sent = user.send("   ")
+    assert "empty" in user.wait_for_bot(lambda m: True, after=sent)["text"]
+    sent = user.send("")
+    assert "empty" in user.wait_for_bot(lambda m: True, after=sent)["text"]
+    assert model_server.requests == [], "refused messages must not start goals"
+
+
+def test_model_down_fails_the_goal_politely_and_retry_resumes_it(
+    redis_server: RedisServer, redis, model_server: ScriptedModelServer, smtp_env, tmp_path: Path
+) -> None:
+    dead_endpoint = f"http://127.0.0.1:{free_port()}/v1"
+    deputy = DeputyStack(redis_server.url, dead_endpoint, tmp_path / "stack", smtp=smtp_env, extra_env=FAST_RETRIES)
+    deputy.start()
+    try:
+        user = deputy.user(203)
+        sent = user.send("email alice@example.org that I'll be 10 minutes late")
+        failed = user.wait_for_bot(lambda m: "language model" in m["text"], after=sent, timeout=40)
+        assert "couldn't reach" in failed["text"] and "/retry" in failed["text"] and no_traceback(failed["text"])
+
+        sent = user.send("/goals")
+        assert "stopped" in user.wait_for_bot(lambda m: True, after=sent)["text"]
+    finally:
+        deputy.stop()
+
+
+def test_garbage_from_the_model_then_retry_completes_the_goal(stack: DeputyStack, model_server) -> None:
+    model_server.responder = lambda request: ScriptedResponse.garbage()
+    user = stack.user(204)
+    sent = user.send("email alice@example.org that I'll be 10 minutes late")
+    failed = user.wait_for_bot(lambda m: "language model" in m["text"], after=sent, timeout=40)
+    assert "couldn't read" in failed["text"] and no_traceback(failed["text"])
+    assert len(model_server.requests) == 3
+
+    # The goal was kept: once the model works again, /retry picks it up where it stopped.
+    model_server.responder = email_script
+    sent = user.send("/retry")
+    card = user.wait_for_card(after=sent)
+    assert "alice@example.org" in card["text"]
+
+
+def test_tool_call_with_bad_arguments_goes_back_to_the_model(stack: DeputyStack, model_server, mail_server) -> None:
+    def script(request: ChatRequest):
+        from agent.testing import last_message, message_text, tool_call
+
+        last = last_message(request.messages) or {}
+        if last.get("role") == "tool" and "Invalid arguments" in message_text(last):
+            return tool_call("reply", text="I need a valid address to email.", expects_answer=True)
+        return tool_call("send_email", to=["not-an-address"], subject="Hi", body="Hello")
+
+    model_server.responder = script
+    user = stack.user(205)
+    sent = user.send("email bob that hi")
+    asked = user.wait_for_bot(lambda m: "valid address" in m["text"], after=sent)
+    assert asked is not None and mail_server.messages() == []

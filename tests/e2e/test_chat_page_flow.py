@@ -1,0 +1,56 @@
+"""The whole spine from the web chat page, in real headless Chromium."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Iterator
+
+import pytest
+from playwright.sync_api import expect, sync_playwright
+
+from agent.testing import ScriptedModelServer
+from deputy.testing import DeputyStack, RedisServer
+from sandbox.mail import LocalMailServer
+from tests_support import BODY, GOAL, email_script
+
+pytestmark = pytest.mark.browser
+
+CHROMIUM_ARGS = [
+    "--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+    "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run",
+]
+
+
+@pytest.fixture
+def stack(
+    redis_server: RedisServer, redis, model_server: ScriptedModelServer, smtp_env: dict[str, str], tmp_path: Path
+) -> Iterator[DeputyStack]:
+    model_server.responder = email_script
+    deputy = DeputyStack(redis_server.url, model_server.base_url, tmp_path / "stack", smtp=smtp_env).start()
+    yield deputy
+    deputy.stop()
+
+
+def test_type_a_goal_approve_the_card_and_see_the_result(stack: DeputyStack, mail_server: LocalMailServer) -> None:
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path="/usr/bin/chromium", args=CHROMIUM_ARGS)
+        try:
+            page = browser.new_page()
+            page.goto(stack.chat_url)
+            page.fill("#composer", GOAL)
+            page.click("#send")
+
+            bot = page.locator('.message[data-from="bot"]')
+            expect(bot.filter(has_text="background").first).to_be_visible(timeout=15_000)
+            card = bot.filter(has_text="Why I'm asking")
+            expect(card).to_have_count(1, timeout=15_000)
+            expect(card).to_contain_text("To: alice@example.org")
+            expect(card).to_contain_text(BODY)
+
+            card.locator("button.inline-button", has_text="Approve").click()
+            expect(bot.filter(has_text="Done: I emailed Alice")).to_be_visible(timeout=15_000)
+            expect(card).to_contain_text("Approved")
+            expect(card.locator("button.inline-button")).to_have_count(0)
+        finally:
+            browser.close()
+    assert len(mail_server.wait_for(1, address="alice@example.org")) == 1
