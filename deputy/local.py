@@ -116,7 +116,11 @@ def run_local(settings: Settings) -> int:
         secret_names = {"DEPUTY_SMTP_PASSWORD"}
         public_env = {k: v for k, v in base_env.items() if k not in secret_names}
         children["bot"] = (_deputy("bot"), public_env)
-        children["worker"] = (_deputy("worker"), {k: v for k, v in public_env.items() if k != "TELEGRAM_BOT_TOKEN"})
+        # The agent worker signs nothing and sends nothing itself: no token, no secret.
+        children["worker"] = (
+            _deputy("worker"),
+            {k: v for k, v in public_env.items() if k not in ("TELEGRAM_BOT_TOKEN", "DEPUTY_SECRET")},
+        )
         children["executor"] = (
             _deputy("executor"),
             {k: v for k, v in {**base_env, **executor_env}.items() if k not in ("TELEGRAM_BOT_TOKEN", "OPENAI_API_KEY")},

@@ -201,7 +201,8 @@ class DeputyStack:
     def start_worker(self) -> str:
         self._counter += 1
         name = f"worker-{self._counter}"
-        self._spawn(name, ["worker"], self._env)
+        # As in production, agent workers get neither the signing secret nor credentials.
+        self._spawn(name, ["worker"], {k: v for k, v in self._env.items() if k != "DEPUTY_SECRET"})
         return name
 
     def workers(self) -> list[str]:
@@ -244,8 +245,8 @@ class DeputyStack:
 
     def _spawn(self, name: str, args: list[str], env: dict[str, str]) -> None:
         self.workdir.mkdir(parents=True, exist_ok=True)
-        log = open(self.workdir / f"{name}.log", "ab")
-        self._processes[name] = subprocess.Popen(
-            [sys.executable, "-m", "deputy", *args], env=env, stdout=log, stderr=subprocess.STDOUT,
-            start_new_session=True,
-        )
+        with open(self.workdir / f"{name}.log", "ab") as log:
+            self._processes[name] = subprocess.Popen(
+                [sys.executable, "-m", "deputy", *args], env=env, stdout=log, stderr=subprocess.STDOUT,
+                start_new_session=True,
+            )

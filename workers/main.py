@@ -55,12 +55,15 @@ def build_runner(redis: Redis, settings: Settings) -> GoalRunner:
 def email_account(settings: Settings) -> SmtpAccount | None:
     if not settings.smtp_host:
         return None
+    sender = settings.smtp_from or (settings.smtp_username if "@" in (settings.smtp_username or "") else None)
+    if sender is None:
+        raise SystemExit("Set DEPUTY_SMTP_FROM to the address Deputy's email should come from.")
     return SmtpAccount(
         host=settings.smtp_host,
         port=settings.smtp_port,
         username=settings.smtp_username,
         password=settings.smtp_password,
-        from_address=settings.smtp_from or settings.smtp_username or "deputy@localhost",
+        from_address=sender,
         starttls=settings.smtp_starttls,
     )
 
