@@ -93,7 +93,8 @@ class OutboxConsumer:
                 await self.deliver(message)
                 break
             except RetryAfter as exc:
-                await asyncio.sleep(float(getattr(exc.retry_after, "total_seconds", lambda: exc.retry_after)()))
+                delay = exc.retry_after  # a timedelta or, in older releases, seconds
+                await asyncio.sleep(delay.total_seconds() if hasattr(delay, "total_seconds") else float(delay))
             except (Forbidden, BadRequest) as exc:
                 # The user blocked the bot or the chat is gone: retrying cannot help.
                 log.warning("outbox: message for chat %s not deliverable: %s", message.chat_id, exc)

@@ -34,6 +34,15 @@ def free_port() -> int:
         return sock.getsockname()[1]
 
 
+def _port_free(port: int) -> bool:
+    with socket.socket() as sock:
+        try:
+            sock.bind(("127.0.0.1", port))
+        except OSError:
+            return False
+    return True
+
+
 def wait_until(check, what: str, timeout: float = 20.0) -> None:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
@@ -84,6 +93,10 @@ def run_local(settings: Settings) -> int:
             notes.append(f"Redis: local, data kept in {data / 'redis'}")
 
         if settings.telegram_bot_token is None:
+            if not _port_free(settings.chat_port):
+                raise SystemExit(
+                    f"Port {settings.chat_port} is already in use; set DEPUTY_CHAT_PORT to a free port and try again."
+                )
             chat_url = f"http://127.0.0.1:{settings.chat_port}"
             services.append(subprocess.Popen(_deputy("emulator", "--port", str(settings.chat_port)), env=base_env))
             wait_until(lambda: httpx.get(f"{chat_url}/healthz").status_code == 200, "The local chat")

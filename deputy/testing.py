@@ -65,6 +65,7 @@ class RedisServer:
         self._process: subprocess.Popen | None = None
 
     def start(self) -> "RedisServer":
+        self._dir.mkdir(parents=True, exist_ok=True)
         self._process = subprocess.Popen(
             ["redis-server", "--port", str(self.port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
              "--dir", str(self._dir), "--loglevel", "warning"],

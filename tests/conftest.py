@@ -10,8 +10,9 @@ import pytest
 from redis import Redis
 
 from agent.testing import ScriptedModelServer, text
-from deputy.testing import RedisServer
+from deputy.testing import DeputyStack, RedisServer
 from sandbox.mail import LocalMailServer
+from tests_support import email_script
 
 
 @pytest.fixture(scope="session")
@@ -58,3 +59,27 @@ def smtp_env(mail_server: LocalMailServer, smtp_password: str) -> dict[str, str]
         "DEPUTY_SMTP_FROM": "me@deputy.test",
         "DEPUTY_SMTP_STARTTLS": "false",
     }
+
+
+@pytest.fixture
+def stack_env() -> dict[str, str]:
+    """Extra environment for the `stack` processes; override in a test module."""
+    return {}
+
+
+@pytest.fixture
+def stack(
+    redis_server: RedisServer,
+    redis: Redis,
+    model_server: ScriptedModelServer,
+    smtp_env: dict[str, str],
+    stack_env: dict[str, str],
+    tmp_path: Path,
+) -> Iterator[DeputyStack]:
+    """The whole of Deputy as real processes, with a model that emails Alice."""
+    model_server.responder = email_script
+    deputy = DeputyStack(
+        redis_server.url, model_server.base_url, tmp_path / "stack", smtp=smtp_env, extra_env=stack_env
+    ).start()
+    yield deputy
+    deputy.stop()

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Iterator
 
 import pytest
 
@@ -16,15 +15,8 @@ FAST_RETRIES = {"DEPUTY_MODEL_RETRY_DELAYS": "0.2,0.2"}
 
 
 @pytest.fixture
-def stack(
-    redis_server: RedisServer, redis, model_server: ScriptedModelServer, smtp_env: dict[str, str], tmp_path: Path
-) -> Iterator[DeputyStack]:
-    model_server.responder = email_script
-    deputy = DeputyStack(
-        redis_server.url, model_server.base_url, tmp_path / "stack", smtp=smtp_env, extra_env=FAST_RETRIES
-    ).start()
-    yield deputy
-    deputy.stop()
+def stack_env() -> dict[str, str]:
+    return FAST_RETRIES
 
 
 def no_traceback(text: str) -> bool:
@@ -105,3 +97,38 @@ def test_tool_call_with_bad_arguments_goes_back_to_the_model(stack: DeputyStack,
     sent = user.send("email bob that hi")
     asked = user.wait_for_bot(lambda m: "valid address" in m["text"], after=sent)
     assert asked is not None and mail_server.messages() == []
+
+
+def test_strangers_are_refused_when_an_allow_list_is_set(
+    redis_server: RedisServer, redis, model_server: ScriptedModelServer, smtp_env, tmp_path: Path
+) -> None:
+    model_server.responder = email_script
+    deputy = DeputyStack(
+        redis_server.url, model_server.base_url, tmp_path / "stack", smtp=smtp_env,
+        extra_env={"DEPUTY_ALLOWED_USERS": "206"},
+    ).start()
+    try:
+        stranger = deputy.user(207)
+        sent = stranger.send("email alice@example.org that I'll be late")
+        refusal = stranger.wait_for_bot(lambda m: True, after=sent)["text"]
+        assert "private" in refusal and "207" in refusal
+        member = deputy.user(206)
+        sent = member.send("email alice@example.org that I'll be late")
+        assert member.wait_for_card(after=sent)
+        assert len(model_server.requests) == 1, "the stranger's message must not reach the model"
+    finally:
+        deputy.stop()
+
+
+def test_redis_down_gets_a_polite_answer(model_server: ScriptedModelServer, smtp_env, tmp_path: Path) -> None:
+    private_redis = RedisServer(tmp_path / "redis").start()
+    deputy = DeputyStack(private_redis.url, model_server.base_url, tmp_path / "stack", smtp=smtp_env).start()
+    try:
+        user = deputy.user(208)
+        private_redis.stop()
+        sent = user.send("email alice@example.org that I'll be late")
+        answer = user.wait_for_bot(lambda m: True, after=sent)["text"]
+        assert "can't reach my storage" in answer and "try again" in answer and no_traceback(answer)
+    finally:
+        deputy.stop()
+        private_redis.stop()

@@ -2,16 +2,13 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-from typing import Iterator
 
 import pytest
 from playwright.sync_api import expect, sync_playwright
 
-from agent.testing import ScriptedModelServer
-from deputy.testing import DeputyStack, RedisServer
+from deputy.testing import DeputyStack
 from sandbox.mail import LocalMailServer
-from tests_support import BODY, GOAL, email_script
+from tests_support import BODY, GOAL
 
 pytestmark = pytest.mark.browser
 
@@ -19,16 +16,6 @@ CHROMIUM_ARGS = [
     "--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
     "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run",
 ]
-
-
-@pytest.fixture
-def stack(
-    redis_server: RedisServer, redis, model_server: ScriptedModelServer, smtp_env: dict[str, str], tmp_path: Path
-) -> Iterator[DeputyStack]:
-    model_server.responder = email_script
-    deputy = DeputyStack(redis_server.url, model_server.base_url, tmp_path / "stack", smtp=smtp_env).start()
-    yield deputy
-    deputy.stop()
 
 
 def test_type_a_goal_approve_the_card_and_see_the_result(stack: DeputyStack, mail_server: LocalMailServer) -> None:

@@ -7,26 +7,14 @@ killed mid-goal does not lose the goal or send twice.
 
 from __future__ import annotations
 
-from pathlib import Path
-from typing import Iterator
 
 import pytest
 
 from agent.model import ModelReply
 from agent.testing import ChatRequest, ScriptedModelServer, ScriptedResponse, last_message, message_text
-from deputy.testing import DeputyStack, RedisServer, wait_for
+from deputy.testing import DeputyStack, wait_for
 from sandbox.mail import LocalMailServer
 from tests_support import BODY, GOAL, SUBJECT, email_script
-
-@pytest.fixture
-def stack(
-    redis_server: RedisServer, redis, model_server: ScriptedModelServer, smtp_env: dict[str, str], tmp_path: Path
-) -> Iterator[DeputyStack]:
-    model_server.responder = email_script
-    deputy = DeputyStack(redis_server.url, model_server.base_url, tmp_path / "stack", smtp=smtp_env).start()
-    yield deputy
-    deputy.stop()
-
 
 def approve_card(user, card) -> None:
     assert user.press(card["message_id"], button="Approve").status_code == 200

@@ -1,0 +1,356 @@
+"""The goal runner: one step at a time, on real Redis, with a function-driven model.
+
+What a user relies on: an email the model asks for becomes exactly one action for the
+guard (never sent by the agent itself); the agent continues with the action's real
+outcome; it answers once and finishes or waits for the user; bad tool calls and model
+outages are handled without a crash or a flood of messages; and the transcript it keeps
+is one the OpenAI API accepts.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+import pytest
+from redis import Redis
+
+from agent.goals import Goal, GoalStatus, GoalStore
+from agent.model import ModelReply, ModelUnavailable, ToolCall
+from agent.runner import GoalRunner, RunnerLimits, StepOutcome
+from agent.testing import FunctionModel, last_message, message_text, text, tool_call, tool_calls
+from connectors.base import EffectClass
+from deputy.ids import new_id
+from deputy.outbox import OUTBOX_STREAM, Outbox, OutboxMessage
+from sentinel.action_store import ActionRecord, ActionStore
+from sentinel.actions import ActionState
+
+USER, CHAT = 101, 5001
+NOW = 1_700_000_000.0
+GOAL_TEXT = "email alice@example.org that I'll be 10 minutes late"
+EMAIL = {"to": ["alice@example.org"], "subject": "Running late", "body": "Hi Alice, I'll be 10 minutes late."}
+
+Messages = list[dict[str, Any]]
+
+
+@dataclass
+class RecordingDispatch:
+    """The queue boundary: records what the runner hands on instead of enqueueing it."""
+
+    steps: list[tuple[str, int, float]] = field(default_factory=list)
+    actions: list[tuple[str, str, int]] = field(default_factory=list)
+    idles: list[str] = field(default_factory=list)
+
+    def step(self, goal_id: str, step: int, delay: float = 0) -> None:
+        self.steps.append((goal_id, step, delay))
+
+    def action(self, action_id: str, goal_id: str, step: int) -> None:
+        self.actions.append((action_id, goal_id, step))
+
+    def idle(self, goal_id: str) -> None:
+        self.idles.append(goal_id)
+
+
+@dataclass
+class Deputy:
+    redis: Redis
+    goals: GoalStore
+    actions: ActionStore
+    dispatch: RecordingDispatch
+    model: FunctionModel | None = None
+
+    def runner(self, fn: Callable[[Messages, list], ModelReply], limits: RunnerLimits = RunnerLimits()) -> GoalRunner:
+        self.model = FunctionModel(fn)
+        return GoalRunner(
+            self.goals, self.actions, self.model, Outbox(self.redis), self.dispatch, clock=lambda: NOW, limits=limits
+        )
+
+    def new_goal(self, text: str = GOAL_TEXT) -> Goal:
+        """Stored exactly as the bot stores a texted goal."""
+        return self.goals.save(
+            Goal(
+                id=new_id("g"),
+                user_id=USER,
+                chat_id=CHAT,
+                text=text,
+                messages=[{"role": "user", "content": text}],
+                created_at=NOW,
+                updated_at=NOW,
+            )
+        )
+
+    def sent(self) -> list[OutboxMessage]:
+        return [OutboxMessage.model_validate_json(f[b"json"]) for _, f in self.redis.xrange(OUTBOX_STREAM)]
+
+    def stored_actions(self) -> list[ActionRecord]:
+        ids = [k.decode().split(":", 2)[2] for k in self.redis.keys("deputy:action:*")]
+        return [self.actions.get(i) for i in ids]
+
+    def requests(self) -> list[Messages]:
+        return [messages for messages, _ in self.model.calls]
+
+
+@pytest.fixture
+def deputy(redis: Redis) -> Deputy:
+    return Deputy(redis, GoalStore(redis), ActionStore(redis), RecordingDispatch())
+
+
+def assert_tool_calls_answered(messages: Messages) -> None:
+    """OpenAI's rule: each assistant tool call gets exactly one tool message before the next turn."""
+    for i, message in enumerate(messages):
+        if message["role"] == "tool":
+            assert i > 0 and messages[i - 1]["role"] in ("assistant", "tool"), f"stray tool message at {i}"
+        if message["role"] != "assistant" or not message.get("tool_calls"):
+            continue
+        answered: list[str] = []
+        for following in messages[i + 1 :]:
+            if following["role"] != "tool":
+                break
+            answered.append(following["tool_call_id"])
+        assert sorted(answered) == sorted(c["id"] for c in message["tool_calls"]), f"turn at {i}: {answered}"
+
+
+def email_then_report(messages: Messages, tools: list) -> ModelReply:
+    """Emails Alice, then reports the email's outcome to the user."""
+    last = last_message(messages)
+    if last["role"] == "tool":
+        return tool_call("reply", text=f"Done: {message_text(last)}")
+    return tool_call("send_email", **EMAIL)
+
+
+def start_email_goal(deputy: Deputy, fn=email_then_report) -> tuple[GoalRunner, Goal]:
+    """Goal texted, first model turn, then the step that handles its send_email call."""
+    runner = deputy.runner(fn)
+    goal = deputy.new_goal()
+    assert runner.run_step(goal.id, 0) is StepOutcome.continued
+    assert deputy.dispatch.steps == [(goal.id, 1, 0)]
+    assert runner.run_step(goal.id, 1) is StepOutcome.acting
+    return runner, goal
+
+
+# -- an email becomes an action ---------------------------------------------------------
+
+
+def test_an_email_from_the_model_becomes_one_submitted_action(deputy: Deputy) -> None:
+    runner, goal = start_email_goal(deputy)
+
+    [record] = deputy.stored_actions()
+    assert record.state is ActionState.submitted
+    action = record.action
+    assert {key: action.arguments[key] for key in EMAIL} == EMAIL
+    assert action.arguments.get("cc", []) == []
+    assert (action.connector, action.operation, action.effect) == ("email", "send_email", EffectClass.communicate)
+    assert action.targets == ["alice@example.org"]
+    assert (action.goal_id, action.user_id, action.chat_id) == (goal.id, USER, CHAT)
+    assistant_turn = deputy.goals.get(goal.id).messages[-1]
+    assert action.tool_call_id == assistant_turn["tool_calls"][0]["id"]
+
+    stored = deputy.goals.get(goal.id)
+    assert stored.status is GoalStatus.acting and stored.pending_action_id == action.id
+    assert deputy.dispatch.actions == [(action.id, goal.id, 1)]
+    assert deputy.sent() == [], "nothing is said to the user before the guard has seen the email"
+    assert len(deputy.model.calls) == 1
+
+
+def test_re_running_a_step_submits_nothing_new(deputy: Deputy) -> None:
+    """Queues deliver at least once: a duplicate job for a done step must be harmless."""
+    runner, goal = start_email_goal(deputy)
+    [first] = deputy.stored_actions()
+
+    assert runner.run_step(goal.id, 0) is StepOutcome.stale
+    # The step that submitted only re-hands the same action (its hand-off may have been lost).
+    assert runner.run_step(goal.id, 1) is StepOutcome.waiting
+    assert runner.run_step(goal.id, 7) is StepOutcome.stale
+
+    assert [r.action.id for r in deputy.stored_actions()] == [first.action.id]
+    assert {a[0] for a in deputy.dispatch.actions} == {first.action.id}
+    assert len(deputy.model.calls) == 1
+    assert deputy.goals.get(goal.id).status is GoalStatus.acting
+
+
+def test_the_model_continues_with_the_action_outcome_then_replies_once(deputy: Deputy) -> None:
+    runner, goal = start_email_goal(deputy)
+    action_id = deputy.goals.get(goal.id).pending_action_id
+    call_id = deputy.stored_actions()[0].action.tool_call_id
+    outcome = "Email sent to alice@example.org."
+    assert deputy.actions.transition(action_id, (ActionState.submitted,), ActionState.succeeded, outcome=outcome)
+
+    assert runner.run_step(goal.id, 1) is StepOutcome.continued
+    last = last_message(deputy.requests()[-1])
+    assert (last["role"], last["tool_call_id"], message_text(last)) == ("tool", call_id, outcome)
+
+    assert runner.run_step(goal.id, 2) is StepOutcome.finished
+    assert [(m.chat_id, m.text) for m in deputy.sent()] == [(CHAT, f"Done: {outcome}")]
+    done = deputy.goals.get(goal.id)
+    assert done.status is GoalStatus.done
+    assert goal.id in deputy.dispatch.idles
+    # A duplicate of the finishing step sends nothing more.
+    assert runner.run_step(goal.id, 2) is StepOutcome.not_running
+    assert len(deputy.sent()) == 1
+
+
+def test_a_step_waits_while_the_action_is_still_pending(deputy: Deputy) -> None:
+    runner, goal = start_email_goal(deputy)
+    action_id = deputy.goals.get(goal.id).pending_action_id
+    deputy.actions.transition(action_id, (ActionState.submitted,), ActionState.awaiting_approval)
+    assert runner.run_step(goal.id, 1) is StepOutcome.waiting
+    assert len(deputy.model.calls) == 1
+    assert deputy.goals.get(goal.id).status is GoalStatus.acting
+
+
+# -- replies ----------------------------------------------------------------------------
+
+
+def test_a_question_waits_for_the_users_answer(deputy: Deputy) -> None:
+    runner = deputy.runner(lambda m, t: tool_call("reply", text="Which Alice do you mean?", expects_answer=True))
+    goal = deputy.new_goal("email Alice")
+    runner.run_step(goal.id, 0)
+    assert runner.run_step(goal.id, 1) is StepOutcome.finished
+
+    assert [m.text for m in deputy.sent()] == ["Which Alice do you mean?"]
+    assert deputy.goals.get(goal.id).status is GoalStatus.waiting_user
+    assert deputy.goals.awaiting_answer(USER) == goal.id
+    assert deputy.stored_actions() == []
+
+
+def test_a_reply_ends_the_turn_and_later_calls_in_it_never_run(deputy: Deputy) -> None:
+    runner = deputy.runner(lambda m, t: tool_calls(("reply", {"text": "All done."}), ("send_email", EMAIL)))
+    goal = deputy.new_goal()
+    runner.run_step(goal.id, 0)
+    assert runner.run_step(goal.id, 1) is StepOutcome.finished
+
+    assert [m.text for m in deputy.sent()] == ["All done."]
+    assert deputy.stored_actions() == [] and deputy.dispatch.actions == []
+    stored = deputy.goals.get(goal.id)
+    assert stored.status is GoalStatus.done
+    assert_tool_calls_answered(stored.messages)
+
+
+# -- malformed tool calls ---------------------------------------------------------------
+
+
+def _bad_email() -> ModelReply:
+    return tool_call("send_email", to=["not-an-address"], subject="Hi", body="Hello")
+
+
+def _not_json() -> ModelReply:
+    return ModelReply(tool_calls=[ToolCall(id="call_bad_json", name="send_email", arguments='{"to": ["alice@exa')])
+
+
+def _unknown_tool() -> ModelReply:
+    return tool_call("send_sms", to="+15550100", body="Running late")
+
+
+@pytest.mark.parametrize(
+    ("bad_reply", "explains"),
+    [(_bad_email, "not-an-address"), (_not_json, "JSON"), (_unknown_tool, "send_email")],
+    ids=["invalid-address", "non-json", "unknown-tool"],
+)
+def test_a_malformed_tool_call_goes_back_to_the_model_as_an_error(
+    deputy: Deputy, bad_reply: Callable[[], ModelReply], explains: str
+) -> None:
+    bad = bad_reply()
+
+    def model(messages: Messages, tools: list) -> ModelReply:
+        return bad if last_message(messages)["role"] == "user" else text("Sorry, I could not do that.")
+
+    runner = deputy.runner(model)
+    goal = deputy.new_goal()
+    runner.run_step(goal.id, 0)
+    assert runner.run_step(goal.id, 1) is StepOutcome.finished
+
+    second_request = deputy.requests()[1]
+    error = last_message(second_request)
+    assert error["role"] == "tool" and error["tool_call_id"] == bad.tool_calls[0].id
+    assert message_text(error).startswith("Error") and explains in message_text(error)
+    assert_tool_calls_answered(second_request)
+    assert deputy.stored_actions() == [] and deputy.dispatch.actions == []
+    assert [m.text for m in deputy.sent()] == ["Sorry, I could not do that."]
+
+
+# -- model outages and runaway models ---------------------------------------------------
+
+
+def test_a_model_outage_is_retried_later_then_reported_once(deputy: Deputy) -> None:
+    def down(messages: Messages, tools: list) -> ModelReply:
+        raise ModelUnavailable("HTTP 503 from upstream at 10.0.0.7", "I couldn't reach the language model.")
+
+    runner = deputy.runner(down, RunnerLimits(max_model_attempts=3, retry_delays=(2.0, 8.0, 30.0)))
+    goal = deputy.new_goal()
+
+    assert runner.run_step(goal.id, 0) is StepOutcome.retrying
+    assert runner.run_step(goal.id, 0) is StepOutcome.retrying
+    assert deputy.dispatch.steps == [(goal.id, 0, 2.0), (goal.id, 0, 8.0)], "retries are scheduled, not slept"
+    assert deputy.sent() == [], "a passing outage is not worth a message"
+
+    assert runner.run_step(goal.id, 0) is StepOutcome.finished
+    [message] = deputy.sent()
+    assert "/retry" in message.text and "couldn't reach the language model" in message.text
+    assert "503" not in message.text and "10.0.0.7" not in message.text
+    assert deputy.goals.get(goal.id).status is GoalStatus.failed
+    assert len(deputy.model.calls) == 3
+
+
+def test_a_model_that_recovers_carries_on_without_bothering_the_user(deputy: Deputy) -> None:
+    failures = iter([ModelUnavailable("timeout", "The language model didn't answer in time.")])
+
+    def flaky(messages: Messages, tools: list) -> ModelReply:
+        for failure in failures:
+            raise failure
+        return text("Done.")
+
+    runner = deputy.runner(flaky)
+    goal = deputy.new_goal("say done")
+    assert runner.run_step(goal.id, 0) is StepOutcome.retrying
+    assert runner.run_step(goal.id, 0) is StepOutcome.finished
+    assert [m.text for m in deputy.sent()] == ["Done."]
+    assert deputy.goals.get(goal.id).model_attempts == 0
+
+
+def test_a_model_that_never_finishes_is_stopped_with_a_clear_message(deputy: Deputy) -> None:
+    runner = deputy.runner(
+        lambda m, t: tool_call("update_plan", steps=[{"title": "Think about it"}]), RunnerLimits(max_steps=3)
+    )
+    goal = deputy.new_goal()
+    outcome, step = runner.run_step(goal.id, 0), 0
+    for _ in range(10):
+        if outcome is StepOutcome.finished:
+            break
+        step = deputy.dispatch.steps[-1][1]
+        outcome = runner.run_step(goal.id, step)
+    assert outcome is StepOutcome.finished
+
+    [message] = deputy.sent()
+    assert "3 steps" in message.text and "/retry" in message.text
+    assert deputy.goals.get(goal.id).status is GoalStatus.failed
+    assert len(deputy.model.calls) == 3
+
+
+# -- the transcript ---------------------------------------------------------------------
+
+
+def test_a_multi_call_turn_keeps_the_transcript_valid_for_openai(deputy: Deputy) -> None:
+    """update_plan + send_email in one reply: both calls are answered, in the same turn."""
+
+    def model(messages: Messages, tools: list) -> ModelReply:
+        if last_message(messages)["role"] == "user":
+            return tool_calls(("update_plan", {"steps": [{"title": "Email Alice", "status": "doing"}]}), ("send_email", EMAIL))
+        return tool_call("reply", text="Emailed Alice.")
+
+    runner, goal = start_email_goal(deputy, model)
+    acting = deputy.goals.get(goal.id)
+    assert [s.title for s in acting.plan] == ["Email Alice"]
+    [record] = deputy.stored_actions()
+    deputy.actions.transition(record.action.id, (ActionState.submitted,), ActionState.succeeded, outcome="Email sent.")
+
+    assert runner.run_step(goal.id, 1) is StepOutcome.continued
+    assert runner.run_step(goal.id, 2) is StepOutcome.finished
+
+    for request in deputy.requests():
+        assert_tool_calls_answered(request)
+    final = deputy.goals.get(goal.id)
+    assert_tool_calls_answered(final.messages)
+    turn = next(m for m in final.messages if m.get("tool_calls") and len(m["tool_calls"]) == 2)
+    results = final.messages[final.messages.index(turn) + 1 : final.messages.index(turn) + 3]
+    assert [r["content"] for r in results] == ["Plan saved.", "Email sent."]
+    assert final.status is GoalStatus.done

@@ -1,0 +1,59 @@
+"""`deputy run` with nothing configured: a newcomer's first goal works end to end."""
+
+from __future__ import annotations
+
+import mailbox
+import os
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+from deputy.local import free_port
+from deputy.testing import ChatUser, wait_for
+
+
+def test_deputy_run_with_nothing_configured_sends_an_approved_email(tmp_path: Path) -> None:
+    port = free_port()
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("DEPUTY_", "TELEGRAM_", "OPENAI_", "REDIS_"))}
+    env.update(DEPUTY_CHAT_PORT=str(port), DEPUTY_DATA_DIR=str(tmp_path / "data"), PYTHONUNBUFFERED="1")
+    log = tmp_path / "run.log"
+    with open(log, "wb") as out:
+        process = subprocess.Popen(
+            [sys.executable, "-m", "deputy", "run"], env=env, stdout=out, stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
+    try:
+        wait_for(lambda: f"http://127.0.0.1:{port}" in log.read_text(), timeout=60, what="the printed address")
+        user = ChatUser(f"http://127.0.0.1:{port}", 1, "Demo")
+        wait_for(lambda: _bot_ready(user), timeout=30, what="the bot")
+
+        sent = user.send("email alice@example.org that I'll be 10 minutes late")
+        card = user.wait_for_card(after=sent, timeout=30)
+        assert "To: alice@example.org" in card["text"] and "10 minutes late" in card["text"]
+        user.press(card["message_id"], button="Approve")
+        done = user.wait_for_bot(lambda m: m["text"].startswith("Done."), after=card["message_id"], timeout=30)
+        assert "alice@example.org" in done["text"]
+
+        box = mailbox.Maildir(tmp_path / "data" / "mail" / "alice@example.org", create=False)
+        assert len(list(box)) == 1
+        assert (tmp_path / "data" / "secret").exists()
+
+        # Anything the demo brain does not understand gets an honest pointer to a real model.
+        sent = user.send("find me a cheap flight to Lisbon")
+        answer = user.wait_for_bot(lambda m: "demo brain" in m["text"], after=sent, timeout=30)
+        assert "OPENAI_API_KEY" in answer["text"]
+    finally:
+        os.killpg(process.pid, signal.SIGTERM)
+        process.wait(timeout=30)
+    assert process.returncode == 0, log.read_text()[-3000:]
+
+
+def _bot_ready(user: ChatUser) -> bool:
+    import httpx
+
+    try:
+        commands = httpx.post(user._http.base_url.join("/botx/getMyCommands"), timeout=2).json()
+    except (httpx.HTTPError, ValueError):
+        return False
+    return bool(commands.get("result"))
