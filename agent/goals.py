@@ -68,6 +68,7 @@ class Goal(BaseModel):
     text: str
     status: GoalStatus = GoalStatus.running
     step: int = 0
+    steps_base: int = Field(default=0, description="Where the step budget restarts after /retry or an answer.")
     messages: list[dict[str, Any]] = Field(default_factory=list)
     plan: list[PlanStep] = Field(default_factory=list)
     pending_calls: list[ToolCall] = Field(default_factory=list)

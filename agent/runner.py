@@ -171,7 +171,7 @@ class GoalRunner:
     # -- the model ----------------------------------------------------------------------
 
     def _call_model(self, goal: Goal) -> StepOutcome:
-        if goal.step >= self._limits.max_steps:
+        if goal.step - goal.steps_base >= self._limits.max_steps:
             return self._fail(
                 goal,
                 f"I stopped working on this goal after {self._limits.max_steps} steps without finishing, "

@@ -73,6 +73,7 @@ class Handlers:
                 return None
             goal.status, goal.error, goal.model_attempts = GoalStatus.running, None, 0
             goal.step += 1
+            goal.steps_base = goal.step
             goal.updated_at = self._s.clock()
             return goal
 
@@ -128,6 +129,7 @@ class Handlers:
             goal.messages.append({"role": "user", "content": text})
             goal.status = GoalStatus.running
             goal.step += 1
+            goal.steps_base = goal.step  # a conversation with the user is not a runaway loop
             goal.updated_at = self._s.clock()
             return goal
 

@@ -11,6 +11,7 @@ from connectors.base import (
     ConnectorUnavailable,
     EffectClass,
     OperationSpec,
+    RiskTag,
 )
 
 __all__ = [
@@ -20,4 +21,5 @@ __all__ = [
     "ConnectorUnavailable",
     "EffectClass",
     "OperationSpec",
+    "RiskTag",
 ]

@@ -64,6 +64,20 @@ class ConnectorRejected(ConnectorError):
     retryable = False
 
 
+class RiskTag(str, Enum):
+    """What else an operation does that the guard must weigh, beyond its effect class."""
+
+    delete = "delete"
+    share = "share"
+    irreversible = "irreversible"
+    reveal_credential = "reveal_credential"
+    disable_2fa = "disable_2fa"
+    change_password = "change_password"
+    change_recovery = "change_recovery"
+    forwarding_rule = "forwarding_rule"
+    navigation = "navigation"
+
+
 class OperationSpec(BaseModel):
     """Describes one operation a connector offers, for the agent and the guard."""
 
@@ -75,3 +89,5 @@ class OperationSpec(BaseModel):
     description: str
     target_argument: str | None = None
     """Which argument names the target of the effect (e.g. "to" for an email)."""
+    tags: frozenset[RiskTag] = frozenset()
+    """Further risks (deleting, sharing, account takeover...) the guard weighs."""

@@ -30,6 +30,15 @@ end
 return false
 """
 
+# One script, so a crash can never leave a record without its state.
+_SUBMIT = """
+if redis.call('HEXISTS', KEYS[1], 'state') == 1 then return 0 end
+redis.call('HSETNX', KEYS[1], 'record', ARGV[1])
+redis.call('HSET', KEYS[1], 'state', 'submitted')
+redis.call('EXPIRE', KEYS[1], ARGV[2])
+return 1
+"""
+
 
 class ActionRecord(BaseModel):
     action: Action
@@ -42,15 +51,13 @@ class ActionStore:
     def __init__(self, redis: Redis) -> None:
         self._redis = redis
         self._transition = redis.register_script(_TRANSITION)
+        self._submit = redis.register_script(_SUBMIT)
 
     def submit(self, action: Action) -> bool:
         """Store a new action as `submitted`; False if this id was stored before."""
-        key = _KEY.format(action.id)
-        created = self._redis.hsetnx(key, "record", action.model_dump_json())
-        if created:
-            self._redis.hset(key, "state", ActionState.submitted.value)
-            self._redis.expire(key, _RETENTION_SECONDS)
-        return bool(created)
+        return bool(
+            self._submit(keys=[_KEY.format(action.id)], args=[action.model_dump_json(), _RETENTION_SECONDS])
+        )
 
     def get(self, action_id: str) -> ActionRecord | None:
         record, state, outcome, approval_id = self._redis.hmget(

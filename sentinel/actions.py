@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import hashlib
 import json
+from decimal import Decimal
 from enum import Enum
 from typing import Any
 
 from pydantic import BaseModel, Field
 
-from connectors.base import EffectClass
+from connectors.base import EffectClass, RiskTag
 
 
 class Action(BaseModel):
@@ -23,13 +24,22 @@ class Action(BaseModel):
     effect: EffectClass
     arguments: dict[str, Any]
     targets: list[str] = Field(default_factory=list, description="Recipients, domains or merchants.")
+    tags: list[RiskTag] = Field(default_factory=list)
+    amount: Decimal | None = None
+    currency: str | None = None
     tool_call_id: str
     created_at: float
 
     def fingerprint(self) -> str:
         """Digest of exactly what would happen; an approval is valid only for this value."""
         canonical = json.dumps(
-            {"connector": self.connector, "operation": self.operation, "arguments": self.arguments},
+            {
+                "connector": self.connector,
+                "operation": self.operation,
+                "arguments": self.arguments,
+                "amount": None if self.amount is None else str(self.amount),
+                "currency": self.currency,
+            },
             sort_keys=True,
             separators=(",", ":"),
             ensure_ascii=False,

@@ -78,6 +78,8 @@ class ApprovalSigner:
 
     def verify(self, data: str, user_id: int) -> tuple[str, Choice]:
         """The approval id and choice in `data`, if it was signed for `user_id`."""
+        if not data.isascii():
+            raise ForgedPress("not an approval button")  # real button data is always ASCII
         parts = data.split(":")
         if len(parts) != 4 or parts[0] != _PREFIX:
             raise ForgedPress("not an approval button")
@@ -101,6 +103,7 @@ local owner = redis.call('HGET', KEYS[1], 'user_id')
 if not owner then return {'not_found'} end
 if owner ~= ARGV[1] then return {'not_owner'} end
 local status = redis.call('HGET', KEYS[1], 'status')
+if status == 'expired' then return {'expired', 'expired'} end
 if status ~= 'pending' then return {'already_decided', status} end
 if tonumber(ARGV[3]) > tonumber(redis.call('HGET', KEYS[1], 'expires_at')) then
   redis.call('HSET', KEYS[1], 'status', 'expired')

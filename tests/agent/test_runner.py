@@ -9,8 +9,11 @@ is one the OpenAI API accepts.
 
 from __future__ import annotations
 
+import asyncio
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from types import SimpleNamespace
+from typing import Any
 
 import pytest
 from redis import Redis
@@ -18,7 +21,16 @@ from redis import Redis
 from agent.goals import Goal, GoalStatus, GoalStore
 from agent.model import ModelReply, ModelUnavailable, ToolCall
 from agent.runner import GoalRunner, RunnerLimits, StepOutcome
-from agent.testing import FunctionModel, last_message, message_text, text, tool_call, tool_calls
+from agent.testing import (
+    FunctionModel,
+    last_message,
+    message_text,
+    text,
+    tool_call,
+    tool_calls,
+)
+from bot.handlers import Handlers
+from bot.services import BotServices
 from connectors.base import EffectClass
 from deputy.ids import new_id
 from deputy.outbox import OUTBOX_STREAM, Outbox, OutboxMessage
@@ -59,7 +71,8 @@ class Deputy:
     dispatch: RecordingDispatch
     model: FunctionModel | None = None
 
-    def runner(self, fn: Callable[[Messages, list], ModelReply], limits: RunnerLimits = RunnerLimits()) -> GoalRunner:
+    def runner(self, fn: Callable[[Messages, list], ModelReply], limits: RunnerLimits | None = None) -> GoalRunner:
+        limits = limits or RunnerLimits()
         self.model = FunctionModel(fn)
         return GoalRunner(
             self.goals, self.actions, self.model, Outbox(self.redis), self.dispatch, clock=lambda: NOW, limits=limits
@@ -132,7 +145,7 @@ def start_email_goal(deputy: Deputy, fn=email_then_report) -> tuple[GoalRunner, 
 
 
 def test_an_email_from_the_model_becomes_one_submitted_action(deputy: Deputy) -> None:
-    runner, goal = start_email_goal(deputy)
+    _, goal = start_email_goal(deputy)
 
     [record] = deputy.stored_actions()
     assert record.state is ActionState.submitted
@@ -354,3 +367,40 @@ def test_a_multi_call_turn_keeps_the_transcript_valid_for_openai(deputy: Deputy)
     results = final.messages[final.messages.index(turn) + 1 : final.messages.index(turn) + 3]
     assert [r["content"] for r in results] == ["Plan saved.", "Email sent."]
     assert final.status is GoalStatus.done
+
+
+class _ChatMessage:
+    """Just enough of a Telegram message for a command handler to answer it."""
+
+    def __init__(self) -> None:
+        self.replies: list[str] = []
+
+    async def reply_text(self, text: str) -> None:
+        self.replies.append(text)
+
+
+def send_retry_command(redis: Redis) -> list[str]:
+    """The user sends /retry: runs the bot's real handler; returns what the bot answered."""
+    message = _ChatMessage()
+    update = SimpleNamespace(effective_user=SimpleNamespace(id=USER), effective_message=message)
+    asyncio.run(Handlers(BotServices.create(redis, "secret", None)).retry(update, None))
+    return message.replies
+
+
+def test_retry_after_the_step_limit_lets_the_goal_continue(deputy: Deputy) -> None:
+    """The limit message promises '/retry to let me continue'; /retry must buy another round of steps."""
+    replies = iter([tool_call("update_plan", steps=[{"title": "Think"}])] * 2)
+    runner = deputy.runner(lambda m, t: next(replies, text("Finished after all.")), RunnerLimits(max_steps=2))
+    goal = deputy.new_goal()
+    runner.run_step(goal.id, 0)
+    runner.run_step(goal.id, 1)
+    assert runner.run_step(goal.id, 2) is StepOutcome.finished
+    assert deputy.goals.get(goal.id).status is GoalStatus.failed
+
+    assert send_retry_command(deputy.redis)[0].startswith("Trying again")
+    restarted = deputy.goals.get(goal.id)
+    assert restarted.status is GoalStatus.running
+    runner.run_step(goal.id, restarted.step)
+    assert len(deputy.model.calls) == 3, "after /retry the model must be asked again"
+    assert deputy.sent()[-1].text == "Finished after all."
+    assert deputy.goals.get(goal.id).status is GoalStatus.done

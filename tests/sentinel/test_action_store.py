@@ -122,12 +122,6 @@ def test_racing_claims_have_exactly_one_winner(redis: Redis, store: ActionStore)
     assert store.get(ACTION_ID).state is ActionState.executing
 
 
-@pytest.mark.xfail(
-    strict=True,
-    raises=AssertionError,
-    reason="submit() writes the record and the state in two commands; after a crash between them "
-    "the action is invisible (get() is None) and every retry's submit() returns False",
-)
 def test_a_submit_interrupted_after_the_record_is_completed_by_the_retry(redis: Redis, store: ActionStore) -> None:
     """A worker killed between submit's two writes must not leave the goal's email stuck forever."""
     action = make_action()

@@ -1,0 +1,176 @@
+"""Provenance (taint) tracking: where did each value in an action come from?
+
+Values that matter for safety (email addresses and their domains, URLs and domains,
+account numbers, phone numbers, amounts) are pulled out of an action's targets and
+payload and traced against what the goal has seen:
+
+- **trusted**: the user typed it (their messages for this goal) or it is in their
+  contacts or settings;
+- **tainted**: it appeared only in untrusted content (an email, a web page, an API body),
+  and the origin is named so the card can say so;
+- **unverified**: it appears nowhere the user or the outside world put it, so the model
+  made it up (or rebuilt it from pieces). Neither kind may be auto-approved.
+
+Pure functions; the executor assembles the inputs from Redis.
+"""
+
+from __future__ import annotations
+
+import re
+from decimal import Decimal, InvalidOperation
+from enum import Enum
+from typing import Any, Iterable
+
+from pydantic import BaseModel, Field
+
+MAX_ITEM_CHARS = 20_000
+
+_EMAIL = re.compile(r"[A-Za-z0-9.!#$%&'*+/=?^_`{|}~-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+")
+_URL = re.compile(r"\b(?:https?|ftp)://[^\s<>\"')\]]+", re.IGNORECASE)
+_DOMAIN = re.compile(r"\b(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,24}\b", re.IGNORECASE)
+_IBAN = re.compile(r"\b[A-Z]{2}\d{2}(?:\s?[A-Z0-9]){11,30}\b")
+_ACCOUNT = re.compile(r"\b\d{6,20}\b")
+_PHONE = re.compile(r"\+\d[\d\s().-]{7,18}\d")
+_AMOUNT = re.compile(r"(?<![\w.])\d{1,3}(?:[,\s]\d{3})*(?:\.\d+)?(?![\w])|(?<![\w.])\d+(?:\.\d+)?(?![\w])")
+
+
+class Trust(str, Enum):
+    trusted = "trusted"
+    tainted = "tainted"
+    unverified = "unverified"
+
+
+class UntrustedItem(BaseModel):
+    origin: str = Field(description='Where it came from, e.g. "an email from x@y.example".')
+    text: str
+    at: float
+
+
+class ProvenanceContext(BaseModel):
+    trusted_texts: list[str] = Field(default_factory=list, description="The user's own words and settings.")
+    contacts: list[str] = Field(default_factory=list)
+    untrusted: list[UntrustedItem] = Field(default_factory=list)
+
+
+class TracedValue(BaseModel):
+    kind: str
+    value: str
+    argument: str
+    trust: Trust
+    origins: list[str] = Field(default_factory=list)
+
+    def explain(self) -> str:
+        if self.trust is Trust.tainted:
+            return f"{self.value} appeared in {', '.join(self.origins)}, not in anything you wrote"
+        return f"{self.value} did not come from you or your contacts"
+
+
+def _norm(value: str) -> str:
+    return value.strip().strip(".,;:").lower()
+
+
+def _domain_of(value: str) -> str | None:
+    if "@" in value:
+        return value.rsplit("@", 1)[1].lower()
+    match = re.match(r"^[a-z][a-z0-9+.-]*://(?:[^@/]*@)?([^/:?#]+)", value.strip(), re.IGNORECASE)
+    return match.group(1).lower().rstrip(".") if match else None
+
+
+def _amount(value: str) -> Decimal | None:
+    try:
+        return Decimal(value.replace(",", "").replace(" ", ""))
+    except InvalidOperation:
+        return None
+
+
+def values_in(text: str) -> list[tuple[str, str]]:
+    """The safety-relevant values in free text, as (kind, value) pairs."""
+    found: list[tuple[str, str]] = []
+    for match in _URL.finditer(text):
+        found.append(("url", match.group(0).rstrip(".,;:")))
+    for match in _EMAIL.finditer(text):
+        found.append(("email", match.group(0)))
+    for match in _IBAN.finditer(text):
+        found.append(("account", match.group(0).replace(" ", "")))
+    for match in _PHONE.finditer(text):
+        found.append(("phone", re.sub(r"[^\d+]", "", match.group(0))))
+    return found
+
+
+class _Corpus:
+    """A searchable view of one body of text (lowercased, with digits-only forms)."""
+
+    def __init__(self, texts: Iterable[str]) -> None:
+        self.text = "\n".join(t[:MAX_ITEM_CHARS] for t in texts).lower()
+        self.compact = re.sub(r"[\s-]", "", self.text)
+        self.digits = re.sub(r"[^\d+]", "", self.text)
+        self.amounts = {a for m in _AMOUNT.finditer(self.text) if (a := _amount(m.group(0))) is not None}
+        self.domains = {d.lower().rstrip(".") for d in _DOMAIN.findall(self.text)}
+        self.domains |= {e.rsplit("@", 1)[1].lower() for e in _EMAIL.findall(self.text)}
+
+    def contains(self, kind: str, value: str) -> bool:
+        needle = _norm(value)
+        if kind == "amount":
+            amount = _amount(value)
+            return amount is not None and amount in self.amounts
+        if kind == "domain":
+            return needle in self.domains
+        if kind == "phone":
+            return len(needle) > 6 and re.sub(r"[^\d+]", "", needle) in self.digits
+        if kind == "account":
+            return re.sub(r"[\s-]", "", needle) in self.compact
+        return needle in self.text
+
+
+def trace_value(kind: str, value: str, argument: str, context: ProvenanceContext) -> TracedValue:
+    trusted = _Corpus([*context.trusted_texts, *context.contacts])
+    if trusted.contains(kind, value):
+        return TracedValue(kind=kind, value=value, argument=argument, trust=Trust.trusted)
+    origins = [item.origin for item in context.untrusted if _Corpus([item.text]).contains(kind, value)]
+    trust = Trust.tainted if origins else Trust.unverified
+    return TracedValue(kind=kind, value=value, argument=argument, trust=trust, origins=sorted(set(origins)))
+
+
+def trace_action(
+    targets: list[str], arguments: dict[str, Any], amount: Decimal | None, context: ProvenanceContext
+) -> list[TracedValue]:
+    """Trace the action's targets, amount and the sensitive values inside its payload."""
+    traced: list[TracedValue] = []
+    seen: set[tuple[str, str]] = set()
+
+    def add(kind: str, value: str, argument: str) -> None:
+        key = (kind, _norm(value))
+        if key not in seen:
+            seen.add(key)
+            traced.append(trace_value(kind, value, argument, context))
+
+    for target in targets:
+        kind = "email" if _EMAIL.fullmatch(target.strip()) else ("url" if "://" in target else "name")
+        if kind == "url":
+            # For a web target, what must be traceable is the site, not every path on it.
+            domain = _domain_of(target)
+            add("domain", domain or target, "target")
+        elif kind == "email":
+            add("email", target, "target")
+        else:
+            add("name", target, "target")
+    if amount is not None:
+        add("amount", str(amount), "amount")
+    for name, value in _strings(arguments):
+        for kind, found in values_in(value):
+            if kind == "url":
+                add("domain", _domain_of(found) or found, name)
+            else:
+                add(kind, found, name)
+    return traced
+
+
+def _strings(value: Any, path: str = "") -> Iterable[tuple[str, str]]:
+    if isinstance(value, str):
+        yield path or "value", value
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            yield from _strings(item, f"{path}.{key}" if path else str(key))
+    elif isinstance(value, (list, tuple)):
+        for item in value:
+            yield from _strings(item, path)

@@ -1,0 +1,265 @@
+"""Crash recovery: in-flight units, leases and the watchdog, on real RQ queues.
+
+What a user relies on: if the worker running their goal dies, the goal is picked up again
+within seconds, exactly once, and a goal that keeps killing workers is eventually given
+up (with a message) instead of looping forever. Healthy work is never duplicated.
+"""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+from redis import Redis
+from rq import Queue
+from rq.job import Job, JobStatus
+from rq.serializers import JSONSerializer
+
+from deputy.testing import wait_for
+from workers.dispatch import STEP_FUNC, RQDispatch, goal_unit, make_queues
+from workers.inflight import Inflight, Lease, Registration, Watchdog, lease_held
+from workers.payloads import AGENT_QUEUE
+
+LEASE_TTL = 10.0
+GOAL = "g_watched"
+UNIT = goal_unit(GOAL)
+
+
+class Clock:
+    """A clock the test moves by hand."""
+
+    def __init__(self, now: float = 1_700_000_000.0) -> None:
+        self.now = now
+
+    def __call__(self) -> float:
+        return self.now
+
+    def advance(self, seconds: float) -> None:
+        self.now += seconds
+
+
+@pytest.fixture
+def clock() -> Clock:
+    return Clock()
+
+
+@pytest.fixture
+def queues(redis: Redis) -> dict[str, Queue]:
+    return make_queues(redis)
+
+
+@pytest.fixture
+def inflight(redis: Redis) -> Inflight:
+    return Inflight(redis)
+
+
+@pytest.fixture
+def given_up() -> list[Registration]:
+    return []
+
+
+@pytest.fixture
+def watchdog(redis: Redis, queues: dict[str, Queue], clock: Clock, given_up: list[Registration]) -> Watchdog:
+    return make_watchdog(redis, queues, clock, given_up)
+
+
+def make_watchdog(
+    redis: Redis, queues: dict[str, Queue], clock: Clock, given_up: list[Registration], max_attempts: int = 5
+) -> Watchdog:
+    return Watchdog(redis, queues, LEASE_TTL, on_give_up=given_up.append, max_attempts=max_attempts, clock=clock)
+
+
+@pytest.fixture
+def registration(redis: Redis, clock: Clock, inflight: Inflight) -> Registration:
+    """A goal step dispatched the normal way: registered, then enqueued on `agent`."""
+    RQDispatch(redis, clock=clock).step(GOAL, 3)
+    return inflight.get(UNIT)
+
+
+def mark_started(redis: Redis, job_id: str) -> None:
+    """What a worker does when it picks the job up; if it then dies, the job stays `started`."""
+    Job.fetch(job_id, connection=redis, serializer=JSONSerializer).set_status(JobStatus.STARTED)
+
+
+def kill_and_wait_out(watchdog: Watchdog, clock: Clock) -> list[str]:
+    """First sweep notices the dead unit; the next, a lease period later, acts."""
+    assert watchdog.sweep() == []
+    clock.advance(LEASE_TTL)
+    return watchdog.sweep()
+
+
+# -- the watchdog -----------------------------------------------------------------------
+
+
+def test_a_queued_unit_is_left_alone(
+    watchdog: Watchdog, clock: Clock, registration: Registration, inflight: Inflight, queues: dict[str, Queue]
+) -> None:
+    """Work waiting for a free worker is not dead, however long it waits."""
+    for _ in range(3):
+        assert watchdog.sweep() == []
+        clock.advance(LEASE_TTL * 10)
+    assert inflight.get(UNIT) == registration
+    assert queues[AGENT_QUEUE].job_ids == [registration.job_id]
+
+
+def test_a_started_unit_without_a_lease_is_revived_after_a_lease_period(
+    redis: Redis, watchdog: Watchdog, clock: Clock, registration: Registration, inflight: Inflight,
+    queues: dict[str, Queue],
+) -> None:
+    mark_started(redis, registration.job_id)
+
+    assert watchdog.sweep() == [], "a job may be between its start and taking its lease"
+    clock.advance(LEASE_TTL - 0.5)
+    assert watchdog.sweep() == []
+    clock.advance(0.5)
+    assert watchdog.sweep() == [UNIT]
+
+    revived = inflight.get(UNIT)
+    assert revived.job_id != registration.job_id
+    assert revived.attempts == registration.attempts + 1
+    assert (revived.queue, revived.func) == (AGENT_QUEUE, STEP_FUNC)
+    assert revived.payload == registration.payload == {"schema_version": 1, "goal_id": GOAL, "step": 3}
+    assert revived.job_id in queues[AGENT_QUEUE].job_ids
+    job = Job.fetch(revived.job_id, connection=redis, serializer=JSONSerializer)
+    assert (job.func_name, list(job.args), job.get_status()) == (STEP_FUNC, [registration.payload], JobStatus.QUEUED)
+
+
+def test_a_unit_whose_job_never_reached_the_queue_is_revived(
+    watchdog: Watchdog, clock: Clock, inflight: Inflight, queues: dict[str, Queue]
+) -> None:
+    """Registered, then the dispatcher died before enqueueing: the work still happens."""
+    inflight.register(
+        Registration(
+            unit=UNIT, queue=AGENT_QUEUE, func=STEP_FUNC, payload={"goal_id": GOAL, "step": 0},
+            job_id="s-g_watched-0-deadbeef", registered_at=clock(),
+        )
+    )
+    assert kill_and_wait_out(watchdog, clock) == [UNIT]
+    assert queues[AGENT_QUEUE].job_ids == [inflight.get(UNIT).job_id]
+
+
+def test_a_unit_with_a_live_lease_is_left_alone(
+    redis: Redis, watchdog: Watchdog, clock: Clock, registration: Registration, inflight: Inflight
+) -> None:
+    """A slow but alive job keeps its unit, even long after it started."""
+    mark_started(redis, registration.job_id)
+    with Lease(redis, UNIT, ttl=30) as held:
+        assert held
+        for _ in range(3):
+            assert watchdog.sweep() == []
+            clock.advance(LEASE_TTL * 10)
+    assert inflight.get(UNIT) == registration
+
+
+def test_a_lease_that_comes_back_restarts_the_grace_period(
+    redis: Redis, watchdog: Watchdog, clock: Clock, registration: Registration
+) -> None:
+    mark_started(redis, registration.job_id)
+    assert watchdog.sweep() == []
+    with Lease(redis, UNIT, ttl=30):
+        clock.advance(LEASE_TTL)
+        assert watchdog.sweep() == []
+    # Dead only from now on: one full lease period must pass again.
+    assert watchdog.sweep() == []
+    clock.advance(LEASE_TTL / 2)
+    assert watchdog.sweep() == []
+    clock.advance(LEASE_TTL / 2)
+    assert watchdog.sweep() == [UNIT]
+
+
+def test_a_unit_handed_to_a_new_job_gets_a_fresh_grace_period(
+    redis: Redis, watchdog: Watchdog, clock: Clock, registration: Registration, inflight: Inflight
+) -> None:
+    mark_started(redis, registration.job_id)
+    assert watchdog.sweep() == []
+    # The step finished and enqueued its successor (which a worker has just started).
+    RQDispatch(redis, clock=clock).step(GOAL, 4)
+    successor = inflight.get(UNIT)
+    mark_started(redis, successor.job_id)
+    clock.advance(LEASE_TTL)
+    assert watchdog.sweep() == []
+    assert inflight.get(UNIT) == successor
+
+
+def test_two_watchdogs_revive_a_dead_unit_once(
+    redis: Redis, queues: dict[str, Queue], clock: Clock, registration: Registration, inflight: Inflight,
+    given_up: list[Registration],
+) -> None:
+    first, second = (make_watchdog(redis, queues, clock, given_up) for _ in range(2))
+    mark_started(redis, registration.job_id)
+    assert first.sweep() == [] and second.sweep() == []
+    clock.advance(LEASE_TTL)
+
+    assert first.sweep() + second.sweep() == [UNIT]
+    revived = inflight.get(UNIT)
+    assert revived.attempts == 1
+    assert [j for j in queues[AGENT_QUEUE].job_ids if j != registration.job_id] == [revived.job_id]
+
+
+def test_a_unit_that_keeps_dying_is_given_up_once(
+    redis: Redis, queues: dict[str, Queue], clock: Clock, registration: Registration, inflight: Inflight,
+    given_up: list[Registration],
+) -> None:
+    first, second = (make_watchdog(redis, queues, clock, given_up, max_attempts=2) for _ in range(2))
+    for attempt in (1, 2):
+        mark_started(redis, inflight.get(UNIT).job_id)
+        assert first.sweep() == [] and second.sweep() == []
+        clock.advance(LEASE_TTL)
+        assert first.sweep() + second.sweep() == [UNIT]
+        assert inflight.get(UNIT).attempts == attempt
+    assert given_up == []
+
+    last = inflight.get(UNIT)
+    mark_started(redis, last.job_id)
+    assert first.sweep() == [] and second.sweep() == []
+    clock.advance(LEASE_TTL)
+    assert first.sweep() + second.sweep() == []
+
+    assert given_up == [last]
+    assert inflight.get(UNIT) is None
+    jobs_before = queues[AGENT_QUEUE].count
+    clock.advance(LEASE_TTL * 10)
+    assert first.sweep() + second.sweep() == []
+    assert given_up == [last] and queues[AGENT_QUEUE].count == jobs_before
+
+
+# -- leases -----------------------------------------------------------------------------
+
+
+def test_a_lease_is_renewed_while_held_and_released_on_exit(redis: Redis) -> None:
+    ttl = 0.3
+    with Lease(redis, UNIT, ttl=ttl) as held:
+        assert held
+        started, renewals, last_pttl = time.monotonic(), 0, redis.pttl(f"deputy:lease:{UNIT}")
+
+        def renewed_past_ttl() -> bool:
+            nonlocal renewals, last_pttl
+            pttl = redis.pttl(f"deputy:lease:{UNIT}")
+            assert pttl > 0, "the lease lapsed while its holder was alive"
+            if pttl > last_pttl:
+                renewals += 1
+            last_pttl = pttl
+            return renewals >= 4 and time.monotonic() - started > 2 * ttl
+
+        wait_for(renewed_past_ttl, timeout=5, interval=0.01, what="lease renewals")
+        assert lease_held(redis, UNIT)
+    assert not lease_held(redis, UNIT)
+
+
+def test_a_lease_is_released_when_the_job_raises(redis: Redis) -> None:
+    with pytest.raises(RuntimeError), Lease(redis, UNIT, ttl=30):
+        raise RuntimeError("step crashed")
+    assert not lease_held(redis, UNIT)
+
+
+def test_a_held_unit_cannot_be_leased_twice(redis: Redis) -> None:
+    """Two jobs for the same goal: the second sees the lease and steps aside."""
+    with Lease(redis, UNIT, ttl=30) as first:
+        assert first
+        with Lease(redis, UNIT, ttl=30) as second:
+            assert not second
+        assert lease_held(redis, UNIT), "the loser's exit must not release the holder's lease"
+        with Lease(redis, goal_unit("g_other"), ttl=30) as other:
+            assert other, "leases are per unit"
+    with Lease(redis, UNIT, ttl=30) as again:
+        assert again
