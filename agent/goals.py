@@ -15,6 +15,7 @@ from pydantic import BaseModel, Field
 from redis import Redis
 
 from agent.model import ToolCall
+from sentinel.provenance import UntrustedItem
 
 _GOAL = "deputy:goal:{}"
 _USER_GOALS = "deputy:user:{}:goals"
@@ -73,6 +74,10 @@ class Goal(BaseModel):
     plan: list[PlanStep] = Field(default_factory=list)
     pending_calls: list[ToolCall] = Field(default_factory=list)
     pending_action_id: str | None = None
+    untrusted: list[UntrustedItem] = Field(
+        default_factory=list, description="Outside content this goal has seen, for provenance checks."
+    )
+    risk_notes: list[str] = Field(default_factory=list, description="Injection warnings on that content.")
     model_attempts: int = 0
     error: str | None = None
     prompt_tokens: int = 0

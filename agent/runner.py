@@ -18,11 +18,13 @@ from typing import Callable, Protocol
 
 from agent.goals import Goal, GoalStatus, GoalStore
 from agent.model import ChatModel, ModelError, ModelReply, ToolCall
-from agent.prompt import build_messages, tool_message
-from agent.tools import EMAIL_OPERATION, TOOL_SCHEMAS, ToolArgumentError, parse_email, parse_plan, parse_reply
+from agent.prompt import build_messages, tool_message, untrusted
+from agent.tools import INTERNAL_TOOLS, ToolArgumentError, call_arguments, parse_plan, parse_reply
+from connectors.catalog import Catalog, InvalidArguments, Operation
 from deputy.outbox import Outbox
-from sentinel.action_store import ActionStore
+from sentinel.action_store import ActionRecord, ActionStore
 from sentinel.actions import Action, ActionState
+from sentinel.provenance import MAX_ITEM_CHARS, UntrustedItem
 
 log = logging.getLogger(__name__)
 
@@ -47,6 +49,12 @@ class StepOutcome(str, Enum):
     finished = "finished"
 
 
+class ContentScanner(Protocol):
+    """Injection detection on outside content (`sentinel.detectors`): reasons, or none."""
+
+    def __call__(self, text: str, source: str) -> list[str]: ...
+
+
 @dataclass(frozen=True)
 class RunnerLimits:
     max_steps: int = 40
@@ -62,8 +70,10 @@ class GoalRunner:
         model: ChatModel,
         outbox: Outbox,
         dispatch: Dispatch,
+        catalog: Catalog,
         clock: Callable[[], float] = time.time,
         limits: RunnerLimits = RunnerLimits(),
+        scanner: ContentScanner | None = None,
     ) -> None:
         self._goals = goals
         self._actions = actions
@@ -72,6 +82,9 @@ class GoalRunner:
         self._dispatch = dispatch
         self._clock = clock
         self._limits = limits
+        self._catalog = catalog
+        self._scanner = scanner
+        self._tools = [*INTERNAL_TOOLS, *catalog.tool_schemas()]
 
     def run_step(self, goal_id: str, step: int) -> StepOutcome:
         goal = self._goals.get(goal_id)
@@ -96,35 +109,40 @@ class GoalRunner:
     def _resolve(self, goal: Goal, call: ToolCall) -> StepOutcome | None:
         """Handle one pending call; an outcome means the step ends here."""
         try:
-            if call.name == "send_email":
-                return self._submit_email(goal, call)
+            operation = self._catalog.get(call.name)
+            if operation is not None:
+                return self._submit(goal, call, operation)
             if call.name == "reply":
                 return self._reply(goal, call)
             if call.name == "update_plan":
                 goal.plan = parse_plan(call).steps
                 result = "Plan saved."
             else:
-                names = ", ".join(t["function"]["name"] for t in TOOL_SCHEMAS)
+                names = ", ".join(t["function"]["name"] for t in self._tools)
                 result = f"Error: there is no tool named {call.name!r}. Available tools: {names}."
-        except ToolArgumentError as exc:
+        except (ToolArgumentError, InvalidArguments) as exc:
             result = f"Error: {exc}"
         goal.messages.append(tool_message(call.id, result))
         goal.pending_calls.pop(0)
         return None
 
-    def _submit_email(self, goal: Goal, call: ToolCall) -> StepOutcome:
-        email = parse_email(call)
+    def _submit(self, goal: Goal, call: ToolCall, operation: Operation) -> StepOutcome:
+        args = operation.validate(call_arguments(call))
+        money = operation.amount(args) if operation.amount is not None else None
         action = Action(
             # Derived from the goal and the call so a re-run step re-submits the same action.
             id="a_" + hashlib.sha256(f"{goal.id}\x00{goal.step}\x00{call.id}".encode()).hexdigest()[:20],
             goal_id=goal.id,
             user_id=goal.user_id,
             chat_id=goal.chat_id,
-            connector=EMAIL_OPERATION.connector,
-            operation=EMAIL_OPERATION.operation,
-            effect=EMAIL_OPERATION.effect,
-            arguments=email.model_dump(mode="json"),
-            targets=list(email.to) + list(email.cc),
+            connector=operation.spec.connector,
+            operation=operation.spec.operation,
+            effect=operation.spec.effect,
+            tags=sorted(operation.spec.tags),
+            arguments=args.model_dump(mode="json"),
+            targets=operation.targets(args),
+            amount=money[0] if money else None,
+            currency=money[1] if money else None,
             tool_call_id=call.id,
             created_at=self._clock(),
         )
@@ -149,9 +167,20 @@ class GoalRunner:
             self._dispatch.idle(goal.id)
             return None
         call = goal.pending_calls.pop(0)
-        goal.messages.append(tool_message(call.id, record.outcome or record.state.value))
+        goal.messages.append(tool_message(call.id, self._observe(goal, record)))
         goal.status, goal.pending_action_id = GoalStatus.running, None
         return goal
+
+    def _observe(self, goal: Goal, record: ActionRecord) -> str:
+        """The tool result for the model; outside content is labelled and remembered."""
+        outcome = record.outcome or record.state.value
+        origin = record.untrusted_origin
+        if origin is None:
+            return outcome
+        goal.untrusted.append(UntrustedItem(origin=origin, text=outcome[:MAX_ITEM_CHARS], at=self._clock()))
+        if self._scanner is not None:
+            goal.risk_notes.extend(f"{origin}: {reason}" for reason in self._scanner(outcome, origin))
+        return untrusted(origin, outcome)
 
     def _reply(self, goal: Goal, call: ToolCall) -> StepOutcome:
         args = parse_reply(call)
@@ -179,7 +208,7 @@ class GoalRunner:
             )
         goal = self._checkpoint(goal)
         try:
-            reply = self._model.complete(build_messages(goal, self._clock()), TOOL_SCHEMAS)
+            reply = self._model.complete(build_messages(goal, self._clock()), self._tools)
         except ModelError as exc:
             log.warning("goal %s: model call failed: %s", goal.id, exc)
             goal.model_attempts += 1

@@ -1,7 +1,8 @@
-"""The tools the model may call, and how a call becomes an internal step or an `Action`.
+"""The agent's own tools (talking to the user, keeping the plan) and argument parsing.
 
-Every argument is validated here; a malformed call never reaches the guard or a connector
-(the model gets a tool error and may try again).
+Connector operations come from `connectors.catalog`. Every argument is validated before
+anything happens; a malformed call never reaches the guard or a connector (the model
+gets a tool error and may try again).
 """
 
 from __future__ import annotations
@@ -12,7 +13,6 @@ from pydantic import BaseModel, Field, ValidationError
 
 from agent.goals import PlanStep
 from agent.model import ToolCall
-from connectors.email import SEND_EMAIL, OutgoingEmail
 
 
 class ReplyArgs(BaseModel):
@@ -24,23 +24,7 @@ class PlanArgs(BaseModel):
     steps: list[PlanStep] = Field(max_length=30)
 
 
-TOOL_SCHEMAS: list[dict[str, Any]] = [
-    {
-        "type": "function",
-        "function": {
-            "name": "send_email",
-            "description": "Send an email from the user's account. The user is asked to approve it first.",
-            "parameters": {
-                "type": "object",
-                "properties": {
-                    "to": {"type": "array", "items": {"type": "string"}, "description": "Recipient addresses."},
-                    "subject": {"type": "string"},
-                    "body": {"type": "string", "description": "Plain-text body, written for the recipient."},
-                },
-                "required": ["to", "subject", "body"],
-            },
-        },
-    },
+INTERNAL_TOOLS: list[dict[str, Any]] = [
     {
         "type": "function",
         "function": {
@@ -98,17 +82,8 @@ def parse_plan(call: ToolCall) -> PlanArgs:
     return _validate(call, PlanArgs)
 
 
-def parse_email(call: ToolCall) -> OutgoingEmail:
-    raw = _arguments(call)
-    if isinstance(raw.get("to"), str):
-        raw["to"] = [raw["to"]]
-    try:
-        return OutgoingEmail.model_validate(raw)
-    except ValidationError as exc:
-        raise ToolArgumentError(_explain(exc)) from None
-
-
-EMAIL_OPERATION = SEND_EMAIL
+def call_arguments(call: ToolCall) -> dict[str, Any]:
+    return _arguments(call)
 
 
 def _arguments(call: ToolCall) -> dict[str, Any]:

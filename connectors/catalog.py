@@ -11,6 +11,7 @@ what the agent claimed about an action's effect.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from decimal import Decimal
 from typing import Any, Callable, Iterable
 
 from pydantic import BaseModel, ValidationError
@@ -31,6 +32,8 @@ class Operation:
     """For reads of outside content: a label for where the result came from."""
     schema: dict[str, Any] | None = None
     """Hand-written JSON schema for the model (small models do better with short ones)."""
+    amount: Callable[[BaseModel], tuple[Decimal, str] | None] | None = None
+    """For spending: the amount and currency the arguments commit to."""
 
     @property
     def name(self) -> str:

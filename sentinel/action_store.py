@@ -15,15 +15,17 @@ from sentinel.actions import Action, ActionState
 _KEY = "deputy:action:{}"
 _RETENTION_SECONDS = 30 * 24 * 3600
 
-# KEYS[1] action hash; ARGV: new state, outcome ('' keeps it), approval id ('' keeps it), allowed states...
+# KEYS[1] action hash; ARGV: new state, outcome, approval id, untrusted origin ('' keeps each),
+# then the allowed states.
 _TRANSITION = """
 local state = redis.call('HGET', KEYS[1], 'state')
 if not state then return false end
-for i = 4, #ARGV do
+for i = 5, #ARGV do
   if state == ARGV[i] then
     redis.call('HSET', KEYS[1], 'state', ARGV[1])
     if ARGV[2] ~= '' then redis.call('HSET', KEYS[1], 'outcome', ARGV[2]) end
     if ARGV[3] ~= '' then redis.call('HSET', KEYS[1], 'approval_id', ARGV[3]) end
+    if ARGV[4] ~= '' then redis.call('HSET', KEYS[1], 'untrusted_origin', ARGV[4]) end
     return state
   end
 end
@@ -45,6 +47,7 @@ class ActionRecord(BaseModel):
     state: ActionState
     outcome: str | None = None
     approval_id: str | None = None
+    untrusted_origin: str | None = None
 
 
 class ActionStore:
@@ -60,8 +63,8 @@ class ActionStore:
         )
 
     def get(self, action_id: str) -> ActionRecord | None:
-        record, state, outcome, approval_id = self._redis.hmget(
-            _KEY.format(action_id), "record", "state", "outcome", "approval_id"
+        record, state, outcome, approval_id, origin = self._redis.hmget(
+            _KEY.format(action_id), "record", "state", "outcome", "approval_id", "untrusted_origin"
         )
         if record is None or state is None:
             return None
@@ -70,6 +73,7 @@ class ActionStore:
             state=ActionState(state.decode()),
             outcome=outcome.decode() if outcome else None,
             approval_id=approval_id.decode() if approval_id else None,
+            untrusted_origin=origin.decode() if origin else None,
         )
 
     def transition(
@@ -80,10 +84,14 @@ class ActionStore:
         *,
         outcome: str | None = None,
         approval_id: str | None = None,
+        untrusted_origin: str | None = None,
     ) -> bool:
-        """Move to `to` only from one of `allowed_from`; True if this call made the move."""
+        """Move to `to` only from one of `allowed_from`; True if this call made the move.
+
+        `untrusted_origin` marks an outcome that carries outside content (and says whose).
+        """
         previous = self._transition(
             keys=[_KEY.format(action_id)],
-            args=[to.value, outcome or "", approval_id or "", *(s.value for s in allowed_from)],
+            args=[to.value, outcome or "", approval_id or "", untrusted_origin or "", *(s.value for s in allowed_from)],
         )
         return previous is not None

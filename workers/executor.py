@@ -24,13 +24,22 @@ from sentinel.actions import Action, ActionState
 from sentinel.approvals import ApprovalRequest, ApprovalSigner, ApprovalStatus, ApprovalStore
 from sentinel.audit import AuditLog
 from sentinel.cards import card_buttons, card_text
-from sentinel.policy import Decision, ReviewContext, Verdict, review
+from sentinel.policy import Decision, Risk, Verdict, review
 from workers.payloads import ActionJob
+from workers.review_context import ReviewContextBuilder
 
 log = logging.getLogger(__name__)
 
-# Runs one operation with its credentials; returns a short summary for the agent.
-ActionRunner = Callable[[Action, str], str]
+class ActionResult:
+    """What an operation produced: a summary for the agent, and whose content it carries."""
+
+    def __init__(self, summary: str, untrusted_origin: str | None = None) -> None:
+        self.summary = summary
+        self.untrusted_origin = untrusted_origin
+
+
+# Runs one operation with its credentials (idempotency key given); a str is a plain summary.
+ActionRunner = Callable[[Action, str], "str | ActionResult"]
 
 _PENDING = (ActionState.submitted, ActionState.awaiting_approval)
 
@@ -46,6 +55,7 @@ class Executor:
         signer: ApprovalSigner,
         dispatch: "ExecutorDispatch",
         runners: Mapping[str, ActionRunner],
+        contexts: ReviewContextBuilder,
         approval_ttl: float,
         clock: Callable[[], float] = time.time,
     ) -> None:
@@ -57,6 +67,7 @@ class Executor:
         self._signer = signer
         self._dispatch = dispatch
         self._runners = runners
+        self._contexts = contexts
         self._approval_ttl = approval_ttl
         self._clock = clock
 
@@ -74,9 +85,19 @@ class Executor:
         elif job.approval_id is not None:
             self._after_press(record, job)
 
+    def _review(self, action: Action, approved_fingerprint: str | None = None) -> Decision:
+        reviewed = self._contexts.authoritative(action)
+        if reviewed is None:
+            return Decision(
+                verdict=Verdict.deny,
+                reasons=[f"{action.connector}.{action.operation} is not an operation this Deputy offers."],
+                risk=Risk.high,
+            )
+        return review(reviewed, self._contexts.build(reviewed, approved_fingerprint))
+
     def _first_review(self, record: ActionRecord, job: ActionJob) -> None:
         action = record.action
-        decision = review(action, ReviewContext())
+        decision = self._review(action)
         self._audit_review(action, decision)
         if decision.verdict is Verdict.allow:
             self._execute(record, job, idempotency_key=action.id)
@@ -132,7 +153,7 @@ class Executor:
         elif status is ApprovalStatus.expired:
             self._finish(record, job, ActionState.expired, "The approval request expired; the action was not carried out.")
         else:
-            decision = review(record.action, ReviewContext(approved_fingerprint=request.fingerprint))
+            decision = self._review(record.action, request.fingerprint)
             self._audit_review(record.action, decision)
             if decision.verdict is Verdict.allow:
                 self._execute(record, job, idempotency_key=request.id)
@@ -147,12 +168,15 @@ class Executor:
         try:
             if runner is None:
                 raise ConnectorError(f"The {action.connector} connector is not set up on this Deputy.")
-            summary = runner(action, idempotency_key)
+            produced = runner(action, idempotency_key)
         except ConnectorError as exc:
             log.warning("action %s failed: %s", action.id, exc.user_message)
             self._finish(record, job, ActionState.failed, f"Failed: {exc.user_message}", claimed=True)
             return
-        self._finish(record, job, ActionState.succeeded, summary, claimed=True)
+        result = produced if isinstance(produced, ActionResult) else ActionResult(produced)
+        self._finish(
+            record, job, ActionState.succeeded, result.summary, claimed=True, untrusted_origin=result.untrusted_origin
+        )
 
     def _uncertain(self, record: ActionRecord, job: ActionJob) -> None:
         # A previous executor claimed this action and stopped before recording the result.
@@ -167,10 +191,16 @@ class Executor:
         )
 
     def _finish(
-        self, record: ActionRecord, job: ActionJob, state: ActionState, outcome: str, claimed: bool = False
+        self,
+        record: ActionRecord,
+        job: ActionJob,
+        state: ActionState,
+        outcome: str,
+        claimed: bool = False,
+        untrusted_origin: str | None = None,
     ) -> None:
         allowed = (ActionState.executing,) if claimed else _PENDING
-        if self._actions.transition(record.action.id, allowed, state, outcome=outcome):
+        if self._actions.transition(record.action.id, allowed, state, outcome=outcome, untrusted_origin=untrusted_origin):
             self._audit.append(
                 record.action.user_id, "action_" + state.value, self._clock(), action_id=record.action.id,
                 outcome=outcome[:500],
@@ -185,6 +215,7 @@ class Executor:
             self._dispatch.step(job.goal_id, job.step)
 
     def _audit_review(self, action: Action, decision: Decision) -> None:
+        untrusted = [v.explain() for v in decision.untrusted_values]
         self._audit.append(
             action.user_id,
             "review",
@@ -194,6 +225,7 @@ class Executor:
             targets=action.targets,
             verdict=decision.verdict.value,
             reasons=decision.reasons,
+            untrusted=untrusted,
         )
 
 

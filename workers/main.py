@@ -17,6 +17,7 @@ from rq.serializers import JSONSerializer
 from agent.goals import GoalStatus, GoalStore
 from agent.model import OpenAIChatModel
 from agent.runner import GoalRunner, RunnerLimits
+from connectors.default import default_catalog
 from connectors.email import OutgoingEmail, SmtpAccount, send_email
 from deputy.outbox import Outbox
 from deputy.settings import Settings
@@ -29,6 +30,7 @@ from workers.dispatch import RQDispatch, make_queues
 from workers.executor import ActionRunner, Executor
 from workers.inflight import Registration, Watchdog
 from workers.payloads import ACTIONS_QUEUE, AGENT_QUEUE
+from workers.review_context import ReviewContextBuilder
 
 log = logging.getLogger(__name__)
 
@@ -48,7 +50,13 @@ def build_runner(redis: Redis, settings: Settings) -> GoalRunner:
     delays = settings.retry_delays()
     limits = RunnerLimits(max_model_attempts=len(delays) + 1, retry_delays=delays or (1.0,))
     return GoalRunner(
-        GoalStore(redis), ActionStore(redis), build_model(settings), Outbox(redis), RQDispatch(redis), limits=limits
+        GoalStore(redis),
+        ActionStore(redis),
+        build_model(settings),
+        Outbox(redis),
+        RQDispatch(redis),
+        default_catalog(),
+        limits=limits,
     )
 
 
@@ -79,15 +87,17 @@ def email_runner(account: SmtpAccount) -> ActionRunner:
 def build_executor(redis: Redis, settings: Settings) -> Executor:
     account = email_account(settings)
     runners = {"email.send_email": email_runner(account)} if account else {}
+    goals = GoalStore(redis)
     return Executor(
         ActionStore(redis),
         ApprovalStore(redis),
-        GoalStore(redis),
+        goals,
         Outbox(redis),
         AuditLog(redis),
         ApprovalSigner(settings.secret_value()),
         RQDispatch(redis),
         runners,
+        ReviewContextBuilder(redis, goals, default_catalog()),
         approval_ttl=settings.approval_ttl_seconds,
     )
 

@@ -16,6 +16,8 @@ from types import SimpleNamespace
 from typing import Any
 
 import pytest
+
+from connectors.default import default_catalog
 from redis import Redis
 
 from agent.goals import Goal, GoalStatus, GoalStore
@@ -75,7 +77,14 @@ class Deputy:
         limits = limits or RunnerLimits()
         self.model = FunctionModel(fn)
         return GoalRunner(
-            self.goals, self.actions, self.model, Outbox(self.redis), self.dispatch, clock=lambda: NOW, limits=limits
+            self.goals,
+            self.actions,
+            self.model,
+            Outbox(self.redis),
+            self.dispatch,
+            default_catalog(),
+            clock=lambda: NOW,
+            limits=limits,
         )
 
     def new_goal(self, text: str = GOAL_TEXT) -> Goal:

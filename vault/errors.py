@@ -1,0 +1,57 @@
+"""Failures of the vault and of payment tokens: one root, plain sentences, never a secret.
+
+Every message is built from values we chose or validated (handles that matched the
+handle pattern, amounts, currency codes); a value that failed validation is never echoed,
+because a caller may have passed a secret where a handle belonged.
+"""
+
+from __future__ import annotations
+
+
+class VaultError(Exception):
+    """Root of vault failures.
+
+    `user_message` is a plain sentence fit for the chat and never contains a secret;
+    `str(exc)` and `repr(exc)` show that same sentence and nothing else.
+    """
+
+    def __init__(self, user_message: str) -> None:
+        # Only the user message goes into args, so str() and repr() show nothing else.
+        super().__init__(user_message)
+        self.user_message = user_message
+
+
+class VaultLocked(VaultError):
+    """The vault key does not open the vault file (wrong key, or other KDF settings)."""
+
+    def __init__(self) -> None:
+        super().__init__("The credential vault could not be unlocked: the vault key is wrong.")
+
+
+class VaultCorrupted(VaultError):
+    """The vault file exists but cannot be read as a vault, or an entry fails to decrypt."""
+
+
+class CredentialNotFound(VaultError):
+    """No credential with this handle is stored for this user."""
+
+
+class InvalidCredential(VaultError):
+    """A handle, kind, label or public field was refused before anything was stored."""
+
+
+class InvalidPaymentRequest(VaultError):
+    """A payment token could not be issued as asked (bad amount, currency, card...)."""
+
+
+class PaymentRefused(VaultError):
+    """A payment token was not redeemed; `reason` is the short machine-stable cause.
+
+    Reasons: "unknown token", "token already used", "token expired", "merchant mismatch",
+    "currency mismatch", "amount exceeds the approved <max> <currency>",
+    "card no longer available".
+    """
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(f"The payment was refused: {reason}.")
+        self.reason = reason

@@ -1,0 +1,116 @@
+"""Redaction that needs no known secret: card numbers, auth headers, key=value secrets, PEM keys.
+
+These catch secrets the executor never handled itself (a card number in a shop's receipt,
+a token echoed by an API). They prefer a little over-redaction in odd text to a leak, but
+stay quiet on ordinary prose: dates, prices and words are left alone.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import re
+
+REDACTED = "[redacted]"
+
+_NOT_REDACTED = r"(?!\[redacted\])"
+
+# 13-19 contiguous digits, or the usual printed groupings (4-4-4-4[-1..3], Amex/Diners
+# 4-6-4/5) with one consistent separator. Free-form digit runs would also match dates and
+# phone numbers written next to each other.
+_CARD = re.compile(
+    r"""(?<![0-9])(?:
+        [0-9]{13,19}
+      | [0-9]{4}(?P<a>[ -])[0-9]{6}(?P=a)[0-9]{4,5}
+      | [0-9]{4}(?P<b>[ -])[0-9]{4}(?P=b)[0-9]{4}(?P=b)[0-9]{1,4}(?:(?P=b)[0-9]{1,3})?
+    )(?![0-9])""",
+    re.X,
+)
+
+_PEM = re.compile(
+    r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----"
+    r"(?:.*?-----END (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----|.*)",  # a truncated key goes to the end
+    re.S,
+)
+
+# `Authorization: <scheme> <credential>` in headers, logs, JSON or repr'd dicts.
+_AUTH_HEADER = re.compile(
+    r"(?i)(?P<head>\b(?:proxy-)?authorization[\"']?\s*[:=]\s*[\"']?"
+    r"(?:(?:bearer|basic|token|digest|negotiate|apikey)\s+)?)"
+    rf"{_NOT_REDACTED}(?P<value>[^\s\"',;]+)"
+)
+# A free-standing `Bearer <token>`; the token must hold a digit or symbol so that prose such
+# as "Bearer instruments" survives.
+_BEARER = re.compile(
+    r"(?P<head>\b[Bb]earer\s+)"
+    r"(?P<value>(?=[A-Za-z0-9._~+/-]*[0-9._~+/-])[A-Za-z0-9._~+/-]{8,}=*)"
+)
+_BASIC = re.compile(r"(?P<head>\bBasic\s+)(?P<value>[A-Za-z0-9+/]{6,}={0,2})")
+
+_SECRET_KEYS = (
+    r"password|passwd|passphrase|pwd|secret|client[_-]?secret|api[_-]?(?:key|secret)|apikey"
+    r"|(?:access|refresh|auth|id|session)[_-]?token|token|private[_-]?key|cvv2?|cvc"
+)
+_KEY_VALUE = re.compile(
+    rf"(?i)(?<![A-Za-z0-9_.-])(?P<key>(?:[A-Za-z0-9]+[_.-])*(?:{_SECRET_KEYS}))(?![A-Za-z0-9])"
+    r"(?P<sep>[\"']?\s*[:=]\s*)"
+    rf"(?:\"(?P<dq>{_NOT_REDACTED}(?:[^\"\\\n]|\\.)+)\"|'(?P<sq>{_NOT_REDACTED}(?:[^'\\\n]|\\.)+)'"
+    rf"|(?P<bare>{_NOT_REDACTED}[^\s&,;\"'<>{{}}\[\]()]+))"
+)
+
+
+def luhn_valid(digits: str) -> bool:
+    """True when the digit string passes the Luhn checksum used by payment cards."""
+    total = 0
+    for index, char in enumerate(reversed(digits)):
+        value = ord(char) - 48
+        if index % 2:
+            value *= 2
+            if value > 9:
+                value -= 9
+        total += value
+    return total % 10 == 0
+
+
+def looks_like_card(text: str) -> bool:
+    """True for a 13-19 digit string (spaces/dashes allowed) that passes Luhn."""
+    digits = text.replace(" ", "").replace("-", "")
+    return 13 <= len(digits) <= 19 and digits.isascii() and digits.isdigit() and luhn_valid(digits)
+
+
+def _card(match: re.Match[str]) -> str:
+    return REDACTED if looks_like_card(match.group(0)) else match.group(0)
+
+
+def _keep_head(match: re.Match[str]) -> str:
+    return match.group("head") + REDACTED
+
+
+def _basic(match: re.Match[str]) -> str:
+    # "Basic" is an English word; only a value that decodes to `user:password` is a credential.
+    try:
+        decoded = base64.b64decode(match.group("value") + "==", validate=False).decode("utf-8")
+    except (binascii.Error, UnicodeDecodeError):
+        return match.group(0)
+    return match.group("head") + REDACTED if ":" in decoded else match.group(0)
+
+
+def _key_value(match: re.Match[str]) -> str:
+    start = match.start()
+    for group in ("dq", "sq", "bare"):
+        if match.group(group) is not None:
+            begin, end = match.span(group)
+            text = match.group(0)
+            return text[: begin - start] + REDACTED + text[end - start:]
+    return match.group(0)  # pragma: no cover - one alternative always matches
+
+
+def redact_patterns(text: str) -> str:
+    """Redact card numbers, auth header values, `password=...` style values and PEM keys."""
+    if "PRIVATE KEY" in text:
+        text = _PEM.sub(REDACTED, text)
+    text = _AUTH_HEADER.sub(_keep_head, text)
+    text = _BEARER.sub(_keep_head, text)
+    text = _BASIC.sub(_basic, text)
+    text = _KEY_VALUE.sub(_key_value, text)
+    return _CARD.sub(_card, text)

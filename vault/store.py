@@ -1,0 +1,201 @@
+"""Per-user credentials: secrets in the encrypted key file, a non-secret index in Redis.
+
+Only the executor opens a `Vault`. The agent knows handles such as `cred:email/work` and
+what `list` shows (kind, label, public fields like a username or the card's last four
+digits), never a value. Each user's entries live under their own keyring service name, so a
+handle of another user is simply not found.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from enum import Enum
+from pathlib import Path
+from typing import Callable
+
+from pydantic import BaseModel, ConfigDict, SecretStr
+from redis import Redis
+
+from vault.errors import CredentialNotFound, InvalidCredential
+from vault.keyfile import KdfCost, KeyFile
+from vault.patterns import luhn_valid
+
+UserId = int | str
+
+HANDLE_PATTERN = re.compile(r"cred:[a-z0-9][a-z0-9._-]{0,31}/[a-z0-9][a-z0-9._-]{0,63}")
+_USER_ID = re.compile(r"[A-Za-z0-9_-]{1,64}")
+_PUBLIC_KEY = re.compile(r"[a-z][a-z0-9_]{0,31}")
+# Public fields are shown to the agent; names that usually hold secrets are refused so a
+# caller cannot leak one by putting it in the wrong place.
+_SECRET_FIELD_NAMES = {"password", "passwd", "pwd", "secret", "token", "apikey", "key", "pin", "cvv", "cvc",
+                       "number", "cardnumber", "pan", "privatekey", "accesstoken", "refreshtoken"}
+_MAX_SECRET = 16 * 1024
+_INDEX = "deputy:vault:{}"
+
+
+class CredentialKind(str, Enum):
+    """What a stored secret is; the executor uses it to decide how to present it."""
+
+    password = "password"
+    api_key = "api_key"
+    token = "token"
+    card = "card"
+    """The secret is the card number (digits only); `public` holds `last4` and e.g. expiry."""
+
+
+class CredentialInfo(BaseModel):
+    """What may be known about a credential without opening it: never the secret."""
+
+    model_config = ConfigDict(frozen=True)
+
+    schema_version: int = 1
+    handle: str
+    kind: CredentialKind
+    label: str
+    created_at: float
+    public: dict[str, str] = {}
+
+
+def validate_handle(handle: str) -> str:
+    """Return `handle` if it looks like `cred:<service>/<name>`, else raise InvalidCredential."""
+    if not isinstance(handle, str) or not HANDLE_PATTERN.fullmatch(handle):
+        # Never echo the rejected value: it may be a secret passed where a handle belonged.
+        raise InvalidCredential(
+            "A credential handle must look like cred:service/name (lowercase letters, digits, '.', '_', '-')."
+        )
+    return handle
+
+
+def _user(user_id: UserId) -> str:
+    text = str(user_id)
+    if not _USER_ID.fullmatch(text):
+        raise InvalidCredential("The user id is not valid for the vault.")
+    return text
+
+
+def _service(user: str) -> str:
+    return f"deputy/user/{user}"
+
+
+def _card_digits(number: str) -> str:
+    digits = re.sub(r"[ -]", "", number)
+    if not (digits.isascii() and digits.isdigit() and 12 <= len(digits) <= 19 and luhn_valid(digits)):
+        raise InvalidCredential("That is not a valid payment card number.")
+    return digits
+
+
+class Vault:
+    """Credentials of every user in one encrypted file at `path`, opened with `key`.
+
+    Raises `VaultLocked` at construction when `key` does not open an existing file.
+    `kdf` only matters when the file is created; `clock` stamps `created_at`.
+    """
+
+    def __init__(
+        self,
+        path: Path,
+        key: SecretStr,
+        redis: Redis,
+        *,
+        kdf: KdfCost | None = None,
+        clock: Callable[[], float] = time.time,
+    ) -> None:
+        self._file = KeyFile(Path(path), key.get_secret_value(), kdf)
+        self._redis = redis
+        self._clock = clock
+
+    def __repr__(self) -> str:
+        return f"Vault({str(self._file.path)!r})"
+
+    def put(
+        self,
+        user_id: UserId,
+        handle: str,
+        secret: SecretStr,
+        kind: CredentialKind | str,
+        label: str,
+        public: dict[str, str] | None = None,
+    ) -> CredentialInfo:
+        """Store (or replace) the secret behind `handle` for this user and index it."""
+        user = _user(user_id)
+        handle = validate_handle(handle)
+        try:
+            kind = CredentialKind(kind)
+        except ValueError:
+            raise InvalidCredential("The credential kind must be password, api_key, token or card.") from None
+        value = secret.get_secret_value()
+        if not value or len(value) > _MAX_SECRET:
+            raise InvalidCredential("The secret must be between 1 and 16384 characters long.")
+        fields = dict(public or {})
+        if kind is CredentialKind.card:
+            value = _card_digits(value)
+            fields["last4"] = value[-4:]
+        label = " ".join(label.split())
+        if not 1 <= len(label) <= 100:
+            raise InvalidCredential("A credential needs a label of 1 to 100 characters.")
+        self._check_public(fields, value, label)
+        info = CredentialInfo(handle=handle, kind=kind, label=label, created_at=self._clock(), public=fields)
+        # File and index change under one lock, so concurrent puts of the same handle
+        # cannot leave the index describing a different secret than the file holds.
+        with self._file.exclusive():
+            self._file.set(_service(user), handle, value)
+            self._redis.hset(_INDEX.format(user), handle, info.model_dump_json())
+        return info
+
+    def get(self, user_id: UserId, handle: str) -> SecretStr:
+        """The secret behind `handle` for this user; `CredentialNotFound` when there is none."""
+        user = _user(user_id)
+        handle = validate_handle(handle)
+        value = self._file.get(_service(user), handle)
+        if value is None:
+            raise CredentialNotFound(f"No credential {handle} is stored for you.")
+        return SecretStr(value)
+
+    def info(self, user_id: UserId, handle: str) -> CredentialInfo:
+        """The indexed, non-secret description of `handle` (no decryption)."""
+        user = _user(user_id)
+        handle = validate_handle(handle)
+        raw = self._redis.hget(_INDEX.format(user), handle)
+        if raw is None:
+            raise CredentialNotFound(f"No credential {handle} is stored for you.")
+        return CredentialInfo.model_validate_json(raw)
+
+    def list(self, user_id: UserId) -> list[CredentialInfo]:
+        """Every credential of the user, by handle, without secret values."""
+        user = _user(user_id)
+        raw = self._redis.hgetall(_INDEX.format(user))
+        return sorted((CredentialInfo.model_validate_json(v) for v in raw.values()), key=lambda i: i.handle)
+
+    def delete(self, user_id: UserId, handle: str) -> None:
+        """Forget one credential; `CredentialNotFound` when there was none."""
+        user = _user(user_id)
+        handle = validate_handle(handle)
+        with self._file.exclusive():
+            # The secret goes first: a crash in between leaves a stale index line, not a secret.
+            removed = self._file.delete(_service(user), handle)
+            indexed = self._redis.hdel(_INDEX.format(user), handle)
+        if not (removed or indexed):
+            raise CredentialNotFound(f"No credential {handle} is stored for you.")
+
+    def delete_all(self, user_id: UserId) -> None:
+        """Erase every credential of the user, from the file and from the index."""
+        user = _user(user_id)
+        with self._file.exclusive():
+            self._file.remove_service(_service(user))
+            self._redis.delete(_INDEX.format(user))
+
+    @staticmethod
+    def _check_public(fields: dict[str, str], value: str, label: str) -> None:
+        if len(fields) > 20:
+            raise InvalidCredential("A credential can have at most 20 public fields.")
+        for name, field in fields.items():
+            if not isinstance(name, str) or not _PUBLIC_KEY.fullmatch(name) or not isinstance(field, str):
+                raise InvalidCredential("Public fields need short lowercase names and text values.")
+            if name.replace("_", "") in _SECRET_FIELD_NAMES:
+                raise InvalidCredential(f"The field {name} looks secret; it cannot be a public field.")
+            if len(field) > 200:
+                raise InvalidCredential(f"The public field {name} is too long.")
+        # A secret of 4+ characters copied into a visible place would reach the agent.
+        if len(value) >= 4 and any(value in text for text in [label, *fields.values()]):
+            raise InvalidCredential("The label or a public field contains the secret itself.")
