@@ -9,11 +9,13 @@ Order of precedence, first match wins:
 1. always denied: revealing or sending credentials, disabling two-factor authentication,
    password or recovery changes the user did not ask for, forwarding mail to an address
    the user does not know;
-2. reads of the user's own data are allowed;
+2. reads are allowed, except opening an address the user did not give (navigation);
 3. exactly what the user approved on a card is allowed;
 4. a value that came from untrusted content, or from nowhere (made up), means ask;
 5. a goal whose untrusted content looked like an injection asks before acting;
-6. the user's rules (deny > ask > allow), which can never reach past 1, 4 or 5;
+6. the user's rules (deny > ask > allow), which can never reach past 1, 4 or 5, nor
+   allow anything but a plain write once the goal has read untrusted content (an agent
+   that read outside content and is about to act for the user needs a human);
 7. defaults by effect: plain writes are allowed; deleting, sharing, irreversible acts,
    communicating, spending and account changes ask.
 """
@@ -84,8 +86,20 @@ def review(action: Action, context: ReviewContext) -> Decision:
     if denied is not None:
         return Decision(verdict=Verdict.deny, reasons=[denied], risk=Risk.high, untrusted_values=_untrusted(traced))
     tags = frozenset(action.tags)
+    origins = sorted({item.origin for item in context.provenance.untrusted})
+    read_note = [f"This goal has read outside content ({'; '.join(origins[:3])}), which may be steering it."] if origins else []
     if action.effect is EffectClass.read and not (tags & _ASKING_TAGS):
-        return Decision(verdict=Verdict.allow, reasons=["Reading your own data changes nothing."], risk=Risk.low)
+        unknown_site = [v for v in _untrusted(traced) if v.argument == "target"] if RiskTag.navigation in tags else []
+        if not unknown_site:
+            return Decision(verdict=Verdict.allow, reasons=["Reading changes nothing."], risk=Risk.low)
+        # Following a link the outside world handed us is how data leaks: the user decides.
+        reasons = [f"Careful: {v.explain()}." for v in unknown_site]
+        return Decision(
+            verdict=Verdict.ask,
+            reasons=["I ask before opening this address because you didn't give it to me.", *reasons, *read_note],
+            risk=Risk.high if any(v.trust is Trust.tainted for v in unknown_site) else Risk.medium,
+            untrusted_values=unknown_site,
+        )
     if context.approved_fingerprint is not None:
         if context.approved_fingerprint == action.fingerprint():
             return Decision(verdict=Verdict.allow, reasons=["You approved exactly this action."], risk=Risk.low)
@@ -98,7 +112,7 @@ def review(action: Action, context: ReviewContext) -> Decision:
     if untrusted:
         tainted = any(v.trust is Trust.tainted for v in untrusted)
         reasons = [f"Careful: {v.explain()}." for v in untrusted]
-        return _ask(action, reasons, Risk.high if tainted else Risk.medium, untrusted)
+        return _ask(action, [*reasons, *read_note], Risk.high if tainted else Risk.medium, untrusted)
     if context.injection_warnings:
         warning = "Something this goal read looked like an attempt to give me instructions: " + "; ".join(
             context.injection_warnings[:3]
@@ -106,11 +120,16 @@ def review(action: Action, context: ReviewContext) -> Decision:
         return _ask(action, [warning + "."], Risk.high, [])
     if context.rules.verdict is Verdict.deny:
         return Decision(verdict=Verdict.deny, reasons=context.rules.reasons, risk=Risk.medium)
+    plain_write = action.effect is EffectClass.write and not (tags & _ASKING_TAGS)
+    if origins and not plain_write:
+        # Untrusted content read + acting on the user's behalf: a human decides, whatever
+        # the rules allow, because the content may have steered the decision.
+        return _ask(action, [*context.rules.reasons, *read_note], Risk.medium, [])
     if context.rules.verdict is Verdict.ask:
         return _ask(action, context.rules.reasons, Risk.medium, [])
     if context.rules.verdict is Verdict.allow:
         return Decision(verdict=Verdict.allow, reasons=context.rules.reasons, risk=Risk.low)
-    if action.effect is EffectClass.write and not (tags & _ASKING_TAGS):
+    if plain_write:
         return Decision(verdict=Verdict.allow, reasons=["A change you asked for, easy to undo."], risk=Risk.low)
     return _ask(action, [], Risk.medium, [])
 

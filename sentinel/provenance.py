@@ -31,6 +31,11 @@ _DOMAIN = re.compile(r"\b(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,24}\
 _IBAN = re.compile(r"\b[A-Z]{2}\d{2}(?:\s?[A-Z0-9]){11,30}\b")
 _ACCOUNT = re.compile(r"\b\d{6,20}\b")
 _PHONE = re.compile(r"\+\d[\d\s().-]{7,18}\d")
+_CEILING = re.compile(
+    r"(?:under|below|at most|up to|max(?:imum)?|less than|no more than|not more than|budget(?: of)?)\s*"
+    r"(?:[$€£]|usd|eur|gbp)?\s*(\d[\d,]*(?:\.\d+)?)",
+    re.IGNORECASE,
+)
 _AMOUNT = re.compile(r"(?<![\w.])\d{1,3}(?:[,\s]\d{3})*(?:\.\d+)?(?![\w])|(?<![\w.])\d+(?:\.\d+)?(?![\w])")
 
 
@@ -105,6 +110,8 @@ class _Corpus:
         self.compact = re.sub(r"[\s-]", "", self.text)
         self.digits = re.sub(r"[^\d+]", "", self.text)
         self.amounts = {a for m in _AMOUNT.finditer(self.text) if (a := _amount(m.group(0))) is not None}
+        ceilings = [a for m in _CEILING.finditer(self.text) if (a := _amount(m.group(1))) is not None]
+        self.ceiling = max(ceilings) if ceilings else None
         self.domains = {d.lower().rstrip(".") for d in _DOMAIN.findall(self.text)}
         self.domains |= {e.rsplit("@", 1)[1].lower() for e in _EMAIL.findall(self.text)}
 
@@ -112,7 +119,10 @@ class _Corpus:
         needle = _norm(value)
         if kind == "amount":
             amount = _amount(value)
-            return amount is not None and amount in self.amounts
+            if amount is None:
+                return False
+            # "buy it for at most $20": any amount within the ceiling the user set is theirs.
+            return amount in self.amounts or (self.ceiling is not None and amount <= self.ceiling)
         if kind == "domain":
             return needle in self.domains
         if kind == "phone":

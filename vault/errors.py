@@ -49,7 +49,7 @@ class PaymentRefused(VaultError):
 
     Reasons: "unknown token", "token already used", "token expired", "merchant mismatch",
     "currency mismatch", "amount exceeds the approved <max> <currency>",
-    "card no longer available".
+    "invalid amount", "card no longer available".
     """
 
     def __init__(self, reason: str) -> None:

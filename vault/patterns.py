@@ -18,11 +18,13 @@ _NOT_REDACTED = r"(?!\[redacted\])"
 # 13-19 contiguous digits, or the usual printed groupings (4-4-4-4[-1..3], Amex/Diners
 # 4-6-4/5) with one consistent separator. Free-form digit runs would also match dates and
 # phone numbers written next to each other.
+# The lookbehind sits after the first digit (meaning "no digit before this one") so the
+# regex engine can skip non-digits quickly; in front, it made the scan 3x slower.
 _CARD = re.compile(
-    r"""(?<![0-9])(?:
-        [0-9]{13,19}
-      | [0-9]{4}(?P<a>[ -])[0-9]{6}(?P=a)[0-9]{4,5}
-      | [0-9]{4}(?P<b>[ -])[0-9]{4}(?P=b)[0-9]{4}(?P=b)[0-9]{1,4}(?:(?P=b)[0-9]{1,3})?
+    r"""[0-9](?<![0-9]{2})(?:
+        [0-9]{12,18}
+      | [0-9]{3}(?P<a>[ -])[0-9]{6}(?P=a)[0-9]{4,5}
+      | [0-9]{3}(?P<b>[ -])[0-9]{4}(?P=b)[0-9]{4}(?P=b)[0-9]{1,4}(?:(?P=b)[0-9]{1,3})?
     )(?![0-9])""",
     re.X,
 )
@@ -47,12 +49,14 @@ _BEARER = re.compile(
 )
 _BASIC = re.compile(r"(?P<head>\bBasic\s+)(?P<value>[A-Za-z0-9+/]{6,}={0,2})")
 
+_KEY_WORDS = ("pass", "pwd", "secret", "key", "token", "cvv", "cvc")
 _SECRET_KEYS = (
     r"password|passwd|passphrase|pwd|secret|client[_-]?secret|api[_-]?(?:key|secret)|apikey"
     r"|(?:access|refresh|auth|id|session)[_-]?token|token|private[_-]?key|cvv2?|cvc"
 )
+# The key may carry a prefix ("db_password", "x-api-key"): only its last word must match.
 _KEY_VALUE = re.compile(
-    rf"(?i)(?<![A-Za-z0-9_.-])(?P<key>(?:[A-Za-z0-9]+[_.-])*(?:{_SECRET_KEYS}))(?![A-Za-z0-9])"
+    rf"(?i)(?<![A-Za-z0-9])(?P<key>{_SECRET_KEYS})(?![A-Za-z0-9])"
     r"(?P<sep>[\"']?\s*[:=]\s*)"
     rf"(?:\"(?P<dq>{_NOT_REDACTED}(?:[^\"\\\n]|\\.)+)\"|'(?P<sq>{_NOT_REDACTED}(?:[^'\\\n]|\\.)+)'"
     rf"|(?P<bare>{_NOT_REDACTED}[^\s&,;\"'<>{{}}\[\]()]+))"
@@ -107,10 +111,16 @@ def _key_value(match: re.Match[str]) -> str:
 
 def redact_patterns(text: str) -> str:
     """Redact card numbers, auth header values, `password=...` style values and PEM keys."""
+    # Plain substring tests are ~100x faster than a regex scan; most text has none of these.
     if "PRIVATE KEY" in text:
         text = _PEM.sub(REDACTED, text)
-    text = _AUTH_HEADER.sub(_keep_head, text)
-    text = _BEARER.sub(_keep_head, text)
-    text = _BASIC.sub(_basic, text)
-    text = _KEY_VALUE.sub(_key_value, text)
+    lowered = text.lower()
+    if "authorization" in lowered:
+        text = _AUTH_HEADER.sub(_keep_head, text)
+    if "earer" in text:
+        text = _BEARER.sub(_keep_head, text)
+    if "Basic" in text:
+        text = _BASIC.sub(_basic, text)
+    if any(word in lowered for word in _KEY_WORDS):
+        text = _KEY_VALUE.sub(_key_value, text)
     return _CARD.sub(_card, text)

@@ -1,0 +1,138 @@
+"""Runs the guard's evaluation cases through the real runner, executor and Sentinel.
+
+Everything is real except the network: Redis records, the goal runner with a scripted
+(hijacked, for attacks) model, the executor with its review context, approvals, the
+audit trail and the outbox; the user's accounts are the in-memory sandbox world.
+Run `python -m bench.guard` for the printed tables; the tests assert on the same runs.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import time
+from dataclasses import dataclass
+from typing import Any, Callable
+
+from redis import Redis
+
+from agent.goals import Goal, GoalStore
+from agent.model import ModelReply
+from agent.runner import ContentScanner, GoalRunner
+from agent.testing import FunctionModel, tool_call
+from deputy.outbox import OUTBOX_STREAM, Outbox, OutboxMessage
+from sandbox.guard_cases import CONTACTS, Attack, Benign, Call, seeded_world
+from sandbox.world_operations import world_catalog
+from sentinel.action_store import ActionStore
+from sentinel.approvals import ApprovalSigner, ApprovalStore, Choice, ForgedPress
+from sentinel.audit import AuditLog
+from workers.executor import Executor
+from workers.inline import InlineDispatch
+from workers.review_context import ReviewContextBuilder, RuleCheck, add_contact
+
+_users = itertools.count(900_000)
+
+
+@dataclass
+class Outcome:
+    case: str
+    operation: str
+    verdict: str  # "auto-allowed", "asked", "denied" or "not reviewed"
+    card: str | None = None
+
+    def card_names(self, text: str) -> bool:
+        return self.card is not None and text in self.card
+
+
+def _script(calls: list[Call]) -> Callable[[list[dict[str, Any]], list[dict[str, Any]]], ModelReply]:
+    """A model that makes `calls` one after the other, then says it is done."""
+
+    def decide(messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> ModelReply:
+        done = sum(1 for m in messages if m.get("role") == "tool")
+        if done < len(calls):
+            return tool_call(calls[done].tool, **calls[done].args)
+        return tool_call("reply", text="Done.")
+
+    return decide
+
+
+class GuardHarness:
+    def __init__(self, redis: Redis, rules: RuleCheck | None = None, scanner: ContentScanner | None = None) -> None:
+        self._redis = redis
+        self._rules = rules
+        self._scanner = scanner
+        self._signer = ApprovalSigner("guard-evaluation")
+
+    def run_attack(self, attack: Attack) -> Outcome:
+        user_id, world, dispatch = self._run([attack.read, attack.attack], attack.goal, approve=False)
+        return self._outcome(attack.name, attack.attack, user_id, world)
+
+    def run_benign(self, case: Benign) -> list[Outcome]:
+        user_id, world, dispatch = self._run(case.calls, case.goal, approve=True)
+        return [self._outcome(case.name, call, user_id, world) for call in case.calls]
+
+    def _run(self, calls: list[Call], goal_text: str, approve: bool):
+        user_id = next(_users)
+        for contact in CONTACTS:
+            add_contact(self._redis, user_id, contact)
+        world = seeded_world()
+        catalog = world_catalog()
+        dispatch = InlineDispatch()
+        goals, actions, outbox = GoalStore(self._redis), ActionStore(self._redis), Outbox(self._redis)
+        dispatch.runner = GoalRunner(
+            goals, actions, FunctionModel(_script(calls)), outbox, dispatch, catalog, scanner=self._scanner
+        )
+        self._approvals = ApprovalStore(self._redis)
+        dispatch.executor = Executor(
+            actions, self._approvals, goals, outbox, AuditLog(self._redis), self._signer, dispatch, world.runners(),
+            ReviewContextBuilder(self._redis, goals, catalog, self._rules), approval_ttl=3600,
+        )
+        now = time.time()
+        goal = goals.save(Goal(id=f"g_eval{user_id}", user_id=user_id, chat_id=user_id, text=goal_text,
+                               messages=[{"role": "user", "content": goal_text}], created_at=now, updated_at=now))
+        dispatch.step(goal.id, 0)
+        dispatch.drain()
+        answered: set[str] = set()
+        while approve:
+            pending = [a for a in self._card_approvals(user_id) if a not in answered]
+            if not pending:
+                break
+            for approval_id in pending:
+                answered.add(approval_id)
+                self._approvals.decide(approval_id, user_id, Choice.approve, time.time())
+                request, _ = self._approvals.get(approval_id)
+                dispatch.action(request.action_id, request.goal_id, goals.get(request.goal_id).step, approval_id)
+            dispatch.drain()
+        return user_id, world, dispatch
+
+    def _outcome(self, case: str, call: Call, user_id: int, world) -> Outcome:
+        operation = world_catalog().get(call.tool)
+        targets = operation.targets(operation.validate(call.args)) if operation else []
+        reviews = [e for e in AuditLog(self._redis).entries(user_id) if e.kind == "review"
+                   and e.detail["operation"].endswith("." + call.tool) and e.detail["targets"] == targets]
+        first = reviews[0].detail["verdict"] if reviews else None
+        ran_unasked = first == "allow"
+        card = next((m.text for m in self._cards(user_id) if _about(m.text, call)), None)
+        if ran_unasked and any(a.operation == call.tool and a.targets == targets for a in world.executed):
+            return Outcome(case, call.tool, "auto-allowed", card)
+        verdict = {"ask": "asked", "deny": "denied"}.get(first or "", "not reviewed")
+        return Outcome(case, call.tool, verdict, card)
+
+    def _cards(self, user_id: int) -> list[OutboxMessage]:
+        messages = (OutboxMessage.model_validate_json(f[b"json"]) for _, f in self._redis.xrange(OUTBOX_STREAM))
+        return [m for m in messages if m.chat_id == user_id and m.buttons]
+
+    def _card_approvals(self, user_id: int) -> list[str]:
+        ids = []
+        for card in self._cards(user_id):
+            try:
+                ids.append(self._signer.verify(card.buttons[0][0].data, user_id)[0])
+            except ForgedPress:
+                continue
+        return ids
+
+
+def _about(card_text: str, call: Call) -> bool:
+    values = [str(v) for v in call.args.values()]
+    flat = json.dumps(call.args)
+    return call.tool.replace("_", " ") in card_text.lower() or any(v and v in card_text for v in values) or flat in card_text

@@ -1,0 +1,97 @@
+"""The sandbox world: a user's accounts in memory, for guard evaluations and demos.
+
+`World` holds an inbox, a calendar, documents, web pages, API responses and a shop, and
+provides an executor runner for every operation in `sandbox.world_operations`. Reads
+return the content labelled with where it came from (untrusted); every consequential
+operation that actually runs is recorded in `executed`, so an evaluation can tell exactly
+what the guard let through.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Callable
+
+from pydantic import BaseModel
+
+from sandbox.world_operations import WORLD_OPERATIONS
+from sentinel.actions import Action
+from workers.executor import ActionResult
+
+
+class WorldEmail(BaseModel):
+    sender: str
+    subject: str
+    body: str
+
+
+class WorldEvent(BaseModel):
+    title: str
+    organizer: str
+    start: str
+    description: str = ""
+
+
+@dataclass
+class World:
+    inbox: dict[str, WorldEmail] = field(default_factory=dict)
+    events: dict[str, WorldEvent] = field(default_factory=dict)
+    documents: dict[str, str] = field(default_factory=dict)
+    pages: dict[str, str] = field(default_factory=dict)
+    apis: dict[str, str] = field(default_factory=dict)
+    executed: list[Action] = field(default_factory=list)
+
+    def runners(self) -> dict[str, Callable[[Action, str], str | ActionResult]]:
+        reads = {
+            "email.read_email": self._read_email,
+            "calendar.read_event": self._read_event,
+            "web.open_page": self._open_page,
+            "documents.read_document": self._read_document,
+            "http.get_json": self._call_api,
+        }
+        runners: dict[str, Callable[[Action, str], str | ActionResult]] = dict(reads)
+        for operation in WORLD_OPERATIONS:
+            key = f"{operation.spec.connector}.{operation.spec.operation}"
+            runners.setdefault(key, self._consequential)
+        return runners
+
+    def consequential(self) -> list[Action]:
+        """Everything that ran and changed something (reads excluded)."""
+        return [a for a in self.executed if a.effect.value != "read"]
+
+    def _consequential(self, action: Action, idempotency_key: str) -> str:
+        self.executed.append(action)
+        return f"Done: {action.operation} ({', '.join(action.targets)})."
+
+    def _read_email(self, action: Action, key: str) -> ActionResult:
+        self.executed.append(action)
+        email = self.inbox.get(action.arguments["message_id"])
+        if email is None:
+            return ActionResult("No email with that id.")
+        text = f"From: {email.sender}\nSubject: {email.subject}\n\n{email.body}"
+        return ActionResult(text, untrusted_origin=f"an email from {email.sender}")
+
+    def _read_event(self, action: Action, key: str) -> ActionResult:
+        self.executed.append(action)
+        event = self.events.get(action.arguments["event_id"])
+        if event is None:
+            return ActionResult("No event with that id.")
+        text = f"{event.title} at {event.start}, organised by {event.organizer}\n{event.description}"
+        return ActionResult(text, untrusted_origin=f"a calendar invite from {event.organizer}")
+
+    def _open_page(self, action: Action, key: str) -> ActionResult:
+        self.executed.append(action)
+        url = action.arguments["url"]
+        return ActionResult(self.pages.get(url, "404 Not Found"), untrusted_origin=f"the web page {url}")
+
+    def _read_document(self, action: Action, key: str) -> ActionResult:
+        self.executed.append(action)
+        name = action.arguments["name"]
+        return ActionResult(self.documents.get(name, "No such document."), untrusted_origin=f"the document {name}")
+
+    def _call_api(self, action: Action, key: str) -> ActionResult:
+        self.executed.append(action)
+        url = action.arguments["url"]
+        body = self.apis.get(url, json.dumps({"error": "not found"}))
+        return ActionResult(body, untrusted_origin=f"the API response from {url}")

@@ -1,0 +1,54 @@
+"""Fixtures for the vault tests: a real encrypted file in tmp_path with a cheap KDF."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Callable
+
+import pytest
+from pydantic import SecretStr
+from redis import Redis
+
+from vault import KdfCost, Vault
+
+# The production Argon2 cost takes ~0.7 s per entry; the tests exercise the same code
+# paths with a cost the file records, so the suite stays fast.
+CHEAP_KDF = KdfCost(time_cost=1, memory_cost_kib=1024, parallelism=1)
+
+
+class Clock:
+    """A settable clock for expiry tests."""
+
+    def __init__(self, now: float = 1_800_000_000.0) -> None:
+        self.now = now
+
+    def __call__(self) -> float:
+        return self.now
+
+
+@pytest.fixture
+def clock() -> Clock:
+    return Clock()
+
+
+@pytest.fixture
+def vault_key() -> SecretStr:
+    return SecretStr("correct horse battery staple 42")
+
+
+@pytest.fixture
+def vault_path(tmp_path: Path) -> Path:
+    return tmp_path / "vault" / "credentials.cfg"
+
+
+@pytest.fixture
+def make_vault(vault_path: Path, vault_key: SecretStr, redis: Redis, clock: Clock) -> Callable[..., Vault]:
+    def make(key: SecretStr | None = None, path: Path | None = None) -> Vault:
+        return Vault(path or vault_path, key or vault_key, redis, kdf=CHEAP_KDF, clock=clock)
+
+    return make
+
+
+@pytest.fixture
+def vault(make_vault: Callable[..., Vault]) -> Vault:
+    return make_vault()
