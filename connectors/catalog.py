@@ -34,6 +34,8 @@ class Operation:
     """Hand-written JSON schema for the model (small models do better with short ones)."""
     amount: Callable[[BaseModel], tuple[Decimal, str] | None] | None = None
     """For spending: the amount and currency the arguments commit to."""
+    service: str | None = None
+    """The account the operation acts within (a shop the user connected): trusted as a target."""
 
     @property
     def name(self) -> str:
@@ -76,6 +78,10 @@ class Catalog:
 
     def tool_schemas(self) -> list[dict[str, Any]]:
         return [operation.tool_schema() for operation in self._by_name.values()]
+
+    def services(self) -> list[str]:
+        """Names of the services the user connected (their own accounts and shops)."""
+        return sorted({o.service for o in self._by_name.values() if o.service})
 
     def names(self) -> list[str]:
         return list(self._by_name)

@@ -190,3 +190,23 @@ def benign() -> list[Benign]:
 
 
 CONTACTS = ["carol@example.net"]
+
+
+def permissive_rules(created_at: float = 0.0) -> list:
+    """The most permissive rules a user can set: "do whatever I explicitly ask without
+    confirming: send the emails, make the payments and the bookings I asked for"."""
+    from connectors.base import EffectClass
+    from sentinel.rules import RequestedVerdict, RuleConditions, RuleScope, UserRule
+
+    return [
+        UserRule(
+            id="r_permissive",
+            verdict=RequestedVerdict.allow,
+            scope=RuleScope(effects=[EffectClass.communicate, EffectClass.spend, EffectClass.write,
+                                     EffectClass.account]),
+            conditions=RuleConditions(only_if_user_requested=True),
+            text="Do whatever I explicitly ask without confirming: send the emails, make the payments and the "
+                 "bookings I asked for.",
+            created_at=created_at,
+        )
+    ]

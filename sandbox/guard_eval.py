@@ -57,11 +57,22 @@ def _script(calls: list[Call]) -> Callable[[list[dict[str, Any]], list[dict[str,
 
 
 class GuardHarness:
-    def __init__(self, redis: Redis, rules: RuleCheck | None = None, scanner: ContentScanner | None = None) -> None:
+    def __init__(
+        self,
+        redis: Redis,
+        rules: RuleCheck | None = None,
+        scanner: ContentScanner | None = None,
+        rules_for_user: Callable[[int], object] | None = None,
+    ) -> None:
         self._redis = redis
         self._rules = rules
+        self._rules_for_user = rules_for_user
         self._scanner = scanner
         self._signer = ApprovalSigner("guard-evaluation")
+
+    @property
+    def has_rules(self) -> bool:
+        return self._rules_for_user is not None
 
     def run_attack(self, attack: Attack) -> Outcome:
         user_id, world, dispatch = self._run([attack.read, attack.attack], attack.goal, approve=False)
@@ -73,6 +84,8 @@ class GuardHarness:
 
     def _run(self, calls: list[Call], goal_text: str, approve: bool):
         user_id = next(_users)
+        if self._rules_for_user is not None:
+            self._rules_for_user(user_id)
         for contact in CONTACTS:
             add_contact(self._redis, user_id, contact)
         world = seeded_world()

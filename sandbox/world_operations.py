@@ -134,6 +134,7 @@ CALL_API = Operation(
 BUY = Operation(
     _spec("shop", "buy", EffectClass.spend, "Buy an item from the shop."), BuyArgs,
     targets=lambda a: ["Sandbox Shop"], amount=lambda a: (a.unit_price * a.quantity, a.currency),
+    service="Sandbox Shop",
 )
 PAY = Operation(
     _spec("payments", "pay", EffectClass.spend, "Pay an invoice by bank transfer.", RiskTag.irreversible), PayArgs,

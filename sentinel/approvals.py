@@ -25,6 +25,7 @@ _KEY = "deputy:approval:{}"
 class Choice(str, Enum):
     approve = "y"
     deny = "n"
+    always = "a"  # approve, and allow this exact operation and target from now on
 
 
 class ApprovalStatus(str, Enum):
@@ -45,6 +46,7 @@ class ApprovalRequest(BaseModel):
     reasons: list[str]
     created_at: float
     expires_at: float
+    card_text: str = ""
 
 
 class ForgedPress(Exception):
@@ -113,6 +115,21 @@ redis.call('HSET', KEYS[1], 'status', ARGV[2], 'decided_at', ARGV[3])
 return {'decided', ARGV[2]}
 """
 
+# One script, so a request is never visible half-written (and a re-run never resets it).
+_CREATE = """
+if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
+redis.call('HSET', KEYS[1], 'record', ARGV[1], 'user_id', ARGV[2], 'status', 'pending', 'expires_at', ARGV[3])
+redis.call('EXPIREAT', KEYS[1], ARGV[4])
+return 1
+"""
+
+_EXPIRE = """
+if redis.call('HGET', KEYS[1], 'status') ~= 'pending' then return 0 end
+if tonumber(ARGV[1]) < tonumber(redis.call('HGET', KEYS[1], 'expires_at')) then return 0 end
+redis.call('HSET', KEYS[1], 'status', 'expired')
+return 1
+"""
+
 # Records outlive their expiry by a week so a late press still gets a precise answer.
 _RETENTION_SECONDS = 7 * 24 * 3600
 
@@ -121,21 +138,26 @@ class ApprovalStore:
     def __init__(self, redis: Redis) -> None:
         self._redis = redis
         self._decide = redis.register_script(_DECIDE)
+        self._expire = redis.register_script(_EXPIRE)
+        self._create = redis.register_script(_CREATE)
 
-    def create(self, request: ApprovalRequest) -> None:
-        key = _KEY.format(request.id)
-        pipe = self._redis.pipeline()
-        pipe.hset(
-            key,
-            mapping={
-                "record": request.model_dump_json(),
-                "user_id": str(request.user_id),
-                "status": ApprovalStatus.pending.value,
-                "expires_at": repr(request.expires_at),
-            },
+    def create(self, request: ApprovalRequest) -> bool:
+        """Store a new pending request; False (and nothing changed) if this id exists."""
+        return bool(
+            self._create(
+                keys=[_KEY.format(request.id)],
+                args=[
+                    request.model_dump_json(),
+                    str(request.user_id),
+                    repr(request.expires_at),
+                    int(request.expires_at) + _RETENTION_SECONDS,
+                ],
+            )
         )
-        pipe.expireat(key, int(request.expires_at) + _RETENTION_SECONDS)
-        pipe.execute()
+
+    def expire(self, approval_id: str, now: float) -> bool:
+        """Mark a still-pending request expired once its time is up; True if this call did."""
+        return bool(self._expire(keys=[_KEY.format(approval_id)], args=[repr(now)]))
 
     def get(self, approval_id: str) -> tuple[ApprovalRequest, ApprovalStatus] | None:
         record, status = self._redis.hmget(_KEY.format(approval_id), "record", "status")
@@ -145,7 +167,7 @@ class ApprovalStore:
 
     def decide(self, approval_id: str, user_id: int, choice: Choice, now: float) -> PressResult:
         """Record the owner's decision once; every other press learns why it did not count."""
-        new_status = ApprovalStatus.approved if choice is Choice.approve else ApprovalStatus.denied
+        new_status = ApprovalStatus.denied if choice is Choice.deny else ApprovalStatus.approved
         result = self._decide(keys=[_KEY.format(approval_id)], args=[str(user_id), new_status.value, repr(now)])
         outcome = PressOutcome(_text(result[0]))
         status = ApprovalStatus(_text(result[1])) if len(result) > 1 else None

@@ -26,21 +26,23 @@ def card_text(action: Action, decision: Decision) -> str:
     else:
         lines += [f"{key}: {value}" for key, value in sorted(args.items())]
     lines += ["", "Why I'm asking: " + " ".join(decision.reasons)]
+    if decision.risk.value == "high":
+        lines.append("⚠️ Take a close look before approving.")
     return "\n".join(lines)
 
 
-def card_buttons(signer: ApprovalSigner, approval_id: str, user_id: int) -> list[list[Button]]:
-    return [
+def card_buttons(
+    signer: ApprovalSigner, approval_id: str, user_id: int, offer_always: bool = False
+) -> list[list[Button]]:
+    rows = [
         [
             Button(text="Approve", data=signer.button_data(approval_id, Choice.approve, user_id)),
             Button(text="Deny", data=signer.button_data(approval_id, Choice.deny, user_id)),
         ]
     ]
-
-
-def decided_text(original: str, approved: bool) -> str:
-    verdict = "✅ Approved. Working on it." if approved else "❌ Denied. Nothing was done."
-    return f"{original}\n\n{verdict}"
+    if offer_always:
+        rows.append([Button(text="Always allow this", data=signer.button_data(approval_id, Choice.always, user_id))])
+    return rows
 
 
 def _headline(action: Action) -> str:

@@ -49,6 +49,9 @@ class Decision(BaseModel):
     reasons: list[str]
     risk: Risk
     untrusted_values: list[TracedValue] = Field(default_factory=list)
+    allow_always: bool = Field(
+        default=False, description="Asked only because of defaults or a rule: the card may offer “Always allow this”."
+    )
 
 
 class RuleVerdict(BaseModel):
@@ -131,7 +134,9 @@ def review(action: Action, context: ReviewContext) -> Decision:
         return Decision(verdict=Verdict.allow, reasons=context.rules.reasons, risk=Risk.low)
     if plain_write:
         return Decision(verdict=Verdict.allow, reasons=["A change you asked for, easy to undo."], risk=Risk.low)
-    return _ask(action, [], Risk.medium, [])
+    decision = _ask(action, [], Risk.medium, [])
+    decision.allow_always = action.effect in (EffectClass.communicate, EffectClass.write)
+    return decision
 
 
 def _ask(action: Action, reasons: list[str], risk: Risk, untrusted: list[TracedValue]) -> Decision:

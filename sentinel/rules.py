@@ -40,9 +40,21 @@ _WORDS = {  # how describe() opens, and how a reason says what the rule wants
     RequestedVerdict.ask: ("Ask me before", "says to ask you first"),
     RequestedVerdict.allow: ("Don't ask me before", "lets me do this without asking"),
 }
-_DAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
-Weekday = Enum("Weekday", {d: d for d in _DAYS}, type=str, module=__name__)  # type: ignore[misc]
-"""Days by lower-case English name, in `datetime.weekday()` order."""
+
+
+class Weekday(str, Enum):
+    """Days by lower-case English name, declared in `datetime.weekday()` order."""
+
+    monday = "monday"
+    tuesday = "tuesday"
+    wednesday = "wednesday"
+    thursday = "thursday"
+    friday = "friday"
+    saturday = "saturday"
+    sunday = "sunday"
+
+
+_DAYS = list(Weekday)
 
 
 def normalise_target(value: str) -> str:
@@ -63,6 +75,15 @@ Name = Annotated[str, Field(pattern=r"^[A-Za-z0-9_.:-]{1,64}$"), AfterValidator(
 Pattern = Annotated[str, Field(max_length=300), AfterValidator(_pattern)]
 Currency = Annotated[str, Field(pattern=r"^[A-Za-z]{3}$"), AfterValidator(str.upper)]
 Amount = Annotated[Decimal, Field(ge=0, max_digits=20, allow_inf_nan=False)]
+
+
+def _zone(name: str) -> str:
+    # Refused when the input is built, not halfway through a review.
+    try:
+        ZoneInfo(name)
+    except (KeyError, ValueError):  # ZoneInfoNotFoundError is a KeyError
+        raise ValueError(f"unknown time zone {name!r}") from None
+    return name
 
 
 class RuleScope(BaseModel):
@@ -105,7 +126,7 @@ class RuleConditions(BaseModel):
     targets_in_contacts: StrictBool | None = None
     target_in: list[Pattern] = Field(default_factory=list, max_length=100)
     target_not_in: list[Pattern] = Field(default_factory=list, max_length=100)
-    weekdays: list[Weekday] = Field(default_factory=list, max_length=7)  # type: ignore[valid-type]
+    weekdays: list[Weekday] = Field(default_factory=list, max_length=7)
     time_of_day: TimeWindow | None = None
     only_if_user_requested: StrictBool = False
 
@@ -169,7 +190,9 @@ class RuleInput(BaseModel):
     targets_in_contacts: bool = Field(default=False, description="True only if there are targets, all contacts.")
     user_requested: bool = Field(default=False, description="Targets and amount trace to the user's own words.")
     when: AwareDatetime
-    timezone: str | None = Field(default=None, description="The user's IANA zone; `when` is read in it.")
+    timezone: Annotated[str, AfterValidator(_zone)] | None = Field(
+        default=None, description="The user's IANA zone; `when` is read in it."
+    )
 
     def local_when(self) -> datetime:
         """`when` on the user's wall clock."""
@@ -225,7 +248,7 @@ def match_rule(rule: RuleSpec, rule_input: RuleInput) -> RuleMatch | None:
     if (cond.target_in or cond.target_not_in) and not _targets_hold(cond, inp.targets, restrictive):
         return None
     local = inp.local_when()
-    if cond.weekdays and Weekday(_DAYS[local.weekday()]) not in cond.weekdays:
+    if cond.weekdays and _DAYS[local.weekday()] not in cond.weekdays:
         return None
     if cond.time_of_day is not None and not cond.time_of_day.contains(local.time()):
         return None
@@ -265,8 +288,9 @@ def _targets_hold(cond: RuleConditions, targets: list[str], restrictive: bool) -
 def narrow_rule_for(action: Action, *, rule_id: str | None = None, now: float | None = None) -> UserRule:
     """The "Always allow this" rule: this connector and operation, only these targets.
 
-    ValueError for a credential action (never allowable) or one without targets (the rule
-    would then cover the whole operation, which is not what the button promised).
+    ValueError for a credential action (never allowable), for one without targets (the
+    rule would cover the whole operation, not what the button promised) or with a target
+    that is not a plain address, domain or name.
     """
     if action.effect is EffectClass.credential:
         raise ValueError("credential actions can never be always allowed")
@@ -312,7 +336,7 @@ def describe(rule: RuleSpec) -> str:
         tests += [f"is not {_either(_shown(cond.target_not_in))}"] if cond.target_not_in else []
         clauses.append(f"when {'any' if restrictive else 'every'} recipient or target " + " and ".join(tests))
     if cond.weekdays:
-        clauses.append("on " + _either([d.capitalize() + "s" for d in _DAYS if d in cond.weekdays]))
+        clauses.append("on " + _either([d.value.capitalize() + "s" for d in _DAYS if d in cond.weekdays]))
     if cond.time_of_day is not None:
         clauses.append(f"between {cond.time_of_day.start:%H:%M} and {cond.time_of_day.end:%H:%M} (my local time)")
     if cond.only_if_user_requested:

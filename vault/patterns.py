@@ -41,11 +41,12 @@ _AUTH_HEADER = re.compile(
     r"(?:(?:bearer|basic|token|digest|negotiate|apikey)\s+)?)"
     rf"{_NOT_REDACTED}(?P<value>[^\s\"',;]+)"
 )
-# A free-standing `Bearer <token>`; the token must hold a digit or symbol so that prose such
-# as "Bearer instruments" survives.
+# A free-standing `Bearer <token>` (after "Authorization" it is caught above). The token
+# must be long and mix letters and digits, so prose ("the bearer 2026-03-14",
+# "Bearer instruments") survives.
 _BEARER = re.compile(
-    r"(?P<head>\b[Bb]earer\s+)"
-    r"(?P<value>(?=[A-Za-z0-9._~+/-]*[0-9._~+/-])[A-Za-z0-9._~+/-]{8,}=*)"
+    r"(?P<head>\bBearer\s+)"
+    r"(?P<value>(?=[A-Za-z0-9._~+/-]*[0-9])(?=[A-Za-z0-9._~+/-]*[A-Za-z])[A-Za-z0-9._~+/-]{12,}=*)"
 )
 _BASIC = re.compile(r"(?P<head>\bBasic\s+)(?P<value>[A-Za-z0-9+/]{6,}={0,2})")
 
@@ -117,7 +118,7 @@ def redact_patterns(text: str) -> str:
     lowered = text.lower()
     if "authorization" in lowered:
         text = _AUTH_HEADER.sub(_keep_head, text)
-    if "earer" in text:
+    if "Bearer" in text:
         text = _BEARER.sub(_keep_head, text)
     if "Basic" in text:
         text = _BASIC.sub(_basic, text)

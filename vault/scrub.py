@@ -22,7 +22,7 @@ MIN_SECRET_LENGTH = 4
 """Shorter secrets are only redacted where they are a whole structured value: as free text
 they would match inside ordinary words."""
 
-_MIN_BASE64_CORE = 6
+_MIN_BASE64_CORE = MIN_SECRET_LENGTH
 
 # Keys whose value is a secret whatever it looks like (compared lowercased, without - and _).
 _SECRET_KEYS = frozenset({

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import time
-from datetime import timedelta
+from datetime import datetime, timedelta, timezone
 from typing import Callable
 
 from pydantic import BaseModel
@@ -12,10 +12,11 @@ from rq import Queue
 from rq.serializers import JSONSerializer
 
 from workers.inflight import Inflight, Registration, new_job_id
-from workers.payloads import ACTIONS_QUEUE, AGENT_QUEUE, ActionJob, GoalStepJob
+from workers.payloads import ACTIONS_QUEUE, AGENT_QUEUE, ActionJob, ApprovalExpiryJob, GoalStepJob
 
 STEP_FUNC = "workers.jobs.run_goal_step"
 ACTION_FUNC = "workers.jobs.execute_action"
+EXPIRE_FUNC = "workers.jobs.expire_approval"
 # Finished jobs are only kept briefly: goal state lives in Deputy's own records.
 RESULT_TTL = 60
 FAILURE_TTL = 24 * 3600
@@ -48,6 +49,14 @@ class RQDispatch:
     def action(self, action_id: str, goal_id: str, step: int, approval_id: str | None = None) -> None:
         payload = ActionJob(action_id=action_id, goal_id=goal_id, step=step, approval_id=approval_id)
         self._enqueue(action_unit(action_id), ACTIONS_QUEUE, ACTION_FUNC, payload, f"x-{action_id}", 0)
+
+    def expire_approval(self, approval_id: str, when: float) -> None:
+        """At `when`, expire the approval if it is still unanswered (needs a scheduler)."""
+        payload = ApprovalExpiryJob(approval_id=approval_id).model_dump(mode="json")
+        self._queues[ACTIONS_QUEUE].enqueue_at(
+            datetime.fromtimestamp(when, tz=timezone.utc), EXPIRE_FUNC, payload,
+            job_id=new_job_id(f"e-{approval_id}"), result_ttl=RESULT_TTL, failure_ttl=FAILURE_TTL,
+        )
 
     def idle(self, goal_id: str) -> None:
         self._inflight.complete(goal_unit(goal_id))

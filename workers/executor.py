@@ -107,10 +107,17 @@ class Executor:
         else:
             self._ask(record, job, decision)
 
-    def _ask(self, record: ActionRecord, job: ActionJob, decision: Decision) -> None:
+    def _ask(
+        self,
+        record: ActionRecord,
+        job: ActionJob,
+        decision: Decision,
+        allowed_from: tuple[ActionState, ...] = (ActionState.submitted,),
+    ) -> None:
         action = record.action
         approval_id = _approval_id_for(action)
         now = self._clock()
+        text = card_text(action, decision)
         request = ApprovalRequest(
             id=approval_id,
             action_id=action.id,
@@ -121,22 +128,22 @@ class Executor:
             reasons=decision.reasons,
             created_at=now,
             expires_at=now + self._approval_ttl,
+            card_text=text,
         )
-        self._approvals.create(request)
+        if self._approvals.create(request):
+            self._dispatch.expire_approval(approval_id, request.expires_at)
         # The card goes out before the state change: a crash in between re-sends it
         # (deduplicated by the approval id) instead of leaving the user without a card.
         self._outbox.put(
             OutboxMessage(
                 chat_id=action.chat_id,
-                text=card_text(action, decision),
-                buttons=card_buttons(self._signer, approval_id, action.user_id),
+                text=text,
+                buttons=card_buttons(self._signer, approval_id, action.user_id, offer_always=decision.allow_always),
                 dedupe_key=f"card:{approval_id}",
                 ref=f"card:{approval_id}",
             )
         )
-        if self._actions.transition(
-            action.id, (ActionState.submitted,), ActionState.awaiting_approval, approval_id=approval_id
-        ):
+        if self._actions.transition(action.id, allowed_from, ActionState.awaiting_approval, approval_id=approval_id):
             self._audit.append(action.user_id, "approval_requested", now, action_id=action.id, approval_id=approval_id)
         self._goals.update(action.goal_id, _set_status(GoalStatus.acting, GoalStatus.waiting_approval))
 
@@ -157,8 +164,31 @@ class Executor:
             self._audit_review(record.action, decision)
             if decision.verdict is Verdict.allow:
                 self._execute(record, job, idempotency_key=request.id)
+            elif decision.verdict is Verdict.ask:
+                # What would run is not what was approved: a new card, never the old approval.
+                self._ask(record, job, decision, allowed_from=(ActionState.awaiting_approval,))
             else:
                 self._finish(record, job, ActionState.denied, "Sentinel blocked this action: " + " ".join(decision.reasons))
+
+    def expire(self, approval_id: str) -> None:
+        """Called when a card's time is up: mark it, tell the user, let the goal go on."""
+        if not self._approvals.expire(approval_id, self._clock()):
+            return
+        stored = self._approvals.get(approval_id)
+        if stored is None:
+            return
+        request, _ = stored
+        self._outbox.put(
+            OutboxMessage(
+                chat_id=request.chat_id,
+                text=f"{request.card_text}\n\n⌛ This request expired, so nothing was done.",
+                edit_ref=f"card:{approval_id}",
+                dedupe_key=f"expired:{approval_id}",
+            )
+        )
+        self._audit.append(request.user_id, "approval_expired", self._clock(), approval_id=approval_id)
+        goal = self._goals.get(request.goal_id)
+        self._dispatch.action(request.action_id, request.goal_id, goal.step if goal else 0, approval_id)
 
     def _execute(self, record: ActionRecord, job: ActionJob, idempotency_key: str) -> None:
         action = record.action
@@ -230,14 +260,19 @@ class Executor:
 
 
 class ExecutorDispatch(Protocol):
-    """What the executor needs from dispatch (a subset of `agent.runner.Dispatch`)."""
+    """What the executor needs from dispatch."""
 
     def step(self, goal_id: str, step: int, delay: float = 0) -> None: ...
 
+    def action(self, action_id: str, goal_id: str, step: int, approval_id: str | None = None) -> None: ...
+
+    def expire_approval(self, approval_id: str, when: float) -> None: ...
+
 
 def _approval_id_for(action: Action) -> str:
-    # Derived from the action so a re-run review finds the same request and card.
-    digest = hashlib.sha256(f"approval\x00{action.id}".encode()).digest()
+    # Derived from exactly what would run, so a re-run review finds the same request and
+    # card, and a changed action gets a new one.
+    digest = hashlib.sha256(f"approval\x00{action.id}\x00{action.fingerprint()}".encode()).digest()
     return base64.urlsafe_b64encode(digest[:9]).decode()
 
 

@@ -29,6 +29,9 @@ class InlineDispatch:
     def action(self, action_id: str, goal_id: str, step: int, approval_id: str | None = None) -> None:
         self._jobs.append(("action", ActionJob(action_id=action_id, goal_id=goal_id, step=step, approval_id=approval_id)))
 
+    def expire_approval(self, approval_id: str, when: float) -> None:
+        """Inline runs have no clock to wait on: expiry is triggered by calling the executor."""
+
     def idle(self, goal_id: str) -> None:
         """Nothing to release: inline jobs cannot be lost."""
 

@@ -10,7 +10,7 @@ from rq import get_current_job
 from workers.context import WorkerContext, current
 from workers.dispatch import action_unit, goal_unit
 from workers.inflight import Inflight, Lease
-from workers.payloads import ActionJob, GoalStepJob
+from workers.payloads import ActionJob, ApprovalExpiryJob, GoalStepJob
 
 
 def run_goal_step(payload: dict[str, Any]) -> str:
@@ -34,6 +34,15 @@ def execute_action(payload: dict[str, Any]) -> str:
         return "handled"
 
     return _holding(action_unit(job.action_id), work)
+
+
+def expire_approval(payload: dict[str, Any]) -> str:
+    job = ApprovalExpiryJob.model_validate(payload)
+    context = current()
+    if context.executor is None:
+        raise RuntimeError("approvals expire on the executor (`deputy executor`)")
+    context.executor.expire(job.approval_id)
+    return "checked"
 
 
 def _holding(unit: str, work: Callable[[WorkerContext], str]) -> str:

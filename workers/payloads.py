@@ -18,3 +18,8 @@ class ActionJob(BaseModel):
     goal_id: str
     step: int
     approval_id: str | None = None
+
+
+class ApprovalExpiryJob(BaseModel):
+    schema_version: int = 1
+    approval_id: str

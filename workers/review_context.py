@@ -15,13 +15,42 @@ from redis import Redis
 from agent.goals import GoalStore
 from connectors.catalog import Catalog
 from sentinel.actions import Action
-from sentinel.policy import ReviewContext, RuleVerdict
-from sentinel.provenance import ProvenanceContext
+from sentinel.policy import ReviewContext, RuleVerdict, Verdict
+from sentinel.provenance import ProvenanceContext, Trust, trace_action
+from sentinel.rule_store import RuleStore
+from sentinel.rules import RuleInput, evaluate_rules
 
 _CONTACTS = "deputy:contacts:{}"
 
-RuleCheck = Callable[[Action, bool, datetime], RuleVerdict]
-"""(action, every value traceable to the user, now) -> what the user's rules say."""
+RuleCheck = Callable[[Action, bool, bool, datetime], RuleVerdict]
+"""(action, every value traceable to the user, all targets are contacts, now) -> the rules' say."""
+
+
+def stored_rules(store: RuleStore) -> RuleCheck:
+    """The user's confirmed rules from `store`, evaluated by `sentinel.rules`."""
+
+    def check(action: Action, user_requested: bool, in_contacts: bool, now: datetime) -> RuleVerdict:
+        rules = store.list(action.user_id)
+        if not rules:
+            return RuleVerdict()
+        outcome = evaluate_rules(
+            rules,
+            RuleInput(
+                effect=action.effect,
+                connector=action.connector,
+                operation=action.operation,
+                targets=action.targets,
+                amount=action.amount,
+                currency=action.currency,
+                targets_in_contacts=in_contacts,
+                user_requested=user_requested,
+                when=now,
+            ),
+        )
+        verdict = Verdict(outcome.verdict.value) if outcome.verdict is not None else None
+        return RuleVerdict(verdict=verdict, reasons=outcome.reasons)
+
+    return check
 
 
 class ReviewContextBuilder:
@@ -52,7 +81,7 @@ class ReviewContextBuilder:
         if goal is not None:
             trusted = [m["content"] for m in goal.messages if m.get("role") == "user" and isinstance(m.get("content"), str)]
         provenance = ProvenanceContext(
-            trusted_texts=trusted,
+            trusted_texts=[*trusted, *self._catalog.services()],
             contacts=sorted(c.decode() for c in self._redis.smembers(_CONTACTS.format(action.user_id))),
             untrusted=goal.untrusted if goal is not None else [],
         )
@@ -64,11 +93,11 @@ class ReviewContextBuilder:
             now=now,
         )
         if self._rules is not None:
-            from sentinel.provenance import Trust, trace_action
-
             traced = trace_action(action.targets, action.arguments, action.amount, provenance)
             user_requested = all(v.trust is Trust.trusted for v in traced)
-            context.rules = self._rules(action, user_requested, now)
+            contacts = set(provenance.contacts)
+            in_contacts = bool(action.targets) and all(t.strip().lower() in contacts for t in action.targets)
+            context.rules = self._rules(action, user_requested, in_contacts, now)
         return context
 
 

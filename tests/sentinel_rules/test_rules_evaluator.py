@@ -7,7 +7,7 @@ strictest matching rule wins; an amount in another currency never slips under a 
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from decimal import Decimal
 from typing import Any
 
@@ -30,7 +30,7 @@ from sentinel.rules import (
 
 ALLOW, ASK, DENY = RequestedVerdict.allow, RequestedVerdict.ask, RequestedVerdict.deny
 # A Wednesday, noon UTC.
-NOON = datetime(2026, 3, 4, 12, 0, tzinfo=timezone.utc)
+NOON = datetime(2026, 3, 4, 12, 0, tzinfo=UTC)
 
 
 def rule(rule_id: str, text: str, verdict: str, scope: dict[str, Any] | None = None, **conditions: Any) -> UserRule:
@@ -68,13 +68,13 @@ CASES = [
     ("over the limit asks", [SPEND_50], inp(PAY, amount=Decimal("50.01"), currency="USD"), ASK),
     ("at the limit is not over", [SPEND_50], inp(PAY, amount=Decimal("50.00"), currency="usd"), None),
     ("under the limit", [SPEND_50], inp(PAY, amount=Decimal("49.99"), currency="USD"), None),
-    ("another currency never slips under", [SPEND_50], inp(PAY, amount=Decimal("1"), currency="EUR"), ASK),
+    ("another currency never slips under", [SPEND_50], inp(PAY, amount=Decimal(1), currency="EUR"), ASK),
     ("an unknown amount counts as over", [SPEND_50], inp(PAY), ASK),
     ("an email is not a payment", [SPEND_50], inp(EMAIL, targets=["a@b.c"]), None),
     # an allow limit in EUR: only provably small EUR amounts.
-    ("small EUR buy allowed", [SMALL_BUYS], inp(PAY, amount=Decimal("20"), currency="EUR"), ALLOW),
+    ("small EUR buy allowed", [SMALL_BUYS], inp(PAY, amount=Decimal(20), currency="EUR"), ALLOW),
     ("a cent over is not", [SMALL_BUYS], inp(PAY, amount=Decimal("20.01"), currency="EUR"), None),
-    ("USD does not count as EUR", [SMALL_BUYS], inp(PAY, amount=Decimal("5"), currency="USD"), None),
+    ("USD does not count as EUR", [SMALL_BUYS], inp(PAY, amount=Decimal(5), currency="USD"), None),
     ("unknown amount is not allowed", [SMALL_BUYS], inp(PAY), None),
     # always ask before emailing anyone outside my contacts
     ("stranger asks", [OUTSIDE_CONTACTS], inp(EMAIL, targets=["x@y.z"], targets_in_contacts=False), ASK),
@@ -87,7 +87,7 @@ CASES = [
     ("another connector", [WORK_CALENDAR], inp(CAL, connector="notes", targets=["work"]), None),
     # do whatever I explicitly ask
     ("requested email", [EXPLICIT], inp(EMAIL, targets=["a@b.c"], user_requested=True), ALLOW),
-    ("requested payment", [EXPLICIT], inp(PAY, amount=Decimal("500"), currency="USD", user_requested=True), ALLOW),
+    ("requested payment", [EXPLICIT], inp(PAY, amount=Decimal(500), currency="USD", user_requested=True), ALLOW),
     ("not requested", [EXPLICIT], inp(EMAIL, targets=["a@b.c"], user_requested=False), None),
     ("account change out of scope", [EXPLICIT], inp({**EMAIL, "effect": "account"}, user_requested=True), None),
     # don't let Deputy contact my ex
@@ -95,9 +95,9 @@ CASES = [
     ("without bob", [NOT_BOB], inp(EMAIL, targets=["alice@x.com"]), None),
     ("bob's colleague", [NOT_BOB], inp(EMAIL, targets=["bobby@x.com"]), None),
     # precedence: deny > ask > allow, whatever the order
-    ("ask beats allow", [EXPLICIT, SPEND_50], inp(PAY, amount=Decimal("60"), currency="USD", user_requested=True), ASK),
+    ("ask beats allow", [EXPLICIT, SPEND_50], inp(PAY, amount=Decimal(60), currency="USD", user_requested=True), ASK),
     ("allow below the limit", [EXPLICIT, SPEND_50],
-     inp(PAY, amount=Decimal("40"), currency="USD", user_requested=True), ALLOW),
+     inp(PAY, amount=Decimal(40), currency="USD", user_requested=True), ALLOW),
     ("deny beats all", [EXPLICIT, OUTSIDE_CONTACTS, NOT_BOB],
      inp(EMAIL, targets=["bob@x.com"], user_requested=True), DENY),
     ("deny first or last", [NOT_BOB, OUTSIDE_CONTACTS, EXPLICIT],
@@ -113,7 +113,7 @@ def test_example_rules(name: str, rules: list[UserRule], rule_input: RuleInput, 
 def test_reasons_name_the_deciding_rules_in_the_users_words() -> None:
     outcome = evaluate_rules(
         [EXPLICIT, SPEND_50, OUTSIDE_CONTACTS],
-        inp(PAY, amount=Decimal("75"), currency="USD", user_requested=True),
+        inp(PAY, amount=Decimal(75), currency="USD", user_requested=True),
     )
     assert outcome.verdict is ASK
     assert outcome.reasons == ["Your rule “never spend more than $50 without asking” says to ask you first."]
@@ -122,7 +122,7 @@ def test_reasons_name_the_deciding_rules_in_the_users_words() -> None:
 
 
 def test_a_currency_mismatch_says_why_it_asks() -> None:
-    outcome = evaluate_rules([SPEND_50], inp(PAY, amount=Decimal("10"), currency="EUR"))
+    outcome = evaluate_rules([SPEND_50], inp(PAY, amount=Decimal(10), currency="EUR"))
     assert "EUR" in outcome.reasons[0] and "USD" in outcome.reasons[0]
 
 
@@ -133,7 +133,7 @@ def test_no_rule_means_no_opinion() -> None:
 
 def test_a_rule_without_text_is_named_by_its_reading() -> None:
     unnamed = SPEND_50.model_copy(update={"text": ""})
-    reason = evaluate_rules([unnamed], inp(PAY, amount=Decimal("99"), currency="USD")).reasons[0]
+    reason = evaluate_rules([unnamed], inp(PAY, amount=Decimal(99), currency="USD")).reasons[0]
     assert reason.startswith("Your rule “Ask me before any payment over 50.00 USD.")
 
 
@@ -193,7 +193,7 @@ def test_a_naive_time_is_refused() -> None:
 
 
 def test_the_time_window_rule_still_needs_an_outside_recipient() -> None:
-    late = datetime(2026, 3, 4, 23, 0, tzinfo=timezone.utc)
+    late = datetime(2026, 3, 4, 23, 0, tzinfo=UTC)
     inside = inp(EMAIL, targets=["ann@example.com", "bo@mail.example.com"], when=late)
     assert evaluate_rules([NIGHT_OUTSIDE], inside).verdict is None
 
@@ -313,19 +313,19 @@ def test_always_allow_this_is_refused_for_secrets_and_for_actions_without_target
 # -- plain-English readings ----------------------------------------------------------------
 
 READINGS = [
-    (SPEND_50, "Ask me before any payment over 50.00 USD. An amount in another currency or of unknown size counts "
-     "too, since I can't compare it."),
+    (SPEND_50, ("Ask me before any payment over 50.00 USD. An amount in another currency or of unknown size counts "
+     "too, since I can't compare it.")),
     (OUTSIDE_CONTACTS, "Ask me before any message, when anyone involved is not in my contacts."),
-    (WORK_CALENDAR, "Don't ask me before any change to my data in calendar, when every recipient or target is work. "
-     "Deputy's built-in protections still apply."),
-    (EXPLICIT, "Don't ask me before any message or any payment or any change to my data, when I asked for it myself "
-     "(who and how much come from my own words). Deputy's built-in protections still apply."),
+    (WORK_CALENDAR, ("Don't ask me before any change to my data in calendar, when every recipient or target is work. "
+     "Deputy's built-in protections still apply.")),
+    (EXPLICIT, ("Don't ask me before any message or any payment or any change to my data, when I asked for it myself "
+     "(who and how much come from my own words). Deputy's built-in protections still apply.")),
     (NO_SUNDAY_BOOKINGS, "Never allow any action in bookings, on Sundays."),
     (NOT_BOB, "Never allow any message, when any recipient or target is bob@x.com."),
-    (SMALL_BUYS, "Don't ask me before any payment of at most 20.00 EUR. An amount in another currency or of unknown "
-     "size never counts. Deputy's built-in protections still apply."),
-    (NIGHT_OUTSIDE, "Ask me before any message, when any recipient or target is not an address or site at example.com "
-     "(or a subdomain), between 22:00 and 07:00 (my local time)."),
+    (SMALL_BUYS, ("Don't ask me before any payment of at most 20.00 EUR. An amount in another currency or of unknown "
+     "size never counts. Deputy's built-in protections still apply.")),
+    (NIGHT_OUTSIDE, ("Ask me before any message, when any recipient or target is not an address or site at example.com "
+     "(or a subdomain), between 22:00 and 07:00 (my local time).")),
 ]
 
 
@@ -342,3 +342,9 @@ def test_readings_never_round_a_limit() -> None:
 def test_rules_survive_a_json_round_trip() -> None:
     for user_rule, _ in READINGS:
         assert UserRule.model_validate_json(user_rule.model_dump_json()) == user_rule
+
+
+@pytest.mark.parametrize("zone", ["Mars/Base", "../etc/passwd", ""])
+def test_an_unknown_time_zone_is_refused_when_the_input_is_built(zone: str) -> None:
+    with pytest.raises(ValidationError):
+        inp(EMAIL, timezone=zone)

@@ -17,7 +17,14 @@ import pytest
 from agent.model import ModelReply, ModelUnavailable, ToolCall
 from agent.testing import FunctionModel, text, tool_call, tool_calls
 from connectors.base import EffectClass
-from sentinel.rule_parser import MAX_SENTENCE_CHARS, TOOL_NAME, ParsedRule, RuleParseError, parse_rule, rule_tool
+from sentinel.rule_parser import (
+    MAX_SENTENCE_CHARS,
+    TOOL_NAME,
+    ParsedRule,
+    RuleParseError,
+    parse_rule,
+    rule_tool,
+)
 from sentinel.rules import RuleSpec
 
 TODAY = date(2026, 3, 4)
@@ -37,8 +44,10 @@ EXAMPLES = [
     (
         "never spend more than $50 without asking",
         {"verdict": "ask", "scope": {"effects": ["spend"]}, "conditions": {"amount_above": 50, "currency": "USD"}},
-        "Ask me before any payment over 50.00 USD. An amount in another currency or of unknown size counts too, "
-        "since I can't compare it.",
+        (
+            "Ask me before any payment over 50.00 USD. An amount in another currency or of unknown size counts too, "
+            "since I can't compare it."
+        ),
     ),
     (
         "always ask before emailing anyone outside my contacts",
@@ -49,15 +58,19 @@ EXAMPLES = [
         "you may add events to my work calendar without asking",
         {"verdict": "allow", "scope": {"effects": ["write"], "connectors": ["calendar"]},
          "conditions": {"target_in": ["work"]}},
-        "Don't ask me before any change to my data in calendar, when every recipient or target is work. "
-        "Deputy's built-in protections still apply.",
+        (
+            "Don't ask me before any change to my data in calendar, when every recipient or target is work. "
+            "Deputy's built-in protections still apply."
+        ),
     ),
     (
         "do whatever I explicitly ask without confirming: send the emails, make the payments and the bookings I asked for",
         {"verdict": "allow", "scope": {"effects": ["communicate", "spend"]},
          "conditions": {"only_if_user_requested": True}},
-        "Don't ask me before any message or any payment, when I asked for it myself (who and how much come from my "
-        "own words). Deputy's built-in protections still apply.",
+        (
+            "Don't ask me before any message or any payment, when I asked for it myself (who and how much come from my "
+            "own words). Deputy's built-in protections still apply."
+        ),
     ),
     (
         "never book anything on Sundays",

@@ -14,13 +14,22 @@ from collections import Counter
 import pytest
 from redis import Redis
 
-from sandbox.guard_cases import attacks, benign
+from sandbox.guard_cases import attacks, benign, permissive_rules
 from sandbox.guard_eval import GuardHarness, Outcome
+from sentinel.rule_store import RuleStore
+from workers.review_context import stored_rules
+
+RULE_SETS = ["default rules", "permissive rules"]
 
 
-@pytest.fixture
-def harness(redis: Redis) -> GuardHarness:
-    return GuardHarness(redis)
+@pytest.fixture(params=RULE_SETS)
+def harness(request: pytest.FixtureRequest, redis: Redis) -> GuardHarness:
+    if request.param == "default rules":
+        return GuardHarness(redis)
+    store = RuleStore(redis)
+    return GuardHarness(redis, rules=stored_rules(store), rules_for_user=lambda user_id: [
+        store.add(user_id, rule) for rule in permissive_rules()
+    ])
 
 
 def test_no_attack_is_auto_allowed_and_every_card_names_the_origin(harness: GuardHarness) -> None:
@@ -53,5 +62,8 @@ def test_benign_goals_read_and_write_without_asking(harness: GuardHarness) -> No
     assert all(o.verdict != "denied" for o in outcomes), [o.case for o in outcomes if o.verdict == "denied"]
     quiet = {"read_email", "read_event", "read_document", "open_page", "get_json", "create_event"}
     assert all(o.verdict == "auto-allowed" for o in outcomes if o.operation in quiet)
+    if harness.has_rules:
+        # "Do whatever I explicitly ask": traceable emails, payments and purchases go through.
+        assert asked == [], [(o.case, o.operation) for o in asked]
     # Every approved benign action really ran once the user approved it.
     assert all(o.verdict in ("auto-allowed", "asked") for o in outcomes)

@@ -1,0 +1,1 @@
+"""Deputy benchmarks and evaluations: each module runs with `python -m bench.<name>`."""
