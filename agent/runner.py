@@ -19,7 +19,13 @@ from typing import Callable, Protocol
 from agent.goals import Goal, GoalStatus, GoalStore
 from agent.model import ChatModel, ModelError, ModelReply, ToolCall
 from agent.prompt import build_messages, tool_message, untrusted
-from agent.tools import INTERNAL_TOOLS, ToolArgumentError, call_arguments, parse_plan, parse_reply
+from agent.tools import (
+    INTERNAL_TOOLS,
+    ToolArgumentError,
+    call_arguments,
+    parse_plan,
+    parse_reply,
+)
 from connectors.catalog import Catalog, InvalidArguments, Operation
 from deputy.outbox import Outbox
 from sentinel.action_store import ActionRecord, ActionStore

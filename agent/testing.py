@@ -19,7 +19,12 @@ from collections.abc import Callable
 from typing import Any
 
 from agent.model import ModelError, ModelReply, ToolCall
-from agent.testing_server import ChatRequest, Responder, ScriptedModelServer, ScriptedResponse
+from agent.testing_server import (
+    ChatRequest,
+    Responder,
+    ScriptedModelServer,
+    ScriptedResponse,
+)
 
 __all__ = [
     "ChatRequest",

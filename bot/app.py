@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 
 import redis.asyncio as aioredis
-from telegram import BotCommand
+from telegram import BotCommand, Update
 from telegram.ext import (
     AIORateLimiter,
     Application,
@@ -15,7 +15,6 @@ from telegram.ext import (
     TypeHandler,
     filters,
 )
-from telegram import Update
 
 from bot.handlers import Handlers
 from bot.outbox_consumer import OutboxConsumer
@@ -24,6 +23,9 @@ from bot.services import BotServices
 COMMANDS = [
     BotCommand("start", "Introduce yourself"),
     BotCommand("goals", "Your recent goals and where they stand"),
+    BotCommand("activity", "What is done, in progress and next"),
+    BotCommand("rules", "Your rules for what Deputy may do without asking"),
+    BotCommand("audit", "Recent decisions and why"),
     BotCommand("retry", "Try your last stopped goal again"),
     BotCommand("help", "What Deputy can do"),
 ]
@@ -47,7 +49,7 @@ def build_application(
 
     async def post_init(app: Application) -> None:
         await app.bot.set_my_commands(COMMANDS)
-        consumer = OutboxConsumer(aioredis.Redis.from_url(redis_url), app.bot)
+        consumer = OutboxConsumer(aioredis.Redis.from_url(redis_url), app.bot, services.buttons)
         outbox_task["task"] = asyncio.create_task(consumer.run(), name="outbox")
 
     async def post_stop(app: Application) -> None:
@@ -63,6 +65,9 @@ def build_application(
     app.add_handler(CommandHandler("help", handlers.help))
     app.add_handler(CommandHandler("goals", handlers.goals))
     app.add_handler(CommandHandler("retry", handlers.retry))
+    app.add_handler(CommandHandler("rules", handlers.rules))
+    app.add_handler(CommandHandler("audit", handlers.audit))
+    app.add_handler(CommandHandler("activity", handlers.activity))
     app.add_handler(MessageHandler(filters.COMMAND, handlers.unknown_command))
     app.add_handler(MessageHandler(filters.TEXT, handlers.text))
     app.add_handler(MessageHandler(~filters.TEXT & ~filters.StatusUpdate.ALL, handlers.not_text))

@@ -9,15 +9,17 @@ from __future__ import annotations
 import logging
 
 import redis
-from telegram import Update
+from telegram import InlineKeyboardButton, InlineKeyboardMarkup, Update
 from telegram.error import TelegramError
 from telegram.ext import ApplicationHandlerStop, ContextTypes
 
 from agent.goals import Goal, GoalStatus
 from bot import texts
+from bot.activity import format_activity, format_audit
 from bot.presses import decide_press
 from bot.services import BotServices
 from deputy.ids import new_id
+from sentinel.rules import describe
 
 log = logging.getLogger(__name__)
 
@@ -81,6 +83,47 @@ class Handlers:
         if goal is not None and goal.status is GoalStatus.running:
             self._s.dispatch.step(goal.id, goal.step)
         await update.effective_message.reply_text(f"Trying again: “{texts.shorten(failed.text)}”.")
+
+    async def rules(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+        user_id, chat_id = update.effective_user.id, update.effective_chat.id
+        sentence = " ".join(context.args or []).strip()
+        if sentence:
+            if len(sentence) > texts.MAX_RULE_CHARS:
+                await update.effective_message.reply_text(texts.rule_too_long(len(sentence)))
+                return
+            self._s.dispatch.rule_request(user_id, chat_id, sentence)
+            await update.effective_message.reply_text("Reading your rule; I'll show you what I understood.")
+            return
+        rules = self._s.rules.list(user_id)
+        if not rules:
+            await update.effective_message.reply_text(texts.NO_RULES)
+            return
+        lines = [f"{i}. {describe(rule)}" for i, rule in enumerate(rules, 1)]
+        buttons = [
+            [InlineKeyboardButton(f"Remove {i}", callback_data=self._s.buttons.data("rx", rule.id, user_id))]
+            for i, rule in enumerate(rules, 1)
+        ]
+        await update.effective_message.reply_text(
+            "Your rules (Deputy's built-in protections always apply on top):\n" + "\n".join(lines),
+            reply_markup=InlineKeyboardMarkup(buttons),
+        )
+
+    async def audit(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+        entries = self._s.audit.entries(update.effective_user.id)[-12:]
+        if not entries:
+            await update.effective_message.reply_text("Nothing has been recorded yet.")
+            return
+        intact = self._s.audit.verify(update.effective_user.id)
+        lines = [format_audit(entry) for entry in entries]
+        footer = "The record is intact." if intact else "⚠️ The record has been tampered with."
+        await update.effective_message.reply_text("Recent decisions:\n" + "\n".join(lines) + "\n\n" + footer)
+
+    async def activity(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+        goals = self._s.goals.recent(update.effective_user.id, limit=10)
+        if not goals:
+            await update.effective_message.reply_text("Nothing yet. Text me a goal!")
+            return
+        await update.effective_message.reply_text(format_activity(goals))
 
     async def unknown_command(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
         command = (update.effective_message.text or "/").split()[0].split("@")[0]

@@ -15,10 +15,17 @@ import socket
 import redis.asyncio as aioredis
 from redis.exceptions import RedisError, ResponseError
 from telegram import Bot, InlineKeyboardButton, InlineKeyboardMarkup
-from telegram.error import BadRequest, Forbidden, NetworkError, RetryAfter, TelegramError
+from telegram.error import (
+    BadRequest,
+    Forbidden,
+    NetworkError,
+    RetryAfter,
+    TelegramError,
+)
 
+from bot.buttons import ButtonSigner
 from bot.texts import MAX_MESSAGE_CHARS
-from deputy.outbox import OUTBOX_STREAM, OutboxMessage
+from deputy.outbox import OUTBOX_STREAM, Button, OutboxMessage
 
 log = logging.getLogger(__name__)
 
@@ -42,9 +49,12 @@ def split_text(text: str, limit: int = MAX_MESSAGE_CHARS) -> list[str]:
 
 
 class OutboxConsumer:
-    def __init__(self, redis: aioredis.Redis, bot: Bot, consumer: str | None = None) -> None:
+    def __init__(
+        self, redis: aioredis.Redis, bot: Bot, signer: ButtonSigner | None = None, consumer: str | None = None
+    ) -> None:
         self._redis = redis
         self._bot = bot
+        self._signer = signer
         self._consumer = consumer or f"{socket.gethostname()}-{os.getpid()}"
 
     async def run(self) -> None:
@@ -107,12 +117,22 @@ class OutboxConsumer:
                 break
         await self._redis.xack(OUTBOX_STREAM, GROUP, entry_id)
 
+    def _data(self, button: Button, chat_id: int) -> str:
+        if button.sign is None:
+            return button.data
+        if self._signer is None:
+            raise ValueError("this bot cannot sign buttons")
+        kind, _, ident = button.sign.partition(":")
+        # Private chats: the chat id is the user id, the only person who may press.
+        return self._signer.data(kind, ident, chat_id)
+
     async def deliver(self, message: OutboxMessage) -> None:
         if message.dedupe_key and await self._redis.exists(_SENT.format(message.dedupe_key)):
             return
         markup = (
             InlineKeyboardMarkup(
-                [[InlineKeyboardButton(b.text, callback_data=b.data) for b in row] for row in message.buttons]
+                [[InlineKeyboardButton(b.text, callback_data=self._data(b, message.chat_id)) for b in row]
+                 for row in message.buttons]
             )
             if message.buttons
             else None

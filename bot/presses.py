@@ -8,8 +8,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from bot.buttons import InvalidButton
 from bot.services import BotServices
 from sentinel.approvals import ApprovalStatus, Choice, ForgedPress, PressOutcome
+from sentinel.rules import describe, narrow_rule_for
 
 
 @dataclass(frozen=True)
@@ -26,6 +28,8 @@ FORGED = PressAnswer(
 
 
 def decide_press(services: BotServices, data: str, user_id: int) -> PressAnswer:
+    if services.buttons.is_ours(data):
+        return _rule_press(services, data, user_id)
     try:
         approval_id, choice = services.signer.verify(data, user_id)
     except ForgedPress:
@@ -34,7 +38,7 @@ def decide_press(services: BotServices, data: str, user_id: int) -> PressAnswer:
     result = services.approvals.decide(approval_id, user_id, choice, services.clock())
     request = result.request
     if result.outcome is PressOutcome.decided and request is not None:
-        approved = choice is Choice.approve
+        approved = choice is not Choice.deny
         services.audit.append(
             user_id, "approval_decided", services.clock(), approval_id=approval_id, action_id=request.action_id,
             decision="approved" if approved else "denied",
@@ -42,6 +46,20 @@ def decide_press(services: BotServices, data: str, user_id: int) -> PressAnswer:
         goal = services.goals.get(request.goal_id)
         step = goal.step if goal is not None else 0
         services.dispatch.action(request.action_id, request.goal_id, step, approval_id=approval_id)
+        if choice is Choice.always:
+            record = services.actions.get(request.action_id)
+            try:
+                rule = narrow_rule_for(record.action, now=services.clock()) if record is not None else None
+            except ValueError:  # e.g. an action without a target: approve this one only
+                rule = None
+            if rule is not None:
+                services.rules.add(user_id, rule)
+                services.audit.append(user_id, "rule_added", services.clock(), rule_id=rule.id, rule=describe(rule),
+                                      source="always allow button")
+                return PressAnswer(
+                    "Approved, and I won't ask again for exactly this. See /rules to undo.",
+                    f"✅ Approved. From now on: {describe(rule)}",
+                )
         if approved:
             return PressAnswer("Approved. I'm carrying it out now.", "✅ Approved. Carrying it out now.")
         return PressAnswer("Denied. I won't do it.", "❌ Denied. Nothing was done.")
@@ -59,3 +77,25 @@ def decide_press(services: BotServices, data: str, user_id: int) -> PressAnswer:
     if result.outcome is PressOutcome.not_owner:
         return PressAnswer("Only the person this request belongs to can answer it.", alert=True)
     return PressAnswer("I can't find that request any more, so nothing was done.")
+
+
+def _rule_press(services: BotServices, data: str, user_id: int) -> PressAnswer:
+    try:
+        kind, ident = services.buttons.verify(data, user_id)
+    except InvalidButton:
+        services.audit.append(user_id, "press_rejected", services.clock(), reason="invalid button data")
+        return FORGED
+    if kind == "rs":
+        rule = services.rules.confirm(user_id, ident)
+        if rule is None:
+            return PressAnswer("That proposal expired or was already answered. Send the rule again with /rules.")
+        services.audit.append(user_id, "rule_added", services.clock(), rule_id=rule.id, rule=describe(rule))
+        return PressAnswer("Rule saved.", f"✅ Saved. I'll enforce: {describe(rule)}")
+    if kind == "rc":
+        services.rules.discard(user_id, ident)
+        return PressAnswer("Cancelled; no rule was saved.", "❌ Cancelled.")
+    rule = services.rules.get(user_id, ident)
+    if rule is None or not services.rules.remove(user_id, ident):
+        return PressAnswer("That rule is already gone.")
+    services.audit.append(user_id, "rule_removed", services.clock(), rule_id=ident, rule=describe(rule))
+    return PressAnswer("Rule removed.", f"🗑 Removed: {describe(rule)}")

@@ -9,8 +9,11 @@ from typing import Callable
 from redis import Redis
 
 from agent.goals import GoalStore
+from bot.buttons import ButtonSigner
+from sentinel.action_store import ActionStore
 from sentinel.approvals import ApprovalSigner, ApprovalStore
 from sentinel.audit import AuditLog
+from sentinel.rule_store import RuleStore
 from workers.dispatch import RQDispatch
 
 
@@ -23,6 +26,9 @@ class BotServices:
     audit: AuditLog
     dispatch: RQDispatch
     allowed_users: frozenset[int] | None
+    rules: RuleStore
+    buttons: ButtonSigner
+    actions: ActionStore
     agent_name: str = "Deputy"
     clock: Callable[[], float] = field(default=time.time)
 
@@ -36,6 +42,9 @@ class BotServices:
             audit=AuditLog(redis),
             dispatch=RQDispatch(redis),
             allowed_users=allowed_users,
+            rules=RuleStore(redis),
+            buttons=ButtonSigner(secret),
+            actions=ActionStore(redis),
         )
 
     def is_allowed(self, user_id: int) -> bool:

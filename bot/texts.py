@@ -6,6 +6,9 @@ HELP = (
     "Text me a goal in plain words, for example “email alice@example.org that I'll be 10 minutes late”. "
     "I work on it in the background and ask you here before anything that matters, like sending an email.\n\n"
     "/goals – your recent goals and where they stand\n"
+    "/activity – what is done, in progress and next\n"
+    "/rules – your rules for what I may do without asking (add one: /rules never spend more than $50)\n"
+    "/audit – recent decisions and why\n"
     "/retry – try your last failed goal again\n"
     "/help – this message"
 )
@@ -54,3 +57,15 @@ def answer_received(goal_text: str) -> str:
 def shorten(text: str, limit: int = 60) -> str:
     text = " ".join(text.split())
     return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+MAX_RULE_CHARS = 500
+NO_RULES = (
+    "You have no rules yet, so I ask before anything consequential. Add one in plain words, e.g.\n"
+    "/rules never spend more than $50 without asking\n"
+    "/rules you may email my contacts without asking"
+)
+
+
+def rule_too_long(length: int) -> str:
+    return f"That rule is {length:,} characters long; keep it under {MAX_RULE_CHARS} and try again."

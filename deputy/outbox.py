@@ -17,7 +17,10 @@ OUTBOX_MAXLEN = 100_000
 
 class Button(BaseModel):
     text: str
-    data: str = Field(max_length=64, description="Telegram callback_data: at most 64 bytes.")
+    data: str = Field(default="", max_length=64, description="Telegram callback_data: at most 64 bytes.")
+    sign: str | None = Field(
+        default=None, description="`kind:id` of a bot button; the bot signs it for the chat's user on delivery."
+    )
 
 
 class OutboxMessage(BaseModel):

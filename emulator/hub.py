@@ -15,7 +15,12 @@ from emulator.errors import UserApiError
 from emulator.events import EventBus
 from emulator.records import Chat, Json, StoredMessage
 from emulator.state import ChatState
-from emulator.tgobjects import BotProfile, callback_query_json, command_entities, message_json
+from emulator.tgobjects import (
+    BotProfile,
+    callback_query_json,
+    command_entities,
+    message_json,
+)
 from emulator.updates import UpdateQueue
 
 

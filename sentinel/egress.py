@@ -21,8 +21,8 @@ from sentinel.egress_checks import (
     check_destination,
     check_tainted_target,
 )
-from sentinel.egress_url import UrlProblem, parse_destination, url_scheme
 from sentinel.egress_ip import parse_private_exceptions
+from sentinel.egress_url import UrlProblem, parse_destination, url_scheme
 from sentinel.policy import Decision, Risk, Verdict
 
 Initiator = Literal["navigation", "subresource", "api_call", "form_submit"]

@@ -23,7 +23,12 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 from sentinel.egress import EgressDecision, Initiator, OutboundRequest, Reviewer
-from sentinel.egress_http import AsyncResolver, DecisionHook, async_system_resolver, resolve
+from sentinel.egress_http import (
+    AsyncResolver,
+    DecisionHook,
+    async_system_resolver,
+    resolve,
+)
 from sentinel.egress_url import UrlProblem, parse_destination
 from sentinel.policy import Risk, Verdict
 

@@ -23,7 +23,14 @@ from sentinel.egress_ip import (
     parse_private_exceptions,
 )
 from sentinel.egress_leaks import find_leaks, prepare
-from sentinel.egress_url import Destination, UrlProblem, is_within, matches_pattern, normalise_domain, parse_destination
+from sentinel.egress_url import (
+    Destination,
+    UrlProblem,
+    is_within,
+    matches_pattern,
+    normalise_domain,
+    parse_destination,
+)
 from sentinel.policy import Risk, Verdict
 
 if TYPE_CHECKING:
@@ -136,7 +143,7 @@ def check_data(
     body_text, encoding = _body_text(headers, body)
     parts = _parts(destination, headers, body_text)
     strays = [(i, s) for i, s in enumerate(context.secrets) if not any(matches_pattern(host, d) for d in s.domains)]
-    needles = [n for i, s in strays if (n := prepare(i, s.value.get_secret_value())) is not None]
+    needles = [n for i, s in strays if (n := prepare(i, s.value.get_secret_value(), whole_numbers=False))]
     for leak in find_leaks(parts, needles):
         secret = context.secrets[leak.key]
         findings.deny(

@@ -28,7 +28,11 @@ import httpx
 
 from connectors.base import ConnectorError
 from sentinel.egress import EgressDecision, Initiator, OutboundRequest, Reviewer
-from sentinel.egress_pinning import AsyncPinnedHTTPTransport, PinnedHTTPTransport, pinned
+from sentinel.egress_pinning import (
+    AsyncPinnedHTTPTransport,
+    PinnedHTTPTransport,
+    pinned,
+)
 from sentinel.egress_url import DEFAULT_PORTS, UrlProblem, parse_destination
 from sentinel.policy import Verdict
 

@@ -47,8 +47,13 @@ class Leak:
     how: str
 
 
-def prepare(key: int, value: str) -> Needle | None:
-    """Prepare `value` for searching, or None when it is too short to search for safely."""
+def prepare(key: int, value: str, *, whole_numbers: bool = True) -> Needle | None:
+    """Prepare `value` for searching, or None when it is too short to search for safely.
+
+    With `whole_numbers` a number-like value only matches where it is not part of a longer
+    number (a phone number inside an order id is a coincidence); secrets pass False, since
+    any occurrence of a secret is a leak.
+    """
     plain = _plain(value).strip()
     if len(plain) < MIN_VALUE_CHARS:
         return None
@@ -60,7 +65,7 @@ def prepare(key: int, value: str) -> Needle | None:
         variants = {only_digits, only_digits[-10:]} if len(only_digits) > 10 else {only_digits}
         # Phone numbers are written with spaces, dashes, dots or brackets; any of them may appear.
         alternatives = "|".join(_SEPARATORS.join(variant) for variant in sorted(variants))
-        digits = re.compile(rf"(?<!\d)(?:{alternatives})(?!\d)")
+        digits = re.compile(rf"(?<!\d)(?:{alternatives})(?!\d)" if whole_numbers else alternatives)
     raw = value.strip()
     encoded = {
         fragment

@@ -90,14 +90,13 @@ def parse_rule(sentence: str, model: ChatModel, today: date, timezone: str) -> P
     text = text[:MAX_SENTENCE_CHARS]
     if not text:
         return RuleParseError(f"Tell me the rule in one sentence, e.g. {_EXAMPLES}.")
-    messages = [
-        {"role": "system", "content": _SYSTEM.format(today=today.isoformat(), weekday=f"{today:%A}", timezone=timezone)},
-        {"role": "user", "content": text},
-    ]
+    system = _SYSTEM.format(today=today.isoformat(), weekday=f"{today:%A}", timezone=timezone)
+    messages = [{"role": "system", "content": system}, {"role": "user", "content": text}]
     try:
         reply = model.complete(messages, [rule_tool()])
     except ModelError as exc:
-        return RuleParseError(f"{exc.user_message} Please try again in a moment.", detail=str(exc), retryable=exc.retryable)
+        message = f"{exc.user_message} Please try again in a moment."
+        return RuleParseError(message, detail=str(exc), retryable=exc.retryable)
     calls = reply.tool_calls
     if len(calls) != 1 or calls[0].name != TOOL_NAME:
         return _unreadable(f"expected one {TOOL_NAME} call, got {[c.name for c in calls]}")

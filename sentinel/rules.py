@@ -20,7 +20,15 @@ from typing import Annotated, Literal
 from urllib.parse import urlsplit
 from zoneinfo import ZoneInfo
 
-from pydantic import AfterValidator, AwareDatetime, BaseModel, ConfigDict, Field, StrictBool, model_validator
+from pydantic import (
+    AfterValidator,
+    AwareDatetime,
+    BaseModel,
+    ConfigDict,
+    Field,
+    StrictBool,
+    model_validator,
+)
 
 from connectors.base import EffectClass
 from sentinel.actions import Action
@@ -336,7 +344,8 @@ def describe(rule: RuleSpec) -> str:
         tests += [f"is not {_either(_shown(cond.target_not_in))}"] if cond.target_not_in else []
         clauses.append(f"when {'any' if restrictive else 'every'} recipient or target " + " and ".join(tests))
     if cond.weekdays:
-        clauses.append("on " + _either([d.value.capitalize() + "s" for d in _DAYS if d in cond.weekdays]))
+        # "when it is", not "on": the day Deputy acts, not the date of what it books.
+        clauses.append("when it is " + _either([d.value.capitalize() for d in _DAYS if d in cond.weekdays]) + " for me")
     if cond.time_of_day is not None:
         clauses.append(f"between {cond.time_of_day.start:%H:%M} and {cond.time_of_day.end:%H:%M} (my local time)")
     if cond.only_if_user_requested:

@@ -8,11 +8,11 @@ from typing import Iterator
 
 import pytest
 from redis import Redis
+from tests_support import email_script
 
 from agent.testing import ScriptedModelServer, text
 from deputy.testing import DeputyStack, RedisServer
 from sandbox.mail import LocalMailServer
-from tests_support import email_script
 
 
 @pytest.fixture(scope="session")

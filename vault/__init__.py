@@ -14,10 +14,17 @@ from vault.errors import (
     VaultLocked,
 )
 from vault.keyfile import KdfCost
-from vault.payments import CardCharge, PaymentToken, PaymentTokens, normalise_merchant
 from vault.patterns import REDACTED, luhn_valid, redact_patterns
+from vault.payments import CardCharge, PaymentToken, PaymentTokens, normalise_merchant
 from vault.scrub import MIN_SECRET_LENGTH, Scrubber
-from vault.store import HANDLE_PATTERN, CredentialInfo, CredentialKind, UserId, Vault, validate_handle
+from vault.store import (
+    HANDLE_PATTERN,
+    CredentialInfo,
+    CredentialKind,
+    UserId,
+    Vault,
+    validate_handle,
+)
 
 __all__ = [
     "HANDLE_PATTERN",

@@ -69,6 +69,15 @@ def _read_config(path: str) -> configparser.RawConfigParser:
     return config
 
 
+@contextmanager
+def _damage_reported() -> Iterator[None]:
+    # configparser's errors quote the offending line of the file; never pass them on.
+    try:
+        yield
+    except configparser.Error:
+        raise VaultCorrupted(_DAMAGED) from None
+
+
 def _write_atomically(path: str, config: configparser.RawConfigParser) -> None:
     directory = os.path.dirname(path) or "."
     # mkstemp creates the file 0600, so the vault is never readable by others, not even briefly.
@@ -141,7 +150,10 @@ class KeyFile:
             if config.has_option(_SETTINGS, _REFERENCE):
                 recorded = config.get(_SETTINGS, _KDF_OPTION, fallback=None)
                 # A file made by plain keyrings.cryptfile records nothing: it used the defaults.
-                cost = KdfCost.decode(recorded) if recorded else KdfCost()
+                try:
+                    cost = KdfCost.decode(recorded) if recorded else KdfCost()
+                except (KeyError, ValueError):
+                    raise VaultCorrupted(_DAMAGED) from None
             else:
                 cost = kdf or KdfCost()
                 # Written before the library creates its reference entry, so a crash in
@@ -186,20 +198,23 @@ class KeyFile:
 
     def get(self, service: str, name: str) -> str | None:
         """The stored value, or None when there is none."""
-        try:
-            return self._ring.get_password(service, name)
-        except ValueError:
-            # GCM authentication failed: the entry was altered or moved from elsewhere.
-            raise VaultCorrupted("A stored credential could not be decrypted; the vault file may be damaged.") from None
+        with _damage_reported():
+            try:
+                return self._ring.get_password(service, name)
+            except ValueError:
+                # GCM authentication failed: the entry was altered or moved from elsewhere.
+                raise VaultCorrupted(
+                    "A stored credential could not be decrypted; the vault file may be damaged."
+                ) from None
 
     def set(self, service: str, name: str, value: str) -> None:
         """Store (or replace) one value."""
-        with self.exclusive():
+        with self.exclusive(), _damage_reported():
             self._ring.set_password(service, name, value)
 
     def delete(self, service: str, name: str) -> bool:
         """Remove one value; False when there was none."""
-        with self.exclusive():
+        with self.exclusive(), _damage_reported():
             try:
                 self._ring.delete_password(service, name)
             except PasswordDeleteError:

@@ -15,8 +15,8 @@ REDACTED = "[redacted]"
 
 _NOT_REDACTED = r"(?!\[redacted\])"
 
-# 13-19 contiguous digits, or the usual printed groupings (4-4-4-4[-1..3], Amex/Diners
-# 4-6-4/5) with one consistent separator. Free-form digit runs would also match dates and
+# 13-19 contiguous digits, or the usual printed groupings (4-4-4-4 with an optional short
+# tail, Amex/Diners 4-6-5/4-6-4) with one consistent separator. Free-form digit runs would also match dates and
 # phone numbers written next to each other.
 # The lookbehind sits after the first digit (meaning "no digit before this one") so the
 # regex engine can skip non-digits quickly; in front, it made the scan 3x slower.

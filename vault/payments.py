@@ -20,7 +20,12 @@ from typing import Callable
 from pydantic import BaseModel, ConfigDict, SecretStr
 from redis import Redis
 
-from vault.errors import CredentialNotFound, InvalidPaymentRequest, PaymentRefused, VaultCorrupted
+from vault.errors import (
+    CredentialNotFound,
+    InvalidPaymentRequest,
+    PaymentRefused,
+    VaultCorrupted,
+)
 from vault.store import CredentialKind, UserId, Vault
 
 _TOKEN = "deputy:ptok:{}"
@@ -130,8 +135,8 @@ def _currency(value: str) -> str:
 
 
 def format_amount(amount: Decimal) -> str:
-    """`42` -> "42.00"; more precise amounts keep their digits."""
-    return f"{amount:.2f}" if -amount.as_tuple().exponent <= 2 else str(amount)
+    """`42` and `42.0000` -> "42.00"; amounts with more significant decimals keep them."""
+    return f"{amount:.2f}" if -amount.normalize().as_tuple().exponent <= 2 else str(amount.normalize())
 
 
 class PaymentTokens:

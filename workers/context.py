@@ -13,6 +13,7 @@ from redis import Redis
 
 from agent.runner import GoalRunner
 from workers.executor import Executor
+from workers.rule_proposer import RuleProposer
 
 
 @dataclass
@@ -21,6 +22,7 @@ class WorkerContext:
     lease_ttl: float
     runner: GoalRunner | None = None
     executor: Executor | None = None
+    rule_proposer: "RuleProposer | None" = None
 
 
 _current: WorkerContext | None = None

@@ -12,11 +12,19 @@ from rq import Queue
 from rq.serializers import JSONSerializer
 
 from workers.inflight import Inflight, Registration, new_job_id
-from workers.payloads import ACTIONS_QUEUE, AGENT_QUEUE, ActionJob, ApprovalExpiryJob, GoalStepJob
+from workers.payloads import (
+    ACTIONS_QUEUE,
+    AGENT_QUEUE,
+    ActionJob,
+    ApprovalExpiryJob,
+    GoalStepJob,
+    RuleRequestJob,
+)
 
 STEP_FUNC = "workers.jobs.run_goal_step"
 ACTION_FUNC = "workers.jobs.execute_action"
 EXPIRE_FUNC = "workers.jobs.expire_approval"
+RULE_FUNC = "workers.jobs.propose_rule"
 # Finished jobs are only kept briefly: goal state lives in Deputy's own records.
 RESULT_TTL = 60
 FAILURE_TTL = 24 * 3600
@@ -56,6 +64,12 @@ class RQDispatch:
         self._queues[ACTIONS_QUEUE].enqueue_at(
             datetime.fromtimestamp(when, tz=timezone.utc), EXPIRE_FUNC, payload,
             job_id=new_job_id(f"e-{approval_id}"), result_ttl=RESULT_TTL, failure_ttl=FAILURE_TTL,
+        )
+
+    def rule_request(self, user_id: int, chat_id: int, sentence: str) -> None:
+        payload = RuleRequestJob(user_id=user_id, chat_id=chat_id, sentence=sentence).model_dump(mode="json")
+        self._queues[AGENT_QUEUE].enqueue(
+            RULE_FUNC, payload, job_id=new_job_id("r"), result_ttl=RESULT_TTL, failure_ttl=FAILURE_TTL
         )
 
     def idle(self, goal_id: str) -> None:

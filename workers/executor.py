@@ -21,7 +21,12 @@ from connectors.base import ConnectorError
 from deputy.outbox import Outbox, OutboxMessage
 from sentinel.action_store import ActionRecord, ActionStore
 from sentinel.actions import Action, ActionState
-from sentinel.approvals import ApprovalRequest, ApprovalSigner, ApprovalStatus, ApprovalStore
+from sentinel.approvals import (
+    ApprovalRequest,
+    ApprovalSigner,
+    ApprovalStatus,
+    ApprovalStore,
+)
 from sentinel.audit import AuditLog
 from sentinel.cards import card_buttons, card_text
 from sentinel.policy import Decision, Risk, Verdict, review

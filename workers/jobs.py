@@ -10,7 +10,7 @@ from rq import get_current_job
 from workers.context import WorkerContext, current
 from workers.dispatch import action_unit, goal_unit
 from workers.inflight import Inflight, Lease
-from workers.payloads import ActionJob, ApprovalExpiryJob, GoalStepJob
+from workers.payloads import ActionJob, ApprovalExpiryJob, GoalStepJob, RuleRequestJob
 
 
 def run_goal_step(payload: dict[str, Any]) -> str:
@@ -43,6 +43,14 @@ def expire_approval(payload: dict[str, Any]) -> str:
         raise RuntimeError("approvals expire on the executor (`deputy executor`)")
     context.executor.expire(job.approval_id)
     return "checked"
+
+
+def propose_rule(payload: dict[str, Any]) -> str:
+    job = RuleRequestJob.model_validate(payload)
+    context = current()
+    if context.rule_proposer is None:
+        raise RuntimeError("rules are read on agent workers (`deputy worker`)")
+    return context.rule_proposer.propose(job)
 
 
 def _holding(unit: str, work: Callable[[WorkerContext], str]) -> str:

@@ -25,12 +25,14 @@ from sentinel.action_store import ActionStore
 from sentinel.actions import Action, ActionState
 from sentinel.approvals import ApprovalSigner, ApprovalStore
 from sentinel.audit import AuditLog
+from sentinel.rule_store import RuleStore
 from workers.context import WorkerContext, install
 from workers.dispatch import RQDispatch, make_queues
 from workers.executor import ActionRunner, Executor
 from workers.inflight import Registration, Watchdog
 from workers.payloads import ACTIONS_QUEUE, AGENT_QUEUE
-from workers.review_context import ReviewContextBuilder
+from workers.review_context import ReviewContextBuilder, stored_rules
+from workers.rule_proposer import RuleProposer
 
 log = logging.getLogger(__name__)
 
@@ -97,7 +99,7 @@ def build_executor(redis: Redis, settings: Settings) -> Executor:
         ApprovalSigner(settings.secret_value()),
         RQDispatch(redis),
         runners,
-        ReviewContextBuilder(redis, goals, default_catalog()),
+        ReviewContextBuilder(redis, goals, default_catalog(), stored_rules(RuleStore(redis))),
         approval_ttl=settings.approval_ttl_seconds,
     )
 
@@ -142,6 +144,7 @@ def serve(settings: Settings, role: str, burst: bool = False) -> None:
     context = WorkerContext(redis=redis, lease_ttl=LEASE_SECONDS)
     if role == "agent":
         context.runner = build_runner(redis, settings)
+        context.rule_proposer = RuleProposer(build_model(settings), RuleStore(redis), Outbox(redis))
         queue_name = AGENT_QUEUE
     else:
         context.executor = build_executor(redis, settings)

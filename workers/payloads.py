@@ -23,3 +23,12 @@ class ActionJob(BaseModel):
 class ApprovalExpiryJob(BaseModel):
     schema_version: int = 1
     approval_id: str
+
+
+class RuleRequestJob(BaseModel):
+    """A sentence from /rules for the helper model to turn into a rule the user confirms."""
+
+    schema_version: int = 1
+    user_id: int
+    chat_id: int
+    sentence: str

@@ -17,9 +17,22 @@ from email.policy import SMTP as SMTP_POLICY
 from email.utils import format_datetime
 from typing import Annotated
 
-from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field, SecretStr, model_validator
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    SecretStr,
+    model_validator,
+)
 
-from connectors.base import ConnectorAuthError, ConnectorError, ConnectorRejected, ConnectorUnavailable
+from connectors.base import (
+    ConnectorAuthError,
+    ConnectorError,
+    ConnectorRejected,
+    ConnectorUnavailable,
+)
 from connectors.email.addresses import check_header_text, normalize_address
 
 MAX_RECIPIENTS = 50

@@ -1,7 +1,14 @@
 """The generic HTTP connector: fetch a page or call an API, every request guarded by Sentinel."""
 
 from connectors.base import EffectClass, OperationSpec
-from connectors.http.client import MAX_BYTES, MAX_CHARS, HttpResult, fetch_url, guarded_client, http_request
+from connectors.http.client import (
+    MAX_BYTES,
+    MAX_CHARS,
+    HttpResult,
+    fetch_url,
+    guarded_client,
+    http_request,
+)
 
 FETCH_URL = OperationSpec(
     connector="http",

@@ -18,7 +18,12 @@ from connectors.base import ConnectorError, ConnectorRejected
 from connectors.http.errors import HTTP_FAILURES, describe_failure
 from connectors.http.text import html_to_text, is_textual, looks_binary, media_type
 from sentinel.egress import Reviewer
-from sentinel.egress_http import DecisionHook, GuardedTransport, Resolver, system_resolver
+from sentinel.egress_http import (
+    DecisionHook,
+    GuardedTransport,
+    Resolver,
+    system_resolver,
+)
 
 MAX_BYTES = 2_000_000
 """Largest body downloaded; bigger responses fail as too large."""

@@ -52,18 +52,19 @@ _JSON_ESCAPE = re.compile(r"(?:\\u[0-9a-fA-F]{4})+|\\[nrt]")
 _NON_ASCII_RUN = re.compile(r"[\x00-\x7f]?[^\x00-\x7f]+")
 # Inline tags vanish (they may sit inside a word: ig<b>nore</b>); block tags become a
 # space. Only real HTML element names: fake markers like <system> or </untrusted> stay.
-_INLINE_TAG = re.compile(
-    r"</?(?:a|abbr|b|bdi|bdo|cite|code|del|dfn|em|font|i|ins|kbd|mark|q|s|samp|small|span|strike|strong|sub|sup|u|"
-    r"var|wbr)(?:\s[^<>]{0,2000})?/?>",
-    re.I,
+# Attribute values stay (alt, title, href and data-* attributes can carry text).
+_TAG = re.compile(r"</?([a-zA-Z][a-zA-Z0-9]{0,15})(\s[^<>]{0,2000})?/?>|<!--|-->")
+_ATTRIBUTE_VALUE = re.compile(r"=\s*(?:\"([^\"]*)\"|'([^']*)')")
+_INLINE = frozenset(
+    "a abbr b bdi bdo cite code del dfn em font i ins kbd mark q s samp small span strike strong sub sup u var "
+    "wbr".split()
 )
-_BLOCK_TAG = re.compile(
-    r"</?(?:address|area|article|aside|audio|base|blockquote|body|br|button|canvas|caption|center|col|colgroup|dd|"
-    r"details|dialog|dir|div|dl|dt|embed|fieldset|figcaption|figure|footer|form|frame|h[1-6]|head|header|hr|html|"
-    r"iframe|img|input|label|legend|li|link|main|map|menu|meta|meter|nav|noscript|object|ol|optgroup|option|output|"
-    r"p|param|picture|pre|progress|script|section|select|source|style|summary|table|tbody|td|template|textarea|"
-    r"tfoot|th|thead|time|title|tr|track|ul|video)(?:\s[^<>]{0,2000})?/?>|<!--|-->",
-    re.I,
+_BLOCK = frozenset(
+    "address area article aside audio base blockquote body br button canvas caption center col colgroup dd details "
+    "dialog dir div dl dt embed fieldset figcaption figure footer form frame h1 h2 h3 h4 h5 h6 head header hr html "
+    "iframe img input label legend li link main map menu meta meter nav noscript object ol optgroup option output p "
+    "param picture pre progress script section select source style summary table tbody td template textarea tfoot "
+    "th thead time title tr track ul video".split()
 )
 _WHITESPACE = re.compile(r"[^\S\n]*\n\s*|[^\S\n]{2,}|[^\S \n]")
 
@@ -139,6 +140,18 @@ def _unescape_json(match: re.Match[str]) -> str:
         return token
 
 
+def _strip_tag(match: re.Match[str]) -> str:
+    """Known HTML tags vanish; fake ones such as <system> or </untrusted> are kept."""
+    name = (match.group(1) or "").lower()
+    if match.group(1) is not None and name not in _INLINE and name not in _BLOCK:
+        return match.group()
+    values = " ".join(a or b for a, b in _ATTRIBUTE_VALUE.findall(match.group(2) or ""))
+    if values:
+        return f" {values} "
+    # Inline tags may sit inside a word (ig<b>nore</b>); block tags separate words.
+    return "" if name in _INLINE else " "
+
+
 def fold_run(run: str) -> str:
     """Canonical lowercase ASCII-ish form of a non-ASCII run (accents, look-alikes...)."""
     folded = unicodedata.normalize("NFKC", run).translate(_FOLD_TABLE)
@@ -174,8 +187,7 @@ def canonical(text: str) -> Normalized:
         run(INVISIBLE, lambda m: "")
         run(_NON_ASCII_RUN, lambda m: fold_run(m.group()))
     if "<" in text:
-        run(_INLINE_TAG, lambda m: "")
-        run(_BLOCK_TAG, lambda m: " ")
+        run(_TAG, _strip_tag)
     lowered = text.lower()
     # str.lower can lengthen a few non-ASCII letters; offsets must stay aligned.
     text = lowered if len(lowered) == len(text) else "".join(c if len(c.lower()) != 1 else c.lower() for c in text)

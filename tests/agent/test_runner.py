@@ -16,8 +16,6 @@ from types import SimpleNamespace
 from typing import Any
 
 import pytest
-
-from connectors.default import default_catalog
 from redis import Redis
 
 from agent.goals import Goal, GoalStatus, GoalStore
@@ -34,6 +32,7 @@ from agent.testing import (
 from bot.handlers import Handlers
 from bot.services import BotServices
 from connectors.base import EffectClass
+from connectors.default import default_catalog
 from deputy.ids import new_id
 from deputy.outbox import OUTBOX_STREAM, Outbox, OutboxMessage
 from sentinel.action_store import ActionRecord, ActionStore

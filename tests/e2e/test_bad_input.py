@@ -5,11 +5,11 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from tests_support import email_script
 
 from agent.testing import ChatRequest, ScriptedModelServer, ScriptedResponse
 from deputy.local import free_port
 from deputy.testing import DeputyStack, RedisServer
-from tests_support import email_script
 
 FAST_RETRIES = {"DEPUTY_MODEL_RETRY_DELAYS": "0.2,0.2"}
 

@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-
 import pytest
 from playwright.sync_api import expect, sync_playwright
+from tests_support import BODY, GOAL
 
 from deputy.testing import DeputyStack
 from sandbox.mail import LocalMailServer
-from tests_support import BODY, GOAL
 
 pytestmark = pytest.mark.browser
 

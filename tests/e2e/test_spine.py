@@ -7,14 +7,20 @@ killed mid-goal does not lose the goal or send twice.
 
 from __future__ import annotations
 
-
 import pytest
+from tests_support import BODY, GOAL, SUBJECT, email_script
 
 from agent.model import ModelReply
-from agent.testing import ChatRequest, ScriptedModelServer, ScriptedResponse, last_message, message_text
+from agent.testing import (
+    ChatRequest,
+    ScriptedModelServer,
+    ScriptedResponse,
+    last_message,
+    message_text,
+)
 from deputy.testing import DeputyStack, wait_for
 from sandbox.mail import LocalMailServer
-from tests_support import BODY, GOAL, SUBJECT, email_script
+
 
 def approve_card(user, card) -> None:
     assert user.press(card["message_id"], button="Approve").status_code == 200

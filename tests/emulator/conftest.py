@@ -6,9 +6,9 @@ from collections.abc import AsyncIterator
 
 import aiohttp
 import pytest
+from emulator_testkit import BotCaller, LiveEmulator, UserClient
 
 from emulator import bound_port, serve
-from emulator_testkit import BotCaller, LiveEmulator, UserClient
 
 
 @pytest.fixture

@@ -7,7 +7,6 @@ import json
 import time
 
 import aiohttp
-
 from emulator_testkit import BotCaller, LiveEmulator, UserClient
 
 NOT_MODIFIED = "Bad Request: message is not modified"

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 
 import pytest
+from emulator_testkit import TOKEN, LiveEmulator, UserClient
 from telegram import InlineKeyboardButton, InlineKeyboardMarkup, Update
 from telegram.error import BadRequest
 from telegram.ext import (
@@ -16,8 +17,6 @@ from telegram.ext import (
     MessageHandler,
     filters,
 )
-
-from emulator_testkit import TOKEN, LiveEmulator, UserClient
 
 KEYBOARD = InlineKeyboardMarkup(
     [

@@ -7,7 +7,6 @@ import json
 from typing import Any
 
 import aiohttp
-
 from emulator_testkit import BotCaller, UserClient
 
 KB = {"inline_keyboard": [[{"text": "Approve", "callback_data": "ok"}, {"text": "Site", "url": "https://x.org"}]]}

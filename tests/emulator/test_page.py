@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 
 import pytest
+from emulator_testkit import TOKEN, LiveEmulator
 from playwright.async_api import Browser, Page, async_playwright, expect
 from telegram import InlineKeyboardButton, InlineKeyboardMarkup, Update
 from telegram.ext import (
@@ -15,8 +16,6 @@ from telegram.ext import (
     MessageHandler,
     filters,
 )
-
-from emulator_testkit import TOKEN, LiveEmulator
 
 CHROMIUM_ARGS = [
     "--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",

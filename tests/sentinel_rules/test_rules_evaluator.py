@@ -320,7 +320,7 @@ READINGS = [
      "Deputy's built-in protections still apply.")),
     (EXPLICIT, ("Don't ask me before any message or any payment or any change to my data, when I asked for it myself "
      "(who and how much come from my own words). Deputy's built-in protections still apply.")),
-    (NO_SUNDAY_BOOKINGS, "Never allow any action in bookings, on Sundays."),
+    (NO_SUNDAY_BOOKINGS, "Never allow any action in bookings, when it is Sunday for me."),
     (NOT_BOB, "Never allow any message, when any recipient or target is bob@x.com."),
     (SMALL_BUYS, ("Don't ask me before any payment of at most 20.00 EUR. An amount in another currency or of unknown "
      "size never counts. Deputy's built-in protections still apply.")),

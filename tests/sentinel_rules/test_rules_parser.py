@@ -75,7 +75,7 @@ EXAMPLES = [
     (
         "never book anything on Sundays",
         {"verdict": "deny", "scope": {"connectors": ["bookings"]}, "conditions": {"weekdays": ["sunday"]}},
-        "Never allow any action in bookings, on Sundays.",
+        "Never allow any action in bookings, when it is Sunday for me.",
     ),
     (
         "don't let Deputy contact my ex, bob@x.com",

@@ -83,3 +83,15 @@ def test_the_lock_is_reentrant_within_a_thread(tmp_path: Path) -> None:
         keyfile.set("svc", "b", "2")
 
     assert keyfile.names("svc") == ["a", "b"]
+
+
+def test_a_file_damaged_after_opening_is_reported_without_content(tmp_path: Path) -> None:
+    path = tmp_path / "v.cfg"
+    keyfile = KeyFile(path, "some key", CHEAP_KDF)
+    path.write_text("garbage-line-with-content\n")
+
+    for call in (lambda: keyfile.get("svc", "a"), lambda: keyfile.set("svc", "a", "1"),
+                 lambda: keyfile.delete("svc", "a")):
+        with pytest.raises(VaultCorrupted) as raised:
+            call()
+        assert "garbage-line-with-content" not in str(raised.value) + repr(raised.value)

@@ -19,6 +19,7 @@ from vault import (
     VaultError,
     normalise_merchant,
 )
+from vault.payments import format_amount
 
 CARD = "4242424242424242"
 USER = 77
@@ -141,6 +142,13 @@ def test_amount_and_currency_binding(tokens: PaymentTokens) -> None:
     assert refused(lambda: tokens.redeem(token.id, "shop.example", Decimal("42"), "USD")).reason == "currency mismatch"
     assert refused(lambda: tokens.redeem(token.id, "shop.example", 41.5, "EUR")).reason == "invalid amount"
     assert tokens.redeem(token.id, "shop.example", Decimal("42.0000"), "eur").amount == Decimal("42")
+
+
+@pytest.mark.parametrize(
+    "amount, shown", [("42", "42.00"), ("42.0000", "42.00"), ("0.5", "0.50"), ("19.9999", "19.9999")]
+)
+def test_amounts_are_shown_like_prices(amount: str, shown: str) -> None:
+    assert format_amount(Decimal(amount)) == shown
 
 
 def test_expiry_follows_the_clock(tokens: PaymentTokens, clock) -> None:

@@ -12,7 +12,13 @@ from aiosmtpd.controller import Controller
 from aiosmtpd.smtp import SMTP, Envelope, Session
 from pydantic import SecretStr, ValidationError
 
-from connectors import ConnectorAuthError, ConnectorError, ConnectorRejected, ConnectorUnavailable, EffectClass
+from connectors import (
+    ConnectorAuthError,
+    ConnectorError,
+    ConnectorRejected,
+    ConnectorUnavailable,
+    EffectClass,
+)
 from connectors.email import SEND_EMAIL, OutgoingEmail, SmtpAccount, send_email
 from sandbox.mail import LocalMailServer
 

@@ -1,0 +1,70 @@
+"""Plain-text views of goals (done / doing / next) and of the audit trail."""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+
+from agent.goals import Goal, GoalStatus, StepStatus
+from bot.texts import shorten
+from sentinel.audit import AuditEntry
+
+_DOING = {GoalStatus.running, GoalStatus.acting}
+_WAITING = {GoalStatus.waiting_approval: "waiting for your approval", GoalStatus.waiting_user: "waiting for your answer"}
+
+
+def format_activity(goals: list[Goal]) -> str:
+    done = [g for g in goals if g.status is GoalStatus.done]
+    doing = [g for g in goals if g.status in _DOING or g.status in _WAITING]
+    stopped = [g for g in goals if g.status in (GoalStatus.failed, GoalStatus.cancelled)]
+    lines: list[str] = []
+    if doing:
+        lines.append("Doing:")
+        for goal in doing:
+            state = _WAITING.get(goal.status, "working on it")
+            lines.append(f"• {shorten(goal.text)} ({state})")
+            upcoming = [s.title for s in goal.plan if s.status is not StepStatus.done]
+            if upcoming:
+                lines.append(f"   next: {upcoming[0]}")
+    if done:
+        lines.append("Done:")
+        lines += [f"• {shorten(g.text)}" for g in done]
+    if stopped:
+        lines.append("Stopped:")
+        lines += [f"• {shorten(g.text)} ({g.status.value}; /retry)" for g in stopped]
+    return "\n".join(lines)
+
+
+_KIND_WORDS = {
+    "goal_created": "new goal",
+    "review": "reviewed",
+    "approval_requested": "asked you",
+    "approval_decided": "you decided",
+    "approval_expired": "request expired",
+    "action_succeeded": "done",
+    "action_failed": "failed",
+    "action_denied": "blocked",
+    "action_declined": "you declined",
+    "action_expired": "expired",
+    "action_uncertain": "outcome unknown",
+    "rule_added": "rule added",
+    "rule_removed": "rule removed",
+    "press_rejected": "ignored a button",
+}
+
+
+def format_audit(entry: AuditEntry) -> str:
+    when = datetime.fromtimestamp(entry.at, tz=timezone.utc).strftime("%d %b %H:%M")
+    detail = entry.detail
+    what = _KIND_WORDS.get(entry.kind, entry.kind)
+    parts = [f"{when} {what}"]
+    if "operation" in detail:
+        parts.append(f"{detail['operation']} → {', '.join(detail.get('targets', [])) or '-'}")
+    if "verdict" in detail:
+        parts.append(f"{detail['verdict']}: {shorten(' '.join(detail.get('reasons', [])), 140)}")
+    if "decision" in detail:
+        parts.append(str(detail["decision"]))
+    if "rule" in detail:
+        parts.append(shorten(str(detail["rule"]), 100))
+    if "outcome" in detail:
+        parts.append(shorten(str(detail["outcome"]), 100))
+    return " · ".join(parts)

@@ -1,0 +1,49 @@
+"""Signed button data for the bot's own buttons (rules), as opaque as approval buttons.
+
+Data is `<kind>:<id>:<signature>`; the signature binds kind, id and the user who may
+press it to DEPUTY_SECRET, so a button cannot be forged, altered or pressed by someone else.
+Workers never hold the secret: they ask for a button by `kind:id` and the bot signs it
+when it delivers the message (`OutboxConsumer`).
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import hmac
+import re
+
+_ID = re.compile(r"^[A-Za-z0-9_-]{1,40}$")
+KINDS = {"rs": "save rule", "rc": "cancel rule", "rx": "remove rule"}
+
+
+class InvalidButton(Exception):
+    """Data that is not a valid button of this bot for this user."""
+
+
+class ButtonSigner:
+    def __init__(self, secret: str) -> None:
+        self._key = hashlib.sha256(b"deputy-button\x00" + secret.encode()).digest()
+
+    def _sign(self, kind: str, ident: str, user_id: int) -> str:
+        mac = hmac.new(self._key, f"{kind}:{ident}:{user_id}".encode(), hashlib.sha256).digest()
+        return base64.urlsafe_b64encode(mac[:12]).decode().rstrip("=")
+
+    def data(self, kind: str, ident: str, user_id: int) -> str:
+        if kind not in KINDS or not _ID.match(ident):
+            raise ValueError(f"bad button {kind}:{ident}")
+        return f"{kind}:{ident}:{self._sign(kind, ident, user_id)}"
+
+    def verify(self, data: str, user_id: int) -> tuple[str, str]:
+        if not data.isascii():
+            raise InvalidButton("not ASCII")
+        parts = data.split(":")
+        if len(parts) != 3 or parts[0] not in KINDS or not _ID.match(parts[1]):
+            raise InvalidButton("malformed")
+        kind, ident, signature = parts
+        if not hmac.compare_digest(signature, self._sign(kind, ident, user_id)):
+            raise InvalidButton("signature does not verify")
+        return kind, ident
+
+    def is_ours(self, data: str) -> bool:
+        return data.split(":", 1)[0] in KINDS
