@@ -30,6 +30,7 @@ from sentinel.approvals import (
 from sentinel.audit import AuditLog
 from sentinel.cards import card_buttons, card_text
 from sentinel.policy import Decision, Risk, Verdict, review
+from vault import Scrubber
 from workers.payloads import ActionJob
 from workers.review_context import ReviewContextBuilder
 
@@ -63,6 +64,7 @@ class Executor:
         contexts: ReviewContextBuilder,
         approval_ttl: float,
         clock: Callable[[], float] = time.time,
+        scrubber: Scrubber | None = None,
     ) -> None:
         self._actions = actions
         self._approvals = approvals
@@ -73,6 +75,7 @@ class Executor:
         self._dispatch = dispatch
         self._runners = runners
         self._contexts = contexts
+        self._scrubber = scrubber or Scrubber()
         self._approval_ttl = approval_ttl
         self._clock = clock
 
@@ -205,13 +208,14 @@ class Executor:
                 raise ConnectorError(f"The {action.connector} connector is not set up on this Deputy.")
             produced = runner(action, idempotency_key)
         except ConnectorError as exc:
-            log.warning("action %s failed: %s", action.id, exc.user_message)
-            self._finish(record, job, ActionState.failed, f"Failed: {exc.user_message}", claimed=True)
+            message = self._scrubber.scrub(exc.user_message)
+            log.warning("action %s failed: %s", action.id, message)
+            self._finish(record, job, ActionState.failed, f"Failed: {message}", claimed=True)
             return
         result = produced if isinstance(produced, ActionResult) else ActionResult(produced)
-        self._finish(
-            record, job, ActionState.succeeded, result.summary, claimed=True, untrusted_origin=result.untrusted_origin
-        )
+        # Nothing a service returns reaches the agent before secrets are taken out of it.
+        summary = self._scrubber.scrub(result.summary)
+        self._finish(record, job, ActionState.succeeded, summary, claimed=True, untrusted_origin=result.untrusted_origin)
 
     def _uncertain(self, record: ActionRecord, job: ActionJob) -> None:
         # A previous executor claimed this action and stopped before recording the result.

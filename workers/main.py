@@ -26,6 +26,7 @@ from sentinel.actions import Action, ActionState
 from sentinel.approvals import ApprovalSigner, ApprovalStore
 from sentinel.audit import AuditLog
 from sentinel.rule_store import RuleStore
+from vault import Scrubber
 from workers.context import WorkerContext, install
 from workers.dispatch import RQDispatch, make_queues
 from workers.executor import ActionRunner, Executor
@@ -101,6 +102,7 @@ def build_executor(redis: Redis, settings: Settings) -> Executor:
         runners,
         ReviewContextBuilder(redis, goals, default_catalog(), stored_rules(RuleStore(redis))),
         approval_ttl=settings.approval_ttl_seconds,
+        scrubber=Scrubber([settings.smtp_password] if settings.smtp_password else []),
     )
 
 

@@ -106,8 +106,11 @@ async def test_the_connection_goes_to_the_reviewed_address_without_a_second_look
 async def test_the_pinned_address_is_the_one_connected_to(site: LocalSite) -> None:
     # The server listens on 127.0.0.1 only; a pin to 127.0.0.2 must fail to connect, not fall back.
     resolver = fake_resolver({"pinned.test": ["127.0.0.2"]})
-    with client_for(site, opened=["127.0.0.0/8"], resolver=resolver) as client, pytest.raises(httpx.ConnectError):
-        await call(client, "GET", f"http://pinned.test:{site.port}/ok")
+    with client_for(site, opened=["127.0.0.0/8"], resolver=resolver) as client:
+        with pytest.raises(httpx.ConnectError) as failed:
+            await call(client, "GET", f"http://pinned.test:{site.port}/ok")
+    assert not isinstance(failed.value, HostNotFound)
+    assert "refused" in str(failed.value).lower()
     assert site.hits == []
 
 
