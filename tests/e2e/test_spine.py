@@ -20,6 +20,7 @@ from agent.testing import (
 )
 from deputy.testing import DeputyStack, wait_for
 from sandbox.mail import LocalMailServer
+from sentinel.audit import AuditLog
 
 
 def approve_card(user, card) -> None:
@@ -161,8 +162,8 @@ def test_worker_killed_before_the_card_still_delivers_one_card(
     assert len(mail_server.messages()) == 1
 
 
-def test_no_secret_reaches_the_model(
-    stack: DeputyStack, mail_server: LocalMailServer, model_server: ScriptedModelServer, smtp_password: str
+def test_no_secret_reaches_the_model_logs_audit_or_chat(
+    stack: DeputyStack, mail_server: LocalMailServer, model_server: ScriptedModelServer, smtp_password: str, redis
 ) -> None:
     user = stack.user(107)
     sent_id = user.send(GOAL)
@@ -177,3 +178,10 @@ def test_no_secret_reaches_the_model(
         assert smtp_password not in body
         assert stack.secret not in body
         assert "Authorization" not in body and "sk-test-not-secret" not in body
+
+    # Nor any log line, audit record or chat message.
+    for secret in (smtp_password, stack.secret):
+        assert secret not in stack.logs()
+        assert all(secret not in m["text"] for m in user.messages())
+        assert all(secret not in entry.model_dump_json() for entry in AuditLog(redis).entries(107))
+    assert AuditLog(redis).verify(107)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import AsyncIterator
 from typing import TYPE_CHECKING
 
@@ -71,7 +70,7 @@ async def test_page_requests_to_private_addresses_and_with_private_data_are_abor
     assert leak.verdict is Verdict.ask
     assert leak.exfiltration == ["your email address: in the query string (URL-encoded), to 127.0.0.1"]
     # The server saw the page and the harmless pixel, never the request carrying the address.
-    assert sorted(site.hits) == ["/", "/pixel.png?ok=1"]
+    assert sorted(hit for hit in site.hits if hit != "/favicon.ico") == ["/", "/pixel.png?ok=1"]
 
 
 async def test_a_navigation_to_a_blocked_address_fails_in_the_browser(browser: Browser, site: LocalSite) -> None:
@@ -87,4 +86,3 @@ async def test_a_navigation_to_a_blocked_address_fails_in_the_browser(browser: B
     await browser_context.close()
     assert [d.verdict for d in decisions] == [Verdict.deny]
     assert "127.0.0.1" in decisions[0].reasons[0]
-    await asyncio.sleep(0)
