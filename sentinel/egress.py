@@ -126,7 +126,8 @@ def review_request(request: OutboundRequest, policy: EgressPolicy, context: Egre
         destination = parse_destination(request.url)
     except UrlProblem as problem:
         return EgressDecision(
-            verdict=Verdict.deny, reasons=[f"{problem} Deputy does not contact an address it cannot read."],
+            verdict=Verdict.deny,
+            reasons=[f"{problem} Deputy does not contact an address it cannot read."],
             risk=Risk.high,
         )
     findings = Findings()

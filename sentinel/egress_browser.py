@@ -59,7 +59,8 @@ def playwright_route_handler(
             # Fail closed: a request the guard could not review does not leave.
             log.exception("egress review failed; aborting the request")
             decision = EgressDecision(
-                verdict=Verdict.deny, reasons=["Deputy could not review this request, so it stopped it."],
+                verdict=Verdict.deny,
+                reasons=["Deputy could not review this request, so it stopped it."],
                 risk=Risk.high,
             )
         if on_decision is not None and outbound is not None:

@@ -94,6 +94,8 @@ def check_destination(
             findings.opened = True
         else:
             findings.deny(f"The name {host} {problem}; {_NOT_UNLESS_ALLOWED}")
+            # Where a local name leads adds nothing for the user, unless it is the metadata service.
+            resolved = [address for address in resolved if is_metadata_address(address)]
     for address in resolved:
         if address != destination.ip:
             _check_address(host, address, True, endpoint_open, exceptions, findings)

@@ -186,11 +186,13 @@ def _outbound(
 
 def _enforce(decision: EgressDecision, request: httpx.Request, host: str, addresses: list[str]) -> None:
     """Raise unless the decision allows the request, DNS found the host, and guard and httpx agree on it."""
+    shown = decision.host or host
+    target = f"a request to {shown}" if shown else "a request"
     if decision.verdict is Verdict.deny:
-        raise EgressBlocked(f"Deputy blocked a request to {host}. " + " ".join(decision.reasons), decision=decision)
+        raise EgressBlocked(f"Deputy blocked {target}. " + " ".join(decision.reasons), decision=decision)
     if decision.verdict is Verdict.ask:
         raise EgressNeedsApproval(
-            f"Deputy needs your approval before contacting {host}. " + " ".join(decision.reasons), decision=decision
+            f"Deputy needs your approval before sending {target}. " + " ".join(decision.reasons), decision=decision
         )
     if not addresses:
         # Reviewed first, so a name the policy forbids is reported as forbidden, not as missing.

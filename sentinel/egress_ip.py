@@ -25,8 +25,7 @@ from sentinel.egress_url import UrlProblem, parse_destination
 IPAddress = IPv4Address | IPv6Address
 
 METADATA_ADDRESSES = frozenset(
-    ip_address(text)
-    for text in ("169.254.169.254", "169.254.170.2", "fd00:ec2::254", "100.100.100.200")
+    ip_address(text) for text in ("169.254.169.254", "169.254.170.2", "fd00:ec2::254", "100.100.100.200")
 )
 """Cloud instance metadata services (AWS, ECS, GCP, Azure, Alibaba): they hand out credentials."""
 
@@ -155,4 +154,3 @@ def parse_private_exceptions(entries: tuple[str, ...]) -> PrivateExceptions:
             raise ValueError(f"{entry!r} needs an explicit port, e.g. {text}:8080")
         endpoints.add((destination.host, destination.port))
     return PrivateExceptions(tuple(networks), frozenset(endpoints))
-

@@ -24,13 +24,13 @@ import httpcore
 import httpx
 
 _DEFAULT_LIMITS = httpx.Limits(max_connections=100, max_keepalive_connections=20)
-_PINS: ContextVar[dict[tuple[str, int], tuple[str, ...]]] = ContextVar("deputy_egress_pins", default={})
+_PINS: ContextVar[dict[tuple[str, int], tuple[str, ...]] | None] = ContextVar("deputy_egress_pins", default=None)
 
 
 @contextmanager
 def pinned(host: str, port: int, addresses: Iterable[str]) -> Iterator[None]:
     """Within this block, connections to (host, port) may only go to `addresses`."""
-    pins = dict(_PINS.get())
+    pins = dict(_PINS.get() or {})
     pins[(host.lower(), port)] = tuple(addresses)
     token = _PINS.set(pins)
     try:
@@ -41,7 +41,7 @@ def pinned(host: str, port: int, addresses: Iterable[str]) -> Iterator[None]:
 
 def pinned_addresses(host: str, port: int) -> tuple[str, ...]:
     """The reviewed addresses for (host, port); raise httpcore.ConnectError if there are none."""
-    addresses = _PINS.get().get((host.lower(), port))
+    addresses = (_PINS.get() or {}).get((host.lower(), port))
     if not addresses:
         raise httpcore.ConnectError(f"Connection to {host}:{port} was not reviewed by the egress guard.")
     return addresses

@@ -94,7 +94,7 @@ def parse_host(text: str) -> tuple[str, IPv4Address | IPv6Address | None]:
     if _ends_in_number(domain):
         address = _parse_ipv4(domain)
         return str(address), address
-    domain = domain[:-1] if domain.endswith(".") else domain
+    domain = domain.removesuffix(".")
     if not domain or "" in domain.split("."):
         raise UrlProblem("The address has an empty part in its host name.")
     return domain, None
@@ -217,6 +217,13 @@ def _parse_ipv4_number(part: str) -> int:
 
 
 __all__ = [
-    "DEFAULT_PORTS", "Destination", "UrlProblem", "is_within", "matches_pattern", "normalise_domain",
-    "parse_destination", "parse_host", "url_scheme",
+    "DEFAULT_PORTS",
+    "Destination",
+    "UrlProblem",
+    "is_within",
+    "matches_pattern",
+    "normalise_domain",
+    "parse_destination",
+    "parse_host",
+    "url_scheme",
 ]

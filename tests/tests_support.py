@@ -19,5 +19,7 @@ def email_script(request: ChatRequest) -> ModelReply:
             return tool_call("reply", text="Done: I emailed Alice that you'll be 10 minutes late.")
         if "declined" in outcome:
             return tool_call("reply", text="OK, I did not send the email to Alice.")
+        if "expired" in outcome:
+            return tool_call("reply", text="Your approval request expired, so I did not send the email.")
         return tool_call("reply", text=f"That didn't work: {outcome}")
     return tool_call("send_email", to=["alice@example.org"], subject=SUBJECT, body=BODY)

@@ -39,6 +39,13 @@ def http_request_spec(method: str) -> OperationSpec:
 
 
 __all__ = [
-    "FETCH_URL", "HTTP_REQUEST", "MAX_BYTES", "MAX_CHARS", "HttpResult", "fetch_url", "guarded_client",
-    "http_request", "http_request_spec",
+    "FETCH_URL",
+    "HTTP_REQUEST",
+    "MAX_BYTES",
+    "MAX_CHARS",
+    "HttpResult",
+    "fetch_url",
+    "guarded_client",
+    "http_request",
+    "http_request_spec",
 ]

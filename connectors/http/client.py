@@ -24,6 +24,7 @@ from sentinel.egress_http import (
     Resolver,
     system_resolver,
 )
+from sentinel.egress_url import UrlProblem, parse_destination, url_scheme
 
 MAX_BYTES = 2_000_000
 """Largest body downloaded; bigger responses fail as too large."""
@@ -107,7 +108,7 @@ def http_request(
 def _exchange(
     client: httpx.Client, method: str, url: str, *, headers: dict[str, str], content: bytes | None, max_bytes: int
 ) -> tuple[httpx.Response, bytes]:
-    host = _host_of(url)
+    host = _check_address(url)
     try:
         with client.stream(method, url, headers=headers, content=content) as response:
             return response, _read_limited(response, method, max_bytes)
@@ -127,9 +128,7 @@ def _read_limited(response: httpx.Response, method: str, max_bytes: int) -> byte
         raise _too_large(host, max_bytes)
     content_type = response.headers.get("content-type", "")
     if method != "HEAD" and content_type and not is_textual(content_type):
-        raise ConnectorRejected(
-            f"{host} sent {media_type(content_type)} content, not text, so I did not download it."
-        )
+        raise ConnectorRejected(f"{host} sent {media_type(content_type)} content, not text, so I did not download it.")
     chunks, total = [], 0
     for chunk in response.iter_bytes():
         total += len(chunk)
@@ -168,8 +167,11 @@ def _too_large(host: str, max_bytes: int) -> ConnectorRejected:
     return ConnectorRejected(f"The answer from {host} is larger than {max_bytes / 1_000_000:.1f} MB, so I stopped.")
 
 
-def _host_of(url: str) -> str:
+def _check_address(url: str) -> str:
+    """The host `url` names; a plain rejection when it is not a web address at all."""
+    if url_scheme(url) not in ("http", "https"):
+        raise ConnectorRejected("I can only fetch web addresses that start with http:// or https://.")
     try:
-        return httpx.URL(url).host or "the site"
-    except (httpx.InvalidURL, TypeError, ValueError):
-        return "the site"
+        return parse_destination(url).host
+    except UrlProblem as problem:
+        raise ConnectorRejected(str(problem)) from None

@@ -10,7 +10,12 @@ from connectors.base import ConnectorError, ConnectorRejected, ConnectorUnavaila
 from sentinel.egress_http import HostNotFound
 
 HTTP_FAILURES: tuple[type[BaseException], ...] = (
-    httpx.HTTPError, httpx.InvalidURL, httpx.StreamError, ssl.SSLError, OSError, UnicodeError,
+    httpx.HTTPError,
+    httpx.InvalidURL,
+    httpx.StreamError,
+    ssl.SSLError,
+    OSError,
+    UnicodeError,
 )
 """What `describe_failure` knows how to explain."""
 

@@ -7,16 +7,49 @@ from urllib.parse import urljoin
 
 _TEXT_TYPES = frozenset(
     {
-        "application/json", "application/xml", "application/javascript", "application/ecmascript",
-        "application/x-www-form-urlencoded", "application/x-ndjson", "application/yaml", "application/x-yaml",
-        "application/toml", "application/graphql", "application/sql",
+        "application/json",
+        "application/xml",
+        "application/javascript",
+        "application/ecmascript",
+        "application/x-www-form-urlencoded",
+        "application/x-ndjson",
+        "application/yaml",
+        "application/x-yaml",
+        "application/toml",
+        "application/graphql",
+        "application/sql",
     }
 )
 _SKIPPED = frozenset({"script", "style", "noscript", "template", "svg", "head"})
 _BLOCKS = frozenset(
     {
-        "p", "div", "br", "li", "ul", "ol", "tr", "table", "section", "article", "header", "footer", "nav",
-        "h1", "h2", "h3", "h4", "h5", "h6", "pre", "blockquote", "form", "main", "aside", "dt", "dd", "hr",
+        "p",
+        "div",
+        "br",
+        "li",
+        "ul",
+        "ol",
+        "tr",
+        "table",
+        "section",
+        "article",
+        "header",
+        "footer",
+        "nav",
+        "h1",
+        "h2",
+        "h3",
+        "h4",
+        "h5",
+        "h6",
+        "pre",
+        "blockquote",
+        "form",
+        "main",
+        "aside",
+        "dt",
+        "dd",
+        "hr",
     }
 )
 

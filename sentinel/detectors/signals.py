@@ -29,12 +29,16 @@ class Signal:
     name: str
     weight: float
     reason: str
+    anchors: frozenset[str]
     pattern: re.Pattern[str]
 
 
 _VERB_OVERRIDE = (
     r"ignore|ignoring|disregard|disregarding|forget|override|overriding|bypass|skip|discard|abandon|drop|neglect|"
     r"set aside"
+)
+_OVERRIDE_WORDS = (
+    "ignore ignoring disregard disregarding forget override overriding bypass skip discard abandon drop neglect aside"
 )
 _QUALIFIER = (
     r"previous|prior|above|earlier|preceding|former|original|initial|existing|all|any|every|your|these|those|other|"
@@ -47,6 +51,10 @@ _RULES = (
 _AI = (
     r"ai|a\.i\.|llm|gpt|chatbot|language model|ai model|ai assistant|ai agent|ai system|ai tool|assistant|agent|bot|"
     r"model|deputy|automated (?:helper|system|assistant|agent|reviewer|tool)|screening tool|reviewer"
+)
+_AI_WORDS = (
+    "ai ais llm llms gpt chatbot chatbots model models assistant assistants agent agents bot bots deputy automated "
+    "screening reviewer reviewers ki assistent assistenten"
 )
 _IMPERATIVE = (
     r"send|forward|email|reply|delete|cancel|transfer|pay|buy|purchase|book|upload|post|share|export|open|visit|"
@@ -72,75 +80,99 @@ _SENSITIVE = (
 
 # Not multiline: "^" never matters here, and newlines survive normalisation on purpose.
 SIGNALS: tuple[Signal, ...] = tuple(
-    Signal(name, weight, reason, re.compile(pattern))
-    for name, weight, reason, pattern in [
+    Signal(name, weight, reason, frozenset(anchors.split()), re.compile(pattern))
+    for name, weight, reason, anchors, pattern in [
         # --- attempts to override the agent's instructions ---------------------------------
         ("override", 0.8, "asks to ignore previous instructions",
+         _OVERRIDE_WORDS,
          rf"\b(?:{_VERB_OVERRIDE})\b{_gap(4)}(?:{_QUALIFIER})\W+(?:\w+\W+){{0,2}}?(?:{_RULES})\b"),
         ("forget_everything", 0.6, "asks to forget everything it was told",
+         "forget ignore disregard",
          r"\b(?:forget|ignore|disregard)\W+(?:everything|all|anything)\W+(?:above|before this|previously|prior|"
          r"you (?:were|have been|'ve been) told|that came before)"),
         ("override_de", 0.8, "asks to ignore previous instructions (German)",
+         "ignoriere ignorier ignorieren vergiss vergessen missachte missachten ubergehe",
          rf"\b(?:ignoriere|ignorier|ignorieren|vergiss|vergessen|missachte|missachten|ubergehe)\b{_gap(4)}"
          r"(?:anweisungen|anweisung|instruktionen|befehle|regeln|vorgaben|anordnungen)\b"),
         ("override_fr", 0.8, "asks to ignore previous instructions (French)",
+         "ignore ignorer ignorez ignores oublie oublier oubliez oublies tenez",
          rf"\b(?:ignore[rz]?|ignores|oublie[rz]?|oublies|ne tenez pas compte)\b{_gap(2)}(?:toutes |tous )?"
          r"(?:les|vos|tes|des|ces|mes) (?:\w+ ){0,2}?(?:instructions|consignes|directives|regles|ordres)\b"),
         ("override_es", 0.8, "asks to ignore previous instructions (Spanish)",
+         "ignora ignore ignorar ignoren olvida olvide olvidar olviden omite descarta",
          rf"\b(?:ignora|ignore|ignorar|ignoren|olvida|olvide|olvidar|olviden|omite|descarta)\b{_gap(4)}"
          r"(?:instrucciones|indicaciones|directrices|reglas|ordenes)\b"),
         ("override_it_pt", 0.8, "asks to ignore previous instructions (Italian/Portuguese)",
+         "ignora ignore ignorare dimentica dimenticare esqueca esquece",
          rf"\b(?:ignora|ignore|ignorare|dimentica|dimenticare|esqueca|esquece)\b{_gap(4)}"
          r"(?:istruzioni|regole|instrucoes|regras)\b"),
         ("ignore_user", 0.6, "asks to ignore what the user asked",
+         _OVERRIDE_WORDS,
          rf"\b(?:{_VERB_OVERRIDE})\W+(?:the |your )?(?:user|owner|customer)(?:'s|s')? (?:\w+ )?"
          r"(?:request|question|task|instructions?|message|goal)s?\b"),
         ("new_instructions", 0.45, "announces new instructions",
-         r"\b(?:new|updated|revised|real|actual|true|additional|hidden|secret) (?:system )?(?:instructions?|directives?|"
+         "instruction instructions directive directives orders task job rules goal purpose anweisung anweisungen "
+         "consignes instrucciones istruzioni",
+         r"\b(?:new|updated|revised|real|actual|true|additional|hidden|secret) (?:system )?"
+         r"(?:instructions?|directives?|"
          r"orders|task|job|rules|goal|purpose)\b(?: (?:are|is|received|follow|below))?|\bneue anweisung|"
          r"\bnouvelles? (?:instructions|consignes)|\bnuevas? instrucciones|\bnuove istruzioni"),
         ("you_are_now", 0.45, "tries to give the assistant a new identity",
+         "now maintenant jetzt nun ahora",
          r"\byou are now (?:a |an |the |in |my |operating |acting |called |named |known as )?(?:\w+ )?"
          r"(?:mode|dan|unrestricted|unfiltered|jailbroken|uncensored|assistant|ai|bot|model|agent|admin|"
          r"administrator|operating|without|no longer|free)\b|\bfrom now on,? you (?:are|will|must|shall|take|only)\b|"
          r"\b(?:vous etes|tu es) maintenant\b|\bdu bist (?:jetzt|nun)\b|\bahora eres\b"),
         ("act_as", 0.35, "asks the assistant to play a role",
+         "act behave respond pretend",
          r"\b(?:please |now |you (?:will |must |should |shall |can |are to )?)(?:act|behave|respond|pretend) "
          r"(?:as|like)\b(?: if you (?:were|are))?(?: an?| my| the)?(?: \w+){0,3}? "
          r"(?:ai|assistant|admin\w*|model|bot|dan|hacker|root|system|gpt|freebot)\b"),
         ("mode_switch", 0.3, "mentions a special mode (developer/admin/jailbreak)",
+         "mode",
          r"\b(?:developer|god|admin|debug|maintenance|jailbreak|dan|unrestricted|sudo|root) mode\b"),
         ("jailbreak", 0.35, "mentions jailbreaking",
+         "jailbreak jailbroken jailbreaking anything",
          r"\bjailbr(?:eak|oken|eaking)\b|\bdo anything now\b"),
         ("prompt_leak", 0.7, "asks to reveal the system prompt",
+         "prompt message instructions",
          rf"\b(?:reveal|print|show|output|repeat|leak|disclose|display|dump|share|send|tell me|give me|include)\b"
          rf"{_gap(3)}(?:your|the) (?:full |entire |original |initial |hidden |secret )?(?:system prompt|"
          r"system message|initial instructions|hidden instructions|original instructions)\b"),
-        ("system_prompt_mention", 0.1, "mentions a system prompt", r"\bsystem[ _]prompt"),
+        ("system_prompt_mention", 0.1, "mentions a system prompt",
+         "prompt", r"\bsystem[ _]prompt"),
         ("no_restrictions", 0.3, "claims the assistant has no restrictions",
+         "restrictions rules limits filters guardrails censorship restricciones einschrankungen",
          r"\b(?:no|without|free of|with no|sans|sin|ohne) (?:any )?(?:restrictions|rules|limits|filters|guardrails|"
          r"censorship|restricciones|einschrankungen)\b"),
         ("privilege_claim", 0.5, "claims elevated privileges or a system override",
+         "override privilege privileges elevated granted",
          r"\b(?:system|safety|security) override\b|\bprivileges? (?:elevated|escalated|granted)\b|"
          r"\belevated (?:permissions|privileges|access)\b|\badmin(?:istrator)? (?:access|privileges|rights) granted\b|"
          r"\boverride (?:safety|security) (?:checks|rules|settings)\b"),
         # --- fake conversation structure -----------------------------------------------------
         ("chat_token", 0.45, "contains chat-template control tokens",
+         "<| [inst [/inst <<sys <</sys",
          r"<\|(?:im_start|im_end|system|user|assistant|endoftext|begin_of_text|start_header_id|end_header_id|"
          r"eot_id)\|>|\[/?inst\]|<</?sys>>"),
         ("fake_boundary", 0.55, "fakes the end of untrusted content or a system tag",
+         "< content data output input message",
          r"</?(?:untrusted[\w-]*|tool_(?:result|output|response)s?|function_results?|search_results|external[\w-]*|"
          r"user_data|context|instructions?|system|admin|end_of_\w+)>|\bend of (?:untrusted|tool|email|document|user) "
          r"(?:content|data|output|input|message)\b"),
         ("instruction_header", 0.45, "contains a fake instruction header",
+         "instruction instructions system",
          r"(?:^|\n) *#{2,4} *(?:instruction|instructions|system|system prompt|new instructions) *:?"),
         ("role_line", 0.3, "contains a fake role marker (system:/assistant:)",
+         "system assistant",
          r"(?:^|\n|[\"'>]) *(?:system|assistant|ai assistant)\s*:"),
         ("system_label", 0.35, "pretends to be a system message",
+         "system admin automated",
          r"\[(?:system|admin|automated message for the (?:assistant|ai))[^\]\n]{0,40}\]|"
          r"\b(?:important )?system (?:notice|override|instruction)s?\b"),
         # --- instructions aimed at an AI agent ---------------------------------------------------
         ("addresses_ai", 0.45, "addresses an AI assistant directly",
+         _AI_WORDS,
          rf"\b(?:note to|note for|message for|instructions? for|ps for|p\.s\. for|to|dear|hey|hello|hi|attention|"
          rf"attn)\W+(?:the |any |all |every )?(?:{_AI})s?\b(?! manager| director| editor| coach)|"
          rf"\b(?:if you are|if you're|as|any|all) an? (?:{_AI})s?\b(?! manager| director| editor| coach)|"
@@ -149,40 +181,56 @@ SIGNALS: tuple[Signal, ...] = tuple(
          r"\bki-?assistent|\bassistant (?:task|instructions?)\b|"
          rf"\byou(?:'re| are) (?:just |only |an? |the )+(?:{_AI})\b(?! manager| director| editor| coach)"),
         ("ai_command", 0.5, "gives an AI assistant a direct order",
+         _AI_WORDS,
          rf"\b(?:{_AI})s?\b(?! manager| director| editor| coach)[ \w'-]{{0,40}}?\W{{0,2}}[:,] *(?:please |also |now |"
          rf"kindly )*(?:{_IMPERATIVE})\b"),
         ("ai_must", 0.4, "tells the assistant what it must do",
+         _AI_WORDS,
          rf"\b(?:the|an?|any|all|automated|this)\W+(?:{_AI})s?\b(?! manager| director| editor| coach){_gap(5)}"
          r"(?:must|should|shall|needs? to|has to|is (?:required|instructed|expected) to|are required to|will now|"
          r"doit|muss|debe)\b"),
         ("conceal", 0.55, "asks to keep the action from the user",
+         "tell telling inform informing notify notifying alert mention mentioning show reveal disclose let keep "
+         "knowing "
+         "noticing knowledge informer ohne sin",
          r"\b(?:do not|don't|dont|never|without) (?:tell|telling|inform|informing|notify|notifying|alert|mention|"
          r"mentioning|show|reveal|disclose|let)\b(?:\W+\w+){0,3}?\W+(?:the user|the owner|your (?:user|owner|boss)|"
          r"the human|him|her|them|anyone|it|this (?:note|message|instruction|email))\b|\btell no one\b|"
          r"\bkeep (?:this|it) (?:between us|confidential|from (?:the user|them))\b|\bwithout the user(?:'s)? "
-         r"(?:knowing|noticing|knowledge)\b|\bsans (?:en )?informer|\bohne (?:den nutzer|es) zu|\bsin (?:avisar|decir)"),
+         r"(?:knowing|noticing|knowledge)\b|\bsans (?:en )?informer|\bohne (?:den nutzer|es) zu|"
+         r"\bsin (?:avisar|decir)"),
         ("skip_approval", 0.4, "asks to act without the user's approval",
+         "without approval permission confirmation consent need approved preapproved authorized authorised "
+         "preguntar",
          r"\bwithout (?:asking|confirmation|confirming|approval|permission|(?:the )?user(?:'s)? (?:approval|consent|"
          r"permission))\b|\b(?:not|never|don't|do not) (?:seek|ask for|request|wait for|need) (?:the )?"
          r"(?:user(?:'s)? )?(?:approval|permission|confirmation|consent)\b|\b(?:no need|don't need|do not need) to "
          r"(?:ask|check|confirm|seek|verify)\b|\b(?:has|have) (?:already )?(?:pre-?approved|authori[sz]ed)\b|"
          r"\bsin preguntar\b"),
-        ("stealth_word", 0.15, "asks for secrecy", r"\b(?:silently|secretly|quietly|covertly|discreetly)\b"),
+        ("stealth_word", 0.15, "asks for secrecy",
+         "silently secretly quietly covertly discreetly", r"\b(?:silently|secretly|quietly|covertly|discreetly)\b"),
         # --- exfiltration --------------------------------------------------------------------
         ("reply_with_secret", 0.45, "asks to reply with secrets or personal data",
+         "reply respond answer confirm write",
          rf"\b(?:reply|respond|answer|confirm|write back)\b(?:\W+\w+){{0,6}}?\W+with (?:\w+ ){{0,4}}?(?:{_SECRET})\b"),
         ("stored_payment", 0.3, "asks to pay with the stored card",
+         "saved stored default file",
          r"\b(?:charge|pay|bill|use)\b(?:\W+\w+){0,5}?\W+(?:the |your |their )?(?:saved|stored|default) "
          r"(?:card|credit card|payment method)|\b(?:card|payment method) on file\b"),
         ("markdown_image_exfil", 0.75, "embeds an image or link whose URL carries data placeholders",
+         "![",
          r"!\[[^\]\n]{0,100}\]\(\s*(?:https?:)?//[^)\s]{0,300}?(?:\{[^}\s]{1,60}\}|\$\{|%7b|<[a-z_]{1,40}>|"
          r"\[[a-z_ ]{1,40}\])"),
         ("url_placeholder", 0.4, "links to a URL with a placeholder for your data",
+         "://",
          r"https?://[^\s\"'<>]{0,300}?[?&][\w-]{1,30}=(?:\{[^}\s]{1,60}\}|\$\{|<[a-z_]{1,40}>)"),
         ("third_party_user_data", 0.4, "asks for the user's private data",
+         "user owner customer client",
          rf"\b(?:the|this) (?:user|owner|account owner|customer|client)(?:'s|s') (?:\w+ ){{0,3}}?(?:{_SENSITIVE})\b"),
         # --- account takeover and payment redirection --------------------------------------
         ("account_takeover", 0.4, "asks to change account security settings",
+         "recovery backup secondary alternate factor 2fa mfa step authenticator forwarding filter rule grant "
+         "password",
          r"\b(?:change|update|set|replace|reset|modify)\b(?:\W+\w+){0,3}?\W+(?:recovery|backup|secondary|alternate) "
          r"(?:email|e-mail|phone|number|address)\b|\b(?:disable|turn off|deactivate|remove|switch off|bypass)\b"
          r"(?:\W+\w+){0,2}?\W+(?:two[- ]factor|2fa|mfa|two[- ]step|multi[- ]factor|2-step|authenticator)\b|"
@@ -190,9 +238,12 @@ SIGNALS: tuple[Signal, ...] = tuple(
          r"(?:\W+\w+){0,2}?\W+(?:that )?(?:forwards?|redirects?)\b|\bgrant\b(?:\W+\w+){0,4}?\W+(?:edit |admin |full )"
          r"?(?:access|permissions?|rights)\b|\b(?:reset|change|set)\b(?:\W+\w+){0,4}?\W+password to\b"),
         ("bank_change_mention", 0.25, "mentions new bank details",
+         "bank banking payment remittance wire",
          r"\b(?:new|updated|changed|different) (?:supplier )?(?:bank|banking|payment|remittance|wire) "
          r"(?:details|information|info|account|instructions)\b"),
         ("bank_change", 0.45, "announces new bank details",
+         "details information account bankverbindung kontoverbindung bankdaten konto cuenta banco datos "
+         "coordonnees compte rib",
          r"\b(?:our|my|the|these) (?:bank|banking|account|payment) (?:details|information) (?:have|has) "
          r"(?:changed|been (?:updated|changed))\b|\b(?:our|my) new (?:\w+ )?(?:bank )?(?:account|bank details)\b|"
          r"\bnew (?:supplier )?bank(?:ing)? details\s*:|"
@@ -200,16 +251,21 @@ SIGNALS: tuple[Signal, ...] = tuple(
          r"\bneue[sn]? (?:konto|bankverbindung)\b|\bnueva cuenta\b|\bcambiado de banco\b|\bnuevos datos bancarios\b|"
          r"\bnouvelles? coordonnees bancaires\b|\bnouveau (?:compte|rib)\b"),
         ("pay_to_account", 0.3, "asks to send money to an account",
+         "iban account konto cuenta compte",
          r"\b(?:pay|transfer|transfiere|transfiera|wire|remit|uberweisen|virement|process (?:a |the )?payment)\b"
          r"[^\n]{0,120}?\b(?:iban|account|konto|cuenta|compte)\b"),
         ("gift_cards", 0.45, "asks to buy gift cards",
+         "gift giftcard giftcards",
          r"\b(?:buy|purchase|get|order)\b(?:\W+\w+){0,3}?\W+gift ?cards?\b"),
         ("discourage_verification", 0.35, "discourages verifying the request",
+         "confirm verify",
          r"\b(?:do not|don't|no need to) (?:call|phone|contact \w+) (?:to |and )?(?:confirm|verify)\b"),
         ("urgency", 0.1, "creates urgency",
+         "urgent urgently immediately asap away sensitive within dringend urgente suite",
          r"\b(?:urgent|urgently|immediately|asap|right away|time[- ]sensitive|within (?:the next )?\d+ "
          r"(?:hours?|minutes?)|dringend|urgente|tout de suite)\b"),
         ("authority", 0.1, "invokes authority (CEO, security team)",
+         "ceo cfo chief managing security department compliance legal desk",
          r"\b(?:ceo|cfo|chief executive|managing director|security team|it department|compliance (?:team|department)|"
          r"legal department|from the desk of)\b"),
     ]
@@ -217,7 +273,8 @@ SIGNALS: tuple[Signal, ...] = tuple(
 
 # "by email", "the post", "an upload" are nouns, not requests.
 EXFIL_VERB = re.compile(
-    r"\b(?<!by )(?<!via )(?<!an )(?<!the )(?<!your )(?<!this )(?<!of )(?<!a )(?:send|sending|forward|forwarding|email|e-mail|mail|post|posting|upload|uploading|transmit|exfiltrate|"
+    r"\b(?<!by )(?<!via )(?<!an )(?<!the )(?<!your )(?<!this )(?<!of )(?<!a )"
+    r"(?:send|sending|forward|forwarding|email|e-mail|mail|post|posting|upload|uploading|transmit|exfiltrate|"
     r"share|copy|leak|paste|submit|export|append|attach|pass along|reply|move|transfer|sync|envoyez|envoie|envia|"
     r"envie|sende|leite|inoltra|transferer)\b"
 )
@@ -227,6 +284,11 @@ DESTINATION = re.compile(
     r"(?:\b(?:to|at|into|via|me|cc|bcc|a|an|para|a la|an die)\W{1,4}|"
     r"\b(?:link|url|endpoint|webhook|form|server)\b[^\n:]{0,25}:\s{0,3})(?:[\w.+-]{1,64}@[\w-]{1,63}(?:\.[\w-]{1,63})+|"
     r"(?:https?|s?ftp)://[^\s\"'<>)]{3,})"
+)
+EXFIL_VERB_WORDS = frozenset(
+    "send sending forward forwarding email e mail post posting upload uploading transmit exfiltrate share copy leak "
+    "paste submit export append attach pass reply move transfer sync envoyez envoie envia envie sende leite inoltra "
+    "transferer".split()
 )
 EXFIL_WEIGHT = 0.65
 EXFIL_REASON = "asks to send private data to an outside address"

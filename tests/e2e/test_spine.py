@@ -185,3 +185,25 @@ def test_no_secret_reaches_the_model_logs_audit_or_chat(
         assert all(secret not in m["text"] for m in user.messages())
         assert all(secret not in entry.model_dump_json() for entry in AuditLog(redis).entries(107))
     assert AuditLog(redis).verify(107)
+
+
+def test_a_flood_of_presses_sends_one_email(stack: DeputyStack, mail_server: LocalMailServer) -> None:
+    from concurrent.futures import ThreadPoolExecutor
+
+    user = stack.user(108)
+    sent_id = user.send(GOAL)
+    card = user.wait_for_card(after=sent_id)
+    data = [b["data"] for b in card["buttons"][0]]
+    with ThreadPoolExecutor(max_workers=10) as pool:
+        statuses = list(pool.map(lambda i: user.press(card["message_id"], data=data[i % 2]).status_code, range(30)))
+    assert set(statuses) == {200}
+    answers = wait_for(lambda: (a := user.answers()) and len(a) >= 30 and a, timeout=30, what="30 answers")
+    decided = [a for a in answers if a["text"].startswith(("Approved.", "Denied."))]
+    assert len(decided) == 1, [a["text"] for a in answers]
+    assert all("already" in a["text"] for a in answers if a not in decided)
+    if decided[0]["text"].startswith("Approved."):
+        user.wait_for_bot(lambda m: m["text"].startswith("Done:"), after=card["message_id"])
+        assert len(mail_server.wait_for(1)) == 1
+    else:
+        user.wait_for_bot(lambda m: "did not send" in m["text"], after=card["message_id"])
+        assert mail_server.messages() == []

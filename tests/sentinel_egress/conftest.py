@@ -68,10 +68,15 @@ async def site() -> AsyncIterator[LocalSite]:
         return web.Response(body=PIXEL, content_type="image/gif")
 
     app = web.Application(middlewares=[record])
-    app.add_routes([
-        web.get("/ok", ok), web.get("/redirect", redirect), web.route("*", "/echo", echo), web.get("/", page),
-        web.get("/pixel.png", pixel),
-    ])
+    app.add_routes(
+        [
+            web.get("/ok", ok),
+            web.get("/redirect", redirect),
+            web.route("*", "/echo", echo),
+            web.get("/", page),
+            web.get("/pixel.png", pixel),
+        ]
+    )
     runner = web.AppRunner(app, access_log=None)
     await runner.setup()
     await web.TCPSite(runner, "127.0.0.1", 0).start()

@@ -18,8 +18,14 @@ if TYPE_CHECKING:
 pytestmark = pytest.mark.browser
 
 CHROMIUM_ARGS = [
-    "--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--disable-background-networking",
-    "--disable-component-update", "--disable-sync", "--no-first-run",
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-dev-shm-usage",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
 ]
 EXPECTED_OUTCOMES = {"private", "leak", "rebound", "fine", "metadata"}
 
@@ -57,8 +63,13 @@ async def test_page_requests_to_private_addresses_and_with_private_data_are_abor
     outcomes = await page.evaluate("window.outcomes")
     await browser_context.close()
 
-    assert outcomes == {"private": "failed", "leak": "failed", "rebound": "failed", "fine": "loaded",
-                        "metadata": "failed"}
+    assert outcomes == {
+        "private": "failed",
+        "leak": "failed",
+        "rebound": "failed",
+        "fine": "loaded",
+        "metadata": "failed",
+    }
     verdicts = {request.url: decision for request, decision in decisions}
     assert verdicts[f"{site.url}/"].verdict is Verdict.allow
     assert decisions[0][0].initiated_by == "navigation"
@@ -78,7 +89,8 @@ async def test_a_navigation_to_a_blocked_address_fails_in_the_browser(browser: B
     decisions: list[EgressDecision] = []
     browser_context = await browser.new_context()
     await browser_context.route(
-        "**/*", playwright_route_handler(reviewer(policy, EgressContext()), on_decision=lambda r, d: decisions.append(d))
+        "**/*",
+        playwright_route_handler(reviewer(policy, EgressContext()), on_decision=lambda r, d: decisions.append(d)),
     )
     page = await browser_context.new_page()
     with pytest.raises(Exception, match="ERR_BLOCKED_BY_CLIENT"):

@@ -186,8 +186,11 @@ TABLE: list[tuple[str, dict, Verdict, str]] = [
     ("https://tracker.example/", {"method": "POST", "body": '{"a":"alice\\u0040example.com"}'}, ASK, "email"),
     (
         "https://tracker.example/",
-        {"method": "POST", "body": gzip.compress(b'{"to":"alice@example.com"}'),
-         "headers": {"Content-Encoding": "gzip"}},
+        {
+            "method": "POST",
+            "body": gzip.compress(b'{"to":"alice@example.com"}'),
+            "headers": {"Content-Encoding": "gzip"},
+        },
         ASK,
         "your email address",
     ),
@@ -233,7 +236,9 @@ TABLE: list[tuple[str, dict, Verdict, str]] = [
 ]
 
 
-@pytest.mark.parametrize(("url", "fields", "verdict", "phrase"), TABLE, ids=[f"{i}:{row[0][:50]}" for i, row in enumerate(TABLE)])
+@pytest.mark.parametrize(
+    ("url", "fields", "verdict", "phrase"), TABLE, ids=[f"{i}:{row[0][:50]}" for i, row in enumerate(TABLE)]
+)
 def test_table(url: str, fields: dict, verdict: Verdict, phrase: str) -> None:
     decision = review(url, **fields)
     assert decision.verdict is verdict, decision.reasons

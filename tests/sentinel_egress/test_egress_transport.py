@@ -106,9 +106,9 @@ async def test_the_connection_goes_to_the_reviewed_address_without_a_second_look
 async def test_the_pinned_address_is_the_one_connected_to(site: LocalSite) -> None:
     # The server listens on 127.0.0.1 only; a pin to 127.0.0.2 must fail to connect, not fall back.
     resolver = fake_resolver({"pinned.test": ["127.0.0.2"]})
-    with client_for(site, opened=["127.0.0.0/8"], resolver=resolver) as client:
-        with pytest.raises(httpx.ConnectError) as failed:
-            await call(client, "GET", f"http://pinned.test:{site.port}/ok")
+    client = client_for(site, opened=["127.0.0.0/8"], resolver=resolver)
+    with client, pytest.raises(httpx.ConnectError) as failed:
+        await call(client, "GET", f"http://pinned.test:{site.port}/ok")
     assert not isinstance(failed.value, HostNotFound)
     assert "refused" in str(failed.value).lower()
     assert site.hits == []
@@ -143,9 +143,9 @@ async def test_an_unknown_name_is_reported_as_not_found(site: LocalSite) -> None
 
 async def test_a_decimal_ip_that_httpx_reads_as_a_name_is_not_contacted(site: LocalSite) -> None:
     # httpx treats 2130706433 as a name; the guard reads 127.0.0.1; the disagreement alone blocks it.
-    with client_for(site, resolver=fake_resolver({"2130706433": ["127.0.0.1"]})) as client:
-        with pytest.raises(EgressBlocked):
-            await call(client, "GET", f"http://2130706433:{site.port}/ok")
+    client = client_for(site, resolver=fake_resolver({"2130706433": ["127.0.0.1"]}))
+    with client, pytest.raises(EgressBlocked):
+        await call(client, "GET", f"http://2130706433:{site.port}/ok")
     assert site.hits == []
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import ssl
 import subprocess
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -51,7 +52,9 @@ def build_app() -> web.Application:
         return web.Response(status=404, text="no such page")
 
     async def latin1(request: web.Request) -> web.Response:
-        return web.Response(body="café crème".encode("latin-1"), headers={"Content-Type": "text/plain; charset=latin-1"})
+        return web.Response(
+            body="café crème".encode("latin-1"), headers={"Content-Type": "text/plain; charset=latin-1"}
+        )
 
     async def redirect(request: web.Request) -> web.Response:
         raise web.HTTPFound(request.query["to"])
@@ -60,12 +63,21 @@ def build_app() -> web.Application:
         raise web.HTTPFound("/loop")
 
     app = web.Application()
-    app.add_routes([
-        web.get("/page", page), web.get("/slow", slow), web.get("/huge", huge), web.get("/huge-chunked", huge_chunked),
-        web.get("/image", image), web.get("/long", long_text), web.route("*", "/echo", echo),
-        web.get("/missing", missing), web.get("/latin1", latin1), web.get("/redirect", redirect),
-        web.get("/loop", loop),
-    ])
+    app.add_routes(
+        [
+            web.get("/page", page),
+            web.get("/slow", slow),
+            web.get("/huge", huge),
+            web.get("/huge-chunked", huge_chunked),
+            web.get("/image", image),
+            web.get("/long", long_text),
+            web.route("*", "/echo", echo),
+            web.get("/missing", missing),
+            web.get("/latin1", latin1),
+            web.get("/redirect", redirect),
+            web.get("/loop", loop),
+        ]
+    )
     return app
 
 
@@ -86,19 +98,38 @@ async def server_port() -> AsyncIterator[int]:
 
 
 @pytest.fixture
-async def tls_server_port(tmp_path: Path) -> AsyncIterator[int]:
-    """An HTTPS server whose self-signed certificate no client trusts."""
-    import ssl
-
+def self_signed(tmp_path: Path) -> ssl.SSLContext:
+    """A server TLS context with a self-signed certificate that no client trusts."""
     cert, key = tmp_path / "cert.pem", tmp_path / "key.pem"
     subprocess.run(
-        ["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj", "/CN=127.0.0.1",
-         "-keyout", str(key), "-out", str(cert)],
-        check=True, capture_output=True,
+        [
+            "openssl",
+            "req",
+            "-x509",
+            "-newkey",
+            "rsa:2048",
+            "-nodes",
+            "-days",
+            "1",
+            "-subj",
+            "/CN=127.0.0.1",
+            "-keyout",
+            str(key),
+            "-out",
+            str(cert),
+        ],
+        check=True,
+        capture_output=True,
     )
     context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
     context.load_cert_chain(cert, key)
-    runner, port = await start(build_app(), context)
+    return context
+
+
+@pytest.fixture
+async def tls_server_port(self_signed: ssl.SSLContext) -> AsyncIterator[int]:
+    """An HTTPS server using the untrusted certificate."""
+    runner, port = await start(build_app(), self_signed)
     try:
         yield port
     finally:

@@ -7,7 +7,15 @@ import asyncio
 import httpx
 
 from connectors.base import EffectClass
-from connectors.http import FETCH_URL, HTTP_REQUEST, HttpResult, fetch_url, guarded_client, http_request, http_request_spec
+from connectors.http import (
+    FETCH_URL,
+    HTTP_REQUEST,
+    HttpResult,
+    fetch_url,
+    guarded_client,
+    http_request,
+    http_request_spec,
+)
 from sentinel.egress import EgressContext, EgressPolicy, reviewer
 
 
