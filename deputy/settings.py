@@ -5,6 +5,7 @@ Only entry points build a `Settings`; everything else receives the values it nee
 
 from __future__ import annotations
 
+import os
 import secrets
 from pathlib import Path
 
@@ -34,6 +35,7 @@ class Settings(BaseSettings):
     smtp_password: SecretStr | None = Field(default=None, alias="DEPUTY_SMTP_PASSWORD")
     smtp_from: str | None = Field(default=None, alias="DEPUTY_SMTP_FROM")
     smtp_starttls: bool = Field(default=True, alias="DEPUTY_SMTP_STARTTLS")
+    vault_key: SecretStr | None = Field(default=None, alias="DEPUTY_VAULT_KEY")
     log_level: str = Field(default="INFO", alias="DEPUTY_LOG_LEVEL")
 
     def retry_delays(self) -> tuple[float, ...]:
@@ -57,11 +59,33 @@ class Settings(BaseSettings):
         """DEPUTY_SECRET, or one generated on first run and kept in the data directory."""
         if self.secret is not None:
             return self.secret.get_secret_value()
-        path = self.data_dir / "secret"
-        if path.exists():
-            return path.read_text().strip()
-        self.data_dir.mkdir(parents=True, exist_ok=True)
-        value = secrets.token_urlsafe(32)
-        path.touch(mode=0o600)
-        path.write_text(value)
-        return value
+        return _stored_random(self.data_dir / "secret")
+
+    def vault_key_value(self) -> SecretStr:
+        """DEPUTY_VAULT_KEY, or one generated on first run and kept in the data directory."""
+        if self.vault_key is not None:
+            return self.vault_key
+        return SecretStr(_stored_random(self.data_dir / "vault-key"))
+
+    @property
+    def vault_path(self) -> Path:
+        return self.data_dir / "vault.cfg"
+
+
+def _stored_random(path: Path) -> str:
+    """A random value kept in `path` (mode 0600); the first process to start creates it."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if not path.exists():
+        # Written aside, then linked into place: readers never see a half-written file,
+        # and when two processes race, the first link wins and both use its value.
+        temporary = path.with_name(f".{path.name}.{os.getpid()}.{secrets.token_hex(4)}")
+        fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        with os.fdopen(fd, "w") as handle:
+            handle.write(secrets.token_urlsafe(32))
+        try:
+            os.link(temporary, path)
+        except FileExistsError:
+            pass
+        finally:
+            temporary.unlink()
+    return path.read_text().strip()

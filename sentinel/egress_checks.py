@@ -145,7 +145,9 @@ def check_data(
     body_text, encoding = _body_text(headers, body)
     parts = _parts(destination, headers, body_text)
     strays = [(i, s) for i, s in enumerate(context.secrets) if not any(matches_pattern(host, d) for d in s.domains)]
-    needles = [n for i, s in strays if (n := prepare(i, s.value.get_secret_value(), whole_numbers=False))]
+    needles = [
+        n for i, s in strays if (n := prepare(i, s.value.get_secret_value(), whole_numbers=False, remember=False))
+    ]
     for leak in find_leaks(parts, needles):
         secret = context.secrets[leak.key]
         findings.deny(

@@ -15,6 +15,7 @@ from __future__ import annotations
 import base64
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 from urllib.parse import unquote_plus
 
 MIN_VALUE_CHARS = 4
@@ -29,9 +30,8 @@ _BASE64_URLSAFE = str.maketrans("-_", "+/")
 
 @dataclass(frozen=True)
 class Needle:
-    """One sensitive value, prepared for searching. `key` points back to the caller's record."""
+    """One sensitive value, prepared for searching."""
 
-    key: int
     plain: str
     digits: re.Pattern[str] | None
     encoded: tuple[str, ...]
@@ -47,13 +47,44 @@ class Leak:
     how: str
 
 
-def prepare(key: int, value: str, *, whole_numbers: bool = True) -> Needle | None:
+def prepare(value: str, *, whole_numbers: bool = True, remember: bool = True) -> Needle | None:
     """Prepare `value` for searching, or None when it is too short to search for safely.
 
     With `whole_numbers` a number-like value only matches where it is not part of a longer
     number (a phone number inside an order id is a coincidence); secrets pass False, since
-    any occurrence of a secret is a leak.
+    any occurrence of a secret is a leak. `remember` caches the preparation for the next
+    request; secrets pass False so no module-level cache outlives their use.
     """
+    shape = _shape if remember else _shape.__wrapped__
+    return shape(value.strip(), whole_numbers)
+
+
+def find_leaks(parts: list[tuple[str, str]], needles: list[tuple[int, Needle]]) -> list[Leak]:
+    """Every (needle, part) pair where the needle's value appears, with the first disguise found.
+
+    `needles` pairs each needle with the caller's key for it, which comes back in `Leak.key`.
+    """
+    if not needles:
+        return []
+    views = [(where, _views(text)) for where, text in parts if text]
+    # One search over all parts at once; only a hit pays for finding which parts it was in.
+    everything = _Views(
+        (("", "\0".join(view for _, part in views for _, view in part.plain)),),
+        ("\0".join(view for _, part in views for view in part.base64),),
+    )
+    leaks = []
+    for key, needle in needles:
+        if _first_match(needle, everything) is None:
+            continue
+        for where, part in views:
+            how = _first_match(needle, part)
+            if how is not None:
+                leaks.append(Leak(key, where, how))
+    return leaks
+
+
+@lru_cache(maxsize=4096)
+def _shape(value: str, whole_numbers: bool) -> Needle | None:
     plain = _plain(value).strip()
     if len(plain) < MIN_VALUE_CHARS:
         return None
@@ -66,31 +97,15 @@ def prepare(key: int, value: str, *, whole_numbers: bool = True) -> Needle | Non
         # Phone numbers are written with spaces, dashes, dots or brackets; any of them may appear.
         alternatives = "|".join(_SEPARATORS.join(variant) for variant in sorted(variants))
         digits = re.compile(rf"(?<!\d)(?:{alternatives})(?!\d)" if whole_numbers else alternatives)
-    raw = value.strip()
     encoded = {
         fragment
-        for form in {raw, raw.casefold()}
+        for form in {value, value.casefold()}
         for fragment in _base64_fragments(form.encode("utf-8"))
         if len(fragment) >= _MIN_ENCODED_CHARS
     }
-    hex_form = raw.encode("utf-8").hex()
-    return Needle(key, plain, digits, tuple(sorted(encoded)), hex_form if len(hex_form) >= _MIN_ENCODED_CHARS else None)
-
-
-def find_leaks(parts: list[tuple[str, str]], needles: list[Needle]) -> list[Leak]:
-    """Every (needle, part) pair where the needle's value appears, with the first disguise found."""
-    leaks: list[Leak] = []
-    if not needles:
-        return leaks
-    for where, text in parts:
-        if not text:
-            continue
-        views = _views(text)
-        for needle in needles:
-            how = _first_match(needle, views)
-            if how is not None:
-                leaks.append(Leak(needle.key, where, how))
-    return leaks
+    hex_form = value.encode("utf-8").hex()
+    hex_needle = hex_form if len(hex_form) >= _MIN_ENCODED_CHARS else None
+    return Needle(plain, digits, tuple(sorted(encoded)), hex_needle)
 
 
 @dataclass(frozen=True)

@@ -18,18 +18,19 @@ from agent.goals import GoalStatus, GoalStore
 from agent.model import OpenAIChatModel
 from agent.runner import GoalRunner, RunnerLimits
 from connectors.default import default_catalog
-from connectors.email import OutgoingEmail, SmtpAccount, send_email
+from connectors.email import SmtpAccount
 from deputy.outbox import Outbox
 from deputy.settings import Settings
 from sentinel.action_store import ActionStore
-from sentinel.actions import Action, ActionState
+from sentinel.actions import ActionState
 from sentinel.approvals import ApprovalSigner, ApprovalStore
 from sentinel.audit import AuditLog
 from sentinel.rule_store import RuleStore
-from vault import Scrubber
+from vault import Scrubber, Vault
 from workers.context import WorkerContext, install
+from workers.credentials import EmailAccounts
 from workers.dispatch import RQDispatch, make_queues
-from workers.executor import ActionRunner, Executor
+from workers.executor import Executor
 from workers.inflight import Registration, Watchdog
 from workers.payloads import ACTIONS_QUEUE, AGENT_QUEUE
 from workers.review_context import ReviewContextBuilder, stored_rules
@@ -79,17 +80,9 @@ def email_account(settings: Settings) -> SmtpAccount | None:
     )
 
 
-def email_runner(account: SmtpAccount) -> ActionRunner:
-    def run(action: Action, idempotency_key: str) -> str:
-        sent = send_email(account, OutgoingEmail.model_validate(action.arguments), idempotency_key)
-        return f"Email sent to {', '.join(sent.accepted)}."
-
-    return run
-
-
 def build_executor(redis: Redis, settings: Settings) -> Executor:
-    account = email_account(settings)
-    runners = {"email.send_email": email_runner(account)} if account else {}
+    vault = Vault(settings.vault_path, settings.vault_key_value(), redis)
+    runners = {"email.send_email": EmailAccounts(vault, email_account(settings)).runner()}
     goals = GoalStore(redis)
     return Executor(
         ActionStore(redis),

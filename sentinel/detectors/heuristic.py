@@ -5,12 +5,18 @@ It normalises the text (see `normalize`), decodes what attackers hide instructio
 to `MAX_DEPTH` layers), and looks for the evidence listed in `signals`. Evidence found in
 hidden places (invisible HTML, comments, invisible or look-alike characters, encodings)
 counts extra, because a sender with an honest purpose has no reason to hide it.
+
+Speed: a regex scan of a whole 5 KB text costs ~100 µs in CPython unless the pattern
+starts with a literal, and there are 40 patterns. So the text is split into a word set
+once, each signal runs only if one of its anchor words is present, and then only in
+windows around those anchors. `exhaustive=True` skips the shortcut (tests compare both).
 """
 
 from __future__ import annotations
 
 import logging
 import re
+import string
 from dataclasses import dataclass, field
 from typing import Callable
 
@@ -18,13 +24,7 @@ from sentinel.detectors.base import FLAG_THRESHOLD, Detection, merge_spans, nois
 from sentinel.detectors.hidden import base64_texts, hidden_regions, tag_character_runs
 from sentinel.detectors.normalize import INVISIBLE, LOOKALIKE_CHARS, Normalized, canonical, decode_escapes
 from sentinel.detectors.signals import (
-    DESTINATION,
-    EXFIL_REASON,
-    EXFIL_VERB,
-    EXFIL_WEIGHT,
-    SENSITIVE,
-    SIGNALS,
-    Signal,
+    DESTINATION, EXFIL_REASON, EXFIL_VERB, EXFIL_VERB_WORDS, EXFIL_WEIGHT, SENSITIVE, SIGNALS, Signal,
 )
 
 log = logging.getLogger(__name__)
@@ -35,16 +35,21 @@ MAX_DECODED_CHARS = 400_000
 MAX_SPANS = 100
 HIDDEN_WEIGHT = 0.35
 TAG_WEIGHT = 0.6
-EXFIL_WINDOW = 200
 QUOTED_MENTION_FACTOR = 0.4
+REACH = 300  # how far a signal's match may extend either side of its anchor
+EXFIL_WINDOW = 200
+MAX_ANCHOR_HITS = 64
+_PUNCTUATION = str.maketrans({c: " " for c in string.punctuation})
 _ENCODED = re.compile(r"&#?\w{1,8};|%[0-9a-fA-F]{2}|\\u[0-9a-fA-F]{4}")
 _MENTION = re.compile(
     r"\b(?:say|says|said|saying|like|such as|text|phrase|phrases|string|e\.g\.|example|containing|contains|reads|"
     r"wrote|called|quote|quoting)\W{0,3}$"
 )
 _NEGATED = re.compile(r"\b(?:never|not|don't|do not|won't|will not|no one|nobody)\b[\w ]{0,15}$")
+_EXFIL = Signal("exfiltration", EXFIL_WEIGHT, EXFIL_REASON, frozenset(), DESTINATION)
 
 Locate = Callable[[int, int], tuple[int, int]]
+Regions = list[tuple[int, int, str]]
 
 
 @dataclass
@@ -70,8 +75,9 @@ class HeuristicDetector:
 
     name = "heuristic"
 
-    def __init__(self, threshold: float = FLAG_THRESHOLD) -> None:
+    def __init__(self, threshold: float = FLAG_THRESHOLD, exhaustive: bool = False) -> None:
         self.threshold = threshold
+        self.exhaustive = exhaustive
 
     def scan(self, text: str, source: str = "unknown") -> Detection:
         """Score `text` (content from `source`); never raises."""
@@ -109,18 +115,41 @@ class HeuristicDetector:
             self._child(hidden, locate(start, end), "invisible Unicode tag characters", depth, ev)
         decoded = decode_escapes(raw)
         folded = canonical(decoded.text)
-        norm = Normalized(folded.text, decoded._stages + folded._stages)
+        norm = Normalized(folded.text, decoded.stages + folded.stages)
+        words = frozenset(norm.text.translate(_PUNCTUATION).split())
         regions = hidden_regions(raw)
         for signal in SIGNALS:
-            match = signal.pattern.search(norm.text)
+            match = self._search(signal, norm.text, words)
             if match:
                 weight = signal.weight * (QUOTED_MENTION_FACTOR if _quoted_mention(norm.text, *match.span()) else 1)
                 self._found(signal, weight, norm.original_span(*match.span()), raw, regions, locate, via, ev)
-        self._exfiltration(norm, raw, regions, locate, via, ev)
-        if depth < MAX_DEPTH:
+        if not words.isdisjoint(EXFIL_VERB_WORDS):
+            self._exfiltration(norm, raw, regions, locate, via, ev)
+        if depth < MAX_DEPTH and (self.exhaustive or any(len(w) >= 16 for w in words)):
             for start, end, blob_text in base64_texts(decoded.text):
-                span = decoded.original_span(start, end)
-                self._child(blob_text, locate(*span), "base64", depth, ev)
+                self._child(blob_text, locate(*decoded.original_span(start, end)), "base64", depth, ev)
+
+    def _search(self, signal: Signal, text: str, words: frozenset[str]) -> re.Match[str] | None:
+        """The first match of `signal`, looking only near its anchors unless exhaustive."""
+        if self.exhaustive:
+            return signal.pattern.search(text)
+        windows: list[tuple[int, int]] = []
+        for anchor in signal.anchors:
+            if not (anchor in words if anchor.isalnum() else anchor in text):
+                continue
+            at = text.find(anchor)
+            for _ in range(MAX_ANCHOR_HITS):
+                if at < 0:
+                    break
+                windows.append((max(0, at - REACH), at + len(anchor) + REACH))
+                at = text.find(anchor, at + 1)
+            else:
+                return signal.pattern.search(text)  # anchors everywhere: one full scan is cheaper
+        for lo, hi in merge_spans(windows):
+            match = signal.pattern.search(text, lo, hi)
+            if match:
+                return match
+        return None
 
     def _child(self, text: str, span: tuple[int, int], via: str, depth: int, ev: _Evidence) -> None:
         if ev.layers >= MAX_LAYERS or ev.decoded_chars + len(text) > MAX_DECODED_CHARS:
@@ -129,30 +158,42 @@ class HeuristicDetector:
         # Everything found in a decoded blob is reported at the blob's place in the original.
         self._layer(text, lambda s, e: span, via, depth + 1, ev)
 
-    def _found(self, signal: Signal, weight: float, span: tuple[int, int], raw: str,
-               regions: list[tuple[int, int, str]], locate: Locate, via: str | None, ev: _Evidence) -> None:
+    def _found(self, signal: Signal, weight: float, span: tuple[int, int], raw: str, regions: Regions,
+               locate: Locate, via: str | None, ev: _Evidence) -> None:
         where = locate(*span)
         ev.add(signal.name, weight, signal.reason, where)
         for key, reason in _concealment(raw[span[0]:span[1]], span, regions, via):
             ev.add(key, HIDDEN_WEIGHT, reason, where)
 
-    def _exfiltration(self, norm: Normalized, raw: str, regions: list[tuple[int, int, str]], locate: Locate,
-                      via: str | None, ev: _Evidence) -> None:
+    def _exfiltration(self, norm: Normalized, raw: str, regions: Regions, locate: Locate, via: str | None,
+                      ev: _Evidence) -> None:
         """Send/forward/upload + private data + an outside address, close together."""
         text = norm.text
-        if "@" not in text and "://" not in text:
-            return
-        for match in SENSITIVE.finditer(text):
-            lo, hi = max(0, match.start() - EXFIL_WINDOW), min(len(text), match.end() + EXFIL_WINDOW)
-            for verb in EXFIL_VERB.finditer(text, lo, match.start() + 1):
+        for destination in _destinations(text):
+            lo = max(0, destination.start() - EXFIL_WINDOW)
+            for verb in EXFIL_VERB.finditer(text, lo, destination.start()):
                 if _NEGATED.search(text, max(0, verb.start() - 30), verb.start()):
                     continue  # "we will never ask you to send your password"
-                destination = DESTINATION.search(text, verb.end(), min(hi, verb.end() + EXFIL_WINDOW))
-                if destination:
-                    span = norm.original_span(verb.start(), max(destination.end(), match.end()))
-                    signal = Signal("exfiltration", EXFIL_WEIGHT, EXFIL_REASON, DESTINATION)
-                    self._found(signal, EXFIL_WEIGHT, span, raw, regions, locate, via, ev)
+                if SENSITIVE.search(text, verb.start(), destination.end() + EXFIL_WINDOW):
+                    span = norm.original_span(verb.start(), destination.end())
+                    self._found(_EXFIL, EXFIL_WEIGHT, span, raw, regions, locate, via, ev)
                     return
+
+
+def _destinations(text: str) -> list[re.Match[str]]:
+    """Addresses and URLs that something is sent *to*, found from their '@' or '://'."""
+    found: list[re.Match[str]] = []
+    for marker in ("@", "://"):
+        at = text.find(marker)
+        while at >= 0 and len(found) < MAX_ANCHOR_HITS:
+            after = at + 1
+            for match in DESTINATION.finditer(text, max(0, at - 110), at + 400):
+                if match.start() <= at < match.end():
+                    found.append(match)
+                    after = match.end()
+                    break
+            at = text.find(marker, after)
+    return found
 
 
 def _quoted_mention(text: str, start: int, end: int) -> bool:
@@ -163,8 +204,7 @@ def _quoted_mention(text: str, start: int, end: int) -> bool:
     return '"' in text[end:end + 300] and bool(_MENTION.search(text, max(0, quote - 40), quote))
 
 
-def _concealment(snippet: str, span: tuple[int, int], regions: list[tuple[int, int, str]],
-                 via: str | None) -> list[tuple[str, str]]:
+def _concealment(snippet: str, span: tuple[int, int], regions: Regions, via: str | None) -> list[tuple[str, str]]:
     """Ways the matched text was hidden from a human reader, as (key, reason) pairs."""
     found = []
     if via is not None:

@@ -49,7 +49,6 @@ _FOLD_TABLE = str.maketrans(_LOOKALIKES)
 _ENTITY = re.compile(r"&(?:#[0-9]{1,7}|#[xX][0-9a-fA-F]{1,6}|[A-Za-z][A-Za-z0-9]{1,31});?")
 _PERCENT = re.compile(r"(?:%[0-9A-Fa-f]{2})+")
 _JSON_ESCAPE = re.compile(r"(?:\\u[0-9a-fA-F]{4})+|\\[nrt]")
-_NON_ASCII_RUN = re.compile(r"[\x00-\x7f]?[^\x00-\x7f]+")
 # Inline tags vanish (they may sit inside a word: ig<b>nore</b>); block tags become a
 # space. Only real HTML element names: fake markers like <system> or </untrusted> stay.
 # Attribute values stay (alt, title, href and data-* attributes can carry text).
@@ -66,7 +65,12 @@ _BLOCK = frozenset(
     "param picture pre progress script section select source style summary table tbody td template textarea tfoot "
     "th thead time title tr track ul video".split()
 )
-_WHITESPACE = re.compile(r"[^\S\n]*\n\s*|[^\S\n]{2,}|[^\S \n]")
+# Whitespace is collapsed by literal-prefixed patterns: a pattern whose first character
+# could be any space would be tried at every word boundary, ten times slower.
+_OTHER_SPACES = str.maketrans("\t\r\f\v\x85\u2028\u2029", "    \n\n\n")
+_SPACE_RUN = re.compile(r"  +")
+_SPACE_BEFORE_NEWLINE = re.compile(r" \n")
+_NEWLINE_RUN = re.compile(r"\n[\n ]+")
 
 Breaks = list[tuple[int, int]]
 
@@ -110,15 +114,15 @@ def _back(breaks: Breaks, position: int) -> int:
 class Normalized:
     """The canonical text plus the way back to offsets in the original."""
 
-    __slots__ = ("text", "_stages")
+    __slots__ = ("text", "stages")
 
     def __init__(self, text: str, stages: list[Breaks]) -> None:
         self.text = text
-        self._stages = stages
+        self.stages = stages
 
     def original(self, position: int) -> int:
         """The offset in the input text that produced `position` in `text`."""
-        for breaks in reversed(self._stages):
+        for breaks in reversed(self.stages):
             position = _back(breaks, position)
         return position
 
@@ -159,6 +163,21 @@ def fold_run(run: str) -> str:
     return "".join(c for c in decomposed if not unicodedata.combining(c)).casefold()
 
 
+def _fold_lines(text: str) -> tuple[str, Breaks]:
+    """Fold each line that has non-ASCII characters; offsets are exact between lines."""
+    parts: list[str] = []
+    breaks: Breaks = []
+    produced = consumed = 0
+    for line in text.split("\n"):
+        folded = line if line.isascii() else fold_run(line)
+        if folded != line:
+            breaks += [(produced, consumed), (produced + len(folded), consumed + len(line))]
+        parts.append(folded)
+        produced += len(folded) + 1
+        consumed += len(line) + 1
+    return "\n".join(parts), breaks
+
+
 def decode_escapes(text: str) -> Normalized:
     """Undo HTML entities, percent-encoding and JSON escapes (case is kept, for base64)."""
     stages: list[Breaks] = []
@@ -185,13 +204,17 @@ def canonical(text: str) -> Normalized:
 
     if not text.isascii():
         run(INVISIBLE, lambda m: "")
-        run(_NON_ASCII_RUN, lambda m: fold_run(m.group()))
+        text, breaks = _fold_lines(text)
+        stages.append(breaks)
     if "<" in text:
         run(_TAG, _strip_tag)
     lowered = text.lower()
     # str.lower can lengthen a few non-ASCII letters; offsets must stay aligned.
     text = lowered if len(lowered) == len(text) else "".join(c if len(c.lower()) != 1 else c.lower() for c in text)
-    run(_WHITESPACE, lambda m: "\n" if "\n" in m.group() else " ")
+    text = text.translate(_OTHER_SPACES)  # same length: no offsets change
+    run(_SPACE_RUN, lambda m: " ")
+    run(_SPACE_BEFORE_NEWLINE, lambda m: "\n")
+    run(_NEWLINE_RUN, lambda m: "\n")
     return Normalized(text, stages)
 
 
@@ -199,4 +222,4 @@ def normalize(text: str) -> Normalized:
     """`decode_escapes` then `canonical`, as one text with one offset map."""
     decoded = decode_escapes(text)
     result = canonical(decoded.text)
-    return Normalized(result.text, decoded._stages + result._stages)
+    return Normalized(result.text, decoded.stages + result.stages)
