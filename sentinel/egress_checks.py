@@ -146,7 +146,7 @@ def check_data(
     parts = _parts(destination, headers, body_text)
     strays = [(i, s) for i, s in enumerate(context.secrets) if not any(matches_pattern(host, d) for d in s.domains)]
     needles = [
-        n for i, s in strays if (n := prepare(i, s.value.get_secret_value(), whole_numbers=False, remember=False))
+        (i, n) for i, s in strays if (n := prepare(s.value.get_secret_value(), whole_numbers=False, remember=False))
     ]
     for leak in find_leaks(parts, needles):
         secret = context.secrets[leak.key]
@@ -168,7 +168,7 @@ def check_data(
         for value, origin in context.tainted_values.items()
         if not _names_host(value, host)
     ]
-    needles = [n for i, (_, value) in enumerate(labelled) if (n := prepare(i, value)) is not None]
+    needles = [(i, n) for i, (_, value) in enumerate(labelled) if (n := prepare(value)) is not None]
     for leak in find_leaks(parts, needles):
         label = labelled[leak.key][0]
         findings.ask(

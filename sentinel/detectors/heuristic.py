@@ -36,7 +36,9 @@ MAX_SPANS = 100
 HIDDEN_WEIGHT = 0.35
 TAG_WEIGHT = 0.6
 QUOTED_MENTION_FACTOR = 0.4
-REACH = 300  # how far a signal's match may extend either side of its anchor
+# How far a signal's match may extend before and after its anchor word.
+BEFORE = 150
+AFTER = 200
 EXFIL_WINDOW = 200
 MAX_ANCHOR_HITS = 64
 _PUNCTUATION = str.maketrans({c: " " for c in string.punctuation})
@@ -135,16 +137,11 @@ class HeuristicDetector:
             return signal.pattern.search(text)
         windows: list[tuple[int, int]] = []
         for anchor in signal.anchors:
-            if not (anchor in words if anchor.isalnum() else anchor in text):
-                continue
-            at = text.find(anchor)
-            for _ in range(MAX_ANCHOR_HITS):
-                if at < 0:
-                    break
-                windows.append((max(0, at - REACH), at + len(anchor) + REACH))
-                at = text.find(anchor, at + 1)
-            else:
-                return signal.pattern.search(text)  # anchors everywhere: one full scan is cheaper
+            if anchor.isalnum():
+                if anchor in words:
+                    windows += _word_windows(text, anchor)
+            elif anchor in text:
+                windows.append((0, len(text)))
         for lo, hi in merge_spans(windows):
             match = signal.pattern.search(text, lo, hi)
             if match:
@@ -178,6 +175,25 @@ class HeuristicDetector:
                     span = norm.original_span(verb.start(), destination.end())
                     self._found(_EXFIL, EXFIL_WEIGHT, span, raw, regions, locate, via, ev)
                     return
+
+
+def _word_windows(text: str, word: str) -> list[tuple[int, int]]:
+    """Windows around whole-word occurrences of `word` ("ai" in "said" does not count)."""
+    windows: list[tuple[int, int]] = []
+    at = text.find(word)
+    misses = 0
+    while at >= 0:
+        end = at + len(word)
+        if (at == 0 or not text[at - 1].isalnum()) and (end == len(text) or not text[end].isalnum()):
+            windows.append((max(0, at - BEFORE), end + AFTER))
+            if len(windows) > MAX_ANCHOR_HITS:
+                return [(0, len(text))]  # anchors everywhere: one full scan is cheaper
+        else:
+            misses += 1
+            if misses > 4 * MAX_ANCHOR_HITS:
+                return [(0, len(text))]
+        at = text.find(word, end)
+    return windows
 
 
 def _destinations(text: str) -> list[re.Match[str]]:
