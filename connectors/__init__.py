@@ -10,6 +10,7 @@ from connectors.base import (
     ConnectorRejected,
     ConnectorUnavailable,
     EffectClass,
+    OperationResult,
     OperationSpec,
     RiskTag,
 )
@@ -20,6 +21,7 @@ __all__ = [
     "ConnectorRejected",
     "ConnectorUnavailable",
     "EffectClass",
+    "OperationResult",
     "OperationSpec",
     "RiskTag",
 ]

@@ -91,3 +91,15 @@ class OperationSpec(BaseModel):
     """Which argument names the target of the effect (e.g. "to" for an email)."""
     tags: frozenset[RiskTag] = frozenset()
     """Further risks (deleting, sharing, account takeover...) the guard weighs."""
+
+
+class OperationResult(BaseModel):
+    """What an operation produced: a summary for the agent, and whose content it carries.
+
+    `untrusted_origin` names where outside content in `summary` came from ("an email from
+    x@y.example", "the web page https://..."); the agent sees it labelled as untrusted
+    and the guard remembers it for provenance checks. None means Deputy's own words.
+    """
+
+    summary: str
+    untrusted_origin: str | None = None

@@ -17,7 +17,7 @@ from pydantic import BaseModel
 
 from sandbox.world_operations import WORLD_OPERATIONS
 from sentinel.actions import Action
-from workers.executor import ActionResult
+from connectors.base import OperationResult
 
 
 class WorldEmail(BaseModel):
@@ -42,7 +42,7 @@ class World:
     apis: dict[str, str] = field(default_factory=dict)
     executed: list[Action] = field(default_factory=list)
 
-    def runners(self) -> dict[str, Callable[[Action, str], str | ActionResult]]:
+    def runners(self) -> dict[str, Callable[[Action, str], str | OperationResult]]:
         reads = {
             "email.read_email": self._read_email,
             "calendar.read_event": self._read_event,
@@ -50,7 +50,7 @@ class World:
             "documents.read_document": self._read_document,
             "http.get_json": self._call_api,
         }
-        runners: dict[str, Callable[[Action, str], str | ActionResult]] = dict(reads)
+        runners: dict[str, Callable[[Action, str], str | OperationResult]] = dict(reads)
         for operation in WORLD_OPERATIONS:
             key = f"{operation.spec.connector}.{operation.spec.operation}"
             runners.setdefault(key, self._consequential)
@@ -64,34 +64,34 @@ class World:
         self.executed.append(action)
         return f"Done: {action.operation} ({', '.join(action.targets)})."
 
-    def _read_email(self, action: Action, key: str) -> ActionResult:
+    def _read_email(self, action: Action, key: str) -> OperationResult:
         self.executed.append(action)
         email = self.inbox.get(action.arguments["message_id"])
         if email is None:
-            return ActionResult("No email with that id.")
+            return OperationResult(summary="No email with that id.")
         text = f"From: {email.sender}\nSubject: {email.subject}\n\n{email.body}"
-        return ActionResult(text, untrusted_origin=f"an email from {email.sender}")
+        return OperationResult(summary=text, untrusted_origin=f"an email from {email.sender}")
 
-    def _read_event(self, action: Action, key: str) -> ActionResult:
+    def _read_event(self, action: Action, key: str) -> OperationResult:
         self.executed.append(action)
         event = self.events.get(action.arguments["event_id"])
         if event is None:
-            return ActionResult("No event with that id.")
+            return OperationResult(summary="No event with that id.")
         text = f"{event.title} at {event.start}, organised by {event.organizer}\n{event.description}"
-        return ActionResult(text, untrusted_origin=f"a calendar invite from {event.organizer}")
+        return OperationResult(summary=text, untrusted_origin=f"a calendar invite from {event.organizer}")
 
-    def _open_page(self, action: Action, key: str) -> ActionResult:
+    def _open_page(self, action: Action, key: str) -> OperationResult:
         self.executed.append(action)
         url = action.arguments["url"]
-        return ActionResult(self.pages.get(url, "404 Not Found"), untrusted_origin=f"the web page {url}")
+        return OperationResult(summary=self.pages.get(url, "404 Not Found"), untrusted_origin=f"the web page {url}")
 
-    def _read_document(self, action: Action, key: str) -> ActionResult:
+    def _read_document(self, action: Action, key: str) -> OperationResult:
         self.executed.append(action)
         name = action.arguments["name"]
-        return ActionResult(self.documents.get(name, "No such document."), untrusted_origin=f"the document {name}")
+        return OperationResult(summary=self.documents.get(name, "No such document."), untrusted_origin=f"the document {name}")
 
-    def _call_api(self, action: Action, key: str) -> ActionResult:
+    def _call_api(self, action: Action, key: str) -> OperationResult:
         self.executed.append(action)
         url = action.arguments["url"]
         body = self.apis.get(url, json.dumps({"error": "not found"}))
-        return ActionResult(body, untrusted_origin=f"the API response from {url}")
+        return OperationResult(summary=body, untrusted_origin=f"the API response from {url}")

@@ -22,7 +22,7 @@ from sentinel.egress_ip import (
     name_problem,
     parse_private_exceptions,
 )
-from sentinel.egress_leaks import find_leaks, prepare
+from sentinel.egress_leaks import Haystack, prepare
 from sentinel.egress_url import (
     Destination,
     UrlProblem,
@@ -143,12 +143,12 @@ def check_data(
     """Secrets may only reach their own domains; private and tainted data only known sites."""
     host = destination.host
     body_text, encoding = _body_text(headers, body)
-    parts = _parts(destination, headers, body_text)
+    haystack = Haystack(_parts(destination, headers, body_text))
     strays = [(i, s) for i, s in enumerate(context.secrets) if not any(matches_pattern(host, d) for d in s.domains)]
     needles = [
         (i, n) for i, s in strays if (n := prepare(s.value.get_secret_value(), whole_numbers=False, remember=False))
     ]
-    for leak in find_leaks(parts, needles):
+    for leak in haystack.find_leaks(needles):
         secret = context.secrets[leak.key]
         findings.deny(
             f"This request would send {secret.label} to {host}, but it may only go to {', '.join(secret.domains)}."
@@ -169,7 +169,7 @@ def check_data(
         if not _names_host(value, host)
     ]
     needles = [(i, n) for i, (_, value) in enumerate(labelled) if (n := prepare(value)) is not None]
-    for leak in find_leaks(parts, needles):
+    for leak in haystack.find_leaks(needles):
         label = labelled[leak.key][0]
         findings.ask(
             f"This request would send {label} to {host}, a site you have not asked for or used in this goal.",

@@ -96,6 +96,7 @@ def is_metadata_name(host: str) -> bool:
     return host in METADATA_NAMES
 
 
+@lru_cache(maxsize=4096)
 def address_problem(address: IPAddress) -> str | None:
     """Why `address` is not on the public internet, as a predicate ("is this computer (loopback)")."""
     inner = embedded_ipv4(address)

@@ -59,28 +59,41 @@ def prepare(value: str, *, whole_numbers: bool = True, remember: bool = True) ->
     return shape(value.strip(), whole_numbers)
 
 
-def find_leaks(parts: list[tuple[str, str]], needles: list[tuple[int, Needle]]) -> list[Leak]:
-    """Every (needle, part) pair where the needle's value appears, with the first disguise found.
+class Haystack:
+    """The parts of a request (`(where, text)` pairs), decoded once for many searches."""
 
-    `needles` pairs each needle with the caller's key for it, which comes back in `Leak.key`.
-    """
-    if not needles:
-        return []
-    views = [(where, _views(text)) for where, text in parts if text]
-    # One search over all parts at once; only a hit pays for finding which parts it was in.
-    everything = _Views(
-        (("", "\0".join(view for _, part in views for _, view in part.plain)),),
-        ("\0".join(view for _, part in views for view in part.base64),),
-    )
-    leaks = []
-    for key, needle in needles:
-        if _first_match(needle, everything) is None:
-            continue
-        for where, part in views:
-            how = _first_match(needle, part)
-            if how is not None:
-                leaks.append(Leak(key, where, how))
-    return leaks
+    def __init__(self, parts: list[tuple[str, str]]) -> None:
+        self._parts = parts
+        self._views: list[tuple[str, _Views]] | None = None
+        self._everything = _Views((), ())
+
+    def find_leaks(self, needles: list[tuple[int, Needle]]) -> list[Leak]:
+        """Every (needle, part) pair where the needle's value appears, with the first disguise found.
+
+        `needles` pairs each needle with the caller's key for it, which comes back in `Leak.key`.
+        """
+        if not needles:
+            return []
+        views = self._decoded()
+        leaks = []
+        for key, needle in needles:
+            if _first_match(needle, self._everything) is None:
+                continue
+            for where, part in views:
+                how = _first_match(needle, part)
+                if how is not None:
+                    leaks.append(Leak(key, where, how))
+        return leaks
+
+    def _decoded(self) -> list[tuple[str, _Views]]:
+        if self._views is None:
+            self._views = [(where, _views(text)) for where, text in self._parts if text]
+            # One search over all parts at once; only a hit pays for finding which parts it was in.
+            self._everything = _Views(
+                (("", "\0".join(view for _, part in self._views for _, view in part.plain)),),
+                ("\0".join(view for _, part in self._views for view in part.base64),),
+            )
+        return self._views
 
 
 @lru_cache(maxsize=4096)

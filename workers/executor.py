@@ -17,7 +17,7 @@ import time
 from typing import Callable, Mapping, Protocol
 
 from agent.goals import GoalStatus, GoalStore
-from connectors.base import ConnectorError
+from connectors.base import ConnectorError, OperationResult
 from deputy.outbox import Outbox, OutboxMessage
 from sentinel.action_store import ActionRecord, ActionStore
 from sentinel.actions import Action, ActionState
@@ -36,16 +36,8 @@ from workers.review_context import ReviewContextBuilder
 
 log = logging.getLogger(__name__)
 
-class ActionResult:
-    """What an operation produced: a summary for the agent, and whose content it carries."""
-
-    def __init__(self, summary: str, untrusted_origin: str | None = None) -> None:
-        self.summary = summary
-        self.untrusted_origin = untrusted_origin
-
-
 # Runs one operation with its credentials (idempotency key given); a str is a plain summary.
-ActionRunner = Callable[[Action, str], "str | ActionResult"]
+ActionRunner = Callable[[Action, str], "str | OperationResult"]
 
 _PENDING = (ActionState.submitted, ActionState.awaiting_approval)
 
@@ -212,7 +204,7 @@ class Executor:
             log.warning("action %s failed: %s", action.id, message)
             self._finish(record, job, ActionState.failed, f"Failed: {message}", claimed=True)
             return
-        result = produced if isinstance(produced, ActionResult) else ActionResult(produced)
+        result = produced if isinstance(produced, OperationResult) else OperationResult(summary=produced)
         # Nothing a service returns reaches the agent before secrets are taken out of it.
         summary = self._scrubber.scrub(result.summary)
         self._finish(record, job, ActionState.succeeded, summary, claimed=True, untrusted_origin=result.untrusted_origin)
