@@ -26,6 +26,8 @@ COMMANDS = [
     BotCommand("activity", "What is done, in progress and next"),
     BotCommand("rules", "Your rules for what Deputy may do without asking"),
     BotCommand("audit", "Recent decisions and why"),
+    BotCommand("connect", "Connect an account (email, calendar) safely"),
+    BotCommand("connections", "What is connected, with buttons to disconnect"),
     BotCommand("retry", "Try your last stopped goal again"),
     BotCommand("help", "What Deputy can do"),
 ]
@@ -68,6 +70,8 @@ def build_application(
     app.add_handler(CommandHandler("rules", handlers.rules))
     app.add_handler(CommandHandler("audit", handlers.audit))
     app.add_handler(CommandHandler("activity", handlers.activity))
+    app.add_handler(CommandHandler("connect", handlers.connect))
+    app.add_handler(CommandHandler("connections", handlers.connections))
     app.add_handler(MessageHandler(filters.COMMAND, handlers.unknown_command))
     app.add_handler(MessageHandler(filters.TEXT, handlers.text))
     app.add_handler(MessageHandler(~filters.TEXT & ~filters.StatusUpdate.ALL, handlers.not_text))

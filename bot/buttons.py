@@ -14,7 +14,7 @@ import hmac
 import re
 
 _ID = re.compile(r"^[A-Za-z0-9_-]{1,40}$")
-KINDS = {"rs": "save rule", "rc": "cancel rule", "rx": "remove rule"}
+KINDS = {"rs": "save rule", "rc": "cancel rule", "rx": "remove rule", "dx": "disconnect"}
 
 
 class InvalidButton(Exception):

@@ -17,6 +17,9 @@ from agent.goals import Goal, GoalStatus
 from bot import texts
 from bot.activity import format_activity, format_audit
 from bot.presses import decide_press
+from bot.secret_paste import deleted_notice, pasted_secret
+from deputy.connect_forms import FORMS
+from vault import list_credentials
 from bot.services import BotServices
 from deputy.ids import new_id
 from sentinel.rules import describe
@@ -133,9 +136,43 @@ class Handlers:
         message = update.effective_message
         await message.reply_text(texts.EMPTY if message.text is not None else texts.NOT_TEXT)
 
+    async def connect(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+        service = " ".join(context.args or []).strip().lower()
+        if service not in FORMS:
+            choices = ", ".join(f"/connect {name}" for name in FORMS)
+            await update.effective_message.reply_text(f"What would you like to connect? {choices}")
+            return
+        token = self._s.links.create(update.effective_user.id, update.effective_chat.id, service)
+        await update.effective_message.reply_text(
+            f"Open this private link to connect your {service} (it works once, for 15 minutes):\n"
+            f"{self._s.connect_url}/connect/{token}\n\nNever type passwords into this chat."
+        )
+
+    async def connections(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+        user_id = update.effective_user.id
+        infos = list_credentials(self._s.redis, user_id)
+        if not infos:
+            await update.effective_message.reply_text("Nothing is connected yet. /connect email to start.")
+            return
+        services = sorted({info.handle.split(":", 1)[1].split("/", 1)[0] for info in infos})
+        lines = [f"• {info.label}" for info in infos]
+        buttons = [[InlineKeyboardButton(f"Disconnect {name}", callback_data=self._s.buttons.data("dx", name, user_id))]
+                   for name in services]
+        await update.effective_message.reply_text("Connected:\n" + "\n".join(lines),
+                                                  reply_markup=InlineKeyboardMarkup(buttons))
+
     async def text(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
         message = update.effective_message
         text = message.text or ""
+        secret_kind = pasted_secret(text)
+        if secret_kind is not None:
+            try:
+                await message.delete()
+            except TelegramError:
+                log.warning("could not delete a message that looked like a secret")
+            self._s.audit.append(update.effective_user.id, "secret_message_deleted", self._s.clock(), what=secret_kind)
+            await context.bot.send_message(update.effective_chat.id, deleted_notice(secret_kind))
+            return
         if len(text) > texts.MAX_MESSAGE_CHARS:
             await message.reply_text(texts.too_long(len(text)))
             return

@@ -91,6 +91,9 @@ def _rule_press(services: BotServices, data: str, user_id: int) -> PressAnswer:
             return PressAnswer("That proposal expired or was already answered. Send the rule again with /rules.")
         services.audit.append(user_id, "rule_added", services.clock(), rule_id=rule.id, rule=describe(rule))
         return PressAnswer("Rule saved.", f"✅ Saved. I'll enforce: {describe(rule)}")
+    if kind == "dx":
+        services.dispatch.forget_connection(user_id, user_id, ident)
+        return PressAnswer(f"Disconnecting {ident}…", f"Disconnecting {ident}: its credentials are being erased.")
     if kind == "rc":
         services.rules.discard(user_id, ident)
         return PressAnswer("Cancelled; no rule was saved.", "❌ Cancelled.")

@@ -10,6 +10,7 @@ from redis import Redis
 
 from agent.goals import GoalStore
 from bot.buttons import ButtonSigner
+from deputy.connect_links import ConnectLinks
 from sentinel.action_store import ActionStore
 from sentinel.approvals import ApprovalSigner, ApprovalStore
 from sentinel.audit import AuditLog
@@ -29,11 +30,15 @@ class BotServices:
     rules: RuleStore
     buttons: ButtonSigner
     actions: ActionStore
+    links: ConnectLinks
+    connect_url: str = "http://127.0.0.1:8081"
     agent_name: str = "Deputy"
     clock: Callable[[], float] = field(default=time.time)
 
     @classmethod
-    def create(cls, redis: Redis, secret: str, allowed_users: frozenset[int] | None) -> "BotServices":
+    def create(
+        cls, redis: Redis, secret: str, allowed_users: frozenset[int] | None, connect_url: str = "http://127.0.0.1:8081"
+    ) -> "BotServices":
         return cls(
             redis=redis,
             goals=GoalStore(redis),
@@ -45,6 +50,8 @@ class BotServices:
             rules=RuleStore(redis),
             buttons=ButtonSigner(secret),
             actions=ActionStore(redis),
+            links=ConnectLinks(redis),
+            connect_url=connect_url,
         )
 
     def is_allowed(self, user_id: int) -> bool:

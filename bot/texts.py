@@ -9,6 +9,7 @@ HELP = (
     "/activity – what is done, in progress and next\n"
     "/rules – your rules for what I may do without asking (add one: /rules never spend more than $50)\n"
     "/audit – recent decisions and why\n"
+    "/connect – connect your email or calendar safely; /connections – what is connected\n"
     "/retry – try your last failed goal again\n"
     "/help – this message"
 )

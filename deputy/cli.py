@@ -18,6 +18,9 @@ def _parser() -> argparse.ArgumentParser:
     worker.add_argument("--burst", action="store_true", help="exit when the queue is empty")
     executor = sub.add_parser("executor", help="the executor (runs reviewed actions with credentials)")
     executor.add_argument("--burst", action="store_true", help="exit when the queue is empty")
+    connect = sub.add_parser("connect-page", help="the private page where users connect accounts (/connect)")
+    connect.add_argument("--port", type=int, default=None, help="port (default: DEPUTY_CONNECT_PORT or 8081)")
+    connect.add_argument("--host", default="127.0.0.1")
     emulator = sub.add_parser("emulator", help="the local Telegram emulator and chat page alone")
     emulator.add_argument("--port", type=int, default=None, help="port (default: DEPUTY_CHAT_PORT or 8080)")
     emulator.add_argument("--host", default="127.0.0.1")
@@ -44,6 +47,10 @@ def main(argv: list[str] | None = None) -> int:
         from workers.main import serve
 
         serve(settings, "agent" if args.command == "worker" else "executor", burst=args.burst)
+    elif args.command == "connect-page":
+        from deputy.connect_main import serve as serve_connect
+
+        serve_connect(settings, host=args.host, port=args.port or settings.connect_port)
     elif args.command == "emulator":
         from emulator import run
 

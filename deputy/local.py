@@ -126,9 +126,12 @@ def run_local(settings: Settings) -> int:
             base_env["DEPUTY_MODEL"] = NAME
             notes.append("Model: the built-in demo brain (set OPENAI_API_KEY or OPENAI_BASE_URL for a real model)")
 
-        secret_names = {"DEPUTY_SMTP_PASSWORD"}
+        secret_names = {"DEPUTY_SMTP_PASSWORD", "DEPUTY_VAULT_KEY"}
         public_env = {k: v for k, v in base_env.items() if k not in secret_names}
         children["bot"] = (_deputy("bot"), public_env)
+        # The connect page writes what users type into the vault: it needs the vault key.
+        children["connect-page"] = (_deputy("connect-page"), {k: v for k, v in base_env.items()
+                                                              if k not in ("TELEGRAM_BOT_TOKEN", "OPENAI_API_KEY")})
         # The agent worker signs nothing and sends nothing itself: no token, no secret.
         children["worker"] = (
             _deputy("worker"),

@@ -25,6 +25,8 @@ class Settings(BaseSettings):
     model_timeout: float = Field(default=60.0, alias="DEPUTY_MODEL_TIMEOUT")
     model_retry_delays: str = Field(default="2,8,30", alias="DEPUTY_MODEL_RETRY_DELAYS")
     chat_port: int = Field(default=8080, alias="DEPUTY_CHAT_PORT")
+    connect_port: int = Field(default=8081, alias="DEPUTY_CONNECT_PORT")
+    public_url: str | None = Field(default=None, alias="DEPUTY_PUBLIC_URL")
     data_dir: Path = Field(default=Path("data"), alias="DEPUTY_DATA_DIR")
     secret: SecretStr | None = Field(default=None, alias="DEPUTY_SECRET")
     allowed_users: str | None = Field(default=None, alias="DEPUTY_ALLOWED_USERS")
@@ -66,6 +68,10 @@ class Settings(BaseSettings):
         if self.vault_key is not None:
             return self.vault_key
         return SecretStr(_stored_random(self.data_dir / "vault-key"))
+
+    def connect_base_url(self) -> str:
+        """Where users open /connect links: DEPUTY_PUBLIC_URL, or the local connect page."""
+        return (self.public_url or f"http://127.0.0.1:{self.connect_port}").rstrip("/")
 
     @property
     def vault_path(self) -> Path:

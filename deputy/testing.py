@@ -154,6 +154,8 @@ class DeputyStack:
         self.workdir = workdir
         self.chat_port = free_port()
         self.chat_url = f"http://127.0.0.1:{self.chat_port}"
+        self.connect_port = free_port()
+        self.connect_url = f"http://127.0.0.1:{self.connect_port}"
         self.secret = "test-secret-" + os.urandom(8).hex()
         env = {k: v for k, v in os.environ.items() if not k.startswith(("DEPUTY_", "TELEGRAM_", "OPENAI_"))}
         env.update(
@@ -165,6 +167,8 @@ class DeputyStack:
             DEPUTY_SECRET=self.secret,
             DEPUTY_DATA_DIR=str(workdir / "data"),
             DEPUTY_CHAT_PORT=str(self.chat_port),
+            DEPUTY_CONNECT_PORT=str(self.connect_port),
+            DEPUTY_VAULT_KEY="test-vault-key-" + os.urandom(8).hex(),
             TELEGRAM_API_BASE=f"{self.chat_url}/bot",
             PYTHONUNBUFFERED="1",
             **(extra_env or {}),
@@ -178,12 +182,20 @@ class DeputyStack:
     def start(self) -> "DeputyStack":
         self._spawn("emulator", ["emulator", "--port", str(self.chat_port)], self._env)
         wait_for(self._chat_up, timeout=15, what="the chat emulator")
-        self._spawn("bot", ["bot"], self._env)
+        self._spawn("bot", ["bot"], {k: v for k, v in self._env.items() if k != "DEPUTY_VAULT_KEY"})
         self._spawn("executor", ["executor"], {**self._env, **self._smtp})
+        self._spawn("connect-page", ["connect-page", "--port", str(self.connect_port)], self._env)
         for _ in range(self._worker_count):
             self.start_worker()
         wait_for(self._bot_polling, timeout=20, what="the bot to start polling")
+        wait_for(self._connect_up, timeout=20, what="the connect page")
         return self
+
+    def _connect_up(self) -> bool:
+        try:
+            return httpx.get(f"{self.connect_url}/healthz", timeout=1).status_code == 200
+        except httpx.HTTPError:
+            return False
 
     def _chat_up(self) -> bool:
         try:
@@ -203,7 +215,7 @@ class DeputyStack:
         self._counter += 1
         name = f"worker-{self._counter}"
         # As in production, agent workers get neither the signing secret nor credentials.
-        self._spawn(name, ["worker"], {k: v for k, v in self._env.items() if k != "DEPUTY_SECRET"})
+        self._spawn(name, ["worker"], {k: v for k, v in self._env.items() if k not in ("DEPUTY_SECRET", "DEPUTY_VAULT_KEY")})
         return name
 
     def workers(self) -> list[str]:
@@ -234,9 +246,20 @@ class DeputyStack:
         return "\n".join(f"===== {name} =====\n{self.log(name)[-6000:]}" for name in self._processes)
 
     def stop(self) -> None:
-        for process in self._processes.values():
+        # Clients first, the emulator they talk to last, so nobody logs a lost connection.
+        processes = [p for name, p in self._processes.items() if name != "emulator"]
+        for process in processes:
             if process.poll() is None:
                 os.killpg(process.pid, signal.SIGTERM)
+        for process in processes:
+            try:
+                process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                os.killpg(process.pid, signal.SIGKILL)
+                process.wait()
+        emulator = self._processes.get("emulator")
+        if emulator is not None and emulator.poll() is None:
+            os.killpg(emulator.pid, signal.SIGTERM)
         for process in self._processes.values():
             try:
                 process.wait(timeout=10)

@@ -35,8 +35,9 @@ class OutboundRequest(BaseModel):
 
     method: str = "GET"
     url: str
-    headers: list[tuple[str, str]] = Field(default_factory=list)
-    body: bytes | str | None = None
+    # Kept out of repr: the executor may have added a credential header or private data.
+    headers: list[tuple[str, str]] = Field(default_factory=list, repr=False)
+    body: bytes | str | None = Field(default=None, repr=False)
     connector: str
     initiated_by: Initiator
     resolved_ips: list[str] = Field(

@@ -6,7 +6,6 @@ function here is pure and takes exactly what it needs.
 
 from __future__ import annotations
 
-import zlib
 from dataclasses import dataclass, field
 from functools import lru_cache
 from ipaddress import ip_address, ip_network
@@ -22,7 +21,7 @@ from sentinel.egress_ip import (
     name_problem,
     parse_private_exceptions,
 )
-from sentinel.egress_leaks import Haystack, prepare
+from sentinel.egress_leaks import Haystack, body_text, prepare
 from sentinel.egress_url import (
     Destination,
     UrlProblem,
@@ -38,7 +37,6 @@ if TYPE_CHECKING:
 
 _NEVER = "Deputy never contacts it."
 _NOT_UNLESS_ALLOWED = "Deputy does not contact private networks unless the operator allows it."
-_INSPECTABLE_ENCODINGS = ("", "identity", "gzip", "x-gzip", "deflate")
 
 
 @dataclass
@@ -142,8 +140,8 @@ def check_data(
 ) -> None:
     """Secrets may only reach their own domains; private and tainted data only known sites."""
     host = destination.host
-    body_text, encoding = _body_text(headers, body)
-    haystack = Haystack(_parts(destination, headers, body_text))
+    text, opaque = body_text(headers, body)
+    haystack = Haystack(_parts(destination, headers, text))
     strays = [(i, s) for i, s in enumerate(context.secrets) if not any(matches_pattern(host, d) for d in s.domains)]
     needles = [
         (i, n) for i, s in strays if (n := prepare(s.value.get_secret_value(), whole_numbers=False, remember=False))
@@ -154,14 +152,13 @@ def check_data(
             f"This request would send {secret.label} to {host}, but it may only go to {', '.join(secret.domains)}."
         )
         findings.exfiltration.append(f"{secret.label}: in {leak.where} ({leak.how}), to {host}")
+    unreadable = f"Deputy cannot look inside this request's body ({opaque})"
+    if opaque and strays:
+        findings.deny(f"{unreadable}, so it cannot make sure none of your secrets goes to {host}.")
     if _known(host, context):
         return
-    if encoding is not None:
-        findings.ask(
-            f"Deputy cannot look inside this request's body ({encoding}), so it cannot tell what data it "
-            f"would send to {host}.",
-            sensitive=True,
-        )
+    if opaque:
+        findings.ask(f"{unreadable}, so it cannot tell what data it would send to {host}.", sensitive=True)
     labelled = [(label, value) for value, label in context.private_values.items()]
     labelled += [
         (f"the value '{_short(value)}' (which came from {origin})", value)
@@ -265,25 +262,6 @@ def _parts(destination: Destination, headers: list[tuple[str, str]], body: str) 
     parts += [(f"the {name} header", value) for name, value in headers if name.lower() != "host"]
     parts.append(("the body", body))
     return parts
-
-
-def _body_text(headers: list[tuple[str, str]], body: bytes | str | None) -> tuple[str, str | None]:
-    """The body as text, and a description of why it could not be read (None when it could)."""
-    if body is None or isinstance(body, str):
-        return body or "", None
-    encoding = next((v.strip().lower() for n, v in headers if n.lower() == "content-encoding"), "")
-    if encoding not in _INSPECTABLE_ENCODINGS:
-        return "", f"it is compressed with {encoding}"
-    if encoding not in ("", "identity"):
-        # wbits=47 accepts zlib and gzip headers; the cap stops a decompression bomb.
-        inflater = zlib.decompressobj(wbits=47)
-        try:
-            body = inflater.decompress(body, 20_000_000)
-        except zlib.error:
-            return "", "its compression is broken"
-        if inflater.unconsumed_tail:
-            return "", "it is too large to inspect once decompressed"
-    return body.decode("utf-8", errors="replace"), None
 
 
 def _short(value: str, limit: int = 40) -> str:

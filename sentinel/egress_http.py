@@ -39,6 +39,7 @@ from sentinel.policy import Verdict
 Resolver = Callable[[str, int], Sequence[str]]
 AsyncResolver = Callable[[str, int], Awaitable[Sequence[str]] | Sequence[str]]
 DecisionHook = Callable[[OutboundRequest, EgressDecision], None]
+"""Told of every decision (for the audit log); the request may hold credentials, so log its decision, not it."""
 
 
 class EgressBlocked(ConnectorError):
@@ -97,8 +98,8 @@ class GuardedTransport(httpx.BaseTransport):
         host, port = _origin(request)
         try:
             addresses = _literal(host) or list(self._resolver(host, port))
-        except OSError:
-            addresses = []
+        except (OSError, UnicodeError, ValueError):
+            addresses = []  # DNS failed: reviewed anyway, so a forbidden name is reported as forbidden
         outbound = _outbound(request, request.read(), addresses, self._connector, self._initiated_by)
         decision = self._review(outbound)
         if self._on_decision is not None:
@@ -135,8 +136,8 @@ class AsyncGuardedTransport(httpx.AsyncBaseTransport):
         host, port = _origin(request)
         try:
             addresses = _literal(host) or await resolve(self._resolver, host, port)
-        except OSError:
-            addresses = []
+        except (OSError, UnicodeError, ValueError):
+            addresses = []  # DNS failed: reviewed anyway, so a forbidden name is reported as forbidden
         outbound = _outbound(request, await request.aread(), addresses, self._connector, self._initiated_by)
         decision = self._review(outbound)
         if self._on_decision is not None:

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import base64
 import re
+import zlib
 from dataclasses import dataclass
 from functools import lru_cache
 from urllib.parse import unquote_plus
@@ -26,6 +27,8 @@ _NUMBERISH = re.compile(r"^[\d\s().\-+/]+$")
 _UNICODE_ESCAPE = re.compile(r"\\u([0-9a-fA-F]{4})")
 _WHITESPACE = re.compile(r"\s+")
 _BASE64_URLSAFE = str.maketrans("-_", "+/")
+_INSPECTABLE_ENCODINGS = ("", "identity", "gzip", "x-gzip", "deflate")
+_MAX_INFLATED = 20_000_000
 
 
 @dataclass(frozen=True)
@@ -57,6 +60,25 @@ def prepare(value: str, *, whole_numbers: bool = True, remember: bool = True) ->
     """
     shape = _shape if remember else _shape.__wrapped__
     return shape(value.strip(), whole_numbers)
+
+
+def body_text(headers: list[tuple[str, str]], body: bytes | str | None) -> tuple[str, str | None]:
+    """A request body as searchable text, and why it could not be read (None when it could)."""
+    if body is None or isinstance(body, str):
+        return body or "", None
+    encoding = next((v.strip().lower() for n, v in headers if n.lower() == "content-encoding"), "")
+    if encoding not in _INSPECTABLE_ENCODINGS:
+        return "", f"it is compressed with {encoding}"
+    if encoding not in ("", "identity"):
+        # wbits=47 accepts zlib and gzip headers; the cap stops a decompression bomb.
+        inflater = zlib.decompressobj(wbits=47)
+        try:
+            body = inflater.decompress(body, _MAX_INFLATED)
+        except zlib.error:
+            return "", "its compression is broken"
+        if inflater.unconsumed_tail:
+            return "", "it is too large to inspect once decompressed"
+    return body.decode("utf-8", errors="replace"), None
 
 
 class Haystack:

@@ -102,8 +102,13 @@ def parse_host(text: str) -> tuple[str, IPv4Address | IPv6Address | None]:
 
 @lru_cache(maxsize=4096)
 def normalise_domain(name: str) -> str:
-    """Canonical form of a domain or IP written in a policy or context (no wildcard)."""
+    """Canonical form of a domain or IP written in a policy or context (no wildcard).
+
+    A full URL is accepted too (people paste them), and stands for its host.
+    """
     text = name.strip()
+    if "://" in text:
+        return parse_destination(text).host
     if text.count(":") >= 2 and not text.startswith("["):
         text = f"[{text}]"
     return parse_host(text)[0]

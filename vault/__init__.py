@@ -23,6 +23,7 @@ from vault.store import (
     CredentialKind,
     UserId,
     Vault,
+    list_credentials,
     validate_handle,
 )
 
@@ -46,6 +47,7 @@ __all__ = [
     "VaultCorrupted",
     "VaultError",
     "VaultLocked",
+    "list_credentials",
     "luhn_valid",
     "normalise_merchant",
     "redact_patterns",

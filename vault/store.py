@@ -199,3 +199,9 @@ class Vault:
         # A secret of 4+ characters copied into a visible place would reach the agent.
         if len(value) >= 4 and any(value in text for text in [label, *fields.values()]):
             raise InvalidCredential("The label or a public field contains the secret itself.")
+
+
+def list_credentials(redis: Redis, user_id: UserId) -> list[CredentialInfo]:
+    """What a user has connected (no secrets), readable without the vault key."""
+    raw = redis.hgetall(_INDEX.format(_user(user_id)))
+    return sorted((CredentialInfo.model_validate_json(v) for v in raw.values()), key=lambda i: i.handle)

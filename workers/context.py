@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from redis import Redis
 
 from agent.runner import GoalRunner
+from workers.connections import Connections
 from workers.executor import Executor
 from workers.rule_proposer import RuleProposer
 
@@ -23,6 +24,7 @@ class WorkerContext:
     runner: GoalRunner | None = None
     executor: Executor | None = None
     rule_proposer: "RuleProposer | None" = None
+    connections: "Connections | None" = None
 
 
 _current: WorkerContext | None = None

@@ -17,6 +17,7 @@ from workers.payloads import (
     AGENT_QUEUE,
     ActionJob,
     ApprovalExpiryJob,
+    ForgetConnectionJob,
     GoalStepJob,
     RuleRequestJob,
 )
@@ -25,6 +26,7 @@ STEP_FUNC = "workers.jobs.run_goal_step"
 ACTION_FUNC = "workers.jobs.execute_action"
 EXPIRE_FUNC = "workers.jobs.expire_approval"
 RULE_FUNC = "workers.jobs.propose_rule"
+FORGET_FUNC = "workers.jobs.forget_connection"
 # Finished jobs are only kept briefly: goal state lives in Deputy's own records.
 RESULT_TTL = 60
 FAILURE_TTL = 24 * 3600
@@ -70,6 +72,12 @@ class RQDispatch:
         payload = RuleRequestJob(user_id=user_id, chat_id=chat_id, sentence=sentence).model_dump(mode="json")
         self._queues[AGENT_QUEUE].enqueue(
             RULE_FUNC, payload, job_id=new_job_id("r"), result_ttl=RESULT_TTL, failure_ttl=FAILURE_TTL
+        )
+
+    def forget_connection(self, user_id: int, chat_id: int, service: str) -> None:
+        payload = ForgetConnectionJob(user_id=user_id, chat_id=chat_id, service=service).model_dump(mode="json")
+        self._queues[ACTIONS_QUEUE].enqueue(
+            FORGET_FUNC, payload, job_id=new_job_id("f"), result_ttl=RESULT_TTL, failure_ttl=FAILURE_TTL
         )
 
     def idle(self, goal_id: str) -> None:

@@ -10,7 +10,7 @@ from rq import get_current_job
 from workers.context import WorkerContext, current
 from workers.dispatch import action_unit, goal_unit
 from workers.inflight import Inflight, Lease
-from workers.payloads import ActionJob, ApprovalExpiryJob, GoalStepJob, RuleRequestJob
+from workers.payloads import ActionJob, ApprovalExpiryJob, ForgetConnectionJob, GoalStepJob, RuleRequestJob
 
 
 def run_goal_step(payload: dict[str, Any]) -> str:
@@ -51,6 +51,14 @@ def propose_rule(payload: dict[str, Any]) -> str:
     if context.rule_proposer is None:
         raise RuntimeError("rules are read on agent workers (`deputy worker`)")
     return context.rule_proposer.propose(job)
+
+
+def forget_connection(payload: dict[str, Any]) -> str:
+    job = ForgetConnectionJob.model_validate(payload)
+    context = current()
+    if context.connections is None:
+        raise RuntimeError("connections are removed by the executor (`deputy executor`)")
+    return context.connections.forget(job)
 
 
 def _holding(unit: str, work: Callable[[WorkerContext], str]) -> str:

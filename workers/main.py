@@ -27,6 +27,7 @@ from sentinel.approvals import ApprovalSigner, ApprovalStore
 from sentinel.audit import AuditLog
 from sentinel.rule_store import RuleStore
 from vault import Scrubber, Vault
+from workers.connections import Connections
 from workers.context import WorkerContext, install
 from workers.credentials import EmailAccounts
 from workers.dispatch import RQDispatch, make_queues
@@ -143,6 +144,9 @@ def serve(settings: Settings, role: str, burst: bool = False) -> None:
         queue_name = AGENT_QUEUE
     else:
         context.executor = build_executor(redis, settings)
+        context.connections = Connections(
+            Vault(settings.vault_path, settings.vault_key_value(), redis), Outbox(redis), AuditLog(redis)
+        )
         queue_name = ACTIONS_QUEUE
     install(context)
 

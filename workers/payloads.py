@@ -32,3 +32,12 @@ class RuleRequestJob(BaseModel):
     user_id: int
     chat_id: int
     sentence: str
+
+
+class ForgetConnectionJob(BaseModel):
+    """Disconnect a service: its credentials are erased from the vault."""
+
+    schema_version: int = 1
+    user_id: int
+    chat_id: int
+    service: str

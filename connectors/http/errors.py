@@ -36,7 +36,9 @@ def describe_failure(exc: BaseException, host: str) -> ConnectorError:
         return ConnectorUnavailable(f"I couldn't connect to {host}; the site may be down.", detail=f"{detail}: {exc}")
     if isinstance(exc, httpx.TooManyRedirects):
         return ConnectorRejected(f"{host} redirected too many times, so I stopped following it.", detail=detail)
-    if isinstance(exc, (httpx.InvalidURL, httpx.UnsupportedProtocol, UnicodeError)):
+    if isinstance(exc, UnicodeError):
+        return ConnectorRejected("The request has characters that cannot be sent in a web address or header.")
+    if isinstance(exc, (httpx.InvalidURL, httpx.UnsupportedProtocol)):
         return ConnectorRejected("That is not a web address I can fetch; it must start with http:// or https://.")
     if isinstance(exc, httpx.DecodingError):
         return ConnectorRejected(f"{host} sent content that could not be decompressed.", detail=detail)

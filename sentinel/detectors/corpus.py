@@ -124,3 +124,23 @@ def load_corpus() -> tuple[Sample, ...]:
 def samples(label: Label | None = None, split: Split | None = None) -> list[Sample]:
     """The corpus filtered by label and/or split."""
     return [s for s in load_corpus() if (label is None or s.label is label) and (split is None or s.split is split)]
+
+
+def train_exemplars() -> tuple[list[str], list[str]]:
+    """Attack payloads and benign chunks from the train split only (for honest evaluation)."""
+    from sentinel.detectors.embedding import chunk_text
+
+    attacks = [s.payload for s in samples(Label.attack, Split.train)]
+    benign = [c.text for s in samples(Label.benign, Split.train) for c in chunk_text(s.text)]
+    return attacks, benign
+
+
+def default_exemplars() -> tuple[list[str], list[str]]:
+    """What a deployed embedding detector compares with: every labelled sample plus the
+    hand-written exemplars (measured numbers use `train_exemplars` instead)."""
+    from sentinel.detectors.embedding import chunk_text
+    from sentinel.detectors.exemplars import ATTACK_EXEMPLARS, BENIGN_EXEMPLARS
+
+    attacks = list(ATTACK_EXEMPLARS) + [s.payload for s in samples(Label.attack)]
+    benign = list(BENIGN_EXEMPLARS) + [c.text for s in samples(Label.benign) for c in chunk_text(s.text)]
+    return attacks, benign

@@ -31,6 +31,25 @@ class Signal:
     reason: str
     anchors: frozenset[str]
     pattern: re.Pattern[str]
+    before: int = 40  # how far a match may start before its anchor word
+    near: re.Pattern[str] | None = None  # `pattern`, starting at most `before` chars after the match position
+
+    @property
+    def scans_everything(self) -> bool:
+        """No anchor words: the pattern starts with a literal, so a full scan is cheap."""
+        return not any(anchor.isalnum() for anchor in self.anchors)
+
+    def worth_scanning(self, text: str) -> bool:
+        """For a signal without anchor words: does any of its literal markers occur ("*": always)?"""
+        return "*" in self.anchors or any(anchor in text for anchor in self.anchors)
+
+
+def _signal(name: str, weight: float, reason: str, anchors: str, pattern: str) -> Signal:
+    before = _BEFORE.get(name, 40)
+    # A lazy prefix makes `near.match(text, at - before)` try only the start positions
+    # up to the anchor, inside the regex engine, instead of every position of a window.
+    near = re.compile(rf"(?s:.{{0,{before}}}?)({pattern})")
+    return Signal(name, weight, reason, frozenset(anchors.split()), re.compile(pattern), before, near)
 
 
 _VERB_OVERRIDE = (
@@ -78,10 +97,13 @@ _SENSITIVE = (
     r"[a-z0-9_]*(?:secret_access_key|api_key|_token|_secret|_password)\b"
 )
 
+# Signals whose anchor word can sit far into the match.
+_BEFORE = {"prompt_leak": 100, "stored_payment": 80, "pay_to_account": 150, "account_takeover": 60}
+
 # Not multiline: "^" never matters here, and newlines survive normalisation on purpose.
 SIGNALS: tuple[Signal, ...] = tuple(
-    Signal(name, weight, reason, frozenset(anchors.split()), re.compile(pattern))
-    for name, weight, reason, anchors, pattern in [
+    _signal(*row)
+    for row in [
         # --- attempts to override the agent's instructions ---------------------------------
         ("override", 0.8, "asks to ignore previous instructions",
          _OVERRIDE_WORDS,
@@ -152,14 +174,16 @@ SIGNALS: tuple[Signal, ...] = tuple(
          r"\boverride (?:safety|security) (?:checks|rules|settings)\b"),
         # --- fake conversation structure -----------------------------------------------------
         ("chat_token", 0.45, "contains chat-template control tokens",
-         "<| [inst [/inst <<sys <</sys",
-         r"<\|(?:im_start|im_end|system|user|assistant|endoftext|begin_of_text|start_header_id|end_header_id|"
-         r"eot_id)\|>|\[/?inst\]|<</?sys>>"),
+         "<| inst] sys>>",
+         r"[<\[](?:\|(?:im_start|im_end|system|user|assistant|endoftext|begin_of_text|start_header_id|"
+         r"end_header_id|eot_id)\|>|/?inst\]|</?sys>>)"),
         ("fake_boundary", 0.55, "fakes the end of untrusted content or a system tag",
-         "< content data output input message",
+         "*",
          r"</?(?:untrusted[\w-]*|tool_(?:result|output|response)s?|function_results?|search_results|external[\w-]*|"
-         r"user_data|context|instructions?|system|admin|end_of_\w+)>|\bend of (?:untrusted|tool|email|document|user) "
-         r"(?:content|data|output|input|message)\b"),
+         r"user_data|context|instructions?|system|admin|end_of_\w+)>"),
+        ("fake_boundary_text", 0.55, "fakes the end of untrusted content",
+         "end",
+         r"\bend of (?:untrusted|tool|email|document|user) (?:content|data|output|input|message)\b"),
         ("instruction_header", 0.45, "contains a fake instruction header",
          "instruction instructions system",
          r"(?:^|\n) *#{2,4} *(?:instruction|instructions|system|system prompt|new instructions) *:?"),
@@ -218,11 +242,11 @@ SIGNALS: tuple[Signal, ...] = tuple(
          r"\b(?:charge|pay|bill|use)\b(?:\W+\w+){0,5}?\W+(?:the |your |their )?(?:saved|stored|default) "
          r"(?:card|credit card|payment method)|\b(?:card|payment method) on file\b"),
         ("markdown_image_exfil", 0.75, "embeds an image or link whose URL carries data placeholders",
-         "![",
+         "*",
          r"!\[[^\]\n]{0,100}\]\(\s*(?:https?:)?//[^)\s]{0,300}?(?:\{[^}\s]{1,60}\}|\$\{|%7b|<[a-z_]{1,40}>|"
          r"\[[a-z_ ]{1,40}\])"),
         ("url_placeholder", 0.4, "links to a URL with a placeholder for your data",
-         "://",
+         "*",
          r"https?://[^\s\"'<>]{0,300}?[?&][\w-]{1,30}=(?:\{[^}\s]{1,60}\}|\$\{|<[a-z_]{1,40}>)"),
         ("third_party_user_data", 0.4, "asks for the user's private data",
          "user owner customer client",
@@ -278,13 +302,24 @@ EXFIL_VERB = re.compile(
     r"share|copy|leak|paste|submit|export|append|attach|pass along|reply|move|transfer|sync|envoyez|envoie|envia|"
     r"envie|sende|leite|inoltra|transferer)\b"
 )
-SENSITIVE = re.compile(rf"\b(?:{_SENSITIVE}|mots de passe|passworter|kalenderdaten|historial|senhas|fichiers)\b")
-# Only a destination the data is sent *to*: "to x@y", "at https://...", "send me (x@y)".
-DESTINATION = re.compile(
-    r"(?:\b(?:to|at|into|via|me|cc|bcc|a|an|para|a la|an die)\W{1,4}|"
-    r"\b(?:link|url|endpoint|webhook|form|server)\b[^\n:]{0,25}:\s{0,3})(?:[\w.+-]{1,64}@[\w-]{1,63}(?:\.[\w-]{1,63})+|"
-    r"(?:https?|s?ftp)://[^\s\"'<>)]{3,})"
+# Words that name private data, for the exfiltration check (whole words, after
+# punctuation became spaces: "id_rsa" -> "id rsa", "2fa code" -> "2fa code").
+SENSITIVE_WORDS = frozenset(
+    "password passwords passcode passcodes credential credentials login token tokens secret secrets key keys rsa "
+    "code codes otp otps 2fa cookie cookies card cvv statement statements ssn passport birth address addresses "
+    "phone contacts conversation history emails inbox attachments files documents document folder tax calendar "
+    "availability location passe passworter kalenderdaten historial senhas fichiers contrasenas".split()
 )
+# Only a destination the data is sent *to*: "to x@y", "at https://...", "send me (x@y)".
+# Matched around each '@' / '://' on short slices (see heuristic._destinations).
+SENT_TO = re.compile(
+    r"(?:\b(?:to|at|into|via|me|cc|bcc|a|an|para|a la|an die)\W{1,4}|"
+    r"\b(?:link|url|endpoint|webhook|form|server)\b[^\n:]{0,25}:\s{0,3})$"
+)
+LOCAL_PART_REVERSED = re.compile(r"[\w.+-]{1,64}")
+DOMAIN = re.compile(r"[\w-]{1,63}(?:\.[\w-]{1,63})+")
+SCHEME = re.compile(r"(?:https?|s?ftp)$")
+URL_REST = re.compile(r"[^\s\"'<>)]{3,}")
 EXFIL_VERB_WORDS = frozenset(
     "send sending forward forwarding email e mail post posting upload uploading transmit exfiltrate share copy leak "
     "paste submit export append attach pass reply move transfer sync envoyez envoie envia envie sende leite inoltra "

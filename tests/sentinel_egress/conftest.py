@@ -27,6 +27,19 @@ PAGE = """<!doctype html><html><head><title>Local page</title></head><body>
 </script>
 </body></html>"""
 
+SOCKET_PAGE = """<!doctype html><html><body><script>
+  window.log = [];
+  const blocked = new WebSocket("ws://10.1.2.3/ws");
+  blocked.onclose = () => window.log.push("private socket closed");
+  const socket = new WebSocket("ws://127.0.0.1:{port}/ws");
+  socket.onopen = () => socket.send("hello");
+  socket.onmessage = (event) => {
+    window.log.push(event.data);
+    socket.send("my address is alice@example.com");
+  };
+  socket.onclose = () => window.log.push("socket closed");
+</script></body></html>"""
+
 # A 1x1 transparent GIF.
 PIXEL = bytes.fromhex("47494638396101000100800000000000ffffff21f90401000000002c00000000010001000002024401003b")
 
@@ -37,6 +50,8 @@ class LocalSite:
 
     port: int
     hits: list[str] = field(default_factory=list)
+    messages: list[str] = field(default_factory=list)
+    """Every WebSocket message the server received."""
 
     @property
     def url(self) -> str:
@@ -67,6 +82,17 @@ async def site() -> AsyncIterator[LocalSite]:
     async def pixel(request: web.Request) -> web.Response:
         return web.Response(body=PIXEL, content_type="image/gif")
 
+    async def socket_page(request: web.Request) -> web.Response:
+        return web.Response(text=SOCKET_PAGE.replace("{port}", str(local.port)), content_type="text/html")
+
+    async def echo_socket(request: web.Request) -> web.WebSocketResponse:
+        socket = web.WebSocketResponse()
+        await socket.prepare(request)
+        async for message in socket:
+            local.messages.append(message.data)
+            await socket.send_str(f"echo: {message.data}")
+        return socket
+
     app = web.Application(middlewares=[record])
     app.add_routes(
         [
@@ -75,6 +101,8 @@ async def site() -> AsyncIterator[LocalSite]:
             web.route("*", "/echo", echo),
             web.get("/", page),
             web.get("/pixel.png", pixel),
+            web.get("/sockets", socket_page),
+            web.get("/ws", echo_socket),
         ]
     )
     runner = web.AppRunner(app, access_log=None)

@@ -9,7 +9,7 @@ import pytest
 from playwright.async_api import Browser, async_playwright
 
 from sentinel.egress import EgressContext, EgressDecision, EgressPolicy, OutboundRequest, reviewer
-from sentinel.egress_browser import playwright_route_handler
+from sentinel.egress_browser import playwright_route_handler, playwright_websocket_handler
 from sentinel.policy import Verdict
 
 if TYPE_CHECKING:
@@ -98,3 +98,29 @@ async def test_a_navigation_to_a_blocked_address_fails_in_the_browser(browser: B
     await browser_context.close()
     assert [d.verdict for d in decisions] == [Verdict.deny]
     assert "127.0.0.1" in decisions[0].reasons[0]
+
+
+async def test_websockets_are_reviewed_when_they_open_and_for_every_message(browser: Browser, site: LocalSite) -> None:
+    policy = EgressPolicy(allow_private_networks=[f"127.0.0.1:{site.port}"])
+    context = EgressContext(private_values={"alice@example.com": "your email address"})
+    decisions: list[tuple[OutboundRequest, EgressDecision]] = []
+    review = reviewer(policy, context)
+
+    def record(request: OutboundRequest, decision: EgressDecision) -> None:
+        decisions.append((request, decision))
+
+    browser_context = await browser.new_context()
+    await browser_context.route("**/*", playwright_route_handler(review, on_decision=record))
+    await browser_context.route_web_socket("**/*", playwright_websocket_handler(review, on_decision=record))
+    page = await browser_context.new_page()
+    await page.goto(f"{site.url}/sockets")
+    await page.wait_for_function("window.log.length === 3", timeout=20_000)
+    log = await page.evaluate("window.log")
+    await browser_context.close()
+
+    assert sorted(log) == ["echo: hello", "private socket closed", "socket closed"]
+    assert site.messages == ["hello"]
+    sent = [(r.method, d.verdict) for r, d in decisions if r.method == "SEND"]
+    assert sent == [("SEND", Verdict.allow), ("SEND", Verdict.ask)]
+    opened = {r.url: d.verdict for r, d in decisions if r.method == "GET" and ("Upgrade", "websocket") in r.headers}
+    assert opened == {"http://10.1.2.3/ws": Verdict.deny, f"{site.url}/ws": Verdict.allow}

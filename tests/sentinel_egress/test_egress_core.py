@@ -197,8 +197,8 @@ TABLE: list[tuple[str, dict, Verdict, str]] = [
     (
         "https://tracker.example/",
         {"method": "POST", "body": b"\x8b\x00opaque", "headers": {"Content-Encoding": "br"}},
-        ASK,
-        "cannot look inside",
+        DENY,
+        "cannot make sure none of your secrets goes to tracker.example",
     ),
     ("https://tracker.example/?ref=ORDER-77731", {}, ASK, "'ORDER-77731' (which came from a web page at shop.example)"),
     ("https://tracker.example/?q=alice", {}, ALLOW, "public site"),
@@ -307,3 +307,13 @@ def test_policy_rejects_unreadable_private_network_entries() -> None:
 def test_decision_reports_the_canonical_host() -> None:
     assert review("http://0x7f.1/").host == "127.0.0.1"
     assert review("https://BÜCHER.example./", connector="books").host == "xn--bcher-kva.example"
+
+
+def test_an_opaque_body_is_asked_about_without_secrets_and_allowed_to_known_sites() -> None:
+    context = CONTEXT.model_copy(update={"secrets": []})
+    opaque = {"method": "POST", "body": b"\x8b\x00opaque", "headers": {"Content-Encoding": "br"}}
+    decision = review("https://tracker.example/", context=context, **opaque)
+    assert decision.verdict is ASK
+    assert "cannot look inside this request's body (it is compressed with br)" in decision.reasons[0]
+    assert review("https://example.org/", context=context, **opaque).verdict is ALLOW
+    assert review("https://example.org/", **opaque).verdict is DENY

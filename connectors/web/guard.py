@@ -1,0 +1,182 @@
+"""Sentinel's egress policy inside one user's browser, plus the browser's own rules.
+
+Every request of the context (navigations, frames, scripts, images, fetch/XHR, form posts)
+goes through `PageGuard.route`, installed with `context.route("**/*", ...)`; WebSockets,
+which `route` does not see, through `PageGuard.websocket`. Before the policy is asked,
+three rules of our own apply:
+
+- Between operations nothing leaves: a page left open cannot phone home while Deputy is
+  not using it (there is no review for it to pass).
+- A form is only sent by `submit_form`/`submit_sensitive_form`: any other non-GET page
+  navigation is stopped, and during a submit the first page navigation must go to the
+  origin of the action URL the guard reviewed and the user may have approved, so a page
+  script cannot redirect the submission elsewhere.
+- A password filled from the vault may only travel to its own sites (checked with
+  Sentinel's leak detection, whatever the operation's review said).
+
+Everything not allowed is aborted and recorded in `blocked`, so the operation can tell the
+agent what was stopped and why.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from sentinel.egress import EgressContext, EgressDecision, OutboundRequest, Reviewer, SecretValue
+from sentinel.egress_browser import playwright_route_handler
+from sentinel.egress_checks import Findings, check_data
+from sentinel.egress_http import AsyncResolver, async_system_resolver
+from sentinel.egress_url import UrlProblem, parse_destination
+from sentinel.policy import Risk, Verdict
+
+
+@dataclass(frozen=True)
+class Blocked:
+    """One request the guard stopped, and the decision that stopped it."""
+
+    url: str
+    decision: EgressDecision
+    navigation: bool
+    """A page or frame navigation (as opposed to an image, script or API call)."""
+
+    @property
+    def host(self) -> str:
+        return self.decision.host or _host(self.url) or self.url[:100]
+
+
+def origin_of(url: str) -> str | None:
+    """`scheme://host:port` of an http(s) URL, None for anything else."""
+    try:
+        destination = parse_destination(url)
+    except UrlProblem:
+        return None
+    return f"{destination.scheme}://{destination.host}:{destination.port}"
+
+
+class PageGuard:
+    """The egress state of one browser context; `begin`/`end` bracket each operation."""
+
+    def __init__(self, resolver: AsyncResolver = async_system_resolver) -> None:
+        self.blocked: list[Blocked] = []
+        self._review: Reviewer | None = None
+        self._submit_origin: str | None = None
+        self._secrets: list[SecretValue] = []
+        self._handler = playwright_route_handler(self._decide, resolver=resolver, on_decision=self._record)
+
+    def begin(self, review: Reviewer) -> None:
+        self._review = review
+        self.blocked = []
+        self._submit_origin = None
+
+    def end(self) -> None:
+        self._review = None
+        self._submit_origin = None
+
+    def expect_submit(self, action_url: str) -> None:
+        """Let exactly one page navigation (the form submission) go, and only to `action_url`'s origin."""
+        self._submit_origin = origin_of(action_url)
+
+    def protect_secret(self, secret: SecretValue) -> None:
+        """From now on, requests carrying `secret` to other hosts than its domains are denied."""
+        if all(s.value != secret.value for s in self._secrets):
+            self._secrets.append(secret)
+
+    async def route(self, route: Any, request: Any) -> None:
+        """The `BrowserContext.route` handler."""
+        refusal = self._gate(request)
+        if refusal is not None:
+            decision = EgressDecision(verdict=Verdict.deny, reasons=[refusal], risk=Risk.high, host=_host(request.url))
+            self.blocked.append(Blocked(request.url, decision, request.is_navigation_request()))
+            await route.abort("blockedbyclient")
+            return
+        await self._handler(route, request)
+
+    async def websocket(self, ws: Any) -> None:
+        """The `BrowserContext.route_web_socket` handler: the same review, on the http(s) twin of the URL."""
+        url = ws.url
+        twin = "http" + url[2:] if url[:3].lower() in ("ws:", "wss") else url
+        await self._handler(_SocketRoute(ws), _SocketRequest(twin))
+
+    def _gate(self, request: Any) -> str | None:
+        if not request.is_navigation_request():
+            return None
+        main_frame = _is_main_frame(request)
+        if request.redirected_from is None and main_frame and self._submit_origin is not None:
+            expected, self._submit_origin = self._submit_origin, None
+            if origin_of(request.url) != expected:
+                return (f"The form tried to go to {_host(request.url)} instead of the address that was reviewed "
+                        f"({expected}), so I stopped it.")
+            return None
+        if request.method.upper() != "GET" and request.redirected_from is None:
+            return "The page tried to send a form by itself; forms are only sent with submit_form, so I stopped it."
+        return None
+
+    def _decide(self, outbound: OutboundRequest) -> EgressDecision:
+        if self._review is None:
+            return EgressDecision(
+                verdict=Verdict.deny,
+                reasons=["The page tried to load something while Deputy was not using it."],
+                risk=Risk.medium,
+            )
+        decision = self._review(outbound)
+        if decision.verdict is Verdict.allow and self._secrets:
+            leaks = _secret_leaks(outbound, self._secrets)
+            if leaks:
+                return EgressDecision(verdict=Verdict.deny, reasons=leaks, risk=Risk.high, host=decision.host)
+        return decision
+
+    def _record(self, outbound: OutboundRequest, decision: EgressDecision) -> None:
+        if decision.verdict is not Verdict.allow:
+            navigation = outbound.initiated_by in ("navigation", "form_submit")
+            self.blocked.append(Blocked(outbound.url, decision, navigation))
+
+
+def _secret_leaks(outbound: OutboundRequest, secrets: list[SecretValue]) -> list[str]:
+    try:
+        destination = parse_destination(outbound.url)
+    except UrlProblem:
+        return []
+    findings = Findings()
+    check_data(destination, outbound.headers, outbound.body, EgressContext(secrets=secrets), findings)
+    return findings.denials
+
+
+def _is_main_frame(request: Any) -> bool:
+    try:
+        return request.frame.parent_frame is None
+    except Exception:  # a request without a frame (a worker's): never the page itself
+        return False
+
+
+def _host(url: str) -> str | None:
+    try:
+        return parse_destination(url).host
+    except UrlProblem:
+        return None
+
+
+class _SocketRequest:
+    """What the route handler reads from a request, for a WebSocket handshake."""
+
+    def __init__(self, url: str) -> None:
+        self.url = url
+        self.method = "GET"
+        self.headers: dict[str, str] = {}
+        self.post_data_buffer = None
+
+    def is_navigation_request(self) -> bool:
+        return False
+
+
+class _SocketRoute:
+    """Maps the route handler's continue/abort onto a WebSocket route."""
+
+    def __init__(self, ws: Any) -> None:
+        self._ws = ws
+
+    async def continue_(self) -> None:
+        self._ws.connect_to_server()
+
+    async def abort(self, error_code: str = "blockedbyclient") -> None:
+        await self._ws.close(code=1008, reason="Blocked by Deputy's network guard")

@@ -1,0 +1,111 @@
+"""What each connectable service asks for, and how the answers become vault entries."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable
+
+from pydantic import SecretStr
+
+
+@dataclass(frozen=True)
+class Field:
+    name: str
+    label: str
+    kind: str = "text"  # text | number | password | email | url | select
+    default: str = ""
+    options: tuple[str, ...] = ()
+    required: bool = True
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One vault entry to write: handle, the secret, a label and the non-secret details."""
+
+    handle: str
+    secret: SecretStr
+    label: str
+    public: dict[str, str]
+
+
+@dataclass(frozen=True)
+class ServiceForm:
+    service: str
+    title: str
+    explanation: str
+    fields: tuple[Field, ...]
+    entries: Callable[[dict[str, str]], list[Entry]]
+
+
+def _email_entries(values: dict[str, str]) -> list[Entry]:
+    password = SecretStr(values["password"])
+    security = values.get("security", "starttls")
+    return [
+        Entry("cred:email/smtp", password, f"Email {values['address']} (sending)", {
+            "host": values["smtp_host"], "port": values["smtp_port"], "username": values["username"],
+            "from_address": values["address"], "starttls": "true" if security == "starttls" else "false",
+        }),
+        Entry("cred:email/imap", password, f"Email {values['address']} (reading)", {
+            "host": values["imap_host"], "port": values["imap_port"], "username": values["username"],
+            "ssl": "true" if security != "none" else "false",
+        }),
+    ]
+
+
+def _calendar_entries(values: dict[str, str]) -> list[Entry]:
+    return [Entry("cred:calendar/caldav", SecretStr(values["password"]), f"Calendar at {values['url']}",
+                  {"url": values["url"], "username": values["username"]})]
+
+
+FORMS: dict[str, ServiceForm] = {
+    "email": ServiceForm(
+        service="email",
+        title="Connect your email",
+        explanation="Works with any provider that offers IMAP and SMTP (use an app password where your provider "
+        "has them). Deputy stores the password encrypted and never shows it to its AI.",
+        fields=(
+            Field("address", "Your email address", "email"),
+            Field("username", "Login (usually your address)"),
+            Field("password", "Password or app password", "password"),
+            Field("smtp_host", "SMTP server (sending)"),
+            Field("smtp_port", "SMTP port", "number", "587"),
+            Field("imap_host", "IMAP server (reading)"),
+            Field("imap_port", "IMAP port", "number", "993"),
+            Field("security", "Security", "select", "starttls", ("starttls", "ssl", "none")),
+        ),
+        entries=_email_entries,
+    ),
+    "calendar": ServiceForm(
+        service="calendar",
+        title="Connect your calendar",
+        explanation="Any CalDAV calendar (Google, iCloud, Fastmail, Nextcloud...). The password is stored encrypted.",
+        fields=(
+            Field("url", "CalDAV address", "url"),
+            Field("username", "Login"),
+            Field("password", "Password or app password", "password"),
+        ),
+        entries=_calendar_entries,
+    ),
+}
+
+
+def validate(form: ServiceForm, raw: dict[str, str]) -> tuple[dict[str, str], list[str]]:
+    """Cleaned values and a list of plain problems (empty when all is well)."""
+    values: dict[str, str] = {}
+    problems: list[str] = []
+    for field in form.fields:
+        value = (raw.get(field.name) or field.default).strip()
+        if field.kind != "password":
+            value = value[:300]
+        if field.required and not value:
+            problems.append(f"{field.label} is missing.")
+        elif field.kind == "number" and not (value.isdigit() and 0 < int(value) < 65536):
+            problems.append(f"{field.label} must be a port number.")
+        elif field.kind == "email" and "@" not in value:
+            problems.append(f"{field.label} doesn't look like an email address.")
+        elif field.kind == "url" and not value.startswith(("https://", "http://")):
+            problems.append(f"{field.label} must start with https://.")
+        elif field.kind == "select" and value not in field.options:
+            problems.append(f"{field.label} must be one of {', '.join(field.options)}.")
+        values[field.name] = value
+    return values, problems
