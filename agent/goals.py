@@ -20,6 +20,8 @@ from sentinel.provenance import UntrustedItem
 _GOAL = "deputy:goal:{}"
 _USER_GOALS = "deputy:user:{}:goals"
 _AWAITING = "deputy:user:{}:awaiting"
+_RESULT = "deputy:goal:{}:result:{}"
+_RESULT_TTL = 30 * 24 * 3600
 
 # KEYS[1] goal; ARGV: expected revision, new JSON (already carrying revision + 1).
 _SAVE = """
@@ -40,6 +42,9 @@ class GoalStatus(str, Enum):
     acting = "acting"
     waiting_approval = "waiting_approval"
     waiting_user = "waiting_user"
+    paused = "paused"
+    scheduled = "scheduled"
+    waiting_children = "waiting_children"
     done = "done"
     failed = "failed"
     cancelled = "cancelled"
@@ -70,6 +75,9 @@ class Goal(BaseModel):
     status: GoalStatus = GoalStatus.running
     step: int = 0
     steps_base: int = Field(default=0, description="Where the step budget restarts after /retry or an answer.")
+    tokens_base: int = Field(default=0, description="Where the token budget restarts after the user says continue.")
+    loop_signatures: list[str] = Field(default_factory=list, description="Recent (call, result) digests.")
+    paused_from: GoalStatus | None = None
     messages: list[dict[str, Any]] = Field(default_factory=list)
     plan: list[PlanStep] = Field(default_factory=list)
     pending_calls: list[ToolCall] = Field(default_factory=list)
@@ -78,6 +86,9 @@ class Goal(BaseModel):
         default_factory=list, description="Outside content this goal has seen, for provenance checks."
     )
     risk_notes: list[str] = Field(default_factory=list, description="Injection warnings on that content.")
+    summary: list[str] = Field(default_factory=list, description="One line per step folded out of `messages`.")
+    summary_hidden: int = 0
+    results_stored: int = 0
     model_attempts: int = 0
     error: str | None = None
     prompt_tokens: int = 0
@@ -125,6 +136,14 @@ class GoalStore:
                 return self.save(changed)
             except ConcurrentUpdate:
                 continue
+
+    def store_result(self, goal_id: str, handle: str, text: str) -> None:
+        """Keep a large tool result whole, for the agent to read in parts (`read_result`)."""
+        self._redis.set(_RESULT.format(goal_id, handle), text, ex=_RESULT_TTL)
+
+    def result(self, goal_id: str, handle: str) -> str | None:
+        raw = self._redis.get(_RESULT.format(goal_id, handle))
+        return raw.decode() if raw is not None else None
 
     def recent(self, user_id: int, limit: int = 10) -> list[Goal]:
         ids = self._redis.zrevrange(_USER_GOALS.format(user_id), 0, limit - 1)

@@ -11,6 +11,7 @@ import json
 from datetime import datetime, timezone
 from typing import Any
 
+from agent.context import prompt_view, summary_text
 from agent.goals import Goal
 
 SYSTEM_PROMPT = """You are Deputy, a personal agent working for one user through a chat.
@@ -27,8 +28,11 @@ Today is {today} (UTC)."""
 
 def build_messages(goal: Goal, now: float) -> list[dict[str, Any]]:
     today = datetime.fromtimestamp(now, tz=timezone.utc).strftime("%A %d %B %Y")
-    system = {"role": "system", "content": SYSTEM_PROMPT.format(today=today)}
-    return [system, *goal.messages]
+    content = SYSTEM_PROMPT.format(today=today)
+    summary = summary_text(goal.summary, goal.summary_hidden)
+    if summary:
+        content += "\n\n" + summary
+    return [{"role": "system", "content": content}, *prompt_view(goal.messages)]
 
 
 def untrusted(source: str, content: str) -> str:

@@ -16,18 +16,20 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import Callable, Protocol
 
-from agent.goals import Goal, GoalStatus, GoalStore
+from agent.goals import ConcurrentUpdate, Goal, GoalStatus, GoalStore
 from agent.model import ChatModel, ModelError, ModelReply, ToolCall
+from agent.context import RESULT_CHARS, bounded_result, fold
 from agent.prompt import build_messages, tool_message, untrusted
 from agent.tools import (
     INTERNAL_TOOLS,
     ToolArgumentError,
     call_arguments,
     parse_plan,
+    parse_read_result,
     parse_reply,
 )
 from connectors.catalog import Catalog, InvalidArguments, Operation
-from deputy.outbox import Outbox
+from deputy.outbox import Button, Outbox, OutboxMessage
 from sentinel.action_store import ActionRecord, ActionStore
 from sentinel.actions import Action, ActionState
 from sentinel.provenance import MAX_ITEM_CHARS, UntrustedItem
@@ -61,9 +63,15 @@ class ContentScanner(Protocol):
     def __call__(self, text: str, source: str) -> list[str]: ...
 
 
+class GoalStopped(Exception):
+    """The user paused or cancelled the goal while this step was running."""
+
+
 @dataclass(frozen=True)
 class RunnerLimits:
     max_steps: int = 40
+    max_tokens: int = 400_000
+    loop_repeats: int = 3
     max_model_attempts: int = 3
     retry_delays: tuple[float, ...] = (2.0, 8.0, 30.0)
 
@@ -93,6 +101,13 @@ class GoalRunner:
         self._tools = [*INTERNAL_TOOLS, *catalog.tool_schemas()]
 
     def run_step(self, goal_id: str, step: int) -> StepOutcome:
+        try:
+            return self._run_step(goal_id, step)
+        except GoalStopped:
+            self._dispatch.idle(goal_id)
+            return StepOutcome.not_running
+
+    def _run_step(self, goal_id: str, step: int) -> StepOutcome:
         goal = self._goals.get(goal_id)
         if goal is None or goal.step != step:
             return StepOutcome.stale
@@ -123,14 +138,32 @@ class GoalRunner:
             if call.name == "update_plan":
                 goal.plan = parse_plan(call).steps
                 result = "Plan saved."
+            elif call.name == "read_result":
+                result = self._read_result(goal, call)
             else:
                 names = ", ".join(t["function"]["name"] for t in self._tools)
                 result = f"Error: there is no tool named {call.name!r}. Available tools: {names}."
         except (ToolArgumentError, InvalidArguments) as exc:
             result = f"Error: {exc}"
+        self._remember(goal, call, result)
         goal.messages.append(tool_message(call.id, result))
         goal.pending_calls.pop(0)
         return None
+
+    def _remember(self, goal: Goal, call: ToolCall, result: str) -> None:
+        """Keep a digest of (call, result) to notice a goal going round in circles."""
+        digest = hashlib.sha256(f"{call.name}\x00{call.arguments}\x00{result}".encode()).hexdigest()[:16]
+        goal.loop_signatures = [*goal.loop_signatures, digest][-2 * self._limits.loop_repeats :]
+
+    def _read_result(self, goal: Goal, call: ToolCall) -> str:
+        args = parse_read_result(call)
+        text = self._goals.result(goal.id, args.handle)
+        if text is None:
+            return f"Error: there is no stored result {args.handle!r}."
+        part = text[args.offset : args.offset + RESULT_CHARS]
+        end = args.offset + len(part)
+        more = f"\n[… {len(text) - end:,} more characters: offset {end}]" if end < len(text) else ""
+        return part + more
 
     def _submit(self, goal: Goal, call: ToolCall, operation: Operation) -> StepOutcome:
         args = operation.validate(call_arguments(call))
@@ -173,20 +206,28 @@ class GoalRunner:
             self._dispatch.idle(goal.id)
             return None
         call = goal.pending_calls.pop(0)
-        goal.messages.append(tool_message(call.id, self._observe(goal, record)))
+        observed = self._observe(goal, record)
+        self._remember(goal, call, observed)
+        goal.messages.append(tool_message(call.id, observed))
         goal.status, goal.pending_action_id = GoalStatus.running, None
         return goal
 
     def _observe(self, goal: Goal, record: ActionRecord) -> str:
         """The tool result for the model; outside content is labelled and remembered."""
         outcome = record.outcome or record.state.value
+        handle = None
+        if len(outcome) > RESULT_CHARS:
+            goal.results_stored += 1
+            handle = f"r{goal.results_stored}"
+            self._goals.store_result(goal.id, handle, outcome)
+        shown = bounded_result(outcome, handle)
         origin = record.untrusted_origin
         if origin is None:
-            return outcome
+            return shown
         goal.untrusted.append(UntrustedItem(origin=origin, text=outcome[:MAX_ITEM_CHARS], at=self._clock()))
         if self._scanner is not None:
             goal.risk_notes.extend(f"{origin}: {reason}" for reason in self._scanner(outcome, origin))
-        return untrusted(origin, outcome)
+        return untrusted(origin, shown)
 
     def _reply(self, goal: Goal, call: ToolCall) -> StepOutcome:
         args = parse_reply(call)
@@ -207,10 +248,25 @@ class GoalRunner:
 
     def _call_model(self, goal: Goal) -> StepOutcome:
         if goal.step - goal.steps_base >= self._limits.max_steps:
-            return self._fail(
+            return self._pause(
                 goal,
-                f"I stopped working on this goal after {self._limits.max_steps} steps without finishing, "
-                "so it doesn't run up costs. Send /retry to let me continue.",
+                f"I've taken {self._limits.max_steps} steps on “{_short(goal.text)}” without finishing, so I paused "
+                "it to keep costs in check. Continue?",
+            )
+        used = goal.prompt_tokens + goal.completion_tokens - goal.tokens_base
+        if used >= self._limits.max_tokens:
+            return self._pause(
+                goal,
+                f"“{_short(goal.text)}” has used {used:,} tokens of its {self._limits.max_tokens:,} budget, so I "
+                "paused it. Continue?",
+            )
+        recent = goal.loop_signatures[-self._limits.loop_repeats :]
+        if len(recent) == self._limits.loop_repeats and len(set(recent)) == 1:
+            goal.loop_signatures = []
+            return self._pause(
+                goal,
+                f"I seem to be going round in circles on “{_short(goal.text)}” (the same step with the same result "
+                f"{self._limits.loop_repeats} times), so I stopped. Continue anyway?",
             )
         goal = self._checkpoint(goal)
         try:
@@ -235,6 +291,7 @@ class GoalRunner:
         goal.prompt_tokens += reply.usage.prompt_tokens
         goal.completion_tokens += reply.usage.completion_tokens
         goal.messages.append(reply.as_message())
+        goal.messages, goal.summary, goal.summary_hidden = fold(goal.messages, goal.summary, goal.summary_hidden)
         goal.step += 1
         if reply.tool_calls:
             goal.pending_calls = list(reply.tool_calls)
@@ -257,6 +314,31 @@ class GoalRunner:
         self._dispatch.idle(goal.id)
         return StepOutcome.finished
 
+    def _pause(self, goal: Goal, message: str) -> StepOutcome:
+        self._outbox.put(
+            OutboxMessage(
+                chat_id=goal.chat_id,
+                text=message,
+                buttons=[[Button(text="Continue", sign=f"gc:{goal.id}"), Button(text="Stop", sign=f"gx:{goal.id}")]],
+                dedupe_key=f"{goal.id}:{goal.step}:paused:{len(goal.loop_signatures)}",
+            )
+        )
+        goal.status = GoalStatus.paused
+        self._checkpoint(goal)
+        self._dispatch.idle(goal.id)
+        return StepOutcome.finished
+
     def _checkpoint(self, goal: Goal) -> Goal:
         goal.updated_at = self._clock()
-        return self._goals.save(goal)
+        try:
+            return self._goals.save(goal)
+        except ConcurrentUpdate:
+            current = self._goals.get(goal.id)
+            if current is not None and current.status in (GoalStatus.paused, GoalStatus.cancelled):
+                raise GoalStopped(goal.id) from None
+            raise
+
+
+def _short(text: str, limit: int = 50) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"

@@ -20,11 +20,28 @@ class ReplyArgs(BaseModel):
     expects_answer: bool = False
 
 
+class ReadResultArgs(BaseModel):
+    handle: str = Field(max_length=40)
+    offset: int = Field(default=0, ge=0)
+
+
 class PlanArgs(BaseModel):
     steps: list[PlanStep] = Field(max_length=30)
 
 
 INTERNAL_TOOLS: list[dict[str, Any]] = [
+    {
+        "type": "function",
+        "function": {
+            "name": "read_result",
+            "description": "Read more of a long tool result that was cut, by its handle.",
+            "parameters": {
+                "type": "object",
+                "properties": {"handle": {"type": "string"}, "offset": {"type": "integer", "minimum": 0}},
+                "required": ["handle"],
+            },
+        },
+    },
     {
         "type": "function",
         "function": {
@@ -76,6 +93,10 @@ class ToolArgumentError(Exception):
 
 def parse_reply(call: ToolCall) -> ReplyArgs:
     return _validate(call, ReplyArgs)
+
+
+def parse_read_result(call: ToolCall) -> ReadResultArgs:
+    return _validate(call, ReadResultArgs)
 
 
 def parse_plan(call: ToolCall) -> PlanArgs:

@@ -9,7 +9,22 @@ from bot.texts import shorten
 from sentinel.audit import AuditEntry
 
 _DOING = {GoalStatus.running, GoalStatus.acting}
-_WAITING = {GoalStatus.waiting_approval: "waiting for your approval", GoalStatus.waiting_user: "waiting for your answer"}
+_WAITING = {
+    GoalStatus.waiting_approval: "waiting for your approval",
+    GoalStatus.waiting_user: "waiting for your answer",
+    GoalStatus.paused: "paused",
+    GoalStatus.scheduled: "waiting for its next check",
+    GoalStatus.waiting_children: "waiting for its parts",
+}
+
+
+def goal_card(goal: Goal) -> str:
+    """One goal: what it is, where it stands, its plan, what it has cost."""
+    lines = [f"🎯 {shorten(goal.text, 120)}", f"Status: {goal.status.value.replace('_', ' ')}"]
+    marks = {StepStatus.done: "✅", StepStatus.doing: "▶️", StepStatus.todo: "▫️"}
+    lines += [f"{marks[step.status]} {step.title}" for step in goal.plan]
+    lines.append(f"Steps so far: {goal.step} · tokens: {goal.prompt_tokens + goal.completion_tokens:,}")
+    return "\n".join(lines)
 
 
 def format_activity(goals: list[Goal]) -> str:

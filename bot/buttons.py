@@ -14,7 +14,17 @@ import hmac
 import re
 
 _ID = re.compile(r"^[A-Za-z0-9_-]{1,40}$")
-KINDS = {"rs": "save rule", "rc": "cancel rule", "rx": "remove rule", "dx": "disconnect"}
+KINDS = {
+    "rs": "save rule",
+    "rc": "cancel rule",
+    "rx": "remove rule",
+    "dx": "disconnect",
+    "gc": "continue goal",
+    "gx": "cancel goal",
+    "gp": "pause goal",
+    "gr": "resume goal",
+    "ge": "edit goal",
+}
 
 
 class InvalidButton(Exception):

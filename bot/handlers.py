@@ -15,7 +15,8 @@ from telegram.ext import ApplicationHandlerStop, ContextTypes
 
 from agent.goals import Goal, GoalStatus
 from bot import texts
-from bot.activity import format_activity, format_audit
+from bot.activity import format_activity, format_audit, goal_card
+from bot.goal_controls import apply_edit, take_edit
 from bot.presses import decide_press
 from bot.secret_paste import deleted_notice, pasted_secret
 from deputy.connect_forms import FORMS
@@ -31,6 +32,9 @@ _STATUS_WORDS = {
     GoalStatus.acting: "carrying out an action",
     GoalStatus.waiting_approval: "waiting for your approval",
     GoalStatus.waiting_user: "waiting for your answer",
+    GoalStatus.paused: "paused",
+    GoalStatus.scheduled: "waiting for its next check",
+    GoalStatus.waiting_children: "waiting for its parts to finish",
     GoalStatus.done: "done",
     GoalStatus.failed: "stopped (send /retry)",
     GoalStatus.cancelled: "cancelled",
@@ -66,6 +70,20 @@ class Handlers:
             return
         lines = [f"• {texts.shorten(g.text)} — {_STATUS_WORDS[g.status]}" for g in recent]
         await update.effective_message.reply_text("Your recent goals:\n" + "\n".join(lines))
+        user_id = update.effective_user.id
+        for goal in [g for g in recent if not g.status.finished][:5]:
+            await update.effective_message.reply_text(
+                goal_card(goal), reply_markup=self._controls(goal, user_id)
+            )
+
+    def _controls(self, goal: Goal, user_id: int) -> InlineKeyboardMarkup:
+        sign = self._s.buttons.data
+        first = ("Resume", "gr") if goal.status is GoalStatus.paused else ("Pause", "gp")
+        return InlineKeyboardMarkup([[
+            InlineKeyboardButton(first[0], callback_data=sign(first[1], goal.id, user_id)),
+            InlineKeyboardButton("Edit", callback_data=sign("ge", goal.id, user_id)),
+            InlineKeyboardButton("Cancel", callback_data=sign("gx", goal.id, user_id)),
+        ]])
 
     async def retry(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
         failed = next((g for g in self._s.goals.recent(update.effective_user.id) if g.status is GoalStatus.failed), None)
@@ -180,6 +198,12 @@ class Handlers:
             await message.reply_text(texts.EMPTY)
             return
         user_id, chat_id = update.effective_user.id, update.effective_chat.id
+        editing = take_edit(self._s, user_id)
+        if editing is not None:
+            edited = apply_edit(self._s, editing, user_id, text)
+            if edited is not None:
+                await message.reply_text(f"Got it: I've updated “{texts.shorten(edited.text)}”.")
+                return
         waiting_goal = self._s.goals.awaiting_answer(user_id)
         if waiting_goal is not None:
             answered = self._answer(waiting_goal, text)

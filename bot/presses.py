@@ -6,19 +6,12 @@ what to tell the presser and how to change the card, so every case is easy to te
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from bot.buttons import InvalidButton
+from bot.goal_controls import press_goal_control
+from bot.presses_common import PressAnswer
 from bot.services import BotServices
 from sentinel.approvals import ApprovalStatus, Choice, ForgedPress, PressOutcome
 from sentinel.rules import describe, narrow_rule_for
-
-
-@dataclass(frozen=True)
-class PressAnswer:
-    toast: str
-    card_suffix: str | None = None  # appended to the card, whose buttons are then removed
-    alert: bool = False
 
 
 FORGED = PressAnswer(
@@ -91,6 +84,8 @@ def _rule_press(services: BotServices, data: str, user_id: int) -> PressAnswer:
             return PressAnswer("That proposal expired or was already answered. Send the rule again with /rules.")
         services.audit.append(user_id, "rule_added", services.clock(), rule_id=rule.id, rule=describe(rule))
         return PressAnswer("Rule saved.", f"✅ Saved. I'll enforce: {describe(rule)}")
+    if kind.startswith("g"):
+        return press_goal_control(services, kind, ident, user_id)
     if kind == "dx":
         services.dispatch.forget_connection(user_id, user_id, ident)
         return PressAnswer(f"Disconnecting {ident}…", f"Disconnecting {ident}: its credentials are being erased.")

@@ -192,6 +192,10 @@ class Executor:
 
     def _execute(self, record: ActionRecord, job: ActionJob, idempotency_key: str) -> None:
         action = record.action
+        goal = self._goals.get(action.goal_id)
+        if goal is not None and goal.status is GoalStatus.cancelled:
+            self._finish(record, job, ActionState.declined, "The goal was cancelled, so this was not carried out.")
+            return
         if not self._actions.transition(action.id, _PENDING, ActionState.executing):
             return  # another job claimed it first
         runner = self._runners.get(f"{action.connector}.{action.operation}")

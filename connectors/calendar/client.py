@@ -31,7 +31,8 @@ _GENERIC_SEGMENTS = {"events", "calendar", "calendars", "caldav", "dav", "defaul
 
 class CalDavAccount(BaseModel):
     """Where the user's calendars live and how to log in. `email` is the address that
-    organises events with attendees; `default_calendar` names the calendar new events go to."""
+    organises events with attendees; `default_calendar` names the calendar new events go
+    to; `timezone` (IANA) is the user's zone when nothing else says."""
 
     # A validation error would otherwise echo the raw input, password included.
     model_config = ConfigDict(hide_input_in_errors=True)
@@ -41,6 +42,7 @@ class CalDavAccount(BaseModel):
     password: SecretStr
     email: str | None = None
     default_calendar: str | None = None
+    timezone: str | None = None
     timeout: float = Field(default=20, gt=0, le=120)
 
     @property
@@ -122,11 +124,12 @@ class CalDavClient:
                 pass
 
     def calendars(self) -> list[CalendarInfo]:
-        """The account's calendars, in the server's order."""
+        """The account's calendars, by name."""
         return [info for info, _ in self._listing()]
 
     def calendar(self, name: str | None) -> CalendarInfo:
-        """The calendar called `name` (display name or slug, any case); the default one for None."""
+        """The calendar called `name` (display name or slug, any case); for None the account's
+        `default_calendar`, else the first by name."""
         listing = self._listing()
         if not listing:
             raise ConnectorRejected(f"I found no calendars in the account at {self.account.host}.")
@@ -148,7 +151,7 @@ class CalDavClient:
         texts: list[bytes] = []
         skipped = 0
         for item in found:
-            data = self._call("read", lambda: _bytes(item.data))
+            data = self._call("read", lambda item=item: _bytes(item.data))
             if len(data) > MAX_OBJECT_BYTES:
                 skipped += 1
             else:
@@ -199,7 +202,8 @@ class CalDavClient:
 
     def delete(self, stored: StoredEvent) -> None:
         """Delete the object, unless it changed on the server since `find`."""
-        if_match: bool | str = True if stored.resource.etag else False
+        # Without an ETag to compare, the delete is unconditional (a server that sends none).
+        if_match = bool(stored.resource.etag)
         self._call("delete", lambda: stored.resource.delete(if_match=if_match))
 
     def _listing(self) -> list[tuple[CalendarInfo, Any]]:
@@ -210,10 +214,12 @@ class CalDavClient:
                 found = self._client.principal().calendars()
                 paths = [str(c.url.path) for c in found]
                 names = [c.get_display_name() for c in found]
-                return [
+                listing = [
                     (CalendarInfo(name=" ".join(str(name or slug).split())[:80] or slug, slug=slug), c)
                     for c, name, slug in zip(found, names, calendar_slugs(paths))
                 ]
+                # Servers list calendars in no particular order; by name, the default is stable.
+                return sorted(listing, key=lambda item: (item[0].name.casefold(), item[0].slug))
 
             self._calendars = self._call("discovery", discover)
         return self._calendars

@@ -8,7 +8,7 @@ user's zone and says whether each occurrence makes the user busy.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import date, datetime, timedelta
+from datetime import date, datetime, timedelta, timezone
 from zoneinfo import ZoneInfo
 
 import icalendar
@@ -66,10 +66,16 @@ class Occurrence:
         return not (self.cancelled or self.transparent)
 
     def span(self, zone: ZoneInfo) -> tuple[datetime, datetime]:
-        """The occurrence as two instants; all-day events run from midnight to midnight in `zone`."""
+        """The occurrence as two UTC instants; all-day events run from midnight to midnight in `zone`.
+
+        UTC because Python compares and subtracts two times of the same zone by their wall
+        clocks, which is wrong across a daylight-saving change.
+        """
         if isinstance(self.start, datetime) and isinstance(self.end, datetime):
-            return self.start, self.end
-        return day_start(_as_date(self.start), zone), day_start(_as_date(self.end), zone)
+            first, last = self.start, self.end
+        else:
+            first, last = day_start(_as_date(self.start), zone), day_start(_as_date(self.end), zone)
+        return first.astimezone(timezone.utc), last.astimezone(timezone.utc)
 
 
 def parse_calendar(text: str | bytes) -> icalendar.Calendar:
@@ -149,7 +155,7 @@ def _occurrence(
         end = stored_in(end, zone) if isinstance(end, datetime) else day_start(end, zone)
     elif isinstance(end, datetime):
         end = end.date()
-    if end < start:
+    if _instant(end) < _instant(start):
         end = start
     recurring = uid in repeating
     recurrence = component.get("RECURRENCE-ID")
@@ -179,9 +185,15 @@ def _end(component: icalendar.Event, start: date | datetime) -> date | datetime:
         return dtend.dt
     duration = component.get("DURATION")
     if duration is not None and isinstance(duration.dt, timedelta):
+        if isinstance(start, datetime) and start.tzinfo is not None:
+            return (start.astimezone(timezone.utc) + duration.dt).astimezone(start.tzinfo)
         return start + duration.dt
     # RFC 5545 3.6.1: an all-day event without an end lasts the day; a timed one is an instant.
     return start + timedelta(days=1) if not isinstance(start, datetime) else start
+
+
+def _instant(value: date | datetime) -> date | datetime:
+    return value.astimezone(timezone.utc) if isinstance(value, datetime) else value
 
 
 def _as_date(value: date | datetime) -> date:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import date, datetime, time, timedelta
+from datetime import date, datetime, time, timedelta, timezone
 from typing import Iterable
 from zoneinfo import ZoneInfo
 
@@ -31,7 +31,8 @@ class Busy:
 
 
 def busy_intervals(occurrences: Iterable[Occurrence], start: datetime, end: datetime, zone: ZoneInfo) -> list[Busy]:
-    """The merged intervals inside [start, end) when some busy occurrence takes place."""
+    """The merged intervals inside [start, end) when some busy occurrence takes place (UTC instants)."""
+    start, end = start.astimezone(timezone.utc), end.astimezone(timezone.utc)
     spans: list[tuple[datetime, datetime, str]] = []
     for occurrence in occurrences:
         if not occurrence.busy:
@@ -60,7 +61,11 @@ def free_slots(
     minimum: timedelta,
     hours: WorkingHours | None = None,
 ) -> list[tuple[datetime, datetime]]:
-    """The gaps of at least `minimum` in [start, end) outside `busy`, within `hours` if given."""
+    """The gaps of at least `minimum` in [start, end) outside `busy`, within `hours` if given.
+
+    Slots are UTC instants (see `Occurrence.span` for why); show them in the user's zone.
+    """
+    start, end = start.astimezone(timezone.utc), end.astimezone(timezone.utc)
     slots: list[tuple[datetime, datetime]] = []
     for window_start, window_end in _windows(start, end, zone, hours):
         cursor = window_start
@@ -97,4 +102,4 @@ def _windows(
 
 def _at(day: date, clock: time, zone: ZoneInfo) -> datetime:
     # A working hour that falls in a DST gap moves forward, as RFC 5545 reads such times.
-    return stored_in(datetime.combine(day, clock), zone)
+    return stored_in(datetime.combine(day, clock), zone).astimezone(timezone.utc)

@@ -109,10 +109,10 @@ def move(
     old_end = _end_of(target, old_start)
     _check_kind(old_start, start)
     if end is None:
-        end = start + (old_end - old_start)
+        end = _shifted(start, _length(old_start, old_end))
     else:
         _check_kind(old_start, end)
-    if end <= start:
+    if _length(start, end) <= timedelta(0):
         raise EditProblem("The new end must be after the new start.")
     for name in ("DTSTART", "DTEND", "DURATION"):
         target.pop(name, None)
@@ -194,7 +194,8 @@ def _new_override(
     original = _in_kind_of(master["DTSTART"].dt, parse_occurrence(occurrence))
     override.add("recurrence-id", original)
     override.add("dtstart", original)
-    override.add("dtend", original + (_end_of(master, master["DTSTART"].dt) - master["DTSTART"].dt))
+    first = master["DTSTART"].dt
+    override.add("dtend", _shifted(original, _length(first, _end_of(master, first))))
     calendar.add_component(override)
     return override
 
@@ -208,6 +209,22 @@ def _in_kind_of(reference: date | datetime, value: date | datetime) -> date | da
     if reference.tzinfo is None:
         return value.replace(tzinfo=None)
     return value.astimezone(reference.tzinfo) if value.tzinfo else value.replace(tzinfo=reference.tzinfo)
+
+
+def _length(start: date | datetime, end: date | datetime) -> timedelta:
+    """How long from `start` to `end`, in real time (not wall-clock time) when they are aware."""
+    if isinstance(start, datetime) and isinstance(end, datetime) and start.tzinfo and end.tzinfo:
+        return end.astimezone(timezone.utc) - start.astimezone(timezone.utc)
+    if isinstance(start, datetime) != isinstance(end, datetime):
+        return timedelta(days=1) if not isinstance(start, datetime) else timedelta(0)
+    return end - start  # type: ignore[operator]
+
+
+def _shifted(start: date | datetime, length: timedelta) -> date | datetime:
+    """`start` plus `length` of real time, shown in `start`'s zone."""
+    if isinstance(start, datetime) and start.tzinfo is not None:
+        return (start.astimezone(timezone.utc) + length).astimezone(start.tzinfo)
+    return start + length
 
 
 def _end_of(event: icalendar.Event, start: date | datetime) -> date | datetime:

@@ -13,7 +13,14 @@ from dataclasses import dataclass, field
 
 import httpx2
 from mcp.shared.exceptions import MCPError
-from mcp_types import CONNECTION_CLOSED, INTERNAL_ERROR, INVALID_PARAMS, METHOD_NOT_FOUND, REQUEST_TIMEOUT
+from mcp_types import (
+    CONNECTION_CLOSED,
+    INTERNAL_ERROR,
+    INVALID_PARAMS,
+    METHOD_NOT_FOUND,
+    PARSE_ERROR,
+    REQUEST_TIMEOUT,
+)
 from pydantic import ValidationError
 
 from connectors.base import (
@@ -35,6 +42,8 @@ class VisitLog:
     started: bool = False
     """Whether the MCP session was established (the handshake completed)."""
     stderr_tail: str = ""
+    faults: list[str] = field(default_factory=list)
+    """Transport-level faults the session skipped over (lines that were not MCP)."""
 
 
 def leaves(exc: BaseException) -> list[BaseException]:
@@ -53,12 +62,14 @@ def translate(exc: BaseException, config: McpServerConfig, log: VisitLog, secret
         if isinstance(leaf, ConnectorError):
             return leaf
     detail = "; ".join(f"{type(e).__name__}: {one_line(str(e), 200)}" for e in found[:5])
+    if log.faults:
+        detail += " | skipped: " + "; ".join(log.faults[:3])
     if log.stderr_tail:
         detail += f" | server stderr: {log.stderr_tail}"
-    if secret:
-        detail = detail.replace(secret, "***")
     error = _classify(found, config, log)
-    error.detail = detail
+    if secret and secret in error.user_message:  # a server may echo what it was sent
+        error = type(error)(error.user_message.replace(secret, "***"))
+    error.detail = detail.replace(secret, "***") if secret else detail
     return error
 
 
@@ -70,6 +81,9 @@ def _classify(found: list[BaseException], config: McpServerConfig, log: VisitLog
             return ConnectorAuthError(f"The MCP server {name} refused its token (HTTP {refused[0]}); update it.")
         return ConnectorAuthError(f"The MCP server {name} asks for a token, and none is stored for it.")
     leaf = found[0]
+    if log.faults and (isinstance(leaf, TimeoutError) or _code(leaf) in (REQUEST_TIMEOUT, CONNECTION_CLOSED)):
+        # The server did talk, just not MCP: that, not the wait, is what went wrong.
+        return ConnectorUnavailable(f"The MCP server {name} answered with something that isn't valid MCP.")
     if isinstance(leaf, (TimeoutError, httpx2.TimeoutException)) or _code(leaf) == REQUEST_TIMEOUT:
         return ConnectorUnavailable(f"The MCP server {name} didn't answer within {timeout} seconds.")
     if isinstance(leaf, OSError) and config.transport == "stdio" and not log.started:
@@ -93,6 +107,10 @@ def _classify(found: list[BaseException], config: McpServerConfig, log: VisitLog
 
 def _from_mcp_error(error: MCPError, name: str) -> ConnectorError:
     message = one_line(str(error.message), 200)
+    # PARSE_ERROR and "Unexpected content type" are the SDK's words for an answer that
+    # was not MCP at all (an HTML page, broken JSON), not a refusal by a real server.
+    if error.code == PARSE_ERROR or str(error.message).startswith("Unexpected content type"):
+        return ConnectorUnavailable(f"The MCP server {name} answered with something that isn't valid MCP.")
     if error.code == CONNECTION_CLOSED:
         return ConnectorUnavailable(f"The MCP server {name} stopped or closed the connection.")
     if error.code == INTERNAL_ERROR:

@@ -105,12 +105,13 @@ class McpConnector:
                 )
             return await client.call_tool(tool.name, arguments, meta={IDEMPOTENCY_META: key_digest})
 
-        result = self._visitor.visit(config, self._secret(user_id, config), work)
+        secret = self._secret(user_id, config)
+        result = self._visitor.visit(config, secret, work)
         if getattr(result, "is_error", False):
-            raise ConnectorRejected(
-                f"The MCP server {config.name} reported an error from {tool.name}: {error_message(result)}"
-            )
-        return OperationResult(summary=summarise(result, self._max_result_chars), untrusted_origin=config.origin)
+            message = _scrub(error_message(result), secret)
+            raise ConnectorRejected(f"The MCP server {config.name} reported an error from {tool.name}: {message}")
+        summary = _scrub(summarise(result, self._max_result_chars), secret)
+        return OperationResult(summary=summary, untrusted_origin=config.origin)
 
     def _config(self, user_id: int, server: str) -> McpServerConfig:
         config = self._servers(user_id, server)
@@ -130,6 +131,11 @@ class McpConnector:
         if secret is None and config.secret_env:
             raise ConnectorAuthError(f"The MCP server {config.name} needs a key, and none is stored for it.")
         return secret
+
+
+def _scrub(text: str, secret: str | None) -> str:
+    # A server may echo the token it was sent; the agent must never see it.
+    return text.replace(secret, "***") if secret else text
 
 
 async def _list_tools(client: Client) -> list[Any]:

@@ -76,7 +76,11 @@ class Visitor:
                 with anyio.fail_after(config.timeout):
                     transport = await self._transport(stack, config, secret, log, stderr)
                     client = Client(
-                        transport, read_timeout_seconds=config.timeout, client_info=CLIENT_INFO, cache=None
+                        transport,
+                        read_timeout_seconds=config.timeout,
+                        client_info=CLIENT_INFO,
+                        cache=None,
+                        message_handler=_note_faults(log),
                     )
                     async with client:
                         log.started = True
@@ -106,6 +110,16 @@ class Visitor:
 
         http.event_hooks["response"].append(record)
         return streamable_http_client(config.url or "", http_client=http)
+
+
+def _note_faults(log: VisitLog) -> Callable[[Any], Awaitable[None]]:
+    # Lenient on purpose: a server that prints one stray line (a banner) and then speaks
+    # MCP still works; if the visit then fails, the stray output explains why.
+    async def handle(message: Any) -> None:
+        if isinstance(message, Exception):
+            log.faults.append(f"{type(message).__name__}: {one_line(str(message), 200)}")
+
+    return handle
 
 
 def _run(make: Callable[[], Awaitable[T]]) -> T:

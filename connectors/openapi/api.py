@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Literal, Mapping
+from typing import Literal
 
 from connectors.catalog import Catalog, Operation
 from connectors.openapi.arguments import ApiArguments

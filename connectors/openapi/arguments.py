@@ -9,7 +9,8 @@ exactly the validated dict.
 from __future__ import annotations
 
 import json
-from typing import Any, Callable, Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
 from jsonschema import Draft202012Validator
 from jsonschema.exceptions import ValidationError as SchemaViolation
@@ -36,7 +37,7 @@ def arguments_model(tool: str, validator: Draft202012Validator, checks: Sequence
 
     class Arguments(ApiArguments):
         @model_validator(mode="after")
-        def _conforms(self) -> "Arguments":
+        def _conforms(self) -> Arguments:
             problems = schema_problems(validator, self.root)
             if not problems:
                 problems = [problem for check in checks if (problem := check(self.root))]

@@ -8,6 +8,7 @@ plain `OpenApiDocumentError` before anything is built from it.
 from __future__ import annotations
 
 import json
+import math
 from dataclasses import dataclass
 from datetime import date, datetime
 from pathlib import Path
@@ -126,7 +127,7 @@ def _load(text: str, source: str) -> Any:
         else:
             # SafeLoader builds plain data only (no Python objects); aliases are shared,
             # and `_plain` below bounds the size they would expand to.
-            loaded = yaml.load(text, Loader=yaml.SafeLoader)  # noqa: S506 - SafeLoader
+            loaded = yaml.load(text, Loader=yaml.SafeLoader)
     except (ValueError, yaml.YAMLError):
         raise OpenApiDocumentError(f"{_cap(source)} is neither valid JSON nor valid YAML.") from None
     except RecursionError:
@@ -149,7 +150,7 @@ def _plain(value: Any, source: str, budget: list[int], depth: int) -> Any:
         return [_plain(v, source, budget, depth + 1) for v in value]
     if isinstance(value, (datetime, date)):
         return value.isoformat()
-    if isinstance(value, float) and value != value:  # NaN from YAML's .nan
+    if isinstance(value, float) and math.isnan(value):  # YAML's .nan has no JSON form
         return None
     if value is None or isinstance(value, (str, int, float, bool)):
         return value

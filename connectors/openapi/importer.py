@@ -9,7 +9,8 @@ document's own schemas. The effect class follows the HTTP method unless the user
 from __future__ import annotations
 
 import re
-from typing import Any, Iterable, Iterator
+from collections.abc import Iterable, Iterator
+from typing import Any
 from urllib.parse import urljoin
 
 import httpx

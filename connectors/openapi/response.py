@@ -8,8 +8,9 @@ short excerpt of the server's own message.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any
 
 from connectors.base import ConnectorAuthError, ConnectorError, ConnectorRejected, ConnectorUnavailable
 from connectors.http.text import html_to_text, is_textual, looks_binary, media_type

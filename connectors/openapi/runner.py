@@ -9,7 +9,7 @@ a redirect could carry the credential header to another host. Every failure is a
 from __future__ import annotations
 
 import hashlib
-from typing import Callable
+from collections.abc import Callable
 
 import httpx
 from pydantic import SecretStr, ValidationError

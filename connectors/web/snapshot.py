@@ -50,6 +50,8 @@ class FormField(_Strict):
 
 class FormButton(_Strict):
     text: str = Field(default="", max_length=300)
+    submits: bool = True
+    """A submit button (as opposed to a plain `type=button` one that only runs a script)."""
     formaction: str = Field(default="", max_length=2_000)
     """Set when the button sends the form somewhere other than the form's own action."""
 
@@ -186,7 +188,13 @@ SNAPSHOT_JS = r"""
   }
 
   function labelOf(el) {
-    const byLabel = el.labels && el.labels.length ? el.labels[0].innerText : "";
+    let byLabel = "";
+    if (el.labels && el.labels.length) {
+      // A label wrapping its control would otherwise repeat the control's own text (a select's options).
+      const copy = el.labels[0].cloneNode(true);
+      copy.querySelectorAll("select,input,textarea,button,datalist").forEach(n => n.remove());
+      byLabel = copy.textContent;
+    }
     return clip(byLabel || el.getAttribute("aria-label") || el.placeholder || el.title || "", 300);
   }
   function visible(el) {
@@ -204,7 +212,7 @@ SNAPSHOT_JS = r"""
         if (type === "reset" || buttons.length >= 20) continue;
         const fa = el.getAttribute("formaction") ? el.formAction : "";
         buttons.push({text: clip(el.innerText || el.value || el.alt || el.getAttribute("aria-label") || "", 300),
-                      formaction: (fa || "").slice(0, 2000)});
+                      formaction: (fa || "").slice(0, 2000), submits: type === "submit" || type === "image"});
         continue;
       }
       if (fields.length >= limits.maxFields) continue;

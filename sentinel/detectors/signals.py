@@ -132,6 +132,31 @@ SIGNALS: tuple[Signal, ...] = tuple(
          _OVERRIDE_WORDS,
          rf"\b(?:{_VERB_OVERRIDE})\W+(?:the |your )?(?:user|owner|customer)(?:'s|s')? (?:\w+ )?"
          r"(?:request|question|task|instructions?|message|goal)s?\b"),
+        ("override_told", 0.7, "asks to disregard what it was told before",
+         _OVERRIDE_WORDS,
+         r"\b(?:ignore|disregard|forget|set aside|discard)\W+(?:what|whatever|anything|everything)(?: else)? "
+         r"(?:you(?:'ve| have)? (?:were|been|was) )?(?:told|given|instructed|asked|taught|programmed)\b"),
+        ("instructions_void", 0.5, "declares the assistant's instructions void",
+         "instructions guidelines rules policies preceding previous earlier original test void suspended retired",
+         r"\b(?:the |your |all )?(?:instructions|guidelines|rules|policies|directions|prompt)(?: \w+){0,4} "
+         r"(?:you (?:started|began) with|from your (?:creator|developer|operator|owner)|(?:are|were|is) "
+         r"(?:no longer valid|void|suspended|retired|a test|revoked|cancell?ed|overridden))\b|"
+         r"\b(?:consider|treat) (?:the |all )?(?:preceding|previous|above|earlier|prior) (?:\w+ )?(?:as )?"
+         r"(?:void|invalid|irrelevant|cancell?ed)\b"),
+        ("machine_reader", 0.45, "speaks to whatever machine is reading the content",
+         "machine automated digital program bot robot whoever reading reader readers human principal operator "
+         "creator",
+         r"\b(?:machine|automated|digital|robotic|ai|llm|bot|software) (?:reader|helper|reviewer|system|"
+         r"processor)s?\b|\bwhoever(?:'s| is) (?:reading|summari[sz]ing|processing|handling|doing the reading)\b|"
+         r"\bif (?:a|an|any) (?:program|machine|bot|ai|model|script|computer) is (?:reading|processing)\b|"
+         r"\byour (?:human|principal|operator|creator)\b|\brather than a (?:person|human)\b"),
+        ("impersonates_principal", 0.5, "claims to speak for the user",
+         "came come coming from user owner principal person yes approved agreed behalf",
+         r"\bas if (?:they|it|this|these|the \w+) (?:came|come|were coming) (?:directly )?from (?:your |the )"
+         r"(?:user|owner|principal|account owner|boss)\b|\b(?:treat|consider) (?:this|these|it|them|the \w+(?: \w+)?)"
+         r" as (?:(?:coming|sent) )?(?:directly )?from (?:the|your) (?:user|owner|principal|account owner)\b|"
+         r"\b(?:the person you work for|your (?:user|owner|principal|boss)) (?:has )?already (?:said yes|agreed|"
+         r"approved|authori[sz]ed|confirmed)\b"),
         ("new_instructions", 0.45, "announces new instructions",
          "instruction instructions directive directives orders task job rules goal purpose anweisung anweisungen "
          "consignes instrucciones istruzioni",
@@ -168,8 +193,10 @@ SIGNALS: tuple[Signal, ...] = tuple(
          r"\b(?:no|without|free of|with no|sans|sin|ohne) (?:any )?(?:restrictions|rules|limits|filters|guardrails|"
          r"censorship|restricciones|einschrankungen)\b"),
         ("privilege_claim", 0.5, "claims elevated privileges or a system override",
-         "override privilege privileges elevated granted",
+         "override privilege privileges elevated granted filter filters guardrails checks",
          r"\b(?:system|safety|security) override\b|\bprivileges? (?:elevated|escalated|granted)\b|"
+         r"\b(?:content |safety )?(?:filters?|guardrails|safety checks) (?:is |are )?(?:offline|disabled|off|"
+         r"suspended)\b|"
          r"\belevated (?:permissions|privileges|access)\b|\badmin(?:istrator)? (?:access|privileges|rights) granted\b|"
          r"\boverride (?:safety|security) (?:checks|rules|settings)\b"),
         # --- fake conversation structure -----------------------------------------------------
@@ -299,7 +326,8 @@ SIGNALS: tuple[Signal, ...] = tuple(
 EXFIL_VERB = re.compile(
     r"\b(?<!by )(?<!via )(?<!an )(?<!the )(?<!your )(?<!this )(?<!of )(?<!a )"
     r"(?:send|sending|forward|forwarding|email|e-mail|mail|post|posting|upload|uploading|transmit|exfiltrate|"
-    r"share|copy|leak|paste|submit|export|append|attach|pass along|reply|move|transfer|sync|envoyez|envoie|envia|"
+    r"share|copy|leak|paste|submit|export|append|attach|pass along|pass on|hand over|reply|move|transfer|sync|"
+    r"drop|envoyez|envoie|envia|"
     r"envie|sende|leite|inoltra|transferer)\b"
 )
 # Words that name private data, for the exfiltration check (whole words, after
@@ -322,7 +350,7 @@ SCHEME = re.compile(r"(?:https?|s?ftp)$")
 URL_REST = re.compile(r"[^\s\"'<>)]{3,}")
 EXFIL_VERB_WORDS = frozenset(
     "send sending forward forwarding email e mail post posting upload uploading transmit exfiltrate share copy leak "
-    "paste submit export append attach pass reply move transfer sync envoyez envoie envia envie sende leite inoltra "
+    "paste submit export append attach pass hand drop reply move transfer sync envoyez envoie envia envie sende leite inoltra "
     "transferer".split()
 )
 EXFIL_WEIGHT = 0.65

@@ -30,6 +30,7 @@ from agent.testing import (
     tool_calls,
 )
 from bot.handlers import Handlers
+from bot.presses import decide_press
 from bot.services import BotServices
 from connectors.base import EffectClass
 from connectors.default import default_catalog
@@ -342,8 +343,9 @@ def test_a_model_that_never_finishes_is_stopped_with_a_clear_message(deputy: Dep
     assert outcome is StepOutcome.finished
 
     [message] = deputy.sent()
-    assert "3 steps" in message.text and "/retry" in message.text
-    assert deputy.goals.get(goal.id).status is GoalStatus.failed
+    assert "3 steps" in message.text and "Continue?" in message.text
+    assert [b.text for b in message.buttons[0]] == ["Continue", "Stop"]
+    assert deputy.goals.get(goal.id).status is GoalStatus.paused
     assert len(deputy.model.calls) == 3
 
 
@@ -395,17 +397,19 @@ def send_retry_command(redis: Redis) -> list[str]:
     return message.replies
 
 
-def test_retry_after_the_step_limit_lets_the_goal_continue(deputy: Deputy) -> None:
-    """The limit message promises '/retry to let me continue'; /retry must buy another round of steps."""
-    replies = iter([tool_call("update_plan", steps=[{"title": "Think"}])] * 2)
+def test_continue_after_the_step_limit_lets_the_goal_go_on(deputy: Deputy) -> None:
+    """The budget stop asks "Continue?"; pressing Continue must buy another round of steps."""
+    replies = iter([tool_call("update_plan", steps=[{"title": f"Think {i}"}]) for i in range(2)])
     runner = deputy.runner(lambda m, t: next(replies, text("Finished after all.")), RunnerLimits(max_steps=2))
     goal = deputy.new_goal()
     runner.run_step(goal.id, 0)
     runner.run_step(goal.id, 1)
     assert runner.run_step(goal.id, 2) is StepOutcome.finished
-    assert deputy.goals.get(goal.id).status is GoalStatus.failed
+    assert deputy.goals.get(goal.id).status is GoalStatus.paused
 
-    assert send_retry_command(deputy.redis)[0].startswith("Trying again")
+    services = BotServices.create(deputy.redis, "secret", None)
+    data = services.buttons.data("gc", goal.id, USER)
+    assert decide_press(services, data, USER).toast == "Back to work."
     restarted = deputy.goals.get(goal.id)
     assert restarted.status is GoalStatus.running
     runner.run_step(goal.id, restarted.step)

@@ -1,0 +1,112 @@
+"""Replying to an email: the reply is built purely from the original, then sent over SMTP.
+
+A reply only goes to people already in the conversation (the original's sender,
+Reply-To, To and Cc): writing to anyone else is `send_email`'s job, where the guard
+sees a fresh recipient. The threading headers (In-Reply-To, References) come from the
+original, filtered to well-formed message ids, never from the model.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Callable
+
+from pydantic import Field, StringConstraints
+
+from connectors.base import ConnectorError, ConnectorRejected
+from connectors.email import smtp
+from connectors.email.imap_decode import MailContent, one_line
+from connectors.email.smtp import OutgoingEmail, SentEmail, SmtpAccount, build_message
+
+MAX_QUOTED_CHARS = 4000
+"""How much of the original is quoted below a reply."""
+
+MessageId = Annotated[str, StringConstraints(pattern=r"^<[!-;=?-~]{1,250}>$")]
+
+
+class ReplyEmail(OutgoingEmail):
+    """An `OutgoingEmail` that continues a thread."""
+
+    in_reply_to: MessageId | None = None
+    references: Annotated[list[MessageId], Field(max_length=50)] = []
+
+
+ReplySender = Callable[[int, ReplyEmail, str], SentEmail]
+"""Sends a reply for a user: (user_id, email, idempotency key) -> what the server accepted."""
+
+
+def participants(original: MailContent) -> set[str]:
+    """Every address the original names: sender, Reply-To, To and Cc."""
+    people = [*([original.sender] if original.sender else []), *original.reply_to, *original.to, *original.cc]
+    return {p.address for p in people if p.address}
+
+
+def reply_subject(subject: str) -> str:
+    subject = one_line(subject, 900) or "(no subject)"
+    return subject if subject[:3].lower() == "re:" else f"Re: {subject}"
+
+
+def quoted(original: MailContent) -> str:
+    """The attribution line and the original text, each line prefixed with "> "."""
+    text = original.text.strip()
+    if len(text) > MAX_QUOTED_CHARS:
+        text = text[:MAX_QUOTED_CHARS].rstrip() + "\n[...]"
+    who = original.sender.display() if original.sender else "someone"
+    when = f"On {original.date}, " if original.date else ""
+    lines = "\n".join(f"> {line}" if line else ">" for line in text.splitlines())
+    return f"{when}{who} wrote:\n{lines}"
+
+
+def build_reply(original: MailContent, to: list[str], cc: list[str], body: str) -> ReplyEmail:
+    """The reply to `original`; raise ConnectorRejected if a recipient isn't on the thread."""
+    allowed = participants(original)
+    strangers = [address for address in [*to, *cc] if address.lower() not in allowed]
+    if strangers:
+        raise ConnectorRejected(
+            f"{', '.join(strangers)} isn't part of this email's conversation, so I can't reply to them; "
+            "to write to someone new, send a new email instead."
+        )
+    references = [*original.references[-20:], *([original.message_id] if original.message_id else [])]
+    return ReplyEmail(
+        to=to,
+        cc=cc,
+        subject=reply_subject(original.subject),
+        body=f"{body.rstrip()}\n\n{quoted(original)}\n",
+        in_reply_to=original.message_id,
+        references=list(dict.fromkeys(references)),
+    )
+
+
+def send_reply(account: SmtpAccount, email: ReplyEmail, idempotency_key: str) -> SentEmail:
+    """Send `email` with its threading headers; raise a ConnectorError on any failure.
+
+    Mirrors `smtp.send_email`, which cannot add headers yet; the same key gives the
+    same Message-ID, so a retried reply is recognisable as a duplicate.
+    """
+    if not idempotency_key:
+        raise ValueError("idempotency_key must not be empty")
+    message = build_message(account, email, idempotency_key)
+    if email.in_reply_to:
+        message["In-Reply-To"] = email.in_reply_to
+    if email.references:
+        message["References"] = " ".join(email.references)
+    session = smtp._Session(account)
+    failure: ConnectorError
+    try:
+        refused = session.send(message, email.recipients())
+    except ConnectorError:
+        raise
+    except OSError as exc:
+        failure = session.translate(exc)
+    else:
+        accepted = [address for address in email.recipients() if address not in refused]
+        return SentEmail(message_id=str(message["Message-ID"]), accepted=accepted, refused=refused)
+    raise failure  # outside the except block, so no smtplib exception is chained to it
+
+
+def smtp_reply_sender(accounts: Callable[[int], SmtpAccount]) -> ReplySender:
+    """A `ReplySender` over SMTP, e.g. `smtp_reply_sender(EmailAccounts(vault, default).for_user)`."""
+
+    def send(user_id: int, email: ReplyEmail, idempotency_key: str) -> SentEmail:
+        return send_reply(accounts(user_id), email, idempotency_key)
+
+    return send

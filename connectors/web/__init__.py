@@ -1,0 +1,68 @@
+"""The web connector: a real Chromium, one persistent profile per user, every request guarded.
+
+Operations (`WEB_OPERATIONS`): `open_page`, `search_web`, `screenshot` (reads),
+`fill_form`, `click`, `submit_form` (writes) and `submit_sensitive_form` (a write tagged
+`share`). `WebRunners` runs them in the executor through `BrowserSessions`, with
+Sentinel's egress review on every request (`connectors.web.guard`). Pages that need a
+person (CAPTCHA, two-factor code, a login with no saved password) raise `NeedsHuman`.
+"""
+
+from connectors.web.browser import CHROMIUM_ARGS, BrowserConfig, BrowserSessions, UserSession
+from connectors.web.extract import MAX_CHARS, readable_blocks, render_page
+from connectors.web.forms import is_sensitive, sensitivity
+from connectors.web.guard import Blocked, PageGuard
+from connectors.web.human import NeedsHuman, human_step
+from connectors.web.logins import (
+    PASSWORD_PLACEHOLDER,
+    USERNAME_PLACEHOLDER,
+    NoLogins,
+    VaultLogins,
+    WebLogin,
+    WebLogins,
+)
+from connectors.web.operations import (
+    CLICK,
+    FILL_FORM,
+    OPEN_PAGE,
+    SCREENSHOT,
+    SEARCH_WEB,
+    SUBMIT_FORM,
+    SUBMIT_SENSITIVE_FORM,
+    WEB_OPERATIONS,
+)
+from connectors.web.runners import DEFAULT_SEARCH_URL, ReviewFor, WebRunners
+from connectors.web.snapshot import PageSnapshot
+
+__all__ = [
+    "CHROMIUM_ARGS",
+    "CLICK",
+    "DEFAULT_SEARCH_URL",
+    "FILL_FORM",
+    "MAX_CHARS",
+    "OPEN_PAGE",
+    "PASSWORD_PLACEHOLDER",
+    "SCREENSHOT",
+    "SEARCH_WEB",
+    "SUBMIT_FORM",
+    "SUBMIT_SENSITIVE_FORM",
+    "USERNAME_PLACEHOLDER",
+    "WEB_OPERATIONS",
+    "Blocked",
+    "BrowserConfig",
+    "BrowserSessions",
+    "NeedsHuman",
+    "NoLogins",
+    "PageGuard",
+    "PageSnapshot",
+    "ReviewFor",
+    "UserSession",
+    "VaultLogins",
+    "WebLogin",
+    "WebLogins",
+    "WebRunners",
+    "human_step",
+    "is_sensitive",
+    "readable_blocks",
+    "render_page",
+    "sensitivity",
+]

@@ -1,0 +1,165 @@
+"""The executor's side of the web connector: run an approved web action in the user's browser.
+
+`WebRunners(...).runners()` maps `"web.<operation>"` to a callable taking the `Action` and
+its idempotency key. Everything a page says comes back as an `OperationResult` labelled
+with where it came from, so the agent sees it as untrusted and the guard remembers it.
+Egress: `review_for(action)` gives the Sentinel `Reviewer` for that action's user and goal
+(policy and context bound); every request the browser makes during the operation passes
+it, and between operations nothing leaves the browser at all.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Callable
+from pathlib import Path
+from urllib.parse import quote_plus
+
+from connectors.base import OperationResult
+from connectors.web import pages
+from connectors.web.browser import BrowserSessions
+from connectors.web.extract import MAX_CHARS, render_page
+from connectors.web.forms import form_label
+from connectors.web.guard import Blocked
+from connectors.web.logins import NoLogins, WebLogins
+from connectors.web.operations import (
+    ClickArgs,
+    FillFormArgs,
+    OpenPageArgs,
+    ScreenshotArgs,
+    SearchArgs,
+    SubmitFormArgs,
+)
+from sentinel.actions import Action
+from sentinel.egress import Reviewer
+from sentinel.policy import Verdict
+
+DEFAULT_SEARCH_URL = "http://127.0.0.1:8095/search?q={query}"
+"""The sandbox world's search page; operators point `search_url` at a real engine."""
+
+ReviewFor = Callable[[Action], Reviewer]
+WebRunner = Callable[[Action, str], OperationResult]
+
+
+class WebRunners:
+    """Runs web actions for every user through `sessions`; see the module docstring."""
+
+    def __init__(
+        self,
+        sessions: BrowserSessions,
+        review_for: ReviewFor,
+        *,
+        data_dir: Path,
+        search_url: str = DEFAULT_SEARCH_URL,
+        logins: WebLogins | None = None,
+        max_chars: int = MAX_CHARS,
+    ) -> None:
+        if "{query}" not in search_url:
+            raise ValueError("search_url needs a {query} placeholder")
+        self._sessions = sessions
+        self._review_for = review_for
+        self._data_dir = Path(data_dir)
+        self._search_url = search_url
+        self._logins: WebLogins = logins or NoLogins()
+        self._max_chars = max_chars
+
+    def runners(self) -> dict[str, WebRunner]:
+        return {
+            "web.open_page": self.open_page,
+            "web.search_web": self.search_web,
+            "web.fill_form": self.fill_form,
+            "web.submit_form": self.submit_form,
+            "web.submit_sensitive_form": self.submit_sensitive_form,
+            "web.click": self.click,
+            "web.screenshot": self.screenshot,
+        }
+
+    def open_page(self, action: Action, idempotency_key: str) -> OperationResult:
+        args = OpenPageArgs.model_validate(action.arguments)
+        read = self._run(action, lambda s: pages.open_page(s, args.url, self._logins))
+        return self._page_result(read)
+
+    def search_web(self, action: Action, idempotency_key: str) -> OperationResult:
+        args = SearchArgs.model_validate(action.arguments)
+        url = self._search_url.replace("{query}", quote_plus(args.query))
+        read = self._run(action, lambda s: pages.open_page(s, url, self._logins))
+        return self._page_result(read, origin=f"the web search results page {read.snapshot.url}")
+
+    def fill_form(self, action: Action, idempotency_key: str) -> OperationResult:
+        args = FillFormArgs.model_validate(action.arguments)
+        form, filled, read = self._run(
+            action, lambda s: pages.fill(s, args.url, dict(args.fields), args.form, self._logins)
+        )
+        summary = f"Filled {', '.join(filled)} in {form_label(form)} on {read.snapshot.url}. Nothing was sent yet."
+        notes = _blocked_notes(read.blocked)
+        if notes:
+            summary += "\n" + "\n".join(f"- {n}" for n in notes)
+        # The form's name and the address come from the page: labelled like any page content.
+        return OperationResult(summary=_scrub(summary, read.secrets), untrusted_origin=f"the web page {read.snapshot.url}")
+
+    def submit_form(self, action: Action, idempotency_key: str) -> OperationResult:
+        return self._submit(action, sensitive_allowed=False)
+
+    def submit_sensitive_form(self, action: Action, idempotency_key: str) -> OperationResult:
+        return self._submit(action, sensitive_allowed=True)
+
+    def click(self, action: Action, idempotency_key: str) -> OperationResult:
+        args = ClickArgs.model_validate(action.arguments)
+        read = self._run(action, lambda s: pages.click(s, args.url, args.text, self._logins))
+        return self._page_result(read, lead=f"Clicked “{args.text}”.")
+
+    def screenshot(self, action: Action, idempotency_key: str) -> OperationResult:
+        args = ScreenshotArgs.model_validate(action.arguments)
+        # Named after the idempotency key: a retried action rewrites the same file.
+        name = hashlib.sha256(idempotency_key.encode()).hexdigest()[:24] + ".png"
+        path = self._data_dir / "users" / str(int(action.user_id)) / "screenshots" / name
+        url, width, height = self._run(action, lambda s: pages.screenshot(s, args.url, path, args.full_page))
+        return OperationResult(
+            summary=f"Saved a screenshot ({width}x{height} PNG) of {url} to {path}.",
+            untrusted_origin=f"the web page {url}",
+        )
+
+    def _submit(self, action: Action, *, sensitive_allowed: bool) -> OperationResult:
+        args = SubmitFormArgs.model_validate(action.arguments)
+        read = self._run(
+            action,
+            lambda s: pages.submit(s, args.url, args.form, args.action_url, dict(args.fields), args.button,
+                                   sensitive_allowed=sensitive_allowed, logins=self._logins),
+        )
+        return self._page_result(read, lead=f"Sent the form to {args.action_url}. The page that came back:")
+
+    def _run(self, action: Action, work):  # type: ignore[no-untyped-def]
+        return self._sessions.run(action.user_id, self._review_for(action), work)
+
+    def _page_result(self, read: pages.PageRead, *, origin: str | None = None, lead: str = "") -> OperationResult:
+        notes = _blocked_notes(read.blocked)
+        if read.status is not None and read.status >= 400:
+            notes.insert(0, f"The site answered with HTTP status {read.status}.")
+        text = render_page(read.snapshot, notes=notes, max_chars=self._max_chars)
+        summary = f"{lead}\n{text}" if lead else text
+        return OperationResult(
+            summary=_scrub(summary, read.secrets),
+            untrusted_origin=origin or f"the web page {read.snapshot.url}",
+        )
+
+
+def _blocked_notes(blocked: list[Blocked], limit: int = 5) -> list[str]:
+    """One line per blocked host: what Deputy's network guard stopped during the operation, and why."""
+    by_host: dict[str, list[Blocked]] = {}
+    for item in blocked:
+        by_host.setdefault(item.host, []).append(item)
+    notes = []
+    for host, items in list(by_host.items())[:limit]:
+        verb = "held back (needs approval)" if items[0].decision.verdict is Verdict.ask else "blocked"
+        count = f"{len(items)} requests" if len(items) > 1 else "a request"
+        notes.append(f"Deputy's network guard {verb} {count} to {host}: {' '.join(items[0].decision.reasons)}")
+    if len(by_host) > limit:
+        notes.append(f"…and requests to {len(by_host) - limit} more sites were blocked.")
+    return notes
+
+
+def _scrub(text: str, secrets: list[str]) -> str:
+    for secret in secrets:
+        if secret:
+            text = text.replace(secret, "***")
+    return text

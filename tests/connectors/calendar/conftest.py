@@ -1,0 +1,116 @@
+"""Fixtures for the calendar connector: a real Radicale, seeded once, and scratch calendars."""
+
+from __future__ import annotations
+
+import secrets
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any, Callable, Iterator
+
+import pytest
+from pydantic import SecretStr
+
+from connectors.base import OperationResult
+from connectors.calendar import CALENDAR_OPERATIONS, CalDavAccount, CalendarRunners
+from connectors.catalog import Catalog
+from sandbox.calendar import SandboxCalendar
+from sentinel.actions import Action
+
+NOW = datetime(2026, 11, 30, 7, 0, tzinfo=timezone.utc)
+"""A Monday morning; the demo fortnight is seeded around it."""
+ZONE = "Europe/Berlin"
+CATALOG = Catalog(CALENDAR_OPERATIONS)
+
+Call = Callable[..., "OperationResult | str"]
+
+
+def make_action(operation: str, arguments: dict[str, Any], user_id: int = 7) -> Action:
+    """An Action as the agent builds it: arguments validated by the operation's model."""
+    found = CATALOG.get(operation)
+    assert found is not None, operation
+    args = found.validate(arguments)
+    return Action(
+        id="a_" + secrets.token_hex(4), goal_id="g1", user_id=user_id, chat_id=user_id, connector="calendar",
+        operation=operation, effect=found.spec.effect, arguments=args.model_dump(mode="json"),
+        targets=found.targets(args), tool_call_id="call_1", created_at=0.0,
+    )
+
+
+@pytest.fixture(scope="session")
+def radicale(tmp_path_factory: pytest.TempPathFactory) -> Iterator[SandboxCalendar]:
+    server = SandboxCalendar(tmp_path_factory.mktemp("radicale"), password="pw-" + secrets.token_hex(6)).start()
+    server.seed_demo_calendar(NOW, ZONE)
+    yield server
+    server.stop()
+
+
+@pytest.fixture
+def account(radicale: SandboxCalendar) -> CalDavAccount:
+    return CalDavAccount(
+        url=radicale.url, username=radicale.username, password=SecretStr(radicale.password),
+        email="demo@sandbox.deputy", timeout=5,
+    )
+
+
+@pytest.fixture
+def runners(account: CalDavAccount) -> CalendarRunners:
+    return CalendarRunners(None, default=account, default_zone=ZONE, clock=lambda: NOW)
+
+
+@pytest.fixture
+def call(runners: CalendarRunners) -> Call:
+    """`call("create_event", key="k1", title=...)`: one operation, the way the executor runs it."""
+    table = runners.runners()
+
+    def run(operation: str, key: str = "key-1", **arguments: Any) -> OperationResult | str:
+        return table[f"calendar.{operation}"](make_action(operation, arguments), key)
+
+    return run
+
+
+@pytest.fixture
+def scratch(radicale: SandboxCalendar) -> Iterator[str]:
+    """A fresh, empty calendar for one test (its name); removed afterwards."""
+    import caldav
+
+    slug = "scratch-" + secrets.token_hex(4)
+    client = caldav.DAVClient(url=radicale.url, username=radicale.username, password=radicale.password,
+                              enable_rfc6764=False, timeout=10)
+    calendar = client.principal().make_calendar(name=slug.title(), cal_id=slug)
+    yield slug
+    calendar.delete()
+    client.close()
+
+
+@pytest.fixture
+def stored(radicale: SandboxCalendar) -> Callable[[str], list[str]]:
+    """The raw iCalendar texts of every object in one calendar (by slug), read past the connector."""
+    import caldav
+
+    def read(slug: str) -> list[str]:
+        client = caldav.DAVClient(url=radicale.url, username=radicale.username, password=radicale.password,
+                                  enable_rfc6764=False, timeout=10)
+        try:
+            calendar = client.calendar(url=f"{radicale.url}{radicale.username}/{slug}/")
+            return [str(event.data) for event in calendar.get_events()]
+        finally:
+            client.close()
+
+    return read
+
+
+def write_event(radicale: SandboxCalendar, slug: str, ical: str) -> None:
+    """Store `ical` in the calendar `slug` as another client (or an invitation) would."""
+    import caldav
+
+    client = caldav.DAVClient(url=radicale.url, username=radicale.username, password=radicale.password,
+                              enable_rfc6764=False, timeout=10)
+    try:
+        client.calendar(url=f"{radicale.url}{radicale.username}/{slug}/").add_event(ical)
+    finally:
+        client.close()
+
+
+@pytest.fixture
+def sandbox_root(tmp_path: Path) -> Path:
+    return tmp_path / "radicale"

@@ -1,0 +1,16 @@
+from conftest import make_action
+def test_smoke(runners, site, user_id):
+    r = runners.open_page(make_action("open_page", {"url": site.url("/form")}, user_id), "k1")
+    print(r.summary)
+    r = runners.fill_form(make_action("fill_form", {"url": site.url("/form"), "fields": {"name": "Ann", "size": "Large", "extra_cheese": "yes"}}, user_id), "k1")
+    print(r.summary)
+    r = runners.submit_form(make_action("submit_form", {"url": site.url("/form"), "action_url": site.url("/order")}, user_id), "k1")
+    print(r.summary)
+    print(site.posts)
+    r = runners.open_page(make_action("open_page", {"url": site.url("/links")}, user_id), "k1")
+    r = runners.click(make_action("click", {"url": site.url("/links"), "text": "Show more"}, user_id), "k1")
+    print(r.summary)
+    r = runners.click(make_action("click", {"url": site.url("/links"), "text": "travel notes"}, user_id), "k1")
+    print(r.summary[:300])
+    r = runners.screenshot(make_action("screenshot", {}, user_id), "k1")
+    print(r.summary)
