@@ -22,6 +22,7 @@ _USER_GOALS = "deputy:user:{}:goals"
 _AWAITING = "deputy:user:{}:awaiting"
 _RESULT = "deputy:goal:{}:result:{}"
 _RESULT_TTL = 30 * 24 * 3600
+_FINISHED_CHILDREN = "deputy:goal:{}:finished_children"
 
 # KEYS[1] goal; ARGV: expected revision, new JSON (already carrying revision + 1).
 _SAVE = """
@@ -65,6 +66,17 @@ class PlanStep(BaseModel):
     status: StepStatus = StepStatus.todo
 
 
+class Monitor(BaseModel):
+    """A goal that checks again later: when, how often, until when, how many times."""
+
+    what: str = Field(max_length=300)
+    every_seconds: float | None = None
+    next_at: float
+    until: float | None = None
+    checks_done: int = 0
+    max_checks: int = 20
+
+
 class Goal(BaseModel):
     schema_version: int = 1
     revision: int = -1
@@ -78,6 +90,11 @@ class Goal(BaseModel):
     tokens_base: int = Field(default=0, description="Where the token budget restarts after the user says continue.")
     loop_signatures: list[str] = Field(default_factory=list, description="Recent (call, result) digests.")
     paused_from: GoalStatus | None = None
+    parent_id: str | None = None
+    depth: int = 0
+    children: list[str] = Field(default_factory=list)
+    result: str | None = Field(default=None, description="A sub-goal's answer for its parent.")
+    monitor: Monitor | None = None
     messages: list[dict[str, Any]] = Field(default_factory=list)
     plan: list[PlanStep] = Field(default_factory=list)
     pending_calls: list[ToolCall] = Field(default_factory=list)
@@ -136,6 +153,16 @@ class GoalStore:
                 return self.save(changed)
             except ConcurrentUpdate:
                 continue
+
+    def child_finished(self, parent_id: str, child_id: str) -> tuple[bool, int]:
+        """Record that a sub-goal ended: (newly recorded, how many have ended so far)."""
+        key = _FINISHED_CHILDREN.format(parent_id)
+        pipe = self._redis.pipeline()
+        pipe.sadd(key, child_id)
+        pipe.scard(key)
+        pipe.expire(key, _RESULT_TTL)
+        added, count, _ = pipe.execute()
+        return bool(added), int(count)
 
     def store_result(self, goal_id: str, handle: str, text: str) -> None:
         """Keep a large tool result whole, for the agent to read in parts (`read_result`)."""

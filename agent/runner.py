@@ -19,6 +19,8 @@ from typing import Callable, Protocol
 from agent.goals import ConcurrentUpdate, Goal, GoalStatus, GoalStore
 from agent.model import ChatModel, ModelError, ModelReply, ToolCall
 from agent.context import RESULT_CHARS, bounded_result, fold
+from agent.monitoring import Monitoring
+from agent.subgoals import Subgoals
 from agent.prompt import build_messages, tool_message, untrusted
 from agent.tools import (
     INTERNAL_TOOLS,
@@ -26,6 +28,8 @@ from agent.tools import (
     call_arguments,
     parse_plan,
     parse_read_result,
+    parse_schedule,
+    parse_split,
     parse_reply,
 )
 from connectors.catalog import Catalog, InvalidArguments, Operation
@@ -99,6 +103,8 @@ class GoalRunner:
         self._catalog = catalog
         self._scanner = scanner
         self._tools = [*INTERNAL_TOOLS, *catalog.tool_schemas()]
+        self._subgoals = Subgoals(goals, dispatch, clock)
+        self._monitoring = Monitoring(dispatch, clock)
 
     def run_step(self, goal_id: str, step: int) -> StepOutcome:
         try:
@@ -116,14 +122,43 @@ class GoalRunner:
             if resumed is None:
                 return StepOutcome.waiting
             goal = resumed
+        elif goal.status is GoalStatus.waiting_children:
+            joined = self._subgoals.join(goal)
+            if joined is None:
+                self._dispatch.idle(goal.id)
+                return StepOutcome.waiting
+            goal = joined
+        elif goal.status is GoalStatus.scheduled:
+            if goal.monitor is None or self._clock() + 1 < goal.monitor.next_at:
+                return StepOutcome.waiting  # an early duplicate; the real check is still queued
+            self._monitoring.wake(goal)
         elif goal.status is not GoalStatus.running:
             return StepOutcome.not_running
 
+        park = False
         while goal.pending_calls:
-            outcome = self._resolve(goal, goal.pending_calls[0])
+            call = goal.pending_calls[0]
+            outcome = self._resolve(goal, call)
             if outcome is not None:
                 return outcome
+            if call.name in ("schedule_check", "no_news") and goal.monitor is not None:
+                park = park or not str(goal.messages[-1].get("content", "")).startswith("Error")
+        if park:
+            return self._park(goal)
         return self._call_model(goal)
+
+    def _park(self, goal: Goal) -> StepOutcome:
+        """Wait for the next scheduled check, or end the monitor after its last one."""
+        if self._monitoring.park(goal):
+            goal = self._checkpoint(goal)
+            self._monitoring.enqueue_next(goal)
+            return StepOutcome.waiting
+        self._outbox.send(goal.chat_id, self._monitoring.ended_message(goal),
+                          dedupe_key=f"{goal.id}:{goal.step}:monitor-ended", proactive=True)
+        goal.status = GoalStatus.done
+        self._checkpoint(goal)
+        self._dispatch.idle(goal.id)
+        return StepOutcome.finished
 
     # -- tool calls ---------------------------------------------------------------------
 
@@ -140,6 +175,15 @@ class GoalRunner:
                 result = "Plan saved."
             elif call.name == "read_result":
                 result = self._read_result(goal, call)
+            elif call.name == "split_into_subgoals":
+                refusal = self._subgoals.refusal(goal)
+                if refusal is None:
+                    return self._split(goal, call)
+                result = refusal
+            elif call.name == "schedule_check":
+                result = self._monitoring.schedule(goal, parse_schedule(call))
+            elif call.name == "no_news":
+                result = "OK, nothing to report." if goal.monitor else "Error: no check is scheduled for this goal."
             else:
                 names = ", ".join(t["function"]["name"] for t in self._tools)
                 result = f"Error: there is no tool named {call.name!r}. Available tools: {names}."
@@ -154,6 +198,13 @@ class GoalRunner:
         """Keep a digest of (call, result) to notice a goal going round in circles."""
         digest = hashlib.sha256(f"{call.name}\x00{call.arguments}\x00{result}".encode()).hexdigest()[:16]
         goal.loop_signatures = [*goal.loop_signatures, digest][-2 * self._limits.loop_repeats :]
+
+    def _split(self, goal: Goal, call: ToolCall) -> StepOutcome:
+        children = self._subgoals.spawn(goal, call.id, parse_split(call))
+        self._checkpoint(goal)
+        self._subgoals.start(children)
+        self._dispatch.idle(goal.id)
+        return StepOutcome.waiting
 
     def _read_result(self, goal: Goal, call: ToolCall) -> str:
         args = parse_read_result(call)
@@ -231,8 +282,17 @@ class GoalRunner:
 
     def _reply(self, goal: Goal, call: ToolCall) -> StepOutcome:
         args = parse_reply(call)
-        self._outbox.send(goal.chat_id, args.text, dedupe_key=f"{goal.id}:{goal.step}:{call.id}")
         goal.pending_calls.pop(0)
+        if goal.parent_id is not None:
+            # A part's answer goes to the main goal, never to the user.
+            goal.messages.append(tool_message(call.id, "Delivered to the main goal."))
+            for skipped in goal.pending_calls:
+                goal.messages.append(tool_message(skipped.id, "Not run: the part is finished."))
+            goal.pending_calls.clear()
+            goal.result, goal.status = args.text, GoalStatus.done
+            return self._end(goal)
+        self._outbox.send(goal.chat_id, args.text, dedupe_key=f"{goal.id}:{goal.step}:{call.id}",
+                          proactive=goal.monitor is not None)
         waiting = args.expects_answer
         goal.messages.append(tool_message(call.id, "Delivered. Waiting for the user's answer." if waiting else "Delivered."))
         # The transcript must answer every call of the turn before the user speaks again.
@@ -240,8 +300,14 @@ class GoalRunner:
             goal.messages.append(tool_message(skipped.id, "Not run: the conversation moved on."))
         goal.pending_calls.clear()
         goal.status = GoalStatus.waiting_user if waiting else GoalStatus.done
-        self._checkpoint(goal)
+        return self._end(goal)
+
+    def _end(self, goal: Goal) -> StepOutcome:
+        """Checkpoint a goal that stops here (done, failed, waiting for the user)."""
+        goal = self._checkpoint(goal)
         self._dispatch.idle(goal.id)
+        if goal.status.finished:
+            self._subgoals.child_ended(goal)
         return StepOutcome.finished
 
     # -- the model ----------------------------------------------------------------------
@@ -300,21 +366,24 @@ class GoalRunner:
             return StepOutcome.continued
         # A plain answer without tools: deliver it; a question waits for the user.
         text = (reply.content or "").strip() or "I have nothing to add."
-        self._outbox.send(goal.chat_id, text, dedupe_key=f"{goal.id}:{goal.step}:text")
+        if goal.parent_id is not None:
+            goal.result, goal.status = text, GoalStatus.done
+            return self._end(goal)
+        self._outbox.send(goal.chat_id, text, dedupe_key=f"{goal.id}:{goal.step}:text",
+                          proactive=goal.monitor is not None)
         goal.status = GoalStatus.waiting_user if text.endswith("?") else GoalStatus.done
-        self._checkpoint(goal)
-        self._dispatch.idle(goal.id)
-        return StepOutcome.finished
+        return self._end(goal)
 
     def _fail(self, goal: Goal, message: str) -> StepOutcome:
-        # Sent before the checkpoint (deduplicated), so a crash in between cannot lose it.
-        self._outbox.send(goal.chat_id, message, dedupe_key=f"{goal.id}:{goal.step}:failed:{goal.model_attempts}")
+        if goal.parent_id is None:
+            # Sent before the checkpoint (deduplicated), so a crash in between cannot lose it.
+            self._outbox.send(goal.chat_id, message, dedupe_key=f"{goal.id}:{goal.step}:failed:{goal.model_attempts}")
         goal.status, goal.error = GoalStatus.failed, message
-        goal = self._checkpoint(goal)
-        self._dispatch.idle(goal.id)
-        return StepOutcome.finished
+        return self._end(goal)
 
     def _pause(self, goal: Goal, message: str) -> StepOutcome:
+        if goal.parent_id is not None:
+            return self._fail(goal, message.removesuffix(" Continue?").removesuffix(" Continue anyway?"))
         self._outbox.put(
             OutboxMessage(
                 chat_id=goal.chat_id,

@@ -25,11 +25,78 @@ class ReadResultArgs(BaseModel):
     offset: int = Field(default=0, ge=0)
 
 
+class SubgoalPart(BaseModel):
+    title: str = Field(min_length=1, max_length=120)
+    instructions: str = Field(min_length=1, max_length=2000)
+
+
+class SplitArgs(BaseModel):
+    parts: list[SubgoalPart] = Field(min_length=2, max_length=5)
+
+
+class ScheduleArgs(BaseModel):
+    what: str = Field(min_length=1, max_length=300, description="What to look at on each check.")
+    every_minutes: float | None = Field(default=None, gt=0, le=7 * 24 * 60)
+    in_minutes: float | None = Field(default=None, gt=0, le=90 * 24 * 60)
+    until: str | None = Field(default=None, description="ISO date-time after which to stop checking.")
+    max_checks: int = Field(default=20, ge=1, le=500)
+
+
 class PlanArgs(BaseModel):
     steps: list[PlanStep] = Field(max_length=30)
 
 
 INTERNAL_TOOLS: list[dict[str, Any]] = [
+    {
+        "type": "function",
+        "function": {
+            "name": "split_into_subgoals",
+            "description": "Run 2 to 5 independent parts of this goal in parallel; you get each part's result back.",
+            "parameters": {
+                "type": "object",
+                "properties": {
+                    "parts": {
+                        "type": "array",
+                        "items": {
+                            "type": "object",
+                            "properties": {"title": {"type": "string"}, "instructions": {"type": "string"}},
+                            "required": ["title", "instructions"],
+                        },
+                    }
+                },
+                "required": ["parts"],
+            },
+        },
+    },
+    {
+        "type": "function",
+        "function": {
+            "name": "schedule_check",
+            "description": (
+                "Check again later (once after in_minutes, or every every_minutes until `until` or max_checks). "
+                "Between checks nothing runs. On each check, call no_news if nothing relevant changed."
+            ),
+            "parameters": {
+                "type": "object",
+                "properties": {
+                    "what": {"type": "string"},
+                    "every_minutes": {"type": "number"},
+                    "in_minutes": {"type": "number"},
+                    "until": {"type": "string", "description": "ISO date-time"},
+                    "max_checks": {"type": "integer"},
+                },
+                "required": ["what"],
+            },
+        },
+    },
+    {
+        "type": "function",
+        "function": {
+            "name": "no_news",
+            "description": "On a scheduled check: nothing relevant changed; wait for the next check quietly.",
+            "parameters": {"type": "object", "properties": {}},
+        },
+    },
     {
         "type": "function",
         "function": {
@@ -97,6 +164,14 @@ def parse_reply(call: ToolCall) -> ReplyArgs:
 
 def parse_read_result(call: ToolCall) -> ReadResultArgs:
     return _validate(call, ReadResultArgs)
+
+
+def parse_split(call: ToolCall) -> SplitArgs:
+    return _validate(call, SplitArgs)
+
+
+def parse_schedule(call: ToolCall) -> ScheduleArgs:
+    return _validate(call, ScheduleArgs)
 
 
 def parse_plan(call: ToolCall) -> PlanArgs:

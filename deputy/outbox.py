@@ -31,6 +31,7 @@ class OutboxMessage(BaseModel):
     dedupe_key: str | None = None
     ref: str | None = Field(default=None, description="Remember the sent message id under this name.")
     edit_ref: str | None = Field(default=None, description="Edit the message remembered under this name instead.")
+    proactive: bool = Field(default=False, description="Unprompted news: held during the user's quiet hours.")
 
 
 class Outbox:
@@ -44,5 +45,5 @@ class Outbox:
             OUTBOX_STREAM, {"json": message.model_dump_json()}, maxlen=OUTBOX_MAXLEN, approximate=True
         )
 
-    def send(self, chat_id: int, text: str, *, dedupe_key: str | None = None) -> None:
-        self.put(OutboxMessage(chat_id=chat_id, text=text, dedupe_key=dedupe_key))
+    def send(self, chat_id: int, text: str, *, dedupe_key: str | None = None, proactive: bool = False) -> None:
+        self.put(OutboxMessage(chat_id=chat_id, text=text, dedupe_key=dedupe_key, proactive=proactive))

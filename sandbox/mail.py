@@ -2,11 +2,14 @@
 
 Used by the demo (`deputy sandbox`) and the tests: Deputy's email connector talks
 real SMTP to it, and what was "sent" can be inspected in memory or, with a
-`maildir_root`, on disk as one Maildir per recipient address.
+`maildir_root`, on disk as one Maildir per recipient address. With a running
+`sandbox.mailstore.MailStore` as `store`, every message is also delivered into each
+recipient's IMAP mailbox before the server says 250, so it can be read over IMAP.
 """
 
 from __future__ import annotations
 
+import asyncio
 import hmac
 import logging
 import mailbox
@@ -16,12 +19,15 @@ from email.message import EmailMessage
 from email.parser import BytesParser
 from email.policy import default as DEFAULT_POLICY
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
 from aiosmtpd.controller import Controller
 from aiosmtpd.smtp import SMTP, AuthResult, Envelope, LoginPassword, Session
 from pydantic import BaseModel
+
+if TYPE_CHECKING:
+    from sandbox.mailstore import MailStore
 
 log = logging.getLogger(__name__)
 
@@ -102,8 +108,22 @@ class _Handler:
         return "250 OK"
 
     async def handle_DATA(self, server: SMTP, session: Session, envelope: Envelope) -> str:
-        self._server._deliver(_parse(envelope))
+        email = _parse(envelope)
+        store = self._server.store
+        if store is not None:
+            try:
+                # IMAP APPEND blocks; keep the SMTP loop free for other sessions meanwhile.
+                await asyncio.get_running_loop().run_in_executor(None, _store_all, store, email)
+            except Exception:  # any failure of the store: the client should try again later
+                log.exception("Could not deliver a message into the IMAP mail store")
+                return "451 4.3.0 Could not store the message; try again later"
+        self._server._deliver(email)
         return "250 Message accepted for delivery"
+
+
+def _store_all(store: MailStore, email: ReceivedEmail) -> None:
+    for address in dict.fromkeys(a.lower() for a in email.rcpt_tos):
+        store.deliver(address, email.raw)
 
 
 class _Authenticator:
@@ -164,7 +184,9 @@ class LocalMailServer:
     With `username` and `password` it advertises AUTH PLAIN and LOGIN over plain
     text (fine on loopback) and refuses MAIL FROM until the client has logged in.
     Messages are kept per recipient in memory and, with `maildir_root`, in
-    `maildir_root / mailbox_name(address)` as a Maildir.
+    `maildir_root / mailbox_name(address)` as a Maildir. With `store` (started and
+    stopped by the caller), each recipient's IMAP mailbox gets the message too; give the
+    store a root of its own, not `maildir_root`.
     """
 
     def __init__(
@@ -174,9 +196,11 @@ class LocalMailServer:
         maildir_root: Path | None = None,
         username: str | None = None,
         password: str | None = None,
+        store: MailStore | None = None,
     ) -> None:
         if (username is None) != (password is None):
             raise ValueError("give both a username and a password, or neither")
+        self.store = store
         self.host = host
         self._requested_port = port
         self.maildir_root = maildir_root
@@ -278,14 +302,18 @@ def run_forever(
     password: str | None = None,
     *,
     stop: threading.Event | None = None,
+    store: MailStore | None = None,
 ) -> None:
-    """Serve until Ctrl-C (or until `stop` is set), logging where it listens."""
+    """Serve until Ctrl-C (or until `stop` is set), logging where it listens.
+    A `store` must already be running; its mailboxes get every message."""
     if host not in ("127.0.0.1", "::1", "localhost"):
         log.warning("The sandbox mail server on %s is reachable from other machines; logins travel unencrypted.", host)
-    with LocalMailServer(host, port, maildir_root, username, password) as server:
+    with LocalMailServer(host, port, maildir_root, username, password, store=store) as server:
         login = f", login required as {username!r}" if username else ", no login required"
         where = f", saving to {maildir_root}" if maildir_root else ""
         log.info("Sandbox mail server listening on smtp://%s:%d%s%s", host, server.port, login, where)
+        if store is not None:
+            log.info("Mailboxes readable at imap://%s:%d (log in with the recipient address)", store.host, store.port)
         try:
             (stop or threading.Event()).wait()
         except KeyboardInterrupt:

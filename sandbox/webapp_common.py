@@ -13,6 +13,7 @@ import hashlib
 import hmac
 import html
 import json
+import re
 import threading
 from collections.abc import Awaitable, Callable
 from datetime import date, datetime, time
@@ -144,6 +145,31 @@ def parse_price(text: str | None, name: str) -> Decimal | None:
     if not value.is_finite() or value < 0:
         raise SiteError(422, f"The {name} must be a non-negative number.")
     return value
+
+
+PAYMENT_TOKEN = re.compile(r"ptok_[A-Za-z0-9]{8,64}")
+PaymentCheck = Callable[[str, Decimal, str], None]
+"""Called at checkout with (payment token id, amount, currency) before anything is recorded,
+e.g. to redeem the token with the vault; raise `SiteError(402, ...)` to refuse the payment.
+By default a site accepts any well-formed token and only records it."""
+
+
+def accept_any_token(token: str, amount: Decimal, currency: str) -> None:
+    """The default `PaymentCheck`: the sandbox records the token and charges nothing."""
+
+
+def check_payment_token(token: str) -> str:
+    """`token` if it is a payment token id; card numbers are refused outright."""
+    if PAYMENT_TOKEN.fullmatch(token):
+        return token
+    if sum(c.isdigit() for c in token) >= 12:
+        raise SiteError(422, "This site takes payment tokens (ptok_...), never card numbers.")
+    raise SiteError(422, "The payment token must look like ptok_ followed by letters and digits.")
+
+
+def money(value: Decimal) -> str:
+    """An amount as JSON text with two decimals ("45.00"), never a binary float."""
+    return f"{value.quantize(Decimal('0.01'))}"
 
 
 class IdempotencyCache:

@@ -20,11 +20,22 @@ if TYPE_CHECKING:
 class InlineDispatch:
     def __init__(self) -> None:
         self._jobs: deque[tuple[str, object]] = deque()
+        self.delayed: list[tuple[str, int, float]] = []
         self.runner: GoalRunner | None = None
         self.executor: Executor | None = None
 
     def step(self, goal_id: str, step: int, delay: float = 0) -> None:
-        self._jobs.append(("step", (goal_id, step)))
+        if delay > 0:
+            self.delayed.append((goal_id, step, delay))  # run by `release_delayed`, when the test says
+        else:
+            self._jobs.append(("step", (goal_id, step)))
+
+    def release_delayed(self) -> int:
+        """Queue the delayed steps now (after the test moved its clock past their time)."""
+        released, self.delayed = self.delayed, []
+        for goal_id, step, _delay in released:
+            self._jobs.append(("step", (goal_id, step)))
+        return len(released)
 
     def action(self, action_id: str, goal_id: str, step: int, approval_id: str | None = None) -> None:
         self._jobs.append(("action", ActionJob(action_id=action_id, goal_id=goal_id, step=step, approval_id=approval_id)))

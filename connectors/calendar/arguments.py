@@ -149,7 +149,11 @@ class CreateEventArgs(_Strict):
 
     @model_validator(mode="after")
     def _shape(self) -> CreateEventArgs:
-        self.attendees = list(dict.fromkeys(self.attendees))
+        # Mail systems treat the local part case-insensitively in practice: one invitation each.
+        first: dict[str, str] = {}
+        for address in self.attendees:
+            first.setdefault(address.lower(), address)
+        self.attendees = list(first.values())
         if self.attendees and not self._invites:
             raise ValueError("create_event invites nobody; use schedule_meeting to invite attendees")
         if self._invites and not self.attendees:

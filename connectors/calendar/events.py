@@ -106,9 +106,10 @@ def expand(
     repeating = _repeating_uids(parsed)
     found: list[Occurrence] = []
     try:
+        lengths = _lengths(parsed)
         query = recurring_ical_events.of(parsed, skip_bad_series=True)
         for component in query.after(start - _SLACK):
-            occurrence = _occurrence(component, calendar, zone, repeating)
+            occurrence = _occurrence(component, calendar, zone, repeating, lengths)
             if occurrence is None:
                 continue
             first, last = occurrence.span(zone)
@@ -139,15 +140,50 @@ def _repeating_uids(parsed: icalendar.Calendar) -> set[str]:
     return uids
 
 
+def _lengths(parsed: icalendar.Calendar) -> dict[tuple[str, str | None], timedelta]:
+    """How long each stored event (a series' master, or one changed occurrence) lasts, in real time.
+
+    RFC 5545 3.8.5.3: every occurrence lasts the master's *exact* duration. The expansion
+    library adds it as wall-clock time, an hour off for an occurrence that spans a
+    daylight-saving change, so the end is recomputed from these.
+    """
+    lengths: dict[tuple[str, str | None], timedelta] = {}
+    for event in parsed.walk("VEVENT"):
+        dtstart = event.get("DTSTART")
+        if dtstart is None:
+            continue
+        start = dtstart.dt
+        recurrence = event.get("RECURRENCE-ID")
+        key = occurrence_key(recurrence.dt) if recurrence is not None else None
+        lengths[(str(event.get("UID", "")).strip(), key)] = _difference(start, _end(event, start))
+    return lengths
+
+
+def _difference(start: date | datetime, end: date | datetime) -> timedelta:
+    if isinstance(start, datetime) and isinstance(end, datetime):
+        if (start.tzinfo is None) != (end.tzinfo is None):
+            return end.replace(tzinfo=None) - start.replace(tzinfo=None)
+        return _instant(end) - _instant(start)  # type: ignore[operator]
+    return _as_date(end) - _as_date(start)
+
+
 def _occurrence(
-    component: icalendar.Event, calendar: CalendarInfo, zone: ZoneInfo, repeating: set[str]
+    component: icalendar.Event,
+    calendar: CalendarInfo,
+    zone: ZoneInfo,
+    repeating: set[str],
+    lengths: dict[tuple[str, str | None], timedelta],
 ) -> Occurrence | None:
     uid = str(component.get("UID", "")).strip()
     dtstart = component.get("DTSTART")
     if not uid or dtstart is None:
         return None  # nothing an id could point at, or no time at all
     start = dtstart.dt
-    end = _end(component, start)
+    recurrence = component.get("RECURRENCE-ID")
+    length = lengths.get((uid, occurrence_key(recurrence.dt))) if recurrence is not None else None
+    if length is None:
+        length = lengths.get((uid, None))
+    end = _end(component, start) if length is None else _plus(start, length)
     all_day = not isinstance(start, datetime)
     floating = not all_day and start.tzinfo is None
     if not all_day:
@@ -158,7 +194,6 @@ def _occurrence(
     if _instant(end) < _instant(start):
         end = start
     recurring = uid in repeating
-    recurrence = component.get("RECURRENCE-ID")
     key = occurrence_key(recurrence.dt) if recurring and recurrence is not None else None
     transp = str(component.get("TRANSP", "")).upper()
     return Occurrence(
@@ -190,6 +225,12 @@ def _end(component: icalendar.Event, start: date | datetime) -> date | datetime:
         return start + duration.dt
     # RFC 5545 3.6.1: an all-day event without an end lasts the day; a timed one is an instant.
     return start + timedelta(days=1) if not isinstance(start, datetime) else start
+
+
+def _plus(start: date | datetime, length: timedelta) -> date | datetime:
+    if isinstance(start, datetime) and start.tzinfo is not None:
+        return (start.astimezone(timezone.utc) + length).astimezone(start.tzinfo)
+    return start + length
 
 
 def _instant(value: date | datetime) -> date | datetime:

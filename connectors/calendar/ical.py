@@ -59,8 +59,8 @@ def build_event(event: NewEvent, now: datetime) -> bytes:
     component.add("last-modified", stamp)
     component.add("sequence", 0)
     component.add("summary", event.title)
-    component.add("dtstart", event.start)
-    component.add("dtend", event.end)
+    component.add("dtstart", writable(event.start))
+    component.add("dtend", writable(event.end))
     if isinstance(event.start, datetime):
         component.add("transp", "OPAQUE")  # all-day events stay without: see Occurrence.busy
     if event.location:
@@ -77,6 +77,17 @@ def build_event(event: NewEvent, now: datetime) -> bytes:
     calendar.add_component(component)
     calendar.add_missing_timezones()
     return calendar.to_ical()
+
+
+def writable(value: date | datetime) -> date | datetime:
+    """`value` as iCalendar can hold it: in its zone (TZID), except the second of two equal
+    wall-clock times on a fall-back night, which a TZID would read as the first (RFC 5545
+    3.3.5); that one is written in UTC."""
+    if isinstance(value, datetime) and value.tzinfo is not None and value.utcoffset():
+        first = value.replace(fold=0)
+        if first.utcoffset() != value.utcoffset():
+            return value.astimezone(timezone.utc)
+    return value
 
 
 def move(
@@ -116,8 +127,8 @@ def move(
         raise EditProblem("The new end must be after the new start.")
     for name in ("DTSTART", "DTEND", "DURATION"):
         target.pop(name, None)
-    target.add("dtstart", start)
-    target.add("dtend", end)
+    target.add("dtstart", writable(start))
+    target.add("dtend", writable(end))
     _touch(target, now)
     calendar.add_missing_timezones()
     return calendar.to_ical(), start, end

@@ -89,7 +89,7 @@ def repeated(wall: datetime, zone: ZoneInfo) -> bool:
 def localize(wall: datetime, zone: ZoneInfo) -> datetime:
     """`wall` (naive) as an aware time in `zone`: the first of two in an overlap, refused in a gap."""
     if skipped(wall, zone):
-        after = wall.replace(tzinfo=zone, fold=0).astimezone(zone)
+        after = _normalised(wall.replace(tzinfo=zone, fold=0), zone)
         jump = abs((wall.replace(tzinfo=zone, fold=1).utcoffset() or timedelta())
                    - (wall.replace(tzinfo=zone, fold=0).utcoffset() or timedelta()))
         raise TimeProblem(
@@ -111,8 +111,14 @@ def stored_in(moment: datetime, zone: ZoneInfo) -> datetime:
     """A time read from a calendar, in the user's `zone`; floating and skipped times as RFC 5545 says."""
     if moment.tzinfo is None:
         # fold=0 in a gap uses the offset before it, which is the RFC's reading.
-        return moment.replace(tzinfo=zone, fold=0).astimezone(zone)
+        return _normalised(moment.replace(tzinfo=zone, fold=0), zone)
     return moment.astimezone(zone)
+
+
+def _normalised(moment: datetime, zone: ZoneInfo) -> datetime:
+    # astimezone() to the zone a time already has returns it unchanged, gap and all; via
+    # UTC the wall clock is recomputed (02:30 in a skipped hour becomes 03:30).
+    return moment.astimezone(timezone.utc).astimezone(zone)
 
 
 def day_start(day: date, zone: ZoneInfo) -> datetime:

@@ -70,12 +70,18 @@ class ImapSession:
         self.account = account
         self._context = context
         self._client: imaplib.IMAP4 | None = None
+        self._capabilities: frozenset[str] | None = None
         self.stage = "connect"
 
     def __enter__(self) -> ImapSession:
         self._client = self._call("connect", self._connect)
         try:
             self._call("login", self._login)
+            # Servers announce extensions (MOVE, UIDPLUS...) only once logged in, and
+            # imaplib keeps the list from before: ask again.
+            typ, data = self._call("capability", self.client.capability)
+            if typ == "OK" and data and isinstance(data[-1], bytes):
+                self._capabilities = frozenset(data[-1].decode("ascii", "replace").upper().split())
         except BaseException:
             self._close()
             raise
@@ -86,6 +92,8 @@ class ImapSession:
 
     @property
     def capabilities(self) -> frozenset[str]:
+        if self._capabilities is not None:
+            return self._capabilities
         return frozenset(str(c).upper() for c in self.client.capabilities)
 
     @property
@@ -137,17 +145,23 @@ class ImapSession:
         result = self._call("store", lambda: self.client.uid("STORE", str(uid), change, flags))
         self._ok("change the message's flags", result)
 
-    def move(self, uid: int, folder: str) -> None:
-        """Move one message; without the MOVE extension, copy it and mark the original
-        deleted (expunging only that UID when UIDPLUS allows, never the whole folder)."""
+    def move(self, uid: int, folder: str) -> int | None:
+        """Move one message and return its UID in `folder` when the server says (COPYUID).
+        Without the MOVE extension, copy it and mark the original deleted, expunging only
+        that UID when UIDPLUS allows (a plain EXPUNGE would purge other deleted mail too)."""
         target = encode_folder(folder)
         if "MOVE" in self.capabilities:
             self._ok(f"move the message to {folder!r}", self._call("move", lambda: self.client.uid("MOVE", str(uid), target)))
-            return
-        self._ok(f"copy the message to {folder!r}", self._call("move", lambda: self.client.uid("COPY", str(uid), target)))
-        self.store(uid, "+FLAGS.SILENT", "(\\Deleted)")
-        if "UIDPLUS" in self.capabilities:
-            self._ok("remove the moved message", self._call("move", lambda: self.client.xatom("UID", "EXPUNGE", str(uid))))
+        else:
+            result = self._call("move", lambda: self.client.uid("COPY", str(uid), target))
+            self._ok(f"copy the message to {folder!r}", result)
+            self.store(uid, "+FLAGS.SILENT", "(\\Deleted)")
+            if "UIDPLUS" in self.capabilities:
+                result = self._call("move", lambda: self.client.xatom("UID", "EXPUNGE", str(uid)))
+                self._ok("remove the moved message", result)
+        _, data = self._call("move", lambda: self.client.response("COPYUID"))
+        words = data[-1].split() if data and isinstance(data[-1], bytes) else []
+        return int(words[2]) if len(words) == 3 and words[2].isdigit() else None
 
     def _connect(self) -> imaplib.IMAP4:
         account = self.account

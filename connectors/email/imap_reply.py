@@ -8,6 +8,10 @@ original, filtered to well-formed message ids, never from the model.
 
 from __future__ import annotations
 
+from datetime import datetime, timezone
+from email.message import EmailMessage
+from email.policy import SMTP as SMTP_POLICY
+from email.utils import format_datetime
 from typing import Annotated, Callable
 
 from pydantic import Field, StringConstraints
@@ -15,10 +19,20 @@ from pydantic import Field, StringConstraints
 from connectors.base import ConnectorError, ConnectorRejected
 from connectors.email import smtp
 from connectors.email.imap_decode import MailContent, one_line
-from connectors.email.smtp import OutgoingEmail, SentEmail, SmtpAccount, build_message
+from connectors.email.smtp import (
+    OutgoingEmail,
+    SentEmail,
+    SmtpAccount,
+    action_hash,
+    build_message,
+    message_id_for,
+)
 
 MAX_QUOTED_CHARS = 4000
 """How much of the original is quoted below a reply."""
+
+# As smtp.py does: non-ASCII bodies become quoted-printable or base64, never raw 8-bit.
+_POLICY = SMTP_POLICY.clone(cte_type="7bit")
 
 MessageId = Annotated[str, StringConstraints(pattern=r"^<[!-;=?-~]{1,250}>$")]
 
@@ -74,6 +88,23 @@ def build_reply(original: MailContent, to: list[str], cc: list[str], body: str) 
         in_reply_to=original.message_id,
         references=list(dict.fromkeys(references)),
     )
+
+
+def draft_message(from_address: str, email: OutgoingEmail, idempotency_key: str) -> EmailMessage:
+    """The draft to APPEND: like a sent message, with a Message-ID derived from the key
+    so a retried draft_email finds its earlier copy instead of saving a second one."""
+    message = EmailMessage(policy=_POLICY)
+    message["Message-ID"] = message_id_for(idempotency_key, from_address)
+    message["Date"] = format_datetime(datetime.now(timezone.utc))
+    if "@" in from_address:
+        message["From"] = from_address
+    message["To"] = ", ".join(email.to)
+    if email.cc:
+        message["Cc"] = ", ".join(email.cc)
+    message["Subject"] = email.subject
+    message["X-Deputy-Action"] = action_hash(idempotency_key)
+    message.set_content(email.body)
+    return message
 
 
 def send_reply(account: SmtpAccount, email: ReplyEmail, idempotency_key: str) -> SentEmail:

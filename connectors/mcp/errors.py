@@ -91,7 +91,9 @@ def _classify(found: list[BaseException], config: McpServerConfig, log: VisitLog
     if isinstance(leaf, httpx2.ConnectError) or (isinstance(leaf, OSError) and not log.started):
         return ConnectorUnavailable(f"I couldn't reach the MCP server {name}; it may be down.")
     if any(s >= 500 for s in log.statuses):
-        return ConnectorUnavailable(f"The MCP server {name} had a problem of its own (an HTTP {max(log.statuses)} error).")
+        return ConnectorUnavailable(
+            f"The MCP server {name} had a problem of its own (an HTTP {max(log.statuses)} error)."
+        )
     if 404 in log.statuses and not log.started:
         return ConnectorError(f"There is no MCP server at the address set up for {name}.")
     if any(400 <= s < 500 for s in log.statuses):

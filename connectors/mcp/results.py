@@ -52,7 +52,9 @@ def _describe(block: Any) -> str:
         text = getattr(resource, "text", None)
         if isinstance(text, str):
             return f"[resource {_uri(resource)}]\n{text}"
-        return f"[binary resource {_uri(resource)} ({_mime(resource)}, {_size(getattr(resource, 'blob', ''))}) not shown]"
+        return (
+            f"[binary resource {_uri(resource)} ({_mime(resource)}, {_size(getattr(resource, 'blob', ''))}) not shown]"
+        )
     return f"[content of an unknown kind ({one_line(str(kind), 40)}) not shown]"
 
 

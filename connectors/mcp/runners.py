@@ -10,7 +10,8 @@ server still offers the same tool with the same schema and hints.
 from __future__ import annotations
 
 import hashlib
-from typing import Any, Callable, Iterable
+from collections.abc import Callable, Iterable
+from typing import Any
 
 from mcp import Client
 

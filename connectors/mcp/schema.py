@@ -8,7 +8,8 @@ must be a bounded JSON object that the schema accepts, or no call is made.
 from __future__ import annotations
 
 import json
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from jsonschema import Draft202012Validator, validators
 from jsonschema.exceptions import SchemaError
@@ -62,7 +63,7 @@ def argument_problems(schema: dict[str, Any], arguments: Any) -> list[str]:
         return [f"the arguments are larger than {MAX_ARGUMENT_CHARS:,} bytes"]
     try:
         errors = sorted(_validator_class(schema)(schema).iter_errors(arguments), key=lambda e: [str(p) for p in e.path])
-    except Exception:  # an unresolvable $ref, a broken keyword: the schema, not the model, is at fault
+    except Exception:  # noqa: BLE001 - an unresolvable $ref or a broken keyword: the schema is at fault
         return ["the tool's input schema cannot be checked, so it cannot be called"]
     problems = []
     for error in errors[:3]:

@@ -19,9 +19,10 @@ from __future__ import annotations
 
 import asyncio
 import tempfile
+from collections.abc import Awaitable, Callable
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import AsyncExitStack
-from typing import Any, Awaitable, Callable, TextIO, TypeVar
+from typing import Any, TextIO, TypeVar
 
 import anyio
 import httpx2
@@ -70,24 +71,35 @@ class Visitor:
     async def _visit(
         self, config: McpServerConfig, secret: str | None, work: Callable[[Client], Awaitable[T]], log: VisitLog
     ) -> T:
-        async with AsyncExitStack() as stack:
-            stderr = stack.enter_context(tempfile.TemporaryFile("w+", encoding="utf-8", errors="replace"))
-            try:
-                with anyio.fail_after(config.timeout):
-                    transport = await self._transport(stack, config, secret, log, stderr)
-                    client = Client(
-                        transport,
-                        read_timeout_seconds=config.timeout,
-                        client_info=CLIENT_INFO,
-                        cache=None,
-                        message_handler=_note_faults(log),
-                    )
-                    async with client:
-                        log.started = True
-                        return await work(client)
-            except BaseException:
-                log.stderr_tail = _tail(stderr)
-                raise
+        with tempfile.TemporaryFile("w+", encoding="utf-8", errors="replace") as stderr:
+            async with AsyncExitStack() as stack:
+                return await self._session(stack, config, secret, work, log, stderr)
+
+    async def _session(
+        self,
+        stack: AsyncExitStack,
+        config: McpServerConfig,
+        secret: str | None,
+        work: Callable[[Client], Awaitable[T]],
+        log: VisitLog,
+        stderr: TextIO,
+    ) -> T:
+        try:
+            with anyio.fail_after(config.timeout):
+                transport = await self._transport(stack, config, secret, log, stderr)
+                client = Client(
+                    transport,
+                    read_timeout_seconds=config.timeout,
+                    client_info=CLIENT_INFO,
+                    cache=None,
+                    message_handler=_note_faults(log),
+                )
+                async with client:
+                    log.started = True
+                    return await work(client)
+        except BaseException:
+            log.stderr_tail = _tail(stderr)
+            raise
 
     async def _transport(
         self, stack: AsyncExitStack, config: McpServerConfig, secret: str | None, log: VisitLog, stderr: TextIO

@@ -12,9 +12,11 @@ from __future__ import annotations
 from typing import Any
 from urllib.parse import unquote
 
-from connectors.openapi.document import MAX_NODES, OpenApiDocumentError
+from connectors.openapi.document import OpenApiDocumentError
 
 MAX_REF_CHAIN = 32
+MAX_INLINED_NODES = 500_000
+"""Most schema values one import may produce by inlining references (all operations together)."""
 
 
 def check_local_refs(content: dict[str, Any]) -> None:
@@ -37,7 +39,7 @@ def check_local_refs(content: dict[str, Any]) -> None:
 class RefResolver:
     """Looks up local `$ref`s (`#/components/schemas/Pet`) in one document."""
 
-    def __init__(self, content: dict[str, Any], budget: int = MAX_NODES) -> None:
+    def __init__(self, content: dict[str, Any], budget: int = MAX_INLINED_NODES) -> None:
         self._content = content
         self._budget = budget
 

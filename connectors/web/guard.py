@@ -20,6 +20,7 @@ agent what was stopped and why.
 
 from __future__ import annotations
 
+from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Any
 
@@ -31,6 +32,9 @@ from sentinel.egress_url import UrlProblem, parse_destination
 from sentinel.policy import Risk, Verdict
 
 
+_MAIN_FRAME: ContextVar[bool] = ContextVar("deputy_web_main_frame", default=False)
+
+
 @dataclass(frozen=True)
 class Blocked:
     """One request the guard stopped, and the decision that stopped it."""
@@ -39,6 +43,8 @@ class Blocked:
     decision: EgressDecision
     navigation: bool
     """A page or frame navigation (as opposed to an image, script or API call)."""
+    main_frame: bool = False
+    """A navigation of the tab itself (not of a frame inside it)."""
 
     @property
     def host(self) -> str:
@@ -84,12 +90,16 @@ class PageGuard:
 
     async def route(self, route: Any, request: Any) -> None:
         """The `BrowserContext.route` handler."""
-        refusal = self._gate(request)
+        navigation = request.is_navigation_request()
+        main_frame = navigation and _is_main_frame(request)
+        refusal = self._gate(request, main_frame)
         if refusal is not None:
             decision = EgressDecision(verdict=Verdict.deny, reasons=[refusal], risk=Risk.high, host=_host(request.url))
-            self.blocked.append(Blocked(request.url, decision, request.is_navigation_request()))
+            self.blocked.append(Blocked(request.url, decision, navigation, main_frame))
             await route.abort("blockedbyclient")
             return
+        # Read back by `_record`, which the handler calls from within this same task.
+        _MAIN_FRAME.set(main_frame)
         await self._handler(route, request)
 
     async def websocket(self, ws: Any) -> None:
@@ -98,10 +108,9 @@ class PageGuard:
         twin = "http" + url[2:] if url[:3].lower() in ("ws:", "wss") else url
         await self._handler(_SocketRoute(ws), _SocketRequest(twin))
 
-    def _gate(self, request: Any) -> str | None:
+    def _gate(self, request: Any, main_frame: bool) -> str | None:
         if not request.is_navigation_request():
             return None
-        main_frame = _is_main_frame(request)
         if request.redirected_from is None and main_frame and self._submit_origin is not None:
             expected, self._submit_origin = self._submit_origin, None
             if origin_of(request.url) != expected:
@@ -129,7 +138,7 @@ class PageGuard:
     def _record(self, outbound: OutboundRequest, decision: EgressDecision) -> None:
         if decision.verdict is not Verdict.allow:
             navigation = outbound.initiated_by in ("navigation", "form_submit")
-            self.blocked.append(Blocked(outbound.url, decision, navigation))
+            self.blocked.append(Blocked(outbound.url, decision, navigation, navigation and _MAIN_FRAME.get()))
 
 
 def _secret_leaks(outbound: OutboundRequest, secrets: list[SecretValue]) -> list[str]:

@@ -59,6 +59,7 @@ async def goto(session: UserSession, url: str) -> tuple[Page, int | None]:
         response = await page.goto(url, wait_until="domcontentloaded")
     except PlaywrightError as exc:
         failure = failure_for(str(exc), url, session.guard)
+        await discard(page)
     else:
         session.requested_url = url
         await settle(page)
@@ -127,9 +128,11 @@ async def act_and_follow(session: UserSession, page: Page, act: Callable[[], Awa
         page.remove_listener("requestfailed", on_failed)
         page.remove_listener("framenavigated", on_navigated)
     if failure is not None:
+        await discard(page)
         raise failure
     stopped = last_navigation_block(session.guard)
     if stopped is not None:
+        await discard(page)
         raise blocked_error(stopped)
     if len(session.context.pages) > tabs_before:
         page = await session.page()
@@ -139,12 +142,23 @@ async def act_and_follow(session: UserSession, page: Page, act: Callable[[], Awa
         raise failure_for(str(exc), page.url, session.guard) from None
     await settle(page)
     if page.url.startswith("chrome-error:"):
+        await discard(page)
         raise ConnectorUnavailable("The page that followed could not be loaded.")
     return page
 
 
+async def discard(page: Page) -> None:
+    """Close a tab left on an error page: Chromium would otherwise still be navigating it to
+    `chrome-error://` and interrupt the next load. The next operation opens a fresh tab."""
+    try:
+        await page.close()
+    except PlaywrightError:
+        pass
+
+
 def last_navigation_block(guard: PageGuard) -> Blocked | None:
-    navigations = [b for b in guard.blocked if b.navigation]
+    """The latest stopped navigation of the tab itself (a blocked frame leaves the page usable)."""
+    navigations = [b for b in guard.blocked if b.main_frame]
     return navigations[-1] if navigations else None
 
 

@@ -39,7 +39,9 @@ class Detection(BaseModel):
     detector: str
     score: float = Field(ge=0.0, le=1.0, description="0 = looks harmless, 1 = certainly an injection.")
     flagged: bool
-    reasons: list[str] = Field(default_factory=list, description="Short plain sentences, e.g. 'asks to ignore previous instructions'.")
+    reasons: list[str] = Field(
+        default_factory=list, description="Short plain sentences, e.g. 'asks to ignore previous instructions'."
+    )
     spans: list[tuple[int, int]] = Field(default_factory=list, description="[start, end) offsets in the scanned text.")
     truncated: bool = Field(default=False, description="The text was longer than the bounded scan; see scan_windows.")
 

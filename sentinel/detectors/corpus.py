@@ -144,3 +144,10 @@ def default_exemplars() -> tuple[list[str], list[str]]:
     attacks = list(ATTACK_EXEMPLARS) + [s.payload for s in samples(Label.attack)]
     benign = list(BENIGN_EXEMPLARS) + [c.text for s in samples(Label.benign) for c in chunk_text(s.text)]
     return attacks, benign
+
+
+def paraphrases(batch: str) -> list[str]:
+    """Fresh paraphrased injections: batch "tuned" (patterns were added after a miss) or
+    "unseen" (never used to change a detector; the honest test of generalisation)."""
+    raw = tomllib.loads(resources.files(__package__).joinpath("data", "paraphrases.toml").read_text(encoding="utf-8"))
+    return [entry["payload"] for entry in raw["sample"] if entry["batch"] == batch]

@@ -17,17 +17,16 @@ from __future__ import annotations
 import logging
 import re
 import string
-from bisect import bisect_left
 from dataclasses import dataclass, field
-from typing import Callable, Iterable
+from typing import Callable
 
 from sentinel.detectors.base import FLAG_THRESHOLD, Detection, merge_spans, noisy_or, scan_windows
 from sentinel.detectors.hidden import base64_texts, hidden_regions, tag_character_runs
-from sentinel.detectors.normalize import INVISIBLE, LOOKALIKE_CHARS, Normalized, canonical, decode_escapes
-from sentinel.detectors.signals import (
-    DOMAIN, EXFIL_REASON, EXFIL_VERB, EXFIL_VERB_WORDS, EXFIL_WEIGHT, LOCAL_PART_REVERSED, SCHEME, SENSITIVE_WORDS, SENT_TO, SIGNALS,
-    URL_REST, Signal,
+from sentinel.detectors.normalize import (
+    INVISIBLE, LOOKALIKE_CHARS, Normalized, canonical, decode_escapes, word_positions,
 )
+from sentinel.detectors.exfiltration import EXFIL_REASON, EXFIL_VERB, EXFIL_WEIGHT, find_exfiltration
+from sentinel.detectors.signals import SIGNALS, Signal
 
 log = logging.getLogger(__name__)
 
@@ -39,7 +38,6 @@ HIDDEN_WEIGHT = 0.35
 TAG_WEIGHT = 0.6
 QUOTED_MENTION_FACTOR = 0.4
 AFTER = 160  # how far a signal's match may extend after the start of its anchor word
-EXFIL_WINDOW = 200
 MAX_ANCHOR_HITS = 64
 _PUNCTUATION = str.maketrans({c: " " for c in string.punctuation})
 _ENCODED = re.compile(r"&#?\w{1,8};|%[0-9a-fA-F]{2}|\\u[0-9a-fA-F]{4}")
@@ -47,7 +45,6 @@ _MENTION = re.compile(
     r"\b(?:say|says|said|saying|like|such as|text|phrase|phrases|string|e\.g\.|example|containing|contains|reads|"
     r"wrote|called|quote|quoting)\W{0,3}$"
 )
-_NEGATED = re.compile(r"\b(?:never|not|don't|do not|won't|will not|no one|nobody)\b[\w ]{0,15}$")
 _EXFIL = Signal("exfiltration", EXFIL_WEIGHT, EXFIL_REASON, frozenset(), EXFIL_VERB)
 
 Locate = Callable[[int, int], tuple[int, int]]
@@ -125,8 +122,9 @@ class HeuristicDetector:
             if span:
                 weight = signal.weight * (QUOTED_MENTION_FACTOR if _quoted_mention(norm.text, *span) else 1)
                 self._found(signal, weight, norm.original_span(*span), raw, regions, locate, via, ev)
-        if not words.isdisjoint(EXFIL_VERB_WORDS) and not words.isdisjoint(SENSITIVE_WORDS):
-            self._exfiltration(norm, words, raw, regions, locate, via, ev)
+        span = find_exfiltration(norm.text, words)
+        if span:
+            self._found(_EXFIL, EXFIL_WEIGHT, norm.original_span(*span), raw, regions, locate, via, ev)
         if depth < MAX_DEPTH and (self.exhaustive or any(len(w) >= 16 for w in words)):
             for start, end, blob_text in base64_texts(decoded.text):
                 self._child(blob_text, locate(*decoded.original_span(start, end)), "base64", depth, ev)
@@ -140,7 +138,7 @@ class HeuristicDetector:
             match = signal.worth_scanning(text) and signal.pattern.search(text)
             return match.span() if match else None
         for anchor in signal.anchors & words:
-            positions = _word_positions(text, anchor)
+            positions = word_positions(text, anchor, MAX_ANCHOR_HITS)
             if positions is None:  # anchors everywhere: one full scan is cheaper
                 match = signal.pattern.search(text)
                 return match.span() if match else None
@@ -163,85 +161,6 @@ class HeuristicDetector:
         ev.add(signal.name, weight, signal.reason, where)
         for key, reason in _concealment(raw[span[0]:span[1]], span, regions, via):
             ev.add(key, HIDDEN_WEIGHT, reason, where)
-
-    def _exfiltration(self, norm: Normalized, words: frozenset[str], raw: str, regions: Regions, locate: Locate,
-                      via: str | None, ev: _Evidence) -> None:
-        """Send/forward/upload + private data + an outside address, close together."""
-        text = norm.text
-        destinations = _destinations(text)
-        if not destinations:
-            return
-        verbs = _all_positions(text, words & EXFIL_VERB_WORDS)
-        objects = _all_positions(text, words & SENSITIVE_WORDS)
-        for destination in destinations:
-            first = bisect_left(verbs, destination.start - EXFIL_WINDOW)
-            for at in verbs[first:bisect_left(verbs, destination.start)]:
-                if not EXFIL_VERB.match(text, at) or _NEGATED.search(text, max(0, at - 30), at):
-                    continue  # "by email" is a noun; "we will never ask you to send your password"
-                i = bisect_left(objects, at)
-                if i < len(objects) and objects[i] <= destination.end + EXFIL_WINDOW:
-                    span = norm.original_span(at, max(destination.end, objects[i]))
-                    self._found(_EXFIL, EXFIL_WEIGHT, span, raw, regions, locate, via, ev)
-                    return
-
-
-def _all_positions(text: str, anchors: Iterable[str]) -> list[int]:
-    """Sorted whole-word positions of any of `anchors` (bounded per word)."""
-    found: list[int] = []
-    for anchor in anchors:
-        found += _word_positions(text, anchor, limit=None) or []
-    return sorted(found)
-
-
-def _word_positions(text: str, word: str, limit: int | None = MAX_ANCHOR_HITS) -> list[int] | None:
-    """Where `word` occurs as a whole word ("ai" in "said" does not count); None if over `limit`."""
-    positions: list[int] = []
-    at = text.find(word)
-    misses = 0
-    while at >= 0:
-        end = at + len(word)
-        if (at == 0 or not text[at - 1].isalnum()) and (end == len(text) or not text[end].isalnum()):
-            positions.append(at)
-            if limit is not None and len(positions) > limit:
-                return None
-        else:
-            misses += 1
-            if limit is not None and misses > 4 * limit:
-                return None
-        at = text.find(word, end)
-    return positions
-
-
-class _Destination:
-    """Where an address or URL that something is sent *to* sits in the text."""
-
-    __slots__ = ("start", "end")
-
-    def __init__(self, start: int, end: int) -> None:
-        self.start, self.end = start, end
-
-
-def _destinations(text: str) -> list[_Destination]:
-    """Addresses and URLs preceded by 'to', 'at', 'send me'..., found from '@' and '://'."""
-    found: list[_Destination] = []
-    at = text.find("@")
-    while at > 0 and len(found) < MAX_ANCHOR_HITS:
-        local, domain = LOCAL_PART_REVERSED.match(text[at - 1:max(0, at - 65) or None:-1]), DOMAIN.match(text, at + 1)
-        if local and domain:
-            start = at - len(local.group())
-            if SENT_TO.search(text[max(0, start - 40):start]):
-                found.append(_Destination(start, domain.end()))
-        at = text.find("@", at + 1)
-    at = text.find("://")
-    while at > 0 and len(found) < 2 * MAX_ANCHOR_HITS:
-        scheme, rest = SCHEME.search(text[max(0, at - 5):at]), URL_REST.match(text, at + 3)
-        if scheme and rest:
-            start = at - len(scheme.group())
-            if SENT_TO.search(text[max(0, start - 40):start]):
-                found.append(_Destination(start, rest.end()))
-        at = text.find("://", at + 3)
-    return found
-
 
 def _quoted_mention(text: str, start: int, end: int) -> bool:
     """True inside a phrase quoted as an example ('a page that says "ignore previous..."')."""

@@ -228,3 +228,22 @@ def normalize(text: str) -> Normalized:
     decoded = decode_escapes(text)
     result = canonical(decoded.text)
     return Normalized(result.text, decoded.stages + result.stages)
+
+
+def word_positions(text: str, word: str, limit: int | None) -> list[int] | None:
+    """Where `word` occurs as a whole word ("ai" in "said" does not count); None if over `limit`."""
+    positions: list[int] = []
+    at = text.find(word)
+    misses = 0
+    while at >= 0:
+        end = at + len(word)
+        if (at == 0 or not text[at - 1].isalnum()) and (end == len(text) or not text[end].isalnum()):
+            positions.append(at)
+            if limit is not None and len(positions) > limit:
+                return None
+        else:
+            misses += 1
+            if limit is not None and misses > 4 * limit:
+                return None
+        at = text.find(word, end)
+    return positions

@@ -16,10 +16,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-
-def _gap(words: int) -> str:
-    """Up to `words` intervening words (lazy), then a separator."""
-    return rf"(?:\W+\w+){{0,{words}}}?\W+"
+from sentinel.detectors.vocabulary import (
+    AI, AI_WORDS, IMPERATIVE, OVERRIDE_WORDS, QUALIFIER, RULES, SECRET, SENSITIVE, VERB_OVERRIDE, gap,
+)
 
 
 @dataclass(frozen=True)
@@ -52,51 +51,6 @@ def _signal(name: str, weight: float, reason: str, anchors: str, pattern: str) -
     return Signal(name, weight, reason, frozenset(anchors.split()), re.compile(pattern), before, near)
 
 
-_VERB_OVERRIDE = (
-    r"ignore|ignoring|disregard|disregarding|forget|override|overriding|bypass|skip|discard|abandon|drop|neglect|"
-    r"set aside"
-)
-_OVERRIDE_WORDS = (
-    "ignore ignoring disregard disregarding forget override overriding bypass skip discard abandon drop neglect aside"
-)
-_QUALIFIER = (
-    r"previous|prior|above|earlier|preceding|former|original|initial|existing|all|any|every|your|these|those|other|"
-    r"system|safety|conflicting|usual|standing"
-)
-_RULES = (
-    r"instructions?|directions?|directives?|rules?|guidelines?|guidance|prompts?|commands?|orders|constraints|"
-    r"guardrails|programming|restrictions|policies|criteria|rubric|context"
-)
-_AI = (
-    r"ai|a\.i\.|llm|gpt|chatbot|language model|ai model|ai assistant|ai agent|ai system|ai tool|assistant|agent|bot|"
-    r"model|deputy|automated (?:helper|system|assistant|agent|reviewer|tool)|screening tool|reviewer"
-)
-_AI_WORDS = (
-    "ai ais llm llms gpt chatbot chatbots model models assistant assistants agent agents bot bots deputy automated "
-    "screening reviewer reviewers ki assistent assistenten"
-)
-_IMPERATIVE = (
-    r"send|forward|email|reply|delete|cancel|transfer|pay|buy|purchase|book|upload|post|share|export|open|visit|"
-    r"click|run|execute|call|create|add|change|reset|disable|grant|accept|approve|confirm|tell|ignore|forget|"
-    r"disregard|rate|move|include|print|reveal|subscribe|complete|charge|rsvp|remove|wire|download|install|"
-    r"collect|list|give|provide|insert|append|copy|mark|archive|invite|remember|store|save"
-)
-_SECRET = (
-    r"passwords?|passcodes?|pass codes?|one-time (?:passcodes?|codes?|passwords?)|codes?|otps?|credentials?|"
-    r"api[ _-]?keys?|tokens?|secrets?|(?:\w+ )?numbers?|home address|address|date of birth|ssn|card details"
-)
-_SENSITIVE = (
-    r"passwords?|passcodes?|pass codes?|credentials?|login details|api[ _-]?keys?|access keys?|secrets?|"
-    r"secret_access_key|tokens?|private keys?|ssh keys?|id_rsa|recovery codes?|verification codes?|"
-    r"one-time (?:passcodes?|codes?|passwords?)|otps?|2fa codes?|session cookies?|cookies|credit card(?: number)?|"
-    r"card (?:number|details)|cvv|bank statements?|statements|ssn|social security(?: number)?|passport(?: number)?|"
-    r"date of birth|home address|phone number|contacts|contact list|address book|email address(?:es)?|"
-    r"conversation(?: history| so far)?|chat history|chat log|history|all (?:the )?(?:emails|messages|mail)|"
-    r"emails|inbox|attachments|files|documents?|folder|tax return|calendar|availability|location|"
-    r"user data|personal data|private data|saved passwords|secrets?|"
-    r"[a-z0-9_]*(?:secret_access_key|api_key|_token|_secret|_password)\b"
-)
-
 # Signals whose anchor word can sit far into the match.
 _BEFORE = {"prompt_leak": 100, "stored_payment": 80, "pay_to_account": 150, "account_takeover": 60}
 
@@ -106,34 +60,34 @@ SIGNALS: tuple[Signal, ...] = tuple(
     for row in [
         # --- attempts to override the agent's instructions ---------------------------------
         ("override", 0.8, "asks to ignore previous instructions",
-         _OVERRIDE_WORDS,
-         rf"\b(?:{_VERB_OVERRIDE})\b{_gap(4)}(?:{_QUALIFIER})\W+(?:\w+\W+){{0,2}}?(?:{_RULES})\b"),
+         OVERRIDE_WORDS,
+         rf"\b(?:{VERB_OVERRIDE})\b{gap(4)}(?:{QUALIFIER})\W+(?:\w+\W+){{0,2}}?(?:{RULES})\b"),
         ("forget_everything", 0.6, "asks to forget everything it was told",
          "forget ignore disregard",
          r"\b(?:forget|ignore|disregard)\W+(?:everything|all|anything)\W+(?:above|before this|previously|prior|"
          r"you (?:were|have been|'ve been) told|that came before)"),
         ("override_de", 0.8, "asks to ignore previous instructions (German)",
          "ignoriere ignorier ignorieren vergiss vergessen missachte missachten ubergehe",
-         rf"\b(?:ignoriere|ignorier|ignorieren|vergiss|vergessen|missachte|missachten|ubergehe)\b{_gap(4)}"
+         rf"\b(?:ignoriere|ignorier|ignorieren|vergiss|vergessen|missachte|missachten|ubergehe)\b{gap(4)}"
          r"(?:anweisungen|anweisung|instruktionen|befehle|regeln|vorgaben|anordnungen)\b"),
         ("override_fr", 0.8, "asks to ignore previous instructions (French)",
          "ignore ignorer ignorez ignores oublie oublier oubliez oublies tenez",
-         rf"\b(?:ignore[rz]?|ignores|oublie[rz]?|oublies|ne tenez pas compte)\b{_gap(2)}(?:toutes |tous )?"
+         rf"\b(?:ignore[rz]?|ignores|oublie[rz]?|oublies|ne tenez pas compte)\b{gap(2)}(?:toutes |tous )?"
          r"(?:les|vos|tes|des|ces|mes) (?:\w+ ){0,2}?(?:instructions|consignes|directives|regles|ordres)\b"),
         ("override_es", 0.8, "asks to ignore previous instructions (Spanish)",
          "ignora ignore ignorar ignoren olvida olvide olvidar olviden omite descarta",
-         rf"\b(?:ignora|ignore|ignorar|ignoren|olvida|olvide|olvidar|olviden|omite|descarta)\b{_gap(4)}"
+         rf"\b(?:ignora|ignore|ignorar|ignoren|olvida|olvide|olvidar|olviden|omite|descarta)\b{gap(4)}"
          r"(?:instrucciones|indicaciones|directrices|reglas|ordenes)\b"),
         ("override_it_pt", 0.8, "asks to ignore previous instructions (Italian/Portuguese)",
          "ignora ignore ignorare dimentica dimenticare esqueca esquece",
-         rf"\b(?:ignora|ignore|ignorare|dimentica|dimenticare|esqueca|esquece)\b{_gap(4)}"
+         rf"\b(?:ignora|ignore|ignorare|dimentica|dimenticare|esqueca|esquece)\b{gap(4)}"
          r"(?:istruzioni|regole|instrucoes|regras)\b"),
         ("ignore_user", 0.6, "asks to ignore what the user asked",
-         _OVERRIDE_WORDS,
-         rf"\b(?:{_VERB_OVERRIDE})\W+(?:the |your )?(?:user|owner|customer)(?:'s|s')? (?:\w+ )?"
+         OVERRIDE_WORDS,
+         rf"\b(?:{VERB_OVERRIDE})\W+(?:the |your )?(?:user|owner|customer)(?:'s|s')? (?:\w+ )?"
          r"(?:request|question|task|instructions?|message|goal)s?\b"),
         ("override_told", 0.7, "asks to disregard what it was told before",
-         _OVERRIDE_WORDS,
+         OVERRIDE_WORDS,
          r"\b(?:ignore|disregard|forget|set aside|discard)\W+(?:what|whatever|anything|everything)(?: else)? "
          r"(?:you(?:'ve| have)? (?:were|been|was) )?(?:told|given|instructed|asked|taught|programmed)\b"),
         ("instructions_void", 0.5, "declares the assistant's instructions void",
@@ -158,11 +112,11 @@ SIGNALS: tuple[Signal, ...] = tuple(
          r"\b(?:the person you work for|your (?:user|owner|principal|boss)) (?:has )?already (?:said yes|agreed|"
          r"approved|authori[sz]ed|confirmed)\b"),
         ("new_instructions", 0.45, "announces new instructions",
-         "instruction instructions directive directives orders task job rules goal purpose anweisung anweisungen "
-         "consignes instrucciones istruzioni",
+         "instruction instructions directive directives orders task job goal purpose assignment mission anweisung "
+         "anweisungen consignes instrucciones istruzioni",
          r"\b(?:new|updated|revised|real|actual|true|additional|hidden|secret) (?:system )?"
-         r"(?:instructions?|directives?|"
-         r"orders|task|job|rules|goal|purpose)\b(?: (?:are|is|received|follow|below))?|\bneue anweisung|"
+         r"(?:instructions?|directives?|orders)\b|\byour (?:new|real|actual|true) (?:task|job|goal|purpose|"
+         r"assignment|mission) (?:is|now|:)|\bneue anweisung|"
          r"\bnouvelles? (?:instructions|consignes)|\bnuevas? instrucciones|\bnuove istruzioni"),
         ("you_are_now", 0.45, "tries to give the assistant a new identity",
          "now maintenant jetzt nun ahora",
@@ -184,7 +138,7 @@ SIGNALS: tuple[Signal, ...] = tuple(
         ("prompt_leak", 0.7, "asks to reveal the system prompt",
          "prompt message instructions",
          rf"\b(?:reveal|print|show|output|repeat|leak|disclose|display|dump|share|send|tell me|give me|include)\b"
-         rf"{_gap(3)}(?:your|the) (?:full |entire |original |initial |hidden |secret )?(?:system prompt|"
+         rf"{gap(3)}(?:your|the) (?:full |entire |original |initial |hidden |secret )?(?:system prompt|"
          r"system message|initial instructions|hidden instructions|original instructions)\b"),
         ("system_prompt_mention", 0.1, "mentions a system prompt",
          "prompt", r"\bsystem[ _]prompt"),
@@ -223,21 +177,22 @@ SIGNALS: tuple[Signal, ...] = tuple(
          r"\b(?:important )?system (?:notice|override|instruction)s?\b"),
         # --- instructions aimed at an AI agent ---------------------------------------------------
         ("addresses_ai", 0.45, "addresses an AI assistant directly",
-         _AI_WORDS,
-         rf"\b(?:note to|note for|message for|instructions? for|ps for|p\.s\. for|to|dear|hey|hello|hi|attention|"
-         rf"attn)\W+(?:the |any |all |every )?(?:{_AI})s?\b(?! manager| director| editor| coach)|"
-         rf"\b(?:if you are|if you're|as|any|all) an? (?:{_AI})s?\b(?! manager| director| editor| coach)|"
-         rf"\b(?:{_AI})s? (?:reading|processing|handling|summari[sz]ing|that reads?) (?:this|the)\b|"
+         AI_WORDS,
+         rf"\b(?:note to|note for|message for|instructions? for|ps for|p\.s\. for|dear|hey|hello|hi|attention|"
+         rf"attn)\W+(?:the |any |all |every )?(?:{AI})s?\b(?! manager| director| editor| coach| card)|"
+         rf"\bto (?:the |any |all |every )?(?:{AI})s? ?[:,]|"
+         rf"\b(?:if you are|if you're|as|any|all) an? (?:{AI})s?\b(?! manager| director| editor| coach)|"
+         rf"\b(?:{AI})s? (?:reading|processing|handling|summari[sz]ing|that reads?) (?:this|the)\b|"
          r"(?:^|\n|[\"'>]) *(?:ai agents?|ai assistants?|agents? helping \w+)[^\n]{0,20}[:,]|"
          r"\bki-?assistent|\bassistant (?:task|instructions?)\b|"
-         rf"\byou(?:'re| are) (?:just |only |an? |the )+(?:{_AI})\b(?! manager| director| editor| coach)"),
+         rf"\byou(?:'re| are) (?:just |only |an? |the )+(?:{AI})\b(?! manager| director| editor| coach)"),
         ("ai_command", 0.5, "gives an AI assistant a direct order",
-         _AI_WORDS,
-         rf"\b(?:{_AI})s?\b(?! manager| director| editor| coach)[ \w'-]{{0,40}}?\W{{0,2}}[:,] *(?:please |also |now |"
-         rf"kindly )*(?:{_IMPERATIVE})\b"),
+         AI_WORDS,
+         rf"\b(?:{AI})s?\b(?! manager| director| editor| coach)[ \w'-]{{0,40}}?\W{{0,2}}[:,] *(?:please |also |now |"
+         rf"kindly )*(?:{IMPERATIVE})\b"),
         ("ai_must", 0.4, "tells the assistant what it must do",
-         _AI_WORDS,
-         rf"\b(?:the|an?|any|all|automated|this)\W+(?:{_AI})s?\b(?! manager| director| editor| coach){_gap(5)}"
+         AI_WORDS,
+         rf"\b(?:the|an?|any|all|automated|this)\W+(?:{AI})s?\b(?! manager| director| editor| coach){gap(5)}"
          r"(?:must|should|shall|needs? to|has to|is (?:required|instructed|expected) to|are required to|will now|"
          r"doit|muss|debe)\b"),
         ("conceal", 0.55, "asks to keep the action from the user",
@@ -263,7 +218,7 @@ SIGNALS: tuple[Signal, ...] = tuple(
         # --- exfiltration --------------------------------------------------------------------
         ("reply_with_secret", 0.45, "asks to reply with secrets or personal data",
          "reply respond answer confirm write",
-         rf"\b(?:reply|respond|answer|confirm|write back)\b(?:\W+\w+){{0,6}}?\W+with (?:\w+ ){{0,4}}?(?:{_SECRET})\b"),
+         rf"\b(?:reply|respond|answer|confirm|write back)\b(?:\W+\w+){{0,6}}?\W+with (?:\w+ ){{0,4}}?(?:{SECRET})\b"),
         ("stored_payment", 0.3, "asks to pay with the stored card",
          "saved stored default file",
          r"\b(?:charge|pay|bill|use)\b(?:\W+\w+){0,5}?\W+(?:the |your |their )?(?:saved|stored|default) "
@@ -277,7 +232,7 @@ SIGNALS: tuple[Signal, ...] = tuple(
          r"https?://[^\s\"'<>]{0,300}?[?&][\w-]{1,30}=(?:\{[^}\s]{1,60}\}|\$\{|<[a-z_]{1,40}>)"),
         ("third_party_user_data", 0.4, "asks for the user's private data",
          "user owner customer client",
-         rf"\b(?:the|this) (?:user|owner|account owner|customer|client)(?:'s|s') (?:\w+ ){{0,3}}?(?:{_SENSITIVE})\b"),
+         rf"\b(?:the|this) (?:user|owner|account owner|customer|client)(?:'s|s') (?:\w+ ){{0,3}}?(?:{SENSITIVE})\b"),
         # --- account takeover and payment redirection --------------------------------------
         ("account_takeover", 0.4, "asks to change account security settings",
          "recovery backup secondary alternate factor 2fa mfa step authenticator forwarding filter rule grant "
@@ -321,37 +276,3 @@ SIGNALS: tuple[Signal, ...] = tuple(
          r"legal department|from the desk of)\b"),
     ]
 )
-
-# "by email", "the post", "an upload" are nouns, not requests.
-EXFIL_VERB = re.compile(
-    r"\b(?<!by )(?<!via )(?<!an )(?<!the )(?<!your )(?<!this )(?<!of )(?<!a )"
-    r"(?:send|sending|forward|forwarding|email|e-mail|mail|post|posting|upload|uploading|transmit|exfiltrate|"
-    r"share|copy|leak|paste|submit|export|append|attach|pass along|pass on|hand over|reply|move|transfer|sync|"
-    r"drop|envoyez|envoie|envia|"
-    r"envie|sende|leite|inoltra|transferer)\b"
-)
-# Words that name private data, for the exfiltration check (whole words, after
-# punctuation became spaces: "id_rsa" -> "id rsa", "2fa code" -> "2fa code").
-SENSITIVE_WORDS = frozenset(
-    "password passwords passcode passcodes credential credentials login token tokens secret secrets key keys rsa "
-    "code codes otp otps 2fa cookie cookies card cvv statement statements ssn passport birth address addresses "
-    "phone contacts conversation history emails inbox attachments files documents document folder tax calendar "
-    "availability location passe passworter kalenderdaten historial senhas fichiers contrasenas".split()
-)
-# Only a destination the data is sent *to*: "to x@y", "at https://...", "send me (x@y)".
-# Matched around each '@' / '://' on short slices (see heuristic._destinations).
-SENT_TO = re.compile(
-    r"(?:\b(?:to|at|into|via|me|cc|bcc|a|an|para|a la|an die)\W{1,4}|"
-    r"\b(?:link|url|endpoint|webhook|form|server)\b[^\n:]{0,25}:\s{0,3})$"
-)
-LOCAL_PART_REVERSED = re.compile(r"[\w.+-]{1,64}")
-DOMAIN = re.compile(r"[\w-]{1,63}(?:\.[\w-]{1,63})+")
-SCHEME = re.compile(r"(?:https?|s?ftp)$")
-URL_REST = re.compile(r"[^\s\"'<>)]{3,}")
-EXFIL_VERB_WORDS = frozenset(
-    "send sending forward forwarding email e mail post posting upload uploading transmit exfiltrate share copy leak "
-    "paste submit export append attach pass hand drop reply move transfer sync envoyez envoie envia envie sende leite inoltra "
-    "transferer".split()
-)
-EXFIL_WEIGHT = 0.65
-EXFIL_REASON = "asks to send private data to an outside address"

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import secrets
 from datetime import datetime, timezone
-from pathlib import Path
 from typing import Any, Callable, Iterator
 
 import pytest
@@ -99,18 +98,17 @@ def stored(radicale: SandboxCalendar) -> Callable[[str], list[str]]:
     return read
 
 
-def write_event(radicale: SandboxCalendar, slug: str, ical: str) -> None:
-    """Store `ical` in the calendar `slug` as another client (or an invitation) would."""
+@pytest.fixture
+def put_event(radicale: SandboxCalendar) -> Callable[[str, str], None]:
+    """Store iCalendar text in a calendar (by slug) as another client, or an invitation, would."""
     import caldav
 
-    client = caldav.DAVClient(url=radicale.url, username=radicale.username, password=radicale.password,
-                              enable_rfc6764=False, timeout=10)
-    try:
-        client.calendar(url=f"{radicale.url}{radicale.username}/{slug}/").add_event(ical)
-    finally:
-        client.close()
+    def put(slug: str, ical: str) -> None:
+        client = caldav.DAVClient(url=radicale.url, username=radicale.username, password=radicale.password,
+                                  enable_rfc6764=False, timeout=10)
+        try:
+            client.calendar(url=f"{radicale.url}{radicale.username}/{slug}/").add_event(ical)
+        finally:
+            client.close()
 
-
-@pytest.fixture
-def sandbox_root(tmp_path: Path) -> Path:
-    return tmp_path / "radicale"
+    return put

@@ -220,7 +220,9 @@ def test_results_keep_text_and_summarise_media() -> None:
             ImageContent(data="A" * 40_000, mime_type="image/png"),
             ResourceLink(name="report", uri="file:///report.pdf"),
             EmbeddedResource(resource=TextResourceContents(uri="notes://1", text="note one")),
-            EmbeddedResource(resource=BlobResourceContents(uri="notes://2", blob="B" * 4000, mime_type="application/pdf")),
+            EmbeddedResource(
+                resource=BlobResourceContents(uri="notes://2", blob="B" * 4000, mime_type="application/pdf")
+            ),
         ]
     )
     text = summarise(result)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import itertools
+import socket
 import threading
 import time
 from collections.abc import Awaitable, Callable, Iterator
@@ -207,6 +208,29 @@ def site() -> Iterator[Site]:
     asyncio.run_coroutine_threadsafe(runner.cleanup(), loop).result(10)
     loop.call_soon_threadsafe(loop.stop)
     thread.join(5)
+
+
+@pytest.fixture(scope="session")
+def garbage_port() -> Iterator[int]:
+    """A TCP server that answers every connection with bytes that are not HTTP, then hangs up."""
+    server = socket.create_server(("127.0.0.1", 0))
+    stopping = threading.Event()
+
+    def serve() -> None:
+        while not stopping.is_set():
+            try:
+                connection, _ = server.accept()
+            except OSError:
+                return
+            with connection:
+                connection.recv(65536)
+                connection.sendall(b"\x00\xffNOT HTTP AT ALL\r\n\r\n\x89PNG garbage")
+
+    thread = threading.Thread(target=serve, daemon=True)
+    thread.start()
+    yield server.getsockname()[1]
+    stopping.set()
+    server.close()
 
 
 async def fake_dns(host: str, port: int) -> list[str]:

@@ -1,0 +1,90 @@
+"""Sub-goals: independent parts of a goal run in parallel, then their results are joined.
+
+The parent creates one child goal per part (ids derived from the parent, so a re-run
+step creates the same children), enqueues them all, and waits (`waiting_children`)
+without holding a worker. Each child that ends, well or badly, records itself on the
+parent; the last one wakes the parent, whose next step gets every part's outcome, failed
+parts included. Children never message the user: their answer goes to the parent.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from typing import TYPE_CHECKING, Callable
+
+from agent.goals import Goal, GoalStatus, GoalStore
+from agent.prompt import tool_message
+from agent.tools import SplitArgs
+
+if TYPE_CHECKING:
+    from agent.runner import Dispatch
+
+MAX_DEPTH = 2
+
+
+class Subgoals:
+    def __init__(self, goals: GoalStore, dispatch: "Dispatch", clock: Callable[[], float]) -> None:
+        self._goals = goals
+        self._dispatch = dispatch
+        self._clock = clock
+
+    def refusal(self, goal: Goal) -> str | None:
+        if goal.depth >= MAX_DEPTH:
+            return "Error: parts of a goal cannot be split further; do this part yourself."
+        return None
+
+    def spawn(self, goal: Goal, call_id: str, args: SplitArgs) -> list[Goal]:
+        """Create (or find again) the children, and put the parent to wait for them."""
+        now = self._clock()
+        children: list[Goal] = []
+        for index, part in enumerate(args.parts):
+            child_id = "g_" + hashlib.sha256(f"{goal.id}\x00{call_id}\x00{index}".encode()).hexdigest()[:16]
+            existing = self._goals.get(child_id)
+            if existing is None:
+                instructions = (
+                    f"{part.instructions}\n\n(This is the part “{part.title}” of the goal “{goal.text}”. "
+                    "When you have the answer, call reply with it; it goes to the main goal, not to the user.)"
+                )
+                existing = self._goals.save(
+                    Goal(id=child_id, user_id=goal.user_id, chat_id=goal.chat_id, text=part.title,
+                         messages=[{"role": "user", "content": instructions}], parent_id=goal.id,
+                         depth=goal.depth + 1, created_at=now, updated_at=now)
+                )
+            children.append(existing)
+        goal.children = [c.id for c in children]
+        goal.status = GoalStatus.waiting_children
+        return children
+
+    def start(self, children: list[Goal]) -> None:
+        for child in children:
+            if child.status is GoalStatus.running:
+                self._dispatch.step(child.id, child.step)
+
+    def child_ended(self, child: Goal) -> None:
+        """Tell the parent; the last child to end wakes it."""
+        if child.parent_id is None:
+            return
+        parent = self._goals.get(child.parent_id)
+        if parent is None:
+            return
+        newly, ended = self._goals.child_finished(parent.id, child.id)
+        if newly and ended >= len(parent.children) and parent.status is GoalStatus.waiting_children:
+            self._dispatch.step(parent.id, parent.step)
+
+    def join(self, goal: Goal) -> Goal | None:
+        """The parent with the parts' results as the tool result, or None while parts still run."""
+        children = [self._goals.get(child_id) for child_id in goal.children]
+        if any(c is None or not c.status.finished for c in children):
+            return None
+        lines = []
+        for number, child in enumerate(children, 1):
+            assert child is not None
+            if child.status is GoalStatus.done:
+                lines.append(f"{number}. {child.text}: {child.result or '(no answer)'}")
+            else:
+                reason = child.error or child.status.value
+                lines.append(f"{number}. {child.text}: FAILED ({reason})")
+        call = goal.pending_calls.pop(0)
+        goal.messages.append(tool_message(call.id, "Results of the parts:\n" + "\n".join(lines)))
+        goal.status = GoalStatus.running
+        return goal

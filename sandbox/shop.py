@@ -1,0 +1,418 @@
+"""The sandbox shop: products with prices and stock, carts, and checkout with a payment token.
+
+Checkout never takes a card number: it takes the id of a single-use payment token
+(`ptok_...`, issued by Deputy's vault after the user approved the purchase) together with
+the amount and currency the buyer agreed to, which must equal the cart's total. The shop
+records the token and amount and answers with an order id; `check_payment` (injected)
+may redeem the token for real.
+"""
+
+from __future__ import annotations
+
+import secrets
+from dataclasses import dataclass, field
+from datetime import datetime
+from decimal import Decimal
+from typing import Any
+
+from aiohttp import web
+from pydantic import BaseModel, ConfigDict, Field
+
+from sandbox.webapp_common import (
+    IDEMPOTENCY_PARAM,
+    Clock,
+    IdempotencyCache,
+    PaymentCheck,
+    SiteError,
+    accept_any_token,
+    array_of,
+    check_payment_token,
+    esc,
+    json_response,
+    local_now,
+    model_schema,
+    money,
+    obj,
+    openapi_document,
+    operation,
+    page,
+    parse_price,
+    path_param,
+    query,
+    read_json,
+    serve_app,
+    site_app,
+    validated,
+)
+from sandbox.webapp_common import (
+    field as input_field,
+)
+
+SITE = "Sandbox Shop"
+CURRENCY = "USD"
+MAX_PER_ITEM = 20
+CART_COOKIE = "cart"
+
+
+@dataclass
+class Product:
+    id: str
+    name: str
+    category: str
+    price: Decimal
+    stock: int
+    description: str
+
+    def public(self) -> dict[str, Any]:
+        return {"id": self.id, "name": self.name, "category": self.category, "price": money(self.price),
+                "currency": CURRENCY, "stock": self.stock, "description": self.description}
+
+
+@dataclass
+class Cart:
+    id: str
+    items: dict[str, int] = field(default_factory=dict)
+    status: str = "open"
+
+
+@dataclass
+class Order:
+    id: str
+    lines: list[dict[str, Any]]
+    total: Decimal
+    payment_token: str
+    name: str
+    shipping_address: str
+    created_at: datetime
+
+    def public(self) -> dict[str, Any]:
+        return {"order_id": self.id, "items": self.lines, "total": money(self.total), "currency": CURRENCY,
+                "payment_token": self.payment_token, "name": self.name, "shipping_address": self.shipping_address,
+                "created_at": self.created_at.isoformat(timespec="minutes"), "status": "paid"}
+
+
+class ItemRequest(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    product_id: str = Field(max_length=64)
+    quantity: int = Field(default=1, ge=1, le=MAX_PER_ITEM)
+
+
+class CheckoutRequest(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    payment_token: str = Field(max_length=80, description="A single-use payment token id, ptok_...")
+    amount: Decimal = Field(ge=0, description="The cart's total, as shown by the cart.")
+    currency: str = Field(pattern=r"^[A-Z]{3}$")
+    name: str = Field(min_length=1, max_length=100)
+    shipping_address: str = Field(min_length=5, max_length=300)
+
+
+@dataclass
+class Shop:
+    """The shop's state and rules."""
+
+    clock: Clock
+    check_payment: PaymentCheck = accept_any_token
+    products: dict[str, Product] = field(default_factory=dict)
+    carts: dict[str, Cart] = field(default_factory=dict)
+    orders: dict[str, Order] = field(default_factory=dict)
+    idempotency: IdempotencyCache = field(default_factory=IdempotencyCache)
+
+    def product(self, product_id: str) -> Product:
+        if product_id not in self.products:
+            raise SiteError(404, f"There is no product {product_id!r}.")
+        return self.products[product_id]
+
+    def cart(self, cart_id: str) -> Cart:
+        if cart_id not in self.carts:
+            raise SiteError(404, f"There is no cart {cart_id!r}.")
+        return self.carts[cart_id]
+
+    def order(self, order_id: str) -> Order:
+        if order_id not in self.orders:
+            raise SiteError(404, f"There is no order {order_id!r}.")
+        return self.orders[order_id]
+
+    def search(self, text: str, category: str, top: Decimal | None, in_stock: bool) -> list[dict[str, Any]]:
+        return [
+            p.public() for p in self.products.values()
+            if (not text or all(w in f"{p.name} {p.description}".lower() for w in text.lower().split()))
+            and (not category or p.category.lower() == category.lower())
+            and (top is None or p.price <= top) and (not in_stock or p.stock > 0)
+        ]
+
+    def new_cart(self) -> Cart:
+        cart = Cart("C-" + secrets.token_hex(4).upper())
+        self.carts[cart.id] = cart
+        return cart
+
+    def view(self, cart: Cart) -> dict[str, Any]:
+        lines = [self._line(pid, qty) for pid, qty in cart.items.items()]
+        total = sum((self.products[pid].price * qty for pid, qty in cart.items.items()), Decimal(0))
+        return {"cart_id": cart.id, "status": cart.status, "items": lines, "total": money(total), "currency": CURRENCY}
+
+    def _line(self, product_id: str, quantity: int) -> dict[str, Any]:
+        p = self.products[product_id]
+        return {"product_id": p.id, "name": p.name, "quantity": quantity, "unit_price": money(p.price),
+                "line_total": money(p.price * quantity)}
+
+    def add(self, cart: Cart, request: ItemRequest) -> Cart:
+        self._open(cart)
+        product = self.product(request.product_id)
+        wanted = cart.items.get(product.id, 0) + request.quantity
+        if wanted > min(product.stock, MAX_PER_ITEM):
+            raise SiteError(409, f"Only {min(product.stock, MAX_PER_ITEM)} of {product.name} can be ordered.")
+        cart.items[product.id] = wanted
+        return cart
+
+    def remove(self, cart: Cart, product_id: str) -> Cart:
+        self._open(cart)
+        if cart.items.pop(product_id, None) is None:
+            raise SiteError(404, f"The cart has no {product_id!r}.")
+        return cart
+
+    def checkout(self, cart: Cart, request: CheckoutRequest) -> Order:
+        self._open(cart)
+        check_payment_token(request.payment_token)
+        if not cart.items:
+            raise SiteError(409, "The cart is empty.")
+        short = [self.products[p].name for p, q in cart.items.items() if q > self.products[p].stock]
+        if short:
+            raise SiteError(409, f"Not enough stock any more: {', '.join(short)}.")
+        view = self.view(cart)
+        total = Decimal(view["total"])
+        if request.currency != CURRENCY or request.amount != total:
+            raise SiteError(409, f"The cart costs {view['total']} {CURRENCY}, not {money(request.amount)} "
+                                 f"{request.currency}.")
+        self.check_payment(request.payment_token, total, CURRENCY)
+        for product_id, quantity in cart.items.items():
+            self.products[product_id].stock -= quantity
+        cart.status = "checked_out"
+        order = Order("O-" + secrets.token_hex(4).upper(), view["items"], total, request.payment_token,
+                      request.name, request.shipping_address, self.clock())
+        self.orders[order.id] = order
+        return order
+
+    @staticmethod
+    def _open(cart: Cart) -> None:
+        if cart.status != "open":
+            raise SiteError(409, f"The cart {cart.id} was already checked out.")
+
+
+def seed_products(shop: Shop) -> None:
+    """Cables, chargers, notebooks, pens and a few more; one notebook pack is sold out."""
+    for values in [
+        ("usb-c-cable-2m", "USB-C to USB-C cable, 2 m (100 W)", "Electronics", "12.99", 40,
+         "Braided cable, charges laptops up to 100 W, USB 2.0 data."),
+        ("usb-c-cable-1m", "USB-C to USB-C cable, 1 m", "Electronics", "8.99", 3, "Short cable for phones, 60 W."),
+        ("usb-c-charger-65w", "65 W USB-C charger", "Electronics", "34.00", 12, "GaN charger with two USB-C ports."),
+        ("headphones-nc", "Noise-cancelling headphones", "Electronics", "199.00", 5, "Over-ear, 30 h battery."),
+        ("notebook-a5-dotted", "A5 dotted notebook", "Stationery", "9.50", 60, "120 pages, 100 g/m² paper."),
+        ("notebook-a4-lined-3", "A4 lined notebooks, pack of 3", "Stationery", "14.00", 0, "80 pages each."),
+        ("gel-pens-10", "Gel pens, pack of 10", "Stationery", "6.75", 100, "0.5 mm, assorted colours."),
+        ("desk-lamp-led", "LED desk lamp", "Home", "39.90", 7, "Dimmable, warm to cool white."),
+        ("espresso-beans-1kg", "Espresso beans, 1 kg", "Grocery", "24.50", 20, "Medium roast, whole beans."),
+    ]:
+        product_id, name, category, price, stock, description = values
+        shop.products[product_id] = Product(product_id, name, category, Decimal(price), stock, description)
+
+
+SHOP = web.AppKey("shop", Shop)
+
+
+async def _json(request: web.Request, model: type[BaseModel]) -> tuple[Any, str | None, Any]:
+    payload = await read_json(request, model)
+    return payload, request.headers.get("Idempotency-Key"), payload.model_dump(mode="json")
+
+
+def _api_routes(shop: Shop) -> list[web.RouteDef]:
+    async def products(request: web.Request) -> web.Response:
+        q = request.query
+        found = shop.search(q.get("q", ""), q.get("category", ""), parse_price(q.get("max_price"), "maximum price"),
+                            q.get("in_stock", "false").lower() == "true")
+        return json_response({"products": found})
+
+    async def product(request: web.Request) -> web.Response:
+        return json_response(shop.product(request.match_info["product_id"]).public())
+
+    async def new_cart(request: web.Request) -> web.Response:
+        return json_response(shop.view(shop.new_cart()), status=201)
+
+    async def cart(request: web.Request) -> web.Response:
+        return json_response(shop.view(shop.cart(request.match_info["cart_id"])))
+
+    async def add(request: web.Request) -> web.Response:
+        item = await read_json(request, ItemRequest)
+        return json_response(shop.view(shop.add(shop.cart(request.match_info["cart_id"]), item)))
+
+    async def remove(request: web.Request) -> web.Response:
+        found = shop.cart(request.match_info["cart_id"])
+        return json_response(shop.view(shop.remove(found, request.match_info["product_id"])))
+
+    async def checkout(request: web.Request) -> web.Response:
+        found = shop.cart(request.match_info["cart_id"])
+        payload, key, fingerprint = await _json(request, CheckoutRequest)
+        replayed = shop.idempotency.replay(key, {**fingerprint, "cart": found.id})
+        if replayed is not None:
+            return json_response(replayed)
+        answer = shop.checkout(found, payload).public()
+        shop.idempotency.remember(key, {**fingerprint, "cart": found.id}, answer)
+        return json_response(answer, status=201)
+
+    async def orders(request: web.Request) -> web.Response:
+        return json_response({"orders": [o.public() for o in shop.orders.values()]})
+
+    async def order(request: web.Request) -> web.Response:
+        return json_response(shop.order(request.match_info["order_id"]).public())
+
+    return [
+        web.get("/api/products", products), web.get("/api/products/{product_id}", product),
+        web.post("/api/carts", new_cart), web.get("/api/carts/{cart_id}", cart),
+        web.post("/api/carts/{cart_id}/items", add), web.delete("/api/carts/{cart_id}/items/{product_id}", remove),
+        web.post("/api/carts/{cart_id}/checkout", checkout), web.get("/api/orders", orders),
+        web.get("/api/orders/{order_id}", order),
+    ]
+
+
+def _html_routes(shop: Shop) -> list[web.RouteDef]:
+    def visitor_cart(request: web.Request) -> Cart | None:
+        cart = shop.carts.get(request.cookies.get(CART_COOKIE, ""))
+        return cart if cart is not None and cart.status == "open" else None
+
+    async def home(request: web.Request) -> web.Response:
+        q = request.query.get("q", "")
+        rows = "".join(f"<li><a href='/products/{esc(p['id'])}'>{esc(p['name'])}</a>: {esc(p['price'])} {CURRENCY}"
+                       f"{'' if p['stock'] else ' (sold out)'}</li>" for p in shop.search(q, "", None, False))
+        form = ("<form method='get' action='/'>" + input_field("Search", "q", q)
+                + "<button type='submit'>Search</button></form><p><a href='/cart'>Your cart</a></p>")
+        return page("Products", form + f"<ul>{rows or '<li>Nothing matches.</li>'}</ul>", site=SITE)
+
+    async def product_page(request: web.Request) -> web.Response:
+        p = shop.product(request.match_info["product_id"])
+        buy = (f"<form method='post' action='/cart/add'><input type='hidden' name='product_id' value='{esc(p.id)}'>"
+               + input_field("Quantity", "quantity", 1, "number", min=1, max=max(1, min(p.stock, MAX_PER_ITEM)))
+               + "<button type='submit'>Add to cart</button></form>") if p.stock else "<p>Sold out.</p>"
+        body = (f"<p>{esc(p.description)}</p><p>Price: {money(p.price)} {CURRENCY} · {p.stock} in stock · "
+                f"{esc(p.category)}</p>{buy}")
+        return page(p.name, body, site=SITE)
+
+    async def add_form(request: web.Request) -> web.Response:
+        form = {k: v for k, v in (await request.post()).items() if isinstance(v, str) and v.strip()}
+        cart = visitor_cart(request) or shop.new_cart()
+        shop.add(cart, validated(ItemRequest, form))
+        response = web.HTTPSeeOther("/cart")
+        response.set_cookie(CART_COOKIE, cart.id, httponly=True, samesite="Lax")
+        raise response
+
+    async def cart_page(request: web.Request) -> web.Response:
+        cart = visitor_cart(request)
+        if cart is None or not cart.items:
+            return page("Your cart", "<p>Your cart is empty. <a href='/'>Browse products</a></p>", site=SITE)
+        view = shop.view(cart)
+        rows = "".join(
+            f"<li>{esc(line['quantity'])} × {esc(line['name'])}: {esc(line['line_total'])} {CURRENCY} "
+            f"<form method='post' action='/cart/remove'><input type='hidden' name='product_id' "
+            f"value='{esc(line['product_id'])}'><button type='submit'>Remove</button></form></li>"
+            for line in view["items"])
+        checkout = (
+            "<form method='post' action='/cart/checkout'>"
+            f"<input type='hidden' name='amount' value='{view['total']}'>"
+            f"<input type='hidden' name='currency' value='{CURRENCY}'>"
+            + input_field("Name", "name", "", required="required")
+            + input_field("Shipping address", "shipping_address", "", required="required")
+            + input_field("Payment token", "payment_token", "", required="required", placeholder="ptok_...")
+            + f"<button type='submit'>Pay {view['total']} {CURRENCY}</button></form>")
+        return page("Your cart", f"<ul>{rows}</ul><p>Total: {view['total']} {CURRENCY}</p>{checkout}", site=SITE)
+
+    async def remove_form(request: web.Request) -> web.Response:
+        cart = visitor_cart(request)
+        if cart is not None:
+            shop.remove(cart, str((await request.post()).get("product_id", "")))
+        raise web.HTTPSeeOther("/cart")
+
+    async def checkout_form(request: web.Request) -> web.Response:
+        cart = visitor_cart(request)
+        if cart is None:
+            raise SiteError(409, "Your cart is empty.")
+        form = {k: v for k, v in (await request.post()).items() if isinstance(v, str) and v.strip()}
+        placed = shop.checkout(cart, validated(CheckoutRequest, form))
+        raise web.HTTPSeeOther(f"/orders/{placed.id}")
+
+    async def order_page(request: web.Request) -> web.Response:
+        o = shop.order(request.match_info["order_id"]).public()
+        items = "".join(f"<li>{esc(i['quantity'])} × {esc(i['name'])}</li>" for i in o["items"])
+        body = (f"<p>Thank you, {esc(o['name'])}. Paid {esc(o['total'])} {CURRENCY} with token "
+                f"{esc(o['payment_token'])}; shipping to {esc(o['shipping_address'])}.</p><ul>{items}</ul>")
+        return page(f"Order {o['order_id']}", body, site=SITE)
+
+    return [
+        web.get("/", home), web.get("/products/{product_id}", product_page), web.post("/cart/add", add_form),
+        web.get("/cart", cart_page), web.post("/cart/remove", remove_form), web.post("/cart/checkout", checkout_form),
+        web.get("/orders/{order_id}", order_page),
+    ]
+
+
+def _document(request: web.Request, api_key: bool) -> dict[str, Any]:
+    cart_id = path_param("cart_id", "The cart's id, e.g. C-1A2B3C4D.")
+    product = {"id": "string", "name": "string", "category": "string", "price": "string", "currency": "string",
+               "stock": "integer", "description": "string"}
+    paths = {
+        "/products": {"get": operation("search_products", "Search products by words, category and price",
+                                       ("Products", "ProductList"), parameters=[
+            query("q", {"type": "string"}, "Words in the name or description."),
+            query("category", {"type": "string"}, "Electronics, Stationery, Home, Grocery."),
+            query("max_price", {"type": "number", "minimum": 0}, "Price at most this much."),
+            query("in_stock", {"type": "boolean"}, "Only products in stock.")])},
+        "/products/{product_id}": {"get": operation("get_product", "One product", ("The product", "Product"),
+                                                    parameters=[path_param("product_id", "e.g. usb-c-cable-2m")])},
+        "/carts": {"post": operation("create_cart", "Start an empty cart", ("The cart", "Cart"), status="201")},
+        "/carts/{cart_id}": {"get": operation("get_cart", "A cart with its total", ("The cart", "Cart"),
+                                              parameters=[cart_id])},
+        "/carts/{cart_id}/items": {"post": operation("add_to_cart", "Put a product in a cart", ("The cart", "Cart"),
+                                                     parameters=[cart_id], body="ItemRequest")},
+        "/carts/{cart_id}/items/{product_id}": {"delete": operation(
+            "remove_from_cart", "Take a product out of a cart", ("The cart", "Cart"),
+            parameters=[cart_id, path_param("product_id", "The product to remove.")])},
+        "/carts/{cart_id}/checkout": {"post": operation(
+            "checkout", "Pay for a cart with a payment token; amount must equal the cart's total",
+            ("The order", "Order"), parameters=[cart_id, IDEMPOTENCY_PARAM], body="CheckoutRequest", status="201")},
+        "/orders": {"get": operation("list_orders", "Orders placed in this shop", ("Orders", "OrderList"))},
+        "/orders/{order_id}": {"get": operation("get_order", "One order", ("The order", "Order"), parameters=[
+            path_param("order_id", "e.g. O-1A2B3C4D")])},
+    }
+    line = obj(product_id="string", name="string", quantity="integer", unit_price="string", line_total="string")
+    schemas = {
+        "Product": obj(**product),
+        "ProductList": obj(products=array_of("Product")),
+        "Cart": obj(cart_id="string", status="string", items=array_of(line), total="string", currency="string"),
+        "ItemRequest": model_schema(ItemRequest),
+        "CheckoutRequest": model_schema(CheckoutRequest, amount={
+            "type": "string", "description": "The cart's total, e.g. 21.98"}),
+        "Order": obj(**{k: "string" for k in ("order_id", "total", "currency", "payment_token", "name",
+                                              "shipping_address", "created_at", "status")}, items=array_of(line)),
+        "OrderList": obj(orders=array_of("Order")),
+    }
+    return openapi_document(request, f"{SITE} API", "Browse products, fill a cart and check out.", paths, schemas,
+                            api_key)
+
+
+def create_app(seed: bool = True, clock: Clock = local_now, api_key: str | None = None, *,
+               check_payment: PaymentCheck = accept_any_token) -> web.Application:
+    """The shop; `seed` stocks it with the demo products; `check_payment` sees every payment first."""
+    shop = Shop(clock, check_payment)
+    if seed:
+        seed_products(shop)
+    app = site_app(api_key)
+    app[SHOP] = shop
+
+    async def document(request: web.Request) -> web.Response:
+        return json_response(_document(request, api_key is not None))
+
+    app.add_routes([web.get("/openapi.json", document), *_api_routes(shop), *_html_routes(shop)])
+    return app
+
+
+async def serve(host: str = "127.0.0.1", port: int = 8083, **options: Any) -> web.AppRunner:
+    """Serve the site in the running event loop; clean up the returned runner to stop."""
+    return await serve_app(create_app(**options), host, port)

@@ -1,0 +1,202 @@
+"""Sub-goals run in parallel and are joined; monitored goals check quietly and speak once."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from redis import Redis
+
+from agent.goals import Goal, GoalStatus, GoalStore
+from agent.model import ModelBadResponse, ModelReply
+from agent.runner import GoalRunner, RunnerLimits
+from agent.testing import FunctionModel, message_text, text, tool_call
+from connectors.catalog import Catalog
+from deputy.outbox import OUTBOX_STREAM, Outbox, OutboxMessage
+from sentinel.action_store import ActionStore
+from sentinel.approvals import ApprovalSigner, ApprovalStore
+from sentinel.audit import AuditLog
+from workers.executor import Executor
+from workers.inline import InlineDispatch
+from workers.review_context import ReviewContextBuilder
+
+USER = 61
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = 1_800_000_000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def rig(redis: Redis, decide, clock: Clock, limits: RunnerLimits = RunnerLimits()):
+    dispatch, goals, catalog = InlineDispatch(), GoalStore(redis), Catalog()
+    model = FunctionModel(decide)
+    dispatch.runner = GoalRunner(goals, ActionStore(redis), model, Outbox(redis), dispatch, catalog, clock=clock,
+                                 limits=limits)
+    dispatch.executor = Executor(ActionStore(redis), ApprovalStore(redis), goals, Outbox(redis), AuditLog(redis),
+                                 ApprovalSigner("k"), dispatch, {}, ReviewContextBuilder(redis, goals, catalog),
+                                 approval_ttl=60, clock=clock)
+    return dispatch, goals, model
+
+
+def start(goals: GoalStore, dispatch: InlineDispatch, text_: str, clock: Clock) -> Goal:
+    goal = goals.save(Goal(id="g_main", user_id=USER, chat_id=USER, text=text_,
+                           messages=[{"role": "user", "content": text_}], created_at=clock(), updated_at=clock()))
+    dispatch.step(goal.id, 0)
+    dispatch.drain()
+    return goal
+
+
+def sent(redis: Redis) -> list[OutboxMessage]:
+    return [OutboxMessage.model_validate_json(f[b"json"]) for _, f in redis.xrange(OUTBOX_STREAM)]
+
+
+def first_user_text(messages: list[dict[str, Any]]) -> str:
+    return message_text(messages[1])
+
+
+def test_three_parts_run_as_children_and_a_failed_part_is_reported(redis: Redis) -> None:
+    def decide(messages, tools) -> ModelReply:
+        goal_text = first_user_text(messages)
+        last = messages[-1]
+        if "part “Hotel”" in goal_text:
+            raise ModelBadResponse("broken", "The language model sent an answer I couldn't read.")
+        if "part “" in goal_text:
+            title = goal_text.split("part “")[1].split("”")[0]
+            return tool_call("reply", text=f"{title}: found the best option for 300 USD")
+        if last["role"] == "tool" and "Results of the parts" in message_text(last):
+            return tool_call("reply", text="Trip plan:\n" + message_text(last))
+        return tool_call("split_into_subgoals", parts=[
+            {"title": "Flights", "instructions": "Find flights to Chicago"},
+            {"title": "Hotel", "instructions": "Find a hotel"},
+            {"title": "Calendar", "instructions": "Check my free days"},
+        ])
+
+    clock = Clock()
+    dispatch, goals, model = rig(redis, decide, clock)
+    start(goals, dispatch, "plan a 4-day Chicago trip", clock)
+    # Children run; the failing one uses up its retries (delayed steps released by the test).
+    for _ in range(5):
+        clock.now += 60
+        dispatch.release_delayed()
+        dispatch.drain()
+
+    parent = goals.get("g_main")
+    assert parent.status is GoalStatus.done
+    children = [goals.get(c) for c in parent.children]
+    assert [c.status for c in children] == [GoalStatus.done, GoalStatus.failed, GoalStatus.done]
+    assert all(c.parent_id == "g_main" and c.depth == 1 for c in children)
+    [message] = sent(redis)  # children never message the user; the parent speaks once
+    assert "Flights: found" in message.text and "Calendar: found" in message.text
+    assert "Hotel: FAILED" in message.text
+
+
+def test_parts_cannot_split_again_beyond_the_depth_limit(redis: Redis) -> None:
+    def decide(messages, tools) -> ModelReply:
+        last = messages[-1]
+        if last["role"] == "tool":
+            return tool_call("reply", text=message_text(last))
+        return tool_call("split_into_subgoals", parts=[{"title": "A", "instructions": "a"},
+                                                       {"title": "B", "instructions": "b"}])
+
+    clock = Clock()
+    dispatch, goals, model = rig(redis, decide, clock)
+    start(goals, dispatch, "split forever", clock)
+    all_goals = [k for k in redis.scan_iter("deputy:goal:g_*") if k.count(b":") == 2]
+    assert len(all_goals) == 1 + 2 + 4, "the main goal, its parts, and their parts; no deeper"
+    depths = sorted(GoalStore(redis).get(k.decode().split(":")[2]).depth for k in all_goals)
+    assert depths == [0, 1, 1, 2, 2, 2, 2]
+
+
+def test_a_monitor_stays_quiet_speaks_once_when_the_price_drops_and_makes_no_calls_between_checks(
+    redis: Redis,
+) -> None:
+    price = {"usd": 450}
+
+    def decide(messages, tools) -> ModelReply:
+        last = message_text(messages[-1])
+        if "Scheduled check" in last:
+            if price["usd"] < 400:
+                return tool_call("reply", text=f"Flights to Lisbon are now {price['usd']} USD!")
+            return tool_call("no_news")
+        return tool_call("schedule_check", what="flights to Lisbon under 400 USD", every_minutes=60, max_checks=10)
+
+    clock = Clock()
+    dispatch, goals, model = rig(redis, decide, clock)
+    start(goals, dispatch, "tell me when flights to Lisbon drop below $400", clock)
+    assert goals.get("g_main").status is GoalStatus.scheduled
+    assert len(model.calls) == 1 and sent(redis) == []
+
+    # Nothing runs before the check is due, even if a duplicate job shows up early.
+    dispatch.step("g_main", goals.get("g_main").step)
+    dispatch.drain()
+    assert len(model.calls) == 1 and len(dispatch.delayed) == 1
+
+    for _ in range(3):
+        clock.now += 3600
+        dispatch.release_delayed()
+        dispatch.drain()
+    assert len(model.calls) == 4 and sent(redis) == [], "three quiet checks, one model call each"
+
+    price["usd"] = 379
+    clock.now += 3600
+    dispatch.release_delayed()
+    dispatch.drain()
+    [news] = sent(redis)
+    assert "379" in news.text and news.proactive
+    assert goals.get("g_main").status is GoalStatus.done
+    assert dispatch.delayed == []
+
+
+def test_a_monitor_ends_after_its_last_check_with_one_message(redis: Redis) -> None:
+    def decide(messages, tools) -> ModelReply:
+        if "Scheduled check" in message_text(messages[-1]):
+            return tool_call("no_news")
+        return tool_call("schedule_check", what="the ticket price", every_minutes=1, max_checks=2)
+
+    clock = Clock()
+    dispatch, goals, model = rig(redis, decide, clock)
+    start(goals, dispatch, "watch the ticket price twice", clock)
+    for _ in range(4):
+        clock.now += 60
+        dispatch.release_delayed()
+        dispatch.drain()
+    [ended] = sent(redis)
+    assert "stopped watching" in ended.text and "2 checks" in ended.text
+    assert goals.get("g_main").status is GoalStatus.done
+    assert len(model.calls) == 3
+
+
+def test_a_model_that_loops_is_stopped_by_the_circuit_breaker(redis: Redis) -> None:
+    clock = Clock()
+    dispatch, goals, model = rig(redis, lambda m, t: tool_call("read_result", handle="r1"), clock)
+    start(goals, dispatch, "loop please", clock)
+    goal = goals.get("g_main")
+    assert goal.status is GoalStatus.paused
+    [message] = sent(redis)
+    assert "going round in circles" in message.text
+    assert [b.text for b in message.buttons[0]] == ["Continue", "Stop"]
+    assert len(model.calls) == 3
+
+
+def test_prompt_size_stays_flat_over_an_eighty_step_goal(redis: Redis) -> None:
+    calls = {"n": 0}
+
+    def decide(messages, tools) -> ModelReply:
+        calls["n"] += 1
+        if calls["n"] > 80:
+            return text("All done.")
+        return tool_call("update_plan", steps=[{"title": f"Step {calls['n']}: " + "x" * 200}])
+
+    clock = Clock()
+    dispatch, goals, model = rig(redis, decide, clock, RunnerLimits(max_steps=200))
+    start(goals, dispatch, "a very long goal", clock)
+    sizes = [len(json.dumps(messages)) for messages, _tools in model.calls]
+    assert len(sizes) == 81
+    # Once the first folds have happened, the prompt stops growing: steps 60-80 cost what 40-60 did.
+    assert max(sizes[60:]) <= 1.02 * max(sizes[40:60]), sizes
+    assert max(sizes) < 25_000
+    assert goals.get("g_main").status is GoalStatus.done

@@ -1,0 +1,168 @@
+"""Every calendar operation against a real Radicale, as the executor runs it."""
+
+from __future__ import annotations
+
+import re
+from typing import Callable
+
+import pytest
+from conftest import Call  # type: ignore[import-not-found]
+
+from connectors.base import ConnectorRejected, OperationResult
+
+
+def summary(result: OperationResult | str) -> str:
+    assert isinstance(result, OperationResult)
+    return result.summary
+
+
+def ids(text: str) -> dict[str, str]:
+    """Title -> id of the first listed occurrence with that title."""
+    found: dict[str, str] = {}
+    for match in re.finditer(r"^- .*? (\d\d:\d\d|all day)(?: \(floating time\))? (.+?) \[.*?\] id=(\S+)$", text, re.M):
+        found.setdefault(match.group(2), match.group(3))
+    return found
+
+
+def test_list_events_expands_the_seeded_fortnight_in_the_users_zone(call: Call) -> None:
+    result = call("list_events", start="2026-11-30", end="2026-12-06")
+    assert isinstance(result, OperationResult)
+    text = result.summary
+    assert "times in Europe/Berlin" in text
+    assert "Mon 2026-11-30 09:30–09:45 Team standup [Work, repeats] id=work/demo-standup@sandbox.deputy/20261130T083000Z" in text
+    assert text.count("Team standup") == 3  # Mon, Wed, Fri of the first week
+    assert "Fri 2026-12-04 19:30–22:00 Dinner with Sam [Personal]" in text
+    assert "Sat 2026-12-05 all day Mum's birthday [Personal, free]" in text
+    assert "Sat 2026-12-05 21:00 – Sun 2026-12-06 00:30 Concert: Nils Frahm" in text
+    assert 'notes: "Bring the Q1 numbers.' in text
+    # Event text is someone else's words: the result says whose.
+    assert result.untrusted_origin == "your calendar (events organised by lena@work.example)"
+
+
+def test_the_flight_crosses_zones_and_one_calendar_can_be_asked_alone(call: Call) -> None:
+    text = summary(call("list_events", start="2026-12-09", calendar="personal"))
+    # 07:05 in Berlin, landing 09:40 in Lisbon, which is 10:40 in Berlin.
+    assert "Wed 2026-12-09 07:05–10:40 Flight LH 1166 to Lisbon [Personal]" in text
+    assert "Team standup" not in text
+    with pytest.raises(ConnectorRejected, match="no calendar called 'Holidays'. Your calendars: Personal, .*Work"):
+        call("list_events", start="2026-12-09", calendar="Holidays")
+
+
+def test_free_busy_finds_slots_within_working_hours(call: Call) -> None:
+    text = summary(call("free_busy", start="2026-12-01", end="2026-12-02", working_hours="09:00-17:00",
+                        min_minutes=60))
+    assert "- Tue 2026-12-01 14:00–16:00: Quarterly planning" in text
+    assert "- Tue 2026-12-01 18:00–19:00: Gym" in text
+    assert "Free slots of at least 60 minutes within 09:00-17:00: 2" in text
+    assert "- Tue 2026-12-01 09:00–14:00 (5 h)" in text and "- Tue 2026-12-01 16:00–17:00 (1 h)" in text
+
+
+def test_create_event_is_idempotent_per_key(call: Call, scratch: str, stored: Callable[[str], list[str]]) -> None:
+    first = call("create_event", key="approval-1", title="Call the bank", start="2026-12-03T10:00",
+                 duration_minutes=30, calendar=scratch)
+    assert isinstance(first, str) and first.startswith("Created “Call the bank” on Thu 2026-12-03 10:00–10:30")
+    again = call("create_event", key="approval-1", title="Call the bank", start="2026-12-03T10:00",
+                 duration_minutes=30, calendar=scratch)
+    assert "already created" in str(again)
+    assert len(stored(scratch)) == 1
+    call("create_event", key="approval-2", title="Call the bank", start="2026-12-03T10:00", calendar=scratch)
+    assert len(stored(scratch)) == 2
+
+
+def test_created_events_keep_their_own_zone_and_all_day_events_their_dates(call: Call, scratch: str) -> None:
+    call("create_event", key="k1", title="Standup NY", start="2026-12-03T09:00", end="2026-12-03T09:15",
+         timezone="America/New_York", calendar=scratch)
+    call("create_event", key="k2", title="Offsite", start="2026-12-07", end="2026-12-08", calendar=scratch,
+         location="Lake house", description="Bring boots.\nAnd snacks.")
+    call("create_event", key="k3", title="Explicit UTC", start="2026-12-03T18:00Z", calendar=scratch)
+    text = summary(call("list_events", start="2026-12-03", end="2026-12-08", calendar=scratch))
+    assert "Thu 2026-12-03 15:00–15:15 Standup NY" in text  # 09:00 in New York is 15:00 in Berlin
+    assert "Thu 2026-12-03 19:00–20:00 Explicit UTC" in text
+    assert "Mon 2026-12-07 – Tue 2026-12-08 all day Offsite" in text
+    assert 'at Lake house; notes: "Bring boots. And snacks."' in text
+
+
+def test_a_time_the_clocks_skip_is_refused_and_nothing_is_created(
+    call: Call, scratch: str, stored: Callable[[str], list[str]]
+) -> None:
+    with pytest.raises(ConnectorRejected, match=r"2026-03-29 02:30 does not exist in Europe/Berlin.*03:30"):
+        call("create_event", title="Early run", start="2026-03-29T02:30", calendar=scratch)
+    assert stored(scratch) == []
+
+
+def test_schedule_meeting_writes_attendees_and_organiser(
+    call: Call, scratch: str, stored: Callable[[str], list[str]]
+) -> None:
+    result = call("schedule_meeting", title="Dinner", start="2026-12-04T19:30", duration_minutes=150,
+                  attendees=["sam@example.com"], calendar=scratch)
+    assert "Invitations go to sam@example.com." in str(result)
+    [data] = stored(scratch)
+    unfolded = data.replace("\r\n ", "").replace("\n ", "")
+    assert "mailto:sam@example.com" in unfolded and "ORGANIZER" in unfolded and "demo@sandbox.deputy" in unfolded
+
+
+def test_move_event_keeps_the_length_or_takes_a_new_end(call: Call, scratch: str) -> None:
+    created = str(call("create_event", key="m1", title="Haircut", start="2026-12-03T10:00", duration_minutes=45,
+                       calendar=scratch))
+    event_id = created.split("(id ")[1].rstrip(").")
+    assert str(call("move_event", event_id=event_id, start="2026-12-04T16:00")) == (
+        "Moved “Haircut” to Fri 2026-12-04 16:00–16:45 (Europe/Berlin)."
+    )
+    call("move_event", event_id=event_id, start="2026-12-04T17:00", end="2026-12-04T18:30")
+    text = summary(call("list_events", start="2026-12-03", end="2026-12-05", calendar=scratch))
+    assert "Fri 2026-12-04 17:00–18:30 Haircut" in text and text.count("Haircut") == 1
+
+
+def test_one_occurrence_of_a_recurring_event_moves_or_is_cancelled(
+    call: Call, scratch: str, put_event: Callable[[str, str], None]
+) -> None:
+    put_event(scratch, "BEGIN:VCALENDAR\nVERSION:2.0\nPRODID:-//t//EN\nBEGIN:VEVENT\nUID:yoga@t\n"
+                       "DTSTAMP:20261101T000000Z\nSUMMARY:Yoga\nDTSTART;TZID=Europe/Berlin:20261201T070000\n"
+                       "DTEND;TZID=Europe/Berlin:20261201T080000\nRRULE:FREQ=DAILY;COUNT=4\nEND:VEVENT\n"
+                       "END:VCALENDAR\n")
+    listed = summary(call("list_events", start="2026-12-01", end="2026-12-04", calendar=scratch))
+    occurrences = re.findall(r"id=(\S+)", listed)
+    assert len(occurrences) == 4 and occurrences[1] == f"{scratch}/yoga@t/20261202T060000Z"
+    assert "that occurrence" in str(call("move_event", event_id=occurrences[1], start="2026-12-02T19:00"))
+    assert "one occurrence" in str(call("cancel_event", event_id=occurrences[2]))
+    with pytest.raises(ConnectorRejected, match="repeating event"):
+        call("move_event", event_id=f"{scratch}/yoga@t", start="2026-12-01T08:00")
+    with pytest.raises(ConnectorRejected, match="isn't in the calendar"):
+        call("cancel_event", event_id=occurrences[2])
+    listed = summary(call("list_events", start="2026-12-01", end="2026-12-04", calendar=scratch))
+    assert re.findall(r"^- (\w+ \S+ \S+) Yoga", listed, re.M) == [
+        "Tue 2026-12-01 07:00–08:00", "Wed 2026-12-02 19:00–20:00", "Fri 2026-12-04 07:00–08:00"
+    ]
+    # Cancelling the series removes all of it.
+    assert "Cancelled “Yoga”" in str(call("cancel_event", event_id=f"{scratch}/yoga@t"))
+    assert "Yoga" not in summary(call("list_events", start="2026-12-01", end="2026-12-04", calendar=scratch))
+
+
+def test_all_day_events_move_by_whole_days(call: Call, scratch: str) -> None:
+    created = str(call("create_event", key="a1", title="Conference", start="2026-12-07", end="2026-12-08",
+                       calendar=scratch))
+    event_id = created.split("(id ")[1].rstrip(").")
+    assert "Mon 2026-12-14 – Tue 2026-12-15 all day" in str(call("move_event", event_id=event_id, start="2026-12-14"))
+    with pytest.raises(ConnectorRejected, match="all-day event"):
+        call("move_event", event_id=event_id, start="2026-12-14T09:00")
+
+
+def test_cancel_event_removes_it_and_a_second_cancel_says_it_is_gone(
+    call: Call, scratch: str, stored: Callable[[str], list[str]]
+) -> None:
+    created = str(call("create_event", key="c1", title="Dentist", start="2026-12-03T08:30", calendar=scratch))
+    event_id = created.split("(id ")[1].rstrip(").")
+    assert str(call("cancel_event", event_id=event_id)) == f"Cancelled “Dentist” (removed from your {scratch.title()} calendar)."
+    assert stored(scratch) == []
+    with pytest.raises(ConnectorRejected, match="isn't in your"):
+        call("cancel_event", event_id=event_id)
+    with pytest.raises(ConnectorRejected, match="isn't in your"):
+        call("move_event", event_id=f"{scratch}/no-such-uid", start="2026-12-03T09:00")
+    with pytest.raises(ConnectorRejected, match="no calendar called"):
+        call("cancel_event", event_id="nosuchcalendar/abc")
+
+
+def test_event_ids_from_the_list_round_trip_into_edits(call: Call) -> None:
+    listed = ids(summary(call("list_events", start="2026-11-30", end="2026-12-06")))
+    assert listed["Dentist appointment"] == "personal/demo-dentist@sandbox.deputy"
+    assert listed["Team standup"].startswith("work/demo-standup@sandbox.deputy/")

@@ -1,0 +1,67 @@
+"""What the agent and the guard see of the calendar: names, effects, tags, targets and schemas."""
+
+from __future__ import annotations
+
+import json
+
+from connectors.base import EffectClass, RiskTag
+from connectors.calendar import CALENDAR_OPERATIONS, CALENDAR_SERVICE, CalendarRunners
+from connectors.catalog import Catalog
+from connectors.default import default_catalog
+
+
+def test_every_operation_declares_its_effect_and_risks() -> None:
+    catalog = Catalog(CALENDAR_OPERATIONS)
+    declared = {op.name: (op.spec.effect, set(op.spec.tags)) for op in CALENDAR_OPERATIONS}
+    assert declared == {
+        "list_events": (EffectClass.read, set()),
+        "free_busy": (EffectClass.read, set()),
+        "create_event": (EffectClass.write, set()),
+        "schedule_meeting": (EffectClass.write, {RiskTag.share}),
+        "move_event": (EffectClass.write, set()),
+        "cancel_event": (EffectClass.write, {RiskTag.delete}),
+    }
+    assert all(op.spec.connector == "calendar" and op.service == CALENDAR_SERVICE for op in CALENDAR_OPERATIONS)
+    assert catalog.services() == [CALENDAR_SERVICE]
+    # The names are unique next to the operations every Deputy has.
+    assert set(default_catalog().merged(catalog).names()) >= set(declared)
+
+
+def test_every_operation_has_a_runner() -> None:
+    runners = CalendarRunners(None).runners()
+    assert set(runners) == {f"calendar.{op.name}" for op in CALENDAR_OPERATIONS}
+
+
+def test_targets_name_the_calendar_and_the_people_invited() -> None:
+    catalog = Catalog(CALENDAR_OPERATIONS)
+
+    def targets(name: str, **raw: object) -> list[str]:
+        operation = catalog.get(name)
+        assert operation is not None
+        return operation.targets(operation.validate(raw))
+
+    assert targets("list_events", start="2026-12-01") == [CALENDAR_SERVICE]
+    assert targets("free_busy", start="2026-12-01", end="2026-12-02", calendar="Work") == ["Work"]
+    assert targets("create_event", title="Dentist", start="2026-12-03T08:30") == [CALENDAR_SERVICE]
+    assert targets("schedule_meeting", title="Dinner", start="2026-12-04T19:30", calendar="Personal",
+                   attendees=["sam@example.com", "Sam@example.com", "kim@example.org"]) == [
+        "Personal", "sam@example.com", "kim@example.org"
+    ]
+    assert targets("move_event", event_id="personal/abc", start="2026-12-03T09:00") == [CALENDAR_SERVICE]
+    assert targets("cancel_event", event_id="personal/abc") == [CALENDAR_SERVICE]
+
+
+def test_reads_are_marked_as_bringing_outside_content() -> None:
+    for operation in CALENDAR_OPERATIONS:
+        assert (operation.result_origin is not None) == (operation.spec.effect is EffectClass.read)
+
+
+def test_schemas_are_short_and_match_the_argument_models() -> None:
+    for operation in CALENDAR_OPERATIONS:
+        tool = operation.tool_schema()
+        assert tool["function"]["name"] == operation.name
+        parameters = tool["function"]["parameters"]
+        assert len(json.dumps(parameters)) < 1500, operation.name
+        fields = set(operation.arguments.model_fields)
+        assert set(parameters["properties"]) <= fields, operation.name
+        assert set(parameters["required"]) <= set(parameters["properties"])
