@@ -28,6 +28,7 @@ COMMANDS = [
     BotCommand("audit", "Recent decisions and why"),
     BotCommand("connect", "Connect an account (email, calendar) safely"),
     BotCommand("connections", "What is connected, with buttons to disconnect"),
+    BotCommand("quiet", "Quiet hours for unprompted news, e.g. /quiet 22:00 07:00"),
     BotCommand("retry", "Try your last stopped goal again"),
     BotCommand("help", "What Deputy can do"),
 ]
@@ -71,6 +72,7 @@ def build_application(
     app.add_handler(CommandHandler("audit", handlers.audit))
     app.add_handler(CommandHandler("activity", handlers.activity))
     app.add_handler(CommandHandler("connect", handlers.connect))
+    app.add_handler(CommandHandler("quiet", handlers.quiet))
     app.add_handler(CommandHandler("connections", handlers.connections))
     app.add_handler(MessageHandler(filters.COMMAND, handlers.unknown_command))
     app.add_handler(MessageHandler(filters.TEXT, handlers.text))

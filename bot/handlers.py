@@ -7,6 +7,7 @@ acknowledgement sent, in a few Redis round trips.
 from __future__ import annotations
 
 import logging
+from datetime import time
 
 import redis
 from telegram import InlineKeyboardButton, InlineKeyboardMarkup, Update
@@ -19,11 +20,12 @@ from bot.activity import format_activity, format_audit, goal_card
 from bot.goal_controls import apply_edit, take_edit
 from bot.presses import decide_press
 from bot.secret_paste import deleted_notice, pasted_secret
-from deputy.connect_forms import FORMS
-from vault import list_credentials
 from bot.services import BotServices
+from deputy.connect_forms import FORMS
 from deputy.ids import new_id
+from deputy.user_settings import UserSettings, UserSettingsStore
 from sentinel.rules import describe
+from vault import list_credentials
 
 log = logging.getLogger(__name__)
 
@@ -153,6 +155,37 @@ class Handlers:
     async def not_text(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
         message = update.effective_message
         await message.reply_text(texts.EMPTY if message.text is not None else texts.NOT_TEXT)
+
+    async def quiet(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+        """/quiet 22:00 07:00 [Time/Zone] holds unprompted news at night; /quiet off ends it."""
+        store = UserSettingsStore(self._s.redis)
+        user_id = update.effective_user.id
+        settings = store.get(user_id)
+        args = context.args or []
+        try:
+            if args and args[0].lower() == "off":
+                settings = settings.model_copy(update={"quiet_start": None, "quiet_end": None})
+            elif len(args) in (2, 3):
+                changes = {"quiet_start": time.fromisoformat(args[0]), "quiet_end": time.fromisoformat(args[1])}
+                if len(args) == 3:
+                    changes["timezone"] = args[2]
+                settings = UserSettings.model_validate({**settings.model_dump(), **changes})
+            elif args:
+                raise ValueError("usage")
+        except ValueError:
+            await update.effective_message.reply_text(
+                "Use /quiet 22:00 07:00 (optionally with your time zone, e.g. /quiet 22:00 07:00 Europe/Berlin), "
+                "or /quiet off."
+            )
+            return
+        store.save(user_id, settings)
+        if settings.quiet_start is None:
+            await update.effective_message.reply_text("No quiet hours: I'll tell you news as soon as it comes.")
+        else:
+            await update.effective_message.reply_text(
+                f"Quiet hours: {settings.quiet_start:%H:%M}–{settings.quiet_end:%H:%M} ({settings.timezone}). "
+                "News that comes in then waits until they end; answers to what you ask don't."
+            )
 
     async def connect(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
         service = " ".join(context.args or []).strip().lower()

@@ -11,6 +11,7 @@ import asyncio
 import logging
 import os
 import socket
+import time
 
 import redis.asyncio as aioredis
 from redis.exceptions import RedisError, ResponseError
@@ -26,10 +27,12 @@ from telegram.error import (
 from bot.buttons import ButtonSigner
 from bot.texts import MAX_MESSAGE_CHARS
 from deputy.outbox import OUTBOX_STREAM, Button, OutboxMessage
+from deputy.user_settings import UserSettings
 
 log = logging.getLogger(__name__)
 
 GROUP = "bot"
+HELD = "deputy:outbox:held"
 _SENT = "deputy:sent:{}"
 _REF = "deputy:msgref:{}"
 _KEEP_SECONDS = 30 * 24 * 3600
@@ -70,6 +73,7 @@ class OutboxConsumer:
                             await self._handle(entry_id, fields)
                     if not batch:
                         await self._reclaim()
+                    await self._release_held()
             except asyncio.CancelledError:
                 raise
             except RedisError as exc:
@@ -98,6 +102,30 @@ class OutboxConsumer:
             log.error("outbox: dropping malformed entry %s", entry_id)
             await self._redis.xack(OUTBOX_STREAM, GROUP, entry_id)
             return
+        if message.proactive and await self._hold(entry_id, message):
+            await self._redis.xack(OUTBOX_STREAM, GROUP, entry_id)
+            return
+        await self._send(message)
+        await self._redis.xack(OUTBOX_STREAM, GROUP, entry_id)
+
+    async def _hold(self, entry_id: bytes, message: OutboxMessage) -> bool:
+        """Keep unprompted news for the end of the user's quiet hours; True if held."""
+        raw = await self._redis.get(f"deputy:settings:{message.chat_id}")
+        settings = UserSettings.model_validate_json(raw) if raw else UserSettings()
+        until = settings.quiet_until(time.time())
+        if until is None:
+            return False
+        held = message.model_copy(update={"proactive": False})
+        await self._redis.zadd(HELD, {f"{entry_id.decode()}|{held.model_dump_json()}": until})
+        return True
+
+    async def _release_held(self) -> None:
+        due = await self._redis.zrangebyscore(HELD, "-inf", time.time(), start=0, num=50)
+        for member in due:
+            if await self._redis.zrem(HELD, member):  # only one bot process sends it
+                await self._send(OutboxMessage.model_validate_json(member.split(b"|", 1)[1]))
+
+    async def _send(self, message: OutboxMessage) -> None:
         while True:
             try:
                 await self.deliver(message)
@@ -115,7 +143,6 @@ class OutboxConsumer:
             except TelegramError as exc:
                 log.error("outbox: giving up on a message for chat %s: %s", message.chat_id, exc)
                 break
-        await self._redis.xack(OUTBOX_STREAM, GROUP, entry_id)
 
     def _data(self, button: Button, chat_id: int) -> str:
         if button.sign is None:

@@ -13,7 +13,6 @@ from bot.services import BotServices
 from sentinel.approvals import ApprovalStatus, Choice, ForgedPress, PressOutcome
 from sentinel.rules import describe, narrow_rule_for
 
-
 FORGED = PressAnswer(
     "This button isn't valid for you, so I ignored it. Only the buttons on your own approval cards work.",
     alert=True,

@@ -10,6 +10,7 @@ HELP = (
     "/rules – your rules for what I may do without asking (add one: /rules never spend more than $50)\n"
     "/audit – recent decisions and why\n"
     "/connect – connect your email or calendar safely; /connections – what is connected\n"
+    "/quiet 22:00 07:00 – hold unprompted news at night\n"
     "/retry – try your last failed goal again\n"
     "/help – this message"
 )

@@ -220,7 +220,9 @@ def demo_events(today: date, tz: ZoneInfo, now: datetime) -> list[tuple[str, ica
                 item.add(name.replace("_", "-"), one)
         return item
 
-    monday = next_weekday(today, 0)
+    # The standup series began a month ago, as a real one would have.
+    monday = today - timedelta(days=today.weekday() + 28)
+    tuesday = next_weekday(today, 1)
     friday = next_weekday(today, 4, at_least=0)
     saturday = next_weekday(today, 5)
     lisbon = ZoneInfo("Europe/Lisbon")
@@ -229,8 +231,7 @@ def demo_events(today: date, tz: ZoneInfo, now: datetime) -> list[tuple[str, ica
         ("Work", event("standup", "Team standup", at(monday, 9, 30), at(monday, 9, 45),
                        rrule={"FREQ": "WEEKLY", "BYDAY": ["MO", "WE", "FR"]}, location="Video call",
                        organizer="mailto:lena@work.example", attendee=["mailto:demo@sandbox.deputy"])),
-        ("Work", event("planning", "Quarterly planning", at(monday + timedelta(days=1), 14),
-                       at(monday + timedelta(days=1), 16), location="Room 4.12",
+        ("Work", event("planning", "Quarterly planning", at(tuesday, 14), at(tuesday, 16), location="Room 4.12",
                        description="Bring the Q1 numbers. Agenda in the shared doc.",
                        organizer="mailto:lena@work.example")),
         ("Work", event("one-on-one", "1:1 with Priya", at(next_weekday(today, 3), 11),
@@ -243,7 +244,7 @@ def demo_events(today: date, tz: ZoneInfo, now: datetime) -> list[tuple[str, ica
                            location="Funkhaus")),
         ("Personal", event("birthday-mum", "Mum's birthday", today + timedelta(days=6), today + timedelta(days=7),
                            transp="TRANSPARENT")),
-        ("Personal", event("gym", "Gym", at(next_weekday(today, 1), 18), at(next_weekday(today, 1), 19),
+        ("Personal", event("gym", "Gym", at(tuesday, 18), at(tuesday, 19),
                            rrule={"FREQ": "WEEKLY", "BYDAY": ["TU", "TH"], "COUNT": 4})),
         # Departure and arrival in their own zones, as airlines' calendar files do.
         ("Personal", event("flight", "Flight LH 1166 to Lisbon", at(flight_day, 7, 5),

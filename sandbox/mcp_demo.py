@@ -84,7 +84,7 @@ def build_server(notes: Notes, *, faults: bool = False) -> Any:
     from mcp.server.mcpserver.exceptions import ToolError
     from mcp.types import ToolAnnotations
 
-    server = MCPServer("deputy-demo", instructions="A demo server for Deputy's tests and sandbox.")
+    server = MCPServer("deputy-demo", instructions="A demo server for Deputy's tests and sandbox.", log_level="WARNING")
 
     @server.tool(annotations=ToolAnnotations(read_only_hint=True, open_world_hint=False))
     def get_weather(city: str) -> str:

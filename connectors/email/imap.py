@@ -10,6 +10,7 @@ the `except` block, so no library exception (whose frames hold the password) is 
 from __future__ import annotations
 
 import imaplib
+import socket
 import ssl
 from datetime import datetime
 from typing import Any, Callable, TypeVar
@@ -76,6 +77,9 @@ class ImapSession:
     def __enter__(self) -> ImapSession:
         self._client = self._call("connect", self._connect)
         try:
+            # imaplib sends a literal's closing CRLF as a write of its own, which Nagle's
+            # algorithm holds for a delayed ACK: ~40 ms per APPEND or literal search.
+            self._client.sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
             self._call("login", self._login)
             # Servers announce extensions (MOVE, UIDPLUS...) only once logged in, and
             # imaplib keeps the list from before: ask again.

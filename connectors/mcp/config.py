@@ -90,7 +90,3 @@ class McpServerConfig(BaseModel):
     def origin(self) -> str:
         """How content from this server is labelled for the agent and the guard."""
         return f"the MCP server {self.name}"
-
-    def where(self) -> str:
-        """The server as shown to the user: its URL, or the command it runs."""
-        return self.url if self.transport == "http" else f"the local command {self.command}"

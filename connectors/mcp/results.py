@@ -19,8 +19,9 @@ MAX_ERROR_CHARS = 300
 
 def summarise(result: Any, limit: int = MAX_RESULT_CHARS) -> str:
     """The content of a successful `CallToolResult` as text of at most about `limit` characters."""
-    parts = [_describe(block) for block in (getattr(result, "content", None) or [])]
-    has_text = any(getattr(block, "type", None) == "text" for block in result.content or [])
+    blocks = list(getattr(result, "content", None) or [])
+    parts = [_describe(block) for block in blocks]
+    has_text = any(getattr(block, "type", None) == "text" for block in blocks)
     structured = getattr(result, "structured_content", None)
     if structured is not None and not has_text:
         # Servers should mirror structured content as text; when one does not, show the JSON.

@@ -56,7 +56,8 @@ def summarise(answer: Answer, *, expects_json: bool, scrub: Scrub, max_chars: in
     if answer.cut:
         note = "\n(The answer was too large; only its beginning was read.)"
     if len(text) > max_chars:
-        note = f"\n(The answer was cut at {max_chars:,} of {len(text):,} characters.)"
+        total = f"more than {len(text):,}" if answer.cut else f"{len(text):,}"
+        note = f"\n(The answer was cut at {max_chars:,} of {total} characters.)"
         text = text[:max_chars]
     return f"{head}\n{text}{note}"
 
@@ -101,18 +102,16 @@ def _text(answer: Answer) -> tuple[str, bool]:
     """The body as text; compact JSON (and True) when it parses as JSON."""
     charset = _charset(answer.content_type)
     try:
-        # Without a declared charset, json.loads(bytes) detects UTF-8, -16 and -32 itself.
-        value = json.loads(answer.body.decode(charset) if charset else answer.body)
-    except (ValueError, LookupError, RecursionError):
-        pass
-    else:
-        try:
-            return json.dumps(value, ensure_ascii=False, separators=(",", ":")), True
-        except (ValueError, RecursionError):
-            pass
+        text = answer.body.decode(charset, errors="strict") if charset else None
+    except (LookupError, UnicodeDecodeError):  # an unknown or wrong charset: judge the bytes alone
+        text = None
     try:
-        text = answer.body.decode(charset or "utf-8", errors="replace")
-    except LookupError:
+        # Without a (usable) charset, json.loads(bytes) detects UTF-8, -16 and -32 itself.
+        value = json.loads(text if text is not None else answer.body)
+        return json.dumps(value, ensure_ascii=False, separators=(",", ":")), True
+    except (ValueError, RecursionError):
+        pass
+    if text is None:
         text = answer.body.decode("utf-8", errors="replace")
     if media_type(answer.content_type) in ("text/html", "application/xhtml+xml"):
         text = html_to_text(text, "http://" + answer.where)

@@ -76,6 +76,9 @@ class BrowserConfig(BaseModel):
     max_open: int = Field(default=4, ge=1)
     """Most profiles open at once; the least recently used idle one makes room."""
     navigation_timeout: float = Field(default=20, gt=0)
+    """Seconds a site may take to start answering (and a click's navigation to finish)."""
+    content_wait: float = Field(default=8, gt=0)
+    """Seconds to wait for a page to be parsed before reading what has arrived so far."""
     operation_timeout: float = Field(default=60, gt=0)
     viewport_width: int = Field(default=1280, ge=200, le=4000)
     viewport_height: int = Field(default=900, ge=200, le=4000)
@@ -95,9 +98,14 @@ class UserSession:
         self.lock = asyncio.Lock()
         self.last_used = clock()
         self.navigation_timeout_ms = 20_000.0
+        self.content_wait_ms = 8_000.0
+        self.incomplete = False
+        """The last page loaded was read before it had fully arrived."""
         self.closed = False
         self.requested_url: str | None = None
-        """The address last asked for, which the tab may show under another (redirected) URL."""
+        """The address last loaded, which the tab may show under another (redirected) URL..."""
+        self.landed_url: str | None = None
+        """...this one."""
         self._page: Page | None = None
         context.on("close", self._mark_closed)
 
@@ -243,6 +251,7 @@ class BrowserSessions:
             await context.route_web_socket("**/*", guard.websocket)
             session = UserSession(user_id, context, guard, self._clock)
             session.navigation_timeout_ms = self._config.navigation_timeout * 1000
+            session.content_wait_ms = self._config.content_wait * 1000
             return session
         raise failure
 

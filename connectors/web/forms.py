@@ -91,8 +91,10 @@ def choose_form(forms: list[FormInfo], wanted: str | None, field_names: list[str
         raise ConnectorRejected(f"This page has no form called {key!r}. {_listing(candidates)}")
     if field_names:
         holding = [f for f in candidates if all(_has_field(f, n) for n in field_names)]
-        if len(holding) >= 1:
+        if holding:
             return holding[0]
+        if len(candidates) == 1:
+            return candidates[0]  # the field lookup will say which name is wrong
         raise ConnectorRejected(f"No single form on this page has all of the fields {', '.join(field_names)}. "
                                 + _listing(candidates))
     with_fields = [f for f in candidates if any(x.visible for x in f.fields)] or candidates

@@ -53,29 +53,39 @@ def _canonical(url: str) -> str:
 
 
 async def goto(session: UserSession, url: str) -> tuple[Page, int | None]:
-    """Load `url` in the user's tab; the page and its HTTP status (None when the browser gave none)."""
+    """Load `url` in the user's tab; the page and its HTTP status (None when the browser gave none).
+
+    Waits for the document to be parsed, at most `content_wait` seconds: a huge or slow page
+    is then read as far as it arrived (`session.incomplete` says so) rather than not at all.
+    """
     page = await session.page()
+    session.incomplete = False
     try:
-        response = await page.goto(url, wait_until="domcontentloaded")
+        response = await page.goto(url, wait_until="commit")
     except PlaywrightError as exc:
         failure = failure_for(str(exc), url, session.guard)
         await discard(page)
+        raise failure from None
+    session.requested_url, session.landed_url = url, page.url
+    status = response.status if response is not None else None
+    if status in (502, 503, 504):
+        raise ConnectorUnavailable(f"{host_of(page.url) or url} is not answering properly right now "
+                                   f"(status {status}); it may be down.")
+    try:
+        await page.wait_for_load_state("domcontentloaded", timeout=session.content_wait_ms)
+    except PlaywrightError:
+        session.incomplete = True
     else:
-        session.requested_url = url
         await settle(page)
-        status = response.status if response is not None else None
-        if status in (502, 503, 504):
-            raise ConnectorUnavailable(f"{host_of(page.url) or url} is not answering properly right now "
-                                       f"(status {status}); it may be down.")
-        return page, status
-    raise failure
+    return page, status
 
 
 async def at(session: UserSession, url: str) -> Page:
     """The user's tab showing `url`: the open one when it already does, else freshly loaded."""
     page = await session.page()
-    if same_page(page.url, url) or (session.requested_url and same_page(session.requested_url, url)
-                                    and not page.url.startswith(("about:", "chrome-error:"))):
+    # A redirect shows `url` under another address: still the same page if the tab has not moved since.
+    redirected = session.requested_url is not None and same_page(session.requested_url, url) and page.url == session.landed_url
+    if same_page(page.url, url) or redirected:
         return page
     page, _ = await goto(session, url)
     return page

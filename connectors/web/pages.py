@@ -48,6 +48,8 @@ class PageRead:
     blocked: list[Blocked] = field(default_factory=list)
     secrets: list[str] = field(default_factory=list)
     """Values the runner must scrub from anything it returns (a filled password)."""
+    incomplete: bool = False
+    """The page was still loading when it was read."""
 
 
 async def snapshot_of(page: Page) -> PageSnapshot:
@@ -68,7 +70,7 @@ async def read(session: UserSession, page: Page, logins: WebLogins, status: int 
     needed = human_step(snapshot, has_login=has_login)
     if needed is not None:
         raise needed
-    return PageRead(snapshot, status, list(session.guard.blocked))
+    return PageRead(snapshot, status, list(session.guard.blocked), incomplete=session.incomplete)
 
 
 async def open_page(session: UserSession, url: str, logins: WebLogins) -> PageRead:

@@ -135,6 +135,8 @@ class WebRunners:
         notes = _blocked_notes(read.blocked)
         if read.status is not None and read.status >= 400:
             notes.insert(0, f"The site answered with HTTP status {read.status}.")
+        if read.incomplete:
+            notes.append("The page was still loading; this is what had arrived.")
         text = render_page(read.snapshot, notes=notes, max_chars=self._max_chars)
         summary = f"{lead}\n{text}" if lead else text
         return OperationResult(

@@ -7,9 +7,10 @@ hidden places (invisible HTML, comments, invisible or look-alike characters, enc
 counts extra, because a sender with an honest purpose has no reason to hide it.
 
 Speed: a regex scan of a whole 5 KB text costs ~100 µs in CPython unless the pattern
-starts with a literal, and there are 40 patterns. So the text is split into a word set
-once, each signal runs only if one of its anchor words is present, and then only in
-windows around those anchors. `exhaustive=True` skips the shortcut (tests compare both).
+starts with a literal, and there are over 40 patterns. So the text becomes a word set
+once, a signal runs only if one of its anchor words is present, and then is tried only
+just before each whole-word occurrence of that anchor. `exhaustive=True` scans everything
+with every pattern instead (the tests check both find the same on the whole corpus).
 """
 
 from __future__ import annotations
@@ -21,11 +22,11 @@ from dataclasses import dataclass, field
 from typing import Callable
 
 from sentinel.detectors.base import FLAG_THRESHOLD, Detection, merge_spans, noisy_or, scan_windows
+from sentinel.detectors.exfiltration import EXFIL_REASON, EXFIL_VERB, EXFIL_WEIGHT, find_exfiltration
 from sentinel.detectors.hidden import base64_texts, hidden_regions, tag_character_runs
 from sentinel.detectors.normalize import (
     INVISIBLE, LOOKALIKE_CHARS, Normalized, canonical, decode_escapes, word_positions,
 )
-from sentinel.detectors.exfiltration import EXFIL_REASON, EXFIL_VERB, EXFIL_WEIGHT, find_exfiltration
 from sentinel.detectors.signals import SIGNALS, Signal
 
 log = logging.getLogger(__name__)
@@ -45,6 +46,7 @@ _MENTION = re.compile(
     r"\b(?:say|says|said|saying|like|such as|text|phrase|phrases|string|e\.g\.|example|containing|contains|reads|"
     r"wrote|called|quote|quoting)\W{0,3}$"
 )
+# The exfiltration check is code, not one pattern; this Signal only carries its name and weight.
 _EXFIL = Signal("exfiltration", EXFIL_WEIGHT, EXFIL_REASON, frozenset(), EXFIL_VERB)
 
 Locate = Callable[[int, int], tuple[int, int]]
@@ -161,6 +163,7 @@ class HeuristicDetector:
         ev.add(signal.name, weight, signal.reason, where)
         for key, reason in _concealment(raw[span[0]:span[1]], span, regions, via):
             ev.add(key, HIDDEN_WEIGHT, reason, where)
+
 
 def _quoted_mention(text: str, start: int, end: int) -> bool:
     """True inside a phrase quoted as an example ('a page that says "ignore previous..."')."""

@@ -6,9 +6,12 @@ noisy-OR and a detection is flagged at 0.5, so a weight of 0.5 or more flags on 
 (an unambiguous attack phrase) and smaller ones need company (a password-reset email
 mentions passwords; it does not also address an AI and ask for secrecy).
 
-Every pattern starts at a word boundary or a literal and bounds its gaps, which keeps a
-scan of a 5 KB email in the tens of microseconds per pattern and rules out catastrophic
-backtracking on hostile input.
+Each row is (name, weight, reason, anchors, pattern). Anchors are words of which at least
+one occurs, whole, in any match: the detector only tries a pattern just before them. A
+pattern that starts with a literal has instead literal markers ("<|") or "*" (always
+scan; CPython finds a literal prefix fast). Every gap is bounded, so hostile input cannot
+cause catastrophic backtracking. `HeuristicDetector(exhaustive=True)` ignores anchors; a
+test checks that both modes agree on the whole corpus, which catches a missing anchor.
 """
 
 from __future__ import annotations
@@ -31,7 +34,7 @@ class Signal:
     anchors: frozenset[str]
     pattern: re.Pattern[str]
     before: int = 40  # how far a match may start before its anchor word
-    near: re.Pattern[str] | None = None  # `pattern`, starting at most `before` chars after the match position
+    near: re.Pattern[str] | None = None  # `pattern` preceded by a lazy gap of up to `before` chars
 
     @property
     def scans_everything(self) -> bool:

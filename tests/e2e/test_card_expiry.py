@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import pytest
+from tests_support import GOAL
 
 from deputy.testing import DeputyStack
 from sandbox.mail import LocalMailServer
-from tests_support import GOAL
 
 
 @pytest.fixture

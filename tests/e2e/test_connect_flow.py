@@ -6,12 +6,12 @@ import re
 
 import httpx
 from redis import Redis
+from tests_support import GOAL
 
 from agent.testing import ScriptedModelServer
 from deputy.testing import DeputyStack, wait_for
 from sandbox.mail import LocalMailServer
 from sentinel.audit import AuditLog
-from tests_support import GOAL
 
 OWN_PASSWORD = "ann-own-app-password-42"
 

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+from tests_support import GOAL, email_script
+
 from agent.model import ModelReply
 from agent.testing import ChatRequest, tool_call
 from deputy.testing import DeputyStack
 from sandbox.mail import LocalMailServer
-from tests_support import GOAL, email_script
 
 
 def rule_or_email_script(request: ChatRequest) -> ModelReply:

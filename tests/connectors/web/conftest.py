@@ -65,13 +65,17 @@ CAPTCHA = """<!doctype html><html><head><title>Just a moment</title></head><body
 TRACKER = """<!doctype html><html><head><title>Deals</title></head><body><main><h1>Deals today</h1>
 <p>Flights to Lisbon from 389 euros, only this week.</p>
 <img id="pixel" src="http://tracker.example:{port}/collect?img=1">
-<script>fetch("http://tracker.example:{port}/collect?fetch=1").catch(() => {});</script>
+<script>fetch("http://tracker.example:{port}/collect?fetch=1").catch(() => {});
+try { new WebSocket("ws://tracker.example:{port}/socket"); } catch (e) {}</script>
 </main></body></html>"""
 
 LINKS = """<!doctype html><html><head><title>Start</title></head><body><main><h1>Start here</h1>
 <p>Read the <a href="/article">travel notes</a> next.</p>
 <button onclick="document.getElementById('more').textContent='More results loaded'">Show more</button>
-<p id="more"></p></main></body></html>"""
+<p id="more"></p>
+<p><a href="/cookie/show" target="_blank">Open the cookie page in a new tab</a></p>
+<form action="/order" method="post"><input name="name" value="Clicky"><button>Buy now</button></form>
+</main></body></html>"""
 
 PAYMENT = """<!doctype html><html><head><title>Checkout</title></head><body><main><h1>Checkout</h1>
 <form action="/pay" method="post"><label>Card number <input name="cardnumber" autocomplete="cc-number"></label>
@@ -249,7 +253,7 @@ def data_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture(scope="session")
 def sessions(data_dir: Path) -> Iterator[BrowserSessions]:
-    manager = BrowserSessions(BrowserConfig(data_dir=data_dir, navigation_timeout=10, operation_timeout=30),
+    manager = BrowserSessions(BrowserConfig(data_dir=data_dir, navigation_timeout=10, content_wait=4, operation_timeout=30),
                               resolver=fake_dns)
     yield manager
     manager.close()
@@ -271,7 +275,12 @@ def make_action(operation: str, arguments: dict[str, Any], user_id: int) -> Acti
                   created_at=time.time())
 
 
-@pytest.fixture
+@pytest.fixture(scope="session")
 def user_id() -> int:
-    """A fresh user (and so a fresh browser profile) for each test."""
+    """The user most tests browse as: one profile, launched once, keeps the suite fast."""
+    return 500
+
+
+def fresh_user_id() -> int:
+    """A user nobody used yet, so a profile of their own (for isolation and lifecycle tests)."""
     return 1000 + next(_ids)

@@ -1,0 +1,103 @@
+"""Clicking, screenshots, the egress guard and per-user profiles, in real headless Chromium."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from conftest import POLICY, Site, fake_dns, fresh_user_id, make_action
+
+from connectors.base import ConnectorRejected
+from connectors.web import BrowserConfig, BrowserSessions, WebRunners
+from deputy.testing import wait_for
+from sentinel.egress import EgressContext, reviewer
+from sentinel.egress_http import EgressNeedsApproval
+
+pytestmark = pytest.mark.browser
+
+
+def run(runners: WebRunners, operation: str, user_id: int, key: str = "key", **arguments: object):  # type: ignore[no-untyped-def]
+    return getattr(runners, operation)(make_action(operation, dict(arguments), user_id), key)
+
+
+def test_clicking_a_link_reads_the_next_page(runners: WebRunners, site: Site, user_id: int) -> None:
+    result = run(runners, "click", user_id, url=site.url("/links"), text="travel notes")
+    assert result.summary.startswith("Clicked “travel notes”.\nTitle: Lisbon travel notes")
+    assert result.untrusted_origin == f"the web page {site.url('/article')}"
+
+
+def test_clicking_a_script_button_reads_the_changed_page(runners: WebRunners, site: Site, user_id: int) -> None:
+    result = run(runners, "click", user_id, url=site.url("/links"), text="Show more")
+    assert "More results loaded" in result.summary
+
+
+def test_a_link_opening_a_new_tab_is_followed(runners: WebRunners, site: Site, user_id: int) -> None:
+    result = run(runners, "click", user_id, url=site.url("/links"), text="Open the cookie page in a new tab")
+    assert "Title: Cookie" in result.summary
+
+
+def test_click_never_sends_a_form(runners: WebRunners, site: Site, user_id: int) -> None:
+    with pytest.raises(ConnectorRejected, match="“Buy now” sends a form; use submit_form"):
+        run(runners, "click", user_id, url=site.url("/links"), text="Buy now")
+    with pytest.raises(ConnectorRejected, match="couldn't find a visible link or button saying “Nope”"):
+        run(runners, "click", user_id, url=site.url("/links"), text="Nope")
+    assert not [p for p in site.posts if p.get("name") == "Clicky"]
+
+
+def test_a_screenshot_is_a_png_in_the_users_workspace(
+    runners: WebRunners, site: Site, user_id: int, data_dir: Path
+) -> None:
+    first = run(runners, "screenshot", user_id, key="shot-1", url=site.url("/article"))
+    path = Path(first.summary.rsplit(" to ", 1)[1].rstrip("."))
+    assert path.parent == data_dir / "users" / str(user_id) / "screenshots"
+    assert path.read_bytes().startswith(b"\x89PNG\r\n\x1a\n")
+    assert first.summary.startswith(f"Saved a screenshot (1280x900 PNG) of {site.url('/article')} to ")
+    again = run(runners, "screenshot", user_id, key="shot-1")  # the open page; a retry rewrites the same file
+    assert again.summary.endswith(f"{path}.")
+    assert run(runners, "screenshot", user_id, key="shot-2", full_page=True).summary != first.summary
+
+
+def test_requests_outside_the_allow_list_are_blocked_and_reported(
+    runners: WebRunners, site: Site, user_id: int
+) -> None:
+    result = run(runners, "open_page", user_id, url=site.url("/tracker"))
+    assert "Flights to Lisbon from 389 euros" in result.summary
+    notes = result.summary.split("Notes:\n", 1)[1]
+    assert "Deputy's network guard blocked 3 requests to tracker.example" in notes  # image, fetch, WebSocket
+    assert "The web connector may only contact 127.0.0.1; tracker.example is not one of them." in notes
+    # DNS would have led tracker.example to the test site: the requests were stopped, not lost.
+    assert not [hit for hit in site.hits if hit.startswith("tracker.example")]
+
+
+def test_opening_a_site_that_came_from_untrusted_content_waits_for_approval(
+    sessions: BrowserSessions, site: Site, data_dir: Path, user_id: int
+) -> None:
+    context = EgressContext(tainted_values={site.url("/article"): "an email from x@evil.example"})
+    runners = WebRunners(sessions, lambda action: reviewer(POLICY, context), data_dir=data_dir)
+    before = len(site.hits)
+    with pytest.raises(EgressNeedsApproval, match="Opening 127.0.0.1 needs your approval first.*an email from x@"):
+        run(runners, "open_page", user_id, url=site.url("/article"))
+    assert len(site.hits) == before
+
+
+def test_profiles_are_per_user_and_persist(runners: WebRunners, site: Site, data_dir: Path) -> None:
+    alice, bob = fresh_user_id(), fresh_user_id()
+    run(runners, "open_page", alice, url=site.url("/cookie/set?who=alice"))
+    assert "Cookie says: nobody." in run(runners, "open_page", bob, url=site.url("/cookie/show")).summary
+    assert "Cookie says: alice." in run(runners, "open_page", alice, url=site.url("/cookie/show")).summary
+    assert (data_dir / "users" / str(alice) / "browser").is_dir()
+    assert (data_dir / "users" / str(bob) / "browser").is_dir()
+
+
+def test_idle_profiles_close_and_reopen_with_their_cookies(site: Site, data_dir: Path) -> None:
+    sessions = BrowserSessions(BrowserConfig(data_dir=data_dir, idle_seconds=0.5, navigation_timeout=10),
+                               resolver=fake_dns)
+    runners = WebRunners(sessions, lambda action: reviewer(POLICY, EgressContext()), data_dir=data_dir)
+    carol = fresh_user_id()
+    try:
+        run(runners, "open_page", carol, url=site.url("/cookie/set?who=carol"))
+        assert sessions.open_users() == [carol]
+        wait_for(lambda: sessions.open_users() == [], timeout=10, what="the idle profile to close")
+        assert "Cookie says: carol." in run(runners, "open_page", carol, url=site.url("/cookie/show")).summary
+    finally:
+        sessions.close()
