@@ -77,9 +77,6 @@ class ImapSession:
     def __enter__(self) -> ImapSession:
         self._client = self._call("connect", self._connect)
         try:
-            # imaplib sends a literal's closing CRLF as a write of its own, which Nagle's
-            # algorithm holds for a delayed ACK: ~40 ms per APPEND or literal search.
-            self._client.sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
             self._call("login", self._login)
             # Servers announce extensions (MOVE, UIDPLUS...) only once logged in, and
             # imaplib keeps the list from before: ask again.
@@ -170,20 +167,25 @@ class ImapSession:
     def _connect(self) -> imaplib.IMAP4:
         account = self.account
         if account.use_ssl:
-            return imaplib.IMAP4_SSL(account.host, account.port, ssl_context=self._context(), timeout=account.timeout)
-        client = imaplib.IMAP4(account.host, account.port, timeout=account.timeout)
-        if not account.starttls:
-            return client
-        self.stage = "tls"
+            client: imaplib.IMAP4 = imaplib.IMAP4_SSL(
+                account.host, account.port, ssl_context=self._context(), timeout=account.timeout
+            )
+        else:
+            client = imaplib.IMAP4(account.host, account.port, timeout=account.timeout)
         try:
-            if "STARTTLS" not in client.capabilities:
-                # Never fall back to plain text: the password would travel in the clear.
-                raise ConnectorError(
-                    f"The mail server at {account.where} doesn't offer an encrypted connection (STARTTLS), "
-                    "so I didn't log in.",
-                    detail="STARTTLS not advertised",
-                )
-            client.starttls(ssl_context=self._context())
+            # imaplib sends a literal's closing CRLF as a write of its own, which Nagle's
+            # algorithm holds for a delayed ACK: ~40 ms per APPEND or literal search.
+            client.sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+            if not account.use_ssl and account.starttls:
+                self.stage = "tls"
+                if "STARTTLS" not in client.capabilities:
+                    # Never fall back to plain text: the password would travel in the clear.
+                    raise ConnectorError(
+                        f"The mail server at {account.where} doesn't offer an encrypted connection (STARTTLS), "
+                        "so I didn't log in.",
+                        detail="STARTTLS not advertised",
+                    )
+                client.starttls(ssl_context=self._context())
         except BaseException:
             client.shutdown()
             raise

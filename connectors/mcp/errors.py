@@ -31,6 +31,7 @@ from connectors.base import (
 )
 from connectors.mcp.config import McpServerConfig
 from connectors.mcp.text import one_line
+from vault import Scrubber
 
 
 @dataclass
@@ -67,9 +68,11 @@ def translate(exc: BaseException, config: McpServerConfig, log: VisitLog, secret
     if log.stderr_tail:
         detail += f" | server stderr: {log.stderr_tail}"
     error = _classify(found, config, log)
-    if secret and secret in error.user_message:  # a server may echo what it was sent
-        error = type(error)(error.user_message.replace(secret, "***"))
-    error.detail = detail.replace(secret, "***") if secret else detail
+    if secret:  # a server may echo what it was sent, in any encoding
+        scrubber = Scrubber([secret])
+        error = type(error)(scrubber.scrub(error.user_message))
+        detail = scrubber.scrub(detail)
+    error.detail = detail
     return error
 
 

@@ -23,7 +23,7 @@ from connectors.mcp.schema import argument_problems
 from connectors.mcp.session import Visitor
 from connectors.mcp.tools import MAX_TOOLS, McpTool, McpToolset, build_toolset
 from sentinel.actions import Action
-from vault import CredentialNotFound, Vault, VaultError
+from vault import CredentialNotFound, Scrubber, Vault, VaultError
 
 ServerLookup = Callable[[int, str], McpServerConfig | None]
 """The server a user connected under a name, or None."""
@@ -135,8 +135,8 @@ class McpConnector:
 
 
 def _scrub(text: str, secret: str | None) -> str:
-    # A server may echo the token it was sent; the agent must never see it.
-    return text.replace(secret, "***") if secret else text
+    # A server may echo the token it was sent (in any encoding); the agent must never see it.
+    return Scrubber([secret]).scrub(text) if secret else text
 
 
 async def _list_tools(client: Client) -> list[Any]:

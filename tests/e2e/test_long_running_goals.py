@@ -169,3 +169,46 @@ def test_a_long_goal_survives_random_worker_kills_without_repeating_an_email(
         assert len([m for m in user.bot_messages(after=sent) if m["text"].startswith("Done: all")]) == 1
     finally:
         stack.stop()
+
+
+def test_pause_resume_edit_and_cancel_from_the_goal_card_are_honoured_by_running_workers(
+    stack: DeputyStack, model_server: ScriptedModelServer
+) -> None:
+    def respond(request: ChatRequest) -> ScriptedResponse:
+        n = sum(1 for m in request.messages if m.get("role") == "assistant")
+        return ScriptedResponse(reply=tool_call("update_plan", steps=[{"title": f"Research {n}"}]), delay_seconds=0.5)
+
+    model_server.responder = respond
+    user = stack.user(605)
+    sent = user.send("research flights for the whole year")
+    wait_for(lambda: len(model_server.requests) >= 2, timeout=20, what="the goal to be working")
+
+    listed = user.send("/goals")
+    card = user.wait_for_bot(lambda m: m["text"].startswith("🎯"), after=listed)
+    assert [b["text"] for b in card["buttons"][0]] == ["Pause", "Edit", "Cancel"]
+    user.press(card["message_id"], button="Pause")
+    assert user.wait_for_answer(1)["text"] == "Paused."
+    time.sleep(1.0)  # the step in flight finishes its model call and stops at its checkpoint
+    paused_at = len(model_server.requests)
+    time.sleep(2.0)
+    assert len(model_server.requests) == paused_at, "a paused goal makes no more model calls"
+
+    listed = user.send("/goals")
+    card = user.wait_for_bot(lambda m: m["text"].startswith("🎯") and "paused" in m["text"], after=listed)
+    user.press(card["message_id"], button="Edit")
+    assert "Send me the change" in user.wait_for_answer(2)["text"]
+    edit = user.send("only look at flights to Lisbon")
+    user.wait_for_bot(lambda m: "updated" in m["text"], after=edit)
+    wait_for(lambda: any("only look at flights to Lisbon" in r.prompt_text() for r in model_server.requests),
+             timeout=20, what="the edit to reach the model")
+
+    listed = user.send("/goals")
+    card = user.wait_for_bot(lambda m: m["text"].startswith("🎯") and "running" in m["text"], after=listed)
+    user.press(card["message_id"], button="Cancel")
+    assert user.wait_for_answer(3)["text"] == "Stopped."
+    time.sleep(1.0)
+    stopped_at = len(model_server.requests)
+    time.sleep(2.0)
+    assert len(model_server.requests) == stopped_at
+    listed = user.send("/goals")
+    assert "cancelled" in user.wait_for_bot(lambda m: "Your recent goals" in m["text"], after=listed)["text"]

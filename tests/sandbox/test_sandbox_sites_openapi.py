@@ -80,7 +80,7 @@ def body(summary: str) -> Any:
 
 
 def test_restaurants_search_and_book_through_the_generic_runner(connect: Connect) -> None:
-    api, run, app = connect(restaurants, "restaurants")
+    api, run, _ = connect(restaurants, "restaurants")
     effects = {op.name: op.spec.effect for op in api.operations}
     assert effects == {
         "restaurants_search": EffectClass.read, "restaurants_get_restaurant": EffectClass.read,
@@ -171,6 +171,6 @@ def test_shop_cart_and_checkout_with_a_payment_token(connect: Connect) -> None:
 
 
 def test_without_the_key_the_sites_refuse(connect: Connect, http: httpx.Client) -> None:
-    api, run, app = connect(shop, "shop")
+    api, _, _ = connect(shop, "shop")
     response = http.get(f"{api.base_url}/products")
     assert response.status_code == 401 and "X-Api-Key" in response.json()["message"]

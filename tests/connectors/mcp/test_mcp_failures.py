@@ -192,7 +192,7 @@ def test_the_servers_stderr_is_kept_for_the_log_without_the_key(junk, tmp_path: 
     with pytest.raises(ConnectorUnavailable) as caught:
         connector.discover(USER, "junk")
     detail = caught.value.detail or ""
-    assert "starting with key ***" in detail and "junk-key-Pq93-secret" not in detail + str(caught.value)
+    assert "starting with key [redacted]" in detail and "junk-key-Pq93-secret" not in detail + str(caught.value)
 
 
 def test_a_visit_from_inside_an_event_loop_works(toolset: McpToolset, tmp_path: Path) -> None:

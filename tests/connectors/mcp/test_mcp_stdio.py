@@ -177,4 +177,4 @@ def test_a_local_server_gets_its_key_from_the_vault_and_never_shows_it(tmp_path:
     vault.put(USER, "cred:mcp/keyed", SecretStr("sk-live-51Hx9"), "api_key", "Keyed server key")
     toolset = connector.discover(USER, "keyed")
     result = connector.call(USER, toolset.tool("keyed_whoami"), {}, "key")
-    assert result.summary == "my key is ***"
+    assert result.summary == "my key is [redacted]"

@@ -248,3 +248,30 @@ def test_fetching_a_document_that_is_not_there_is_refused(service: tuple[NotesSe
         fetch_openapi(client, f"{url}/nope.json")
     with pytest.raises(OpenApiDocumentError, match="must start with http"):
         fetch_openapi(client, "file:///etc/passwd")
+
+
+def test_sentinels_guarded_client_plugs_in(service: tuple[NotesService, str], vault: Vault) -> None:
+    from connectors.http import guarded_client
+    from sentinel.egress import EgressDecision, OutboundRequest
+    from sentinel.egress_http import EgressBlocked
+    from sentinel.policy import Risk, Verdict
+
+    notes, url = service
+    reviewed: list[OutboundRequest] = []
+
+    def review(request: OutboundRequest) -> EgressDecision:
+        reviewed.append(request)
+        if request.method == "POST":
+            return EgressDecision(verdict=Verdict.deny, reasons=["Posting notes is not allowed here."], risk=Risk.high)
+        return EgressDecision(verdict=Verdict.allow, reasons=[], risk=Risk.low)
+
+    with httpx.Client(timeout=5) as plain:
+        api = import_openapi(fetch_openapi(plain, f"{url}/openapi.yaml"), service="notes")
+    vault.put(USER, "cred:api/notes", SecretStr(API_KEY), "api_key", "Notes API key")
+    with guarded_client(review, connector="openapi", timeout=5) as client:
+        runner = OpenApiRunner(api, client, vault)
+        assert runner.run("notes_listNotes", {}, USER, "k").summary.startswith("200 OK")
+        with pytest.raises(EgressBlocked, match="Posting notes is not allowed here"):
+            runner.run("notes_addNote", {"body": {"text": "hi"}}, USER, "k")
+    assert [r.method for r in reviewed] == ["GET", "POST"]
+    assert len(notes.requests) == 1  # the blocked POST never left

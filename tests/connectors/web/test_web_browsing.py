@@ -72,7 +72,7 @@ def test_requests_outside_the_allow_list_are_blocked_and_reported(
 def test_opening_a_site_that_came_from_untrusted_content_waits_for_approval(
     sessions: BrowserSessions, site: Site, data_dir: Path, user_id: int
 ) -> None:
-    context = EgressContext(tainted_values={site.url("/article"): "an email from x@evil.example"})
+    context = EgressContext(tainted_values={"127.0.0.1": "an email from x@evil.example"})
     runners = WebRunners(sessions, lambda action: reviewer(POLICY, context), data_dir=data_dir)
     before = len(site.hits)
     with pytest.raises(EgressNeedsApproval, match="Opening 127.0.0.1 needs your approval first.*an email from x@"):
