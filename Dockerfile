@@ -9,6 +9,8 @@ COPY connectors connectors
 COPY workers workers
 COPY emulator emulator
 COPY sandbox sandbox
+COPY vault vault
+COPY bench bench
 RUN pip install --no-cache-dir . && useradd --create-home deputy && mkdir /data && chown deputy /data
 USER deputy
 ENV DEPUTY_DATA_DIR=/data

@@ -132,7 +132,9 @@ class CalDavClient:
         `default_calendar`, else the first by name."""
         listing = self._listing()
         if not listing:
-            raise ConnectorRejected(f"I found no calendars in the account at {self.account.host}.")
+            raise ConnectorRejected(
+                f"I found no calendars at {self.account.url}; check the calendar address (connect it again)."
+            )
         wanted = name or self.account.default_calendar
         if wanted is None:
             return listing[0][0]

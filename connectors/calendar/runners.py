@@ -200,6 +200,11 @@ def _collect(
     client: CalDavClient, name: str | None, start: datetime, end: datetime, zone: ZoneInfo
 ) -> tuple[list[Occurrence], int]:
     calendars: list[CalendarInfo] = [client.calendar(name)] if name else client.calendars()
+    if not calendars:
+        # Often a wrong address: a web page that answers anything with 200.
+        raise ConnectorRejected(
+            f"I found no calendars at {client.account.url}; check the calendar address (connect it again)."
+        )
     found: list[Occurrence] = []
     unreadable = 0
     for calendar in calendars:

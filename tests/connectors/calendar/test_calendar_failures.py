@@ -163,9 +163,13 @@ def test_a_server_that_never_answers_times_out() -> None:
 
 def test_an_html_page_instead_of_a_calendar_server_is_a_plain_error() -> None:
     with FakeServer(lambda r: reply(r, 200, b"<html><body>Welcome to nginx</body></html>", "text/html")) as server:
-        with pytest.raises(ConnectorError) as caught:
-            run(account_at(server.url), "list_events", start="2026-12-01")
-    assert caught.value.user_message.startswith(("The calendar server at", "I found no calendars"))
+        for operation, args in [("list_events", {"start": "2026-12-01"}),
+                                ("create_event", {"title": "x", "start": "2026-12-01T10:00"})]:
+            with pytest.raises(ConnectorRejected) as caught:
+                run(account_at(server.url), operation, **args)
+            assert caught.value.user_message == (
+                f"I found no calendars at {server.url}; check the calendar address (connect it again)."
+            )
 
 
 def test_unreadable_and_oversized_objects_are_skipped_with_a_note() -> None:
@@ -173,25 +177,34 @@ def test_unreadable_and_oversized_objects_are_skipped_with_a_note() -> None:
         EVENT.format(uid="good", title="Good one").encode(),
         b"BEGIN:VCALENDAR\r\nthis is not icalendar\r\n",
         EVENT.format(uid="big", title="Big " + "x" * 1_100_000).encode(),
-        # Not UTF-8: Latin-1 bytes from an old server. The title comes through, mangled not fatal.
-        EVENT.format(uid="latin", title="Caf\xe9").encode("latin-1"),
     ]
     with FakeServer(caldav_answers(objects)) as server:
         result = run(account_at(server.url), "list_events", start="2026-12-01")
     assert isinstance(result, OperationResult)
     assert "Good one [Odd]" in result.summary
-    assert "Caf" in result.summary
-    assert "2 stored event(s) could not be read and were skipped." in result.summary
-    assert len(result.summary) < 2000
+    assert "1 stored event(s) could not be read and were skipped." in result.summary
+    assert len(result.summary) < 1000
 
 
-def test_odd_encodings_and_huge_descriptions_come_back_bounded(call: Call, scratch: str) -> None:
+def test_a_reply_in_the_wrong_encoding_is_unavailable_not_a_crash() -> None:
+    # Latin-1 bytes in an XML reply that declares UTF-8: the whole reply is unreadable.
+    objects = [EVENT.format(uid="latin", title="Caf\xe9").encode("latin-1")]
+    with FakeServer(caldav_answers(objects)) as server:
+        with pytest.raises(ConnectorUnavailable, match="answered in a way I couldn't understand"):
+            run(account_at(server.url), "list_events", start="2026-12-01")
+
+
+def test_odd_encodings_and_huge_descriptions_come_back_bounded(
+    call: Call, scratch: str, put_event: Callable[[str, str], None]
+) -> None:
     title = "Abendessen 🍝 mit 山田さん — שלום"
-    call("create_event", key="u1", title=title, start="2026-12-03T19:00", calendar=scratch,
-         description="Ünïcödé " * 30_000, location="Zürich\u200b HB")
-    text = call("list_events", start="2026-12-03", calendar=scratch)
+    call("create_event", key="u1", title=title, start="2026-12-03T19:00", calendar=scratch, location="Zürich\u200b HB")
+    # An invitation from elsewhere, with far more text than anyone should read.
+    put_event(scratch, EVENT.format(uid="huge@elsewhere", title="Huge").replace(
+        "SUMMARY:Huge", "SUMMARY:Huge\r\nDESCRIPTION:" + "Ünïcödé " * 30_000))
+    text = call("list_events", start="2026-12-01", end="2026-12-03", calendar=scratch)
     assert isinstance(text, OperationResult)
-    assert title in text.summary and "Zürich" in text.summary
+    assert title in text.summary and "Zürich" in text.summary and "Huge" in text.summary
     assert len(text.summary) < 1000
 
 

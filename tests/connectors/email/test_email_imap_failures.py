@@ -85,28 +85,32 @@ def drain(connection: socket.socket) -> None:
         pass
 
 
-def fake_imap(answers: dict[str, bytes], capabilities: bytes = b"IMAP4rev1 AUTH=PLAIN") -> Callable[[socket.socket], None]:
+def fake_imap(
+    answers: dict[str, bytes], capabilities: bytes = b"IMAP4rev1 AUTH=PLAIN", seen: list[str] | None = None
+) -> Callable[[socket.socket], None]:
     """Speaks just enough IMAP; `answers` maps a command to the untagged lines before its OK
-    (or to a complete reply, when it contains the "{tag}" placeholder, or to b"" to hang up)."""
+    (or to a complete reply, when it holds the "{tag}" placeholder, or to b"" to hang up).
+    Every command line received is appended to `seen`."""
 
     def script(connection: socket.socket) -> None:
         connection.sendall(b"* OK fake IMAP ready\r\n")
-        reader = connection.makefile("rb")
-        for line in reader:
+        for line in connection.makefile("rb"):
             tag, _, rest = line.decode().strip().partition(" ")
+            if seen is not None:
+                seen.append(rest)
             words = rest.upper().split()
             command = " ".join(words[:2]) if words[:1] == ["UID"] else words[0] if words else ""
             if command == "CAPABILITY":
-                reply = b"* CAPABILITY " + capabilities + b"\r\n%s OK done\r\n"
+                reply = b"* CAPABILITY " + capabilities + b"\r\n{tag} OK done\r\n"
             elif command in answers:
                 if answers[command] == b"":
                     return
-                reply = answers[command] if b"{tag}" in answers[command] else answers[command] + b"%s OK done\r\n"
+                reply = answers[command] if b"{tag}" in answers[command] else answers[command] + b"{tag} OK done\r\n"
             elif command in ("LOGIN", "LOGOUT", "EXAMINE", "SELECT"):
-                reply = (b"* BYE\r\n" if command == "LOGOUT" else b"") + b"%s OK done\r\n"
+                reply = (b"* BYE\r\n" if command == "LOGOUT" else b"") + b"{tag} OK done\r\n"
             else:
-                reply = b"%s BAD unknown\r\n"
-            connection.sendall(reply.replace(b"{tag}", b"%s") % tag.encode())
+                reply = b"{tag} BAD unknown\r\n"
+            connection.sendall(reply.replace(b"{tag}", tag.encode()))
             if command == "LOGOUT":
                 return
 
@@ -181,20 +185,11 @@ def test_refusals_are_rejections_and_huge_garbage_bodies_still_decode() -> None:
 
 
 def test_no_plain_text_login_when_starttls_is_missing() -> None:
-    logins: list[str] = []
-
-    def script(connection: socket.socket) -> None:
-        connection.sendall(b"* OK [CAPABILITY IMAP4rev1 AUTH=PLAIN] ready\r\n")
-        for line in connection.makefile("rb"):
-            logins.append(line.decode())
-            if b"LOGOUT" in line.upper():
-                return
-            connection.sendall(line.split(b" ")[0] + b" BAD no\r\n")
-
-    with tcp_server(script) as port:
+    seen: list[str] = []
+    with tcp_server(fake_imap({}, seen=seen)) as port:
         error = failure(account(port, starttls=True), ConnectorError)
     assert "doesn't offer an encrypted connection" in error.user_message and not error.retryable
-    assert not any("LOGIN" in line.upper() for line in logins)
+    assert seen == ["CAPABILITY"]  # and no LOGIN
 
 
 def test_account_validation_never_echoes_the_password() -> None:
