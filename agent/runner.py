@@ -16,24 +16,27 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import Callable, Protocol
 
-from agent.goals import ConcurrentUpdate, Goal, GoalStatus, GoalStore
-from agent.model import ChatModel, ModelError, ModelReply, ToolCall
 from agent.context import RESULT_CHARS, bounded_result, fold
+from agent.goals import ConcurrentUpdate, Goal, GoalStatus, GoalStore
+from agent.memory_tools import MEMORY_TOOLS, ForgetArgs, MemoryTools, RecallArgs, RememberArgs
+from agent.memory_tools import parse as parse_memory
+from agent.model import ChatModel, ModelError, ModelReply, ToolCall
 from agent.monitoring import Monitoring
-from agent.subgoals import Subgoals
 from agent.prompt import build_messages, tool_message, untrusted
+from agent.subgoals import Subgoals
 from agent.tools import (
     INTERNAL_TOOLS,
     ToolArgumentError,
     call_arguments,
     parse_plan,
     parse_read_result,
+    parse_reply,
     parse_schedule,
     parse_split,
-    parse_reply,
 )
 from connectors.catalog import Catalog, InvalidArguments, Operation
 from deputy.outbox import Button, Outbox, OutboxMessage
+from deputy.user_settings import UserSettingsStore
 from sentinel.action_store import ActionRecord, ActionStore
 from sentinel.actions import Action, ActionState
 from sentinel.provenance import MAX_ITEM_CHARS, UntrustedItem
@@ -92,6 +95,8 @@ class GoalRunner:
         clock: Callable[[], float] = time.time,
         limits: RunnerLimits = RunnerLimits(),
         scanner: ContentScanner | None = None,
+        memory: MemoryTools | None = None,
+        settings: UserSettingsStore | None = None,
     ) -> None:
         self._goals = goals
         self._actions = actions
@@ -102,7 +107,9 @@ class GoalRunner:
         self._limits = limits
         self._catalog = catalog
         self._scanner = scanner
-        self._tools = [*INTERNAL_TOOLS, *catalog.tool_schemas()]
+        self._memory = memory
+        self._settings = settings
+        self._tools = [*INTERNAL_TOOLS, *(MEMORY_TOOLS if memory else []), *catalog.tool_schemas()]
         self._subgoals = Subgoals(goals, dispatch, clock)
         self._monitoring = Monitoring(dispatch, clock)
 
@@ -182,6 +189,8 @@ class GoalRunner:
                 result = refusal
             elif call.name == "schedule_check":
                 result = self._monitoring.schedule(goal, parse_schedule(call))
+            elif call.name in ("remember", "forget_memory", "recall") and self._memory is not None:
+                result = self._memory_call(goal, call)
             elif call.name == "no_news":
                 result = "OK, nothing to report." if goal.monitor else "Error: no check is scheduled for this goal."
             else:
@@ -198,6 +207,14 @@ class GoalRunner:
         """Keep a digest of (call, result) to notice a goal going round in circles."""
         digest = hashlib.sha256(f"{call.name}\x00{call.arguments}\x00{result}".encode()).hexdigest()[:16]
         goal.loop_signatures = [*goal.loop_signatures, digest][-2 * self._limits.loop_repeats :]
+
+    def _memory_call(self, goal: Goal, call: ToolCall) -> str:
+        assert self._memory is not None
+        if call.name == "remember":
+            return self._memory.remember(goal, parse_memory(call, RememberArgs))
+        if call.name == "forget_memory":
+            return self._memory.forget(goal, parse_memory(call, ForgetArgs))
+        return self._memory.recall(goal, parse_memory(call, RecallArgs))
 
     def _split(self, goal: Goal, call: ToolCall) -> StepOutcome:
         children = self._subgoals.spawn(goal, call.id, parse_split(call))
@@ -336,7 +353,9 @@ class GoalRunner:
             )
         goal = self._checkpoint(goal)
         try:
-            reply = self._model.complete(build_messages(goal, self._clock()), self._tools)
+            settings = self._settings.get(goal.user_id) if self._settings else None
+            memories = self._memory.relevant(goal) if self._memory else None
+            reply = self._model.complete(build_messages(goal, self._clock(), settings, memories), self._tools)
         except ModelError as exc:
             log.warning("goal %s: model call failed: %s", goal.id, exc)
             goal.model_attempts += 1

@@ -29,6 +29,8 @@ COMMANDS = [
     BotCommand("connect", "Connect an account (email, calendar) safely"),
     BotCommand("connections", "What is connected, with buttons to disconnect"),
     BotCommand("quiet", "Quiet hours for unprompted news, e.g. /quiet 22:00 07:00"),
+    BotCommand("memory", "What Deputy remembers about you"),
+    BotCommand("settings", "Name, tone, language, time zone, model training"),
     BotCommand("retry", "Try your last stopped goal again"),
     BotCommand("help", "What Deputy can do"),
 ]
@@ -73,6 +75,8 @@ def build_application(
     app.add_handler(CommandHandler("activity", handlers.activity))
     app.add_handler(CommandHandler("connect", handlers.connect))
     app.add_handler(CommandHandler("quiet", handlers.quiet))
+    app.add_handler(CommandHandler("memory", handlers.memory))
+    app.add_handler(CommandHandler("settings", handlers.settings))
     app.add_handler(CommandHandler("connections", handlers.connections))
     app.add_handler(MessageHandler(filters.COMMAND, handlers.unknown_command))
     app.add_handler(MessageHandler(filters.TEXT, handlers.text))

@@ -24,6 +24,9 @@ KINDS = {
     "gp": "pause goal",
     "gr": "resume goal",
     "ge": "edit goal",
+    "ma": "accept memory",
+    "md": "discard memory",
+    "mf": "forget memory",
 }
 
 

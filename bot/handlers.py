@@ -18,12 +18,14 @@ from agent.goals import Goal, GoalStatus
 from bot import texts
 from bot.activity import format_activity, format_audit, goal_card
 from bot.goal_controls import apply_edit, take_edit
+from bot.memory_view import memory_listing, ordered
 from bot.presses import decide_press
 from bot.secret_paste import deleted_notice, pasted_secret
 from bot.services import BotServices
 from deputy.connect_forms import FORMS
 from deputy.ids import new_id
 from deputy.user_settings import UserSettings, UserSettingsStore
+from memory import MemoryStore, MemoryTrust
 from sentinel.rules import describe
 from vault import list_credentials
 
@@ -60,7 +62,8 @@ class Handlers:
 
     async def start(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
         user = update.effective_user
-        await update.effective_message.reply_text(texts.greeting(user.first_name or "there", self._s.agent_name))
+        name = UserSettingsStore(self._s.redis).get(user.id).agent_name
+        await update.effective_message.reply_text(texts.greeting(user.first_name or "there", name))
 
     async def help(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
         await update.effective_message.reply_text(texts.HELP)
@@ -155,6 +158,58 @@ class Handlers:
     async def not_text(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
         message = update.effective_message
         await message.reply_text(texts.EMPTY if message.text is not None else texts.NOT_TEXT)
+
+    async def memory(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+        user_id = update.effective_user.id
+        items = ordered(MemoryStore(self._s.redis).list(user_id))
+        buttons = []
+        for number, item in enumerate(items[:40], 1):
+            if item.trust is MemoryTrust.pending:
+                buttons.append([
+                    InlineKeyboardButton(f"Accept {number}", callback_data=self._s.buttons.data("ma", item.id, user_id)),
+                    InlineKeyboardButton(f"Discard {number}", callback_data=self._s.buttons.data("md", item.id, user_id)),
+                ])
+            else:
+                buttons.append([InlineKeyboardButton(f"Forget {number}",
+                                                     callback_data=self._s.buttons.data("mf", item.id, user_id))])
+        await update.effective_message.reply_text(
+            memory_listing(items), reply_markup=InlineKeyboardMarkup(buttons) if buttons else None
+        )
+
+    async def settings(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+        """/settings shows them; /settings name Jarvis | tone brief | language German | timezone Europe/Berlin |
+        training on/off changes one."""
+        store = UserSettingsStore(self._s.redis)
+        user_id = update.effective_user.id
+        current = store.get(user_id)
+        args = context.args or []
+        if args:
+            field, value = args[0].lower(), " ".join(args[1:]).strip()
+            names = {"name": "agent_name", "tone": "tone", "language": "language", "timezone": "timezone",
+                     "training": "training_opt_in"}
+            if field not in names or not value:
+                await update.effective_message.reply_text(texts.SETTINGS_USAGE)
+                return
+            parsed: object = value
+            if field == "training":
+                if value.lower() not in ("on", "off"):
+                    await update.effective_message.reply_text(texts.SETTINGS_USAGE)
+                    return
+                parsed = value.lower() == "on"
+            try:
+                current = UserSettings.model_validate({**current.model_dump(), names[field]: parsed})
+            except ValueError:
+                await update.effective_message.reply_text(f"That isn't a valid {field}. " + texts.SETTINGS_USAGE)
+                return
+            store.save(user_id, current)
+            self._s.audit.append(user_id, "settings_changed", self._s.clock(), field=field)
+        quiet = (f"{current.quiet_start:%H:%M}–{current.quiet_end:%H:%M}" if current.quiet_start else "off")
+        await update.effective_message.reply_text(
+            f"Name: {current.agent_name}\nTone: {current.tone}\nLanguage: {current.language}\n"
+            f"Time zone: {current.timezone}\nQuiet hours: {quiet}\n"
+            f"Use my conversations to improve models: {'yes' if current.training_opt_in else 'no'}\n\n"
+            + texts.SETTINGS_USAGE
+        )
 
     async def quiet(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
         """/quiet 22:00 07:00 [Time/Zone] holds unprompted news at night; /quiet off ends it."""

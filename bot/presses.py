@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from bot.buttons import InvalidButton
 from bot.goal_controls import press_goal_control
+from bot.memory_view import press_memory
 from bot.presses_common import PressAnswer
 from bot.services import BotServices
 from sentinel.approvals import ApprovalStatus, Choice, ForgedPress, PressOutcome
@@ -85,6 +86,8 @@ def _rule_press(services: BotServices, data: str, user_id: int) -> PressAnswer:
         return PressAnswer("Rule saved.", f"✅ Saved. I'll enforce: {describe(rule)}")
     if kind.startswith("g"):
         return press_goal_control(services, kind, ident, user_id)
+    if kind.startswith("m"):
+        return press_memory(services, kind, ident, user_id)
     if kind == "dx":
         services.dispatch.forget_connection(user_id, user_id, ident)
         return PressAnswer(f"Disconnecting {ident}…", f"Disconnecting {ident}: its credentials are being erased.")

@@ -11,6 +11,7 @@ HELP = (
     "/audit – recent decisions and why\n"
     "/connect – connect your email or calendar safely; /connections – what is connected\n"
     "/quiet 22:00 07:00 – hold unprompted news at night\n"
+    "/memory – what I remember about you; /settings – my name, tone, language, time zone\n"
     "/retry – try your last failed goal again\n"
     "/help – this message"
 )
@@ -71,3 +72,8 @@ NO_RULES = (
 
 def rule_too_long(length: int) -> str:
     return f"That rule is {length:,} characters long; keep it under {MAX_RULE_CHARS} and try again."
+
+SETTINGS_USAGE = (
+    "Change one with: /settings name Jarvis · /settings tone friendly|brief|formal · /settings language German · "
+    "/settings timezone Europe/Berlin · /settings training on|off"
+)

@@ -5,10 +5,15 @@ from __future__ import annotations
 from datetime import datetime, time, timedelta
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from pydantic import BaseModel, field_validator
+from typing import Literal
+
+from pydantic import BaseModel, Field, field_validator
 from redis import Redis
 
 _KEY = "deputy:settings:{}"
+
+
+Tone = Literal["friendly", "brief", "formal"]
 
 
 class UserSettings(BaseModel):
@@ -16,6 +21,10 @@ class UserSettings(BaseModel):
     timezone: str = "UTC"
     quiet_start: time | None = None
     quiet_end: time | None = None
+    agent_name: str = Field(default="Deputy", min_length=1, max_length=40)
+    tone: Tone = "friendly"
+    language: str = Field(default="English", min_length=2, max_length=40)
+    training_opt_in: bool = Field(default=False, description="May conversations be used to improve models?")
 
     @field_validator("timezone")
     @classmethod

@@ -89,7 +89,7 @@ class MailStore:
             # may grab it in between, hence the retry.
             port = self._requested_port or _free_port(self.host)
             if self._launch(port):
-                for login in self._known_logins():
+                for login in list(self._passwords):  # users added before start()
                     self._prepare(login)
                 return self.host, self._port
         raise MailStoreError(f"pymap did not start; see {self.root / 'pymap.log'}")
@@ -114,7 +114,11 @@ class MailStore:
         self.stop()
 
     def add_user(self, address: str, password: str | None = None) -> str:
-        """Create (or re-password) the mailbox of `address`; return its login name."""
+        """Create (or re-password) the mailbox of `address`; return its login name.
+
+        Only this object remembers a password other than `self.password`; `deliver` to a
+        mailbox created by an earlier run logs in with `self.password`.
+        """
         login = _login_name(address)
         secret = password if password is not None else self.password
         with self._lock:
@@ -163,7 +167,6 @@ class MailStore:
         return login
 
     def _launch(self, port: int) -> bool:
-        log = open(self.root / "pymap.log", "ab")
         command = [
             sys.executable, "-c", "from pymap.main import main; main()",
             "--host", self.host, "--port", str(port), "--no-tls",
@@ -171,7 +174,7 @@ class MailStore:
             "--no-service", "admin", "--no-service", "managesieve", "--no-service", "swim",
             "maildir", str(self.root),
         ]
-        with log:
+        with open(self.root / "pymap.log", "ab") as log:
             process = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
         deadline = time.monotonic() + _START_TIMEOUT
         while time.monotonic() < deadline:
@@ -213,7 +216,10 @@ class _Session:
             # imaplib sends a literal's closing CRLF as a write of its own, which Nagle's
             # algorithm holds for a delayed ACK: ~40 ms per APPEND without this.
             self._client.sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-            self._client.login(login, password)
+            if login.isascii() and password.isascii():
+                self._client.login(_quote(login), password)
+            else:  # LOGIN only carries ASCII
+                self._client.authenticate("PLAIN", lambda _: f"\0{login}\0{password}".encode())
         except (imaplib.IMAP4.error, OSError) as exc:
             raise MailStoreError(f"could not log in to the mail store as {login}: {exc}") from None
         return self._client

@@ -15,12 +15,15 @@ from rq import Worker
 from rq.serializers import JSONSerializer
 
 from agent.goals import GoalStatus, GoalStore
+from agent.memory_tools import MemoryTools
 from agent.model import OpenAIChatModel
 from agent.runner import GoalRunner, RunnerLimits
 from connectors.default import default_catalog
 from connectors.email import SmtpAccount
 from deputy.outbox import Outbox
 from deputy.settings import Settings
+from deputy.user_settings import UserSettingsStore
+from memory import MemoryStore
 from sentinel.action_store import ActionStore
 from sentinel.actions import ActionState
 from sentinel.approvals import ApprovalSigner, ApprovalStore
@@ -62,6 +65,8 @@ def build_runner(redis: Redis, settings: Settings) -> GoalRunner:
         RQDispatch(redis),
         default_catalog(),
         limits=limits,
+        memory=MemoryTools(MemoryStore(redis), Outbox(redis), AuditLog(redis)),
+        settings=UserSettingsStore(redis),
     )
 
 

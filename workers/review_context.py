@@ -14,9 +14,10 @@ from redis import Redis
 
 from agent.goals import GoalStore
 from connectors.catalog import Catalog
+from memory import MemoryStore, MemoryTrust
 from sentinel.actions import Action
 from sentinel.policy import ReviewContext, RuleVerdict, Verdict
-from sentinel.provenance import ProvenanceContext, Trust, trace_action
+from sentinel.provenance import ProvenanceContext, Trust, UntrustedItem, trace_action
 from sentinel.rule_store import RuleStore
 from sentinel.rules import RuleInput, evaluate_rules
 
@@ -80,10 +81,15 @@ class ReviewContextBuilder:
         trusted: list[str] = []
         if goal is not None:
             trusted = [m["content"] for m in goal.messages if m.get("role") == "user" and isinstance(m.get("content"), str)]
+        memories = MemoryStore(self._redis).list(action.user_id)
+        remembered = [m.text for m in memories if m.trust is MemoryTrust.user]
+        # A memory accepted from outside content is used, but its values stay untrusted.
+        accepted = [UntrustedItem(origin=f"a memory you accepted ({m.source})", text=m.text, at=m.created_at)
+                    for m in memories if m.trust is MemoryTrust.accepted]
         provenance = ProvenanceContext(
-            trusted_texts=[*trusted, *self._catalog.services()],
+            trusted_texts=[*trusted, *remembered, *self._catalog.services()],
             contacts=sorted(c.decode() for c in self._redis.smembers(_CONTACTS.format(action.user_id))),
-            untrusted=goal.untrusted if goal is not None else [],
+            untrusted=[*(goal.untrusted if goal is not None else []), *accepted],
         )
         now = datetime.fromtimestamp(self._clock() if self._clock else datetime.now().timestamp(), tz=timezone.utc)
         context = ReviewContext(

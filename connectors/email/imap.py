@@ -12,8 +12,9 @@ from __future__ import annotations
 import imaplib
 import socket
 import ssl
+from collections.abc import Callable
 from datetime import datetime
-from typing import Any, Callable, TypeVar
+from typing import Any, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, SecretStr
 
@@ -204,7 +205,7 @@ class ImapSession:
             client.login(quote(user), password)
         elif "AUTH=PLAIN" in self.capabilities:
             # LOGIN only carries ASCII; SASL PLAIN carries UTF-8.
-            client.authenticate("PLAIN", lambda _: f"\0{user}\0{password}".encode("utf-8"))
+            client.authenticate("PLAIN", lambda _: f"\0{user}\0{password}".encode())
         else:
             raise ConnectorAuthError(
                 "Your mail username or password contains non-ASCII characters, which this mail server can't accept.",
@@ -259,11 +260,11 @@ class ImapSession:
             return ConnectorUnavailable(f"The mail server at {where} stopped answering.", detail=detail)
         if isinstance(exc, OSError) and stage == "connect":
             return ConnectorUnavailable(f"I couldn't reach the mail server at {where}.", detail=detail)
-        if isinstance(exc, imaplib.IMAP4.abort) or isinstance(exc, OSError):
+        if isinstance(exc, imaplib.IMAP4.error) and stage in ("connect", "tls") and "EOF" not in str(exc):
+            return ConnectorUnavailable(f"The mail server at {where} didn't answer like a mail server.", detail=detail)
+        if isinstance(exc, (imaplib.IMAP4.abort, OSError)):
             return ConnectorUnavailable(f"The connection to the mail server at {where} broke off.", detail=detail)
         if isinstance(exc, imaplib.IMAP4.error):
-            if stage in ("connect", "tls"):
-                return ConnectorUnavailable(f"The mail server at {where} didn't answer like a mail server.", detail=detail)
             if stage == "login":
                 if "UNAVAILABLE" in str(exc).upper():
                     return ConnectorUnavailable(f"The mail server at {where} can't log you in right now.", detail=detail)

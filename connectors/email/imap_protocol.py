@@ -11,11 +11,11 @@ from __future__ import annotations
 import base64
 import re
 from dataclasses import dataclass
-from typing import Any, Union
+from typing import Any
 
 MAX_UID = 2**32 - 1
 
-Value = Union[str, bytes, None, list["Value"]]
+Value = str | bytes | None | list["Value"]
 """A parsed IMAP value: atom (str), string or literal (bytes), NIL (None) or a list."""
 
 
@@ -140,8 +140,20 @@ def parse_fetch(data: list[Any]) -> dict[int, dict[str, Value]]:
         uid = items.get("UID")
         if not isinstance(uid, str) or not uid.isdigit():
             raise ImapProtocolError("a FETCH response has no UID")
+        _check_items(items)
         found[int(uid)] = items
     return found
+
+
+def _check_items(items: dict[str, Value]) -> None:
+    """Refuse items of the wrong shape here, so readers of a parsed FETCH can trust it."""
+    for key, value in items.items():
+        if key.startswith("BODY[") and value is not None and not isinstance(value, bytes):
+            raise ImapProtocolError(f"{key} is not a string")
+        if key == "RFC822.SIZE" and not (isinstance(value, str) and value.isdigit()):
+            raise ImapProtocolError("RFC822.SIZE is not a number")
+        if key == "FLAGS" and not (isinstance(value, list) and all(isinstance(f, str) for f in value)):
+            raise ImapProtocolError("FLAGS is not a list of flags")
 
 
 def fetched_body(items: dict[str, Value], section: str = "") -> bytes | None:
@@ -149,9 +161,7 @@ def fetched_body(items: dict[str, Value], section: str = "") -> bytes | None:
     prefix = f"BODY[{section.upper()}]"
     for key, value in items.items():
         if key == prefix or (key.startswith(prefix + "<") and key.endswith(">")):
-            if value is not None and not isinstance(value, bytes):
-                raise ImapProtocolError(f"{prefix} is not a string")
-            return value
+            return value if isinstance(value, bytes) else None
     return None
 
 

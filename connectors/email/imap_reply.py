@@ -8,11 +8,12 @@ original, filtered to well-formed message ids, never from the model.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import datetime, timezone
 from email.message import EmailMessage
 from email.policy import SMTP as SMTP_POLICY
 from email.utils import format_datetime
-from typing import Annotated, Callable
+from typing import Annotated
 
 from pydantic import Field, StringConstraints
 
@@ -41,7 +42,7 @@ class ReplyEmail(OutgoingEmail):
     """An `OutgoingEmail` that continues a thread."""
 
     in_reply_to: MessageId | None = None
-    references: Annotated[list[MessageId], Field(max_length=50)] = []
+    references: Annotated[list[MessageId], Field(default_factory=list, max_length=50)]
 
 
 ReplySender = Callable[[int, ReplyEmail, str], SentEmail]

@@ -7,8 +7,8 @@ are capped (`max_fetch_bytes`) so a huge email costs a bounded amount of memory 
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import datetime, timezone
-from typing import Callable
 
 from connectors.base import ConnectorError, ConnectorRejected, OperationResult
 from connectors.email.imap import ImapAccount, ImapSession

@@ -44,7 +44,6 @@ class Skipped(Exception):
 class Context:
     """What every operation of one document shares."""
 
-    service: str
     openapi_version: str
     resolver: RefResolver
     schemes: dict[str, AuthScheme]

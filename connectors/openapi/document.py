@@ -120,20 +120,18 @@ def fetch_openapi(client: httpx.Client, url: str) -> ApiDocument:
 
 
 def _load(text: str, source: str) -> Any:
-    stripped = text.lstrip()
     try:
-        if stripped.startswith(("{", "[")):
+        try:
             loaded = json.loads(text)
-        else:
-            # SafeLoader builds plain data only (no Python objects); aliases are shared,
-            # and `_plain` below bounds the size they would expand to.
+        except ValueError:
+            # YAML (a superset of JSON's syntax). SafeLoader builds plain data only, no
+            # Python objects; aliases are shared, and `_plain` bounds what they expand to.
             loaded = yaml.load(text, Loader=yaml.SafeLoader)
-    except (ValueError, yaml.YAMLError):
+    except yaml.YAMLError:
         raise OpenApiDocumentError(f"{_cap(source)} is neither valid JSON nor valid YAML.") from None
     except RecursionError:
         raise OpenApiDocumentError(f"{_cap(source)} is nested too deeply.") from None
-    budget = [MAX_NODES]
-    return _plain(loaded, source, budget, 0)
+    return _plain(loaded, source, [MAX_NODES], 0)
 
 
 def _plain(value: Any, source: str, budget: list[int], depth: int) -> Any:

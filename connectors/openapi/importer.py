@@ -59,7 +59,6 @@ def import_openapi(
     resolver = RefResolver(content)
     components = resolver.deref(content.get("components"))
     ctx = Context(
-        service=service,
         openapi_version=document.version,
         resolver=resolver,
         schemes=read_schemes(components),

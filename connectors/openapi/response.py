@@ -62,8 +62,9 @@ def summarise(answer: Answer, *, expects_json: bool, scrub: Scrub, max_chars: in
     return f"{head}\n{text}{note}"
 
 
-def failure(answer: Answer, *, service: str, scrub: Scrub) -> ConnectorError:
-    """The `ConnectorError` for a non-2xx answer, quoting the server's message briefly."""
+def failure(answer: Answer, *, service: str, scrub: Scrub, authenticated: bool = True) -> ConnectorError:
+    """The `ConnectorError` for a non-2xx answer, quoting the server's message briefly.
+    `authenticated` says whether the request carried the user's credential."""
     status, where = answer.status, answer.where
     said = server_message(answer, scrub)
     quoted = f': "{said}"' if said else "."
@@ -73,9 +74,8 @@ def failure(answer: Answer, *, service: str, scrub: Scrub) -> ConnectorError:
         target = scrub(answer.location or "another address")[:200]
         return ConnectorRejected(f"{where} redirected the request to {target}; I didn't follow it.", detail=detail)
     if status in (401, 403):
-        return ConnectorAuthError(
-            f"{where} refused the credentials stored for {service} ({code}){quoted}", detail=detail
-        )
+        problem = f"refused the credentials stored for {service}" if authenticated else "wants credentials"
+        return ConnectorAuthError(f"{where} {problem} ({code}){quoted}", detail=detail)
     if status in (408, 429):
         return ConnectorUnavailable(f"{where} asked to try again later ({code}){quoted}", detail=detail)
     if status >= 500:

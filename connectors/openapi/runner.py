@@ -74,7 +74,7 @@ class OpenApiRunner:
             parts.headers[call.idempotency_header] = _header_safe(idempotency_key)
         answer = self._send(parts, scrubber)
         if not 200 <= answer.status < 300:
-            raise failure(answer, service=self._api.title, scrub=scrubber.scrub)
+            raise failure(answer, service=self._api.title, scrub=scrubber.scrub, authenticated=secret is not None)
         summary = summarise(answer, expects_json=call.expects_json, scrub=scrubber.scrub, max_chars=self._max_chars)
         return OperationResult(summary=summary, untrusted_origin=f"the API response from {answer.where}")
 

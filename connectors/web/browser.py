@@ -28,6 +28,7 @@ import os
 import threading
 import time
 from collections.abc import Awaitable, Callable
+from concurrent.futures import Future
 from concurrent.futures import TimeoutError as FutureTimeout
 from pathlib import Path
 from typing import TypeVar
@@ -144,6 +145,7 @@ class BrowserSessions:
         self._playwright: Playwright | None = None
         self._sessions: dict[int, UserSession] = {}
         self._opening: dict[int, asyncio.Lock] = {}
+        self._reaper: Future[None] | None = None
 
     def run(self, user_id: int, review: Reviewer, work: Callable[[UserSession], Awaitable[T]]) -> T:
         """Run `work` on the user's session with `review` guarding every request; blocks until done.
@@ -182,7 +184,7 @@ class BrowserSessions:
                 loop = asyncio.new_event_loop()
                 threading.Thread(target=loop.run_forever, name="deputy-browser", daemon=True).start()
                 self._loop, self._owner_pid = loop, os.getpid()
-                asyncio.run_coroutine_threadsafe(self._reap_forever(), loop)
+                self._reaper = asyncio.run_coroutine_threadsafe(self._reap_forever(), loop)
             return self._loop
 
     async def _run(self, user_id: int, review: Reviewer, work: Callable[[UserSession], Awaitable[T]]) -> T:
@@ -282,6 +284,8 @@ class BrowserSessions:
                     await self._close(session.user_id)
 
     async def _shutdown(self) -> None:
+        if self._reaper is not None:
+            self._reaper.cancel()
         for user_id in list(self._sessions):
             await self._close(user_id)
         if self._playwright is not None:

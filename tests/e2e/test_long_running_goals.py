@@ -180,7 +180,7 @@ def test_pause_resume_edit_and_cancel_from_the_goal_card_are_honoured_by_running
 
     model_server.responder = respond
     user = stack.user(605)
-    sent = user.send("research flights for the whole year")
+    user.send("research flights for the whole year")
     wait_for(lambda: len(model_server.requests) >= 2, timeout=20, what="the goal to be working")
 
     listed = user.send("/goals")

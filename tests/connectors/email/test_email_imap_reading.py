@@ -46,9 +46,9 @@ def odd_messages() -> list[tuple[str, bytes]]:
         stamp = (NOW - timedelta(days=days)).strftime("%a, %d %b %Y %H:%M:%S +0000")
         return f"Date: {stamp}\r\n".encode() + raw
 
-    shift_jis = ("From: =?shift_jis?b?k2OShg==?= <tanaka@example.jp>\r\nSubject: =?Shift_JIS?B?g2WDWINn?=\r\n"
-                 "MIME-Version: 1.0\r\nContent-Type: text/plain; charset=shift_jis\r\n\r\n").encode() + \
-        "会議は明日です。".encode("shift_jis")
+    shift_jis = (b"From: =?shift_jis?b?k2OShg==?= <tanaka@example.jp>\r\nSubject: =?Shift_JIS?B?g2WDWINn?=\r\n"
+                 b"MIME-Version: 1.0\r\nContent-Type: text/plain; charset=shift_jis\r\n\r\n"
+                 + "会議は明日です。".encode("shift_jis"))
     cp1252 = (b"From: Shop <shop@example.com>\r\nSubject: Smart quotes\r\nMIME-Version: 1.0\r\n"
               b"Content-Type: text/plain; charset=windows-1252\r\n\r\nIt\x92s \x93great\x94 \x96 \x80 5")
     unknown = (b"From: Odd <odd@example.com>\r\nSubject: Mystery charset\r\nMIME-Version: 1.0\r\n"

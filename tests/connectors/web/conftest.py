@@ -129,6 +129,9 @@ def _app(site: Site, huge: bytes) -> web.Application:
         return html("<html><head><title>Account</title></head><body><main><h1>Welcome, alice</h1>"
                     f"<p>You typed {data.get('pass')} and it worked.</p></main></body></html>")
 
+    async def redirect(request: web.Request) -> web.Response:
+        raise web.HTTPFound(request.query["to"].replace("{port}", str(site.port)))
+
     async def cookie_set(request: web.Request) -> web.Response:
         response = html("<html><head><title>Cookie set</title></head><body><p>Welcome back.</p></body></html>")
         response.set_cookie("who", request.query.get("who", "alice"), max_age=3600)
@@ -173,6 +176,7 @@ def _app(site: Site, huge: bytes) -> web.Application:
     app.router.add_get("/huge", _fixed(lambda: web.Response(body=huge, content_type="text/html")))
     app.router.add_route("*", "/collect", _fixed(lambda: web.Response(text="ok")))
     app.router.add_post("/session", session)
+    app.router.add_get("/redirect", redirect)
     return app
 
 

@@ -7,11 +7,11 @@ from pathlib import Path
 import pytest
 from conftest import POLICY, Site, fake_dns, fresh_user_id, make_action
 
-from connectors.base import ConnectorRejected
+from connectors.base import ConnectorRejected, ConnectorUnavailable
 from connectors.web import BrowserConfig, BrowserSessions, WebRunners
 from deputy.testing import wait_for
 from sentinel.egress import EgressContext, reviewer
-from sentinel.egress_http import EgressNeedsApproval
+from sentinel.egress_http import EgressBlocked, EgressNeedsApproval
 
 pytestmark = pytest.mark.browser
 
@@ -67,6 +67,26 @@ def test_requests_outside_the_allow_list_are_blocked_and_reported(
     assert "The web connector may only contact 127.0.0.1; tracker.example is not one of them." in notes
     # DNS would have led tracker.example to the test site: the requests were stopped, not lost.
     assert not [hit for hit in site.hits if hit.startswith("tracker.example")]
+
+
+def test_a_redirect_to_a_blocked_site_is_stopped(runners: WebRunners, site: Site, user_id: int) -> None:
+    with pytest.raises(EgressBlocked, match="Deputy blocked the page tracker.example. The web connector may only"):
+        run(runners, "open_page", user_id, url=site.url("/redirect?to=http://tracker.example:{port}/article"))
+    assert not [hit for hit in site.hits if hit.startswith("tracker.example")]
+    # The tab is usable again right away.
+    assert "Four days in Lisbon" in run(runners, "open_page", user_id, url=site.url("/article")).summary
+
+
+def test_a_profile_open_in_another_worker_is_unavailable_not_broken(site: Site, data_dir: Path, user_id: int) -> None:
+    other = BrowserSessions(BrowserConfig(data_dir=data_dir), resolver=fake_dns)
+    runners = WebRunners(other, lambda action: reviewer(POLICY, EgressContext()), data_dir=data_dir)
+    try:
+        with pytest.raises(ConnectorUnavailable, match="profile is in use by another Deputy worker") as caught:
+            # `user_id`'s profile is open in the session-wide manager, as in another executor process.
+            run(runners, "open_page", user_id, url=site.url("/article"))
+        assert caught.value.retryable
+    finally:
+        other.close()
 
 
 def test_opening_a_site_that_came_from_untrusted_content_waits_for_approval(

@@ -1,0 +1,52 @@
+"""/memory: everything Deputy remembers, where it came from, with buttons to change it."""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+
+from bot.presses_common import PressAnswer
+from bot.services import BotServices
+from memory import MemoryItem, MemoryStore, MemoryTrust
+
+_TITLES = {"preference": "Preferences", "fact": "Facts", "person": "People"}
+
+
+def memory_listing(items: list[MemoryItem]) -> str:
+    if not items:
+        return ("I don't remember anything about you yet. Tell me things like “remember I'm vegetarian” "
+                "and I'll use them in later goals.")
+    lines: list[str] = ["What I remember (tap a number to forget it):"]
+    number = 0
+    for kind, title in _TITLES.items():
+        group = [i for i in items if i.kind.value == kind]
+        if group:
+            lines.append(f"\n{title}:")
+        for item in group:
+            number += 1
+            when = datetime.fromtimestamp(item.created_at, tz=timezone.utc).strftime("%d %b %Y")
+            flag = " ⏳ waiting for your OK" if item.trust is MemoryTrust.pending else ""
+            lines.append(f"{number}. {item.text} ({item.source}, {when}){flag}")
+    return "\n".join(lines)
+
+
+def ordered(items: list[MemoryItem]) -> list[MemoryItem]:
+    return [i for kind in _TITLES for i in items if i.kind.value == kind]
+
+
+def press_memory(services: BotServices, kind: str, item_id: str, user_id: int) -> PressAnswer:
+    store = MemoryStore(services.redis)
+    item = store.get(user_id, item_id)
+    if item is None:
+        return PressAnswer("That memory is already gone.")
+    now = services.clock()
+    if kind == "ma":
+        if item.trust is not MemoryTrust.pending:
+            return PressAnswer("Already decided.")
+        store.save(user_id, item.model_copy(update={"trust": MemoryTrust.accepted, "updated_at": now}))
+        services.audit.append(user_id, "memory_accepted", now, memory_id=item.id, text=item.text)
+        return PressAnswer("I'll remember it.", f"✅ Remembered (marked as coming from {item.source}).")
+    store.forget(user_id, item_id)
+    services.audit.append(user_id, "memory_forgotten", now, memory_id=item.id, text=item.text)
+    if kind == "md":
+        return PressAnswer("Discarded.", "❌ Discarded; I won't remember it.")
+    return PressAnswer(f"Forgotten: {item.text}", f"🗑 Forgot “{item.text}”.")

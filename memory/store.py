@@ -1,0 +1,86 @@
+"""The memory store: one Redis hash per user, each item with where it came from.
+
+An item learned from untrusted content (an email, a web page) is `pending` until the user
+accepts it, and is never used before; once accepted it is used, but it stays marked as
+coming from outside, so the guard still treats values in it as untrusted.
+"""
+
+from __future__ import annotations
+
+import secrets
+from enum import Enum
+
+from pydantic import BaseModel, Field
+from redis import Redis
+
+from memory.ranking import rank
+
+_KEY = "deputy:memory:{}"
+MAX_ITEMS = 500
+
+
+class MemoryKind(str, Enum):
+    preference = "preference"
+    fact = "fact"
+    person = "person"
+
+
+class MemoryTrust(str, Enum):
+    user = "user"  # the user said it
+    pending = "pending"  # learned from outside content; not used until accepted
+    accepted = "accepted"  # learned from outside content, accepted by the user
+
+
+class MemoryItem(BaseModel):
+    schema_version: int = 1
+    id: str = Field(default_factory=lambda: "m_" + secrets.token_urlsafe(6))
+    text: str = Field(min_length=1, max_length=500)
+    kind: MemoryKind = MemoryKind.fact
+    trust: MemoryTrust = MemoryTrust.user
+    source: str = Field(default="you said so", max_length=200)
+    created_at: float
+    updated_at: float
+
+    @property
+    def usable(self) -> bool:
+        return self.trust is not MemoryTrust.pending
+
+
+class MemoryStore:
+    def __init__(self, redis: Redis) -> None:
+        self._redis = redis
+
+    def add(self, user_id: int, item: MemoryItem) -> MemoryItem | None:
+        """Store `item`; None when the user already has MAX_ITEMS memories."""
+        key = _KEY.format(user_id)
+        if self._redis.hlen(key) >= MAX_ITEMS:
+            return None
+        self._redis.hset(key, item.id, item.model_dump_json())
+        return item
+
+    def get(self, user_id: int, item_id: str) -> MemoryItem | None:
+        raw = self._redis.hget(_KEY.format(user_id), item_id)
+        return MemoryItem.model_validate_json(raw) if raw else None
+
+    def list(self, user_id: int) -> list[MemoryItem]:
+        items = [MemoryItem.model_validate_json(v) for v in self._redis.hvals(_KEY.format(user_id))]
+        return sorted(items, key=lambda i: (i.kind.value, i.created_at))
+
+    def save(self, user_id: int, item: MemoryItem) -> None:
+        self._redis.hset(_KEY.format(user_id), item.id, item.model_dump_json())
+
+    def forget(self, user_id: int, item_id: str) -> bool:
+        return bool(self._redis.hdel(_KEY.format(user_id), item_id))
+
+    def forget_all(self, user_id: int) -> None:
+        self._redis.delete(_KEY.format(user_id))
+
+    def relevant(self, user_id: int, query: str, limit: int = 6) -> list[MemoryItem]:
+        """The usable memories that matter most for `query` (never pending ones)."""
+        usable = [i for i in self.list(user_id) if i.usable]
+        return rank(query, usable, lambda i: i.text, lambda i: 0.3 if i.kind is MemoryKind.preference else 0.0,
+                    limit=limit)
+
+    def matching(self, user_id: int, query: str, limit: int = 5) -> list[MemoryItem]:
+        """Memories (pending included) matching `query`, for forgetting by description."""
+        return rank(query, self.list(user_id), lambda i: i.text, limit=limit)
