@@ -81,9 +81,7 @@ class ImapSession:
             self._call("login", self._login)
             # Servers announce extensions (MOVE, UIDPLUS...) only once logged in, and
             # imaplib keeps the list from before: ask again.
-            typ, data = self._call("capability", self.client.capability)
-            if typ == "OK" and data and isinstance(data[-1], bytes):
-                self._capabilities = frozenset(data[-1].decode("ascii", "replace").upper().split())
+            self._capabilities = self._call("capability", self._fresh_capabilities)
         except BaseException:
             self._close()
             raise
@@ -164,6 +162,17 @@ class ImapSession:
         _, data = self._call("move", lambda: self.client.response("COPYUID"))
         words = data[-1].split() if data and isinstance(data[-1], bytes) else []
         return int(words[2]) if len(words) == 3 and words[2].isdigit() else None
+
+    def _fresh_capabilities(self) -> frozenset[str] | None:
+        try:
+            typ, data = self.client.capability()
+        except imaplib.IMAP4.abort:
+            raise
+        except imaplib.IMAP4.error:
+            return None  # a server that won't say again keeps the list it gave before login
+        if typ != "OK" or not data or not isinstance(data[-1], bytes):
+            return None
+        return frozenset(data[-1].decode("ascii", "replace").upper().split())
 
     def _connect(self) -> imaplib.IMAP4:
         account = self.account
@@ -262,6 +271,8 @@ class ImapSession:
             return ConnectorUnavailable(f"I couldn't reach the mail server at {where}.", detail=detail)
         if isinstance(exc, imaplib.IMAP4.error) and stage in ("connect", "tls") and "EOF" not in str(exc):
             return ConnectorUnavailable(f"The mail server at {where} didn't answer like a mail server.", detail=detail)
+        if isinstance(exc, imaplib.IMAP4.readonly):
+            return ConnectorRejected("That folder is read-only, so I can't change anything in it.", detail=detail)
         if isinstance(exc, (imaplib.IMAP4.abort, OSError)):
             return ConnectorUnavailable(f"The connection to the mail server at {where} broke off.", detail=detail)
         if isinstance(exc, imaplib.IMAP4.error):

@@ -149,6 +149,8 @@ class MailRunners:
         args = MoveEmailArgs.model_validate(action.arguments)
         ref = MessageRef.parse(args.message_id)
         with self._open(action) as session:
+            session.select(ref.folder, readonly=False)
+            message_id = self._one(session, ref, preview=True).content.message_id
             folders = session.folders()
             target = next((f.name for f in folders if f.name == args.folder), None) or next(
                 (f.name for f in folders if f.name.lower() == args.folder.lower()), None
@@ -158,8 +160,6 @@ class MailRunners:
                 session.create(target)
             if target == ref.folder:
                 return f"{ref} is already in {target}."
-            session.select(ref.folder, readonly=False)
-            message_id = self._one(session, ref, preview=True).content.message_id
             new_uid = session.move(ref.uid, target)
             if new_uid is None and message_id:
                 session.select(target)
@@ -220,7 +220,7 @@ class MailRunners:
 
     def _thread_candidates(self, session: ImapSession, folder: str, root: Fetched) -> list[Fetched]:
         session.select(folder)
-        subject = base_subject(root.content.subject)
+        subject = base_subject(root.content.subject)[:200]  # a search term, not the whole line
         root_id = (root.content.references or [root.content.message_id])[0]
         found: set[int] = set()
         if root_id:

@@ -1,0 +1,42 @@
+"""Memory and settings from the chat: /memory lists and forgets, /settings renames the agent."""
+
+from __future__ import annotations
+
+from agent.model import ModelReply
+from agent.testing import ChatRequest, message_text, tool_call
+from deputy.testing import DeputyStack
+
+
+def script(request: ChatRequest) -> ModelReply:
+    goal = message_text(request.messages[1])
+    if request.messages[-1].get("role") == "tool":
+        return tool_call("reply", text="Noted.")
+    if goal.startswith("remember"):
+        return tool_call("remember", text=goal.removeprefix("remember ").strip(), kind="preference")
+    return tool_call("reply", text="Hello!")
+
+
+def test_memory_listed_and_forgotten_from_the_chat_and_the_agent_renamed(
+    stack: DeputyStack, model_server
+) -> None:
+    model_server.responder = script
+    user = stack.user(701)
+    sent = user.send("remember I'm vegetarian")
+    user.wait_for_bot(lambda m: m["text"] == "Noted.", after=sent)
+
+    sent = user.send("/memory")
+    listing = user.wait_for_bot(lambda m: "What I remember" in m["text"], after=sent)
+    assert "I'm vegetarian (you said so" in listing["text"]
+    user.press(listing["message_id"], button="Forget 1")
+    assert "Forgotten" in user.wait_for_answer(1)["text"]
+    sent = user.send("/memory")
+    assert "don't remember anything" in user.wait_for_bot(lambda m: True, after=sent)["text"]
+
+    sent = user.send("/settings name Jarvis")
+    assert "Name: Jarvis" in user.wait_for_bot(lambda m: True, after=sent)["text"]
+    sent = user.send("/start")
+    assert "I'm Jarvis" in user.wait_for_bot(lambda m: True, after=sent)["text"]
+    sent = user.send("say hi")
+    user.wait_for_bot(lambda m: m["text"] == "Hello!", after=sent)
+    assert "You are Jarvis" in model_server.requests[-1].prompt_text()
+    assert "vegetarian" not in model_server.requests[-1].prompt_text()
