@@ -148,7 +148,7 @@ def calibrate() -> None:
     from sentinel.detectors.embedding import EmbeddingDetector, chunk_text, document_chunks, load_model
 
     model = load_model()
-    encode = lambda texts: model.encode(texts, normalize_embeddings=True, convert_to_numpy=True)  # noqa: E731
+    encode = lambda texts: model.encode(texts, normalize_embeddings=True, convert_to_numpy=True)
     train = samples(split=Split.train)
     attack_owner = [(s.id, s.payload) for s in train if s.label is Label.attack]
     benign_owner = [(s.id, c.text) for s in train if s.label is Label.benign for c in chunk_text(s.text)]

@@ -31,6 +31,8 @@ COMMANDS = [
     BotCommand("quiet", "Quiet hours for unprompted news, e.g. /quiet 22:00 07:00"),
     BotCommand("memory", "What Deputy remembers about you"),
     BotCommand("settings", "Name, tone, language, time zone, model training"),
+    BotCommand("export", "A file with everything Deputy stores about you"),
+    BotCommand("delete_me", "Erase everything Deputy stores about you"),
     BotCommand("retry", "Try your last stopped goal again"),
     BotCommand("help", "What Deputy can do"),
 ]
@@ -77,6 +79,8 @@ def build_application(
     app.add_handler(CommandHandler("quiet", handlers.quiet))
     app.add_handler(CommandHandler("memory", handlers.memory))
     app.add_handler(CommandHandler("settings", handlers.settings))
+    app.add_handler(CommandHandler("export", handlers.export))
+    app.add_handler(CommandHandler("delete_me", handlers.delete_me))
     app.add_handler(CommandHandler("connections", handlers.connections))
     app.add_handler(MessageHandler(filters.COMMAND, handlers.unknown_command))
     app.add_handler(MessageHandler(filters.TEXT, handlers.text))

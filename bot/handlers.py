@@ -10,13 +10,14 @@ import logging
 from datetime import time
 
 import redis
-from telegram import InlineKeyboardButton, InlineKeyboardMarkup, Update
+from telegram import InlineKeyboardButton, InlineKeyboardMarkup, InputFile, Update
 from telegram.error import TelegramError
 from telegram.ext import ApplicationHandlerStop, ContextTypes
 
 from agent.goals import Goal, GoalStatus
 from bot import texts
 from bot.activity import format_activity, format_audit, goal_card
+from bot.export import export_user
 from bot.goal_controls import apply_edit, take_edit
 from bot.memory_view import memory_listing, ordered
 from bot.presses import decide_press
@@ -209,6 +210,27 @@ class Handlers:
             f"Time zone: {current.timezone}\nQuiet hours: {quiet}\n"
             f"Use my conversations to improve models: {'yes' if current.training_opt_in else 'no'}\n\n"
             + texts.SETTINGS_USAGE
+        )
+
+    async def export(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+        user_id = update.effective_user.id
+        data = export_user(self._s.redis, user_id, self._s.clock())
+        self._s.audit.append(user_id, "exported", self._s.clock(), size=len(data))
+        await update.effective_message.reply_document(
+            InputFile(data, filename="deputy-export.json"),
+            caption="Everything I store about you: goals, memory, rules, settings, connections (no secrets) "
+            "and the activity record.",
+        )
+
+    async def delete_me(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+        user_id = update.effective_user.id
+        await update.effective_message.reply_text(
+            "This erases everything I store about you: goals, memory, rules, settings, connected accounts "
+            "(their passwords too), files and the activity record. It can't be undone. /export first if you "
+            "want a copy.",
+            reply_markup=InlineKeyboardMarkup([[
+                InlineKeyboardButton("Delete everything", callback_data=self._s.buttons.data("dd", "me", user_id)),
+            ]]),
         )
 
     async def quiet(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:

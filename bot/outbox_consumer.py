@@ -104,9 +104,12 @@ class OutboxConsumer:
             return
         if message.proactive and await self._hold(entry_id, message):
             await self._redis.xack(OUTBOX_STREAM, GROUP, entry_id)
+            await self._redis.xdel(OUTBOX_STREAM, entry_id)
             return
         await self._send(message)
+        # Delivered messages do not linger in Redis: the chat has them now.
         await self._redis.xack(OUTBOX_STREAM, GROUP, entry_id)
+        await self._redis.xdel(OUTBOX_STREAM, entry_id)
 
     async def _hold(self, entry_id: bytes, message: OutboxMessage) -> bool:
         """Keep unprompted news for the end of the user's quiet hours; True if held."""

@@ -88,6 +88,9 @@ def _rule_press(services: BotServices, data: str, user_id: int) -> PressAnswer:
         return press_goal_control(services, kind, ident, user_id)
     if kind.startswith("m"):
         return press_memory(services, kind, ident, user_id)
+    if kind == "dd":
+        services.dispatch.erase_user(user_id, user_id)
+        return PressAnswer("Erasing everything…", "🗑 Erasing everything I store about you…")
     if kind == "dx":
         services.dispatch.forget_connection(user_id, user_id, ident)
         return PressAnswer(f"Disconnecting {ident}…", f"Disconnecting {ident}: its credentials are being erased.")

@@ -81,7 +81,7 @@ class SandboxCalendar:
         users = self.root / "users"
         users.write_text(f"{self.username}:{self.password}\n", encoding="utf-8")
         users.chmod(0o600)
-        for attempt in range(_START_ATTEMPTS):
+        for _ in range(_START_ATTEMPTS):
             # Radicale can't listen on port 0, so a free port is chosen here; another
             # process may take it in between, hence the retries.
             self._port = self._requested_port or _free_port(self.host)

@@ -14,7 +14,9 @@ messages it stores itself.
 
 from __future__ import annotations
 
+import contextlib
 import imaplib
+import importlib.util
 import os
 import re
 import socket
@@ -22,7 +24,8 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from contextlib import AbstractContextManager, contextmanager
 from datetime import datetime, timedelta, timezone
 from email.message import EmailMessage
 from email.parser import BytesParser
@@ -46,6 +49,19 @@ _PASSWORDS_FILE = "pymap-etc-shadow"
 _HASH_ROUNDS = 2_000
 _START_TIMEOUT = 15.0
 _APPENDUID = re.compile(rb"\[APPENDUID \d+ (\d+)\]")
+# pymap's entry point, plus a watchdog: if whoever started it dies without stop()
+# (a killed test run, say), pymap exits too instead of holding its port forever.
+_PYMAP_MAIN = """
+import os, threading, time
+parent = os.getppid()
+def watch():
+    while os.getppid() == parent:
+        time.sleep(1)
+    os._exit(0)
+threading.Thread(target=watch, daemon=True).start()
+from pymap.main import main
+main()
+"""
 
 
 class MailStoreError(RuntimeError):
@@ -84,13 +100,17 @@ class MailStore:
             raise MailStoreError("the mail store is already running")
         self.root.mkdir(parents=True, exist_ok=True)
         attempts = 1 if self._requested_port else 3
-        for attempt in range(attempts):
+        for _ in range(attempts):
             # pymap cannot report the port it bound, so pick a free one; another process
             # may grab it in between, hence the retry.
             port = self._requested_port or _free_port(self.host)
             if self._launch(port):
-                for login in list(self._passwords):  # users added before start()
-                    self._prepare(login)
+                try:
+                    for login in list(self._passwords):  # users added before start()
+                        self._prepare(login)
+                except BaseException:
+                    self.stop()  # never leave pymap running behind a failed start()
+                    raise
                 return self.host, self._port
         raise MailStoreError(f"pymap did not start; see {self.root / 'pymap.log'}")
 
@@ -125,7 +145,7 @@ class MailStore:
             users = _read_records(self.root / _USERS_FILE)
             shadow = _read_records(self.root / _PASSWORDS_FILE)
             users[login] = [login, "x", "", "", "", mailbox_name(login), ""]
-            shadow[login] = [login, BuiltinHash(rounds=_HASH_ROUNDS).hash(secret), "", "", "", "", "", "", ""]
+            shadow[login] = [login, _hash_password(secret), "", "", "", "", "", "", ""]
             _write_records(self.root / _USERS_FILE, users)
             _write_records(self.root / _PASSWORDS_FILE, shadow)
             self._passwords[login] = secret
@@ -168,7 +188,7 @@ class MailStore:
 
     def _launch(self, port: int) -> bool:
         command = [
-            sys.executable, "-c", "from pymap.main import main; main()",
+            sys.executable, "-c", _PYMAP_MAIN,
             "--host", self.host, "--port", str(port), "--no-tls",
             # Optional services would listen on fixed ports of their own.
             "--no-service", "admin", "--no-service", "managesieve", "--no-service", "swim",
@@ -188,10 +208,10 @@ class MailStore:
         process.wait()
         return False
 
-    def _session(self, login: str) -> _Session:
+    def _session(self, login: str) -> AbstractContextManager[imaplib.IMAP4]:
         if not self.running:
             raise MailStoreError("the mail store is not running")
-        return _Session(self.host, self._port, login, self._passwords.get(login, self.password))
+        return _logged_in(self.host, self._port, login, self._passwords.get(login, self.password))
 
     def _prepare(self, login: str) -> None:
         with self._session(login) as client:
@@ -202,37 +222,27 @@ class MailStore:
         return list(_read_records(self.root / _USERS_FILE))
 
 
-class _Session:
-    """A logged-in imaplib client that always logs out, turning failures into MailStoreError."""
-
-    def __init__(self, host: str, port: int, login: str, password: str) -> None:
-        self._args = (host, port, login, password)
-        self._client: imaplib.IMAP4 | None = None
-
-    def __enter__(self) -> imaplib.IMAP4:
-        host, port, login, password = self._args
-        try:
-            self._client = imaplib.IMAP4(host, port, timeout=10)
-            # imaplib sends a literal's closing CRLF as a write of its own, which Nagle's
-            # algorithm holds for a delayed ACK: ~40 ms per APPEND without this.
-            self._client.sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-            if login.isascii() and password.isascii():
-                self._client.login(_quote(login), password)
-            else:  # LOGIN only carries ASCII
-                self._client.authenticate("PLAIN", lambda _: f"\0{login}\0{password}".encode())
-        except (imaplib.IMAP4.error, OSError) as exc:
-            raise MailStoreError(f"could not log in to the mail store as {login}: {exc}") from None
-        return self._client
-
-    def __exit__(self, exc_type: object, exc: object, tb: object) -> None:
-        client, self._client = self._client, None
-        if client is not None:
-            try:
-                client.logout()
-            except (imaplib.IMAP4.error, OSError):
-                pass
-        if isinstance(exc, (imaplib.IMAP4.error, OSError)):
-            raise MailStoreError(f"the mail store failed: {exc}") from None
+@contextmanager
+def _logged_in(host: str, port: int, login: str, password: str) -> Iterator[imaplib.IMAP4]:
+    """A logged-in imaplib client, always logged out; IMAP failures become MailStoreError."""
+    try:
+        client = imaplib.IMAP4(host, port, timeout=10)
+    except OSError as exc:
+        raise MailStoreError(f"could not reach the mail store: {exc}") from None
+    try:
+        # imaplib sends a literal's closing CRLF as a write of its own, which Nagle's
+        # algorithm holds for a delayed ACK: ~40 ms per APPEND without this.
+        client.sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        if login.isascii() and password.isascii():
+            client.login(_quote(login), password)
+        else:  # LOGIN only carries ASCII
+            client.authenticate("PLAIN", lambda _: f"\0{login}\0{password}".encode())
+        yield client
+    except (imaplib.IMAP4.error, OSError) as exc:
+        raise MailStoreError(f"the mail store failed for {login}: {exc}") from None
+    finally:
+        with contextlib.suppress(imaplib.IMAP4.error, OSError):
+            client.logout()
 
 
 def _append(
@@ -267,6 +277,16 @@ def _create(client: imaplib.IMAP4, folder: str) -> None:
 
 def _quote(text: str) -> str:
     return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def _hash_password(secret: str) -> str:
+    """The shadow-file form pymap verifies: it uses passlib when installed (whose pbkdf2
+    encoding differs from pysasl's), else pysasl's built-in pbkdf2."""
+    if importlib.util.find_spec("passlib") is not None:
+        from passlib.hash import pbkdf2_sha256
+
+        return str(pbkdf2_sha256.using(rounds=_HASH_ROUNDS).hash(secret))
+    return BuiltinHash(rounds=_HASH_ROUNDS).hash(secret)
 
 
 def _login_name(address: str) -> str:
@@ -311,7 +331,6 @@ def _greets(host: str, port: int) -> bool:
             return sock.recv(64).startswith(b"* OK")
     except OSError:
         return False
-
 
 
 def seed_demo_inbox(store: MailStore, address: str = "demo@sandbox.local", *, now: datetime | None = None) -> None:
@@ -371,11 +390,6 @@ def _demo_messages(me: str, now: datetime) -> list[tuple[str, bytes]]:
         "MIME-Version: 1.0\r\nContent-Type: text/plain; charset=iso-8859-1\r\nContent-Transfer-Encoding: 8bit\r\n\r\n"
         "Salut ! Un caf\xe9 \xe0 15h ? \xc7a me va tr\xe8s bien. \xc0 bient\xf4t, Jos\xe9\r\n"
     ).encode("latin-1")
-    built = [(_date(m), "Sent" if m is hike2 else "INBOX", m.as_bytes(policy=SMTP)) for m in
-             (news, receipt, invite, statement, lease, hike1, hike2, hike3, sam)]
-    built.append((now - timedelta(days=3), "INBOX", latin))
-    return [(folder, raw) for _, folder, raw in sorted(built, key=lambda item: item[0])]
-
-
-def _date(message: EmailMessage) -> datetime:
-    return parsedate_to_datetime(str(message["Date"]))
+    # Oldest first, as they would have arrived.
+    ordered = [news, receipt, invite, latin, statement, lease, hike1, hike2, hike3, sam]
+    return [("Sent" if m is hike2 else "INBOX", m if isinstance(m, bytes) else m.as_bytes(policy=SMTP)) for m in ordered]

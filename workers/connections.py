@@ -3,16 +3,30 @@
 from __future__ import annotations
 
 import time
+from pathlib import Path
 from typing import Callable
+
+from redis import Redis
 
 from deputy.outbox import Outbox
 from sentinel.audit import AuditLog
 from vault import Vault
-from workers.payloads import ForgetConnectionJob
+from workers.erasure import erase_user
+from workers.payloads import EraseUserJob, ForgetConnectionJob
 
 
 class Connections:
-    def __init__(self, vault: Vault, outbox: Outbox, audit: AuditLog, clock: Callable[[], float] = time.time) -> None:
+    def __init__(
+        self,
+        vault: Vault,
+        outbox: Outbox,
+        audit: AuditLog,
+        clock: Callable[[], float] = time.time,
+        redis: Redis | None = None,
+        data_dir: Path | None = None,
+    ) -> None:
+        self._redis = redis
+        self._data_dir = data_dir
         self._vault = vault
         self._outbox = outbox
         self._audit = audit
@@ -29,3 +43,14 @@ class Connections:
         else:
             self._outbox.send(job.chat_id, f"{job.service.capitalize()} was not connected.")
         return "forgotten"
+
+    def erase(self, job: EraseUserJob) -> str:
+        """Everything about the user, gone; then one message saying so (not kept once delivered)."""
+        assert self._redis is not None
+        report = erase_user(self._redis, job.user_id, self._vault, self._data_dir)
+        self._outbox.send(
+            job.chat_id,
+            f"Done: everything Deputy stored about you is erased ({report.goals} goals, their actions and "
+            "approvals, your memory, rules, settings, connections and activity record). Send /start to begin again.",
+        )
+        return "erased"

@@ -17,6 +17,7 @@ from workers.payloads import (
     AGENT_QUEUE,
     ActionJob,
     ApprovalExpiryJob,
+    EraseUserJob,
     ForgetConnectionJob,
     GoalStepJob,
     RuleRequestJob,
@@ -27,6 +28,7 @@ ACTION_FUNC = "workers.jobs.execute_action"
 EXPIRE_FUNC = "workers.jobs.expire_approval"
 RULE_FUNC = "workers.jobs.propose_rule"
 FORGET_FUNC = "workers.jobs.forget_connection"
+ERASE_FUNC = "workers.jobs.erase_user"
 # Finished jobs are only kept briefly: goal state lives in Deputy's own records.
 RESULT_TTL = 60
 FAILURE_TTL = 24 * 3600
@@ -78,6 +80,13 @@ class RQDispatch:
         payload = ForgetConnectionJob(user_id=user_id, chat_id=chat_id, service=service).model_dump(mode="json")
         self._queues[ACTIONS_QUEUE].enqueue(
             FORGET_FUNC, payload, job_id=new_job_id("f"), result_ttl=RESULT_TTL, failure_ttl=FAILURE_TTL
+        )
+
+    def erase_user(self, user_id: int, chat_id: int) -> None:
+        payload = EraseUserJob(user_id=user_id, chat_id=chat_id).model_dump(mode="json")
+        self._queues[ACTIONS_QUEUE].enqueue(
+            ERASE_FUNC, payload, job_id=new_job_id("d"), result_ttl=0, failure_ttl=FAILURE_TTL,
+            description="erase one user's data",
         )
 
     def idle(self, goal_id: str) -> None:

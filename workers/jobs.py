@@ -10,7 +10,14 @@ from rq import get_current_job
 from workers.context import WorkerContext, current
 from workers.dispatch import action_unit, goal_unit
 from workers.inflight import Inflight, Lease
-from workers.payloads import ActionJob, ApprovalExpiryJob, ForgetConnectionJob, GoalStepJob, RuleRequestJob
+from workers.payloads import (
+    ActionJob,
+    ApprovalExpiryJob,
+    EraseUserJob,
+    ForgetConnectionJob,
+    GoalStepJob,
+    RuleRequestJob,
+)
 
 
 def run_goal_step(payload: dict[str, Any]) -> str:
@@ -59,6 +66,14 @@ def forget_connection(payload: dict[str, Any]) -> str:
     if context.connections is None:
         raise RuntimeError("connections are removed by the executor (`deputy executor`)")
     return context.connections.forget(job)
+
+
+def erase_user(payload: dict[str, Any]) -> str:
+    job = EraseUserJob.model_validate(payload)
+    context = current()
+    if context.connections is None:
+        raise RuntimeError("users are erased by the executor (`deputy executor`)")
+    return context.connections.erase(job)
 
 
 def _holding(unit: str, work: Callable[[WorkerContext], str]) -> str:

@@ -150,7 +150,8 @@ def serve(settings: Settings, role: str, burst: bool = False) -> None:
     else:
         context.executor = build_executor(redis, settings)
         context.connections = Connections(
-            Vault(settings.vault_path, settings.vault_key_value(), redis), Outbox(redis), AuditLog(redis)
+            Vault(settings.vault_path, settings.vault_key_value(), redis), Outbox(redis), AuditLog(redis),
+            redis=redis, data_dir=settings.data_dir,
         )
         queue_name = ACTIONS_QUEUE
     install(context)

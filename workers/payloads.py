@@ -41,3 +41,11 @@ class ForgetConnectionJob(BaseModel):
     user_id: int
     chat_id: int
     service: str
+
+
+class EraseUserJob(BaseModel):
+    """/delete_me, confirmed: erase everything about this user."""
+
+    schema_version: int = 1
+    user_id: int
+    chat_id: int

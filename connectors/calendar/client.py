@@ -43,6 +43,8 @@ class CalDavAccount(BaseModel):
     email: str | None = None
     default_calendar: str | None = None
     timezone: str | None = None
+    allow_plain_http: bool = False
+    """Send the password over http:// to a host that is not this machine (a home LAN server)."""
     timeout: float = Field(default=20, gt=0, le=120)
 
     @property
@@ -87,7 +89,7 @@ def calendar_slugs(paths: list[str]) -> list[str]:
     counts = {name: readable.count(name) for name in readable}
     return [
         name if name and counts[name] == 1 else "cal-" + hashlib.sha256(path.encode()).hexdigest()[:10]
-        for name, path in zip(readable, paths)
+        for name, path in zip(readable, paths, strict=True)
     ]
 
 
@@ -210,6 +212,7 @@ class CalDavClient:
 
     def _listing(self) -> list[tuple[CalendarInfo, Any]]:
         if self._calendars is None:
+            _check_transport(self.account)
             def discover() -> list[tuple[CalendarInfo, Any]]:
                 if self._client is None:
                     self._client = self._connect(self.account)
@@ -218,7 +221,7 @@ class CalDavClient:
                 names = [c.get_display_name() for c in found]
                 listing = [
                     (CalendarInfo(name=" ".join(str(name or slug).split())[:80] or slug, slug=slug), c)
-                    for c, name, slug in zip(found, names, calendar_slugs(paths))
+                    for c, name, slug in zip(found, names, calendar_slugs(paths), strict=True)
                 ]
                 # Servers list calendars in no particular order; by name, the default is stable.
                 return sorted(listing, key=lambda item: (item[0].name.casefold(), item[0].slug))
@@ -243,6 +246,17 @@ class CalDavClient:
 
     def _secret(self) -> str:
         return self.account.password.get_secret_value()
+
+
+def _check_transport(account: CalDavAccount) -> None:
+    parts = urlsplit(account.url)
+    loopback = (parts.hostname or "") in ("localhost", "127.0.0.1", "::1") or (parts.hostname or "").startswith("127.")
+    if parts.scheme == "http" and not loopback and not account.allow_plain_http:
+        # Basic auth over plain HTTP hands the password to anyone on the way.
+        raise ConnectorRejected(
+            f"The calendar address {account.url} uses plain http://, which would send your password "
+            "unencrypted, so I didn't connect. Use its https:// address."
+        )
 
 
 def _bytes(data: Any) -> bytes:

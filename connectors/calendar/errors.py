@@ -26,7 +26,9 @@ def translate(exc: BaseException, where: str, stage: str, secret: str = "") -> C
             )
         return ConnectorAuthError(f"The calendar server at {where} rejected the username or password.", detail=detail)
     if isinstance(exc, dav.RateLimitError):
-        return ConnectorUnavailable(f"The calendar server at {where} is busy; it asked to try again later.", detail=detail)
+        return ConnectorUnavailable(
+            f"The calendar server at {where} is busy; it asked to try again later.", detail=detail
+        )
     if isinstance(exc, dav.NotFoundError):
         return ConnectorRejected(f"The calendar server at {where} doesn't have that (it may have been deleted).",
                                  detail=detail)

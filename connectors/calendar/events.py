@@ -103,6 +103,7 @@ def expand(
     costs a bounded amount of work. Raises UnreadableEvent for a broken object.
     """
     parsed = parse_calendar(text)
+    _refuse_runaway_rules(parsed)
     repeating = _repeating_uids(parsed)
     found: list[Occurrence] = []
     try:
@@ -124,6 +125,16 @@ def expand(
     except Exception as exc:  # a broken rule or date deep inside the expansion library
         raise UnreadableEvent(type(exc).__name__) from None
     return found
+
+
+def _refuse_runaway_rules(parsed: icalendar.Calendar) -> None:
+    # The expansion library computes a day of occurrences at a time: 86,400 for a rule that
+    # repeats every second. No real calendar repeats more often than hourly; such an object
+    # is treated as unreadable rather than letting an invitation make every listing slow.
+    for event in parsed.walk("VEVENT"):
+        for rule in event.get("RRULE") if isinstance(event.get("RRULE"), list) else [event.get("RRULE")]:
+            if rule is not None and str((rule.get("FREQ") or [""])[0]).upper() in ("SECONDLY", "MINUTELY"):
+                raise UnreadableEvent("sub-hourly recurrence")
 
 
 def _overlaps(first: datetime, last: datetime, start: datetime, end: datetime) -> bool:

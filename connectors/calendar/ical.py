@@ -83,7 +83,7 @@ def writable(value: date | datetime) -> date | datetime:
     """`value` as iCalendar can hold it: in its zone (TZID), except the second of two equal
     wall-clock times on a fall-back night, which a TZID would read as the first (RFC 5545
     3.3.5); that one is written in UTC."""
-    if isinstance(value, datetime) and value.tzinfo is not None and value.utcoffset():
+    if isinstance(value, datetime) and value.tzinfo is not None and value.tzinfo is not timezone.utc:
         first = value.replace(fold=0)
         if first.utcoffset() != value.utcoffset():
             return value.astimezone(timezone.utc)

@@ -9,8 +9,10 @@ credential, else `default_zone`.
 from __future__ import annotations
 
 from datetime import date, datetime, timedelta, timezone
-from typing import Callable
+from typing import Callable, TypeVar
 from zoneinfo import ZoneInfo
+
+from pydantic import BaseModel, ValidationError
 
 from connectors.base import ConnectorError, ConnectorRejected, OperationResult
 from connectors.calendar import render
@@ -26,7 +28,7 @@ from connectors.calendar.client import CalDavAccount, CalDavClient, open_davclie
 from connectors.calendar.events import CalendarInfo, Occurrence, UnreadableEvent, expand, parse_calendar
 from connectors.calendar.freebusy import WorkingHours, busy_intervals, free_slots
 from connectors.calendar.ical import EditProblem, NewEvent, build_event, cancel_occurrence, move, uid_for
-from connectors.calendar.ids import EventRef, parse_event_id
+from connectors.calendar.ids import BadEventId, EventRef, parse_event_id
 from connectors.calendar.timezones import TimeProblem, day_start, parse_moment, resolve, stored_in, zone_named
 from sentinel.actions import Action
 from vault import CredentialNotFound, Vault, VaultError
@@ -36,6 +38,7 @@ CALDAV_HANDLE = "cred:calendar/caldav"
 `timezone`, `default_calendar`), secret the password."""
 
 Runner = Callable[[Action, str], "OperationResult | str"]
+M = TypeVar("M", bound=BaseModel)
 _FETCH_SLACK = timedelta(days=1)  # floating and all-day times depend on the zone: ask wider, filter exactly
 
 
@@ -81,6 +84,7 @@ class CalendarRunners:
                     url=public.get("url", ""), username=public.get("username", ""), password=password,
                     email=public.get("email") or None, default_calendar=public.get("default_calendar") or None,
                     timezone=public.get("timezone") or None,
+                    allow_plain_http=public.get("allow_plain_http") == "true",
                 )
             except CredentialNotFound:
                 pass
@@ -103,7 +107,7 @@ class CalendarRunners:
         return self._default_zone
 
     def list_events(self, action: Action, idempotency_key: str) -> OperationResult:
-        args = ListEventsArgs.model_validate(action.arguments)
+        args = _arguments(ListEventsArgs, action)
         account = self.account_for(action.user_id)
         zone = self.zone(action.user_id, account)
         start, end = _range(args.start, args.end, zone)
@@ -113,7 +117,7 @@ class CalendarRunners:
         return OperationResult(summary=summary, untrusted_origin=render.origin(occurrences, _own(account)))
 
     def free_busy(self, action: Action, idempotency_key: str) -> OperationResult:
-        args = FreeBusyArgs.model_validate(action.arguments)
+        args = _arguments(FreeBusyArgs, action)
         account = self.account_for(action.user_id)
         zone = self.zone(action.user_id, account)
         start, end = _range(args.start, args.end, zone)
@@ -130,7 +134,7 @@ class CalendarRunners:
         if not idempotency_key:
             raise ValueError("idempotency_key must not be empty")
         model = MeetingArgs if action.operation == "schedule_meeting" else CreateEventArgs
-        args = model.model_validate(action.arguments)
+        args = _arguments(model, action)
         account = self.account_for(action.user_id)
         zone = zone_named(args.timezone) if args.timezone else self.zone(action.user_id, account)
         start, end = _new_times(args, zone)
@@ -155,9 +159,9 @@ class CalendarRunners:
             return f"“{args.title}” was already created by an earlier try of this same action (id {ref})."
         return f"Created “{args.title}” on {shown} in your {calendar.name} calendar (id {ref}).{invited}"
 
-    def move_event(self, action: Action, idempotency_key: str) -> str:
-        args = MoveEventArgs.model_validate(action.arguments)
-        ref = parse_event_id(args.event_id)
+    def move_event(self, action: Action, idempotency_key: str) -> OperationResult:
+        args = _arguments(MoveEventArgs, action)
+        ref = _ref(args.event_id)
         account = self.account_for(action.user_id)
         zone = zone_named(args.timezone) if args.timezone else self.zone(action.user_id, account)
         start = _resolved(parse_moment(args.start), zone)
@@ -166,34 +170,53 @@ class CalendarRunners:
             end = end + timedelta(days=1)  # the last day, given inclusive
         with CalDavClient(account, self._connect) as client:
             stored = client.find(client.calendar(ref.calendar), ref.uid)
-            title = _title(stored.data, ref.uid)
+            title, origin = _about(stored.data, ref.uid, account)
             try:
                 data, new_start, new_end = move(stored.data, ref.uid, ref.occurrence, start, end, self._clock())
-            except (EditProblem, UnreadableEvent) as exc:
+            except Exception as exc:  # the stored object is someone else's data: any oddity is possible
                 raise ConnectorRejected(_edit_message(exc)) from None
             client.replace(stored, data)
         which = "that occurrence of " if ref.occurrence else ""
-        return f"Moved {which}“{title}” to {_shown(new_start, new_end, zone)}."
+        return OperationResult(summary=f"Moved {which}“{title}” to {_shown(new_start, new_end, zone)}.",
+                               untrusted_origin=origin)
 
-    def cancel_event(self, action: Action, idempotency_key: str) -> str:
-        args = CancelEventArgs.model_validate(action.arguments)
-        ref = parse_event_id(args.event_id)
+    def cancel_event(self, action: Action, idempotency_key: str) -> OperationResult:
+        args = _arguments(CancelEventArgs, action)
+        ref = _ref(args.event_id)
         account = self.account_for(action.user_id)
         with CalDavClient(account, self._connect) as client:
             stored = client.find(client.calendar(ref.calendar), ref.uid)
-            title = _title(stored.data, ref.uid)
+            title, origin = _about(stored.data, ref.uid, account)
             if ref.occurrence is None:
                 client.delete(stored)
-                return f"Cancelled “{title}” (removed from your {stored.calendar.name} calendar)."
+                summary = f"Cancelled “{title}” (removed from your {stored.calendar.name} calendar)."
+                return OperationResult(summary=summary, untrusted_origin=origin)
             try:
                 data = cancel_occurrence(stored.data, ref.uid, ref.occurrence, self._clock())
-            except (EditProblem, UnreadableEvent) as exc:
+            except Exception as exc:  # as in move_event
                 raise ConnectorRejected(_edit_message(exc)) from None
             if data is None:
                 client.delete(stored)
             else:
                 client.replace(stored, data)
-        return f"Cancelled one occurrence of “{title}”; the other occurrences stay."
+        summary = f"Cancelled one occurrence of “{title}”; the other occurrences stay."
+        return OperationResult(summary=summary, untrusted_origin=origin)
+
+
+def _arguments(model: type[M], action: Action) -> M:
+    """The action's arguments, checked again: a stored action may predate today's rules."""
+    try:
+        return model.model_validate(action.arguments)
+    except ValidationError as exc:
+        problems = "; ".join(str(e["msg"]) for e in exc.errors()[:3])
+        raise ConnectorRejected(f"That calendar request isn't valid: {problems}.") from None
+
+
+def _ref(text: str) -> EventRef:
+    try:
+        return parse_event_id(text)
+    except BadEventId:
+        raise ConnectorRejected("That is not an event id from list_events.") from None
 
 
 def _collect(
@@ -266,14 +289,21 @@ def _shown(start: date | datetime, end: date | datetime, zone: ZoneInfo) -> str:
     return f"{render.when(moment, zone)} ({zone.key})"
 
 
-def _title(data: bytes, uid: str) -> str:
+def _about(data: bytes, uid: str, account: CalDavAccount) -> tuple[str, str]:
+    """The stored event's title, and whose words it is: an edit's result quotes it, and an
+    invitation's title is the organiser's text, so the result is labelled like a read."""
+    title, organizer = "the event", None
     try:
         for event in parse_calendar(data).walk("VEVENT"):
             if str(event.get("UID", "")) == uid and event.get("SUMMARY"):
-                return " ".join(str(event["SUMMARY"]).split())[:120]
+                title = " ".join(str(event["SUMMARY"]).split())[:120]
+                organizer = str(event.get("ORGANIZER", "")).removeprefix("mailto:").lower() or None
+                break
     except UnreadableEvent:
         pass
-    return "the event"
+    if organizer and organizer not in _own(account):
+        return title, f"your calendar (an event organised by {organizer})"
+    return title, "your calendar (an event's title)"
 
 
 def _edit_message(exc: Exception) -> str:

@@ -9,6 +9,7 @@ the `except` block, so no library exception (whose frames hold the password) is 
 
 from __future__ import annotations
 
+import contextlib
 import imaplib
 import socket
 import ssl
@@ -197,7 +198,8 @@ class ImapSession:
                     )
                 client.starttls(ssl_context=self._context())
         except BaseException:
-            client.shutdown()
+            with contextlib.suppress(Exception):  # a failed TLS handshake leaves a broken socket
+                client.shutdown()
             raise
         return client
 
@@ -225,16 +227,12 @@ class ImapSession:
         client, self._client = self._client, None
         if client is None:
             return
-        try:
+        # The work is done (or already failed); a rude goodbye changes nothing.
+        with contextlib.suppress(Exception):
             if client.state != "LOGOUT":
                 client.logout()
-        except Exception:  # the work is done (or already failed); a rude goodbye changes nothing
-            pass
-        finally:
-            try:
-                client.shutdown()
-            except Exception:
-                pass
+        with contextlib.suppress(Exception):
+            client.shutdown()
 
     def _ok(self, doing: str, result: tuple[str, list[Any]]) -> list[Any]:
         typ, data = result

@@ -96,11 +96,14 @@ def _links(content: MailContent) -> bool:
 
 
 def _when(content: MailContent) -> datetime:
-    try:
-        moment = datetime.strptime(content.date, "%Y-%m-%d %H:%M %z")
-    except ValueError:
-        return datetime.min.replace(tzinfo=timezone.utc)
-    return moment
+    """When an email was written, from the date `imap_decode` formats; undated mail sorts first."""
+    for pattern in ("%Y-%m-%d %H:%M %z", "%Y-%m-%d %H:%M"):
+        try:
+            moment = datetime.strptime(content.date, pattern)
+        except ValueError:
+            continue
+        return moment if moment.tzinfo else moment.replace(tzinfo=timezone.utc)
+    return datetime.min.replace(tzinfo=timezone.utc)
 
 
 def _flags(flags: frozenset[str]) -> str:
@@ -133,7 +136,7 @@ def format_search(folder: str, found: int, rows: list[Fetched], what: str) -> st
     for row in rows:
         c = row.content
         snippet = one_line(c.text, SNIPPET_CHARS)
-        clip = " 📎" if c.attachments else ""
+        clip = ", has attachments" if c.attachments else ""
         lines.append(f"- {row.ref} | {c.date} | {c.sender.display() if c.sender else '(no sender)'} | "
                      f"{one_line(c.subject, 150) or '(no subject)'} | {_flags(row.flags)}{clip} | {snippet}")
     return "\n".join(lines)

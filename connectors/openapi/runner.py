@@ -101,12 +101,15 @@ class OpenApiRunner:
         headers = dict(parts.headers)
         if parts.cookies:
             headers["Cookie"] = "; ".join(f"{name}={value}" for name, value in parts.cookies.items())
+        request: httpx.Request | None = None
         try:
             request = self._client.build_request(
                 parts.method, parts.url, params=parts.query or None, headers=headers, content=parts.content
             )
         except HTTP_FAILURES:
-            raise ConnectorRejected("I couldn't build a valid request from these arguments.") from None
+            pass  # raised below, outside this block: the library's error may quote the URL and its key
+        if request is None:
+            raise ConnectorRejected("I couldn't build a valid request from these arguments.")
         where = request.url.netloc.decode("ascii", "replace")
         problem: ConnectorError
         try:

@@ -7,7 +7,7 @@ Sentinel's egress review on every request (`connectors.web.guard`). Pages that n
 person (CAPTCHA, two-factor code, a login with no saved password) raise `NeedsHuman`.
 """
 
-from connectors.web.browser import CHROMIUM_ARGS, BrowserConfig, BrowserSessions, UserSession
+from connectors.web.browser import BrowserSessions
 from connectors.web.extract import MAX_CHARS, readable_blocks, render_page
 from connectors.web.forms import is_sensitive, sensitivity
 from connectors.web.guard import Blocked, PageGuard
@@ -31,6 +31,7 @@ from connectors.web.operations import (
     WEB_OPERATIONS,
 )
 from connectors.web.runners import DEFAULT_SEARCH_URL, ReviewFor, WebRunners
+from connectors.web.session import CHROMIUM_ARGS, BrowserConfig, UserSession
 from connectors.web.snapshot import PageSnapshot
 
 __all__ = [

@@ -8,10 +8,9 @@ asyncio executor later); it cannot close idle browsers on a timer; and Sentinel'
 handler (`sentinel.egress_browser`) is async. One loop thread serves every user, so
 a worker keeps one Playwright driver however many profiles are open.
 
-Each user gets `launch_persistent_context` on `<data_dir>/users/<user_id>/browser`: cookies
-and logins persist for that user and no one else, since every profile is its own Chromium
-process and directory. Downloads are refused, service workers blocked (their requests
-would bypass routing), and every request passes `connectors.web.guard.PageGuard`.
+Profiles (`connectors.web.session`) are opened on first use, reused while open, closed
+after `idle_seconds` unused, and the least recently used idle one makes room when
+`max_open` are open. One operation at a time per profile.
 
 Fork safety: RQ's default worker forks per job. Nothing starts at construction; the loop
 thread, driver and browsers start on first use in whichever process uses them, and a
@@ -30,101 +29,19 @@ import time
 from collections.abc import Awaitable, Callable
 from concurrent.futures import Future
 from concurrent.futures import TimeoutError as FutureTimeout
-from pathlib import Path
 from typing import TypeVar
 
-from playwright.async_api import BrowserContext, Page, Playwright, async_playwright
 from playwright.async_api import Error as PlaywrightError
-from pydantic import BaseModel, ConfigDict, Field
+from playwright.async_api import Playwright, async_playwright
 
 from connectors.base import ConnectorError, ConnectorUnavailable
-from connectors.web.guard import PageGuard
+from connectors.web.session import BrowserConfig, UserSession, open_session
 from sentinel.egress import Reviewer
 from sentinel.egress_http import AsyncResolver, async_system_resolver
 
 log = logging.getLogger(__name__)
 
 T = TypeVar("T")
-
-CHROMIUM_ARGS = (
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-dev-shm-usage",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-    # Name lookups for links the page merely shows would tell DNS servers what it contains.
-    "--dns-prefetch-disable",
-    # WebRTC's STUN/UDP traffic is invisible to request routing; with no proxy it cannot start.
-    "--force-webrtc-ip-handling-policy=disable_non_proxied_udp",
-)
-# Belt and braces for WebRTC: without the constructors a page cannot open a peer connection.
-_NO_WEBRTC = "for (const n of ['RTCPeerConnection','webkitRTCPeerConnection','RTCDataChannel']) { try { delete window[n]; } catch (e) {} }"
-
-
-class BrowserConfig(BaseModel):
-    """Where profiles live and how long the browser may take; read once by the entry point."""
-
-    model_config = ConfigDict(frozen=True)
-
-    data_dir: Path
-    executable_path: str = "/usr/bin/chromium"
-    extra_args: tuple[str, ...] = ()
-    idle_seconds: float = Field(default=300, gt=0)
-    """A profile unused this long is closed (its cookies stay on disk)."""
-    max_open: int = Field(default=4, ge=1)
-    """Most profiles open at once; the least recently used idle one makes room."""
-    navigation_timeout: float = Field(default=20, gt=0)
-    """Seconds a site may take to start answering (and a click's navigation to finish)."""
-    content_wait: float = Field(default=8, gt=0)
-    """Seconds to wait for a page to be parsed before reading what has arrived so far."""
-    operation_timeout: float = Field(default=60, gt=0)
-    viewport_width: int = Field(default=1280, ge=200, le=4000)
-    viewport_height: int = Field(default=900, ge=200, le=4000)
-
-    def profile_dir(self, user_id: int) -> Path:
-        """`<data_dir>/users/<user_id>/browser`: this user's cookies, storage and logins."""
-        return self.data_dir / "users" / str(int(user_id)) / "browser"
-
-
-class UserSession:
-    """One user's open profile: its context, guard and current tab. Used by one operation at a time."""
-
-    def __init__(self, user_id: int, context: BrowserContext, guard: PageGuard, clock: Callable[[], float]) -> None:
-        self.user_id = user_id
-        self.context = context
-        self.guard = guard
-        self.lock = asyncio.Lock()
-        self.last_used = clock()
-        self.navigation_timeout_ms = 20_000.0
-        self.content_wait_ms = 8_000.0
-        self.incomplete = False
-        """The last page loaded was read before it had fully arrived."""
-        self.closed = False
-        self.requested_url: str | None = None
-        """The address last loaded, which the tab may show under another (redirected) URL..."""
-        self.landed_url: str | None = None
-        """...this one."""
-        self._page: Page | None = None
-        context.on("close", self._mark_closed)
-
-    def _mark_closed(self, _: object) -> None:
-        self.closed = True
-
-    async def page(self) -> Page:
-        """The tab operations act on: the newest open one (a link may have opened a new tab)."""
-        open_pages = [p for p in self.context.pages if not p.is_closed()]
-        if open_pages:
-            self._page = open_pages[-1]
-            for extra in open_pages[:-1]:
-                await extra.close()  # one tab per user keeps memory bounded
-        else:
-            self._page = await self.context.new_page()
-        self._page.set_default_timeout(self.navigation_timeout_ms)
-        return self._page
-
 
 class BrowserSessions:
     """Per-user persistent browser profiles behind a synchronous `run`; see the module docstring."""
@@ -199,7 +116,7 @@ class BrowserSessions:
             session.guard.begin(review)
             try:
                 return await asyncio.wait_for(work(session), self._config.operation_timeout)
-            except asyncio.TimeoutError:
+            except TimeoutError:
                 failure: ConnectorError = ConnectorUnavailable("The page took too long, so I stopped waiting for it.")
             except ConnectorError:
                 raise
@@ -228,34 +145,9 @@ class BrowserSessions:
             return session
 
     async def _launch(self, user_id: int) -> UserSession:
-        profile = self._config.profile_dir(user_id)
-        profile.mkdir(parents=True, exist_ok=True, mode=0o700)
         if self._playwright is None:
             self._playwright = await async_playwright().start()
-        guard = PageGuard(self._resolver)
-        try:
-            context = await self._playwright.chromium.launch_persistent_context(
-                profile,
-                executable_path=self._config.executable_path,
-                headless=True,
-                chromium_sandbox=False,
-                args=[*CHROMIUM_ARGS, *self._config.extra_args],
-                accept_downloads=False,
-                service_workers="block",
-                viewport={"width": self._config.viewport_width, "height": self._config.viewport_height},
-                permissions=[],
-            )
-        except PlaywrightError as exc:
-            failure = _launch_failure(str(exc))
-        else:
-            await context.add_init_script(_NO_WEBRTC)
-            await context.route("**/*", guard.route)
-            await context.route_web_socket("**/*", guard.websocket)
-            session = UserSession(user_id, context, guard, self._clock)
-            session.navigation_timeout_ms = self._config.navigation_timeout * 1000
-            session.content_wait_ms = self._config.content_wait * 1000
-            return session
-        raise failure
+        return await open_session(self._playwright, self._config, user_id, self._resolver, self._clock)
 
     async def _make_room(self) -> None:
         while len(self._sessions) >= self._config.max_open:
@@ -266,13 +158,8 @@ class BrowserSessions:
 
     async def _close(self, user_id: int) -> None:
         session = self._sessions.pop(user_id, None)
-        if session is None:
-            return
-        session.closed = True
-        try:
-            await session.context.close()
-        except PlaywrightError:
-            log.warning("closing the browser profile of user %s failed", user_id)
+        if session is not None:
+            await session.close()
 
     async def _reap_forever(self) -> None:
         interval = min(self._config.idle_seconds / 2, 30.0)
@@ -291,16 +178,3 @@ class BrowserSessions:
         if self._playwright is not None:
             await self._playwright.stop()
             self._playwright = None
-
-
-def _launch_failure(message: str) -> ConnectorError:
-    if "ProcessSingleton" in message or "profile" in message.lower() and "in use" in message.lower():
-        return ConnectorUnavailable(
-            "Your browser profile is in use by another Deputy worker right now; try again in a moment.",
-            detail=message[:500],
-        )
-    if "Executable doesn't exist" in message or "ENOENT" in message:
-        return ConnectorUnavailable("The web browser isn't installed on this server, so I can't open pages.",
-                                    detail=message[:500])
-    return ConnectorUnavailable("The web browser failed to start.", detail=message[:500])
-

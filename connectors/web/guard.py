@@ -20,17 +20,19 @@ agent what was stopped and why.
 
 from __future__ import annotations
 
+import logging
 from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Any
 
 from sentinel.egress import EgressContext, EgressDecision, OutboundRequest, Reviewer, SecretValue
-from sentinel.egress_browser import playwright_route_handler
+from sentinel.egress_browser import playwright_route_handler, playwright_websocket_handler
 from sentinel.egress_checks import Findings, check_data
-from sentinel.egress_http import AsyncResolver, async_system_resolver
+from sentinel.egress_http import AsyncResolver, async_system_resolver, resolve
 from sentinel.egress_url import UrlProblem, parse_destination
 from sentinel.policy import Risk, Verdict
 
+log = logging.getLogger(__name__)
 
 _MAIN_FRAME: ContextVar[bool] = ContextVar("deputy_web_main_frame", default=False)
 
@@ -45,6 +47,8 @@ class Blocked:
     """A page or frame navigation (as opposed to an image, script or API call)."""
     main_frame: bool = False
     """A navigation of the tab itself (not of a frame inside it)."""
+    proxied: bool = False
+    """Stopped by the proxy (a redirect hop or a connection the route handler never saw)."""
 
     @property
     def host(self) -> str:
@@ -65,15 +69,31 @@ class PageGuard:
 
     def __init__(self, resolver: AsyncResolver = async_system_resolver) -> None:
         self.blocked: list[Blocked] = []
+        self._page_hosts: set[str] = set()
         self._review: Reviewer | None = None
         self._submit_origin: str | None = None
         self._secrets: list[SecretValue] = []
+        self._resolver = resolver
         self._handler = playwright_route_handler(self._decide, resolver=resolver, on_decision=self._record)
+        self.websocket = playwright_websocket_handler(self._decide, resolver=resolver, on_decision=self._record)
+        """The `BrowserContext.route_web_socket` handler: sockets and every message the page sends are reviewed."""
 
     def begin(self, review: Reviewer) -> None:
         self._review = review
         self.blocked = []
+        self._page_hosts: set[str] = set()
         self._submit_origin = None
+
+    def note_page_request(self, request: Any) -> None:
+        """The context's `request` event: remembers which hosts pages asked for, redirect hops included."""
+        host = _host(request.url)
+        if host:
+            self._page_hosts.add(host)
+
+    def reportable(self) -> list[Blocked]:
+        """What the guard stopped on the pages' behalf. Chromium's own background traffic (which the
+        proxy stops too, e.g. autofill lookups) is left out: the page did not ask for it."""
+        return [b for b in self.blocked if not b.proxied or b.host in self._page_hosts]
 
     def end(self) -> None:
         self._review = None
@@ -102,11 +122,27 @@ class PageGuard:
         _MAIN_FRAME.set(main_frame)
         await self._handler(route, request)
 
-    async def websocket(self, ws: Any) -> None:
-        """The `BrowserContext.route_web_socket` handler: the same review, on the http(s) twin of the URL."""
-        url = ws.url
-        twin = "http" + url[2:] if url[:3].lower() in ("ws:", "wss") else url
-        await self._handler(_SocketRoute(ws), _SocketRequest(twin))
+    async def review_connection(
+        self, method: str, url: str, headers: list[tuple[str, str]]
+    ) -> tuple[EgressDecision, list[str]]:
+        """Review one connection the proxy is asked to open; the decision and the addresses reviewed."""
+        addresses: list[str] = []
+        try:
+            addresses = await _addresses(url, self._resolver)
+            outbound = OutboundRequest(method="GET" if method == "CONNECT" else method, url=url, headers=headers,
+                                       connector="web", initiated_by="subresource", resolved_ips=addresses)
+            decision = self._decide(outbound)
+            if decision.verdict is Verdict.allow and not addresses:
+                host = _host(url)
+                decision = EgressDecision(verdict=Verdict.deny, reasons=[f"Deputy could not find the site {host}."],
+                                          risk=Risk.low, host=host)
+        except Exception:
+            log.exception("egress: the proxy could not review a connection; refusing it")
+            decision = EgressDecision(verdict=Verdict.deny, risk=Risk.high,
+                                      reasons=["Deputy could not review this request, so it stopped it."])
+        if decision.verdict is not Verdict.allow:
+            self.blocked.append(Blocked(url, decision, navigation=False, proxied=True))
+        return decision, addresses
 
     def _gate(self, request: Any, main_frame: bool) -> str | None:
         if not request.is_navigation_request():
@@ -165,27 +201,14 @@ def _host(url: str) -> str | None:
         return None
 
 
-class _SocketRequest:
-    """What the route handler reads from a request, for a WebSocket handshake."""
-
-    def __init__(self, url: str) -> None:
-        self.url = url
-        self.method = "GET"
-        self.headers: dict[str, str] = {}
-        self.post_data_buffer = None
-
-    def is_navigation_request(self) -> bool:
-        return False
-
-
-class _SocketRoute:
-    """Maps the route handler's continue/abort onto a WebSocket route."""
-
-    def __init__(self, ws: Any) -> None:
-        self._ws = ws
-
-    async def continue_(self) -> None:
-        self._ws.connect_to_server()
-
-    async def abort(self, error_code: str = "blockedbyclient") -> None:
-        await self._ws.close(code=1008, reason="Blocked by Deputy's network guard")
+async def _addresses(url: str, resolver: AsyncResolver) -> list[str]:
+    try:
+        destination = parse_destination(url)
+    except UrlProblem:
+        return []
+    if destination.ip is not None:
+        return [str(destination.ip)]
+    try:
+        return await resolve(resolver, destination.host, destination.port)
+    except (OSError, UnicodeError, ValueError):
+        return []

@@ -17,9 +17,10 @@ from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import Page, Request
 
 from connectors.base import ConnectorError, ConnectorRejected, ConnectorUnavailable
-from connectors.web.browser import UserSession
 from connectors.web.forms import host_of
-from connectors.web.guard import Blocked, PageGuard
+from connectors.web.guard import Blocked, PageGuard, origin_of
+from connectors.web.proxy import UNREACHABLE_HEADER
+from connectors.web.session import UserSession
 from sentinel.egress_http import EgressBlocked, EgressNeedsApproval
 from sentinel.policy import Verdict
 
@@ -67,7 +68,14 @@ async def goto(session: UserSession, url: str) -> tuple[Page, int | None]:
         await discard(page)
         raise failure from None
     session.requested_url, session.landed_url = url, page.url
+    refused = refused_by_proxy(session.guard, page.url)
+    if refused is not None:
+        await discard(page)
+        raise blocked_error(refused)
     status = response.status if response is not None else None
+    if response is not None and status == 502 and UNREACHABLE_HEADER in response.headers:
+        await discard(page)
+        raise ConnectorUnavailable(f"I couldn't connect to {host_of(page.url) or url}; the site may be down.")
     if status in (502, 503, 504):
         raise ConnectorUnavailable(f"{host_of(page.url) or url} is not answering properly right now "
                                    f"(status {status}); it may be down.")
@@ -125,11 +133,11 @@ async def act_and_follow(session: UserSession, page: Page, act: Callable[[], Awa
         await act()
         try:
             await asyncio.wait_for(started.wait(), _NAVIGATION_START_WINDOW)
-        except asyncio.TimeoutError:
+        except TimeoutError:
             pass  # no navigation in this tab: a script handled it, or a new tab opened
         else:
             await asyncio.wait_for(finished.wait(), session.navigation_timeout_ms / 1000)
-    except asyncio.TimeoutError:
+    except TimeoutError:
         failure = ConnectorUnavailable(f"{host_of(page.url) or 'The site'} took too long to answer.")
     except PlaywrightError as exc:
         failure = failure_for(str(exc), page.url, session.guard)
@@ -141,11 +149,12 @@ async def act_and_follow(session: UserSession, page: Page, act: Callable[[], Awa
         await discard(page)
         raise failure
     stopped = last_navigation_block(session.guard)
+    if len(session.context.pages) > tabs_before:
+        page = await session.page()
+    stopped = stopped or refused_by_proxy(session.guard, page.url)
     if stopped is not None:
         await discard(page)
         raise blocked_error(stopped)
-    if len(session.context.pages) > tabs_before:
-        page = await session.page()
     try:
         await page.wait_for_load_state("domcontentloaded")
     except PlaywrightError as exc:
@@ -172,6 +181,15 @@ def last_navigation_block(guard: PageGuard) -> Blocked | None:
     return navigations[-1] if navigations else None
 
 
+def refused_by_proxy(guard: PageGuard, url: str) -> Blocked | None:
+    """The proxy's refusal of the page now in the tab (a redirect hop the route handler never saw)."""
+    for blocked in reversed(guard.blocked):
+        if blocked.proxied and (same_page(blocked.url, url) or origin_of(blocked.url) == origin_of(url)
+                                and blocked.url.endswith(":443/")):
+            return blocked
+    return None
+
+
 def blocked_error(blocked: Blocked) -> ConnectorError:
     reasons = " ".join(blocked.decision.reasons)
     if blocked.decision.verdict is Verdict.ask:
@@ -192,6 +210,14 @@ def failure_for(message: str, url: str, guard: PageGuard) -> ConnectorError:
         if stopped is not None:
             return blocked_error(stopped)
         return EgressBlocked(f"Deputy's network guard blocked {host}.")
+    if code == "ERR_TUNNEL_CONNECTION_FAILED":  # the proxy refused an https connection
+        refused = [b for b in guard.blocked if b.proxied]
+        if refused:
+            return blocked_error(refused[-1])
+        return ConnectorUnavailable(f"I couldn't connect to {host}; the site may be down.", detail=detail)
+    if code in ("ERR_PROXY_CONNECTION_FAILED", "ERR_PROXY_AUTH_UNSUPPORTED", "ERR_PROXY_AUTH_REQUESTED"):
+        return ConnectorUnavailable("The browser lost its connection to Deputy's network guard; try again.",
+                                    detail=detail)
     if "Download is starting" in message:
         return ConnectorRejected(f"{url} is a file to download, not a page; I don't download files.", detail=detail)
     if code == "ERR_NAME_NOT_RESOLVED":

@@ -17,13 +17,13 @@ from playwright.async_api import Locator, Page
 from pydantic import ValidationError
 
 from connectors.base import ConnectorError, ConnectorRejected
-from connectors.web.browser import UserSession
 from connectors.web.fields import fill_form_fields
 from connectors.web.forms import choose_form, host_of, sensitivity
 from connectors.web.guard import Blocked
 from connectors.web.human import NeedsHuman, human_step
 from connectors.web.logins import PASSWORD_PLACEHOLDER, USERNAME_PLACEHOLDER, WebLogin, WebLogins
 from connectors.web.navigation import act_and_follow, at, failure_for, goto, same_page
+from connectors.web.session import UserSession
 from connectors.web.snapshot import (
     MAX_BLOCKS,
     MAX_FIELDS,
@@ -70,7 +70,7 @@ async def read(session: UserSession, page: Page, logins: WebLogins, status: int 
     needed = human_step(snapshot, has_login=has_login)
     if needed is not None:
         raise needed
-    return PageRead(snapshot, status, list(session.guard.blocked), incomplete=session.incomplete)
+    return PageRead(snapshot, status, session.guard.reportable(), incomplete=session.incomplete)
 
 
 async def open_page(session: UserSession, url: str, logins: WebLogins) -> PageRead:
@@ -86,7 +86,7 @@ async def fill(session: UserSession, url: str, values: dict[str, str], form_key:
     form = choose_form(snapshot.forms, form_key, list(values), submittable=False)
     login = await _login_if_needed(session, snapshot.url, values, logins)
     filled = await fill_form_fields(page, form, values, login, session.guard)
-    return form, filled, PageRead(snapshot, None, list(session.guard.blocked), _secrets(login))
+    return form, filled, PageRead(snapshot, None, session.guard.reportable(), _secrets(login))
 
 
 async def submit(session: UserSession, url: str, form_key: str | None, action_url: str, values: dict[str, str],

@@ -14,7 +14,8 @@ often appended after a long body). `scan_windows` says exactly which ranges are 
 from __future__ import annotations
 
 import logging
-from typing import Iterable, Protocol, Sequence, runtime_checkable
+from collections.abc import Iterable, Sequence
+from typing import Protocol, runtime_checkable
 
 from pydantic import BaseModel, Field
 
@@ -46,7 +47,7 @@ class Detection(BaseModel):
     truncated: bool = Field(default=False, description="The text was longer than the bounded scan; see scan_windows.")
 
     @classmethod
-    def clean(cls, detector: str, truncated: bool = False) -> "Detection":
+    def clean(cls, detector: str, truncated: bool = False) -> Detection:
         """Nothing suspicious found."""
         return cls(detector=detector, score=0.0, flagged=False, truncated=truncated)
 

@@ -13,10 +13,10 @@ from __future__ import annotations
 import base64
 import hashlib
 import tomllib
+from collections.abc import Callable
 from enum import Enum
 from functools import lru_cache
 from importlib import resources
-from typing import Callable
 
 from pydantic import BaseModel
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_left
-from typing import Iterable
+from collections.abc import Iterable
 
 from sentinel.detectors.normalize import word_positions
 
@@ -44,8 +44,8 @@ SCHEME = re.compile(r"(?:https?|s?ftp)$")
 URL_REST = re.compile(r"[^\s\"'<>)]{3,}")
 EXFIL_VERB_WORDS = frozenset(
     "send sending forward forwarding email e mail post posting upload uploading transmit exfiltrate share copy leak "
-    "paste submit export append attach pass hand drop reply move transfer sync envoyez envoie envia envie sende leite "
-    "inoltra transferer".split()
+    "paste submit export append attach pass hand drop reply move transfer sync envoyez envoie envia envie sende "
+    "leite inoltra transferer".split()
 )
 EXFIL_WEIGHT = 0.65
 EXFIL_REASON = "asks to send private data to an outside address"

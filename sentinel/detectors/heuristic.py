@@ -18,14 +18,19 @@ from __future__ import annotations
 import logging
 import re
 import string
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Callable
 
 from sentinel.detectors.base import FLAG_THRESHOLD, Detection, merge_spans, noisy_or, scan_windows
 from sentinel.detectors.exfiltration import EXFIL_REASON, EXFIL_VERB, EXFIL_WEIGHT, find_exfiltration
 from sentinel.detectors.hidden import base64_texts, hidden_regions, tag_character_runs
 from sentinel.detectors.normalize import (
-    INVISIBLE, LOOKALIKE_CHARS, Normalized, canonical, decode_escapes, word_positions,
+    INVISIBLE,
+    LOOKALIKE_CHARS,
+    Normalized,
+    canonical,
+    decode_escapes,
+    word_positions,
 )
 from sentinel.detectors.signals import SIGNALS, Signal
 

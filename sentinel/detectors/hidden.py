@@ -20,9 +20,9 @@ _HIDING_ELEMENT = re.compile(
     r"(?<![-\w])color\s*:\s*(?:#fff(?:fff)?\b|white\b|rgba?\(\s*255\s*,\s*255\s*,\s*255)|"
     r"(?:max-)?height\s*:\s*0(?:px)?\s*[;\"'][^\"'<>]{0,200}overflow\s*:\s*hidden)"
     r"|\shidden(?:\s*=\s*[\"'][^\"']*[\"'])?(?=[\s/>])|\saria-hidden\s*=\s*[\"']true)[^<>]{0,1000}>",
-    re.I,
+    re.IGNORECASE,
 )
-_COMMENT = re.compile(r"<!--.*?(?:-->|$)", re.S)
+_COMMENT = re.compile(r"<!--.*?(?:-->|$)", re.DOTALL)
 HIDDEN_REGION_LIMIT = 200
 
 _TAG_RUN = re.compile("[\U000e0000-\U000e007f]+")
@@ -45,7 +45,7 @@ def hidden_regions(raw: str) -> list[tuple[int, int, str]]:
                 return regions
     for match in _HIDING_ELEMENT.finditer(raw):
         name = match.group(1).lower()
-        close = re.compile(rf"</{re.escape(name)}\s*>", re.I).search(raw, match.end())
+        close = re.compile(rf"</{re.escape(name)}\s*>", re.IGNORECASE).search(raw, match.end())
         end = close.end() if close else min(len(raw), match.end() + 2000)
         regions.append((match.start(), end, "invisible HTML text"))
         if len(regions) >= HIDDEN_REGION_LIMIT:

@@ -18,7 +18,7 @@ import json
 import re
 import unicodedata
 from bisect import bisect_right
-from typing import Callable
+from collections.abc import Callable
 from urllib.parse import unquote
 
 # Zero-width and format characters, bidi embeddings/overrides/isolates, soft hyphen and
@@ -117,7 +117,7 @@ def _back(breaks: Breaks, position: int) -> int:
 class Normalized:
     """The canonical text plus the way back to offsets in the original."""
 
-    __slots__ = ("text", "stages")
+    __slots__ = ("stages", "text")
 
     def __init__(self, text: str, stages: list[Breaks]) -> None:
         self.text = text

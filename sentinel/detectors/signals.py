@@ -20,7 +20,16 @@ import re
 from dataclasses import dataclass
 
 from sentinel.detectors.vocabulary import (
-    AI, AI_WORDS, IMPERATIVE, OVERRIDE_WORDS, QUALIFIER, RULES, SECRET, SENSITIVE, VERB_OVERRIDE, gap,
+    AI,
+    AI_WORDS,
+    IMPERATIVE,
+    OVERRIDE_WORDS,
+    QUALIFIER,
+    RULES,
+    SECRET,
+    SENSITIVE,
+    VERB_OVERRIDE,
+    gap,
 )
 
 

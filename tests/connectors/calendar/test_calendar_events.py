@@ -6,7 +6,6 @@ import time as clock
 from datetime import date, datetime, time, timedelta, timezone
 from zoneinfo import ZoneInfo
 
-import icalendar
 import pytest
 
 from connectors.calendar.events import CalendarInfo, UnreadableEvent, expand
@@ -88,11 +87,13 @@ def test_all_day_and_floating_events() -> None:
 
 
 def test_a_runaway_rule_costs_a_bounded_amount_of_work() -> None:
-    text = vcal("UID:spam\nSUMMARY:Spam\nDTSTART:20261201T000000Z\nDURATION:PT1S\nRRULE:FREQ=SECONDLY")
+    hourly = vcal("UID:spam\nSUMMARY:Spam\nDTSTART:20261201T000000Z\nDURATION:PT1M\nRRULE:FREQ=HOURLY")
     started = clock.monotonic()
-    found = expand(text, CAL, *window("2026-12-01", "2026-12-31"), BERLIN, limit=200)
-    assert len(found) == 200
-    assert clock.monotonic() - started < 10
+    assert len(expand(hourly, CAL, *window("2026-12-01", "2027-02-28"), BERLIN, limit=200)) == 200
+    for freq in ("SECONDLY", "MINUTELY"):
+        with pytest.raises(UnreadableEvent):
+            expand(hourly.replace("FREQ=HOURLY", f"FREQ={freq}"), CAL, *window("2026-12-01", "2026-12-31"), BERLIN)
+    assert clock.monotonic() - started < 2
 
 
 @pytest.mark.parametrize("text", ["", "garbage", "BEGIN:VCALENDAR\nBEGIN:VEVENT\n", b"\xff\xfe\x00junk"])
@@ -203,3 +204,15 @@ def test_the_list_is_bounded_and_says_whose_words_it_carries() -> None:
     label = origin(found, own={"boss0@corp.example"})
     assert label.startswith("your calendar (events organised by boss1@corp.example") and "and 1 others" in label
     assert origin([], set()) == "your calendar (events with no outside organiser)"
+
+
+def test_the_second_of_two_equal_wall_clock_times_is_written_in_utc() -> None:
+    london = ZoneInfo("Europe/London")  # clocks go back from 02:00 BST to 01:00 GMT on 25 Oct 2026
+    first = datetime(2026, 10, 25, 1, 30, tzinfo=london)
+    second = first.replace(fold=1)
+    data = build_event(NewEvent(uid="x", title="Night shift", start=first, end=second), NOW).decode()
+    assert "DTSTART;TZID=Europe/London:20261025T013000" in data
+    assert "DTEND:20261025T013000Z" in data
+    [occurrence] = expand(data, CAL, *window("2026-10-24", "2026-10-26"), london)
+    start, end = occurrence.span(london)
+    assert end - start == timedelta(hours=1)

@@ -9,7 +9,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from conftest import NOW, ZONE, Call, make_action  # type: ignore[import-not-found]
+from calendar_testkit import NOW, ZONE, Call, make_action
 from pydantic import SecretStr
 from redis import Redis
 
@@ -133,9 +133,16 @@ def test_a_wrong_password_is_an_auth_error_that_never_shows_the_password(radical
         with pytest.raises(ConnectorAuthError) as caught:
             run(account_at(radicale.url, wrong), operation, **args)
         error = caught.value
-        assert error.user_message == f"The calendar server at 127.0.0.1:{radicale.port} rejected the username or password."
+        assert error.user_message == (
+            f"The calendar server at 127.0.0.1:{radicale.port} rejected the username or password."
+        )
         assert not error.retryable
         assert wrong not in f"{error} {error.detail} {error!r}"
+
+
+def test_the_password_never_goes_over_plain_http_to_another_machine() -> None:
+    with pytest.raises(ConnectorRejected, match="plain http://"):
+        run(account_at("http://calendar.example.com/dav/"), "list_events", start="2026-12-01")
 
 
 def test_garbage_xml_is_unavailable_with_a_plain_message() -> None:

@@ -11,10 +11,12 @@ from typing import Any
 import httpx
 import pytest
 from aiohttp import web
+from pydantic import SecretStr
 
 from connectors.base import ConnectorAuthError, ConnectorError, ConnectorRejected, ConnectorUnavailable
 from connectors.openapi import OpenApiRunner, import_openapi, parse_openapi
 from sandbox.webapp_common import SiteServer
+from vault import CredentialInfo
 
 SECRET = "echo-me-secret-9f8e7d6c"
 
@@ -22,14 +24,10 @@ SECRET = "echo-me-secret-9f8e7d6c"
 class FakeVault:
     """A credential source holding one key (the real vault is exercised in test_openapi_runner)."""
 
-    def info(self, user_id: Any, handle: str) -> Any:
-        from vault import CredentialInfo
-
+    def info(self, user_id: Any, handle: str) -> CredentialInfo:
         return CredentialInfo(handle=handle, kind="api_key", label="key", created_at=0)
 
-    def get(self, user_id: Any, handle: str) -> Any:
-        from pydantic import SecretStr
-
+    def get(self, user_id: Any, handle: str) -> SecretStr:
         return SecretStr(SECRET)
 
 
@@ -112,7 +110,7 @@ def flaky() -> Iterator[OpenApiRunner]:
     server = SiteServer(build_app(thief_url))
     url = server.start()
     api = import_openapi(parse_openapi(json.dumps(document(url))), service="flaky")
-    with httpx.Client(timeout=1, trust_env=False) as client:
+    with httpx.Client(timeout=5, trust_env=False) as client:
         yield OpenApiRunner(api, client, FakeVault(), max_chars=500)
     server.stop()
     thief.stop()
@@ -129,7 +127,6 @@ def call(runner: OpenApiRunner, tool: str, arguments: dict[str, Any] | None = No
         ("missing", ConnectorRejected, 'refused the request (404 Not Found): "No booking TB-999 exists."'),
         ("conflict", ConnectorRejected, '(409 Conflict): "Sold out Try another day."'),
         ("busy", ConnectorUnavailable, 'asked to try again later (429 Too Many Requests): "slow down"'),
-        ("slow", ConnectorUnavailable, "took too long to answer"),
         ("html", ConnectorUnavailable, "answered with something that isn't JSON"),
         ("broken_json", ConnectorUnavailable, "something that isn't JSON"),
         ("redirect", ConnectorRejected, "redirected the request to http://127.0.0.1"),
@@ -143,6 +140,18 @@ def test_failures_are_plain_connector_errors(flaky: OpenApiRunner, tool: str, ki
     assert words in caught.value.user_message
     assert caught.value.__cause__ is None and caught.value.__context__ is None
     assert SECRET not in caught.value.user_message + (caught.value.detail or "")
+
+
+def test_a_server_that_stops_answering_times_out() -> None:
+    server = SiteServer(build_app("http://unused"))
+    url = server.start()
+    try:
+        api = import_openapi(parse_openapi(json.dumps(document(url))), service="flaky")
+        with httpx.Client(timeout=0.3) as client, pytest.raises(ConnectorUnavailable, match="took too long") as caught:
+            OpenApiRunner(api, client, FakeVault()).run("flaky_slow", {}, 1, "k")
+        assert caught.value.retryable and caught.value.__context__ is None
+    finally:
+        server.stop()
 
 
 def test_a_server_that_is_down_is_retryable() -> None:
@@ -196,9 +205,7 @@ def test_form_and_text_bodies(flaky: OpenApiRunner) -> None:
 
 def test_a_stored_key_with_line_breaks_is_refused_without_echo() -> None:
     class BadVault(FakeVault):
-        def get(self, user_id: Any, handle: str) -> Any:
-            from pydantic import SecretStr
-
+        def get(self, user_id: Any, handle: str) -> SecretStr:
             return SecretStr("abc\r\nInjected: 1")
 
     api = import_openapi(parse_openapi(json.dumps(document("http://127.0.0.1:9"))), service="flaky")

@@ -77,6 +77,10 @@ LINKS = """<!doctype html><html><head><title>Start</title></head><body><main><h1
 <form action="/order" method="post"><input name="name" value="Clicky"><button>Buy now</button></form>
 </main></body></html>"""
 
+REDIRECTING_IMAGE = """<!doctype html><html><head><title>Gallery</title></head><body><main><h1>Gallery</h1>
+<p>One picture, sent on elsewhere by the server.</p>
+<img src="/redirect?to=http://tracker.example:{port}/collect?via=redirect"></main></body></html>"""
+
 PAYMENT = """<!doctype html><html><head><title>Checkout</title></head><body><main><h1>Checkout</h1>
 <form action="/pay" method="post"><label>Card number <input name="cardnumber" autocomplete="cc-number"></label>
 <button>Pay</button></form></main></body></html>"""
@@ -160,6 +164,7 @@ def _app(site: Site, huge: bytes) -> web.Application:
     routes = {
         "/article": ARTICLE, "/form": ORDER_FORM, "/login": LOGIN, "/captcha": CAPTCHA, "/tracker": TRACKER,
         "/links": LINKS, "/checkout": PAYMENT, "/newsletter": CROSS_SITE, "/survey": SWITCHING_FORM,
+        "/gallery": REDIRECTING_IMAGE,
     }
     app = web.Application(middlewares=[record])
     for path, page in routes.items():

@@ -77,6 +77,13 @@ def test_a_redirect_to_a_blocked_site_is_stopped(runners: WebRunners, site: Site
     assert "Four days in Lisbon" in run(runners, "open_page", user_id, url=site.url("/article")).summary
 
 
+def test_a_redirected_image_is_stopped_at_the_redirect(runners: WebRunners, site: Site, user_id: int) -> None:
+    # The route handler only ever sees the first request of a redirect chain; the proxy sees the rest.
+    result = run(runners, "open_page", user_id, url=site.url("/gallery"))
+    assert "Deputy's network guard blocked a request to tracker.example" in result.summary
+    assert not [hit for hit in site.hits if hit.startswith("tracker.example")]
+
+
 def test_a_profile_open_in_another_worker_is_unavailable_not_broken(site: Site, data_dir: Path, user_id: int) -> None:
     other = BrowserSessions(BrowserConfig(data_dir=data_dir), resolver=fake_dns)
     runners = WebRunners(other, lambda action: reviewer(POLICY, EgressContext()), data_dir=data_dir)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from conftest import LOGIN_PASSWORD, POLICY, Site, fake_dns, make_action
+from conftest import LOGIN_PASSWORD, POLICY, Site, make_action
 from pydantic import SecretStr
 from redis import Redis
 

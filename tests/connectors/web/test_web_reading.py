@@ -8,7 +8,7 @@ import time
 import pytest
 from conftest import Site, make_action
 
-from connectors.base import ConnectorError, ConnectorRejected, ConnectorUnavailable
+from connectors.base import ConnectorRejected, ConnectorUnavailable
 from connectors.web import NeedsHuman, WebRunners
 
 pytestmark = pytest.mark.browser

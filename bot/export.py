@@ -1,0 +1,33 @@
+"""/export: everything Deputy stores about a user, as one JSON document, without secrets."""
+
+from __future__ import annotations
+
+import json
+from datetime import datetime, timezone
+
+from redis import Redis
+
+from agent.goals import GoalStore
+from deputy.user_settings import UserSettingsStore
+from memory import MemoryStore
+from sentinel.audit import AuditLog
+from sentinel.rule_store import RuleStore
+from sentinel.rules import describe
+from vault import list_credentials
+
+
+def export_user(redis: Redis, user_id: int, now: float) -> bytes:
+    goals = GoalStore(redis)
+    goal_ids = [g.decode() for g in redis.zrange(f"deputy:user:{user_id}:goals", 0, -1)]
+    document = {
+        "exported_at": datetime.fromtimestamp(now, tz=timezone.utc).isoformat(),
+        "user_id": user_id,
+        "settings": UserSettingsStore(redis).get(user_id).model_dump(mode="json"),
+        "memory": [m.model_dump(mode="json") for m in MemoryStore(redis).list(user_id)],
+        "rules": [{"reading": describe(r), **r.model_dump(mode="json")} for r in RuleStore(redis).list(user_id)],
+        "connections": [c.model_dump(mode="json") for c in list_credentials(redis, user_id)],
+        "contacts": sorted(c.decode() for c in redis.smembers(f"deputy:contacts:{user_id}")),
+        "goals": [g.model_dump(mode="json") for gid in goal_ids if (g := goals.get(gid)) is not None],
+        "activity": [e.model_dump(mode="json") for e in AuditLog(redis).entries(user_id)],
+    }
+    return json.dumps(document, indent=2, ensure_ascii=False).encode()
