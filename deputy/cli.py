@@ -21,6 +21,8 @@ def _parser() -> argparse.ArgumentParser:
     connect = sub.add_parser("connect-page", help="the private page where users connect accounts (/connect)")
     connect.add_argument("--port", type=int, default=None, help="port (default: DEPUTY_CONNECT_PORT or 8081)")
     connect.add_argument("--host", default="127.0.0.1")
+    training = sub.add_parser("export-training-data", help="conversations of opted-in users, personal data removed")
+    training.add_argument("--out", required=True, help="JSON Lines file to write")
     emulator = sub.add_parser("emulator", help="the local Telegram emulator and chat page alone")
     emulator.add_argument("--port", type=int, default=None, help="port (default: DEPUTY_CHAT_PORT or 8080)")
     emulator.add_argument("--host", default="127.0.0.1")
@@ -51,6 +53,17 @@ def main(argv: list[str] | None = None) -> int:
         from deputy.connect_main import serve as serve_connect
 
         serve_connect(settings, host=args.host, port=args.port or settings.connect_port)
+    elif args.command == "export-training-data":
+        from pathlib import Path
+
+        from redis import Redis
+
+        from deputy.training_export import export_training_data
+
+        if not settings.redis_url:
+            raise SystemExit("REDIS_URL is not set.")
+        count = export_training_data(Redis.from_url(settings.redis_url), Path(args.out), settings.secret_value())
+        print(f"Wrote {count} conversations of users who opted in to {args.out}.")
     elif args.command == "emulator":
         from emulator import run
 

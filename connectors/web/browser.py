@@ -43,6 +43,7 @@ log = logging.getLogger(__name__)
 
 T = TypeVar("T")
 
+
 class BrowserSessions:
     """Per-user persistent browser profiles behind a synchronous `run`; see the module docstring."""
 

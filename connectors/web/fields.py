@@ -36,8 +36,9 @@ async def fill_form_fields(
         _check_allowed(form, field, key, value)
     if login is not None:
         host = host_of(page.url) or ""
-        guard.protect_secret(SecretValue(label=f"your password for {login.sites[0]}", value=login.password,
-                                         domains=list(login.sites)))
+        guard.protect_secret(
+            SecretValue(label=f"your password for {login.sites[0]}", value=login.password, domains=list(login.sites))
+        )
         if not login.allowed_on(host):
             raise ConnectorRejected(f"The saved login is for {', '.join(login.sites)}, not for {host}.")
     filled = []

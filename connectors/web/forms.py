@@ -95,8 +95,9 @@ def choose_form(forms: list[FormInfo], wanted: str | None, field_names: list[str
             return holding[0]
         if len(candidates) == 1:
             return candidates[0]  # the field lookup will say which name is wrong
-        raise ConnectorRejected(f"No single form on this page has all of the fields {', '.join(field_names)}. "
-                                + _listing(candidates))
+        raise ConnectorRejected(
+            f"No single form on this page has all of the fields {', '.join(field_names)}. " + _listing(candidates)
+        )
     with_fields = [f for f in candidates if any(x.visible for x in f.fields)] or candidates
     if len(with_fields) == 1:
         return with_fields[0]

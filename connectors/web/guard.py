@@ -25,6 +25,8 @@ from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Any
 
+from playwright.async_api import Error as PlaywrightError
+
 from sentinel.egress import EgressContext, EgressDecision, OutboundRequest, Reviewer, SecretValue
 from sentinel.egress_browser import playwright_route_handler, playwright_websocket_handler
 from sentinel.egress_checks import Findings, check_data
@@ -129,17 +131,27 @@ class PageGuard:
         addresses: list[str] = []
         try:
             addresses = await _addresses(url, self._resolver)
-            outbound = OutboundRequest(method="GET" if method == "CONNECT" else method, url=url, headers=headers,
-                                       connector="web", initiated_by="subresource", resolved_ips=addresses)
+            outbound = OutboundRequest(
+                method="GET" if method == "CONNECT" else method,
+                url=url,
+                headers=headers,
+                connector="web",
+                initiated_by="subresource",
+                resolved_ips=addresses,
+            )
             decision = self._decide(outbound)
             if decision.verdict is Verdict.allow and not addresses:
                 host = _host(url)
-                decision = EgressDecision(verdict=Verdict.deny, reasons=[f"Deputy could not find the site {host}."],
-                                          risk=Risk.low, host=host)
+                decision = EgressDecision(
+                    verdict=Verdict.deny, reasons=[f"Deputy could not find the site {host}."], risk=Risk.low, host=host
+                )
         except Exception:
             log.exception("egress: the proxy could not review a connection; refusing it")
-            decision = EgressDecision(verdict=Verdict.deny, risk=Risk.high,
-                                      reasons=["Deputy could not review this request, so it stopped it."])
+            decision = EgressDecision(
+                verdict=Verdict.deny,
+                risk=Risk.high,
+                reasons=["Deputy could not review this request, so it stopped it."],
+            )
         if decision.verdict is not Verdict.allow:
             self.blocked.append(Blocked(url, decision, navigation=False, proxied=True))
         return decision, addresses
@@ -150,8 +162,10 @@ class PageGuard:
         if request.redirected_from is None and main_frame and self._submit_origin is not None:
             expected, self._submit_origin = self._submit_origin, None
             if origin_of(request.url) != expected:
-                return (f"The form tried to go to {_host(request.url)} instead of the address that was reviewed "
-                        f"({expected}), so I stopped it.")
+                return (
+                    f"The form tried to go to {_host(request.url)} instead of the address that was reviewed "
+                    f"({expected}), so I stopped it."
+                )
             return None
         if request.method.upper() != "GET" and request.redirected_from is None:
             return "The page tried to send a form by itself; forms are only sent with submit_form, so I stopped it."
@@ -190,7 +204,7 @@ def _secret_leaks(outbound: OutboundRequest, secrets: list[SecretValue]) -> list
 def _is_main_frame(request: Any) -> bool:
     try:
         return request.frame.parent_frame is None
-    except Exception:  # a request without a frame (a worker's): never the page itself
+    except PlaywrightError:  # a request without a frame (a worker's): never the page itself
         return False
 
 

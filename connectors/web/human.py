@@ -61,7 +61,7 @@ def human_step(snapshot: PageSnapshot, *, has_login: bool) -> NeedsHuman | None:
     text = _telling_text(snapshot)
     if snapshot.signals.captcha_widgets or _CAPTCHA_WORDS.search(text):
         return NeedsHuman(
-            f"{site} wants to check that a person is visiting (a CAPTCHA or \"verify you are human\" step). "
+            f'{site} wants to check that a person is visiting (a CAPTCHA or "verify you are human" step). '
             f"I can't get past that on my own: please do that step yourself at {snapshot.url}, "
             "then tell me how to continue.",
             reason="captcha",

@@ -25,16 +25,32 @@ from sentinel.egress_http import EgressBlocked, EgressNeedsApproval
 from sentinel.policy import Verdict
 
 _UNREACHABLE = {
-    "ERR_CONNECTION_REFUSED", "ERR_CONNECTION_RESET", "ERR_CONNECTION_CLOSED", "ERR_CONNECTION_FAILED",
-    "ERR_CONNECTION_TIMED_OUT", "ERR_TIMED_OUT", "ERR_ADDRESS_UNREACHABLE", "ERR_INTERNET_DISCONNECTED",
-    "ERR_NETWORK_CHANGED", "ERR_NETWORK_IO_SUSPENDED", "ERR_EMPTY_RESPONSE", "ERR_SOCKET_NOT_CONNECTED",
+    "ERR_CONNECTION_REFUSED",
+    "ERR_CONNECTION_RESET",
+    "ERR_CONNECTION_CLOSED",
+    "ERR_CONNECTION_FAILED",
+    "ERR_CONNECTION_TIMED_OUT",
+    "ERR_TIMED_OUT",
+    "ERR_ADDRESS_UNREACHABLE",
+    "ERR_INTERNET_DISCONNECTED",
+    "ERR_NETWORK_CHANGED",
+    "ERR_NETWORK_IO_SUSPENDED",
+    "ERR_EMPTY_RESPONSE",
+    "ERR_SOCKET_NOT_CONNECTED",
 }
 _BROKEN_ANSWER = {
-    "ERR_INVALID_RESPONSE", "ERR_INVALID_HTTP_RESPONSE", "ERR_CONTENT_DECODING_FAILED",
-    "ERR_INCOMPLETE_CHUNKED_ENCODING", "ERR_INVALID_CHUNKED_ENCODING", "ERR_CONTENT_LENGTH_MISMATCH",
-    "ERR_RESPONSE_HEADERS_TOO_BIG", "ERR_RESPONSE_HEADERS_MULTIPLE_CONTENT_LENGTH",
-    "ERR_RESPONSE_HEADERS_MULTIPLE_LOCATION", "ERR_RESPONSE_HEADERS_MULTIPLE_CONTENT_DISPOSITION",
-    "ERR_HTTP2_PROTOCOL_ERROR", "ERR_UNSAFE_REDIRECT",
+    "ERR_INVALID_RESPONSE",
+    "ERR_INVALID_HTTP_RESPONSE",
+    "ERR_CONTENT_DECODING_FAILED",
+    "ERR_INCOMPLETE_CHUNKED_ENCODING",
+    "ERR_INVALID_CHUNKED_ENCODING",
+    "ERR_CONTENT_LENGTH_MISMATCH",
+    "ERR_RESPONSE_HEADERS_TOO_BIG",
+    "ERR_RESPONSE_HEADERS_MULTIPLE_CONTENT_LENGTH",
+    "ERR_RESPONSE_HEADERS_MULTIPLE_LOCATION",
+    "ERR_RESPONSE_HEADERS_MULTIPLE_CONTENT_DISPOSITION",
+    "ERR_HTTP2_PROTOCOL_ERROR",
+    "ERR_UNSAFE_REDIRECT",
 }
 _NAVIGATION_START_WINDOW = 1.5
 """Seconds after a click within which a page navigation must start to be waited for."""
@@ -77,8 +93,9 @@ async def goto(session: UserSession, url: str) -> tuple[Page, int | None]:
         await discard(page)
         raise ConnectorUnavailable(f"I couldn't connect to {host_of(page.url) or url}; the site may be down.")
     if status in (502, 503, 504):
-        raise ConnectorUnavailable(f"{host_of(page.url) or url} is not answering properly right now "
-                                   f"(status {status}); it may be down.")
+        raise ConnectorUnavailable(
+            f"{host_of(page.url) or url} is not answering properly right now (status {status}); it may be down."
+        )
     try:
         await page.wait_for_load_state("domcontentloaded", timeout=session.content_wait_ms)
     except PlaywrightError:
@@ -92,7 +109,9 @@ async def at(session: UserSession, url: str) -> Page:
     """The user's tab showing `url`: the open one when it already does, else freshly loaded."""
     page = await session.page()
     # A redirect shows `url` under another address: still the same page if the tab has not moved since.
-    redirected = session.requested_url is not None and same_page(session.requested_url, url) and page.url == session.landed_url
+    redirected = (
+        session.requested_url is not None and same_page(session.requested_url, url) and page.url == session.landed_url
+    )
     if same_page(page.url, url) or redirected:
         return page
     page, _ = await goto(session, url)
@@ -184,8 +203,9 @@ def last_navigation_block(guard: PageGuard) -> Blocked | None:
 def refused_by_proxy(guard: PageGuard, url: str) -> Blocked | None:
     """The proxy's refusal of the page now in the tab (a redirect hop the route handler never saw)."""
     for blocked in reversed(guard.blocked):
-        if blocked.proxied and (same_page(blocked.url, url) or origin_of(blocked.url) == origin_of(url)
-                                and blocked.url.endswith(":443/")):
+        if blocked.proxied and (
+            same_page(blocked.url, url) or origin_of(blocked.url) == origin_of(url) and blocked.url.endswith(":443/")
+        ):
             return blocked
     return None
 
@@ -216,8 +236,9 @@ def failure_for(message: str, url: str, guard: PageGuard) -> ConnectorError:
             return blocked_error(refused[-1])
         return ConnectorUnavailable(f"I couldn't connect to {host}; the site may be down.", detail=detail)
     if code in ("ERR_PROXY_CONNECTION_FAILED", "ERR_PROXY_AUTH_UNSUPPORTED", "ERR_PROXY_AUTH_REQUESTED"):
-        return ConnectorUnavailable("The browser lost its connection to Deputy's network guard; try again.",
-                                    detail=detail)
+        return ConnectorUnavailable(
+            "The browser lost its connection to Deputy's network guard; try again.", detail=detail
+        )
     if "Download is starting" in message:
         return ConnectorRejected(f"{url} is a file to download, not a page; I don't download files.", detail=detail)
     if code == "ERR_NAME_NOT_RESOLVED":

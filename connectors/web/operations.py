@@ -35,8 +35,10 @@ def _web_address(value: str) -> str:
 
 
 WebAddress = Annotated[str, Field(min_length=8, max_length=MAX_URL), AfterValidator(_web_address)]
-FieldValues = Annotated[dict[Annotated[str, Field(min_length=1, max_length=200)],
-                             Annotated[str, Field(max_length=MAX_VALUE)]], Field(max_length=MAX_FIELDS)]
+FieldValues = Annotated[
+    dict[Annotated[str, Field(min_length=1, max_length=200)], Annotated[str, Field(max_length=MAX_VALUE)]],
+    Field(max_length=MAX_FIELDS),
+]
 
 
 class _Args(BaseModel):
@@ -76,28 +78,45 @@ class ScreenshotArgs(_Args):
 
 
 def _spec(operation: str, effect: EffectClass, description: str, *tags: RiskTag) -> OperationSpec:
-    return OperationSpec(connector="web", operation=operation, effect=effect, description=description,
-                         tags=frozenset(tags), target_argument="url")
+    return OperationSpec(
+        connector="web",
+        operation=operation,
+        effect=effect,
+        description=description,
+        tags=frozenset(tags),
+        target_argument="url",
+    )
 
 
 _URL = {"type": "string", "description": "Full http(s) address."}
 _PAGE_URL = {"type": "string", "description": "Address of the page (as open_page showed it)."}
-_FIELDS = {"type": "object", "additionalProperties": {"type": "string"},
-           "description": "Field name -> value. For a saved login use <vault:username> and <vault:password>."}
+_FIELDS = {
+    "type": "object",
+    "additionalProperties": {"type": "string"},
+    "description": "Field name -> value. For a saved login use <vault:username> and <vault:password>.",
+}
 _FORM = {"type": "string", "description": "Form number, id or name, as open_page listed it (optional)."}
 
 
 OPEN_PAGE = Operation(
-    _spec("open_page", EffectClass.read, "Open a web page in the browser and read its text, links and forms.",
-          RiskTag.navigation),
+    _spec(
+        "open_page",
+        EffectClass.read,
+        "Open a web page in the browser and read its text, links and forms.",
+        RiskTag.navigation,
+    ),
     OpenPageArgs,
     targets=lambda a: [a.url],  # type: ignore[attr-defined]
     result_origin=lambda a: f"the web page {a.url}",  # type: ignore[attr-defined]
     schema={"type": "object", "properties": {"url": _URL}, "required": ["url"]},
 )
 SEARCH_WEB = Operation(
-    OperationSpec(connector="web", operation="search_web", effect=EffectClass.read,
-                  description="Search the web; returns result titles with their links."),
+    OperationSpec(
+        connector="web",
+        operation="search_web",
+        effect=EffectClass.read,
+        description="Search the web; returns result titles with their links.",
+    ),
     SearchArgs,
     targets=lambda a: [],
     result_origin=lambda a: f"web search results for {a.query!r}",  # type: ignore[attr-defined]
@@ -107,8 +126,11 @@ FILL_FORM = Operation(
     _spec("fill_form", EffectClass.write, "Type values into fields of a form on a page (does not send it)."),
     FillFormArgs,
     targets=lambda a: [a.url],  # type: ignore[attr-defined]
-    schema={"type": "object", "properties": {"url": _PAGE_URL, "fields": _FIELDS, "form": _FORM},
-            "required": ["url", "fields"]},
+    schema={
+        "type": "object",
+        "properties": {"url": _PAGE_URL, "fields": _FIELDS, "form": _FORM},
+        "required": ["url", "fields"],
+    },
 )
 _SUBMIT_PROPERTIES = {
     "url": _PAGE_URL,
@@ -118,34 +140,51 @@ _SUBMIT_PROPERTIES = {
     "button": {"type": "string", "description": "Text of the submit button to press (optional)."},
 }
 SUBMIT_FORM = Operation(
-    _spec("submit_form", EffectClass.write,
-          "Fill (optionally) and send a plain form that stays on the same site, then read the result page."),
+    _spec(
+        "submit_form",
+        EffectClass.write,
+        "Fill (optionally) and send a plain form that stays on the same site, then read the result page.",
+    ),
     SubmitFormArgs,
     targets=lambda a: [a.action_url],  # type: ignore[attr-defined]
     result_origin=lambda a: f"the web page answering a form sent to {a.action_url}",  # type: ignore[attr-defined]
     schema={"type": "object", "properties": _SUBMIT_PROPERTIES, "required": ["url", "action_url"]},
 )
 SUBMIT_SENSITIVE_FORM = Operation(
-    _spec("submit_sensitive_form", EffectClass.write,
-          "Send a form that goes to another site or holds a password or payment details (the user approves).",
-          RiskTag.share),
+    _spec(
+        "submit_sensitive_form",
+        EffectClass.write,
+        "Send a form that goes to another site or holds a password or payment details (the user approves).",
+        RiskTag.share,
+    ),
     SubmitFormArgs,
     targets=lambda a: [a.action_url],  # type: ignore[attr-defined]
     result_origin=lambda a: f"the web page answering a form sent to {a.action_url}",  # type: ignore[attr-defined]
     schema={"type": "object", "properties": _SUBMIT_PROPERTIES, "required": ["url", "action_url"]},
 )
 CLICK = Operation(
-    _spec("click", EffectClass.write, "Click a link or button by its visible text and read the page that follows.",
-          RiskTag.navigation),
+    _spec(
+        "click",
+        EffectClass.write,
+        "Click a link or button by its visible text and read the page that follows.",
+        RiskTag.navigation,
+    ),
     ClickArgs,
     targets=lambda a: [a.url],  # type: ignore[attr-defined]
     result_origin=lambda a: f"the web page reached from {a.url}",  # type: ignore[attr-defined]
-    schema={"type": "object", "properties": {"url": _PAGE_URL, "text": {"type": "string"}},
-            "required": ["url", "text"]},
+    schema={
+        "type": "object",
+        "properties": {"url": _PAGE_URL, "text": {"type": "string"}},
+        "required": ["url", "text"],
+    },
 )
 SCREENSHOT = Operation(
-    _spec("screenshot", EffectClass.read, "Take a screenshot of a page (the open one if no url) to show the user.",
-          RiskTag.navigation),
+    _spec(
+        "screenshot",
+        EffectClass.read,
+        "Take a screenshot of a page (the open one if no url) to show the user.",
+        RiskTag.navigation,
+    ),
     ScreenshotArgs,
     targets=lambda a: [a.url] if a.url else [],  # type: ignore[attr-defined]
     schema={"type": "object", "properties": {"url": _URL, "full_page": {"type": "boolean"}}},

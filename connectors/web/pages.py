@@ -34,8 +34,13 @@ from connectors.web.snapshot import (
     PageSnapshot,
 )
 
-SNAPSHOT_LIMITS = {"maxChars": 100_000, "maxNodes": 60_000, "maxBlocks": MAX_BLOCKS, "maxForms": MAX_FORMS,
-                   "maxFields": MAX_FIELDS}
+SNAPSHOT_LIMITS = {
+    "maxChars": 100_000,
+    "maxNodes": 60_000,
+    "maxBlocks": MAX_BLOCKS,
+    "maxForms": MAX_FORMS,
+    "maxFields": MAX_FIELDS,
+}
 MAX_SCREENSHOT_HEIGHT = 8_000
 
 
@@ -78,8 +83,9 @@ async def open_page(session: UserSession, url: str, logins: WebLogins) -> PageRe
     return await read(session, page, logins, status)
 
 
-async def fill(session: UserSession, url: str, values: dict[str, str], form_key: str | None,
-               logins: WebLogins) -> tuple[FormInfo, list[str], PageRead]:
+async def fill(
+    session: UserSession, url: str, values: dict[str, str], form_key: str | None, logins: WebLogins
+) -> tuple[FormInfo, list[str], PageRead]:
     """Fill fields of a form on `url` (loaded if not open); returns the form, the names filled, the page."""
     page = await at(session, url)
     snapshot = await _before_acting(page)
@@ -89,8 +95,17 @@ async def fill(session: UserSession, url: str, values: dict[str, str], form_key:
     return form, filled, PageRead(snapshot, None, session.guard.reportable(), _secrets(login))
 
 
-async def submit(session: UserSession, url: str, form_key: str | None, action_url: str, values: dict[str, str],
-                 button: str | None, *, sensitive_allowed: bool, logins: WebLogins) -> PageRead:
+async def submit(
+    session: UserSession,
+    url: str,
+    form_key: str | None,
+    action_url: str,
+    values: dict[str, str],
+    button: str | None,
+    *,
+    sensitive_allowed: bool,
+    logins: WebLogins,
+) -> PageRead:
     """Fill (optionally) and send a form, after checking where it sends and whether it is sensitive."""
     page = await at(session, url)
     snapshot = await _before_acting(page)
@@ -98,12 +113,16 @@ async def submit(session: UserSession, url: str, form_key: str | None, action_ur
     chosen = _choose_button(form, button)
     destination = chosen.formaction if chosen is not None and chosen.formaction else (form.action or snapshot.url)
     if not same_page(destination, action_url):
-        raise ConnectorRejected(f"That form sends to {destination}, not to {action_url}. Read the page again and "
-                                "give the address it shows as action_url.")
+        raise ConnectorRejected(
+            f"That form sends to {destination}, not to {action_url}. Read the page again and "
+            "give the address it shows as action_url."
+        )
     reasons = sensitivity(form, snapshot.url)
     if reasons and not sensitive_allowed:
-        raise ConnectorRejected(f"This form is sensitive ({'; '.join(reasons)}), so it must be sent with "
-                                "submit_sensitive_form, which asks the user first.")
+        raise ConnectorRejected(
+            f"This form is sensitive ({'; '.join(reasons)}), so it must be sent with "
+            "submit_sensitive_form, which asks the user first."
+        )
     login = await _login_if_needed(session, snapshot.url, values, logins)
     if values:
         await fill_form_fields(page, form, values, login, session.guard)
@@ -130,8 +149,9 @@ async def click(session: UserSession, url: str, text: str, logins: WebLogins) ->
         "e => { const b = e.closest('button,input'); return !!(b && b.form && ['submit','image'].includes(b.type)); }"
     )
     if submits:
-        raise ConnectorRejected(f"“{text}” sends a form; use submit_form (or submit_sensitive_form) for that, "
-                                "so the form can be reviewed.")
+        raise ConnectorRejected(
+            f"“{text}” sends a form; use submit_form (or submit_sensitive_form) for that, so the form can be reviewed."
+        )
     page = await act_and_follow(session, page, lambda: target.click())
     return await read(session, page, logins)
 
@@ -168,8 +188,9 @@ async def _before_acting(page: Page) -> PageSnapshot:
     return snapshot
 
 
-async def _login_if_needed(session: UserSession, page_url: str, values: dict[str, str],
-                           logins: WebLogins) -> WebLogin | None:
+async def _login_if_needed(
+    session: UserSession, page_url: str, values: dict[str, str], logins: WebLogins
+) -> WebLogin | None:
     if not any(v in (PASSWORD_PLACEHOLDER, USERNAME_PLACEHOLDER) for v in values.values()):
         return None
     host = host_of(page_url) or ""

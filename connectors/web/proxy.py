@@ -84,10 +84,14 @@ class EgressProxy:
         head = await asyncio.wait_for(reader.readuntil(b"\r\n\r\n"), _HEAD_TIMEOUT)
         lines = head.decode("latin-1").split("\r\n")
         method, target, version = lines[0].split(" ", 2)
-        headers = [(name.strip(), value.strip()) for name, _, value in (line.partition(":") for line in lines[1:] if line)]
+        headers = [
+            (name.strip(), value.strip()) for name, _, value in (line.partition(":") for line in lines[1:] if line)
+        ]
         if not self._authorised(headers):
-            writer.write(b'HTTP/1.1 407 Proxy Authentication Required\r\nProxy-Authenticate: Basic realm="deputy"\r\n'
-                         b"Content-Length: 0\r\nConnection: close\r\n\r\n")
+            writer.write(
+                b'HTTP/1.1 407 Proxy Authentication Required\r\nProxy-Authenticate: Basic realm="deputy"\r\n'
+                b"Content-Length: 0\r\nConnection: close\r\n\r\n"
+            )
             await writer.drain()
             return
         tunnel = method.upper() == "CONNECT"
@@ -160,13 +164,22 @@ async def _refuse(writer: asyncio.StreamWriter, status: int, text: str, *, unrea
     body = text.encode("utf-8", "replace")
     reason = {400: "Bad Request", 403: "Forbidden", 502: "Bad Gateway"}[status]
     marker = f"{UNREACHABLE_HEADER}: 1\r\n" if unreachable else ""
-    writer.write(f"HTTP/1.1 {status} {reason}\r\nContent-Type: text/plain; charset=utf-8\r\n"
-                 f"Content-Length: {len(body)}\r\nConnection: close\r\n{marker}\r\n".encode() + body)
+    writer.write(
+        f"HTTP/1.1 {status} {reason}\r\nContent-Type: text/plain; charset=utf-8\r\n"
+        f"Content-Length: {len(body)}\r\nConnection: close\r\n{marker}\r\n".encode()
+        + body
+    )
     await writer.drain()
 
 
-async def _pipe_both(reader: asyncio.StreamReader, writer: asyncio.StreamWriter, up_reader: asyncio.StreamReader,
-                     up_writer: asyncio.StreamWriter, *, rewrite_response: bool) -> None:
+async def _pipe_both(
+    reader: asyncio.StreamReader,
+    writer: asyncio.StreamWriter,
+    up_reader: asyncio.StreamReader,
+    up_writer: asyncio.StreamWriter,
+    *,
+    rewrite_response: bool,
+) -> None:
     async def downstream() -> None:
         if rewrite_response:
             # Tell the browser this connection ends with the response, so it never sends the
@@ -190,8 +203,11 @@ async def _pipe_both(reader: asyncio.StreamReader, writer: asyncio.StreamWriter,
 
 def _closing_head(head: bytes) -> bytes:
     lines = head.decode("latin-1").split("\r\n")
-    kept = [line for line in lines[1:] if line and line.partition(":")[0].strip().lower() not in
-            ("connection", "keep-alive", "proxy-connection")]
+    kept = [
+        line
+        for line in lines[1:]
+        if line and line.partition(":")[0].strip().lower() not in ("connection", "keep-alive", "proxy-connection")
+    ]
     return "\r\n".join([lines[0], *kept, "Connection: close", "", ""]).encode("latin-1")
 
 

@@ -95,7 +95,9 @@ class WebRunners:
         if notes:
             summary += "\n" + "\n".join(f"- {n}" for n in notes)
         # The form's name and the address come from the page: labelled like any page content.
-        return OperationResult(summary=_scrub(summary, read.secrets), untrusted_origin=f"the web page {read.snapshot.url}")
+        return OperationResult(
+            summary=_scrub(summary, read.secrets), untrusted_origin=f"the web page {read.snapshot.url}"
+        )
 
     def submit_form(self, action: Action, idempotency_key: str) -> OperationResult:
         return self._submit(action, sensitive_allowed=False)
@@ -123,8 +125,16 @@ class WebRunners:
         args = SubmitFormArgs.model_validate(action.arguments)
         read = self._run(
             action,
-            lambda s: pages.submit(s, args.url, args.form, args.action_url, dict(args.fields), args.button,
-                                   sensitive_allowed=sensitive_allowed, logins=self._logins),
+            lambda s: pages.submit(
+                s,
+                args.url,
+                args.form,
+                args.action_url,
+                dict(args.fields),
+                args.button,
+                sensitive_allowed=sensitive_allowed,
+                logins=self._logins,
+            ),
         )
         return self._page_result(read, lead=f"Sent the form to {args.action_url}. The page that came back:")
 

@@ -160,7 +160,7 @@ def _launch_failure(message: str) -> ConnectorError:
             detail=message[:500],
         )
     if "Executable doesn't exist" in message or "ENOENT" in message:
-        return ConnectorUnavailable("The web browser isn't installed on this server, so I can't open pages.",
-                                    detail=message[:500])
+        return ConnectorUnavailable(
+            "The web browser isn't installed on this server, so I can't open pages.", detail=message[:500]
+        )
     return ConnectorUnavailable("The web browser failed to start.", detail=message[:500])
-

@@ -171,7 +171,12 @@ class HeuristicDetector:
 
 
 def _quoted_mention(text: str, start: int, end: int) -> bool:
-    """True inside a phrase quoted as an example ('a page that says "ignore previous..."')."""
+    """True inside a phrase quoted as an example ('a page that says "ignore previous..."').
+
+    Such evidence counts QUOTED_MENTION_FACTOR of its weight, so security newsletters and
+    docs about prompt injection are not flagged. An attacker can dress a payload up as a
+    quotation too; that costs them part of the score, not the guard's rules.
+    """
     quote = text.rfind('"', max(0, start - 300), start)
     if quote < 0 or "\n" in text[quote:start]:
         return False

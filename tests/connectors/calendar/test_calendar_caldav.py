@@ -115,8 +115,8 @@ def test_move_event_keeps_the_length_or_takes_a_new_end(call: Call, scratch: str
         "Moved “Haircut” to Fri 2026-12-04 16:00–16:45 (Europe/Berlin)."
     )
     call("move_event", event_id=event_id, start="2026-12-04T17:00", end="2026-12-04T18:30")
-    text = summary(call("list_events", start="2026-12-03", end="2026-12-05", calendar=scratch))
-    assert "Fri 2026-12-04 17:00–18:30 Haircut" in text and text.count("Haircut") == 1
+    listed = summary(call("list_events", start="2026-12-03", end="2026-12-05", calendar=scratch))
+    assert "Fri 2026-12-04 17:00–18:30 Haircut" in listed and listed.count("Haircut") == 1
 
 
 def test_one_occurrence_of_a_recurring_event_moves_or_is_cancelled(

@@ -122,16 +122,20 @@ def _app(site: Site, huge: bytes) -> web.Application:
         site.posts.append({k: str(v) for k, v in data.items()})
         size = {"s": "small", "l": "large"}.get(str(data.get("size")), "unknown")
         cheese = " with extra cheese" if data.get("extra_cheese") else ""
-        return html(f"<html><head><title>Thanks</title></head><body><main><h1>Thank you, {data.get('name')}!</h1>"
-                    f"<p>Your {size} pizza{cheese} is on its way.</p></main></body></html>")
+        return html(
+            f"<html><head><title>Thanks</title></head><body><main><h1>Thank you, {data.get('name')}!</h1>"
+            f"<p>Your {size} pizza{cheese} is on its way.</p></main></body></html>"
+        )
 
     async def session(request: web.Request) -> web.Response:
         data = dict(await request.post())
         site.posts.append({k: str(v) for k, v in data.items()})
         if (data.get("user"), data.get("pass")) != ("alice", LOGIN_PASSWORD):
             return html("<html><head><title>Sign in</title></head><body><h1>Wrong password</h1></body></html>")
-        return html("<html><head><title>Account</title></head><body><main><h1>Welcome, alice</h1>"
-                    f"<p>You typed {data.get('pass')} and it worked.</p></main></body></html>")
+        return html(
+            "<html><head><title>Account</title></head><body><main><h1>Welcome, alice</h1>"
+            f"<p>You typed {data.get('pass')} and it worked.</p></main></body></html>"
+        )
 
     async def redirect(request: web.Request) -> web.Response:
         raise web.HTTPFound(request.query["to"].replace("{port}", str(site.port)))
@@ -147,8 +151,10 @@ def _app(site: Site, huge: bytes) -> web.Application:
 
     async def search(request: web.Request) -> web.Response:
         query = request.query.get("q", "")
-        return html(f"<html><head><title>Results for {query}</title></head><body><main><h1>Results</h1>"
-                    f"<ol><li><a href='/article'>Lisbon guide ({query})</a></li></ol></main></body></html>")
+        return html(
+            f"<html><head><title>Results for {query}</title></head><body><main><h1>Results</h1>"
+            f"<ol><li><a href='/article'>Lisbon guide ({query})</a></li></ol></main></body></html>"
+        )
 
     async def status(request: web.Request) -> web.Response:
         return web.Response(status=int(request.match_info["code"]), text="<p>status page</p>", content_type="text/html")
@@ -162,8 +168,15 @@ def _app(site: Site, huge: bytes) -> web.Application:
         return response
 
     routes = {
-        "/article": ARTICLE, "/form": ORDER_FORM, "/login": LOGIN, "/captcha": CAPTCHA, "/tracker": TRACKER,
-        "/links": LINKS, "/checkout": PAYMENT, "/newsletter": CROSS_SITE, "/survey": SWITCHING_FORM,
+        "/article": ARTICLE,
+        "/form": ORDER_FORM,
+        "/login": LOGIN,
+        "/captcha": CAPTCHA,
+        "/tracker": TRACKER,
+        "/links": LINKS,
+        "/checkout": PAYMENT,
+        "/newsletter": CROSS_SITE,
+        "/survey": SWITCHING_FORM,
         "/gallery": REDIRECTING_IMAGE,
     }
     app = web.Application(middlewares=[record])
@@ -175,9 +188,17 @@ def _app(site: Site, huge: bytes) -> web.Application:
     app.router.add_get("/search", search)
     app.router.add_get("/status/{code}", status)
     app.router.add_get("/broken", broken)
-    app.router.add_get("/latin1", _fixed(lambda: web.Response(
-        body="<html><head><title>Café</title></head><body><p>Crème brûlée à côté</p></body></html>".encode("latin-1"),
-        headers={"Content-Type": "text/html; charset=iso-8859-1"})))
+    app.router.add_get(
+        "/latin1",
+        _fixed(
+            lambda: web.Response(
+                body="<html><head><title>Café</title></head><body><p>Crème brûlée à côté</p></body></html>".encode(
+                    "latin-1"
+                ),
+                headers={"Content-Type": "text/html; charset=iso-8859-1"},
+            )
+        ),
+    )
     app.router.add_get("/huge", _fixed(lambda: web.Response(body=huge, content_type="text/html")))
     app.router.add_route("*", "/collect", _fixed(lambda: web.Response(text="ok")))
     app.router.add_post("/session", session)
@@ -197,7 +218,11 @@ def _fixed(make: Callable[[], web.Response]) -> Callable[[web.Request], Awaitabl
 @pytest.fixture(scope="session")
 def site() -> Iterator[Site]:
     paragraph = b"<p>" + b"Lorem ipsum dolor sit amet, consectetur adipiscing elit. " * 8 + b"</p>\n"
-    huge = b"<html><head><title>Huge</title></head><body><main>" + paragraph * (20_000_000 // len(paragraph)) + b"</main></body></html>"
+    huge = (
+        b"<html><head><title>Huge</title></head><body><main>"
+        + paragraph * (20_000_000 // len(paragraph))
+        + b"</main></body></html>"
+    )
     local = Site()
     loop = asyncio.new_event_loop()
     ready = threading.Event()
@@ -262,16 +287,21 @@ def data_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture(scope="session")
 def sessions(data_dir: Path) -> Iterator[BrowserSessions]:
-    manager = BrowserSessions(BrowserConfig(data_dir=data_dir, navigation_timeout=10, content_wait=4, operation_timeout=30),
-                              resolver=fake_dns)
+    manager = BrowserSessions(
+        BrowserConfig(data_dir=data_dir, navigation_timeout=10, content_wait=4, operation_timeout=30), resolver=fake_dns
+    )
     yield manager
     manager.close()
 
 
 @pytest.fixture(scope="session")
 def runners(sessions: BrowserSessions, data_dir: Path, site: Site) -> WebRunners:
-    return WebRunners(sessions, lambda action: reviewer(POLICY, EgressContext()), data_dir=data_dir,
-                      search_url=site.url("/search?q={query}"))
+    return WebRunners(
+        sessions,
+        lambda action: reviewer(POLICY, EgressContext()),
+        data_dir=data_dir,
+        search_url=site.url("/search?q={query}"),
+    )
 
 
 _ids = itertools.count(1)
@@ -279,9 +309,18 @@ _ids = itertools.count(1)
 
 def make_action(operation: str, arguments: dict[str, Any], user_id: int) -> Action:
     number = next(_ids)
-    return Action(id=f"a{number}", goal_id="g1", user_id=user_id, chat_id=user_id, connector="web",
-                  operation=operation, effect="read", arguments=arguments, tool_call_id=f"c{number}",
-                  created_at=time.time())
+    return Action(
+        id=f"a{number}",
+        goal_id="g1",
+        user_id=user_id,
+        chat_id=user_id,
+        connector="web",
+        operation=operation,
+        effect="read",
+        arguments=arguments,
+        tool_call_id=f"c{number}",
+        created_at=time.time(),
+    )
 
 
 @pytest.fixture(scope="session")

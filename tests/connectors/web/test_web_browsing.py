@@ -117,8 +117,9 @@ def test_profiles_are_per_user_and_persist(runners: WebRunners, site: Site, data
 
 
 def test_idle_profiles_close_and_reopen_with_their_cookies(site: Site, data_dir: Path) -> None:
-    sessions = BrowserSessions(BrowserConfig(data_dir=data_dir, idle_seconds=0.5, navigation_timeout=10),
-                               resolver=fake_dns)
+    sessions = BrowserSessions(
+        BrowserConfig(data_dir=data_dir, idle_seconds=0.5, navigation_timeout=10), resolver=fake_dns
+    )
     runners = WebRunners(sessions, lambda action: reviewer(POLICY, EgressContext()), data_dir=data_dir)
     carol = fresh_user_id()
     try:

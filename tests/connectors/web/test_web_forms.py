@@ -25,8 +25,11 @@ def submit(runners: WebRunners, user_id: int, operation: str = "submit_form", **
 def test_fill_then_submit_reads_the_confirmation(runners: WebRunners, site: Site, user_id: int) -> None:
     page, action = site.url("/form"), site.url("/order")
     filled = runners.fill_form(
-        make_action("fill_form", {"url": page, "fields": {"name": "Ann", "size": "Large", "extra_cheese": "yes"}},
-                    user_id), "key")
+        make_action(
+            "fill_form", {"url": page, "fields": {"name": "Ann", "size": "Large", "extra_cheese": "yes"}}, user_id
+        ),
+        "key",
+    )
     assert filled.summary == f"Filled name, size, extra_cheese in Form 1 (id=order) on {page}. Nothing was sent yet."
     assert not [p for p in site.posts if p.get("name") == "Ann"]  # filling sends nothing
 
@@ -39,8 +42,14 @@ def test_fill_then_submit_reads_the_confirmation(runners: WebRunners, site: Site
 
 
 def test_submit_can_carry_its_own_values(runners: WebRunners, site: Site, user_id: int) -> None:
-    result = submit(runners, user_id, url=site.url("/form"), action_url=site.url("/order"),
-                    fields={"Your name": "Bo", "size": "s"}, button="Place order")
+    result = submit(
+        runners,
+        user_id,
+        url=site.url("/form"),
+        action_url=site.url("/order"),
+        fields={"Your name": "Bo", "size": "s"},
+        button="Place order",
+    )
     assert "# Thank you, Bo!" in result.summary and "small pizza is on its way" in result.summary
 
 
@@ -57,8 +66,14 @@ def test_sensitive_forms_need_the_sensitive_operation(runners: WebRunners, site:
         submit(runners, user_id, url=site.url("/newsletter"), action_url=other, fields={"email": "a@b.example"})
     # The sensitive operation may send it; the egress policy still decides where data goes.
     with pytest.raises(EgressBlocked, match="other.example is not one of them"):
-        submit(runners, user_id, "submit_sensitive_form", url=site.url("/newsletter"), action_url=other,
-               fields={"email": "a@b.example"})
+        submit(
+            runners,
+            user_id,
+            "submit_sensitive_form",
+            url=site.url("/newsletter"),
+            action_url=other,
+            fields={"email": "a@b.example"},
+        )
     assert not [hit for hit in site.hits if hit.startswith("other.example")]
 
 
@@ -81,23 +96,36 @@ def test_hidden_and_password_fields_are_off_limits(runners: WebRunners, site: Si
 def test_a_saved_login_is_used_without_the_agent_seeing_it(
     site: Site, redis: Redis, tmp_path: Path, sessions: BrowserSessions
 ) -> None:
-    vault = Vault(tmp_path / "vault.cfg", SecretStr("k"), redis,
-                  kdf=KdfCost(time_cost=1, memory_cost_kib=1024, parallelism=1))
+    vault = Vault(
+        tmp_path / "vault.cfg", SecretStr("k"), redis, kdf=KdfCost(time_cost=1, memory_cost_kib=1024, parallelism=1)
+    )
     vault.put(777, "cred:web/127.0.0.1", SecretStr(LOGIN_PASSWORD), "password", "Local site", {"username": "alice"})
-    runners = WebRunners(sessions, lambda action: reviewer(POLICY, EgressContext()), data_dir=tmp_path,
-                         search_url=site.url("/search?q={query}"), logins=VaultLogins(vault))
+    runners = WebRunners(
+        sessions,
+        lambda action: reviewer(POLICY, EgressContext()),
+        data_dir=tmp_path,
+        search_url=site.url("/search?q={query}"),
+        logins=VaultLogins(vault),
+    )
     # With a login saved, the sign-in page is just a page with a sensitive form.
     page = runners.open_page(make_action("open_page", {"url": site.url("/login")}, 777), "key").summary
     assert "submit with submit_sensitive_form" in page
     fields = {"user": "<vault:username>", "pass": "<vault:password>"}
     with pytest.raises(ConnectorRejected, match="contains a password field"):
         submit(runners, 777, url=site.url("/login"), action_url=site.url("/session"), fields=fields)
-    result = submit(runners, 777, "submit_sensitive_form", url=site.url("/login"), action_url=site.url("/session"),
-                    fields=fields)
+    result = submit(
+        runners, 777, "submit_sensitive_form", url=site.url("/login"), action_url=site.url("/session"), fields=fields
+    )
     assert "# Welcome, alice" in result.summary
     assert LOGIN_PASSWORD not in result.summary and "You typed *** and it worked." in result.summary
     assert {"user": "alice", "pass": LOGIN_PASSWORD} in site.posts
     # Another user has no login for the site: the same request needs that user.
     with pytest.raises(NeedsHuman, match="no login for it is saved"):
-        submit(runners, 778, "submit_sensitive_form", url=site.url("/login"), action_url=site.url("/session"),
-               fields=fields)
+        submit(
+            runners,
+            778,
+            "submit_sensitive_form",
+            url=site.url("/login"),
+            action_url=site.url("/session"),
+            fields=fields,
+        )

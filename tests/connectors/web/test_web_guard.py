@@ -86,8 +86,9 @@ async def test_forms_only_go_out_through_a_submit_and_only_where_reviewed() -> N
 
 async def test_a_saved_password_only_goes_to_its_own_site() -> None:
     guard = PageGuard(fake_dns)
-    guard.protect_secret(SecretValue(label="your password for 127.0.0.1", value=SecretStr("hunter2-long"),
-                                     domains=["127.0.0.1"]))
+    guard.protect_secret(
+        SecretValue(label="your password for 127.0.0.1", value=SecretStr("hunter2-long"), domains=["127.0.0.1"])
+    )
     leak = Request("http://127.0.0.2:9/x?p=hunter2-long")
     # Without an allow-list the policy itself lets 127.0.0.2 through; the password may not go.
     policy_allows = reviewer(POLICY.model_copy(update={"connector_allow": {}}), EgressContext())

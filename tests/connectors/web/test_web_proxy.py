@@ -74,8 +74,14 @@ async def test_plain_http_is_reviewed_pinned_and_closed_after_one_answer(upstrea
     proxy = EgressProxy(reviews)
     address = await proxy.start()
     try:
-        request = (f"GET http://good.example:{upstream}/page?q=1 HTTP/1.1\r\nHost: good.example:{upstream}\r\n"
-                   "Connection: keep-alive\r\n").encode() + auth(proxy) + b"\r\n"
+        request = (
+            (
+                f"GET http://good.example:{upstream}/page?q=1 HTTP/1.1\r\nHost: good.example:{upstream}\r\n"
+                "Connection: keep-alive\r\n"
+            ).encode()
+            + auth(proxy)
+            + b"\r\n"
+        )
         answer = await exchange(address, request)
         assert answer.startswith(b"HTTP/1.1 200 ")
         assert b"\r\nConnection: close\r\n" in answer
@@ -95,12 +101,19 @@ async def test_tunnels_are_reviewed_by_host_and_port(upstream: int) -> None:
     try:
         denied = await exchange(address, b"CONNECT evil.example:443 HTTP/1.1\r\n" + auth(proxy) + b"\r\n")
         assert denied.startswith(b"HTTP/1.1 403 ")
-        tunnel = (f"CONNECT good.example:{upstream} HTTP/1.1\r\n".encode() + auth(proxy) + b"\r\n"
-                  + b"GET /inside HTTP/1.1\r\nHost: good.example\r\nConnection: close\r\n\r\n")
+        tunnel = (
+            f"CONNECT good.example:{upstream} HTTP/1.1\r\n".encode()
+            + auth(proxy)
+            + b"\r\n"
+            + b"GET /inside HTTP/1.1\r\nHost: good.example\r\nConnection: close\r\n\r\n"
+        )
         answer = await exchange(address, tunnel)
         assert answer.startswith(b"HTTP/1.1 200 Connection Established\r\n\r\nHTTP/1.1 200 ")
         assert answer.endswith(b"hello from good.example/inside")
-        assert reviews.seen == [("CONNECT", "https://evil.example:443/"), ("CONNECT", f"http://good.example:{upstream}/")]
+        assert reviews.seen == [
+            ("CONNECT", "https://evil.example:443/"),
+            ("CONNECT", f"http://good.example:{upstream}/"),
+        ]
         garbage = await exchange(address, b"NONSENSE\r\n\r\n")
         assert garbage == b""
     finally:

@@ -40,7 +40,10 @@ def test_reader_view_keeps_main_content_and_drops_navigation() -> None:
 
 
 def test_without_a_substantial_main_the_body_is_kept() -> None:
-    blocks = [Block(kind="text", text="Body paragraph", region="body"), Block(kind="text", text="Nav", region="boilerplate")]
+    blocks = [
+        Block(kind="text", text="Body paragraph", region="body"),
+        Block(kind="text", text="Nav", region="boilerplate"),
+    ]
     text = render_page(snapshot(blocks=blocks))
     assert "Body paragraph" in text and "Nav" not in text
 
@@ -62,14 +65,26 @@ def test_hidden_text_is_counted_never_shown() -> None:
     [
         ([FormField(tag="input", type="text", name="q")], "https://shop.example/search", []),
         ([FormField(tag="input", type="text", name="q")], "https://www.shop.example/s", []),
-        ([FormField(tag="input", type="email", name="email")], "https://collect.evil.example/x",
-         ["it sends to collect.evil.example, another site than the page"]),
-        ([FormField(tag="input", type="password", name="pw")], "https://shop.example/login",
-         ["it contains a password field"]),
-        ([FormField(tag="input", type="text", name="cc", autocomplete="cc-number")], "https://shop.example/pay",
-         ["it asks for payment details"]),
-        ([FormField(tag="input", type="text", name="card_number")], "https://shop.example/pay",
-         ["it asks for payment details"]),
+        (
+            [FormField(tag="input", type="email", name="email")],
+            "https://collect.evil.example/x",
+            ["it sends to collect.evil.example, another site than the page"],
+        ),
+        (
+            [FormField(tag="input", type="password", name="pw")],
+            "https://shop.example/login",
+            ["it contains a password field"],
+        ),
+        (
+            [FormField(tag="input", type="text", name="cc", autocomplete="cc-number")],
+            "https://shop.example/pay",
+            ["it asks for payment details"],
+        ),
+        (
+            [FormField(tag="input", type="text", name="card_number")],
+            "https://shop.example/pay",
+            ["it asks for payment details"],
+        ),
     ],
 )
 def test_form_sensitivity(fields: list[FormField], action: str, expected: list[str]) -> None:
@@ -101,8 +116,10 @@ def test_human_steps() -> None:
     wall = snapshot(blocks=login_blocks, signals=Signals(password_fields=1))
     assert human_step(wall, has_login=False).reason == "login"  # type: ignore[union-attr]
     assert human_step(wall, has_login=True) is None
-    code = snapshot(blocks=[Block(kind="heading", level=1, text="Enter the code we sent you", region="main")],
-                    forms=[form(FormField(tag="input", name="c"))])
+    code = snapshot(
+        blocks=[Block(kind="heading", level=1, text="Enter the code we sent you", region="main")],
+        forms=[form(FormField(tag="input", name="c"))],
+    )
     assert human_step(code, has_login=True).reason == "two_factor"  # type: ignore[union-attr]
     # A long article that mentions CAPTCHAs in passing is just an article.
     article = snapshot(blocks=[Block(kind="text", text="Why a captcha annoys people. " * 100, region="main")])
@@ -113,8 +130,12 @@ def test_the_catalog_declares_effects_tags_and_targets() -> None:
     catalog = Catalog(WEB_OPERATIONS)
     specs = {name: catalog.get(name).spec for name in catalog.names()}  # type: ignore[union-attr]
     assert {n: s.effect for n, s in specs.items()} == {
-        "open_page": EffectClass.read, "search_web": EffectClass.read, "screenshot": EffectClass.read,
-        "fill_form": EffectClass.write, "click": EffectClass.write, "submit_form": EffectClass.write,
+        "open_page": EffectClass.read,
+        "search_web": EffectClass.read,
+        "screenshot": EffectClass.read,
+        "fill_form": EffectClass.write,
+        "click": EffectClass.write,
+        "submit_form": EffectClass.write,
         "submit_sensitive_form": EffectClass.write,
     }
     assert RiskTag.navigation in specs["open_page"].tags
