@@ -39,6 +39,7 @@ from deputy.outbox import Button, Outbox, OutboxMessage
 from deputy.user_settings import UserSettingsStore
 from sentinel.action_store import ActionRecord, ActionStore
 from sentinel.actions import Action, ActionState
+from sentinel.detectors import InjectionDetector
 from sentinel.provenance import MAX_ITEM_CHARS, UntrustedItem
 
 log = logging.getLogger(__name__)
@@ -68,6 +69,18 @@ class ContentScanner(Protocol):
     """Injection detection on outside content (`sentinel.detectors`): reasons, or none."""
 
     def __call__(self, text: str, source: str) -> list[str]: ...
+
+
+def injection_scanner(detector: "InjectionDetector") -> ContentScanner:
+    """A `ContentScanner` from a detector: its reasons when it flags the content."""
+
+    def scan(text: str, source: str) -> list[str]:
+        detection = detector.scan(text, source)
+        if not detection.flagged:
+            return []
+        return detection.reasons or ["it looks like instructions to an AI"]
+
+    return scan
 
 
 class GoalStopped(Exception):

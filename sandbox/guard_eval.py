@@ -18,7 +18,8 @@ from redis import Redis
 
 from agent.goals import Goal, GoalStore
 from agent.model import ModelReply
-from agent.runner import ContentScanner, GoalRunner
+from agent.runner import ContentScanner, GoalRunner, injection_scanner
+from sentinel.detectors import HeuristicDetector
 from agent.testing import FunctionModel, tool_call
 from deputy.outbox import OUTBOX_STREAM, Outbox, OutboxMessage
 from sandbox.guard_cases import CONTACTS, Attack, Benign, Call, seeded_world
@@ -67,6 +68,7 @@ class GuardHarness:
         self._redis = redis
         self._rules = rules
         self._rules_for_user = rules_for_user
+        scanner = scanner if scanner is not None else injection_scanner(HeuristicDetector())
         self._scanner = scanner
         self._signer = ApprovalSigner("guard-evaluation")
 

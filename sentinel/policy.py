@@ -111,16 +111,19 @@ def review(action: Action, context: ReviewContext) -> Decision:
             reasons=["The action differs from the one you approved, so I need to ask again."],
             risk=Risk.high,
         )
+    warning = (
+        ["Something this goal read looked like an attempt to give me instructions: "
+         + "; ".join(context.injection_warnings[:3]) + "."]
+        if context.injection_warnings else []
+    )
     untrusted = _untrusted(traced)
     if untrusted:
         tainted = any(v.trust is Trust.tainted for v in untrusted)
         reasons = [f"Careful: {v.explain()}." for v in untrusted]
-        return _ask(action, [*reasons, *read_note], Risk.high if tainted else Risk.medium, untrusted)
-    if context.injection_warnings:
-        warning = "Something this goal read looked like an attempt to give me instructions: " + "; ".join(
-            context.injection_warnings[:3]
-        )
-        return _ask(action, [warning + "."], Risk.high, [])
+        risk = Risk.high if tainted or warning else Risk.medium
+        return _ask(action, [*reasons, *read_note, *warning], risk, untrusted)
+    if warning:
+        return _ask(action, [*warning, *read_note], Risk.high, [])
     if context.rules.verdict is Verdict.deny:
         return Decision(verdict=Verdict.deny, reasons=context.rules.reasons, risk=Risk.medium)
     plain_write = action.effect is EffectClass.write and not (tags & _ASKING_TAGS)

@@ -14,8 +14,8 @@ from pathlib import Path
 
 from pydantic import BaseModel
 from redis import Redis
-from rq.exceptions import NoSuchJobError
 from rq import get_current_job
+from rq.exceptions import NoSuchJobError
 from rq.job import Job
 from rq.serializers import JSONSerializer
 

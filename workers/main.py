@@ -17,7 +17,7 @@ from rq.serializers import JSONSerializer
 from agent.goals import GoalStatus, GoalStore
 from agent.memory_tools import MemoryTools
 from agent.model import OpenAIChatModel
-from agent.runner import GoalRunner, RunnerLimits
+from agent.runner import GoalRunner, RunnerLimits, injection_scanner
 from connectors.default import default_catalog
 from connectors.email import SmtpAccount
 from deputy.outbox import Outbox
@@ -28,6 +28,7 @@ from sentinel.action_store import ActionStore
 from sentinel.actions import ActionState
 from sentinel.approvals import ApprovalSigner, ApprovalStore
 from sentinel.audit import AuditLog
+from sentinel.detectors import default_detector
 from sentinel.rule_store import RuleStore
 from vault import Scrubber, Vault
 from workers.connections import Connections
@@ -66,6 +67,7 @@ def build_runner(redis: Redis, settings: Settings) -> GoalRunner:
         default_catalog(),
         limits=limits,
         memory=MemoryTools(MemoryStore(redis), Outbox(redis), AuditLog(redis)),
+        scanner=injection_scanner(default_detector()),
         settings=UserSettingsStore(redis),
     )
 

@@ -21,12 +21,15 @@ CALENDAR_SERVICE = "your calendar"
 _WHEN = "YYYY-MM-DDTHH:MM in the time zone (or with an offset like +01:00), or YYYY-MM-DD"
 _EVENT_ID = {"type": "string", "description": "An event id exactly as list_events gave it."}
 _CALENDAR = {"type": "string", "description": "Calendar name; leave out for the default calendar."}
+_ONLY_CALENDAR = {"type": "string", "description": "Only this calendar; leave out for all of them."}
 _ZONE = {"type": "string", "description": "IANA time zone like Europe/Berlin; default the user's."}
 
 
-def _spec(operation: str, effect: EffectClass, description: str, *tags: RiskTag) -> OperationSpec:
+def _spec(
+    operation: str, effect: EffectClass, description: str, *tags: RiskTag, target: str | None = None
+) -> OperationSpec:
     return OperationSpec(connector="calendar", operation=operation, effect=effect, description=description,
-                         tags=frozenset(tags))
+                         tags=frozenset(tags), target_argument=target)
 
 
 def _where(args: Any) -> list[str]:
@@ -42,7 +45,7 @@ FREE_BUSY_SPEC = _spec(
 CREATE_EVENT_SPEC = _spec("create_event", EffectClass.write, "Add an event to the user's own calendar.")
 SCHEDULE_MEETING_SPEC = _spec(
     "schedule_meeting", EffectClass.write, "Add an event to the user's calendar and invite people to it.",
-    RiskTag.share,
+    RiskTag.share, target="attendees",
 )
 """Invitations reach other people, so unlike `create_event` it carries the `share` tag."""
 MOVE_EVENT_SPEC = _spec("move_event", EffectClass.write, "Move a calendar event to a new time.")
@@ -62,7 +65,7 @@ LIST_EVENTS = Operation(
         "properties": {
             "start": {"type": "string", "description": f"From: {_WHEN}."},
             "end": {"type": "string", "description": "Until (a date includes that whole day); default: one day."},
-            "calendar": _CALENDAR,
+            "calendar": _ONLY_CALENDAR,
         },
         "required": ["start"],
     },
@@ -82,6 +85,7 @@ FREE_BUSY = Operation(
             "min_minutes": {"type": "integer", "description": "Shortest useful free slot; default 30."},
             "working_hours": {"type": "string", "description": "Only offer slots within e.g. 09:00-17:00."},
             "include_weekends": {"type": "boolean", "description": "With working_hours: Sat/Sun too."},
+            "calendar": _ONLY_CALENDAR,
         },
         "required": ["start", "end"],
     },

@@ -44,7 +44,9 @@ HIDDEN_WEIGHT = 0.35
 TAG_WEIGHT = 0.6
 QUOTED_MENTION_FACTOR = 0.4
 AFTER = 160  # how far a signal's match may extend after the start of its anchor word
-MAX_ANCHOR_HITS = 64
+# Past this many occurrences of an anchor (per 1,000 characters), one full scan with the
+# pattern is cheaper than trying it at every occurrence.
+ANCHOR_HITS_PER_KCHAR = 4
 _PUNCTUATION = str.maketrans({c: " " for c in string.punctuation})
 _ENCODED = re.compile(r"&#?\w{1,8};|%[0-9a-fA-F]{2}|\\u[0-9a-fA-F]{4}")
 _MENTION = re.compile(
@@ -144,8 +146,9 @@ class HeuristicDetector:
         if signal.scans_everything:
             match = signal.worth_scanning(text) and signal.pattern.search(text)
             return match.span() if match else None
+        limit = max(16, ANCHOR_HITS_PER_KCHAR * len(text) // 1000)
         for anchor in signal.anchors & words:
-            positions = word_positions(text, anchor, MAX_ANCHOR_HITS)
+            positions = word_positions(text, anchor, limit)
             if positions is None:  # anchors everywhere: one full scan is cheaper
                 match = signal.pattern.search(text)
                 return match.span() if match else None

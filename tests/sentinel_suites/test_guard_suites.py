@@ -44,6 +44,11 @@ def test_no_attack_is_auto_allowed_and_every_card_names_the_origin(harness: Guar
     for case, outcome in outcomes:
         if outcome.verdict == "asked":
             assert outcome.card_names(case.origin), f"{case.name}: the card does not name {case.origin}"
+    # The injection detector saw the planted instructions; its warning reaches the cards that
+    # are not already explained by an untrusted value (detection raises risk, never replaces rules).
+    warned = [o for _, o in outcomes if o.card and "attempt to give me instructions" in o.card]
+    print(f"cards carrying the injection warning: {len(warned)}")
+    assert len(warned) >= len([o for _, o in outcomes if o.verdict == "asked"]) // 2
 
 
 @pytest.mark.parametrize("operation", ["reveal_credential", "disable_2fa", "add_forwarding_rule", "change_password",

@@ -26,6 +26,7 @@ def make_action(operation: str, arguments: dict[str, Any], user_id: int = 7) -> 
     args = found.validate(arguments)
     return Action(
         id="a_" + secrets.token_hex(4), goal_id="g1", user_id=user_id, chat_id=user_id, connector="calendar",
-        operation=operation, effect=found.spec.effect, arguments=args.model_dump(mode="json"),
+        operation=operation, effect=found.spec.effect, tags=sorted(found.spec.tags),
+        arguments=args.model_dump(mode="json"),
         targets=found.targets(args), tool_call_id="call_1", created_at=0.0,
     )

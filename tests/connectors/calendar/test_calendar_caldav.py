@@ -17,7 +17,7 @@ def summary(result: OperationResult | str) -> str:
     return result.summary
 
 
-def text(result: OperationResult | str) -> str:
+def words(result: OperationResult | str) -> str:
     return result.summary if isinstance(result, OperationResult) else result
 
 
@@ -108,10 +108,10 @@ def test_schedule_meeting_writes_attendees_and_organiser(
 
 
 def test_move_event_keeps_the_length_or_takes_a_new_end(call: Call, scratch: str) -> None:
-    created = text(call("create_event", key="m1", title="Haircut", start="2026-12-03T10:00", duration_minutes=45,
+    created = words(call("create_event", key="m1", title="Haircut", start="2026-12-03T10:00", duration_minutes=45,
                        calendar=scratch))
     event_id = created.split("(id ")[1].rstrip(").")
-    assert text(call("move_event", event_id=event_id, start="2026-12-04T16:00")) == (
+    assert words(call("move_event", event_id=event_id, start="2026-12-04T16:00")) == (
         "Moved “Haircut” to Fri 2026-12-04 16:00–16:45 (Europe/Berlin)."
     )
     call("move_event", event_id=event_id, start="2026-12-04T17:00", end="2026-12-04T18:30")
@@ -130,8 +130,8 @@ def test_one_occurrence_of_a_recurring_event_moves_or_is_cancelled(
     occurrences = re.findall(r"id=(\S+)", listed)
     assert id_of(listed, "Yoga") == occurrences[0]
     assert len(occurrences) == 4 and occurrences[1] == f"{scratch}/yoga@t/20261202T060000Z"
-    assert "that occurrence" in text(call("move_event", event_id=occurrences[1], start="2026-12-02T19:00"))
-    assert "one occurrence" in text(call("cancel_event", event_id=occurrences[2]))
+    assert "that occurrence" in words(call("move_event", event_id=occurrences[1], start="2026-12-02T19:00"))
+    assert "one occurrence" in words(call("cancel_event", event_id=occurrences[2]))
     with pytest.raises(ConnectorRejected, match="repeating event"):
         call("move_event", event_id=f"{scratch}/yoga@t", start="2026-12-01T08:00")
     with pytest.raises(ConnectorRejected, match="isn't in the calendar"):
@@ -141,15 +141,15 @@ def test_one_occurrence_of_a_recurring_event_moves_or_is_cancelled(
         "Tue 2026-12-01 07:00–08:00", "Wed 2026-12-02 19:00–20:00", "Fri 2026-12-04 07:00–08:00"
     ]
     # Cancelling the series removes all of it.
-    assert "Cancelled “Yoga”" in text(call("cancel_event", event_id=f"{scratch}/yoga@t"))
+    assert "Cancelled “Yoga”" in words(call("cancel_event", event_id=f"{scratch}/yoga@t"))
     assert "Yoga" not in summary(call("list_events", start="2026-12-01", end="2026-12-04", calendar=scratch))
 
 
 def test_all_day_events_move_by_whole_days(call: Call, scratch: str) -> None:
-    created = text(call("create_event", key="a1", title="Conference", start="2026-12-07", end="2026-12-08",
+    created = words(call("create_event", key="a1", title="Conference", start="2026-12-07", end="2026-12-08",
                        calendar=scratch))
     event_id = created.split("(id ")[1].rstrip(").")
-    assert "Mon 2026-12-14 – Tue 2026-12-15 all day" in text(call("move_event", event_id=event_id, start="2026-12-14"))
+    assert "Mon 2026-12-14 – Tue 2026-12-15 all day" in words(call("move_event", event_id=event_id, start="2026-12-14"))
     with pytest.raises(ConnectorRejected, match="all-day event"):
         call("move_event", event_id=event_id, start="2026-12-14T09:00")
 
@@ -157,9 +157,9 @@ def test_all_day_events_move_by_whole_days(call: Call, scratch: str) -> None:
 def test_cancel_event_removes_it_and_a_second_cancel_says_it_is_gone(
     call: Call, scratch: str, stored: Callable[[str], list[str]]
 ) -> None:
-    created = text(call("create_event", key="c1", title="Dentist", start="2026-12-03T08:30", calendar=scratch))
+    created = words(call("create_event", key="c1", title="Dentist", start="2026-12-03T08:30", calendar=scratch))
     event_id = created.split("(id ")[1].rstrip(").")
-    assert text(call("cancel_event", event_id=event_id)) == (
+    assert words(call("cancel_event", event_id=event_id)) == (
         f"Cancelled “Dentist” (removed from your {scratch.title()} calendar)."
     )
     assert stored(scratch) == []
@@ -185,7 +185,7 @@ def test_floating_times_from_other_clients_are_the_users_wall_clock(
                        "DTEND:20261203T064500\nEND:VEVENT\nEND:VCALENDAR\n")
     listed = summary(call("list_events", start="2026-12-03", calendar=scratch))
     assert "Thu 2026-12-03 06:30–06:45 (floating time) Wake up" in listed
-    assert "07:00–07:15" in text(call("move_event", event_id=f"{scratch}/wake@t", start="2026-12-03T07:00"))
+    assert "07:00–07:15" in words(call("move_event", event_id=f"{scratch}/wake@t", start="2026-12-03T07:00"))
 
 
 def test_edits_quoting_an_invitation_say_whose_words_they_carry(

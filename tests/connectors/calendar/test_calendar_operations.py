@@ -65,3 +65,25 @@ def test_schemas_are_short_and_match_the_argument_models() -> None:
         fields = set(operation.arguments.model_fields)
         assert set(parameters["properties"]) <= fields, operation.name
         assert set(parameters["required"]) <= set(parameters["properties"])
+
+
+def test_the_guard_allows_a_private_entry_and_asks_before_invitations_or_deletions() -> None:
+    from calendar_testkit import make_action
+
+    from sentinel.policy import ReviewContext, Verdict, review
+    from sentinel.provenance import ProvenanceContext
+
+    asked = "Put the dentist on Thursday 08:30 in my calendar and invite sam@example.com to dinner Friday"
+    context = ReviewContext(provenance=ProvenanceContext(trusted_texts=[asked, CALENDAR_SERVICE]))
+
+    def verdict(operation: str, **arguments: object) -> Verdict:
+        return review(make_action(operation, dict(arguments)), context).verdict
+
+    assert verdict("create_event", title="Dentist", start="2026-12-03T08:30") is Verdict.allow
+    assert verdict("list_events", start="2026-12-03") is Verdict.allow
+    assert verdict("schedule_meeting", title="Dinner", start="2026-12-04T19:30",
+                   attendees=["sam@example.com"]) is Verdict.ask
+    assert verdict("cancel_event", event_id="personal/demo-dentist@sandbox.deputy") is Verdict.ask
+    # An address the user never gave is not even a candidate for "always allow".
+    assert verdict("schedule_meeting", title="Dinner", start="2026-12-04T19:30",
+                   attendees=["mallory@evil.example"]) is Verdict.ask
