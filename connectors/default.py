@@ -1,8 +1,10 @@
 """The operations every Deputy offers, whatever else is connected."""
 
+from connectors.calendar.operations import CALENDAR_OPERATIONS
 from connectors.catalog import Catalog
+from connectors.email.mail_operations import MAIL_OPERATIONS
 from connectors.email.operations import SEND_EMAIL_OPERATION
 
 
 def default_catalog() -> Catalog:
-    return Catalog([SEND_EMAIL_OPERATION])
+    return Catalog([SEND_EMAIL_OPERATION, *MAIL_OPERATIONS, *CALENDAR_OPERATIONS])

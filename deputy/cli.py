@@ -21,6 +21,8 @@ def _parser() -> argparse.ArgumentParser:
     connect = sub.add_parser("connect-page", help="the private page where users connect accounts (/connect)")
     connect.add_argument("--port", type=int, default=None, help="port (default: DEPUTY_CONNECT_PORT or 8081)")
     connect.add_argument("--host", default="127.0.0.1")
+    sandbox = sub.add_parser("sandbox", help="the sandbox world alone: mail, calendar, restaurants, tickets, shop")
+    sandbox.add_argument("--json", action="store_true", help="print the endpoints and demo credentials as JSON")
     training = sub.add_parser("export-training-data", help="conversations of opted-in users, personal data removed")
     training.add_argument("--out", required=True, help="JSON Lines file to write")
     emulator = sub.add_parser("emulator", help="the local Telegram emulator and chat page alone")
@@ -53,6 +55,10 @@ def main(argv: list[str] | None = None) -> int:
         from deputy.connect_main import serve as serve_connect
 
         serve_connect(settings, host=args.host, port=args.port or settings.connect_port)
+    elif args.command == "sandbox":
+        from deputy.sandbox_main import serve as serve_sandbox
+
+        serve_sandbox(settings, as_json=args.json)
     elif args.command == "export-training-data":
         from pathlib import Path
 

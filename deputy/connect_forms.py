@@ -39,15 +39,16 @@ class ServiceForm:
 
 def _email_entries(values: dict[str, str]) -> list[Entry]:
     password = SecretStr(values["password"])
-    security = values.get("security", "starttls")
+    security = values.get("security", "ssl")
+    tls = {"ssl": "true" if security == "ssl" else "false", "starttls": "true" if security == "starttls" else "false"}
     return [
         Entry("cred:email/smtp", password, f"Email {values['address']} (sending)", {
             "host": values["smtp_host"], "port": values["smtp_port"], "username": values["username"],
-            "from_address": values["address"], "starttls": "true" if security == "starttls" else "false",
+            "from_address": values["address"], **tls,
         }),
         Entry("cred:email/imap", password, f"Email {values['address']} (reading)", {
             "host": values["imap_host"], "port": values["imap_port"], "username": values["username"],
-            "ssl": "true" if security != "none" else "false",
+            "address": values["address"], **tls,
         }),
     ]
 
@@ -68,10 +69,10 @@ FORMS: dict[str, ServiceForm] = {
             Field("username", "Login (usually your address)"),
             Field("password", "Password or app password", "password"),
             Field("smtp_host", "SMTP server (sending)"),
-            Field("smtp_port", "SMTP port", "number", "587"),
+            Field("smtp_port", "SMTP port", "number", "465"),
             Field("imap_host", "IMAP server (reading)"),
             Field("imap_port", "IMAP port", "number", "993"),
-            Field("security", "Security", "select", "starttls", ("starttls", "ssl", "none")),
+            Field("security", "Security", "select", "ssl", ("ssl", "starttls", "none")),
         ),
         entries=_email_entries,
     ),

@@ -18,12 +18,16 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import httpx
 from redis import Redis
 from redis.exceptions import RedisError
 
 from deputy.settings import Settings
+
+if TYPE_CHECKING:
+    from sandbox.services import SandboxEndpoints
 
 _RESTART_BACKOFF = 2.0
 
@@ -75,7 +79,7 @@ def run_local(settings: Settings) -> int:
     children: dict[str, tuple[list[str], dict[str, str]]] = {}
     services: list[subprocess.Popen] = []
     notes: list[str] = []
-    mail = brain = None
+    world = brain = None
 
     try:
         if not settings.redis_url:
@@ -105,17 +109,14 @@ def run_local(settings: Settings) -> int:
 
         executor_env: dict[str, str] = {}
         if not settings.smtp_host:
-            from sandbox.mail import LocalMailServer
+            from sandbox.services import SandboxServices
 
-            password = _stored_password(data / "sandbox-mail-password")
-            mail = LocalMailServer(port=free_port(), maildir_root=data / "mail", username="demo", password=password)
-            mail.start()
-            executor_env = {
-                "DEPUTY_SMTP_HOST": "127.0.0.1", "DEPUTY_SMTP_PORT": str(mail.port), "DEPUTY_SMTP_USERNAME": "demo",
-                "DEPUTY_SMTP_PASSWORD": password, "DEPUTY_SMTP_FROM": "demo@sandbox.local",
-                "DEPUTY_SMTP_STARTTLS": "false",
-            }
-            notes.append(f"Mail: the sandbox mail server; every email sent lands in {data / 'mail'}/<address>/")
+            world = SandboxServices(data)
+            endpoints = world.start()
+            executor_env = sandbox_environment(endpoints)
+            base_env.update(api_environment(endpoints))
+            notes.append(f"Sandbox world: mail, calendar, restaurants, tickets and a shop (`deputy sandbox --json` "
+                         f"lists them); mail for {endpoints.demo_address} is readable over IMAP")
 
         if settings.openai_api_key is None and not settings.openai_base_url:
             from agent.testing import ScriptedModelServer, function_responder
@@ -153,10 +154,35 @@ def run_local(settings: Settings) -> int:
             process.terminate()
         for process in services:
             process.wait(timeout=10)
-        if mail is not None:
-            mail.stop()
+        if world is not None:
+            world.stop()
         if brain is not None:
             brain.stop()
+
+
+def sandbox_environment(endpoints: "SandboxEndpoints") -> dict[str, str]:
+    """The executor's default accounts: the sandbox demo user's mail and calendar."""
+    env = {
+        "DEPUTY_SMTP_HOST": endpoints.smtp_host, "DEPUTY_SMTP_PORT": str(endpoints.smtp_port),
+        "DEPUTY_SMTP_USERNAME": endpoints.demo_address, "DEPUTY_SMTP_PASSWORD": endpoints.demo_password,
+        "DEPUTY_SMTP_FROM": endpoints.demo_address, "DEPUTY_SMTP_STARTTLS": "false",
+        "DEPUTY_IMAP_HOST": endpoints.imap_host, "DEPUTY_IMAP_PORT": str(endpoints.imap_port),
+        "DEPUTY_IMAP_USERNAME": endpoints.demo_address, "DEPUTY_IMAP_PASSWORD": endpoints.demo_password,
+        "DEPUTY_IMAP_SSL": "false", "DEPUTY_IMAP_STARTTLS": "false",
+    }
+    if endpoints.caldav_url:
+        env.update({"DEPUTY_CALDAV_URL": endpoints.caldav_url, "DEPUTY_CALDAV_USERNAME": endpoints.demo_address,
+                    "DEPUTY_CALDAV_PASSWORD": endpoints.demo_password})
+    return env
+
+
+def api_environment(endpoints: "SandboxEndpoints") -> dict[str, str]:
+    """The sandbox sites as OpenAPI services, reachable through the egress guard."""
+    sites = endpoints.site_urls()
+    return {
+        "DEPUTY_OPENAPI_SERVICES": ",".join(f"{name}={url}/openapi.json" for name, url in sites.items()),
+        "DEPUTY_EGRESS_ALLOW": ",".join(url.removeprefix("http://") for url in sites.values()),
+    }
 
 
 def _supervise(running: dict[str, subprocess.Popen], children: dict[str, tuple[list[str], dict[str, str]]]) -> int:

@@ -37,7 +37,18 @@ class Settings(BaseSettings):
     smtp_password: SecretStr | None = Field(default=None, alias="DEPUTY_SMTP_PASSWORD")
     smtp_from: str | None = Field(default=None, alias="DEPUTY_SMTP_FROM")
     smtp_starttls: bool = Field(default=True, alias="DEPUTY_SMTP_STARTTLS")
+    caldav_url: str | None = Field(default=None, alias="DEPUTY_CALDAV_URL")
+    caldav_username: str | None = Field(default=None, alias="DEPUTY_CALDAV_USERNAME")
+    caldav_password: SecretStr | None = Field(default=None, alias="DEPUTY_CALDAV_PASSWORD")
+    imap_host: str | None = Field(default=None, alias="DEPUTY_IMAP_HOST")
+    imap_port: int = Field(default=993, alias="DEPUTY_IMAP_PORT")
+    imap_username: str | None = Field(default=None, alias="DEPUTY_IMAP_USERNAME")
+    imap_password: SecretStr | None = Field(default=None, alias="DEPUTY_IMAP_PASSWORD")
+    imap_ssl: bool = Field(default=True, alias="DEPUTY_IMAP_SSL")
+    imap_starttls: bool = Field(default=True, alias="DEPUTY_IMAP_STARTTLS")
     vault_key: SecretStr | None = Field(default=None, alias="DEPUTY_VAULT_KEY")
+    openapi_services_spec: str | None = Field(default=None, alias="DEPUTY_OPENAPI_SERVICES")
+    egress_allow_spec: str | None = Field(default=None, alias="DEPUTY_EGRESS_ALLOW")
     log_level: str = Field(default="INFO", alias="DEPUTY_LOG_LEVEL")
 
     def retry_delays(self) -> tuple[float, ...]:
@@ -68,6 +79,15 @@ class Settings(BaseSettings):
         if self.vault_key is not None:
             return self.vault_key
         return SecretStr(_stored_random(self.data_dir / "vault-key"))
+
+    def openapi_services(self) -> dict[str, str]:
+        """DEPUTY_OPENAPI_SERVICES: `name=https://host/openapi.json` pairs, comma-separated."""
+        pairs = (part.split("=", 1) for part in (self.openapi_services_spec or "").split(",") if "=" in part)
+        return {name.strip(): url.strip() for name, url in pairs}
+
+    def egress_allow(self) -> list[str]:
+        """DEPUTY_EGRESS_ALLOW: private addresses connectors may reach (`127.0.0.1:8443`, CIDRs)."""
+        return [part.strip() for part in (self.egress_allow_spec or "").split(",") if part.strip()]
 
     def connect_base_url(self) -> str:
         """Where users open /connect links: DEPUTY_PUBLIC_URL, or the local connect page."""

@@ -34,6 +34,7 @@ class EmailAccounts:
                     password=self._vault.get(user_id, SMTP_HANDLE),
                     from_address=public["from_address"],
                     starttls=public.get("starttls", "true") == "true",
+                    use_ssl=public.get("ssl", "false") == "true",
                 )
         if self._default is not None:
             return self._default

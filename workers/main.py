@@ -18,8 +18,12 @@ from agent.goals import GoalStatus, GoalStore
 from agent.memory_tools import MemoryTools
 from agent.model import OpenAIChatModel
 from agent.runner import GoalRunner, RunnerLimits, injection_scanner
-from connectors.default import default_catalog
+from connectors.calendar import CalDavAccount, CalendarRunners
 from connectors.email import SmtpAccount
+from connectors.email.imap import ImapAccount
+from connectors.email.imap_accounts import ImapAccounts
+from connectors.email.imap_reply import smtp_reply_sender
+from connectors.email.mail_runners import MailRunners
 from deputy.outbox import Outbox
 from deputy.settings import Settings
 from deputy.user_settings import UserSettingsStore
@@ -37,6 +41,7 @@ from workers.credentials import EmailAccounts
 from workers.dispatch import RQDispatch, make_queues
 from workers.executor import Executor
 from workers.inflight import Registration, Watchdog
+from workers.operations import api_runners, build_catalog, imported_apis
 from workers.payloads import ACTIONS_QUEUE, AGENT_QUEUE
 from workers.review_context import ReviewContextBuilder, stored_rules
 from workers.rule_proposer import RuleProposer
@@ -55,7 +60,7 @@ def build_model(settings: Settings) -> OpenAIChatModel:
     return OpenAIChatModel(client, settings.model)
 
 
-def build_runner(redis: Redis, settings: Settings) -> GoalRunner:
+def build_runner(redis: Redis, settings: Settings, apis: list) -> GoalRunner:
     delays = settings.retry_delays()
     limits = RunnerLimits(max_model_attempts=len(delays) + 1, retry_delays=delays or (1.0,))
     return GoalRunner(
@@ -64,7 +69,7 @@ def build_runner(redis: Redis, settings: Settings) -> GoalRunner:
         build_model(settings),
         Outbox(redis),
         RQDispatch(redis),
-        default_catalog(),
+        build_catalog(apis),
         limits=limits,
         memory=MemoryTools(MemoryStore(redis), Outbox(redis), AuditLog(redis)),
         scanner=injection_scanner(default_detector()),
@@ -88,9 +93,32 @@ def email_account(settings: Settings) -> SmtpAccount | None:
     )
 
 
-def build_executor(redis: Redis, settings: Settings) -> Executor:
+def imap_account(settings: Settings) -> ImapAccount | None:
+    if not settings.imap_host or not settings.imap_username or settings.imap_password is None:
+        return None
+    return ImapAccount(
+        host=settings.imap_host, port=settings.imap_port, username=settings.imap_username,
+        password=settings.imap_password, use_ssl=settings.imap_ssl, starttls=settings.imap_starttls,
+        address=settings.smtp_from,
+    )
+
+
+def caldav_account(settings: Settings) -> CalDavAccount | None:
+    if not settings.caldav_url or not settings.caldav_username or settings.caldav_password is None:
+        return None
+    return CalDavAccount(url=settings.caldav_url, username=settings.caldav_username,
+                         password=settings.caldav_password, email=settings.smtp_from)
+
+
+def build_executor(redis: Redis, settings: Settings, apis: list) -> Executor:
     vault = Vault(settings.vault_path, settings.vault_key_value(), redis)
-    runners = {"email.send_email": EmailAccounts(vault, email_account(settings)).runner()}
+    email = EmailAccounts(vault, email_account(settings))
+    mail = MailRunners(ImapAccounts(vault, imap_account(settings)).for_user, smtp_reply_sender(email.for_user))
+    calendar = CalendarRunners(vault, default=caldav_account(settings),
+                               zone_for=lambda user_id: UserSettingsStore(redis).get(user_id).timezone)
+    runners = {
+        **mail.runners(), "email.send_email": email.runner(), **calendar.runners(), **api_runners(settings, apis, vault)
+    }
     goals = GoalStore(redis)
     return Executor(
         ActionStore(redis),
@@ -101,9 +129,9 @@ def build_executor(redis: Redis, settings: Settings) -> Executor:
         ApprovalSigner(settings.secret_value()),
         RQDispatch(redis),
         runners,
-        ReviewContextBuilder(redis, goals, default_catalog(), stored_rules(RuleStore(redis))),
+        ReviewContextBuilder(redis, goals, build_catalog(apis), stored_rules(RuleStore(redis))),
         approval_ttl=settings.approval_ttl_seconds,
-        scrubber=Scrubber([settings.smtp_password] if settings.smtp_password else []),
+        scrubber=Scrubber([p for p in (settings.smtp_password, settings.imap_password, settings.caldav_password) if p]),
     )
 
 
@@ -145,12 +173,13 @@ def serve(settings: Settings, role: str, burst: bool = False) -> None:
         raise SystemExit("REDIS_URL is not set: point it at your Redis, e.g. redis://127.0.0.1:6379/0")
     redis = Redis.from_url(settings.redis_url)
     context = WorkerContext(redis=redis, lease_ttl=LEASE_SECONDS)
+    apis = imported_apis(settings)
     if role == "agent":
-        context.runner = build_runner(redis, settings)
+        context.runner = build_runner(redis, settings, apis)
         context.rule_proposer = RuleProposer(build_model(settings), RuleStore(redis), Outbox(redis))
         queue_name = AGENT_QUEUE
     else:
-        context.executor = build_executor(redis, settings)
+        context.executor = build_executor(redis, settings, apis)
         context.connections = Connections(
             Vault(settings.vault_path, settings.vault_key_value(), redis), Outbox(redis), AuditLog(redis),
             redis=redis, data_dir=settings.data_dir,

@@ -167,20 +167,18 @@ class CalDavClient:
         from caldav.lib.error import NotFoundError
 
         handle = self._handle(calendar)
+        failure: ConnectorError
         try:
             resource = handle.get_object_by_uid(uid)
             resource.load()
-            data = _bytes(resource.data)
+            return StoredEvent(calendar, _bytes(resource.data), resource)
         except NotFoundError:
-            missing = True
+            failure = ConnectorRejected(
+                f"That event isn't in your {calendar.name} calendar (it may have been deleted)."
+            )
         except Exception as exc:
             failure = translate(exc, self.account.host, "find", self._secret())
-            missing = False
-        else:
-            return StoredEvent(calendar, data, resource)
-        if missing:
-            raise ConnectorRejected(f"That event isn't in your {calendar.name} calendar (it may have been deleted).")
-        raise failure
+        raise failure  # outside the except: no library exception (or its frames) chained to it
 
     def create(self, calendar: CalendarInfo, uid: str, data: bytes) -> bool:
         """Store a new object; False (and no change) when one with this UID is already there."""
@@ -188,16 +186,17 @@ class CalDavClient:
         from caldav.lib.error import ConsistencyError, UidConflictError
 
         handle = self._handle(calendar)
+        failure: ConnectorError
         try:
             resource = caldav.Event(client=self._client, url=handle.url.join(quote(uid, safe="@") + ".ics"),
                                     parent=handle)
+            # If-None-Match: * (or a UID search first, where the server lacks it): never two copies.
             resource.save(raw_data=data, no_overwrite=True)
+            return True
         except (ConsistencyError, UidConflictError):
             return False  # a retried job: the event it made the first time is there
         except Exception as exc:
             failure = translate(exc, self.account.host, "create", self._secret())
-        else:
-            return True
         raise failure
 
     def replace(self, stored: StoredEvent, data: bytes) -> None:

@@ -116,7 +116,14 @@ class BrowserSessions:
         try:
             session.guard.begin(review)
             try:
-                return await asyncio.wait_for(work(session), self._config.operation_timeout)
+                task = asyncio.ensure_future(work(session))
+                done, _ = await asyncio.wait([task], timeout=self._config.operation_timeout)
+                if not done:
+                    task.print_stack(limit=30)
+                    import sys; print("PAGES", [p.url for p in session.context.pages], file=sys.stderr)
+                    task.cancel()
+                    raise TimeoutError
+                return task.result()
             except TimeoutError:
                 failure: ConnectorError = ConnectorUnavailable("The page took too long, so I stopped waiting for it.")
             except ConnectorError:

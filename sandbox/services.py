@@ -1,0 +1,92 @@
+"""The sandbox world as running services: what `deputy sandbox` and `deputy run` start.
+
+A mail server (SMTP that delivers into per-address IMAP mailboxes, with a seeded inbox
+for the demo user), a CalDAV calendar with seeded events, and three small sites with
+HTML pages and JSON APIs described by OpenAPI documents: a restaurant booking site, a
+ticket shop and a shop. All on loopback, all with the same demo password.
+"""
+
+from __future__ import annotations
+
+import logging
+from datetime import datetime, timezone
+from pathlib import Path
+
+from pydantic import BaseModel
+
+from sandbox.mail import LocalMailServer
+from sandbox.mailstore import DEMO_PASSWORD, MailStore, seed_demo_inbox
+
+log = logging.getLogger(__name__)
+
+DEMO_ADDRESS = "demo@sandbox.local"
+
+
+class SandboxEndpoints(BaseModel):
+    demo_address: str = DEMO_ADDRESS
+    demo_password: str = DEMO_PASSWORD
+    smtp_host: str = "127.0.0.1"
+    smtp_port: int
+    imap_host: str = "127.0.0.1"
+    imap_port: int
+    caldav_url: str | None = None
+    restaurants_url: str | None = None
+    tickets_url: str | None = None
+    shop_url: str | None = None
+
+    def site_urls(self) -> dict[str, str]:
+        sites = {"restaurants": self.restaurants_url, "tickets": self.tickets_url, "shop": self.shop_url}
+        return {name: url for name, url in sites.items() if url}
+
+
+class SandboxServices:
+    def __init__(self, data_dir: Path) -> None:
+        self._dir = data_dir / "sandbox"
+        self._stoppers: list = []
+
+    def start(self) -> SandboxEndpoints:
+        self._dir.mkdir(parents=True, exist_ok=True)
+        store = MailStore(self._dir / "imap")
+        _, imap_port = store.start()
+        self._stoppers.append(store.stop)
+        if not (self._dir / "imap" / ".seeded").exists():
+            seed_demo_inbox(store, DEMO_ADDRESS)
+            (self._dir / "imap" / ".seeded").touch()
+        smtp = LocalMailServer(maildir_root=self._dir / "sent", username=DEMO_ADDRESS, password=DEMO_PASSWORD,
+                               store=store)
+        smtp.start()
+        self._stoppers.append(smtp.stop)
+        endpoints = SandboxEndpoints(smtp_port=smtp.port, imap_port=imap_port)
+        endpoints = self._start_calendar(endpoints)
+        return self._start_sites(endpoints)
+
+    def _start_calendar(self, endpoints: SandboxEndpoints) -> SandboxEndpoints:
+        from sandbox.calendar import SandboxCalendar
+
+        calendar = SandboxCalendar(self._dir / "calendar", username=DEMO_ADDRESS, password=DEMO_PASSWORD)
+        calendar.start()
+        self._stoppers.append(calendar.stop)
+        marker = self._dir / "calendar" / ".seeded"
+        if not marker.exists():
+            calendar.seed_demo_calendar(datetime.now(timezone.utc))
+            marker.touch()
+        return endpoints.model_copy(update={"caldav_url": calendar.url})
+
+    def _start_sites(self, endpoints: SandboxEndpoints) -> SandboxEndpoints:
+        from sandbox import restaurants, shop, tickets
+        from sandbox.webapp_common import SiteServer
+
+        urls = {}
+        for name, module in (("restaurants", restaurants), ("tickets", tickets), ("shop", shop)):
+            server = SiteServer(module.create_app())
+            urls[f"{name}_url"] = server.start()
+            self._stoppers.append(server.stop)
+        return endpoints.model_copy(update=urls)
+
+    def stop(self) -> None:
+        for stop in reversed(self._stoppers):
+            try:
+                stop()
+            except Exception:  # stopping the rest matters more than one failure here
+                log.exception("could not stop a sandbox service")
+        self._stoppers.clear()
