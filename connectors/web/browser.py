@@ -119,8 +119,8 @@ class BrowserSessions:
                 task = asyncio.ensure_future(work(session))
                 done, _ = await asyncio.wait([task], timeout=self._config.operation_timeout)
                 if not done:
-                    task.print_stack(limit=30)
-                    import sys; print("PAGES", [p.url for p in session.context.pages], file=sys.stderr)
+                    task.print_stack(limit=40, file=open("/tmp/proto/stack.txt", "a"))
+                    print("PAGES", [p.url for p in session.context.pages], file=open("/tmp/proto/stack.txt", "a"))
                     task.cancel()
                     raise TimeoutError
                 return task.result()

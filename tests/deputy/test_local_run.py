@@ -35,7 +35,7 @@ def test_deputy_run_with_nothing_configured_sends_an_approved_email(tmp_path: Pa
         done = user.wait_for_bot(lambda m: m["text"].startswith("Done."), after=card["message_id"], timeout=30)
         assert "alice@example.org" in done["text"]
 
-        box = mailbox.Maildir(tmp_path / "data" / "mail" / "alice@example.org", create=False)
+        box = mailbox.Maildir(tmp_path / "data" / "sandbox" / "sent" / "alice@example.org", create=False)
         assert len(list(box)) == 1
         assert (tmp_path / "data" / "secret").exists()
 
