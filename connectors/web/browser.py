@@ -119,7 +119,7 @@ class BrowserSessions:
                 task = asyncio.ensure_future(work(session))
                 done, _ = await asyncio.wait([task], timeout=self._config.operation_timeout)
                 if not done:
-                    task.print_stack(limit=40, file=open("/tmp/proto/stack.txt", "a"))
+                    _chain(task, open("/tmp/proto/stack.txt", "a"))
                     print("PAGES", [p.url for p in session.context.pages], file=open("/tmp/proto/stack.txt", "a"))
                     task.cancel()
                     raise TimeoutError
@@ -186,3 +186,13 @@ class BrowserSessions:
         if self._playwright is not None:
             await self._playwright.stop()
             self._playwright = None
+
+
+def _chain(task, out):
+    coro = task.get_coro()
+    while coro is not None:
+        frame = getattr(coro, "cr_frame", None) or getattr(coro, "gi_frame", None)
+        if frame is not None:
+            print(frame.f_code.co_filename, frame.f_lineno, frame.f_code.co_name, file=out)
+        coro = getattr(coro, "cr_await", None) or getattr(coro, "gi_yieldfrom", None)
+    print("END", coro, file=out)

@@ -136,7 +136,7 @@ async def open_session(
             viewport={"width": config.viewport_width, "height": config.viewport_height},
             permissions=[],
             # Every connection, redirect hops and loopback included, goes through the reviewing proxy.
-            proxy={"server": address, "bypass": "<-loopback>", "username": proxy.username, "password": proxy.password},
+            proxy={"server": address, "bypass": "<-loopback>"},
         )
     except PlaywrightError as exc:
         failure = _launch_failure(str(exc))
