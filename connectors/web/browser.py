@@ -116,14 +116,7 @@ class BrowserSessions:
         try:
             session.guard.begin(review)
             try:
-                task = asyncio.ensure_future(work(session))
-                done, _ = await asyncio.wait([task], timeout=self._config.operation_timeout)
-                if not done:
-                    _chain(task, open("/tmp/proto/stack.txt", "a"))
-                    print("PAGES", [p.url for p in session.context.pages], file=open("/tmp/proto/stack.txt", "a"))
-                    task.cancel()
-                    raise TimeoutError
-                return task.result()
+                return await asyncio.wait_for(work(session), self._config.operation_timeout)
             except TimeoutError:
                 failure: ConnectorError = ConnectorUnavailable("The page took too long, so I stopped waiting for it.")
             except ConnectorError:
@@ -186,13 +179,3 @@ class BrowserSessions:
         if self._playwright is not None:
             await self._playwright.stop()
             self._playwright = None
-
-
-def _chain(task, out):
-    coro = task.get_coro()
-    while coro is not None:
-        frame = getattr(coro, "cr_frame", None) or getattr(coro, "gi_frame", None)
-        if frame is not None:
-            print(frame.f_code.co_filename, frame.f_lineno, frame.f_code.co_name, file=out)
-        coro = getattr(coro, "cr_await", None) or getattr(coro, "gi_yieldfrom", None)
-    print("END", coro, file=out)

@@ -9,6 +9,8 @@ described with the names the form operations take.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from connectors.web.forms import form_label, is_sensitive
 from connectors.web.snapshot import Block, FormInfo, PageSnapshot
 
@@ -70,7 +72,7 @@ def describe_form(form: FormInfo, page_url: str) -> str:
     return "\n".join(lines)
 
 
-def render_page(snapshot: PageSnapshot, *, notes: list[str] = (), max_chars: int = MAX_CHARS) -> str:  # type: ignore[assignment]
+def render_page(snapshot: PageSnapshot, *, notes: Sequence[str] = (), max_chars: int = MAX_CHARS) -> str:
     """The page as compact text for the agent, with notes (blocked requests, status) at the end."""
     body = render_blocks(readable_blocks(snapshot))
     extra: list[str] = []
@@ -89,7 +91,7 @@ def render_page(snapshot: PageSnapshot, *, notes: list[str] = (), max_chars: int
             described = described[:MAX_FORM_CHARS].rstrip() + " …"
             extra.append("The form descriptions were cut short.")
         parts += ["", "Forms:", described]
-    notes = [*notes, *extra]
-    if notes:
-        parts += ["", "Notes:", *(f"- {n}" for n in notes)]
+    every_note = [*notes, *extra]
+    if every_note:
+        parts += ["", "Notes:", *(f"- {n}" for n in every_note)]
     return "\n".join(parts)

@@ -1,9 +1,11 @@
 """Sentinel's egress policy inside one user's browser, plus the browser's own rules.
 
-Every request of the context (navigations, frames, scripts, images, fetch/XHR, form posts)
-goes through `PageGuard.route`, installed with `context.route("**/*", ...)`; WebSockets,
-which `route` does not see, through `PageGuard.websocket`. Before the policy is asked,
-three rules of our own apply:
+Three doors, one decision (`_decide`): every request a page makes (navigations, frames,
+scripts, images, fetch/XHR, form posts) through `route`, installed with
+`context.route("**/*", ...)`; WebSockets through `websocket` (Sentinel's handler, which
+also reviews each message); and every connection Chromium opens, redirect hops included,
+through `review_connection`, called by the reviewing proxy (`connectors.web.proxy`).
+Besides the policy, three rules of our own apply:
 
 - Between operations nothing leaves: a page left open cannot phone home while Deputy is
   not using it (there is no review for it to pass).
@@ -14,7 +16,7 @@ three rules of our own apply:
 - A password filled from the vault may only travel to its own sites (checked with
   Sentinel's leak detection, whatever the operation's review said).
 
-Everything not allowed is aborted and recorded in `blocked`, so the operation can tell the
+Everything not allowed is stopped and recorded in `blocked`, so the operation can tell the
 agent what was stopped and why.
 """
 
@@ -83,7 +85,7 @@ class PageGuard:
     def begin(self, review: Reviewer) -> None:
         self._review = review
         self.blocked = []
-        self._page_hosts: set[str] = set()
+        self._page_hosts = set()
         self._submit_origin = None
 
     def note_page_request(self, request: Any) -> None:

@@ -18,7 +18,7 @@ from playwright.async_api import Page, Request
 
 from connectors.base import ConnectorError, ConnectorRejected, ConnectorUnavailable
 from connectors.web.forms import host_of
-from connectors.web.guard import Blocked, PageGuard, origin_of
+from connectors.web.guard import Blocked, PageGuard
 from connectors.web.proxy import UNREACHABLE_HEADER
 from connectors.web.session import UserSession
 from sentinel.egress_http import EgressBlocked, EgressNeedsApproval
@@ -52,6 +52,7 @@ _BROKEN_ANSWER = {
     "ERR_HTTP2_PROTOCOL_ERROR",
     "ERR_UNSAFE_REDIRECT",
 }
+_CLOSE_TIMEOUT = 5.0
 _NAVIGATION_START_WINDOW = 1.5
 """Seconds after a click within which a page navigation must start to be waited for."""
 
@@ -81,16 +82,16 @@ async def goto(session: UserSession, url: str) -> tuple[Page, int | None]:
         response = await page.goto(url, wait_until="commit")
     except PlaywrightError as exc:
         failure = failure_for(str(exc), url, session.guard)
-        await discard(page)
+        await discard(session, page)
         raise failure from None
     session.requested_url, session.landed_url = url, page.url
     refused = refused_by_proxy(session.guard, page.url)
     if refused is not None:
-        await discard(page)
+        await discard(session, page)
         raise blocked_error(refused)
     status = response.status if response is not None else None
     if response is not None and status == 502 and UNREACHABLE_HEADER in response.headers:
-        await discard(page)
+        await discard(session, page)
         raise ConnectorUnavailable(f"I couldn't connect to {host_of(page.url) or url}; the site may be down.")
     if status in (502, 503, 504):
         raise ConnectorUnavailable(
@@ -165,14 +166,14 @@ async def act_and_follow(session: UserSession, page: Page, act: Callable[[], Awa
         page.remove_listener("requestfailed", on_failed)
         page.remove_listener("framenavigated", on_navigated)
     if failure is not None:
-        await discard(page)
+        await discard(session, page)
         raise failure
     stopped = last_navigation_block(session.guard)
     if len(session.context.pages) > tabs_before:
         page = await session.page()
     stopped = stopped or refused_by_proxy(session.guard, page.url)
     if stopped is not None:
-        await discard(page)
+        await discard(session, page)
         raise blocked_error(stopped)
     try:
         await page.wait_for_load_state("domcontentloaded")
@@ -180,18 +181,23 @@ async def act_and_follow(session: UserSession, page: Page, act: Callable[[], Awa
         raise failure_for(str(exc), page.url, session.guard) from None
     await settle(page)
     if page.url.startswith("chrome-error:"):
-        await discard(page)
+        await discard(session, page)
         raise ConnectorUnavailable("The page that followed could not be loaded.")
     return page
 
 
-async def discard(page: Page) -> None:
-    """Close a tab left on an error page: Chromium would otherwise still be navigating it to
-    `chrome-error://` and interrupt the next load. The next operation opens a fresh tab."""
+async def discard(session: UserSession, page: Page) -> None:
+    """Replace a tab left on an error or refusal page with a fresh one.
+
+    Chromium may still be navigating it (to `chrome-error://`) and would interrupt the next
+    load. The new tab opens first: closing the last tab of a persistent profile while it is
+    loading can hang Playwright, and this way the closed tab is never the last one.
+    """
     try:
-        await page.close()
-    except PlaywrightError:
-        pass
+        await session.context.new_page()
+        await asyncio.wait_for(page.close(), _CLOSE_TIMEOUT)
+    except (PlaywrightError, TimeoutError):
+        pass  # a tab that won't close is left behind; `UserSession.page` closes it later
 
 
 def last_navigation_block(guard: PageGuard) -> Blocked | None:
@@ -203,9 +209,7 @@ def last_navigation_block(guard: PageGuard) -> Blocked | None:
 def refused_by_proxy(guard: PageGuard, url: str) -> Blocked | None:
     """The proxy's refusal of the page now in the tab (a redirect hop the route handler never saw)."""
     for blocked in reversed(guard.blocked):
-        if blocked.proxied and (
-            same_page(blocked.url, url) or origin_of(blocked.url) == origin_of(url) and blocked.url.endswith(":443/")
-        ):
+        if blocked.proxied and same_page(blocked.url, url):
             return blocked
     return None
 
@@ -231,7 +235,7 @@ def failure_for(message: str, url: str, guard: PageGuard) -> ConnectorError:
             return blocked_error(stopped)
         return EgressBlocked(f"Deputy's network guard blocked {host}.")
     if code == "ERR_TUNNEL_CONNECTION_FAILED":  # the proxy refused an https connection
-        refused = [b for b in guard.blocked if b.proxied]
+        refused = [b for b in guard.reportable() if b.proxied]
         if refused:
             return blocked_error(refused[-1])
         return ConnectorUnavailable(f"I couldn't connect to {host}; the site may be down.", detail=detail)

@@ -87,7 +87,7 @@ class EgressProxy:
         headers = [
             (name.strip(), value.strip()) for name, _, value in (line.partition(":") for line in lines[1:] if line)
         ]
-        if False and not self._authorised(headers):
+        if not self._authorised(headers):
             writer.write(
                 b'HTTP/1.1 407 Proxy Authentication Required\r\nProxy-Authenticate: Basic realm="deputy"\r\n'
                 b"Content-Length: 0\r\nConnection: close\r\n\r\n"

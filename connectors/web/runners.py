@@ -11,11 +11,14 @@ it, and between operations nothing leaves the browser at all.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from pathlib import Path
+from typing import TypeVar
 from urllib.parse import quote_plus
 
-from connectors.base import OperationResult
+from pydantic import BaseModel, ValidationError
+
+from connectors.base import ConnectorRejected, OperationResult
 from connectors.web import pages
 from connectors.web.browser import BrowserSessions
 from connectors.web.extract import MAX_CHARS, render_page
@@ -30,6 +33,7 @@ from connectors.web.operations import (
     SearchArgs,
     SubmitFormArgs,
 )
+from connectors.web.session import UserSession
 from sentinel.actions import Action
 from sentinel.egress import Reviewer
 from sentinel.policy import Verdict
@@ -37,7 +41,11 @@ from sentinel.policy import Verdict
 DEFAULT_SEARCH_URL = "http://127.0.0.1:8095/search?q={query}"
 """The sandbox world's search page; operators point `search_url` at a real engine."""
 
+T = TypeVar("T")
+A = TypeVar("A", bound=BaseModel)
+
 ReviewFor = Callable[[Action], Reviewer]
+"""Gives the Sentinel egress review for an action: the operator's policy bound to that goal's context."""
 WebRunner = Callable[[Action, str], OperationResult]
 
 
@@ -64,6 +72,7 @@ class WebRunners:
         self._max_chars = max_chars
 
     def runners(self) -> dict[str, WebRunner]:
+        """The executor's runner for each web operation, keyed `"web.<operation>"`."""
         return {
             "web.open_page": self.open_page,
             "web.search_web": self.search_web,
@@ -75,18 +84,18 @@ class WebRunners:
         }
 
     def open_page(self, action: Action, idempotency_key: str) -> OperationResult:
-        args = OpenPageArgs.model_validate(action.arguments)
+        args = _arguments(OpenPageArgs, action)
         read = self._run(action, lambda s: pages.open_page(s, args.url, self._logins))
         return self._page_result(read)
 
     def search_web(self, action: Action, idempotency_key: str) -> OperationResult:
-        args = SearchArgs.model_validate(action.arguments)
+        args = _arguments(SearchArgs, action)
         url = self._search_url.replace("{query}", quote_plus(args.query))
         read = self._run(action, lambda s: pages.open_page(s, url, self._logins))
         return self._page_result(read, origin=f"the web search results page {read.snapshot.url}")
 
     def fill_form(self, action: Action, idempotency_key: str) -> OperationResult:
-        args = FillFormArgs.model_validate(action.arguments)
+        args = _arguments(FillFormArgs, action)
         form, filled, read = self._run(
             action, lambda s: pages.fill(s, args.url, dict(args.fields), args.form, self._logins)
         )
@@ -106,12 +115,12 @@ class WebRunners:
         return self._submit(action, sensitive_allowed=True)
 
     def click(self, action: Action, idempotency_key: str) -> OperationResult:
-        args = ClickArgs.model_validate(action.arguments)
+        args = _arguments(ClickArgs, action)
         read = self._run(action, lambda s: pages.click(s, args.url, args.text, self._logins))
         return self._page_result(read, lead=f"Clicked “{args.text}”.")
 
     def screenshot(self, action: Action, idempotency_key: str) -> OperationResult:
-        args = ScreenshotArgs.model_validate(action.arguments)
+        args = _arguments(ScreenshotArgs, action)
         # Named after the idempotency key: a retried action rewrites the same file.
         name = hashlib.sha256(idempotency_key.encode()).hexdigest()[:24] + ".png"
         path = self._data_dir / "users" / str(int(action.user_id)) / "screenshots" / name
@@ -122,7 +131,7 @@ class WebRunners:
         )
 
     def _submit(self, action: Action, *, sensitive_allowed: bool) -> OperationResult:
-        args = SubmitFormArgs.model_validate(action.arguments)
+        args = _arguments(SubmitFormArgs, action)
         read = self._run(
             action,
             lambda s: pages.submit(
@@ -138,7 +147,7 @@ class WebRunners:
         )
         return self._page_result(read, lead=f"Sent the form to {args.action_url}. The page that came back:")
 
-    def _run(self, action: Action, work):  # type: ignore[no-untyped-def]
+    def _run(self, action: Action, work: Callable[[UserSession], Awaitable[T]]) -> T:
         return self._sessions.run(action.user_id, self._review_for(action), work)
 
     def _page_result(self, read: pages.PageRead, *, origin: str | None = None, lead: str = "") -> OperationResult:
@@ -153,6 +162,14 @@ class WebRunners:
             summary=_scrub(summary, read.secrets),
             untrusted_origin=origin or f"the web page {read.snapshot.url}",
         )
+
+
+def _arguments(model: type[A], action: Action) -> A:
+    """The action's arguments, checked again here: the executor must not trust what it was handed."""
+    try:
+        return model.model_validate(action.arguments)
+    except ValidationError:
+        raise ConnectorRejected(f"The arguments for web.{action.operation} are not valid.") from None
 
 
 def _blocked_notes(blocked: list[Blocked], limit: int = 5) -> list[str]:

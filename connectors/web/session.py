@@ -12,6 +12,7 @@ request a page makes, the WebSocket handler for sockets, and the reviewing proxy
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from collections.abc import Callable
 from pathlib import Path
 
@@ -98,7 +99,9 @@ class UserSession:
         if open_pages:
             self._page = open_pages[-1]
             for extra in open_pages[:-1]:
-                await extra.close()  # one tab per user keeps memory bounded
+                # One tab per user keeps memory bounded; a tab that won't close is tried again next time.
+                with contextlib.suppress(PlaywrightError, TimeoutError):
+                    await asyncio.wait_for(extra.close(), 5)
         else:
             self._page = await self.context.new_page()
         self._page.set_default_timeout(self.navigation_timeout_ms)
@@ -136,7 +139,7 @@ async def open_session(
             viewport={"width": config.viewport_width, "height": config.viewport_height},
             permissions=[],
             # Every connection, redirect hops and loopback included, goes through the reviewing proxy.
-            proxy={"server": address, "bypass": "<-loopback>"},
+            proxy={"server": address, "bypass": "<-loopback>", "username": proxy.username, "password": proxy.password},
         )
     except PlaywrightError as exc:
         failure = _launch_failure(str(exc))

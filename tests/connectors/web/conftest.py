@@ -203,6 +203,15 @@ def _app(site: Site, huge: bytes) -> web.Application:
     app.router.add_route("*", "/collect", _fixed(lambda: web.Response(text="ok")))
     app.router.add_post("/session", session)
     app.router.add_get("/redirect", redirect)
+    app.router.add_get(
+        "/download",
+        _fixed(
+            lambda: web.Response(
+                body=b"%PDF-1.4 not really",
+                headers={"Content-Type": "application/pdf", "Content-Disposition": 'attachment; filename="a.pdf"'},
+            )
+        ),
+    )
     return app
 
 

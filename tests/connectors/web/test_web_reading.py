@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import socket
 import time
+from pathlib import Path
 
 import pytest
 from conftest import Site, make_action
@@ -101,11 +102,17 @@ def test_a_login_page_without_a_saved_login_needs_the_user(runners: WebRunners, 
     assert caught.value.reason == "login"
 
 
-def test_a_file_download_is_refused(runners: WebRunners, site: Site, user_id: int) -> None:
-    # The connector's own check, behind the argument validation: only http(s) pages are opened.
+def test_a_download_is_refused(runners: WebRunners, site: Site, user_id: int, data_dir: Path) -> None:
+    with pytest.raises(ConnectorRejected, match="is a file to download, not a page; I don't download files"):
+        open_page(runners, site.url("/download"), user_id)
+    assert not list(data_dir.rglob("a.pdf"))
+    assert "Four days in Lisbon" in open_page(runners, site.url("/article"), user_id).summary
+
+
+def test_a_local_file_is_never_opened(runners: WebRunners, site: Site, user_id: int) -> None:
+    # The runner checks the arguments again, behind the catalog's validation.
     action = make_action("open_page", {"url": site.url("/article")}, user_id)
     action.arguments["url"] = "file:///etc/passwd"
-    with pytest.raises(Exception) as caught:
+    with pytest.raises(ConnectorRejected, match="The arguments for web.open_page are not valid.") as caught:
         runners.open_page(action, "key")
     assert "root:" not in str(caught.value)
-    assert isinstance(caught.value, (ConnectorRejected, ValueError))
