@@ -4,7 +4,8 @@ from connectors.calendar.operations import CALENDAR_OPERATIONS
 from connectors.catalog import Catalog
 from connectors.email.mail_operations import MAIL_OPERATIONS
 from connectors.email.operations import SEND_EMAIL_OPERATION
+from connectors.web import WEB_OPERATIONS
 
 
 def default_catalog() -> Catalog:
-    return Catalog([SEND_EMAIL_OPERATION, *MAIL_OPERATIONS, *CALENDAR_OPERATIONS])
+    return Catalog([SEND_EMAIL_OPERATION, *MAIL_OPERATIONS, *CALENDAR_OPERATIONS, *WEB_OPERATIONS])

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import logging
 import threading
+from pathlib import Path
 
 import openai
 from redis import Redis
@@ -24,6 +25,7 @@ from connectors.email.imap import ImapAccount
 from connectors.email.imap_accounts import ImapAccounts
 from connectors.email.imap_reply import smtp_reply_sender
 from connectors.email.mail_runners import MailRunners
+from connectors.web import BrowserConfig, BrowserSessions, VaultLogins, WebRunners
 from deputy.outbox import Outbox
 from deputy.settings import Settings
 from deputy.user_settings import UserSettingsStore
@@ -33,12 +35,14 @@ from sentinel.actions import ActionState
 from sentinel.approvals import ApprovalSigner, ApprovalStore
 from sentinel.audit import AuditLog
 from sentinel.detectors import default_detector
+from sentinel.egress import EgressPolicy, reviewer
 from sentinel.rule_store import RuleStore
 from vault import Scrubber, Vault
 from workers.connections import Connections
 from workers.context import WorkerContext, install
 from workers.credentials import EmailAccounts
 from workers.dispatch import RQDispatch, make_queues
+from workers.egress_context import egress_context_for
 from workers.executor import Executor
 from workers.inflight import Registration, Watchdog
 from workers.operations import api_runners, build_catalog, imported_apis
@@ -110,6 +114,21 @@ def caldav_account(settings: Settings) -> CalDavAccount | None:
                          password=settings.caldav_password, email=settings.smtp_from)
 
 
+def web_runners(settings: Settings, redis: Redis, vault: Vault) -> dict:
+    """The browser operations, when Chromium is installed; every request passes the egress guard."""
+    if not Path(BrowserConfig.model_fields["executable_path"].default).exists():
+        log.warning("Chromium is not installed: web browsing is off")
+        return {}
+    policy = EgressPolicy(allow_private_networks=settings.egress_allow())
+    goals, memory = GoalStore(redis), MemoryStore(redis)
+
+    def review_for(action):
+        return reviewer(policy, egress_context_for(action, goals, memory))
+
+    sessions = BrowserSessions(BrowserConfig(data_dir=settings.data_dir))
+    return WebRunners(sessions, review_for, data_dir=settings.data_dir, logins=VaultLogins(vault)).runners()
+
+
 def build_executor(redis: Redis, settings: Settings, apis: list) -> Executor:
     vault = Vault(settings.vault_path, settings.vault_key_value(), redis)
     email = EmailAccounts(vault, email_account(settings))
@@ -117,7 +136,8 @@ def build_executor(redis: Redis, settings: Settings, apis: list) -> Executor:
     calendar = CalendarRunners(vault, default=caldav_account(settings),
                                zone_for=lambda user_id: UserSettingsStore(redis).get(user_id).timezone)
     runners = {
-        **mail.runners(), "email.send_email": email.runner(), **calendar.runners(), **api_runners(settings, apis, vault)
+        **mail.runners(), "email.send_email": email.runner(), **calendar.runners(), **api_runners(settings, apis, vault),
+        **web_runners(settings, redis, vault),
     }
     goals = GoalStore(redis)
     return Executor(
