@@ -14,6 +14,7 @@ from typing import Any, Callable
 from pydantic import BaseModel, Field
 from redis import Redis
 
+from agent.attachments import Attachment
 from agent.model import ToolCall
 from sentinel.provenance import UntrustedItem
 
@@ -95,6 +96,7 @@ class Goal(BaseModel):
     children: list[str] = Field(default_factory=list)
     result: str | None = Field(default=None, description="A sub-goal's answer for its parent.")
     monitor: Monitor | None = None
+    attachments: list[Attachment] = Field(default_factory=list, description="Files sent with the goal, unread.")
     messages: list[dict[str, Any]] = Field(default_factory=list)
     plan: list[PlanStep] = Field(default_factory=list)
     pending_calls: list[ToolCall] = Field(default_factory=list)

@@ -65,13 +65,15 @@ class MemoryTools:
         self._clock = clock
 
     def relevant(self, goal: Goal) -> list[str]:
-        latest = next((m.get("content", "") for m in reversed(goal.messages) if m.get("role") == "user"), "")
+        latest = next((m["content"] for m in reversed(goal.messages)
+                       if m.get("role") == "user" and isinstance(m.get("content"), str)), "")
         items = self._store.relevant(goal.user_id, f"{goal.text} {latest}")
         return [item.text if item.trust is MemoryTrust.user else f"{item.text} (from {item.source})" for item in items]
 
     def remember(self, goal: Goal, args: RememberArgs) -> str:
         now = self._clock()
-        user_words = [m["content"] for m in goal.messages if m.get("role") == "user" and isinstance(m.get("content"), str)]
+        user_words = [m["content"] for m in goal.messages if m.get("role") == "user" and m.get("name") != "attachment"
+                      and isinstance(m.get("content"), str)]
         from_user = not goal.untrusted or overlap(args.text, user_words) >= TRACEABLE
         origins = sorted({item.origin for item in goal.untrusted})
         item = MemoryItem(

@@ -14,8 +14,9 @@ import logging
 import time
 from dataclasses import dataclass
 from enum import Enum
-from typing import Callable, Protocol
+from typing import Any, Callable, Protocol
 
+from agent.attachments import ATTACHMENT, IMAGE_TYPES, UnreadableFile, document_text, image_part
 from agent.context import RESULT_CHARS, bounded_result, fold
 from agent.goals import ConcurrentUpdate, Goal, GoalStatus, GoalStore
 from agent.memory_tools import MEMORY_TOOLS, ForgetArgs, MemoryTools, RecallArgs, RememberArgs
@@ -154,6 +155,10 @@ class GoalRunner:
             self._monitoring.wake(goal)
         elif goal.status is not GoalStatus.running:
             return StepOutcome.not_running
+        if goal.attachments:
+            failed = self._read_attachments(goal)
+            if failed is not None:
+                return self._fail(goal, failed)
 
         park = False
         while goal.pending_calls:
@@ -166,6 +171,26 @@ class GoalRunner:
         if park:
             return self._park(goal)
         return self._call_model(goal)
+
+    def _read_attachments(self, goal: Goal) -> str | None:
+        """Turn the files sent with the goal into labelled messages (once); a reason if one is unreadable."""
+        for attachment in goal.attachments:
+            origin = f"the file {attachment.name} you sent"
+            if attachment.mime_type in IMAGE_TYPES:
+                content: Any = [{"type": "text", "text": f"(An image you sent: {attachment.name})"},
+                                image_part(attachment)]
+            else:
+                try:
+                    text = document_text(attachment)
+                except (UnreadableFile, OSError) as exc:
+                    return str(exc) if isinstance(exc, UnreadableFile) else f"I couldn't open {attachment.name}."
+                goal.untrusted.append(UntrustedItem(origin=origin, text=text[:MAX_ITEM_CHARS], at=self._clock()))
+                if self._scanner is not None:
+                    goal.risk_notes.extend(f"{origin}: {reason}" for reason in self._scanner(text, origin))
+                content = untrusted(origin, text)
+            goal.messages.append({"role": "user", "name": ATTACHMENT, "content": content})
+        goal.attachments = []
+        return None
 
     def _park(self, goal: Goal) -> StepOutcome:
         """Wait for the next scheduled check, or end the monitor after its last one."""

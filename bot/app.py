@@ -84,6 +84,7 @@ def build_application(
     app.add_handler(CommandHandler("connections", handlers.connections))
     app.add_handler(MessageHandler(filters.COMMAND, handlers.unknown_command))
     app.add_handler(MessageHandler(filters.TEXT, handlers.text))
+    app.add_handler(MessageHandler(filters.PHOTO | filters.Document.ALL, handlers.file))
     app.add_handler(MessageHandler(~filters.TEXT & ~filters.StatusUpdate.ALL, handlers.not_text))
     app.add_handler(CallbackQueryHandler(handlers.press))
     app.add_error_handler(handlers.error)

@@ -14,6 +14,7 @@ from telegram import InlineKeyboardButton, InlineKeyboardMarkup, InputFile, Upda
 from telegram.error import TelegramError
 from telegram.ext import ApplicationHandlerStop, ContextTypes
 
+from agent.attachments import Attachment, accepts
 from agent.goals import Goal, GoalStatus
 from bot import texts
 from bot.activity import format_activity, format_audit, goal_card
@@ -155,6 +156,33 @@ class Handlers:
     async def unknown_command(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
         command = (update.effective_message.text or "/").split()[0].split("@")[0]
         await update.effective_message.reply_text(texts.unknown_command(command))
+
+    async def file(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+        """A photo or document: stored in the user's workspace and given to a new goal."""
+        message = update.effective_message
+        if message.photo:
+            item, name, mime = message.photo[-1], f"photo-{message.message_id}.jpg", "image/jpeg"
+        else:
+            item, name = message.document, message.document.file_name or "file"
+            mime = message.document.mime_type or "application/octet-stream"
+        refusal = accepts(mime, item.file_size or 0)
+        if refusal is not None:
+            await message.reply_text(refusal)
+            return
+        data = await (await item.get_file()).download_as_bytearray()
+        refusal = accepts(mime, len(data))
+        if refusal is not None:
+            await message.reply_text(refusal)
+            return
+        user_id = update.effective_user.id
+        folder = self._s.files_dir / str(user_id) / "files"
+        folder.mkdir(parents=True, exist_ok=True)
+        safe = "".join(c if c.isalnum() or c in "._-" else "_" for c in name)[-80:]
+        path = folder / f"{item.file_unique_id}-{safe}"
+        path.write_bytes(bytes(data))
+        caption = (message.caption or "").strip() or f"Have a look at {name} and tell me what matters."
+        attachment = Attachment(name=name, mime_type=mime, size=len(data), path=str(path))
+        await self._start_goal(update, caption, [attachment])
 
     async def not_text(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
         message = update.effective_message
@@ -307,7 +335,7 @@ class Handlers:
         if not text.strip():
             await message.reply_text(texts.EMPTY)
             return
-        user_id, chat_id = update.effective_user.id, update.effective_chat.id
+        user_id = update.effective_user.id
         editing = take_edit(self._s, user_id)
         if editing is not None:
             edited = apply_edit(self._s, editing, user_id, text)
@@ -320,7 +348,10 @@ class Handlers:
             if answered is not None:
                 await message.reply_text(texts.answer_received(answered.text))
                 return
-        now = self._s.clock()
+        await self._start_goal(update, text, [])
+
+    async def _start_goal(self, update: Update, text: str, attachments: list[Attachment]) -> None:
+        user_id, chat_id, now = update.effective_user.id, update.effective_chat.id, self._s.clock()
         goal = self._s.goals.save(
             Goal(
                 id=new_id("g"),
@@ -328,13 +359,14 @@ class Handlers:
                 chat_id=chat_id,
                 text=text,
                 messages=[{"role": "user", "content": text}],
+                attachments=attachments,
                 created_at=now,
                 updated_at=now,
             )
         )
         self._s.dispatch.step(goal.id, goal.step)
-        self._s.audit.append(user_id, "goal_created", now, goal_id=goal.id)
-        await message.reply_text(texts.ACK_NEW_GOAL)
+        self._s.audit.append(user_id, "goal_created", now, goal_id=goal.id, files=len(attachments))
+        await update.effective_message.reply_text(texts.ACK_NEW_GOAL)
 
     def _answer(self, goal_id: str, text: str) -> Goal | None:
         def add_answer(goal: Goal) -> Goal | None:

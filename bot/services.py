@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Callable
 
 from redis import Redis
@@ -32,12 +33,18 @@ class BotServices:
     actions: ActionStore
     links: ConnectLinks
     connect_url: str = "http://127.0.0.1:8081"
+    files_dir: Path = Path("data/users")
     agent_name: str = "Deputy"
     clock: Callable[[], float] = field(default=time.time)
 
     @classmethod
     def create(
-        cls, redis: Redis, secret: str, allowed_users: frozenset[int] | None, connect_url: str = "http://127.0.0.1:8081"
+        cls,
+        redis: Redis,
+        secret: str,
+        allowed_users: frozenset[int] | None,
+        connect_url: str = "http://127.0.0.1:8081",
+        files_dir: Path = Path("data/users"),
     ) -> "BotServices":
         return cls(
             redis=redis,
@@ -52,6 +59,7 @@ class BotServices:
             actions=ActionStore(redis),
             links=ConnectLinks(redis),
             connect_url=connect_url,
+            files_dir=files_dir,
         )
 
     def is_allowed(self, user_id: int) -> bool:

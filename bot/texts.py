@@ -41,7 +41,7 @@ def too_long(length: int) -> str:
 
 
 EMPTY = "That message was empty. Tell me what you'd like me to do."
-NOT_TEXT = "I can only read text messages for now. Describe what you need in words."
+NOT_TEXT = "I can't read that kind of message. Send text, a photo, a PDF or a text file."
 ACK_NEW_GOAL = "On it. I'll work on this in the background and come back here when I have news or need your OK."
 STORAGE_DOWN = (
     "I can't reach my storage right now, so I couldn't save that. Nothing was started. "

@@ -13,7 +13,7 @@ from aiohttp import web
 
 from emulator.errors import UserApiError
 from emulator.events import EventBus
-from emulator.records import Chat, Json, StoredMessage
+from emulator.records import Chat, Document, Json, StoredMessage
 from emulator.state import ChatState
 from emulator.tgobjects import (
     BotProfile,
@@ -52,6 +52,15 @@ class Emulator:
         msg = self.state.add_message(
             chat, "user", text=text, entities=command_entities(text), reply_to=reply_to
         )
+        self.updates.put("message", self.message_json(chat, msg))
+        return msg
+
+    def user_sends_file(
+        self, user_id: int, document: Document, caption: str = "", first_name: str | None = None
+    ) -> StoredMessage:
+        """A user sends a file (with an optional caption): a ``message`` update with a document."""
+        chat = self.state.open_chat(user_id, first_name)
+        msg = self.state.add_message(chat, "user", text=caption, document=document)
         self.updates.put("message", self.message_json(chat, msg))
         return msg
 

@@ -185,7 +185,7 @@ def _document(emu: Emulator, given: UploadedFile | str | None) -> Document:
         if not mime or mime == "application/octet-stream":
             mime = mimetypes.guess_type(given.filename)[0] or "application/octet-stream"
         keep = given.content if len(given.content) <= KEEP_CONTENT_LIMIT else None
-        return _new_document(given.filename, len(given.content), mime, keep)
+        return new_document(given.filename, len(given.content), mime, keep)
     if not given:
         raise bad_request("there is no document in the request")
     known = emu.state.files.get(given)
@@ -193,10 +193,10 @@ def _document(emu: Emulator, given: UploadedFile | str | None) -> Document:
         return known
     # A URL (or an id we never issued): Telegram would fetch it; we only record its name.
     name = posixpath.basename(urlparse(given).path) or "document"
-    return _new_document(name, 0, mimetypes.guess_type(name)[0] or "application/octet-stream", None)
+    return new_document(name, 0, mimetypes.guess_type(name)[0] or "application/octet-stream", None)
 
 
-def _new_document(name: str, size: int, mime: str, content: bytes | None) -> Document:
+def new_document(name: str, size: int, mime: str, content: bytes | None) -> Document:
     file_id = "BQACAgIAAxkBAAI" + secrets.token_urlsafe(24)
     unique = hashlib.sha1(file_id.encode()).hexdigest()[:16]
     return Document(file_id, "AgAD" + unique, name, size, mime, content)

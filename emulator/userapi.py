@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import mimetypes
 from collections.abc import Awaitable, Callable
 from typing import Any
 from urllib.parse import quote
@@ -20,6 +21,7 @@ from aiohttp import web
 
 from emulator.errors import UserApiError
 from emulator.hub import EMULATOR_KEY, Emulator
+from emulator.messaging import new_document
 
 KEEPALIVE_SECONDS = 15.0  # an SSE comment this often keeps proxies and browsers connected
 
@@ -89,6 +91,26 @@ async def post_message(request: web.Request) -> web.Response:
     if first_name is not None and not isinstance(first_name, str):
         raise UserApiError(400, '"first_name" must be a string when given')
     msg = _emu(request).user_sends(user_id, text, first_name or None, _optional_int(body, "reply_to"))
+    return web.json_response({"message_id": msg.message_id})
+
+
+@_answers_errors
+async def post_file(request: web.Request) -> web.Response:
+    """The user sends a file: multipart with `file`, and optional `caption` and `first_name`."""
+    user_id = _user_id(request)
+    try:
+        form = await request.post()
+    except ValueError:
+        raise UserApiError(400, "expected a multipart form with a `file` field") from None
+    upload = form.get("file")
+    if not isinstance(upload, web.FileField):
+        raise UserApiError(400, "expected a multipart form with a `file` field")
+    content = upload.file.read()
+    mime = upload.content_type or mimetypes.guess_type(upload.filename)[0] or "application/octet-stream"
+    document = new_document(upload.filename or "file", len(content), mime, content)
+    caption = form.get("caption") if isinstance(form.get("caption"), str) else ""
+    first_name = form.get("first_name") if isinstance(form.get("first_name"), str) else None
+    msg = _emu(request).user_sends_file(user_id, document, caption, first_name)
     return web.json_response({"message_id": msg.message_id})
 
 
@@ -214,6 +236,7 @@ def setup(app: web.Application) -> None:
     r.add_post("/api/users/{user_id}/messages", post_message)
     r.add_get("/api/users/{user_id}/messages", get_messages)
     r.add_post("/api/users/{user_id}/press", press)
+    r.add_post("/api/users/{user_id}/files", post_file)
     r.add_get("/api/users/{user_id}/answers", get_answers)
     r.add_get("/api/users/{user_id}/commands", get_commands)
     r.add_get("/api/users/{user_id}/events", events)

@@ -23,7 +23,7 @@ def egress_context_for(action: Action, goals: GoalStore, memory: MemoryStore) ->
     values (the user's own facts) that must not leave for a site the user did not choose."""
     goal = goals.get(action.goal_id)
     user_texts = [m["content"] for m in (goal.messages if goal else [])
-                  if m.get("role") == "user" and isinstance(m.get("content"), str)]
+                  if m.get("role") == "user" and m.get("name") != "attachment" and isinstance(m.get("content"), str)]
     remembered = [m.text for m in memory.list(action.user_id) if m.trust is MemoryTrust.user]
     trusted_domains = {d for text in user_texts for _, value in values_in(text) if (d := _domain(value))}
     trusted_values = {value for text in user_texts for _, value in values_in(text)}

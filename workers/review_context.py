@@ -12,6 +12,7 @@ from typing import Callable
 
 from redis import Redis
 
+from agent.attachments import ATTACHMENT
 from agent.goals import GoalStore
 from connectors.catalog import Catalog
 from memory import MemoryStore, MemoryTrust
@@ -80,7 +81,9 @@ class ReviewContextBuilder:
         goal = self._goals.get(action.goal_id)
         trusted: list[str] = []
         if goal is not None:
-            trusted = [m["content"] for m in goal.messages if m.get("role") == "user" and isinstance(m.get("content"), str)]
+            # The user's own words: not files they forwarded (those are outside content).
+            trusted = [m["content"] for m in goal.messages if m.get("role") == "user" and m.get("name") != ATTACHMENT
+                       and isinstance(m.get("content"), str)]
         memories = MemoryStore(self._redis).list(action.user_id)
         remembered = [m.text for m in memories if m.trust is MemoryTrust.user]
         # A memory accepted from outside content is used, but its values stay untrusted.
