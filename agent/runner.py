@@ -36,6 +36,7 @@ from agent.tools import (
     parse_split,
 )
 from connectors.catalog import Catalog, InvalidArguments, Operation
+from connectors.custom import UserCatalogs
 from deputy.outbox import Button, Outbox, OutboxMessage
 from deputy.user_settings import UserSettingsStore
 from sentinel.action_store import ActionRecord, ActionStore
@@ -111,6 +112,7 @@ class GoalRunner:
         scanner: ContentScanner | None = None,
         memory: MemoryTools | None = None,
         settings: UserSettingsStore | None = None,
+        user_catalogs: UserCatalogs | None = None,
     ) -> None:
         self._goals = goals
         self._actions = actions
@@ -123,7 +125,8 @@ class GoalRunner:
         self._scanner = scanner
         self._memory = memory
         self._settings = settings
-        self._tools = [*INTERNAL_TOOLS, *(MEMORY_TOOLS if memory else []), *catalog.tool_schemas()]
+        self._own_tools = [*INTERNAL_TOOLS, *(MEMORY_TOOLS if memory else [])]
+        self._user_catalogs = user_catalogs
         self._subgoals = Subgoals(goals, dispatch, clock)
         self._monitoring = Monitoring(dispatch, clock)
 
@@ -210,7 +213,7 @@ class GoalRunner:
     def _resolve(self, goal: Goal, call: ToolCall) -> StepOutcome | None:
         """Handle one pending call; an outcome means the step ends here."""
         try:
-            operation = self._catalog.get(call.name)
+            operation = self._catalog_for(goal).get(call.name)
             if operation is not None:
                 return self._submit(goal, call, operation)
             if call.name == "reply":
@@ -232,7 +235,7 @@ class GoalRunner:
             elif call.name == "no_news":
                 result = "OK, nothing to report." if goal.monitor else "Error: no check is scheduled for this goal."
             else:
-                names = ", ".join(t["function"]["name"] for t in self._tools)
+                names = ", ".join(t["function"]["name"] for t in self._tools_for(goal))
                 result = f"Error: there is no tool named {call.name!r}. Available tools: {names}."
         except (ToolArgumentError, InvalidArguments) as exc:
             result = f"Error: {exc}"
@@ -245,6 +248,13 @@ class GoalRunner:
         """Keep a digest of (call, result) to notice a goal going round in circles."""
         digest = hashlib.sha256(f"{call.name}\x00{call.arguments}\x00{result}".encode()).hexdigest()[:16]
         goal.loop_signatures = [*goal.loop_signatures, digest][-2 * self._limits.loop_repeats :]
+
+    def _catalog_for(self, goal: Goal) -> Catalog:
+        """The operations this user may use: everyone's, plus the services they connected."""
+        return self._user_catalogs.for_user(goal.user_id) if self._user_catalogs else self._catalog
+
+    def _tools_for(self, goal: Goal) -> list[dict[str, Any]]:
+        return [*self._own_tools, *self._catalog_for(goal).tool_schemas()]
 
     def _memory_call(self, goal: Goal, call: ToolCall) -> str:
         assert self._memory is not None
@@ -393,7 +403,7 @@ class GoalRunner:
         try:
             settings = self._settings.get(goal.user_id) if self._settings else None
             memories = self._memory.relevant(goal) if self._memory else None
-            reply = self._model.complete(build_messages(goal, self._clock(), settings, memories), self._tools)
+            reply = self._model.complete(build_messages(goal, self._clock(), settings, memories), self._tools_for(goal))
         except ModelError as exc:
             log.warning("goal %s: model call failed: %s", goal.id, exc)
             goal.model_attempts += 1

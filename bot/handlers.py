@@ -24,6 +24,7 @@ from bot.memory_view import memory_listing, ordered
 from bot.presses import decide_press
 from bot.secret_paste import deleted_notice, pasted_secret
 from bot.services import BotServices
+from connectors.custom import CustomConnectors
 from deputy.connect_forms import FORMS
 from deputy.ids import new_id
 from deputy.user_settings import UserSettings, UserSettingsStore
@@ -293,10 +294,30 @@ class Handlers:
             )
 
     async def connect(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
-        service = " ".join(context.args or []).strip().lower()
-        if service not in FORMS:
-            choices = ", ".join(f"/connect {name}" for name in FORMS)
-            await update.effective_message.reply_text(f"What would you like to connect? {choices}")
+        args = context.args or []
+        service = (args[0] if args else "").strip().lower()
+        user_id, chat_id = update.effective_user.id, update.effective_chat.id
+        if service in ("api", "mcp") and len(args) == 2 and args[1].startswith(("https://", "http://")):
+            self._s.dispatch.add_connector(user_id, chat_id, "openapi" if service == "api" else "mcp", args[1][:500])
+            await update.effective_message.reply_text("Looking at that service; I'll tell you what it offers.")
+            return
+        if service == "key" and len(args) == 2:
+            custom = CustomConnectors(self._s.redis).get(user_id, args[1].lower())
+            if custom is None:
+                await update.effective_message.reply_text(f"No connected service is called {args[1]}. /connections")
+                return
+            handle = f"cred:{'api' if custom.kind == 'openapi' else 'mcp'}/{custom.name}"
+            token = self._s.links.create(user_id, chat_id, "key", handle)
+            await update.effective_message.reply_text(
+                f"Open this private link to add the key for {custom.name} (it works once, for 15 minutes):\n"
+                f"{self._s.connect_url}/connect/{token}"
+            )
+            return
+        if service not in FORMS or service == "key":
+            await update.effective_message.reply_text(
+                "What would you like to connect? /connect email · /connect calendar · "
+                "/connect api <address of an OpenAPI description> · /connect mcp <address of an MCP server>"
+            )
             return
         token = self._s.links.create(update.effective_user.id, update.effective_chat.id, service)
         await update.effective_message.reply_text(
@@ -307,11 +328,15 @@ class Handlers:
     async def connections(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
         user_id = update.effective_user.id
         infos = list_credentials(self._s.redis, user_id)
-        if not infos:
+        custom = CustomConnectors(self._s.redis).list(user_id)
+        if not infos and not custom:
             await update.effective_message.reply_text("Nothing is connected yet. /connect email to start.")
             return
-        services = sorted({info.handle.split(":", 1)[1].split("/", 1)[0] for info in infos})
-        lines = [f"• {info.label}" for info in infos]
+        keyed = {"api", "mcp"}
+        services = sorted({info.handle.split(":", 1)[1].split("/", 1)[0] for info in infos} - keyed
+                          | {c.name for c in custom})
+        lines = [f"• {info.label}" for info in infos if info.handle.split(":", 1)[1].split("/", 1)[0] not in keyed]
+        lines += [f"• {c.name}: {'OpenAPI' if c.kind == 'openapi' else 'MCP'} service at {c.source}" for c in custom]
         buttons = [[InlineKeyboardButton(f"Disconnect {name}", callback_data=self._s.buttons.data("dx", name, user_id))]
                    for name in services]
         await update.effective_message.reply_text("Connected:\n" + "\n".join(lines),

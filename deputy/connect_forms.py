@@ -58,7 +58,24 @@ def _calendar_entries(values: dict[str, str]) -> list[Entry]:
                   {"url": values["url"], "username": values["username"]})]
 
 
+def _key_entries(values: dict[str, str]) -> list[Entry]:
+    # The handle is the link's own (see `connect_page`); "" here is replaced there.
+    public = {"username": values["username"]} if values.get("username") else {}
+    return [Entry("", SecretStr(values["secret"]), "API key or token", public)]
+
+
 FORMS: dict[str, ServiceForm] = {
+    "key": ServiceForm(
+        service="key",
+        title="Add the key for a connected service",
+        explanation="The API key, token or password the service gave you. It is stored encrypted and sent only "
+        "to that service.",
+        fields=(
+            Field("secret", "Key, token or password", "password"),
+            Field("username", "Username (only for services that ask for one)", required=False),
+        ),
+        entries=_key_entries,
+    ),
     "email": ServiceForm(
         service="email",
         title="Connect your email",

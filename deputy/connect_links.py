@@ -20,15 +20,16 @@ class ConnectRequest(BaseModel):
     user_id: int
     chat_id: int
     service: str
+    handle: str | None = None  # for "key": the vault handle the secret goes to
 
 
 class ConnectLinks:
     def __init__(self, redis: Redis) -> None:
         self._redis = redis
 
-    def create(self, user_id: int, chat_id: int, service: str) -> str:
+    def create(self, user_id: int, chat_id: int, service: str, handle: str | None = None) -> str:
         token = secrets.token_urlsafe(24)
-        request = ConnectRequest(user_id=user_id, chat_id=chat_id, service=service)
+        request = ConnectRequest(user_id=user_id, chat_id=chat_id, service=service, handle=handle)
         self._redis.set(_KEY.format(token), request.model_dump_json(), ex=TTL_SECONDS)
         return token
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 import html
 import logging
 import time
+from dataclasses import replace
 from typing import Callable
 
 from aiohttp import web
@@ -89,6 +90,8 @@ def create_app(
         if links.consume(token) is None:  # someone else submitted in the meantime
             return _page("Link expired", f"<p>{_GONE}</p>", status=410)
         entries = form.entries(values)
+        if pending.handle:
+            entries = [replace(entry, handle=pending.handle) for entry in entries]
         try:
             for entry in entries:
                 vault.put(pending.user_id, entry.handle, entry.secret, "password", entry.label, public=entry.public)
@@ -97,8 +100,9 @@ def create_app(
             return _page("Not connected", f"<p>{html.escape(exc.user_message)}</p>", status=500)
         audit.append(pending.user_id, "connection_added", clock(), service=form.service,
                      handles=[e.handle for e in entries])
-        outbox.send(pending.chat_id, f"✅ {form.title.replace('Connect your', 'Your')} is connected. "
-                    "/connections lists what is connected.")
+        what = f"The key for {pending.handle.split('/')[-1]} is saved" if pending.handle else (
+            f"{form.title.replace('Connect your', 'Your')} is connected")
+        outbox.send(pending.chat_id, f"✅ {what}. /connections lists what is connected.")
         return _page("Connected", "<p>Done. You can close this page and go back to the chat.</p>")
 
     async def healthz(request: web.Request) -> web.Response:

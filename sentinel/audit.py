@@ -38,7 +38,7 @@ class AuditLog:
     def __init__(self, redis: Redis) -> None:
         self._redis = redis
 
-    def append(self, user_id: int, kind: str, at: float, **detail: Any) -> str:
+    def append(self, user_id: int, kind: str, at: float, /, **detail: Any) -> str:
         """Append one entry; returns its hash."""
         tip_key, stream = _TIP.format(user_id), _STREAM.format(user_id)
         with self._redis.pipeline() as pipe:

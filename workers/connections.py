@@ -8,6 +8,7 @@ from typing import Callable
 
 from redis import Redis
 
+from connectors.custom import CustomConnectors
 from deputy.outbox import Outbox
 from sentinel.audit import AuditLog
 from vault import Vault
@@ -34,11 +35,14 @@ class Connections:
 
     def forget(self, job: ForgetConnectionJob) -> str:
         prefix = f"cred:{job.service}/"
-        handles = [info.handle for info in self._vault.list(job.user_id) if info.handle.startswith(prefix)]
+        own = {f"cred:api/{job.service}", f"cred:mcp/{job.service}"}  # a custom service's key
+        handles = [info.handle for info in self._vault.list(job.user_id)
+                   if info.handle.startswith(prefix) or info.handle in own]
+        removed_service = self._redis is not None and CustomConnectors(self._redis).remove(job.user_id, job.service)
         for handle in handles:
             self._vault.delete(job.user_id, handle)
         self._audit.append(job.user_id, "connection_removed", self._clock(), service=job.service, handles=handles)
-        if handles:
+        if handles or removed_service:
             self._outbox.send(job.chat_id, f"Disconnected {job.service}; its credentials are erased from the vault.")
         else:
             self._outbox.send(job.chat_id, f"{job.service.capitalize()} was not connected.")

@@ -13,6 +13,7 @@ from redis import Redis
 
 from agent.runner import GoalRunner
 from workers.connections import Connections
+from workers.custom_connectors import CustomConnectorService
 from workers.executor import Executor
 from workers.rule_proposer import RuleProposer
 
@@ -25,6 +26,7 @@ class WorkerContext:
     executor: Executor | None = None
     rule_proposer: "RuleProposer | None" = None
     connections: "Connections | None" = None
+    custom_connectors: "CustomConnectorService | None" = None
 
 
 _current: WorkerContext | None = None

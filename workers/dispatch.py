@@ -16,6 +16,7 @@ from workers.payloads import (
     ACTIONS_QUEUE,
     AGENT_QUEUE,
     ActionJob,
+    AddConnectorJob,
     ApprovalExpiryJob,
     EraseUserJob,
     ForgetConnectionJob,
@@ -29,6 +30,7 @@ EXPIRE_FUNC = "workers.jobs.expire_approval"
 RULE_FUNC = "workers.jobs.propose_rule"
 FORGET_FUNC = "workers.jobs.forget_connection"
 ERASE_FUNC = "workers.jobs.erase_user"
+ADD_CONNECTOR_FUNC = "workers.jobs.add_connector"
 # Finished jobs are only kept briefly: goal state lives in Deputy's own records.
 RESULT_TTL = 60
 FAILURE_TTL = 24 * 3600
@@ -87,6 +89,12 @@ class RQDispatch:
         self._queues[ACTIONS_QUEUE].enqueue(
             ERASE_FUNC, payload, job_id=new_job_id("d"), result_ttl=0, failure_ttl=FAILURE_TTL,
             description="erase one user's data",
+        )
+
+    def add_connector(self, user_id: int, chat_id: int, kind: str, url: str) -> None:
+        payload = AddConnectorJob(user_id=user_id, chat_id=chat_id, kind=kind, url=url).model_dump(mode="json")
+        self._queues[ACTIONS_QUEUE].enqueue(
+            ADD_CONNECTOR_FUNC, payload, job_id=new_job_id("c"), result_ttl=RESULT_TTL, failure_ttl=FAILURE_TTL
         )
 
     def idle(self, goal_id: str) -> None:

@@ -57,7 +57,9 @@ class Executor:
         approval_ttl: float,
         clock: Callable[[], float] = time.time,
         scrubber: Scrubber | None = None,
+        user_runners: Callable[[Action], ActionRunner | None] | None = None,
     ) -> None:
+        self._user_runners = user_runners
         self._actions = actions
         self._approvals = approvals
         self._goals = goals
@@ -199,6 +201,8 @@ class Executor:
         if not self._actions.transition(action.id, _PENDING, ActionState.executing):
             return  # another job claimed it first
         runner = self._runners.get(f"{action.connector}.{action.operation}")
+        if runner is None and self._user_runners is not None:
+            runner = self._user_runners(action)
         try:
             if runner is None:
                 raise ConnectorError(f"The {action.connector} connector is not set up on this Deputy.")

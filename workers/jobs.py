@@ -12,6 +12,7 @@ from workers.dispatch import action_unit, goal_unit
 from workers.inflight import Inflight, Lease
 from workers.payloads import (
     ActionJob,
+    AddConnectorJob,
     ApprovalExpiryJob,
     EraseUserJob,
     ForgetConnectionJob,
@@ -74,6 +75,14 @@ def erase_user(payload: dict[str, Any]) -> str:
     if context.connections is None:
         raise RuntimeError("users are erased by the executor (`deputy executor`)")
     return context.connections.erase(job)
+
+
+def add_connector(payload: dict[str, Any]) -> str:
+    job = AddConnectorJob.model_validate(payload)
+    context = current()
+    if context.custom_connectors is None:
+        raise RuntimeError("services are connected by the executor (`deputy executor`)")
+    return context.custom_connectors.add(job)
 
 
 def _holding(unit: str, work: Callable[[WorkerContext], str]) -> str:

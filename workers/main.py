@@ -20,11 +20,13 @@ from agent.memory_tools import MemoryTools
 from agent.model import OpenAIChatModel
 from agent.runner import GoalRunner, RunnerLimits, injection_scanner
 from connectors.calendar import CalDavAccount, CalendarRunners
+from connectors.custom import CustomConnectors, UserCatalogs
 from connectors.email import SmtpAccount
 from connectors.email.imap import ImapAccount
 from connectors.email.imap_accounts import ImapAccounts
 from connectors.email.imap_reply import smtp_reply_sender
 from connectors.email.mail_runners import MailRunners
+from connectors.http import guarded_client
 from connectors.web import BrowserConfig, BrowserSessions, VaultLogins, WebRunners
 from deputy.outbox import Outbox
 from deputy.settings import Settings
@@ -35,12 +37,13 @@ from sentinel.actions import ActionState
 from sentinel.approvals import ApprovalSigner, ApprovalStore
 from sentinel.audit import AuditLog
 from sentinel.detectors import default_detector
-from sentinel.egress import EgressPolicy, reviewer
+from sentinel.egress import EgressContext, EgressPolicy, reviewer
 from sentinel.rule_store import RuleStore
 from vault import Scrubber, Vault
 from workers.connections import Connections
 from workers.context import WorkerContext, install
 from workers.credentials import EmailAccounts
+from workers.custom_connectors import CustomConnectorService
 from workers.dispatch import RQDispatch, make_queues
 from workers.egress_context import egress_context_for
 from workers.executor import Executor
@@ -75,6 +78,7 @@ def build_runner(redis: Redis, settings: Settings, apis: list) -> GoalRunner:
         RQDispatch(redis),
         build_catalog(apis),
         limits=limits,
+        user_catalogs=UserCatalogs(build_catalog(apis), CustomConnectors(redis)),
         memory=MemoryTools(MemoryStore(redis), Outbox(redis), AuditLog(redis)),
         scanner=injection_scanner(default_detector()),
         settings=UserSettingsStore(redis),
@@ -129,7 +133,7 @@ def web_runners(settings: Settings, redis: Redis, vault: Vault) -> dict:
     return WebRunners(sessions, review_for, data_dir=settings.data_dir, logins=VaultLogins(vault)).runners()
 
 
-def build_executor(redis: Redis, settings: Settings, apis: list) -> Executor:
+def build_executor(redis: Redis, settings: Settings, apis: list) -> tuple[CustomConnectorService, Executor]:
     vault = Vault(settings.vault_path, settings.vault_key_value(), redis)
     email = EmailAccounts(vault, email_account(settings))
     mail = MailRunners(ImapAccounts(vault, imap_account(settings)).for_user, smtp_reply_sender(email.for_user))
@@ -140,7 +144,12 @@ def build_executor(redis: Redis, settings: Settings, apis: list) -> Executor:
         **web_runners(settings, redis, vault),
     }
     goals = GoalStore(redis)
-    return Executor(
+    catalogs = UserCatalogs(build_catalog(apis), CustomConnectors(redis))
+    custom = CustomConnectorService(
+        CustomConnectors(redis), catalogs, guarded_client(reviewer(EgressPolicy(allow_private_networks=settings.egress_allow()), EgressContext()), connector="custom"),
+        vault, Outbox(redis), AuditLog(redis),
+    )
+    return custom, Executor(
         ActionStore(redis),
         ApprovalStore(redis),
         goals,
@@ -149,9 +158,10 @@ def build_executor(redis: Redis, settings: Settings, apis: list) -> Executor:
         ApprovalSigner(settings.secret_value()),
         RQDispatch(redis),
         runners,
-        ReviewContextBuilder(redis, goals, build_catalog(apis), stored_rules(RuleStore(redis))),
+        ReviewContextBuilder(redis, goals, build_catalog(apis), stored_rules(RuleStore(redis)), user_catalogs=catalogs),
         approval_ttl=settings.approval_ttl_seconds,
         scrubber=Scrubber([p for p in (settings.smtp_password, settings.imap_password, settings.caldav_password) if p]),
+        user_runners=custom.runner_for,
     )
 
 
@@ -199,7 +209,7 @@ def serve(settings: Settings, role: str, burst: bool = False) -> None:
         context.rule_proposer = RuleProposer(build_model(settings), RuleStore(redis), Outbox(redis))
         queue_name = AGENT_QUEUE
     else:
-        context.executor = build_executor(redis, settings, apis)
+        context.custom_connectors, context.executor = build_executor(redis, settings, apis)
         context.connections = Connections(
             Vault(settings.vault_path, settings.vault_key_value(), redis), Outbox(redis), AuditLog(redis),
             redis=redis, data_dir=settings.data_dir,

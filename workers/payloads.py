@@ -1,5 +1,7 @@
 """Typed job payloads: every queue job takes one of these, serialised as JSON."""
 
+from typing import Literal
+
 from pydantic import BaseModel
 
 AGENT_QUEUE = "agent"
@@ -49,3 +51,13 @@ class EraseUserJob(BaseModel):
     schema_version: int = 1
     user_id: int
     chat_id: int
+
+
+class AddConnectorJob(BaseModel):
+    """/connect api <url> or /connect mcp <url>: describe the service and keep it for this user."""
+
+    schema_version: int = 1
+    user_id: int
+    chat_id: int
+    kind: Literal["openapi", "mcp"]
+    url: str

@@ -15,6 +15,7 @@ from redis import Redis
 from agent.attachments import ATTACHMENT
 from agent.goals import GoalStore
 from connectors.catalog import Catalog
+from connectors.custom import UserCatalogs
 from memory import MemoryStore, MemoryTrust
 from sentinel.actions import Action
 from sentinel.policy import ReviewContext, RuleVerdict, Verdict
@@ -63,7 +64,9 @@ class ReviewContextBuilder:
         catalog: Catalog,
         rules: RuleCheck | None = None,
         clock: Callable[[], float] | None = None,
+        user_catalogs: UserCatalogs | None = None,
     ) -> None:
+        self._user_catalogs = user_catalogs
         self._redis = redis
         self._goals = goals
         self._catalog = catalog
@@ -72,7 +75,8 @@ class ReviewContextBuilder:
 
     def authoritative(self, action: Action) -> Action | None:
         """The action with the effect and tags the catalog declares; None if unknown."""
-        operation = self._catalog.find(action.connector, action.operation)
+        catalog = self._user_catalogs.for_user(action.user_id) if self._user_catalogs else self._catalog
+        operation = catalog.find(action.connector, action.operation)
         if operation is None:
             return None
         return action.model_copy(update={"effect": operation.spec.effect, "tags": sorted(operation.spec.tags)})

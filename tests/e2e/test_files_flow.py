@@ -8,8 +8,7 @@ import time
 import httpx
 from redis import Redis
 
-from agent.model import ModelReply
-from agent.testing import ChatRequest, tool_call
+from agent.testing import tool_call
 from deputy.testing import DeputyStack
 from memory import MemoryItem, MemoryKind, MemoryStore
 from tests_support import tiny_pdf
