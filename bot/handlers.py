@@ -315,7 +315,7 @@ class Handlers:
             return
         if service not in FORMS or service == "key":
             await update.effective_message.reply_text(
-                "What would you like to connect? /connect email · /connect calendar · "
+                "What would you like to connect? /connect email · /connect calendar · /connect card · "
                 "/connect api <address of an OpenAPI description> · /connect mcp <address of an MCP server>"
             )
             return

@@ -64,7 +64,24 @@ def _key_entries(values: dict[str, str]) -> list[Entry]:
     return [Entry("", SecretStr(values["secret"]), "API key or token", public)]
 
 
+def _card_entries(values: dict[str, str]) -> list[Entry]:
+    return [Entry("cred:card/main", SecretStr(values["number"]), f"Card of {values['holder']}",
+                  {"holder": values["holder"], "expiry": values["expiry"]})]
+
+
 FORMS: dict[str, ServiceForm] = {
+    "card": ServiceForm(
+        service="card",
+        title="Add a payment card",
+        explanation="Deputy never shows the number to its AI: each approved purchase gets a single-use token "
+        "for exactly the approved amount and shop.",
+        fields=(
+            Field("number", "Card number", "password"),
+            Field("holder", "Name on the card"),
+            Field("expiry", "Expiry (MM/YY)"),
+        ),
+        entries=_card_entries,
+    ),
     "key": ServiceForm(
         service="key",
         title="Add the key for a connected service",

@@ -94,7 +94,8 @@ def create_app(
             entries = [replace(entry, handle=pending.handle) for entry in entries]
         try:
             for entry in entries:
-                vault.put(pending.user_id, entry.handle, entry.secret, "password", entry.label, public=entry.public)
+                kind = "card" if entry.handle.startswith("cred:card/") else "password"
+                vault.put(pending.user_id, entry.handle, entry.secret, kind, entry.label, public=entry.public)
         except VaultError as exc:
             log.error("could not store a connection: %s", exc.user_message)
             return _page("Not connected", f"<p>{html.escape(exc.user_message)}</p>", status=500)

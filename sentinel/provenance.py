@@ -124,6 +124,9 @@ class _Corpus:
             # "buy it for at most $20": any amount within the ceiling the user set is theirs.
             return amount in self.amounts or (self.ceiling is not None and amount <= self.ceiling)
         if kind == "domain":
+            # Hosts given as addresses (a service on this machine) have no domain shape.
+            if re.fullmatch(r"[0-9.:\[\]a-f]+", needle):
+                return re.search(rf"(?<![0-9.]){re.escape(needle)}(?![0-9])", self.text) is not None
             return needle in self.domains
         if kind == "phone":
             return len(needle) > 6 and re.sub(r"[^\d+]", "", needle) in self.digits

@@ -32,6 +32,7 @@ from sentinel.cards import card_buttons, card_text
 from sentinel.policy import Decision, Risk, Verdict, review
 from vault import Scrubber
 from workers.payloads import ActionJob
+from workers.payments import PaymentIssuer
 from workers.review_context import ReviewContextBuilder
 
 log = logging.getLogger(__name__)
@@ -58,7 +59,9 @@ class Executor:
         clock: Callable[[], float] = time.time,
         scrubber: Scrubber | None = None,
         user_runners: Callable[[Action], ActionRunner | None] | None = None,
+        payments: PaymentIssuer | None = None,
     ) -> None:
+        self._payments = payments
         self._user_runners = user_runners
         self._actions = actions
         self._approvals = approvals
@@ -206,7 +209,8 @@ class Executor:
         try:
             if runner is None:
                 raise ConnectorError(f"The {action.connector} connector is not set up on this Deputy.")
-            produced = runner(action, idempotency_key)
+            runnable = self._payments.prepare(action, idempotency_key) if self._payments else action
+            produced = runner(runnable, idempotency_key)
         except ConnectorError as exc:
             message = self._scrubber.scrub(exc.user_message)
             log.warning("action %s failed: %s", action.id, message)

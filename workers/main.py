@@ -39,7 +39,7 @@ from sentinel.audit import AuditLog
 from sentinel.detectors import default_detector
 from sentinel.egress import EgressContext, EgressPolicy, reviewer
 from sentinel.rule_store import RuleStore
-from vault import Scrubber, Vault
+from vault import PaymentTokens, Scrubber, Vault
 from workers.connections import Connections
 from workers.context import WorkerContext, install
 from workers.credentials import EmailAccounts
@@ -50,6 +50,7 @@ from workers.executor import Executor
 from workers.inflight import Registration, Watchdog
 from workers.operations import api_runners, build_catalog, imported_apis
 from workers.payloads import ACTIONS_QUEUE, AGENT_QUEUE
+from workers.payments import PaymentIssuer
 from workers.review_context import ReviewContextBuilder, stored_rules
 from workers.rule_proposer import RuleProposer
 
@@ -162,6 +163,7 @@ def build_executor(redis: Redis, settings: Settings, apis: list) -> tuple[Custom
         approval_ttl=settings.approval_ttl_seconds,
         scrubber=Scrubber([p for p in (settings.smtp_password, settings.imap_password, settings.caldav_password) if p]),
         user_runners=custom.runner_for,
+        payments=PaymentIssuer(PaymentTokens(redis, vault), redis),
     )
 
 
