@@ -12,25 +12,23 @@ from __future__ import annotations
 import hashlib
 import logging
 import time
-from dataclasses import dataclass
-from enum import Enum
-from typing import Any, Callable, Protocol
+from typing import Any, Callable
 
-from agent.attachments import ATTACHMENT, IMAGE_TYPES, UnreadableFile, document_text, image_part
-from agent.context import RESULT_CHARS, bounded_result, fold
+from agent.context import fold
 from agent.goals import ConcurrentUpdate, Goal, GoalStatus, GoalStore
 from agent.memory_tools import MEMORY_TOOLS, ForgetArgs, MemoryTools, RecallArgs, RememberArgs
 from agent.memory_tools import parse as parse_memory
 from agent.model import ChatModel, ModelError, ModelReply, ToolCall
 from agent.monitoring import Monitoring
-from agent.prompt import build_messages, tool_message, untrusted
+from agent.prompt import build_messages, tool_message
+from agent.reading import ContentScanner, Reading
+from agent.steps import Dispatch, GoalStopped, RunnerLimits, StepOutcome
 from agent.subgoals import Subgoals
 from agent.tools import (
     INTERNAL_TOOLS,
     ToolArgumentError,
     call_arguments,
     parse_plan,
-    parse_read_result,
     parse_reply,
     parse_schedule,
     parse_split,
@@ -39,63 +37,12 @@ from connectors.catalog import Catalog, InvalidArguments, Operation
 from connectors.custom import UserCatalogs
 from deputy.outbox import Button, Outbox, OutboxMessage
 from deputy.user_settings import UserSettingsStore
-from sentinel.action_store import ActionRecord, ActionStore
+from sentinel.action_store import ActionStore
 from sentinel.actions import Action, ActionState
-from sentinel.detectors import InjectionDetector
-from sentinel.provenance import MAX_ITEM_CHARS, UntrustedItem
 
 log = logging.getLogger(__name__)
 
-
-class Dispatch(Protocol):
-    """How the runner hands work on; implemented over RQ in `workers.dispatch`."""
-
-    def step(self, goal_id: str, step: int, delay: float = 0) -> None: ...
-
-    def action(self, action_id: str, goal_id: str, step: int) -> None: ...
-
-    def idle(self, goal_id: str) -> None: ...
-
-
-class StepOutcome(str, Enum):
-    stale = "stale"
-    not_running = "not_running"
-    waiting = "waiting"
-    continued = "continued"
-    acting = "acting"
-    retrying = "retrying"
-    finished = "finished"
-
-
-class ContentScanner(Protocol):
-    """Injection detection on outside content (`sentinel.detectors`): reasons, or none."""
-
-    def __call__(self, text: str, source: str) -> list[str]: ...
-
-
-def injection_scanner(detector: "InjectionDetector") -> ContentScanner:
-    """A `ContentScanner` from a detector: its reasons when it flags the content."""
-
-    def scan(text: str, source: str) -> list[str]:
-        detection = detector.scan(text, source)
-        if not detection.flagged:
-            return []
-        return detection.reasons or ["it looks like instructions to an AI"]
-
-    return scan
-
-
-class GoalStopped(Exception):
-    """The user paused or cancelled the goal while this step was running."""
-
-
-@dataclass(frozen=True)
-class RunnerLimits:
-    max_steps: int = 40
-    max_tokens: int = 400_000
-    loop_repeats: int = 3
-    max_model_attempts: int = 3
-    retry_delays: tuple[float, ...] = (2.0, 8.0, 30.0)
+__all__ = ["Dispatch", "GoalRunner", "GoalStopped", "RunnerLimits", "StepOutcome"]
 
 
 class GoalRunner:
@@ -128,6 +75,7 @@ class GoalRunner:
         self._own_tools = [*INTERNAL_TOOLS, *(MEMORY_TOOLS if memory else [])]
         self._user_catalogs = user_catalogs
         self._subgoals = Subgoals(goals, dispatch, clock)
+        self._reading = Reading(goals, scanner, clock)
         self._monitoring = Monitoring(dispatch, clock)
 
     def run_step(self, goal_id: str, step: int) -> StepOutcome:
@@ -159,7 +107,7 @@ class GoalRunner:
         elif goal.status is not GoalStatus.running:
             return StepOutcome.not_running
         if goal.attachments:
-            failed = self._read_attachments(goal)
+            failed = self._reading.read_attachments(goal)
             if failed is not None:
                 return self._fail(goal, failed)
 
@@ -174,26 +122,6 @@ class GoalRunner:
         if park:
             return self._park(goal)
         return self._call_model(goal)
-
-    def _read_attachments(self, goal: Goal) -> str | None:
-        """Turn the files sent with the goal into labelled messages (once); a reason if one is unreadable."""
-        for attachment in goal.attachments:
-            origin = f"the file {attachment.name} you sent"
-            if attachment.mime_type in IMAGE_TYPES:
-                content: Any = [{"type": "text", "text": f"(An image you sent: {attachment.name})"},
-                                image_part(attachment)]
-            else:
-                try:
-                    text = document_text(attachment)
-                except (UnreadableFile, OSError) as exc:
-                    return str(exc) if isinstance(exc, UnreadableFile) else f"I couldn't open {attachment.name}."
-                goal.untrusted.append(UntrustedItem(origin=origin, text=text[:MAX_ITEM_CHARS], at=self._clock()))
-                if self._scanner is not None:
-                    goal.risk_notes.extend(f"{origin}: {reason}" for reason in self._scanner(text, origin))
-                content = untrusted(origin, text)
-            goal.messages.append({"role": "user", "name": ATTACHMENT, "content": content})
-        goal.attachments = []
-        return None
 
     def _park(self, goal: Goal) -> StepOutcome:
         """Wait for the next scheduled check, or end the monitor after its last one."""
@@ -222,7 +150,7 @@ class GoalRunner:
                 goal.plan = parse_plan(call).steps
                 result = "Plan saved."
             elif call.name == "read_result":
-                result = self._read_result(goal, call)
+                result = self._reading.read_result(goal, call)
             elif call.name == "split_into_subgoals":
                 refusal = self._subgoals.refusal(goal)
                 if refusal is None:
@@ -271,16 +199,6 @@ class GoalRunner:
         self._dispatch.idle(goal.id)
         return StepOutcome.waiting
 
-    def _read_result(self, goal: Goal, call: ToolCall) -> str:
-        args = parse_read_result(call)
-        text = self._goals.result(goal.id, args.handle)
-        if text is None:
-            return f"Error: there is no stored result {args.handle!r}."
-        part = text[args.offset : args.offset + RESULT_CHARS]
-        end = args.offset + len(part)
-        more = f"\n[… {len(text) - end:,} more characters: offset {end}]" if end < len(text) else ""
-        return part + more
-
     def _submit(self, goal: Goal, call: ToolCall, operation: Operation) -> StepOutcome:
         args = operation.validate(call_arguments(call))
         money = operation.amount(args) if operation.amount is not None else None
@@ -322,28 +240,11 @@ class GoalRunner:
             self._dispatch.idle(goal.id)
             return None
         call = goal.pending_calls.pop(0)
-        observed = self._observe(goal, record)
+        observed = self._reading.observe(goal, record)
         self._remember(goal, call, observed)
         goal.messages.append(tool_message(call.id, observed))
         goal.status, goal.pending_action_id = GoalStatus.running, None
         return goal
-
-    def _observe(self, goal: Goal, record: ActionRecord) -> str:
-        """The tool result for the model; outside content is labelled and remembered."""
-        outcome = record.outcome or record.state.value
-        handle = None
-        if len(outcome) > RESULT_CHARS:
-            goal.results_stored += 1
-            handle = f"r{goal.results_stored}"
-            self._goals.store_result(goal.id, handle, outcome)
-        shown = bounded_result(outcome, handle)
-        origin = record.untrusted_origin
-        if origin is None:
-            return shown
-        goal.untrusted.append(UntrustedItem(origin=origin, text=outcome[:MAX_ITEM_CHARS], at=self._clock()))
-        if self._scanner is not None:
-            goal.risk_notes.extend(f"{origin}: {reason}" for reason in self._scanner(outcome, origin))
-        return untrusted(origin, shown)
 
     def _reply(self, goal: Goal, call: ToolCall) -> StepOutcome:
         args = parse_reply(call)

@@ -16,6 +16,7 @@ from telegram.ext import (
     filters,
 )
 
+from bot.account_handlers import AccountHandlers
 from bot.handlers import Handlers
 from bot.outbox_consumer import OutboxConsumer
 from bot.services import BotServices
@@ -67,6 +68,7 @@ def build_application(
 
     app = builder.post_init(post_init).post_stop(post_stop).build()
     handlers = Handlers(services)
+    account = AccountHandlers(services)
     app.add_handler(TypeHandler(Update, handlers.gate), group=-1)
     app.add_handler(CommandHandler("start", handlers.start))
     app.add_handler(CommandHandler("help", handlers.help))
@@ -75,13 +77,13 @@ def build_application(
     app.add_handler(CommandHandler("rules", handlers.rules))
     app.add_handler(CommandHandler("audit", handlers.audit))
     app.add_handler(CommandHandler("activity", handlers.activity))
-    app.add_handler(CommandHandler("connect", handlers.connect))
-    app.add_handler(CommandHandler("quiet", handlers.quiet))
-    app.add_handler(CommandHandler("memory", handlers.memory))
-    app.add_handler(CommandHandler("settings", handlers.settings))
-    app.add_handler(CommandHandler("export", handlers.export))
-    app.add_handler(CommandHandler("delete_me", handlers.delete_me))
-    app.add_handler(CommandHandler("connections", handlers.connections))
+    app.add_handler(CommandHandler("connect", account.connect))
+    app.add_handler(CommandHandler("quiet", account.quiet))
+    app.add_handler(CommandHandler("memory", account.memory))
+    app.add_handler(CommandHandler("settings", account.settings))
+    app.add_handler(CommandHandler("export", account.export))
+    app.add_handler(CommandHandler("delete_me", account.delete_me))
+    app.add_handler(CommandHandler("connections", account.connections))
     app.add_handler(MessageHandler(filters.COMMAND, handlers.unknown_command))
     app.add_handler(MessageHandler(filters.TEXT, handlers.text))
     app.add_handler(MessageHandler(filters.PHOTO | filters.Document.ALL, handlers.file))

@@ -18,8 +18,8 @@ from redis import Redis
 
 from agent.goals import Goal, GoalStore
 from agent.model import ModelReply
-from agent.runner import ContentScanner, GoalRunner, injection_scanner
-from sentinel.detectors import HeuristicDetector
+from agent.reading import ContentScanner, injection_scanner
+from agent.runner import GoalRunner
 from agent.testing import FunctionModel, tool_call
 from deputy.outbox import OUTBOX_STREAM, Outbox, OutboxMessage
 from sandbox.guard_cases import CONTACTS, Attack, Benign, Call, seeded_world
@@ -27,6 +27,7 @@ from sandbox.world_operations import world_catalog
 from sentinel.action_store import ActionStore
 from sentinel.approvals import ApprovalSigner, ApprovalStore, Choice, ForgedPress
 from sentinel.audit import AuditLog
+from sentinel.detectors import HeuristicDetector
 from workers.executor import Executor
 from workers.inline import InlineDispatch
 from workers.review_context import ReviewContextBuilder, RuleCheck, add_contact

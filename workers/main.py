@@ -18,7 +18,8 @@ from rq.serializers import JSONSerializer
 from agent.goals import GoalStatus, GoalStore
 from agent.memory_tools import MemoryTools
 from agent.model import OpenAIChatModel
-from agent.runner import GoalRunner, RunnerLimits, injection_scanner
+from agent.reading import injection_scanner
+from agent.runner import GoalRunner, RunnerLimits
 from connectors.calendar import CalDavAccount, CalendarRunners
 from connectors.custom import CustomConnectors, UserCatalogs
 from connectors.email import SmtpAccount

@@ -1,0 +1,40 @@
+"""The vocabulary of a goal step: how work is handed on, how a step ends, its limits."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import Enum
+from typing import Protocol
+
+
+class Dispatch(Protocol):
+    """How the runner hands work on; implemented over RQ in `workers.dispatch`."""
+
+    def step(self, goal_id: str, step: int, delay: float = 0) -> None: ...
+
+    def action(self, action_id: str, goal_id: str, step: int) -> None: ...
+
+    def idle(self, goal_id: str) -> None: ...
+
+
+class StepOutcome(str, Enum):
+    stale = "stale"
+    not_running = "not_running"
+    waiting = "waiting"
+    continued = "continued"
+    acting = "acting"
+    retrying = "retrying"
+    finished = "finished"
+
+
+class GoalStopped(Exception):
+    """The user paused or cancelled the goal while this step was running."""
+
+
+@dataclass(frozen=True)
+class RunnerLimits:
+    max_steps: int = 40
+    max_tokens: int = 400_000
+    loop_repeats: int = 3
+    max_model_attempts: int = 3
+    retry_delays: tuple[float, ...] = (2.0, 8.0, 30.0)
