@@ -45,44 +45,34 @@ def execute_action(payload: dict[str, Any]) -> str:
 
 
 def expire_approval(payload: dict[str, Any]) -> str:
-    job = ApprovalExpiryJob.model_validate(payload)
-    context = current()
-    if context.executor is None:
-        raise RuntimeError("approvals expire on the executor (`deputy executor`)")
-    context.executor.expire(job.approval_id)
+    _service("executor", "the executor (`deputy executor`)").expire(ApprovalExpiryJob.model_validate(payload).approval_id)
     return "checked"
 
 
 def propose_rule(payload: dict[str, Any]) -> str:
-    job = RuleRequestJob.model_validate(payload)
-    context = current()
-    if context.rule_proposer is None:
-        raise RuntimeError("rules are read on agent workers (`deputy worker`)")
-    return context.rule_proposer.propose(job)
+    return _service("rule_proposer", "agent workers (`deputy worker`)").propose(RuleRequestJob.model_validate(payload))
 
 
 def forget_connection(payload: dict[str, Any]) -> str:
-    job = ForgetConnectionJob.model_validate(payload)
-    context = current()
-    if context.connections is None:
-        raise RuntimeError("connections are removed by the executor (`deputy executor`)")
-    return context.connections.forget(job)
+    return _service("connections", "the executor (`deputy executor`)").forget(
+        ForgetConnectionJob.model_validate(payload)
+    )
 
 
 def erase_user(payload: dict[str, Any]) -> str:
-    job = EraseUserJob.model_validate(payload)
-    context = current()
-    if context.connections is None:
-        raise RuntimeError("users are erased by the executor (`deputy executor`)")
-    return context.connections.erase(job)
+    return _service("connections", "the executor (`deputy executor`)").erase(EraseUserJob.model_validate(payload))
 
 
 def add_connector(payload: dict[str, Any]) -> str:
-    job = AddConnectorJob.model_validate(payload)
-    context = current()
-    if context.custom_connectors is None:
-        raise RuntimeError("services are connected by the executor (`deputy executor`)")
-    return context.custom_connectors.add(job)
+    return _service("custom_connectors", "the executor (`deputy executor`)").add(AddConnectorJob.model_validate(payload))
+
+
+def _service(name: str, where: str) -> Any:
+    """A service of this worker process; a job sent to the wrong kind of worker fails loudly."""
+    service = getattr(current(), name)
+    if service is None:
+        raise RuntimeError(f"this job runs on {where}")
+    return service
 
 
 def _holding(unit: str, work: Callable[[WorkerContext], str]) -> str:
