@@ -34,8 +34,10 @@ class AccountHandlers:
                     InlineKeyboardButton(f"Discard {number}", callback_data=self._s.buttons.data("md", item.id, user_id)),
                 ])
             else:
-                buttons.append([InlineKeyboardButton(f"Forget {number}",
-                                                     callback_data=self._s.buttons.data("mf", item.id, user_id))])
+                buttons.append([
+                    InlineKeyboardButton(f"Edit {number}", callback_data=self._s.buttons.data("me", item.id, user_id)),
+                    InlineKeyboardButton(f"Forget {number}", callback_data=self._s.buttons.data("mf", item.id, user_id)),
+                ])
         await update.effective_message.reply_text(
             memory_listing(items), reply_markup=InlineKeyboardMarkup(buttons) if buttons else None
         )

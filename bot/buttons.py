@@ -27,6 +27,7 @@ KINDS = {
     "ma": "accept memory",
     "md": "discard memory",
     "mf": "forget memory",
+    "me": "edit memory",
     "dd": "delete all my data",
 }
 

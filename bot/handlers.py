@@ -18,6 +18,7 @@ from agent.goals import Goal, GoalStatus
 from bot import texts
 from bot.activity import format_activity, format_audit, goal_card
 from bot.goal_controls import apply_edit, take_edit
+from bot.memory_view import take_memory_edit
 from bot.presses import decide_press
 from bot.secret_paste import deleted_notice, pasted_secret
 from bot.services import BotServices
@@ -201,6 +202,10 @@ class Handlers:
             await message.reply_text(texts.EMPTY)
             return
         user_id = update.effective_user.id
+        corrected = take_memory_edit(self._s, user_id, text)
+        if corrected is not None:
+            await message.reply_text(f"Updated: I now remember “{corrected.text}”.")
+            return
         editing = take_edit(self._s, user_id)
         if editing is not None:
             edited = apply_edit(self._s, editing, user_id, text)

@@ -8,6 +8,7 @@ from bot.presses_common import PressAnswer
 from bot.services import BotServices
 from memory import MemoryItem, MemoryStore, MemoryTrust
 
+_EDITING = "deputy:user:{}:editing_memory"
 _TITLES = {"preference": "Preferences", "fact": "Facts", "person": "People"}
 
 
@@ -39,6 +40,9 @@ def press_memory(services: BotServices, kind: str, item_id: str, user_id: int) -
     if item is None:
         return PressAnswer("That memory is already gone.")
     now = services.clock()
+    if kind == "me":
+        services.redis.set(_EDITING.format(user_id), item_id, ex=600)
+        return PressAnswer(f"Send me the corrected version of “{item.text}” as your next message.")
     if kind == "ma":
         if item.trust is not MemoryTrust.pending:
             return PressAnswer("Already decided.")
@@ -50,3 +54,20 @@ def press_memory(services: BotServices, kind: str, item_id: str, user_id: int) -
     if kind == "md":
         return PressAnswer("Discarded.", "❌ Discarded; I won't remember it.")
     return PressAnswer(f"Forgotten: {item.text}", f"🗑 Forgot “{item.text}”.")
+
+
+def take_memory_edit(services: BotServices, user_id: int, text: str) -> MemoryItem | None:
+    """If the user pressed Edit on a memory, this message is its new text."""
+    raw = services.redis.getdel(_EDITING.format(user_id))
+    if raw is None:
+        return None
+    store = MemoryStore(services.redis)
+    item = store.get(user_id, raw.decode())
+    if item is None:
+        return None
+    # The user wrote it: whatever its origin, it is now the user's own word.
+    updated = item.model_copy(update={"text": text[:500], "trust": MemoryTrust.user, "source": "you corrected it",
+                                      "updated_at": services.clock()})
+    store.save(user_id, updated)
+    services.audit.append(user_id, "memory_edited", services.clock(), memory_id=item.id, text=updated.text)
+    return updated

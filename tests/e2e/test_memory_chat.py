@@ -27,8 +27,15 @@ def test_memory_listed_and_forgotten_from_the_chat_and_the_agent_renamed(
     sent = user.send("/memory")
     listing = user.wait_for_bot(lambda m: "What I remember" in m["text"], after=sent)
     assert "I'm vegetarian (you said so" in listing["text"]
+    user.press(listing["message_id"], button="Edit 1")
+    assert "corrected version" in user.wait_for_answer(1)["text"]
+    sent = user.send("I'm vegan")
+    assert "I now remember “I'm vegan”" in user.wait_for_bot(lambda m: True, after=sent)["text"]
+    sent = user.send("/memory")
+    listing = user.wait_for_bot(lambda m: "What I remember" in m["text"], after=sent)
+    assert "I'm vegan (you corrected it" in listing["text"] and "vegetarian" not in listing["text"]
     user.press(listing["message_id"], button="Forget 1")
-    assert "Forgotten" in user.wait_for_answer(1)["text"]
+    assert "Forgotten" in user.wait_for_answer(2)["text"]
     sent = user.send("/memory")
     assert "don't remember anything" in user.wait_for_bot(lambda m: True, after=sent)["text"]
 
