@@ -91,6 +91,9 @@ def test_export_contains_everything_and_no_secret_then_delete_me_erases_only_tha
     assert "biscuit-bob" not in text
 
     ann_goals = [g["id"] for g in document["goals"]]
+    workspace = stack.workdir / "data" / "users" / str(ANN)
+    (workspace / "files").mkdir(parents=True)
+    (workspace / "files" / "recipe.txt").write_text("a file Ann sent")
     sent = ann.send("/delete_me")
     warning = ann.wait_for_bot(lambda m: "can't be undone" in m["text"], after=sent)
     ann.press(warning["message_id"], button="Delete everything")
@@ -108,6 +111,7 @@ def test_export_contains_everything_and_no_secret_then_delete_me_erases_only_tha
         raise AssertionError(leftovers[:20]) from None
     dump = everything_in_redis(redis)
     assert "biscuit-bob" in dump and str(BOB) in dump, "Bob's data is untouched"
+    assert not workspace.exists(), "Ann's files are gone too"
     vault_file = stack.workdir / "data" / "vault.cfg"
     assert ANN_PASSWORD.encode() not in vault_file.read_bytes() and f"{ANN}".encode() not in vault_file.read_bytes()
 
