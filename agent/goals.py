@@ -16,6 +16,7 @@ from redis import Redis
 
 from agent.attachments import Attachment
 from agent.model import ToolCall
+from agent.probes import Probe, ProbeState
 from sentinel.provenance import UntrustedItem
 
 _GOAL = "deputy:goal:{}"
@@ -76,6 +77,13 @@ class Monitor(BaseModel):
     until: float | None = None
     checks_done: int = 0
     max_checks: int = 20
+    probe: Probe | None = Field(default=None, description="A read run at each check; the model wakes only on news.")
+    probe_state: ProbeState = Field(default_factory=ProbeState)
+    call_id: str | None = Field(default=None, description="The schedule_check call that set this monitor.")
+    setup_note: str | None = Field(default=None, description="That call's answer, once the first reading is in.")
+    setup_failed: bool = False
+    probe_runs: int = 0
+    probe_action_id: str | None = Field(default=None, description="The probe action the goal waits for, if any.")
 
 
 class Goal(BaseModel):

@@ -2,21 +2,55 @@
 
 `schedule_check` sets a `Monitor` and ends the step; the next check is a queue job that
 the RQ scheduler releases at its time, so an idle monitored goal costs no worker and no
-model call. Each check adds a short note to the transcript and asks the model to look
-again; `no_news` schedules the next check in silence; the monitor ends after its last
-check or its end date, with one message saying so.
+model call. A check wakes the model in one of two ways:
+
+- without a probe, each check adds a short note to the transcript and asks the model to
+  look again; `no_news` schedules the next check in silence;
+- with a probe (a read operation and a comparison, `agent.probes`), each check runs the
+  read as an ordinary action through the executor and the guard, and code compares the
+  result with the fingerprint kept from the last check. Nothing new: the goal parks again
+  and neither the model nor the user hears of it. Something new: the new items reach the
+  model as an untrusted tool result and it decides what to tell the user. The first
+  reading, taken when the watch is set up, is the baseline (and proves the read works).
+
+Every check counts against the user's daily budget (`CheckBudget`); a probe that fails is
+tried again at the next check, and after a few failures in a row the user is told once.
+The monitor ends after its last check or its end date, with one message saying so.
 """
 
 from __future__ import annotations
 
+import hashlib
+import json
+from dataclasses import dataclass
 from datetime import datetime, timezone
-from typing import TYPE_CHECKING, Callable
+from typing import TYPE_CHECKING, Callable, Literal
 
+from agent.check_budget import CheckBudget
 from agent.goals import Goal, GoalStatus, Monitor
+from agent.probes import Probe, ProbeArgs, ProbeState, compare
+from agent.prompt import tool_message
 from agent.tools import ScheduleArgs
+from connectors.base import EffectClass
+from connectors.catalog import Catalog, InvalidArguments
+from sentinel.action_store import ActionRecord
+from sentinel.actions import Action, ActionState
 
 if TYPE_CHECKING:
     from agent.runner import Dispatch
+
+FAILURES_BEFORE_TELLING = 3
+"""Failed probes in a row before the user hears that the watch cannot look."""
+
+Observe = Callable[[Goal, ActionRecord], str]
+
+
+@dataclass(frozen=True)
+class CheckResult:
+    """What one probe check came to: stay quiet, wake the model, tell the user, or stop."""
+
+    kind: Literal["quiet", "news", "failing", "stopped"]
+    message: str = ""
 
 
 def _parse_until(text: str | None) -> float | None:
@@ -29,25 +63,186 @@ def _parse_until(text: str | None) -> float | None:
 
 
 class Monitoring:
-    def __init__(self, dispatch: "Dispatch", clock: Callable[[], float]) -> None:
+    def __init__(self, dispatch: "Dispatch", clock: Callable[[], float], budget: CheckBudget | None = None) -> None:
         self._dispatch = dispatch
         self._clock = clock
+        self._budget = budget
 
-    def schedule(self, goal: Goal, args: ScheduleArgs) -> str:
-        """Set the goal's monitor from the model's request; the tool result says when."""
+    # -- setting a monitor up -------------------------------------------------------------
+
+    def schedule(self, goal: Goal, args: ScheduleArgs, call_id: str, catalog: Catalog) -> str | None:
+        """Set the goal's monitor from the model's request; the tool result says when.
+
+        None means the monitor has a probe whose first reading must come in first: the
+        runner runs it, and the same call then gets its answer from `setup_note`.
+        """
+        current = goal.monitor
+        if current is not None and current.call_id == call_id and current.setup_note is not None:
+            if current.setup_failed:
+                goal.monitor = None
+            return current.setup_note
         if args.every_minutes is None and args.in_minutes is None:
             return "Error: give every_minutes (repeat) or in_minutes (once)."
         try:
             until = _parse_until(args.until)
         except ValueError:
             return "Error: until must be an ISO date-time such as 2026-12-24T18:00."
+        probe = None
+        if args.probe is not None:
+            checked = _validate_probe(args.probe, catalog)
+            if isinstance(checked, str):
+                return checked
+            probe = checked
+            if not self._take(goal):
+                return (f"Error: today's {self._budget.per_day if self._budget else 0} scheduled checks are used up, "
+                        "so I can't set up a watch before tomorrow (UTC). Tell the user.")
         now = self._clock()
         first = (args.in_minutes or args.every_minutes or 0) * 60
         every = args.every_minutes * 60 if args.every_minutes else None
         max_checks = args.max_checks if every else 1
         goal.monitor = Monitor(what=args.what, every_seconds=every, next_at=now + first, until=until,
-                               max_checks=max_checks)
+                               max_checks=max_checks, probe=probe, call_id=call_id)
+        if probe is not None:
+            return None
         return f"Scheduled: first check at {_when(goal.monitor.next_at)}; up to {max_checks} checks."
+
+    def needs_probe_run(self, goal: Goal) -> bool:
+        """The monitor just set up has a probe whose baseline is not taken yet."""
+        monitor = goal.monitor
+        return monitor is not None and monitor.probe is not None and monitor.setup_note is None
+
+    def settle_baseline(self, goal: Goal, record: ActionRecord | None, observe: Observe) -> None:
+        """The first reading is in: keep its fingerprint, and write the schedule_check answer."""
+        monitor = goal.monitor
+        assert monitor is not None and monitor.probe is not None
+        if record is None or record.state is not ActionState.succeeded:
+            why = (record.outcome if record is not None else None) or "the read did not run"
+            monitor.setup_failed = True
+            monitor.setup_note = (f"Error: the watch's first reading did not work, so nothing is scheduled: {why}")
+            return
+        result = compare(monitor.probe, ProbeState(), record.outcome or "")
+        if result.problem is not None:
+            monitor.setup_failed = True
+            monitor.setup_note = f"Error: this probe can't be compared: {result.problem}. Fix it and schedule again."
+            return
+        if result.state.holds:
+            monitor.setup_failed = True
+            monitor.setup_note = ("Not scheduled: what the user is waiting for is already true now; tell them. "
+                                  "The answer:\n" + observe(goal, record))
+            return
+        monitor.probe_state = result.state
+        monitor.setup_note = (
+            f"Scheduled: watching {monitor.what} with {monitor.probe.operation} ({_baseline(monitor)}); first "
+            f"check at {_when(monitor.next_at)}; up to {monitor.max_checks} checks. Between checks you are not "
+            "called; you will be woken only if the result has something new. End your turn now."
+        )
+
+    # -- checks ---------------------------------------------------------------------------
+
+    def due_check(self, goal: Goal) -> str | None:
+        """A check is due: count it against the daily budget and move to the next time.
+
+        Returns None when the check may go ahead; otherwise the check is skipped and the
+        result is the notice for the user ("" when they were already told today).
+        """
+        monitor = goal.monitor
+        assert monitor is not None
+        if not self._take(goal):
+            # Skipped until the budget starts again at midnight UTC (or the next regular time, if later).
+            self._advance(monitor)
+            monitor.next_at = max(monitor.next_at, _next_midnight(self._clock()))
+            first = self._budget is not None and self._budget.first_refusal_today(goal.user_id, self._clock())
+            return (f"I've made today's {self._budget.per_day if self._budget else 0} scheduled checks, the most I "
+                    f"do in a day, so I'm skipping checks on “{monitor.what}” until midnight (UTC), then I'll carry "
+                    "on.") if first else ""
+        monitor.checks_done += 1
+        self._advance(monitor)
+        return None
+
+    def wake(self, goal: Goal) -> None:
+        """A check without a probe: note it in the transcript and let the model look again."""
+        monitor = goal.monitor
+        assert monitor is not None
+        goal.status = GoalStatus.running
+        goal.loop_signatures = []  # each check is a fresh look, not a repetition
+        goal.messages.append({
+            "role": "user",
+            "content": f"(Scheduled check {monitor.checks_done} of {monitor.max_checks}, {_when(self._clock())}.) "
+            f"Look again: {monitor.what}. If nothing relevant changed, call no_news; if it did, tell me with reply.",
+        })
+
+    def probe_action(self, goal: Goal, catalog: Catalog) -> Action | None:
+        """The probe as an action for the executor (None when its operation is gone)."""
+        monitor = goal.monitor
+        assert monitor is not None and monitor.probe is not None
+        probe = monitor.probe
+        operation = catalog.find(probe.connector, probe.operation)
+        if operation is None or operation.spec.effect is not EffectClass.read:
+            return None
+        args = operation.validate(probe.arguments)
+        monitor.probe_runs += 1
+        runs = monitor.probe_runs
+        digest = hashlib.sha256(f"{goal.id}\x00probe\x00{monitor.call_id}\x00{runs}".encode()).hexdigest()[:20]
+        monitor.probe_action_id = "a_" + digest
+        return Action(
+            id=monitor.probe_action_id, goal_id=goal.id, user_id=goal.user_id, chat_id=goal.chat_id,
+            connector=operation.spec.connector, operation=operation.spec.operation, effect=operation.spec.effect,
+            tags=sorted(operation.spec.tags), arguments=args.model_dump(mode="json"), targets=operation.targets(args),
+            tool_call_id=f"probe_{runs}", created_at=self._clock(), unattended=True,
+        )
+
+    def is_probe(self, goal: Goal) -> bool:
+        """The action the goal waits for is its monitor's probe (not a tool call of the model)."""
+        monitor = goal.monitor
+        return monitor is not None and monitor.probe_action_id is not None \
+            and monitor.probe_action_id == goal.pending_action_id
+
+    def check_result(self, goal: Goal, record: ActionRecord | None, observe: Observe) -> CheckResult:
+        """Compare a check's reading with the last one; on news, give it to the model."""
+        monitor = goal.monitor
+        assert monitor is not None and monitor.probe is not None
+        if record is not None and record.state in (ActionState.denied, ActionState.declined, ActionState.expired):
+            return CheckResult("stopped", f"I stopped watching “{monitor.what}”: the guard would not let me look "
+                               f"without asking you ({record.outcome or record.state.value}).")
+        problem = None
+        if record is not None and record.state is ActionState.succeeded:
+            result = compare(monitor.probe, monitor.probe_state, record.outcome or "")
+            problem = result.problem
+            if problem is None:
+                monitor.probe_state = result.state.model_copy(update={"failures": 0, "failure_told": False})
+                if not result.changed:
+                    return CheckResult("quiet")
+                self._give_news(goal, record.model_copy(update={"outcome": result.news}), observe)
+                return CheckResult("news")
+        state = monitor.probe_state
+        state.failures += 1
+        if state.failures < FAILURES_BEFORE_TELLING or state.failure_told:
+            return CheckResult("quiet")
+        state.failure_told = True
+        why = problem or (record.outcome if record is not None else None) or "the read did not run"
+        until = f" until {_day(monitor.until)}" if monitor.until else ""
+        return CheckResult("failing", f"I couldn't check “{monitor.what}” the last {state.failures} times "
+                           f"({why.removeprefix('Failed: ')}). I'll keep trying at each check{until}.")
+
+    def _give_news(self, goal: Goal, record: ActionRecord, observe: Observe) -> None:
+        monitor = goal.monitor
+        assert monitor is not None and monitor.probe is not None
+        call_id = f"probe_{goal.id[-8:]}_{monitor.checks_done}"
+        goal.status = GoalStatus.running
+        goal.loop_signatures = []
+        goal.messages.append({
+            "role": "user",
+            "content": f"(Scheduled check {monitor.checks_done} of {monitor.max_checks}, {_when(self._clock())}.) "
+            f"The watch on {monitor.what} found something new; the new part of its result follows. Tell me what "
+            "matters with reply (I am not expecting a message), or call no_news if it does not matter.",
+        })
+        goal.messages.append({"role": "assistant", "content": None, "tool_calls": [{
+            "id": call_id, "type": "function",
+            "function": {"name": monitor.probe.operation, "arguments": json.dumps(monitor.probe.arguments)},
+        }]})
+        goal.messages.append(tool_message(call_id, observe(goal, record)))
+
+    # -- between checks -------------------------------------------------------------------
 
     def park(self, goal: Goal) -> bool:
         """End this step waiting for the next check; False when the monitor is over."""
@@ -59,21 +254,6 @@ class Monitoring:
         goal.status = GoalStatus.scheduled
         return True
 
-    def wake(self, goal: Goal) -> None:
-        """The check is due: note it in the transcript and let the model look again."""
-        monitor = goal.monitor
-        assert monitor is not None
-        monitor.checks_done += 1
-        if monitor.every_seconds:
-            monitor.next_at = max(monitor.next_at + monitor.every_seconds, self._clock() + 1)
-        goal.status = GoalStatus.running
-        goal.loop_signatures = []  # each check is a fresh look, not a repetition
-        goal.messages.append({
-            "role": "user",
-            "content": f"(Scheduled check {monitor.checks_done} of {monitor.max_checks}, {_when(self._clock())}.) "
-            f"Look again: {monitor.what}. If nothing relevant changed, call no_news; if it did, tell me with reply.",
-        })
-
     def enqueue_next(self, goal: Goal) -> None:
         assert goal.monitor is not None
         self._dispatch.step(goal.id, goal.step, delay=max(goal.monitor.next_at - self._clock(), 0.01))
@@ -84,6 +264,85 @@ class Monitoring:
         return (f"I stopped watching “{monitor.what}” after {monitor.checks_done} checks; nothing relevant changed. "
                 "Text me if you want me to keep looking.")
 
+    def _take(self, goal: Goal) -> bool:
+        return self._budget is None or self._budget.take(goal.user_id, self._clock())
+
+    def _advance(self, monitor: Monitor) -> None:
+        if monitor.every_seconds:
+            monitor.next_at = max(monitor.next_at + monitor.every_seconds, self._clock() + 1)
+
+
+def watch_line(monitor: Monitor) -> str:
+    """What a monitor watches, for the goal card: `new email from x, every 5 min, until 12 Dec`."""
+    how = f"every {_minutes(monitor.every_seconds)}" if monitor.every_seconds else "once"
+    parts = [f"Watching: {monitor.what}", how]
+    if monitor.until is not None:
+        parts.append(f"until {_day(monitor.until)}")
+    parts.append(f"{monitor.checks_done} of {monitor.max_checks} checks done")
+    if monitor.probe is not None:
+        parts.append(f"read by {monitor.probe.operation}, no model call while nothing changes")
+    return ", ".join(parts)
+
+
+def _validate_probe(args: ProbeArgs, catalog: Catalog) -> Probe | str:
+    operation = catalog.get(args.tool)
+    if operation is None:
+        return (f"Error: there is no tool named {args.tool!r} for the probe. A probe is one of your read tools, "
+                "such as search_email.")
+    if operation.spec.effect is not EffectClass.read:
+        return (f"Error: {args.tool} {_effect_words(operation.spec.effect)}, so it can't be a probe: a probe runs "
+                "unattended at every check and may only read.")
+    try:
+        validated = operation.validate(args.arguments)
+    except InvalidArguments as exc:
+        return f"Error: the probe's arguments don't fit {args.tool}: {exc}"
+    return Probe(connector=operation.spec.connector, operation=operation.spec.operation,
+                 arguments=validated.model_dump(mode="json"), compare=args.compare, field=args.field,
+                 below=args.below, above=args.above, key=args.key)
+
+
+def _effect_words(effect: EffectClass) -> str:
+    return {
+        EffectClass.write: "changes things",
+        EffectClass.communicate: "sends something to other people",
+        EffectClass.spend: "spends money",
+        EffectClass.credential: "uses secrets",
+        EffectClass.account: "changes an account",
+    }.get(effect, "is not a read")
+
+
+def _baseline(monitor: Monitor) -> str:
+    probe, state = monitor.probe, monitor.probe_state
+    assert probe is not None
+    if probe.compare == "threshold":
+        limit = f"below {probe.below:g}" if probe.below is not None else f"above {probe.above:g}"
+        return f"{probe.field} is {state.value:g} now; I wake you when it goes {limit}"
+    if probe.compare == "changed":
+        return "I wake you when its answer changes"
+    return f"{len(state.seen)} item(s) there now; I wake you only for new ones"
+
+
+def _minutes(seconds: float) -> str:
+    if seconds < 60:
+        return f"{seconds:.0f} s"
+    if seconds < 3600:
+        return f"{seconds / 60:.0f} min"
+    if seconds < 86400:
+        return f"{seconds / 3600:g} h"
+    return f"{seconds / 86400:g} days"
+
+
+def _next_midnight(now: float) -> float:
+    day = datetime.fromtimestamp(now, tz=timezone.utc).replace(hour=0, minute=0, second=0, microsecond=0)
+    return day.timestamp() + 86400
+
+
+def _day(moment: float) -> str:
+    return datetime.fromtimestamp(moment, tz=timezone.utc).strftime("%d %b %H:%M UTC")
+
 
 def _when(moment: float) -> str:
     return datetime.fromtimestamp(moment, tz=timezone.utc).strftime("%Y-%m-%d %H:%M:%S UTC")
+
+
+__all__ = ["CheckResult", "Monitoring", "watch_line"]

@@ -14,6 +14,7 @@ import logging
 import time
 from typing import Any, Callable
 
+from agent.check_budget import CheckBudget
 from agent.context import fold
 from agent.goals import ConcurrentUpdate, Goal, GoalStatus, GoalStore
 from agent.memory_tools import MEMORY_TOOLS, ForgetArgs, MemoryTools, RecallArgs, RememberArgs
@@ -37,7 +38,7 @@ from connectors.catalog import Catalog, InvalidArguments, Operation
 from connectors.custom import UserCatalogs
 from deputy.outbox import Button, Outbox, OutboxMessage
 from deputy.user_settings import UserSettingsStore
-from sentinel.action_store import ActionStore
+from sentinel.action_store import ActionRecord, ActionStore
 from sentinel.actions import Action, ActionState
 
 log = logging.getLogger(__name__)
@@ -60,6 +61,7 @@ class GoalRunner:
         memory: MemoryTools | None = None,
         settings: UserSettingsStore | None = None,
         user_catalogs: UserCatalogs | None = None,
+        checks: CheckBudget | None = None,
     ) -> None:
         self._goals = goals
         self._actions = actions
@@ -76,7 +78,7 @@ class GoalRunner:
         self._user_catalogs = user_catalogs
         self._subgoals = Subgoals(goals, dispatch, clock)
         self._reading = Reading(goals, scanner, clock)
-        self._monitoring = Monitoring(dispatch, clock)
+        self._monitoring = Monitoring(dispatch, clock, checks)
 
     def run_step(self, goal_id: str, step: int) -> StepOutcome:
         try:
@@ -89,7 +91,11 @@ class GoalRunner:
         goal = self._goals.get(goal_id)
         if goal is None or goal.step != step:
             return StepOutcome.stale
-        if goal.status is GoalStatus.acting:
+        if goal.status is GoalStatus.acting and self._monitoring.is_probe(goal):
+            probed = self._after_probe(goal)
+            if probed is not None:
+                return probed
+        elif goal.status is GoalStatus.acting:
             resumed = self._resume_after_action(goal)
             if resumed is None:
                 return StepOutcome.waiting
@@ -103,6 +109,14 @@ class GoalRunner:
         elif goal.status is GoalStatus.scheduled:
             if goal.monitor is None or self._clock() + 1 < goal.monitor.next_at:
                 return StepOutcome.waiting  # an early duplicate; the real check is still queued
+            skipped = self._monitoring.due_check(goal)
+            if skipped is not None:
+                if skipped:
+                    self._outbox.send(goal.chat_id, skipped, dedupe_key=f"{goal.id}:checks-used-up:{goal.monitor.next_at}",
+                                      proactive=True)
+                return self._park(goal)
+            if goal.monitor.probe is not None:
+                return self._run_probe(goal)
             self._monitoring.wake(goal)
         elif goal.status is not GoalStatus.running:
             return StepOutcome.not_running
@@ -136,6 +150,55 @@ class GoalRunner:
         self._dispatch.idle(goal.id)
         return StepOutcome.finished
 
+    def _run_probe(self, goal: Goal) -> StepOutcome:
+        """Hand the monitor's probe to the executor, as an ordinary (read) action; no model call."""
+        action = self._monitoring.probe_action(goal, self._catalog_for(goal))
+        if action is None:
+            if self._monitoring.needs_probe_run(goal):
+                goal.monitor = None
+                raise ToolArgumentError("the probe's tool is not available.")
+            outcome = self._probe_done(goal, None)  # the service is gone: a failed check
+            assert outcome is not None
+            return outcome
+        self._actions.submit(action)
+        goal.status = GoalStatus.acting
+        goal.pending_action_id = action.id
+        goal = self._checkpoint(goal)
+        self._dispatch.action(action.id, goal.id, goal.step)
+        self._dispatch.idle(goal.id)
+        return StepOutcome.acting
+
+    def _after_probe(self, goal: Goal) -> StepOutcome | None:
+        """The probe is back (or not yet): compare in code; None continues the step (the first reading)."""
+        record = self._actions.get(goal.pending_action_id or "")
+        if record is not None and not record.state.terminal:
+            if record.state is ActionState.submitted:
+                self._dispatch.action(record.action.id, goal.id, goal.step)
+            self._dispatch.idle(goal.id)
+            return StepOutcome.waiting
+        return self._probe_done(goal, record)
+
+    def _probe_done(self, goal: Goal, record: ActionRecord | None) -> StepOutcome | None:
+        assert goal.monitor is not None
+        goal.monitor.probe_action_id = None
+        goal.status, goal.pending_action_id = GoalStatus.running, None
+        if self._monitoring.needs_probe_run(goal):
+            # The first reading: the pending schedule_check call gets its answer from it.
+            self._monitoring.settle_baseline(goal, record, self._reading.observe)
+            return None
+        checked = self._monitoring.check_result(goal, record, self._reading.observe)
+        if checked.kind == "news":
+            return self._call_model(goal)
+        if checked.kind == "stopped":
+            self._outbox.send(goal.chat_id, checked.message, dedupe_key=f"{goal.id}:{goal.step}:watch-stopped",
+                              proactive=True)
+            goal.status = GoalStatus.done
+            return self._end(goal)
+        if checked.kind == "failing":
+            self._outbox.send(goal.chat_id, checked.message, proactive=True,
+                              dedupe_key=f"{goal.id}:watch-failing:{goal.monitor.checks_done}")
+        return self._park(goal)
+
     # -- tool calls ---------------------------------------------------------------------
 
     def _resolve(self, goal: Goal, call: ToolCall) -> StepOutcome | None:
@@ -157,7 +220,10 @@ class GoalRunner:
                     return self._split(goal, call)
                 result = refusal
             elif call.name == "schedule_check":
-                result = self._monitoring.schedule(goal, parse_schedule(call))
+                scheduled = self._monitoring.schedule(goal, parse_schedule(call), call.id, self._catalog_for(goal))
+                if scheduled is None:
+                    return self._run_probe(goal)  # its first reading answers this call
+                result = scheduled
             elif call.name in ("remember", "forget_memory", "recall") and self._memory is not None:
                 result = self._memory_call(goal, call)
             elif call.name == "no_news":

@@ -13,6 +13,7 @@ from pydantic import BaseModel, Field, ValidationError
 
 from agent.goals import PlanStep
 from agent.model import ToolCall
+from agent.probes import ProbeArgs
 
 
 class ReplyArgs(BaseModel):
@@ -40,6 +41,7 @@ class ScheduleArgs(BaseModel):
     in_minutes: float | None = Field(default=None, gt=0, le=90 * 24 * 60)
     until: str | None = Field(default=None, description="ISO date-time after which to stop checking.")
     max_checks: int = Field(default=20, ge=1, le=500)
+    probe: ProbeArgs | None = Field(default=None, description="A read Deputy runs at each check instead of you.")
 
 
 class PlanArgs(BaseModel):
@@ -74,7 +76,10 @@ INTERNAL_TOOLS: list[dict[str, Any]] = [
             "name": "schedule_check",
             "description": (
                 "Check again later (once after in_minutes, or every every_minutes until `until` or max_checks). "
-                "Between checks nothing runs. On each check, call no_news if nothing relevant changed."
+                "Between checks nothing runs. On each check, call no_news if nothing relevant changed. "
+                "Prefer a probe when one read tool can tell: Deputy runs it at each check and wakes you only when "
+                "its result has something new (compare=new_items: new emails or entries), crosses a number "
+                "(compare=threshold with field and below/above, for a JSON answer), or changes at all (changed)."
             ),
             "parameters": {
                 "type": "object",
@@ -84,6 +89,22 @@ INTERNAL_TOOLS: list[dict[str, Any]] = [
                     "in_minutes": {"type": "number"},
                     "until": {"type": "string", "description": "ISO date-time"},
                     "max_checks": {"type": "integer"},
+                    "probe": {
+                        "type": "object",
+                        "description": "e.g. {\"tool\": \"search_email\", \"arguments\": {\"from\": "
+                                       "\"sam@example.org\"}} or {\"tool\": \"tickets_get_event\", \"arguments\": "
+                                       "{...}, \"compare\": \"threshold\", \"field\": \"price_from\", \"below\": 80}",
+                        "properties": {
+                            "tool": {"type": "string", "description": "A read tool."},
+                            "arguments": {"type": "object"},
+                            "compare": {"type": "string", "enum": ["new_items", "threshold", "changed"]},
+                            "field": {"type": "string", "description": "threshold: the number's path, e.g. "
+                                                                       "sections.*.price"},
+                            "below": {"type": "number"},
+                            "above": {"type": "number"},
+                        },
+                        "required": ["tool"],
+                    },
                 },
                 "required": ["what"],
             },

@@ -49,6 +49,7 @@ class Settings(BaseSettings):
     vault_key: SecretStr | None = Field(default=None, alias="DEPUTY_VAULT_KEY")
     openapi_services_spec: str | None = Field(default=None, alias="DEPUTY_OPENAPI_SERVICES")
     egress_allow_spec: str | None = Field(default=None, alias="DEPUTY_EGRESS_ALLOW")
+    checks_per_day: int = Field(default=1000, ge=1, alias="DEPUTY_CHECKS_PER_DAY")
     log_level: str = Field(default="INFO", alias="DEPUTY_LOG_LEVEL")
 
     def retry_delays(self) -> tuple[float, ...]:

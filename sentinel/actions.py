@@ -29,6 +29,11 @@ class Action(BaseModel):
     currency: str | None = None
     tool_call_id: str
     created_at: float
+    unattended: bool = Field(
+        default=False,
+        description="Runs with nobody waiting for it (a monitor's probe): anything the guard would ask about is "
+        "refused instead, so a watch never posts approval cards.",
+    )
 
     def fingerprint(self) -> str:
         """Digest of exactly what would happen; an approval is valid only for this value."""

@@ -109,6 +109,10 @@ class Executor:
         elif decision.verdict is Verdict.deny:
             reasons = " ".join(decision.reasons)
             self._finish(record, job, ActionState.denied, f"Sentinel blocked this action: {reasons}")
+        elif action.unattended:
+            # A monitor's probe: nobody is there to answer a card at every check.
+            reasons = " ".join(decision.reasons)
+            self._finish(record, job, ActionState.denied, f"Sentinel would need to ask you about this: {reasons}")
         else:
             self._ask(record, job, decision)
 

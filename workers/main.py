@@ -15,6 +15,7 @@ from redis import Redis
 from rq import Worker
 from rq.serializers import JSONSerializer
 
+from agent.check_budget import CheckBudget
 from agent.goals import GoalStatus, GoalStore
 from agent.memory_tools import MemoryTools
 from agent.model import OpenAIChatModel
@@ -84,6 +85,7 @@ def build_runner(redis: Redis, settings: Settings, apis: list) -> GoalRunner:
         memory=MemoryTools(MemoryStore(redis), Outbox(redis), AuditLog(redis)),
         scanner=injection_scanner(default_detector()),
         settings=UserSettingsStore(redis),
+        checks=CheckBudget(redis, settings.checks_per_day),
     )
 
 
