@@ -1,0 +1,328 @@
+"""Monitors with a probe: the read runs at each check through the real executor and guard,
+code compares it, and the model is called only when something new turns up.
+
+Real parts: pymap IMAP with the sandbox SMTP server delivering into it, the sandbox ticket
+site over its OpenAPI description through the egress guard, Redis. The clock is the test's.
+"""
+
+from __future__ import annotations
+
+import smtplib
+from collections.abc import Iterator
+from decimal import Decimal
+from email.message import EmailMessage
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+from pydantic import SecretStr
+from redis import Redis
+
+from agent.check_budget import CheckBudget
+from agent.goals import Goal, GoalStatus, GoalStore
+from agent.model import ModelReply
+from agent.runner import GoalRunner
+from agent.testing import FunctionModel, message_text, tool_call
+from connectors.base import ConnectorError
+from connectors.catalog import Catalog
+from connectors.default import default_catalog
+from connectors.email.imap import ImapAccount
+from connectors.email.mail_runners import MailRunners
+from connectors.http import guarded_client
+from connectors.openapi import OpenApiRunner, fetch_openapi, import_openapi
+from deputy.outbox import OUTBOX_STREAM, Outbox, OutboxMessage
+from sandbox.mail import LocalMailServer
+from sandbox.mailstore import DEMO_PASSWORD, MailStore
+from sandbox.tickets import OFFICE, create_app
+from sandbox.webapp_common import SiteServer
+from sentinel.action_store import ActionStore
+from sentinel.approvals import ApprovalSigner, ApprovalStore
+from sentinel.audit import AuditLog
+from sentinel.egress import EgressContext, EgressPolicy, reviewer
+from workers.executor import Executor
+from workers.inline import InlineDispatch
+from workers.review_context import ReviewContextBuilder
+
+USER = 71
+ME = "me@deputy.test"
+SAM = "sam@example.org"
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = 1_800_000_000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+@pytest.fixture
+def mail(tmp_path: Path) -> Iterator[tuple[MailStore, LocalMailServer]]:
+    with MailStore(tmp_path / "imap") as store:
+        store.add_user(ME)
+        server = LocalMailServer(store=store)
+        server.start()
+        yield store, server
+        server.stop()
+
+
+def send_mail(server: LocalMailServer, sender: str, subject: str, body: str = "Hello!") -> None:
+    message = EmailMessage()
+    message["From"], message["To"], message["Subject"] = sender, ME, subject
+    message.set_content(body)
+    with smtplib.SMTP("127.0.0.1", server.port, timeout=10) as smtp:
+        smtp.send_message(message)
+
+
+class Rig:
+    def __init__(self, redis: Redis, decide, runners: dict[str, Any], catalog: Catalog,
+                 checks: CheckBudget | None = None) -> None:
+        self.clock = Clock()
+        self.redis = redis
+        self.dispatch = InlineDispatch()
+        self.goals = GoalStore(redis)
+        self.model = FunctionModel(decide)
+        self.dispatch.runner = GoalRunner(self.goals, ActionStore(redis), self.model, Outbox(redis), self.dispatch,
+                                          catalog, clock=self.clock, checks=checks)
+        self.dispatch.executor = Executor(
+            ActionStore(redis), ApprovalStore(redis), self.goals, Outbox(redis), AuditLog(redis), ApprovalSigner("k"),
+            self.dispatch, runners, ReviewContextBuilder(redis, self.goals, catalog), approval_ttl=60,
+            clock=self.clock,
+        )
+
+    def start(self, text: str) -> Goal:
+        goal = self.goals.save(Goal(id="g_watch", user_id=USER, chat_id=USER, text=text,
+                                    messages=[{"role": "user", "content": text}], created_at=self.clock(),
+                                    updated_at=self.clock()))
+        self.dispatch.step(goal.id, 0)
+        self.dispatch.drain()
+        return self.goal()
+
+    def goal(self) -> Goal:
+        goal = self.goals.get("g_watch")
+        assert goal is not None
+        return goal
+
+    def tick(self, seconds: float = 60) -> None:
+        """Let the next scheduled check come due and run it."""
+        self.clock.now += seconds
+        self.dispatch.release_delayed()
+        self.dispatch.drain()
+
+    def sent(self) -> list[OutboxMessage]:
+        return [OutboxMessage.model_validate_json(f[b"json"]) for _, f in self.redis.xrange(OUTBOX_STREAM)]
+
+
+def mail_runners(store: MailStore, reachable: dict[str, bool] | None = None) -> dict[str, Any]:
+    state = reachable if reachable is not None else {"up": True}
+
+    def account(user_id: int) -> ImapAccount:
+        port = store.port if state["up"] else 1  # nothing listens on port 1: the server is "down"
+        return ImapAccount(host=store.host, port=port, username=ME, password=SecretStr(DEMO_PASSWORD),
+                           use_ssl=False, starttls=False, timeout=5)
+
+    def no_sending(user_id: int, message: Any, key: str) -> Any:
+        raise ConnectorError("not in this test")
+
+    return MailRunners(account, no_sending).runners()
+
+
+def watch_sam(messages: list[dict[str, Any]], tools: Any) -> ModelReply:
+    """The model: set a probe on mail from Sam; when woken with news, tell the user about it."""
+    last = message_text(messages[-1])
+    if messages[-1].get("role") == "tool" and "<untrusted" in last and "Scheduled check" in message_text(messages[-3]):
+        subject = "Lunch on Friday" if "Lunch on Friday" in last else "something"
+        return tool_call("reply", text=f"Sam replied: “{subject}”.")
+    return tool_call("schedule_check", what=f"new email from {SAM}", every_minutes=1, max_checks=20,
+                     probe={"tool": "search_email", "arguments": {"from": SAM}})
+
+
+def test_an_email_probe_stays_silent_without_model_calls_until_sam_writes(
+    redis: Redis, mail: tuple[MailStore, LocalMailServer]
+) -> None:
+    store, server = mail
+    send_mail(server, SAM, "An old note")  # already there: part of the baseline, never news
+    rig = Rig(redis, watch_sam, mail_runners(store), default_catalog())
+    goal = rig.start("tell me when Sam replies")
+    assert goal.status is GoalStatus.scheduled
+    assert len(rig.model.calls) == 1
+    answer = next(m for m in goal.messages if m.get("role") == "tool")
+    assert answer["content"].startswith("Scheduled: watching") and "1 item(s) there now" in answer["content"]
+
+    for _ in range(3):
+        rig.tick()
+    send_mail(server, "bob@example.org", "Lunch on Friday")  # someone else: no news
+    rig.tick()
+    assert rig.goal().monitor.checks_done == 4
+    assert len(rig.model.calls) == 1, "no model call while nothing new came from Sam"
+    assert rig.sent() == []
+
+    send_mail(server, SAM, "Lunch on Friday", "Friday works for me.")
+    rig.tick()
+    assert len(rig.model.calls) == 2
+    woken_with = rig.model.calls[-1][0]
+    news = message_text(woken_with[-1])
+    assert news.startswith("<untrusted") and "Lunch on Friday" in news and "An old note" not in news
+    [message] = rig.sent()
+    assert "Sam replied" in message.text and "Lunch on Friday" in message.text and message.proactive
+    assert rig.goal().status is GoalStatus.done
+    assert any(item.origin.startswith("INBOX in your mailbox") for item in rig.goal().untrusted), \
+        "the guard knows this content came from outside"
+
+
+def test_a_probe_must_be_a_read(redis: Redis, mail: tuple[MailStore, LocalMailServer]) -> None:
+    store, _server = mail
+
+    def decide(messages: list[dict[str, Any]], tools: Any) -> ModelReply:
+        if messages[-1].get("role") == "tool":
+            return tool_call("reply", text="I can't watch that way: " + message_text(messages[-1]))
+        return tool_call("schedule_check", what="keep emailing Sam", every_minutes=1,
+                         probe={"tool": "send_email", "arguments": {"to": [SAM], "subject": "hi", "body": "hi"}})
+
+    rig = Rig(redis, decide, mail_runners(store), default_catalog())
+    goal = rig.start("email Sam every minute")
+    [message] = rig.sent()
+    assert "send_email sends something to other people, so it can't be a probe" in message.text
+    assert goal.monitor is None and goal.status is GoalStatus.done
+    assert ActionStore(redis).get(goal.pending_action_id or "x") is None
+    assert not list(redis.scan_iter("deputy:action:*")), "nothing was submitted"
+
+
+def test_a_monitor_with_a_probe_stops_at_its_end_condition(
+    redis: Redis, mail: tuple[MailStore, LocalMailServer]
+) -> None:
+    store, _server = mail
+
+    def decide(messages: list[dict[str, Any]], tools: Any) -> ModelReply:
+        return tool_call("schedule_check", what="new email from Sam", every_minutes=1, max_checks=3,
+                         probe={"tool": "search_email", "arguments": {"from": SAM}})
+
+    rig = Rig(redis, decide, mail_runners(store), default_catalog())
+    rig.start("tell me if Sam writes in the next three minutes")
+    for _ in range(5):
+        rig.tick()
+    [ended] = rig.sent()
+    assert "stopped watching" in ended.text and "3 checks" in ended.text
+    assert rig.goal().status is GoalStatus.done and rig.dispatch.delayed == []
+    assert len(rig.model.calls) == 1
+
+
+def test_a_failing_probe_is_retried_and_the_user_is_told_once(
+    redis: Redis, mail: tuple[MailStore, LocalMailServer]
+) -> None:
+    store, server = mail
+    reachable = {"up": True}
+    rig = Rig(redis, watch_sam, mail_runners(store, reachable), default_catalog())
+    rig.start("tell me when Sam replies")
+    reachable["up"] = False
+    for _ in range(6):
+        rig.tick()
+    [told] = rig.sent()
+    assert "couldn't check" in told.text and "last 3 times" in told.text and "keep trying" in told.text
+    assert DEMO_PASSWORD not in told.text
+    assert len(rig.model.calls) == 1 and rig.goal().status is GoalStatus.scheduled
+
+    reachable["up"] = True
+    send_mail(server, SAM, "Lunch on Friday")
+    rig.tick()
+    assert len(rig.model.calls) == 2
+    assert [m.text for m in rig.sent()][-1].startswith("Sam replied")
+
+
+def test_checks_count_against_the_daily_budget(redis: Redis, mail: tuple[MailStore, LocalMailServer]) -> None:
+    store, server = mail
+    rig = Rig(redis, watch_sam, mail_runners(store), default_catalog(), checks=CheckBudget(redis, per_day=3))
+    rig.start("tell me when Sam replies")  # the first reading is one check
+    rig.tick()
+    rig.tick()
+    assert rig.goal().monitor.checks_done == 2
+    rig.tick()
+    assert rig.goal().monitor.checks_done == 2, "over the budget, the check is skipped"
+    [notice] = rig.sent()
+    assert "today's 3 scheduled checks" in notice.text
+    [(_, _, delay)] = rig.dispatch.delayed
+    assert delay > 3600, "the next check waits for tomorrow's budget"
+    # The next day the budget is fresh and the watch carries on.
+    send_mail(server, SAM, "Lunch on Friday")
+    rig.tick(24 * 3600)
+    assert rig.goal().monitor.checks_done == 3
+    assert rig.sent()[-1].text.startswith("Sam replied")
+    assert len(rig.model.calls) == 2
+
+
+@pytest.fixture
+def tickets() -> Iterator[tuple[Any, str]]:
+    app = create_app()
+    site = SiteServer(app)
+    url = site.start()
+    yield app, url
+    site.stop()
+
+
+def test_a_threshold_probe_over_the_ticket_api_wakes_only_when_the_price_crosses(
+    redis: Redis, tickets: tuple[Any, str]
+) -> None:
+    app, url = tickets
+    office = app[OFFICE]
+    hamlet = office.events["hamlet"]
+    hamlet.sections[0].price, hamlet.sections[1].price = Decimal(95), Decimal(120)  # stalls and circle
+    with httpx.Client(trust_env=False) as plain:
+        api = import_openapi(fetch_openapi(plain, f"{url}/openapi.json"), service="tickets")
+    policy = EgressPolicy(allow_private_networks=[url.removeprefix("http://")])
+    client = guarded_client(reviewer(policy, EgressContext()), connector="openapi", timeout=5)
+    catalog = default_catalog().merged(api.catalog())
+
+    def decide(messages: list[dict[str, Any]], tools: Any) -> ModelReply:
+        last = messages[-1]
+        if last.get("role") == "tool" and "<untrusted" in message_text(last):
+            text = message_text(last)
+            price = text.split("is now ")[1].split(" ")[0]
+            return tool_call("reply", text=f"Hamlet seats are now {price} USD.")
+        return tool_call("schedule_check", what="Hamlet seats under 80 USD", every_minutes=5, max_checks=50,
+                         probe={"tool": "tickets_get_event", "arguments": {"event_id": "hamlet"},
+                                "compare": "threshold", "field": "sections.*.price", "below": 80})
+
+    rig = Rig(redis, decide, OpenApiRunner(api, client).runners(), catalog)
+    goal = rig.start("tell me when a Hamlet ticket drops below $80")
+    answer = next(m for m in goal.messages if m.get("role") == "tool")
+    assert "sections.*.price is 95 now" in answer["content"]
+    for price in (90, 85, 80):  # lower, but not below 80
+        hamlet.sections[0].price = Decimal(price)
+        rig.tick(300)
+    assert len(rig.model.calls) == 1 and rig.sent() == []
+
+    hamlet.sections[0].price = Decimal(79)
+    rig.tick(300)
+    [news] = rig.sent()
+    assert news.text == "Hamlet seats are now 79 USD." and news.proactive
+    assert len(rig.model.calls) == 2
+    client.close()
+
+
+def test_a_threshold_probe_stays_quiet_while_the_price_stays_below(redis: Redis, tickets: tuple[Any, str]) -> None:
+    app, url = tickets
+    hamlet = app[OFFICE].events["hamlet"]
+    hamlet.sections[0].price, hamlet.sections[1].price = Decimal(95), Decimal(120)
+    with httpx.Client(trust_env=False) as plain:
+        api = import_openapi(fetch_openapi(plain, f"{url}/openapi.json"), service="tickets")
+    client = guarded_client(reviewer(EgressPolicy(allow_private_networks=[url.removeprefix("http://")]),
+                                     EgressContext()), connector="openapi", timeout=5)
+
+    def decide(messages: list[dict[str, Any]], tools: Any) -> ModelReply:
+        if messages[-1].get("role") == "tool" and "<untrusted" in message_text(messages[-1]):
+            return tool_call("no_news")  # noted; keep watching
+        return tool_call("schedule_check", what="Hamlet under 80", every_minutes=5, max_checks=50,
+                         probe={"tool": "tickets_get_event", "arguments": {"event_id": "hamlet"},
+                                "compare": "threshold", "field": "sections.*.price", "below": 80})
+
+    rig = Rig(redis, decide, OpenApiRunner(api, client).runners(), default_catalog().merged(api.catalog()))
+    rig.start("watch Hamlet prices")
+    calls = []
+    for price in (79, 70, 75, 85, 60):
+        hamlet.sections[0].price = Decimal(price)
+        rig.tick(300)
+        calls.append(len(rig.model.calls))
+    # Woken on the first crossing (79) and on the next one (85 → 60), not while it stayed below.
+    assert calls == [2, 2, 2, 2, 3]
+    client.close()
