@@ -5,6 +5,7 @@ from __future__ import annotations
 from datetime import datetime, timezone
 
 from agent.goals import Goal, GoalStatus, StepStatus
+from agent.monitoring import watch_line
 from bot.texts import shorten
 from sentinel.audit import AuditEntry
 
@@ -22,6 +23,8 @@ def goal_card(goal: Goal) -> str:
     """One goal: what it is, where it stands, its plan, what it has cost."""
     lines = [f"🎯 {shorten(goal.text, 120)}", f"Status: {goal.status.value.replace('_', ' ')}"]
     marks = {StepStatus.done: "✅", StepStatus.doing: "▶️", StepStatus.todo: "▫️"}
+    if goal.monitor is not None and not goal.status.finished:
+        lines.append("👀 " + watch_line(goal.monitor))
     lines += [f"{marks[step.status]} {step.title}" for step in goal.plan]
     lines.append(f"Steps so far: {goal.step} · tokens: {goal.prompt_tokens + goal.completion_tokens:,}")
     return "\n".join(lines)
@@ -37,6 +40,8 @@ def format_activity(goals: list[Goal]) -> str:
         for goal in doing:
             state = _WAITING.get(goal.status, "working on it")
             lines.append(f"• {shorten(goal.text)} ({state})")
+            if goal.monitor is not None:
+                lines.append(f"   {watch_line(goal.monitor)}")
             upcoming = [s.title for s in goal.plan if s.status is not StepStatus.done]
             if upcoming:
                 lines.append(f"   next: {upcoming[0]}")
