@@ -68,6 +68,9 @@ class Monitoring:
         self._clock = clock
         self._budget = budget
 
+    def now(self) -> float:
+        return self._clock()
+
     # -- setting a monitor up -------------------------------------------------------------
 
     def schedule(self, goal: Goal, args: ScheduleArgs, call_id: str, catalog: Catalog) -> str | None:

@@ -34,11 +34,12 @@ from agent.tools import (
     parse_schedule,
     parse_split,
 )
+from agent.watch_steps import WatchSteps
 from connectors.catalog import Catalog, InvalidArguments, Operation
 from connectors.custom import UserCatalogs
 from deputy.outbox import Button, Outbox, OutboxMessage
 from deputy.user_settings import UserSettingsStore
-from sentinel.action_store import ActionRecord, ActionStore
+from sentinel.action_store import ActionStore
 from sentinel.actions import Action, ActionState
 
 log = logging.getLogger(__name__)
@@ -79,6 +80,9 @@ class GoalRunner:
         self._subgoals = Subgoals(goals, dispatch, clock)
         self._reading = Reading(goals, scanner, clock)
         self._monitoring = Monitoring(dispatch, clock, checks)
+        self._watch = WatchSteps(self._monitoring, actions, dispatch, outbox, self._reading,
+                                 checkpoint=self._checkpoint, call_model=self._call_model, end=self._end,
+                                 catalog_for=self._catalog_for)
 
     def run_step(self, goal_id: str, step: int) -> StepOutcome:
         try:
@@ -92,7 +96,7 @@ class GoalRunner:
         if goal is None or goal.step != step:
             return StepOutcome.stale
         if goal.status is GoalStatus.acting and self._monitoring.is_probe(goal):
-            probed = self._after_probe(goal)
+            probed = self._watch.after_probe(goal)
             if probed is not None:
                 return probed
         elif goal.status is GoalStatus.acting:
@@ -107,17 +111,9 @@ class GoalRunner:
                 return StepOutcome.waiting
             goal = joined
         elif goal.status is GoalStatus.scheduled:
-            if goal.monitor is None or self._clock() + 1 < goal.monitor.next_at:
-                return StepOutcome.waiting  # an early duplicate; the real check is still queued
-            skipped = self._monitoring.due_check(goal)
-            if skipped is not None:
-                if skipped:
-                    self._outbox.send(goal.chat_id, skipped, dedupe_key=f"{goal.id}:checks-used-up:{goal.monitor.next_at}",
-                                      proactive=True)
-                return self._park(goal)
-            if goal.monitor.probe is not None:
-                return self._run_probe(goal)
-            self._monitoring.wake(goal)
+            checked = self._watch.check_due(goal)
+            if checked is not None:
+                return checked
         elif goal.status is not GoalStatus.running:
             return StepOutcome.not_running
         if goal.attachments:
@@ -134,70 +130,8 @@ class GoalRunner:
             if call.name in ("schedule_check", "no_news") and goal.monitor is not None:
                 park = park or not str(goal.messages[-1].get("content", "")).startswith("Error")
         if park:
-            return self._park(goal)
+            return self._watch.park(goal)
         return self._call_model(goal)
-
-    def _park(self, goal: Goal) -> StepOutcome:
-        """Wait for the next scheduled check, or end the monitor after its last one."""
-        if self._monitoring.park(goal):
-            goal = self._checkpoint(goal)
-            self._monitoring.enqueue_next(goal)
-            return StepOutcome.waiting
-        self._outbox.send(goal.chat_id, self._monitoring.ended_message(goal),
-                          dedupe_key=f"{goal.id}:{goal.step}:monitor-ended", proactive=True)
-        goal.status = GoalStatus.done
-        self._checkpoint(goal)
-        self._dispatch.idle(goal.id)
-        return StepOutcome.finished
-
-    def _run_probe(self, goal: Goal) -> StepOutcome:
-        """Hand the monitor's probe to the executor, as an ordinary (read) action; no model call."""
-        action = self._monitoring.probe_action(goal, self._catalog_for(goal))
-        if action is None:
-            if self._monitoring.needs_probe_run(goal):
-                goal.monitor = None
-                raise ToolArgumentError("the probe's tool is not available.")
-            outcome = self._probe_done(goal, None)  # the service is gone: a failed check
-            assert outcome is not None
-            return outcome
-        self._actions.submit(action)
-        goal.status = GoalStatus.acting
-        goal.pending_action_id = action.id
-        goal = self._checkpoint(goal)
-        self._dispatch.action(action.id, goal.id, goal.step)
-        self._dispatch.idle(goal.id)
-        return StepOutcome.acting
-
-    def _after_probe(self, goal: Goal) -> StepOutcome | None:
-        """The probe is back (or not yet): compare in code; None continues the step (the first reading)."""
-        record = self._actions.get(goal.pending_action_id or "")
-        if record is not None and not record.state.terminal:
-            if record.state is ActionState.submitted:
-                self._dispatch.action(record.action.id, goal.id, goal.step)
-            self._dispatch.idle(goal.id)
-            return StepOutcome.waiting
-        return self._probe_done(goal, record)
-
-    def _probe_done(self, goal: Goal, record: ActionRecord | None) -> StepOutcome | None:
-        assert goal.monitor is not None
-        goal.monitor.probe_action_id = None
-        goal.status, goal.pending_action_id = GoalStatus.running, None
-        if self._monitoring.needs_probe_run(goal):
-            # The first reading: the pending schedule_check call gets its answer from it.
-            self._monitoring.settle_baseline(goal, record, self._reading.observe)
-            return None
-        checked = self._monitoring.check_result(goal, record, self._reading.observe)
-        if checked.kind == "news":
-            return self._call_model(goal)
-        if checked.kind == "stopped":
-            self._outbox.send(goal.chat_id, checked.message, dedupe_key=f"{goal.id}:{goal.step}:watch-stopped",
-                              proactive=True)
-            goal.status = GoalStatus.done
-            return self._end(goal)
-        if checked.kind == "failing":
-            self._outbox.send(goal.chat_id, checked.message, proactive=True,
-                              dedupe_key=f"{goal.id}:watch-failing:{goal.monitor.checks_done}")
-        return self._park(goal)
 
     # -- tool calls ---------------------------------------------------------------------
 
@@ -222,7 +156,7 @@ class GoalRunner:
             elif call.name == "schedule_check":
                 scheduled = self._monitoring.schedule(goal, parse_schedule(call), call.id, self._catalog_for(goal))
                 if scheduled is None:
-                    return self._run_probe(goal)  # its first reading answers this call
+                    return self._watch.run_probe(goal)  # its first reading answers this call
                 result = scheduled
             elif call.name in ("remember", "forget_memory", "recall") and self._memory is not None:
                 result = self._memory_call(goal, call)
