@@ -113,6 +113,8 @@ class WatchSteps:
             self._monitoring.settle_baseline(goal, record, self._reading.observe)
             return None
         checked = self._monitoring.check_result(goal, record, self._reading.observe)
+        if record is not None and checked.kind != "news":
+            self._actions.keep_briefly(record.action.id)
         if checked.kind == "news":
             return self._call_model(goal)
         if checked.kind == "stopped":

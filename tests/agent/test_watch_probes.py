@@ -156,6 +156,8 @@ def test_an_email_probe_stays_silent_without_model_calls_until_sam_writes(
     rig.tick()
     assert rig.goal().monitor.checks_done == 4
     assert len(rig.model.calls) == 1, "no model call while nothing new came from Sam"
+    kept = [redis.ttl(key) for key in redis.scan_iter("deputy:action:*")]
+    assert len(kept) == 5 and sum(1 for ttl in kept if ttl <= 24 * 3600) == 4, "quiet probes are not kept for long"
     assert rig.sent() == []
 
     send_mail(server, SAM, "Lunch on Friday", "Friday works for me.")
