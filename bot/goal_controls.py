@@ -45,6 +45,10 @@ def press_goal_control(services: BotServices, kind: str, goal_id: str, user_id: 
         return PressAnswer("That goal isn't paused.")
     if resumed.status in (GoalStatus.running, GoalStatus.acting):
         services.dispatch.step(resumed.id, resumed.step)
+    elif resumed.status is GoalStatus.scheduled and resumed.monitor is not None:
+        # A check that fell due during the pause found the goal paused and ended: queue the next one
+        # (if it is still queued, whichever runs second finds the check done and waits).
+        services.dispatch.step(resumed.id, resumed.step, delay=max(resumed.monitor.next_at - services.clock(), 0))
     return PressAnswer("Back to work.", f"▶️ Continuing “{name}”.")
 
 
