@@ -83,6 +83,7 @@ class Monitor(BaseModel):
     setup_note: str | None = Field(default=None, description="That call's answer, once the first reading is in.")
     setup_failed: bool = False
     probe_runs: int = 0
+    news: int = Field(default=0, description="Checks whose probe found something new.")
     probe_action_id: str | None = Field(default=None, description="The probe action the goal waits for, if any.")
 
 

@@ -231,6 +231,7 @@ class Monitoring:
         monitor = goal.monitor
         assert monitor is not None and monitor.probe is not None
         call_id = f"probe_{goal.id[-8:]}_{monitor.checks_done}"
+        monitor.news += 1
         goal.status = GoalStatus.running
         goal.loop_signatures = []
         goal.messages.append({
@@ -264,6 +265,9 @@ class Monitoring:
     def ended_message(self, goal: Goal) -> str:
         monitor = goal.monitor
         assert monitor is not None
+        if monitor.news:
+            return (f"That was the last check on “{monitor.what}” ({monitor.checks_done} checks), so I've stopped "
+                    "watching. Text me if you want me to keep looking.")
         return (f"I stopped watching “{monitor.what}” after {monitor.checks_done} checks; nothing relevant changed. "
                 "Text me if you want me to keep looking.")
 

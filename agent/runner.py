@@ -260,11 +260,15 @@ class GoalRunner:
         self._outbox.send(goal.chat_id, args.text, dedupe_key=f"{goal.id}:{goal.step}:{call.id}",
                           proactive=goal.monitor is not None)
         waiting = args.expects_answer
-        goal.messages.append(tool_message(call.id, "Delivered. Waiting for the user's answer." if waiting else "Delivered."))
+        watching = args.keep_watching and goal.monitor is not None and not waiting
+        said = "Waiting for the user's answer." if waiting else "Still watching." if watching else ""
+        goal.messages.append(tool_message(call.id, f"Delivered. {said}".strip()))
         # The transcript must answer every call of the turn before the user speaks again.
         for skipped in goal.pending_calls:
             goal.messages.append(tool_message(skipped.id, "Not run: the conversation moved on."))
         goal.pending_calls.clear()
+        if watching:
+            return self._watch.park(goal)
         goal.status = GoalStatus.waiting_user if waiting else GoalStatus.done
         return self._end(goal)
 

@@ -19,6 +19,7 @@ from agent.probes import ProbeArgs
 class ReplyArgs(BaseModel):
     text: str = Field(min_length=1, max_length=4000)
     expects_answer: bool = False
+    keep_watching: bool = False
 
 
 class ReadResultArgs(BaseModel):
@@ -143,6 +144,8 @@ INTERNAL_TOOLS: list[dict[str, Any]] = [
                 "properties": {
                     "text": {"type": "string"},
                     "expects_answer": {"type": "boolean", "description": "True to wait for the user's answer."},
+                    "keep_watching": {"type": "boolean",
+                                      "description": "On a scheduled check: keep checking after this message."},
                 },
                 "required": ["text"],
             },

@@ -328,3 +328,30 @@ def test_a_threshold_probe_stays_quiet_while_the_price_stays_below(redis: Redis,
     # Woken on the first crossing (79) and on the next one (85 → 60), not while it stayed below.
     assert calls == [2, 2, 2, 2, 3]
     client.close()
+
+
+def test_a_watch_can_report_each_new_email_and_keep_watching_until_its_last_check(
+    redis: Redis, mail: tuple[MailStore, LocalMailServer]
+) -> None:
+    store, server = mail
+
+    def decide(messages: list[dict[str, Any]], tools: Any) -> ModelReply:
+        last = message_text(messages[-1])
+        if messages[-1].get("role") == "tool" and "<untrusted" in last:
+            subject = last.split(" | ")[3]
+            return tool_call("reply", text=f"New from Sam: {subject}", keep_watching=True)
+        return tool_call("schedule_check", what="each email from Sam", every_minutes=1, max_checks=4,
+                         probe={"tool": "search_email", "arguments": {"from": SAM}})
+
+    rig = Rig(redis, decide, mail_runners(store), default_catalog())
+    rig.start("tell me whenever Sam writes")
+    send_mail(server, SAM, "First")
+    rig.tick()
+    rig.tick()
+    send_mail(server, SAM, "Second")
+    rig.tick()
+    rig.tick()
+    assert [m.text for m in rig.sent()] == ["New from Sam: First", "New from Sam: Second",
+                                           "That was the last check on “each email from Sam” (4 checks), so I've "
+                                           "stopped watching. Text me if you want me to keep looking."]
+    assert len(rig.model.calls) == 3 and rig.goal().status is GoalStatus.done
