@@ -103,6 +103,8 @@ INTERNAL_TOOLS: list[dict[str, Any]] = [
                                                                        "sections.*.price"},
                             "below": {"type": "number"},
                             "above": {"type": "number"},
+                            "key": {"type": "string", "description": "new_items in JSON: the field naming an "
+                                                                     "item (default id)."},
                         },
                         "required": ["tool"],
                     },

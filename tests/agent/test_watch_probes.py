@@ -355,3 +355,28 @@ def test_a_watch_can_report_each_new_email_and_keep_watching_until_its_last_chec
                                            "That was the last check on “each email from Sam” (4 checks), so I've "
                                            "stopped watching. Text me if you want me to keep looking."]
     assert len(rig.model.calls) == 3 and rig.goal().status is GoalStatus.done
+
+
+def test_a_threshold_already_crossed_is_said_at_once_instead_of_watched(redis: Redis, tickets: tuple[Any, str]) -> None:
+    app, url = tickets
+    hamlet = app[OFFICE].events["hamlet"]
+    hamlet.sections[0].price, hamlet.sections[1].price = Decimal(70), Decimal(120)
+    with httpx.Client(trust_env=False) as plain:
+        api = import_openapi(fetch_openapi(plain, f"{url}/openapi.json"), service="tickets")
+    client = guarded_client(reviewer(EgressPolicy(allow_private_networks=[url.removeprefix("http://")]),
+                                     EgressContext()), connector="openapi", timeout=5)
+
+    def decide(messages: list[dict[str, Any]], tools: Any) -> ModelReply:
+        last = message_text(messages[-1])
+        if messages[-1].get("role") == "tool":
+            return tool_call("reply", text="Already under $80: 70 USD." if "Not scheduled" in last else last)
+        return tool_call("schedule_check", what="Hamlet under 80", every_minutes=5,
+                         probe={"tool": "tickets_get_event", "arguments": {"event_id": "hamlet"},
+                                "compare": "threshold", "field": "sections.*.price", "below": 80})
+
+    rig = Rig(redis, decide, OpenApiRunner(api, client).runners(), default_catalog().merged(api.catalog()))
+    goal = rig.start("tell me when Hamlet is under $80")
+    assert [m.text for m in rig.sent()] == ["Already under $80: 70 USD."]
+    assert goal.monitor is None and goal.status is GoalStatus.done and rig.dispatch.delayed == []
+    assert "<untrusted" in message_text(rig.model.calls[-1][0][-1]), "the answer reached the model labelled"
+    client.close()
