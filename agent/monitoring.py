@@ -175,14 +175,17 @@ class Monitoring:
         })
 
     def probe_action(self, goal: Goal, catalog: Catalog) -> Action | None:
-        """The probe as an action for the executor (None when its operation is gone)."""
+        """The probe as an action for the executor (None when its operation is gone or changed)."""
         monitor = goal.monitor
         assert monitor is not None and monitor.probe is not None
         probe = monitor.probe
         operation = catalog.find(probe.connector, probe.operation)
         if operation is None or operation.spec.effect is not EffectClass.read:
             return None
-        args = operation.validate(probe.arguments)
+        try:
+            args = operation.validate(probe.arguments)
+        except InvalidArguments:  # the service's description changed since the watch was set up
+            return None
         monitor.probe_runs += 1
         runs = monitor.probe_runs
         digest = hashlib.sha256(f"{goal.id}\x00probe\x00{monitor.call_id}\x00{runs}".encode()).hexdigest()[:20]
