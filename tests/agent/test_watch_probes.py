@@ -380,3 +380,27 @@ def test_a_threshold_already_crossed_is_said_at_once_instead_of_watched(redis: R
     assert goal.monitor is None and goal.status is GoalStatus.done and rig.dispatch.delayed == []
     assert "<untrusted" in message_text(rig.model.calls[-1][0][-1]), "the answer reached the model labelled"
     client.close()
+
+
+def test_a_probe_on_a_mailbox_the_user_has_not_connected_is_refused_at_set_up(
+    redis: Redis, tmp_path: Path
+) -> None:
+    from connectors.email.imap_accounts import ImapAccounts
+    from vault import KdfCost, Vault
+
+    vault = Vault(tmp_path / "vault.cfg", SecretStr("k"), redis, kdf=KdfCost(time_cost=1, memory_cost_kib=1024,
+                                                                            parallelism=1))
+    runners = MailRunners(ImapAccounts(vault, None).for_user, lambda *a: None).runners()  # no mailbox at all
+
+    def decide(messages: list[dict[str, Any]], tools: Any) -> ModelReply:
+        if messages[-1].get("role") == "tool":
+            return tool_call("reply", text=message_text(messages[-1]))
+        return tool_call("schedule_check", what="new email from Sam", every_minutes=5,
+                         probe={"tool": "search_email", "arguments": {"from": SAM}})
+
+    rig = Rig(redis, decide, runners, default_catalog())
+    goal = rig.start("tell me when Sam replies")
+    [message] = rig.sent()
+    assert message.text.startswith("Error: the watch's first reading did not work, so nothing is scheduled")
+    assert "Your mailbox isn't connected yet" in message.text and "/connect" in message.text
+    assert goal.monitor is None and rig.dispatch.delayed == []
