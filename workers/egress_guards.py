@@ -15,6 +15,7 @@ import ssl
 from collections.abc import Callable
 from typing import Any
 
+from connectors.base import ConnectorError
 from connectors.calendar.client import CalDavAccount, open_davclient
 from connectors.mcp.session import Visitor, tls_context
 from deputy.settings import Settings
@@ -37,7 +38,7 @@ def operator_endpoints(settings: Settings) -> list[tuple[str, int]]:
     if settings.caldav_url:
         try:
             endpoints.append(url_endpoint(settings.caldav_url))
-        except ValueError:
+        except ConnectorError:
             pass  # an unreadable URL is reported when the calendar is used
     return endpoints
 
