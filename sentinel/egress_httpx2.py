@@ -88,8 +88,9 @@ class AsyncGuardedTransport2(httpx2.AsyncHTTPTransport):
             return await super().handle_async_request(request)
 
 
-def guarded_client(guard: EndpointGuard, *, headers: dict[str, str], timeout: float, verify: ssl.SSLContext | bool = True
-                   ) -> httpx2.AsyncClient:
+def guarded_client(
+    guard: EndpointGuard, *, headers: dict[str, str], timeout: float, verify: ssl.SSLContext | bool = True
+) -> httpx2.AsyncClient:
     """An httpx2 client whose every request passes the egress guard (no proxy or .netrc from the environment)."""
     return httpx2.AsyncClient(
         headers=headers, timeout=httpx2.Timeout(timeout), trust_env=False,

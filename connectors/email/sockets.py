@@ -13,6 +13,7 @@ from __future__ import annotations
 import imaplib
 import smtplib
 import socket
+import ssl
 from collections.abc import Callable
 
 SocketOpener = Callable[[str, int, "float | None"], socket.socket]
@@ -33,8 +34,10 @@ class OpenedIMAP4(imaplib.IMAP4):
         return self._opener(self.host, self.port, timeout)
 
 
-class OpenedIMAP4_SSL(imaplib.IMAP4_SSL):  # noqa: N801 - mirrors imaplib's name
-    def __init__(self, host: str, port: int, *, opener: SocketOpener, ssl_context, timeout: float | None = None) -> None:
+class OpenedIMAP4_SSL(imaplib.IMAP4_SSL):
+    def __init__(
+        self, host: str, port: int, *, opener: SocketOpener, ssl_context: ssl.SSLContext, timeout: float | None = None
+    ) -> None:
         self._opener = opener
         super().__init__(host, port, ssl_context=ssl_context, timeout=timeout)
 
@@ -52,8 +55,8 @@ class OpenedSMTP(smtplib.SMTP):
         return self._opener(host, port, timeout)
 
 
-class OpenedSMTP_SSL(smtplib.SMTP_SSL):  # noqa: N801 - mirrors smtplib's name
-    def __init__(self, host: str, port: int, *, opener: SocketOpener, timeout: float, context) -> None:
+class OpenedSMTP_SSL(smtplib.SMTP_SSL):
+    def __init__(self, host: str, port: int, *, opener: SocketOpener, timeout: float, context: ssl.SSLContext) -> None:
         self._opener = opener
         super().__init__(host, port, timeout=timeout, context=context)
 

@@ -53,9 +53,9 @@ def chat_messages(redis: Redis) -> list[str]:
 
 
 @pytest.mark.parametrize(("field", "value", "says"), [
-    ("imap_host", "10.0.0.5", "IMAP server: That server's address (10.0.0.5) is a private network address; "
-     "Deputy only connects to public servers. If this is your own server, the operator can allow it with "
-     "DEPUTY_EGRESS_ALLOW."),
+    ("imap_host", "10.0.0.5", ("IMAP server: That server's address (10.0.0.5) is a private network address; "
+                               "Deputy only connects to public servers. If this is your own server, the operator "
+                               "can allow it with DEPUTY_EGRESS_ALLOW.")),
     ("smtp_host", "169.254.169.254", "SMTP server: That server's address is the cloud metadata service"),
     ("smtp_host", "127.0.0.1", "SMTP server: That server's address (127.0.0.1) is this computer's own address"),
     ("imap_host", "mail.sneaky.example", "IMAP server: That server (mail.sneaky.example) leads to 10.0.0.5"),

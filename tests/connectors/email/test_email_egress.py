@@ -91,8 +91,9 @@ def test_smtp_through_the_guard_delivers_to_the_allowed_server(smtp: LocalMailSe
 
 @pytest.mark.parametrize(("host", "dns", "says"), DENIED)
 def test_imap_refuses_private_and_metadata_servers(store: MailStore, host: str, dns: dict, says: str) -> None:
-    runners = MailRunners(lambda user_id: imap_account(host, store.port), send=lambda *a: None,  # type: ignore[arg-type,return-value]
-                          session=lambda account: ImapSession(account, opener=strict(fixed(dns)).connect))
+    opener = strict(fixed(dns)).connect
+    runners = MailRunners(lambda user_id: imap_account(host, store.port), send=lambda *a: None,  # type: ignore
+                          session=lambda account: ImapSession(account, opener=opener))
     with no_outside_traffic() as attempts, pytest.raises(EgressBlocked) as refused:
         runners.runners()["email.search_email"](search_action(), "k")
     assert says in refused.value.user_message and attempts == []
@@ -111,9 +112,10 @@ def test_imap_name_that_rebinds_to_a_private_address_after_the_check_is_refused(
     dns = Rebinding(first=["127.0.0.1"], then=["10.0.0.5"])
     guard = EndpointGuard(EgressPolicy(allow_private_networks=["127.0.0.1/32"]), "imap", dns)
     assert guard.check(MAIL, store.port) == ["127.0.0.1"], "at connect time the name looked fine"
-    with no_outside_traffic() as attempts, pytest.raises(EgressBlocked) as refused:
-        with ImapSession(imap_account(MAIL, store.port), opener=guard.connect):
-            pass
+    with no_outside_traffic() as attempts, pytest.raises(EgressBlocked) as refused, ImapSession(
+        imap_account(MAIL, store.port), opener=guard.connect
+    ):
+        pass
     assert "leads to 10.0.0.5" in refused.value.user_message and attempts == []
 
 
@@ -130,7 +132,6 @@ def test_each_connection_is_checked_once_and_pinned_to_that_answer(store: MailSt
     # One lookup per connection: the socket goes to what the guard saw, never to a second answer.
     dns = Rebinding(first=["127.0.0.1"], then=["10.0.0.5"])
     guard = EndpointGuard(EgressPolicy(allow_private_networks=["127.0.0.1/32"]), "imap", dns)
-    with no_outside_traffic() as attempts:
-        with ImapSession(imap_account(MAIL, store.port), opener=guard.connect) as session:
-            assert session.folders()
+    with no_outside_traffic() as attempts, ImapSession(imap_account(MAIL, store.port), opener=guard.connect) as s:
+        assert s.folders()
     assert dns.lookups == [MAIL] and attempts == []

@@ -95,7 +95,7 @@ class _Redirect(BaseHTTPRequestHandler):
         self.send_header("Content-Length", "0")
         self.end_headers()
 
-    do_GET = do_POST = do_DELETE = _answer  # noqa: N815 - http.server's naming
+    do_GET = do_POST = do_DELETE = _answer
 
     def log_message(self, *args: object) -> None:
         pass
