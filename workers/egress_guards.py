@@ -11,6 +11,7 @@ opens it.
 
 from __future__ import annotations
 
+import logging
 import ssl
 from collections.abc import Callable
 from typing import Any
@@ -19,13 +20,19 @@ from connectors.base import ConnectorError
 from connectors.calendar.client import CalDavAccount, open_davclient
 from connectors.mcp.session import Visitor, tls_context
 from deputy.settings import Settings
-from sentinel.egress import EgressPolicy
+from sentinel.egress import EgressDecision, EgressPolicy
 from sentinel.egress_http import Resolver, system_resolver
 from sentinel.egress_httpx2 import guarded_client
 from sentinel.egress_niquests import guard_session
 from sentinel.egress_sockets import EndpointGuard, url_endpoint
 
-CONNECTORS = ("imap", "smtp", "calendar", "mcp")
+log = logging.getLogger(__name__)
+
+
+def log_denial(host: str, port: int, addresses: list[str], decision: EgressDecision) -> None:
+    """Tell the operator's log where a connection was refused and why (no credential is ever here)."""
+    log.warning("egress: refused a connection to %s:%s (%s): %s", host, port, ", ".join(addresses) or "no address",
+                " ".join(decision.reasons))
 
 
 def operator_endpoints(settings: Settings) -> list[tuple[str, int]]:
@@ -46,7 +53,8 @@ def operator_endpoints(settings: Settings) -> list[tuple[str, int]]:
 def endpoint_guard(settings: Settings, resolver: Resolver = system_resolver) -> EndpointGuard:
     """The guard for servers users connect (connect page, `/connect mcp`) and for the executor's
     connections, with the operator's own servers opened."""
-    guard = EndpointGuard(EgressPolicy(allow_private_networks=settings.egress_allow()), "mail", resolver)
+    policy = EgressPolicy(allow_private_networks=settings.egress_allow())
+    guard = EndpointGuard(policy, "mail", resolver, on_denial=log_denial)
     return guard.opening(*operator_endpoints(settings))
 
 
