@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import time
 from typing import Callable
+from urllib.parse import urlsplit, urlunsplit
 
 import httpx
 
@@ -68,8 +69,8 @@ class CustomConnectorService:
             connector, count = self._describe(job, name)
         except EgressBlocked as exc:
             reasons = exc.decision.reasons if exc.decision else []
-            self._audit.append(job.user_id, "connection_refused", self._clock(), kind=job.kind, source=job.url[:200],
-                               reasons=reasons)
+            self._audit.append(job.user_id, "connection_refused", self._clock(), kind=job.kind,
+                               source=_without_secrets(job.url), reasons=reasons)
             self._outbox.send(job.chat_id, f"I couldn't connect {job.url}: {exc.user_message}")
             return "refused"
         except ConnectorError as exc:
@@ -129,3 +130,10 @@ class CustomConnectorService:
 
     def remove(self, user_id: int, name: str) -> bool:
         return self._store.remove(user_id, name)
+
+
+def _without_secrets(url: str) -> str:
+    """The URL as the audit trail keeps it: no userinfo, query or fragment (where tokens hide)."""
+    parts = urlsplit(url.strip())
+    host = parts.netloc.rpartition("@")[2]
+    return urlunsplit((parts.scheme, host, parts.path, "", ""))[:200]

@@ -109,7 +109,7 @@ def test_a_mailbox_that_leads_to_a_private_address_is_refused_and_the_user_is_to
 @pytest.mark.parametrize(("url", "says"), [
     ("http://10.0.0.5:8000/mcp", "That server's address (10.0.0.5) is a private network address"),
     ("http://169.254.169.254/mcp", "cloud metadata service"),
-    ("http://tools.sneaky.example/mcp", "That server (tools.sneaky.example) leads to 192.168.0.10"),
+    ("http://tools.sneaky.example/mcp?key=tok-secret-1", "That server (tools.sneaky.example) leads to 192.168.0.10"),
 ])
 def test_connect_mcp_to_a_private_address_is_refused_in_the_chat(
     redis: Redis, vault: Vault, url: str, says: str
@@ -130,3 +130,4 @@ def test_connect_mcp_to_a_private_address_is_refused_in_the_chat(
         assert message.endswith("the operator can allow it with DEPUTY_EGRESS_ALLOW.")
     [refused] = [e for e in AuditLog(redis).entries(USER) if e.kind == "connection_refused"]
     assert refused.detail["kind"] == "mcp" and refused.detail["reasons"]
+    assert "tok-secret-1" not in repr(refused.model_dump()), "a token in the address stays out of the audit trail"
