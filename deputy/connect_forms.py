@@ -35,6 +35,8 @@ class ServiceForm:
     explanation: str
     fields: tuple[Field, ...]
     entries: Callable[[dict[str, str]], list[Entry]]
+    servers: Callable[[dict[str, str]], list[tuple[str, str, int | None]]] = lambda values: []
+    """The servers Deputy will connect to: (what, host or URL, port or None for a URL)."""
 
 
 def _email_entries(values: dict[str, str]) -> list[Entry]:
@@ -109,6 +111,8 @@ FORMS: dict[str, ServiceForm] = {
             Field("security", "Security", "select", "ssl", ("ssl", "starttls", "none")),
         ),
         entries=_email_entries,
+        servers=lambda v: [("SMTP server", v["smtp_host"], int(v["smtp_port"])),
+                           ("IMAP server", v["imap_host"], int(v["imap_port"]))],
     ),
     "calendar": ServiceForm(
         service="calendar",
@@ -120,6 +124,7 @@ FORMS: dict[str, ServiceForm] = {
             Field("password", "Password or app password", "password"),
         ),
         entries=_calendar_entries,
+        servers=lambda v: [("CalDAV address", v["url"], None)],
     ),
 }
 

@@ -7,6 +7,7 @@ the audit trail (which records only which service was connected).
 
 from __future__ import annotations
 
+import asyncio
 import html
 import logging
 import time
@@ -15,10 +16,13 @@ from typing import Callable
 
 from aiohttp import web
 
+from connectors.base import ConnectorError
 from deputy.connect_forms import FORMS, ServiceForm, validate
 from deputy.connect_links import ConnectLinks
 from deputy.outbox import Outbox
 from sentinel.audit import AuditLog
+from sentinel.egress_http import EgressBlocked
+from sentinel.egress_sockets import EndpointGuard
 from vault import Vault, VaultError
 
 log = logging.getLogger(__name__)
@@ -67,9 +71,37 @@ def _form(form: ServiceForm, values: dict[str, str], problems: list[str]) -> str
 _GONE = ("This link has expired or was already used. Send /connect again in the chat for a new one.")
 
 
+def server_problems(form: ServiceForm, values: dict[str, str], egress: EndpointGuard) -> tuple[list[str], list[str]]:
+    """Plain problems with the servers the form names (private addresses, unknown names), and the
+    guard's reasons for the audit trail. Blocking (DNS): run it off the event loop."""
+    problems: list[str] = []
+    reasons: list[str] = []
+    for what, server, port in form.servers(values):
+        try:
+            if port is None:
+                egress.check_url(server)
+            else:
+                egress.check(server, port)
+        except EgressBlocked as exc:
+            problems.append(f"{what}: {exc.user_message}")
+            reasons += exc.decision.reasons if exc.decision else []
+        except ConnectorError as exc:
+            problems.append(f"{what}: {exc.user_message}")
+    return problems, reasons
+
+
 def create_app(
-    links: ConnectLinks, vault: Vault, outbox: Outbox, audit: AuditLog, clock: Callable[[], float] = time.time
+    links: ConnectLinks,
+    vault: Vault,
+    outbox: Outbox,
+    audit: AuditLog,
+    clock: Callable[[], float] = time.time,
+    *,
+    egress: EndpointGuard | None = None,
 ) -> web.Application:
+    """The connect page; with `egress`, servers the egress policy refuses are refused here, before
+    anything is stored, with a sentence saying what is wrong and what to do."""
+
     async def show(request: web.Request) -> web.Response:
         pending = links.peek(request.match_info["token"])
         if pending is None or pending.service not in FORMS:
@@ -87,6 +119,12 @@ def create_app(
         values, problems = validate(form, raw)
         if problems:
             return _page(form.title, _form(form, values, problems), status=400)
+        if egress is not None:
+            problems, reasons = await asyncio.to_thread(server_problems, form, values, egress)
+            if problems:
+                # The link stays valid: the user can correct the address and submit again.
+                audit.append(pending.user_id, "connection_refused", clock(), service=form.service, reasons=reasons)
+                return _page(form.title, _form(form, values, problems), status=400)
         if links.consume(token) is None:  # someone else submitted in the meantime
             return _page("Link expired", f"<p>{_GONE}</p>", status=410)
         entries = form.entries(values)

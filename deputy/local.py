@@ -179,9 +179,13 @@ def sandbox_environment(endpoints: "SandboxEndpoints") -> dict[str, str]:
 def api_environment(endpoints: "SandboxEndpoints") -> dict[str, str]:
     """The sandbox sites as OpenAPI services, reachable through the egress guard."""
     sites = endpoints.site_urls()
+    # The sandbox mail and calendar servers too, so a user may also connect them as their own account.
+    servers = [f"{endpoints.smtp_host}:{endpoints.smtp_port}", f"{endpoints.imap_host}:{endpoints.imap_port}"]
+    if endpoints.caldav_url:
+        servers.append(endpoints.caldav_url.removeprefix("http://").split("/", 1)[0])
     return {
         "DEPUTY_OPENAPI_SERVICES": ",".join(f"{name}={url}/openapi.json" for name, url in sites.items()),
-        "DEPUTY_EGRESS_ALLOW": ",".join(url.removeprefix("http://") for url in sites.values()),
+        "DEPUTY_EGRESS_ALLOW": ",".join([*(url.removeprefix("http://") for url in sites.values()), *servers]),
     }
 
 

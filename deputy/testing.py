@@ -171,8 +171,8 @@ class DeputyStack:
             DEPUTY_VAULT_KEY="test-vault-key-" + os.urandom(8).hex(),
             TELEGRAM_API_BASE=f"{self.chat_url}/bot",
             PYTHONUNBUFFERED="1",
-            **(extra_env or {}),
         )
+        env.update(extra_env or {})  # a test may override any of the above (e.g. its own vault key)
         self._env = env
         self._smtp = smtp or {}
         self._worker_count = workers

@@ -39,6 +39,11 @@ def pinned(host: str, port: int, addresses: Iterable[str]) -> Iterator[None]:
         _PINS.reset(token)
 
 
+def reviewed_addresses(host: str, port: int) -> tuple[str, ...]:
+    """The reviewed addresses for (host, port) in this context; empty when there are none."""
+    return (_PINS.get() or {}).get((host.lower(), port), ())
+
+
 def pinned_addresses(host: str, port: int) -> tuple[str, ...]:
     """The reviewed addresses for (host, port); raise httpcore.ConnectError if there are none."""
     addresses = (_PINS.get() or {}).get((host.lower(), port))

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from connectors.base import ConnectorError
 from connectors.email import OutgoingEmail, SmtpAccount, send_email
+from connectors.email.sockets import SocketOpener, direct_connection
 from sentinel.actions import Action
 from vault import CredentialNotFound, Vault
 
@@ -15,9 +16,14 @@ SMTP_HANDLE = "cred:email/smtp"
 
 
 class EmailAccounts:
-    def __init__(self, vault: Vault | None, default: SmtpAccount | None) -> None:
+    """`opener` opens the SMTP connection: the executor passes the egress guard's."""
+
+    def __init__(
+        self, vault: Vault | None, default: SmtpAccount | None, opener: SocketOpener = direct_connection
+    ) -> None:
         self._vault = vault
         self._default = default
+        self.opener = opener
 
     def for_user(self, user_id: int) -> SmtpAccount:
         if self._vault is not None:
@@ -43,7 +49,9 @@ class EmailAccounts:
     def runner(self):
         def run(action: Action, idempotency_key: str) -> str:
             account = self.for_user(action.user_id)
-            sent = send_email(account, OutgoingEmail.model_validate(action.arguments), idempotency_key)
+            sent = send_email(
+                account, OutgoingEmail.model_validate(action.arguments), idempotency_key, opener=self.opener
+            )
             return f"Email sent to {', '.join(sent.accepted)}."
 
         return run

@@ -9,16 +9,20 @@ from __future__ import annotations
 import json
 import time
 from typing import Callable
+from urllib.parse import urlsplit, urlunsplit
 
 import httpx
 
 from connectors.base import ConnectorError
 from connectors.custom import MAX_CONNECTORS, CustomConnector, CustomConnectors, UserCatalogs, name_for
 from connectors.mcp import McpConnector, McpServerConfig
+from connectors.mcp.session import Visitor
 from connectors.openapi import OpenApiRunner, fetch_openapi, import_openapi
 from deputy.outbox import Outbox
 from sentinel.actions import Action
 from sentinel.audit import AuditLog
+from sentinel.egress_http import EgressBlocked
+from sentinel.egress_sockets import EndpointGuard
 from vault import Vault
 from workers.payloads import AddConnectorJob
 
@@ -26,6 +30,9 @@ ActionRunner = Callable[[Action, str], object]
 
 
 class CustomConnectorService:
+    """`egress` checks a new service's address before anything is fetched from it; `visitor`
+    carries the MCP traffic (the executor gives one whose HTTP client passes the guard)."""
+
     def __init__(
         self,
         store: CustomConnectors,
@@ -35,6 +42,9 @@ class CustomConnectorService:
         outbox: Outbox,
         audit: AuditLog,
         clock: Callable[[], float] = time.time,
+        *,
+        egress: EndpointGuard | None = None,
+        visitor: Visitor | None = None,
     ) -> None:
         self._store = store
         self._catalogs = catalogs
@@ -43,7 +53,9 @@ class CustomConnectorService:
         self._outbox = outbox
         self._audit = audit
         self._clock = clock
-        self._mcp = McpConnector(self._server_for, vault)
+        self._egress = egress
+        self._visitor = visitor
+        self._mcp = McpConnector(self._server_for, vault, visitor=visitor)
 
     def add(self, job: AddConnectorJob) -> str:
         name = name_for(job.url)
@@ -52,7 +64,15 @@ class CustomConnectorService:
                 raise ConnectorError(f"You already have {MAX_CONNECTORS} services connected; disconnect one first.")
             if self._store.get(job.user_id, name) is not None or name in self._catalogs.base.names():
                 name = f"{name}{len(self._store.list(job.user_id)) + 2}"
+            if self._egress is not None:
+                self._egress.check_url(job.url)  # before anything is fetched from it
             connector, count = self._describe(job, name)
+        except EgressBlocked as exc:
+            reasons = exc.decision.reasons if exc.decision else []
+            self._audit.append(job.user_id, "connection_refused", self._clock(), kind=job.kind,
+                               source=_without_secrets(job.url), reasons=reasons)
+            self._outbox.send(job.chat_id, f"I couldn't connect {job.url}: {exc.user_message}")
+            return "refused"
         except ConnectorError as exc:
             self._outbox.send(job.chat_id, f"I couldn't connect {job.url}: {exc.user_message}")
             return "refused"
@@ -88,7 +108,7 @@ class CustomConnectorService:
 
     def _mcp_discover(self, user_id: int, server: McpServerConfig):
         lookup = {server.name: server}
-        connector = McpConnector(lambda uid, n: lookup.get(n), self._vault)
+        connector = McpConnector(lambda uid, n: lookup.get(n), self._vault, visitor=self._visitor)
         return connector.discover(user_id, server.name)
 
     def _server_for(self, user_id: int, name: str) -> McpServerConfig | None:
@@ -110,3 +130,10 @@ class CustomConnectorService:
 
     def remove(self, user_id: int, name: str) -> bool:
         return self._store.remove(user_id, name)
+
+
+def _without_secrets(url: str) -> str:
+    """The URL as the audit trail keeps it: no userinfo, query or fragment (where tokens hide)."""
+    parts = urlsplit(url.strip())
+    host = parts.netloc.rpartition("@")[2]
+    return urlunsplit((parts.scheme, host, parts.path, "", ""))[:200]

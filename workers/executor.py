@@ -28,6 +28,7 @@ from sentinel.approvals import (
     ApprovalStore,
 )
 from sentinel.audit import AuditLog
+from sentinel.egress_http import EgressBlocked
 from sentinel.cards import card_buttons, card_text
 from sentinel.policy import Decision, Risk, Verdict, review
 from vault import Scrubber
@@ -218,6 +219,8 @@ class Executor:
         except ConnectorError as exc:
             message = self._scrubber.scrub(exc.user_message)
             log.warning("action %s failed: %s", action.id, message)
+            if isinstance(exc, EgressBlocked):
+                self._audit_egress_denial(action, exc)
             self._finish(record, job, ActionState.failed, f"Failed: {message}", claimed=True)
             return
         result = produced if isinstance(produced, OperationResult) else OperationResult(summary=produced)
@@ -260,6 +263,19 @@ class Executor:
         goal = self._goals.update(job.goal_id, _set_status(GoalStatus.waiting_approval, GoalStatus.acting))
         if goal is not None and goal.status is GoalStatus.acting and goal.pending_action_id == record.action.id:
             self._dispatch.step(job.goal_id, job.step)
+
+    def _audit_egress_denial(self, action: Action, blocked: EgressBlocked) -> None:
+        # Where and why only: the host and the guard's reasons never hold a credential.
+        decision = blocked.decision
+        self._audit.append(
+            action.user_id,
+            "egress_denied",
+            self._clock(),
+            action_id=action.id,
+            operation=f"{action.connector}.{action.operation}",
+            host=decision.host if decision else None,
+            reasons=decision.reasons if decision else [blocked.user_message],
+        )
 
     def _audit_review(self, action: Action, decision: Decision) -> None:
         untrusted = [v.explain() for v in decision.untrusted_values]

@@ -24,7 +24,7 @@ from agent.runner import GoalRunner, RunnerLimits
 from connectors.calendar import CalDavAccount, CalendarRunners
 from connectors.custom import CustomConnectors, UserCatalogs
 from connectors.email import SmtpAccount
-from connectors.email.imap import ImapAccount
+from connectors.email.imap import ImapAccount, ImapSession
 from connectors.email.imap_accounts import ImapAccounts
 from connectors.email.imap_reply import smtp_reply_sender
 from connectors.email.mail_runners import MailRunners
@@ -48,6 +48,7 @@ from workers.credentials import EmailAccounts
 from workers.custom_connectors import CustomConnectorService
 from workers.dispatch import RQDispatch, make_queues
 from workers.egress_context import egress_context_for
+from workers.egress_guards import caldav_connect, endpoint_guard, mcp_visitor
 from workers.executor import Executor
 from workers.inflight import Registration, Watchdog
 from workers.operations import api_runners, build_catalog, imported_apis
@@ -139,10 +140,16 @@ def web_runners(settings: Settings, redis: Redis, vault: Vault) -> dict:
 
 def build_executor(redis: Redis, settings: Settings, apis: list) -> tuple[CustomConnectorService, Executor]:
     vault = Vault(settings.vault_path, settings.vault_key_value(), redis)
-    email = EmailAccounts(vault, email_account(settings))
-    mail = MailRunners(ImapAccounts(vault, imap_account(settings)).for_user, smtp_reply_sender(email.for_user))
+    egress = endpoint_guard(settings)  # mail, calendar and MCP servers: checked and pinned per connection
+    smtp_opener = egress.for_connector("smtp").connect
+    email = EmailAccounts(vault, email_account(settings), opener=smtp_opener)
+    imap = egress.for_connector("imap")
+    mail = MailRunners(ImapAccounts(vault, imap_account(settings)).for_user,
+                       smtp_reply_sender(email.for_user, smtp_opener),
+                       session=lambda account: ImapSession(account, opener=imap.connect))
     calendar = CalendarRunners(vault, default=caldav_account(settings),
-                               zone_for=lambda user_id: UserSettingsStore(redis).get(user_id).timezone)
+                               zone_for=lambda user_id: UserSettingsStore(redis).get(user_id).timezone,
+                               connect=caldav_connect(egress))
     runners = {
         **mail.runners(), "email.send_email": email.runner(), **calendar.runners(), **api_runners(settings, apis, vault),
         **web_runners(settings, redis, vault),
@@ -151,7 +158,7 @@ def build_executor(redis: Redis, settings: Settings, apis: list) -> tuple[Custom
     catalogs = UserCatalogs(build_catalog(apis), CustomConnectors(redis))
     custom = CustomConnectorService(
         CustomConnectors(redis), catalogs, guarded_client(reviewer(EgressPolicy(allow_private_networks=settings.egress_allow()), EgressContext()), connector="custom"),
-        vault, Outbox(redis), AuditLog(redis),
+        vault, Outbox(redis), AuditLog(redis), egress=egress, visitor=mcp_visitor(egress),
     )
     return custom, Executor(
         ActionStore(redis),

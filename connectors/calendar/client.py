@@ -53,8 +53,12 @@ class CalDavAccount(BaseModel):
         return urlsplit(self.url).netloc.rpartition("@")[2] or self.url
 
 
-def open_davclient(account: CalDavAccount) -> Any:
-    """A `caldav.DAVClient` for `account` (the default `connect` of `CalDavClient`)."""
+def open_davclient(account: CalDavAccount, prepare_session: Callable[[Any], None] | None = None) -> Any:
+    """A `caldav.DAVClient` for `account` (the default `connect` of `CalDavClient`).
+
+    `prepare_session` gets the client's HTTP session before any request: the executor
+    mounts the egress guard's adapter there (`sentinel.egress_niquests.guard_session`).
+    """
     import caldav
 
     client = caldav.DAVClient(
@@ -67,6 +71,8 @@ def open_davclient(account: CalDavAccount) -> Any:
     )
     # No proxy or .netrc from the environment may redirect or re-authenticate the request.
     client.session.trust_env = False
+    if prepare_session is not None:
+        prepare_session(client.session)
     return client
 
 

@@ -16,6 +16,8 @@ def translate(exc: BaseException, where: str, stage: str, secret: str = "") -> C
     from caldav.lib import error as dav
     from niquests import exceptions as http
 
+    if isinstance(exc, ConnectorError):  # already plain (e.g. the egress guard refused the server)
+        return exc
     detail = f"{type(exc).__name__} during {stage}: {str(exc)[:500]}"
     if secret:
         detail = detail.replace(secret, "***")

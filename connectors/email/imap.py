@@ -20,6 +20,7 @@ from typing import Any, TypeVar
 from pydantic import BaseModel, ConfigDict, Field, SecretStr
 
 from connectors.base import ConnectorAuthError, ConnectorError, ConnectorRejected, ConnectorUnavailable
+from connectors.email.sockets import OpenedIMAP4, OpenedIMAP4_SSL, SocketOpener, direct_connection
 from connectors.email.imap_protocol import (
     Folder,
     ImapProtocolError,
@@ -67,11 +68,22 @@ def tls_context() -> ssl.SSLContext:
 
 
 class ImapSession:
-    """A logged-in IMAP connection, opened by `with ImapSession(account) as session:`."""
+    """A logged-in IMAP connection, opened by `with ImapSession(account) as session:`.
 
-    def __init__(self, account: ImapAccount, *, context: Callable[[], ssl.SSLContext] = tls_context) -> None:
+    `opener` opens the TCP connection; the executor passes the egress guard's, which refuses
+    private addresses and connects only to the address it checked.
+    """
+
+    def __init__(
+        self,
+        account: ImapAccount,
+        *,
+        context: Callable[[], ssl.SSLContext] = tls_context,
+        opener: SocketOpener = direct_connection,
+    ) -> None:
         self.account = account
         self._context = context
+        self._opener = opener
         self._client: imaplib.IMAP4 | None = None
         self._capabilities: frozenset[str] | None = None
         self.stage = "connect"
@@ -178,11 +190,11 @@ class ImapSession:
     def _connect(self) -> imaplib.IMAP4:
         account = self.account
         if account.use_ssl:
-            client: imaplib.IMAP4 = imaplib.IMAP4_SSL(
-                account.host, account.port, ssl_context=self._context(), timeout=account.timeout
+            client: imaplib.IMAP4 = OpenedIMAP4_SSL(
+                account.host, account.port, opener=self._opener, ssl_context=self._context(), timeout=account.timeout
             )
         else:
-            client = imaplib.IMAP4(account.host, account.port, timeout=account.timeout)
+            client = OpenedIMAP4(account.host, account.port, opener=self._opener, timeout=account.timeout)
         try:
             # imaplib sends a literal's closing CRLF as a write of its own, which Nagle's
             # algorithm holds for a delayed ACK: ~40 ms per APPEND or literal search.

@@ -20,6 +20,7 @@ from pydantic import Field, StringConstraints
 from connectors.base import ConnectorError, ConnectorRejected
 from connectors.email import smtp
 from connectors.email.imap_decode import MailContent, one_line
+from connectors.email.sockets import SocketOpener, direct_connection
 from connectors.email.smtp import (
     OutgoingEmail,
     SentEmail,
@@ -108,7 +109,9 @@ def draft_message(from_address: str, email: OutgoingEmail, idempotency_key: str)
     return message
 
 
-def send_reply(account: SmtpAccount, email: ReplyEmail, idempotency_key: str) -> SentEmail:
+def send_reply(
+    account: SmtpAccount, email: ReplyEmail, idempotency_key: str, *, opener: SocketOpener = direct_connection
+) -> SentEmail:
     """Send `email` with its threading headers; raise a ConnectorError on any failure.
 
     Mirrors `smtp.send_email`, which cannot add headers yet; the same key gives the
@@ -121,7 +124,7 @@ def send_reply(account: SmtpAccount, email: ReplyEmail, idempotency_key: str) ->
         message["In-Reply-To"] = email.in_reply_to
     if email.references:
         message["References"] = " ".join(email.references)
-    session = smtp._Session(account)
+    session = smtp._Session(account, opener)
     failure: ConnectorError
     try:
         refused = session.send(message, email.recipients())
@@ -135,10 +138,12 @@ def send_reply(account: SmtpAccount, email: ReplyEmail, idempotency_key: str) ->
     raise failure  # outside the except block, so no smtplib exception is chained to it
 
 
-def smtp_reply_sender(accounts: Callable[[int], SmtpAccount]) -> ReplySender:
-    """A `ReplySender` over SMTP, e.g. `smtp_reply_sender(EmailAccounts(vault, default).for_user)`."""
+def smtp_reply_sender(
+    accounts: Callable[[int], SmtpAccount], opener: SocketOpener = direct_connection
+) -> ReplySender:
+    """A `ReplySender` over SMTP, e.g. `smtp_reply_sender(EmailAccounts(vault, default).for_user, guard.connect)`."""
 
     def send(user_id: int, email: ReplyEmail, idempotency_key: str) -> SentEmail:
-        return send_reply(accounts(user_id), email, idempotency_key)
+        return send_reply(accounts(user_id), email, idempotency_key, opener=opener)
 
     return send

@@ -34,6 +34,7 @@ from connectors.base import (
     ConnectorUnavailable,
 )
 from connectors.email.addresses import check_header_text, normalize_address
+from connectors.email.sockets import OpenedSMTP, OpenedSMTP_SSL, SocketOpener, direct_connection
 
 MAX_RECIPIENTS = 50
 """Most addresses one email may go to, To and Cc together."""
@@ -137,15 +138,18 @@ def build_message(account: SmtpAccount, email: OutgoingEmail, idempotency_key: s
     return message
 
 
-def send_email(account: SmtpAccount, email: OutgoingEmail, idempotency_key: str) -> SentEmail:
+def send_email(
+    account: SmtpAccount, email: OutgoingEmail, idempotency_key: str, *, opener: SocketOpener = direct_connection
+) -> SentEmail:
     """Send `email` from `account`; raise a ConnectorError subclass on any failure.
 
-    Retrying with the same `idempotency_key` reuses the same Message-ID.
+    Retrying with the same `idempotency_key` reuses the same Message-ID. `opener` opens the
+    TCP connection (the executor passes the egress guard's).
     """
     if not idempotency_key:
         raise ValueError("idempotency_key must not be empty")
     message = build_message(account, email, idempotency_key)
-    session = _Session(account)
+    session = _Session(account, opener)
     failure: ConnectorError
     try:
         refused = session.send(message, email.recipients())
@@ -163,8 +167,9 @@ def send_email(account: SmtpAccount, email: OutgoingEmail, idempotency_key: str)
 class _Session:
     """One SMTP conversation; remembers how far it got to explain a failure."""
 
-    def __init__(self, account: SmtpAccount) -> None:
+    def __init__(self, account: SmtpAccount, opener: SocketOpener = direct_connection) -> None:
         self.account = account
+        self.opener = opener
         self.stage = "connect"
 
     def send(self, message: EmailMessage, recipients: list[str]) -> dict[str, str]:
@@ -174,9 +179,10 @@ class _Session:
         # checks the 220 greeting and records the host name that starttls() and SMTP_SSL
         # need to verify the certificate.
         smtp = (
-            smtplib.SMTP_SSL(account.host, account.port, timeout=account.timeout, context=_tls_context())
+            OpenedSMTP_SSL(account.host, account.port, opener=self.opener, timeout=account.timeout,
+                           context=_tls_context())
             if account.use_ssl
-            else smtplib.SMTP(account.host, account.port, timeout=account.timeout)
+            else OpenedSMTP(account.host, account.port, opener=self.opener, timeout=account.timeout)
         )
         try:
             self.stage = "greeting"

@@ -48,14 +48,14 @@ _STDERR_TAIL = 500
 
 
 @functools.cache
-def _tls_context() -> ssl.SSLContext:
+def tls_context() -> ssl.SSLContext:
     # Building one costs tens of milliseconds: once per process, not once per visit.
     return ssl.create_default_context()
 
 
 def default_http_client(headers: dict[str, str], timeout: float) -> httpx2.AsyncClient:
     """An HTTP client for one visit: the system's CAs, no proxy or .netrc from the environment."""
-    return httpx2.AsyncClient(headers=headers, timeout=httpx2.Timeout(timeout), trust_env=False, verify=_tls_context())
+    return httpx2.AsyncClient(headers=headers, timeout=httpx2.Timeout(timeout), trust_env=False, verify=tls_context())
 
 
 class Visitor:

@@ -85,8 +85,12 @@ def notes() -> NotesService:
 
 
 @pytest.fixture
-def stack_env(notes: NotesService) -> dict[str, str]:
-    return {"DEPUTY_EGRESS_ALLOW": f"127.0.0.1:{notes.port}"}
+def stack_env(notes: NotesService, request: pytest.FixtureRequest) -> dict[str, str]:
+    # The operator opens exactly the local services a test uses: everything else private is refused.
+    opened = [f"127.0.0.1:{notes.port}"]
+    if "mcp_server" in request.fixturenames:
+        opened.append(f"127.0.0.1:{request.getfixturevalue('mcp_server').port}")
+    return {"DEPUTY_EGRESS_ALLOW": ",".join(opened)}
 
 
 def notes_script(request: ChatRequest) -> ModelReply:
