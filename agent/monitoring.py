@@ -37,6 +37,8 @@ from agent.goals import Goal, GoalStatus, Monitor
 from agent.probes import Probe, ProbeArgs, ProbeState, after_check, compare, deadline_of, moment_words, reminder_message
 from agent.prompt import tool_message
 from agent.tools import ScheduleArgs
+from agent.watch_card import day_words as _day
+from agent.watch_card import watch_line
 from connectors.base import EffectClass
 from connectors.catalog import Catalog, InvalidArguments
 from sentinel.action_store import ActionRecord
@@ -328,40 +330,6 @@ class Monitoring:
             monitor.next_at = deadline  # the last check is the deadline's, whatever the interval
 
 
-def watch_line(monitor: Monitor) -> str:
-    """What a monitor watches, for the goal card: `new email from x, every 5 min, until 12 Dec`."""
-    how = f"every {_minutes(monitor.every_seconds)}" if monitor.every_seconds else "once"
-    parts = [f"Watching: {monitor.what}", how]
-    reminds_by = monitor.probe is not None and monitor.probe.remind_by is not None
-    if monitor.until is not None and not reminds_by:
-        parts.append(f"until {_day(monitor.until)}")
-    parts.append(f"{monitor.checks_done} of {monitor.max_checks} checks done")
-    probe = monitor.probe
-    if probe is not None and probe.reminds and not monitor.probe_state.found:
-        missing = _absent(monitor.what)
-        if probe.remind_by is not None:
-            parts.append(f"reminding you if {missing} by {moment_words(probe.remind_by)}")
-        else:
-            parts.append(f"reminding you at each check while {missing}")
-        if probe.if_found == "end_quietly":
-            parts.append("ending quietly if it comes")
-    if probe is not None:
-        parts.append(f"read by {probe.operation}, no model call while nothing changes")
-    return ", ".join(parts)
-
-
-def _absent(what: str) -> str:
-    """`no email from sam@example.org` for the watch `new email from sam@example.org`."""
-    words = what.strip().rstrip(".")
-    for lead in ("new ", "a new ", "an ", "a ", "any "):
-        if words.lower().startswith(lead):
-            words = words[len(lead):]
-            break
-    if words.lower().startswith(("whether ", "if ", "when ")):
-        return f"nothing new on “{what}”"
-    return f"no {words}"
-
-
 def _validate_probe(args: ProbeArgs, catalog: Catalog) -> Probe | str:
     operation = catalog.get(args.tool)
     if operation is None:
@@ -402,27 +370,13 @@ def _baseline(monitor: Monitor) -> str:
     return f"{len(state.seen)} item(s) there now; I wake you only for new ones"
 
 
-def _minutes(seconds: float) -> str:
-    if seconds < 60:
-        return f"{seconds:.0f} s"
-    if seconds < 3600:
-        return f"{seconds / 60:.0f} min"
-    if seconds < 86400:
-        return f"{seconds / 3600:g} h"
-    return f"{seconds / 86400:g} days"
-
-
 def _next_midnight(now: float) -> float:
     day = datetime.fromtimestamp(now, tz=timezone.utc).replace(hour=0, minute=0, second=0, microsecond=0)
     return day.timestamp() + 86400
-
-
-def _day(moment: float) -> str:
-    return datetime.fromtimestamp(moment, tz=timezone.utc).strftime("%d %b %H:%M UTC")
 
 
 def _when(moment: float) -> str:
     return datetime.fromtimestamp(moment, tz=timezone.utc).strftime("%Y-%m-%d %H:%M:%S UTC")
 
 
-__all__ = ["CheckResult", "Monitoring", "watch_line"]
+__all__ = ["CheckResult", "Monitoring", "watch_line"]  # watch_line: where the bot has always found it

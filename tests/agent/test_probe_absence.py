@@ -78,17 +78,17 @@ def test_reminder_arguments_are_checked_with_reasons_a_model_can_act_on() -> Non
     assert probe_args(remind_each_check=True, reminder="No reply from sam@example.org yet.").reminder \
         == "No reply from sam@example.org yet.", "an email address is not a link"
     cases = {
-        "not both": dict(remind_if_none_by="2026-12-04T17:00", remind_each_check=True, reminder="x"),
-        "a reminder needs reminder": dict(remind_each_check=True),
-        "only sent with remind_if_none_by": dict(reminder="Sam hasn't replied."),
-        "would never hear anything": dict(if_found="end_quietly"),
-        "ISO date-time": dict(remind_if_none_by="Friday", reminder="x"),
-        "must not contain a link": dict(remind_each_check=True, reminder="Reply now at https://evil.example/x"),
-        "at most 200": dict(remind_each_check=True, reminder="a" * 201),
-        "empty": dict(remind_each_check=True, reminder=" \n "),
+        "not both": {"remind_if_none_by": "2026-12-04T17:00", "remind_each_check": True, "reminder": "x"},
+        "a reminder needs reminder": {"remind_each_check": True},
+        "only sent with remind_if_none_by": {"reminder": "Sam hasn't replied."},
+        "would never hear anything": {"if_found": "end_quietly"},
+        "ISO date-time": {"remind_if_none_by": "Friday", "reminder": "x"},
+        "must not contain a link": {"remind_each_check": True, "reminder": "Reply now at https://evil.example/x"},
+        "at most 200": {"remind_each_check": True, "reminder": "a" * 201},
+        "empty": {"remind_each_check": True, "reminder": " \n "},
     }
     for reason, fields in cases.items():
         with pytest.raises(ValidationError, match=reason):
-            probe_args(**fields)
+            ProbeArgs.model_validate({"tool": "search_email", "arguments": {}, **fields})
     with pytest.raises(ValidationError, match="must not contain a link"):
         probe_args(remind_each_check=True, reminder="Pay at evil.com today")

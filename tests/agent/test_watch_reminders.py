@@ -8,12 +8,15 @@ request: a reminder is composed by code, so checks with nothing new make none.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from datetime import datetime, timezone
+from pathlib import Path
 from typing import Any
 
 import openai
+import pytest
 from redis import Redis
-from test_watch_probes import SAM, USER, Clock, mail, mail_runners, send_mail  # noqa: F401 (mail is a fixture)
+from test_watch_probes import ME, SAM, USER, Clock, mail_runners, send_mail
 
 from agent.goals import Goal, GoalStatus, GoalStore
 from agent.model import ModelReply, OpenAIChatModel
@@ -22,6 +25,8 @@ from agent.testing import ChatRequest, ScriptedModelServer, message_text, tool_c
 from bot.activity import goal_card
 from connectors.default import default_catalog
 from deputy.outbox import OUTBOX_STREAM, Outbox, OutboxMessage
+from sandbox.mail import LocalMailServer
+from sandbox.mailstore import MailStore
 from sentinel.action_store import ActionStore
 from sentinel.approvals import ApprovalSigner, ApprovalStore
 from sentinel.audit import AuditLog
@@ -33,6 +38,16 @@ START = 1_800_000_000.0  # Fri 15 Jan 2027 08:00 UTC
 DEADLINE = "2027-01-18T17:00:00"  # Mon 18 Jan 17:00 UTC
 DEADLINE_AT = datetime(2027, 1, 18, 17, 0, tzinfo=timezone.utc).timestamp()
 REMINDER = "Sam hasn't replied to your email yet."
+
+
+@pytest.fixture
+def mail(tmp_path: Path) -> Iterator[tuple[MailStore, LocalMailServer]]:
+    with MailStore(tmp_path / "imap") as store:
+        store.add_user(ME)
+        server = LocalMailServer(store=store)
+        server.start()
+        yield store, server
+        server.stop()
 
 
 class Rig:

@@ -155,7 +155,8 @@ def test_a_reminder_that_sam_has_not_replied_comes_at_the_deadline_held_by_quiet
     wait_for_checks(redis, 703, 1)
     listed = user.send("/goals")
     card = user.wait_for_bot(lambda m: m["text"].startswith("🎯"), after=listed)
-    assert f"reminding you if no email from {SAM} by {deadline:%a} {deadline.day} {deadline:%b %H:%M} UTC" in card["text"]
+    by = f"{deadline:%a} {deadline.day} {deadline:%b %H:%M} UTC"
+    assert f"reminding you if no email from {SAM} by {by}" in card["text"]
     send_mail(server, "bob@example.org", "Not Sam")
 
     wait_for(lambda: redis.zcard("deputy:outbox:held") == 1, timeout=60, what="the reminder to be held")
