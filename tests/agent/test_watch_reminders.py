@@ -53,7 +53,8 @@ def mail(tmp_path: Path) -> Iterator[tuple[MailStore, LocalMailServer]]:
 class Rig:
     """The agent worker and the executor run inline; the model is the scripted HTTP server."""
 
-    def __init__(self, redis: Redis, server: ScriptedModelServer, store: Any) -> None:
+    def __init__(self, redis: Redis, server: ScriptedModelServer, store: Any,
+                 reachable: dict[str, bool] | None = None) -> None:
         self.clock = Clock()
         self.redis = redis
         self.server = server
@@ -66,7 +67,7 @@ class Rig:
                                           catalog, clock=self.clock)
         self.dispatch.executor = Executor(
             ActionStore(redis), ApprovalStore(redis), self.goals, Outbox(redis), AuditLog(redis), ApprovalSigner("k"),
-            self.dispatch, mail_runners(store), ReviewContextBuilder(redis, self.goals, catalog), approval_ttl=60,
+            self.dispatch, mail_runners(store, reachable), ReviewContextBuilder(redis, self.goals, catalog), approval_ttl=60,
             clock=self.clock,
         )
 
@@ -233,3 +234,21 @@ def test_a_deadline_in_the_past_or_a_reminder_with_a_link_is_refused_with_the_re
     assert "remind_if_none_by (Thu 14 Jan 17:00 UTC) is not in the future" in first
     assert "reminder must not contain a link" in second
     assert rig.dispatch.delayed == []
+
+
+def test_when_the_deadlines_check_cannot_read_the_mailbox_the_user_is_told_so_not_that_nothing_came(
+    redis: Redis, model_server: ScriptedModelServer, mail
+) -> None:
+    store, _server = mail
+    reachable = {"up": True}
+    model_server.responder = remind_by_monday()
+    rig = Rig(redis, model_server, store, reachable)
+    rig.start("remind me on Monday if Sam hasn't replied")
+    reachable["up"] = False  # the mail server is down from now on
+    while rig.goal().status is GoalStatus.scheduled:
+        rig.next_check()
+    said = rig.sent()
+    assert not any(REMINDER in text for text in said), "no claim that Sam hasn't replied: nobody could look"
+    assert said[-1] == (f"I couldn't make the last check on “email from {SAM}” at Mon 18 Jan 17:00 UTC, so I "
+                        "can't tell you whether it came. Text me if you want me to look again.")
+    assert len(model_server.requests) == 1 and rig.goal().status is GoalStatus.done
