@@ -88,7 +88,8 @@ INTERNAL_TOOLS: list[dict[str, Any]] = [
             "parameters": {
                 "type": "object",
                 "properties": {
-                    "what": {"type": "string"},
+                    "what": {"type": "string", "description": "What is watched, as a short phrase the user "
+                                                               "reads, e.g. email from sam@example.org"},
                     "every_minutes": {"type": "number"},
                     "in_minutes": {"type": "number"},
                     "until": {"type": "string", "description": "ISO date-time"},
