@@ -252,6 +252,7 @@ class Monitoring:
                     monitor.news += 1
                     return CheckResult("done")
                 if outcome in ("remind", "remind_and_end"):
+                    monitor.probe_state.reminders += 1
                     last = outcome == "remind_and_end"
                     return CheckResult("done" if last else "remind",
                                        reminder_message(monitor.probe, self._clock(), last=last))
@@ -270,14 +271,16 @@ class Monitoring:
         monitor = goal.monitor
         assert monitor is not None and monitor.probe is not None
         call_id = f"probe_{goal.id[-8:]}_{monitor.checks_done}"
+        sent = monitor.probe_state.reminders
+        reminded = f" I had reminded the user {sent} time(s) that it had not come yet." if sent else ""
         monitor.news += 1
         goal.status = GoalStatus.running
         goal.loop_signatures = []
         goal.messages.append({
             "role": "user",
             "content": f"(Scheduled check {monitor.checks_done} of {monitor.max_checks}, {_when(self._clock())}.) "
-            f"The watch on {monitor.what} found something new; the new part of its result follows. Tell me what "
-            "matters with reply (I am not expecting a message), or call no_news if it does not matter.",
+            f"The watch on {monitor.what} found something new; the new part of its result follows.{reminded} "
+            "Tell me what matters with reply (I am not expecting a message), or call no_news if it does not matter.",
         })
         goal.messages.append({"role": "assistant", "content": None, "tool_calls": [{
             "id": call_id, "type": "function",

@@ -123,6 +123,7 @@ class ProbeState(BaseModel):
     failures: int = 0
     failure_told: bool = False
     found: bool = Field(default=False, description="Something new was seen since set-up: no more reminders.")
+    reminders: int = Field(default=0, description="Reminders sent so far (the model hears of them with the news).")
 
 
 class Comparison(BaseModel):

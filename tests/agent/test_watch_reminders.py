@@ -188,6 +188,7 @@ def test_every_morning_a_reminder_while_sam_has_not_replied_then_the_reply_is_to
     def respond(request: ChatRequest) -> ModelReply:
         news = woken_with_news(request)
         if news is not None:
+            assert "I had reminded the user 3 time(s)" in message_text(request.messages[-3])
             return tool_call("reply", text="Sam replied at last: " + news.split(" | ")[3] + ".")
         return tool_call("schedule_check", what=f"a reply from {SAM}", every_minutes=24 * 60, max_checks=30,
                          probe={"tool": "search_email", "arguments": {"from": SAM}, "remind_each_check": True,
