@@ -382,4 +382,4 @@ def _when(moment: float) -> str:
     return datetime.fromtimestamp(moment, tz=timezone.utc).strftime("%Y-%m-%d %H:%M:%S UTC")
 
 
-__all__ = ["CheckResult", "Monitoring", "watch_line"]  # watch_line: where the bot has always found it
+__all__ = ["CheckResult", "Monitoring", "watch_line"]  # watch_line (from agent.watch_card) still importable here

@@ -67,8 +67,8 @@ class Rig:
                                           catalog, clock=self.clock)
         self.dispatch.executor = Executor(
             ActionStore(redis), ApprovalStore(redis), self.goals, Outbox(redis), AuditLog(redis), ApprovalSigner("k"),
-            self.dispatch, mail_runners(store, reachable), ReviewContextBuilder(redis, self.goals, catalog), approval_ttl=60,
-            clock=self.clock,
+            self.dispatch, mail_runners(store, reachable), ReviewContextBuilder(redis, self.goals, catalog),
+            approval_ttl=60, clock=self.clock,
         )
 
     def start(self, text: str, goal_id: str = "g_remind") -> Goal:
