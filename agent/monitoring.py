@@ -13,6 +13,12 @@ model call. A check wakes the model in one of two ways:
   model as an untrusted tool result and it decides what to tell the user. The first
   reading, taken when the watch is set up, is the baseline (and proves the read works).
 
+A probe can also remind the user when nothing new comes (`remind_if_none_by`, one reminder
+at a deadline; `remind_each_check`, one at every check with nothing new). Code sends the
+model's reminder sentence, framed with the check's time, as a proactive message (held in
+quiet hours); the model is not called. A deadline watch always makes its last check at the
+deadline, and ends there.
+
 Every check counts against the user's daily budget (`CheckBudget`); a probe that fails is
 tried again at the next check, and after a few failures in a row the user is told once.
 The monitor ends after its last check or its end date, with one message saying so.
@@ -28,9 +34,11 @@ from typing import TYPE_CHECKING, Callable, Literal
 
 from agent.check_budget import CheckBudget
 from agent.goals import Goal, GoalStatus, Monitor
-from agent.probes import Probe, ProbeArgs, ProbeState, compare
+from agent.probes import Probe, ProbeArgs, ProbeState, after_check, compare, deadline_of, moment_words, reminder_message
 from agent.prompt import tool_message
 from agent.tools import ScheduleArgs
+from agent.watch_card import day_words as _day
+from agent.watch_card import watch_line
 from connectors.base import EffectClass
 from connectors.catalog import Catalog, InvalidArguments
 from sentinel.action_store import ActionRecord
@@ -49,7 +57,7 @@ Observe = Callable[[Goal, ActionRecord], str]
 class CheckResult:
     """What one probe check came to: stay quiet, wake the model, tell the user, or stop."""
 
-    kind: Literal["quiet", "news", "failing", "stopped"]
+    kind: Literal["quiet", "news", "failing", "stopped", "remind", "done"]
     message: str = ""
 
 
@@ -84,26 +92,35 @@ class Monitoring:
             if current.setup_failed:
                 goal.monitor = None
             return current.setup_note
-        if args.every_minutes is None and args.in_minutes is None:
+        deadline_only = args.probe is not None and args.probe.remind_if_none_by is not None
+        if args.every_minutes is None and args.in_minutes is None and not deadline_only:
             return "Error: give every_minutes (repeat) or in_minutes (once)."
         try:
             until = _parse_until(args.until)
         except ValueError:
             return "Error: until must be an ISO date-time such as 2026-12-24T18:00."
+        now = self._clock()
         probe = None
         if args.probe is not None:
             checked = _validate_probe(args.probe, catalog)
             if isinstance(checked, str):
                 return checked
             probe = checked
+            if probe.remind_by is not None and probe.remind_by <= now:
+                return (f"Error: remind_if_none_by ({moment_words(probe.remind_by)}) is not in the future; it is "
+                        f"{moment_words(now)} now. Give a later time.")
             if not self._take(goal):
                 return (f"Error: today's {self._budget.per_day if self._budget else 0} scheduled checks are used up, "
                         "so I can't set up a watch before tomorrow (UTC). Tell the user.")
-        now = self._clock()
         first = (args.in_minutes or args.every_minutes or 0) * 60
         every = args.every_minutes * 60 if args.every_minutes else None
         max_checks = args.max_checks if every else 1
-        goal.monitor = Monitor(what=args.what, every_seconds=every, next_at=now + first, until=until,
+        next_at = now + first
+        if probe is not None and probe.remind_by is not None:
+            # The deadline ends the watch, and its last check is always at the deadline.
+            until = probe.remind_by
+            next_at = probe.remind_by if max_checks == 1 or next_at > probe.remind_by else next_at
+        goal.monitor = Monitor(what=args.what, every_seconds=every, next_at=next_at, until=until,
                                max_checks=max_checks, probe=probe, call_id=call_id)
         if probe is not None:
             return None
@@ -134,10 +151,20 @@ class Monitoring:
                                   "The answer:\n" + observe(goal, record))
             return
         monitor.probe_state = result.state
+        probe = monitor.probe
+        woken = "you will be woken only if the result has something new"
+        if probe.reminds:
+            found = ("if something new comes, you are woken to tell the user" if probe.if_found == "tell"
+                     else "if something new comes, the watch ends without a message")
+            if probe.remind_by is not None:
+                woken = (f"if nothing new comes by {moment_words(probe.remind_by)}, I send the user your reminder "
+                         f"“{probe.reminder}” once and stop; {found}")
+            else:
+                woken = f"at each check with nothing new I send the user your reminder “{probe.reminder}”; {found}"
         monitor.setup_note = (
-            f"Scheduled: watching {monitor.what} with {monitor.probe.operation} ({_baseline(monitor)}); first "
+            f"Scheduled: watching {monitor.what} with {probe.operation} ({_baseline(monitor)}); first "
             f"check at {_when(monitor.next_at)}; up to {monitor.max_checks} checks. Between checks you are not "
-            "called; you will be woken only if the result has something new. End your turn now."
+            f"called; {woken}. End your turn now."
         )
 
     # -- checks ---------------------------------------------------------------------------
@@ -212,14 +239,24 @@ class Monitoring:
                                f"without asking you ({record.outcome or record.state.value}).")
         problem = None
         if record is not None and record.state is ActionState.succeeded:
+            found_before = monitor.probe_state.found
             result = compare(monitor.probe, monitor.probe_state, record.outcome or "")
             problem = result.problem
             if problem is None:
                 monitor.probe_state = result.state.model_copy(update={"failures": 0, "failure_told": False})
-                if not result.changed:
-                    return CheckResult("quiet")
-                self._give_news(goal, record.model_copy(update={"outcome": result.news}), observe)
-                return CheckResult("news")
+                outcome = after_check(monitor.probe, found_before, result.changed, self._clock())
+                if outcome == "news":
+                    self._give_news(goal, record.model_copy(update={"outcome": result.news}), observe)
+                    return CheckResult("news")
+                if outcome == "end_quietly":
+                    monitor.news += 1
+                    return CheckResult("done")
+                if outcome in ("remind", "remind_and_end"):
+                    monitor.probe_state.reminders += 1
+                    last = outcome == "remind_and_end"
+                    return CheckResult("done" if last else "remind",
+                                       reminder_message(monitor.probe, self._clock(), last=last))
+                return CheckResult("quiet")
         state = monitor.probe_state
         state.failures += 1
         if state.failures < FAILURES_BEFORE_TELLING or state.failure_told:
@@ -234,14 +271,16 @@ class Monitoring:
         monitor = goal.monitor
         assert monitor is not None and monitor.probe is not None
         call_id = f"probe_{goal.id[-8:]}_{monitor.checks_done}"
+        sent = monitor.probe_state.reminders
+        reminded = f" I had reminded the user {sent} time(s) that it had not come yet." if sent else ""
         monitor.news += 1
         goal.status = GoalStatus.running
         goal.loop_signatures = []
         goal.messages.append({
             "role": "user",
             "content": f"(Scheduled check {monitor.checks_done} of {monitor.max_checks}, {_when(self._clock())}.) "
-            f"The watch on {monitor.what} found something new; the new part of its result follows. Tell me what "
-            "matters with reply (I am not expecting a message), or call no_news if it does not matter.",
+            f"The watch on {monitor.what} found something new; the new part of its result follows.{reminded} "
+            "Tell me what matters with reply (I am not expecting a message), or call no_news if it does not matter.",
         })
         goal.messages.append({"role": "assistant", "content": None, "tool_calls": [{
             "id": call_id, "type": "function",
@@ -268,6 +307,11 @@ class Monitoring:
     def ended_message(self, goal: Goal) -> str:
         monitor = goal.monitor
         assert monitor is not None
+        probe = monitor.probe
+        if probe is not None and probe.remind_by is not None and not monitor.probe_state.found:
+            # The deadline's check was skipped (checks used up) or could not read: say so, not "nothing changed".
+            return (f"I couldn't make the last check on “{monitor.what}” at {moment_words(probe.remind_by)}, so I "
+                    "can't tell you whether it came. Text me if you want me to look again.")
         if monitor.news:
             return (f"That was the last check on “{monitor.what}” ({monitor.checks_done} checks), so I've stopped "
                     "watching. Text me if you want me to keep looking.")
@@ -280,18 +324,13 @@ class Monitoring:
     def _advance(self, monitor: Monitor) -> None:
         if monitor.every_seconds:
             monitor.next_at = max(monitor.next_at + monitor.every_seconds, self._clock() + 1)
-
-
-def watch_line(monitor: Monitor) -> str:
-    """What a monitor watches, for the goal card: `new email from x, every 5 min, until 12 Dec`."""
-    how = f"every {_minutes(monitor.every_seconds)}" if monitor.every_seconds else "once"
-    parts = [f"Watching: {monitor.what}", how]
-    if monitor.until is not None:
-        parts.append(f"until {_day(monitor.until)}")
-    parts.append(f"{monitor.checks_done} of {monitor.max_checks} checks done")
-    if monitor.probe is not None:
-        parts.append(f"read by {monitor.probe.operation}, no model call while nothing changes")
-    return ", ".join(parts)
+        deadline = monitor.probe.remind_by if monitor.probe is not None else None
+        if deadline is None:
+            return
+        if self._clock() + 1 >= deadline:
+            monitor.next_at = max(monitor.next_at, deadline + 1)  # this was the deadline's check: none after it
+        elif monitor.next_at > deadline or monitor.checks_done + 1 >= monitor.max_checks:
+            monitor.next_at = deadline  # the last check is the deadline's, whatever the interval
 
 
 def _validate_probe(args: ProbeArgs, catalog: Catalog) -> Probe | str:
@@ -308,7 +347,9 @@ def _validate_probe(args: ProbeArgs, catalog: Catalog) -> Probe | str:
         return f"Error: the probe's arguments don't fit {args.tool}: {exc}"
     return Probe(connector=operation.spec.connector, operation=operation.spec.operation,
                  arguments=validated.model_dump(mode="json"), compare=args.compare, field=args.field,
-                 below=args.below, above=args.above, key=args.key)
+                 below=args.below, above=args.above, key=args.key,
+                 remind_by=deadline_of(args.remind_if_none_by) if args.remind_if_none_by else None,
+                 remind_each_check=args.remind_each_check, reminder=args.reminder, if_found=args.if_found)
 
 
 def _effect_words(effect: EffectClass) -> str:
@@ -332,27 +373,13 @@ def _baseline(monitor: Monitor) -> str:
     return f"{len(state.seen)} item(s) there now; I wake you only for new ones"
 
 
-def _minutes(seconds: float) -> str:
-    if seconds < 60:
-        return f"{seconds:.0f} s"
-    if seconds < 3600:
-        return f"{seconds / 60:.0f} min"
-    if seconds < 86400:
-        return f"{seconds / 3600:g} h"
-    return f"{seconds / 86400:g} days"
-
-
 def _next_midnight(now: float) -> float:
     day = datetime.fromtimestamp(now, tz=timezone.utc).replace(hour=0, minute=0, second=0, microsecond=0)
     return day.timestamp() + 86400
-
-
-def _day(moment: float) -> str:
-    return datetime.fromtimestamp(moment, tz=timezone.utc).strftime("%d %b %H:%M UTC")
 
 
 def _when(moment: float) -> str:
     return datetime.fromtimestamp(moment, tz=timezone.utc).strftime("%Y-%m-%d %H:%M:%S UTC")
 
 
-__all__ = ["CheckResult", "Monitoring", "watch_line"]
+__all__ = ["CheckResult", "Monitoring", "watch_line"]  # watch_line (from agent.watch_card) still importable here

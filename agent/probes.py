@@ -12,6 +12,14 @@ API's `get_event`, a web page) and a comparison:
 `compare` is pure: it takes the probe, the state kept from the last check and the new
 result text, and says whether something happened and what the new content is. The state
 holds only fingerprints (item keys, the last number, a digest), never the content.
+
+A probe can also watch for something that does *not* happen ("remind me on Friday if Sam
+hasn't replied"): `remind_if_none_by` (one reminder when the deadline passes with nothing
+new) or `remind_each_check` (a reminder at every check with nothing new, "every morning").
+The reminder is the model's own sentence, given at set-up; code sends it, framed, without
+calling the model again (`after_check`, `reminder_message`). Once something new has been
+seen, no reminder follows. `if_found` says what news does: wake the model to tell the user
+(`tell`), or end the watch without a word (`end_quietly`, when only the reminder was wanted).
 """
 
 from __future__ import annotations
@@ -19,6 +27,8 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+import unicodedata
+from datetime import datetime, timezone
 from decimal import Decimal, InvalidOperation
 from typing import Any, Literal
 
@@ -29,6 +39,12 @@ MAX_SEEN = 500
 MAX_NEWS_ITEMS = 20
 _LISTING = re.compile(r"^- (\S[^|\n]{0,200}?) \| ")
 _PATH = re.compile(r"^[A-Za-z0-9_\-]+(\.([A-Za-z0-9_\-]+|\*))*$")
+MAX_REMINDER = 200
+# Web addresses, bare domains too (chat apps turn them into links); an email address is fine.
+_LINK = re.compile(r"(https?://|www\.|(?<![@.\w-])[\w-]+\.(com|org|net|io|ly|me|co|app|xyz|info|biz)\b)",
+                   re.IGNORECASE)
+
+CheckOutcome = Literal["quiet", "news", "end_quietly", "remind", "remind_and_end"]
 
 
 class ProbeArgs(BaseModel):
@@ -41,6 +57,11 @@ class ProbeArgs(BaseModel):
     below: float | None = None
     above: float | None = None
     key: str = Field(default="id", max_length=60, description="For new_items in JSON: the field naming an item.")
+    remind_if_none_by: str | None = Field(default=None, max_length=40,
+                                          description="ISO date-time: one reminder then if nothing new came.")
+    remind_each_check: bool = Field(default=False, description="A reminder at every check with nothing new.")
+    reminder: str | None = Field(default=None, max_length=1000, description="The reminder, one short sentence.")
+    if_found: Literal["tell", "end_quietly"] = "tell"
 
     @model_validator(mode="after")
     def _consistent(self) -> ProbeArgs:
@@ -50,6 +71,22 @@ class ProbeArgs(BaseModel):
                                  "or sections.*.price")
             if (self.below is None) == (self.above is None):
                 raise ValueError("a threshold needs exactly one of below and above")
+        reminds = self.remind_if_none_by is not None or self.remind_each_check
+        if self.remind_if_none_by is not None and self.remind_each_check:
+            raise ValueError("give remind_if_none_by (one reminder at a deadline) or remind_each_check (a reminder "
+                             "at every check), not both")
+        if self.remind_if_none_by is not None:
+            deadline_of(self.remind_if_none_by)
+        if reminds:
+            if self.reminder is None:
+                raise ValueError("a reminder needs reminder: the sentence to send the user, e.g. "
+                                 "\"Sam hasn't replied to your email yet.\"")
+            self.reminder = clean_reminder(self.reminder)
+        elif self.reminder is not None:
+            raise ValueError("reminder is only sent with remind_if_none_by or remind_each_check")
+        elif self.if_found == "end_quietly":
+            raise ValueError("if_found=end_quietly is only for a watch that reminds (remind_if_none_by or "
+                             "remind_each_check); otherwise the user would never hear anything")
         return self
 
 
@@ -64,6 +101,14 @@ class Probe(BaseModel):
     below: float | None = None
     above: float | None = None
     key: str = "id"
+    remind_by: float | None = Field(default=None, description="Deadline: one reminder if nothing new by then.")
+    remind_each_check: bool = False
+    reminder: str | None = Field(default=None, description="The model's sentence, checked by clean_reminder.")
+    if_found: Literal["tell", "end_quietly"] = "tell"
+
+    @property
+    def reminds(self) -> bool:
+        return self.reminder is not None and (self.remind_by is not None or self.remind_each_check)
 
 
 class ProbeState(BaseModel):
@@ -77,6 +122,8 @@ class ProbeState(BaseModel):
     digest: str | None = None
     failures: int = 0
     failure_told: bool = False
+    found: bool = Field(default=False, description="Something new was seen since set-up: no more reminders.")
+    reminders: int = Field(default=0, description="Reminders sent so far (the model hears of them with the news).")
 
 
 class Comparison(BaseModel):
@@ -91,13 +138,79 @@ class Comparison(BaseModel):
 def compare(probe: Probe, state: ProbeState, result: str) -> Comparison:
     """Compare a probe's new result with what was seen before. The first call sets the baseline."""
     if probe.compare == "threshold":
-        return _threshold(probe, state, result)
-    if probe.compare == "changed":
+        compared = _threshold(probe, state, result)
+    elif probe.compare == "changed":
         digest = hashlib.sha256(_normalise(result).encode()).hexdigest()[:32]
         changed = state.baseline and digest != state.digest
-        return Comparison(changed=changed, news=result if changed else "",
-                          state=state.model_copy(update={"digest": digest, "baseline": True}))
-    return _new_items(probe, state, result)
+        compared = Comparison(changed=changed, news=result if changed else "",
+                              state=state.model_copy(update={"digest": digest, "baseline": True}))
+    else:
+        compared = _new_items(probe, state, result)
+    if compared.changed:
+        compared.state.found = True
+    return compared
+
+
+def after_check(probe: Probe, found_before: bool, changed: bool, now: float) -> CheckOutcome:
+    """What a check that compared cleanly leads to.
+
+    `news` wakes the model; `end_quietly` ends the watch without a word (only the reminder
+    was wanted); `remind` sends the reminder and keeps watching; `remind_and_end` sends it
+    at the deadline and ends. A reminder is only for a watch that has seen nothing new yet.
+    """
+    if changed:
+        return "end_quietly" if probe.reminds and probe.if_found == "end_quietly" else "news"
+    if found_before or not probe.reminds:
+        return "quiet"
+    if probe.remind_each_check:
+        return "remind"
+    if probe.remind_by is not None and now + 1 >= probe.remind_by:
+        return "remind_and_end"
+    return "quiet"
+
+
+def reminder_message(probe: Probe, now: float, *, last: bool) -> str:
+    """The reminder as the user reads it: the model's sentence, framed by code with when it was checked."""
+    assert probe.reminder is not None
+    if last:
+        return f"⏰ {probe.reminder} (Nothing new by {moment_words(now)}, so I've stopped watching.)"
+    return f"⏰ {probe.reminder} (checked {datetime.fromtimestamp(now, tz=timezone.utc):%H:%M} UTC)"
+
+
+def clean_reminder(text: str) -> str:
+    """The model's reminder as it may reach the user unchanged: one plain sentence, no links.
+
+    It is shown as-is at every reminder, without the model looking again, so it must not
+    carry what a reply could be checked for at the time: no links (nothing to tap in a message
+    that repeats unattended), no control or invisible characters, no line breaks, short.
+    """
+    kept = "".join(" " if ch in "\r\n\t" else ch for ch in text
+                   if ch in "\r\n\t" or unicodedata.category(ch) not in ("Cc", "Cf", "Co", "Cs"))
+    sentence = " ".join(kept.split())
+    if not sentence:
+        raise ValueError("reminder is empty: give the sentence to send the user")
+    if len(sentence) > MAX_REMINDER:
+        raise ValueError(f"reminder is too long: at most {MAX_REMINDER} characters, one short sentence")
+    if _LINK.search(sentence):
+        raise ValueError("reminder must not contain a link: one plain sentence such as \"Sam hasn't replied yet.\"")
+    return sentence
+
+
+def deadline_of(text: str) -> float:
+    """An ISO date-time as a timestamp; without an offset it is taken as UTC."""
+    try:
+        moment = datetime.fromisoformat(text.strip())
+    except ValueError:
+        raise ValueError("remind_if_none_by must be an ISO date-time such as 2026-12-04T17:00") from None
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=timezone.utc)
+    return moment.timestamp()
+
+
+def moment_words(moment: float) -> str:
+    """`Fri 4 Dec 17:00 UTC`: a deadline as people say it."""
+    day = datetime.fromtimestamp(moment, tz=timezone.utc)
+    return f"{day:%a} {day.day} {day:%b %H:%M} UTC"
 
 
 def _new_items(probe: Probe, state: ProbeState, result: str) -> Comparison:

@@ -80,12 +80,16 @@ INTERNAL_TOOLS: list[dict[str, Any]] = [
                 "Between checks nothing runs. On each check, call no_news if nothing relevant changed. "
                 "Prefer a probe when one read tool can tell: Deputy runs it at each check and wakes you only when "
                 "its result has something new (compare=new_items: new emails or entries), crosses a number "
-                "(compare=threshold with field and below/above, for a JSON answer), or changes at all (changed)."
+                "(compare=threshold with field and below/above, for a JSON answer), or changes at all (changed). "
+                "To remind the user when something does NOT come (\"remind me on Friday if Sam hasn't replied\"), "
+                "add to the probe remind_if_none_by (the deadline) or remind_each_check (\"check every morning, "
+                "remind me if not\"), with reminder: the sentence Deputy sends the user. You are not called for it."
             ),
             "parameters": {
                 "type": "object",
                 "properties": {
-                    "what": {"type": "string"},
+                    "what": {"type": "string", "description": "What is watched, as a short phrase the user "
+                                                               "reads, e.g. email from sam@example.org"},
                     "every_minutes": {"type": "number"},
                     "in_minutes": {"type": "number"},
                     "until": {"type": "string", "description": "ISO date-time"},
@@ -105,6 +109,29 @@ INTERNAL_TOOLS: list[dict[str, Any]] = [
                             "above": {"type": "number"},
                             "key": {"type": "string", "description": "new_items in JSON: the field naming an "
                                                                      "item (default id)."},
+                            "remind_if_none_by": {
+                                "type": "string",
+                                "description": "ISO date-time, e.g. 2026-12-04T17:00. If nothing new has come by "
+                                               "then, the user gets the reminder once and the watch ends. The last "
+                                               "check is at this time; with no every_minutes it is the only check.",
+                            },
+                            "remind_each_check": {
+                                "type": "boolean",
+                                "description": "True: at every check where nothing new has come, the user gets "
+                                               "the reminder (e.g. every_minutes 1440 for every morning).",
+                            },
+                            "reminder": {
+                                "type": "string",
+                                "description": "With remind_if_none_by or remind_each_check: one short plain "
+                                               "sentence for the user, no links, e.g. \"Sam hasn't replied to your "
+                                               "email yet.\" Deputy sends it word for word.",
+                            },
+                            "if_found": {
+                                "type": "string", "enum": ["tell", "end_quietly"],
+                                "description": "When something new comes before a reminder watch ends: tell "
+                                               "(default: you are woken to tell the user) or end_quietly (the user "
+                                               "only wanted the reminder).",
+                            },
                         },
                         "required": ["tool"],
                     },

@@ -117,11 +117,16 @@ class WatchSteps:
             self._actions.keep_briefly(record.action.id)
         if checked.kind == "news":
             return self._call_model(goal)
-        if checked.kind == "stopped":
-            self._outbox.send(goal.chat_id, checked.message, dedupe_key=f"{goal.id}:{goal.step}:watch-stopped",
-                              proactive=True)
+        if checked.kind in ("stopped", "done"):
+            # Stopped by the guard, the deadline's reminder, or what a reminder-only watch waited for came.
+            if checked.message:
+                self._outbox.send(goal.chat_id, checked.message, dedupe_key=f"{goal.id}:{goal.step}:watch-stopped",
+                                  proactive=True)
             goal.status = GoalStatus.done
             return self._end(goal)
+        if checked.kind == "remind":
+            self._outbox.send(goal.chat_id, checked.message, proactive=True,
+                              dedupe_key=f"{goal.id}:reminder:{goal.monitor.checks_done}")
         if checked.kind == "failing":
             self._outbox.send(goal.chat_id, checked.message, proactive=True,
                               dedupe_key=f"{goal.id}:watch-failing:{goal.monitor.checks_done}")

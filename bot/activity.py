@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import datetime, timezone
 
 from agent.goals import Goal, GoalStatus, StepStatus
-from agent.monitoring import watch_line
+from agent.watch_card import watch_line
 from bot.texts import shorten
 from sentinel.audit import AuditEntry
 

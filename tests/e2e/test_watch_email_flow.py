@@ -8,6 +8,7 @@ from __future__ import annotations
 import smtplib
 import time
 from collections.abc import Iterator
+from datetime import datetime, timezone
 from email.message import EmailMessage
 from pathlib import Path
 
@@ -130,3 +131,40 @@ def test_quiet_hours_hold_the_news_of_a_watch(
     redis.zadd("deputy:outbox:held", {member: time.time()})  # the quiet hours end now
     news = user.wait_for_bot(lambda m: m["text"].startswith("Sam replied"), after=sent, timeout=20)
     assert "Dinner plans" in news["text"]
+
+
+def test_a_reminder_that_sam_has_not_replied_comes_at_the_deadline_held_by_quiet_hours(
+    deputy: DeputyStack, model_server: ScriptedModelServer, mailbox, redis: Redis
+) -> None:
+    server, _env = mailbox
+    deadline = datetime.fromtimestamp(time.time() + 20, tz=timezone.utc).replace(microsecond=0)
+    reminder = "Sam hasn't replied to your email yet."
+
+    def remind(request: ChatRequest) -> ModelReply:
+        return tool_call("schedule_check", what=f"email from {SAM}", every_minutes=0.03,
+                         probe={"tool": "search_email", "arguments": {"from": SAM},
+                                "remind_if_none_by": deadline.isoformat(), "reminder": reminder})
+
+    model_server.responder = remind
+    user = deputy.user(703)
+    now = time.gmtime()
+    quiet = user.send(f"/quiet {(now.tm_hour + 23) % 24:02d}:00 {(now.tm_hour + 1) % 24:02d}:59 UTC")
+    user.wait_for_bot(lambda m: "Quiet hours" in m["text"], after=quiet)
+
+    sent = user.send("remind me in a moment if Sam hasn't replied")
+    wait_for_checks(redis, 703, 1)
+    listed = user.send("/goals")
+    card = user.wait_for_bot(lambda m: m["text"].startswith("🎯"), after=listed)
+    by = f"{deadline:%a} {deadline.day} {deadline:%b %H:%M} UTC"
+    assert f"reminding you if no email from {SAM} by {by}" in card["text"]
+    send_mail(server, "bob@example.org", "Not Sam")
+
+    wait_for(lambda: redis.zcard("deputy:outbox:held") == 1, timeout=60, what="the reminder to be held")
+    assert [m for m in user.bot_messages(after=sent) if "⏰" in m["text"]] == []
+    assert len(model_server.requests) == 1, "the checks and the reminder made no model request"
+
+    [member] = redis.zrange("deputy:outbox:held", 0, -1)
+    redis.zadd("deputy:outbox:held", {member: time.time()})  # the quiet hours end now
+    told = user.wait_for_bot(lambda m: m["text"].startswith("⏰"), after=sent, timeout=20)
+    assert told["text"].startswith(f"⏰ {reminder} (Nothing new by")
+    assert the_goal(redis, 703).status.value == "done" and len(model_server.requests) == 1
