@@ -50,6 +50,7 @@ class Settings(BaseSettings):
     openapi_services_spec: str | None = Field(default=None, alias="DEPUTY_OPENAPI_SERVICES")
     egress_allow_spec: str | None = Field(default=None, alias="DEPUTY_EGRESS_ALLOW")
     log_level: str = Field(default="INFO", alias="DEPUTY_LOG_LEVEL")
+    search_url: str | None = Field(default=None, alias="DEPUTY_SEARCH_URL")
 
     def retry_delays(self) -> tuple[float, ...]:
         """Seconds to wait before each retry of a failed model call (also sets how many)."""
