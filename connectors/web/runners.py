@@ -103,8 +103,8 @@ class WebRunners:
             except NeedsHuman as needed:
                 if self._handoffs is None:
                     raise
-                summary = self._handoffs(action, needed)
-            return OperationResult(summary=summary, untrusted_origin=f"the web page {needed.url}")
+                summary, url = self._handoffs(action, needed), needed.url
+            return OperationResult(summary=summary, untrusted_origin=f"the web page {url}")
 
         return runner
 
