@@ -1,0 +1,141 @@
+"""The web connector from the chat, with real processes, Chromium and the sandbox shop.
+
+A screenshot reaches the chat as a photo (the model only hears that it was sent); a sign-in
+that texts a one-time code is handed to the user with a picture of the page, their reply is
+taken out of the chat and typed in by the executor, and the goal carries on, without the code
+ever reaching the model, the transcript, the audit trail or a log.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Iterator
+
+import httpx
+import pytest
+
+from agent.model import ModelReply
+from agent.testing import ChatRequest, message_text, tool_call
+from deputy.testing import DeputyStack, wait_for
+from sandbox import shop
+from sandbox.account_pages import ACCOUNT, AccountDesk
+from sandbox.webapp_common import SiteServer
+
+pytestmark = pytest.mark.browser
+
+
+@pytest.fixture(scope="module")
+def shop_site() -> Iterator[tuple[str, AccountDesk]]:
+    app = shop.create_app()
+    server = SiteServer(app)
+    url = server.start()
+    yield url, app[ACCOUNT]
+    server.stop()
+
+
+@pytest.fixture
+def stack_env(shop_site: tuple[str, AccountDesk]) -> dict[str, str]:
+    return {"DEPUTY_EGRESS_ALLOW": shop_site[0].removeprefix("http://")}
+
+
+def _everything_the_model_saw(model_server) -> str:  # type: ignore[no-untyped-def]
+    return json.dumps([r.model_dump(mode="json") for r in model_server.requests])
+
+
+def test_a_screenshot_arrives_as_a_photo_and_the_model_only_hears_so(
+    stack: DeputyStack, model_server, shop_site: tuple[str, AccountDesk]  # type: ignore[no-untyped-def]
+) -> None:
+    url, _ = shop_site
+
+    def script(request: ChatRequest) -> ModelReply:
+        tools = [m for m in request.messages if m.get("role") == "tool"]
+        if not tools:
+            return tool_call("screenshot", url=f"{url}/")
+        return tool_call("reply", text="Here is the shop's front page.")
+
+    model_server.responder = script
+    user = stack.user(71)
+    sent = user.send(f"show me what {url}/ looks like")
+    photo = user.wait_for_bot(lambda m: m.get("photo") is not None, after=sent, timeout=60)
+    assert photo["text"] == f"Screenshot of {url}/"
+    assert photo["photo"]["width"] == 1280 and photo["photo"]["height"] == 900
+    image = httpx.get(stack.chat_url + photo["photo"]["url"])
+    assert image.status_code == 200 and image.content.startswith(b"\x89PNG")
+    user.wait_for_bot(lambda m: m["text"] == "Here is the shop's front page.", after=sent, timeout=40)
+    seen = _everything_the_model_saw(model_server)
+    assert "sent to the user" in seen and "iVBOR" not in seen  # no image (base64 PNG) ever reaches the model
+
+
+def test_a_code_sign_in_is_finished_by_the_user_without_the_code_reaching_the_model(
+    stack: DeputyStack, model_server, redis, shop_site: tuple[str, AccountDesk]  # type: ignore[no-untyped-def]
+) -> None:
+    url, desk = shop_site
+
+    def script(request: ChatRequest) -> ModelReply:
+        last = request.messages[-1]
+        tools = [m for m in request.messages if m.get("role") == "tool"]
+        if not tools:
+            return tool_call("submit_form", url=f"{url}/account/login", action_url=f"{url}/account/login",
+                             fields={"email": "demo@sandbox.local"})
+        if last.get("role") == "user" and message_text(last).startswith("(Deputy) The step"):
+            return tool_call("open_page", url=f"{url}/account")
+        if "Signed in as" in message_text(tools[-1]):
+            return tool_call("reply", text="You're signed in; there are no open orders.")
+        return tool_call("reply", text="Something unexpected happened.")
+
+    model_server.responder = script
+    user = stack.user(72)
+    sent = user.send(f"sign in to my shop account at {url}/account/login as demo@sandbox.local and check my orders")
+
+    # The question comes with a picture of the page and says how to answer.
+    asked = user.wait_for_bot(lambda m: m.get("photo") is not None, after=sent, timeout=60)
+    assert "asking for a verification code" in asked["text"] and f"{url}/account/verify" in asked["text"]
+    assert "Reply with just the code" in asked["text"]
+    assert httpx.get(stack.chat_url + asked["photo"]["url"]).content.startswith(b"\x89PNG")
+    requests_before = len(model_server.requests)
+
+    code = desk.last_code()  # what the person reads on their phone
+    assert code is not None
+    reply = user.send(code)
+    user.wait_for_bot(lambda m: m["text"].startswith("Got it. I deleted your message"), after=reply, timeout=20)
+    user.wait_for_bot(lambda m: m["text"].startswith("Done: 127.0.0.1 accepted it"), after=reply, timeout=40)
+    user.wait_for_bot(lambda m: m["text"] == "You're signed in; there are no open orders.", after=reply, timeout=40)
+    assert reply not in [m["message_id"] for m in user.messages()]  # the code is gone from the chat
+
+    # The model was not called while the page waited, and never saw the code.
+    assert len(model_server.requests) > requests_before
+    assert code not in _everything_the_model_saw(model_server)
+    entries = str(redis.xrange("deputy:audit:72"))
+    assert "handoff_completed" in entries and code not in entries
+    assert code not in stack.logs()
+    assert not [k for k in redis.scan_iter("deputy:user:72:handoff:code:*")]  # the one-time key was used up
+
+
+def test_a_reply_in_words_goes_to_the_goal_and_a_wrong_code_is_asked_for_again(
+    stack: DeputyStack, model_server, shop_site: tuple[str, AccountDesk]  # type: ignore[no-untyped-def]
+) -> None:
+    url, desk = shop_site
+
+    def script(request: ChatRequest) -> ModelReply:
+        last = request.messages[-1]
+        tools = [m for m in request.messages if m.get("role") == "tool"]
+        if not tools:
+            return tool_call("submit_form", url=f"{url}/account/login", action_url=f"{url}/account/login",
+                             fields={"email": "demo@sandbox.local"})
+        if last.get("role") == "user":
+            return tool_call("reply", text=f"Understood: {message_text(last)}")
+        return tool_call("reply", text="Something unexpected happened.")
+
+    model_server.responder = script
+    user = stack.user(73)
+    sent = user.send(f"sign in to my shop account at {url}/account/login as demo@sandbox.local")
+    first = user.wait_for_bot(lambda m: m.get("photo") is not None, after=sent, timeout=60)
+
+    wrong = "000000" if desk.last_code() != "000000" else "111111"
+    reply = user.send(wrong)
+    again = user.wait_for_bot(lambda m: m.get("photo") is not None, after=reply, timeout=40)
+    assert again["text"].startswith("The page didn't accept that.") and again["message_id"] != first["message_id"]
+
+    words = user.send("never mind, skip the sign-in")
+    user.wait_for_bot(lambda m: m["text"] == "Understood: never mind, skip the sign-in", after=words, timeout=40)
+    wait_for(lambda: wrong not in _everything_the_model_saw(model_server), what="a clean transcript")
