@@ -11,8 +11,8 @@ from urllib.parse import urlparse
 from emulator.errors import bad_request
 from emulator.formatting import check_text, format_text
 from emulator.hub import Emulator
-from emulator.params import MethodTable, Params, UploadedFile
 from emulator.images import image_info
+from emulator.params import MethodTable, Params, UploadedFile
 from emulator.records import Button, Chat, Document, Json, Photo
 from emulator.tgobjects import parse_inline_keyboard
 

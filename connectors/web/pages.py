@@ -23,7 +23,6 @@ from connectors.web.human import CodeEntry, NeedsHuman, human_step
 from connectors.web.logins import PASSWORD_PLACEHOLDER, USERNAME_PLACEHOLDER, WebLogin, WebLogins
 from connectors.web.navigation import act_and_follow, at, failure_for, goto, same_page
 from connectors.web.session import UserSession
-from sentinel.egress import SecretValue
 from connectors.web.snapshot import (
     MAX_BLOCKS,
     MAX_FIELDS,
@@ -33,6 +32,7 @@ from connectors.web.snapshot import (
     FormInfo,
     PageSnapshot,
 )
+from sentinel.egress import SecretValue
 
 SNAPSHOT_LIMITS = {
     "maxChars": 100_000,

@@ -9,7 +9,7 @@ ever reaching the model, the transcript, the audit trail or a log.
 from __future__ import annotations
 
 import json
-from typing import Iterator
+from collections.abc import Iterator
 
 import httpx
 import pytest
