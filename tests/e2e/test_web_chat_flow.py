@@ -9,6 +9,7 @@ ever reaching the model, the transcript, the audit trail or a log.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterator
 
 import httpx
@@ -17,25 +18,38 @@ import pytest
 from agent.model import ModelReply
 from agent.testing import ChatRequest, message_text, tool_call
 from deputy.testing import DeputyStack, wait_for
-from sandbox import shop
+from deputy.local import api_environment
+from sandbox import restaurants, search, shop, tickets
 from sandbox.account_pages import ACCOUNT, AccountDesk
+from sandbox.services import SandboxEndpoints
 from sandbox.webapp_common import SiteServer
 
 pytestmark = pytest.mark.browser
 
 
 @pytest.fixture(scope="module")
-def shop_site() -> Iterator[tuple[str, AccountDesk]]:
-    app = shop.create_app()
-    server = SiteServer(app)
-    url = server.start()
-    yield url, app[ACCOUNT]
-    server.stop()
+def world() -> Iterator[tuple[SandboxEndpoints, AccountDesk]]:
+    """The sandbox sites and the sandbox search, as `deputy run` starts them (mail and calendar aside)."""
+    shop_app = shop.create_app()
+    servers = [SiteServer(restaurants.create_app()), SiteServer(tickets.create_app()), SiteServer(shop_app)]
+    urls = [server.start() for server in servers]
+    engine = SiteServer(search.create_app(dict(zip(("restaurants", "tickets", "shop"), urls))))
+    endpoints = SandboxEndpoints(smtp_port=1, imap_port=1, restaurants_url=urls[0], tickets_url=urls[1],
+                                 shop_url=urls[2], search_url=engine.start())
+    yield endpoints, shop_app[ACCOUNT]
+    for server in [engine, *servers]:
+        server.stop()
+
+
+@pytest.fixture(scope="module")
+def shop_site(world: tuple[SandboxEndpoints, AccountDesk]) -> tuple[str, AccountDesk]:
+    return str(world[0].shop_url), world[1]
 
 
 @pytest.fixture
-def stack_env(shop_site: tuple[str, AccountDesk]) -> dict[str, str]:
-    return {"DEPUTY_EGRESS_ALLOW": shop_site[0].removeprefix("http://")}
+def stack_env(world: tuple[SandboxEndpoints, AccountDesk]) -> dict[str, str]:
+    # The same settings `deputy run` gives: the sites as APIs, the sandbox search as the web search.
+    return api_environment(world[0])
 
 
 def _everything_the_model_saw(model_server) -> str:  # type: ignore[no-untyped-def]
@@ -139,3 +153,27 @@ def test_a_reply_in_words_goes_to_the_goal_and_a_wrong_code_is_asked_for_again(
     words = user.send("never mind, skip the sign-in")
     user.wait_for_bot(lambda m: m["text"] == "Understood: never mind, skip the sign-in", after=words, timeout=40)
     wait_for(lambda: wrong not in _everything_the_model_saw(model_server), what="a clean transcript")
+
+
+def test_web_search_defaults_to_the_sandbox_search_and_its_result_opens(
+    stack: DeputyStack, model_server, world: tuple[SandboxEndpoints, AccountDesk]  # type: ignore[no-untyped-def]
+) -> None:
+    restaurants_url = str(world[0].restaurants_url)
+
+    def script(request: ChatRequest) -> ModelReply:
+        tools = [m for m in request.messages if m.get("role") == "tool"]
+        if not tools:
+            return tool_call("search_web", query="Italian restaurant Old Town")
+        if len(tools) == 1:
+            found = re.search(r"http://127\.0\.0\.1:\d+/restaurants/[a-z-]+", message_text(tools[0]))
+            return tool_call("open_page", url=found.group(0) if found else f"{restaurants_url}/nothing-found")
+        title = re.search(r"Title: (.+)", message_text(tools[-1]))
+        return tool_call("reply", text="Found: " + (title.group(1) if title else "nothing"))
+
+    model_server.responder = script
+    user = stack.user(74)
+    sent = user.send("find me an Italian restaurant in the Old Town")
+    answer = user.wait_for_bot(lambda m: m["text"].startswith("Found: "), after=sent, timeout=60)
+    assert answer["text"] == "Found: Sandbox Tables · Trattoria Roma"
+    seen = _everything_the_model_saw(model_server)
+    assert f"{restaurants_url}/restaurants/" in seen
