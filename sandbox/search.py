@@ -44,26 +44,26 @@ class Document:
 SEEDED_PAGES: dict[str, tuple[str, str]] = {
     "eating-out": (
         "Eating out in Sandbox City: a short guide",
-        "Sandbox City has a restaurant for every mood. For Italian food, pasta and pizza, look at the Italian "
+        ("Sandbox City has a restaurant for every mood. For Italian food, pasta and pizza, look at the Italian "
         "places on the restaurant booking site; for a quick lunch, the cafés in the Old Town are open from "
         "breakfast. Book a table online a day ahead for Friday and Saturday dinners: tables for two at 7pm go "
-        "first. Vegetarian and vegan dishes are marked on every menu.",
+        "first. Vegetarian and vegan dishes are marked on every menu."),
     ),
     "weekend-events": (
         "What's on this weekend: concerts, theatre and football",
-        "The ticket office sells seats for concerts, plays and matches in Sandbox City. Popular concerts sell "
+        ("The ticket office sells seats for concerts, plays and matches in Sandbox City. Popular concerts sell "
         "out within days; hold a seat first, then pay. Family tickets and student prices are shown on each "
-        "event's page.",
+        "event's page."),
     ),
     "lisbon-trip": (
         "Four days in Lisbon on a budget",
-        "Plan four days in Lisbon: the castle, the tram 28 ride, pastel de nata in Belém and fado in Alfama. "
-        "Flights from most European cities cost under 150 euros in spring; stay in Baixa to walk everywhere.",
+        ("Plan four days in Lisbon: the castle, the tram 28 ride, pastel de nata in Belém and fado in Alfama. "
+        "Flights from most European cities cost under 150 euros in spring; stay in Baixa to walk everywhere."),
     ),
     "coffee-at-home": (
         "Making better coffee at home",
-        "A good grinder matters more than an expensive espresso machine. The sandbox shop sells coffee beans, "
-        "grinders, mugs and travel mugs; compare prices before you buy.",
+        ("A good grinder matters more than an expensive espresso machine. The sandbox shop sells coffee beans, "
+        "grinders, mugs and travel mugs; compare prices before you buy."),
     ),
 }
 

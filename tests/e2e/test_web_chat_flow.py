@@ -17,8 +17,8 @@ import pytest
 
 from agent.model import ModelReply
 from agent.testing import ChatRequest, message_text, tool_call
-from deputy.testing import DeputyStack, wait_for
 from deputy.local import api_environment
+from deputy.testing import DeputyStack, wait_for
 from sandbox import restaurants, search, shop, tickets
 from sandbox.account_pages import ACCOUNT, AccountDesk
 from sandbox.services import SandboxEndpoints
