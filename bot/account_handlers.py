@@ -151,7 +151,7 @@ class AccountHandlers:
             return
         if service not in FORMS or service == "key":
             await update.effective_message.reply_text(
-                "What would you like to connect? /connect email · /connect calendar · /connect card · "
+                "What would you like to connect? /connect email · /connect calendar · /connect card · /connect web · "
                 "/connect api <address of an OpenAPI description> · /connect mcp <address of an MCP server>"
             )
             return

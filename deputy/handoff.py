@@ -155,7 +155,7 @@ def handoff_text(handoff: HandOff) -> str:
         )
     else:
         need = f"{handoff.site} wants you to sign in, and no login for it is saved for me."
-        how = "Save one with /connect (I use it without ever seeing the password), then tell me to continue."
+        how = "Save one with /connect web (I use it without ever seeing the password), then tell me to continue."
     if handoff.entry is None and handoff.reason != "login":
         how = f"I can't do that step for you: please do it yourself at {handoff.url}, then tell me how to continue."
     return f"{retry}{need}\nPage: {handoff.url}\n{how}\nAnything else you reply goes to me as usual."

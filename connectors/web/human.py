@@ -104,7 +104,7 @@ def human_step(snapshot: PageSnapshot, *, has_login: bool) -> NeedsHuman | None:
     if not has_login and is_login_wall(snapshot):
         return NeedsHuman(
             f"{site} wants you to sign in, and no login for {site} is saved for me. Please save one with "
-            "/connect (I use it without ever seeing the password), then tell me to continue.",
+            "/connect web (I use it without ever seeing the password), then tell me to continue.",
             reason="login",
             url=snapshot.url,
         )

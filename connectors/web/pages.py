@@ -247,7 +247,7 @@ async def _login_if_needed(
     if login is None or not login.allowed_on(host):
         needed = NeedsHuman(
             f"{host or 'This site'} wants you to sign in, and no login for it is saved for me. Please save one "
-            "with /connect (I use it without ever seeing the password), then tell me to continue.",
+            "with /connect web (I use it without ever seeing the password), then tell me to continue.",
             reason="login",
             url=page_url,
         )
