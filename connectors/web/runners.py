@@ -158,8 +158,11 @@ class WebRunners:
         if self._show_user is None:
             raise ConnectorRejected("Screenshots can't be shown in this chat.")
         url, width, height, image = self._run(action, lambda s: pages.screenshot(s, args.url, args.full_page))
-        # Keyed by the idempotency key: a retried action sends the picture once.
-        self._show_user(action, image, f"Screenshot of {url}", f"shot:{idempotency_key}")
+        try:
+            # Keyed by the idempotency key: a retried action sends the picture once.
+            self._show_user(action, image, f"Screenshot of {url}", f"shot:{idempotency_key}")
+        except ValueError:
+            raise ConnectorRejected("That screenshot is too large to send; try one without full_page.") from None
         return OperationResult(
             summary=f"Screenshot of {url} ({width}x{height}) sent to the user.",
             untrusted_origin=f"the web page {url}",
