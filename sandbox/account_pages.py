@@ -8,7 +8,9 @@ against a real site:
   asks for it (an `autocomplete=one-time-code` field). A right code signs the browser in
   (`/account`); a wrong one asks again.
 - `/deals`: behind `/human-check`, a CAPTCHA: five characters drawn in an image (not in the
-  page's text), typed into a field. A right answer lets the browser through.
+  page's text), typed into a field. A right answer lets the browser through. Like many simple
+  CAPTCHAs it is bound to the browser (a cookie): reloading shows the same characters until
+  they are answered, and a wrong answer draws new ones.
 
 Cookies are persistent (ten minutes), as many sites do, so a browser profile that is
 closed and opened again between two steps is still mid-sign-in.
@@ -28,6 +30,7 @@ DEMO_EMAIL = "demo@sandbox.local"
 PENDING_COOKIE = "sandbox_pending"
 SESSION_COOKIE = "sandbox_session"
 HUMAN_COOKIE = "sandbox_human"
+CHALLENGE_COOKIE = "sandbox_challenge"
 _COOKIE_AGE = 600
 _CAPTCHA_LETTERS = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"  # no 0/O, 1/I look-alikes
 
@@ -142,8 +145,10 @@ def _routes(desk: AccountDesk, site: str) -> list[web.RouteDef]:
                 "<p><a href='/'>All products</a></p>")
         return page("Today's deals", body, site=site)
 
-    def check_page(error: str = "") -> web.Response:
-        challenge_id = desk.new_challenge()
+    def check_page(request: web.Request, error: str = "") -> web.Response:
+        challenge_id = request.cookies.get(CHALLENGE_COOKIE, "")
+        if error or challenge_id not in desk.challenges:
+            challenge_id = desk.new_challenge()
         note = f"<p class='error'>{esc(error)}</p>" if error else ""
         form = (
             "<form method='post' action='/human-check'>"
@@ -153,17 +158,20 @@ def _routes(desk: AccountDesk, site: str) -> list[web.RouteDef]:
             "<label>Type the characters you see <input type='text' name='captcha_answer' autocomplete='off' "
             "required></label><button type='submit'>Continue</button></form>"
         )
-        return page("Verify you are human", f"{note}<p>Before you see our deals, a quick check.</p>{form}", site=site)
+        response = page("Verify you are human", f"{note}<p>Before you see our deals, a quick check.</p>{form}",
+                        site=site)
+        response.set_cookie(CHALLENGE_COOKIE, challenge_id, max_age=_COOKIE_AGE, httponly=True, samesite="Lax")
+        return response
 
     async def check_form(request: web.Request) -> web.Response:
-        return check_page()
+        return check_page(request)
 
     async def check(request: web.Request) -> web.Response:
         form = await request.post()
         answer = desk.challenges.pop(str(form.get("challenge", "")), None)
         given = str(form.get("captcha_answer", "")).strip().upper()
         if answer is None or not hmac.compare_digest(given.encode(), answer.encode()):
-            return check_page("That wasn't right; here is a new one.")
+            return check_page(request, "That wasn't right; here is a new one.")
         token = secrets.token_urlsafe(12)
         desk.passed.add(token)
         response = web.HTTPSeeOther("/deals")

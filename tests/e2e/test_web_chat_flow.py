@@ -177,3 +177,28 @@ def test_web_search_defaults_to_the_sandbox_search_and_its_result_opens(
     assert answer["text"] == "Found: Sandbox Tables · Trattoria Roma"
     seen = _everything_the_model_saw(model_server)
     assert f"{restaurants_url}/restaurants/" in seen
+
+
+def test_a_captcha_is_answered_by_the_user_from_its_picture(
+    stack: DeputyStack, model_server, shop_site: tuple[str, AccountDesk]  # type: ignore[no-untyped-def]
+) -> None:
+    url, desk = shop_site
+
+    def script(request: ChatRequest) -> ModelReply:
+        last = request.messages[-1]
+        tools = [m for m in request.messages if m.get("role") == "tool"]
+        if not tools or (last.get("role") == "user" and message_text(last).startswith("(Deputy) The step")):
+            return tool_call("open_page", url=f"{url}/deals")
+        title = re.search(r"Title: (.+)", message_text(tools[-1]))
+        return tool_call("reply", text="Deals page: " + (title.group(1) if title else "not reached"))
+
+    model_server.responder = script
+    user = stack.user(75)
+    sent = user.send(f"what deals does {url}/deals have today?")
+    asked = user.wait_for_bot(lambda m: m.get("photo") is not None, after=sent, timeout=60)
+    assert "wants to check that a person is visiting" in asked["text"] and f"{url}/human-check" in asked["text"]
+    answer = list(desk.challenges.values())[-1]  # the characters the person reads in the picture
+    reply = user.send(answer)
+    user.wait_for_bot(lambda m: m["text"].startswith("Done: 127.0.0.1 accepted it"), after=reply, timeout=40)
+    user.wait_for_bot(lambda m: m["text"] == "Deals page: Sandbox Shop · Today's deals", after=reply, timeout=40)
+    assert answer not in _everything_the_model_saw(model_server)
