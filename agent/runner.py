@@ -37,6 +37,7 @@ from agent.tools import (
 from agent.watch_steps import WatchSteps
 from connectors.catalog import Catalog, InvalidArguments, Operation
 from connectors.custom import UserCatalogs
+from deputy.handoff import HandOff, HandOffStore, handoff_message
 from deputy.outbox import Button, Outbox, OutboxMessage
 from deputy.user_settings import UserSettingsStore
 from sentinel.action_store import ActionStore
@@ -63,6 +64,7 @@ class GoalRunner:
         settings: UserSettingsStore | None = None,
         user_catalogs: UserCatalogs | None = None,
         checks: CheckBudget | None = None,
+        handoffs: HandOffStore | None = None,
     ) -> None:
         self._goals = goals
         self._actions = actions
@@ -83,6 +85,7 @@ class GoalRunner:
         self._watch = WatchSteps(self._monitoring, actions, dispatch, outbox, self._reading,
                                  checkpoint=self._checkpoint, call_model=self._call_model, end=self._end,
                                  catalog_for=self._catalog_for)
+        self._handoffs = handoffs
 
     def run_step(self, goal_id: str, step: int) -> StepOutcome:
         try:
@@ -100,10 +103,14 @@ class GoalRunner:
             if probed is not None:
                 return probed
         elif goal.status is GoalStatus.acting:
+            action_id = goal.pending_action_id
             resumed = self._resume_after_action(goal)
             if resumed is None:
                 return StepOutcome.waiting
             goal = resumed
+            handoff = self._handoffs.for_action(goal.user_id, action_id) if self._handoffs else None
+            if handoff is not None and goal.parent_id is None:
+                return self._wait_for_human(goal, handoff)
         elif goal.status is GoalStatus.waiting_children:
             joined = self._subgoals.join(goal)
             if joined is None:
@@ -270,6 +277,15 @@ class GoalRunner:
         if watching:
             return self._watch.park(goal)
         goal.status = GoalStatus.waiting_user if waiting else GoalStatus.done
+        return self._end(goal)
+
+    def _wait_for_human(self, goal: Goal, handoff: HandOff) -> StepOutcome:
+        """A page needs the user: ask them (with its picture) and wait; their answer resumes the goal."""
+        self._outbox.put(handoff_message(handoff))
+        for skipped in goal.pending_calls:
+            goal.messages.append(tool_message(skipped.id, "Not run: waiting for the user."))
+        goal.pending_calls.clear()
+        goal.status = GoalStatus.waiting_user
         return self._end(goal)
 
     def _end(self, goal: Goal) -> StepOutcome:

@@ -151,7 +151,7 @@ class AccountHandlers:
             return
         if service not in FORMS or service == "key":
             await update.effective_message.reply_text(
-                "What would you like to connect? /connect email · /connect calendar · /connect card · "
+                "What would you like to connect? /connect email · /connect calendar · /connect card · /connect web · "
                 "/connect api <address of an OpenAPI description> · /connect mcp <address of an MCP server>"
             )
             return
@@ -175,5 +175,9 @@ class AccountHandlers:
         lines += [f"• {c.name}: {'OpenAPI' if c.kind == 'openapi' else 'MCP'} service at {c.source}" for c in custom]
         buttons = [[InlineKeyboardButton(f"Disconnect {name}", callback_data=self._s.buttons.data("dx", name, user_id))]
                    for name in services]
+        # A connected API's operations can be reviewed and marked (e.g. a booking as spend).
+        buttons += [[InlineKeyboardButton(f"Operations of {c.name}", callback_data=self._s.buttons.data("oo", c.name,
+                                                                                                        user_id))]
+                    for c in custom if c.kind == "openapi"]
         await update.effective_message.reply_text("Connected:\n" + "\n".join(lines),
                                                   reply_markup=InlineKeyboardMarkup(buttons))

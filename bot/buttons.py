@@ -29,6 +29,11 @@ KINDS = {
     "mf": "forget memory",
     "me": "edit memory",
     "dd": "delete all my data",
+    "oo": "show a service's operations",
+    "om": "mark an operation",
+    "oc": "choose an operation's class",
+    "ok": "confirm a less risky class",
+    "on": "keep an operation's class",
 }
 
 

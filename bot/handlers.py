@@ -18,6 +18,7 @@ from agent.goals import Goal, GoalStatus
 from bot import texts
 from bot.activity import format_activity, format_audit, goal_card
 from bot.goal_controls import apply_edit, take_edit
+from bot.handoff_reply import take_code_reply
 from bot.memory_view import take_memory_edit
 from bot.presses import decide_press
 from bot.secret_paste import deleted_notice, pasted_secret
@@ -212,6 +213,8 @@ class Handlers:
             if edited is not None:
                 await message.reply_text(f"Got it: I've updated “{texts.shorten(edited.text)}”.")
                 return
+        if await take_code_reply(self._s, user_id, message, text):
+            return
         waiting_goal = self._s.goals.awaiting_answer(user_id)
         if waiting_goal is not None:
             answered = self._answer(waiting_goal, text)

@@ -37,6 +37,9 @@ _SENT = "deputy:sent:{}"
 _REF = "deputy:msgref:{}"
 _KEEP_SECONDS = 30 * 24 * 3600
 _RECLAIM_IDLE_MS = 30_000
+MAX_CAPTION_CHARS = 1024
+"""Telegram's limit for a photo's caption; the rest of a longer text follows as messages."""
+PHOTO_GONE = "(The picture for this message is no longer available.)"
 
 
 def split_text(text: str, limit: int = MAX_MESSAGE_CHARS) -> list[str]:
@@ -167,7 +170,9 @@ class OutboxConsumer:
             if message.buttons
             else None
         )
-        if message.edit_ref:
+        if message.photo:
+            await self._deliver_photo(message, markup)
+        elif message.edit_ref:
             message_id = await self._redis.get(_REF.format(message.edit_ref))
             if message_id is not None:
                 await self._bot.edit_message_text(
@@ -184,3 +189,34 @@ class OutboxConsumer:
                 await self._redis.set(_REF.format(message.ref), sent.message_id, ex=_KEEP_SECONDS)
         if message.dedupe_key:
             await self._redis.set(_SENT.format(message.dedupe_key), 1, ex=_KEEP_SECONDS)
+        if message.photo:
+            await self._redis.delete(message.photo)  # the chat has it now
+
+    async def _deliver_photo(self, message: OutboxMessage, markup: InlineKeyboardMarkup | None) -> None:
+        """The image as a photo with the text as caption; a long text continues in messages after it."""
+        image = await self._redis.get(message.photo or "")
+        if image is None:
+            # Expired or erased: the words still matter, so they go out without the picture.
+            parts = split_text(f"{message.text}\n\n{PHOTO_GONE}".strip())
+            caption, rest = "", parts
+        else:
+            caption, rest = _caption_split(message.text)
+        sent = None
+        if image is not None:
+            sent = await self._bot.send_photo(
+                message.chat_id, photo=image, caption=caption or None, reply_markup=None if rest else markup
+            )
+        for index, part in enumerate(rest):
+            last = index == len(rest) - 1
+            sent = await self._bot.send_message(message.chat_id, part, reply_markup=markup if last else None)
+        if message.ref and sent is not None:
+            await self._redis.set(_REF.format(message.ref), sent.message_id, ex=_KEEP_SECONDS)
+
+
+def _caption_split(text: str) -> tuple[str, list[str]]:
+    """The caption (at most Telegram's limit, cut at a line break when possible) and the messages after it."""
+    if len(text) <= MAX_CAPTION_CHARS:
+        return text, []
+    cut = text.rfind("\n", 0, MAX_CAPTION_CHARS)
+    cut = cut if cut > MAX_CAPTION_CHARS // 2 else MAX_CAPTION_CHARS
+    return text[:cut], split_text(text[cut:].lstrip("\n"))

@@ -9,6 +9,7 @@ from __future__ import annotations
 from bot.buttons import InvalidButton
 from bot.goal_controls import press_goal_control
 from bot.memory_view import press_memory
+from bot.operation_marks import press_operation_mark
 from bot.presses_common import PressAnswer
 from bot.services import BotServices
 from sentinel.approvals import ApprovalStatus, Choice, ForgedPress, PressOutcome
@@ -88,6 +89,8 @@ def _rule_press(services: BotServices, data: str, user_id: int) -> PressAnswer:
         return press_goal_control(services, kind, ident, user_id)
     if kind.startswith("m"):
         return press_memory(services, kind, ident, user_id)
+    if kind.startswith("o"):
+        return press_operation_mark(services, kind, ident, user_id)
     if kind == "dd":
         services.dispatch.erase_user(user_id, user_id)
         return PressAnswer("Erasing everything…", "🗑 Erasing everything I store about you…")

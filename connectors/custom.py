@@ -16,6 +16,7 @@ from typing import Callable, Literal
 from pydantic import BaseModel, Field
 from redis import Redis
 
+from connectors.base import EffectClass
 from connectors.catalog import Catalog
 from connectors.mcp import McpServerConfig, McpToolset, mcp_catalog
 from connectors.openapi import ImportedApi, import_openapi, parse_openapi
@@ -34,6 +35,9 @@ class CustomConnector(BaseModel):
     server: McpServerConfig | None = None
     toolset: McpToolset | None = None
     created_at: float = Field(default_factory=time.time)
+    marks: dict[str, EffectClass] = Field(
+        default_factory=dict, description="The user's own classification of operations, by tool name (/connections)."
+    )
 
 
 def name_for(url: str, title: str | None = None) -> str:
@@ -73,10 +77,17 @@ class CustomConnectors:
         return hashlib.sha256(b"".join(k + v for k, v in sorted(raw.items()))).hexdigest()
 
 
-def imported_api(connector: CustomConnector) -> ImportedApi:
+def imported_api(connector: CustomConnector, *, with_marks: bool = True) -> ImportedApi:
+    """The connector's operations; with the user's marks applied unless `with_marks` is False
+    (then each operation has the class its HTTP method implies)."""
     assert connector.document is not None
-    return import_openapi(parse_openapi(connector.document, source=connector.source, url=connector.source),
-                          service=connector.name)
+    document = parse_openapi(connector.document, source=connector.source, url=connector.source)
+    if not with_marks or not connector.marks:
+        return import_openapi(document, service=connector.name)
+    plain = import_openapi(document, service=connector.name)
+    # A mark for an operation the service no longer offers is ignored, not an error.
+    marks = {tool: effect for tool, effect in connector.marks.items() if tool in plain.names()}
+    return import_openapi(document, service=connector.name, overrides=marks)
 
 
 class UserCatalogs:

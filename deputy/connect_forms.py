@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import Callable
+from urllib.parse import urlsplit
 
 from pydantic import SecretStr
 
@@ -66,6 +67,19 @@ def _key_entries(values: dict[str, str]) -> list[Entry]:
     return [Entry("", SecretStr(values["secret"]), "API key or token", public)]
 
 
+def web_site(text: str) -> str:
+    """The host a web login is for, from what the user typed ("https://shop.example/login" or "shop.example")."""
+    raw = text.strip()
+    host = urlsplit(raw if "://" in raw else f"//{raw}").hostname or ""
+    return host.lower().rstrip(".")
+
+
+def _web_entries(values: dict[str, str]) -> list[Entry]:
+    site = web_site(values["site"])
+    return [Entry(f"cred:web/{site}", SecretStr(values["password"]), f"Login for {site}",
+                  {"username": values["username"]})]
+
+
 def _card_entries(values: dict[str, str]) -> list[Entry]:
     return [Entry("cred:card/main", SecretStr(values["number"]), f"Card of {values['holder']}",
                   {"holder": values["holder"], "expiry": values["expiry"]})]
@@ -114,6 +128,18 @@ FORMS: dict[str, ServiceForm] = {
         servers=lambda v: [("SMTP server", v["smtp_host"], int(v["smtp_port"])),
                            ("IMAP server", v["imap_host"], int(v["imap_port"]))],
     ),
+    "web": ServiceForm(
+        service="web",
+        title="Connect your website login",
+        explanation="Deputy signs in to this site for you when a page asks: its AI only ever writes placeholders, "
+        "and the password is sent to this site and nowhere else.",
+        fields=(
+            Field("site", "Website (e.g. shop.example.com)"),
+            Field("username", "Username or email"),
+            Field("password", "Password", "password"),
+        ),
+        entries=_web_entries,
+    ),
     "calendar": ServiceForm(
         service="calendar",
         title="Connect your calendar",
@@ -148,4 +174,16 @@ def validate(form: ServiceForm, raw: dict[str, str]) -> tuple[dict[str, str], li
         elif field.kind == "select" and value not in field.options:
             problems.append(f"{field.label} must be one of {', '.join(field.options)}.")
         values[field.name] = value
+    if form.service == "web" and values.get("site") and not _valid_site(web_site(values["site"])):
+        problems.append("Website must be a site's address, like shop.example.com.")
     return values, problems
+
+
+def _valid_site(host: str) -> bool:
+    from vault import InvalidCredential, validate_handle
+
+    try:
+        validate_handle(f"cred:web/{host}")
+    except InvalidCredential:
+        return False
+    return bool(host)

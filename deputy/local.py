@@ -115,8 +115,8 @@ def run_local(settings: Settings) -> int:
             endpoints = world.start()
             executor_env = sandbox_environment(endpoints)
             base_env.update(api_environment(endpoints))
-            notes.append(f"Sandbox world: mail, calendar, restaurants, tickets and a shop (`deputy sandbox --json` "
-                         f"lists them); mail for {endpoints.demo_address} is readable over IMAP")
+            notes.append("Sandbox world: mail, calendar, restaurants, tickets, a shop and a web search "
+                         f"(`deputy sandbox --json` lists them); mail for {endpoints.demo_address} is readable over IMAP")
 
         if settings.openai_api_key is None and not settings.openai_base_url:
             from agent.testing import ScriptedModelServer, function_responder
@@ -177,16 +177,20 @@ def sandbox_environment(endpoints: "SandboxEndpoints") -> dict[str, str]:
 
 
 def api_environment(endpoints: "SandboxEndpoints") -> dict[str, str]:
-    """The sandbox sites as OpenAPI services, reachable through the egress guard."""
+    """The sandbox sites as OpenAPI services and the sandbox search as the web search, behind the egress guard."""
     sites = endpoints.site_urls()
     # The sandbox mail and calendar servers too, so a user may also connect them as their own account.
     servers = [f"{endpoints.smtp_host}:{endpoints.smtp_port}", f"{endpoints.imap_host}:{endpoints.imap_port}"]
     if endpoints.caldav_url:
         servers.append(endpoints.caldav_url.removeprefix("http://").split("/", 1)[0])
-    return {
+    reachable = [*sites.values(), *([endpoints.search_url] if endpoints.search_url else [])]
+    env = {
         "DEPUTY_OPENAPI_SERVICES": ",".join(f"{name}={url}/openapi.json" for name, url in sites.items()),
-        "DEPUTY_EGRESS_ALLOW": ",".join([*(url.removeprefix("http://") for url in sites.values()), *servers]),
+        "DEPUTY_EGRESS_ALLOW": ",".join([*(url.removeprefix("http://") for url in reachable), *servers]),
     }
+    if endpoints.search_url:
+        env["DEPUTY_SEARCH_URL"] = endpoints.search_url + "/search?q={query}"
+    return env
 
 
 def _supervise(running: dict[str, subprocess.Popen], children: dict[str, tuple[list[str], dict[str, str]]]) -> int:

@@ -51,6 +51,7 @@ class Settings(BaseSettings):
     egress_allow_spec: str | None = Field(default=None, alias="DEPUTY_EGRESS_ALLOW")
     checks_per_day: int = Field(default=1000, ge=1, alias="DEPUTY_CHECKS_PER_DAY")
     log_level: str = Field(default="INFO", alias="DEPUTY_LOG_LEVEL")
+    search_url: str | None = Field(default=None, alias="DEPUTY_SEARCH_URL")
 
     def retry_delays(self) -> tuple[float, ...]:
         """Seconds to wait before each retry of a failed model call (also sets how many)."""

@@ -11,14 +11,19 @@ from urllib.parse import urlparse
 from emulator.errors import bad_request
 from emulator.formatting import check_text, format_text
 from emulator.hub import Emulator
+from emulator.images import image_info
 from emulator.params import MethodTable, Params, UploadedFile
-from emulator.records import Button, Chat, Document, Json
+from emulator.records import Button, Chat, Document, Json, Photo
 from emulator.tgobjects import parse_inline_keyboard
 
 METHODS = MethodTable()
 
 #: Uploads above this are described (name, size) but their bytes are not kept.
 KEEP_CONTENT_LIMIT = 20 * 1024 * 1024
+#: Telegram's limits for photos: 10 MB, width + height at most 10000, sides at most 20:1.
+PHOTO_MAX_BYTES = 10 * 1024 * 1024
+PHOTO_MAX_SIDES = 10_000
+PHOTO_MAX_RATIO = 20
 
 
 def _chat(emu: Emulator, params: Params) -> Chat:
@@ -177,6 +182,53 @@ async def send_document(emu: Emulator, params: Params) -> Json:
         document=document,
     )
     return emu.message_json(chat, msg)
+
+
+@METHODS.register("sendPhoto")
+async def send_photo(emu: Emulator, params: Params) -> Json:
+    """Send a photo: a multipart upload (as PTB sends bytes) or the file_id of a photo sent before."""
+    chat = _chat(emu, params)
+    photo = _photo(emu, params.file("photo"))
+    caption, entities = _formatted(params, "caption", "caption_entities")
+    check_text(caption, caption=True)
+    msg = emu.state.add_message(
+        chat,
+        "bot",
+        text=caption,
+        entities=entities,
+        keyboard=_keyboard(params),
+        reply_to=_reply_to(chat, params),
+        photo=photo,
+    )
+    return emu.message_json(chat, msg)
+
+
+def _photo(emu: Emulator, given: UploadedFile | str | None) -> Photo:
+    if isinstance(given, UploadedFile):
+        if len(given.content) > PHOTO_MAX_BYTES:
+            raise bad_request("PHOTO_SAVE_FILE_INVALID")
+        info = image_info(given.content)
+        if info is None:
+            raise bad_request("IMAGE_PROCESS_FAILED")
+        mime, width, height = info
+        if width < 1 or height < 1 or width + height > PHOTO_MAX_SIDES or max(width, height) > PHOTO_MAX_RATIO * min(
+            width, height
+        ):
+            raise bad_request("PHOTO_INVALID_DIMENSIONS")
+        extension = mimetypes.guess_extension(mime) or ".jpg"
+        name = posixpath.basename(given.filename or "") or f"photo{extension}"
+        return Photo(new_document(name, len(given.content), mime, given.content), width, height)
+    if not given:
+        raise bad_request("there is no photo in the request")
+    known = emu.state.files.get(given)
+    if known is not None and known.content is not None:
+        info = image_info(known.content)
+        if info is not None:
+            return Photo(known, info[1], info[2])
+    if known is not None:
+        raise bad_request("type of file mismatch")
+    # The emulator has no internet to fetch a URL from, and ids it never issued are wrong.
+    raise bad_request("wrong remote file identifier specified: can't unserialize it. Wrong last symbol")
 
 
 def _document(emu: Emulator, given: UploadedFile | str | None) -> Document:

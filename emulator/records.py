@@ -47,9 +47,41 @@ class Document:
         }
 
 
+@dataclass(frozen=True)
+class Photo:
+    """A photo the bot sent: its file (bytes kept like a document's) and its size in pixels."""
+
+    file: Document
+    width: int
+    height: int
+
+    def to_json(self) -> list[Json]:
+        """Telegram's ``photo``: an array of PhotoSize (one size: the image as sent)."""
+        return [
+            {
+                "file_id": self.file.file_id,
+                "file_unique_id": self.file.file_unique_id,
+                "width": self.width,
+                "height": self.height,
+                "file_size": self.file.file_size,
+            }
+        ]
+
+    def to_user_json(self) -> Json:
+        """The user-API shape: where to fetch it, its size and type."""
+        return {
+            "file_id": self.file.file_id,
+            "width": self.width,
+            "height": self.height,
+            "file_size": self.file.file_size,
+            "mime_type": self.file.mime_type,
+            "url": f"/api/files/{self.file.file_id}",
+        }
+
+
 @dataclass
 class StoredMessage:
-    """A message of a private chat. For documents, ``text``/``entities`` hold the caption."""
+    """A message of a private chat. For documents and photos, ``text``/``entities`` hold the caption."""
 
     message_id: int
     sender: Sender
@@ -60,6 +92,7 @@ class StoredMessage:
     reply_to: int | None = None
     edit_date: int | None = None
     document: Document | None = None
+    photo: Photo | None = None
 
     @property
     def edited(self) -> bool:
@@ -67,7 +100,7 @@ class StoredMessage:
         return self.edit_date is not None
 
     def to_user_json(self) -> Json:
-        """The user-API shape (the documented keys plus date, entities, reply_to, document)."""
+        """The user-API shape (the documented keys plus date, entities, reply_to, document, photo)."""
         return {
             "message_id": self.message_id,
             "from": self.sender,
@@ -78,6 +111,7 @@ class StoredMessage:
             "entities": self.entities,
             "reply_to": self.reply_to,
             "document": self.document.to_json() if self.document else None,
+            "photo": self.photo.to_user_json() if self.photo else None,
         }
 
 

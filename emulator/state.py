@@ -21,6 +21,7 @@ from emulator.records import (
     Document,
     Json,
     PendingQuery,
+    Photo,
     Sender,
     StoredMessage,
 )
@@ -127,6 +128,7 @@ class ChatState:
         keyboard: list[list[Button]] | None = None,
         reply_to: int | None = None,
         document: Document | None = None,
+        photo: Photo | None = None,
     ) -> StoredMessage:
         """Append a message; ids grow per chat and are shared by bot and user, like Telegram."""
         msg = StoredMessage(
@@ -138,11 +140,14 @@ class ChatState:
             keyboard=list(keyboard or []),
             reply_to=reply_to,
             document=document,
+            photo=photo,
         )
         chat.next_message_id += 1
         chat.messages[msg.message_id] = msg
         if document is not None:
             self.files[document.file_id] = document
+        if photo is not None:
+            self.files[photo.file.file_id] = photo.file
         self._emit(chat.user_id, {"type": "message", **msg.to_user_json()})
         return msg
 
@@ -166,9 +171,10 @@ class ChatState:
             raise bad_request("message to edit not found")
         if msg.sender != "bot":
             raise bad_request("message can't be edited")
-        if text is not None and caption and msg.document is None:
+        has_caption = msg.document is not None or msg.photo is not None
+        if text is not None and caption and not has_caption:
             raise bad_request("there is no caption in the message to edit")
-        if text is not None and not caption and msg.document is not None:
+        if text is not None and not caption and has_caption:
             raise bad_request("there is no text in the message to edit")
         new_text = msg.text if text is None else text
         new_entities = msg.entities if text is None else list(entities or [])

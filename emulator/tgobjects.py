@@ -105,8 +105,11 @@ def message_json(bot: BotProfile, chat: Chat, msg: StoredMessage, *, nested: boo
     }
     if msg.edit_date is not None:
         out["edit_date"] = msg.edit_date
-    if msg.document is not None:
-        out["document"] = msg.document.to_json()
+    if msg.document is not None or msg.photo is not None:
+        if msg.photo is not None:
+            out["photo"] = msg.photo.to_json()
+        else:
+            out["document"] = msg.document.to_json()
         if msg.text:
             out["caption"] = msg.text
         if msg.entities:

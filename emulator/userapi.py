@@ -4,8 +4,8 @@ Routes (a public interface of the project, keep the shapes):
 ``POST/GET /api/users/{id}/messages``, ``POST /api/users/{id}/press``,
 ``GET /api/users/{id}/answers``, ``GET /api/users/{id}/events`` (Server-Sent Events),
 ``GET /api/users``, ``GET /healthz``; plus helpers for the page and for tests:
-``GET /api/bot``, ``GET /api/users/{id}/commands``, ``GET /api/files/{file_id}``,
-``POST /api/reset``.
+``GET /api/bot``, ``GET /api/users/{id}/commands``, ``GET /api/users/{id}/photos`` (photos
+the bot sent), ``GET /api/files/{file_id}`` (a file's bytes; images inline), ``POST /api/reset``.
 """
 
 from __future__ import annotations
@@ -23,6 +23,7 @@ from emulator.errors import UserApiError
 from emulator.hub import EMULATOR_KEY, Emulator
 from emulator.messaging import new_document
 
+_INLINE_IMAGES = frozenset({"image/png", "image/jpeg", "image/gif", "image/webp"})
 KEEPALIVE_SECONDS = 15.0  # an SSE comment this often keeps proxies and browsers connected
 
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
@@ -152,6 +153,19 @@ async def get_answers(request: web.Request) -> web.Response:
 
 
 @_answers_errors
+async def get_photos(request: web.Request) -> web.Response:
+    """The photos the bot sent this user, oldest first: message id, caption and the image's address."""
+    messages = _emu(request).state.messages_after(_user_id(request))
+    return web.json_response(
+        [
+            {"message_id": m.message_id, "caption": m.text, "date": m.date, **m.photo.to_user_json()}
+            for m in messages
+            if m.photo is not None and m.sender == "bot"
+        ]
+    )
+
+
+@_answers_errors
 async def get_commands(request: web.Request) -> web.Response:
     """The command menu this user sees (setMyCommands, most specific scope first)."""
     lang = request.query.get("language_code", "")
@@ -206,11 +220,12 @@ async def bot_info(request: web.Request) -> web.Response:
 
 
 async def get_file(request: web.Request) -> web.Response:
-    """Download a document the bot sent."""
+    """Download a file the bot sent; images are shown inline (the chat page displays photos)."""
     doc = _emu(request).state.files.get(request.match_info["file_id"])
     if doc is None or doc.content is None:
         return _error(404, "no such file (or it was too large to keep)")
-    disposition = f"attachment; filename*=UTF-8''{quote(doc.file_name, safe='')}"
+    kind = "inline" if doc.mime_type in _INLINE_IMAGES else "attachment"
+    disposition = f"{kind}; filename*=UTF-8''{quote(doc.file_name, safe='')}"
     return web.Response(
         body=doc.content, content_type=doc.mime_type, headers={"Content-Disposition": disposition}
     )
@@ -239,6 +254,7 @@ def setup(app: web.Application) -> None:
     r.add_post("/api/users/{user_id}/files", post_file)
     r.add_get("/api/users/{user_id}/answers", get_answers)
     r.add_get("/api/users/{user_id}/commands", get_commands)
+    r.add_get("/api/users/{user_id}/photos", get_photos)
     r.add_get("/api/users/{user_id}/events", events)
     r.add_get("/api/files/{file_id}", get_file)
     r.add_post("/api/reset", reset)

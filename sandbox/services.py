@@ -3,7 +3,8 @@
 A mail server (SMTP that delivers into per-address IMAP mailboxes, with a seeded inbox
 for the demo user), a CalDAV calendar with seeded events, and three small sites with
 HTML pages and JSON APIs described by OpenAPI documents: a restaurant booking site, a
-ticket shop and a shop. All on loopback, all with the same demo password.
+ticket shop and a shop, and a web search over them. All on loopback, all with the same demo
+password.
 """
 
 from __future__ import annotations
@@ -20,6 +21,8 @@ from sandbox.mailstore import DEMO_PASSWORD, MailStore, seed_demo_inbox
 log = logging.getLogger(__name__)
 
 DEMO_ADDRESS = "demo@sandbox.local"
+SEARCH_PORT = 8095
+"""Where `connectors.web.DEFAULT_SEARCH_URL` expects the sandbox search."""
 
 
 class SandboxEndpoints(BaseModel):
@@ -33,6 +36,8 @@ class SandboxEndpoints(BaseModel):
     restaurants_url: str | None = None
     tickets_url: str | None = None
     shop_url: str | None = None
+    search_url: str | None = None
+    """The sandbox web search (its results page is `<search_url>/search?q=...`)."""
 
     def site_urls(self) -> dict[str, str]:
         sites = {"restaurants": self.restaurants_url, "tickets": self.tickets_url, "shop": self.shop_url}
@@ -81,7 +86,23 @@ class SandboxServices:
             server = SiteServer(module.create_app())
             urls[f"{name}_url"] = server.start()
             self._stoppers.append(server.stop)
+        urls["search_url"] = self._start_search({name.removesuffix("_url"): url for name, url in urls.items()})
         return endpoints.model_copy(update=urls)
+
+    def _start_search(self, sites: dict[str, str]) -> str:
+        """The search site on its usual port when free (the web connector's default), else any port."""
+        from sandbox import search
+        from sandbox.webapp_common import SiteServer
+
+        for port in (SEARCH_PORT, 0):
+            server = SiteServer(search.create_app(sites), port=port)
+            try:
+                url = server.start()
+            except RuntimeError:
+                continue
+            self._stoppers.append(server.stop)
+            return url
+        raise RuntimeError("the sandbox search could not start")
 
     def stop(self) -> None:
         for stop in reversed(self._stoppers):

@@ -18,6 +18,7 @@ from typing import Any
 from aiohttp import web
 from pydantic import BaseModel, ConfigDict, Field
 
+from sandbox.account_pages import add_account_pages
 from sandbox.webapp_common import (
     IDEMPOTENCY_PARAM,
     Clock,
@@ -285,7 +286,8 @@ def _html_routes(shop: Shop) -> list[web.RouteDef]:
         rows = "".join(f"<li><a href='/products/{esc(p['id'])}'>{esc(p['name'])}</a>: {esc(p['price'])} {CURRENCY}"
                        f"{'' if p['stock'] else ' (sold out)'}</li>" for p in shop.search(q, "", None, False))
         form = ("<form method='get' action='/'>" + input_field("Search", "q", q)
-                + "<button type='submit'>Search</button></form><p><a href='/cart'>Your cart</a></p>")
+                + "<button type='submit'>Search</button></form><p><a href='/cart'>Your cart</a> · "
+                + "<a href='/account'>Your account</a> · <a href='/deals'>Today's deals</a></p>")
         return page("Products", form + f"<ul>{rows or '<li>Nothing matches.</li>'}</ul>", site=SITE)
 
     async def product_page(request: web.Request) -> web.Response:
@@ -410,6 +412,7 @@ def create_app(seed: bool = True, clock: Clock = local_now, api_key: str | None 
         return json_response(_document(request, api_key is not None))
 
     app.add_routes([web.get("/openapi.json", document), *_api_routes(shop), *_html_routes(shop)])
+    add_account_pages(app, SITE)
     return app
 
 

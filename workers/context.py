@@ -15,6 +15,7 @@ from agent.runner import GoalRunner
 from workers.connections import Connections
 from workers.custom_connectors import CustomConnectorService
 from workers.executor import Executor
+from workers.handoffs import HandOffService
 from workers.rule_proposer import RuleProposer
 
 
@@ -27,6 +28,7 @@ class WorkerContext:
     rule_proposer: "RuleProposer | None" = None
     connections: "Connections | None" = None
     custom_connectors: "CustomConnectorService | None" = None
+    handoffs: "HandOffService | None" = None
 
 
 _current: WorkerContext | None = None

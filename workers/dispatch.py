@@ -21,6 +21,7 @@ from workers.payloads import (
     EraseUserJob,
     ForgetConnectionJob,
     GoalStepJob,
+    HandOffCodeJob,
     RuleRequestJob,
 )
 
@@ -31,6 +32,7 @@ RULE_FUNC = "workers.jobs.propose_rule"
 FORGET_FUNC = "workers.jobs.forget_connection"
 ERASE_FUNC = "workers.jobs.erase_user"
 ADD_CONNECTOR_FUNC = "workers.jobs.add_connector"
+HANDOFF_CODE_FUNC = "workers.jobs.enter_handoff_code"
 # Finished jobs are only kept briefly: goal state lives in Deputy's own records.
 RESULT_TTL = 60
 FAILURE_TTL = 24 * 3600
@@ -95,6 +97,13 @@ class RQDispatch:
         payload = AddConnectorJob(user_id=user_id, chat_id=chat_id, kind=kind, url=url).model_dump(mode="json")
         self._queues[ACTIONS_QUEUE].enqueue(
             ADD_CONNECTOR_FUNC, payload, job_id=new_job_id("c"), result_ttl=RESULT_TTL, failure_ttl=FAILURE_TTL
+        )
+
+    def handoff_code(self, user_id: int, handoff_id: str) -> None:
+        """Have the executor type the code the user sent into the page that asked for it."""
+        payload = HandOffCodeJob(user_id=user_id, handoff_id=handoff_id).model_dump(mode="json")
+        self._queues[ACTIONS_QUEUE].enqueue(
+            HANDOFF_CODE_FUNC, payload, job_id=new_job_id("h"), result_ttl=RESULT_TTL, failure_ttl=FAILURE_TTL
         )
 
     def idle(self, goal_id: str) -> None:

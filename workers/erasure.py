@@ -49,7 +49,8 @@ def erase_user(redis: Redis, user_id: int, vault: Vault | None, data_dir: Path |
         keys |= {f"deputy:approval:{pid}".encode(), f"deputy:msgref:card:{pid}".encode(),
                  f"deputy:sent:card:{pid}".encode(), f"deputy:sent:expired:{pid}".encode()}
     keys |= {f"deputy:sent:memory:{mid}".encode() for mid in memory_ids}
-    for pattern in (f"deputy:user:{uid}:*", f"deputy:rule_proposal:{uid}:*", f"deputy:ptok:idem:{uid}:*"):
+    for pattern in (f"deputy:photo:{uid}:*", f"deputy:user:{uid}:*", f"deputy:rule_proposal:{uid}:*",
+                    f"deputy:ptok:idem:{uid}:*"):
         keys |= set(redis.scan_iter(pattern))
     for name in ("audit", "rules", "vault", "settings", "memory", "contacts"):
         keys.add(f"deputy:{name}:{uid}".encode())

@@ -17,6 +17,7 @@ from workers.payloads import (
     EraseUserJob,
     ForgetConnectionJob,
     GoalStepJob,
+    HandOffCodeJob,
     RuleRequestJob,
 )
 
@@ -65,6 +66,10 @@ def erase_user(payload: dict[str, Any]) -> str:
 
 def add_connector(payload: dict[str, Any]) -> str:
     return _service("custom_connectors", "the executor (`deputy executor`)").add(AddConnectorJob.model_validate(payload))
+
+
+def enter_handoff_code(payload: dict[str, Any]) -> str:
+    return _service("handoffs", "the executor (`deputy executor`)").enter(HandOffCodeJob.model_validate(payload))
 
 
 def _service(name: str, where: str) -> Any:

@@ -29,7 +29,8 @@ from connectors.email.imap_accounts import ImapAccounts
 from connectors.email.imap_reply import smtp_reply_sender
 from connectors.email.mail_runners import MailRunners
 from connectors.http import guarded_client
-from connectors.web import BrowserConfig, BrowserSessions, VaultLogins, WebRunners
+from connectors.web import DEFAULT_SEARCH_URL, BrowserConfig, BrowserSessions, VaultLogins, WebRunners
+from deputy.handoff import HandOffRecorder, HandOffStore
 from deputy.outbox import Outbox
 from deputy.settings import Settings
 from deputy.user_settings import UserSettingsStore
@@ -50,6 +51,7 @@ from workers.dispatch import RQDispatch, make_queues
 from workers.egress_context import egress_context_for
 from workers.egress_guards import caldav_connect, endpoint_guard, mcp_visitor
 from workers.executor import Executor
+from workers.handoffs import HandOffService, web_recorder
 from workers.inflight import Registration, Watchdog
 from workers.operations import api_runners, build_catalog, imported_apis
 from workers.payloads import ACTIONS_QUEUE, AGENT_QUEUE
@@ -87,6 +89,7 @@ def build_runner(redis: Redis, settings: Settings, apis: list) -> GoalRunner:
         scanner=injection_scanner(default_detector()),
         settings=UserSettingsStore(redis),
         checks=CheckBudget(redis, settings.checks_per_day),
+        handoffs=HandOffStore(redis),
     )
 
 
@@ -123,22 +126,40 @@ def caldav_account(settings: Settings) -> CalDavAccount | None:
                          password=settings.caldav_password, email=settings.smtp_from)
 
 
-def web_runners(settings: Settings, redis: Redis, vault: Vault) -> dict:
-    """The browser operations, when Chromium is installed; every request passes the egress guard."""
+def web_connector(settings: Settings, redis: Redis, vault: Vault) -> WebRunners | None:
+    """The browser operations, when Chromium is installed; every request passes the egress guard.
+
+    Screenshots go to the user's chat as photos; a page that needs the user becomes a hand-off.
+    """
     if not Path(BrowserConfig.model_fields["executable_path"].default).exists():
         log.warning("Chromium is not installed: web browsing is off")
-        return {}
+        return None
     policy = EgressPolicy(allow_private_networks=settings.egress_allow())
     goals, memory = GoalStore(redis), MemoryStore(redis)
 
     def review_for(action):
         return reviewer(policy, egress_context_for(action, goals, memory))
 
+    def show_user(action, image: bytes, caption: str, dedupe_key: str) -> None:
+        Outbox(redis).send_photo(action.chat_id, image, caption, dedupe_key=dedupe_key)
+
     sessions = BrowserSessions(BrowserConfig(data_dir=settings.data_dir))
-    return WebRunners(sessions, review_for, data_dir=settings.data_dir, logins=VaultLogins(vault)).runners()
+    recorder = web_recorder(HandOffRecorder(HandOffStore(redis), Outbox(redis)))
+    return WebRunners(sessions, review_for, data_dir=settings.data_dir, logins=VaultLogins(vault),
+                      search_url=settings.search_url or DEFAULT_SEARCH_URL, show_user=show_user, handoffs=recorder)
 
 
-def build_executor(redis: Redis, settings: Settings, apis: list) -> tuple[CustomConnectorService, Executor]:
+def build_handoffs(redis: Redis, web: WebRunners | None) -> HandOffService | None:
+    """Typing the codes users send into the pages that asked for them (needs the browser)."""
+    if web is None:
+        return None
+    return HandOffService(HandOffStore(redis), HandOffRecorder(HandOffStore(redis), Outbox(redis)), GoalStore(redis),
+                          Outbox(redis), AuditLog(redis), RQDispatch(redis).step, web.enter_code)
+
+
+def build_executor(
+    redis: Redis, settings: Settings, apis: list, web: WebRunners | None = None
+) -> tuple[CustomConnectorService, Executor]:
     vault = Vault(settings.vault_path, settings.vault_key_value(), redis)
     egress = endpoint_guard(settings)  # mail, calendar and MCP servers: checked and pinned per connection
     smtp_opener = egress.for_connector("smtp").connect
@@ -152,7 +173,7 @@ def build_executor(redis: Redis, settings: Settings, apis: list) -> tuple[Custom
                                connect=caldav_connect(egress))
     runners = {
         **mail.runners(), "email.send_email": email.runner(), **calendar.runners(), **api_runners(settings, apis, vault),
-        **web_runners(settings, redis, vault),
+        **(web.runners() if web is not None else {}),
     }
     goals = GoalStore(redis)
     catalogs = UserCatalogs(build_catalog(apis), CustomConnectors(redis))
@@ -221,7 +242,9 @@ def serve(settings: Settings, role: str, burst: bool = False) -> None:
         context.rule_proposer = RuleProposer(build_model(settings), RuleStore(redis), Outbox(redis))
         queue_name = AGENT_QUEUE
     else:
-        context.custom_connectors, context.executor = build_executor(redis, settings, apis)
+        web = web_connector(settings, redis, Vault(settings.vault_path, settings.vault_key_value(), redis))
+        context.custom_connectors, context.executor = build_executor(redis, settings, apis, web=web)
+        context.handoffs = build_handoffs(redis, web)
         context.connections = Connections(
             Vault(settings.vault_path, settings.vault_key_value(), redis), Outbox(redis), AuditLog(redis),
             redis=redis, data_dir=settings.data_dir,

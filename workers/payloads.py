@@ -61,3 +61,11 @@ class AddConnectorJob(BaseModel):
     chat_id: int
     kind: Literal["openapi", "mcp"]
     url: str
+
+
+class HandOffCodeJob(BaseModel):
+    """The user replied to a page's request with a code: the executor types it in (the code is not in here)."""
+
+    schema_version: int = 1
+    user_id: int
+    handoff_id: str

@@ -9,10 +9,11 @@ title, headings or a short page), never the network.
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 
 from connectors.base import ConnectorError
-from connectors.web.forms import host_of
-from connectors.web.snapshot import PageSnapshot
+from connectors.web.forms import host_of, is_password
+from connectors.web.snapshot import FormField, PageSnapshot
 
 _CAPTCHA_WORDS = re.compile(
     r"captcha|verify (that )?you are (a )?human|are you (a )?(human|robot)|i'?m not a robot|"
@@ -24,20 +25,44 @@ _CODE_WORDS = re.compile(
     r"enter the code|one.?time (pass)?code|authenticator app",
     re.IGNORECASE,
 )
+_CODE_NAME = re.compile(r"(^|[_-])(otp|totp|2fa|mfa|one.?time.?code|code|captcha)([_-]|$)", re.IGNORECASE)
+_TYPABLE = {"", "text", "number", "tel", "search"}
 _SHORT_PAGE = 1_500
 """A page with less text than this is about its form (a login or challenge page), not an article."""
 
 
+@dataclass(frozen=True)
+class CodeEntry:
+    """The one field where what the user reads or receives (a one-time code, a CAPTCHA's answer) goes.
+
+    Found by the connector from the live page, never named by the agent: the user's reply
+    is typed here by the executor and the form sent, without the model seeing it.
+    """
+
+    form: int
+    """1-based index of the form."""
+    field: str
+    """The field's name (or id)."""
+    label: str
+
+
 class NeedsHuman(ConnectorError):
-    """The page wants a step only the user can do; `user_message` asks them to do it."""
+    """The page wants a step only the user can do; `user_message` asks them to do it.
+
+    A control signal, not a failure: the web runner turns it into a hand-off (the user is
+    asked in the chat, with `screenshot`), and `entry`, when set, is where their answer goes.
+    """
 
     retryable = False
 
-    def __init__(self, user_message: str, *, reason: str, url: str) -> None:
+    def __init__(self, user_message: str, *, reason: str, url: str, entry: CodeEntry | None = None) -> None:
         super().__init__(user_message, detail=reason)
         self.reason = reason
         """One of `captcha`, `two_factor`, `login`."""
         self.url = url
+        self.entry = entry
+        self.screenshot: bytes | None = None
+        """A PNG of the page as it asked, attached where the page is open."""
 
 
 def _telling_text(snapshot: PageSnapshot) -> str:
@@ -66,6 +91,7 @@ def human_step(snapshot: PageSnapshot, *, has_login: bool) -> NeedsHuman | None:
             "then tell me how to continue.",
             reason="captcha",
             url=snapshot.url,
+            entry=entry_for(snapshot, "captcha"),
         )
     if snapshot.signals.one_time_code_fields or (_CODE_WORDS.search(text) and _has_visible_input(snapshot)):
         return NeedsHuman(
@@ -73,11 +99,12 @@ def human_step(snapshot: PageSnapshot, *, has_login: bool) -> NeedsHuman | None:
             f"Please do that sign-in step yourself at {snapshot.url}, then tell me how to continue.",
             reason="two_factor",
             url=snapshot.url,
+            entry=entry_for(snapshot, "two_factor"),
         )
     if not has_login and is_login_wall(snapshot):
         return NeedsHuman(
             f"{site} wants you to sign in, and no login for {site} is saved for me. Please save one with "
-            "/connect (I use it without ever seeing the password), then tell me to continue.",
+            "/connect web (I use it without ever seeing the password), then tell me to continue.",
             reason="login",
             url=snapshot.url,
         )
@@ -86,3 +113,26 @@ def human_step(snapshot: PageSnapshot, *, has_login: bool) -> NeedsHuman | None:
 
 def _has_visible_input(snapshot: PageSnapshot) -> bool:
     return any(f.visible and f.tag in ("input", "textarea") for form in snapshot.forms for f in form.fields)
+
+
+def entry_for(snapshot: PageSnapshot, reason: str) -> CodeEntry | None:
+    """Where the user's answer can be typed: a one-time-code field, or a form's single text field.
+
+    None when there is no such field (a CAPTCHA widget in a frame, a login): then only the
+    user can do the step, and the agent just waits for them.
+    """
+    for form in snapshot.forms:
+        if form.index == 0 or any(is_password(f) for f in form.fields if f.visible):
+            continue
+        typable = [f for f in form.fields if f.visible and f.tag == "input" and f.type in _TYPABLE and f.key()]
+        marked = [f for f in typable if f.autocomplete == "one-time-code" or _CODE_NAME.search(f.key())]
+        if reason == "captcha":
+            marked = [f for f in marked if "captcha" in f.key().lower()] or marked
+        chosen = marked[0] if marked else (typable[0] if len(typable) == 1 else None)
+        if chosen is not None:
+            return CodeEntry(form=form.index, field=chosen.key(), label=_label(chosen))
+    return None
+
+
+def _label(field: FormField) -> str:
+    return (field.label or field.key()).strip()[:80]

@@ -10,17 +10,16 @@ from __future__ import annotations
 
 import asyncio
 from dataclasses import dataclass, field
-from pathlib import Path
 
 from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import Locator, Page
-from pydantic import ValidationError
+from pydantic import SecretStr, ValidationError
 
 from connectors.base import ConnectorError, ConnectorRejected
 from connectors.web.fields import fill_form_fields
-from connectors.web.forms import choose_form, host_of, sensitivity
+from connectors.web.forms import choose_form, find_field, host_of, is_password, same_site, sensitivity
 from connectors.web.guard import Blocked
-from connectors.web.human import NeedsHuman, human_step
+from connectors.web.human import CodeEntry, NeedsHuman, human_step
 from connectors.web.logins import PASSWORD_PLACEHOLDER, USERNAME_PLACEHOLDER, WebLogin, WebLogins
 from connectors.web.navigation import act_and_follow, at, failure_for, goto, same_page
 from connectors.web.session import UserSession
@@ -33,6 +32,7 @@ from connectors.web.snapshot import (
     FormInfo,
     PageSnapshot,
 )
+from sentinel.egress import SecretValue
 
 SNAPSHOT_LIMITS = {
     "maxChars": 100_000,
@@ -42,6 +42,8 @@ SNAPSHOT_LIMITS = {
     "maxFields": MAX_FIELDS,
 }
 MAX_SCREENSHOT_HEIGHT = 8_000
+MAX_SCREENSHOT_BYTES = 9 * 1024 * 1024
+"""Below Telegram's 10 MB for a photo; a larger PNG is taken again as a JPEG."""
 
 
 @dataclass
@@ -74,7 +76,7 @@ async def read(session: UserSession, page: Page, logins: WebLogins, status: int 
     has_login = bool(host) and await asyncio.to_thread(logins.has_login, session.user_id, host)
     needed = human_step(snapshot, has_login=has_login)
     if needed is not None:
-        raise needed
+        raise await with_picture(page, needed)
     return PageRead(snapshot, status, session.guard.reportable(), incomplete=session.incomplete)
 
 
@@ -156,15 +158,14 @@ async def click(session: UserSession, url: str, text: str, logins: WebLogins) ->
     return await read(session, page, logins)
 
 
-async def screenshot(session: UserSession, url: str | None, path: Path, full_page: bool) -> tuple[str, int, int]:
-    """Save a PNG of the tab (after loading `url` if given); returns the page address and the image size."""
+async def screenshot(session: UserSession, url: str | None, full_page: bool) -> tuple[str, int, int, bytes]:
+    """A picture of the tab (after loading `url` if given): the page address, the image size and its bytes."""
     if url:
         page = await at(session, url)
     else:
         page = await session.page()
         if page.url.startswith(("about:", "chrome-error:")):
             raise ConnectorRejected("No page is open yet; give the address to take a screenshot of.")
-    path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
     size = page.viewport_size or {"width": 1280, "height": 900}
     width, height = size["width"], size["height"]
     clip = None
@@ -172,19 +173,67 @@ async def screenshot(session: UserSession, url: str | None, path: Path, full_pag
         if full_page:
             height = min(int(await page.evaluate("document.documentElement.scrollHeight")), MAX_SCREENSHOT_HEIGHT)
             clip = {"x": 0, "y": 0, "width": width, "height": height}
-        await page.screenshot(path=str(path), type="png", full_page=full_page, clip=clip)
+        image = await page.screenshot(type="png", full_page=full_page, clip=clip)
+        if len(image) > MAX_SCREENSHOT_BYTES:
+            image = await page.screenshot(type="jpeg", quality=70, full_page=full_page, clip=clip)
     except PlaywrightError as exc:
         failure: ConnectorError = failure_for(str(exc), page.url, session.guard)
     else:
-        return page.url, width, height
+        return page.url, width, height, image
     raise failure
+
+
+async def with_picture(page: Page, needed: NeedsHuman) -> NeedsHuman:
+    """`needed` with a screenshot of the page attached, so the user sees what it asks (best effort)."""
+    try:
+        needed.screenshot = await page.screenshot(type="png", timeout=10_000)
+    except PlaywrightError:
+        needed.screenshot = None
+    return needed
+
+
+async def enter_code(session: UserSession, url: str, entry: CodeEntry, code: str, logins: WebLogins) -> PageRead:
+    """Type the user's code (or CAPTCHA answer) into the field the page asked for, send its form, read the result.
+
+    The field was chosen by the connector when the page asked, not by the agent; the form
+    must still be there, still send to the same site, and the code may go nowhere else.
+    """
+    page = await at(session, url)
+    snapshot = await snapshot_of(page)
+    form = next((f for f in snapshot.forms if f.index == entry.form), None)
+    if form is None:
+        raise ConnectorRejected("The page changed and no longer asks for the code; ask me to look at it again.")
+    field = find_field(form, entry.field)
+    if not field.visible or is_password(field) or field.type not in ("", "text", "number", "tel", "search"):
+        raise ConnectorRejected("The page changed and no longer asks for the code; ask me to look at it again.")
+    destination = form.action or snapshot.url
+    if not same_site(destination, snapshot.url):
+        raise ConnectorRejected(f"That form sends to {host_of(destination) or destination}, not to the page's own site.")
+    host = host_of(snapshot.url) or ""
+    # The code may only travel to the site that asked for it, like a saved password.
+    session.guard.protect_secret(SecretValue(label="the code you sent", value=SecretStr(code), domains=[host]))
+    await fill_form_fields(page, form, {entry.field: code}, None, session.guard)
+    form_locator = _form_locator(page, form)
+    session.guard.expect_submit(destination)
+    chosen = _choose_button(form, None)
+
+    async def send() -> None:
+        if chosen is not None:
+            await _press(form_locator, form, chosen)
+        else:
+            await form_locator.evaluate("f => f.requestSubmit()")
+
+    page = await act_and_follow(session, page, send)
+    result = await read(session, page, logins)
+    result.secrets = [code]
+    return result
 
 
 async def _before_acting(page: Page) -> PageSnapshot:
     snapshot = await snapshot_of(page)
     needed = human_step(snapshot, has_login=True)
     if needed is not None and needed.reason == "captcha":
-        raise needed
+        raise await with_picture(page, needed)
     return snapshot
 
 
@@ -196,12 +245,13 @@ async def _login_if_needed(
     host = host_of(page_url) or ""
     login = await asyncio.to_thread(logins.login_for, session.user_id, host) if host else None
     if login is None or not login.allowed_on(host):
-        raise NeedsHuman(
+        needed = NeedsHuman(
             f"{host or 'This site'} wants you to sign in, and no login for it is saved for me. Please save one "
-            "with /connect (I use it without ever seeing the password), then tell me to continue.",
+            "with /connect web (I use it without ever seeing the password), then tell me to continue.",
             reason="login",
             url=page_url,
         )
+        raise await with_picture(await session.page(), needed)
     return login
 
 

@@ -10,7 +10,6 @@ it, and between operations nothing leaves the browser at all.
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import TypeVar
@@ -24,6 +23,7 @@ from connectors.web.browser import BrowserSessions
 from connectors.web.extract import MAX_CHARS, render_page
 from connectors.web.forms import form_label
 from connectors.web.guard import Blocked
+from connectors.web.human import CodeEntry, NeedsHuman
 from connectors.web.logins import NoLogins, WebLogins
 from connectors.web.operations import (
     ClickArgs,
@@ -47,6 +47,10 @@ A = TypeVar("A", bound=BaseModel)
 ReviewFor = Callable[[Action], Reviewer]
 """Gives the Sentinel egress review for an action: the operator's policy bound to that goal's context."""
 WebRunner = Callable[[Action, str], OperationResult]
+ShowUser = Callable[[Action, bytes, str, str], None]
+"""Sends an image to the action's chat as a photo: (action, image, caption, dedupe key)."""
+HandOffRecorder = Callable[[Action, NeedsHuman], str]
+"""Records that a page needs the user (the goal runner then asks them); returns the agent's result text."""
 
 
 class WebRunners:
@@ -61,6 +65,8 @@ class WebRunners:
         search_url: str = DEFAULT_SEARCH_URL,
         logins: WebLogins | None = None,
         max_chars: int = MAX_CHARS,
+        show_user: ShowUser | None = None,
+        handoffs: HandOffRecorder | None = None,
     ) -> None:
         if "{query}" not in search_url:
             raise ValueError("search_url needs a {query} placeholder")
@@ -70,10 +76,16 @@ class WebRunners:
         self._search_url = search_url
         self._logins: WebLogins = logins or NoLogins()
         self._max_chars = max_chars
+        self._show_user = show_user
+        self._handoffs = handoffs
 
     def runners(self) -> dict[str, WebRunner]:
-        """The executor's runner for each web operation, keyed `"web.<operation>"`."""
-        return {
+        """The executor's runner for each web operation, keyed `"web.<operation>"`.
+
+        With a hand-off recorder, a page that needs the user (`NeedsHuman`) is recorded for
+        the goal runner to ask them, and the agent is told so; without one it is a failure.
+        """
+        runners = {
             "web.open_page": self.open_page,
             "web.search_web": self.search_web,
             "web.fill_form": self.fill_form,
@@ -82,6 +94,27 @@ class WebRunners:
             "web.click": self.click,
             "web.screenshot": self.screenshot,
         }
+        return {name: self._handing_off(run) for name, run in runners.items()}
+
+    def _handing_off(self, run: WebRunner) -> WebRunner:
+        def runner(action: Action, idempotency_key: str) -> OperationResult:
+            try:
+                return run(action, idempotency_key)
+            except NeedsHuman as needed:
+                if self._handoffs is None:
+                    raise
+                summary, url = self._handoffs(action, needed), needed.url
+            return OperationResult(summary=summary, untrusted_origin=f"the web page {url}")
+
+        return runner
+
+    def enter_code(self, action: Action, url: str, entry: CodeEntry, code: str) -> str:
+        """Type the user's `code` into `entry` on `url` and send it; the address of the page that follows.
+
+        Raises `NeedsHuman` when the page still (or again) needs the user, e.g. a wrong code.
+        """
+        read = self._run(action, lambda s: pages.enter_code(s, url, entry, code, self._logins))
+        return read.snapshot.url
 
     def open_page(self, action: Action, idempotency_key: str) -> OperationResult:
         args = _arguments(OpenPageArgs, action)
@@ -120,13 +153,18 @@ class WebRunners:
         return self._page_result(read, lead=f"Clicked “{args.text}”.")
 
     def screenshot(self, action: Action, idempotency_key: str) -> OperationResult:
+        """The picture goes to the user's chat as a photo; the agent only learns that it was sent."""
         args = _arguments(ScreenshotArgs, action)
-        # Named after the idempotency key: a retried action rewrites the same file.
-        name = hashlib.sha256(idempotency_key.encode()).hexdigest()[:24] + ".png"
-        path = self._data_dir / "users" / str(int(action.user_id)) / "screenshots" / name
-        url, width, height = self._run(action, lambda s: pages.screenshot(s, args.url, path, args.full_page))
+        if self._show_user is None:
+            raise ConnectorRejected("Screenshots can't be shown in this chat.")
+        url, width, height, image = self._run(action, lambda s: pages.screenshot(s, args.url, args.full_page))
+        try:
+            # Keyed by the idempotency key: a retried action sends the picture once.
+            self._show_user(action, image, f"Screenshot of {url}", f"shot:{idempotency_key}")
+        except ValueError:
+            raise ConnectorRejected("That screenshot is too large to send; try one without full_page.") from None
         return OperationResult(
-            summary=f"Saved a screenshot ({width}x{height} PNG) of {url} to {path}.",
+            summary=f"Screenshot of {url} ({width}x{height}) sent to the user.",
             untrusted_origin=f"the web page {url}",
         )
 

@@ -19,6 +19,9 @@ const page = {
 };
 
 function loadUser() {
+  // ?user=<id> opens that user's chat (handy for links and tests); otherwise the last one used.
+  const asked = Number(new URLSearchParams(location.search).get("user"));
+  if (Number.isInteger(asked) && asked > 0) return { id: asked, name: `User ${asked}` };
   try {
     const saved = JSON.parse(localStorage.getItem(STORAGE_KEY) || "null");
     if (saved && Number.isInteger(saved.id) && saved.id > 0) {

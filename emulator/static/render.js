@@ -128,6 +128,22 @@ export function renderMessage(msg, hooks) {
     link.append(info);
     bubble.append(link);
   }
+  if (msg.photo) {
+    const photo = msg.photo;
+    const link = el("a", "photo");
+    link.href = photo.url;
+    link.target = "_blank";
+    link.rel = "noopener";
+    const img = el("img", "photo-image");
+    img.src = photo.url;
+    img.alt = msg.text ? `Photo: ${msg.text.slice(0, 120)}` : "Photo";
+    img.width = photo.width;
+    img.height = photo.height;
+    img.loading = "lazy";
+    link.append(img);
+    bubble.append(link);
+    root.classList.add("has-photo");
+  }
   const text = el("div", "text");
   renderText(text, msg.text || "", msg.entities, hooks);
   bubble.append(text);
@@ -150,7 +166,7 @@ function renderReplyQuote(replyTo, hooks) {
   const original = hooks.lookup(replyTo);
   const author = !original ? "" : original.from === "bot" ? hooks.botName : hooks.userName;
   quote.append(el("span", "reply-author", author || "Reply"));
-  quote.append(el("span", "reply-text", original ? (original.text || (original.document ? original.document.file_name : "")).slice(0, 100) : "Deleted message"));
+  quote.append(el("span", "reply-text", original ? (original.text || (original.document ? original.document.file_name : original.photo ? "Photo" : "")).slice(0, 100) : "Deleted message"));
   quote.addEventListener("click", () => {
     const target = document.getElementById(`message-${replyTo}`);
     if (!target) return;

@@ -304,12 +304,19 @@ def sessions(data_dir: Path) -> Iterator[BrowserSessions]:
 
 
 @pytest.fixture(scope="session")
-def runners(sessions: BrowserSessions, data_dir: Path, site: Site) -> WebRunners:
+def shown() -> list[tuple[int, bytes, str, str]]:
+    """Photos the runners sent to a chat: (chat id, image, caption, dedupe key)."""
+    return []
+
+
+@pytest.fixture(scope="session")
+def runners(sessions: BrowserSessions, data_dir: Path, site: Site, shown: list) -> WebRunners:
     return WebRunners(
         sessions,
         lambda action: reviewer(POLICY, EgressContext()),
         data_dir=data_dir,
         search_url=site.url("/search?q={query}"),
+        show_user=lambda action, image, caption, key: shown.append((action.chat_id, image, caption, key)),
     )
 
 

@@ -44,17 +44,25 @@ def test_click_never_sends_a_form(runners: WebRunners, site: Site, user_id: int)
     assert not [p for p in site.posts if p.get("name") == "Clicky"]
 
 
-def test_a_screenshot_is_a_png_in_the_users_workspace(
-    runners: WebRunners, site: Site, user_id: int, data_dir: Path
+def test_a_screenshot_goes_to_the_users_chat_and_the_agent_only_hears_so(
+    runners: WebRunners, site: Site, user_id: int, shown: list
 ) -> None:
+    before = len(shown)
     first = run(runners, "screenshot", user_id, key="shot-1", url=site.url("/article"))
-    path = Path(first.summary.rsplit(" to ", 1)[1].rstrip("."))
-    assert path.parent == data_dir / "users" / str(user_id) / "screenshots"
-    assert path.read_bytes().startswith(b"\x89PNG\r\n\x1a\n")
-    assert first.summary.startswith(f"Saved a screenshot (1280x900 PNG) of {site.url('/article')} to ")
-    again = run(runners, "screenshot", user_id, key="shot-1")  # the open page; a retry rewrites the same file
-    assert again.summary.endswith(f"{path}.")
-    assert run(runners, "screenshot", user_id, key="shot-2", full_page=True).summary != first.summary
+    assert first.summary == f"Screenshot of {site.url('/article')} (1280x900) sent to the user."
+    chat_id, image, caption, key = shown[before]
+    assert chat_id == user_id and caption == f"Screenshot of {site.url('/article')}" and key == "shot:shot-1"
+    assert image.startswith(b"\x89PNG\r\n\x1a\n") and b"Lisbon" not in first.summary.encode()
+    again = run(runners, "screenshot", user_id, key="shot-1")  # the open page; a retry has the same dedupe key
+    assert shown[-1][3] == "shot:shot-1" and again.summary == first.summary
+    whole = run(runners, "screenshot", user_id, key="shot-2", full_page=True)
+    assert whole.summary.startswith("Screenshot of ") and shown[-1][3] == "shot:shot-2"
+
+
+def test_without_a_chat_to_show_it_a_screenshot_is_refused(sessions, data_dir: Path, site: Site, user_id: int) -> None:
+    bare = WebRunners(sessions, lambda action: reviewer(POLICY, EgressContext()), data_dir=data_dir)
+    with pytest.raises(ConnectorRejected, match="Screenshots can't be shown in this chat"):
+        bare.screenshot(make_action("screenshot", {"url": site.url("/article")}, user_id), "k")
 
 
 def test_requests_outside_the_allow_list_are_blocked_and_reported(
