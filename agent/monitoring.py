@@ -118,8 +118,8 @@ class Monitoring:
             return "Error: daily_at must be a time of day such as 08:00."
         now = self._clock()
         if at is not None and at <= now:
-            return (f"Error: at ({model_words(at, zone)}) is not in the future; it is {model_words(now, zone)} now. "
-                    "Give a later time.")
+            return (f"Error: at is {model_words(at, zone)}, which is not in the future; it is "
+                    f"{model_words(now, zone)} now. Give a later time.")
         probe = None
         if args.probe is not None:
             checked = _validate_probe(args.probe, catalog, zone)
@@ -127,8 +127,8 @@ class Monitoring:
                 return checked
             probe = checked
             if probe.remind_by is not None and probe.remind_by <= now:
-                return (f"Error: remind_if_none_by ({model_words(probe.remind_by, zone)}) is not in the future; it "
-                        f"is {model_words(now, zone)} now. Give a later time.")
+                return (f"Error: remind_if_none_by is {model_words(probe.remind_by, zone)}, which is not in the "
+                        f"future; it is {model_words(now, zone)} now. Give a later time.")
             if not self._take(goal):
                 return (f"Error: today's {self._budget.per_day if self._budget else 0} scheduled checks are used up, "
                         f"so I can't set up a watch before {moment_words(next_midnight(now, 'UTC'), zone)}. "

@@ -129,7 +129,7 @@ def test_nothing_arrives_so_the_reminder_comes_at_the_deadline_and_the_model_is_
     goal = rig.start("remind me on Monday at 17:00 if Sam hasn't replied")
     assert goal.status is GoalStatus.scheduled and len(model_server.requests) == 1
     answer = next(m for m in goal.messages if m.get("role") == "tool")["content"]
-    assert f"if nothing new comes by Mon 18 Jan 17:00 UTC, I send the user your reminder “{REMINDER}”" in answer
+    assert f"if nothing new comes by Mon 18 Jan 17:00 UTC (2027-01-18T17:00+00:00), I send the user your reminder “{REMINDER}”" in answer
     card = goal_card(goal)
     assert f"reminding you if no email from {SAM} by Mon 18 Jan 17:00 UTC" in card
 
@@ -232,7 +232,7 @@ def test_a_deadline_in_the_past_or_a_reminder_with_a_link_is_refused_with_the_re
     rig.start("remind me yesterday")
     rig.start("remind me with a link", goal_id="g_link")
     first, second = rig.sent()
-    assert "remind_if_none_by (Thu 14 Jan 17:00 UTC) is not in the future" in first
+    assert "remind_if_none_by is Thu 14 Jan 17:00 UTC (2027-01-14T17:00+00:00), which is not in the future" in first
     assert "reminder must not contain a link" in second
     assert rig.dispatch.delayed == []
 
