@@ -25,6 +25,7 @@ from agent.testing import ChatRequest, ScriptedModelServer, message_text, tool_c
 from bot.activity import goal_card
 from connectors.default import default_catalog
 from deputy.outbox import OUTBOX_STREAM, Outbox, OutboxMessage
+from deputy.user_settings import UserSettingsStore
 from sandbox.mail import LocalMailServer
 from sandbox.mailstore import MailStore
 from sentinel.action_store import ActionStore
@@ -54,7 +55,7 @@ class Rig:
     """The agent worker and the executor run inline; the model is the scripted HTTP server."""
 
     def __init__(self, redis: Redis, server: ScriptedModelServer, store: Any,
-                 reachable: dict[str, bool] | None = None) -> None:
+                 reachable: dict[str, bool] | None = None, settings: UserSettingsStore | None = None) -> None:
         self.clock = Clock()
         self.redis = redis
         self.server = server
@@ -64,7 +65,7 @@ class Rig:
                                 server.model_name)
         catalog = default_catalog()
         self.dispatch.runner = GoalRunner(self.goals, ActionStore(redis), model, Outbox(redis), self.dispatch,
-                                          catalog, clock=self.clock)
+                                          catalog, clock=self.clock, settings=settings)
         self.dispatch.executor = Executor(
             ActionStore(redis), ApprovalStore(redis), self.goals, Outbox(redis), AuditLog(redis), ApprovalSigner("k"),
             self.dispatch, mail_runners(store, reachable), ReviewContextBuilder(redis, self.goals, catalog),
