@@ -88,19 +88,19 @@ def short_zone(moment: float, zone_name: str | None) -> str:
     return name
 
 
-def clock_words(moment: float, zone_name: str | None) -> str:
+def clock_words(moment: float, zone_name: str | None = None) -> str:
     """`17:00 CET`."""
     local = datetime.fromtimestamp(moment, tz=zone(zone_name))
     return f"{local:%H:%M} {short_zone(moment, zone_name)}"
 
 
-def day_words(moment: float, zone_name: str | None) -> str:
+def day_words(moment: float, zone_name: str | None = None) -> str:
     """`12 Dec 18:00 CET`: an end date on a card."""
     local = datetime.fromtimestamp(moment, tz=zone(zone_name))
     return f"{local.day} {local:%b %H:%M} {short_zone(moment, zone_name)}"
 
 
-def moment_words(moment: float, zone_name: str | None) -> str:
+def moment_words(moment: float, zone_name: str | None = None) -> str:
     """`Fri 4 Dec 17:00 CET`: a deadline as people say it."""
     local = datetime.fromtimestamp(moment, tz=zone(zone_name))
     return f"{local:%a} {local.day} {local:%b %H:%M} {short_zone(moment, zone_name)}"

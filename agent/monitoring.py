@@ -35,7 +35,8 @@ from agent.check_budget import CheckBudget
 from agent.goals import Goal, GoalStatus, Monitor
 from agent.local_time import (clock_words, model_words, moment_words, next_daily, next_midnight, parse_clock,
                               parse_moment)
-from agent.probes import Probe, ProbeArgs, ProbeState, after_check, compare, deadline_of, reminder_message
+from agent.probe_setup import validate_probe
+from agent.probes import ProbeState, after_check, compare, reminder_message
 from agent.prompt import tool_message
 from agent.tools import ScheduleArgs
 from agent.watch_card import day_words as _day
@@ -122,7 +123,7 @@ class Monitoring:
                     f"{model_words(now, zone)} now. Give a later time.")
         probe = None
         if args.probe is not None:
-            checked = _validate_probe(args.probe, catalog, zone)
+            checked = validate_probe(args.probe, catalog, zone)
             if isinstance(checked, str):
                 return checked
             probe = checked
@@ -370,35 +371,6 @@ class Monitoring:
             monitor.next_at = max(monitor.next_at, deadline + 1)  # this was the deadline's check: none after it
         elif monitor.next_at > deadline or monitor.checks_done + 1 >= monitor.max_checks:
             monitor.next_at = deadline  # the last check is the deadline's, whatever the interval
-
-
-def _validate_probe(args: ProbeArgs, catalog: Catalog, zone: str) -> Probe | str:
-    operation = catalog.get(args.tool)
-    if operation is None:
-        return (f"Error: there is no tool named {args.tool!r} for the probe. A probe is one of your read tools, "
-                "such as search_email.")
-    if operation.spec.effect is not EffectClass.read:
-        return (f"Error: {args.tool} {_effect_words(operation.spec.effect)}, so it can't be a probe: a probe runs "
-                "unattended at every check and may only read.")
-    try:
-        validated = operation.validate(args.arguments)
-    except InvalidArguments as exc:
-        return f"Error: the probe's arguments don't fit {args.tool}: {exc}"
-    return Probe(connector=operation.spec.connector, operation=operation.spec.operation,
-                 arguments=validated.model_dump(mode="json"), compare=args.compare, field=args.field,
-                 below=args.below, above=args.above, key=args.key,
-                 remind_by=deadline_of(args.remind_if_none_by, zone) if args.remind_if_none_by else None,
-                 remind_each_check=args.remind_each_check, reminder=args.reminder, if_found=args.if_found)
-
-
-def _effect_words(effect: EffectClass) -> str:
-    return {
-        EffectClass.write: "changes things",
-        EffectClass.communicate: "sends something to other people",
-        EffectClass.spend: "spends money",
-        EffectClass.credential: "uses secrets",
-        EffectClass.account: "changes an account",
-    }.get(effect, "is not a read")
 
 
 def _baseline(monitor: Monitor) -> str:

@@ -98,3 +98,32 @@ def test_every_morning_at_8_in_new_york_stays_at_8_across_the_spring_dst_change(
     rig.next_check()
     assert rig.sent()[4:] == ["Sam replied."]
     assert rig.goal().status is GoalStatus.done
+
+
+def test_a_check_at_a_local_time_runs_then_and_an_explicit_utc_time_is_kept(
+    redis: Redis, model_server: ScriptedModelServer, mail  # noqa: F811
+) -> None:
+    store, _server = mail
+    asked = iter(["2027-01-16T09:00", "2027-01-16T09:00Z"])
+    woken: list[str] = []
+
+    def respond(request: ChatRequest) -> ModelReply:
+        last = message_text(request.messages[-1])
+        if last.startswith("(Scheduled check"):
+            woken.append(last)
+            return tool_call("no_news")
+        return tool_call("schedule_check", what="the weather in Lisbon", at=next(asked))
+
+    model_server.responder = respond
+    rig = Rig(redis, model_server, store, settings=settings_in(redis, "Europe/Berlin"))
+    goal = rig.start("look at the weather tomorrow at 9")
+    answer = next(m for m in goal.messages if m.get("role") == "tool")["content"]
+    assert answer == "Scheduled: first check at Sat 16 Jan 09:00 CET (2027-01-16T09:00+01:00); up to 1 checks."
+    assert rig.goal().monitor.next_at == datetime(2027, 1, 16, 8, 0, tzinfo=timezone.utc).timestamp()
+    rig.next_check()
+    assert woken and woken[0].startswith("(Scheduled check 1 of 1, Sat 16 Jan 09:00 CET (2027-01-16T09:00+01:00).)")
+    assert rig.sent()[-1].startswith("I stopped watching “the weather in Lisbon” after 1 checks")
+
+    goal = rig.start("look at the weather at 9 UTC", goal_id="g_utc")
+    answer = next(m for m in goal.messages if m.get("role") == "tool")["content"]
+    assert answer == "Scheduled: first check at Sat 16 Jan 10:00 CET (2027-01-16T10:00+01:00); up to 1 checks."
