@@ -22,6 +22,10 @@ deadline, and ends there.
 Every check counts against the user's daily budget (`CheckBudget`); a probe that fails is
 tried again at the next check, and after a few failures in a row the user is told once.
 The monitor ends after its last check or its end date, with one message saying so.
+
+Times are the user's (`agent.local_time`): bare times from the model are wall-clock times in
+the zone of their settings, kept with the monitor, and every time the user or the model reads
+is in that zone with its short name. `daily_at` checks stay at the same local time across DST.
 """
 
 from __future__ import annotations
@@ -33,17 +37,24 @@ from typing import TYPE_CHECKING, Callable, Literal
 
 from agent.check_budget import CheckBudget
 from agent.goals import Goal, GoalStatus, Monitor
-from agent.local_time import (clock_words, model_words, moment_words, next_daily, next_midnight, parse_clock,
-                              parse_moment)
+from agent.local_time import (
+    clock_words,
+    model_words,
+    moment_words,
+    next_daily,
+    next_midnight,
+    parse_clock,
+    parse_moment,
+)
 from agent.probe_setup import validate_probe
 from agent.probes import ProbeState, after_check, compare, reminder_message
 from agent.prompt import tool_message
 from agent.tools import ScheduleArgs
 from agent.watch_card import day_words as _day
 from agent.watch_card import watch_line
-from deputy.user_settings import UserSettingsStore
 from connectors.base import EffectClass
 from connectors.catalog import Catalog, InvalidArguments
+from deputy.user_settings import UserSettingsStore
 from sentinel.action_store import ActionRecord
 from sentinel.actions import Action, ActionState
 
@@ -392,7 +403,8 @@ def _when(monitor: Monitor) -> str:
 def _repeat(monitor: Monitor) -> str:
     if monitor.daily_at is None:
         return ""
-    return f", then every day at {monitor.daily_at} {clock_words(monitor.next_at, monitor.timezone).split(' ', 1)[1]}"
+    # The zone's name, not its abbreviation: the abbreviation changes with daylight saving, the time does not.
+    return f", then every day at {monitor.daily_at} the user's time ({monitor.timezone})"
 
 
 __all__ = ["CheckResult", "Monitoring", "watch_line"]  # watch_line (from agent.watch_card) still importable here

@@ -7,8 +7,17 @@ from datetime import datetime, time, timezone
 import pytest
 
 from agent.goals import Monitor
-from agent.local_time import (clock_words, day_words, model_words, moment_words, next_daily, next_midnight,
-                              parse_clock, parse_moment, short_zone)
+from agent.local_time import (
+    clock_words,
+    day_words,
+    model_words,
+    moment_words,
+    next_daily,
+    next_midnight,
+    parse_clock,
+    parse_moment,
+    short_zone,
+)
 from agent.probes import Probe, reminder_message
 from agent.watch_card import watch_line
 

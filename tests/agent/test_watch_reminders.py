@@ -130,7 +130,8 @@ def test_nothing_arrives_so_the_reminder_comes_at_the_deadline_and_the_model_is_
     goal = rig.start("remind me on Monday at 17:00 if Sam hasn't replied")
     assert goal.status is GoalStatus.scheduled and len(model_server.requests) == 1
     answer = next(m for m in goal.messages if m.get("role") == "tool")["content"]
-    assert f"if nothing new comes by Mon 18 Jan 17:00 UTC (2027-01-18T17:00+00:00), I send the user your reminder “{REMINDER}”" in answer
+    assert (f"if nothing new comes by Mon 18 Jan 17:00 UTC (2027-01-18T17:00+00:00), I send the user your "
+            f"reminder “{REMINDER}”") in answer
     card = goal_card(goal)
     assert f"reminding you if no email from {SAM} by Mon 18 Jan 17:00 UTC" in card
 

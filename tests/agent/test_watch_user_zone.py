@@ -81,7 +81,8 @@ def test_every_morning_at_8_in_new_york_stays_at_8_across_the_spring_dst_change(
     rig.clock.now = datetime(2027, 3, 12, 12, 0, tzinfo=timezone.utc).timestamp()  # Fri 12 Mar, 07:00 EST
     goal = rig.start("check every morning at 8 whether Sam replied and remind me if not")
     answer = next(m for m in goal.messages if m.get("role") == "tool")["content"]
-    assert "first check at Fri 12 Mar 08:00 EST (2027-03-12T08:00-05:00), then every day at 08:00" in answer
+    assert ("first check at Fri 12 Mar 08:00 EST (2027-03-12T08:00-05:00), then every day at 08:00 the user's "
+            "time (America/New_York)") in answer
     assert "every day at 08:00 EST" in goal_card(goal)
 
     checked_at: list[float] = []
