@@ -85,6 +85,8 @@ class Monitor(BaseModel):
     probe_runs: int = 0
     news: int = Field(default=0, description="Checks whose probe found something new.")
     probe_action_id: str | None = Field(default=None, description="The probe action the goal waits for, if any.")
+    timezone: str = Field(default="UTC", description="The user's zone: bare times are read and shown in it.")
+    daily_at: str | None = Field(default=None, description="HH:MM: checks at this local time every day.")
 
 
 class Goal(BaseModel):

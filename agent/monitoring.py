@@ -22,6 +22,10 @@ deadline, and ends there.
 Every check counts against the user's daily budget (`CheckBudget`); a probe that fails is
 tried again at the next check, and after a few failures in a row the user is told once.
 The monitor ends after its last check or its end date, with one message saying so.
+
+Times are the user's (`agent.local_time`): bare times from the model are wall-clock times in
+the zone of their settings, kept with the monitor, and every time the user or the model reads
+is in that zone with its short name. `daily_at` checks stay at the same local time across DST.
 """
 
 from __future__ import annotations
@@ -29,18 +33,28 @@ from __future__ import annotations
 import hashlib
 import json
 from dataclasses import dataclass
-from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Callable, Literal
 
 from agent.check_budget import CheckBudget
 from agent.goals import Goal, GoalStatus, Monitor
-from agent.probes import Probe, ProbeArgs, ProbeState, after_check, compare, deadline_of, moment_words, reminder_message
+from agent.local_time import (
+    clock_words,
+    model_words,
+    moment_words,
+    next_daily,
+    next_midnight,
+    parse_clock,
+    parse_moment,
+)
+from agent.probe_setup import validate_probe
+from agent.probes import ProbeState, after_check, compare, reminder_message
 from agent.prompt import tool_message
 from agent.tools import ScheduleArgs
 from agent.watch_card import day_words as _day
 from agent.watch_card import watch_line
 from connectors.base import EffectClass
 from connectors.catalog import Catalog, InvalidArguments
+from deputy.user_settings import UserSettingsStore
 from sentinel.action_store import ActionRecord
 from sentinel.actions import Action, ActionState
 
@@ -61,23 +75,26 @@ class CheckResult:
     message: str = ""
 
 
-def _parse_until(text: str | None) -> float | None:
+def _parse_until(text: str | None, zone_name: str) -> float | None:
     if not text:
         return None
-    moment = datetime.fromisoformat(text)
-    if moment.tzinfo is None:
-        moment = moment.replace(tzinfo=timezone.utc)
-    return moment.timestamp()
+    return parse_moment(text, zone_name)
 
 
 class Monitoring:
-    def __init__(self, dispatch: "Dispatch", clock: Callable[[], float], budget: CheckBudget | None = None) -> None:
+    def __init__(self, dispatch: "Dispatch", clock: Callable[[], float], budget: CheckBudget | None = None,
+                 settings: UserSettingsStore | None = None) -> None:
         self._dispatch = dispatch
         self._clock = clock
         self._budget = budget
+        self._settings = settings
 
     def now(self) -> float:
         return self._clock()
+
+    def zone_of(self, user_id: int) -> str:
+        """The user's time zone name from their settings (UTC without settings)."""
+        return self._settings.get(user_id).timezone if self._settings is not None else "UTC"
 
     # -- setting a monitor up -------------------------------------------------------------
 
@@ -92,39 +109,60 @@ class Monitoring:
             if current.setup_failed:
                 goal.monitor = None
             return current.setup_note
+        zone = self.zone_of(goal.user_id)
         deadline_only = args.probe is not None and args.probe.remind_if_none_by is not None
-        if args.every_minutes is None and args.in_minutes is None and not deadline_only:
-            return "Error: give every_minutes (repeat) or in_minutes (once)."
+        if args.every_minutes is None and args.in_minutes is None and args.at is None and args.daily_at is None \
+                and not deadline_only:
+            return "Error: give every_minutes (repeat), daily_at (every day), in_minutes or at (once)."
+        if args.every_minutes is not None and args.daily_at is not None:
+            return "Error: give every_minutes or daily_at, not both."
         try:
-            until = _parse_until(args.until)
+            until = _parse_until(args.until, zone)
         except ValueError:
             return "Error: until must be an ISO date-time such as 2026-12-24T18:00."
+        try:
+            at = parse_moment(args.at, zone) if args.at else None
+        except ValueError:
+            return "Error: at must be an ISO date-time such as 2026-12-04T09:00."
+        try:
+            daily = parse_clock(args.daily_at) if args.daily_at else None
+        except ValueError:
+            return "Error: daily_at must be a time of day such as 08:00."
         now = self._clock()
+        if at is not None and at <= now:
+            return (f"Error: at is {model_words(at, zone)}, which is not in the future; it is "
+                    f"{model_words(now, zone)} now. Give a later time.")
         probe = None
         if args.probe is not None:
-            checked = _validate_probe(args.probe, catalog)
+            checked = validate_probe(args.probe, catalog, zone)
             if isinstance(checked, str):
                 return checked
             probe = checked
             if probe.remind_by is not None and probe.remind_by <= now:
-                return (f"Error: remind_if_none_by ({moment_words(probe.remind_by)}) is not in the future; it is "
-                        f"{moment_words(now)} now. Give a later time.")
+                return (f"Error: remind_if_none_by is {model_words(probe.remind_by, zone)}, which is not in the "
+                        f"future; it is {model_words(now, zone)} now. Give a later time.")
             if not self._take(goal):
                 return (f"Error: today's {self._budget.per_day if self._budget else 0} scheduled checks are used up, "
-                        "so I can't set up a watch before tomorrow (UTC). Tell the user.")
+                        f"so I can't set up a watch before {moment_words(next_midnight(now, 'UTC'), zone)}. "
+                        "Tell the user.")
         first = (args.in_minutes or args.every_minutes or 0) * 60
-        every = args.every_minutes * 60 if args.every_minutes else None
+        every = args.every_minutes * 60 if args.every_minutes else (86400.0 if daily is not None else None)
         max_checks = args.max_checks if every else 1
         next_at = now + first
+        if at is not None:
+            next_at = at
+        elif daily is not None and args.in_minutes is None:
+            next_at = next_daily(now, daily, zone)
         if probe is not None and probe.remind_by is not None:
             # The deadline ends the watch, and its last check is always at the deadline.
             until = probe.remind_by
             next_at = probe.remind_by if max_checks == 1 or next_at > probe.remind_by else next_at
         goal.monitor = Monitor(what=args.what, every_seconds=every, next_at=next_at, until=until,
-                               max_checks=max_checks, probe=probe, call_id=call_id)
+                               max_checks=max_checks, probe=probe, call_id=call_id, timezone=zone,
+                               daily_at=daily.strftime("%H:%M") if daily is not None else None)
         if probe is not None:
             return None
-        return f"Scheduled: first check at {_when(goal.monitor.next_at)}; up to {max_checks} checks."
+        return f"Scheduled: first check at {_when(goal.monitor)}{_repeat(goal.monitor)}; up to {max_checks} checks."
 
     def needs_probe_run(self, goal: Goal) -> bool:
         """The monitor just set up has a probe whose baseline is not taken yet."""
@@ -157,14 +195,14 @@ class Monitoring:
             found = ("if something new comes, you are woken to tell the user" if probe.if_found == "tell"
                      else "if something new comes, the watch ends without a message")
             if probe.remind_by is not None:
-                woken = (f"if nothing new comes by {moment_words(probe.remind_by)}, I send the user your reminder "
-                         f"“{probe.reminder}” once and stop; {found}")
+                woken = (f"if nothing new comes by {model_words(probe.remind_by, monitor.timezone)}, I send the user "
+                         f"your reminder “{probe.reminder}” once and stop; {found}")
             else:
                 woken = f"at each check with nothing new I send the user your reminder “{probe.reminder}”; {found}"
         monitor.setup_note = (
             f"Scheduled: watching {monitor.what} with {probe.operation} ({_baseline(monitor)}); first "
-            f"check at {_when(monitor.next_at)}; up to {monitor.max_checks} checks. Between checks you are not "
-            f"called; {woken}. End your turn now."
+            f"check at {_when(monitor)}{_repeat(monitor)}; up to {monitor.max_checks} checks. Between checks you are "
+            f"not called; {woken}. End your turn now."
         )
 
     # -- checks ---------------------------------------------------------------------------
@@ -177,14 +215,19 @@ class Monitoring:
         """
         monitor = goal.monitor
         assert monitor is not None
+        monitor.timezone = self.zone_of(goal.user_id)  # the user may have moved since the last check
         if not self._take(goal):
-            # Skipped until the budget starts again at midnight UTC (or the next regular time, if later).
+            # Skipped until the budget starts again (at midnight UTC: the budget counts UTC days), or the
+            # next regular time, if later.
             self._advance(monitor)
-            monitor.next_at = max(monitor.next_at, _next_midnight(self._clock()))
+            budget_day = next_midnight(self._clock(), "UTC")
+            monitor.next_at = max(monitor.next_at, budget_day)
+            if monitor.daily_at is not None and monitor.next_at == budget_day:
+                monitor.next_at = next_daily(budget_day - 1, parse_clock(monitor.daily_at), monitor.timezone)
             first = self._budget is not None and self._budget.first_refusal_today(goal.user_id, self._clock())
             return (f"I've made today's {self._budget.per_day if self._budget else 0} scheduled checks, the most I "
-                    f"do in a day, so I'm skipping checks on “{monitor.what}” until midnight (UTC), then I'll carry "
-                    "on.") if first else ""
+                    f"do in a day, so I'm skipping checks on “{monitor.what}” until "
+                    f"{clock_words(budget_day, monitor.timezone)}, then I'll carry on.") if first else ""
         monitor.checks_done += 1
         self._advance(monitor)
         return None
@@ -197,7 +240,8 @@ class Monitoring:
         goal.loop_signatures = []  # each check is a fresh look, not a repetition
         goal.messages.append({
             "role": "user",
-            "content": f"(Scheduled check {monitor.checks_done} of {monitor.max_checks}, {_when(self._clock())}.) "
+            "content": f"(Scheduled check {monitor.checks_done} of {monitor.max_checks}, "
+            f"{model_words(self._clock(), monitor.timezone)}.) "
             f"Look again: {monitor.what}. If nothing relevant changed, call no_news; if it did, tell me with reply.",
         })
 
@@ -255,7 +299,8 @@ class Monitoring:
                     monitor.probe_state.reminders += 1
                     last = outcome == "remind_and_end"
                     return CheckResult("done" if last else "remind",
-                                       reminder_message(monitor.probe, self._clock(), last=last))
+                                       reminder_message(monitor.probe, self._clock(), last=last,
+                                                        zone_name=monitor.timezone))
                 return CheckResult("quiet")
         state = monitor.probe_state
         state.failures += 1
@@ -263,7 +308,7 @@ class Monitoring:
             return CheckResult("quiet")
         state.failure_told = True
         why = problem or (record.outcome if record is not None else None) or "the read did not run"
-        until = f" until {_day(monitor.until)}" if monitor.until else ""
+        until = f" until {_day(monitor.until, monitor.timezone)}" if monitor.until else ""
         return CheckResult("failing", f"I couldn't check “{monitor.what}” the last {state.failures} times "
                            f"({why.removeprefix('Failed: ')}). I'll keep trying at each check{until}.")
 
@@ -278,7 +323,8 @@ class Monitoring:
         goal.loop_signatures = []
         goal.messages.append({
             "role": "user",
-            "content": f"(Scheduled check {monitor.checks_done} of {monitor.max_checks}, {_when(self._clock())}.) "
+            "content": f"(Scheduled check {monitor.checks_done} of {monitor.max_checks}, "
+            f"{model_words(self._clock(), monitor.timezone)}.) "
             f"The watch on {monitor.what} found something new; the new part of its result follows.{reminded} "
             "Tell me what matters with reply (I am not expecting a message), or call no_news if it does not matter.",
         })
@@ -310,7 +356,8 @@ class Monitoring:
         probe = monitor.probe
         if probe is not None and probe.remind_by is not None and not monitor.probe_state.found:
             # The deadline's check was skipped (checks used up) or could not read: say so, not "nothing changed".
-            return (f"I couldn't make the last check on “{monitor.what}” at {moment_words(probe.remind_by)}, so I "
+            return (f"I couldn't make the last check on “{monitor.what}” at "
+                    f"{moment_words(probe.remind_by, monitor.timezone)}, so I "
                     "can't tell you whether it came. Text me if you want me to look again.")
         if monitor.news:
             return (f"That was the last check on “{monitor.what}” ({monitor.checks_done} checks), so I've stopped "
@@ -322,7 +369,11 @@ class Monitoring:
         return self._budget is None or self._budget.take(goal.user_id, self._clock())
 
     def _advance(self, monitor: Monitor) -> None:
-        if monitor.every_seconds:
+        if monitor.daily_at is not None:
+            # The next local wall-clock time, not 24 hours on: it stays at 08:00 across a DST change.
+            after = max(monitor.next_at, self._clock())
+            monitor.next_at = next_daily(after, parse_clock(monitor.daily_at), monitor.timezone)
+        elif monitor.every_seconds:
             monitor.next_at = max(monitor.next_at + monitor.every_seconds, self._clock() + 1)
         deadline = monitor.probe.remind_by if monitor.probe is not None else None
         if deadline is None:
@@ -331,35 +382,6 @@ class Monitoring:
             monitor.next_at = max(monitor.next_at, deadline + 1)  # this was the deadline's check: none after it
         elif monitor.next_at > deadline or monitor.checks_done + 1 >= monitor.max_checks:
             monitor.next_at = deadline  # the last check is the deadline's, whatever the interval
-
-
-def _validate_probe(args: ProbeArgs, catalog: Catalog) -> Probe | str:
-    operation = catalog.get(args.tool)
-    if operation is None:
-        return (f"Error: there is no tool named {args.tool!r} for the probe. A probe is one of your read tools, "
-                "such as search_email.")
-    if operation.spec.effect is not EffectClass.read:
-        return (f"Error: {args.tool} {_effect_words(operation.spec.effect)}, so it can't be a probe: a probe runs "
-                "unattended at every check and may only read.")
-    try:
-        validated = operation.validate(args.arguments)
-    except InvalidArguments as exc:
-        return f"Error: the probe's arguments don't fit {args.tool}: {exc}"
-    return Probe(connector=operation.spec.connector, operation=operation.spec.operation,
-                 arguments=validated.model_dump(mode="json"), compare=args.compare, field=args.field,
-                 below=args.below, above=args.above, key=args.key,
-                 remind_by=deadline_of(args.remind_if_none_by) if args.remind_if_none_by else None,
-                 remind_each_check=args.remind_each_check, reminder=args.reminder, if_found=args.if_found)
-
-
-def _effect_words(effect: EffectClass) -> str:
-    return {
-        EffectClass.write: "changes things",
-        EffectClass.communicate: "sends something to other people",
-        EffectClass.spend: "spends money",
-        EffectClass.credential: "uses secrets",
-        EffectClass.account: "changes an account",
-    }.get(effect, "is not a read")
 
 
 def _baseline(monitor: Monitor) -> str:
@@ -373,13 +395,16 @@ def _baseline(monitor: Monitor) -> str:
     return f"{len(state.seen)} item(s) there now; I wake you only for new ones"
 
 
-def _next_midnight(now: float) -> float:
-    day = datetime.fromtimestamp(now, tz=timezone.utc).replace(hour=0, minute=0, second=0, microsecond=0)
-    return day.timestamp() + 86400
+def _when(monitor: Monitor) -> str:
+    """The next check for the model, in the user's zone with the exact instant: it repeats these words."""
+    return model_words(monitor.next_at, monitor.timezone)
 
 
-def _when(moment: float) -> str:
-    return datetime.fromtimestamp(moment, tz=timezone.utc).strftime("%Y-%m-%d %H:%M:%S UTC")
+def _repeat(monitor: Monitor) -> str:
+    if monitor.daily_at is None:
+        return ""
+    # The zone's name, not its abbreviation: the abbreviation changes with daylight saving, the time does not.
+    return f", then every day at {monitor.daily_at} the user's time ({monitor.timezone})"
 
 
 __all__ = ["CheckResult", "Monitoring", "watch_line"]  # watch_line (from agent.watch_card) still importable here

@@ -28,11 +28,12 @@ import hashlib
 import json
 import re
 import unicodedata
-from datetime import datetime, timezone
 from decimal import Decimal, InvalidOperation
 from typing import Any, Literal
 
 from pydantic import BaseModel, Field, model_validator
+
+from agent.local_time import clock_words, moment_words, parse_moment
 
 MAX_SEEN = 500
 """Item keys remembered per monitor (the newest ones): enough for any mailbox search page."""
@@ -58,7 +59,8 @@ class ProbeArgs(BaseModel):
     above: float | None = None
     key: str = Field(default="id", max_length=60, description="For new_items in JSON: the field naming an item.")
     remind_if_none_by: str | None = Field(default=None, max_length=40,
-                                          description="ISO date-time: one reminder then if nothing new came.")
+                                          description="ISO date-time (bare: the user's local time): one reminder then "
+                                                      "if nothing new came.")
     remind_each_check: bool = Field(default=False, description="A reminder at every check with nothing new.")
     reminder: str | None = Field(default=None, max_length=1000, description="The reminder, one short sentence.")
     if_found: Literal["tell", "end_quietly"] = "tell"
@@ -169,12 +171,12 @@ def after_check(probe: Probe, found_before: bool, changed: bool, now: float) -> 
     return "quiet"
 
 
-def reminder_message(probe: Probe, now: float, *, last: bool) -> str:
+def reminder_message(probe: Probe, now: float, *, last: bool, zone_name: str | None = None) -> str:
     """The reminder as the user reads it: the model's sentence, framed by code with when it was checked."""
     assert probe.reminder is not None
     if last:
-        return f"⏰ {probe.reminder} (Nothing new by {moment_words(now)}, so I've stopped watching.)"
-    return f"⏰ {probe.reminder} (checked {datetime.fromtimestamp(now, tz=timezone.utc):%H:%M} UTC)"
+        return f"⏰ {probe.reminder} (Nothing new by {moment_words(now, zone_name)}, so I've stopped watching.)"
+    return f"⏰ {probe.reminder} (checked {clock_words(now, zone_name)})"
 
 
 def clean_reminder(text: str) -> str:
@@ -196,21 +198,12 @@ def clean_reminder(text: str) -> str:
     return sentence
 
 
-def deadline_of(text: str) -> float:
-    """An ISO date-time as a timestamp; without an offset it is taken as UTC."""
+def deadline_of(text: str, zone_name: str | None = None) -> float:
+    """An ISO date-time as a timestamp; without an offset it is wall time in the user's zone."""
     try:
-        moment = datetime.fromisoformat(text.strip())
+        return parse_moment(text, zone_name)
     except ValueError:
         raise ValueError("remind_if_none_by must be an ISO date-time such as 2026-12-04T17:00") from None
-    if moment.tzinfo is None:
-        moment = moment.replace(tzinfo=timezone.utc)
-    return moment.timestamp()
-
-
-def moment_words(moment: float) -> str:
-    """`Fri 4 Dec 17:00 UTC`: a deadline as people say it."""
-    day = datetime.fromtimestamp(moment, tz=timezone.utc)
-    return f"{day:%a} {day.day} {day:%b %H:%M} UTC"
 
 
 def _new_items(probe: Probe, state: ProbeState, result: str) -> Comparison:

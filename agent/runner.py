@@ -81,7 +81,7 @@ class GoalRunner:
         self._user_catalogs = user_catalogs
         self._subgoals = Subgoals(goals, dispatch, clock)
         self._reading = Reading(goals, scanner, clock)
-        self._monitoring = Monitoring(dispatch, clock, checks)
+        self._monitoring = Monitoring(dispatch, clock, checks, settings)
         self._watch = WatchSteps(self._monitoring, actions, dispatch, outbox, self._reading,
                                  checkpoint=self._checkpoint, call_model=self._call_model, end=self._end,
                                  catalog_for=self._catalog_for)

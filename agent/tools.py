@@ -40,7 +40,9 @@ class ScheduleArgs(BaseModel):
     what: str = Field(min_length=1, max_length=300, description="What to look at on each check.")
     every_minutes: float | None = Field(default=None, gt=0, le=7 * 24 * 60)
     in_minutes: float | None = Field(default=None, gt=0, le=90 * 24 * 60)
-    until: str | None = Field(default=None, description="ISO date-time after which to stop checking.")
+    until: str | None = Field(default=None, max_length=40, description="ISO date-time after which to stop checking.")
+    at: str | None = Field(default=None, max_length=40, description="ISO date-time of the first (or only) check.")
+    daily_at: str | None = Field(default=None, max_length=8, description="HH:MM: a check every day at this local time.")
     max_checks: int = Field(default=20, ge=1, le=500)
     probe: ProbeArgs | None = Field(default=None, description="A read Deputy runs at each check instead of you.")
 
@@ -76,7 +78,11 @@ INTERNAL_TOOLS: list[dict[str, Any]] = [
         "function": {
             "name": "schedule_check",
             "description": (
-                "Check again later (once after in_minutes, or every every_minutes until `until` or max_checks). "
+                "Check again later (once after in_minutes or at a time, every every_minutes, or every day at "
+                "daily_at; until `until` or max_checks). Times without an offset (at, until, remind_if_none_by, "
+                "daily_at) are the user's local wall-clock time in their time zone (the one in your instructions): "
+                "write 2026-12-04T17:00 for 17:00 their time, and add an offset only for another zone. The result "
+                "says each time in the user's zone: repeat it as written. "
                 "Between checks nothing runs. On each check, call no_news if nothing relevant changed. "
                 "Prefer a probe when one read tool can tell: Deputy runs it at each check and wakes you only when "
                 "its result has something new (compare=new_items: new emails or entries), crosses a number "
@@ -92,7 +98,12 @@ INTERNAL_TOOLS: list[dict[str, Any]] = [
                                                                "reads, e.g. email from sam@example.org"},
                     "every_minutes": {"type": "number"},
                     "in_minutes": {"type": "number"},
-                    "until": {"type": "string", "description": "ISO date-time"},
+                    "at": {"type": "string", "description": "ISO date-time of the first (or only) check, the "
+                                                            "user's local time, e.g. 2026-12-04T09:00"},
+                    "daily_at": {"type": "string", "description": "HH:MM, the user's local time: check every day at "
+                                                                  "this time (\"every morning at 8\": 08:00), "
+                                                                  "kept across daylight-saving changes"},
+                    "until": {"type": "string", "description": "ISO date-time, the user's local time"},
                     "max_checks": {"type": "integer"},
                     "probe": {
                         "type": "object",
@@ -111,14 +122,15 @@ INTERNAL_TOOLS: list[dict[str, Any]] = [
                                                                      "item (default id)."},
                             "remind_if_none_by": {
                                 "type": "string",
-                                "description": "ISO date-time, e.g. 2026-12-04T17:00. If nothing new has come by "
+                                "description": "ISO date-time, the user's local time, e.g. 2026-12-04T17:00. If "
+                                               "nothing new has come by "
                                                "then, the user gets the reminder once and the watch ends. The last "
                                                "check is at this time; with no every_minutes it is the only check.",
                             },
                             "remind_each_check": {
                                 "type": "boolean",
                                 "description": "True: at every check where nothing new has come, the user gets "
-                                               "the reminder (e.g. every_minutes 1440 for every morning).",
+                                               "the reminder (e.g. daily_at 08:00 for every morning).",
                             },
                             "reminder": {
                                 "type": "string",

@@ -3,25 +3,33 @@ when, and (for a watch on something that should happen) when it reminds the user
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
-
 from agent.goals import Monitor
-from agent.probes import moment_words
+from agent.local_time import clock_words, moment_words
+from agent.local_time import day_words as _local_day
 
 
 def watch_line(monitor: Monitor) -> str:
-    """What a monitor watches, for the goal card: `new email from x, every 5 min, until 12 Dec`."""
-    how = f"every {_minutes(monitor.every_seconds)}" if monitor.every_seconds else "once"
+    """What a monitor watches, for the goal card: `new email from x, every 5 min, until 12 Dec 18:00 CET`.
+
+    Every time is in the user's zone (the monitor keeps it), labelled with its short name.
+    """
+    zone = monitor.timezone
+    if monitor.daily_at:
+        how = f"every day at {monitor.daily_at} {_zone_label(monitor)}"
+    else:
+        how = f"every {_minutes(monitor.every_seconds)}" if monitor.every_seconds else "once"
     parts = [f"Watching: {monitor.what}", how]
     reminds_by = monitor.probe is not None and monitor.probe.remind_by is not None
     if monitor.until is not None and not reminds_by:
-        parts.append(f"until {day_words(monitor.until)}")
+        parts.append(f"until {day_words(monitor.until, zone)}")
     parts.append(f"{monitor.checks_done} of {monitor.max_checks} checks done")
+    if monitor.checks_done < monitor.max_checks:
+        parts.append(f"next check {_next_words(monitor)}")
     probe = monitor.probe
     if probe is not None and probe.reminds and not monitor.probe_state.found:
         missing = _absent(monitor.what)
         if probe.remind_by is not None:
-            parts.append(f"reminding you if {missing} by {moment_words(probe.remind_by)}")
+            parts.append(f"reminding you if {missing} by {moment_words(probe.remind_by, zone)}")
         else:
             parts.append(f"reminding you at each check while {missing}")
         if probe.if_found == "end_quietly":
@@ -53,8 +61,17 @@ def _minutes(seconds: float) -> str:
     return f"{seconds / 86400:g} days"
 
 
-def day_words(moment: float) -> str:
-    return datetime.fromtimestamp(moment, tz=timezone.utc).strftime("%d %b %H:%M UTC")
+def _zone_label(monitor: Monitor) -> str:
+    return clock_words(monitor.next_at, monitor.timezone).split(" ", 1)[1]
+
+
+def _next_words(monitor: Monitor) -> str:
+    return moment_words(monitor.next_at, monitor.timezone)
+
+
+def day_words(moment: float, zone_name: str | None = None) -> str:
+    """`12 Dec 18:00 CET` in the user's zone (UTC when none is given)."""
+    return _local_day(moment, zone_name)
 
 
 __all__ = ["day_words", "watch_line"]

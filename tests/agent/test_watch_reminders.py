@@ -25,6 +25,7 @@ from agent.testing import ChatRequest, ScriptedModelServer, message_text, tool_c
 from bot.activity import goal_card
 from connectors.default import default_catalog
 from deputy.outbox import OUTBOX_STREAM, Outbox, OutboxMessage
+from deputy.user_settings import UserSettingsStore
 from sandbox.mail import LocalMailServer
 from sandbox.mailstore import MailStore
 from sentinel.action_store import ActionStore
@@ -54,7 +55,7 @@ class Rig:
     """The agent worker and the executor run inline; the model is the scripted HTTP server."""
 
     def __init__(self, redis: Redis, server: ScriptedModelServer, store: Any,
-                 reachable: dict[str, bool] | None = None) -> None:
+                 reachable: dict[str, bool] | None = None, settings: UserSettingsStore | None = None) -> None:
         self.clock = Clock()
         self.redis = redis
         self.server = server
@@ -64,7 +65,7 @@ class Rig:
                                 server.model_name)
         catalog = default_catalog()
         self.dispatch.runner = GoalRunner(self.goals, ActionStore(redis), model, Outbox(redis), self.dispatch,
-                                          catalog, clock=self.clock)
+                                          catalog, clock=self.clock, settings=settings)
         self.dispatch.executor = Executor(
             ActionStore(redis), ApprovalStore(redis), self.goals, Outbox(redis), AuditLog(redis), ApprovalSigner("k"),
             self.dispatch, mail_runners(store, reachable), ReviewContextBuilder(redis, self.goals, catalog),
@@ -129,7 +130,8 @@ def test_nothing_arrives_so_the_reminder_comes_at_the_deadline_and_the_model_is_
     goal = rig.start("remind me on Monday at 17:00 if Sam hasn't replied")
     assert goal.status is GoalStatus.scheduled and len(model_server.requests) == 1
     answer = next(m for m in goal.messages if m.get("role") == "tool")["content"]
-    assert f"if nothing new comes by Mon 18 Jan 17:00 UTC, I send the user your reminder “{REMINDER}”" in answer
+    assert (f"if nothing new comes by Mon 18 Jan 17:00 UTC (2027-01-18T17:00+00:00), I send the user your "
+            f"reminder “{REMINDER}”") in answer
     card = goal_card(goal)
     assert f"reminding you if no email from {SAM} by Mon 18 Jan 17:00 UTC" in card
 
@@ -232,7 +234,7 @@ def test_a_deadline_in_the_past_or_a_reminder_with_a_link_is_refused_with_the_re
     rig.start("remind me yesterday")
     rig.start("remind me with a link", goal_id="g_link")
     first, second = rig.sent()
-    assert "remind_if_none_by (Thu 14 Jan 17:00 UTC) is not in the future" in first
+    assert "remind_if_none_by is Thu 14 Jan 17:00 UTC (2027-01-14T17:00+00:00), which is not in the future" in first
     assert "reminder must not contain a link" in second
     assert rig.dispatch.delayed == []
 
