@@ -139,6 +139,8 @@ class ScriptedModelServer:
         self._runner: web.AppRunner | None = None
         self._executor: ThreadPoolExecutor | None = None
         self._port: int | None = None
+        self._in_flight = 0
+        self._max_in_flight = 0
 
     # -- lifecycle ---------------------------------------------------------
     def start(self) -> ScriptedModelServer:
@@ -215,11 +217,18 @@ class ScriptedModelServer:
                 raise TimeoutError(f"expected {n} model requests within {timeout}s, got {len(self._requests)}")
             return list(self._requests)
 
+    @property
+    def max_in_flight(self) -> int:
+        """The most chat requests this server was answering at the same time (since `clear()`)."""
+        with self._changed:
+            return self._max_in_flight
+
     def clear(self) -> None:
-        """Forget the recorded requests and responder errors."""
+        """Forget the recorded requests, responder errors and the in-flight high-water mark."""
         with self._changed:
             self._requests.clear()
             self.responder_errors.clear()
+            self._max_in_flight = self._in_flight
 
     # -- serving -----------------------------------------------------------
     async def _serve(self, sock: socket.socket) -> None:
@@ -247,7 +256,16 @@ class ScriptedModelServer:
             return _error(400, f"malformed chat request: {type(exc).__name__}")
         with self._changed:
             self._requests.append(chat)
+            self._in_flight += 1
+            self._max_in_flight = max(self._max_in_flight, self._in_flight)
             self._changed.notify_all()
+        try:
+            return await self._answer(request, chat, body)
+        finally:
+            with self._changed:
+                self._in_flight -= 1
+
+    async def _answer(self, request: web.Request, chat: ChatRequest, body: dict[str, Any]) -> web.StreamResponse:
         if body.get("stream"):
             # Not supported: fail loudly rather than send a body a streaming client misreads.
             return _error(400, "ScriptedModelServer does not stream; call without stream=True")

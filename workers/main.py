@@ -18,6 +18,7 @@ from rq.serializers import JSONSerializer
 from agent.goals import GoalStatus, GoalStore
 from agent.memory_tools import MemoryTools
 from agent.model import OpenAIChatModel
+from agent.model_requests import ModelRequests
 from agent.reading import injection_scanner
 from agent.runner import GoalRunner, RunnerLimits
 from connectors.calendar import CalDavAccount, CalendarRunners
@@ -66,6 +67,9 @@ def build_model(settings: Settings) -> OpenAIChatModel:
     client = openai.OpenAI(
         api_key=key, base_url=settings.openai_base_url, timeout=settings.model_timeout, max_retries=1
     )
+    # `client.chat` imports the SDK's chat modules on first use. Touched here, in the worker's
+    # parent, so work horses forked per job inherit them instead of importing them every step.
+    assert client.chat.completions is not None
     return OpenAIChatModel(client, settings.model)
 
 
@@ -84,6 +88,7 @@ def build_runner(redis: Redis, settings: Settings, apis: list) -> GoalRunner:
         memory=MemoryTools(MemoryStore(redis), Outbox(redis), AuditLog(redis)),
         scanner=injection_scanner(default_detector()),
         settings=UserSettingsStore(redis),
+        gateway=ModelRequests(redis) if settings.model_gateway else None,
     )
 
 
