@@ -79,13 +79,15 @@ class ScriptedResponse(BaseModel):
     text: str = Field(default="", description="Error message (http_error) or the body (garbage).")
     content_type: str = "application/json"
     json_body: dict[str, Any] | None = None
+    retry_after: float | None = None
 
     @classmethod
     def http_error(
-        cls, status: int, message: str = "scripted failure", *, delay_seconds: float = 0.0
+        cls, status: int, message: str = "scripted failure", *, delay_seconds: float = 0.0,
+        retry_after: float | None = None,
     ) -> ScriptedResponse:
-        """An HTTP error status with an OpenAI-style `{"error": {...}}` body."""
-        return cls(kind="http_error", status=status, text=message, delay_seconds=delay_seconds)
+        """An HTTP error status with an OpenAI-style `{"error": {...}}` body (and a Retry-After header)."""
+        return cls(kind="http_error", status=status, text=message, delay_seconds=delay_seconds, retry_after=retry_after)
 
     @classmethod
     def garbage(
@@ -289,7 +291,10 @@ class ScriptedModelServer:
         if out.kind == "no_choices":
             return web.json_response({**self._completion(chat, out.reply), "choices": []})
         if out.kind == "http_error":
-            return _error(out.status, out.text)
+            response = _error(out.status, out.text)
+            if out.retry_after is not None:
+                response.headers["Retry-After"] = f"{out.retry_after:g}"
+            return response
         if out.kind == "garbage":
             return web.Response(status=200, body=out.text.encode(), headers={"Content-Type": out.content_type})
         if out.kind == "json":

@@ -133,6 +133,11 @@ class StepRig:
 
         return sum(1 for w in Worker.all(connection=self.redis) if "agent" in w.queue_names())
 
+    def use_gateway(self, concurrency: int = 2_000) -> None:
+        """Start `deputy gateway`; workers started from now on hand their model calls to it."""
+        self.env = {**self.env, "DEPUTY_MODEL_GATEWAY": "on", "DEPUTY_GATEWAY_CONCURRENCY": str(concurrency)}
+        self.processes.deputy("gateway-1", "gateway", self.env)
+
     def stop_workers(self) -> None:
         self.processes.stop("worker-")
         self._workers = 0

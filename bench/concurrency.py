@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from bench.agent_rig import StepRig
-from bench.procs import cpu_seconds, pss_mb
+from bench.procs import cpu_seconds, pss_mb, rss_mb
 from bench.stats import Summary, ratio, table
 
 TARGET_GOALS, TARGET_MB, CORES = 1_000, 4 * 1024, 2
@@ -49,11 +49,40 @@ class Result:
 
 
 @dataclass
+class GatewayResult:
+    """One point of the curve with the model gateway: N workers + 1 gateway."""
+
+    point: Point
+    overhead: Summary
+    steps_per_s: float
+    processes: int  # peak count: workers, their schedulers and work horses, the gateway
+    rss_mb: float  # peak total RSS of all of them (shared pages counted in each process)
+    pss_mb: float  # peak total PSS (shared pages split)
+    cpu_ms_per_step: float  # workers + horses + gateway
+    gateway_cpu_ms_per_call: float
+    max_in_flight: int  # model calls the scripted model held at once
+
+
+@dataclass
 class ConcurrencyReport:
     results: list[Result] = field(default_factory=list)
     gateway: list[tuple[str, dict]] = field(default_factory=list)
+    with_gateway: list[GatewayResult] = field(default_factory=list)
+
+    def print_gateway(self) -> None:
+        print("(7) Concurrency with the model gateway (overhead = step cycle - model latency)")
+        print(table(
+            ["model s", "workers", "active goals", "processes", "RSS MB", "PSS MB", "overhead median ms", "p99 ms",
+             "steps/s", "CPU ms/step", "gateway CPU ms/call", "calls in flight"],
+            [(r.point.delay, r.point.workers, r.point.goals, r.processes, r.rss_mb, r.pss_mb, r.overhead.median_ms,
+              r.overhead.p99_ms, r.steps_per_s, r.cpu_ms_per_step, r.gateway_cpu_ms_per_call, r.max_in_flight)
+             for r in self.with_gateway]))
 
     def print(self) -> None:
+        if self.with_gateway:
+            self.print_gateway()
+        if not self.results:
+            return
         base = self.results[0].overhead
         print("(7) Concurrency with a slow model (overhead = step cycle - model latency)")
         print(table(
@@ -111,6 +140,68 @@ def run(workdir: Path, plan: list[Point] = PLAN, gateway_calls: int = 1_000,
     return report
 
 
+GATEWAY_PLAN = [Point(2.0, 1, 100, 3), Point(2.0, 1, 300, 3), Point(2.0, 2, 300, 3), Point(2.0, 2, 1_000, 3),
+                Point(10.0, 2, 1_000, 2)]
+GATEWAY_QUICK = [Point(0.5, 1, 20, 3)]
+
+
+def run_gateway(workdir: Path, plan: list[Point] = GATEWAY_PLAN, fork: bool = False) -> list[GatewayResult]:
+    """The curve with the gateway: goals' model calls held by one asyncio process.
+
+    Workers run without a fork per job (`DEPUTY_WORKER_FORK=off`) unless `fork`.
+    """
+    results = []
+    with StepRig(workdir) as rig:
+        rig.use_gateway()
+        rig.env = {**rig.env, "DEPUTY_WORKER_FORK": "on" if fork else "off"}
+        started = 0
+        for point in plan:
+            if point.workers > started:
+                rig.add_workers(point.workers - started)
+                started = point.workers
+            results.append(_measure_gateway(rig, point, first_user=len(results) * 10_000))
+    return results
+
+
+def _measure_gateway(rig: StepRig, point: Point, first_user: int) -> GatewayResult:
+    rig.model.delay = point.delay
+    rig.model.clear()
+    rig.server.clear()
+    workers, gateway = rig.processes.main_pids("worker-"), rig.processes.main_pids("gateway-")
+    cpu_before = cpu_seconds(workers, children=True), cpu_seconds(gateway)
+    before = rig.finished()
+    spacing, began = point.delay / point.goals, time.monotonic()
+    peak_rss = peak_pss = 0.0
+    peak_processes = 0
+
+    def sample() -> None:
+        nonlocal peak_rss, peak_pss, peak_processes
+        pids = rig.processes.pids("worker-") + rig.processes.pids("gateway-")
+        peak_processes = max(peak_processes, len(pids))
+        peak_rss, peak_pss = max(peak_rss, rss_mb(pids)), max(peak_pss, pss_mb(pids))
+
+    for i in range(point.goals):
+        time.sleep(max(0.0, began + i * spacing - time.monotonic()))
+        rig.start_goal(point.steps, user_id=first_user + i)
+        if i % 50 == 0:
+            sample()
+    deadline = time.monotonic() + point.steps * (point.delay + point.goals * 0.2) + 120
+    while rig.finished() < before + point.goals:
+        if time.monotonic() > deadline:
+            raise TimeoutError(f"goals did not finish: {point} ({rig.finished() - before} done)")
+        sample()
+        time.sleep(0.25)
+    time.sleep(0.3)
+    worker_cpu = cpu_seconds(workers, children=True) - cpu_before[0]
+    gateway_cpu = cpu_seconds(gateway) - cpu_before[1]
+    arrivals = sorted(a.at for a in rig.model.arrivals)
+    overhead = [i - point.delay for i in rig.model.intervals()]
+    span = arrivals[-1] - arrivals[0] if len(arrivals) > 1 else float("nan")
+    return GatewayResult(point, Summary.of(overhead), (len(arrivals) - 1) / span, peak_processes, peak_rss, peak_pss,
+                         (worker_cpu + gateway_cpu) / len(arrivals) * 1e3, gateway_cpu / len(arrivals) * 1e3,
+                         rig.server.max_in_flight)
+
+
 def _measure(rig: StepRig, point: Point, first_user: int) -> Result:
     rig.model.delay = point.delay
     rig.model.clear()
@@ -141,9 +232,20 @@ def _measure(rig: StepRig, point: Point, first_user: int) -> Result:
 def main() -> None:
     parser = argparse.ArgumentParser(prog="python -m bench.concurrency", description=__doc__)
     parser.add_argument("--quick", action="store_true")
+    parser.add_argument("--gateway-only", action="store_true", help="only the curve with the model gateway")
+    parser.add_argument("--goals", type=int, nargs="*", help="gateway curve: these numbers of active goals")
+    parser.add_argument("--workers", type=int, default=2, help="gateway curve with --goals: agent workers")
+    parser.add_argument("--delay", type=float, default=2.0, help="gateway curve with --goals: model seconds")
+    parser.add_argument("--fork", action="store_true", help="gateway curve with forking workers (rq.Worker)")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="deputy-bench-") as tmp:
-        report = run(Path(tmp), QUICK, 50) if args.quick else run(Path(tmp))
+        plan = GATEWAY_QUICK if args.quick else GATEWAY_PLAN
+        if args.goals:
+            plan = [Point(args.delay, args.workers, goals, 3) for goals in args.goals]
+        report = ConcurrencyReport(with_gateway=run_gateway(Path(tmp) / "gateway", plan, fork=args.fork))
+        if not args.gateway_only:
+            inline = run(Path(tmp) / "inline", QUICK, 50) if args.quick else run(Path(tmp) / "inline")
+            report.results, report.gateway = inline.results, inline.gateway
     report.print()
 
 

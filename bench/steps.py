@@ -48,6 +48,8 @@ class StepsReport:
     job_body: Summary
     throughput: list[tuple[int, float, float, float]] = field(default_factory=list)
     """(workers, steps/s, simple goals/s, bare no-op jobs/s)."""
+    gateway: list[tuple[str, Summary, float]] = field(default_factory=list)
+    """With the model gateway: (worker kind, model request to model request, CPU ms per model turn)."""
 
     def print(self) -> None:
         floor = self.floor_round_trip
@@ -65,6 +67,10 @@ class StepsReport:
         print(table(["what", "n", "median ms", "p99 ms", "median vs floor", "p99 vs floor"],
                     [(name, s.n, s.median_ms, s.p99_ms, ratio(s.median, floor.median), ratio(s.p99, floor.p99))
                      for name, s in rows]))
+        for name, summary, cpu in self.gateway:
+            print(f"  with the model gateway, {name}: median {summary.median_ms:.1f} ms, p99 {summary.p99_ms:.1f} ms "
+                  f"({ratio(summary.median, floor.median)} / {ratio(summary.p99, floor.p99)} the floor), "
+                  f"{cpu:.1f} ms CPU per model turn (worker, horses, gateway; n={summary.n})")
         print("\n(4) Throughput (zero-latency model)")
         print(table(["workers", "steps/s", "simple goals/s", "bare no-op jobs/s", "steps vs no-op jobs"],
                     [(w, s, g, n, f"{s / n:.2f}") for w, s, g, n in self.throughput]))
@@ -72,7 +78,7 @@ class StepsReport:
 
 def run(workdir: Path, goals: int = 4, steps: int = 30, floor_jobs: int = 100,
         throughput_goals: int = 8, throughput_steps: int = 20, simple_goals: int = 40,
-        two_workers: bool = True) -> StepsReport:
+        two_workers: bool = True, gateway: bool = False) -> StepsReport:
     with StepRig(workdir) as rig:
         rig.processes.start("floor-1", "bench.rq_floor", [FLOOR_QUEUE], rig.env)
         rig.processes.start("simple-1", "bench.rq_floor", [SIMPLE_QUEUE, "--simple"], rig.env)
@@ -99,13 +105,38 @@ def run(workdir: Path, goals: int = 4, steps: int = 30, floor_jobs: int = 100,
 
         report = StepsReport(floor, simple, chain, on_deputy, model_call, step, queue_wait, body)
         report.throughput.append(_throughput(rig, 1, throughput_goals, throughput_steps, simple_goals, floor_jobs))
-        if not two_workers:
-            return report
-        rig.add_workers(1)
-        rig.processes.start("floor-2", "bench.rq_floor", [FLOOR_QUEUE], rig.env)
-        _wait_queue_workers(rig, FLOOR_QUEUE, 2)
-        report.throughput.append(_throughput(rig, 2, throughput_goals, throughput_steps, simple_goals, floor_jobs))
+        if two_workers:
+            rig.add_workers(1)
+            rig.processes.start("floor-2", "bench.rq_floor", [FLOOR_QUEUE], rig.env)
+            _wait_queue_workers(rig, FLOOR_QUEUE, 2)
+            report.throughput.append(
+                _throughput(rig, 2, throughput_goals, throughput_steps, simple_goals, floor_jobs))
+        if gateway:
+            report.gateway = _gateway_steps(rig, goals, steps)
         return report
+
+
+def _gateway_steps(rig: StepRig, goals: int, steps: int) -> list[tuple[str, Summary, float]]:
+    """The same goals with model calls through `deputy gateway`, forking and non-forking workers."""
+    from bench.procs import cpu_seconds
+
+    rig.stop_workers()
+    rig.use_gateway()
+    rows = []
+    for name, fork in [("rq.Worker (fork per job)", "on"), ("SimpleWorker (DEPUTY_WORKER_FORK=off)", "off")]:
+        rig.env = {**rig.env, "DEPUTY_WORKER_FORK": fork}
+        rig.add_workers(1)
+        _run_goals(rig, 1, 3)  # warm-up
+        pids = rig.processes.main_pids("worker-") + rig.processes.main_pids("gateway-")
+        cpu = cpu_seconds(pids, children=True)
+        rig.model.clear()
+        keys = set()
+        for _ in range(goals):
+            keys |= _run_goals(rig, 1, steps)
+        cpu = cpu_seconds(pids, children=True) - cpu
+        rows.append((name, Summary.of(rig.model.intervals(keys)), cpu / max(1, len(rig.model.arrivals)) * 1e3))
+        rig.stop_workers()
+    return rows
 
 
 def _wait_queue_workers(rig: StepRig, queue: str, count: int) -> None:
@@ -167,9 +198,9 @@ def main() -> None:
     with tempfile.TemporaryDirectory(prefix="deputy-bench-") as tmp:
         if args.quick:
             report = run(Path(tmp), goals=2, steps=10, floor_jobs=30, throughput_goals=4, throughput_steps=5,
-                         simple_goals=10)
+                         simple_goals=10, two_workers=False, gateway=True)
         else:
-            report = run(Path(tmp))
+            report = run(Path(tmp), gateway=True)
     report.print()
 
 

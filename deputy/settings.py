@@ -26,6 +26,7 @@ class Settings(BaseSettings):
     model_retry_delays: str = Field(default="2,8,30", alias="DEPUTY_MODEL_RETRY_DELAYS")
     model_gateway: bool = Field(default=False, alias="DEPUTY_MODEL_GATEWAY")
     gateway_concurrency: int = Field(default=500, ge=1, alias="DEPUTY_GATEWAY_CONCURRENCY")
+    worker_fork: bool = Field(default=True, alias="DEPUTY_WORKER_FORK")
     chat_port: int = Field(default=8080, alias="DEPUTY_CHAT_PORT")
     connect_port: int = Field(default=8081, alias="DEPUTY_CONNECT_PORT")
     public_url: str | None = Field(default=None, alias="DEPUTY_PUBLIC_URL")
