@@ -12,6 +12,7 @@ from urllib.parse import urlparse
 
 import aiohttp
 from redis import Redis
+from redis.asyncio import BlockingConnectionPool
 from redis.asyncio import Redis as AsyncRedis
 
 from agent.async_model import HttpChatModel
@@ -40,7 +41,9 @@ async def _serve(settings: Settings) -> None:
         provider = f"{provider}:{urlparse(base_url).port}"
     config = GatewayConfig(provider=provider, concurrency=settings.gateway_concurrency)
     dispatch = RQDispatch(Redis.from_url(settings.redis_url))
-    redis = AsyncRedis.from_url(settings.redis_url)
+    # Hundreds of calls share a few connections: a handler waits for a free one rather than failing.
+    redis = AsyncRedis(connection_pool=BlockingConnectionPool.from_url(settings.redis_url, max_connections=32,
+                                                                        timeout=None))
     consumer = f"{socket.gethostname()}-{os.getpid()}-{secrets.token_hex(3)}"
     connector = aiohttp.TCPConnector(limit=settings.gateway_concurrency, limit_per_host=settings.gateway_concurrency)
     stop = asyncio.Event()

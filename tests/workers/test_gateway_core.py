@@ -15,6 +15,7 @@ from collections.abc import Iterator
 import aiohttp
 import pytest
 from redis import Redis
+from redis.asyncio import BlockingConnectionPool
 from redis.asyncio import Redis as AsyncRedis
 
 from agent.async_model import HttpChatModel
@@ -37,7 +38,7 @@ class RunningGateway:
     async def _main(self) -> None:
         redis_url, base_url, claim_idle = self._args
         self._loop, self._stop = asyncio.get_running_loop(), asyncio.Event()
-        redis = AsyncRedis.from_url(redis_url)
+        redis = AsyncRedis(connection_pool=BlockingConnectionPool.from_url(redis_url, max_connections=8, timeout=None))
         async with aiohttp.ClientSession() as session:
             model = HttpChatModel(session, base_url, "scripted-model", "sk-test", timeout=10)
             config = GatewayConfig(provider="scripted", concurrency=10, claim_idle=claim_idle, heartbeat=0.2)
