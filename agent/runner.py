@@ -347,7 +347,8 @@ class GoalRunner:
             return self._call_model(goal)
         goal.waiting_model = None
         if outcome.kind == "reply" and outcome.reply is not None:
-            return self._record_reply(goal, outcome.reply)
+            # Tool calls are resolved in this same job (one job per model turn, as inline).
+            return self._record_reply(goal, outcome.reply, carry_on=True)
         if outcome.kind == "error" and outcome.failure is not None:
             return self._model_failed(goal, outcome.failure.error())
         return self._call_model(goal)  # discarded while the goal was paused: ask again
@@ -366,7 +367,7 @@ class GoalRunner:
             "Your goal is saved: send /retry to try again.",
         )
 
-    def _record_reply(self, goal: Goal, reply: ModelReply) -> StepOutcome:
+    def _record_reply(self, goal: Goal, reply: ModelReply, carry_on: bool = False) -> StepOutcome:
         goal.model_attempts = 0
         goal.prompt_tokens += reply.usage.prompt_tokens
         goal.completion_tokens += reply.usage.completion_tokens
@@ -376,6 +377,9 @@ class GoalRunner:
         if reply.tool_calls:
             goal.pending_calls = list(reply.tool_calls)
             goal = self._checkpoint(goal)
+            if carry_on:
+                self._dispatch.carry_on(goal.id, goal.step)
+                return self._run_step(goal.id, goal.step)
             self._dispatch.step(goal.id, goal.step)
             return StepOutcome.continued
         # A plain answer without tools: deliver it; a question waits for the user.

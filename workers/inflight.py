@@ -106,6 +106,7 @@ class Lease:
 
     def __init__(self, redis: Redis, unit: str, ttl: float) -> None:
         self._redis = redis
+        self._unit = unit
         self._key = _LEASE.format(unit)
         self._ttl_ms = int(ttl * 1000)
         self._token = secrets.token_hex(8)
@@ -115,6 +116,9 @@ class Lease:
     def __enter__(self) -> bool:
         if not self._redis.set(self._key, self._token, nx=True, px=self._ttl_ms):
             return False
+        # A unit that waited long in a queue was put off; from now on a dead job must be
+        # noticed within a lease period or two (lt: only ever brings the next look closer).
+        self._redis.zadd(_DUE, {self._unit: time.time() + self._ttl_ms / 1000}, xx=True, lt=True)
         self._thread = threading.Thread(target=self._renew, name=f"lease {self._key}", daemon=True)
         self._thread.start()
         return True
