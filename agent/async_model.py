@@ -10,7 +10,6 @@ which a process holding a thousand calls in flight cannot afford. Errors map to 
 
 from __future__ import annotations
 
-import asyncio
 import json
 from typing import Any, Protocol
 
@@ -57,7 +56,7 @@ class HttpChatModel:
                                           timeout=self._timeout) as response:
                 status, text = response.status, await response.text()
                 retry_after = response.headers.get("Retry-After")
-        except asyncio.TimeoutError:
+        except TimeoutError:
             raise ModelUnavailable("model endpoint timed out", "The language model didn't answer in time.") from None
         except (aiohttp.ClientError, UnicodeDecodeError) as exc:
             raise ModelUnavailable(

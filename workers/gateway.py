@@ -19,9 +19,10 @@ import asyncio
 import json
 import logging
 import time
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any
 
 from redis.asyncio import Redis
 from redis.exceptions import RedisError, ResponseError

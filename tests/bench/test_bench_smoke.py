@@ -101,6 +101,15 @@ def test_concurrency_smoke(tmp_path: Path) -> None:
     report.print()
 
 
+def test_concurrency_with_the_gateway_smoke(tmp_path: Path) -> None:
+    plan = [concurrency.Point(0.2, 1, 4, 3)]
+    [result] = concurrency.run_gateway(tmp_path, plan)
+    _sane(result.overhead)
+    assert result.processes >= 2 and result.rss_mb > 0 and result.cpu_ms_per_step > 0
+    assert result.max_in_flight >= 1
+    concurrency.ConcurrencyReport(with_gateway=[result]).print()
+
+
 def test_profile_smoke(tmp_path: Path) -> None:
     report = profile.run(tmp_path, goals=1, steps=3, seconds=2, experiments=False)
     [variant] = report.variants

@@ -197,3 +197,21 @@ def test_one_worker_keeps_many_goals_waiting_on_the_model_at_once(
         assert len(model_server.requests) == 50
     finally:
         stack.stop()
+
+
+def test_a_goal_on_a_worker_that_does_not_fork_per_step(
+    redis_server: RedisServer, redis: Redis, model_server: ScriptedModelServer, smtp_env: dict[str, str],
+    mail_server: LocalMailServer, tmp_path: Path,
+) -> None:
+    """DEPUTY_WORKER_FORK=off (steps run in the worker process) behaves the same."""
+    model_server.responder = email_script
+    stack = DeputyStack(redis_server.url, model_server.base_url, tmp_path / "stack", smtp=smtp_env,
+                        extra_env={"DEPUTY_WORKER_FORK": "off"}, gateway=True).start()
+    try:
+        user = stack.user(706)
+        card = user.wait_for_card(after=user.send(GOAL))
+        user.press(card["message_id"], button="Approve")
+        user.wait_for_bot(lambda m: m["text"].startswith("Done:"), after=card["message_id"])
+        assert len(mail_server.wait_for(1, address="alice@example.org")) == 1
+    finally:
+        stack.stop()

@@ -145,7 +145,7 @@ def test_requests_left_by_a_dead_gateway_are_taken_over(
     redis.xgroup_create(REQUESTS_STREAM, GATEWAY_GROUP, id="0", mkstream=True)
     requests.submit(request)
     # Another gateway read it, then died before answering: it stays pending under its name.
-    [[_, [(entry_id, _)]]] = redis.xreadgroup(GATEWAY_GROUP, "dead-gateway", {REQUESTS_STREAM: ">"}, count=1)
+    [[_, [_entry]]] = redis.xreadgroup(GATEWAY_GROUP, "dead-gateway", {REQUESTS_STREAM: ">"}, count=1)
     with RunningGateway(redis_server.url, server.base_url, claim_idle=0.5) as gateway:
         outcome = wait_for(lambda: requests.outcome(request.id), timeout=10, what="the takeover")
         wait_for(lambda: gateway.continued, timeout=10, what="the goal to be continued")
