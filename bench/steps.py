@@ -48,8 +48,9 @@ class StepsReport:
     job_body: Summary
     throughput: list[tuple[int, float, float, float]] = field(default_factory=list)
     """(workers, steps/s, simple goals/s, bare no-op jobs/s)."""
-    gateway: list[tuple[str, Summary, float]] = field(default_factory=list)
-    """With the model gateway: (worker kind, model request to model request, CPU ms per model turn)."""
+    gateway: list[tuple[str, Summary, float, Summary]] = field(default_factory=list)
+    """With the model gateway: (worker kind, model request to model request, CPU ms per model turn,
+    the forking RQ floor measured right before it: the machine's load moves between minutes)."""
 
     def print(self) -> None:
         floor = self.floor_round_trip
@@ -67,10 +68,12 @@ class StepsReport:
         print(table(["what", "n", "median ms", "p99 ms", "median vs floor", "p99 vs floor"],
                     [(name, s.n, s.median_ms, s.p99_ms, ratio(s.median, floor.median), ratio(s.p99, floor.p99))
                      for name, s in rows]))
-        for name, summary, cpu in self.gateway:
-            print(f"  with the model gateway, {name}: median {summary.median_ms:.1f} ms, p99 {summary.p99_ms:.1f} ms "
-                  f"({ratio(summary.median, floor.median)} / {ratio(summary.p99, floor.p99)} the floor), "
-                  f"{cpu:.1f} ms CPU per model turn (worker, horses, gateway; n={summary.n})")
+        if self.gateway:
+            print("\nWith the model gateway (zero-latency model), each next to the floor measured right before it")
+            print(table(["worker", "n", "median ms", "p99 ms", "floor median", "floor p99", "median vs floor",
+                         "p99 vs floor", "CPU ms per model turn"],
+                        [(name, s.n, s.median_ms, s.p99_ms, f.median_ms, f.p99_ms, ratio(s.median, f.median),
+                          ratio(s.p99, f.p99), cpu) for name, s, cpu, f in self.gateway]))
         print("\n(4) Throughput (zero-latency model)")
         print(table(["workers", "steps/s", "simple goals/s", "bare no-op jobs/s", "steps vs no-op jobs"],
                     [(w, s, g, n, f"{s / n:.2f}") for w, s, g, n in self.throughput]))
@@ -116,7 +119,7 @@ def run(workdir: Path, goals: int = 4, steps: int = 30, floor_jobs: int = 100,
         return report
 
 
-def _gateway_steps(rig: StepRig, goals: int, steps: int) -> list[tuple[str, Summary, float]]:
+def _gateway_steps(rig: StepRig, goals: int, steps: int) -> list[tuple[str, Summary, float, Summary]]:
     """The same goals with model calls through `deputy gateway`, forking and non-forking workers."""
     from bench.procs import cpu_seconds
 
@@ -128,13 +131,14 @@ def _gateway_steps(rig: StepRig, goals: int, steps: int) -> list[tuple[str, Summ
         rig.add_workers(1)
         _run_goals(rig, 1, 3)  # warm-up
         pids = rig.processes.main_pids("worker-") + rig.processes.main_pids("gateway-")
+        floor = Summary.of(rq_floor.round_trips(rig.redis, FLOOR_QUEUE, 50))
         cpu = cpu_seconds(pids, children=True)
         rig.model.clear()
         keys = set()
         for _ in range(goals):
             keys |= _run_goals(rig, 1, steps)
         cpu = cpu_seconds(pids, children=True) - cpu
-        rows.append((name, Summary.of(rig.model.intervals(keys)), cpu / max(1, len(rig.model.arrivals)) * 1e3))
+        rows.append((name, Summary.of(rig.model.intervals(keys)), cpu / max(1, len(rig.model.arrivals)) * 1e3, floor))
         rig.stop_workers()
     return rows
 
