@@ -227,7 +227,8 @@ class DeputyStack:
         """A model gateway process (`deputy gateway`); like workers, it gets no secrets."""
         self._counter += 1
         name = f"gateway-{self._counter}"
-        self._spawn(name, ["gateway"], {k: v for k, v in self._env.items() if k not in ("DEPUTY_SECRET", "DEPUTY_VAULT_KEY")})
+        self._spawn(name, ["gateway"],
+                    {k: v for k, v in self._env.items() if k not in ("DEPUTY_SECRET", "DEPUTY_VAULT_KEY")})
         return name
 
     def gateways(self) -> list[str]:

@@ -178,7 +178,7 @@ class Watchdog:
             return []
         raws = self._redis.hmget(_UNITS, due)
         registrations = [Registration.model_validate_json(raw) for raw in raws if raw is not None]
-        gone = [unit for unit, raw in zip(due, raws) if raw is None]
+        gone = [unit for unit, raw in zip(due, raws, strict=True) if raw is None]
         pipe = self._redis.pipeline(transaction=False)
         for registration in registrations:
             pipe.exists(_LEASE.format(registration.unit))

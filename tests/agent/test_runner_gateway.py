@@ -110,7 +110,8 @@ def test_a_step_hands_the_call_over_and_the_answer_resumes_the_goal(rig: Rig) ->
     second = rig.requests()[1]
     assert second.step == 1 and second.messages[-1]["role"] == "tool"
 
-    rig.reply(second, ModelReply(content="Your day is planned.", usage=TokenUsage(prompt_tokens=50, completion_tokens=7)))
+    usage = TokenUsage(prompt_tokens=50, completion_tokens=7)
+    rig.reply(second, ModelReply(content="Your day is planned.", usage=usage))
     assert rig.runner.run_step(goal.id, 1) is StepOutcome.finished
     done = rig.goals.get(goal.id)
     assert done.status is GoalStatus.done and done.waiting_model is None

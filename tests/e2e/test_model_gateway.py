@@ -191,7 +191,7 @@ def test_one_worker_keeps_many_goals_waiting_on_the_model_at_once(
     try:
         users = [stack.user(800 + i) for i in range(50)]
         sent = [user.send(f"goal number {i}: say all done") for i, user in enumerate(users)]
-        for user, after in zip(users, sent):
+        for user, after in zip(users, sent, strict=True):
             user.wait_for_bot(lambda m: m["text"] == "All done.", after=after, timeout=90)
         assert model_server.max_in_flight >= 40
         assert len(model_server.requests) == 50
