@@ -10,7 +10,9 @@ model thinks, and one worker keeps many goals' model calls in flight at once.
 from __future__ import annotations
 
 import json
+import random
 import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -19,10 +21,20 @@ from redis import Redis
 from tests_support import GOAL, email_script
 
 from agent.model import ModelReply
-from agent.testing import ChatRequest, ScriptedModelServer, ScriptedResponse, last_message, message_text, text
+from agent.testing import (
+    ChatRequest,
+    ScriptedModelServer,
+    ScriptedResponse,
+    last_message,
+    message_text,
+    text,
+    tool_call,
+)
 from deputy.local import free_port
 from deputy.testing import DeputyStack, RedisServer, wait_for
 from sandbox.mail import LocalMailServer
+from sentinel.rule_store import RuleStore
+from sentinel.rules import RequestedVerdict, RuleConditions, RuleScope, UserRule
 
 FAST_RETRIES = {"DEPUTY_MODEL_RETRY_DELAYS": "0.2,0.2"}
 
@@ -213,5 +225,53 @@ def test_a_goal_on_a_worker_that_does_not_fork_per_step(
         user.press(card["message_id"], button="Approve")
         user.wait_for_bot(lambda m: m["text"].startswith("Done:"), after=card["message_id"])
         assert len(mail_server.wait_for(1, address="alice@example.org")) == 1
+    finally:
+        stack.stop()
+
+
+@pytest.mark.slow
+def test_a_long_goal_survives_killed_workers_and_gateway_without_repeating_an_email(
+    redis_server: RedisServer, redis: Redis, model_server: ScriptedModelServer, smtp_env: dict[str, str],
+    mail_server: LocalMailServer, tmp_path: Path,
+) -> None:
+    """Workers that run steps in-process (no fork) and the gateway, SIGKILLed at random moments."""
+    steps = 18
+
+    def respond(request: ChatRequest) -> ModelReply | ScriptedResponse:
+        summary = message_text(request.messages[0])
+        folded = summary.count("\n- update_plan(") + summary.count("\n- send_email(")
+        n = folded + sum(1 for m in request.messages if m.get("role") == "assistant")
+        if n >= steps:
+            return tool_call("reply", text=f"Done: all {steps} steps finished.")
+        reply = (tool_call("send_email", to=["alice@example.org"], subject=f"Update {n}", body=f"Step {n} is done.")
+                 if n % 6 == 5 else tool_call("update_plan", steps=[{"title": f"Step {n}", "status": "done"}]))
+        return ScriptedResponse(reply=reply, delay_seconds=0.3)
+
+    model_server.responder = respond
+    stack = DeputyStack(redis_server.url, model_server.base_url, tmp_path / "stack", smtp=smtp_env, workers=2,
+                        extra_env={"DEPUTY_WORKER_FORK": "off"}, gateway=True).start()
+    try:
+        user = stack.user(707)
+        RuleStore(redis).add(707, UserRule(
+            id="r_alice", verdict=RequestedVerdict.allow, created_at=time.time(),
+            scope=RuleScope(operations=["send_email"]), conditions=RuleConditions(target_in=["alice@example.org"]),
+        ))
+        sent = user.send(f"work through the {steps}-step project and email alice@example.org updates")
+        rng = random.Random(11)
+        for victim in ("worker", "gateway", "worker"):
+            target = len(model_server.requests) + rng.randint(2, 5)
+            wait_for(lambda target=target: len(model_server.requests) >= target, timeout=60, what="progress")
+            time.sleep(rng.uniform(0.05, 0.5))
+            if victim == "worker":
+                stack.kill(rng.choice(stack.workers()))
+                stack.start_worker()
+            else:
+                [gateway] = stack.gateways()
+                stack.kill(gateway)
+                stack.start_gateway()
+        user.wait_for_bot(lambda m: m["text"].startswith(f"Done: all {steps}"), after=sent, timeout=100)
+        subjects = sorted(m.subject for m in mail_server.messages())
+        assert subjects == sorted({f"Update {n}" for n in range(steps) if n % 6 == 5}), subjects
+        assert len([m for m in user.bot_messages(after=sent) if m["text"].startswith("Done: all")]) == 1
     finally:
         stack.stop()
