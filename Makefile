@@ -14,6 +14,10 @@ run: install system-deps
 test: install system-deps
 	$(PY) -m pytest $(PYTEST_ARGS)
 
+# Every benchmark with its baseline and ratios (about 15 minutes); see BENCHMARKS.md.
+bench: install system-deps
+	$(PY) -m bench.all
+
 install: $(VENV)/.installed
 
 $(VENV)/.installed: pyproject.toml

@@ -20,6 +20,7 @@ from agent.probes import Probe, ProbeState
 from sentinel.provenance import UntrustedItem
 
 _GOAL = "deputy:goal:{}"
+GOAL_KEY = _GOAL  # for readers that only peek at a goal's status (the model gateway)
 _USER_GOALS = "deputy:user:{}:goals"
 _AWAITING = "deputy:user:{}:awaiting"
 _RESULT = "deputy:goal:{}:result:{}"
@@ -89,6 +90,13 @@ class Monitor(BaseModel):
     daily_at: str | None = Field(default=None, description="HH:MM: checks at this local time every day.")
 
 
+class ModelWait(BaseModel):
+    """The model request this goal's step waits for, when model calls go through the gateway."""
+
+    request_id: str
+    step: int
+
+
 class Goal(BaseModel):
     schema_version: int = 1
     revision: int = -1
@@ -112,6 +120,7 @@ class Goal(BaseModel):
     plan: list[PlanStep] = Field(default_factory=list)
     pending_calls: list[ToolCall] = Field(default_factory=list)
     pending_action_id: str | None = None
+    waiting_model: ModelWait | None = None
     untrusted: list[UntrustedItem] = Field(
         default_factory=list, description="Outside content this goal has seen, for provenance checks."
     )

@@ -90,8 +90,10 @@ class OpenAIChatModel:
 
     def complete(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> ModelReply:
         try:
+            # Through `extra_body` (the same bytes on the wire): the SDK otherwise walks every
+            # nested value of the prompt and ~30 tool schemas against its types, ~10 ms a call.
             response = self._client.chat.completions.create(
-                model=self._model, messages=messages, tools=tools or openai.NOT_GIVEN
+                model=self._model, messages=[], extra_body={"messages": messages, **({"tools": tools} if tools else {})}
             )
         except (openai.APIConnectionError, openai.APITimeoutError) as exc:
             raise ModelUnavailable(

@@ -4,7 +4,10 @@ A step (1) resolves the tool calls of the last model turn, stopping when one of 
 is an external action (handed to the executor through `Dispatch.action`) or a message that
 ends the step, then (2) calls the model once and checkpoints its answer. Each step runs as
 its own queue job; the boundaries "model call needed" and "action needed" are where a
-model gateway or the executor takes over, so no worker ever waits for a human.
+model gateway or the executor takes over, so no worker ever waits for a human. With a
+gateway (`ModelRequests`), no worker waits for the model either: the step checkpoints the
+goal as waiting for its request and ends; the gateway's answer brings the next job, which
+records the reply (or handles the error) exactly as the inline call would have.
 """
 
 from __future__ import annotations
@@ -16,10 +19,11 @@ from typing import Any, Callable
 
 from agent.check_budget import CheckBudget
 from agent.context import fold
-from agent.goals import ConcurrentUpdate, Goal, GoalStatus, GoalStore
+from agent.goals import ConcurrentUpdate, Goal, GoalStatus, GoalStore, ModelWait
 from agent.memory_tools import MEMORY_TOOLS, ForgetArgs, MemoryTools, RecallArgs, RememberArgs
 from agent.memory_tools import parse as parse_memory
 from agent.model import ChatModel, ModelError, ModelReply, ToolCall
+from agent.model_requests import ModelRequest, ModelRequests, new_request_id
 from agent.monitoring import Monitoring
 from agent.prompt import build_messages, tool_message
 from agent.reading import ContentScanner, Reading
@@ -65,6 +69,7 @@ class GoalRunner:
         user_catalogs: UserCatalogs | None = None,
         checks: CheckBudget | None = None,
         handoffs: HandOffStore | None = None,
+        gateway: ModelRequests | None = None,
     ) -> None:
         self._goals = goals
         self._actions = actions
@@ -79,6 +84,7 @@ class GoalRunner:
         self._settings = settings
         self._own_tools = [*INTERNAL_TOOLS, *(MEMORY_TOOLS if memory else [])]
         self._user_catalogs = user_catalogs
+        self._gateway = gateway
         self._subgoals = Subgoals(goals, dispatch, clock)
         self._reading = Reading(goals, scanner, clock)
         self._monitoring = Monitoring(dispatch, clock, checks, settings)
@@ -123,6 +129,10 @@ class GoalRunner:
                 return checked
         elif goal.status is not GoalStatus.running:
             return StepOutcome.not_running
+        elif goal.waiting_model is not None:
+            if goal.waiting_model.step == goal.step and self._gateway is not None:
+                return self._model_answered(goal)
+            goal.waiting_model = None  # the goal changed since (edited), or the gateway was turned off: ask anew
         if goal.attachments:
             failed = self._reading.read_attachments(goal)
             if failed is not None:
@@ -320,27 +330,64 @@ class GoalRunner:
                 f"I seem to be going round in circles on “{_short(goal.text)}” (the same step with the same result "
                 f"{self._limits.loop_repeats} times), so I stopped. Continue anyway?",
             )
+        settings = self._settings.get(goal.user_id) if self._settings else None
+        memories = self._memory.relevant(goal) if self._memory else None
+        messages, tools = build_messages(goal, self._clock(), settings, memories), self._tools_for(goal)
+        if self._gateway is not None:
+            return self._request_model(goal, messages, tools)
         goal = self._checkpoint(goal)
         try:
-            settings = self._settings.get(goal.user_id) if self._settings else None
-            memories = self._memory.relevant(goal) if self._memory else None
-            reply = self._model.complete(build_messages(goal, self._clock(), settings, memories), self._tools_for(goal))
+            reply = self._model.complete(messages, tools)
         except ModelError as exc:
-            log.warning("goal %s: model call failed: %s", goal.id, exc)
-            goal.model_attempts += 1
-            if exc.retryable and goal.model_attempts < self._limits.max_model_attempts:
-                delay = self._limits.retry_delays[min(goal.model_attempts, len(self._limits.retry_delays)) - 1]
-                goal = self._checkpoint(goal)
-                self._dispatch.step(goal.id, goal.step, delay=delay)
-                return StepOutcome.retrying
-            return self._fail(
-                goal,
-                f"{exc.user_message} I tried {goal.model_attempts} times and stopped. "
-                "Your goal is saved: send /retry to try again.",
-            )
+            return self._model_failed(goal, exc)
         return self._record_reply(goal, reply)
 
-    def _record_reply(self, goal: Goal, reply: ModelReply) -> StepOutcome:
+    def _request_model(self, goal: Goal, messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> StepOutcome:
+        """Hand the model call to the gateway; its answer enqueues this goal's next job."""
+        request = ModelRequest(id=new_request_id(goal.id, goal.step), goal_id=goal.id, step=goal.step,
+                               attempt=goal.model_attempts, messages=messages, tools=tools, created_at=self._clock())
+        goal.waiting_model = ModelWait(request_id=request.id, step=goal.step)
+        # Checkpointed first: a crash before the submission leaves this job's unit registered,
+        # and the re-run step finds the request missing and submits it again. The unit is not
+        # released here: the job's end releases it only if the gateway's answer has not
+        # already handed it to the next job.
+        goal = self._checkpoint(goal)
+        assert self._gateway is not None
+        self._gateway.submit(request)
+        return StepOutcome.waiting
+
+    def _model_answered(self, goal: Goal) -> StepOutcome:
+        assert self._gateway is not None and goal.waiting_model is not None
+        request_id = goal.waiting_model.request_id
+        outcome = self._gateway.outcome(request_id)
+        if outcome is None:
+            if self._gateway.pending(request_id):
+                return StepOutcome.waiting  # an early or duplicate job: the gateway's answer brings the real one
+            goal.waiting_model = None  # lost before it reached the gateway
+            return self._call_model(goal)
+        goal.waiting_model = None
+        if outcome.kind == "reply" and outcome.reply is not None:
+            # Tool calls are resolved in this same job (one job per model turn, as inline).
+            return self._record_reply(goal, outcome.reply, carry_on=True)
+        if outcome.kind == "error" and outcome.failure is not None:
+            return self._model_failed(goal, outcome.failure.error())
+        return self._call_model(goal)  # discarded while the goal was paused: ask again
+
+    def _model_failed(self, goal: Goal, exc: ModelError) -> StepOutcome:
+        log.warning("goal %s: model call failed: %s", goal.id, exc)
+        goal.model_attempts += 1
+        if exc.retryable and goal.model_attempts < self._limits.max_model_attempts:
+            delay = self._limits.retry_delays[min(goal.model_attempts, len(self._limits.retry_delays)) - 1]
+            goal = self._checkpoint(goal)
+            self._dispatch.step(goal.id, goal.step, delay=delay)
+            return StepOutcome.retrying
+        return self._fail(
+            goal,
+            f"{exc.user_message} I tried {goal.model_attempts} times and stopped. "
+            "Your goal is saved: send /retry to try again.",
+        )
+
+    def _record_reply(self, goal: Goal, reply: ModelReply, carry_on: bool = False) -> StepOutcome:
         goal.model_attempts = 0
         goal.prompt_tokens += reply.usage.prompt_tokens
         goal.completion_tokens += reply.usage.completion_tokens
@@ -350,6 +397,9 @@ class GoalRunner:
         if reply.tool_calls:
             goal.pending_calls = list(reply.tool_calls)
             goal = self._checkpoint(goal)
+            if carry_on:
+                self._dispatch.carry_on(goal.id, goal.step)
+                return self._run_step(goal.id, goal.step)
             self._dispatch.step(goal.id, goal.step)
             return StepOutcome.continued
         # A plain answer without tools: deliver it; a question waits for the user.

@@ -16,6 +16,10 @@ class Dispatch(Protocol):
 
     def idle(self, goal_id: str) -> None: ...
 
+    def carry_on(self, goal_id: str, step: int) -> None:
+        """The running job goes on with `step` itself: if it dies, `step` is what is redone."""
+        ...
+
 
 class StepOutcome(str, Enum):
     stale = "stale"

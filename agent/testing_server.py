@@ -79,13 +79,15 @@ class ScriptedResponse(BaseModel):
     text: str = Field(default="", description="Error message (http_error) or the body (garbage).")
     content_type: str = "application/json"
     json_body: dict[str, Any] | None = None
+    retry_after: float | None = None
 
     @classmethod
     def http_error(
-        cls, status: int, message: str = "scripted failure", *, delay_seconds: float = 0.0
+        cls, status: int, message: str = "scripted failure", *, delay_seconds: float = 0.0,
+        retry_after: float | None = None,
     ) -> ScriptedResponse:
-        """An HTTP error status with an OpenAI-style `{"error": {...}}` body."""
-        return cls(kind="http_error", status=status, text=message, delay_seconds=delay_seconds)
+        """An HTTP error status with an OpenAI-style `{"error": {...}}` body (and a Retry-After header)."""
+        return cls(kind="http_error", status=status, text=message, delay_seconds=delay_seconds, retry_after=retry_after)
 
     @classmethod
     def garbage(
@@ -139,6 +141,8 @@ class ScriptedModelServer:
         self._runner: web.AppRunner | None = None
         self._executor: ThreadPoolExecutor | None = None
         self._port: int | None = None
+        self._in_flight = 0
+        self._max_in_flight = 0
 
     # -- lifecycle ---------------------------------------------------------
     def start(self) -> ScriptedModelServer:
@@ -215,11 +219,18 @@ class ScriptedModelServer:
                 raise TimeoutError(f"expected {n} model requests within {timeout}s, got {len(self._requests)}")
             return list(self._requests)
 
+    @property
+    def max_in_flight(self) -> int:
+        """The most chat requests this server was answering at the same time (since `clear()`)."""
+        with self._changed:
+            return self._max_in_flight
+
     def clear(self) -> None:
-        """Forget the recorded requests and responder errors."""
+        """Forget the recorded requests, responder errors and the in-flight high-water mark."""
         with self._changed:
             self._requests.clear()
             self.responder_errors.clear()
+            self._max_in_flight = self._in_flight
 
     # -- serving -----------------------------------------------------------
     async def _serve(self, sock: socket.socket) -> None:
@@ -247,7 +258,16 @@ class ScriptedModelServer:
             return _error(400, f"malformed chat request: {type(exc).__name__}")
         with self._changed:
             self._requests.append(chat)
+            self._in_flight += 1
+            self._max_in_flight = max(self._max_in_flight, self._in_flight)
             self._changed.notify_all()
+        try:
+            return await self._answer(request, chat, body)
+        finally:
+            with self._changed:
+                self._in_flight -= 1
+
+    async def _answer(self, request: web.Request, chat: ChatRequest, body: dict[str, Any]) -> web.StreamResponse:
         if body.get("stream"):
             # Not supported: fail loudly rather than send a body a streaming client misreads.
             return _error(400, "ScriptedModelServer does not stream; call without stream=True")
@@ -271,7 +291,10 @@ class ScriptedModelServer:
         if out.kind == "no_choices":
             return web.json_response({**self._completion(chat, out.reply), "choices": []})
         if out.kind == "http_error":
-            return _error(out.status, out.text)
+            response = _error(out.status, out.text)
+            if out.retry_after is not None:
+                response.headers["Retry-After"] = f"{out.retry_after:g}"
+            return response
         if out.kind == "garbage":
             return web.Response(status=200, body=out.text.encode(), headers={"Content-Type": out.content_type})
         if out.kind == "json":

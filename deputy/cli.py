@@ -16,6 +16,7 @@ def _parser() -> argparse.ArgumentParser:
     sub.add_parser("bot", help="the chat front end (python-telegram-bot)")
     worker = sub.add_parser("worker", help="an agent worker (runs goal steps with the model)")
     worker.add_argument("--burst", action="store_true", help="exit when the queue is empty")
+    sub.add_parser("gateway", help="the model gateway (many model calls in flight for all agent workers)")
     executor = sub.add_parser("executor", help="the executor (runs reviewed actions with credentials)")
     executor.add_argument("--burst", action="store_true", help="exit when the queue is empty")
     connect = sub.add_parser("connect-page", help="the private page where users connect accounts (/connect)")
@@ -51,6 +52,10 @@ def main(argv: list[str] | None = None) -> int:
         from workers.main import serve
 
         serve(settings, "agent" if args.command == "worker" else "executor", burst=args.burst)
+    elif args.command == "gateway":
+        from workers.gateway_main import serve as serve_gateway
+
+        serve_gateway(settings)
     elif args.command == "connect-page":
         from deputy.connect_main import serve as serve_connect
 

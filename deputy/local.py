@@ -2,8 +2,8 @@
 
 Whatever is not configured is started locally: Redis (with AOF, in the data directory),
 the chat emulator (instead of Telegram), the sandbox mail server (instead of a real mail
-account) and the demo brain (instead of a model). Then the bot, an agent worker and the
-executor run as separate processes, each given only the settings it needs: the executor
+account) and the demo brain (instead of a model). Then the bot, an agent worker, the model
+gateway and the executor run as separate processes, each given only the settings it needs: the executor
 gets the mail password, the agent worker never does. Crashed processes are restarted.
 """
 
@@ -127,6 +127,8 @@ def run_local(settings: Settings) -> int:
             base_env["DEPUTY_MODEL"] = NAME
             notes.append("Model: the built-in demo brain (set OPENAI_API_KEY or OPENAI_BASE_URL for a real model)")
 
+        # Model calls go through the model gateway unless the operator turned it off.
+        base_env.setdefault("DEPUTY_MODEL_GATEWAY", "on")
         secret_names = {"DEPUTY_SMTP_PASSWORD", "DEPUTY_VAULT_KEY"}
         public_env = {k: v for k, v in base_env.items() if k not in secret_names}
         children["bot"] = (_deputy("bot"), public_env)
@@ -138,6 +140,12 @@ def run_local(settings: Settings) -> int:
             _deputy("worker"),
             {k: v for k, v in public_env.items() if k not in ("TELEGRAM_BOT_TOKEN", "DEPUTY_SECRET")},
         )
+        if Settings(**{"DEPUTY_MODEL_GATEWAY": base_env["DEPUTY_MODEL_GATEWAY"]}).model_gateway:
+            # The gateway holds the model key and calls the model for every worker.
+            children["gateway"] = (
+                _deputy("gateway"),
+                {k: v for k, v in public_env.items() if k not in ("TELEGRAM_BOT_TOKEN", "DEPUTY_SECRET")},
+            )
         children["executor"] = (
             _deputy("executor"),
             {k: v for k, v in {**base_env, **executor_env}.items() if k not in ("TELEGRAM_BOT_TOKEN", "OPENAI_API_KEY")},

@@ -149,6 +149,7 @@ class DeputyStack:
         smtp: dict[str, str] | None = None,
         workers: int = 1,
         extra_env: dict[str, str] | None = None,
+        gateway: bool = False,
     ) -> None:
         self.redis_url = redis_url
         self.workdir = workdir
@@ -171,11 +172,13 @@ class DeputyStack:
             DEPUTY_VAULT_KEY="test-vault-key-" + os.urandom(8).hex(),
             TELEGRAM_API_BASE=f"{self.chat_url}/bot",
             PYTHONUNBUFFERED="1",
+            **({"DEPUTY_MODEL_GATEWAY": "on"} if gateway else {}),
         )
         env.update(extra_env or {})  # a test may override any of the above (e.g. its own vault key)
         self._env = env
         self._smtp = smtp or {}
         self._worker_count = workers
+        self._gateway = gateway
         self._processes: dict[str, subprocess.Popen] = {}
         self._counter = 0
 
@@ -187,6 +190,8 @@ class DeputyStack:
         self._spawn("connect-page", ["connect-page", "--port", str(self.connect_port)], self._env)
         for _ in range(self._worker_count):
             self.start_worker()
+        if self._gateway:
+            self.start_gateway()
         wait_for(self._bot_polling, timeout=20, what="the bot to start polling")
         wait_for(self._connect_up, timeout=20, what="the connect page")
         return self
@@ -217,6 +222,17 @@ class DeputyStack:
         # As in production, agent workers get neither the signing secret nor credentials.
         self._spawn(name, ["worker"], {k: v for k, v in self._env.items() if k not in ("DEPUTY_SECRET", "DEPUTY_VAULT_KEY")})
         return name
+
+    def start_gateway(self) -> str:
+        """A model gateway process (`deputy gateway`); like workers, it gets no secrets."""
+        self._counter += 1
+        name = f"gateway-{self._counter}"
+        self._spawn(name, ["gateway"],
+                    {k: v for k, v in self._env.items() if k not in ("DEPUTY_SECRET", "DEPUTY_VAULT_KEY")})
+        return name
+
+    def gateways(self) -> list[str]:
+        return [n for n, p in self._processes.items() if n.startswith("gateway-") and p.poll() is None]
 
     def workers(self) -> list[str]:
         return [n for n, p in self._processes.items() if n.startswith("worker-") and p.poll() is None]

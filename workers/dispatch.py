@@ -8,7 +8,7 @@ from typing import Callable
 
 from pydantic import BaseModel
 from redis import Redis
-from rq import Queue
+from rq import Queue, get_current_job
 from rq.serializers import JSONSerializer
 
 from workers.inflight import Inflight, Registration, new_job_id
@@ -108,6 +108,17 @@ class RQDispatch:
 
     def idle(self, goal_id: str) -> None:
         self._inflight.complete(goal_unit(goal_id))
+
+    def carry_on(self, goal_id: str, step: int) -> None:
+        job = get_current_job()
+        if job is None:  # not inside a job: hand it to one
+            self.step(goal_id, step)
+            return
+        payload = GoalStepJob(goal_id=goal_id, step=step).model_dump(mode="json")
+        # The unit now means this step, still held by this job (its lease); the job's end
+        # releases it, and the watchdog redoes this step if the job dies first.
+        self._inflight.register(Registration(unit=goal_unit(goal_id), queue=AGENT_QUEUE, func=STEP_FUNC,
+                                             payload=payload, job_id=job.id, registered_at=self._clock()))
 
     def _enqueue(self, unit: str, queue: str, func: str, payload: BaseModel, prefix: str, delay: float) -> None:
         registration = Registration(

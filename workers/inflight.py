@@ -6,6 +6,11 @@ short lease while it runs. If a worker dies (SIGKILL, OOM, a lost machine) its l
 lapses within seconds, and any watchdog re-enqueues the unit. RQ's own detection of
 abandoned jobs takes over a minute (its heartbeat adds 60 s), hence this.
 Re-running a unit is safe because steps are checkpointed and actions are claimed.
+
+A sweep only looks at units that are due (a sorted set of next-check times), so its cost
+follows the units that need a look, not all in-flight work: a unit whose job holds its
+lease is checked again a lease period later, one whose job waits in a queue less and less
+often (up to `MAX_QUEUED_RECHECK`), and a suspect one when its grace period ends.
 """
 
 from __future__ import annotations
@@ -19,20 +24,30 @@ from typing import Any, Callable
 from pydantic import BaseModel
 from redis import Redis
 from rq import Queue
-from rq.exceptions import NoSuchJobError
-from rq.job import Job, JobStatus
 
 log = logging.getLogger(__name__)
 
 _UNITS = "deputy:inflight"
+_DUE = "deputy:inflight:due"  # unit -> when a watchdog should look at it next
+_SEEN = "deputy:inflight:seen"  # unit -> "job id|time": its job was last alive then, or first seen dead
 _LEASE = "deputy:lease:{}"
+_JOB = "rq:job:{}"
+MAX_QUEUED_RECHECK = 30.0
+SWEEP_BATCH = 500
 
-# KEYS[1] units hash; ARGV: unit, expected job id, new registration JSON ('' deletes).
+# KEYS: units hash, due zset, seen hash; ARGV: unit, expected job id, new registration JSON ('' deletes), due time.
 _REPLACE = """
 local raw = redis.call('HGET', KEYS[1], ARGV[1])
 if not raw then return 0 end
 if cjson.decode(raw)['job_id'] ~= ARGV[2] then return 0 end
-if ARGV[3] == '' then redis.call('HDEL', KEYS[1], ARGV[1]) else redis.call('HSET', KEYS[1], ARGV[1], ARGV[3]) end
+if ARGV[3] == '' then
+  redis.call('HDEL', KEYS[1], ARGV[1])
+  redis.call('ZREM', KEYS[2], ARGV[1])
+else
+  redis.call('HSET', KEYS[1], ARGV[1], ARGV[3])
+  redis.call('ZADD', KEYS[2], ARGV[4], ARGV[1])
+end
+redis.call('HDEL', KEYS[3], ARGV[1])
 return 1
 """
 _RENEW = "if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('PEXPIRE', KEYS[1], ARGV[2]) end return 0"
@@ -59,7 +74,10 @@ class Inflight:
         self._replace = redis.register_script(_REPLACE)
 
     def register(self, registration: Registration) -> None:
-        self._redis.hset(_UNITS, registration.unit, registration.model_dump_json())
+        pipe = self._redis.pipeline(transaction=False)
+        pipe.hset(_UNITS, registration.unit, registration.model_dump_json())
+        pipe.zadd(_DUE, {registration.unit: registration.registered_at})
+        pipe.execute()
 
     def get(self, unit: str) -> Registration | None:
         raw = self._redis.hget(_UNITS, unit)
@@ -71,11 +89,16 @@ class Inflight:
     def complete(self, unit: str, job_id: str | None = None) -> bool:
         """The unit needs no job any more (only if still owned by `job_id`, when given)."""
         if job_id is None:
-            return bool(self._redis.hdel(_UNITS, unit))
-        return bool(self._replace(keys=[_UNITS], args=[unit, job_id, ""]))
+            pipe = self._redis.pipeline(transaction=False)
+            pipe.hdel(_UNITS, unit)
+            pipe.zrem(_DUE, unit)
+            pipe.hdel(_SEEN, unit)
+            return bool(pipe.execute()[0])
+        return bool(self._replace(keys=[_UNITS, _DUE, _SEEN], args=[unit, job_id, "", 0]))
 
     def replace(self, unit: str, expected_job_id: str, registration: Registration) -> bool:
-        return bool(self._replace(keys=[_UNITS], args=[unit, expected_job_id, registration.model_dump_json()]))
+        return bool(self._replace(keys=[_UNITS, _DUE, _SEEN], args=[
+            unit, expected_job_id, registration.model_dump_json(), registration.registered_at]))
 
 
 class Lease:
@@ -83,6 +106,7 @@ class Lease:
 
     def __init__(self, redis: Redis, unit: str, ttl: float) -> None:
         self._redis = redis
+        self._unit = unit
         self._key = _LEASE.format(unit)
         self._ttl_ms = int(ttl * 1000)
         self._token = secrets.token_hex(8)
@@ -92,6 +116,9 @@ class Lease:
     def __enter__(self) -> bool:
         if not self._redis.set(self._key, self._token, nx=True, px=self._ttl_ms):
             return False
+        # A unit that waited long in a queue was put off; from now on a dead job must be
+        # noticed within a lease period or two (lt: only ever brings the next look closer).
+        self._redis.zadd(_DUE, {self._unit: time.time() + self._ttl_ms / 1000}, xx=True, lt=True)
         self._thread = threading.Thread(target=self._renew, name=f"lease {self._key}", daemon=True)
         self._thread.start()
         return True
@@ -116,7 +143,12 @@ def lease_held(redis: Redis, unit: str) -> bool:
 
 
 class Watchdog:
-    """Re-enqueues units whose job died. Any number of watchdogs may run at once."""
+    """Re-enqueues units whose job died. Any number of watchdogs may run at once.
+
+    A unit is only declared dead when it stays so for a whole lease period (a job may be
+    between its start and taking its lease); that first sighting is kept in Redis, so
+    several watchdogs share one grace period.
+    """
 
     def __init__(
         self,
@@ -134,28 +166,59 @@ class Watchdog:
         self._on_give_up = on_give_up
         self._max_attempts = max_attempts
         self._clock = clock
-        # unit -> (job id, first seen without a live job): a unit is only declared dead
-        # when it stays so for a whole lease period (a job may be between start and lease).
-        self._suspects: dict[str, tuple[str, float]] = {}
+        # Registrations written before the due index existed get a first look now.
+        units = redis.hkeys(_UNITS)
+        if units:
+            redis.zadd(_DUE, {unit: clock() for unit in units}, nx=True)
 
     def sweep(self) -> list[str]:
         now = self._clock()
+        due = [u.decode() for u in self._redis.zrangebyscore(_DUE, "-inf", now, start=0, num=SWEEP_BATCH)]
+        if not due:
+            return []
+        raws = self._redis.hmget(_UNITS, due)
+        registrations = [Registration.model_validate_json(raw) for raw in raws if raw is not None]
+        gone = [unit for unit, raw in zip(due, raws, strict=True) if raw is None]
+        pipe = self._redis.pipeline(transaction=False)
+        for registration in registrations:
+            pipe.exists(_LEASE.format(registration.unit))
+            pipe.hget(_JOB.format(registration.job_id), "status")
+            pipe.hget(_SEEN, registration.unit)
+        looks = pipe.execute()
         revived: list[str] = []
-        seen: set[str] = set()
-        for registration in self._inflight.all():
+        later: dict[str, float] = {}
+        seen: dict[str, str] = {}
+        for i, registration in enumerate(registrations):
             unit = registration.unit
-            if registration.queue not in self._queues or not self._looks_dead(registration):
-                continue
-            seen.add(unit)
-            job_id, since = self._suspects.setdefault(unit, (registration.job_id, now))
-            if job_id != registration.job_id:
-                self._suspects[unit] = (registration.job_id, now)
-            elif now - since >= self._lease_ttl:
-                self._suspects.pop(unit, None)
-                if self._revive(registration, now):
-                    revived.append(unit)
-        for unit in set(self._suspects) - seen:
-            del self._suspects[unit]
+            leased, status, last = looks[3 * i: 3 * i + 3]
+            if registration.queue not in self._queues:
+                later[unit] = now + MAX_QUEUED_RECHECK
+            elif leased:
+                seen[unit] = f"{registration.job_id}|{now}"
+                later[unit] = now + self._lease_ttl
+            elif status in (b"queued", b"scheduled", b"deferred"):
+                # Waiting work cannot die; look less often the longer it waits.
+                wait = min(MAX_QUEUED_RECHECK, max(self._lease_ttl, (now - registration.registered_at) / 2))
+                later[unit] = now + wait
+            else:
+                job_id, _, since = (last or b"").decode().partition("|")
+                if job_id != registration.job_id:
+                    seen[unit] = f"{registration.job_id}|{now}"
+                    later[unit] = now + self._lease_ttl
+                elif now - float(since) >= self._lease_ttl:
+                    if self._revive(registration, now):
+                        revived.append(unit)
+                else:
+                    later[unit] = float(since) + self._lease_ttl
+        pipe = self._redis.pipeline(transaction=False)
+        if gone:
+            pipe.zrem(_DUE, *gone)
+        if seen:
+            pipe.hset(_SEEN, mapping=seen)
+        if later:
+            # xx: a unit completed meanwhile must not come back into the index.
+            pipe.zadd(_DUE, later, xx=True)
+        pipe.execute()
         return revived
 
     def run(self, stop: threading.Event, interval: float) -> None:
@@ -165,15 +228,6 @@ class Watchdog:
                     log.warning("re-enqueued %s after its worker stopped", unit)
             except Exception:
                 log.exception("watchdog sweep failed")
-
-    def _looks_dead(self, registration: Registration) -> bool:
-        if lease_held(self._redis, registration.unit):
-            return False
-        try:
-            status = Job.fetch(registration.job_id, connection=self._redis).get_status(refresh=False)
-        except NoSuchJobError:
-            return True
-        return status not in (JobStatus.QUEUED, JobStatus.SCHEDULED, JobStatus.DEFERRED)
 
     def _revive(self, registration: Registration, now: float) -> bool:
         if registration.attempts + 1 > self._max_attempts:
@@ -193,4 +247,3 @@ class Watchdog:
             fresh.func, fresh.payload, job_id=fresh.job_id, result_ttl=60, failure_ttl=24 * 3600
         )
         return True
-

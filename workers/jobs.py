@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from typing import Any, Callable
 
 from redis import Redis
@@ -80,12 +81,19 @@ def _service(name: str, where: str) -> Any:
     return service
 
 
-def _holding(unit: str, work: Callable[[WorkerContext], str]) -> str:
+def _holding(unit: str, work: Callable[[WorkerContext], str], patience: float = 1.0) -> str:
     context = current()
-    with Lease(context.redis, unit, context.lease_ttl) as held:
-        if not held:
-            return "duplicate"  # another live job holds this unit; it will hand on the work
-        outcome = work(context)
+    deadline = time.monotonic() + patience
+    while True:
+        with Lease(context.redis, unit, context.lease_ttl) as held:
+            if held:
+                outcome = work(context)
+                break
+        # Another job holds this unit. Usually it is just finishing: the model gateway can
+        # answer (and enqueue this job) before the job that asked has let go of the unit.
+        if time.monotonic() >= deadline:
+            return "duplicate"  # a live job holds this unit; it will hand on the work
+        time.sleep(0.005)
     _release_unit(context.redis, unit)
     return outcome
 

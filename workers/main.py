@@ -12,13 +12,14 @@ from pathlib import Path
 
 import openai
 from redis import Redis
-from rq import Worker
+from rq import SimpleWorker, Worker
 from rq.serializers import JSONSerializer
 
 from agent.check_budget import CheckBudget
 from agent.goals import GoalStatus, GoalStore
 from agent.memory_tools import MemoryTools
 from agent.model import OpenAIChatModel
+from agent.model_requests import ModelRequests
 from agent.reading import injection_scanner
 from agent.runner import GoalRunner, RunnerLimits
 from connectors.calendar import CalDavAccount, CalendarRunners
@@ -70,6 +71,9 @@ def build_model(settings: Settings) -> OpenAIChatModel:
     client = openai.OpenAI(
         api_key=key, base_url=settings.openai_base_url, timeout=settings.model_timeout, max_retries=1
     )
+    # `client.chat` imports the SDK's chat modules on first use. Touched here, in the worker's
+    # parent, so work horses forked per job inherit them instead of importing them every step.
+    assert client.chat.completions is not None
     return OpenAIChatModel(client, settings.model)
 
 
@@ -90,6 +94,7 @@ def build_runner(redis: Redis, settings: Settings, apis: list) -> GoalRunner:
         settings=UserSettingsStore(redis),
         checks=CheckBudget(redis, settings.checks_per_day),
         handoffs=HandOffStore(redis),
+        gateway=ModelRequests(redis) if settings.model_gateway else None,
     )
 
 
@@ -258,7 +263,10 @@ def serve(settings: Settings, role: str, burst: bool = False) -> None:
     threading.Thread(target=watchdog.run, args=(stop, WATCHDOG_INTERVAL), name="watchdog", daemon=True).start()
 
     queues = make_queues(redis)
-    worker = Worker([queues[queue_name]], connection=redis, serializer=JSONSerializer)
+    # Without a fork per job a step costs a few ms instead of ~20; fine for agent workers whose
+    # steps wait on nothing slow (model calls through the gateway), never for the executor.
+    worker_class = SimpleWorker if role == "agent" and not settings.worker_fork else Worker
+    worker = worker_class([queues[queue_name]], connection=redis, serializer=JSONSerializer)
     try:
         worker.work(with_scheduler=True, burst=burst, logging_level=settings.log_level)
     finally:

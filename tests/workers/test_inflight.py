@@ -17,7 +17,7 @@ from rq.serializers import JSONSerializer
 
 from deputy.testing import wait_for
 from workers.dispatch import STEP_FUNC, RQDispatch, goal_unit, make_queues
-from workers.inflight import Inflight, Lease, Registration, Watchdog, lease_held
+from workers.inflight import MAX_QUEUED_RECHECK, Inflight, Lease, Registration, Watchdog, lease_held
 from workers.payloads import AGENT_QUEUE
 
 LEASE_TTL = 10.0
@@ -203,6 +203,8 @@ def test_a_unit_that_keeps_dying_is_given_up_once(
     first, second = (make_watchdog(redis, queues, clock, given_up, max_attempts=2) for _ in range(2))
     for attempt in (1, 2):
         mark_started(redis, inflight.get(UNIT).job_id)
+        # A revived unit was last seen queued: the next look comes at most this much later.
+        clock.advance(MAX_QUEUED_RECHECK)
         assert first.sweep() == [] and second.sweep() == []
         clock.advance(LEASE_TTL)
         assert first.sweep() + second.sweep() == [UNIT]
@@ -211,6 +213,7 @@ def test_a_unit_that_keeps_dying_is_given_up_once(
 
     last = inflight.get(UNIT)
     mark_started(redis, last.job_id)
+    clock.advance(MAX_QUEUED_RECHECK)
     assert first.sweep() == [] and second.sweep() == []
     clock.advance(LEASE_TTL)
     assert first.sweep() + second.sweep() == []
@@ -263,3 +266,20 @@ def test_a_held_unit_cannot_be_leased_twice(redis: Redis) -> None:
             assert other, "leases are per unit"
     with Lease(redis, UNIT, ttl=30) as again:
         assert again
+
+
+def test_a_sweep_only_looks_at_due_units(redis: Redis, watchdog: Watchdog, clock: Clock) -> None:
+    """Thousands of goals waiting in the queue do not make every sweep read them all."""
+    dispatch = RQDispatch(redis, clock=clock)
+    for i in range(300):
+        dispatch.step(f"g_many_{i}", 0)
+    assert watchdog.sweep() == []
+    assert redis.zcount("deputy:inflight:due", "-inf", clock()) == 0, "all were looked at and put off"
+    clock.advance(LEASE_TTL / 2)
+    assert redis.zcount("deputy:inflight:due", "-inf", clock()) == 0
+    # Work completed meanwhile leaves the index for good.
+    Inflight(redis).complete(goal_unit("g_many_0"))
+    clock.advance(MAX_QUEUED_RECHECK)
+    watchdog.sweep()
+    assert redis.zscore("deputy:inflight:due", goal_unit("g_many_0")) is None
+    assert redis.zcard("deputy:inflight:due") == 299

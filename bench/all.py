@@ -1,0 +1,87 @@
+"""Every benchmark, one after the other: `make bench`, or `python -m bench.all [--quick]`.
+
+Prints the machine first (cores, memory, load), because absolute times on a shared
+2-core machine are noisy; each benchmark measures its own baseline in the same run, and
+the ratios are what to compare between machines and runs. `--quick` uses small loads (a
+couple of minutes) for a fast look; the figures in BENCHMARKS.md come from the full run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+from bench import approvals, concurrency, frontend, guard_cost, profile, prompt_growth, redis_memory, steps
+
+
+def machine() -> str:
+    """One paragraph about this machine and how busy it is right now."""
+    cpu = next((line.split(":", 1)[1].strip() for line in Path("/proc/cpuinfo").read_text().splitlines()
+                if line.startswith("model name")), platform.processor() or "unknown CPU")
+    memory_kb = next(int(line.split()[1]) for line in Path("/proc/meminfo").read_text().splitlines()
+                     if line.startswith("MemTotal"))
+    redis = subprocess.run(["redis-server", "--version"], capture_output=True, text=True, check=True).stdout.split()[2]
+    return (f"machine: {os.cpu_count()} cores ({cpu}), {memory_kb / 1024 ** 2:.0f} GB RAM, "
+            f"Python {platform.python_version()}, Redis {redis.removeprefix('v=')}; "
+            f"load average {' '.join(f'{x:.1f}' for x in os.getloadavg())} (shared machine: absolute times are "
+            "noisy, compare the ratios)")
+
+
+def sections(quick: bool) -> list[tuple[str, Callable[[Path], object]]]:
+    if quick:
+        return [
+            ("front end", lambda d: frontend.run(d, frontend.QUICK)),
+            ("guard", lambda d: guard_cost.run(d, rounds=20)),
+            ("queue and throughput", lambda d: steps.run(d, goals=2, steps=10, floor_jobs=30, throughput_goals=4,
+                                                         throughput_steps=5, simple_goals=10)),
+            ("redis memory", lambda d: redis_memory.run(d, users=1000, goals=100)),
+            ("prompt growth", lambda d: prompt_growth.run(d, steps=50)),
+            ("approvals", lambda d: approvals.run(d, samples=5)),
+            ("concurrency", lambda d: concurrency.run(d, concurrency.QUICK, 50)),
+            ("profile", lambda d: profile.run(d, goals=1, steps=10, seconds=5)),
+        ]
+    return [
+        ("front end", lambda d: frontend.run(d)),
+        ("guard", lambda d: guard_cost.run(d)),
+        ("queue and throughput", lambda d: steps.run(d)),
+        ("redis memory", lambda d: redis_memory.run(d)),
+        ("prompt growth", lambda d: prompt_growth.run(d)),
+        ("approvals", lambda d: approvals.run(d)),
+        ("concurrency", lambda d: concurrency.run(d)),
+        ("profile", lambda d: profile.run(d)),
+    ]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(prog="python -m bench.all", description=__doc__)
+    parser.add_argument("--quick", action="store_true", help="small loads, a couple of minutes")
+    parser.add_argument("--only", action="append", help="run only these sections (by name)")
+    args = parser.parse_args()
+    began = time.monotonic()
+    print(machine(), flush=True)
+    for name, bench in sections(args.quick):
+        if args.only and name not in args.only:
+            continue
+        print(f"\n===== {name} =====", flush=True)
+        started = time.monotonic()
+        with tempfile.TemporaryDirectory(prefix="deputy-bench-") as tmp:
+            report = bench(Path(tmp))
+        report.print()  # type: ignore[attr-defined]
+        print(f"[{name}: {time.monotonic() - started:.0f} s]", flush=True)
+    if not args.only:
+        for title, module, extra in [("guard evaluation", "bench.guard", []),
+                                     ("injection detectors", "bench.detectors", ["--no-embedding"])]:
+            print(f"\n===== {title} =====", flush=True)
+            subprocess.run([sys.executable, "-m", module, *extra], check=True)
+    print(f"\n{machine()}\n[all benchmarks: {time.monotonic() - began:.0f} s]")
+
+
+if __name__ == "__main__":
+    main()

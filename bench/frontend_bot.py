@@ -1,0 +1,69 @@
+"""The bots the front-end benchmark compares, started like `deputy bot`.
+
+    python -m bench.frontend_bot deputy [--rate-limit]   # Deputy's real handlers
+    python -m bench.frontend_bot echo [--rate-limit]     # the baseline: a PTB echo handler
+
+Both read the same settings as `deputy bot` (REDIS_URL, TELEGRAM_API_BASE, DEPUTY_SECRET)
+and build python-telegram-bot the same way (64 concurrent updates, long polling with
+the same arguments). `--rate-limit` adds PTB's AIORateLimiter, as `deputy bot` always
+does: it paces every bot to Telegram's ~30 messages per second, whatever its handlers.
+Without it the benchmark sees the handlers' own time.
+"""
+
+from __future__ import annotations
+
+import argparse
+
+from redis import Redis
+from telegram import Update
+from telegram.ext import AIORateLimiter, Application, ContextTypes, MessageHandler, filters
+
+from bot.app import build_application
+from bot.main import LOCAL_TOKEN
+from bot.services import BotServices
+from deputy.settings import Settings
+
+
+def echo_application(api_base: str, rate_limit: bool) -> Application:
+    """A bot that answers every text with the same text: PTB's own cost per update."""
+    base = api_base.rstrip("/")
+    builder = (Application.builder().token(LOCAL_TOKEN).concurrent_updates(64)
+               .base_url(base).base_file_url(base.replace("/bot", "/file/bot", 1)))
+    if rate_limit:
+        builder = builder.rate_limiter(AIORateLimiter(max_retries=3))
+    app = builder.build()
+
+    async def echo(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+        await update.effective_message.reply_text(update.effective_message.text or "")
+
+    app.add_handler(MessageHandler(filters.TEXT, echo))
+    return app
+
+
+def deputy_application(settings: Settings, rate_limit: bool) -> Application:
+    """Deputy's bot exactly as `bot.main.serve` builds it, the rate limiter made optional."""
+    services = BotServices.create(
+        Redis.from_url(settings.redis_url), settings.secret_value(), settings.allowed_user_ids(),
+        settings.connect_base_url(), files_dir=settings.data_dir.resolve() / "users",
+    )
+    return build_application(LOCAL_TOKEN, services, settings.redis_url, api_base=settings.telegram_api_base,
+                             rate_limit=rate_limit)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(prog="python -m bench.frontend_bot", description=__doc__)
+    parser.add_argument("kind", choices=["deputy", "echo"])
+    parser.add_argument("--rate-limit", action="store_true")
+    args = parser.parse_args()
+    settings = Settings()
+    if not settings.telegram_api_base:
+        raise SystemExit("TELEGRAM_API_BASE must point at the emulator")
+    if args.kind == "echo":
+        app = echo_application(settings.telegram_api_base, args.rate_limit)
+    else:
+        app = deputy_application(settings, args.rate_limit)
+    app.run_polling(allowed_updates=Update.ALL_TYPES, poll_interval=0.0, timeout=10, drop_pending_updates=False)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,162 @@
+"""Prompt tokens per step, and the goal record's size, across one long goal.
+
+    python -m bench.prompt_growth [--steps 50]
+
+One research goal runs `steps` steps through the real runner, executor and guard
+(in-process, `InlineDispatch`, a real Redis) against the sandbox world, whose pages
+are ~12,000 characters each: the agent opens a page, reads an email, a document and
+more of a stored page, updates its plan, over and over, then replies. Every request the
+model receives is measured (tokens estimated as characters / 4, as the scripted model
+server does), and so is the goal record Redis keeps and every step loads and saves.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from redis import Redis
+
+from agent.goals import Goal, GoalStatus, GoalStore
+from agent.memory_tools import MemoryTools
+from agent.model import ModelReply
+from agent.reading import injection_scanner
+from agent.runner import GoalRunner, RunnerLimits
+from agent.testing import FunctionModel, tool_call
+from deputy.outbox import Outbox
+from deputy.testing import RedisServer
+from deputy.user_settings import UserSettingsStore
+from memory import MemoryStore
+from sandbox.guard_cases import seeded_world
+from sandbox.world_operations import world_catalog
+from sentinel.action_store import ActionStore
+from sentinel.approvals import ApprovalSigner, ApprovalStore
+from sentinel.audit import AuditLog
+from sentinel.detectors import HeuristicDetector
+from workers.executor import Executor
+from workers.inline import InlineDispatch
+from workers.review_context import ReviewContextBuilder
+
+PAGE = ("Story {i}: the city council met on Tuesday to discuss the new tram line, the library budget and "
+        "the harbour project; residents asked about prices, timetables and noise. ")
+
+
+@dataclass
+class GrowthReport:
+    steps: int
+    tools_tokens: int
+    prompt_tokens: list[int] = field(default_factory=list)  # per model call, in order
+    record_kb: list[float] = field(default_factory=list)  # goal record size before each model call
+    status: str = ""
+    records: list[bytes] = field(default_factory=list)  # the goal record itself, when kept
+
+    def at(self, values: list[Any], step: int) -> Any:
+        return values[min(step, len(values)) - 1]
+
+    def flat(self) -> tuple[float, float]:
+        """Mean prompt tokens over the second third and the last third of the goal."""
+        n = len(self.prompt_tokens)
+        middle, last = self.prompt_tokens[n // 3: 2 * n // 3], self.prompt_tokens[2 * n // 3:]
+        return sum(middle) / max(len(middle), 1), sum(last) / max(len(last), 1)
+
+    def print(self) -> None:
+        print(f"(5b) Prompt size across a {self.steps}-step goal (tokens ~ characters / 4; "
+              f"{self.tools_tokens:,} of them are the tool list, the same every step); goal ended {self.status}")
+        marks = sorted({1, 2, 5, 10, 20, 30, 40, self.steps} & set(range(1, len(self.prompt_tokens) + 1)))
+        print("step          " + "".join(f"{m:>8}" for m in marks) + f"{'max':>8}")
+        print("prompt tokens " + "".join(f"{self.at(self.prompt_tokens, m):>8,}" for m in marks)
+              + f"{max(self.prompt_tokens):>8,}")
+        print("record KB     " + "".join(f"{self.at(self.record_kb, m):>8.1f}" for m in marks)
+              + f"{max(self.record_kb):>8.1f}")
+        middle, last = self.flat()
+        print(f"mean prompt tokens, middle third {middle:,.0f} vs last third {last:,.0f} "
+              f"({(last / middle - 1) * 100:+.0f}%)")
+
+
+def _script(urls: list[str], steps: int, records: list[bytes], redis: Redis, goal_id: str):
+    """The model: a cycle of reads and plan updates, then `reply` at the last step."""
+
+    def decide(messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> ModelReply:
+        records.append(redis.get(f"deputy:goal:{goal_id}") or b"")  # the checkpoint this step just saved
+        step = len(records)
+        if step >= steps:
+            return tool_call("reply", text="Here is the summary of the stories you asked about.")
+        kind = step % 5
+        if kind == 1:
+            return tool_call("open_page", url=urls[(step // 5) % len(urls)])
+        if kind == 2:
+            return tool_call("read_email", message_id="m1")
+        if kind == 3:
+            return tool_call("read_document", name="notes.txt")
+        if kind == 4:
+            handle = _last_handle(messages)
+            if handle:
+                return tool_call("read_result", handle=handle, offset=4000)
+        return tool_call("update_plan", steps=[{"title": f"read story {i}", "status": "done" if i < step // 5 else "todo"}
+                                              for i in range(min(len(urls), 8))])
+
+    return decide
+
+
+def _last_handle(messages: list[dict[str, Any]]) -> str | None:
+    for message in reversed(messages):
+        text = json.dumps(message.get("content"))
+        if "read_result with handle" in text:
+            return text.split("handle '", 1)[1].split("'", 1)[0]
+    return None
+
+
+def run(workdir: Path, steps: int = 50, keep_records: bool = False) -> GrowthReport:
+    server = RedisServer(workdir / "redis").start()
+    try:
+        redis = server.client()
+        world = seeded_world()
+        urls = [f"https://news.example/story-{i}" for i in range(12)]
+        for i, url in enumerate(urls):
+            world.pages[url] = (PAGE.format(i=i) * 80)[:12_000]
+        catalog = world_catalog()
+        goals, actions, outbox, audit = GoalStore(redis), ActionStore(redis), Outbox(redis), AuditLog(redis)
+        goal_id, records = "g_growth", []
+        model = FunctionModel(_script(urls, steps, records, redis, goal_id))
+        dispatch = InlineDispatch()
+        dispatch.runner = GoalRunner(
+            goals, actions, model, outbox, dispatch, catalog, limits=RunnerLimits(max_steps=steps + 10),
+            scanner=injection_scanner(HeuristicDetector()), memory=MemoryTools(MemoryStore(redis), outbox, audit),
+            settings=UserSettingsStore(redis),
+        )
+        dispatch.executor = Executor(actions, ApprovalStore(redis), goals, outbox, audit, ApprovalSigner("bench"),
+                                     dispatch, world.runners(), ReviewContextBuilder(redis, goals, catalog),
+                                     approval_ttl=3600)
+        text = "Read these stories and summarise what matters for me: " + " ".join(urls)
+        now = time.time()
+        goals.save(Goal(id=goal_id, user_id=42, chat_id=42, text=text, messages=[{"role": "user", "content": text}],
+                        created_at=now, updated_at=now))
+        dispatch.step(goal_id, 0)
+        dispatch.drain(max_jobs=steps * 4)
+        final = goals.get(goal_id)
+        tools_tokens = len(json.dumps(model.calls[0][1])) // 4 if model.calls else 0
+        tokens = [len(json.dumps(messages)) // 4 + tools_tokens for messages, _ in model.calls]
+        status = final.status.value if final else "missing"
+        if final is not None and final.status is not GoalStatus.done:
+            status += f" ({final.error or 'not finished'})"
+        sizes = [len(r) / 1024 for r in records]
+        return GrowthReport(steps, tools_tokens, tokens, sizes, status, records if keep_records else [])
+    finally:
+        server.stop()
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(prog="python -m bench.prompt_growth", description=__doc__)
+    parser.add_argument("--steps", type=int, default=50)
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory(prefix="deputy-bench-") as tmp:
+        run(Path(tmp), args.steps).print()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,226 @@
+"""Redis memory per idle user, per active goal and per scheduled monitor.
+
+    python -m bench.redis_memory [--users 10000] [--goals 1000]
+
+Synthetic users are written through Deputy's own stores (settings, memory, rules,
+contacts, the audit trail, goals, actions, approvals, the dispatcher), so the keys,
+encodings and TTLs are exactly Deputy's. Memory is Redis's `used_memory` before and after
+each population, divided by its size.
+
+- idle user: settings (name, tone, quiet hours), 5 memories, 1 rule, 3 contacts and 8
+  audit entries (about a week of use), no goal;
+- finished goal: a short email goal at its end (kept with no expiry, in the user's history);
+- goal waiting for approval: the same goal at its card: the goal, the action, the approval
+  request and the scheduled job that expires the card;
+- running goal: a research goal at step 10 taken from `bench.prompt_growth` (two 12,000
+  character pages read), with its queued step job and in-flight registration;
+- scheduled monitor: a goal checking every hour, its scheduled RQ job and registration.
+
+It also times one watchdog sweep over those in-flight units (each worker runs one per
+second).
+"""
+
+from __future__ import annotations
+
+import argparse
+import tempfile
+import time
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from datetime import time as clock_time
+from pathlib import Path
+
+from redis import Redis
+
+from agent.goals import Goal, GoalStatus, GoalStore, Monitor
+from bench import prompt_growth
+from bench.stats import table
+from connectors.base import EffectClass
+from deputy.ids import new_id
+from deputy.testing import RedisServer
+from deputy.user_settings import UserSettings, UserSettingsStore
+from memory import MemoryItem, MemoryKind, MemoryStore
+from sandbox.guard_cases import permissive_rules
+from sentinel.action_store import ActionStore
+from sentinel.actions import Action
+from sentinel.approvals import ApprovalRequest, ApprovalStore
+from sentinel.audit import AuditLog
+from sentinel.rule_store import RuleStore
+from workers.dispatch import RQDispatch, make_queues
+from workers.inflight import Watchdog
+from workers.review_context import add_contact
+
+TARGET_IDLE_BYTES = 10 * 1024
+MEMORIES = ["I am vegetarian", "My favourite airline is TAP", "Home: 12 Elm Street, Springfield",
+            "My sister Ana lives in Lisbon", "I prefer aisle seats"]
+EMAIL_GOAL = "email alice@example.org that the meeting moved to Thursday 3pm, and tell me when it's done"
+
+
+@dataclass
+class MemoryReport:
+    rows: list[tuple[str, int, float]] = field(default_factory=list)  # (what, how many, bytes each)
+    idle_keys: list[tuple[str, int]] = field(default_factory=list)  # one idle user's keys and their bytes
+    sweep: tuple[int, float] = (0, 0.0)  # (in-flight units, seconds for one watchdog sweep)
+
+    def bytes_each(self, what: str) -> float:
+        return next(b for w, _, b in self.rows if w == what)
+
+    def print(self) -> None:
+        print("(5a) Redis memory (used_memory delta / count)")
+        print(table(["what", "count", "bytes each", "KB each"], [(w, n, b, b / 1024) for w, n, b in self.rows]))
+        idle = self.bytes_each("idle user")
+        verdict = "met" if idle < TARGET_IDLE_BYTES else "missed"
+        print(f"target: under 10 KB per idle user -> {idle / 1024:.1f} KB ({verdict})")
+        print("one idle user's keys (MEMORY USAGE): " + ", ".join(f"{k} {b:,} B" for k, b in self.idle_keys))
+        units, seconds = self.sweep
+        print(f"one watchdog sweep over {units:,} in-flight units: {seconds * 1e3:,.0f} ms "
+              "(every worker and executor sweeps once per second)")
+
+
+def _used(redis: Redis) -> int:
+    return int(redis.info("memory")["used_memory"])
+
+
+def _measure(redis: Redis, count: int, make: Callable[[int], None], threads: int = 8) -> float:
+    before = _used(redis)
+    with ThreadPoolExecutor(threads) as pool:
+        list(pool.map(make, range(count)))
+    return (_used(redis) - before) / count
+
+
+class Population:
+    """Writes synthetic records through Deputy's stores."""
+
+    def __init__(self, redis: Redis, research_goal: bytes) -> None:
+        self.redis = redis
+        self.goals, self.actions, self.approvals = GoalStore(redis), ActionStore(redis), ApprovalStore(redis)
+        self.dispatch, self.audit = RQDispatch(redis), AuditLog(redis)
+        self._research = Goal.model_validate_json(research_goal)
+
+    def idle_user(self, user_id: int) -> None:
+        now = time.time()
+        UserSettingsStore(self.redis).save(user_id, UserSettings(
+            timezone="Europe/Berlin", agent_name="Jarvis", tone="brief",
+            quiet_start=clock_time(22, 0), quiet_end=clock_time(7, 0)))
+        memory = MemoryStore(self.redis)
+        for i, text in enumerate(MEMORIES):
+            memory.add(user_id, MemoryItem(text=text, kind=MemoryKind.preference if i % 2 else MemoryKind.fact,
+                                           created_at=now, updated_at=now))
+        RuleStore(self.redis).add(user_id, permissive_rules(now)[0])
+        for contact in ("carol@example.net", "ana@example.pt", "bob@example.com"):
+            add_contact(self.redis, user_id, contact)
+        goal_id, action_id = new_id("g"), new_id("a")
+        for kind, detail in [
+            ("goal_created", {"goal_id": goal_id, "files": 0}),
+            ("review", {"action_id": action_id, "operation": "email.send_email", "targets": ["alice@example.org"],
+                        "verdict": "ask", "untrusted": [],
+                        "reasons": ["I ask before this because it sends a message on your behalf to alice@example.org."]}),
+            ("approval_requested", {"action_id": action_id, "approval_id": "Xk3p9Q2rT0aB"}),
+            ("approval_approved", {"approval_id": "Xk3p9Q2rT0aB"}),
+            ("review", {"action_id": action_id, "operation": "email.send_email", "targets": ["alice@example.org"],
+                        "verdict": "allow", "reasons": ["You approved exactly this action."], "untrusted": []}),
+            ("action_succeeded", {"action_id": action_id, "outcome": "Email sent to alice@example.org."}),
+            ("memory_added", {"memory_id": "m_abc123", "kind": "preference"}),
+            ("settings_changed", {"field": "tone"}),
+        ]:
+            self.audit.append(user_id, kind, now, **detail)
+
+    def _email_goal(self, user_id: int, status: GoalStatus, finished: bool) -> Goal:
+        now = time.time()
+        call = {"id": "call_1", "type": "function", "function": {"name": "send_email", "arguments":
+                '{"to": ["alice@example.org"], "subject": "Meeting moved", "body": "Hi Alice, the meeting moved to '
+                'Thursday at 3pm. Best, Sam"}'}}
+        messages = [{"role": "user", "content": EMAIL_GOAL}, {"role": "assistant", "content": None, "tool_calls": [call]}]
+        if finished:
+            messages += [{"role": "tool", "tool_call_id": "call_1", "content": "Email sent to alice@example.org."},
+                         {"role": "assistant", "content": None, "tool_calls": [{"id": "call_2", "type": "function",
+                          "function": {"name": "reply", "arguments": '{"text": "Done: I emailed Alice."}'}}]},
+                         {"role": "tool", "tool_call_id": "call_2", "content": "Delivered."}]
+        return Goal(id=new_id("g"), user_id=user_id, chat_id=user_id, text=EMAIL_GOAL, status=status, step=2,
+                    messages=messages, prompt_tokens=4800, completion_tokens=90, created_at=now, updated_at=now)
+
+    def finished_goal(self, user_id: int) -> None:
+        self.goals.save(self._email_goal(user_id, GoalStatus.done, finished=True))
+
+    def waiting_approval(self, user_id: int) -> None:
+        goal = self._email_goal(user_id, GoalStatus.waiting_approval, finished=False)
+        now = time.time()
+        action = Action(id=new_id("a"), goal_id=goal.id, user_id=user_id, chat_id=user_id, connector="email",
+                        operation="send_email", effect=EffectClass.communicate, targets=["alice@example.org"],
+                        arguments={"to": ["alice@example.org"], "subject": "Meeting moved",
+                                   "body": "Hi Alice, the meeting moved to Thursday at 3pm. Best, Sam"},
+                        tool_call_id="call_1", created_at=now)
+        goal.pending_action_id = action.id
+        self.goals.save(goal)
+        self.actions.submit(action)
+        request = ApprovalRequest(
+            id=new_id("p")[:14], action_id=action.id, goal_id=goal.id, user_id=user_id, chat_id=user_id,
+            fingerprint=action.fingerprint(), created_at=now, expires_at=now + 86400,
+            reasons=["I ask before this because it sends a message on your behalf to alice@example.org."],
+            card_text="Send an email?\nTo: alice@example.org\nSubject: Meeting moved\n\nHi Alice, the meeting moved "
+                      "to Thursday at 3pm. Best, Sam\n\nWhy I'm asking: it sends a message on your behalf.")
+        self.approvals.create(request)
+        self.dispatch.expire_approval(request.id, request.expires_at)
+
+    def running_goal(self, user_id: int) -> None:
+        goal = self._research.model_copy(update={"id": new_id("g"), "user_id": user_id, "chat_id": user_id,
+                                                 "revision": -1})
+        saved = self.goals.save(goal)
+        self.dispatch.step(saved.id, saved.step)
+
+    def monitor(self, user_id: int) -> None:
+        now = time.time()
+        text = "tell me when flights from Berlin to Lisbon in May drop below $400"
+        call = {"id": "call_1", "type": "function", "function": {"name": "schedule_check", "arguments":
+                '{"what": "flight prices Berlin-Lisbon in May", "every_minutes": 60, "max_checks": 200}'}}
+        goal = Goal(id=new_id("g"), user_id=user_id, chat_id=user_id, text=text, status=GoalStatus.scheduled, step=3,
+                    monitor=Monitor(what="flight prices Berlin-Lisbon in May", every_seconds=3600, next_at=now + 3600,
+                                    checks_done=4, max_checks=200),
+                    messages=[{"role": "user", "content": text}, {"role": "assistant", "content": None,
+                                                                  "tool_calls": [call]},
+                              {"role": "tool", "tool_call_id": "call_1", "content": "Scheduled: first check at "
+                               "2026-05-01 10:00:00 UTC; up to 200 checks."}],
+                    summary=["Check 1-4: cheapest BER-LIS fare $512, no news."], created_at=now, updated_at=now)
+        saved = self.goals.save(goal)
+        self.dispatch.step(saved.id, saved.step, delay=3600)
+
+
+def run(workdir: Path, users: int = 10_000, goals: int = 1_000) -> MemoryReport:
+    growth = prompt_growth.run(workdir / "growth", steps=12, keep_records=True)
+    server = RedisServer(workdir / "redis").start()
+    try:
+        redis = server.client()
+        redis.ping()
+        people = Population(redis, growth.records[9])
+        report = MemoryReport()
+        report.rows.append(("idle user", users, _measure(redis, users, lambda i: people.idle_user(1_000_000 + i))))
+        for what, make in [("finished goal (history)", people.finished_goal),
+                           ("goal waiting for approval", people.waiting_approval),
+                           ("running goal (research, step 10)", people.running_goal),
+                           ("scheduled monitor", people.monitor)]:
+            report.rows.append((what, goals, _measure(redis, goals, lambda i, make=make: make(1_000_000 + i))))
+        sample = 1_000_000
+        keys = [f"deputy:settings:{sample}", f"deputy:memory:{sample}", f"deputy:rules:{sample}",
+                f"deputy:contacts:{sample}", f"deputy:audit:{sample}", f"deputy:audit:{sample}:tip"]
+        report.idle_keys = [(k.replace(str(sample), "U"), int(redis.memory_usage(k) or 0)) for k in keys]
+        watchdog = Watchdog(redis, make_queues(redis), 3.0, lambda registration: None)
+        started = time.perf_counter()
+        watchdog.sweep()
+        report.sweep = (int(redis.hlen("deputy:inflight")), time.perf_counter() - started)
+        return report
+    finally:
+        server.stop()
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(prog="python -m bench.redis_memory", description=__doc__)
+    parser.add_argument("--users", type=int, default=10_000)
+    parser.add_argument("--goals", type=int, default=1_000)
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory(prefix="deputy-bench-") as tmp:
+        run(Path(tmp), args.users, args.goals).print()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,182 @@
+"""The runner with model calls through the gateway, step by step, on real Redis.
+
+The gateway's part is played by hand (an answer stored under the request id, as
+`deputy gateway` stores it), so each promise is checked at the boundary: a step ends
+after handing the call over; the answer resumes the goal exactly as an inline call would;
+a duplicate job, a lost request, an edit and a set-aside answer all end in one correct
+next request; errors keep the inline retry semantics.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import pytest
+from redis import Redis
+
+from agent.goals import Goal, GoalStatus, GoalStore
+from agent.model import ModelReply, ModelUnavailable, TokenUsage
+from agent.model_requests import (
+    OUTCOME,
+    PENDING,
+    REQUESTS_STREAM,
+    ModelFailure,
+    ModelOutcome,
+    ModelRequest,
+    ModelRequests,
+)
+from agent.runner import GoalRunner, RunnerLimits, StepOutcome
+from agent.testing import FunctionModel, text, tool_call
+from connectors.default import default_catalog
+from deputy.ids import new_id
+from deputy.outbox import OUTBOX_STREAM, Outbox, OutboxMessage
+from sentinel.action_store import ActionStore
+
+NOW = 1_700_000_000.0
+
+
+@dataclass
+class RecordingDispatch:
+    steps: list[tuple[str, int, float]] = field(default_factory=list)
+    carried_on: list[tuple[str, int]] = field(default_factory=list)
+    actions: list[tuple[str, str, int]] = field(default_factory=list)
+
+    def step(self, goal_id: str, step: int, delay: float = 0) -> None:
+        self.steps.append((goal_id, step, delay))
+
+    def action(self, action_id: str, goal_id: str, step: int) -> None:
+        self.actions.append((action_id, goal_id, step))
+
+    def idle(self, goal_id: str) -> None:
+        pass
+
+    def carry_on(self, goal_id: str, step: int) -> None:
+        self.carried_on.append((goal_id, step))
+
+
+def never_inline(messages, tools) -> ModelReply:
+    raise AssertionError("with a gateway the runner never calls the model itself")
+
+
+@dataclass
+class Rig:
+    redis: Redis
+    dispatch: RecordingDispatch = field(default_factory=RecordingDispatch)
+
+    def __post_init__(self) -> None:
+        self.goals = GoalStore(self.redis)
+        self.runner = GoalRunner(self.goals, ActionStore(self.redis), FunctionModel(never_inline), Outbox(self.redis),
+                                 self.dispatch, default_catalog(), clock=lambda: NOW,
+                                 limits=RunnerLimits(max_model_attempts=3, retry_delays=(2.0, 8.0)),
+                                 gateway=ModelRequests(self.redis))
+
+    def new_goal(self) -> Goal:
+        return self.goals.save(Goal(id=new_id("g"), user_id=1, chat_id=1, text="plan my day",
+                                    messages=[{"role": "user", "content": "plan my day"}],
+                                    created_at=NOW, updated_at=NOW))
+
+    def requests(self) -> list[ModelRequest]:
+        return [ModelRequest.parse_trusted(f[b"request"]) for _, f in self.redis.xrange(REQUESTS_STREAM)]
+
+    def answer(self, request: ModelRequest, outcome: ModelOutcome) -> None:
+        """What the gateway does: store the outcome, clear pending (then it enqueues the step)."""
+        self.redis.set(OUTCOME.format(request.id), outcome.model_dump_json())
+        self.redis.delete(PENDING.format(request.id))
+
+    def reply(self, request: ModelRequest, reply: ModelReply) -> None:
+        self.answer(request, ModelOutcome(request_id=request.id, kind="reply", reply=reply))
+
+    def sent(self) -> list[str]:
+        return [OutboxMessage.model_validate_json(f[b"json"]).text for _, f in self.redis.xrange(OUTBOX_STREAM)]
+
+
+@pytest.fixture
+def rig(redis: Redis) -> Rig:
+    return Rig(redis)
+
+
+def test_a_step_hands_the_call_over_and_the_answer_resumes_the_goal(rig: Rig) -> None:
+    goal = rig.new_goal()
+    assert rig.runner.run_step(goal.id, 0) is StepOutcome.waiting
+    [request] = rig.requests()
+    waiting = rig.goals.get(goal.id)
+    assert waiting.status is GoalStatus.running and waiting.waiting_model.request_id == request.id
+    assert request.messages[-1]["content"] == "plan my day" and request.tools, "the prompt is built by the worker"
+
+    # A plan, then (in the same job) the next request: one job per model turn.
+    rig.reply(request, tool_call("update_plan", steps=[{"title": "Look at the calendar"}]))
+    assert rig.runner.run_step(goal.id, 0) is StepOutcome.waiting
+    assert rig.dispatch.carried_on == [(goal.id, 1)] and rig.dispatch.steps == []
+    second = rig.requests()[1]
+    assert second.step == 1 and second.messages[-1]["role"] == "tool"
+
+    usage = TokenUsage(prompt_tokens=50, completion_tokens=7)
+    rig.reply(second, ModelReply(content="Your day is planned.", usage=usage))
+    assert rig.runner.run_step(goal.id, 1) is StepOutcome.finished
+    done = rig.goals.get(goal.id)
+    assert done.status is GoalStatus.done and done.waiting_model is None
+    assert (done.prompt_tokens, done.completion_tokens) == (50, 7), "the gateway's token counts reach the goal"
+    assert rig.sent() == ["Your day is planned."]
+
+
+def test_a_duplicate_job_while_the_gateway_works_does_nothing(rig: Rig) -> None:
+    goal = rig.new_goal()
+    rig.runner.run_step(goal.id, 0)
+    revision = rig.goals.get(goal.id).revision
+    assert rig.runner.run_step(goal.id, 0) is StepOutcome.waiting
+    assert len(rig.requests()) == 1 and rig.goals.get(goal.id).revision == revision
+
+
+def test_a_request_lost_before_it_reached_the_gateway_is_sent_again(rig: Rig) -> None:
+    goal = rig.new_goal()
+    rig.runner.run_step(goal.id, 0)
+    [lost] = rig.requests()
+    rig.redis.delete(REQUESTS_STREAM, PENDING.format(lost.id))  # as if the worker died before the hand-over
+    assert rig.runner.run_step(goal.id, 0) is StepOutcome.waiting
+    [again] = rig.requests()
+    assert again.id != lost.id and rig.goals.get(goal.id).waiting_model.request_id == again.id
+
+
+def test_an_answer_set_aside_while_paused_means_asking_again(rig: Rig) -> None:
+    goal = rig.new_goal()
+    rig.runner.run_step(goal.id, 0)
+    [request] = rig.requests()
+    rig.answer(request, ModelOutcome(request_id=request.id, kind="discarded"))
+    assert rig.runner.run_step(goal.id, 0) is StepOutcome.waiting  # resumed: a fresh request
+    assert [r.step for r in rig.requests()] == [0, 0] and rig.requests()[1].id != request.id
+
+
+def test_an_edit_makes_the_pending_answer_moot(rig: Rig) -> None:
+    goal = rig.new_goal()
+    rig.runner.run_step(goal.id, 0)
+    [request] = rig.requests()
+
+    def edit(g: Goal) -> Goal:  # what the bot does on Edit
+        g.messages.append({"role": "user", "content": "(The user changed the goal) only the morning"})
+        g.step += 1
+        g.steps_base = g.step
+        return g
+
+    rig.goals.update(goal.id, edit)
+    rig.reply(request, text("Your whole day is planned."))
+    assert rig.runner.run_step(goal.id, 1) is StepOutcome.waiting
+    fresh = rig.requests()[1]
+    assert fresh.step == 1 and "only the morning" in fresh.messages[-1]["content"]
+    assert rig.sent() == [], "the answer to the old goal is never delivered"
+
+
+def test_model_errors_keep_the_inline_retry_semantics(rig: Rig) -> None:
+    goal = rig.new_goal()
+    outage = ModelFailure.of(ModelUnavailable("connection refused", "I couldn't reach the language model."))
+    for attempt, step in enumerate([0, 0, 0], start=1):
+        rig.runner.run_step(goal.id, step)
+        request = rig.requests()[-1]
+        rig.answer(request, ModelOutcome(request_id=request.id, kind="error", failure=outage))
+        outcome = rig.runner.run_step(goal.id, step)
+        if attempt < 3:
+            assert outcome is StepOutcome.retrying and rig.dispatch.steps[-1] == (goal.id, 0, [2.0, 8.0][attempt - 1])
+    assert outcome is StepOutcome.finished
+    failed = rig.goals.get(goal.id)
+    assert failed.status is GoalStatus.failed and failed.model_attempts == 3
+    [message] = rig.sent()
+    assert message.startswith("I couldn't reach the language model.") and "/retry" in message
