@@ -2,7 +2,8 @@
 
 Whatever is not configured is started locally: Redis (with AOF, in the data directory),
 the chat emulator (instead of Telegram), the sandbox mail server (instead of a real mail
-account) and the demo brain (instead of a model). Then the bot, an agent worker and the
+account) and a local model (llama.cpp, see `deputy.local_model`; the rule-based demo brain
+if it is turned off or cannot start) instead of a hosted one. Then the bot, an agent worker and the
 executor run as separate processes, each given only the settings it needs: the executor
 gets the mail password, the agent worker never does. Crashed processes are restarted.
 """
@@ -119,13 +120,7 @@ def run_local(settings: Settings) -> int:
                          f"lists them); mail for {endpoints.demo_address} is readable over IMAP")
 
         if settings.openai_api_key is None and not settings.openai_base_url:
-            from agent.testing import ScriptedModelServer, function_responder
-            from sandbox.demo_brain import NAME, demo_reply
-
-            brain = ScriptedModelServer(function_responder(demo_reply), model_name=NAME).start()
-            base_env["OPENAI_BASE_URL"] = brain.base_url
-            base_env["DEPUTY_MODEL"] = NAME
-            notes.append("Model: the built-in demo brain (set OPENAI_API_KEY or OPENAI_BASE_URL for a real model)")
+            brain = _start_brain(base_env, notes)
 
         secret_names = {"DEPUTY_SMTP_PASSWORD", "DEPUTY_VAULT_KEY"}
         public_env = {k: v for k, v in base_env.items() if k not in secret_names}
@@ -158,6 +153,38 @@ def run_local(settings: Settings) -> int:
             world.stop()
         if brain is not None:
             brain.stop()
+
+
+# --- the local brain (issue 7) -----------------------------------------------------------
+def _start_brain(base_env: dict[str, str], notes: list[str]):
+    """The local model (llama.cpp), or the rule-based demo brain if it is off or cannot start."""
+    from deputy.local_model import LocalModelError, default_cache_dir, ensure_local_model
+
+    if base_env.get("DEPUTY_LOCAL_MODEL", "on").lower() not in ("off", "0", "false", "no"):
+        gguf = base_env.get("DEPUTY_LOCAL_GGUF")
+        try:
+            model = ensure_local_model(default_cache_dir(base_env), lambda line: print(line, flush=True),
+                                       gguf=Path(gguf) if gguf else None)
+        except LocalModelError as exc:
+            print(f"The local model could not start: {exc}\nUsing the built-in demo brain instead, which only "
+                  "understands “email <address> that <message>”.", flush=True)
+        else:
+            for key, value in model.env().items():
+                # The user's own DEPUTY_MAX_TOOLS / DEPUTY_MODEL_TIMEOUT win over the local model's defaults.
+                if key in ("OPENAI_BASE_URL", "DEPUTY_MODEL") or key not in base_env:
+                    base_env[key] = value
+            notes.append(f"Model: {model.model}, local (llama.cpp on 127.0.0.1; set OPENAI_API_KEY or "
+                         "OPENAI_BASE_URL for a hosted model)")
+            return model
+    from agent.testing import ScriptedModelServer, function_responder
+    from sandbox.demo_brain import NAME, demo_reply
+
+    brain = ScriptedModelServer(function_responder(demo_reply), model_name=NAME).start()
+    base_env["OPENAI_BASE_URL"] = brain.base_url
+    base_env["DEPUTY_MODEL"] = NAME
+    notes.append("Model: the built-in demo brain (set OPENAI_API_KEY or OPENAI_BASE_URL for a real model)")
+    return brain
+# --- end of the local brain ---------------------------------------------------------------
 
 
 def sandbox_environment(endpoints: "SandboxEndpoints") -> dict[str, str]:
