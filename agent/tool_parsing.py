@@ -63,6 +63,17 @@ def parse_tool_calls(text: str, tool_names: Collection[str]) -> ParseResult:
     the name.
     """
     known = set(tool_names)
+    result = _parse(text, known)
+    if result.failed and "{{" in text:
+        # Every brace doubled, as the buggy template shows calls: read it with single braces. Only
+        # tried on a reply that failed anyway, so a valid `}}` (nested objects) is never altered.
+        halved = _parse(text.replace("{{", "{").replace("}}", "}"), known)
+        if halved.calls and not halved.failed:
+            return halved
+    return result
+
+
+def _parse(text: str, known: set[str]) -> ParseResult:
     calls: list[ParsedCall] = []
     prose: list[str] = []
     position = 0

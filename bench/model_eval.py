@@ -2,10 +2,11 @@
 
     python -m bench.model_eval
 
-Uses the model Deputy would use: `OPENAI_BASE_URL` / `OPENAI_API_KEY` / `DEPUTY_MODEL` (and
-`DEPUTY_MAX_TOOLS`, `DEPUTY_FORCE_TOOL_CALL`) when set, otherwise the local model (`deputy.local_model`, built and
-fetched on first use). Each goal gets the runner's own system prompt and the full tool set
-through `TextToolsChatModel`, as a worker would send it. A goal passes when the model's
+Uses the model Deputy would use, built by the worker's own `build_model`: `OPENAI_BASE_URL` /
+`OPENAI_API_KEY` / `DEPUTY_MODEL` (and `DEPUTY_MAX_TOOLS`, `DEPUTY_FORCE_TOOL_CALL`) when set,
+otherwise the local model (`deputy.local_model`, built and fetched on first use) with the
+settings `deputy run` gives it. Each goal gets the runner's own system prompt and the full
+tool set, as a worker would send it. A goal passes when the model's
 first action is one of the expected tools and its arguments validate against the catalog
 (`connectors.default`) or the agent's own tools and carry the key value (the address, the
 date); `update_plan` first is allowed (answered "Plan saved.", as the runner would). Goals
@@ -14,25 +15,23 @@ that need no tool pass with a plain answer (or a `reply`) that contains the answ
 
 from __future__ import annotations
 
-import os
 import sys
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
-
-import openai
 
 from agent.goals import Goal
 from agent.memory_tools import MEMORY_TOOLS, ForgetArgs, RecallArgs, RememberArgs
 from agent.memory_tools import parse as parse_memory
-from agent.model import ChatModel, ModelError, ModelReply, OpenAIChatModel, ToolCall
+from agent.model import ChatModel, ModelError, ModelReply, ToolCall
 from agent.prompt import build_messages, tool_message
-from agent.text_tools import TextToolsChatModel
 from agent.tools import INTERNAL_TOOLS, ToolArgumentError, parse_plan, parse_reply, parse_schedule
 from connectors.catalog import InvalidArguments
 from connectors.default import default_catalog
+from deputy.local_model import ensure_local_model
+from deputy.settings import Settings
+from workers.main import build_model
 
 NOW = 1_795_953_600.0  # Sunday 29 November 2026, 12:00 UTC: fixed, so date answers can be checked
 PLAIN = "(answer)"
@@ -182,25 +181,18 @@ def run(model: ChatModel, cases: list[Case] = CASES, out=sys.stdout) -> int:
 
 
 def main() -> None:
-    environ = os.environ
+    settings = Settings()
     local = None
-    if environ.get("OPENAI_BASE_URL") or environ.get("OPENAI_API_KEY"):
-        base_url, name = environ.get("OPENAI_BASE_URL"), environ.get("DEPUTY_MODEL", "gpt-4.1-mini")
-        max_tools = int(environ["DEPUTY_MAX_TOOLS"]) if environ.get("DEPUTY_MAX_TOOLS") else None
-        force = environ.get("DEPUTY_FORCE_TOOL_CALL", "").lower() in ("1", "true", "yes", "on")
-    else:
-        from deputy.local_model import MAX_TOOLS, default_cache_dir, ensure_local_model
-
-        gguf = environ.get("DEPUTY_LOCAL_GGUF")
-        local = ensure_local_model(default_cache_dir(environ), lambda line: print(line, flush=True),
-                                   gguf=Path(gguf) if gguf else None)
-        base_url, name, max_tools, force = local.base_url, local.model, MAX_TOOLS, True
-    client = openai.OpenAI(api_key=environ.get("OPENAI_API_KEY", "no-key-needed"), base_url=base_url,
-                           timeout=float(environ.get("DEPUTY_MODEL_TIMEOUT", "180")), max_retries=1)
-    print(f"Model: {name} at {base_url or 'OpenAI'}; tools per step: {max_tools or 'all'}; "
-          f"answers start with a tool call: {'yes' if force else 'no'}\n", flush=True)
+    if settings.openai_api_key is None and not settings.openai_base_url:
+        local = ensure_local_model(settings.cache_path(), lambda line: print(line, flush=True),
+                                   gguf=settings.local_gguf, threads=settings.local_threads)
+        # Exactly the settings `deputy run` gives the worker for the local model.
+        settings = Settings(**local.env())
+    print(f"Model: {settings.model} at {settings.openai_base_url or 'OpenAI'}; tools per step: "
+          f"{settings.max_tools or 'all'}; answers start with a tool call: {'yes' if settings.force_tool_call else 'no'}\n",
+          flush=True)
     try:
-        run(TextToolsChatModel(OpenAIChatModel(client, name), max_tools=max_tools, force_tool_call=force))
+        run(build_model(settings))
     finally:
         if local is not None:
             local.stop()

@@ -120,7 +120,7 @@ def run_local(settings: Settings) -> int:
                          f"lists them); mail for {endpoints.demo_address} is readable over IMAP")
 
         if settings.openai_api_key is None and not settings.openai_base_url:
-            brain = _start_brain(base_env, notes)
+            brain = _start_brain(settings, base_env, notes)
 
         secret_names = {"DEPUTY_SMTP_PASSWORD", "DEPUTY_VAULT_KEY"}
         public_env = {k: v for k, v in base_env.items() if k not in secret_names}
@@ -155,16 +155,14 @@ def run_local(settings: Settings) -> int:
             brain.stop()
 
 
-# --- the local brain (issue 7) -----------------------------------------------------------
-def _start_brain(base_env: dict[str, str], notes: list[str]):
+def _start_brain(settings: Settings, base_env: dict[str, str], notes: list[str]):
     """The local model (llama.cpp), or the rule-based demo brain if it is off or cannot start."""
-    from deputy.local_model import LocalModelError, default_cache_dir, ensure_local_model
+    from deputy.local_model import LocalModelError, ensure_local_model
 
-    if base_env.get("DEPUTY_LOCAL_MODEL", "on").lower() not in ("off", "0", "false", "no"):
-        gguf = base_env.get("DEPUTY_LOCAL_GGUF")
+    if settings.local_model:
         try:
-            model = ensure_local_model(default_cache_dir(base_env), lambda line: print(line, flush=True),
-                                       gguf=Path(gguf) if gguf else None)
+            model = ensure_local_model(settings.cache_path(), lambda line: print(line, flush=True),
+                                       gguf=settings.local_gguf, threads=settings.local_threads)
         except LocalModelError as exc:
             print(f"The local model could not start: {exc}\nUsing the built-in demo brain instead, which only "
                   "understands “email <address> that <message>”.", flush=True)
@@ -184,10 +182,9 @@ def _start_brain(base_env: dict[str, str], notes: list[str]):
     base_env["DEPUTY_MODEL"] = NAME
     notes.append("Model: the built-in demo brain (set OPENAI_API_KEY or OPENAI_BASE_URL for a real model)")
     return brain
-# --- end of the local brain ---------------------------------------------------------------
 
 
-def sandbox_environment(endpoints: "SandboxEndpoints") -> dict[str, str]:
+def sandbox_environment(endpoints: SandboxEndpoints) -> dict[str, str]:
     """The executor's default accounts: the sandbox demo user's mail and calendar."""
     env = {
         "DEPUTY_SMTP_HOST": endpoints.smtp_host, "DEPUTY_SMTP_PORT": str(endpoints.smtp_port),
@@ -203,7 +200,7 @@ def sandbox_environment(endpoints: "SandboxEndpoints") -> dict[str, str]:
     return env
 
 
-def api_environment(endpoints: "SandboxEndpoints") -> dict[str, str]:
+def api_environment(endpoints: SandboxEndpoints) -> dict[str, str]:
     """The sandbox sites as OpenAPI services, reachable through the egress guard."""
     sites = endpoints.site_urls()
     return {
@@ -215,7 +212,7 @@ def api_environment(endpoints: "SandboxEndpoints") -> dict[str, str]:
 def _supervise(running: dict[str, subprocess.Popen], children: dict[str, tuple[list[str], dict[str, str]]]) -> int:
     stopping = False
 
-    def stop(signum, frame):  # noqa: ARG001 - signal handler signature
+    def stop(signum, frame):
         nonlocal stopping
         stopping = True
 

@@ -3,7 +3,7 @@
 `ensure_local_model` builds `llama-server` (once), fetches and verifies the weights (once),
 starts the server on loopback and returns a `LocalModel` whose `env()` points Deputy at it.
 Everything slow is cached in one folder that outlives the data directory and the test runs:
-`$DEPUTY_CACHE_DIR`, else `$XDG_CACHE_HOME/deputy`, else `~/.cache/deputy`:
+`$DEPUTY_CACHE_DIR`, else `$XDG_CACHE_HOME/deputy`, else `~/.cache/deputy` (`Settings.cache_path`):
 
     llama.cpp/<version>-<arch>/llama-server          the built server (15 MB; 6.5 min to build on 2 cores)
     models/qwen2.5-coder-1.5b-instruct-q4_k_m.gguf   the verified weights (1.1 GB; under a minute to fetch)
@@ -15,13 +15,12 @@ Run `python -m deputy.local_model` to start just the model server and print its 
 from __future__ import annotations
 
 import fcntl
-import os
 import shutil
 import socket
 import subprocess
 import sys
 import time
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -29,6 +28,7 @@ from pathlib import Path
 from deputy.local_model_build import BuildError, ensure_llama_server
 from deputy.local_model_server import ServerError, start_server, stop_server
 from deputy.local_model_weights import WeightsError, ensure_weights
+from deputy.settings import Settings
 
 Progress = Callable[[str], None]
 
@@ -61,14 +61,6 @@ class LocalModel:
 
     def stop(self) -> None:
         stop_server(self.process)
-
-
-def default_cache_dir(environ: Mapping[str, str]) -> Path:
-    """`$DEPUTY_CACHE_DIR`, else `$XDG_CACHE_HOME/deputy`, else `~/.cache/deputy`."""
-    if environ.get("DEPUTY_CACHE_DIR"):
-        return Path(environ["DEPUTY_CACHE_DIR"]).expanduser()
-    base = Path(environ["XDG_CACHE_HOME"]).expanduser() if environ.get("XDG_CACHE_HOME") else Path.home() / ".cache"
-    return base / "deputy"
 
 
 def ensure_local_model(
@@ -128,10 +120,10 @@ def _free_port() -> int:
 
 def main() -> int:
     """`python -m deputy.local_model`: start the local model server alone, until Ctrl+C."""
-    gguf = os.environ.get("DEPUTY_LOCAL_GGUF")
+    settings = Settings()
     try:
-        model = ensure_local_model(default_cache_dir(os.environ), lambda line: print(line, flush=True),
-                                   gguf=Path(gguf) if gguf else None)
+        model = ensure_local_model(settings.cache_path(), lambda line: print(line, flush=True),
+                                   gguf=settings.local_gguf, threads=settings.local_threads)
     except LocalModelError as exc:
         print(f"The local model could not start: {exc}", file=sys.stderr)
         return 1

@@ -79,6 +79,9 @@ CONTEXT_TOKENS = 8192
 """Room for the system prompt, a few tool schemas and a bounded transcript (agent.context)."""
 
 
+MAX_ANSWER_TOKENS = 768
+
+
 class ServerError(Exception):
     """llama-server did not start; the message says why and where its log is."""
 
@@ -94,8 +97,12 @@ def server_command(binary: Path, gguf: Path, template: Path, port: int, threads:
         # and a single slot keeps the cached prompt prefix for the next step of the goal.
         "--parallel", "1",
         "--jinja", "--chat-template-file", str(template),
-        # Low temperature: tool calls need exact names and JSON, not variety.
-        "--temp", "0.2",
+        # Greedy decoding with a fixed seed: tool calls need exact names and JSON, not variety,
+        # and the same request gets the same answer (tests and the evaluation rely on that).
+        "--temp", "0", "--seed", "42",
+        # A step's answer is one tool call or a short message; a runaway answer is cut off
+        # (and then handled as a malformed reply) instead of occupying the cores for minutes.
+        "--n-predict", str(MAX_ANSWER_TOKENS),
         "--no-webui",
     ]
 

@@ -54,6 +54,8 @@ def test_bare_json_object() -> None:
         '{"reply": {"text": "hi"}}',
         '{"name": "reply", "text": "hi"}',
         '{{"name": "reply", "arguments": {"text": "hi"}}}',
+        '{{"name": "reply", "arguments": {{"text": "hi"}}}}',
+        '<tool_call>\n{{"name": "reply", "arguments": {{"text": "hi"}}}}\n</tool_call>',
         '```python\nreply(text="hi")\n```',
         '<tool_call>\n```json\n{"name": "reply", "arguments": {"text": "hi"}}\n```\n</tool_call>',
     ],
@@ -91,6 +93,8 @@ def test_plain_answers_are_not_calls() -> None:
         '{"name": "send_email", "arguments": ["alice@example.org"]}',
         "{'name': 'send_email', 'arguments': {'to': ['alice@example.org']}}",
         '```python\nsend_email(to=recipient)\n```',
+        'Sure, here it is: <tool_call> {"name": "send_email", "arguments": {"to": ["alice@exa',
+        '{{"name": "send_email", "arguments": {{"to": ["alice@example.org"], "body": "I am',
     ],
 )
 def test_half_calls_are_failures_never_calls(text: str) -> None:

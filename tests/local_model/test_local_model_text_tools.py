@@ -6,22 +6,27 @@ calls, is exercised without the real local model.
 
 from __future__ import annotations
 
+import asyncio
 import json
 
 import pytest
 
 from agent.memory_tools import MEMORY_TOOLS
 from agent.model import ModelReply, ModelUnavailable, TokenUsage, ToolCall
-from agent.testing import FunctionModel, text, tool_call
-from agent.text_tools import FALLBACK, PREFILL, TextToolsChatModel
+from agent.testing import FunctionModel, ScriptedModelServer, text, tool_call
+from agent.text_tools import FALLBACK, PREFILL, TextToolsOptions, complete_async
+from agent.text_tools_model import TextToolsChatModel
 from agent.tool_selection import ALWAYS, keywords, select_tools
 from agent.tools import INTERNAL_TOOLS
 from connectors.default import default_catalog
+from deputy.settings import Settings
+from workers.main import build_model
 
 TOOLS = [*INTERNAL_TOOLS, *MEMORY_TOOLS, *default_catalog().tool_schemas()]
 GOAL = [{"role": "system", "content": "You are Deputy."},
         {"role": "user", "content": "email alice@example.org that I'm running late"}]
 EMAIL = {"to": ["alice@example.org"], "subject": "Running late", "body": "I'm running late."}
+FORCED = TextToolsOptions(force_tool_call=True)
 BROKEN = '{"name": "send_email", "arguments": {"to": ["alice@example.org"], "body": "I am ru'
 
 
@@ -81,7 +86,7 @@ def test_without_tools_text_is_left_alone() -> None:
     data = text('{"name": "ask", "arguments": {"x": 1}}')
     for force in (False, True):
         inner = scripted(data)
-        assert TextToolsChatModel(inner, force_tool_call=force).complete(GOAL, []) == data
+        assert TextToolsChatModel(inner, TextToolsOptions(force_tool_call=force)).complete(GOAL, []) == data
         assert inner.calls[0][0] == GOAL  # nothing added either
 
 
@@ -95,7 +100,7 @@ def test_model_errors_propagate_for_the_runner_to_retry() -> None:
 
 def test_forced_tool_call_starts_the_answer_and_completes_the_text() -> None:
     inner = scripted(text('reply", "arguments": {"text": "Paris."}}\n</tool_call>'))
-    reply = TextToolsChatModel(inner, force_tool_call=True).complete(GOAL, TOOLS)
+    reply = TextToolsChatModel(inner, FORCED).complete(GOAL, TOOLS)
     assert [(c.name, c.parsed_arguments()) for c in reply.tool_calls] == [("reply", {"text": "Paris."})]
     sent, _ = inner.calls[0]
     assert sent[:-1] == GOAL and sent[-1] == {"role": "assistant", "content": PREFILL}
@@ -103,25 +108,51 @@ def test_forced_tool_call_starts_the_answer_and_completes_the_text() -> None:
 
 def test_forced_tool_call_accepts_native_calls_and_echoed_prefixes() -> None:
     native = tool_call("reply", text="hi")
-    assert TextToolsChatModel(scripted(native), force_tool_call=True).complete(GOAL, TOOLS).tool_calls == \
+    assert TextToolsChatModel(scripted(native), FORCED).complete(GOAL, TOOLS).tool_calls == \
         native.tool_calls
     echoed = text(PREFILL + 'reply", "arguments": {"text": "hi"}}\n</tool_call>')
-    assert [c.name for c in TextToolsChatModel(scripted(echoed), force_tool_call=True).complete(GOAL, TOOLS)
+    assert [c.name for c in TextToolsChatModel(scripted(echoed), FORCED).complete(GOAL, TOOLS)
             .tool_calls] == ["reply"]
 
 
 def test_forced_tool_call_that_stops_short_is_retried_then_falls_back() -> None:
     inner = scripted(text(""), text('send_email", "arguments": {"to": ["alice@exa'))
-    reply = TextToolsChatModel(inner, force_tool_call=True).complete(GOAL, TOOLS)
+    reply = TextToolsChatModel(inner, FORCED).complete(GOAL, TOOLS)
     assert reply.tool_calls == [] and reply.content == FALLBACK
     retry, _ = inner.calls[1]
     assert retry[-1] == {"role": "assistant", "content": PREFILL}
     assert retry[-2]["content"].startswith("(Format: ") and "the whole tool call" in retry[-2]["content"]
 
 
+def test_the_asyncio_driver_follows_the_same_policy() -> None:
+    good = text(json.dumps({"name": "send_email", "arguments": EMAIL}))
+    replies, seen = [text(BROKEN), good], []
+
+    async def complete(messages, tools):
+        seen.append(messages)
+        return replies.pop(0)
+
+    reply = asyncio.run(complete_async(complete, GOAL, TOOLS, TextToolsOptions()))
+    assert [(c.name, c.parsed_arguments()) for c in reply.tool_calls] == [("send_email", EMAIL)]
+    assert len(seen) == 2 and seen[1][-1]["content"].startswith("(Format: ")
+
+
+def test_the_worker_model_is_wrapped_as_configured() -> None:
+    """What a worker builds from the settings reaches a real HTTP endpoint with few tools and a forced call."""
+    with ScriptedModelServer(lambda request: text('reply", "arguments": {"text": "Paris."}}\n</tool_call>')) as server:
+        settings = Settings(OPENAI_BASE_URL=server.base_url, DEPUTY_MODEL="planner", DEPUTY_HELPER_MODEL="helper",
+                            DEPUTY_MAX_TOOLS="5", DEPUTY_FORCE_TOOL_CALL="true")
+        reply = build_model(settings).complete(GOAL, TOOLS)
+        build_model(settings, helper=True).complete(GOAL, TOOLS)
+        planner, helper = server.requests
+    assert [(c.name, c.parsed_arguments()) for c in reply.tool_calls] == [("reply", {"text": "Paris."})]
+    assert len(planner.tools) == 5 and planner.messages[-1] == {"role": "assistant", "content": PREFILL}
+    assert (planner.model, helper.model) == ("planner", "helper")
+
+
 def test_max_tools_limits_what_the_model_is_shown() -> None:
     inner = scripted(text("ok"))
-    TextToolsChatModel(inner, max_tools=8).complete(GOAL, TOOLS)
+    TextToolsChatModel(inner, TextToolsOptions(max_tools=8)).complete(GOAL, TOOLS)
     _, shown = inner.calls[0]
     assert len(shown) == 8
     assert {"reply", "update_plan", "remember", "send_email"} <= set(names(shown))
@@ -136,7 +167,7 @@ def test_without_a_limit_every_tool_is_offered() -> None:
 def test_a_call_to_a_tool_that_was_not_offered_still_parses() -> None:
     # The runner knows every tool; the limit only shapes the prompt.
     inner = scripted(text('{"name": "search_web", "arguments": {"query": "weather"}}'))
-    reply = TextToolsChatModel(inner, max_tools=3).complete(GOAL, TOOLS)
+    reply = TextToolsChatModel(inner, TextToolsOptions(max_tools=3)).complete(GOAL, TOOLS)
     assert [c.name for c in reply.tool_calls] == ["search_web"]
 
 
