@@ -171,8 +171,8 @@ class DeputyStack:
             DEPUTY_VAULT_KEY="test-vault-key-" + os.urandom(8).hex(),
             TELEGRAM_API_BASE=f"{self.chat_url}/bot",
             PYTHONUNBUFFERED="1",
-            **(extra_env or {}),
         )
+        env.update(extra_env or {})  # may override the defaults above (a real model's name and timeout)
         self._env = env
         self._smtp = smtp or {}
         self._worker_count = workers

@@ -8,7 +8,6 @@ it over HTTP through `TextToolsChatModel`, exactly as under `deputy run`.
 
 from __future__ import annotations
 
-import os
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -18,8 +17,7 @@ import pytest
 
 from agent.model import ModelReply, OpenAIChatModel
 from agent.testing import ChatRequest, ScriptedModelServer
-from agent.text_tools import TextToolsChatModel
-from deputy.local_model import MODEL_TIMEOUT, LocalModel, LocalModelError, default_cache_dir, ensure_local_model
+from deputy.local_model import MODEL_TIMEOUT, LocalModel, LocalModelError, ensure_local_model
 from deputy.settings import Settings
 from deputy.testing import DeputyStack, RedisServer
 
@@ -37,28 +35,19 @@ def _progress(line: str) -> None:
 @pytest.fixture(scope="module")
 def local_model(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LocalModel]:
     try:
-        model = ensure_local_model(default_cache_dir(os.environ), _progress, work_dir=tmp_path_factory.mktemp("llama"))
+        model = ensure_local_model(Settings().cache_path(), _progress, work_dir=tmp_path_factory.mktemp("llama"))
     except LocalModelError as exc:
         pytest.fail(f"the local model could not be set up: {exc}")
     yield model
     model.stop()
 
 
-def _start_stack(
-    redis_url: str, model: LocalModel, model_url: str, workdir: Path, smtp_env: dict[str, str]
-) -> DeputyStack:
-    # The worker builds its model from the same settings as under `deputy run`.
-    small = {k: v for k, v in model.env().items() if k in ("DEPUTY_MAX_TOOLS", "DEPUTY_FORCE_TOOL_CALL")}
-    from workers.main import build_model
-
-    assert isinstance(build_model(Settings(**small)), TextToolsChatModel), (
-        "workers.main.build_model must wrap the model in agent.text_tools.TextToolsChatModel "
-        "(with DEPUTY_MAX_TOOLS and DEPUTY_FORCE_TOOL_CALL from the settings)"
-    )
-    stack = DeputyStack(redis_url, model_url, workdir, smtp=smtp_env, extra_env=small)
-    # DeputyStack pins a 30 s model timeout for scripted models; the local model's first step needs more.
-    stack._env["DEPUTY_MODEL_TIMEOUT"] = str(MODEL_TIMEOUT)
-    return stack.start()
+def _start_stack(redis_url: str, model: LocalModel, model_url: str, workdir: Path,
+                 smtp_env: dict[str, str]) -> DeputyStack:
+    # The worker gets the same model settings as under `deputy run` (few tools, forced tool calls,
+    # a timeout long enough for a first step on busy cores), only the URL may point elsewhere.
+    env = {**model.env(), "OPENAI_BASE_URL": model_url}
+    return DeputyStack(redis_url, model_url, workdir, smtp=smtp_env, extra_env=env).start()
 
 
 @pytest.fixture

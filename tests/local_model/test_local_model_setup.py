@@ -12,10 +12,11 @@ import sys
 import zipfile
 from pathlib import Path
 
+import httpx
 import jinja2
 import pytest
 
-from deputy.local import free_port
+from deputy.local import _start_brain, free_port
 from deputy.local_model import LocalModelError, ensure_local_model
 from deputy.local_model_build import _percent, cmake_flags, runtime_dir
 from deputy.local_model_server import CHAT_TEMPLATE, ServerError, server_command, start_server, stop_server
@@ -169,3 +170,24 @@ def test_own_gguf_and_failures_are_plain_errors(tmp_path: Path) -> None:
         assert any("Starting the local model" in line for line in lines)
     finally:
         model.stop()
+
+
+def test_deputy_run_points_the_worker_at_the_local_model_or_falls_back_to_the_demo_brain(tmp_path: Path) -> None:
+    runtime_dir(tmp_path).mkdir(parents=True)
+    fake_binary(runtime_dir(tmp_path) / "llama-server", FAKE_SERVER)
+    (tmp_path / "mine.gguf").write_bytes(b"GGUF")
+    settings = Settings(DEPUTY_CACHE_DIR=str(tmp_path), DEPUTY_LOCAL_GGUF=str(tmp_path / "mine.gguf"))
+    env, notes = {"DEPUTY_MAX_TOOLS": "5"}, []
+    brain = _start_brain(settings, env, notes)
+    try:
+        assert httpx.get(env["OPENAI_BASE_URL"].removesuffix("/v1") + "/health").status_code == 200
+        assert env["OPENAI_BASE_URL"].startswith("http://127.0.0.1:") and env["DEPUTY_MODEL"] == "mine"
+        assert env["DEPUTY_FORCE_TOOL_CALL"] == "true" and env["DEPUTY_MAX_TOOLS"] == "5"  # the user's choice wins
+        assert "local (llama.cpp" in notes[0]
+    finally:
+        brain.stop()
+
+    missing = Settings(DEPUTY_CACHE_DIR=str(tmp_path), DEPUTY_LOCAL_GGUF=str(tmp_path / "missing.gguf"))
+    env, notes = {}, []
+    _start_brain(missing, env, notes).stop()
+    assert "demo brain" in notes[0] and "DEPUTY_FORCE_TOOL_CALL" not in env
