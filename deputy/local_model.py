@@ -68,7 +68,7 @@ def ensure_local_model(
     progress: Progress,
     gguf: Path | None = None,
     port: int | None = None,
-    threads: int = 2,
+    threads: int = 1,
     work_dir: Path | None = None,
 ) -> LocalModel:
     """Build, fetch and start what is missing, then return the running local model.

@@ -35,7 +35,9 @@ def _progress(line: str) -> None:
 @pytest.fixture(scope="module")
 def local_model(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LocalModel]:
     try:
-        model = ensure_local_model(Settings().cache_path(), _progress, work_dir=tmp_path_factory.mktemp("llama"))
+        settings = Settings()
+        model = ensure_local_model(settings.cache_path(), _progress, threads=settings.local_threads,
+                                   work_dir=tmp_path_factory.mktemp("llama"))
     except LocalModelError as exc:
         pytest.fail(f"the local model could not be set up: {exc}")
     yield model
