@@ -5,7 +5,7 @@ starts the server on loopback and returns a `LocalModel` whose `env()` points De
 Everything slow is cached in one folder that outlives the data directory and the test runs:
 `$DEPUTY_CACHE_DIR`, else `$XDG_CACHE_HOME/deputy`, else `~/.cache/deputy` (`Settings.cache_path`):
 
-    llama.cpp/<version>-<arch>/llama-server          the built server (15 MB; 6.5 min to build on 2 cores)
+    llama.cpp/<version>-<arch>/llama-server          the built server (15 MB; 6.5 min to build on 2 idle cores, 18 on busy ones)
     models/qwen2.5-coder-1.5b-instruct-q4_k_m.gguf   the verified weights (1.1 GB; under a minute to fetch)
 
 `DEPUTY_LOCAL_GGUF=/path/model.gguf` uses the user's own model file instead of fetching one.
@@ -36,9 +36,11 @@ MAX_TOOLS = 8
 """Tools offered per step to the local model (`DEPUTY_MAX_TOOLS`): small models choose better from few."""
 
 MODEL_TIMEOUT = 80
-"""Seconds per model answer (`DEPUTY_MODEL_TIMEOUT`): a new goal's prompt is read at ~60 tokens/s on
-2 cores (about 20 s), slower when other work shares the cores. Kept well under RQ's 180 s job
-timeout, so a slow answer is retried by the runner instead of the step being killed."""
+"""Seconds per model answer (`DEPUTY_MODEL_TIMEOUT`). A new goal's prompt (~1,300 tokens) is read at
+~60 tokens/s on 2 idle cores (about 20 s) but at 10-18 tokens/s when other work shares them (up to
+two minutes). The client's one retry after a timeout costs little: llama-server keeps the prompt it
+has read so far in its cache, so the retry only reads the rest. Two tries stay under RQ's 180 s job
+timeout, so a step is retried by the runner rather than killed."""
 
 
 class LocalModelError(Exception):
