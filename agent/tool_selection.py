@@ -19,11 +19,12 @@ ALWAYS = ("reply", "update_plan", "remember")
 _WORD = re.compile(r"[a-z0-9]+")
 _EMAIL = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
 _URL = re.compile(r"https?://|www\.|\b[\w-]+\.(?:com|org|net|io|dev)\b")
-_STOP = frozenset(
-    "a an and are as at be by can do for from get go has have how i if in is it its me my of on or our please "
-    "so that the their them then there this to up us was we what when where which who will with you your "
-    "one some any all not no new".split()
-)
+_STOP = frozenset({
+    "a", "an", "and", "are", "as", "at", "be", "by", "can", "do", "for", "from", "get", "go", "has", "have",
+    "how", "i", "if", "in", "is", "it", "its", "me", "my", "of", "on", "or", "our", "please", "so", "that",
+    "the", "their", "them", "then", "there", "this", "to", "up", "us", "was", "we", "what", "when", "where",
+    "which", "who", "will", "with", "you", "your", "one", "some", "any", "all", "not", "no", "new"
+})
 # Everyday words mapped to the words tool names and descriptions use.
 _SYNONYMS_TEXT = {
     "mail": "email", "inbox": "email search", "wrote": "email search", "sent": "email", "write": "email",

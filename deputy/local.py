@@ -2,7 +2,8 @@
 
 Whatever is not configured is started locally: Redis (with AOF, in the data directory),
 the chat emulator (instead of Telegram), the sandbox mail server (instead of a real mail
-account) and the demo brain (instead of a model). Then the bot, an agent worker, the model
+account) and a local model (llama.cpp, see `deputy.local_model`; the rule-based demo brain
+if it is turned off or cannot start) instead of a hosted one. Then the bot, an agent worker, the model
 gateway and the executor run as separate processes, each given only the settings it needs: the executor
 gets the mail password, the agent worker never does. Crashed processes are restarted.
 """
@@ -119,13 +120,7 @@ def run_local(settings: Settings) -> int:
                          f"(`deputy sandbox --json` lists them); mail for {endpoints.demo_address} is readable over IMAP")
 
         if settings.openai_api_key is None and not settings.openai_base_url:
-            from agent.testing import ScriptedModelServer, function_responder
-            from sandbox.demo_brain import NAME, demo_reply
-
-            brain = ScriptedModelServer(function_responder(demo_reply), model_name=NAME).start()
-            base_env["OPENAI_BASE_URL"] = brain.base_url
-            base_env["DEPUTY_MODEL"] = NAME
-            notes.append("Model: the built-in demo brain (set OPENAI_API_KEY or OPENAI_BASE_URL for a real model)")
+            brain = _start_brain(settings, base_env, notes)
 
         # Model calls go through the model gateway unless the operator turned it off.
         base_env.setdefault("DEPUTY_MODEL_GATEWAY", "on")
@@ -168,7 +163,36 @@ def run_local(settings: Settings) -> int:
             brain.stop()
 
 
-def sandbox_environment(endpoints: "SandboxEndpoints") -> dict[str, str]:
+def _start_brain(settings: Settings, base_env: dict[str, str], notes: list[str]):
+    """The local model (llama.cpp), or the rule-based demo brain if it is off or cannot start."""
+    from deputy.local_model import LocalModelError, ensure_local_model
+
+    if settings.local_model:
+        try:
+            model = ensure_local_model(settings.cache_path(), lambda line: print(line, flush=True),
+                                       gguf=settings.local_gguf, threads=settings.local_threads)
+        except LocalModelError as exc:
+            print(f"The local model could not start: {exc}\nUsing the built-in demo brain instead, which only "
+                  "understands “email <address> that <message>”.", flush=True)
+        else:
+            for key, value in model.env().items():
+                # The user's own DEPUTY_MAX_TOOLS / DEPUTY_MODEL_TIMEOUT win over the local model's defaults.
+                if key in ("OPENAI_BASE_URL", "DEPUTY_MODEL") or key not in base_env:
+                    base_env[key] = value
+            notes.append(f"Model: {model.model}, local (llama.cpp on 127.0.0.1; set OPENAI_API_KEY or "
+                         "OPENAI_BASE_URL for a hosted model)")
+            return model
+    from agent.testing import ScriptedModelServer, function_responder
+    from sandbox.demo_brain import NAME, demo_reply
+
+    brain = ScriptedModelServer(function_responder(demo_reply), model_name=NAME).start()
+    base_env["OPENAI_BASE_URL"] = brain.base_url
+    base_env["DEPUTY_MODEL"] = NAME
+    notes.append("Model: the built-in demo brain (set OPENAI_API_KEY or OPENAI_BASE_URL for a real model)")
+    return brain
+
+
+def sandbox_environment(endpoints: SandboxEndpoints) -> dict[str, str]:
     """The executor's default accounts: the sandbox demo user's mail and calendar."""
     env = {
         "DEPUTY_SMTP_HOST": endpoints.smtp_host, "DEPUTY_SMTP_PORT": str(endpoints.smtp_port),
@@ -184,8 +208,8 @@ def sandbox_environment(endpoints: "SandboxEndpoints") -> dict[str, str]:
     return env
 
 
-def api_environment(endpoints: "SandboxEndpoints") -> dict[str, str]:
-    """The sandbox sites as OpenAPI services and the sandbox search as the web search, behind the egress guard."""
+def api_environment(endpoints: SandboxEndpoints) -> dict[str, str]:
+    """The sandbox sites as OpenAPI services, and the sandbox search as the web search, behind the egress guard."""
     sites = endpoints.site_urls()
     # The sandbox mail and calendar servers too, so a user may also connect them as their own account.
     servers = [f"{endpoints.smtp_host}:{endpoints.smtp_port}", f"{endpoints.imap_host}:{endpoints.imap_port}"]
@@ -204,7 +228,7 @@ def api_environment(endpoints: "SandboxEndpoints") -> dict[str, str]:
 def _supervise(running: dict[str, subprocess.Popen], children: dict[str, tuple[list[str], dict[str, str]]]) -> int:
     stopping = False
 
-    def stop(signum, frame):  # noqa: ARG001 - signal handler signature
+    def stop(signum, frame):
         nonlocal stopping
         stopping = True
 

@@ -16,6 +16,8 @@ from redis.asyncio import BlockingConnectionPool
 from redis.asyncio import Redis as AsyncRedis
 
 from agent.async_model import HttpChatModel
+from agent.text_tools import TextToolsOptions
+from agent.text_tools_model import AsyncTextToolsChatModel
 from deputy.settings import Settings
 from workers.dispatch import RQDispatch
 from workers.gateway import GatewayConfig, ModelGateway
@@ -51,7 +53,11 @@ async def _serve(settings: Settings) -> None:
     for sig in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(sig, stop.set)
     async with aiohttp.ClientSession(connector=connector) as session:
-        model = HttpChatModel(session, base_url, settings.model, key, settings.model_timeout)
+        # Local models write tool calls as text, and small ones choose better from few tools (agent.text_tools).
+        model = AsyncTextToolsChatModel(
+            HttpChatModel(session, base_url, settings.model, key, settings.model_timeout),
+            TextToolsOptions(max_tools=settings.max_tools, force_tool_call=settings.force_tool_call),
+        )
         gateway = ModelGateway(redis, model, dispatch.step, config, consumer)
         log.info("model gateway %s: up to %d model calls in flight to %s", consumer, config.concurrency, provider)
         await gateway.run(stop)

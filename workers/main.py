@@ -18,10 +18,12 @@ from rq.serializers import JSONSerializer
 from agent.check_budget import CheckBudget
 from agent.goals import GoalStatus, GoalStore
 from agent.memory_tools import MemoryTools
-from agent.model import OpenAIChatModel
+from agent.model import ChatModel, OpenAIChatModel
 from agent.model_requests import ModelRequests
 from agent.reading import injection_scanner
 from agent.runner import GoalRunner, RunnerLimits
+from agent.text_tools import TextToolsOptions
+from agent.text_tools_model import TextToolsChatModel
 from connectors.calendar import CalDavAccount, CalendarRunners
 from connectors.custom import CustomConnectors, UserCatalogs
 from connectors.email import SmtpAccount
@@ -66,15 +68,18 @@ LEASE_SECONDS = 3.0
 WATCHDOG_INTERVAL = 1.0
 
 
-def build_model(settings: Settings) -> OpenAIChatModel:
+def build_model(settings: Settings, helper: bool = False) -> ChatModel:
+    """The planner model, or with `helper` the (possibly cheaper) model for helper tasks."""
     key = settings.openai_api_key.get_secret_value() if settings.openai_api_key else "no-key-needed"
-    client = openai.OpenAI(
-        api_key=key, base_url=settings.openai_base_url, timeout=settings.model_timeout, max_retries=1
-    )
+    base_url = (settings.helper_base_url or settings.openai_base_url) if helper else settings.openai_base_url
+    client = openai.OpenAI(api_key=key, base_url=base_url, timeout=settings.model_timeout, max_retries=1)
     # `client.chat` imports the SDK's chat modules on first use. Touched here, in the worker's
     # parent, so work horses forked per job inherit them instead of importing them every step.
     assert client.chat.completions is not None
-    return OpenAIChatModel(client, settings.model)
+    model = OpenAIChatModel(client, settings.helper_model_name() if helper else settings.model)
+    # Local models write tool calls as text, and small ones choose better from few tools (agent.text_tools).
+    return TextToolsChatModel(model, TextToolsOptions(max_tools=settings.max_tools,
+                                                      force_tool_call=settings.force_tool_call))
 
 
 def build_runner(redis: Redis, settings: Settings, apis: list) -> GoalRunner:
@@ -244,7 +249,7 @@ def serve(settings: Settings, role: str, burst: bool = False) -> None:
     apis = imported_apis(settings)
     if role == "agent":
         context.runner = build_runner(redis, settings, apis)
-        context.rule_proposer = RuleProposer(build_model(settings), RuleStore(redis), Outbox(redis))
+        context.rule_proposer = RuleProposer(build_model(settings, helper=True), RuleStore(redis), Outbox(redis))
         queue_name = AGENT_QUEUE
     else:
         web = web_connector(settings, redis, Vault(settings.vault_path, settings.vault_key_value(), redis))

@@ -16,7 +16,9 @@ from deputy.testing import ChatUser, wait_for
 def test_deputy_run_with_nothing_configured_sends_an_approved_email(tmp_path: Path) -> None:
     port = free_port()
     env = {k: v for k, v in os.environ.items() if not k.startswith(("DEPUTY_", "TELEGRAM_", "OPENAI_", "REDIS_"))}
-    env.update(DEPUTY_CHAT_PORT=str(port), DEPUTY_DATA_DIR=str(tmp_path / "data"), PYTHONUNBUFFERED="1")
+    # The rule-based demo brain: this checks the plumbing; tests/local_model runs the local model itself.
+    env.update(DEPUTY_CHAT_PORT=str(port), DEPUTY_DATA_DIR=str(tmp_path / "data"), PYTHONUNBUFFERED="1",
+               DEPUTY_LOCAL_MODEL="off")
     log = tmp_path / "run.log"
     with open(log, "wb") as out:
         process = subprocess.Popen(

@@ -1,0 +1,62 @@
+"""The model evaluation (bench.model_eval) judges fairly: checked with scripted models."""
+
+from __future__ import annotations
+
+import io
+
+from agent.memory_tools import MEMORY_TOOLS
+from agent.testing import FunctionModel, text, tool_call
+from agent.tools import INTERNAL_TOOLS
+from bench.model_eval import CASES, PLAIN, attempt, judge, run
+from connectors.default import default_catalog
+
+EMAIL = CASES[0]  # "Email alice@example.org that I'm running late"
+CAPITAL = next(c for c in CASES if "France" in c.goal)
+DENTIST = next(c for c in CASES if "dentist" in c.goal)
+
+
+def test_there_are_at_least_twenty_goals_and_every_expected_tool_exists() -> None:
+    names = {t["function"]["name"] for t in [*INTERNAL_TOOLS, *MEMORY_TOOLS, *default_catalog().tool_schemas()]}
+    assert len(CASES) >= 20
+    for case in CASES:
+        assert case.tools <= names | {PLAIN}, case.goal
+
+
+def test_the_right_tool_with_valid_arguments_passes() -> None:
+    ok, _ = judge(EMAIL, tool_call("send_email", to=["alice@example.org"], subject="Late", body="I'm running late"))
+    assert ok
+
+
+def test_invalid_arguments_a_wrong_tool_or_a_wrong_value_fail() -> None:
+    assert not judge(EMAIL, tool_call("send_email", to=["alice@example.org"]))[0]  # no subject or body
+    assert not judge(EMAIL, tool_call("draft_email", to=["alice@example.org"], subject="Late", body="late"))[0]
+    assert not judge(EMAIL, tool_call("send_email", to=["bob@example.org"], subject="Late", body="late"))[0]
+    assert not judge(EMAIL, text("I'll email Alice."))[0]
+
+
+def test_a_plain_question_passes_with_a_plain_answer_or_a_reply() -> None:
+    assert judge(CAPITAL, text("It's Paris."))[0]
+    assert judge(CAPITAL, tool_call("reply", text="Paris"))[0]
+    assert not judge(CAPITAL, text("Lyon"))[0]
+    assert not judge(CAPITAL, tool_call("search_web", query="capital of France"))[0]
+
+
+def test_an_opening_plan_is_skipped_and_a_validation_error_gets_one_correction() -> None:
+    replies = [
+        tool_call("update_plan", steps=[{"title": "Add it"}]),
+        tool_call("create_event", title="Dentist", start="2026-12-03T09:00", end="2026-12-03T09:00"),
+        tool_call("create_event", title="Dentist", start="2026-12-03T09:00", duration_minutes=30),
+    ]
+    model = FunctionModel(lambda messages, tools: replies.pop(0))
+    first, fixed, _ = attempt(model, [], DENTIST)
+    assert (first, fixed) == (False, True)
+    assert "end must be after start" in model.calls[2][0][-1]["content"]  # the runner's own error text
+
+
+def test_run_prints_every_goal_and_the_score() -> None:
+    out = io.StringIO()
+    assert run(FunctionModel(lambda messages, tools: text("Paris, 366")), CASES, out) == 2
+    lines = out.getvalue().splitlines()
+    assert sum(line.split()[1] in ("PASS", "FAIL", "FIXED") for line in lines if line[:3].strip().rstrip(".").isdigit()) \
+        == len(CASES)
+    assert f"Score: 2/{len(CASES)}" in out.getvalue()
