@@ -1,5 +1,7 @@
 """A model that keeps writing broken tool calls, through the real chat stack (scripted, deterministic).
 
+Both model paths read text tool calls alike: workers calling the model inline, and the model gateway.
+
 The worker is configured exactly as for the local model (`DEPUTY_FORCE_TOOL_CALL`,
 `DEPUTY_MAX_TOOLS`); the scripted server stands in for a small model that cuts its calls off.
 `test_local_model_chat.py` shows the real model recovering after one such reply.
@@ -10,6 +12,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from agent.testing import ChatRequest, ScriptedModelServer, text
 from agent.text_tools import FALLBACK, PREFILL
 from deputy.testing import DeputyStack, RedisServer
@@ -19,8 +23,9 @@ WHOLE = 'send_email", "arguments": ' + json.dumps(
     {"to": ["alice@example.org"], "subject": "Running late", "body": "I'm running late."}) + "}\n</tool_call>"
 
 
+@pytest.mark.parametrize("gateway", [False, True], ids=["inline", "gateway"])
 def test_broken_calls_twice_ask_the_user_and_nothing_half_read_runs(
-    redis_server: RedisServer, redis, smtp_env: dict[str, str], tmp_path: Path
+    redis_server: RedisServer, redis, smtp_env: dict[str, str], tmp_path: Path, gateway: bool
 ) -> None:
     answers = [CUT_OFF, CUT_OFF, WHOLE]
 
@@ -29,7 +34,7 @@ def test_broken_calls_twice_ask_the_user_and_nothing_half_read_runs(
         return text(answers.pop(0) if answers else 'reply", "arguments": {"text": "Done."}}\n</tool_call>')
 
     with ScriptedModelServer(respond) as model:
-        stack = DeputyStack(redis_server.url, model.base_url, tmp_path / "stack", smtp=smtp_env,
+        stack = DeputyStack(redis_server.url, model.base_url, tmp_path / "stack", smtp=smtp_env, gateway=gateway,
                             extra_env={"DEPUTY_FORCE_TOOL_CALL": "true", "DEPUTY_MAX_TOOLS": "8"}).start()
         try:
             user = stack.user(201, "Kim")
