@@ -221,38 +221,52 @@ def run(workdir: Path, plan: Plan = Plan()) -> FrontendReport:
     return asyncio.run(_run(workdir, plan))
 
 
+class BotUnderTest:
+    """One bot process polling its own in-process emulator (`Probe`), warmed up."""
+
+    def __init__(self, bot: str, redis_url: str, processes: Processes) -> None:
+        self.bot, self._redis_url, self._processes = bot, redis_url, processes
+        self.probe = Probe()
+
+    async def __aenter__(self) -> BotUnderTest:
+        await self.probe.start()
+        module, args = BOTS[self.bot]
+        env = deputy_env(self._redis_url, "http://127.0.0.1:9/v1", self._processes.workdir,
+                         TELEGRAM_API_BASE=self.probe.api_base)
+        self.process = self._processes.start(self.bot, module, args, env)
+        try:
+            await self.probe.wait_polling()
+            await sequential(self.probe, 20, user=999_999)  # warm-up: connections, imports, caches
+        except BaseException:
+            await self.__aexit__()
+            raise
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        self._processes.stop(self.bot)
+        await self.probe.stop()
+
+
 async def _run(workdir: Path, plan: Plan) -> FrontendReport:
     report = FrontendReport()
     redis_server = RedisServer(workdir / "redis").start()
     processes = Processes(workdir / "procs")
     try:
         redis = redis_server.client()
-        bots = [b for b in BOTS if plan.rate_limited or "rate limiter" not in b]
-        for bot in bots:
-            module, args = BOTS[bot]
-            probe = Probe()
-            await probe.start()
-            env = deputy_env(redis_server.url, "http://127.0.0.1:9/v1", processes.workdir,
-                             TELEGRAM_API_BASE=probe.api_base)
-            process = processes.start(bot, module, args, env)
-            try:
-                await probe.wait_polling()
-                await sequential(probe, 20, user=999_999)  # warm-up: connections, imports, caches
+        for bot in [b for b in BOTS if plan.rate_limited or "rate limiter" not in b]:
+            async with BotUnderTest(bot, redis_server.url, processes) as under_test:
                 jobs_before = Queue(AGENT_QUEUE, connection=redis).count
-                cpu_before = cpu_seconds([process.pid])
+                cpu_before = cpu_seconds([under_test.process.pid])
                 commands_before = _commands(redis)
                 messages = 0
-                for load, samples in await _loads(probe, plan, "rate limiter" in bot):
+                for load, samples in await _loads(under_test.probe, plan, "rate limiter" in bot):
                     messages += len(samples)
                     report.rows.append(Row(bot, load, Summary.of([s.handled for s in samples]),
                                            Summary.of([s.end_to_end for s in samples])))
-                report.cpu_ms[bot] = (cpu_seconds([process.pid]) - cpu_before) / max(messages, 1) * 1e3
+                report.cpu_ms[bot] = (cpu_seconds([under_test.process.pid]) - cpu_before) / max(messages, 1) * 1e3
                 report.redis_commands[bot] = (_commands(redis) - commands_before) / max(messages, 1)
                 if bot.startswith("deputy"):
                     report.enqueued[bot] = (Queue(AGENT_QUEUE, connection=redis).count - jobs_before, messages)
-            finally:
-                processes.stop(bot)
-                await probe.stop()
     finally:
         processes.stop()
         redis_server.stop()

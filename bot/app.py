@@ -20,6 +20,7 @@ from bot.account_handlers import AccountHandlers
 from bot.handlers import Handlers
 from bot.outbox_consumer import OutboxConsumer
 from bot.services import BotServices
+from bot.updates import PerChatOrder
 
 COMMANDS = [
     BotCommand("start", "Introduce yourself"),
@@ -47,7 +48,7 @@ def build_application(
     rate_limit: bool = True,
 ) -> Application:
     """The bot: handlers plus the outbox consumer, started and stopped with the application."""
-    builder = Application.builder().token(token).concurrent_updates(64)
+    builder = Application.builder().token(token).concurrent_updates(PerChatOrder())
     if api_base:
         base = api_base.rstrip("/")
         builder = builder.base_url(base).base_file_url(base.replace("/bot", "/file/bot", 1))

@@ -58,8 +58,9 @@ class Inflight:
         self._redis = redis
         self._replace = redis.register_script(_REPLACE)
 
-    def register(self, registration: Registration) -> None:
-        self._redis.hset(_UNITS, registration.unit, registration.model_dump_json())
+    def register(self, registration: Registration, pipeline: Any = None) -> None:
+        """Record which job should do the unit (on `pipeline`, sync or asyncio, when given)."""
+        (self._redis if pipeline is None else pipeline).hset(_UNITS, registration.unit, registration.model_dump_json())
 
     def get(self, unit: str) -> Registration | None:
         raw = self._redis.hget(_UNITS, unit)
