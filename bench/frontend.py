@@ -224,13 +224,14 @@ def run(workdir: Path, plan: Plan = Plan()) -> FrontendReport:
 class BotUnderTest:
     """One bot process polling its own in-process emulator (`Probe`), warmed up."""
 
-    def __init__(self, bot: str, redis_url: str, processes: Processes) -> None:
-        self.bot, self._redis_url, self._processes = bot, redis_url, processes
+    def __init__(self, bot: str, redis_url: str, processes: Processes, extra_args: tuple[str, ...] = ()) -> None:
+        self.bot, self._redis_url, self._processes, self._extra = bot, redis_url, processes, list(extra_args)
         self.probe = Probe()
 
     async def __aenter__(self) -> BotUnderTest:
         await self.probe.start()
         module, args = BOTS[self.bot]
+        args = [*args, *self._extra]
         env = deputy_env(self._redis_url, "http://127.0.0.1:9/v1", self._processes.workdir,
                          TELEGRAM_API_BASE=self.probe.api_base)
         self.process = self._processes.start(self.bot, module, args, env)

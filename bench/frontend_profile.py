@@ -102,7 +102,7 @@ async def _run(workdir: Path, users: int, seconds: float, think: float) -> BotPr
     spy = py_spy()
     try:
         async with BotUnderTest("deputy", redis_server.url, processes) as bot:
-            out = processes.workdir / "bot-py-spy.txt"
+            out = processes.workdir / "bot-py-spy.txt"  # kept when DEPUTY_BENCH_KEEP is set
             recorder = None
             if spy is not None:
                 recorder = subprocess.Popen(

@@ -7,7 +7,6 @@ import asyncio
 import redis.asyncio as aioredis
 from telegram import BotCommand, Update
 from telegram.ext import (
-    AIORateLimiter,
     Application,
     CallbackQueryHandler,
     CommandHandler,
@@ -20,7 +19,7 @@ from bot.account_handlers import AccountHandlers
 from bot.handlers import Handlers
 from bot.outbox_consumer import OutboxConsumer
 from bot.services import BotServices
-from bot.updates import PerChatOrder
+from bot.updates import application_builder
 
 COMMANDS = [
     BotCommand("start", "Introduce yourself"),
@@ -48,12 +47,7 @@ def build_application(
     rate_limit: bool = True,
 ) -> Application:
     """The bot: handlers plus the outbox consumer, started and stopped with the application."""
-    builder = Application.builder().token(token).concurrent_updates(PerChatOrder())
-    if api_base:
-        base = api_base.rstrip("/")
-        builder = builder.base_url(base).base_file_url(base.replace("/bot", "/file/bot", 1))
-    if rate_limit:
-        builder = builder.rate_limiter(AIORateLimiter(max_retries=3))
+    builder = application_builder(token, api_base, rate_limit)
     outbox_task: dict[str, asyncio.Task] = {}
 
     async def post_init(app: Application) -> None:

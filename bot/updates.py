@@ -1,10 +1,16 @@
-"""How the bot processes updates: many chats at once, each chat's updates in the order they came.
+"""How the bot runs python-telegram-bot: many chats at once, each chat's updates in order.
 
 The handlers await Redis and the Bot API, so while one update waits another can run:
-python-telegram-bot's concurrent processing lets the bot serve hundreds of users at once.
-But two messages from the same person must not overtake each other (an answer to a
-question, then a new goal; Edit pressed, then the change): updates of one chat wait for
-the one before them, updates of different chats do not wait for each other.
+PTB's concurrent processing lets the bot serve hundreds of users at once. But two
+messages from the same person must not overtake each other (an answer to a question,
+then a new goal; Edit pressed, then the change): updates of one chat wait for the one
+before them, updates of different chats do not wait for each other.
+
+Concurrency is bounded and the Bot API connection pool kept small: httpx's pool does work
+proportional to its open connections on every request (an expiry check, with a system
+call, per idle connection), so with PTB's default of 256 connections every request gets
+slower once a burst has opened many of them. A few dozen updates in flight already keep
+the CPU busy: a handler's waits (two Redis round trips, one Bot API call) are short.
 """
 
 from __future__ import annotations
@@ -14,11 +20,25 @@ from collections.abc import Awaitable
 from typing import Any
 
 from telegram import Update
-from telegram.ext import BaseUpdateProcessor
+from telegram.ext import AIORateLimiter, ApplicationBuilder, BaseUpdateProcessor
 
-# Enough to have a whole getUpdates batch (up to 100 updates) in flight, with room for the
-# outbox's sends; each waiting update costs a task and a little memory, not a thread.
-MAX_CONCURRENT_UPDATES = 256
+MAX_CONCURRENT_UPDATES = 32
+# A Bot API call takes a few milliseconds, so a few connections carry hundreds of calls per
+# second; a call that finds them all busy waits its turn (up to POOL_TIMEOUT seconds).
+CONNECTION_POOL_SIZE = 8
+POOL_TIMEOUT = 30.0
+
+
+def application_builder(token: str, api_base: str | None = None, rate_limit: bool = True) -> ApplicationBuilder:
+    """PTB configured as Deputy runs it (the front-end benchmark's echo baseline uses it too)."""
+    builder = (ApplicationBuilder().token(token).concurrent_updates(PerChatOrder())
+               .connection_pool_size(CONNECTION_POOL_SIZE).pool_timeout(POOL_TIMEOUT))
+    if api_base:
+        base = api_base.rstrip("/")
+        builder = builder.base_url(base).base_file_url(base.replace("/bot", "/file/bot", 1))
+    if rate_limit:
+        builder = builder.rate_limiter(AIORateLimiter(max_retries=3))
+    return builder
 
 
 class PerChatOrder(BaseUpdateProcessor):
