@@ -207,6 +207,7 @@ class Plan:
     bursts: tuple[tuple[int, int], ...] = ((50, 3), (500, 2))
     limited_bursts: tuple[tuple[int, int], ...] = ((50, 1), (500, 1))
     rate_limited: bool = True
+    warmup: int = 20  # messages sent to each bot before measuring
 
 
 BOTS = {
@@ -224,8 +225,10 @@ def run(workdir: Path, plan: Plan = Plan()) -> FrontendReport:
 class BotUnderTest:
     """One bot process polling its own in-process emulator (`Probe`), warmed up."""
 
-    def __init__(self, bot: str, redis_url: str, processes: Processes, extra_args: tuple[str, ...] = ()) -> None:
+    def __init__(self, bot: str, redis_url: str, processes: Processes, extra_args: tuple[str, ...] = (),
+                 warmup: int = 20) -> None:
         self.bot, self._redis_url, self._processes, self._extra = bot, redis_url, processes, list(extra_args)
+        self._warmup = warmup
         self.probe = Probe()
 
     async def __aenter__(self) -> BotUnderTest:
@@ -237,7 +240,7 @@ class BotUnderTest:
         self.process = self._processes.start(self.bot, module, args, env)
         try:
             await self.probe.wait_polling()
-            await sequential(self.probe, 20, user=999_999)  # warm-up: connections, imports, caches
+            await sequential(self.probe, self._warmup, user=999_999)  # warm-up: connections, imports, caches
         except BaseException:
             await self.__aexit__()
             raise
@@ -255,7 +258,7 @@ async def _run(workdir: Path, plan: Plan) -> FrontendReport:
     try:
         redis = redis_server.client()
         for bot in [b for b in BOTS if plan.rate_limited or "rate limiter" not in b]:
-            async with BotUnderTest(bot, redis_server.url, processes) as under_test:
+            async with BotUnderTest(bot, redis_server.url, processes, warmup=plan.warmup) as under_test:
                 jobs_before = Queue(AGENT_QUEUE, connection=redis).count
                 cpu_before = cpu_seconds([under_test.process.pid])
                 commands_before = _commands(redis)

@@ -37,11 +37,11 @@ CATEGORIES = [  # (label, substrings of any frame), first match wins
     ("Deputy: RQ job building", ("rq/",)),
     ("Deputy: goal record (pydantic)", ("agent/goals.py",)),
     ("Deputy: audit hash chain", ("sentinel/audit.py",)),
-    ("Deputy: handlers, other", ("bot/",)),
-    ("PTB: parsing updates", ("de_json", "de_list")),
-    ("PTB + httpx: calling the Bot API", ("httpx", "httpcore", "telegram/_bot.py", "telegram/request")),
+    ("PTB: fetching and parsing updates (getUpdates)", ("get_updates", "de_list")),
+    ("PTB + httpx: sending the answers (sendMessage)", ("send_message", "httpx", "httpcore", "telegram/request")),
     ("redis-py (asyncio)", ("redis/asyncio",)),
-    ("redis-py (synchronous)", ("redis/",)),
+    ("redis-py (synchronous), computing", ("redis/",)),
+    ("Deputy: handlers, other", ("bot/",)),
     ("PTB: dispatching updates", ("telegram/ext",)),
     ("asyncio machinery", ("asyncio/",)),
 ]
@@ -73,17 +73,20 @@ def py_spy() -> str | None:
 
 
 def classify(lines: list[str]) -> tuple[Counter[str], int]:
-    """py-spy raw lines ("frame;frame;... count") of one thread -> samples per category."""
+    """py-spy raw lines ("frame;frame;... count") -> the main thread's samples per category, and their total."""
     counts: Counter[str] = Counter()
     for line in lines:
         stack, _, number = line.rpartition(" ")
         if not stack or not number.isdigit():
             continue
         frames = stack.split(";")
+        if frames[0].startswith("_bootstrap"):
+            continue  # another thread (an idle executor worker); the event loop runs in the main thread
         leaf = frames[-1]
-        if any(f.startswith(("_run_once", "select (selectors")) for f in frames[-2:]) and "select" in leaf:
+        if "(selectors.py)" in leaf and any("_run_once" in f for f in frames):
             label = IDLE
-        elif any("redis/" in f and "redis/asyncio" not in f for f in frames) and any(w in leaf for w in _SOCKET_WAIT):
+        elif (any("redis/" in f for f in frames) and not any("redis/asyncio" in f for f in frames)
+              and any(w in leaf for w in _SOCKET_WAIT)):
             label = BLOCKED
         else:
             label = next((name for name, marks in CATEGORIES if any(m in f for f in frames for m in marks)), "other")
@@ -102,7 +105,7 @@ async def _run(workdir: Path, users: int, seconds: float, think: float) -> BotPr
     spy = py_spy()
     try:
         async with BotUnderTest("deputy", redis_server.url, processes) as bot:
-            out = processes.workdir / "bot-py-spy.txt"  # kept when DEPUTY_BENCH_KEEP is set
+            out = processes.workdir / "bot-py-spy.txt"
             recorder = None
             if spy is not None:
                 recorder = subprocess.Popen(
