@@ -192,7 +192,7 @@ class FrontendReport:
         for bot, value in self.cpu_ms.items():
             base = self.cpu_ms.get(bot.replace("deputy", "echo"), float("nan"))
             print(f"  {bot:24} {value:6.2f} ms  ({ratio(value, base)} the echo bot's)")
-        print("Redis commands per message (INFO stats; the handlers call Redis synchronously, on the event loop): "
+        print("Redis commands per message (INFO stats; those inside scripts and transactions count one by one): "
               + ", ".join(f"{bot} {n:.1f}" for bot, n in self.redis_commands.items()))
         for bot, (jobs, messages) in self.enqueued.items():
             print(f"{bot}: {jobs} goal jobs enqueued for {messages} acknowledged messages")

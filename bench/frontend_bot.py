@@ -20,15 +20,13 @@ import cProfile
 import time
 from pathlib import Path
 
-from redis import Redis
 from telegram import Update
 from telegram.ext import Application, ContextTypes, MessageHandler, filters
 
-from bot.app import build_application
-from bot.main import LOCAL_TOKEN
-from bot.services import BotServices
 from bot.updates import application_builder
 from deputy.settings import Settings
+
+LOCAL_TOKEN = "local:emulator"  # as `bot.main`; the emulator accepts any token
 
 
 def echo_application(api_base: str, rate_limit: bool) -> Application:
@@ -44,6 +42,11 @@ def echo_application(api_base: str, rate_limit: bool) -> Application:
 
 def deputy_application(settings: Settings, rate_limit: bool) -> Application:
     """Deputy's bot exactly as `bot.main.serve` builds it, the rate limiter made optional."""
+    from redis import Redis  # imported here so that the echo bot starts without Deputy's modules
+
+    from bot.app import build_application
+    from bot.services import BotServices
+
     services = BotServices.create(
         Redis.from_url(settings.redis_url), settings.secret_value(), settings.allowed_user_ids(),
         settings.connect_base_url(), files_dir=settings.data_dir.resolve() / "users", redis_url=settings.redis_url,

@@ -55,7 +55,7 @@ def test_frontend_smoke(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> N
 
 
 def test_frontend_profile_smoke(tmp_path: Path) -> None:
-    report = frontend_profile.run(tmp_path, users=5, seconds=1.5, think=0.1)
+    report = frontend_profile.run(tmp_path, users=5, seconds=1.0, think=0.1)
     assert report.messages > 0
     _sane(report.handled)
     assert report.samples > 0, "py-spy (installed with the test extra) must have sampled the bot"
@@ -124,7 +124,7 @@ def test_concurrency_smoke(tmp_path: Path) -> None:
 
 
 def test_profile_smoke(tmp_path: Path) -> None:
-    report = profile.run(tmp_path, goals=1, steps=3, seconds=2, experiments=False)
+    report = profile.run(tmp_path, goals=1, steps=3, seconds=1, experiments=False)
     [variant] = report.variants
     _sane(variant.step)
     assert variant.horse_cpu_ms > 0
