@@ -49,6 +49,13 @@ class Pending:
     tip: bytes  # the user's audit tip (empty when nothing was taken and the trail is empty)
 
 
+# A round trip takes well under a millisecond, so a few connections serve every update in
+# flight; a handler that finds them all busy waits its turn. Opening a connection costs a
+# few milliseconds of CPU (redis-py's handshake), so the pool does not grow with bursts.
+MAX_CONNECTIONS = 8
+CONNECTION_WAIT = 20.0  # seconds, then the handler fails and the user is told to try again
+
+
 class LoopRedis:
     """A redis.asyncio client for the running event loop: its connections belong to the loop that opened them."""
 
@@ -60,7 +67,9 @@ class LoopRedis:
     def get(self) -> aioredis.Redis:
         loop = asyncio.get_running_loop()
         if self._client is None or self._loop is not loop:
-            self._loop, self._client = loop, aioredis.Redis.from_url(self._url)
+            pool = aioredis.BlockingConnectionPool.from_url(self._url, max_connections=MAX_CONNECTIONS,
+                                                            timeout=CONNECTION_WAIT)
+            self._loop, self._client = loop, aioredis.Redis.from_pool(pool)
         return self._client
 
 

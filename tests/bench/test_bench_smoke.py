@@ -93,15 +93,18 @@ def test_redis_memory_smoke(tmp_path: Path) -> None:
     assert all(count > 0 and size > 0 for _, count, size in report.rows)
     assert report.bytes_each("running goal (research, step 10)") > report.bytes_each("finished goal (history)")
     assert report.sweep[0] == 20  # the running goals' and the monitors' registrations
+    assert report.floor > 0
+    _sane(report.sweeps)
     report.print()
 
 
-def test_prompt_growth_smoke(tmp_path: Path) -> None:
+def test_prompt_growth_smoke(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     report = prompt_growth.run(tmp_path, steps=12)
     assert report.status == "done"
     assert len(report.prompt_tokens) == len(report.record_kb) == 12
     assert report.tools_tokens > 0 and min(report.prompt_tokens) > report.tools_tokens
     report.print()
+    assert "median" in capsys.readouterr().out
 
 
 def test_approvals_smoke(tmp_path: Path) -> None:
