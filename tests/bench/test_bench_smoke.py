@@ -39,7 +39,7 @@ def test_stats_helpers() -> None:
 
 def test_frontend_smoke(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     plan = frontend.Plan(sequential=3, users=(4,), seconds=0.5, think=0.1, bursts=((4, 1),), rate_limited=False,
-                         warmup=2)
+                         warmup=2, rounds=2)
     report = frontend.run(tmp_path, plan)
     assert {(r.bot, r.load) for r in report.rows} == {
         (bot, load) for bot in ("echo", "deputy") for load in ("1 user", "4 users", "burst of 4")}
