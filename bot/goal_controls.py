@@ -53,12 +53,6 @@ def editing_key(user_id: int) -> str:
     return _EDITING.format(user_id)
 
 
-def take_edit(services: BotServices, user_id: int) -> str | None:
-    """The goal the user is editing with this message, if they pressed Edit recently."""
-    raw = services.redis.getdel(_EDITING.format(user_id))
-    return raw.decode() if raw else None
-
-
 def apply_edit(services: BotServices, goal_id: str, user_id: int, text: str) -> Goal | None:
     def change(goal: Goal) -> Goal | None:
         if goal.user_id != user_id or goal.status in (GoalStatus.cancelled,):

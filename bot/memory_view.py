@@ -61,12 +61,6 @@ def editing_memory_key(user_id: int) -> str:
     return _EDITING.format(user_id)
 
 
-def take_memory_edit(services: BotServices, user_id: int, text: str) -> MemoryItem | None:
-    """If the user pressed Edit on a memory, this message is its new text."""
-    raw = services.redis.getdel(_EDITING.format(user_id))
-    return None if raw is None else apply_memory_edit(services, user_id, raw.decode(), text)
-
-
 def apply_memory_edit(services: BotServices, user_id: int, item_id: str, text: str) -> MemoryItem | None:
     """`text` is the new wording of the memory `item_id` (None if that memory is gone meanwhile)."""
     store = MemoryStore(services.redis)
