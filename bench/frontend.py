@@ -270,8 +270,9 @@ async def _run(workdir: Path, plan: Plan) -> FrontendReport:
         redis = redis_server.client()
         for group in GROUPS[:2 if plan.rate_limited else 1]:
             async with contextlib.AsyncExitStack() as stack:
-                bots = {name: await stack.enter_async_context(
-                    BotUnderTest(name, redis_server.url, processes, warmup=plan.warmup)) for name in group}
+                started = await asyncio.gather(*(stack.enter_async_context(  # start (and warm up) both at once
+                    BotUnderTest(name, redis_server.url, processes, warmup=plan.warmup)) for name in group))
+                bots = dict(zip(group, started, strict=True))
                 await _compare(bots, plan, report, redis)
     finally:
         processes.stop()

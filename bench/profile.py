@@ -68,7 +68,7 @@ class ProfileReport:
             print(table(["category", "share"], [(c, f"{s * 100:.0f}%") for c, s in self.categories]))
             print("samples by process: " + ", ".join(f"{k} {v}" for k, v in self.processes.items()))
         else:
-            print("(py-spy is not installed: `.venv/bin/pip install py-spy` to get this table)")
+            print("(py-spy is not installed: `make bench` installs it, or `.venv/bin/pip install -e '.[bench]'`)")
         base = self.variants[0]
         print("\nExperiments on the causes (same rig, zero-latency model, 1 worker)")
         print(table(["worker", "n", "step median ms", "p99 ms", "vs deputy worker", "horse CPU ms/step"],
