@@ -15,8 +15,12 @@ test: install system-deps
 	$(PY) -m pytest $(PYTEST_ARGS)
 
 # Every benchmark with its baseline and ratios (about 15 minutes); see BENCHMARKS.md.
-bench: install system-deps
-	$(PY) -m bench.all
+bench: install system-deps $(VENV)/.bench-installed
+	$(PY) -m bench.all $(BENCH_ARGS)
+
+$(VENV)/.bench-installed: $(VENV)/.installed pyproject.toml
+	$(PY) -m pip install --quiet -e '.[test,bench]'
+	touch $@
 
 install: $(VENV)/.installed
 

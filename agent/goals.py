@@ -136,6 +136,11 @@ class Goal(BaseModel):
     updated_at: float
 
 
+def awaiting_key(user_id: int) -> str:
+    """Holds the id of the goal waiting for this user's answer, if any (see `GoalStore.awaiting_answer`)."""
+    return _AWAITING.format(user_id)
+
+
 class ConcurrentUpdate(Exception):
     """Someone else saved the goal since it was loaded: reload and decide again."""
 
@@ -157,6 +162,22 @@ class GoalStore:
         if goal.revision == -1:
             self._redis.zadd(_USER_GOALS.format(goal.user_id), {goal.id: goal.created_at})
         self._sync_awaiting(saved)
+        return saved
+
+    @staticmethod
+    def queue_create(pipe: Any, goal: Goal) -> Goal:
+        """Queue a new goal's first save on a (sync or asyncio) pipeline, for one round trip with other writes.
+
+        The same records as `save` for a goal never saved before (its id is new and random, so
+        nobody else can have saved it); the pipeline's first result is falsy if the id was taken.
+        """
+        if goal.revision != -1:
+            raise ValueError("queue_create is for a goal never saved before")
+        saved = goal.model_copy(update={"revision": 0})
+        pipe.set(_GOAL.format(goal.id), saved.model_dump_json(), nx=True)
+        pipe.zadd(_USER_GOALS.format(goal.user_id), {goal.id: goal.created_at})
+        if saved.status is GoalStatus.waiting_user:
+            pipe.set(_AWAITING.format(goal.user_id), goal.id)
         return saved
 
     def update(self, goal_id: str, change: Callable[[Goal], Goal | None]) -> Goal | None:

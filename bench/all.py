@@ -15,10 +15,21 @@ import subprocess
 import sys
 import tempfile
 import time
+import traceback
 from collections.abc import Callable
 from pathlib import Path
 
-from bench import approvals, concurrency, frontend, guard_cost, profile, prompt_growth, redis_memory, steps
+from bench import (
+    approvals,
+    concurrency,
+    frontend,
+    frontend_profile,
+    guard_cost,
+    profile,
+    prompt_growth,
+    redis_memory,
+    steps,
+)
 
 
 def machine() -> str:
@@ -38,6 +49,7 @@ def sections(quick: bool) -> list[tuple[str, Callable[[Path], object]]]:
     if quick:
         return [
             ("front end", lambda d: frontend.run(d, frontend.QUICK)),
+            ("front-end profile", lambda d: frontend_profile.run(d, users=200, seconds=5)),
             ("guard", lambda d: guard_cost.run(d, rounds=20)),
             ("queue and throughput", lambda d: steps.run(d, goals=2, steps=10, floor_jobs=30, throughput_goals=4,
                                                          throughput_steps=5, simple_goals=10)),
@@ -49,6 +61,7 @@ def sections(quick: bool) -> list[tuple[str, Callable[[Path], object]]]:
         ]
     return [
         ("front end", lambda d: frontend.run(d)),
+        ("front-end profile", lambda d: frontend_profile.run(d)),
         ("guard", lambda d: guard_cost.run(d)),
         ("queue and throughput", lambda d: steps.run(d)),
         ("redis memory", lambda d: redis_memory.run(d)),
@@ -59,28 +72,49 @@ def sections(quick: bool) -> list[tuple[str, Callable[[Path], object]]]:
     ]
 
 
+def _subprocess(module: str, *args: str) -> Callable[[Path], object]:
+    """A benchmark that prints its own report (`python -m module`)."""
+
+    def run(_: Path) -> None:
+        subprocess.run([sys.executable, "-m", module, *args], check=True)
+
+    return run
+
+
+EXTRA = [("guard evaluation", _subprocess("bench.guard")),
+         ("injection detectors", _subprocess("bench.detectors", "--no-embedding"))]
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(prog="python -m bench.all", description=__doc__)
     parser.add_argument("--quick", action="store_true", help="small loads, a couple of minutes")
-    parser.add_argument("--only", action="append", help="run only these sections (by name)")
+    parser.add_argument("--only", action="append", help="run only these sections (by name, repeatable)")
     args = parser.parse_args()
+    chosen = [*sections(args.quick), *EXTRA]
+    if args.only:
+        unknown = set(args.only) - {name for name, _ in chosen}
+        if unknown:
+            parser.error(f"no section named {', '.join(sorted(unknown))}; the sections are: "
+                         + ", ".join(name for name, _ in chosen))
+        chosen = [(name, bench) for name, bench in chosen if name in args.only]
     began = time.monotonic()
     print(machine(), flush=True)
-    for name, bench in sections(args.quick):
-        if args.only and name not in args.only:
-            continue
+    failed = []
+    for name, bench in chosen:
         print(f"\n===== {name} =====", flush=True)
         started = time.monotonic()
-        with tempfile.TemporaryDirectory(prefix="deputy-bench-") as tmp:
-            report = bench(Path(tmp))
-        report.print()  # type: ignore[attr-defined]
+        try:
+            with tempfile.TemporaryDirectory(prefix="deputy-bench-") as tmp:
+                report = bench(Path(tmp))
+            if report is not None:
+                report.print()  # type: ignore[attr-defined]
+        except Exception:  # one broken benchmark must not hide the others' figures
+            traceback.print_exc()
+            failed.append(name)
         print(f"[{name}: {time.monotonic() - started:.0f} s]", flush=True)
-    if not args.only:
-        for title, module, extra in [("guard evaluation", "bench.guard", []),
-                                     ("injection detectors", "bench.detectors", ["--no-embedding"])]:
-            print(f"\n===== {title} =====", flush=True)
-            subprocess.run([sys.executable, "-m", module, *extra], check=True)
     print(f"\n{machine()}\n[all benchmarks: {time.monotonic() - began:.0f} s]")
+    if failed:
+        raise SystemExit(f"these benchmarks failed: {', '.join(failed)}")
 
 
 if __name__ == "__main__":

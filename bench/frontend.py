@@ -10,8 +10,10 @@ enqueueing its first step, the audit entry) and sending the acknowledgement. The
 is enqueued before the acknowledgement is sent, so every acknowledged message has its
 job in the queue (counted after each run; no worker runs here).
 
-The baseline is a python-telegram-bot echo handler on the same emulator, built the same
-way; Deputy's own time is the difference. Both run first without PTB's rate limiter (the
+The baseline is a python-telegram-bot echo handler on an identical emulator, built the
+same way; Deputy's own time is the difference. Both bots run at once and take turns
+(every load is cut into rounds, run on one bot then the other), so the noise of a shared
+machine falls on both alike. Both pairs run first without PTB's rate limiter (the
 handlers' own time) and then with it, as `deputy bot` runs against Telegram: it paces
 every bot to ~30 messages per second, so bursts wait for Telegram's limit, not for us.
 
@@ -24,9 +26,11 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import random
 import tempfile
 import time
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -192,7 +196,7 @@ class FrontendReport:
         for bot, value in self.cpu_ms.items():
             base = self.cpu_ms.get(bot.replace("deputy", "echo"), float("nan"))
             print(f"  {bot:24} {value:6.2f} ms  ({ratio(value, base)} the echo bot's)")
-        print("Redis commands per message (INFO stats; the handlers call Redis synchronously, on the event loop): "
+        print("Redis commands per message (INFO stats; those inside scripts and transactions count one by one): "
               + ", ".join(f"{bot} {n:.1f}" for bot, n in self.redis_commands.items()))
         for bot, (jobs, messages) in self.enqueued.items():
             print(f"{bot}: {jobs} goal jobs enqueued for {messages} acknowledged messages")
@@ -207,6 +211,8 @@ class Plan:
     bursts: tuple[tuple[int, int], ...] = ((50, 3), (500, 2))
     limited_bursts: tuple[tuple[int, int], ...] = ((50, 1), (500, 1))
     rate_limited: bool = True
+    warmup: int = 20  # messages sent to each bot before measuring
+    rounds: int = 3  # each load is run in this many slices, alternating between the bots
 
 
 BOTS = {
@@ -221,58 +227,114 @@ def run(workdir: Path, plan: Plan = Plan()) -> FrontendReport:
     return asyncio.run(_run(workdir, plan))
 
 
+class BotUnderTest:
+    """One bot process polling its own in-process emulator (`Probe`), warmed up."""
+
+    def __init__(self, bot: str, redis_url: str, processes: Processes, extra_args: tuple[str, ...] = (),
+                 warmup: int = 20) -> None:
+        self.bot, self._redis_url, self._processes, self._extra = bot, redis_url, processes, list(extra_args)
+        self._warmup = warmup
+        self.probe = Probe()
+
+    async def __aenter__(self) -> BotUnderTest:
+        await self.probe.start()
+        module, args = BOTS[self.bot]
+        args = [*args, *self._extra]
+        env = deputy_env(self._redis_url, "http://127.0.0.1:9/v1", self._processes.workdir,
+                         TELEGRAM_API_BASE=self.probe.api_base)
+        self.process = self._processes.start(self.bot, module, args, env)
+        try:
+            await self.probe.wait_polling()
+            await sequential(self.probe, self._warmup, user=999_999)  # warm-up: connections, imports, caches
+        except BaseException:
+            await self.__aexit__()
+            raise
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        self._processes.stop(self.bot)
+        await self.probe.stop()
+
+
+GROUPS = [("echo", "deputy"), ("echo + rate limiter", "deputy + rate limiter")]  # (baseline, Deputy)
+
+
 async def _run(workdir: Path, plan: Plan) -> FrontendReport:
+    """Both bots of a group run at once, each with its own emulator, and take turns: every load
+    is split into rounds, each round run on one bot then the other (in alternating order), so
+    a busy spell on the shared machine falls on both alike."""
     report = FrontendReport()
     redis_server = RedisServer(workdir / "redis").start()
     processes = Processes(workdir / "procs")
     try:
         redis = redis_server.client()
-        bots = [b for b in BOTS if plan.rate_limited or "rate limiter" not in b]
-        for bot in bots:
-            module, args = BOTS[bot]
-            probe = Probe()
-            await probe.start()
-            env = deputy_env(redis_server.url, "http://127.0.0.1:9/v1", processes.workdir,
-                             TELEGRAM_API_BASE=probe.api_base)
-            process = processes.start(bot, module, args, env)
-            try:
-                await probe.wait_polling()
-                await sequential(probe, 20, user=999_999)  # warm-up: connections, imports, caches
-                jobs_before = Queue(AGENT_QUEUE, connection=redis).count
-                cpu_before = cpu_seconds([process.pid])
-                commands_before = _commands(redis)
-                messages = 0
-                for load, samples in await _loads(probe, plan, "rate limiter" in bot):
-                    messages += len(samples)
-                    report.rows.append(Row(bot, load, Summary.of([s.handled for s in samples]),
-                                           Summary.of([s.end_to_end for s in samples])))
-                report.cpu_ms[bot] = (cpu_seconds([process.pid]) - cpu_before) / max(messages, 1) * 1e3
-                report.redis_commands[bot] = (_commands(redis) - commands_before) / max(messages, 1)
-                if bot.startswith("deputy"):
-                    report.enqueued[bot] = (Queue(AGENT_QUEUE, connection=redis).count - jobs_before, messages)
-            finally:
-                processes.stop(bot)
-                await probe.stop()
+        for group in GROUPS[:2 if plan.rate_limited else 1]:
+            async with contextlib.AsyncExitStack() as stack:
+                started = await asyncio.gather(*(stack.enter_async_context(  # start (and warm up) both at once
+                    BotUnderTest(name, redis_server.url, processes, warmup=plan.warmup)) for name in group))
+                bots = dict(zip(group, started, strict=True))
+                await _compare(bots, plan, report, redis)
     finally:
         processes.stop()
         redis_server.stop()
     return report
 
 
+async def _compare(bots: dict[str, BotUnderTest], plan: Plan, report: FrontendReport, redis) -> None:
+    limited = any("rate limiter" in name for name in bots)
+    cpu = dict.fromkeys(bots, 0.0)
+    commands = dict.fromkeys(bots, 0)
+    messages = dict.fromkeys(bots, 0)
+    jobs_before = Queue(AGENT_QUEUE, connection=redis).count
+    for load, rounds in _loads(plan, limited):
+        samples: dict[str, list[Sample]] = {name: [] for name in bots}
+        for index, one_round in enumerate(rounds):
+            for name in list(bots)[::-1 if index % 2 else 1]:
+                pid = bots[name].process.pid
+                cpu_before, commands_before = cpu_seconds([pid]), _commands(redis)
+                taken = await one_round(bots[name].probe)
+                cpu[name] += cpu_seconds([pid]) - cpu_before
+                commands[name] += _commands(redis) - commands_before
+                messages[name] += len(taken)
+                samples[name] += taken
+        for name in bots:
+            report.rows.append(Row(name, load, Summary.of([s.handled for s in samples[name]]),
+                                   Summary.of([s.end_to_end for s in samples[name]])))
+    for name in bots:
+        report.cpu_ms[name] = cpu[name] / max(messages[name], 1) * 1e3
+        report.redis_commands[name] = commands[name] / max(messages[name], 1)
+        if name.startswith("deputy"):
+            report.enqueued[name] = (Queue(AGENT_QUEUE, connection=redis).count - jobs_before, messages[name])
+
+
 def _commands(redis) -> int:
     return int(redis.info("stats")["total_commands_processed"])
 
 
-async def _loads(probe: Probe, plan: Plan, limited: bool) -> list[tuple[str, list[Sample]]]:
-    results = [("1 user", await sequential(probe, plan.sequential // 4 if limited else plan.sequential))]
+Round = Callable[[Probe], Awaitable[list[Sample]]]
+
+
+def _loads(plan: Plan, limited: bool) -> list[tuple[str, list[Round]]]:
+    """Each load as rounds (a slice of it, run on each bot in turn)."""
+    rounds = max(plan.rounds, 1)
+    count = plan.sequential // 4 if limited else plan.sequential
+    loads: list[tuple[str, list[Round]]] = [
+        ("1 user", [lambda probe, n=n: sequential(probe, n) for n in _split(count, rounds)])]
     if not limited:
         for users in plan.users:
-            samples = await closed_loop(probe, users, plan.seconds, plan.think, first_user=10_000 * users)
-            results.append((f"{users} users", samples))
-    for users, rounds in plan.limited_bursts if limited else plan.bursts:
-        samples = await burst(probe, users, rounds, first_user=100_000 + 10_000 * users)
-        results.append((f"burst of {users}", samples))
-    return results
+            loads.append((f"{users} users", [
+                lambda probe, users=users, i=i: closed_loop(probe, users, plan.seconds / rounds, plan.think,
+                                                            first_user=10_000 * users + i * users)
+                for i in range(rounds)]))
+    for users, times in plan.limited_bursts if limited else plan.bursts:
+        loads.append((f"burst of {users}", [
+            lambda probe, users=users, i=i: burst(probe, users, 1, first_user=100_000 + 10_000 * users + i * users)
+            for i in range(times)]))
+    return loads
+
+
+def _split(total: int, parts: int) -> list[int]:
+    return [n for n in (total // parts + (1 if i < total % parts else 0) for i in range(parts)) if n]
 
 
 QUICK = Plan(sequential=40, users=(50,), seconds=8.0, think=2.0, bursts=((50, 1), (200, 1)),

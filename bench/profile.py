@@ -1,11 +1,15 @@
-"""Where a step's time goes: the worst overhead (queue overhead per step), profiled.
+"""Where the time goes, profiled with py-spy (`pip install -e '.[bench]'`, as `make bench` does).
 
     python -m bench.profile [--quick]
 
-1. py-spy (from PyPI) samples a real `deputy worker` and its forked work horses while
-   goals run with a zero-latency model; the horses' on-CPU samples are sorted into
-   categories (a sample counts for the first category any of its frames matches).
-2. Experiments on the causes it finds, same rig, same run: the worker's parent warmed
+1. The front end: py-spy samples the real bot process (`bench.frontend_bot deputy`) while
+   N users text it in a closed loop (as in `bench.frontend`), idle samples included, so the
+   time the event loop spends blocked (waiting on a synchronous Redis reply, say) shows up
+   next to the time it computes and the time it waits for I/O with nothing to do.
+2. The queue overhead per step: py-spy samples a real `deputy worker` and its forked work
+   horses while goals run with a zero-latency model; the horses' on-CPU samples are sorted
+   into categories (a sample counts for the first category any of its frames matches).
+3. Experiments on the causes it finds, same rig, same run: the worker's parent warmed
    before it forks (`bench.warm_worker`), also with `gc.freeze()`; and the OpenAI SDK's
    request building, with the same recorded request passed normally and via `extra_body`.
 """
@@ -64,7 +68,7 @@ class ProfileReport:
             print(table(["category", "share"], [(c, f"{s * 100:.0f}%") for c, s in self.categories]))
             print("samples by process: " + ", ".join(f"{k} {v}" for k, v in self.processes.items()))
         else:
-            print("(py-spy is not installed: `.venv/bin/pip install py-spy` to get this table)")
+            print("(py-spy is not installed: `make bench` installs it, or `.venv/bin/pip install -e '.[bench]'`)")
         base = self.variants[0]
         print("\nExperiments on the causes (same rig, zero-latency model, 1 worker)")
         print(table(["worker", "n", "step median ms", "p99 ms", "vs deputy worker", "horse CPU ms/step"],

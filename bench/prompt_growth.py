@@ -28,6 +28,7 @@ from agent.model import ModelReply
 from agent.reading import injection_scanner
 from agent.runner import GoalRunner, RunnerLimits
 from agent.testing import FunctionModel, tool_call
+from bench.stats import Summary, ratio
 from deputy.outbox import Outbox
 from deputy.testing import RedisServer
 from deputy.user_settings import UserSettingsStore
@@ -76,6 +77,10 @@ class GrowthReport:
         middle, last = self.flat()
         print(f"mean prompt tokens, middle third {middle:,.0f} vs last third {last:,.0f} "
               f"({(last / middle - 1) * 100:+.0f}%)")
+        tokens, first = Summary.of(self.prompt_tokens), self.prompt_tokens[0]
+        print(f"prompt tokens per step: median {tokens.median:,.0f}, p99 {tokens.p99:,.0f}; against the first step's "
+              f"prompt (the baseline: the goal and the tool list only, {first:,}): median {ratio(tokens.median, first)}, "
+              f"p99 {ratio(tokens.p99, first)}")
 
 
 def _script(urls: list[str], steps: int, records: list[bytes], redis: Redis, goal_id: str):

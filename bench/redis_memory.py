@@ -35,7 +35,7 @@ from redis import Redis
 
 from agent.goals import Goal, GoalStatus, GoalStore, Monitor
 from bench import prompt_growth
-from bench.stats import table
+from bench.stats import Summary, ratio, table
 from connectors.base import EffectClass
 from deputy.ids import new_id
 from deputy.testing import RedisServer
@@ -60,22 +60,28 @@ EMAIL_GOAL = "email alice@example.org that the meeting moved to Thursday 3pm, an
 @dataclass
 class MemoryReport:
     rows: list[tuple[str, int, float]] = field(default_factory=list)  # (what, how many, bytes each)
+    floor: float = float("nan")  # bytes per user of the smallest record Redis can keep: one short string key
     idle_keys: list[tuple[str, int]] = field(default_factory=list)  # one idle user's keys and their bytes
-    sweep: tuple[int, float] = (0, 0.0)  # (in-flight units, seconds for one watchdog sweep)
+    sweep: tuple[int, float] = (0, 0.0)  # (in-flight units, seconds for one watchdog sweep), the median sweep
+    sweeps: Summary = field(default_factory=lambda: Summary.of([]))  # seconds per watchdog sweep
 
     def bytes_each(self, what: str) -> float:
         return next(b for w, _, b in self.rows if w == what)
 
     def print(self) -> None:
-        print("(5a) Redis memory (used_memory delta / count)")
-        print(table(["what", "count", "bytes each", "KB each"], [(w, n, b, b / 1024) for w, n, b in self.rows]))
+        print("(5a) Redis memory (used_memory delta / count); baseline: one short string key per user, the least "
+              "Redis can keep per user at all")
+        rows = [("(baseline: one 16-byte string key)", self.rows[0][1], self.floor), *self.rows]
+        print(table(["what", "count", "bytes each", "KB each", "vs one key"],
+                    [(w, n, b, b / 1024, ratio(b, self.floor)) for w, n, b in rows]))
         idle = self.bytes_each("idle user")
         verdict = "met" if idle < TARGET_IDLE_BYTES else "missed"
         print(f"target: under 10 KB per idle user -> {idle / 1024:.1f} KB ({verdict})")
         print("one idle user's keys (MEMORY USAGE): " + ", ".join(f"{k} {b:,} B" for k, b in self.idle_keys))
-        units, seconds = self.sweep
-        print(f"one watchdog sweep over {units:,} in-flight units: {seconds * 1e3:,.0f} ms "
-              "(every worker and executor sweeps once per second)")
+        units, _ = self.sweep
+        print(f"one watchdog sweep over {units:,} in-flight units: median {self.sweeps.median_ms:,.0f} ms, "
+              f"p99 {self.sweeps.p99_ms:,.0f} ms over {self.sweeps.n} sweeps (every worker and executor sweeps "
+              "once per second)")
 
 
 def _used(redis: Redis) -> int:
@@ -186,7 +192,7 @@ class Population:
         self.dispatch.step(saved.id, saved.step, delay=3600)
 
 
-def run(workdir: Path, users: int = 10_000, goals: int = 1_000) -> MemoryReport:
+def run(workdir: Path, users: int = 10_000, goals: int = 1_000, sweeps: int = 5) -> MemoryReport:
     growth = prompt_growth.run(workdir / "growth", steps=12, keep_records=True)
     server = RedisServer(workdir / "redis").start()
     try:
@@ -194,6 +200,8 @@ def run(workdir: Path, users: int = 10_000, goals: int = 1_000) -> MemoryReport:
         redis.ping()
         people = Population(redis, growth.records[9])
         report = MemoryReport()
+        report.floor = _measure(redis, users, lambda i: redis.set(f"bench:floor:{i}", "x" * 16))
+        redis.delete(*[f"bench:floor:{i}" for i in range(users)])
         report.rows.append(("idle user", users, _measure(redis, users, lambda i: people.idle_user(1_000_000 + i))))
         for what, make in [("finished goal (history)", people.finished_goal),
                            ("goal waiting for approval", people.waiting_approval),
@@ -205,9 +213,13 @@ def run(workdir: Path, users: int = 10_000, goals: int = 1_000) -> MemoryReport:
                 f"deputy:contacts:{sample}", f"deputy:audit:{sample}", f"deputy:audit:{sample}:tip"]
         report.idle_keys = [(k.replace(str(sample), "U"), int(redis.memory_usage(k) or 0)) for k in keys]
         watchdog = Watchdog(redis, make_queues(redis), 3.0, lambda registration: None)
-        started = time.perf_counter()
-        watchdog.sweep()
-        report.sweep = (int(redis.hlen("deputy:inflight")), time.perf_counter() - started)
+        times = []
+        for _ in range(sweeps):
+            started = time.perf_counter()
+            watchdog.sweep()
+            times.append(time.perf_counter() - started)
+        report.sweeps = Summary.of(times)
+        report.sweep = (int(redis.hlen("deputy:inflight")), report.sweeps.median)
         return report
     finally:
         server.stop()

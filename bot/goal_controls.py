@@ -52,10 +52,9 @@ def press_goal_control(services: BotServices, kind: str, goal_id: str, user_id: 
     return PressAnswer("Back to work.", f"▶️ Continuing “{name}”.")
 
 
-def take_edit(services: BotServices, user_id: int) -> str | None:
-    """The goal the user is editing with this message, if they pressed Edit recently."""
-    raw = services.redis.getdel(_EDITING.format(user_id))
-    return raw.decode() if raw else None
+def editing_key(user_id: int) -> str:
+    """Holds the goal the user pressed Edit on, whose change is their next message."""
+    return _EDITING.format(user_id)
 
 
 def apply_edit(services: BotServices, goal_id: str, user_id: int, text: str) -> Goal | None:

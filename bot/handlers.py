@@ -17,9 +17,9 @@ from agent.attachments import Attachment, accepts
 from agent.goals import Goal, GoalStatus
 from bot import texts
 from bot.activity import format_activity, format_audit, goal_card
-from bot.goal_controls import apply_edit, take_edit
+from bot.goal_controls import apply_edit, editing_key
 from bot.handoff_reply import take_code_reply
-from bot.memory_view import take_memory_edit
+from bot.memory_view import apply_memory_edit, editing_memory_key
 from bot.presses import decide_press
 from bot.secret_paste import deleted_notice, pasted_secret
 from bot.services import BotServices
@@ -203,42 +203,51 @@ class Handlers:
             await message.reply_text(texts.EMPTY)
             return
         user_id = update.effective_user.id
-        corrected = take_memory_edit(self._s, user_id, text)
-        if corrected is not None:
-            await message.reply_text(f"Updated: I now remember “{corrected.text}”.")
-            return
-        editing = take_edit(self._s, user_id)
-        if editing is not None:
-            edited = apply_edit(self._s, editing, user_id, text)
-            if edited is not None:
-                await message.reply_text(f"Got it: I've updated “{texts.shorten(edited.text)}”.")
-                return
+        # One round trip decides what the message is for (in this order): a memory being
+        # corrected, a goal being edited, an answer a goal waits for, else a new goal.
+        takes = [editing_memory_key(user_id), editing_key(user_id)]
+        while True:
+            pending = await self._s.intake.pending(user_id, takes)
+            if pending.taken is None:
+                break
+            takes = takes[takes.index(pending.taken) + 1:]  # if it leads nowhere, look at the rest
+            if pending.taken == editing_memory_key(user_id):
+                corrected = apply_memory_edit(self._s, user_id, pending.value, text)
+                if corrected is not None:
+                    await message.reply_text(f"Updated: I now remember “{corrected.text}”.")
+                    return
+            else:
+                edited = apply_edit(self._s, pending.value, user_id, text)
+                if edited is not None:
+                    await message.reply_text(f"Got it: I've updated “{texts.shorten(edited.text)}”.")
+                    return
         if await take_code_reply(self._s, user_id, message, text):
             return
-        waiting_goal = self._s.goals.awaiting_answer(user_id)
-        if waiting_goal is not None:
-            answered = self._answer(waiting_goal, text)
+        if pending.awaiting is not None:
+            answered = self._answer(pending.awaiting, text)
             if answered is not None:
                 await message.reply_text(texts.answer_received(answered.text))
                 return
-        await self._start_goal(update, text, [])
+        await self._start_goal(update, text, [], pending.tip)
 
-    async def _start_goal(self, update: Update, text: str, attachments: list[Attachment]) -> None:
+    async def _start_goal(
+        self, update: Update, text: str, attachments: list[Attachment], tip: bytes | None = None
+    ) -> None:
+        """Store the goal, audit it and enqueue its first step (one transaction), then acknowledge."""
         user_id, chat_id, now = update.effective_user.id, update.effective_chat.id, self._s.clock()
-        goal = self._s.goals.save(
-            Goal(
-                id=new_id("g"),
-                user_id=user_id,
-                chat_id=chat_id,
-                text=text,
-                messages=[{"role": "user", "content": text}],
-                attachments=attachments,
-                created_at=now,
-                updated_at=now,
-            )
+        goal = Goal(
+            id=new_id("g"),
+            user_id=user_id,
+            chat_id=chat_id,
+            text=text,
+            messages=[{"role": "user", "content": text}],
+            attachments=attachments,
+            created_at=now,
+            updated_at=now,
         )
-        self._s.dispatch.step(goal.id, goal.step)
-        self._s.audit.append(user_id, "goal_created", now, goal_id=goal.id, files=len(attachments))
+        if tip is None:
+            tip = await self._s.intake.tip(user_id)
+        await self._s.intake.create(goal, tip, files=len(attachments))
         await update.effective_message.reply_text(texts.ACK_NEW_GOAL)
 
     def _answer(self, goal_id: str, text: str) -> Goal | None:

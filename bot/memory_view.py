@@ -56,13 +56,15 @@ def press_memory(services: BotServices, kind: str, item_id: str, user_id: int) -
     return PressAnswer(f"Forgotten: {item.text}", f"🗑 Forgot “{item.text}”.")
 
 
-def take_memory_edit(services: BotServices, user_id: int, text: str) -> MemoryItem | None:
-    """If the user pressed Edit on a memory, this message is its new text."""
-    raw = services.redis.getdel(_EDITING.format(user_id))
-    if raw is None:
-        return None
+def editing_memory_key(user_id: int) -> str:
+    """Holds the memory the user pressed Edit on, whose new text is their next message."""
+    return _EDITING.format(user_id)
+
+
+def apply_memory_edit(services: BotServices, user_id: int, item_id: str, text: str) -> MemoryItem | None:
+    """`text` is the new wording of the memory `item_id` (None if that memory is gone meanwhile)."""
     store = MemoryStore(services.redis)
-    item = store.get(user_id, raw.decode())
+    item = store.get(user_id, item_id)
     if item is None:
         return None
     # The user wrote it: whatever its origin, it is now the user's own word.

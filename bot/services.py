@@ -11,6 +11,7 @@ from redis import Redis
 
 from agent.goals import GoalStore
 from bot.buttons import ButtonSigner
+from bot.intake import GoalIntake, LoopRedis, url_of
 from deputy.connect_links import ConnectLinks
 from sentinel.action_store import ActionStore
 from sentinel.approvals import ApprovalSigner, ApprovalStore
@@ -32,6 +33,7 @@ class BotServices:
     buttons: ButtonSigner
     actions: ActionStore
     links: ConnectLinks
+    intake: GoalIntake
     connect_url: str = "http://127.0.0.1:8081"
     files_dir: Path = Path("data/users")
     agent_name: str = "Deputy"
@@ -45,19 +47,23 @@ class BotServices:
         allowed_users: frozenset[int] | None,
         connect_url: str = "http://127.0.0.1:8081",
         files_dir: Path = Path("data/users"),
+        redis_url: str | None = None,
     ) -> "BotServices":
+        """`redis_url` is the server `redis` talks to, for the intake's asyncio client (derived when not given)."""
+        dispatch = RQDispatch(redis)
         return cls(
             redis=redis,
             goals=GoalStore(redis),
             approvals=ApprovalStore(redis),
             signer=ApprovalSigner(secret),
             audit=AuditLog(redis),
-            dispatch=RQDispatch(redis),
+            dispatch=dispatch,
             allowed_users=allowed_users,
             rules=RuleStore(redis),
             buttons=ButtonSigner(secret),
             actions=ActionStore(redis),
             links=ConnectLinks(redis),
+            intake=GoalIntake(LoopRedis(redis_url or url_of(redis)), dispatch),
             connect_url=connect_url,
             files_dir=files_dir,
         )

@@ -29,9 +29,41 @@ class AuditEntry(BaseModel):
     hash: str
 
 
+# KEYS: tip, stream; ARGV: the tip the entry was chained to ('' for none), then the entry's fields.
+_APPEND_IF_TIP = """
+if (redis.call('GET', KEYS[1]) or '') ~= ARGV[1] then return 0 end
+redis.call('XADD', KEYS[2], '*', 'kind', ARGV[2], 'at', ARGV[3], 'detail', ARGV[4], 'prev', ARGV[5], 'hash', ARGV[6])
+redis.call('SET', KEYS[1], ARGV[6])
+return 1
+"""
+
+
 def _digest(prev: str, kind: str, at: float, detail: dict[str, Any]) -> str:
     body = json.dumps({"kind": kind, "at": at, "detail": detail}, sort_keys=True, separators=(",", ":"))
     return hashlib.sha256(f"{prev}\n{body}".encode()).hexdigest()
+
+
+def _fields(prev: str, kind: str, at: float, detail: dict[str, Any]) -> dict[str, str]:
+    """One entry as stored, chained to `prev`."""
+    return {"kind": kind, "at": repr(at), "detail": json.dumps(detail, sort_keys=True), "prev": prev,
+            "hash": _digest(prev, kind, at, detail)}
+
+
+def tip_key(user_id: int) -> str:
+    """Where the hash of the user's last entry is kept (read it to chain an entry with `queue_append`)."""
+    return _TIP.format(user_id)
+
+
+def queue_append(pipe: Any, user_id: int, tip: bytes | str | None, kind: str, at: float, /, **detail: Any) -> None:
+    """Queue, on a (sync or asyncio) pipeline, one entry chained to `tip`, the tip read beforehand.
+
+    It is appended only if the tip has not moved since; the pipeline's result for it is 1 if it
+    was, 0 if someone else appended first (then append it again with `AuditLog.append`).
+    """
+    prev = (tip.decode() if isinstance(tip, bytes) else tip) or _GENESIS
+    fields = _fields(prev, kind, at, detail)
+    pipe.eval(_APPEND_IF_TIP, 2, _TIP.format(user_id), _STREAM.format(user_id),
+              "" if prev == _GENESIS else prev, *fields.values())
 
 
 class AuditLog:
@@ -47,16 +79,12 @@ class AuditLog:
                     pipe.watch(tip_key)
                     raw = pipe.get(tip_key)
                     prev = raw.decode() if raw else _GENESIS
-                    digest = _digest(prev, kind, at, detail)
+                    fields = _fields(prev, kind, at, detail)
                     pipe.multi()
-                    pipe.xadd(
-                        stream,
-                        {"kind": kind, "at": repr(at), "detail": json.dumps(detail, sort_keys=True), "prev": prev,
-                         "hash": digest},
-                    )
-                    pipe.set(tip_key, digest)
+                    pipe.xadd(stream, fields)
+                    pipe.set(tip_key, fields["hash"])
                     pipe.execute()
-                    return digest
+                    return fields["hash"]
                 except redis_lib.WatchError:
                     continue
 

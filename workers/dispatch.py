@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import time
 from datetime import datetime, timedelta, timezone
-from typing import Callable
+from typing import Any, Callable
 
 from pydantic import BaseModel
 from redis import Redis
@@ -58,9 +58,10 @@ class RQDispatch:
         self._inflight = Inflight(redis)
         self._clock = clock
 
-    def step(self, goal_id: str, step: int, delay: float = 0) -> None:
+    def step(self, goal_id: str, step: int, delay: float = 0, pipeline: Any = None) -> None:
+        """Enqueue the goal's step; with `pipeline` (sync or asyncio, in MULTI mode), only queue the writes on it."""
         payload = GoalStepJob(goal_id=goal_id, step=step)
-        self._enqueue(goal_unit(goal_id), AGENT_QUEUE, STEP_FUNC, payload, f"s-{goal_id}-{step}", delay)
+        self._enqueue(goal_unit(goal_id), AGENT_QUEUE, STEP_FUNC, payload, f"s-{goal_id}-{step}", delay, pipeline)
 
     def action(self, action_id: str, goal_id: str, step: int, approval_id: str | None = None) -> None:
         payload = ActionJob(action_id=action_id, goal_id=goal_id, step=step, approval_id=approval_id)
@@ -120,7 +121,9 @@ class RQDispatch:
         self._inflight.register(Registration(unit=goal_unit(goal_id), queue=AGENT_QUEUE, func=STEP_FUNC,
                                              payload=payload, job_id=job.id, registered_at=self._clock()))
 
-    def _enqueue(self, unit: str, queue: str, func: str, payload: BaseModel, prefix: str, delay: float) -> None:
+    def _enqueue(
+        self, unit: str, queue: str, func: str, payload: BaseModel, prefix: str, delay: float, pipeline: Any = None
+    ) -> None:
         registration = Registration(
             unit=unit,
             queue=queue,
@@ -130,8 +133,10 @@ class RQDispatch:
             registered_at=self._clock(),
         )
         # Registered first: if we die before the enqueue, the watchdog finds no job and enqueues it.
-        self._inflight.register(registration)
+        self._inflight.register(registration, pipeline)
         kwargs = {"job_id": registration.job_id, "result_ttl": RESULT_TTL, "failure_ttl": FAILURE_TTL}
+        if pipeline is not None:
+            kwargs["pipeline"] = pipeline
         if delay > 0:
             self._queues[queue].enqueue_in(timedelta(seconds=delay), func, registration.payload, **kwargs)
         else:

@@ -73,11 +73,13 @@ class Inflight:
         self._redis = redis
         self._replace = redis.register_script(_REPLACE)
 
-    def register(self, registration: Registration) -> None:
-        pipe = self._redis.pipeline(transaction=False)
+    def register(self, registration: Registration, pipeline: Any = None) -> None:
+        """Record which job should do the unit (on `pipeline`, sync or asyncio, when given)."""
+        pipe = self._redis.pipeline(transaction=False) if pipeline is None else pipeline
         pipe.hset(_UNITS, registration.unit, registration.model_dump_json())
         pipe.zadd(_DUE, {registration.unit: registration.registered_at})
-        pipe.execute()
+        if pipeline is None:
+            pipe.execute()
 
     def get(self, unit: str) -> Registration | None:
         raw = self._redis.hget(_UNITS, unit)

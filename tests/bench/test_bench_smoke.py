@@ -11,7 +11,17 @@ from pathlib import Path
 
 import pytest
 
-from bench import approvals, concurrency, frontend, guard_cost, profile, prompt_growth, redis_memory, steps
+from bench import (
+    approvals,
+    concurrency,
+    frontend,
+    frontend_profile,
+    guard_cost,
+    profile,
+    prompt_growth,
+    redis_memory,
+    steps,
+)
 from bench.stats import Summary, percentile, table
 
 pytestmark = pytest.mark.timeout(180)
@@ -28,7 +38,8 @@ def test_stats_helpers() -> None:
 
 
 def test_frontend_smoke(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    plan = frontend.Plan(sequential=4, users=(4,), seconds=1.0, think=0.2, bursts=((4, 1),), rate_limited=False)
+    plan = frontend.Plan(sequential=3, users=(4,), seconds=0.5, think=0.1, bursts=((4, 1),), rate_limited=False,
+                         warmup=2, rounds=2)
     report = frontend.run(tmp_path, plan)
     assert {(r.bot, r.load) for r in report.rows} == {
         (bot, load) for bot in ("echo", "deputy") for load in ("1 user", "4 users", "burst of 4")}
@@ -37,9 +48,20 @@ def test_frontend_smoke(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> N
         assert row.handled.median <= row.end_to_end.median
     jobs, messages = report.enqueued["deputy"]
     assert jobs == messages > 0, "every acknowledged goal must have its first step enqueued"
-    assert report.cpu_ms["deputy"] > 0
+    assert report.cpu_ms["deputy"] > 0 and report.redis_commands["deputy"] > 0
     report.print()
-    assert "our own time" in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert "our own time" in out and "deputy" in out and "p99 ratio" in out
+
+
+def test_frontend_profile_smoke(tmp_path: Path) -> None:
+    report = frontend_profile.run(tmp_path, users=5, seconds=1.0, think=0.1)
+    assert report.messages > 0
+    _sane(report.handled)
+    assert report.samples > 0, "py-spy (installed with the test extra) must have sampled the bot"
+    assert abs(sum(share for _, share in report.shares) - 1) < 1e-6
+    assert any(name != "other" for name, _ in report.shares), report.shares
+    report.print()
 
 
 def test_guard_cost_smoke(tmp_path: Path) -> None:
@@ -71,15 +93,18 @@ def test_redis_memory_smoke(tmp_path: Path) -> None:
     assert all(count > 0 and size > 0 for _, count, size in report.rows)
     assert report.bytes_each("running goal (research, step 10)") > report.bytes_each("finished goal (history)")
     assert report.sweep[0] == 20  # the running goals' and the monitors' registrations
+    assert report.floor > 0
+    _sane(report.sweeps)
     report.print()
 
 
-def test_prompt_growth_smoke(tmp_path: Path) -> None:
+def test_prompt_growth_smoke(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     report = prompt_growth.run(tmp_path, steps=12)
     assert report.status == "done"
     assert len(report.prompt_tokens) == len(report.record_kb) == 12
     assert report.tools_tokens > 0 and min(report.prompt_tokens) > report.tools_tokens
     report.print()
+    assert "median" in capsys.readouterr().out
 
 
 def test_approvals_smoke(tmp_path: Path) -> None:
@@ -111,9 +136,10 @@ def test_concurrency_with_the_gateway_smoke(tmp_path: Path) -> None:
 
 
 def test_profile_smoke(tmp_path: Path) -> None:
-    report = profile.run(tmp_path, goals=1, steps=3, seconds=2, experiments=False)
+    report = profile.run(tmp_path, goals=1, steps=3, seconds=1, experiments=False)
     [variant] = report.variants
     _sane(variant.step)
     assert variant.horse_cpu_ms > 0
+    assert report.categories, "py-spy (installed with the test extra) must have sampled the work horses"
     assert all(share > 0 for _, share in report.categories)
     report.print()

@@ -1,0 +1,73 @@
+"""How the bot runs python-telegram-bot: many chats at once, each chat's updates in order.
+
+The handlers await Redis and the Bot API, so while one update waits another can run:
+PTB's concurrent processing lets the bot serve hundreds of users at once. But two
+messages from the same person must not overtake each other (an answer to a question,
+then a new goal; Edit pressed, then the change): updates of one chat wait for the one
+before them, updates of different chats do not wait for each other.
+
+Concurrency is bounded and the Bot API connection pool kept small: httpx's pool does work
+proportional to its open connections on every request (an expiry check, with a system
+call, per idle connection), so with PTB's default of 256 connections every request gets
+slower once a burst has opened many of them. A few dozen updates in flight already keep
+the CPU busy: a handler's waits (two Redis round trips, one Bot API call) are short.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable
+from typing import Any
+
+from telegram import Update
+from telegram.ext import AIORateLimiter, ApplicationBuilder, BaseUpdateProcessor
+
+MAX_CONCURRENT_UPDATES = 32
+# A Bot API call takes a few milliseconds, so a few connections carry hundreds of calls per
+# second; a call that finds them all busy waits its turn (up to POOL_TIMEOUT seconds).
+CONNECTION_POOL_SIZE = 8
+POOL_TIMEOUT = 30.0
+
+
+def application_builder(token: str, api_base: str | None = None, rate_limit: bool = True) -> ApplicationBuilder:
+    """PTB configured as Deputy runs it (the front-end benchmark's echo baseline uses it too)."""
+    builder = (ApplicationBuilder().token(token).concurrent_updates(PerChatOrder())
+               .connection_pool_size(CONNECTION_POOL_SIZE).pool_timeout(POOL_TIMEOUT))
+    if api_base:
+        base = api_base.rstrip("/")
+        builder = builder.base_url(base).base_file_url(base.replace("/bot", "/file/bot", 1))
+    if rate_limit:
+        builder = builder.rate_limiter(AIORateLimiter(max_retries=3))
+    return builder
+
+
+class PerChatOrder(BaseUpdateProcessor):
+    """Up to `max_concurrent_updates` updates at once; one chat's updates one after another."""
+
+    def __init__(self, max_concurrent_updates: int = MAX_CONCURRENT_UPDATES) -> None:
+        super().__init__(max_concurrent_updates)
+        self._chats: dict[int, tuple[asyncio.Lock, int]] = {}  # chat id -> (its lock, updates holding or waiting)
+
+    async def do_process_update(self, update: object, coroutine: Awaitable[Any]) -> None:
+        chat = update.effective_chat if isinstance(update, Update) else None
+        if chat is None:
+            await coroutine
+            return
+        lock, users = self._chats.get(chat.id, (None, 0))
+        lock = lock or asyncio.Lock()  # asyncio.Lock wakes its waiters in the order they came
+        self._chats[chat.id] = (lock, users + 1)
+        try:
+            async with lock:
+                await coroutine
+        finally:
+            lock, users = self._chats[chat.id]
+            if users == 1:
+                del self._chats[chat.id]
+            else:
+                self._chats[chat.id] = (lock, users - 1)
+
+    async def initialize(self) -> None:
+        """Nothing to set up."""
+
+    async def shutdown(self) -> None:
+        """Nothing to free."""
