@@ -2,30 +2,30 @@
 
 A step (1) resolves the tool calls of the last model turn, stopping when one of them
 is an external action (handed to the executor through `Dispatch.action`) or a message that
-ends the step, then (2) calls the model once and checkpoints its answer. Each step runs as
-its own queue job; the boundaries "model call needed" and "action needed" are where a
-model gateway or the executor takes over, so no worker ever waits for a human. With a
-gateway (`ModelRequests`), no worker waits for the model either: the step checkpoints the
-goal as waiting for its request and ends; the gateway's answer brings the next job, which
-records the reply (or handles the error) exactly as the inline call would have.
+ends the step, then (2) calls the model once and checkpoints its answer (`ModelTurn`: the
+budgets, the inline call or the gateway's request and answer, recording the reply). Each
+step runs as its own queue job; the boundaries "model call needed" and "action needed" are
+where a model gateway or the executor takes over, so no worker ever waits for a human, nor,
+with a gateway, for the model. Monitored goals' steps live in `WatchSteps`, parts of a split
+goal in `Subgoals`, attachments and results in `Reading`; the runner lends `ModelTurn` and
+`WatchSteps` the steps they share (checkpoint, fail, pause, end) as explicit callables.
 """
 
 from __future__ import annotations
 
 import hashlib
-import logging
 import time
 from typing import Any, Callable
 
 from agent.check_budget import CheckBudget
-from agent.context import fold
-from agent.goals import ConcurrentUpdate, Goal, GoalStatus, GoalStore, ModelWait
+from agent.goals import ConcurrentUpdate, Goal, GoalStatus, GoalStore
 from agent.memory_tools import MEMORY_TOOLS, ForgetArgs, MemoryTools, RecallArgs, RememberArgs
 from agent.memory_tools import parse as parse_memory
-from agent.model import ChatModel, ModelError, ModelReply, ToolCall
-from agent.model_requests import ModelRequest, ModelRequests, new_request_id
+from agent.model import ChatModel, ToolCall
+from agent.model_requests import ModelRequests
+from agent.model_turn import ModelTurn
 from agent.monitoring import Monitoring
-from agent.prompt import build_messages, tool_message
+from agent.prompt import tool_message
 from agent.reading import ContentScanner, Reading
 from agent.steps import Dispatch, GoalStopped, RunnerLimits, StepOutcome
 from agent.subgoals import Subgoals
@@ -46,8 +46,6 @@ from deputy.outbox import Button, Outbox, OutboxMessage
 from deputy.user_settings import UserSettingsStore
 from sentinel.action_store import ActionStore
 from sentinel.actions import Action, ActionState
-
-log = logging.getLogger(__name__)
 
 __all__ = ["Dispatch", "GoalRunner", "GoalStopped", "RunnerLimits", "StepOutcome"]
 
@@ -73,23 +71,22 @@ class GoalRunner:
     ) -> None:
         self._goals = goals
         self._actions = actions
-        self._model = model
         self._outbox = outbox
         self._dispatch = dispatch
         self._clock = clock
         self._limits = limits
         self._catalog = catalog
-        self._scanner = scanner
         self._memory = memory
-        self._settings = settings
         self._own_tools = [*INTERNAL_TOOLS, *(MEMORY_TOOLS if memory else [])]
         self._user_catalogs = user_catalogs
-        self._gateway = gateway
         self._subgoals = Subgoals(goals, dispatch, clock)
         self._reading = Reading(goals, scanner, clock)
         self._monitoring = Monitoring(dispatch, clock, checks, settings)
+        self._turn = ModelTurn(model, dispatch, outbox, clock, limits, settings, memory, gateway,
+                               tools_for=self._tools_for, checkpoint=self._checkpoint, fail=self._fail,
+                               pause=self._pause, end=self._end, run_step=self._run_step)
         self._watch = WatchSteps(self._monitoring, actions, dispatch, outbox, self._reading,
-                                 checkpoint=self._checkpoint, call_model=self._call_model, end=self._end,
+                                 checkpoint=self._checkpoint, call_model=self._turn.call, end=self._end,
                                  catalog_for=self._catalog_for)
         self._handoffs = handoffs
 
@@ -130,9 +127,9 @@ class GoalRunner:
         elif goal.status is not GoalStatus.running:
             return StepOutcome.not_running
         elif goal.waiting_model is not None:
-            if goal.waiting_model.step == goal.step and self._gateway is not None:
-                return self._model_answered(goal)
-            goal.waiting_model = None  # the goal changed since (edited), or the gateway was turned off: ask anew
+            answered = self._turn.resume(goal)
+            if answered is not None:
+                return answered
         if goal.attachments:
             failed = self._reading.read_attachments(goal)
             if failed is not None:
@@ -148,7 +145,7 @@ class GoalRunner:
                 park = park or not str(goal.messages[-1].get("content", "")).startswith("Error")
         if park:
             return self._watch.park(goal)
-        return self._call_model(goal)
+        return self._turn.call(goal)
 
     # -- tool calls ---------------------------------------------------------------------
 
@@ -306,112 +303,6 @@ class GoalRunner:
             self._subgoals.child_ended(goal)
         return StepOutcome.finished
 
-    # -- the model ----------------------------------------------------------------------
-
-    def _call_model(self, goal: Goal) -> StepOutcome:
-        if goal.step - goal.steps_base >= self._limits.max_steps:
-            return self._pause(
-                goal,
-                f"I've taken {self._limits.max_steps} steps on “{_short(goal.text)}” without finishing, so I paused "
-                "it to keep costs in check. Continue?",
-            )
-        used = goal.prompt_tokens + goal.completion_tokens - goal.tokens_base
-        if used >= self._limits.max_tokens:
-            return self._pause(
-                goal,
-                f"“{_short(goal.text)}” has used {used:,} tokens of its {self._limits.max_tokens:,} budget, so I "
-                "paused it. Continue?",
-            )
-        recent = goal.loop_signatures[-self._limits.loop_repeats :]
-        if len(recent) == self._limits.loop_repeats and len(set(recent)) == 1:
-            goal.loop_signatures = []
-            return self._pause(
-                goal,
-                f"I seem to be going round in circles on “{_short(goal.text)}” (the same step with the same result "
-                f"{self._limits.loop_repeats} times), so I stopped. Continue anyway?",
-            )
-        settings = self._settings.get(goal.user_id) if self._settings else None
-        memories = self._memory.relevant(goal) if self._memory else None
-        messages, tools = build_messages(goal, self._clock(), settings, memories), self._tools_for(goal)
-        if self._gateway is not None:
-            return self._request_model(goal, messages, tools)
-        goal = self._checkpoint(goal)
-        try:
-            reply = self._model.complete(messages, tools)
-        except ModelError as exc:
-            return self._model_failed(goal, exc)
-        return self._record_reply(goal, reply)
-
-    def _request_model(self, goal: Goal, messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> StepOutcome:
-        """Hand the model call to the gateway; its answer enqueues this goal's next job."""
-        request = ModelRequest(id=new_request_id(goal.id, goal.step), goal_id=goal.id, step=goal.step,
-                               attempt=goal.model_attempts, messages=messages, tools=tools, created_at=self._clock())
-        goal.waiting_model = ModelWait(request_id=request.id, step=goal.step)
-        # Checkpointed first: a crash before the submission leaves this job's unit registered,
-        # and the re-run step finds the request missing and submits it again. The unit is not
-        # released here: the job's end releases it only if the gateway's answer has not
-        # already handed it to the next job.
-        goal = self._checkpoint(goal)
-        assert self._gateway is not None
-        self._gateway.submit(request)
-        return StepOutcome.waiting
-
-    def _model_answered(self, goal: Goal) -> StepOutcome:
-        assert self._gateway is not None and goal.waiting_model is not None
-        request_id = goal.waiting_model.request_id
-        outcome = self._gateway.outcome(request_id)
-        if outcome is None:
-            if self._gateway.pending(request_id):
-                return StepOutcome.waiting  # an early or duplicate job: the gateway's answer brings the real one
-            goal.waiting_model = None  # lost before it reached the gateway
-            return self._call_model(goal)
-        goal.waiting_model = None
-        if outcome.kind == "reply" and outcome.reply is not None:
-            # Tool calls are resolved in this same job (one job per model turn, as inline).
-            return self._record_reply(goal, outcome.reply, carry_on=True)
-        if outcome.kind == "error" and outcome.failure is not None:
-            return self._model_failed(goal, outcome.failure.error())
-        return self._call_model(goal)  # discarded while the goal was paused: ask again
-
-    def _model_failed(self, goal: Goal, exc: ModelError) -> StepOutcome:
-        log.warning("goal %s: model call failed: %s", goal.id, exc)
-        goal.model_attempts += 1
-        if exc.retryable and goal.model_attempts < self._limits.max_model_attempts:
-            delay = self._limits.retry_delays[min(goal.model_attempts, len(self._limits.retry_delays)) - 1]
-            goal = self._checkpoint(goal)
-            self._dispatch.step(goal.id, goal.step, delay=delay)
-            return StepOutcome.retrying
-        return self._fail(
-            goal,
-            f"{exc.user_message} I tried {goal.model_attempts} times and stopped. "
-            "Your goal is saved: send /retry to try again.",
-        )
-
-    def _record_reply(self, goal: Goal, reply: ModelReply, carry_on: bool = False) -> StepOutcome:
-        goal.model_attempts = 0
-        goal.prompt_tokens += reply.usage.prompt_tokens
-        goal.completion_tokens += reply.usage.completion_tokens
-        goal.messages.append(reply.as_message())
-        goal.messages, goal.summary, goal.summary_hidden = fold(goal.messages, goal.summary, goal.summary_hidden)
-        goal.step += 1
-        if reply.tool_calls:
-            goal.pending_calls = list(reply.tool_calls)
-            goal = self._checkpoint(goal)
-            if carry_on:
-                self._dispatch.carry_on(goal.id, goal.step)
-                return self._run_step(goal.id, goal.step)
-            self._dispatch.step(goal.id, goal.step)
-            return StepOutcome.continued
-        # A plain answer without tools: deliver it; a question waits for the user.
-        text = (reply.content or "").strip() or "I have nothing to add."
-        if goal.parent_id is not None:
-            goal.result, goal.status = text, GoalStatus.done
-            return self._end(goal)
-        self._outbox.send(goal.chat_id, text, dedupe_key=f"{goal.id}:{goal.step}:text",
-                          proactive=goal.monitor is not None)
-        goal.status = GoalStatus.waiting_user if text.endswith("?") else GoalStatus.done
-        return self._end(goal)
-
     def _fail(self, goal: Goal, message: str) -> StepOutcome:
         if goal.parent_id is None:
             # Sent before the checkpoint (deduplicated), so a crash in between cannot lose it.
@@ -444,8 +335,3 @@ class GoalRunner:
             if current is not None and current.status in (GoalStatus.paused, GoalStatus.cancelled):
                 raise GoalStopped(goal.id) from None
             raise
-
-
-def _short(text: str, limit: int = 50) -> str:
-    text = " ".join(text.split())
-    return text if len(text) <= limit else text[: limit - 1] + "…"

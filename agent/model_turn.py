@@ -1,0 +1,189 @@
+"""The model turn of a goal step: budgets, the model call, and recording its answer.
+
+Before each call the goal's budgets are checked (steps, tokens, the same step going round
+in circles); a goal over one pauses and asks the user. The call is inline, or, with a model
+gateway (`ModelRequests`), a request: the step checkpoints the goal as waiting for it and
+ends, and the gateway's answer brings the next job, which records the reply (or handles the
+error) exactly as the inline call would have. A reply with tool calls continues the goal; a
+plain answer is delivered and ends the step. The runner lends the steps these need
+(checkpoint, fail, pause, end, and running the next step in the same job) explicitly.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any, Callable
+
+from agent.context import fold
+from agent.goals import Goal, GoalStatus, ModelWait
+from agent.memory_tools import MemoryTools
+from agent.model import ChatModel, ModelError, ModelReply
+from agent.model_requests import ModelRequest, ModelRequests, new_request_id
+from agent.prompt import build_messages
+from agent.steps import Dispatch, RunnerLimits, StepOutcome
+from deputy.outbox import Outbox
+from deputy.user_settings import UserSettingsStore
+
+log = logging.getLogger(__name__)
+
+Step = Callable[[Goal], StepOutcome]
+Stop = Callable[[Goal, str], StepOutcome]
+
+
+class ModelTurn:
+    def __init__(
+        self,
+        model: ChatModel,
+        dispatch: Dispatch,
+        outbox: Outbox,
+        clock: Callable[[], float],
+        limits: RunnerLimits,
+        settings: UserSettingsStore | None,
+        memory: MemoryTools | None,
+        gateway: ModelRequests | None,
+        *,
+        tools_for: Callable[[Goal], list[dict[str, Any]]],
+        checkpoint: Callable[[Goal], Goal],
+        fail: Stop,
+        pause: Stop,
+        end: Step,
+        run_step: Callable[[str, int], StepOutcome],
+    ) -> None:
+        self._model = model
+        self._dispatch = dispatch
+        self._outbox = outbox
+        self._clock = clock
+        self._limits = limits
+        self._settings = settings
+        self._memory = memory
+        self._gateway = gateway
+        self._tools_for = tools_for
+        self._checkpoint = checkpoint
+        self._fail = fail
+        self._pause = pause
+        self._end = end
+        self._run_step = run_step
+
+    def resume(self, goal: Goal) -> StepOutcome | None:
+        """A goal waiting for the gateway's answer: handle it; None asks the model anew in this step."""
+        assert goal.waiting_model is not None
+        if goal.waiting_model.step == goal.step and self._gateway is not None:
+            return self._answered(goal)
+        goal.waiting_model = None  # the goal changed since (edited), or the gateway was turned off: ask anew
+        return None
+
+    def call(self, goal: Goal) -> StepOutcome:
+        """Ask the model for the goal's next turn, unless a budget says to pause first."""
+        over = self._over_budget(goal)
+        if over is not None:
+            return over
+        settings = self._settings.get(goal.user_id) if self._settings else None
+        memories = self._memory.relevant(goal) if self._memory else None
+        messages, tools = build_messages(goal, self._clock(), settings, memories), self._tools_for(goal)
+        if self._gateway is not None:
+            return self._request(goal, messages, tools)
+        goal = self._checkpoint(goal)
+        try:
+            reply = self._model.complete(messages, tools)
+        except ModelError as exc:
+            return self._failed(goal, exc)
+        return self._record(goal, reply)
+
+    def _over_budget(self, goal: Goal) -> StepOutcome | None:
+        if goal.step - goal.steps_base >= self._limits.max_steps:
+            return self._pause(
+                goal,
+                f"I've taken {self._limits.max_steps} steps on “{_short(goal.text)}” without finishing, so I paused "
+                "it to keep costs in check. Continue?",
+            )
+        used = goal.prompt_tokens + goal.completion_tokens - goal.tokens_base
+        if used >= self._limits.max_tokens:
+            return self._pause(
+                goal,
+                f"“{_short(goal.text)}” has used {used:,} tokens of its {self._limits.max_tokens:,} budget, so I "
+                "paused it. Continue?",
+            )
+        recent = goal.loop_signatures[-self._limits.loop_repeats :]
+        if len(recent) == self._limits.loop_repeats and len(set(recent)) == 1:
+            goal.loop_signatures = []
+            return self._pause(
+                goal,
+                f"I seem to be going round in circles on “{_short(goal.text)}” (the same step with the same result "
+                f"{self._limits.loop_repeats} times), so I stopped. Continue anyway?",
+            )
+        return None
+
+    def _request(self, goal: Goal, messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> StepOutcome:
+        """Hand the model call to the gateway; its answer enqueues this goal's next job."""
+        request = ModelRequest(id=new_request_id(goal.id, goal.step), goal_id=goal.id, step=goal.step,
+                               attempt=goal.model_attempts, messages=messages, tools=tools, created_at=self._clock())
+        goal.waiting_model = ModelWait(request_id=request.id, step=goal.step)
+        # Checkpointed first: a crash before the submission leaves this job's unit registered,
+        # and the re-run step finds the request missing and submits it again. The unit is not
+        # released here: the job's end releases it only if the gateway's answer has not
+        # already handed it to the next job.
+        goal = self._checkpoint(goal)
+        assert self._gateway is not None
+        self._gateway.submit(request)
+        return StepOutcome.waiting
+
+    def _answered(self, goal: Goal) -> StepOutcome:
+        assert self._gateway is not None and goal.waiting_model is not None
+        request_id = goal.waiting_model.request_id
+        outcome = self._gateway.outcome(request_id)
+        if outcome is None:
+            if self._gateway.pending(request_id):
+                return StepOutcome.waiting  # an early or duplicate job: the gateway's answer brings the real one
+            goal.waiting_model = None  # lost before it reached the gateway
+            return self.call(goal)
+        goal.waiting_model = None
+        if outcome.kind == "reply" and outcome.reply is not None:
+            # Tool calls are resolved in this same job (one job per model turn, as inline).
+            return self._record(goal, outcome.reply, carry_on=True)
+        if outcome.kind == "error" and outcome.failure is not None:
+            return self._failed(goal, outcome.failure.error())
+        return self.call(goal)  # discarded while the goal was paused: ask again
+
+    def _failed(self, goal: Goal, exc: ModelError) -> StepOutcome:
+        log.warning("goal %s: model call failed: %s", goal.id, exc)
+        goal.model_attempts += 1
+        if exc.retryable and goal.model_attempts < self._limits.max_model_attempts:
+            delay = self._limits.retry_delays[min(goal.model_attempts, len(self._limits.retry_delays)) - 1]
+            goal = self._checkpoint(goal)
+            self._dispatch.step(goal.id, goal.step, delay=delay)
+            return StepOutcome.retrying
+        return self._fail(
+            goal,
+            f"{exc.user_message} I tried {goal.model_attempts} times and stopped. "
+            "Your goal is saved: send /retry to try again.",
+        )
+
+    def _record(self, goal: Goal, reply: ModelReply, carry_on: bool = False) -> StepOutcome:
+        goal.model_attempts = 0
+        goal.prompt_tokens += reply.usage.prompt_tokens
+        goal.completion_tokens += reply.usage.completion_tokens
+        goal.messages.append(reply.as_message())
+        goal.messages, goal.summary, goal.summary_hidden = fold(goal.messages, goal.summary, goal.summary_hidden)
+        goal.step += 1
+        if reply.tool_calls:
+            goal.pending_calls = list(reply.tool_calls)
+            goal = self._checkpoint(goal)
+            if carry_on:
+                self._dispatch.carry_on(goal.id, goal.step)
+                return self._run_step(goal.id, goal.step)
+            self._dispatch.step(goal.id, goal.step)
+            return StepOutcome.continued
+        # A plain answer without tools: deliver it; a question waits for the user.
+        text = (reply.content or "").strip() or "I have nothing to add."
+        if goal.parent_id is not None:
+            goal.result, goal.status = text, GoalStatus.done
+            return self._end(goal)
+        self._outbox.send(goal.chat_id, text, dedupe_key=f"{goal.id}:{goal.step}:text",
+                          proactive=goal.monitor is not None)
+        goal.status = GoalStatus.waiting_user if text.endswith("?") else GoalStatus.done
+        return self._end(goal)
+
+
+def _short(text: str, limit: int = 50) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"
