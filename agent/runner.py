@@ -27,7 +27,7 @@ from agent.model_turn import ModelTurn
 from agent.monitoring import Monitoring
 from agent.prompt import tool_message
 from agent.reading import ContentScanner, Reading
-from agent.steps import Dispatch, GoalStopped, RunnerLimits, StepOutcome
+from agent.steps import Dispatch, GoalStopped, RunnerLimits, StepOutcome, hand_to_executor
 from agent.subgoals import Subgoals
 from agent.tools import (
     INTERNAL_TOOLS,
@@ -233,13 +233,7 @@ class GoalRunner:
             tool_call_id=call.id,
             created_at=self._clock(),
         )
-        self._actions.submit(action)
-        goal.status = GoalStatus.acting
-        goal.pending_action_id = action.id
-        goal = self._checkpoint(goal)
-        self._dispatch.action(action.id, goal.id, goal.step)
-        self._dispatch.idle(goal.id)
-        return StepOutcome.acting
+        return hand_to_executor(goal, action, self._actions, self._dispatch, self._checkpoint)
 
     def _resume_after_action(self, goal: Goal) -> Goal | None:
         record = self._actions.get(goal.pending_action_id or "")

@@ -4,7 +4,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import Enum
-from typing import Protocol
+from typing import TYPE_CHECKING, Callable, Protocol
+
+from agent.goals import Goal, GoalStatus
+
+if TYPE_CHECKING:
+    from sentinel.action_store import ActionStore
+    from sentinel.actions import Action
 
 
 class Dispatch(Protocol):
@@ -42,3 +48,16 @@ class RunnerLimits:
     loop_repeats: int = 3
     max_model_attempts: int = 3
     retry_delays: tuple[float, ...] = (2.0, 8.0, 30.0)
+
+
+def hand_to_executor(
+    goal: Goal, action: Action, actions: ActionStore, dispatch: Dispatch, checkpoint: Callable[[Goal], Goal]
+) -> StepOutcome:
+    """Store the action, mark the goal as acting on it (checkpointed), and hand it to the executor."""
+    actions.submit(action)
+    goal.status = GoalStatus.acting
+    goal.pending_action_id = action.id
+    goal = checkpoint(goal)
+    dispatch.action(action.id, goal.id, goal.step)
+    dispatch.idle(goal.id)
+    return StepOutcome.acting

@@ -13,7 +13,7 @@ from typing import Callable
 from agent.goals import Goal, GoalStatus
 from agent.monitoring import Monitoring
 from agent.reading import Reading
-from agent.steps import Dispatch, StepOutcome
+from agent.steps import Dispatch, StepOutcome, hand_to_executor
 from agent.tools import ToolArgumentError
 from connectors.catalog import Catalog
 from deputy.outbox import Outbox
@@ -86,13 +86,7 @@ class WatchSteps:
             outcome = self._probe_done(goal, None)  # the service is gone: a failed check
             assert outcome is not None
             return outcome
-        self._actions.submit(action)
-        goal.status = GoalStatus.acting
-        goal.pending_action_id = action.id
-        goal = self._checkpoint(goal)
-        self._dispatch.action(action.id, goal.id, goal.step)
-        self._dispatch.idle(goal.id)
-        return StepOutcome.acting
+        return hand_to_executor(goal, action, self._actions, self._dispatch, self._checkpoint)
 
     def after_probe(self, goal: Goal) -> StepOutcome | None:
         """The probe is back (or not yet): compare in code; None continues the step (the first reading)."""

@@ -169,36 +169,23 @@ async def send_chat_action(emu: Emulator, params: Params) -> bool:
 async def send_document(emu: Emulator, params: Params) -> Json:
     """Send a file: a multipart upload, a file_id sent before, or any other string (URL)."""
     chat = _chat(emu, params)
-    document = _document(emu, params.file("document"))
-    caption, entities = _formatted(params, "caption", "caption_entities")
-    check_text(caption, caption=True)
-    msg = emu.state.add_message(
-        chat,
-        "bot",
-        text=caption,
-        entities=entities,
-        keyboard=_keyboard(params),
-        reply_to=_reply_to(chat, params),
-        document=document,
-    )
-    return emu.message_json(chat, msg)
+    return _send_captioned(emu, params, chat, document=_document(emu, params.file("document")))
 
 
 @METHODS.register("sendPhoto")
 async def send_photo(emu: Emulator, params: Params) -> Json:
     """Send a photo: a multipart upload (as PTB sends bytes) or the file_id of a photo sent before."""
     chat = _chat(emu, params)
-    photo = _photo(emu, params.file("photo"))
+    return _send_captioned(emu, params, chat, photo=_photo(emu, params.file("photo")))
+
+
+def _send_captioned(emu: Emulator, params: Params, chat: Chat, **media: Document | Photo) -> Json:
+    """A file message (document or photo) with its optional caption, keyboard and reply."""
     caption, entities = _formatted(params, "caption", "caption_entities")
     check_text(caption, caption=True)
     msg = emu.state.add_message(
-        chat,
-        "bot",
-        text=caption,
-        entities=entities,
-        keyboard=_keyboard(params),
-        reply_to=_reply_to(chat, params),
-        photo=photo,
+        chat, "bot", text=caption, entities=entities, keyboard=_keyboard(params), reply_to=_reply_to(chat, params),
+        **media,
     )
     return emu.message_json(chat, msg)
 
