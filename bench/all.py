@@ -57,6 +57,8 @@ def sections(quick: bool) -> list[tuple[str, Callable[[Path], object]]]:
             ("prompt growth", lambda d: prompt_growth.run(d, steps=50)),
             ("approvals", lambda d: approvals.run(d, samples=5)),
             ("concurrency", lambda d: concurrency.run(d, concurrency.QUICK, 50)),
+            ("concurrency with the gateway", lambda d: concurrency.ConcurrencyReport(
+                with_gateway=concurrency.run_gateway(d, concurrency.GATEWAY_QUICK))),
             ("profile", lambda d: profile.run(d, goals=1, steps=10, seconds=5)),
         ]
     return [
@@ -68,6 +70,8 @@ def sections(quick: bool) -> list[tuple[str, Callable[[Path], object]]]:
         ("prompt growth", lambda d: prompt_growth.run(d)),
         ("approvals", lambda d: approvals.run(d)),
         ("concurrency", lambda d: concurrency.run(d)),
+        ("concurrency with the gateway", lambda d: concurrency.ConcurrencyReport(
+            with_gateway=concurrency.run_gateway(d))),
         ("profile", lambda d: profile.run(d)),
     ]
 
