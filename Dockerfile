@@ -1,17 +1,20 @@
+# Deputy's image, built from the package metadata: whatever `pyproject.toml` declares is in
+# the wheel, so a new package cannot be left out (tests/deputy/test_installed_wheel.py
+# starts every process from that same wheel, outside the checkout).
+FROM python:3.11-slim AS wheel
+WORKDIR /src
+COPY . .
+RUN pip wheel --no-cache-dir --no-deps --wheel-dir /wheels .
+
 FROM python:3.11-slim
-WORKDIR /app
-COPY pyproject.toml README.md ./
-COPY deputy deputy
-COPY bot bot
-COPY agent agent
-COPY sentinel sentinel
-COPY connectors connectors
-COPY workers workers
-COPY emulator emulator
-COPY sandbox sandbox
-COPY vault vault
-COPY bench bench
-RUN pip install --no-cache-dir . && useradd --create-home deputy && mkdir /data && chown deputy /data
+# Debian's Chromium for the web connector (the executor drives it at /usr/bin/chromium).
+RUN apt-get update \
+    && apt-get install -y --no-install-recommends chromium fonts-dejavu-core ca-certificates \
+    && rm -rf /var/lib/apt/lists/*
+COPY --from=wheel /wheels /wheels
+RUN pip install --no-cache-dir /wheels/*.whl && rm -rf /wheels \
+    && useradd --create-home --uid 10001 deputy && mkdir /data && chown deputy /data
 USER deputy
-ENV DEPUTY_DATA_DIR=/data
+WORKDIR /home/deputy
+ENV DEPUTY_DATA_DIR=/data PYTHONUNBUFFERED=1
 CMD ["deputy", "--help"]

@@ -150,8 +150,14 @@ class DeputyStack:
         workers: int = 1,
         extra_env: dict[str, str] | None = None,
         gateway: bool = False,
+        python: str = sys.executable,
+        cwd: Path | None = None,
     ) -> None:
         self.redis_url = redis_url
+        # Another interpreter (a venv with Deputy installed from its wheel) and a working
+        # directory outside the checkout show the processes run from what was installed.
+        self._python = python
+        self._cwd = cwd
         self.workdir = workdir
         self.chat_port = free_port()
         self.chat_url = f"http://127.0.0.1:{self.chat_port}"
@@ -287,6 +293,6 @@ class DeputyStack:
         self.workdir.mkdir(parents=True, exist_ok=True)
         with open(self.workdir / f"{name}.log", "ab") as log:
             self._processes[name] = subprocess.Popen(
-                [sys.executable, "-m", "deputy", *args], env=env, stdout=log, stderr=subprocess.STDOUT,
-                start_new_session=True,
+                [self._python, "-m", "deputy", *args], env=env, stdout=log, stderr=subprocess.STDOUT,
+                start_new_session=True, cwd=self._cwd,
             )
