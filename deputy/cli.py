@@ -40,6 +40,10 @@ def main(argv: list[str] | None = None) -> int:
     )
     # httpx logs every request URL at INFO, and a Telegram URL contains the bot token.
     logging.getLogger("httpx").setLevel(logging.WARNING)
+    # One line per HTTP request (the bot's long polls every few seconds) drowns Deputy's own
+    # lines: access logs show only at DEBUG.
+    if logging.getLogger().getEffectiveLevel() > logging.DEBUG:
+        logging.getLogger("aiohttp.access").setLevel(logging.WARNING)
     if args.command == "run":
         from deputy.local import run_local
 

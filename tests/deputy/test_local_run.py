@@ -49,6 +49,8 @@ def test_deputy_run_with_nothing_configured_sends_an_approved_email(tmp_path: Pa
         os.killpg(process.pid, signal.SIGTERM)
         process.wait(timeout=30)
     assert process.returncode == 0, log.read_text()[-3000:]
+    # The console shows Deputy's own lines, not one per HTTP request of the bot's polling.
+    assert "aiohttp.access" not in log.read_text() and "getUpdates" not in log.read_text()
 
 
 def _bot_ready(user: ChatUser) -> bool:
