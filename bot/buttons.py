@@ -29,6 +29,8 @@ KINDS = {
     "mf": "forget memory",
     "me": "edit memory",
     "dd": "delete all my data",
+    "ao": "show older audit entries",
+    "an": "show newer audit entries",
     "oo": "show a service's operations",
     "om": "mark an operation",
     "oc": "choose an operation's class",
