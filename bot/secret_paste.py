@@ -66,12 +66,13 @@ problem problems error errors see process details info system portal method opti
 # -- logins ------------------------------------------------------------------------------
 _LOGIN = re.compile(
     r"(?i)\b(?P<trigger>(?:log\s?in|logon|sign[\s-]?in|credentials|creds|u/p|user/pass)\b"
-    r"(?:\s+for\s+(?:[\w.@-]+\s+){0,3}?[\w.@-]+(?=\s*[:=]))?\s*(?:is|:|=|-|details:?|info:?|with|as|using)?|(?:user(?:name)?|user id|e-?mail)\b\s*(?:is\b|:|=)?)"
+    r"(?:\s+for\s+(?:[\w.@-]+\s+){0,3}?[\w.@-]+(?=\s*[:=]))?\s*(?:is|:|=|-|details:?|info:?|with|as|using)?"
+    r"|(?:user(?:name)?|user id|e-?mail)\b\s*(?:is\b|:|=)?)"
     r"\s*[\"']?(?P<name>[\w.+@-]{2,})[\"']?\s*(?:/|\||:|,|\s)\s*"
-    r"(?:(?:pw|pwd|pass(?:word)?|p)\s*[:=]?\s*)?[\"']?(?P<value>[^\s\"']{4,})"
+    r"(?:(?:pw|pwd|pass(?:word)?|p)\b\s*[:=]?\s*)?[\"']?(?P<value>[^\s\"']{4,})"
 )
 _EMAIL_PASS = re.compile(
-    r"(?<![\w.+-])[\w.+-]+@[\w-]+(?:\.[\w-]+)+(?:\s*/\s*|:|\s*\|\s*)(?P<value>[^\s/@]{4,})(?![^\s/]*@)"
+    r"(?<![\w.+/=-])[\w.+-]+@[\w-]+(?:\.[\w-]+)+(?:\s*/\s*|:|\s*\|\s*)(?P<value>[^\s/@]{4,})(?![^\s/]*@)"
 )
 _IBAN = re.compile(r"\b[A-Z]{2}\d{2}(?:[ ]?[A-Z0-9]{4}){2,7}(?:[ ]?[A-Z0-9]{1,4})?\b")
 _URL_USERINFO = re.compile(r"(?i)\b[a-z][a-z0-9+.-]*://[^/\s:@]+:(?P<value>[^/\s@]{3,})@")
@@ -178,7 +179,9 @@ def _login_in(text: str) -> bool:
             r"(?:is|:|=)\s*$", match.group("trigger"))
         if says_password or (not loose and re.search(r"[/|:,]", tail)):
             return True
-    return any(_is_value(m.group("value")) for m in _EMAIL_PASS.finditer(text)) or bool(_URL_USERINFO.search(text))
+    # "bob@example.com:hunter2"; not "https://user@host:8443/" (an address with a port).
+    return any(_is_value(m.group("value")) and not text[: m.start()].endswith("//")
+               for m in _EMAIL_PASS.finditer(text)) or bool(_URL_USERINFO.search(text))
 
 
 def pasted_secret(text: str) -> str | None:

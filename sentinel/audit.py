@@ -154,7 +154,8 @@ class AuditLog:
         queue_append(pipe, self._key, user_id, tip, kind, at, **detail)
 
     def entries(self, user_id: int, count: int | None = None) -> list[AuditEntry]:
-        return [_entry(entry_id, fields) for entry_id, fields in self._redis.xrange(_STREAM.format(user_id), count=count)]
+        rows = self._redis.xrange(_STREAM.format(user_id), count=count)
+        return [_entry(entry_id, fields) for entry_id, fields in rows]
 
     def page(self, user_id: int, before: str | None = None, after: str | None = None,
              size: int = 10) -> list[AuditEntry]:
@@ -195,7 +196,8 @@ class AuditLog:
         tip = raw.decode() if raw else _GENESIS
         if tip != prev:
             return AuditCheck(user_id=user_id, entries=position, tip=prev, bad_entry=last_id, bad_position=position,
-                              problem="it is not the recorded last entry: newer entries were deleted, or the tip was changed")
+                              problem="it is not the recorded last entry: newer entries were deleted, "
+                                      "or the tip was changed")
         return AuditCheck(user_id=user_id, entries=position, tip=prev)
 
     def verify(self, user_id: int) -> bool:

@@ -136,7 +136,8 @@ def test_a_spend_marked_operation_carries_its_amount_to_the_users_amount_rules(
                                       "currency_field": "body.price.currency"}]
 
     _rule(user, model_server, "you may spend up to $50 without asking",
-          {"verdict": "allow", "scope": {"effects": ["spend"]}, "conditions": {"amount_at_most": "50", "currency": "USD"}})
+          {"verdict": "allow", "scope": {"effects": ["spend"]},
+           "conditions": {"amount_at_most": "50", "currency": "USD"}})
     _rule(user, model_server, "never spend more than $50 without asking",
           {"verdict": "ask", "scope": {"effects": ["spend"]}, "conditions": {"amount_above": "50", "currency": "USD"}})
 
