@@ -66,3 +66,36 @@ def test_marks_stored_as_a_bare_class_by_an_earlier_version_still_apply() -> Non
     stored["marks"] = {"booking_book": "spend"}
     connector = CustomConnector.model_validate_json(json.dumps(stored))
     assert connector.marks["booking_book"] == OperationMark(kind="spend")
+
+
+def _mcp_connector(**marks: object) -> CustomConnector:
+    from connectors.mcp import McpServerConfig
+    from connectors.mcp.tools import McpTool, McpToolset
+
+    schema = {"type": "object", "properties": {"to": {"type": "string"}, "total": {"type": "number"}}}
+    tools = [McpTool(server="pay", name="send_money", operation="pay_send_money", description="Send money",
+                     input_schema=schema, read_only=False, destructive=False),
+             McpTool(server="pay", name="balance", operation="pay_balance", description="Balance",
+                     input_schema={"type": "object"}, read_only=True)]
+    server = McpServerConfig(name="pay", transport="http", url="https://pay.example/mcp")
+    return CustomConnector(kind="mcp", name="pay", source="https://pay.example/mcp", server=server,
+                           toolset=McpToolset(server="pay", trusted=False, tools=tools), marks=marks)
+
+
+def test_an_mcp_servers_tools_are_listed_and_their_marks_reach_the_catalog(redis) -> None:  # type: ignore[no-untyped-def]
+    from connectors.catalog import Catalog
+    from connectors.custom import CustomConnectors, UserCatalogs
+
+    views = {v.tool: v for v in operations_of(_mcp_connector())}
+    # Neither the "not destructive" nor the "read-only" claim of an untrusted server is believed.
+    assert views["pay_send_money"].current() == "communicate" and views["pay_balance"].current() == "communicate"
+    assert views["pay_send_money"].method == "MCP" and ("total", "number") in views["pay_send_money"].parameters
+
+    spend = OperationMark(kind="spend", amount="total", currency="EUR")
+    store = CustomConnectors(redis)
+    store.add(7, _mcp_connector(pay_send_money=spend))
+    catalog = UserCatalogs(Catalog(), store).for_user(7)
+    send = catalog.find("mcp", "pay_send_money")
+    assert send.spec.effect is EffectClass.spend
+    assert send.amount(send.validate({"to": "bob", "total": 80})) == (Decimal("80"), "EUR")
+    assert catalog.find("mcp", "pay_balance").spec.effect is EffectClass.communicate
