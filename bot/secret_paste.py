@@ -20,6 +20,7 @@ not treated as secrets here: a code a page asked for is taken by the hand-off
 from __future__ import annotations
 
 import re
+from itertools import islice
 
 from vault import luhn_valid
 
@@ -30,7 +31,7 @@ _CARD_LENGTHS = range(13, 20)
 # -- passwords ---------------------------------------------------------------------------
 _WORD = r"(?:pass(?:word|wort|wd|phrase|code)?|pword|pwd?|p/w|mot de passe|contrase[ñn]a|kennwort|pin)"
 _KEYWORD = re.compile(rf"(?i)(?<![A-Za-z]){_WORD}")
-_VALUE = r"(?P<value>[\"'“‘]?[^\s\"'”’]{3,})"
+_VALUE = r"(?P<value>[\"'“‘]?[^\s\"'”’]{3,128})"
 # After the word: maybe "for the office printer", then a verb or a separator (or several: "is:").
 _EXPLICIT = re.compile(
     r"(?i)(?:\s+(?:for|to|of|on)\s+(?:[\w.@-]+\s+){0,3}?[\w.@-]+)?"
@@ -38,9 +39,10 @@ _EXPLICIT = re.compile(
     rf"\s*{_VALUE}"
 )
 _SPACED = re.compile(rf"\s+{_VALUE}")
-_BEFORE = re.compile(r"(?i)(?P<value>[^\s\"'“”]{4,})[\"'”’]?\s+(?:is|was|as)\s+(?:my|the|our|your)\s+"
+# Values start at a word's start and are bounded, so a long run of text is never rescanned from every offset.
+_BEFORE = re.compile(r"(?i)(?<![^\s\"'“‘])(?P<value>[^\s\"'“”]{4,128})[\"'”’]?\s+(?:is|was|as)\s+(?:my|the|our|your)\s+"
                      r"(?:\w+\s+)?(?:password|passcode|pin|pw|pwd)\b")
-_USE_AS = re.compile(r"(?i)\buse\s+[\"'“‘]?(?P<value>[^\s\"'”’]{4,})[\"'”’]?\s+as\s+(?:the|my|a)\s+(?:\w+\s+)?"
+_USE_AS = re.compile(r"(?i)\buse\s+[\"'“‘]?(?P<value>[^\s\"'”’]{4,128})[\"'”’]?\s+as\s+(?:the|my|a)\s+(?:\w+\s+)?"
                      r"(?:password|passcode|pin)\b")
 _NOT_PASSWORD_PREFIX = re.compile(
     r"(?i)(?:boarding|bus|train|rail|day|season|ski|mountain|hall|press|free|back|by|festival|guest|gate|"
@@ -68,14 +70,15 @@ _LOGIN = re.compile(
     r"(?i)\b(?P<trigger>(?:log\s?in|logon|sign[\s-]?in|credentials|creds|u/p|user/pass)\b"
     r"(?:\s+for\s+(?:[\w.@-]+\s+){0,3}?[\w.@-]+(?=\s*[:=]))?\s*(?:is|:|=|-|details:?|info:?|with|as|using)?"
     r"|(?:user(?:name)?|user id|e-?mail)\b\s*(?:is\b|:|=)?)"
-    r"\s*[\"']?(?P<name>[\w.+@-]{2,})[\"']?\s*(?:/|\||:|,|\s)\s*"
-    r"(?:(?:pw|pwd|pass(?:word)?|p)\b\s*[:=]?\s*)?[\"']?(?P<value>[^\s\"']{4,})"
+    r"\s*[\"']?(?P<name>[\w.+@-]{2,128})[\"']?\s*(?:/|\||:|,|\s)\s*"
+    r"(?:(?:pw|pwd|pass(?:word)?|p)\b\s*[:=]?\s*)?[\"']?(?P<value>[^\s\"']{4,128})"
 )
 _EMAIL_PASS = re.compile(
-    r"(?<![\w.+/=-])[\w.+-]+@[\w-]+(?:\.[\w-]+)+(?:\s*/\s*|:|\s*\|\s*)(?P<value>[^\s/@]{4,})(?![^\s/]*@)"
+    r"(?<![\w.+/=-])[\w.+-]{1,64}@[\w-]{1,63}(?:\.[\w-]{1,63}){1,6}(?:\s*/\s*|:|\s*\|\s*)"
+    r"(?P<value>[^\s/@]{4,128})(?![^\s/]*@)"
 )
 _IBAN = re.compile(r"\b[A-Z]{2}\d{2}(?:[ ]?[A-Z0-9]{4}){2,7}(?:[ ]?[A-Z0-9]{1,4})?\b")
-_URL_USERINFO = re.compile(r"(?i)\b[a-z][a-z0-9+.-]*://[^/\s:@]+:(?P<value>[^/\s@]{3,})@")
+_URL_USERINFO = re.compile(r"(?i)\b[a-z][a-z0-9+.-]{0,15}://[^/\s:@]{1,128}:(?P<value>[^/\s@]{3,128})@")
 
 # -- card security codes, PINs and recovery phrases -------------------------------------
 _CVC = re.compile(r"(?i)\b(?:cvv2?|cvc2?|csc|cid|security code|sec code|card code)\b\s*(?:is|:|=|-)?\s*\d{3,4}\b")
@@ -138,12 +141,12 @@ def _is_value(value: str) -> bool:
 
 
 def _password_in(text: str) -> bool:
-    for keyword in _KEYWORD.finditer(text):
-        word, rest = keyword.group(0).lower(), text[keyword.end():]
-        if rest[:1].isalpha() or _NOT_PASSWORD_PREFIX.search(text[: keyword.start()]):
+    for keyword in islice(_KEYWORD.finditer(text), 64):  # a chat message says a password once or twice
+        word, before = keyword.group(0).lower(), text[max(0, keyword.start() - 40): keyword.start()]
+        if text[keyword.end(): keyword.end() + 1].isalpha() or _NOT_PASSWORD_PREFIX.search(before):
             continue  # "passenger", "boarding pass: gate 12"
-        explicit = _EXPLICIT.match(rest)
-        match = explicit or _SPACED.match(rest)
+        explicit = _EXPLICIT.match(text, keyword.end())
+        match = explicit or _SPACED.match(text, keyword.end())
         if match is None:
             continue
         value = match.group("value")
@@ -157,11 +160,13 @@ def _password_in(text: str) -> bool:
         if value[0] in "\"'“‘" and len(value.strip("\"'“”‘’")) >= 3:
             return True  # a quoted value is the password, whatever word it is
         # "password hunter2" or "with password admin" say one; "the pwd command" does not.
-        said = explicit or re.search(r"(?i)\b(?:with|using)\s+(?:the\s+|a\s+)?$", text[: keyword.start()])
+        said = explicit or re.search(r"(?i)\b(?:with|using)\s+(?:the\s+|a\s+)?$", before)
         if not said and not re.search(r"[\d\W_]", value.strip(".,;:!?")):
             continue
         if _is_value(value):
             return True
+    if not re.search(r"(?i)pass|pin|pw", text):
+        return False
     return any(_is_value(m.group("value")) for m in (*_BEFORE.finditer(text), *_USE_AS.finditer(text)))
 
 
