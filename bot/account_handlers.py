@@ -175,9 +175,9 @@ class AccountHandlers:
         lines += [f"• {c.name}: {'OpenAPI' if c.kind == 'openapi' else 'MCP'} service at {c.source}" for c in custom]
         buttons = [[InlineKeyboardButton(f"Disconnect {name}", callback_data=self._s.buttons.data("dx", name, user_id))]
                    for name in services]
-        # A connected API's operations can be reviewed and marked (e.g. a booking as spend).
+        # A connected service's operations can be reviewed and marked (e.g. a booking as spend).
         buttons += [[InlineKeyboardButton(f"Operations of {c.name}", callback_data=self._s.buttons.data("oo", c.name,
                                                                                                         user_id))]
-                    for c in custom if c.kind == "openapi"]
+                    for c in custom]
         await update.effective_message.reply_text("Connected:\n" + "\n".join(lines),
                                                   reply_markup=InlineKeyboardMarkup(buttons))

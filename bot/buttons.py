@@ -29,9 +29,13 @@ KINDS = {
     "mf": "forget memory",
     "me": "edit memory",
     "dd": "delete all my data",
+    "ao": "show older audit entries",
+    "an": "show newer audit entries",
     "oo": "show a service's operations",
     "om": "mark an operation",
     "oc": "choose an operation's class",
+    "oa": "choose where a spending operation's amount is",
+    "oy": "choose a spending operation's currency",
     "ok": "confirm a less risky class",
     "on": "keep an operation's class",
 }

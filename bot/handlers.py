@@ -16,7 +16,8 @@ from telegram.ext import ApplicationHandlerStop, ContextTypes
 from agent.attachments import Attachment, accepts
 from agent.goals import Goal, GoalStatus
 from bot import texts
-from bot.activity import format_activity, format_audit, goal_card
+from bot.activity import format_activity, goal_card
+from bot.audit_view import audit_page
 from bot.goal_controls import apply_edit, editing_key
 from bot.handoff_reply import take_code_reply
 from bot.memory_view import apply_memory_edit, editing_memory_key
@@ -133,14 +134,15 @@ class Handlers:
         )
 
     async def audit(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
-        entries = self._s.audit.entries(update.effective_user.id)[-12:]
-        if not entries:
+        user_id = update.effective_user.id
+        page = audit_page(self._s.audit, user_id)
+        if page is None:
             await update.effective_message.reply_text("Nothing has been recorded yet.")
             return
-        intact = self._s.audit.verify(update.effective_user.id)
-        lines = [format_audit(entry) for entry in entries]
-        footer = "The record is intact." if intact else "⚠️ The record has been tampered with."
-        await update.effective_message.reply_text("Recent decisions:\n" + "\n".join(lines) + "\n\n" + footer)
+        buttons = [InlineKeyboardButton(label, callback_data=self._s.buttons.data(kind, ident, user_id))
+                   for label, kind, ident in page.buttons]
+        await update.effective_message.reply_text(page.text,
+                                                  reply_markup=InlineKeyboardMarkup([buttons]) if buttons else None)
 
     async def activity(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
         goals = self._s.goals.recent(update.effective_user.id, limit=10)

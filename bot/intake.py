@@ -24,7 +24,7 @@ from redis import Redis
 from redis.connection import SSLConnection
 
 from agent.goals import Goal, GoalStore, awaiting_key
-from sentinel.audit import queue_append, tip_key
+from sentinel.audit import DEVELOPMENT_KEY, queue_append, tip_key
 from workers.dispatch import RQDispatch
 
 # KEYS: the keys to take (GETDEL) in order, then the awaiting-answer key, then the audit tip.
@@ -87,9 +87,10 @@ def url_of(redis: Redis) -> str:
 
 
 class GoalIntake:
-    def __init__(self, redis: LoopRedis, dispatch: RQDispatch) -> None:
+    def __init__(self, redis: LoopRedis, dispatch: RQDispatch, audit_key: bytes = DEVELOPMENT_KEY) -> None:
         self._redis = redis
         self._dispatch = dispatch
+        self._audit_key = audit_key
 
     async def pending(self, user_id: int, takes: list[str]) -> Pending:
         """Take the first of `takes` that is set; if none is, read the awaited goal and the audit tip."""
@@ -109,7 +110,8 @@ class GoalIntake:
         pipe = client.pipeline(transaction=True)
         pipe.multi()  # RQ adds its writes to a pipeline only if it is already in MULTI mode
         saved = GoalStore.queue_create(pipe, goal)
-        queue_append(pipe, goal.user_id, tip, "goal_created", goal.created_at, goal_id=goal.id, **audit)
+        queue_append(pipe, self._audit_key, goal.user_id, tip, "goal_created", goal.created_at, goal_id=goal.id,
+                     **audit)
         self._dispatch.step(saved.id, saved.step, pipeline=pipe)
         stored, _, appended, *_ = await pipe.execute()
         if not stored:
@@ -121,6 +123,6 @@ class GoalIntake:
     async def _append(self, user_id: int, kind: str, at: float, /, **detail: Any) -> bool:
         client = self._redis.get()
         pipe = client.pipeline(transaction=False)
-        queue_append(pipe, user_id, await self.tip(user_id), kind, at, **detail)
+        queue_append(pipe, self._audit_key, user_id, await self.tip(user_id), kind, at, **detail)
         [appended] = await pipe.execute()
         return bool(appended)

@@ -6,6 +6,7 @@ what to tell the presser and how to change the card, so every case is easy to te
 
 from __future__ import annotations
 
+from bot.audit_view import press_audit_page
 from bot.buttons import InvalidButton
 from bot.goal_controls import press_goal_control
 from bot.memory_view import press_memory
@@ -85,6 +86,8 @@ def _rule_press(services: BotServices, data: str, user_id: int) -> PressAnswer:
             return PressAnswer("That proposal expired or was already answered. Send the rule again with /rules.")
         services.audit.append(user_id, "rule_added", services.clock(), rule_id=rule.id, rule=describe(rule))
         return PressAnswer("Rule saved.", f"✅ Saved. I'll enforce: {describe(rule)}")
+    if kind in ("ao", "an"):
+        return press_audit_page(services, kind, ident, user_id)
     if kind.startswith("g"):
         return press_goal_control(services, kind, ident, user_id)
     if kind.startswith("m"):

@@ -48,22 +48,25 @@ class BotServices:
         connect_url: str = "http://127.0.0.1:8081",
         files_dir: Path = Path("data/users"),
         redis_url: str | None = None,
+        audit_key: bytes | None = None,
     ) -> "BotServices":
-        """`redis_url` is the server `redis` talks to, for the intake's asyncio client (derived when not given)."""
+        """`redis_url` is the server `redis` talks to, for the intake's asyncio client (derived when not given);
+        `audit_key` seals the audit trail (`Settings.audit_key_value()`; a development key when not given)."""
         dispatch = RQDispatch(redis)
+        audit = AuditLog(redis, audit_key)
         return cls(
             redis=redis,
             goals=GoalStore(redis),
             approvals=ApprovalStore(redis),
             signer=ApprovalSigner(secret),
-            audit=AuditLog(redis),
+            audit=audit,
             dispatch=dispatch,
             allowed_users=allowed_users,
             rules=RuleStore(redis),
             buttons=ButtonSigner(secret),
             actions=ActionStore(redis),
             links=ConnectLinks(redis),
-            intake=GoalIntake(LoopRedis(redis_url or url_of(redis)), dispatch),
+            intake=GoalIntake(LoopRedis(redis_url or url_of(redis)), dispatch, audit.key),
             connect_url=connect_url,
             files_dir=files_dir,
         )

@@ -16,8 +16,8 @@ from typing import Callable, Literal
 from pydantic import BaseModel, Field
 from redis import Redis
 
-from connectors.base import EffectClass
 from connectors.catalog import Catalog
+from connectors.marks import OperationMark
 from connectors.mcp import McpServerConfig, McpToolset, mcp_catalog
 from connectors.openapi import ImportedApi, import_openapi, parse_openapi
 
@@ -35,8 +35,10 @@ class CustomConnector(BaseModel):
     server: McpServerConfig | None = None
     toolset: McpToolset | None = None
     created_at: float = Field(default_factory=time.time)
-    marks: dict[str, EffectClass] = Field(
-        default_factory=dict, description="The user's own classification of operations, by tool name (/connections)."
+    marks: dict[str, OperationMark] = Field(
+        default_factory=dict,
+        description="The user's own classification of operations, by tool name (/connections); a bare effect "
+        "class stored by an earlier version reads as a mark of that kind.",
     )
 
 
@@ -86,7 +88,7 @@ def imported_api(connector: CustomConnector, *, with_marks: bool = True) -> Impo
         return import_openapi(document, service=connector.name)
     plain = import_openapi(document, service=connector.name)
     # A mark for an operation the service no longer offers is ignored, not an error.
-    marks = {tool: effect for tool, effect in connector.marks.items() if tool in plain.names()}
+    marks = {tool: mark.override() for tool, mark in connector.marks.items() if tool in plain.names()}
     return import_openapi(document, service=connector.name, overrides=marks)
 
 
@@ -124,7 +126,7 @@ class UserCatalogs:
                     catalog = catalog.merged(api.catalog())
                     apis.append(api)
                 elif connector.toolset is not None:
-                    catalog = catalog.merged(mcp_catalog([connector.toolset]))
+                    catalog = catalog.merged(mcp_catalog([connector.toolset], connector.marks))
                     toolsets.append(connector.toolset)
             except Exception:  # one broken connector must not take the others down
                 continue

@@ -26,6 +26,10 @@ def _parser() -> argparse.ArgumentParser:
     sandbox.add_argument("--json", action="store_true", help="print the endpoints and demo credentials as JSON")
     training = sub.add_parser("export-training-data", help="conversations of opted-in users, personal data removed")
     training.add_argument("--out", required=True, help="JSON Lines file to write")
+    audit = sub.add_parser("audit", help="the audit trail: `deputy audit verify` checks it has not been tampered with")
+    audit_sub = audit.add_subparsers(dest="audit_command", required=True)
+    verify = audit_sub.add_parser("verify", help="check every entry's seal and link, for every user or one")
+    verify.add_argument("--user", type=int, default=None, help="only this user's trail (a chat user id)")
     emulator = sub.add_parser("emulator", help="the local Telegram emulator and chat page alone")
     emulator.add_argument("--port", type=int, default=None, help="port (default: DEPUTY_CHAT_PORT or 8080)")
     emulator.add_argument("--host", default="127.0.0.1")
@@ -79,6 +83,14 @@ def main(argv: list[str] | None = None) -> int:
             raise SystemExit("REDIS_URL is not set.")
         count = export_training_data(Redis.from_url(settings.redis_url), Path(args.out), settings.secret_value())
         print(f"Wrote {count} conversations of users who opted in to {args.out}.")
+    elif args.command == "audit":
+        from redis import Redis
+
+        from deputy.audit_verify import verify_trails
+
+        if not settings.redis_url:
+            raise SystemExit("REDIS_URL is not set.")
+        return verify_trails(Redis.from_url(settings.redis_url), settings.audit_key_value(), args.user, print)
     elif args.command == "emulator":
         from emulator import run
 

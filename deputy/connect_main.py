@@ -19,6 +19,6 @@ def serve(settings: Settings, host: str, port: int) -> None:
         raise SystemExit("REDIS_URL is not set: point it at your Redis, e.g. redis://127.0.0.1:6379/0")
     redis = Redis.from_url(settings.redis_url)
     vault = Vault(settings.vault_path, settings.vault_key_value(), redis)
-    app = create_app(ConnectLinks(redis), vault, Outbox(redis), AuditLog(redis), egress=endpoint_guard(settings))
+    app = create_app(ConnectLinks(redis), vault, Outbox(redis), AuditLog(redis, settings.audit_key_value()), egress=endpoint_guard(settings))
     print(f"Connect page on http://{host}:{port} (links: {settings.connect_base_url()}/connect/...)", flush=True)
     web.run_app(app, host=host, port=port, print=None, access_log=None)

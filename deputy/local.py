@@ -76,6 +76,8 @@ def run_local(settings: Settings) -> int:
     data.mkdir(parents=True, exist_ok=True)
     base_env = {k: v for k, v in os.environ.items()}
     base_env["DEPUTY_SECRET"] = settings.secret_value()
+    # Agent workers get no DEPUTY_SECRET but write the audit trail: they get its key on its own.
+    base_env["DEPUTY_AUDIT_KEY"] = settings.audit_key_material()
     base_env["DEPUTY_DATA_DIR"] = str(data)
     children: dict[str, tuple[list[str], dict[str, str]]] = {}
     services: list[subprocess.Popen] = []

@@ -5,6 +5,8 @@ Only entry points build a `Settings`; everything else receives the values it nee
 
 from __future__ import annotations
 
+import hashlib
+import hmac
 import os
 import secrets
 from pathlib import Path
@@ -42,6 +44,7 @@ class Settings(BaseSettings):
     public_url: str | None = Field(default=None, alias="DEPUTY_PUBLIC_URL")
     data_dir: Path = Field(default=Path("data"), alias="DEPUTY_DATA_DIR")
     secret: SecretStr | None = Field(default=None, alias="DEPUTY_SECRET")
+    audit_key: SecretStr | None = Field(default=None, alias="DEPUTY_AUDIT_KEY")
     allowed_users: str | None = Field(default=None, alias="DEPUTY_ALLOWED_USERS")
     approval_ttl_seconds: int = Field(default=24 * 3600, alias="DEPUTY_APPROVAL_TTL")
     smtp_host: str | None = Field(default=None, alias="DEPUTY_SMTP_HOST")
@@ -99,6 +102,22 @@ class Settings(BaseSettings):
         if self.secret is not None:
             return self.secret.get_secret_value()
         return _stored_random(self.data_dir / "secret")
+
+    def audit_key_material(self) -> str:
+        """DEPUTY_AUDIT_KEY, or key material derived from DEPUTY_SECRET with its own label.
+
+        Processes that hold no DEPUTY_SECRET (agent workers) but write the audit trail are
+        given this value as DEPUTY_AUDIT_KEY, so every writer seals with the same key.
+        """
+        if self.audit_key is not None:
+            return self.audit_key.get_secret_value()
+        return hmac.new(self.secret_value().encode(), b"deputy-audit-key", hashlib.sha256).hexdigest()
+
+    def audit_key_value(self) -> bytes:
+        """The key the audit trail is sealed with; Redis never sees it."""
+        from sentinel.audit import audit_key
+
+        return audit_key(self.audit_key_material())
 
     def vault_key_value(self) -> SecretStr:
         """DEPUTY_VAULT_KEY, or one generated on first run and kept in the data directory."""

@@ -164,6 +164,8 @@ class DeputyStack:
         self.connect_port = free_port()
         self.connect_url = f"http://127.0.0.1:{self.connect_port}"
         self.secret = "test-secret-" + os.urandom(8).hex()
+        # Every writer of the audit trail (agent workers too, which get no DEPUTY_SECRET) seals with this.
+        self.audit_key_material = "test-audit-key-" + os.urandom(8).hex()
         env = {k: v for k, v in os.environ.items() if not k.startswith(("DEPUTY_", "TELEGRAM_", "OPENAI_"))}
         env.update(
             REDIS_URL=redis_url,
@@ -172,6 +174,7 @@ class DeputyStack:
             DEPUTY_MODEL="scripted-model",
             DEPUTY_MODEL_TIMEOUT="30",
             DEPUTY_SECRET=self.secret,
+            DEPUTY_AUDIT_KEY=self.audit_key_material,
             DEPUTY_DATA_DIR=str(workdir / "data"),
             DEPUTY_CHAT_PORT=str(self.chat_port),
             DEPUTY_CONNECT_PORT=str(self.connect_port),
@@ -187,6 +190,13 @@ class DeputyStack:
         self._gateway = gateway
         self._processes: dict[str, subprocess.Popen] = {}
         self._counter = 0
+
+    @property
+    def audit_key(self) -> bytes:
+        """The key this stack's processes seal the audit trail with (to check it from a test)."""
+        from sentinel.audit import audit_key
+
+        return audit_key(self.audit_key_material)
 
     def start(self) -> "DeputyStack":
         self._spawn("emulator", ["emulator", "--port", str(self.chat_port)], self._env)

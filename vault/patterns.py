@@ -50,9 +50,9 @@ _BEARER = re.compile(
 )
 _BASIC = re.compile(r"(?P<head>\bBasic\s+)(?P<value>[A-Za-z0-9+/]{6,}={0,2})")
 
-_KEY_WORDS = ("pass", "pwd", "secret", "key", "token", "cvv", "cvc")
+_KEY_WORDS = ("pass", "pw", "secret", "key", "token", "cvv", "cvc")
 _SECRET_KEYS = (
-    r"password|passwd|passphrase|pwd|secret|client[_-]?secret|api[_-]?(?:key|secret)|apikey"
+    r"password|passwd|passphrase|pwd|pw|pword|secret|client[_-]?secret|api[_-]?(?:key|secret)|apikey"
     r"|(?:access|refresh|auth|id|session)[_-]?token|token|private[_-]?key|cvv2?|cvc"
 )
 # The key may carry a prefix ("db_password", "x-api-key"): only its last word must match.

@@ -88,8 +88,7 @@ class CustomConnectorService:
             job.chat_id,
             f"✅ Connected “{name}” ({count} operations). Reading from it runs freely; anything that changes "
             f"something asks you first. If it needs an API key or token, send {key}."
-            + (" /connections lists its operations: mark one that costs money (a booking, an order) as spend."
-               if connector.kind == "openapi" else ""),
+            " /connections lists its operations: mark one that costs money (a booking, an order) as spend.",
         )
         return "added"
 

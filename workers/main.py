@@ -94,7 +94,7 @@ def build_runner(redis: Redis, settings: Settings, apis: list) -> GoalRunner:
         build_catalog(apis),
         limits=limits,
         user_catalogs=UserCatalogs(build_catalog(apis), CustomConnectors(redis)),
-        memory=MemoryTools(MemoryStore(redis), Outbox(redis), AuditLog(redis)),
+        memory=MemoryTools(MemoryStore(redis), Outbox(redis), AuditLog(redis, settings.audit_key_value())),
         scanner=injection_scanner(default_detector()),
         settings=UserSettingsStore(redis),
         checks=CheckBudget(redis, settings.checks_per_day),
@@ -159,12 +159,12 @@ def web_connector(settings: Settings, redis: Redis, vault: Vault) -> WebRunners 
                       search_url=settings.search_url or DEFAULT_SEARCH_URL, show_user=show_user, handoffs=recorder)
 
 
-def build_handoffs(redis: Redis, web: WebRunners | None) -> HandOffService | None:
+def build_handoffs(redis: Redis, web: WebRunners | None, audit_key: bytes) -> HandOffService | None:
     """Typing the codes users send into the pages that asked for them (needs the browser)."""
     if web is None:
         return None
     return HandOffService(HandOffStore(redis), HandOffRecorder(HandOffStore(redis), Outbox(redis)), GoalStore(redis),
-                          Outbox(redis), AuditLog(redis), RQDispatch(redis).step, web.enter_code)
+                          Outbox(redis), AuditLog(redis, audit_key), RQDispatch(redis).step, web.enter_code)
 
 
 def build_executor(
@@ -189,14 +189,14 @@ def build_executor(
     catalogs = UserCatalogs(build_catalog(apis), CustomConnectors(redis))
     custom = CustomConnectorService(
         CustomConnectors(redis), catalogs, guarded_client(reviewer(EgressPolicy(allow_private_networks=settings.egress_allow()), EgressContext()), connector="custom"),
-        vault, Outbox(redis), AuditLog(redis), egress=egress, visitor=mcp_visitor(egress),
+        vault, Outbox(redis), AuditLog(redis, settings.audit_key_value()), egress=egress, visitor=mcp_visitor(egress),
     )
     return custom, Executor(
         ActionStore(redis),
         ApprovalStore(redis),
         goals,
         Outbox(redis),
-        AuditLog(redis),
+        AuditLog(redis, settings.audit_key_value()),
         ApprovalSigner(settings.secret_value()),
         RQDispatch(redis),
         runners,
@@ -248,16 +248,19 @@ def serve(settings: Settings, role: str, burst: bool = False) -> None:
     context = WorkerContext(redis=redis, lease_ttl=LEASE_SECONDS)
     apis = imported_apis(settings)
     if role == "agent":
+        if settings.audit_key is None and settings.secret is None:
+            log.warning("neither DEPUTY_AUDIT_KEY nor DEPUTY_SECRET is set: this worker's audit entries "
+                        "will not verify against the other processes' key")
         context.runner = build_runner(redis, settings, apis)
         context.rule_proposer = RuleProposer(build_model(settings, helper=True), RuleStore(redis), Outbox(redis))
         queue_name = AGENT_QUEUE
     else:
         web = web_connector(settings, redis, Vault(settings.vault_path, settings.vault_key_value(), redis))
         context.custom_connectors, context.executor = build_executor(redis, settings, apis, web=web)
-        context.handoffs = build_handoffs(redis, web)
+        context.handoffs = build_handoffs(redis, web, settings.audit_key_value())
         context.connections = Connections(
-            Vault(settings.vault_path, settings.vault_key_value(), redis), Outbox(redis), AuditLog(redis),
-            redis=redis, data_dir=settings.data_dir,
+            Vault(settings.vault_path, settings.vault_key_value(), redis), Outbox(redis),
+            AuditLog(redis, settings.audit_key_value()), redis=redis, data_dir=settings.data_dir,
         )
         queue_name = ACTIONS_QUEUE
     install(context)

@@ -29,8 +29,13 @@ KNOWN_OVERRIDES: dict[str, dict[str, OperationOverride]] = {
     # A booking gives the user's name to a third party and commits them to turn up.
     "restaurants": {"book": OperationOverride(effect=EffectClass.communicate)},
     "tickets": {"buy_hold": OperationOverride(effect=EffectClass.spend, amount="body.amount",
-                                              currency_field="body.currency")},
-    "shop": {"checkout": OperationOverride(effect=EffectClass.spend, amount="body.amount", currency="USD")},
+                                              currency_field="body.currency"),
+                # Holding seats only reserves them for a while; it tells nobody anything.
+                "hold_seats": OperationOverride(effect=EffectClass.write)},
+    "shop": {"checkout": OperationOverride(effect=EffectClass.spend, amount="body.amount", currency="USD"),
+             # The user's own cart: plain changes, where an unclassified POST would be a message.
+             "create_cart": OperationOverride(effect=EffectClass.write),
+             "add_to_cart": OperationOverride(effect=EffectClass.write)},
 }
 
 

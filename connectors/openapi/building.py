@@ -83,7 +83,10 @@ def build_operation(
         tool=tool, method=verb, server=server, path=path, parameters=parameters, arguments=model,
         body_media=body_media, auth=auth, expects_json=_expects_json(ctx, op),
     )
-    effect = EffectClass.read if verb in SAFE_METHODS else EffectClass.write
+    # GET and HEAD read and DELETE deletes; anything else may speak to someone (a booking
+    # gives a name, a post publishes), which the method can't rule out: ask as for a message.
+    effect = (EffectClass.read if verb in SAFE_METHODS
+              else EffectClass.write if verb == "DELETE" else EffectClass.communicate)
     tags = {RiskTag.delete} if verb == "DELETE" else set()
     if override is not None:
         effect = override.effect or effect

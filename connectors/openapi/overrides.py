@@ -1,7 +1,7 @@
 """What the user says about imported operations that the document can't: what they cost.
 
-By default GET and HEAD are reads and every other method is a write (DELETE also tagged
-`delete`). The user may mark an operation otherwise, e.g. a booking POST as `spend` with
+By default GET and HEAD are reads, DELETE is a write tagged `delete`, and every other
+method is `communicate` (the method can't show that nobody is spoken to). The user may mark an operation otherwise, e.g. a booking POST as `spend` with
 the argument that holds its price, so the guard sees the money before it moves.
 """
 

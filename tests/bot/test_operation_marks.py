@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import json
+from decimal import Decimal
 
 from bot.operation_marks import OperationView, needs_confirmation, operations_of
-from connectors.base import EffectClass
+from connectors.base import EffectClass, RiskTag
 from connectors.custom import CustomConnector, imported_api
+from connectors.marks import OperationMark
 
 DOCUMENT = json.dumps({
     "openapi": "3.0.3",
@@ -14,31 +16,86 @@ DOCUMENT = json.dumps({
     "servers": [{"url": "https://booking.example"}],
     "paths": {
         "/slots": {"get": {"operationId": "listSlots", "responses": {"200": {"description": "ok"}}}},
-        "/bookings": {"post": {"operationId": "book", "responses": {"201": {"description": "ok"}}}},
+        "/bookings": {"post": {"operationId": "book", "responses": {"201": {"description": "ok"}},
+                               "requestBody": {"required": True, "content": {"application/json": {"schema": {
+                                   "type": "object", "properties": {"price": {"type": "number"},
+                                                                    "currency": {"type": "string"}}}}}}}},
     },
 })
+COMMUNICATE = (EffectClass.communicate, frozenset())
+READ = (EffectClass.read, frozenset())
 
 
-def _connector(**marks: EffectClass) -> CustomConnector:
+def _connector(**marks: object) -> CustomConnector:
     return CustomConnector(kind="openapi", name="booking", source="https://booking.example/openapi.json",
                            document=DOCUMENT, marks=marks)
 
 
-def test_less_risky_than_the_method_or_the_current_mark_needs_a_confirmation() -> None:
-    post = OperationView("booking_book", "POST", "/bookings", EffectClass.write, EffectClass.write)
-    assert needs_confirmation(post, EffectClass.read)
-    assert not needs_confirmation(post, EffectClass.spend)
-    marked = OperationView("booking_book", "POST", "/bookings", EffectClass.write, EffectClass.spend)
-    assert needs_confirmation(marked, EffectClass.write)  # undoing a spend mark lowers the guard too
-    get = OperationView("booking_listslots", "GET", "/slots", EffectClass.read, EffectClass.read)
-    assert not any(needs_confirmation(get, e) for e in EffectClass if e is not EffectClass.credential)
+def test_less_guarded_than_the_method_or_the_current_mark_needs_a_confirmation() -> None:
+    post = OperationView("booking_book", "POST", "/bookings", COMMUNICATE)
+    assert needs_confirmation(post, OperationMark(kind="read"))
+    assert needs_confirmation(post, OperationMark(kind="write"))  # an unknown POST may speak to someone
+    assert not needs_confirmation(post, OperationMark(kind="spend"))
+    assert not needs_confirmation(post, OperationMark(kind="share"))
+    marked = OperationView("booking_book", "POST", "/bookings", COMMUNICATE, OperationMark(kind="spend"))
+    assert needs_confirmation(marked, OperationMark(kind="communicate"))  # undoing a spend mark lowers the guard too
+    get = OperationView("booking_listslots", "GET", "/slots", READ)
+    assert not any(needs_confirmation(get, OperationMark(kind=k)) for k in ("write", "spend", "account", "delete"))
+    # An MCP tool that says it may destroy data: a mark that drops "may delete" is less guarded.
+    tool = OperationView("srv_wipe", "MCP", "wipe", (EffectClass.communicate, frozenset({RiskTag.delete})))
+    assert needs_confirmation(tool, OperationMark(kind="communicate"))
+    assert not needs_confirmation(tool, OperationMark(kind="delete"))
 
 
 def test_marks_change_the_catalog_and_marks_for_missing_operations_are_ignored() -> None:
     plain = {op.name.lower(): op.spec.effect for op in imported_api(_connector()).operations}
-    assert plain == {"booking_listslots": EffectClass.read, "booking_book": EffectClass.write}
+    assert plain == {"booking_listslots": EffectClass.read, "booking_book": EffectClass.communicate}
     tool = next(n for n in imported_api(_connector()).names() if n.lower() == "booking_book")
-    marked = imported_api(_connector(**{tool: EffectClass.spend, "booking_gone": EffectClass.read}))
-    assert {op.name: op.spec.effect for op in marked.operations}[tool] is EffectClass.spend
-    views = {v.tool: v for v in operations_of(_connector(**{tool: EffectClass.spend}))}
-    assert (views[tool].implied, views[tool].current, views[tool].method) == (EffectClass.write, EffectClass.spend, "POST")
+    spend = OperationMark(kind="spend", amount="body.price", currency_field="body.currency")
+    marked = imported_api(_connector(**{tool: spend, "booking_gone": "read"}))
+    book = next(op for op in marked.operations if op.name == tool)
+    assert book.spec.effect is EffectClass.spend
+    assert book.amount(book.validate({"body": {"price": 75, "currency": "usd"}})) == (Decimal("75"), "USD")
+    views = {v.tool: v for v in operations_of(_connector(**{tool: spend}))}
+    assert (views[tool].implied, views[tool].mark, views[tool].method) == (COMMUNICATE, spend, "POST")
+    assert ("body.price", "number") in views[tool].parameters and ("body.currency", "string") in views[tool].parameters
+
+
+def test_marks_stored_as_a_bare_class_by_an_earlier_version_still_apply() -> None:
+    stored = _connector().model_dump(mode="json")
+    stored["marks"] = {"booking_book": "spend"}
+    connector = CustomConnector.model_validate_json(json.dumps(stored))
+    assert connector.marks["booking_book"] == OperationMark(kind="spend")
+
+
+def _mcp_connector(**marks: object) -> CustomConnector:
+    from connectors.mcp import McpServerConfig
+    from connectors.mcp.tools import McpTool, McpToolset
+
+    schema = {"type": "object", "properties": {"to": {"type": "string"}, "total": {"type": "number"}}}
+    tools = [McpTool(server="pay", name="send_money", operation="pay_send_money", description="Send money",
+                     input_schema=schema, read_only=False, destructive=False),
+             McpTool(server="pay", name="balance", operation="pay_balance", description="Balance",
+                     input_schema={"type": "object"}, read_only=True)]
+    server = McpServerConfig(name="pay", transport="http", url="https://pay.example/mcp")
+    return CustomConnector(kind="mcp", name="pay", source="https://pay.example/mcp", server=server,
+                           toolset=McpToolset(server="pay", trusted=False, tools=tools), marks=marks)
+
+
+def test_an_mcp_servers_tools_are_listed_and_their_marks_reach_the_catalog(redis) -> None:  # type: ignore[no-untyped-def]
+    from connectors.catalog import Catalog
+    from connectors.custom import CustomConnectors, UserCatalogs
+
+    views = {v.tool: v for v in operations_of(_mcp_connector())}
+    # Neither the "not destructive" nor the "read-only" claim of an untrusted server is believed.
+    assert views["pay_send_money"].current() == "communicate" and views["pay_balance"].current() == "communicate"
+    assert views["pay_send_money"].method == "MCP" and ("total", "number") in views["pay_send_money"].parameters
+
+    spend = OperationMark(kind="spend", amount="total", currency="EUR")
+    store = CustomConnectors(redis)
+    store.add(7, _mcp_connector(pay_send_money=spend))
+    catalog = UserCatalogs(Catalog(), store).for_user(7)
+    send = catalog.find("mcp", "pay_send_money")
+    assert send.spec.effect is EffectClass.spend
+    assert send.amount(send.validate({"to": "bob", "total": 80})) == (Decimal("80"), "EUR")
+    assert catalog.find("mcp", "pay_balance").spec.effect is EffectClass.communicate

@@ -67,7 +67,7 @@ def test_connect_email_then_send_from_the_users_own_account_then_disconnect(
 
 
 def test_a_password_pasted_into_the_chat_is_deleted_and_never_becomes_a_goal(
-    stack: DeputyStack, model_server: ScriptedModelServer
+    stack: DeputyStack, model_server: ScriptedModelServer, redis  # type: ignore[no-untyped-def]
 ) -> None:
     user = stack.user(502)
     sent = user.send("my password is Sup3rSecret!")
@@ -76,4 +76,12 @@ def test_a_password_pasted_into_the_chat_is_deleted_and_never_becomes_a_goal(
     assert all("Sup3rSecret" not in m["text"] for m in user.messages())
     sent = user.send("pay with 4111 1111 1111 1111 please")
     assert "card number" in user.wait_for_bot(lambda m: "deleted" in m["text"], after=sent)["text"]
+    # The casual forms: a card with its expiry and code, a password word abbreviated, a login as name / password.
+    for paste, kind in (("book it on 4111 1111 1111 1111 12/27 123", "a card number"),
+                        ("the wifi pw is hunter2", "a password"), ("login: bob / hunter2", "a password")):
+        sent = user.send(paste)
+        notice = user.wait_for_bot(lambda m: "deleted your message" in m["text"], after=sent)
+        assert kind in notice["text"] and "/connect" in notice["text"]
+    assert all("hunter2" not in m["text"] and "12/27" not in m["text"] for m in user.messages())
     assert model_server.requests == []
+    assert not [k for k in redis.scan_iter("deputy:goal:*")], "a deleted paste must never become a goal"

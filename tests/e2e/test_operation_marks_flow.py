@@ -68,11 +68,14 @@ def test_marking_operations_changes_what_sentinel_asks(
     _connect(user, notes)
     operations = _operations(user)
     assert re.search(r"1\. notes_listnotes \(GET /notes\): read", operations["text"], re.IGNORECASE)
-    assert re.search(r"2\. notes_addnote \(POST /notes\): write", operations["text"], re.IGNORECASE)
+    # Nothing shows that the POST speaks to nobody: until marked, it is reviewed as a message.
+    assert re.search(r"2\. notes_addnote \(POST /notes\): communicate", operations["text"], re.IGNORECASE)
 
     # A read marked as spending money: more guarded, so no confirmation, and now Sentinel asks.
     chooser = _choose(user, operations, 1, "spend")
-    user.wait_for_bot(lambda m: m["message_id"] == chooser["message_id"] and "is now spend" in m["text"])
+    where = user.wait_for_bot(lambda m: "holds the amount" in m["text"], after=chooser["message_id"])
+    user.press(where["message_id"], button="It doesn't say")
+    user.wait_for_bot(lambda m: m["message_id"] == where["message_id"] and "is now spend" in m["text"])
     model_server.responder = _script("notes_listnotes")
     sent = user.send("list my notes")
     card = user.wait_for_card(after=sent, timeout=40)
@@ -88,7 +91,7 @@ def test_marking_operations_changes_what_sentinel_asks(
     confirm = user.wait_for_bot(lambda m: m["text"].startswith("⚠️") and "less guarded" in m["text"],
                                 after=chooser["message_id"])
     user.press(confirm["message_id"], button="Cancel")
-    user.wait_for_bot(lambda m: m["message_id"] == confirm["message_id"] and "stays write" in m["text"])
+    user.wait_for_bot(lambda m: m["message_id"] == confirm["message_id"] and "stays communicate" in m["text"])
     assert "notes_addNote" not in str(redis.hget("deputy:user:961:connectors", "notes"))
 
     chooser = _choose(user, _operations(user), 2, "read")
@@ -103,4 +106,4 @@ def test_marking_operations_changes_what_sentinel_asks(
     assert not done["buttons"] and notes.notes == ["buy milk", "water the plants"]
     marks = [e.detail for e in AuditLog(redis).entries(961) if e.kind == "operation_marked"]
     assert [(m["operation"].lower(), m["previous"], m["effect"], m["confirmed"]) for m in marks] == [
-        ("notes_listnotes", "read", "spend", False), ("notes_addnote", "write", "read", True)]
+        ("notes_listnotes", "read", "spend", False), ("notes_addnote", "communicate", "read", True)]

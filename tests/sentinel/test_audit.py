@@ -1,20 +1,24 @@
-"""The audit trail: an append-only, hash-chained log per user.
+"""The audit trail: an append-only, sealed and chained log per user.
 
 What a user relies on: the log shows what happened in order, each user's log is their
-own, and any later edit or deletion of an entry is detected by `verify`.
+own, and any later edit, deletion, reordering, insertion or forgery by someone who can
+write Redis (but holds no key) is detected by `verify`/`check` and by `deputy audit verify`.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import os
+import subprocess
+import sys
 import threading
 from typing import Any
 
 import pytest
 from redis import Redis
 
-from sentinel.audit import AuditLog
+from sentinel.audit import AuditLog, audit_key
 
 USER = 101
 OTHER = 202
@@ -23,9 +27,13 @@ STREAM = f"deputy:audit:{USER}"
 TIP = f"deputy:audit:{USER}:tip"
 
 
+KEY_MATERIAL = "operator-audit-key-for-tests"
+KEY = audit_key(KEY_MATERIAL)
+
+
 @pytest.fixture
 def audit(redis: Redis) -> AuditLog:
-    return AuditLog(redis)
+    return AuditLog(redis, KEY)
 
 
 def fill(audit: AuditLog, user: int = USER, count: int = 4) -> list[str]:
@@ -138,7 +146,7 @@ def test_concurrent_appends_keep_one_valid_chain(redis: Redis) -> None:
     start = threading.Barrier(threads_count)
 
     def writer(n: int) -> None:
-        log = AuditLog(redis)
+        log = AuditLog(redis, KEY)
         start.wait()
         for i in range(per_thread):
             log.append(USER, "review", T0 + i, writer=n, i=i)
@@ -149,10 +157,157 @@ def test_concurrent_appends_keep_one_valid_chain(redis: Redis) -> None:
     for thread in threads:
         thread.join()
 
-    audit = AuditLog(redis)
+    audit = AuditLog(redis, KEY)
     entries = audit.entries(USER)
     assert len(entries) == threads_count * per_thread
     assert {(e.detail["writer"], e.detail["i"]) for e in entries} == {
         (n, i) for n in range(threads_count) for i in range(per_thread)
     }
     assert audit.verify(USER)
+
+
+# -- against someone who can write Redis but holds no key --------------------------------
+
+
+def forge(redis: Redis, stream: str, kind: str, at: float, detail: dict[str, Any], prev: str, *,
+          user: int = USER) -> str:
+    """Append an entry the way a tamperer who read this code would: links right, hash recomputed without a key."""
+    fields = {"kind": kind, "at": repr(at), "detail": json.dumps(detail, sort_keys=True), "prev": prev}
+    fields["hash"] = chained_hash(prev, kind, at, detail)
+    redis.xadd(stream, fields)
+    return fields["hash"]
+
+
+def test_a_forged_entry_with_a_recomputed_unkeyed_hash_is_detected(redis: Redis, audit: AuditLog) -> None:
+    hashes = fill(audit)
+    forged = forge(redis, STREAM, "review", T0 + 9, {"action_id": "a_x", "verdict": "allow"}, hashes[-1])
+    redis.set(TIP, forged)  # the tamperer moves the tip along too
+    check = audit.check(USER)
+    assert not check.intact and check.bad_position == 5 and "seal" in check.problem
+
+
+def test_an_inserted_entry_is_detected(redis: Redis, audit: AuditLog) -> None:
+    """Inserting between two entries: whatever seal the insert carries, the next entry no longer follows."""
+    hashes = fill(audit)
+    rows = redis.xrange(STREAM)
+    for entry_id, _ in rows[2:]:
+        redis.xdel(STREAM, entry_id)
+    forge(redis, STREAM, "review", T0 + 1.5, {"action_id": "a_in", "verdict": "allow"}, hashes[1])
+    for _, fields in rows[2:]:
+        redis.xadd(STREAM, fields)
+    check = audit.check(USER)
+    assert not check.intact and check.bad_position == 3
+
+
+def test_reordering_entries_is_detected(redis: Redis, audit: AuditLog) -> None:
+    fill(audit)
+    rows = redis.xrange(STREAM)
+    for entry_id, _ in rows[1:]:
+        redis.xdel(STREAM, entry_id)
+    for _, fields in [rows[2], rows[1], rows[3]]:
+        redis.xadd(STREAM, fields)
+    check = audit.check(USER)
+    assert not check.intact and check.bad_position == 2 and "does not follow" in check.problem
+
+
+def test_check_names_the_first_edited_or_deleted_entry(redis: Redis, audit: AuditLog) -> None:
+    fill(audit, count=6)
+    rewrite_from(redis, 4, {"verdict": "allow"})
+    check = audit.check(USER)
+    assert (check.bad_position, check.bad_entry) == (5, redis.xrange(STREAM)[4][0].decode())
+    assert "edited" in check.problem and check.entries == 5
+
+
+def test_another_users_entries_copied_in_do_not_verify(redis: Redis, audit: AuditLog) -> None:
+    fill(audit, OTHER, 3)
+    for _, fields in redis.xrange(f"deputy:audit:{OTHER}"):
+        redis.xadd(STREAM, fields)
+    redis.set(TIP, redis.get(f"deputy:audit:{OTHER}:tip"))
+    assert audit.verify(OTHER) and not audit.verify(USER)
+
+
+def test_without_the_key_a_trail_does_not_verify(redis: Redis, audit: AuditLog) -> None:
+    fill(audit)
+    assert audit.verify(USER)
+    assert not AuditLog(redis, audit_key("some other key")).verify(USER)
+    assert not AuditLog(redis).verify(USER)  # the development key is not the operator's
+
+
+def test_a_deleted_trail_whose_tip_remains_is_detected(redis: Redis, audit: AuditLog) -> None:
+    fill(audit)
+    redis.delete(STREAM)
+    assert not audit.check(USER).intact
+
+
+# -- paging (what /audit shows) ---------------------------------------------------------
+
+
+def test_paging_older_then_newer_shows_every_entry_exactly_once(redis: Redis, audit: AuditLog) -> None:
+    fill(audit, count=23)
+    pages = [audit.page(USER, size=10)]
+    while True:
+        older = audit.page(USER, before=pages[-1][0].id, size=10)
+        if not older:
+            break
+        pages.append(older)
+    seen = [e.detail["action_id"] for page in reversed(pages) for e in page]
+    assert seen == [f"a_{i}" for i in range(23)] and [len(p) for p in pages] == [10, 10, 3]
+    # An entry appended while paging does not shift older pages; Newer from the oldest page walks forward.
+    audit.append(USER, "review", T0 + 99, action_id="a_new")
+    forward, after = [], pages[-1][-1].id
+    forward += [e.detail["action_id"] for e in pages[-1]]
+    while page := audit.page(USER, after=after, size=10):
+        forward += [e.detail["action_id"] for e in page]
+        after = page[-1].id
+    assert forward == [f"a_{i}" for i in range(23)] + ["a_new"]
+
+
+# -- `deputy audit verify`, as the operator runs it ---------------------------------------
+
+
+def run_verify(redis: Redis, *args: str, key: str = KEY_MATERIAL) -> subprocess.CompletedProcess:
+    connection = redis.connection_pool.connection_kwargs
+    env = {**{k: v for k, v in os.environ.items() if not k.startswith("DEPUTY_")},
+           "REDIS_URL": f"redis://{connection['host']}:{connection['port']}/{connection.get('db', 0)}",
+           "DEPUTY_AUDIT_KEY": key, "DEPUTY_DATA_DIR": os.devnull + "-unused"}
+    return subprocess.run([sys.executable, "-m", "deputy.cli", "audit", "verify", *args], env=env,
+                          capture_output=True, text=True, timeout=60)
+
+
+def test_the_command_checks_every_user_and_names_the_first_bad_entry(redis: Redis, audit: AuditLog) -> None:
+    fill(audit, USER, 4)
+    fill(audit, OTHER, 2)
+    ok = run_verify(redis)
+    assert ok.returncode == 0, ok.stderr
+    assert f"user {USER}: 4 entries, intact" in ok.stdout and f"user {OTHER}: 2 entries, intact" in ok.stdout
+    assert "Checked 2 user(s), 6 entries: every trail is intact." in ok.stdout
+
+    middle = redis.xrange(STREAM)[1][0].decode()
+    rewrite_from(redis, 1, {"verdict": "allow"}, rehash=True)
+    bad = run_verify(redis)
+    edited = redis.xrange(STREAM)[1][0].decode()
+    assert bad.returncode == 1
+    assert f"user {USER}: TAMPERED: entry {edited} (number 2)" in bad.stdout and middle not in bad.stdout
+    assert f"user {OTHER}: 2 entries, intact" in bad.stdout
+    only_other = run_verify(redis, "--user", str(OTHER))
+    assert only_other.returncode == 0 and f"user {USER}" not in only_other.stdout
+
+
+@pytest.mark.parametrize("tamper", ["edit", "delete", "reorder", "forge"])
+def test_the_command_detects_each_kind_of_tampering(redis: Redis, audit: AuditLog, tamper: str) -> None:
+    hashes = fill(audit)
+    rows = redis.xrange(STREAM)
+    if tamper == "edit":
+        rewrite_from(redis, 2, {"targets": ["mallory@example.net"]})
+    elif tamper == "delete":
+        redis.xdel(STREAM, rows[1][0])
+    elif tamper == "reorder":
+        for entry_id, _ in rows[1:]:
+            redis.xdel(STREAM, entry_id)
+        for _, fields in [rows[1], rows[3], rows[2]]:
+            redis.xadd(STREAM, fields)
+    else:
+        redis.set(TIP, forge(redis, STREAM, "rule_added", T0 + 9, {"rule": "allow any payment"}, hashes[-1]))
+    assert audit.verify(USER) is False
+    result = run_verify(redis, "--user", str(USER))
+    assert result.returncode == 1 and "TAMPERED" in result.stdout, result.stdout + result.stderr

@@ -137,6 +137,9 @@ def test_bearer_and_authorization_values(text: str, expected: str) -> None:
         ("x-api-key: abcdef", f"x-api-key: {REDACTED}"),
         ("client_secret=xyz;", f"client_secret={REDACTED};"),
         ("access_token=ya29.a0Af", f"access_token={REDACTED}"),
+        # The casual abbreviations people write in notes and emails.
+        ("wifi pw: hunter2 (guest)", f"wifi pw: {REDACTED} (guest)"),
+        ("pword=Summer2024", f"pword={REDACTED}"),
     ],
 )
 def test_key_value_secrets(text: str, expected: str) -> None:

@@ -55,7 +55,7 @@ def test_tools_are_discovered_and_called_with_the_vaults_token(demo: DemoMcpHttp
     connector = connector_for(demo.url, vault, trusted=True)
     toolset = connector.discover(USER, "demo")
     effects = {op.name: op.spec.effect for op in mcp_operations(toolset)}
-    assert effects["demo_get_weather"] is EffectClass.read and effects["demo_add_note"] is EffectClass.write
+    assert effects["demo_get_weather"] is EffectClass.read and effects["demo_add_note"] is EffectClass.communicate
     weather = connector.call(USER, toolset.tool("demo_get_weather"), {"city": "Lima"}, "k1")
     assert weather.summary.startswith("Lima: ") and weather.untrusted_origin == "the MCP server demo"
     saved = connector.call(USER, toolset.tool("demo_add_note"), {"text": "call mum"}, "k2")

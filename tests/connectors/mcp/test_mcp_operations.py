@@ -92,16 +92,18 @@ def test_a_server_with_too_many_tools_is_cut_off() -> None:
 @pytest.mark.parametrize(
     ("hints", "trusted", "effect", "tags"),
     [
-        ({"read_only_hint": True}, False, EffectClass.write, set()),
+        # Whatever a server claims, a tool that is not a believed read is reviewed as a message.
+        ({"read_only_hint": True}, False, EffectClass.communicate, set()),
         ({"read_only_hint": True}, True, EffectClass.read, set()),
         ({"read_only_hint": True, "destructive_hint": True}, True, EffectClass.read, set()),
-        ({"read_only_hint": True, "destructive_hint": True}, False, EffectClass.write, {RiskTag.delete}),
-        ({"read_only_hint": False, "destructive_hint": False}, False, EffectClass.write, set()),
-        ({"read_only_hint": False, "destructive_hint": False}, True, EffectClass.write, set()),
-        ({"destructive_hint": True}, True, EffectClass.write, {RiskTag.delete}),
-        ({}, False, EffectClass.write, {RiskTag.delete}),  # no hints: the spec's default is destructive
-        ({}, True, EffectClass.write, {RiskTag.delete}),
-        ({"read_only_hint": False, "destructive_hint": False, "open_world_hint": True}, True, EffectClass.write, set()),
+        ({"read_only_hint": True, "destructive_hint": True}, False, EffectClass.communicate, {RiskTag.delete}),
+        ({"read_only_hint": False, "destructive_hint": False}, False, EffectClass.communicate, set()),
+        ({"read_only_hint": False, "destructive_hint": False}, True, EffectClass.communicate, set()),
+        ({"destructive_hint": True}, True, EffectClass.communicate, {RiskTag.delete}),
+        ({}, False, EffectClass.communicate, {RiskTag.delete}),  # no hints: the spec's default is destructive
+        ({}, True, EffectClass.communicate, {RiskTag.delete}),
+        ({"read_only_hint": False, "destructive_hint": False, "open_world_hint": True}, True, EffectClass.communicate,
+         set()),
     ],
 )
 def test_hints_count_only_on_trusted_servers(hints, trusted, effect, tags) -> None:

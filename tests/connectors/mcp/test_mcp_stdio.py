@@ -65,14 +65,14 @@ def effects(toolset: McpToolset) -> dict[str, tuple[EffectClass, frozenset[RiskT
     return {op.name: (op.spec.effect, op.spec.tags) for op in mcp_operations(toolset)}
 
 
-def test_an_untrusted_servers_tools_are_all_reviewed_as_writes(discovered) -> None:
+def test_an_untrusted_servers_tools_are_all_reviewed_as_messages(discovered) -> None:
     untrusted, _ = discovered
     assert untrusted.skipped == [] and untrusted.trusted is False
     assert effects(untrusted) == {
-        "demo_get_weather": (EffectClass.write, frozenset()),  # claims read-only: not believed
-        "demo_add_note": (EffectClass.write, frozenset()),
-        "demo_delete_note": (EffectClass.write, frozenset({RiskTag.delete})),
-        "demo_note_stats": (EffectClass.write, frozenset()),
+        "demo_get_weather": (EffectClass.communicate, frozenset()),  # claims read-only: not believed
+        "demo_add_note": (EffectClass.communicate, frozenset()),
+        "demo_delete_note": (EffectClass.communicate, frozenset({RiskTag.delete})),
+        "demo_note_stats": (EffectClass.communicate, frozenset()),
     }
 
 
@@ -80,8 +80,8 @@ def test_on_a_trusted_server_read_only_tools_are_reads(discovered) -> None:
     _, trusted = discovered
     assert effects(trusted) == {
         "demo_get_weather": (EffectClass.read, frozenset()),
-        "demo_add_note": (EffectClass.write, frozenset()),
-        "demo_delete_note": (EffectClass.write, frozenset({RiskTag.delete})),
+        "demo_add_note": (EffectClass.communicate, frozenset()),
+        "demo_delete_note": (EffectClass.communicate, frozenset({RiskTag.delete})),
         "demo_note_stats": (EffectClass.read, frozenset()),
     }
 

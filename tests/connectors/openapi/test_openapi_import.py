@@ -68,12 +68,13 @@ def pets(**options):
     return import_openapi(parse_openapi(PETS), service="pets", **options)
 
 
-def test_methods_become_reads_and_writes_named_after_the_service() -> None:
+def test_methods_become_reads_deletes_and_messages_named_after_the_service() -> None:
     api = pets()
     effects = {op.name: (op.spec.effect, op.spec.tags) for op in api.operations}
     assert effects == {
         "pets_listPets": (EffectClass.read, frozenset()),
-        "pets_createPet": (EffectClass.write, frozenset()),
+        # A POST may tell someone something (a booking, a post): asked about as a message.
+        "pets_createPet": (EffectClass.communicate, frozenset()),
         "pets_delete_pets_petId": (EffectClass.write, frozenset({RiskTag.delete})),
         "pets_head_pets_petId": (EffectClass.read, frozenset()),
     }

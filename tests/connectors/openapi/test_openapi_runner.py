@@ -138,7 +138,7 @@ def test_an_unseen_api_works_end_to_end_with_the_key_from_the_vault(
     api = import_openapi(document, service="notes")
     listing, add = api.operations
     assert (listing.name, listing.spec.effect) == ("notes_listNotes", EffectClass.read)
-    assert (add.name, add.spec.effect) == ("notes_addNote", EffectClass.write)
+    assert (add.name, add.spec.effect) == ("notes_addNote", EffectClass.communicate)
     # The relative server was resolved against where the document came from.
     assert api.base_url == f"{url}/v1"
     vault.put(USER, "cred:api/notes", SecretStr(API_KEY), "api_key", "Notes API key")
