@@ -168,7 +168,9 @@ class Goal(BaseModel):
         are never here, whatever role they were shown to the model in.
         """
         typed = [words for m in self.messages if (words := typed_words(m)) is not None]
-        return [*self.inherited_words, *self.folded_words, *typed]
+        # In the order they were said: the goal (its first message is never folded), then the rest.
+        first = typed[:1] if self.messages and typed_words(self.messages[0]) is not None else []
+        return [*self.inherited_words, *first, *self.folded_words, *typed[len(first):]]
 
 
 def awaiting_key(user_id: int) -> str:
