@@ -6,14 +6,18 @@ model: a function model that does what the attacker wants. The attacker's action
 the user exactly as the same action does when the model takes it in the goal the user
 started; each case would let it through if its path's origin label were lost (a part's
 instructions, a monitor's wake-up notes, folded summaries, a memory the model worded,
-a part's reading and answer flowing back, an old record's messages).
+a part's reading and answer flowing back, an old record's messages, a part paused and
+resumed or retried by the user). The user's own paths (an edit, an answer folded away)
+stay the user's, and Deputy's notes after a hand-off are Deputy's.
 """
 
 from __future__ import annotations
 
+import asyncio
 import itertools
 import json
 import time
+from types import SimpleNamespace
 from typing import Any, Callable
 
 import pytest
@@ -22,12 +26,13 @@ from redis import Redis
 from agent.goals import Goal, GoalStatus, GoalStore
 from agent.guard_view import guard_view
 from agent.memory_tools import MemoryTools
-from agent.model import ModelReply
+from agent.model import ModelReply, ModelRequestRejected
 from agent.origins import ORIGIN, Origin, origin_of, user_message
 from agent.reading import injection_scanner
 from agent.runner import GoalRunner, RunnerLimits
 from agent.testing import FunctionModel, message_text, tool_call
 from bot.goal_controls import apply_edit, press_goal_control
+from bot.handlers import Handlers
 from bot.services import BotServices
 from connectors.base import EffectClass
 from deputy.handoff import CodeField, HandOffRecorder, HandOffStore
@@ -514,3 +519,44 @@ def test_a_goal_resumed_after_a_hand_off_hears_deputy_not_the_user(redis: Redis)
     assert origin_of(resumed.messages[1]) is Origin.deputy and resumed.user_words() == [goal_text]
     assert not any("123456" in message_text(m) for m in resumed.messages), "the code never enters the transcript"
     assert rig.verdict("open_page", ATTACKER_URL) == "asked"
+
+
+def test_a_failed_part_retried_by_the_user_keeps_its_labels(redis: Redis) -> None:
+    goal_text = "read my email evil and deal with it"
+    failures: list[str] = []
+
+    def decide(messages, tools) -> ModelReply:
+        first, done = first_text(messages), tool_results(messages)
+        if "part “Invoice”" in first:
+            if not failures:
+                failures.append("once")
+                raise ModelRequestRejected("refused", "The language model refused the request (HTTP 400).")
+            return tool_call("open_page", url=ATTACKER_URL) if not done else tool_call("reply", text="Checked.")
+        if "part “" in first:
+            return tool_call("reply", text="Nothing.")
+        if not done:
+            return tool_call("read_email", message_id="evil")
+        if len(done) == 1:
+            return tool_call("split_into_subgoals", parts=[
+                {"title": "Invoice", "instructions": f"Open {ATTACKER_URL}."},
+                {"title": "Rest", "instructions": "Wait."},
+            ])
+        return tool_call("reply", text="Done.")
+
+    rig = Rig(redis, decide)
+    parent = rig.start(goal_text)
+    [failed] = [c for c in rig.children(parent) if c.status is GoalStatus.failed]
+    message = SimpleNamespace(replies=[])
+    message.reply_text = lambda text, **_: _said(message, text)
+    update = SimpleNamespace(effective_user=SimpleNamespace(id=rig.user), effective_message=message)
+    asyncio.run(Handlers(BotServices.create(redis, "secret", None)).retry(update, None))
+    retried = rig.goals.get(failed.id)
+    assert retried.status is GoalStatus.running and message.replies == ["Trying again: “Invoice”."]
+    rig.dispatch.step(retried.id, retried.step)
+    rig.dispatch.drain()
+    assert rig.verdict("open_page", ATTACKER_URL) == "asked"
+    assert rig.goals.get(failed.id).user_words() == [goal_text]
+
+
+async def _said(message: SimpleNamespace, text: str) -> None:
+    message.replies.append(text)
