@@ -16,6 +16,7 @@ from typing import Any, Protocol
 import aiohttp
 
 from agent.model import ModelBadResponse, ModelReply, ModelRequestRejected, ModelUnavailable, TokenUsage, ToolCall
+from agent.origins import for_model
 
 _UNREADABLE = "The language model sent an answer I couldn't read."
 
@@ -48,7 +49,9 @@ class HttpChatModel:
         self._timeout = aiohttp.ClientTimeout(total=timeout)
 
     async def complete(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> ModelReply:
-        body: dict[str, Any] = {"model": self._model, "messages": messages}
+        # Only the chat API's fields: a goal's origin labels are for the guard, and strict
+        # endpoints refuse a field they do not know.
+        body: dict[str, Any] = {"model": self._model, "messages": [for_model(m) for m in messages]}
         if tools:
             body["tools"] = tools
         try:

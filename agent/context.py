@@ -12,7 +12,9 @@ So the cost of a step depends on the recent turns, not on how many steps came be
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import Any, NamedTuple
+
+from agent.origins import Origin, for_model, origin_of, typed_words
 
 RESULT_CHARS = 4000
 OLD_RESULT_CHARS = 300
@@ -32,24 +34,33 @@ def bounded_result(text: str, handle: str | None) -> str:
     return f"{text[:RESULT_CHARS]}\n[… {rest:,} more characters: call read_result with handle {handle!r}]"
 
 
-def fold(messages: list[Message], summary: list[str], hidden: int) -> tuple[list[Message], list[str], int]:
+class Folded(NamedTuple):
+    messages: list[Message]
+    summary: list[str]
+    hidden: int
+    typed: list[str]
+    """What the user typed in the folded messages: still the user's words for the guard."""
+
+
+def fold(messages: list[Message], summary: list[str], hidden: int) -> Folded:
     """Fold the oldest turns into summary lines once the transcript is long.
 
     The first message (the user's goal) always stays; the cut is placed before an
     assistant or user message so that every tool result stays with its call.
     """
     if len(messages) <= MAX_STORED_MESSAGES:
-        return messages, summary, hidden
+        return Folded(messages, summary, hidden, [])
     cut = len(messages) - KEEP_AFTER_FOLD
     while cut > 1 and messages[cut].get("role") == "tool":
         cut -= 1
     if cut <= 1:
-        return messages, summary, hidden
+        return Folded(messages, summary, hidden, [])
     lines = summary + _summarise(messages[1:cut])
     if len(lines) > MAX_SUMMARY_LINES:
         hidden += len(lines) - MAX_SUMMARY_LINES
         lines = lines[-MAX_SUMMARY_LINES:]
-    return [messages[0], *messages[cut:]], lines, hidden
+    typed = [words for m in messages[1:cut] if (words := typed_words(m)) is not None]
+    return Folded([messages[0], *messages[cut:]], lines, hidden, typed)
 
 
 def summary_text(summary: list[str], hidden: int) -> str:
@@ -60,7 +71,7 @@ def summary_text(summary: list[str], hidden: int) -> str:
 
 
 def prompt_view(messages: list[Message]) -> list[Message]:
-    """The transcript as the model sees it: old tool results shortened."""
+    """The transcript as the model sees it: old tool results shortened, origin labels left out."""
     assistants = [i for i, m in enumerate(messages) if m.get("role") == "assistant"]
     recent_from = assistants[-RECENT_TURNS] if len(assistants) >= RECENT_TURNS else 0
     view: list[Message] = []
@@ -69,7 +80,7 @@ def prompt_view(messages: list[Message]) -> list[Message]:
             content = str(message.get("content") or "")
             if len(content) > OLD_RESULT_CHARS:
                 message = {**message, "content": content[:OLD_RESULT_CHARS] + " […]"}
-        view.append(message)
+        view.append(for_model(message))
     return view
 
 
@@ -79,7 +90,10 @@ def _summarise(messages: list[Message]) -> list[str]:
     for message in messages:
         role = message.get("role")
         if role == "user":
-            lines.append(f"User said: {_short(str(message.get('content') or ''), 160)}")
+            # Only the user's own words are "User said": a part's instructions or a wake-up note
+            # were written by the model, a file by someone else.
+            lead = _LEADS[origin_of(message)]
+            lines.append(f"{lead}: {_short(_text(message.get('content')), 160)}")
         elif role == "assistant":
             if message.get("content"):
                 lines.append(f"You said: {_short(str(message['content']), 120)}")
@@ -89,6 +103,16 @@ def _summarise(messages: list[Message]) -> list[str]:
                 outcome = _short(results.get(call.get("id"), "(no result)"), 120)
                 lines.append(f"{function.get('name')}({arguments}) → {outcome}")
     return lines
+
+
+_LEADS = {Origin.user: "User said", Origin.model: "Note (not from the user)",
+          Origin.outside: "Content from outside", Origin.deputy: "Deputy noted"}
+
+
+def _text(content: Any) -> str:
+    if isinstance(content, list):
+        return " ".join(str(p.get("text", "")) for p in content if isinstance(p, dict))
+    return str(content or "")
 
 
 def _compact_json(text: str) -> str:

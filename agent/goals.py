@@ -11,11 +11,12 @@ from __future__ import annotations
 from enum import Enum
 from typing import Any, Callable
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, model_validator
 from redis import Redis
 
 from agent.attachments import Attachment
 from agent.model import ToolCall
+from agent.origins import ORIGIN, label_legacy, typed_words
 from agent.probes import Probe, ProbeState
 from sentinel.provenance import UntrustedItem
 
@@ -97,8 +98,12 @@ class ModelWait(BaseModel):
     step: int
 
 
+SCHEMA_VERSION = 2
+"""2: every message carries its `origin` label; parts carry the user's words behind them."""
+
+
 class Goal(BaseModel):
-    schema_version: int = 1
+    schema_version: int = SCHEMA_VERSION
     revision: int = -1
     id: str
     user_id: int
@@ -116,7 +121,13 @@ class Goal(BaseModel):
     result: str | None = Field(default=None, description="A sub-goal's answer for its parent.")
     monitor: Monitor | None = None
     attachments: list[Attachment] = Field(default_factory=list, description="Files sent with the goal, unread.")
-    messages: list[dict[str, Any]] = Field(default_factory=list)
+    messages: list[dict[str, Any]] = Field(default_factory=list, description="Each labelled with its origin.")
+    inherited_words: list[str] = Field(
+        default_factory=list, description="A part's intent: the user's own words behind the goal it was split from."
+    )
+    folded_words: list[str] = Field(
+        default_factory=list, description="What the user typed in messages since folded into `summary`."
+    )
     plan: list[PlanStep] = Field(default_factory=list)
     pending_calls: list[ToolCall] = Field(default_factory=list)
     pending_action_id: str | None = None
@@ -134,6 +145,32 @@ class Goal(BaseModel):
     completion_tokens: int = 0
     created_at: float
     updated_at: float
+
+    @model_validator(mode="before")
+    @classmethod
+    def _label_messages(cls, data: Any) -> Any:
+        # Records written before labels (schema 1) get the labels their writers implied.
+        if not isinstance(data, dict) or not data.get("messages"):
+            return data
+        if data.get("schema_version") == SCHEMA_VERSION and all(ORIGIN in m or m.get("role") != "user"
+                                                                 for m in data["messages"]):
+            return data
+        legacy = int(data.get("schema_version", SCHEMA_VERSION)) < 2
+        messages = label_legacy(list(data["messages"]), is_part=data.get("parent_id") is not None,
+                                goal_text=str(data.get("text", "")), legacy=legacy)
+        return {**data, "messages": messages, "schema_version": SCHEMA_VERSION}
+
+    def user_words(self) -> list[str]:
+        """Only what the user typed for this goal: the goal, their answers and edits.
+
+        A part of a split goal has the user's words of the goal it was split from, never the
+        instructions the model wrote for it. Model text, outside content and Deputy's notes
+        are never here, whatever role they were shown to the model in.
+        """
+        typed = [words for m in self.messages if (words := typed_words(m)) is not None]
+        # In the order they were said: the goal (its first message is never folded), then the rest.
+        first = typed[:1] if self.messages and typed_words(self.messages[0]) is not None else []
+        return [*self.inherited_words, *first, *self.folded_words, *typed[len(first):]]
 
 
 def awaiting_key(user_id: int) -> str:

@@ -4,10 +4,15 @@ A fact is remembered as the user's own when its words come from what the user wr
 this goal, or when the goal has read nothing from outside. Otherwise (the goal read an
 email or a page) it is held as pending, the user gets Accept / Discard buttons, and it is
 not used until accepted: injected text cannot plant a memory. Every write is audited.
+
+The memory's text is the model's wording, so the guard never takes it as the user's word:
+with it are kept the sentences the user typed that it rests on (`MemoryItem.said`), and
+only those count as the user's in later goals.
 """
 
 from __future__ import annotations
 
+import re
 import time
 from typing import Callable
 
@@ -17,10 +22,12 @@ from agent.goals import Goal
 from agent.model import ToolCall
 from deputy.outbox import Button, Outbox, OutboxMessage
 from memory import MemoryItem, MemoryKind, MemoryStore, MemoryTrust
-from memory.ranking import overlap
+from memory.ranking import overlap, stems
 from sentinel.audit import AuditLog
 
 TRACEABLE = 0.6
+MAX_SAID_CHARS = 300
+_SENTENCE = re.compile(r"(?<=[.!?])\s+|\n+")
 
 
 class RememberArgs(BaseModel):
@@ -72,14 +79,13 @@ class MemoryTools:
 
     def remember(self, goal: Goal, args: RememberArgs) -> str:
         now = self._clock()
-        user_words = [m["content"] for m in goal.messages if m.get("role") == "user" and m.get("name") != "attachment"
-                      and isinstance(m.get("content"), str)]
+        user_words = goal.user_words()
         from_user = not goal.untrusted or overlap(args.text, user_words) >= TRACEABLE
         origins = sorted({item.origin for item in goal.untrusted})
         item = MemoryItem(
             text=args.text, kind=args.kind, trust=MemoryTrust.user if from_user else MemoryTrust.pending,
             source="you said so" if from_user else f"learned while reading {', '.join(origins[:2])}",
-            created_at=now, updated_at=now,
+            said=supporting(args.text, user_words) if from_user else [], created_at=now, updated_at=now,
         )
         if self._store.add(goal.user_id, item) is None:
             return "Error: memory is full; ask the user to forget something in /memory first."
@@ -109,6 +115,14 @@ class MemoryTools:
     def recall(self, goal: Goal, args: RecallArgs) -> str:
         items = [i for i in self._store.relevant(goal.user_id, args.query, limit=10)]
         return "\n".join(f"- {i.text}" for i in items) or "I don't remember anything about that."
+
+
+def supporting(fact: str, user_words: list[str]) -> list[str]:
+    """The sentences the user typed that share words with `fact` (the most telling first, at most 3)."""
+    wanted = set(stems(fact))
+    sentences = [s.strip() for text in user_words for s in _SENTENCE.split(text) if s.strip()]
+    scored = sorted(((len(wanted & set(stems(s))), i) for i, s in enumerate(sentences)), key=lambda p: (-p[0], p[1]))
+    return [sentences[i][:MAX_SAID_CHARS] for shared, i in scored[:3] if shared]
 
 
 def parse(call: ToolCall, model: type[BaseModel]) -> BaseModel:

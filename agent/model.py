@@ -12,6 +12,8 @@ from typing import Any, Protocol
 import openai
 from pydantic import BaseModel, Field
 
+from agent.origins import for_model
+
 
 class ModelError(Exception):
     """Root of model failures. `user_message` is a plain sentence for the chat."""
@@ -92,8 +94,10 @@ class OpenAIChatModel:
         try:
             # Through `extra_body` (the same bytes on the wire): the SDK otherwise walks every
             # nested value of the prompt and ~30 tool schemas against its types, ~10 ms a call.
+            # Only the chat API's fields go out (origin labels are the guard's, see agent.origins).
             response = self._client.chat.completions.create(
-                model=self._model, messages=[], extra_body={"messages": messages, **({"tools": tools} if tools else {})}
+                model=self._model, messages=[],
+                extra_body={"messages": [for_model(m) for m in messages], **({"tools": tools} if tools else {})},
             )
         except (openai.APIConnectionError, openai.APITimeoutError) as exc:
             raise ModelUnavailable(

@@ -26,6 +26,9 @@ from deputy.user_settings import UserSettingsStore
 
 log = logging.getLogger(__name__)
 
+MAX_FOLDED_WORDS = 50
+"""The user's folded messages kept for the guard (older ones only make it ask more)."""
+
 Step = Callable[[Goal], StepOutcome]
 Stop = Callable[[Goal, str], StepOutcome]
 
@@ -163,7 +166,9 @@ class ModelTurn:
         goal.prompt_tokens += reply.usage.prompt_tokens
         goal.completion_tokens += reply.usage.completion_tokens
         goal.messages.append(reply.as_message())
-        goal.messages, goal.summary, goal.summary_hidden = fold(goal.messages, goal.summary, goal.summary_hidden)
+        folded = fold(goal.messages, goal.summary, goal.summary_hidden)
+        goal.messages, goal.summary, goal.summary_hidden = folded.messages, folded.summary, folded.hidden
+        goal.folded_words = [*goal.folded_words, *folded.typed][-MAX_FOLDED_WORDS:]
         goal.step += 1
         if reply.tool_calls:
             goal.pending_calls = list(reply.tool_calls)

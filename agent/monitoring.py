@@ -46,6 +46,7 @@ from agent.local_time import (
     parse_clock,
     parse_moment,
 )
+from agent.origins import model_note
 from agent.probe_setup import validate_probe
 from agent.probes import ProbeState, after_check, compare, reminder_message
 from agent.prompt import tool_message
@@ -238,12 +239,12 @@ class Monitoring:
         assert monitor is not None
         goal.status = GoalStatus.running
         goal.loop_signatures = []  # each check is a fresh look, not a repetition
-        goal.messages.append({
-            "role": "user",
-            "content": f"(Scheduled check {monitor.checks_done} of {monitor.max_checks}, "
+        # Model text: `what` is what the model chose to watch, not the user's words.
+        goal.messages.append(model_note(
+            f"(Scheduled check {monitor.checks_done} of {monitor.max_checks}, "
             f"{model_words(self._clock(), monitor.timezone)}.) "
             f"Look again: {monitor.what}. If nothing relevant changed, call no_news; if it did, tell me with reply.",
-        })
+        ))
 
     def probe_action(self, goal: Goal, catalog: Catalog) -> Action | None:
         """The probe as an action for the executor (None when its operation is gone or changed)."""
@@ -321,13 +322,12 @@ class Monitoring:
         monitor.news += 1
         goal.status = GoalStatus.running
         goal.loop_signatures = []
-        goal.messages.append({
-            "role": "user",
-            "content": f"(Scheduled check {monitor.checks_done} of {monitor.max_checks}, "
+        goal.messages.append(model_note(
+            f"(Scheduled check {monitor.checks_done} of {monitor.max_checks}, "
             f"{model_words(self._clock(), monitor.timezone)}.) "
             f"The watch on {monitor.what} found something new; the new part of its result follows.{reminded} "
             "Tell me what matters with reply (I am not expecting a message), or call no_news if it does not matter.",
-        })
+        ))
         goal.messages.append({"role": "assistant", "content": None, "tool_calls": [{
             "id": call_id, "type": "function",
             "function": {"name": monitor.probe.operation, "arguments": json.dumps(monitor.probe.arguments)},

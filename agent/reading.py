@@ -13,6 +13,7 @@ from agent.attachments import ATTACHMENT, IMAGE_TYPES, UnreadableFile, document_
 from agent.context import RESULT_CHARS, bounded_result
 from agent.goals import Goal, GoalStore
 from agent.model import ToolCall
+from agent.origins import Origin, labelled
 from agent.prompt import untrusted
 from agent.tools import parse_read_result
 from sentinel.action_store import ActionRecord
@@ -62,7 +63,7 @@ class Reading:
                 if self._scanner is not None:
                     goal.risk_notes.extend(f"{origin}: {reason}" for reason in self._scanner(text, origin))
                 content = untrusted(origin, text)
-            goal.messages.append({"role": "user", "name": ATTACHMENT, "content": content})
+            goal.messages.append(labelled({"role": "user", "name": ATTACHMENT, "content": content}, Origin.outside))
         goal.attachments = []
         return None
 

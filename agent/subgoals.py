@@ -5,6 +5,12 @@ step creates the same children), enqueues them all, and waits (`waiting_children
 without holding a worker. Each child that ends, well or badly, records itself on the
 parent; the last one wakes the parent, whose next step gets every part's outcome, failed
 parts included. Children never message the user: their answer goes to the parent.
+
+A part's instructions are the model's words, not the user's: they reach the child as a
+model-labelled message (the child's model follows them, the guard does not trust them).
+The child's intent is the user's own words of the parent, and it starts with the parent's
+ledger of outside content and its injection warnings; what a part read, and its answer
+when it read anything from outside, flow back into the parent's ledger at the join.
 """
 
 from __future__ import annotations
@@ -13,8 +19,10 @@ import hashlib
 from typing import TYPE_CHECKING, Callable
 
 from agent.goals import Goal, GoalStatus, GoalStore
+from agent.origins import model_note
 from agent.prompt import tool_message
 from agent.tools import SplitArgs
+from sentinel.provenance import MAX_ITEM_CHARS, UntrustedItem
 
 if TYPE_CHECKING:
     from agent.runner import Dispatch
@@ -47,7 +55,8 @@ class Subgoals:
                 )
                 existing = self._goals.save(
                     Goal(id=child_id, user_id=goal.user_id, chat_id=goal.chat_id, text=part.title,
-                         messages=[{"role": "user", "content": instructions}], parent_id=goal.id,
+                         messages=[model_note(instructions)], inherited_words=goal.user_words(),
+                         untrusted=list(goal.untrusted), risk_notes=list(goal.risk_notes), parent_id=goal.id,
                          depth=goal.depth + 1, created_at=now, updated_at=now)
                 )
             children.append(existing)
@@ -79,6 +88,7 @@ class Subgoals:
         lines = []
         for number, child in enumerate(children, 1):
             assert child is not None
+            _take_ledger(goal, child, self._clock())
             if child.status is GoalStatus.done:
                 lines.append(f"{number}. {child.text}: {child.result or '(no answer)'}")
             else:
@@ -88,3 +98,18 @@ class Subgoals:
         goal.messages.append(tool_message(call.id, "Results of the parts:\n" + "\n".join(lines)))
         goal.status = GoalStatus.running
         return goal
+
+
+def _take_ledger(parent: Goal, child: Goal, now: float) -> None:
+    """What a part read (and its answer, if it read anything from outside) joins the parent's ledger."""
+    known = {(item.origin, item.text) for item in parent.untrusted}
+    for item in child.untrusted:
+        if (item.origin, item.text) not in known:
+            parent.untrusted.append(item)
+            known.add((item.origin, item.text))
+    if child.untrusted and child.result:
+        # The part's model wrote this answer after reading outside content: it may carry that
+        # content in its own words (an address rebuilt from pieces, a passage retold).
+        parent.untrusted.append(UntrustedItem(origin=f"the answer of the part “{child.text}”",
+                                              text=child.result[:MAX_ITEM_CHARS], at=now))
+    parent.risk_notes.extend(note for note in child.risk_notes if note not in parent.risk_notes)

@@ -19,6 +19,7 @@ from collections.abc import Callable
 from typing import Any
 
 from agent.model import ModelError, ModelReply, ToolCall
+from agent.origins import unknown_fields
 from agent.testing_server import (
     ChatRequest,
     Responder,
@@ -71,7 +72,14 @@ class FunctionModel:
         self._lock = threading.Lock()  # runners may call from several threads
 
     def complete(self, messages: list[Message], tools: list[dict[str, Any]]) -> ModelReply:
-        """Record the call, then return `fn`'s reply (a copy; `ModelError`s propagate)."""
+        """Record the call, then return `fn`'s reply (a copy; `ModelError`s propagate).
+
+        Like a strict endpoint, it refuses messages with fields the chat API does not know
+        (a goal's origin labels must never reach a model).
+        """
+        unknown = unknown_fields(messages)
+        if unknown:
+            raise TypeError(f"model input has fields a chat API does not accept: {', '.join(unknown)}")
         with self._lock:
             self.calls.append((_wire_copy(messages), _wire_copy(tools)))
         # fn gets its own copies: a script mutating its input must not touch the

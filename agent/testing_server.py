@@ -24,6 +24,7 @@ from aiohttp import web
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from agent.model import ModelReply
+from agent.origins import unknown_fields
 
 
 class ChatRequest(BaseModel):
@@ -256,6 +257,9 @@ class ScriptedModelServer:
             )
         except (ValueError, AttributeError, ValidationError) as exc:
             return _error(400, f"malformed chat request: {type(exc).__name__}")
+        unknown = unknown_fields([m for m in chat.messages if isinstance(m, dict)])
+        if unknown:  # as a strict provider does: Deputy must only send the chat API's fields
+            return _error(400, f"unrecognized message fields: {', '.join(unknown)}")
         with self._changed:
             self._requests.append(chat)
             self._in_flight += 1

@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Callable
 
 from agent.goals import Goal, GoalStatus
+from agent.origins import user_edit
 from bot.presses_common import PressAnswer
 from bot.services import BotServices
 from bot.texts import shorten
@@ -61,7 +62,7 @@ def apply_edit(services: BotServices, goal_id: str, user_id: int, text: str) -> 
     def change(goal: Goal) -> Goal | None:
         if goal.user_id != user_id or goal.status in (GoalStatus.cancelled,):
             return None
-        goal.messages.append({"role": "user", "content": f"(The user changed the goal) {text}"})
+        goal.messages.append(user_edit(text))
         if goal.status in (GoalStatus.acting, GoalStatus.waiting_approval, GoalStatus.waiting_children):
             return goal  # picked up when the pending work comes back
         goal.status = GoalStatus.running

@@ -15,6 +15,7 @@ from telegram.ext import ApplicationHandlerStop, ContextTypes
 
 from agent.attachments import Attachment, accepts
 from agent.goals import Goal, GoalStatus
+from agent.origins import user_message
 from bot import texts
 from bot.activity import format_activity, goal_card
 from bot.audit_view import audit_page
@@ -242,7 +243,7 @@ class Handlers:
             user_id=user_id,
             chat_id=chat_id,
             text=text,
-            messages=[{"role": "user", "content": text}],
+            messages=[user_message(text)],
             attachments=attachments,
             created_at=now,
             updated_at=now,
@@ -256,7 +257,7 @@ class Handlers:
         def add_answer(goal: Goal) -> Goal | None:
             if goal.status is not GoalStatus.waiting_user:
                 return None
-            goal.messages.append({"role": "user", "content": text})
+            goal.messages.append(user_message(text))
             goal.status = GoalStatus.running
             goal.step += 1
             goal.steps_base = goal.step  # a conversation with the user is not a runaway loop

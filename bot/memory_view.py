@@ -6,7 +6,7 @@ from datetime import datetime, timezone
 
 from bot.presses_common import PressAnswer
 from bot.services import BotServices
-from memory import MemoryItem, MemoryStore, MemoryTrust
+from memory import CORRECTED, MemoryItem, MemoryStore, MemoryTrust
 
 _EDITING = "deputy:user:{}:editing_memory"
 _TITLES = {"preference": "Preferences", "fact": "Facts", "person": "People"}
@@ -68,8 +68,8 @@ def apply_memory_edit(services: BotServices, user_id: int, item_id: str, text: s
     if item is None:
         return None
     # The user wrote it: whatever its origin, it is now the user's own word.
-    updated = item.model_copy(update={"text": text[:500], "trust": MemoryTrust.user, "source": "you corrected it",
-                                      "updated_at": services.clock()})
+    updated = item.model_copy(update={"text": text[:500], "trust": MemoryTrust.user, "source": CORRECTED,
+                                      "said": [text[:500]], "updated_at": services.clock()})
     store.save(user_id, updated)
     services.audit.append(user_id, "memory_edited", services.clock(), memory_id=item.id, text=updated.text)
     return updated

@@ -3,6 +3,10 @@
 An item learned from untrusted content (an email, a web page) is `pending` until the user
 accepts it, and is never used before; once accepted it is used, but it stays marked as
 coming from outside, so the guard still treats values in it as untrusted.
+
+An item's text is the model's wording even when the user said it: what the guard trusts
+of a memory is only `said`, the user's own words it rests on (the sentences they typed,
+or the text they wrote themselves when correcting it in /memory).
 """
 
 from __future__ import annotations
@@ -10,7 +14,9 @@ from __future__ import annotations
 import secrets
 from enum import Enum
 
-from pydantic import BaseModel, Field
+from typing import Any
+
+from pydantic import BaseModel, Field, model_validator
 from redis import Redis
 
 from memory.ranking import rank
@@ -31,15 +37,34 @@ class MemoryTrust(str, Enum):
     accepted = "accepted"  # learned from outside content, accepted by the user
 
 
+CORRECTED = "you corrected it"
+"""The source of a memory whose text the user wrote themselves."""
+
+
 class MemoryItem(BaseModel):
-    schema_version: int = 1
+    schema_version: int = 2
     id: str = Field(default_factory=lambda: "m_" + secrets.token_urlsafe(6))
     text: str = Field(min_length=1, max_length=500)
     kind: MemoryKind = MemoryKind.fact
     trust: MemoryTrust = MemoryTrust.user
     source: str = Field(default="you said so", max_length=200)
+    said: list[str] = Field(default_factory=list, description="The user's own words this memory rests on.")
     created_at: float
     updated_at: float
+
+    @model_validator(mode="before")
+    @classmethod
+    def _from_v1(cls, data: Any) -> Any:
+        # Schema 1 kept no words of the user: only a text the user corrected is known to be theirs
+        # (a model's wording of what it heard is not).
+        if isinstance(data, dict) and int(data.get("schema_version", 2)) < 2:
+            said = [data["text"]] if data.get("trust") == "user" and data.get("source") == CORRECTED else []
+            return {**data, "schema_version": 2, "said": said}
+        return data
+
+    def user_words(self) -> list[str]:
+        """What the guard may treat as the user's word: never an outside memory, nor the model's wording."""
+        return list(self.said) if self.trust is MemoryTrust.user else []
 
     @property
     def usable(self) -> bool:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from agent.goals import GoalStore
+from agent.guard_view import guard_view
 from memory import MemoryStore, MemoryTrust
 from sentinel.actions import Action
 from sentinel.egress import EgressContext
@@ -21,14 +22,13 @@ def _domain(value: str) -> str | None:
 def egress_context_for(action: Action, goals: GoalStore, memory: MemoryStore) -> EgressContext:
     """Trusted domains from the user's words; tainted values from what the goal read; private
     values (the user's own facts) that must not leave for a site the user did not choose."""
-    goal = goals.get(action.goal_id)
-    user_texts = [m["content"] for m in (goal.messages if goal else [])
-                  if m.get("role") == "user" and m.get("name") != "attachment" and isinstance(m.get("content"), str)]
+    seen = guard_view(goals, goals.get(action.goal_id))
+    user_texts = seen.user_words  # never model text: a part's instructions may name the attacker's site
     remembered = [m.text for m in memory.list(action.user_id) if m.trust is MemoryTrust.user]
     trusted_domains = {d for text in user_texts for _, value in values_in(text) if (d := _domain(value))}
     trusted_values = {value for text in user_texts for _, value in values_in(text)}
     tainted: dict[str, str] = {}
-    for item in goal.untrusted if goal else []:
+    for item in seen.untrusted:
         for _, value in values_in(item.text):
             if value not in trusted_values:
                 tainted.setdefault(value, item.origin)

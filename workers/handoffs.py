@@ -14,6 +14,7 @@ import time
 from collections.abc import Callable
 
 from agent.goals import Goal, GoalStatus, GoalStore
+from agent.origins import deputy_note
 from connectors.base import ConnectorError, EffectClass
 from connectors.web.forms import host_of
 from connectors.web.human import CodeEntry, NeedsHuman
@@ -131,7 +132,7 @@ class HandOffService:
         def carry_on(goal: Goal) -> Goal | None:
             if goal.status is not GoalStatus.waiting_user:
                 return None
-            goal.messages.append({"role": "user", "content": RESUMED})
+            goal.messages.append(deputy_note(RESUMED))
             goal.status = GoalStatus.running
             goal.step += 1
             goal.steps_base = goal.step

@@ -12,8 +12,8 @@ from typing import Callable
 
 from redis import Redis
 
-from agent.attachments import ATTACHMENT
 from agent.goals import GoalStore
+from agent.guard_view import guard_view
 from connectors.catalog import Catalog
 from connectors.custom import UserCatalogs
 from memory import MemoryStore, MemoryTrust
@@ -83,26 +83,25 @@ class ReviewContextBuilder:
 
     def build(self, action: Action, approved_fingerprint: str | None = None) -> ReviewContext:
         goal = self._goals.get(action.goal_id)
-        trusted: list[str] = []
-        if goal is not None:
-            # The user's own words: not files they forwarded (those are outside content).
-            trusted = [m["content"] for m in goal.messages if m.get("role") == "user" and m.get("name") != ATTACHMENT
-                       and isinstance(m.get("content"), str)]
+        # Only what the user typed (never model text, files or a part's instructions), and what
+        # the goal and the goals it was split from read from outside.
+        seen = guard_view(self._goals, goal)
+        trusted = seen.user_words
         memories = MemoryStore(self._redis).list(action.user_id)
-        remembered = [m.text for m in memories if m.trust is MemoryTrust.user]
+        remembered = [words for m in memories for words in m.user_words()]
         # A memory accepted from outside content is used, but its values stay untrusted.
         accepted = [UntrustedItem(origin=f"a memory you accepted ({m.source})", text=m.text, at=m.created_at)
                     for m in memories if m.trust is MemoryTrust.accepted]
         provenance = ProvenanceContext(
             trusted_texts=[*trusted, *remembered, *self._catalog.services()],
             contacts=sorted(c.decode() for c in self._redis.smembers(_CONTACTS.format(action.user_id))),
-            untrusted=[*(goal.untrusted if goal is not None else []), *accepted],
+            untrusted=[*seen.untrusted, *accepted],
         )
         now = datetime.fromtimestamp(self._clock() if self._clock else datetime.now().timestamp(), tz=timezone.utc)
         context = ReviewContext(
             approved_fingerprint=approved_fingerprint,
             provenance=provenance,
-            injection_warnings=list(goal.risk_notes) if goal is not None else [],
+            injection_warnings=seen.risk_notes,
             now=now,
         )
         if self._rules is not None:

@@ -18,6 +18,7 @@ from rq.job import Job
 from rq.serializers import JSONSerializer
 
 from agent.goals import Goal, GoalStatus, GoalStore
+from agent.origins import user_message
 from bot import texts
 from bot.goal_controls import press_goal_control
 from bot.handlers import Handlers
@@ -62,7 +63,8 @@ def test_a_new_goal_is_stored_audited_and_queued_before_the_acknowledgement(redi
 
     [goal] = GoalStore(redis).recent(USER)
     assert goal.text == "find me a cheap flight to Lisbon in May" and goal.status is GoalStatus.running
-    assert goal.revision == 0 and goal.messages == [{"role": "user", "content": goal.text}]
+    assert goal.revision == 0 and goal.messages == [user_message(goal.text)]
+    assert goal.user_words() == [goal.text], "the guard takes the goal as the user's own words"
     [job] = queued_steps(redis)
     assert GoalStepJob.model_validate(job.args[0]) == GoalStepJob(goal_id=goal.id, step=0)
     registration = Inflight(redis).get(f"goal:{goal.id}")
@@ -105,7 +107,11 @@ def test_a_correction_is_taken_as_one_and_in_order(redis: Redis) -> None:
 
     assert send(services, "I live in Berlin") == ["Updated: I now remember “I live in Berlin”."]
     assert send(services, "make it Florence instead") == ["Got it: I've updated “plan a trip to Rome”."]
-    assert GoalStore(redis).get(goal.id).messages[-1]["content"] == "(The user changed the goal) make it Florence instead"
+    edited = GoalStore(redis).get(goal.id)
+    assert edited.messages[-1]["content"] == "(The user changed the goal) make it Florence instead"
+    assert edited.user_words() == ["plan a trip to Rome", "make it Florence instead"], "the edit is the user's word"
+    [memory] = store.list(USER)
+    assert memory.user_words() == ["I live in Berlin"], "a memory the user rewrote is their own word"
     assert send(services, "and find me a hotel") == [texts.ACK_NEW_GOAL], "the edits were used up"
     assert [g.text for g in GoalStore(redis).recent(USER)] == ["and find me a hotel", "plan a trip to Rome"]
 
