@@ -18,7 +18,7 @@ def serve(settings: Settings, host: str, port: int) -> None:
     if not settings.redis_url:
         raise SystemExit("REDIS_URL is not set: point it at your Redis, e.g. redis://127.0.0.1:6379/0")
     redis = Redis.from_url(settings.redis_url)
-    vault = Vault(settings.vault_path, settings.vault_key_value(), redis)
+    vault = Vault(redis, settings.vault_key_value())
     app = create_app(ConnectLinks(redis), vault, Outbox(redis), AuditLog(redis), egress=endpoint_guard(settings))
     print(f"Connect page on http://{host}:{port} (links: {settings.connect_base_url()}/connect/...)", flush=True)
     web.run_app(app, host=host, port=port, print=None, access_log=None)
