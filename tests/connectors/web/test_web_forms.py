@@ -102,7 +102,7 @@ def test_a_saved_login_is_used_without_the_agent_seeing_it(
     runners = WebRunners(
         sessions,
         lambda action: reviewer(POLICY, EgressContext()),
-        data_dir=tmp_path,
+
         search_url=site.url("/search?q={query}"),
         logins=VaultLogins(vault),
     )
