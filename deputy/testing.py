@@ -268,6 +268,10 @@ class DeputyStack:
     def gateways(self) -> list[str]:
         return [n for n, p in self._processes.items() if n.startswith("gateway-") and p.poll() is None]
 
+    def running(self) -> list[str]:
+        """Names of the processes still running."""
+        return [n for n, p in self._processes.items() if p.poll() is None]
+
     def workers(self) -> list[str]:
         return [n for n, p in self._processes.items() if n.startswith("worker-") and p.poll() is None]
 
