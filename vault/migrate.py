@@ -1,4 +1,4 @@
-"""Moving a vault file of an older Deputy (keyrings.cryptfile on the data volume) into Redis.
+"""Opening the vault at start-up, and moving a vault file of an older Deputy (keyrings.cryptfile) into Redis.
 
 The index of every credential was already in Redis; only the secrets were in the file. Each
 one is read with the same vault key, sealed into Redis, read back to check, and when all
@@ -10,15 +10,32 @@ from __future__ import annotations
 
 import logging
 from pathlib import Path
+from typing import Protocol
 
 from pydantic import SecretStr
 from redis import Redis
 
-from vault.errors import VaultError
+from vault.errors import VaultError, VaultLocked
 from vault.keyfile import KeyFile
+from vault.sealing import VaultKey, open_vault_key
 from vault.store import Vault, list_credentials
 
 log = logging.getLogger(__name__)
+
+
+class _Settings(Protocol):
+    def vault_key_value(self) -> SecretStr: ...
+
+
+def unlock_vault(redis: Redis, settings: _Settings) -> VaultKey:
+    """The vault key for an entry point; a wrong key stops the process with what to do about it."""
+    try:
+        return open_vault_key(redis, settings.vault_key_value())
+    except VaultLocked:
+        raise SystemExit(
+            "DEPUTY_VAULT_KEY is not the key the vault in Redis was made with: give the executors and the "
+            "connect page the same DEPUTY_VAULT_KEY (without it, each machine generates its own)."
+        ) from None
 
 
 def migrate_file_vault(path: Path, key: SecretStr, vault: Vault, redis: Redis) -> int:

@@ -45,7 +45,8 @@ from sentinel.audit import AuditLog
 from sentinel.detectors import default_detector
 from sentinel.egress import EgressContext, EgressPolicy, reviewer
 from sentinel.rule_store import RuleStore
-from vault import PaymentTokens, Scrubber, Vault, VaultKey, open_vault_key
+from vault import PaymentTokens, Scrubber, Vault, VaultKey
+from vault.migrate import unlock_vault
 from vault.migrate import migrate_file_vault
 from workers.connections import Connections
 from workers.context import WorkerContext, install
@@ -171,7 +172,7 @@ def build_handoffs(redis: Redis, web: WebRunners | None) -> HandOffService | Non
 
 def open_vault(redis: Redis, settings: Settings) -> tuple[Vault, VaultKey]:
     """The vault and its key (derived once per process); an old vault file is moved into Redis first."""
-    key = open_vault_key(redis, settings.vault_key_value())
+    key = unlock_vault(redis, settings)
     vault = Vault(redis, key)
     migrate_file_vault(settings.vault_path, settings.vault_key_value(), vault, redis)
     return vault, key
