@@ -37,6 +37,7 @@ from typing import TypeVar
 
 from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import Playwright, async_playwright
+from redis.exceptions import RedisError
 
 from connectors.base import ConnectorError, ConnectorUnavailable
 from connectors.web.session import BrowserConfig, UserSession, open_session
@@ -158,7 +159,11 @@ class BrowserSessions:
         except (PlaywrightError, TimeoutError):
             log.warning("the browser state could not be read after an operation; it was not saved")
             return
-        session.state_version = self._states.save(session.user_id, state)
+        try:
+            session.state_version = self._states.save(session.user_id, state)
+        except RedisError:
+            # The operation itself went through; only the next step may have to sign in again.
+            log.warning("the browser state could not be stored in Redis after an operation")
 
     async def _session(self, user_id: int) -> UserSession:
         session = self._sessions.get(user_id)
