@@ -1,6 +1,6 @@
 """Files the user sent with a goal (photos, PDFs, text), turned into what the model reads.
 
-The bot only stores the file in the user's workspace; this runs in the worker. Text from
+The bot only stores the file in Redis (`agent.uploads`); this runs in the worker. Text from
 documents is outside content even though the user sent it (a forwarded recipe or invoice
 was written by someone else): it is labelled untrusted and recorded for provenance, and
 it never counts as the user's own words. Images go to the model as image parts (a model
@@ -10,7 +10,6 @@ without vision support answers with an error the user is told about).
 from __future__ import annotations
 
 import base64
-from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel
@@ -29,7 +28,8 @@ class Attachment(BaseModel):
     name: str
     mime_type: str
     size: int
-    path: str
+    file_id: str = ""
+    """Where `agent.uploads` keeps the bytes, under the goal's user (empty: nothing stored)."""
 
 
 class UnreadableFile(Exception):
@@ -46,8 +46,7 @@ def accepts(mime_type: str, size: int) -> str | None:
             "or paste a link.")
 
 
-def document_text(attachment: Attachment) -> str:
-    data = Path(attachment.path).read_bytes()
+def document_text(attachment: Attachment, data: bytes) -> str:
     if attachment.mime_type == "application/pdf":
         text = _pdf_text(data)
     else:
@@ -59,8 +58,8 @@ def document_text(attachment: Attachment) -> str:
     return text
 
 
-def image_part(attachment: Attachment) -> dict[str, Any]:
-    encoded = base64.b64encode(Path(attachment.path).read_bytes()).decode()
+def image_part(attachment: Attachment, data: bytes) -> dict[str, Any]:
+    encoded = base64.b64encode(data).decode()
     return {"type": "image_url", "image_url": {"url": f"data:{attachment.mime_type};base64,{encoded}"}}
 
 

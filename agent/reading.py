@@ -16,6 +16,7 @@ from agent.model import ToolCall
 from agent.origins import Origin, labelled
 from agent.prompt import untrusted
 from agent.tools import parse_read_result
+from agent.uploads import Uploads
 from sentinel.action_store import ActionRecord
 from sentinel.provenance import MAX_ITEM_CHARS, UntrustedItem
 
@@ -42,8 +43,11 @@ def injection_scanner(detector: "InjectionDetector") -> ContentScanner:
 
 
 class Reading:
-    def __init__(self, goals: GoalStore, scanner: ContentScanner | None, clock: Callable[[], float]) -> None:
+    def __init__(
+        self, goals: GoalStore, scanner: ContentScanner | None, clock: Callable[[], float], uploads: Uploads
+    ) -> None:
         self._goals = goals
+        self._uploads = uploads
         self._scanner = scanner
         self._clock = clock
 
@@ -51,14 +55,19 @@ class Reading:
         """Turn the files sent with the goal into labelled messages (once); a reason if one is unreadable."""
         for attachment in goal.attachments:
             origin = f"the file {attachment.name} you sent"
+            try:
+                # By the goal's own user: a file id of someone else's upload finds nothing.
+                data = self._uploads.read(goal.user_id, attachment)
+            except UnreadableFile as exc:
+                return str(exc)
             if attachment.mime_type in IMAGE_TYPES:
                 content: Any = [{"type": "text", "text": f"(An image you sent: {attachment.name})"},
-                                image_part(attachment)]
+                                image_part(attachment, data)]
             else:
                 try:
-                    text = document_text(attachment)
-                except (UnreadableFile, OSError) as exc:
-                    return str(exc) if isinstance(exc, UnreadableFile) else f"I couldn't open {attachment.name}."
+                    text = document_text(attachment, data)
+                except UnreadableFile as exc:
+                    return str(exc)
                 goal.untrusted.append(UntrustedItem(origin=origin, text=text[:MAX_ITEM_CHARS], at=self._clock()))
                 if self._scanner is not None:
                     goal.risk_notes.extend(f"{origin}: {reason}" for reason in self._scanner(text, origin))

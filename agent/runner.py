@@ -29,6 +29,7 @@ from agent.prompt import tool_message
 from agent.reading import ContentScanner, Reading
 from agent.steps import Dispatch, GoalStopped, RunnerLimits, StepOutcome, hand_to_executor
 from agent.subgoals import Subgoals
+from agent.uploads import Uploads
 from agent.tools import (
     INTERNAL_TOOLS,
     ToolArgumentError,
@@ -68,6 +69,7 @@ class GoalRunner:
         checks: CheckBudget | None = None,
         handoffs: HandOffStore | None = None,
         gateway: ModelRequests | None = None,
+        uploads: Uploads | None = None,
     ) -> None:
         self._goals = goals
         self._actions = actions
@@ -80,7 +82,8 @@ class GoalRunner:
         self._own_tools = [*INTERNAL_TOOLS, *(MEMORY_TOOLS if memory else [])]
         self._user_catalogs = user_catalogs
         self._subgoals = Subgoals(goals, dispatch, clock)
-        self._reading = Reading(goals, scanner, clock)
+        # Files users sent live in the same Redis as their goals.
+        self._reading = Reading(goals, scanner, clock, uploads or Uploads(goals._redis))
         self._monitoring = Monitoring(dispatch, clock, checks, settings)
         self._turn = ModelTurn(model, dispatch, outbox, clock, limits, settings, memory, gateway,
                                tools_for=self._tools_for, checkpoint=self._checkpoint, fail=self._fail,

@@ -49,7 +49,7 @@ def deputy_application(settings: Settings, rate_limit: bool) -> Application:
 
     services = BotServices.create(
         Redis.from_url(settings.redis_url), settings.secret_value(), settings.allowed_user_ids(),
-        settings.connect_base_url(), files_dir=settings.data_dir.resolve() / "users", redis_url=settings.redis_url,
+        settings.connect_base_url(), redis_url=settings.redis_url,
     )
     return build_application(LOCAL_TOKEN, services, settings.redis_url, api_base=settings.telegram_api_base,
                              rate_limit=rate_limit)

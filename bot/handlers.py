@@ -6,6 +6,7 @@ acknowledgement sent, in a few Redis round trips.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 
 import redis
@@ -157,7 +158,7 @@ class Handlers:
         await update.effective_message.reply_text(texts.unknown_command(command))
 
     async def file(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
-        """A photo or document: stored in the user's workspace and given to a new goal."""
+        """A photo or document: stored in Redis for the user and given to a new goal."""
         message = update.effective_message
         if message.photo:
             item, name, mime = message.photo[-1], f"photo-{message.message_id}.jpg", "image/jpeg"
@@ -173,14 +174,9 @@ class Handlers:
         if refusal is not None:
             await message.reply_text(refusal)
             return
-        user_id = update.effective_user.id
-        folder = self._s.files_dir / str(user_id) / "files"
-        folder.mkdir(parents=True, exist_ok=True)
-        safe = "".join(c if c.isalnum() or c in "._-" else "_" for c in name)[-80:]
-        path = folder / f"{item.file_unique_id}-{safe}"
-        path.write_bytes(bytes(data))
+        # Kept in Redis under the user's id, so a worker on any machine can read it.
+        attachment = await asyncio.to_thread(self._s.uploads.put, update.effective_user.id, name, mime, bytes(data))
         caption = (message.caption or "").strip() or f"Have a look at {name} and tell me what matters."
-        attachment = Attachment(name=name, mime_type=mime, size=len(data), path=str(path))
         await self._start_goal(update, caption, [attachment])
 
     async def not_text(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:

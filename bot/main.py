@@ -30,8 +30,7 @@ def serve(settings: Settings) -> None:
         log.warning("DEPUTY_ALLOWED_USERS is empty: with a real Telegram token nobody may use this bot")
     services = BotServices.create(
         Redis.from_url(settings.redis_url), settings.secret_value(), allowed, settings.connect_base_url(),
-        files_dir=settings.data_dir.resolve() / "users", redis_url=settings.redis_url,
-        audit_key=settings.audit_key_value(),
+        redis_url=settings.redis_url, audit_key=settings.audit_key_value(),
     )
     app = build_application(token, services, settings.redis_url, api_base=api_base)
     app.run_polling(allowed_updates=Update.ALL_TYPES, poll_interval=0.0, timeout=10, drop_pending_updates=False)

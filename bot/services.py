@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Callable
 
 from redis import Redis
 
 from agent.goals import GoalStore
+from agent.uploads import Uploads
 from bot.buttons import ButtonSigner
 from bot.intake import GoalIntake, LoopRedis, url_of
 from deputy.connect_links import ConnectLinks
@@ -34,8 +34,8 @@ class BotServices:
     actions: ActionStore
     links: ConnectLinks
     intake: GoalIntake
+    uploads: Uploads | None = None
     connect_url: str = "http://127.0.0.1:8081"
-    files_dir: Path = Path("data/users")
     agent_name: str = "Deputy"
     clock: Callable[[], float] = field(default=time.time)
 
@@ -46,7 +46,6 @@ class BotServices:
         secret: str,
         allowed_users: frozenset[int] | None,
         connect_url: str = "http://127.0.0.1:8081",
-        files_dir: Path = Path("data/users"),
         redis_url: str | None = None,
         audit_key: bytes | None = None,
     ) -> "BotServices":
@@ -68,8 +67,12 @@ class BotServices:
             links=ConnectLinks(redis),
             intake=GoalIntake(LoopRedis(redis_url or url_of(redis)), dispatch, audit.key),
             connect_url=connect_url,
-            files_dir=files_dir,
+            uploads=Uploads(redis),
         )
+
+    def __post_init__(self) -> None:
+        if self.uploads is None:
+            self.uploads = Uploads(self.redis)
 
     def is_allowed(self, user_id: int) -> bool:
         return self.allowed_users is None or user_id in self.allowed_users

@@ -11,6 +11,7 @@ from deputy.outbox import Outbox
 from deputy.settings import Settings
 from sentinel.audit import AuditLog
 from vault import Vault
+from vault.migrate import unlock_vault
 from workers.egress_guards import endpoint_guard
 
 
@@ -18,7 +19,8 @@ def serve(settings: Settings, host: str, port: int) -> None:
     if not settings.redis_url:
         raise SystemExit("REDIS_URL is not set: point it at your Redis, e.g. redis://127.0.0.1:6379/0")
     redis = Redis.from_url(settings.redis_url)
-    vault = Vault(settings.vault_path, settings.vault_key_value(), redis)
-    app = create_app(ConnectLinks(redis), vault, Outbox(redis), AuditLog(redis, settings.audit_key_value()), egress=endpoint_guard(settings))
+    vault = Vault(redis, unlock_vault(redis, settings))
+    app = create_app(ConnectLinks(redis), vault, Outbox(redis), AuditLog(redis, settings.audit_key_value()),
+                     egress=endpoint_guard(settings))
     print(f"Connect page on http://{host}:{port} (links: {settings.connect_base_url()}/connect/...)", flush=True)
     web.run_app(app, host=host, port=port, print=None, access_log=None)

@@ -152,8 +152,12 @@ class DeputyStack:
         gateway: bool = False,
         python: str = sys.executable,
         cwd: Path | None = None,
+        separate_data_dirs: bool = False,
     ) -> None:
         self.redis_url = redis_url
+        # Each process with its own DEPUTY_DATA_DIR (`<workdir>/machines/<name>`), as if each ran on
+        # its own machine: whatever works then is kept in Redis, not on a shared disk.
+        self.separate_data_dirs = separate_data_dirs
         # Another interpreter (a venv with Deputy installed from its wheel) and a working
         # directory outside the checkout show the processes run from what was installed.
         self._python = python
@@ -232,6 +236,30 @@ class DeputyStack:
             return False
         return bool(response.get("result"))
 
+    def start_executor(self) -> str:
+        """Another executor process (as on another machine when data directories are separate)."""
+        self._counter += 1
+        name = f"executor-{self._counter}"
+        self._spawn(name, ["executor"], {**self._env, **self._smtp})
+        return name
+
+    def stop_process(self, name: str) -> None:
+        """Stop one process as an operator would (SIGTERM, then wait for it)."""
+        process = self._processes[name]
+        if process.poll() is None:
+            os.killpg(process.pid, signal.SIGTERM)
+        try:
+            process.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            os.killpg(process.pid, signal.SIGKILL)
+            process.wait()
+
+    def data_dirs(self) -> list[Path]:
+        """Every data directory a process of this stack was given."""
+        if not self.separate_data_dirs:
+            return [Path(self._env["DEPUTY_DATA_DIR"])]
+        return [self.workdir / "machines" / name for name in self._processes]
+
     def start_worker(self) -> str:
         self._counter += 1
         name = f"worker-{self._counter}"
@@ -249,6 +277,10 @@ class DeputyStack:
 
     def gateways(self) -> list[str]:
         return [n for n, p in self._processes.items() if n.startswith("gateway-") and p.poll() is None]
+
+    def running(self) -> list[str]:
+        """Names of the processes still running."""
+        return [n for n, p in self._processes.items() if p.poll() is None]
 
     def workers(self) -> list[str]:
         return [n for n, p in self._processes.items() if n.startswith("worker-") and p.poll() is None]
@@ -301,6 +333,8 @@ class DeputyStack:
 
     def _spawn(self, name: str, args: list[str], env: dict[str, str]) -> None:
         self.workdir.mkdir(parents=True, exist_ok=True)
+        if self.separate_data_dirs:
+            env = {**env, "DEPUTY_DATA_DIR": str(self.workdir / "machines" / name)}
         with open(self.workdir / f"{name}.log", "ab") as log:
             self._processes[name] = subprocess.Popen(
                 [self._python, "-m", "deputy", *args], env=env, stdout=log, stderr=subprocess.STDOUT,

@@ -1,6 +1,7 @@
 """The vault: credentials by handle, secret scrubbing and single-use payment tokens.
 
-Only the executor process opens it. The agent refers to credentials by handle
+Only the executor and the connect page open it; everything is kept in Redis, sealed
+with a key derived from `DEPUTY_VAULT_KEY`, which never goes to Redis. The agent refers to credentials by handle
 (`cred:email/work`) and to approved purchases by payment token id (`ptok_...`).
 """
 
@@ -13,7 +14,7 @@ from vault.errors import (
     VaultError,
     VaultLocked,
 )
-from vault.keyfile import KdfCost
+from vault.sealing import KdfCost, Sealer, VaultKey, open_vault_key
 from vault.patterns import REDACTED, luhn_valid, redact_patterns
 from vault.payments import CardCharge, PaymentToken, PaymentTokens, normalise_merchant
 from vault.scrub import MIN_SECRET_LENGTH, Scrubber
@@ -23,6 +24,7 @@ from vault.store import (
     CredentialKind,
     UserId,
     Vault,
+    erase_credentials,
     list_credentials,
     validate_handle,
 )
@@ -42,11 +44,15 @@ __all__ = [
     "PaymentToken",
     "PaymentTokens",
     "Scrubber",
+    "Sealer",
     "UserId",
     "Vault",
     "VaultCorrupted",
     "VaultError",
+    "VaultKey",
     "VaultLocked",
+    "erase_credentials",
+    "open_vault_key",
     "list_credentials",
     "luhn_valid",
     "normalise_merchant",

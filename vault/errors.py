@@ -22,14 +22,14 @@ class VaultError(Exception):
 
 
 class VaultLocked(VaultError):
-    """The vault key does not open the vault file (wrong key, or other KDF settings)."""
+    """The vault key is not the one the vault was made with (or does not open an old vault file)."""
 
     def __init__(self) -> None:
         super().__init__("The credential vault could not be unlocked: the vault key is wrong.")
 
 
 class VaultCorrupted(VaultError):
-    """The vault file exists but cannot be read as a vault, or an entry fails to decrypt."""
+    """A stored entry (or an old vault file) cannot be read, or an entry fails to decrypt."""
 
 
 class CredentialNotFound(VaultError):

@@ -1,4 +1,7 @@
-"""The encrypted keyring file: keyrings.cryptfile, made safe for several processes.
+"""The old encrypted keyring file (keyrings.cryptfile), kept to move existing vaults into Redis.
+
+Deputy used to keep secrets in this file on the data volume; `vault.migrate` reads it
+once and the executor then deletes it. The notes below describe the file as it was written.
 
 keyrings.cryptfile encrypts each entry with AES-GCM under an Argon2id key derived from the
 vault key, with the (service, name) pair as associated data, so a ciphertext moved to
@@ -28,36 +31,14 @@ from jaraco.classes import properties
 from keyring.errors import PasswordDeleteError
 from keyrings.cryptfile.cryptfile import CryptFileKeyring
 from keyrings.cryptfile.escape import escape
-from pydantic import BaseModel, ConfigDict, Field
 
 from vault.errors import VaultCorrupted, VaultLocked
+from vault.sealing import KdfCost
 
 _SETTINGS = escape("keyring-setting")
 _REFERENCE = escape("password reference")
 _KDF_OPTION = escape("deputy-kdf")
 _DAMAGED = "The credential vault file is damaged and cannot be read."
-
-
-class KdfCost(BaseModel):
-    """Argon2id cost used to derive the file key; chosen when a vault file is created.
-
-    The defaults are keyrings.cryptfile's own (about 0.7 s and 64 MiB per entry read or
-    written on a small machine); an existing file always opens with the cost it records.
-    """
-
-    model_config = ConfigDict(frozen=True)
-
-    time_cost: int = Field(15, ge=1)
-    memory_cost_kib: int = Field(65536, ge=8)
-    parallelism: int = Field(2, ge=1)
-
-    def encode(self) -> str:
-        return f"t={self.time_cost},m={self.memory_cost_kib},p={self.parallelism}"
-
-    @classmethod
-    def decode(cls, text: str) -> "KdfCost":
-        parts = dict(item.split("=", 1) for item in text.split(","))
-        return cls(time_cost=int(parts["t"]), memory_cost_kib=int(parts["m"]), parallelism=int(parts["p"]))
 
 
 def _read_config(path: str) -> configparser.RawConfigParser:

@@ -1,6 +1,7 @@
-"""Per-user credentials: secrets in the encrypted key file, a non-secret index in Redis.
+"""Per-user credentials: secrets sealed in Redis under the vault key, a non-secret index beside them.
 
-Only the executor opens a `Vault`. The agent knows handles such as `cred:email/work` and
+Only the executor and the connect page open a `Vault` (only they hold `DEPUTY_VAULT_KEY`);
+Redis sees AES-GCM ciphertexts, each bound to its user and handle. The agent knows handles such as `cred:email/work` and
 what `list` shows (kind, label, public fields like a username or the card's last four
 digits), never a value. Each user's entries live under their own keyring service name, so a
 handle of another user is simply not found.
@@ -11,14 +12,13 @@ from __future__ import annotations
 import re
 import time
 from enum import Enum
-from pathlib import Path
 from typing import Callable
 
 from pydantic import BaseModel, ConfigDict, SecretStr
 from redis import Redis
 
 from vault.errors import CredentialNotFound, InvalidCredential
-from vault.keyfile import KdfCost, KeyFile
+from vault.sealing import KdfCost, VaultKey, open_vault_key
 from vault.patterns import luhn_valid
 
 UserId = int | str
@@ -32,6 +32,7 @@ _SECRET_FIELD_NAMES = {"password", "passwd", "pwd", "secret", "token", "apikey",
                        "number", "cardnumber", "pan", "privatekey", "accesstoken", "refreshtoken"}
 _MAX_SECRET = 16 * 1024
 _INDEX = "deputy:vault:{}"
+_SECRETS = "deputy:vault:{}:secrets"
 
 
 class CredentialKind(str, Enum):
@@ -74,8 +75,9 @@ def _user(user_id: UserId) -> str:
     return text
 
 
-def _service(user: str) -> str:
-    return f"deputy/user/{user}"
+def _context(user: str, handle: str) -> str:
+    # Associated data: a ciphertext copied to another user or handle does not decrypt.
+    return f"vault/{user}/{handle}"
 
 
 def _card_digits(number: str) -> str:
@@ -86,27 +88,28 @@ def _card_digits(number: str) -> str:
 
 
 class Vault:
-    """Credentials of every user in one encrypted file at `path`, opened with `key`.
+    """Credentials of every user, sealed in Redis with the key derived from `key`.
 
-    Raises `VaultLocked` at construction when `key` does not open an existing file.
-    `kdf` only matters when the file is created; `clock` stamps `created_at`.
+    `key` is the operator's `DEPUTY_VAULT_KEY` (or an already derived `VaultKey`). Raises
+    `VaultLocked` at construction when it is not the key the vault was made with. `kdf`
+    only matters for the first process ever to start; `clock` stamps `created_at`.
     """
 
     def __init__(
         self,
-        path: Path,
-        key: SecretStr,
         redis: Redis,
+        key: SecretStr | VaultKey,
         *,
         kdf: KdfCost | None = None,
         clock: Callable[[], float] = time.time,
     ) -> None:
-        self._file = KeyFile(Path(path), key.get_secret_value(), kdf)
+        derived = key if isinstance(key, VaultKey) else open_vault_key(redis, key, kdf)
+        self._sealer = derived.sealer("vault")
         self._redis = redis
         self._clock = clock
 
     def __repr__(self) -> str:
-        return f"Vault({str(self._file.path)!r})"
+        return "Vault(redis)"
 
     def put(
         self,
@@ -136,21 +139,23 @@ class Vault:
             raise InvalidCredential("A credential needs a label of 1 to 100 characters.")
         self._check_public(fields, value, label)
         info = CredentialInfo(handle=handle, kind=kind, label=label, created_at=self._clock(), public=fields)
-        # File and index change under one lock, so concurrent puts of the same handle
-        # cannot leave the index describing a different secret than the file holds.
-        with self._file.exclusive():
-            self._file.set(_service(user), handle, value)
-            self._redis.hset(_INDEX.format(user), handle, info.model_dump_json())
+        sealed = self._sealer.seal(value.encode(), _context(user, handle))
+        # Secret and index change in one transaction, so concurrent puts of the same handle
+        # cannot leave the index describing a different secret than the one stored.
+        with self._redis.pipeline(transaction=True) as pipe:
+            pipe.hset(_SECRETS.format(user), handle, sealed)
+            pipe.hset(_INDEX.format(user), handle, info.model_dump_json())
+            pipe.execute()
         return info
 
     def get(self, user_id: UserId, handle: str) -> SecretStr:
         """The secret behind `handle` for this user; `CredentialNotFound` when there is none."""
         user = _user(user_id)
         handle = validate_handle(handle)
-        value = self._file.get(_service(user), handle)
-        if value is None:
+        sealed = self._redis.hget(_SECRETS.format(user), handle)
+        if sealed is None:
             raise CredentialNotFound(f"No credential {handle} is stored for you.")
-        return SecretStr(value)
+        return SecretStr(self._sealer.open(sealed, _context(user, handle)).decode())
 
     def info(self, user_id: UserId, handle: str) -> CredentialInfo:
         """The indexed, non-secret description of `handle` (no decryption)."""
@@ -171,19 +176,22 @@ class Vault:
         """Forget one credential; `CredentialNotFound` when there was none."""
         user = _user(user_id)
         handle = validate_handle(handle)
-        with self._file.exclusive():
-            # The secret goes first: a crash in between leaves a stale index line, not a secret.
-            removed = self._file.delete(_service(user), handle)
-            indexed = self._redis.hdel(_INDEX.format(user), handle)
+        with self._redis.pipeline(transaction=True) as pipe:
+            pipe.hdel(_SECRETS.format(user), handle)
+            pipe.hdel(_INDEX.format(user), handle)
+            removed, indexed = pipe.execute()
         if not (removed or indexed):
             raise CredentialNotFound(f"No credential {handle} is stored for you.")
 
     def delete_all(self, user_id: UserId) -> None:
-        """Erase every credential of the user, from the file and from the index."""
+        """Erase every credential of the user, secrets and index."""
+        erase_credentials(self._redis, user_id)
+
+    def import_secret(self, user_id: UserId, handle: str, value: str) -> None:
+        """Store a secret whose index line already exists (moving an old vault file into Redis)."""
         user = _user(user_id)
-        with self._file.exclusive():
-            self._file.remove_service(_service(user))
-            self._redis.delete(_INDEX.format(user))
+        handle = validate_handle(handle)
+        self._redis.hset(_SECRETS.format(user), handle, self._sealer.seal(value.encode(), _context(user, handle)))
 
     @staticmethod
     def _check_public(fields: dict[str, str], value: str, label: str) -> None:
@@ -205,3 +213,9 @@ def list_credentials(redis: Redis, user_id: UserId) -> list[CredentialInfo]:
     """What a user has connected (no secrets), readable without the vault key."""
     raw = redis.hgetall(_INDEX.format(_user(user_id)))
     return sorted((CredentialInfo.model_validate_json(v) for v in raw.values()), key=lambda i: i.handle)
+
+
+def erase_credentials(redis: Redis, user_id: UserId) -> int:
+    """Delete every vault key of the user (sealed secrets and index); needs no vault key."""
+    user = _user(user_id)
+    return redis.delete(_INDEX.format(user), _SECRETS.format(user))

@@ -51,7 +51,7 @@ class Connections:
     def erase(self, job: EraseUserJob) -> str:
         """Everything about the user, gone; then one message saying so (not kept once delivered)."""
         assert self._redis is not None
-        report = erase_user(self._redis, job.user_id, self._vault, self._data_dir)
+        report = erase_user(self._redis, job.user_id, self._data_dir)
         self._outbox.send(
             job.chat_id,
             f"Done: everything Deputy stored about you is erased ({report.goals} goals, their actions and "

@@ -1,9 +1,10 @@
 """Erasing everything Deputy stores about a user (`/delete_me`), and nothing of anyone else.
 
-Run by the executor, the only process that can also empty the user's part of the vault.
-It finds the user's goals, actions and approvals, deletes every record keyed by them,
-removes their queued jobs and their outbox messages, their workspace files, and finally
-the user-level records (audit trail included).
+Run by the executor. It finds the user's goals, actions and approvals, deletes every
+record keyed by them, removes their queued jobs and their outbox messages, and the
+user-level records (audit trail included). Credentials, uploaded files and browser state
+are erased by their own stores (`ERASERS`), which know their keys. Everything lives in
+Redis; `data_dir` is only swept for files an older Deputy kept on this machine's disk.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from __future__ import annotations
 import json
 import shutil
 from pathlib import Path
+from typing import Callable
 
 from pydantic import BaseModel
 from redis import Redis
@@ -19,7 +21,16 @@ from rq.exceptions import NoSuchJobError
 from rq.job import Job
 from rq.serializers import JSONSerializer
 
-from vault import Vault
+from agent.uploads import Uploads
+from connectors.web.states import erase_browser_state
+from vault import erase_credentials
+
+ERASERS: tuple[Callable[[Redis, int], int], ...] = (
+    erase_credentials,
+    lambda redis, user_id: Uploads(redis).erase(user_id),
+    erase_browser_state,
+)
+"""Each store's own way to delete everything it keeps for a user."""
 
 
 class ErasureReport(BaseModel):
@@ -31,7 +42,7 @@ class ErasureReport(BaseModel):
     outbox_entries: int
 
 
-def erase_user(redis: Redis, user_id: int, vault: Vault | None, data_dir: Path | None) -> ErasureReport:
+def erase_user(redis: Redis, user_id: int, data_dir: Path | None = None) -> ErasureReport:
     uid = str(user_id)
     goal_ids = [g.decode() for g in redis.zrange(f"deputy:user:{uid}:goals", 0, -1)]
     action_ids = _owned(redis, "deputy:action:*", uid, lambda raw: json.loads(raw["record"])["user_id"])
@@ -52,20 +63,19 @@ def erase_user(redis: Redis, user_id: int, vault: Vault | None, data_dir: Path |
     for pattern in (f"deputy:photo:{uid}:*", f"deputy:user:{uid}:*", f"deputy:rule_proposal:{uid}:*",
                     f"deputy:ptok:idem:{uid}:*"):
         keys |= set(redis.scan_iter(pattern))
-    for name in ("audit", "rules", "vault", "settings", "memory", "contacts"):
+    for name in ("audit", "rules", "settings", "memory", "contacts"):
         keys.add(f"deputy:{name}:{uid}".encode())
     keys.add(f"deputy:audit:{uid}:tip".encode())
     keys |= {k for k in redis.scan_iter("deputy:connect:*") if _json_user(redis.get(k)) == uid}
     keys |= {k for k in redis.scan_iter("deputy:ptok:ptok_*") if _hash_user(redis.hgetall(k)) == uid}
 
-    if vault is not None:
-        vault.delete_all(user_id)
+    stored = sum(erase(redis, user_id) for erase in ERASERS)
     owned_ids = [*goal_ids, *action_ids, *approval_ids]
     jobs = _delete_jobs(redis, uid, owned_ids)
     for unit in [*(f"goal:{g}" for g in goal_ids), *(f"action:{a}" for a in action_ids)]:
         redis.hdel("deputy:inflight", unit)
     entries = _delete_outbox(redis, user_id)
-    deleted = redis.delete(*keys) if keys else 0
+    deleted = (redis.delete(*keys) if keys else 0) + stored
     if data_dir is not None:
         shutil.rmtree(data_dir / "users" / uid, ignore_errors=True)
     return ErasureReport(goals=len(goal_ids), actions=len(action_ids), approvals=len(approval_ids), keys=deleted,

@@ -32,7 +32,7 @@ from connectors.email.imap_accounts import ImapAccounts
 from connectors.email.imap_reply import smtp_reply_sender
 from connectors.email.mail_runners import MailRunners
 from connectors.http import guarded_client
-from connectors.web import DEFAULT_SEARCH_URL, BrowserConfig, BrowserSessions, VaultLogins, WebRunners
+from connectors.web import DEFAULT_SEARCH_URL, BrowserConfig, BrowserSessions, BrowserStates, VaultLogins, WebRunners
 from deputy.handoff import HandOffRecorder, HandOffStore
 from deputy.outbox import Outbox
 from deputy.settings import Settings
@@ -45,7 +45,9 @@ from sentinel.audit import AuditLog
 from sentinel.detectors import default_detector
 from sentinel.egress import EgressContext, EgressPolicy, reviewer
 from sentinel.rule_store import RuleStore
-from vault import PaymentTokens, Scrubber, Vault
+from vault import PaymentTokens, Scrubber, Vault, VaultKey
+from vault.migrate import unlock_vault
+from vault.migrate import migrate_file_vault
 from workers.connections import Connections
 from workers.context import WorkerContext, install
 from workers.credentials import EmailAccounts
@@ -136,7 +138,7 @@ def caldav_account(settings: Settings) -> CalDavAccount | None:
                          password=settings.caldav_password, email=settings.smtp_from)
 
 
-def web_connector(settings: Settings, redis: Redis, vault: Vault) -> WebRunners | None:
+def web_connector(settings: Settings, redis: Redis, vault: Vault, key: VaultKey) -> WebRunners | None:
     """The browser operations, when Chromium is installed; every request passes the egress guard.
 
     Screenshots go to the user's chat as photos; a page that needs the user becomes a hand-off.
@@ -153,9 +155,10 @@ def web_connector(settings: Settings, redis: Redis, vault: Vault) -> WebRunners 
     def show_user(action, image: bytes, caption: str, dedupe_key: str) -> None:
         Outbox(redis).send_photo(action.chat_id, image, caption, dedupe_key=dedupe_key)
 
-    sessions = BrowserSessions(BrowserConfig(data_dir=settings.data_dir))
+    # Cookies and local storage are kept sealed in Redis: a login follows the user to any executor.
+    sessions = BrowserSessions(BrowserConfig(), states=BrowserStates(redis, key.sealer("browser")))
     recorder = web_recorder(HandOffRecorder(HandOffStore(redis), Outbox(redis)))
-    return WebRunners(sessions, review_for, data_dir=settings.data_dir, logins=VaultLogins(vault),
+    return WebRunners(sessions, review_for, logins=VaultLogins(vault),
                       search_url=settings.search_url or DEFAULT_SEARCH_URL, show_user=show_user, handoffs=recorder)
 
 
@@ -167,10 +170,18 @@ def build_handoffs(redis: Redis, web: WebRunners | None, audit_key: bytes) -> Ha
                           Outbox(redis), AuditLog(redis, audit_key), RQDispatch(redis).step, web.enter_code)
 
 
+def open_vault(redis: Redis, settings: Settings) -> tuple[Vault, VaultKey]:
+    """The vault and its key (derived once per process); an old vault file is moved into Redis first."""
+    key = unlock_vault(redis, settings)
+    vault = Vault(redis, key)
+    migrate_file_vault(settings.vault_path, settings.vault_key_value(), vault, redis)
+    return vault, key
+
+
 def build_executor(
-    redis: Redis, settings: Settings, apis: list, web: WebRunners | None = None
+    redis: Redis, settings: Settings, apis: list, web: WebRunners | None = None, vault: Vault | None = None
 ) -> tuple[CustomConnectorService, Executor]:
-    vault = Vault(settings.vault_path, settings.vault_key_value(), redis)
+    vault = vault or open_vault(redis, settings)[0]
     egress = endpoint_guard(settings)  # mail, calendar and MCP servers: checked and pinned per connection
     smtp_opener = egress.for_connector("smtp").connect
     email = EmailAccounts(vault, email_account(settings), opener=smtp_opener)
@@ -255,13 +266,12 @@ def serve(settings: Settings, role: str, burst: bool = False) -> None:
         context.rule_proposer = RuleProposer(build_model(settings, helper=True), RuleStore(redis), Outbox(redis))
         queue_name = AGENT_QUEUE
     else:
-        web = web_connector(settings, redis, Vault(settings.vault_path, settings.vault_key_value(), redis))
-        context.custom_connectors, context.executor = build_executor(redis, settings, apis, web=web)
+        vault, key = open_vault(redis, settings)
+        web = web_connector(settings, redis, vault, key)
+        context.custom_connectors, context.executor = build_executor(redis, settings, apis, web=web, vault=vault)
         context.handoffs = build_handoffs(redis, web, settings.audit_key_value())
-        context.connections = Connections(
-            Vault(settings.vault_path, settings.vault_key_value(), redis), Outbox(redis),
-            AuditLog(redis, settings.audit_key_value()), redis=redis, data_dir=settings.data_dir,
-        )
+        context.connections = Connections(vault, Outbox(redis), AuditLog(redis, settings.audit_key_value()),
+                                          redis=redis, data_dir=settings.data_dir)
         queue_name = ACTIONS_QUEUE
     install(context)
 

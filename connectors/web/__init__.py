@@ -1,4 +1,7 @@
-"""The web connector: a real Chromium, one persistent profile per user, every request guarded.
+"""The web connector: a real Chromium, one browser per user, every request guarded.
+
+Each user's cookies and local storage are kept sealed in Redis (`BrowserStates`) and
+loaded by whichever executor runs the step.
 
 Operations (`WEB_OPERATIONS`): `open_page`, `search_web`, `screenshot` (reads),
 `fill_form`, `click`, `submit_form` (writes) and `submit_sensitive_form` (a write tagged
@@ -8,6 +11,7 @@ person (CAPTCHA, two-factor code, a login with no saved password) raise `NeedsHu
 """
 
 from connectors.web.browser import BrowserSessions
+from connectors.web.states import BrowserStates, erase_browser_state
 from connectors.web.extract import MAX_CHARS, readable_blocks, render_page
 from connectors.web.forms import is_sensitive, sensitivity
 from connectors.web.guard import Blocked, PageGuard
@@ -51,6 +55,7 @@ __all__ = [
     "Blocked",
     "BrowserConfig",
     "BrowserSessions",
+    "BrowserStates",
     "NeedsHuman",
     "NoLogins",
     "PageGuard",
@@ -61,6 +66,7 @@ __all__ = [
     "WebLogin",
     "WebLogins",
     "WebRunners",
+    "erase_browser_state",
     "human_step",
     "is_sensitive",
     "readable_blocks",

@@ -1,4 +1,4 @@
-"""One Chromium profile per user, started on demand and closed when idle.
+"""One Chromium per user, started on demand with the user's stored state, closed when idle.
 
 The executor is a synchronous RQ worker, but this module drives Playwright's *async* API
 on a private event loop in a background thread, and `BrowserSessions.run` is the sync
@@ -8,9 +8,13 @@ asyncio executor later); it cannot close idle browsers on a timer; and Sentinel'
 handler (`sentinel.egress_browser`) is async. One loop thread serves every user, so
 a worker keeps one Playwright driver however many profiles are open.
 
-Profiles (`connectors.web.session`) are opened on first use, reused while open, closed
-after `idle_seconds` unused, and the least recently used idle one makes room when
-`max_open` are open. One operation at a time per profile.
+Browsers (`connectors.web.session`) are opened on first use with the user's storage state
+from `states` (`connectors.web.states`), reused while open, closed after `idle_seconds`
+unused, and the least recently used idle one makes room when `max_open` are open. One
+operation at a time per user. After each operation the state is saved back; before each,
+an open browser whose state is older than the stored one (another executor ran a step
+since) is replaced by a fresh one with the newer state. Without `states` (tests of the
+connector alone) state lives only as long as the open browser.
 
 Fork safety: RQ's default worker forks per job. Nothing starts at construction; the loop
 thread, driver and browsers start on first use in whichever process uses them, and a
@@ -33,9 +37,11 @@ from typing import TypeVar
 
 from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import Playwright, async_playwright
+from redis.exceptions import RedisError
 
 from connectors.base import ConnectorError, ConnectorUnavailable
 from connectors.web.session import BrowserConfig, UserSession, open_session
+from connectors.web.states import BrowserStates
 from sentinel.egress import Reviewer
 from sentinel.egress_http import AsyncResolver, async_system_resolver
 
@@ -51,10 +57,12 @@ class BrowserSessions:
         self,
         config: BrowserConfig,
         *,
+        states: BrowserStates | None = None,
         resolver: AsyncResolver = async_system_resolver,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self._config = config
+        self._states = states
         self._resolver = resolver
         self._clock = clock
         self._start_lock = threading.Lock()
@@ -106,6 +114,7 @@ class BrowserSessions:
             return self._loop
 
     async def _run(self, user_id: int, review: Reviewer, work: Callable[[UserSession], Awaitable[T]]) -> T:
+        await self._drop_if_stale(user_id)
         session = await self._session(user_id)
         while True:
             await session.lock.acquire()
@@ -126,9 +135,35 @@ class BrowserSessions:
             finally:
                 session.guard.end()
                 session.last_used = self._clock()
+                await self._save(session)
         finally:
             session.lock.release()
         raise failure
+
+    async def _drop_if_stale(self, user_id: int) -> None:
+        """Close the user's open browser if another executor saved a newer state since it was loaded."""
+        session = self._sessions.get(user_id)
+        if self._states is None or session is None or session.closed:
+            return
+        if self._states.version(user_id) != session.state_version:
+            async with session.lock:
+                if self._states.version(user_id) != session.state_version:
+                    await self._close(user_id)
+
+    async def _save(self, session: UserSession) -> None:
+        """Store the user's cookies and local storage, so the next step finds them on any executor."""
+        if self._states is None or session.closed:
+            return
+        try:
+            state = await asyncio.wait_for(session.context.storage_state(), 15)
+        except (PlaywrightError, TimeoutError):
+            log.warning("the browser state could not be read after an operation; it was not saved")
+            return
+        try:
+            session.state_version = self._states.save(session.user_id, state)
+        except RedisError:
+            # The operation itself went through; only the next step may have to sign in again.
+            log.warning("the browser state could not be stored in Redis after an operation")
 
     async def _session(self, user_id: int) -> UserSession:
         session = self._sessions.get(user_id)
@@ -148,7 +183,10 @@ class BrowserSessions:
     async def _launch(self, user_id: int) -> UserSession:
         if self._playwright is None:
             self._playwright = await async_playwright().start()
-        return await open_session(self._playwright, self._config, user_id, self._resolver, self._clock)
+        version, state = self._states.load(user_id) if self._states is not None else (0, None)
+        session = await open_session(self._playwright, self._config, user_id, self._resolver, self._clock, state)
+        session.state_version = version
+        return session
 
     async def _make_room(self) -> None:
         while len(self._sessions) >= self._config.max_open:

@@ -11,7 +11,6 @@ it, and between operations nothing leaves the browser at all.
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
-from pathlib import Path
 from typing import TypeVar
 from urllib.parse import quote_plus
 
@@ -61,7 +60,6 @@ class WebRunners:
         sessions: BrowserSessions,
         review_for: ReviewFor,
         *,
-        data_dir: Path,
         search_url: str = DEFAULT_SEARCH_URL,
         logins: WebLogins | None = None,
         max_chars: int = MAX_CHARS,
@@ -72,7 +70,6 @@ class WebRunners:
             raise ValueError("search_url needs a {query} placeholder")
         self._sessions = sessions
         self._review_for = review_for
-        self._data_dir = Path(data_dir)
         self._search_url = search_url
         self._logins: WebLogins = logins or NoLogins()
         self._max_chars = max_chars

@@ -1,8 +1,9 @@
-"""One user's browser profile: how Chromium is launched for it, and the open session.
+"""One user's browser: how Chromium is launched for it, and the open session.
 
-Each user gets `launch_persistent_context` on `<data_dir>/users/<user_id>/browser`: cookies
-and logins persist for that user and no one else, since every profile is its own Chromium
-process and directory. Downloads are refused, service workers blocked (their requests
+Each user gets their own Chromium process with one fresh context, loaded with the user's
+storage state (cookies, local storage) from Redis (`connectors.web.states`) and saved back
+after every operation, so logins follow the user to whichever executor runs the next step
+and nothing of it is written to this machine's disk. Downloads are refused, service workers blocked (their requests
 would bypass routing), WebRTC is disabled (its UDP traffic bypasses both routing and the
 proxy), and all traffic passes the user's own `PageGuard`: the route handler for every
 request a page makes, the WebSocket handler for sockets, and the reviewing proxy
@@ -14,9 +15,9 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections.abc import Callable
-from pathlib import Path
+from typing import Any
 
-from playwright.async_api import BrowserContext, Page, Playwright
+from playwright.async_api import Browser, BrowserContext, Page, Playwright
 from playwright.async_api import Error as PlaywrightError
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -44,15 +45,14 @@ _NO_WEBRTC = "for (const n of ['RTCPeerConnection','webkitRTCPeerConnection','RT
 
 
 class BrowserConfig(BaseModel):
-    """Where profiles live and how long the browser may take; read once by the entry point."""
+    """How the browser is launched and how long it may take; read once by the entry point."""
 
     model_config = ConfigDict(frozen=True)
 
-    data_dir: Path
     executable_path: str = "/usr/bin/chromium"
     extra_args: tuple[str, ...] = ()
     idle_seconds: float = Field(default=300, gt=0)
-    """A profile unused this long is closed (its cookies stay on disk)."""
+    """A browser unused this long is closed (its state stays in Redis)."""
     max_open: int = Field(default=4, ge=1)
     """Most profiles open at once; the least recently used idle one makes room."""
     navigation_timeout: float = Field(default=20, gt=0)
@@ -62,10 +62,6 @@ class BrowserConfig(BaseModel):
     operation_timeout: float = Field(default=60, gt=0)
     viewport_width: int = Field(default=1280, ge=200, le=4000)
     viewport_height: int = Field(default=900, ge=200, le=4000)
-
-    def profile_dir(self, user_id: int) -> Path:
-        """`<data_dir>/users/<user_id>/browser`: this user's cookies, storage and logins."""
-        return self.data_dir / "users" / str(int(user_id)) / "browser"
 
 
 class UserSession:
@@ -83,6 +79,9 @@ class UserSession:
         """The last page loaded was read before it had fully arrived."""
         self.closed = False
         self.proxy: EgressProxy | None = None
+        self.browser: Browser | None = None
+        self.state_version = 0
+        """The version of the stored state this context holds (loaded or last saved)."""
         self.requested_url: str | None = None
         """The address last loaded, which the tab may show under another (redirected) URL..."""
         self.landed_url: str | None = None
@@ -108,41 +107,54 @@ class UserSession:
         return self._page
 
     async def close(self) -> None:
-        """Close the profile's browser and its proxy (cookies stay on disk)."""
+        """Close the user's browser and its proxy (the state was saved after the last operation)."""
         self.closed = True
-        try:
-            await self.context.close()
-        except PlaywrightError:
-            pass  # already gone: a crashed browser has nothing left to close
+        for closing in (self.context, self.browser):
+            try:
+                if closing is not None:
+                    await closing.close()
+            except PlaywrightError:
+                pass  # already gone: a crashed browser has nothing left to close
         if self.proxy is not None:
             await self.proxy.close()
 
 
 async def open_session(
-    playwright: Playwright, config: BrowserConfig, user_id: int, resolver: AsyncResolver, clock: Callable[[], float]
+    playwright: Playwright,
+    config: BrowserConfig,
+    user_id: int,
+    resolver: AsyncResolver,
+    clock: Callable[[], float],
+    state: dict[str, Any] | None = None,
 ) -> UserSession:
-    """Launch the user's profile with its guard and proxy; `ConnectorUnavailable` if Chromium won't start."""
-    profile = config.profile_dir(user_id)
-    profile.mkdir(parents=True, exist_ok=True, mode=0o700)
+    """Launch the user's browser with `state` loaded, its guard and proxy; `ConnectorUnavailable` if Chromium won't start."""
     guard = PageGuard(resolver)
     proxy = EgressProxy(guard.review_connection)
     address = await proxy.start()
+    browser: Browser | None = None
     try:
-        context = await playwright.chromium.launch_persistent_context(
-            profile,
+        # One Chromium process per user, as the profiles were: one user's pages never share
+        # a process (or a proxy) with another's.
+        browser = await playwright.chromium.launch(
             executable_path=config.executable_path,
             headless=True,
             chromium_sandbox=False,
             args=[*CHROMIUM_ARGS, *config.extra_args],
+            # Every connection, redirect hops and loopback included, goes through the reviewing proxy.
+            proxy={"server": address, "bypass": "<-loopback>", "username": proxy.username, "password": proxy.password},
+        )
+        context = await browser.new_context(
+            storage_state=state,
             accept_downloads=False,
             service_workers="block",
             viewport={"width": config.viewport_width, "height": config.viewport_height},
             permissions=[],
-            # Every connection, redirect hops and loopback included, goes through the reviewing proxy.
-            proxy={"server": address, "bypass": "<-loopback>", "username": proxy.username, "password": proxy.password},
         )
     except PlaywrightError as exc:
         failure = _launch_failure(str(exc))
+        if browser is not None:
+            with contextlib.suppress(PlaywrightError):
+                await browser.close()
         await proxy.close()
         raise failure from None
     await context.add_init_script(_NO_WEBRTC)
@@ -151,17 +163,13 @@ async def open_session(
     await context.route_web_socket("**/*", guard.websocket)
     session = UserSession(user_id, context, guard, clock)
     session.proxy = proxy
+    session.browser = browser
     session.navigation_timeout_ms = config.navigation_timeout * 1000
     session.content_wait_ms = config.content_wait * 1000
     return session
 
 
 def _launch_failure(message: str) -> ConnectorError:
-    if "ProcessSingleton" in message or "profile" in message.lower() and "in use" in message.lower():
-        return ConnectorUnavailable(
-            "Your browser profile is in use by another Deputy worker right now; try again in a moment.",
-            detail=message[:500],
-        )
     if "Executable doesn't exist" in message or "ENOENT" in message:
         return ConnectorUnavailable(
             "The web browser isn't installed on this server, so I can't open pages.", detail=message[:500]

@@ -388,7 +388,7 @@ def test_a_probe_on_a_mailbox_the_user_has_not_connected_is_refused_at_set_up(
     from connectors.email.imap_accounts import ImapAccounts
     from vault import KdfCost, Vault
 
-    vault = Vault(tmp_path / "vault.cfg", SecretStr("k"), redis, kdf=KdfCost(time_cost=1, memory_cost_kib=1024,
+    vault = Vault(redis, SecretStr("k"), kdf=KdfCost(time_cost=1, memory_cost_kib=1024,
                                                                             parallelism=1))
     runners = MailRunners(ImapAccounts(vault, None).for_user, lambda *a: None).runners()  # no mailbox at all
 

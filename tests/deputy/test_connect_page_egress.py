@@ -31,7 +31,7 @@ EMAIL = {"address": "ann@example.com", "username": "ann@example.com", "password"
 
 @pytest.fixture
 def vault(tmp_path: Path, redis: Redis) -> Vault:
-    return Vault(tmp_path / "vault.cfg", SecretStr("k"), redis, kdf=KdfCost(time_cost=1, memory_cost_kib=1024,
+    return Vault(redis, SecretStr("k"), kdf=KdfCost(time_cost=1, memory_cost_kib=1024,
                                                                             parallelism=1))
 
 

@@ -59,7 +59,8 @@ def test_connect_email_then_send_from_the_users_own_account_then_disconnect(
         user.press(listing["message_id"], button="Disconnect email")
         user.wait_for_bot(lambda m: m["text"].startswith("Disconnected email"), after=listing["message_id"])
         wait_for(lambda: not redis.hgetall("deputy:vault:501"), what="the vault index to be empty")
-        assert OWN_PASSWORD.encode() not in (tmp_path / "stack" / "data" / "vault.cfg").read_bytes()
+        assert not redis.exists("deputy:vault:501:secrets"), "the sealed secrets are gone too"
+        assert not (tmp_path / "stack" / "data" / "vault.cfg").exists(), "no vault file on any disk"
 
     everything = stack.logs() + repr([r.model_dump() for r in model_server.requests])
     everything += repr([e.model_dump() for e in AuditLog(redis).entries(501)]) + repr(user.messages())

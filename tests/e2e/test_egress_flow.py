@@ -50,7 +50,7 @@ def test_an_action_against_a_refused_server_fails_politely_and_is_audited(
 ) -> None:
     # Ann's mail settings point at an address the operator does not allow (saved before the operator
     # narrowed DEPUTY_EGRESS_ALLOW): loopback, so nothing leaves this machine if the guard were broken.
-    vault = Vault(tmp_path / "stack" / "data" / "vault.cfg", SecretStr(VAULT_KEY), redis)
+    vault = Vault(redis, SecretStr(VAULT_KEY))
     vault.put(602, "cred:email/smtp", SecretStr(OWN_PASSWORD), "password", "Email ann@home.example (sending)",
               public={"host": "127.0.0.2", "port": "2525", "username": "ann@home.example",
                       "from_address": "ann@home.example", "starttls": "false", "ssl": "false"})

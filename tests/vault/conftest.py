@@ -1,8 +1,7 @@
-"""Fixtures for the vault tests: a real encrypted file in tmp_path with a cheap KDF."""
+"""Fixtures for the vault tests: a real vault in the test Redis with a cheap KDF."""
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Callable
 
 import pytest
@@ -12,7 +11,7 @@ from redis import Redis
 from vault import KdfCost, Vault
 
 # The production Argon2 cost takes ~0.7 s per entry; the tests exercise the same code
-# paths with a cost the file records, so the suite stays fast.
+# paths with a cost Redis records, so the suite stays fast.
 CHEAP_KDF = KdfCost(time_cost=1, memory_cost_kib=1024, parallelism=1)
 
 
@@ -37,14 +36,9 @@ def vault_key() -> SecretStr:
 
 
 @pytest.fixture
-def vault_path(tmp_path: Path) -> Path:
-    return tmp_path / "vault" / "credentials.cfg"
-
-
-@pytest.fixture
-def make_vault(vault_path: Path, vault_key: SecretStr, redis: Redis, clock: Clock) -> Callable[..., Vault]:
-    def make(key: SecretStr | None = None, path: Path | None = None) -> Vault:
-        return Vault(path or vault_path, key or vault_key, redis, kdf=CHEAP_KDF, clock=clock)
+def make_vault(vault_key: SecretStr, redis: Redis, clock: Clock) -> Callable[..., Vault]:
+    def make(key: SecretStr | None = None) -> Vault:
+        return Vault(redis, key or vault_key, kdf=CHEAP_KDF, clock=clock)
 
     return make
 

@@ -1,4 +1,5 @@
-"""The key file: never prompts, records its KDF cost, reads files made by plain keyrings.cryptfile."""
+"""The old key file (read once to move a vault into Redis): never prompts, records its KDF cost,
+reads files made by plain keyrings.cryptfile."""
 
 from __future__ import annotations
 
@@ -11,8 +12,9 @@ from keyrings.cryptfile.cryptfile import CryptFileKeyring
 from pydantic import SecretStr
 from redis import Redis
 
-from vault import KdfCost, Vault, VaultCorrupted, VaultLocked
+from vault import CredentialInfo, KdfCost, Vault, VaultCorrupted, VaultLocked
 from vault.keyfile import KeyFile, _AtomicCryptFileKeyring
+from vault.migrate import migrate_file_vault
 
 CHEAP_KDF = KdfCost(time_cost=1, memory_cost_kib=1024, parallelism=1)
 
@@ -44,8 +46,11 @@ def test_a_file_made_by_plain_keyrings_cryptfile_opens(tmp_path: Path, redis: Re
     plain.keyring_key = "operator passphrase"
     plain.set_password("deputy/user/5", "cred:email/work", "made-by-the-library")
 
-    vault = Vault(path, SecretStr("operator passphrase"), redis)
+    redis.hset("deputy:vault:5", "cred:email/work", CredentialInfo(
+        handle="cred:email/work", kind="password", label="Work mail", created_at=1.0).model_dump_json())
+    vault = Vault(redis, SecretStr("operator passphrase"), kdf=CHEAP_KDF)
 
+    assert migrate_file_vault(path, SecretStr("operator passphrase"), vault, redis) == 1
     assert vault.get(5, "cred:email/work").get_secret_value() == "made-by-the-library"
 
 

@@ -1,8 +1,7 @@
-"""The vault keeps secrets encrypted on disk, per user, and tells the agent only handles."""
+"""The vault keeps secrets sealed in Redis, per user, and tells the agent only handles."""
 
 from __future__ import annotations
 
-import configparser
 import json
 import os
 import subprocess
@@ -25,7 +24,6 @@ from vault import (
     VaultError,
     VaultLocked,
 )
-from vault.keyfile import _write_atomically
 from vault.scrub import encodings
 
 PASSWORD = "Tr0ub4dor&3-work-mail"
@@ -49,17 +47,41 @@ def test_put_replaces_the_secret(vault: Vault) -> None:
     assert len(vault.list(42)) == 1
 
 
-def test_the_file_on_disk_holds_no_secret_in_any_spelling(vault: Vault, vault_path: Path) -> None:
+def test_redis_holds_no_secret_in_any_spelling_and_nothing_is_written_to_disk(
+    vault: Vault, redis: Redis, tmp_path: Path
+) -> None:
     vault.put(42, "cred:email/work", SecretStr(PASSWORD), "password", "Work mail")
     vault.put(42, "cred:card/visa", SecretStr(CARD), "card", "Visa")
 
-    data = vault_path.read_bytes()
-    for secret in (PASSWORD, CARD.replace(" ", "")):
+    dump = b"".join(_everything(redis))
+    assert b"deputy:vault:42:secrets" in dump  # the secrets are there, sealed
+    for secret in (PASSWORD, CARD.replace(" ", ""), "correct horse battery staple 42"):
         for spelling in encodings(secret):
-            assert spelling.encode() not in data
-    assert oct(vault_path.stat().st_mode & 0o777) == "0o600"
-    # Writes go through a temporary file that is renamed over the vault; none is left behind.
-    assert sorted(p.name for p in vault_path.parent.iterdir()) == ["credentials.cfg", "credentials.cfg.lock"]
+            assert spelling.encode() not in dump
+    assert not list(tmp_path.rglob("*")), "the vault keeps nothing on this machine's disk"
+
+
+def _everything(redis: Redis) -> list[bytes]:
+    parts = []
+    for key in redis.scan_iter("*"):
+        parts.append(key)
+        kind = redis.type(key)
+        if kind == b"hash":
+            parts += [k + v for k, v in redis.hgetall(key).items()]
+        elif kind == b"string":
+            parts.append(redis.get(key))
+    return parts
+
+
+def test_a_vault_opened_on_another_machine_reads_the_same_secrets(
+    make_vault: Callable[..., Vault], redis_server
+) -> None:
+    make_vault().put(42, "cred:email/work", SecretStr(PASSWORD), "password", "Work mail")
+
+    # Another process with only the key and Redis (no shared disk): the same secret.
+    elsewhere = Vault(redis_server.client(), SecretStr("correct horse battery staple 42"))
+
+    assert elsewhere.get(42, "cred:email/work").get_secret_value() == PASSWORD
 
 
 def test_a_wrong_key_raises_vault_locked(make_vault: Callable[..., Vault]) -> None:
@@ -93,19 +115,26 @@ def test_users_are_isolated(vault: Vault) -> None:
     assert [info.handle for info in vault.list(2)] == ["cred:email/work"]
 
 
-def test_a_ciphertext_moved_to_another_user_does_not_decrypt(vault: Vault, vault_path: Path) -> None:
+def test_a_ciphertext_moved_to_another_user_does_not_decrypt(vault: Vault, redis: Redis) -> None:
     vault.put(1, "cred:email/work", SecretStr("alice-secret"), "password", "Work mail")
     vault.put(2, "cred:email/work", SecretStr("bob-secret"), "password", "Work mail")
-    config = configparser.RawConfigParser()
-    config.read(vault_path)
-    alice, bob = "deputy_2Fuser_2F1", "deputy_2Fuser_2F2"
-    option = config.options(alice)[0]
-    config.set(bob, option, config.get(alice, option))
-    _write_atomically(str(vault_path), config)
+    alice = redis.hget("deputy:vault:1:secrets", "cred:email/work")
+    redis.hset("deputy:vault:2:secrets", "cred:email/work", alice)
 
-    # AES-GCM binds each entry to its (service, handle): the copy fails authentication.
-    with pytest.raises(VaultCorrupted):
+    # AES-GCM binds each entry to its user and handle: the copy fails authentication.
+    with pytest.raises(VaultCorrupted) as raised:
         vault.get(2, "cred:email/work")
+    assert "alice-secret" not in str(raised.value)
+
+
+def test_an_altered_ciphertext_is_reported_not_misread(vault: Vault, redis: Redis) -> None:
+    vault.put(1, "cred:email/work", SecretStr("alice-secret"), "password", "Work mail")
+    sealed = bytearray(redis.hget("deputy:vault:1:secrets", "cred:email/work"))
+    sealed[-1] ^= 1
+    redis.hset("deputy:vault:1:secrets", "cred:email/work", bytes(sealed))
+
+    with pytest.raises(VaultCorrupted):
+        vault.get(1, "cred:email/work")
 
 
 def test_list_never_contains_secret_values(vault: Vault) -> None:
@@ -141,15 +170,13 @@ def test_delete_removes_one_credential(vault: Vault) -> None:
         vault.delete(7, "cred:email/work")
 
 
-def test_delete_all_leaves_no_entry_in_the_file_or_redis(vault: Vault, vault_path: Path, redis: Redis) -> None:
+def test_delete_all_leaves_no_entry_in_redis(vault: Vault, redis: Redis) -> None:
     for n in range(3):
         vault.put(7, f"cred:site/n{n}", SecretStr(f"user-seven-secret-{n}"), "password", f"Site {n}")
     vault.put(8, "cred:site/n0", SecretStr("user-eight-secret"), "password", "Site 0")
 
     vault.delete_all(7)
 
-    data = vault_path.read_bytes()
-    assert b"deputy_2Fuser_2F7" not in data
     assert not [key for key in redis.scan_iter("*") if b":7" in key]
     assert vault.list(7) == []
     with pytest.raises(CredentialNotFound):
@@ -181,20 +208,18 @@ from pydantic import SecretStr
 from redis import Redis
 from vault import KdfCost, Vault
 path, key, url, worker = sys.argv[1:5]
-vault = Vault(Path(path), SecretStr(key), Redis.from_url(url), kdf=KdfCost(time_cost=1, memory_cost_kib=1024, parallelism=1))
+vault = Vault(Redis.from_url(url), SecretStr(key), kdf=KdfCost(time_cost=1, memory_cost_kib=1024, parallelism=1))
 for n in range(5):
     vault.put(3, f"cred:p{worker}/n{n}", SecretStr(f"secret-{worker}-{n}"), "password", "x")
 """
 
 
-def test_concurrent_puts_from_processes_lose_nothing(
-    vault: Vault, vault_path: Path, vault_key: SecretStr, redis_server
-) -> None:
+def test_concurrent_puts_from_processes_lose_nothing(vault: Vault, vault_key: SecretStr, redis_server) -> None:
     root = str(Path(vault_package.__file__).resolve().parent.parent)
     env = {**os.environ, "PYTHONPATH": root + os.pathsep + os.environ.get("PYTHONPATH", "")}
     processes = [
         subprocess.Popen(
-            [sys.executable, "-c", _WRITER, str(vault_path), vault_key.get_secret_value(), redis_server.url, str(w)],
+            [sys.executable, "-c", _WRITER, "-", vault_key.get_secret_value(), redis_server.url, str(w)],
             env=env,
         )
         for w in range(4)

@@ -28,7 +28,7 @@ def _action(user_id: int) -> Action:
 
 def test_each_user_sends_from_their_own_account(redis: Redis, tmp_path: Path) -> None:
     with LocalMailServer(username="ann", password="ann-smtp-pass") as server:
-        vault = Vault(tmp_path / "vault.cfg", SecretStr("vault-key-for-tests"), redis, kdf=CHEAP)
+        vault = Vault(redis, SecretStr("vault-key-for-tests"), kdf=CHEAP)
         vault.put(
             1, SMTP_HANDLE, SecretStr("ann-smtp-pass"), "password", "Ann's mail",
             public={"host": "127.0.0.1", "port": str(server.port), "username": "ann",
@@ -50,7 +50,7 @@ def test_each_user_sends_from_their_own_account(redis: Redis, tmp_path: Path) ->
 
 def test_the_operator_account_is_the_fallback(redis: Redis, tmp_path: Path) -> None:
     with LocalMailServer() as server:
-        vault = Vault(tmp_path / "vault.cfg", SecretStr("vault-key-for-tests"), redis, kdf=CHEAP)
+        vault = Vault(redis, SecretStr("vault-key-for-tests"), kdf=CHEAP)
         default = SmtpAccount(host="127.0.0.1", port=server.port, from_address="deputy@ops.example", starttls=False)
         EmailAccounts(vault, default).runner()(_action(3), "key-3")
         assert server.wait_for(1)[0].mail_from == "deputy@ops.example"

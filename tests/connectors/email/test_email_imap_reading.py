@@ -191,7 +191,7 @@ def test_a_huge_message_is_cut_with_a_note(store: MailStore) -> None:
 
 
 def test_the_account_comes_from_the_vault(store: MailStore, redis: Redis, tmp_path: Path) -> None:
-    vault = Vault(tmp_path / "vault.cfg", SecretStr("k"), redis, kdf=KdfCost(time_cost=1, memory_cost_kib=1024,
+    vault = Vault(redis, SecretStr("k"), kdf=KdfCost(time_cost=1, memory_cost_kib=1024,
                                                                              parallelism=1))
     vault.put(7, IMAP_HANDLE, SecretStr(DEMO_PASSWORD), "password", "Sandbox mail", public={
         "host": store.host, "port": str(store.port), "username": DEMO, "ssl": "false", "starttls": "false"})

@@ -184,8 +184,7 @@ def test_a_server_that_cannot_be_started_is_a_plain_error() -> None:
 
 
 def test_the_servers_stderr_is_kept_for_the_log_without_the_key(junk, tmp_path: Path, redis: Redis) -> None:
-    vault = Vault(
-        tmp_path / "v.cfg", SecretStr("k"), redis, kdf=KdfCost(time_cost=1, memory_cost_kib=1024, parallelism=1)
+    vault = Vault(redis, SecretStr("k"), kdf=KdfCost(time_cost=1, memory_cost_kib=1024, parallelism=1)
     )
     vault.put(USER, "cred:mcp/junk", SecretStr("junk-key-Pq93-secret"), "api_key", "Junk key")
     connector = McpConnector(static_servers([junk("die", secret_env="JUNK_KEY")]), vault)

@@ -38,7 +38,7 @@ def demo(tmp_path_factory: pytest.TempPathFactory) -> Iterator[DemoMcpHttpServer
 @pytest.fixture
 def vault(tmp_path: Path, redis: Redis) -> Vault:
     cost = KdfCost(time_cost=1, memory_cost_kib=1024, parallelism=1)
-    return Vault(tmp_path / "vault.cfg", SecretStr("k"), redis, kdf=cost)
+    return Vault(redis, SecretStr("k"), kdf=cost)
 
 
 def http_config(url: str, *, timeout: float = 10, trusted: bool = False) -> McpServerConfig:

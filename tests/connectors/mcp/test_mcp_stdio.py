@@ -162,7 +162,7 @@ SECRET_SERVER = """
 @pytest.fixture
 def vault(tmp_path: Path, redis: Redis) -> Vault:
     cost = KdfCost(time_cost=1, memory_cost_kib=1024, parallelism=1)
-    return Vault(tmp_path / "vault.cfg", SecretStr("k"), redis, kdf=cost)
+    return Vault(redis, SecretStr("k"), kdf=cost)
 
 
 def test_a_local_server_gets_its_key_from_the_vault_and_never_shows_it(tmp_path: Path, vault: Vault) -> None:

@@ -115,7 +115,7 @@ def service() -> Iterator[tuple[NotesService, str]]:
 
 @pytest.fixture
 def vault(redis: Redis, tmp_path: Path) -> Vault:
-    return Vault(tmp_path / "vault.cfg", SecretStr("k"), redis, kdf=KdfCost(time_cost=1, memory_cost_kib=1024,
+    return Vault(redis, SecretStr("k"), kdf=KdfCost(time_cost=1, memory_cost_kib=1024,
                                                                              parallelism=1))
 
 

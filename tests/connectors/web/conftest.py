@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import itertools
+import os
 import socket
 import threading
 import time
@@ -20,9 +21,10 @@ from typing import Any
 import pytest
 from aiohttp import web
 
-from connectors.web import BrowserConfig, BrowserSessions, WebRunners
+from connectors.web import BrowserConfig, BrowserSessions, BrowserStates, WebRunners
 from sentinel.actions import Action
 from sentinel.egress import EgressContext, EgressPolicy, reviewer
+from vault import VaultKey
 
 ARTICLE = """<!doctype html><html><head><title>Lisbon travel notes</title>
 <style>.ghost {display: none}</style></head><body>
@@ -291,13 +293,25 @@ POLICY = EgressPolicy(allow_private_networks=["127.0.0.0/8"], connector_allow={"
 
 @pytest.fixture(scope="session")
 def data_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The working directory the browser runs in: nothing of a user may be written here."""
     return tmp_path_factory.mktemp("web-data")
 
 
 @pytest.fixture(scope="session")
-def sessions(data_dir: Path) -> Iterator[BrowserSessions]:
+def browser_key() -> VaultKey:
+    """The key browser states are sealed with (derived from DEPUTY_VAULT_KEY in production)."""
+    return VaultKey(os.urandom(32))
+
+
+@pytest.fixture(scope="session")
+def states(redis_server, browser_key: VaultKey) -> BrowserStates:  # type: ignore[no-untyped-def]
+    return BrowserStates(redis_server.client(), browser_key.sealer("browser"))
+
+
+@pytest.fixture(scope="session")
+def sessions(data_dir: Path, states: BrowserStates) -> Iterator[BrowserSessions]:
     manager = BrowserSessions(
-        BrowserConfig(data_dir=data_dir, navigation_timeout=10, content_wait=4, operation_timeout=30), resolver=fake_dns
+        BrowserConfig(navigation_timeout=10, content_wait=4, operation_timeout=30), states=states, resolver=fake_dns
     )
     yield manager
     manager.close()
@@ -310,11 +324,11 @@ def shown() -> list[tuple[int, bytes, str, str]]:
 
 
 @pytest.fixture(scope="session")
-def runners(sessions: BrowserSessions, data_dir: Path, site: Site, shown: list) -> WebRunners:
+def runners(sessions: BrowserSessions, site: Site, shown: list) -> WebRunners:
     return WebRunners(
         sessions,
         lambda action: reviewer(POLICY, EgressContext()),
-        data_dir=data_dir,
+
         search_url=site.url("/search?q={query}"),
         show_user=lambda action, image, caption, key: shown.append((action.chat_id, image, caption, key)),
     )

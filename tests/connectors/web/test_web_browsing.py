@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 from conftest import POLICY, Site, fake_dns, fresh_user_id, make_action
 
-from connectors.base import ConnectorRejected, ConnectorUnavailable
-from connectors.web import BrowserConfig, BrowserSessions, WebRunners
+from connectors.base import ConnectorRejected
+from connectors.web import BrowserConfig, BrowserSessions, BrowserStates, WebRunners
 from deputy.testing import wait_for
 from sentinel.egress import EgressContext, reviewer
 from sentinel.egress_http import EgressBlocked, EgressNeedsApproval
@@ -60,7 +60,7 @@ def test_a_screenshot_goes_to_the_users_chat_and_the_agent_only_hears_so(
 
 
 def test_without_a_chat_to_show_it_a_screenshot_is_refused(sessions, data_dir: Path, site: Site, user_id: int) -> None:
-    bare = WebRunners(sessions, lambda action: reviewer(POLICY, EgressContext()), data_dir=data_dir)
+    bare = WebRunners(sessions, lambda action: reviewer(POLICY, EgressContext()))
     with pytest.raises(ConnectorRejected, match="Screenshots can't be shown in this chat"):
         bare.screenshot(make_action("screenshot", {"url": site.url("/article")}, user_id), "k")
 
@@ -92,43 +92,56 @@ def test_a_redirected_image_is_stopped_at_the_redirect(runners: WebRunners, site
     assert not [hit for hit in site.hits if hit.startswith("tracker.example")]
 
 
-def test_a_profile_open_in_another_worker_is_unavailable_not_broken(site: Site, data_dir: Path, user_id: int) -> None:
-    other = BrowserSessions(BrowserConfig(data_dir=data_dir), resolver=fake_dns)
-    runners = WebRunners(other, lambda action: reviewer(POLICY, EgressContext()), data_dir=data_dir)
+def test_a_cookie_set_by_one_executor_is_there_for_the_next(
+    runners: WebRunners, site: Site, states: BrowserStates
+) -> None:
+    dana = fresh_user_id()
+    run(runners, "open_page", dana, url=site.url("/cookie/set?who=dana"))
+    # Another executor process (its own browser manager, the same Redis, another disk).
+    other = BrowserSessions(BrowserConfig(navigation_timeout=10), states=states, resolver=fake_dns)
     try:
-        with pytest.raises(ConnectorUnavailable, match="profile is in use by another Deputy worker") as caught:
-            # `user_id`'s profile is open in the session-wide manager, as in another executor process.
-            run(runners, "open_page", user_id, url=site.url("/article"))
-        assert caught.value.retryable
+        elsewhere = WebRunners(other, lambda action: reviewer(POLICY, EgressContext()))
+        assert "Cookie says: dana." in run(elsewhere, "open_page", dana, url=site.url("/cookie/show")).summary
+        run(elsewhere, "open_page", dana, url=site.url("/cookie/set?who=dana-again"))
     finally:
         other.close()
+    # The first executor still has Dana's browser open, with the older cookie: it notices and reloads.
+    assert "Cookie says: dana-again." in run(runners, "open_page", dana, url=site.url("/cookie/show")).summary
 
 
 def test_opening_a_site_that_came_from_untrusted_content_waits_for_approval(
     sessions: BrowserSessions, site: Site, data_dir: Path, user_id: int
 ) -> None:
     context = EgressContext(tainted_values={"127.0.0.1": "an email from x@evil.example"})
-    runners = WebRunners(sessions, lambda action: reviewer(POLICY, context), data_dir=data_dir)
+    runners = WebRunners(sessions, lambda action: reviewer(POLICY, context))
     before = len(site.hits)
     with pytest.raises(EgressNeedsApproval, match="Opening 127.0.0.1 needs your approval first.*an email from x@"):
         run(runners, "open_page", user_id, url=site.url("/article"))
     assert len(site.hits) == before
 
 
-def test_profiles_are_per_user_and_persist(runners: WebRunners, site: Site, data_dir: Path) -> None:
+def test_browser_state_is_per_user_sealed_in_redis_and_never_on_disk(
+    runners: WebRunners, site: Site, data_dir: Path, states: BrowserStates, redis_server
+) -> None:
     alice, bob = fresh_user_id(), fresh_user_id()
-    run(runners, "open_page", alice, url=site.url("/cookie/set?who=alice"))
+    run(runners, "open_page", alice, url=site.url("/cookie/set?who=alice-cookie-value"))
     assert "Cookie says: nobody." in run(runners, "open_page", bob, url=site.url("/cookie/show")).summary
-    assert "Cookie says: alice." in run(runners, "open_page", alice, url=site.url("/cookie/show")).summary
-    assert (data_dir / "users" / str(alice) / "browser").is_dir()
-    assert (data_dir / "users" / str(bob) / "browser").is_dir()
+    assert "Cookie says: alice-cookie-value." in run(runners, "open_page", alice, url=site.url("/cookie/show")).summary
+    sealed = redis_server.client().hget(f"deputy:browser:{alice}", "state")
+    assert sealed and b"alice-cookie-value" not in sealed and b"127.0.0.1" not in sealed
+    assert [c["value"] for c in states.load(alice)[1]["cookies"]] == ["alice-cookie-value"]
+    assert not list(data_dir.rglob("*")), "nothing of a user is written to this machine's disk"
+    # Bound to its user: Alice's state copied to Bob's key does not open.
+    redis_server.client().hset(f"deputy:browser:{bob}", "state", sealed)
+    assert states.load(bob)[1] is None
+    assert states.erase(alice) == 1 and states.load(alice) == (0, None)
 
 
-def test_idle_profiles_close_and_reopen_with_their_cookies(site: Site, data_dir: Path) -> None:
+def test_idle_browsers_close_and_reopen_with_their_cookies(site: Site, states: BrowserStates) -> None:
     sessions = BrowserSessions(
-        BrowserConfig(data_dir=data_dir, idle_seconds=0.5, navigation_timeout=10), resolver=fake_dns
+        BrowserConfig(idle_seconds=0.5, navigation_timeout=10), states=states, resolver=fake_dns
     )
-    runners = WebRunners(sessions, lambda action: reviewer(POLICY, EgressContext()), data_dir=data_dir)
+    runners = WebRunners(sessions, lambda action: reviewer(POLICY, EgressContext()))
     carol = fresh_user_id()
     try:
         run(runners, "open_page", carol, url=site.url("/cookie/set?who=carol"))

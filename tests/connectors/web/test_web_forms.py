@@ -96,14 +96,13 @@ def test_hidden_and_password_fields_are_off_limits(runners: WebRunners, site: Si
 def test_a_saved_login_is_used_without_the_agent_seeing_it(
     site: Site, redis: Redis, tmp_path: Path, sessions: BrowserSessions
 ) -> None:
-    vault = Vault(
-        tmp_path / "vault.cfg", SecretStr("k"), redis, kdf=KdfCost(time_cost=1, memory_cost_kib=1024, parallelism=1)
+    vault = Vault(redis, SecretStr("k"), kdf=KdfCost(time_cost=1, memory_cost_kib=1024, parallelism=1)
     )
     vault.put(777, "cred:web/127.0.0.1", SecretStr(LOGIN_PASSWORD), "password", "Local site", {"username": "alice"})
     runners = WebRunners(
         sessions,
         lambda action: reviewer(POLICY, EgressContext()),
-        data_dir=tmp_path,
+
         search_url=site.url("/search?q={query}"),
         logins=VaultLogins(vault),
     )

@@ -33,7 +33,7 @@ def _runners(sessions: BrowserSessions, data_dir, recorded: list | None = None) 
         recorded.append((action.id, needed))
         return "This page needs the user (a verification code)."
 
-    return WebRunners(sessions, lambda action: reviewer(POLICY, EgressContext()), data_dir=data_dir,
+    return WebRunners(sessions, lambda action: reviewer(POLICY, EgressContext()),
                       handoffs=record if recorded is not None else None)
 
 

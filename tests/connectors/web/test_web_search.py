@@ -31,7 +31,7 @@ def search_url() -> Iterator[str]:
 def test_search_finds_a_sandbox_restaurant_and_its_link_opens(
     sessions: BrowserSessions, data_dir, search_url: str  # type: ignore[no-untyped-def]
 ) -> None:
-    runners = WebRunners(sessions, lambda action: reviewer(POLICY, EgressContext()), data_dir=data_dir,
+    runners = WebRunners(sessions, lambda action: reviewer(POLICY, EgressContext()),
                          search_url=search_url)
     user_id = fresh_user_id()
     found = runners.search_web(make_action("search_web", {"query": "Italian restaurant Old Town"}, user_id), "k1")
