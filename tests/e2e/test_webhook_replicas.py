@@ -5,7 +5,9 @@ bot replicas, a private Redis. A load balancer stand-in spreads the emulator's P
 the replicas. Several users send a burst of messages; while they do, one replica drops
 off the network with updates in hand (it has stored their goals but not yet answered)
 and is then SIGKILLed. Every message is answered exactly once, and every goal exists
-exactly once and in the order its author sent it.
+exactly once and in the order its author sent it. Forged requests are refused, polling
+is refused while the webhook is set, and a goal goes from message to approval card to
+email through the replicas left after one died (the outbox is shared by the survivors).
 """
 
 from __future__ import annotations
@@ -16,24 +18,29 @@ from pathlib import Path
 import httpx
 import pytest
 from redis import Redis
+from tests_support import GOAL, email_script
 from webhook_testkit import Gate, LoadBalancer, LoopThread
 
 from agent.goals import GoalStore
+from agent.testing import ScriptedModelServer
 from bot import texts
 from bot.webhook import SECRET_HEADER
 from deputy.local import free_port
 from deputy.settings import Settings
 from deputy.testing import DeputyStack, RedisServer, wait_for
+from sandbox.mail import LocalMailServer
 
 REPLICAS = 3
 USERS = [201, 202, 203, 204]
 
 
 class ReplicaStack(DeputyStack):
-    """The emulator and bot replicas only: an answer to a message needs nothing else."""
+    """The emulator and bot replicas (an answer to a message needs nothing else); workers and
+    the executor when asked for."""
 
-    def __init__(self, redis_url: str, workdir: Path, loop: LoopThread) -> None:
-        super().__init__(redis_url, "http://127.0.0.1:9/v1", workdir)
+    def __init__(self, redis_url: str, workdir: Path, loop: LoopThread, model_base_url: str = "http://127.0.0.1:9/v1",
+                 smtp: dict[str, str] | None = None, workers: int = 0) -> None:
+        super().__init__(redis_url, model_base_url, workdir, smtp=smtp, workers=workers)
         self.loop = loop
         self.ports = [free_port() for _ in range(REPLICAS)]
         self.gates = [Gate(self.chat_url) for _ in range(REPLICAS)]
@@ -55,6 +62,10 @@ class ReplicaStack(DeputyStack):
         for port in self.ports:
             wait_for(lambda: _healthy(f"http://127.0.0.1:{port}/healthz"), timeout=60, what=f"the replica on {port}")
         wait_for(lambda: self.webhook_info()["url"] == self.public_url, timeout=20, what="the webhook to be set")
+        if self._worker_count:
+            self._spawn("executor", ["executor"], {**self._env, **self._smtp})
+            for _ in range(self._worker_count):
+                self.start_worker()
         return self
 
     def webhook_info(self) -> dict:
@@ -145,3 +156,30 @@ def test_the_webhook_refuses_forged_updates_and_polling(replicas: ReplicaStack) 
     conflict = httpx.post(f"{replicas.chat_url}/botx/getUpdates", json={"timeout": 0}, timeout=10)
     assert conflict.status_code == 409
     assert [m["text"] for m in user.bot_messages()] == [texts.ACK_NEW_GOAL]
+
+
+def test_a_goal_runs_to_its_email_through_replicas_after_one_died(
+    redis_server: RedisServer, redis: Redis, tmp_path: Path, model_server: ScriptedModelServer,
+    smtp_env: dict[str, str], mail_server: LocalMailServer,
+) -> None:
+    """Cards, presses and results flow through whichever replicas are alive (the outbox is shared)."""
+    model_server.responder = email_script
+    loop = LoopThread()
+    stack = ReplicaStack(redis_server.url, tmp_path / "stack", loop, model_server.base_url, smtp_env, workers=1)
+    try:
+        stack.start()
+        user = stack.user(401, "Ann")
+        sent = user.send(GOAL)
+        card = user.wait_for_card(after=sent, timeout=60)
+        stack.kill("bot-0")  # the press and the result must go through the others
+        assert user.press(card["message_id"], button="Approve").status_code == 200
+        done = user.wait_for_bot(lambda m: m["text"].startswith("Done:"), after=card["message_id"], timeout=60)
+        mail_server.wait_for(1, address="alice@example.org")
+        wait_for(lambda: stack.webhook_info()["pending_update_count"] == 0, timeout=30, what="every update answered")
+        assert "Approved" in user.wait_for_answer(1, timeout=30)["text"]
+        bot_texts = [m["text"] for m in user.bot_messages()]
+        assert bot_texts.count(texts.ACK_NEW_GOAL) == 1 and bot_texts.count(done["text"]) == 1
+        assert len(user.answers()) == 1 and len(mail_server.messages()) == 1
+    finally:
+        stack.stop()
+        loop.close()
