@@ -5,14 +5,17 @@ from __future__ import annotations
 import asyncio
 import logging
 import re
+from typing import TYPE_CHECKING
 
 from redis import Redis
 from telegram import Update
 
 from bot.app import build_application
 from bot.services import BotServices
-from bot.webhook import WebhookConfig, parse_listen, serve_webhook
 from deputy.settings import Settings
+
+if TYPE_CHECKING:
+    from bot.webhook import WebhookConfig
 
 log = logging.getLogger(__name__)
 
@@ -39,6 +42,8 @@ def serve(settings: Settings) -> None:
     )
     app = build_application(token, services, settings.redis_url, api_base=api_base)
     if webhook is not None:
+        from bot.webhook import serve_webhook  # aiohttp: loaded only by replicas that serve webhooks
+
         asyncio.run(serve_webhook(app, webhook, settings.redis_url))
         return
     app.run_polling(allowed_updates=Update.ALL_TYPES, poll_interval=0.0, timeout=10, drop_pending_updates=False)
@@ -46,6 +51,8 @@ def serve(settings: Settings) -> None:
 
 def webhook_config(settings: Settings) -> WebhookConfig:
     """DEPUTY_WEBHOOK_* checked, with messages that say what to fix."""
+    from bot.webhook import WebhookConfig, parse_listen
+
     try:
         host, port = parse_listen(settings.webhook_listen)
     except ValueError:

@@ -25,7 +25,7 @@ import os
 import secrets
 import signal
 import socket
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from urllib.parse import urlsplit
 
 import redis.asyncio as aioredis
@@ -46,7 +46,7 @@ class WebhookConfig:
     url: str  # the public address Telegram POSTs to (the load balancer's)
     host: str  # where this replica listens
     port: int
-    secret: str
+    secret: str = field(repr=False)  # never in logs or tracebacks
     max_connections: int = 40
 
     @property
