@@ -7,7 +7,7 @@ with growing delays, for ever: the emulator never drops an update (Telegram give
 after "a reasonable amount of attempts"; a test of a crash wants the stricter promise).
 
 Updates of one chat go one at a time, in order: the next is sent only after the one
-before it was acknowledged. Different chats are delivered in parallel, up to
+before it was acknowledged (Telegram behaves so; bot frameworks such as grammY document it). Different chats are delivered in parallel, up to
 ``max_connections`` POSTs at once.
 """
 
@@ -44,7 +44,7 @@ class Backoff:
 
     first: float = 0.2
     longest: float = 5.0
-    timeout: float = 30.0  # seconds a POST may take before it counts as failed
+    timeout: float = 60.0  # seconds a POST may take before it is given up and re-sent (Telegram's)
 
     def delay(self, failures: int) -> float:
         return min(self.first * 2 ** (failures - 1), self.longest)
