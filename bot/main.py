@@ -56,7 +56,9 @@ def webhook_config(settings: Settings) -> WebhookConfig:
     try:
         host, port = parse_listen(settings.webhook_listen)
     except ValueError:
-        raise SystemExit(f"DEPUTY_WEBHOOK_LISTEN must be host:port, e.g. 0.0.0.0:8443 (got {settings.webhook_listen!r})")
+        raise SystemExit(
+            f"DEPUTY_WEBHOOK_LISTEN must be host:port, e.g. 0.0.0.0:8443 (got {settings.webhook_listen!r})"
+        ) from None
     url = settings.webhook_url or ""
     if not url.startswith(("https://", "http://")):
         raise SystemExit("DEPUTY_WEBHOOK_URL must be the public https:// address Telegram posts updates to")

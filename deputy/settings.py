@@ -111,7 +111,8 @@ class Settings(BaseSettings):
         the header Telegram sends reveals nothing about the key that signs the buttons)."""
         if self.webhook_secret is not None:
             return self.webhook_secret.get_secret_value()
-        return hmac.new(self.secret_value().encode(), b"deputy telegram webhook secret token", hashlib.sha256).hexdigest()
+        label = b"deputy telegram webhook secret token"
+        return hmac.new(self.secret_value().encode(), label, hashlib.sha256).hexdigest()
 
     def vault_key_value(self) -> SecretStr:
         """DEPUTY_VAULT_KEY, or one generated on first run and kept in the data directory."""

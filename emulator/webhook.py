@@ -7,8 +7,8 @@ with growing delays, for ever: the emulator never drops an update (Telegram give
 after "a reasonable amount of attempts"; a test of a crash wants the stricter promise).
 
 Updates of one chat go one at a time, in order: the next is sent only after the one
-before it was acknowledged (Telegram behaves so; bot frameworks such as grammY document it). Different chats are delivered in parallel, up to
-``max_connections`` POSTs at once.
+before it was acknowledged (Telegram behaves so; bot frameworks such as grammY document
+it). Different chats are delivered in parallel, up to ``max_connections`` POSTs at once.
 """
 
 from __future__ import annotations
