@@ -26,6 +26,7 @@ from bot.memory_view import apply_memory_edit, editing_memory_key
 from bot.presses import decide_press
 from bot.secret_paste import deleted_notice, pasted_secret
 from bot.services import BotServices
+from bot.update_claims import current_delivery
 from deputy.ids import new_id
 from deputy.user_settings import UserSettingsStore
 from sentinel.rules import describe
@@ -234,8 +235,14 @@ class Handlers:
     ) -> None:
         """Store the goal, audit it and enqueue its first step (one transaction), then acknowledge."""
         user_id, chat_id, now = update.effective_user.id, update.effective_chat.id, self._s.clock()
+        # Webhook replicas: a retry of an update whose replica died mid-way names the goal as
+        # the first attempt did, and does not create it twice.
+        delivery = current_delivery()
+        if delivery is not None and delivery.retried and self._s.goals.get(delivery.goal_id()) is not None:
+            await update.effective_message.reply_text(texts.ACK_NEW_GOAL)
+            return
         goal = Goal(
-            id=new_id("g"),
+            id=delivery.goal_id() if delivery is not None else new_id("g"),
             user_id=user_id,
             chat_id=chat_id,
             text=text,

@@ -68,6 +68,10 @@ class Settings(BaseSettings):
     checks_per_day: int = Field(default=1000, ge=1, alias="DEPUTY_CHECKS_PER_DAY")
     log_level: str = Field(default="INFO", alias="DEPUTY_LOG_LEVEL")
     search_url: str | None = Field(default=None, alias="DEPUTY_SEARCH_URL")
+    webhook_url: str | None = Field(default=None, alias="DEPUTY_WEBHOOK_URL")
+    webhook_listen: str = Field(default="127.0.0.1:8443", alias="DEPUTY_WEBHOOK_LISTEN")
+    webhook_secret: SecretStr | None = Field(default=None, alias="DEPUTY_WEBHOOK_SECRET")
+    webhook_max_connections: int = Field(default=40, ge=1, le=100, alias="DEPUTY_WEBHOOK_MAX_CONNECTIONS")
 
     def retry_delays(self) -> tuple[float, ...]:
         """Seconds to wait before each retry of a failed model call (also sets how many)."""
@@ -118,6 +122,14 @@ class Settings(BaseSettings):
         from sentinel.audit import audit_key
 
         return audit_key(self.audit_key_material())
+
+    def webhook_secret_value(self) -> str:
+        """DEPUTY_WEBHOOK_SECRET, else one derived from the signing secret (HMAC with its own label, so
+        the header Telegram sends reveals nothing about the key that signs the buttons)."""
+        if self.webhook_secret is not None:
+            return self.webhook_secret.get_secret_value()
+        label = b"deputy telegram webhook secret token"
+        return hmac.new(self.secret_value().encode(), label, hashlib.sha256).hexdigest()
 
     def vault_key_value(self) -> SecretStr:
         """DEPUTY_VAULT_KEY, or one generated on first run and kept in the data directory."""

@@ -203,6 +203,13 @@ class DeputyStack:
         return audit_key(self.audit_key_material)
 
     def start(self) -> "DeputyStack":
+        try:
+            return self._start()
+        except BaseException:
+            self.stop()  # a stack that did not come up must not leave its processes running
+            raise
+
+    def _start(self) -> "DeputyStack":
         self._spawn("emulator", ["emulator", "--port", str(self.chat_port)], self._env)
         wait_for(self._chat_up, timeout=15, what="the chat emulator")
         self._spawn("bot", ["bot"], {k: v for k, v in self._env.items() if k != "DEPUTY_VAULT_KEY"})

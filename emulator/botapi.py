@@ -19,11 +19,14 @@ from emulator.params import MethodTable, Params
 from emulator.records import Json
 from emulator.state import commands_key
 from emulator.tgobjects import chat_json
+from emulator.webhook import WebhookConfig
 
 METHODS = MethodTable()
 log = logging.getLogger(__name__)
 
 _COMMAND_NAME = re.compile(r"^[a-z0-9_]{1,32}$")
+_WEBHOOK_URL = re.compile(r"^https?://[^/\s]+(/\S*)?$")
+_SECRET_TOKEN = re.compile(r"^[A-Za-z0-9_-]{1,256}$")  # Telegram's rule for secret_token
 
 
 @METHODS.register("getMe")
@@ -38,9 +41,34 @@ async def accept(emu: Emulator, params: Params) -> bool:
     return True
 
 
+@METHODS.register("setWebhook")
+async def set_webhook(emu: Emulator, params: Params) -> bool:
+    """Push updates to ``url`` from now on (an empty url removes the webhook, like Telegram).
+
+    Unlike Telegram, plain http and any port are accepted: the bot runs on this machine.
+    """
+    url = (params.text("url") or "").strip()
+    if not url:
+        return await delete_webhook(emu, params)
+    if not _WEBHOOK_URL.match(url):
+        raise bad_request("bad webhook: Wrong HTTP URL specified")
+    secret = params.text("secret_token")
+    if secret is not None and not _SECRET_TOKEN.match(secret):
+        raise bad_request("secret token contains unallowed characters")
+    max_connections = params.integer("max_connections", error="invalid max_connections specified") or 40
+    allowed = _allowed_updates(params)
+    if params.flag("drop_pending_updates"):
+        emu.updates.clear()
+    emu.updates.set_allowed(allowed)
+    emu.webhook.set(WebhookConfig(url, secret or None, min(max(max_connections, 1), 100),
+                                  tuple(allowed) if allowed is not None else None))
+    return True
+
+
 @METHODS.register("deleteWebhook")
 async def delete_webhook(emu: Emulator, params: Params) -> bool:
-    """No webhook is ever set; honours drop_pending_updates."""
+    """Stop pushing (back to getUpdates); honours drop_pending_updates."""
+    await emu.webhook.delete()
     if params.flag("drop_pending_updates"):
         emu.updates.clear()
     return True
@@ -48,16 +76,21 @@ async def delete_webhook(emu: Emulator, params: Params) -> bool:
 
 @METHODS.register("getWebhookInfo")
 async def get_webhook_info(emu: Emulator, params: Params) -> Json:
-    """Always "no webhook" (updates are fetched with getUpdates)."""
-    return {"url": "", "has_custom_certificate": False, "pending_update_count": emu.updates.pending_count}
+    """The webhook's url, pending update count and last delivery error ("" url: getUpdates mode)."""
+    return emu.webhook.info()
+
+
+def _allowed_updates(params: Params) -> list[str] | None:
+    allowed = params.json_value("allowed_updates", error="can't parse allowed_updates JSON array")
+    if allowed is not None and not (isinstance(allowed, list) and all(isinstance(a, str) for a in allowed)):
+        raise bad_request("can't parse allowed_updates JSON array")
+    return allowed
 
 
 @METHODS.register("getUpdates")
 async def get_updates(emu: Emulator, params: Params) -> list[Json]:
-    """Long poll: confirm updates below ``offset``, wait up to ``timeout`` seconds."""
-    allowed = params.json_value("allowed_updates", error="can't parse allowed_updates JSON array")
-    if allowed is not None and not (isinstance(allowed, list) and all(isinstance(a, str) for a in allowed)):
-        raise bad_request("can't parse allowed_updates JSON array")
+    """Long poll: confirm updates below ``offset``, wait up to ``timeout`` seconds (409 while a webhook is set)."""
+    allowed = _allowed_updates(params)
     return await emu.updates.fetch(
         offset=params.integer("offset", error="invalid offset specified"),
         limit=params.integer("limit", error="invalid limit specified") or 100,

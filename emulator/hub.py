@@ -22,15 +22,20 @@ from emulator.tgobjects import (
     message_json,
 )
 from emulator.updates import UpdateQueue
+from emulator.webhook import Backoff, WebhookPusher
 
 
 class Emulator:
     """One emulated Telegram bot and its private chats."""
 
-    def __init__(self, profile: BotProfile | None = None, clock: Callable[[], float] = time.time) -> None:
+    def __init__(
+        self, profile: BotProfile | None = None, clock: Callable[[], float] = time.time,
+        webhook_backoff: Backoff | None = None,
+    ) -> None:
         self.profile = profile or BotProfile()
         self.state = ChatState(clock)
         self.updates = UpdateQueue()
+        self.webhook = WebhookPusher(self.updates, webhook_backoff, clock)
         self.events = EventBus()
         self.state.listeners.append(self.events.publish)
 

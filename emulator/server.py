@@ -51,6 +51,7 @@ async def _no_cache(request: web.Request, response: web.StreamResponse) -> None:
 async def _release_waiters(app: web.Application) -> None:
     # Long polls and SSE streams would otherwise hold the shutdown until they time out.
     app[EMULATOR_KEY].close()
+    await app[EMULATOR_KEY].webhook.delete()
 
 
 async def serve(

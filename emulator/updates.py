@@ -10,6 +10,8 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
+from emulator.errors import BotApiError
+
 Json = dict[str, Any]
 
 #: Update types delivered when ``allowed_updates`` is empty or never set (Telegram's default
@@ -18,6 +20,10 @@ DEFAULT_TYPES = frozenset(
     {"message", "edited_message", "callback_query", "inline_query", "chosen_inline_result"}
 )
 MAX_TIMEOUT = 50.0  # seconds; longer waits are clipped so nothing hangs for ever
+#: Telegram's answer to getUpdates while a webhook is set (PTB raises telegram.error.Conflict).
+WEBHOOK_CONFLICT = (
+    "Conflict: can't use getUpdates method while webhook is active; use deleteWebhook to delete the webhook first"
+)
 
 
 class UpdateQueue:
@@ -31,6 +37,8 @@ class UpdateQueue:
         self._allowed: frozenset[str] | None = None
         self._closed = False
         self._waiting = 0
+        #: True while a webhook is set: updates are pushed, and getUpdates answers 409.
+        self.webhook_active = False
 
     @property
     def waiting(self) -> int:
@@ -65,6 +73,25 @@ class UpdateQueue:
     def _wake(self) -> None:
         self._wakeup.set()
         self._wakeup = asyncio.Event()
+
+    @property
+    def changed(self) -> asyncio.Event:
+        """Set at the next change (an update queued or confirmed, the mode switched, shutdown)."""
+        return self._wakeup
+
+    def set_webhook_active(self, active: bool) -> None:
+        """Switch between getUpdates and webhook delivery; waiting long polls get 409 at once."""
+        self.webhook_active = active
+        self._wake()
+
+    def deliverable(self) -> list[Json]:
+        """Every pending update of an allowed type, oldest first (for webhook delivery)."""
+        return self._select(len(self._pending) or 1)
+
+    def confirm_one(self, update_id: int) -> None:
+        """The webhook acknowledged ``update_id``: forget it."""
+        self._pending = [u for u in self._pending if u["update_id"] != update_id]
+        self._wake()
 
     def set_allowed(self, allowed: list[str] | None) -> None:
         """Remember ``allowed_updates`` (None keeps the previous setting, [] resets it)."""
@@ -101,6 +128,8 @@ class UpdateQueue:
         loop = asyncio.get_running_loop()
         deadline = loop.time() + min(max(timeout, 0.0), MAX_TIMEOUT)
         while True:
+            if self.webhook_active:
+                raise BotApiError(WEBHOOK_CONFLICT, 409)
             self._confirm(offset)
             batch = self._select(limit)
             remaining = deadline - loop.time()
