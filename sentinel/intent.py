@@ -46,7 +46,14 @@ _WORDS: dict[Kind, tuple[str, ...]] = {
     Kind.write: ("add", "note", "save", "create", "update", "write", "edit", "rename", "mark", "label", "draft",
                  "put", "change", "file", "record", "log", "calendar", "archive", "move", "organise", "organize"),
 }
-_PATTERNS = {kind: re.compile(r"\b(?:" + "|".join(re.escape(w) for w in words) + r")", re.IGNORECASE)
+# After these words a verb like "email" or "message" is a noun ("read my email m1"): no intent.
+_NOT_AFTER = ("my", "the", "this", "that", "an", "a", "your", "his", "her", "their", "our", "its", "these", "those",
+              "latest", "last", "new", "next", "first", "each", "every", "any", "some", "no", "read", "check", "open",
+              "find", "search", "see", "about", "from", "in", "on", "of", "whose", "which", "what")
+_NOUN_GUARD = "".join(rf"(?<!\b{re.escape(w)} )" for w in _NOT_AFTER)
+_GUARDED = {Kind.send, Kind.pay, Kind.post}
+_PATTERNS = {kind: re.compile((_NOUN_GUARD if kind in _GUARDED else "") + r"\b(?:" + "|".join(re.escape(w) for w in words)
+                              + r")", re.IGNORECASE)
              for kind, words in _WORDS.items()}
 _KIND_NAMES = {
     Kind.send: "send a message", Kind.schedule: "schedule or invite", Kind.pay: "pay anyone", Kind.buy: "buy anything",

@@ -50,18 +50,30 @@ def _short_date(value: str) -> str:
     return f"{moment.day} {moment:%b}"
 
 
-@lru_cache(maxsize=1024)
+@lru_cache(maxsize=4096)
 def split_sources(origin: str, text: str) -> tuple[Source, ...]:
     """`text` as one source per email it holds, each named exactly; else as one source."""
     rows = list(_ROW.finditer(text))
     if rows and ("emails from" in origin or "mailbox" in origin):
         ends = [m.start() for m in rows[1:]] + [len(text)]
-        return tuple(Source(email_origin(m["sender"], m["date"], m["subject"]), text[m.start():end])
+        return tuple(Source(email_origin(m["sender"], m["date"], m["subject"]), text[m.start():end], _address(m["sender"]))
                      for m, end in zip(rows, ends))
+    chat = re.match(r"chat messages from .* in (#\S+)$", origin)
+    if chat:
+        lines = [line for line in text.splitlines() if ": " in line]
+        return tuple(Source(f"the message from {line.split(': ', 1)[0]} in {chat.group(1)}", line,
+                            _address(line.split(": ", 1)[0])) for line in lines) \
+            or (Source(origin, text),)
     if origin.startswith("an email from"):
         headers: dict[str, str] = {}
         for name, value in _HEADER.findall(text[:4000]):
             headers.setdefault(name, value)
         if "From" in headers:
-            return (Source(email_origin(headers["From"], headers.get("Date", ""), headers.get("Subject", "")), text),)
+            return (Source(email_origin(headers["From"], headers.get("Date", ""), headers.get("Subject", "")), text,
+                           _address(headers["From"])),)
     return (Source(origin, text),)
+
+
+def _address(sender: str) -> str | None:
+    found = _ADDRESS.search(sender)
+    return found.group(0).lower() if found else None

@@ -38,7 +38,7 @@ from sentinel.actions import Action
 from sentinel.intent import Kind, action_kinds, describe, intended_kinds
 from sentinel.navigation import composed_data
 from sentinel.provenance import ProvenanceContext, TracedValue, Trust, trace_action, untrusted_sources
-from sentinel.textflow import CopiedText, copied_passages
+from sentinel.textflow import CopiedText, Source, copied_passages
 
 
 class Verdict(str, Enum):
@@ -83,7 +83,8 @@ class ReviewContext(BaseModel):
     now: datetime = Field(default_factory=lambda: datetime.fromtimestamp(0, tz=timezone.utc))
 
 
-MAX_REASON_CHARS = 700
+MAX_REASON_CHARS = 640
+"""All reasons together; with the risk line a card's "why" stays within about 700 characters."""
 _ASKING_TAGS = {RiskTag.delete, RiskTag.share, RiskTag.irreversible}
 
 
@@ -113,10 +114,10 @@ def review(action: Action, context: ReviewContext) -> Decision:
     )
     untrusted = _untrusted(traced)
     reported = {v.value.strip().lower() for v in untrusted}
-    copied = [c for c in copied_passages(action.arguments, sources, provenance.trusted_texts)
-              if c.passage not in reported]
+    copied = [c for c in copied_passages(action.arguments, _copy_sources(action, sources), provenance.trusted_texts)
+              if c.passage.lower() not in reported]
     if untrusted or copied:
-        reasons = [f"Careful: {v.explain()}." for v in untrusted] + [f"Careful: {c.explain()}." for c in copied]
+        reasons = [*_value_reasons(untrusted), *(f"Careful: {c.explain()}." for c in copied)]
         risk = Risk.high if copied or warning or any(v.trust is Trust.tainted for v in untrusted) else Risk.medium
         return _ask(action, [*reasons, *warning], risk, untrusted, copied)
     if warning:
@@ -142,6 +143,15 @@ def review(action: Action, context: ReviewContext) -> Decision:
     return decision
 
 
+def _copy_sources(action: Action, sources: list[Source]) -> list[Source]:
+    """Outside content whose copies matter here: quoting a message back to its own author
+    (a reply's "Re: subject") tells them nothing new and obeys nobody."""
+    if action.effect is not EffectClass.communicate:
+        return sources
+    recipients = {t.strip().lower() for t in action.targets}
+    return [s for s in sources if not (s.author and s.author in recipients)]
+
+
 def requested_by_user(action: Action, provenance: ProvenanceContext) -> bool:
     """The user's words ask for this kind of action and every value in it traces to them:
     what a rule "only if I asked for it" may let through (nothing copied from outside)."""
@@ -152,7 +162,7 @@ def requested_by_user(action: Action, provenance: ProvenanceContext) -> bool:
     if not kinds & intended_kinds(provenance.user_words):
         return False
     sources = untrusted_sources(provenance) if provenance.untrusted else []
-    return not copied_passages(action.arguments, sources, provenance.trusted_texts)
+    return not copied_passages(action.arguments, _copy_sources(action, sources), provenance.trusted_texts)
 
 
 def _review_read(action: Action, provenance: ProvenanceContext, traced: list[TracedValue],
@@ -176,6 +186,22 @@ def _review_read(action: Action, provenance: ProvenanceContext, traced: list[Tra
         risk=Risk.high if carried or any(v.trust is Trust.tainted for v in unknown_site) else Risk.medium,
         untrusted_values=unknown_site,
     )
+
+
+def _value_reasons(values: list[TracedValue]) -> list[str]:
+    """One sentence per origin: "Careful: A, B and C come from the document x, not from you."."""
+    groups: dict[tuple[Trust, tuple[str, ...]], list[str]] = {}
+    for value in values:
+        groups.setdefault((value.trust, tuple(value.origins)), []).append(value.value)
+    reasons = []
+    for (trust, origins), shown in groups.items():
+        first = TracedValue(kind="", value="", argument="", trust=trust, origins=list(origins)).explain().lstrip()
+        names = shown[0] if len(shown) == 1 else ", ".join(shown[:-1]) + " and " + shown[-1]
+        verb = first.split(" ", 1)[0]  # "comes" / "did"
+        if len(shown) > 1 and verb == "comes":
+            first = "come" + first[len("comes"):]
+        reasons.append(f"Careful: {names} {first}.")
+    return reasons
 
 
 def _steering(kinds: frozenset[Kind], sources: list) -> str:
@@ -224,7 +250,7 @@ def _fit(reasons: list[str]) -> list[str]:
     for index, reason in enumerate(unique):
         reason = _short(reason, 300)
         left = len(unique) - index
-        if used + len(reason) + 1 > MAX_REASON_CHARS - (30 if left > 1 else 0):
+        if used + len(reason) + 1 > MAX_REASON_CHARS - (30 if left > 1 else 0) and kept:
             kept.append(f"(and {left} more reason{'s' if left > 1 else ''})")
             break
         kept.append(reason)

@@ -113,10 +113,13 @@ def _norm(value: str) -> str:
 
 
 def _domain_of(value: str) -> str | None:
+    # The host of a URL first: an "@" in its query ("?who=me@home.example") names no host.
+    match = re.match(r"^[a-z][a-z0-9+.-]*://(?:[^@/?#]*@)?([^/:?#]+)", value.strip(), re.IGNORECASE)
+    if match:
+        return match.group(1).lower().rstrip(".")
     if "@" in value:
         return value.rsplit("@", 1)[1].lower()
-    match = re.match(r"^[a-z][a-z0-9+.-]*://(?:[^@/]*@)?([^/:?#]+)", value.strip(), re.IGNORECASE)
-    return match.group(1).lower().rstrip(".") if match else None
+    return None
 
 
 def _amount(value: str) -> Decimal | None:
@@ -129,10 +132,19 @@ def _amount(value: str) -> Decimal | None:
 def values_in(text: str) -> list[tuple[str, str]]:
     """The safety-relevant values in free text, as (kind, value) pairs."""
     found: list[tuple[str, str]] = []
+    spans = []
     for match in _URL.finditer(text):
         found.append(("url", match.group(0).rstrip(".,;:")))
+        spans.append(match.span())
     for match in _EMAIL.finditer(text):
-        found.append(("email", match.group(0)))
+        inside = [(a, b) for a, b in spans if a <= match.start() < b]
+        # An address inside a URL's query is data the URL carries: traced on its own.
+        value = match.group(0)
+        if inside:
+            value = re.split(r"[/?=&#]", value)[-1]
+            if not _EMAIL.fullmatch(value):
+                continue
+        found.append(("email", value))
     for match in _IBAN.finditer(text):
         found.append(("account", match.group(0).replace(" ", "")))
     for match in _PHONE.finditer(text):
@@ -174,7 +186,7 @@ class _Corpus:
         return needle in self.text
 
 
-@lru_cache(maxsize=256)
+@lru_cache(maxsize=4096)
 def _corpus(texts: tuple[str, ...]) -> _Corpus:
     return _Corpus(texts)
 

@@ -20,8 +20,9 @@ from typing import Any, Iterable
 
 SHINGLE = 3
 """Words per shingle: three-word phrases are rarely shared by chance between two texts."""
-MIN_RUN_WORDS = 4
-"""A copied passage is at least this many consecutive words (unless it is the whole value)."""
+MIN_RUN_WORDS = 5
+"""A copied passage is at least this many consecutive words, or most of a short value."""
+SHORT_VALUE_SHARE = 0.6
 MIN_WHOLE_CHARS = 8
 """A whole value this long (letters and digits only), found verbatim in outside content, is copied."""
 MAX_PASSAGE_SHOWN = 90
@@ -53,19 +54,24 @@ class _Profile:
     words: tuple[str, ...]
     compact: str
     shingles: frozenset[int]
+    shown: tuple[str, ...]
+    """The words as written (case and letters kept), for showing a passage on a card."""
 
 
-@lru_cache(maxsize=1024)
+@lru_cache(maxsize=4096)
 def _profile(text: str) -> _Profile:
     words = tuple(normalise(text).split())
     shingles = frozenset(hash(words[i:i + SHINGLE]) for i in range(len(words) - SHINGLE + 1))
-    return _Profile(words, "".join(words), shingles)
+    shown = tuple(_WORD.findall(unicodedata.normalize("NFKC", text).translate(_ZERO_WIDTH)))
+    return _Profile(words, "".join(words), shingles, shown if len(shown) == len(words) else words)
 
 
 @dataclass(frozen=True)
 class Source:
     origin: str
     text: str
+    author: str | None = None
+    """The address of whoever wrote it, when known (an email's sender, a chat message's author)."""
 
 
 @dataclass(frozen=True)
@@ -113,7 +119,7 @@ def _copied(
         return None
     whole = [origin for origin, p in sources if len(mine.compact) >= MIN_WHOLE_CHARS and mine.compact in p.compact]
     if whole and len(mine.words) >= 2:
-        return CopiedText(name, " ".join(mine.words), tuple(sorted(set(whole))), whole=True)
+        return CopiedText(name, " ".join(mine.shown), tuple(sorted(set(whole))), whole=True)
     # Runs of words covered by a shingle of some source and by none of the user's words.
     grams = [hash(mine.words[i:i + SHINGLE]) for i in range(len(mine.words) - SHINGLE + 1)]
     covered = [False] * len(mine.words)
@@ -132,14 +138,15 @@ def _copied(
         if flag and start is None:
             start = i
         elif not flag and start is not None:
-            if i - start >= MIN_RUN_WORDS and (best is None or i - start > best[1] - best[0]):
+            long_enough = i - start >= MIN_RUN_WORDS or i - start >= SHORT_VALUE_SHARE * len(mine.words)
+            if long_enough and (best is None or i - start > best[1] - best[0]):
                 best = (start, i)
             start = None
     if best is None:
         return None
     origins = set().union(*(origins_at[i] for i in range(best[0], best[1]) if i in origins_at))
     whole_value = best == (0, len(mine.words))
-    return CopiedText(name, " ".join(mine.words[best[0]:best[1]]), tuple(sorted(origins)), whole=whole_value)
+    return CopiedText(name, " ".join(mine.shown[best[0]:best[1]]), tuple(sorted(origins)), whole=whole_value)
 
 
 def _argument_name(argument: str) -> str:
