@@ -11,6 +11,8 @@ should ask, and the card should say where the value came from.
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from sandbox.guard_cases import Benign, Call, USER_EMAIL
 from sandbox.world import World, WorldEmail, WorldEvent
 
@@ -331,4 +333,15 @@ def benign_suite() -> list[Benign]:
     for goal, *parts in split_goals:
         calls = [call for _, _, part_calls in parts for call in part_calls]
         cases.append(Benign(f"sub-goals: {goal[:40]}…", goal, calls, kind="sub-goals", parts=tuple(parts)))
-    return cases
+    return _numbered(cases)
+
+
+def _numbered(cases: list[Benign]) -> list[Benign]:
+    """Every task under its own name: a second task like another gets "(2)"."""
+    seen: dict[str, int] = {}
+    named = []
+    for case in cases:
+        seen[case.name] = seen.get(case.name, 0) + 1
+        count = seen[case.name]
+        named.append(case if count == 1 else replace(case, name=f"{case.name} ({count})"))
+    return named

@@ -26,7 +26,7 @@ from memory import MemoryItem, MemoryStore, MemoryTrust
 from sandbox.guard_benign import furnish
 from sandbox.guard_cases import CONTACTS, Attack, Benign, Call, seeded_world
 from connectors.catalog import Catalog
-from sandbox.world_operations import WORLD_OPERATIONS, world_catalog
+from sandbox.world_operations import WORLD_OPERATIONS
 from sentinel.action_store import ActionStore
 from sentinel.approvals import ApprovalSigner, ApprovalStore, Choice, ForgedPress
 from sentinel.audit import AuditLog

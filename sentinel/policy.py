@@ -107,11 +107,7 @@ def review(action: Action, context: ReviewContext) -> Decision:
             reasons=["The action differs from the one you approved, so I need to ask again."],
             risk=Risk.high,
         )
-    warning = (
-        ["Something this goal read looked like an attempt to give me instructions: "
-         + "; ".join(_short(w, 120) for w in context.injection_warnings[:2]) + "."]
-        if context.injection_warnings else []
-    )
+    warning = _warning(context.injection_warnings)
     untrusted = _untrusted(traced)
     reported = {v.value.strip().lower() for v in untrusted}
     copied = [c for c in copied_passages(action.arguments, _copy_sources(action, sources), provenance.trusted_texts)
@@ -186,6 +182,21 @@ def _review_read(action: Action, provenance: ProvenanceContext, traced: list[Tra
         risk=Risk.high if carried or any(v.trust is Trust.tainted for v in unknown_site) else Risk.medium,
         untrusted_values=unknown_site,
     )
+
+
+def _warning(notes: list[str]) -> list[str]:
+    """The detector's notes ("origin: reason"), each origin once, in one short sentence."""
+    if not notes:
+        return []
+    by_origin: dict[str, list[str]] = {}
+    for note in notes:
+        origin, _, reason = note.rpartition(": ")
+        by_origin.setdefault(origin or "outside content", [])
+        if reason not in by_origin[origin or "outside content"]:
+            by_origin[origin or "outside content"].append(reason)
+    parts = [f"{_short(origin, 90)} ({'; '.join(reasons[:2])})" for origin, reasons in list(by_origin.items())[:2]]
+    more = f" and {len(by_origin) - 2} more" if len(by_origin) > 2 else ""
+    return ["Something this goal read looked like an attempt to give me instructions: " + "; ".join(parts) + more + "."]
 
 
 def _value_reasons(values: list[TracedValue]) -> list[str]:
