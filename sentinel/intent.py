@@ -81,23 +81,27 @@ def action_kinds(effect: EffectClass, tags: frozenset[RiskTag], connector: str, 
     name = f"{connector}.{operation}".lower()
     kinds: set[Kind] = set()
     if RiskTag.delete in tags:
-        kinds.add(Kind.delete)
+        return frozenset({Kind.delete})  # "add it to my calendar" never covers deleting from it
     if RiskTag.share in tags:
         kinds.add(Kind.share)
-    if effect is EffectClass.communicate:
-        if re.search(r"post|submit|form|publish|comment|webhook", name):
-            kinds.add(Kind.post)
-        elif re.search(r"invite|event|meeting|calendar", name):
-            kinds.add(Kind.schedule)
-        elif RiskTag.share not in tags or "forward" in name or "email" in name:
-            kinds.add(Kind.send)
-    elif effect is EffectClass.spend:
+    posts = re.search(r"post|submit|form|publish|comment|webhook|http_request", name)
+    events = re.search(r"invite|event|meeting|calendar", name)
+    if effect is EffectClass.spend:
         kinds.add(Kind.book if re.search(r"book|reserv|ticket|flight|hotel|table", name)
                   else Kind.pay if re.search(r"pay|transfer|invoice|bill", name) else Kind.buy)
     elif effect is EffectClass.account:
         kinds.add(Kind.account)
-    elif effect is EffectClass.write and not (kinds & {Kind.delete, Kind.share}):
-        kinds.add(Kind.schedule if re.search(r"event|calendar|meeting", name) else Kind.write)
+    elif effect in (EffectClass.communicate, EffectClass.write):
+        if posts:
+            kinds.add(Kind.post)
+        elif events:
+            kinds.add(Kind.schedule)
+        elif effect is EffectClass.communicate:
+            kinds.add(Kind.send)
+        elif not kinds:
+            kinds.add(Kind.write)
+        if "forward" in name or "email" in name and effect is EffectClass.communicate:
+            kinds.add(Kind.send)
     return frozenset(kinds)
 
 
