@@ -61,8 +61,9 @@ def split_sources(origin: str, text: str) -> tuple[Source, ...]:
     chat = re.match(r"chat messages from .* in (#\S+)$", origin)
     if chat:
         lines = [line for line in text.splitlines() if ": " in line]
-        return tuple(Source(f"the message from {line.split(': ', 1)[0]} in {chat.group(1)}", line,
-                            _address(line.split(": ", 1)[0])) for line in lines) \
+        # No author is recorded: a message's text could forge another "name: " line.
+        return tuple(Source(f"the message from {line.split(': ', 1)[0]} in {chat.group(1)}", line)
+                     for line in lines) \
             or (Source(origin, text),)
     if origin.startswith("an email from"):
         headers: dict[str, str] = {}
