@@ -120,9 +120,9 @@ def review(action: Action, context: ReviewContext) -> Decision:
         return _ask(action, warning, Risk.high, [])
     if context.rules.verdict is Verdict.deny:
         return Decision(verdict=Verdict.deny, reasons=context.rules.reasons, risk=Risk.medium)
-    kinds = action_kinds(action.effect, tags, action.connector, action.operation)
-    asked_for = bool(kinds & intended_kinds(provenance.user_words))
+    asked_for = _asked_for(action, provenance)
     if sources and not asked_for:
+        kinds = action_kinds(action.effect, tags, action.connector, action.operation)
         # Outside content was read and the user never asked for this kind of action: the
         # content may be what suggested it, so a human decides, whatever the rules allow.
         return _ask(action, [_steering(kinds, sources)], Risk.medium, [])
@@ -131,12 +131,27 @@ def review(action: Action, context: ReviewContext) -> Decision:
     if context.rules.verdict is Verdict.allow:
         return Decision(verdict=Verdict.allow, reasons=context.rules.reasons, risk=Risk.low)
     if action.effect is EffectClass.write and not (tags & _ASKING_TAGS):
-        traced_to_user = asked_for and all(v.trust is Trust.trusted for v in traced)
+        named = action_kinds(action.effect, tags, action.connector, action.operation) & intended_kinds(
+            provenance.user_words)
+        traced_to_user = bool(named) and all(v.trust is Trust.trusted for v in traced)
         reason = "A change you asked for, easy to undo." if traced_to_user else "A change to your own data, easy to undo."
         return Decision(verdict=Verdict.allow, reasons=[reason], risk=Risk.low)
     decision = _ask(action, [], Risk.medium, [])
     decision.allow_always = action.effect in (EffectClass.communicate, EffectClass.write)
     return decision
+
+
+# A plain write (a cart, a draft, a held booking, an event) is a step of these tasks.
+_STEPS_BY_WRITES = frozenset({Kind.write, Kind.schedule, Kind.buy, Kind.book, Kind.pay, Kind.send})
+
+
+def _asked_for(action: Action, provenance: ProvenanceContext) -> bool:
+    """The user's own words ask for this kind of action (or for a task it is a plain step of)."""
+    tags = frozenset(action.tags)
+    wanted = intended_kinds(provenance.user_words)
+    if action_kinds(action.effect, tags, action.connector, action.operation) & wanted:
+        return True
+    return action.effect is EffectClass.write and not (tags & _ASKING_TAGS) and bool(wanted & _STEPS_BY_WRITES)
 
 
 def _copy_sources(action: Action, sources: list[Source]) -> list[Source]:
@@ -154,8 +169,7 @@ def requested_by_user(action: Action, provenance: ProvenanceContext) -> bool:
     traced = trace_action(action.targets, action.arguments, action.amount, provenance)
     if any(v.trust is not Trust.trusted for v in traced):
         return False
-    kinds = action_kinds(action.effect, frozenset(action.tags), action.connector, action.operation)
-    if not kinds & intended_kinds(provenance.user_words):
+    if not _asked_for(action, provenance):
         return False
     sources = untrusted_sources(provenance) if provenance.untrusted else []
     return not copied_passages(action.arguments, _copy_sources(action, sources), provenance.trusted_texts)
