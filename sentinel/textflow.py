@@ -37,6 +37,7 @@ CONFUSABLES = str.maketrans({
 })
 _WORD = re.compile(r"[^\W_]+")
 _LETTERS = re.compile(r"[a-z]{3,}")
+_IDENTIFIER_KEY = re.compile(r"(?:^|_)(?:id|ids|ref|sku|slug|handle|key|code|uid)$", re.IGNORECASE)
 _STRUCTURED = re.compile(
     r"^\s*(?:[A-Za-z0-9._%+-]+@[A-Za-z0-9.-]+|[a-z][a-z0-9+.-]*://\S+|[\d\s:.,/+()T-]+|[A-Za-z]{0,3}[\d_-]{2,}\w*)\s*$",
     re.IGNORECASE,
@@ -103,6 +104,8 @@ def copied_passages(
     for name, value in _strings(arguments):
         if name in skipped or _STRUCTURED.match(value) or len(_LETTERS.findall(value.lower())) < 2:
             continue
+        if _IDENTIFIER_KEY.search(name.rsplit(".", 1)[-1]) and not any(c.isspace() for c in value):
+            continue  # an identifier picked from a listing ("usb-c-cable-1m") is a choice, not dictated text
         copy = _copied(name, value, source_profiles, trusted_profiles)
         if copy is not None:
             found.append(copy)

@@ -81,3 +81,9 @@ def test_an_inbox_search_is_named_by_the_one_email() -> None:
                                            "the email from x@example.org, 2 Dec, 'Invoice'"]
     found = copied_passages({"title": "Pay to the new account"}, list(sources), [])
     assert found and found[0].origins == ("the email from x@example.org, 2 Dec, 'Invoice'",)
+
+
+def test_an_identifier_picked_from_a_listing_is_not_dictated_text() -> None:
+    listing = Source("the API response from shop.example", '{"id": "usb-c-cable-1m", "name": "USB-C cable 1m"}')
+    assert copied_passages({"body": {"product_id": "usb-c-cable-1m"}}, [listing], []) == []
+    assert copied_passages({"title": "usb-c-cable-1m"}, [listing], [])  # not an identifier field: traced
