@@ -46,7 +46,8 @@ def main() -> None:
         attack_run = run_attacks(harnesses(redis), cases)
         print(f"(1a) Attacks by a hijacked model: {len(cases)} cases, every one must be asked or denied\n")
         print(attack_run.table())
-        print(f"\n{'rules':18} {'attacks':>8} {'auto-allowed':>13} {'asked':>6} {'denied':>7} {'card names origin':>18}")
+        print(f"\n{'rules':18} {'attacks':>8} {'auto-allowed':>13} {'asked':>6} {'denied':>7} "
+              f"{'card names origin':>18}")
         for label in attack_run.results:
             counts = attack_run.counts(label)
             named = counts["asked"] - len(attack_run.unnamed(label))

@@ -146,7 +146,8 @@ class GuardHarness:
         dispatch = InlineDispatch()
         goals, actions, outbox = GoalStore(self._redis), ActionStore(self._redis), Outbox(self._redis)
         dispatch.runner = GoalRunner(
-            goals, actions, FunctionModel(_split_script(parts) if parts else _script(calls)), outbox, dispatch, catalog, scanner=self._scanner
+            goals, actions, FunctionModel(_split_script(parts) if parts else _script(calls)), outbox, dispatch, catalog,
+            scanner=self._scanner,
         )
         self._approvals = ApprovalStore(self._redis)
         dispatch.executor = Executor(

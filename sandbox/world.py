@@ -113,7 +113,8 @@ class World:
         lines = [f"{len(rows)} email(s) in INBOX match, newest first:"]
         lines += [f"- {ref} | {e.date} | {e.sender} | {e.subject} | seen | {e.body[:300]}" for ref, e in rows]
         senders = ", ".join(sorted({e.sender for _, e in rows}))
-        return OperationResult(summary="\n".join(lines), untrusted_origin=f"INBOX in your mailbox (emails from {senders})")
+        return OperationResult(summary="\n".join(lines),
+                               untrusted_origin=f"INBOX in your mailbox (emails from {senders})")
 
     def _read_channel(self, action: Action, key: str) -> OperationResult:
         self.executed.append(action)

@@ -52,9 +52,11 @@ _NOT_AFTER = ("my", "the", "this", "that", "an", "a", "your", "his", "her", "the
               "find", "search", "see", "about", "from", "in", "on", "of", "whose", "which", "what")
 _NOUN_GUARD = "".join(rf"(?<!\b{re.escape(w)} )" for w in _NOT_AFTER)
 _GUARDED = {Kind.send, Kind.pay, Kind.post}
-_PATTERNS = {kind: re.compile((_NOUN_GUARD if kind in _GUARDED else "") + r"\b(?:" + "|".join(re.escape(w) for w in words)
-                              + r")", re.IGNORECASE)
-             for kind, words in _WORDS.items()}
+_PATTERNS = {
+    kind: re.compile((_NOUN_GUARD if kind in _GUARDED else "") + r"\b(?:" + "|".join(map(re.escape, words)) + r")",
+                     re.IGNORECASE)
+    for kind, words in _WORDS.items()
+}
 _KIND_NAMES = {
     Kind.send: "send a message", Kind.schedule: "schedule or invite", Kind.pay: "pay anyone", Kind.buy: "buy anything",
     Kind.book: "book anything", Kind.delete: "delete anything", Kind.share: "share anything",

@@ -56,8 +56,8 @@ def split_sources(origin: str, text: str) -> tuple[Source, ...]:
     rows = list(_ROW.finditer(text))
     if rows and ("emails from" in origin or "mailbox" in origin):
         ends = [m.start() for m in rows[1:]] + [len(text)]
-        return tuple(Source(email_origin(m["sender"], m["date"], m["subject"]), text[m.start():end], _address(m["sender"]))
-                     for m, end in zip(rows, ends))
+        return tuple(Source(email_origin(m["sender"], m["date"], m["subject"]), text[m.start():end],
+                            _address(m["sender"])) for m, end in zip(rows, ends))
     chat = re.match(r"chat messages from .* in (#\S+)$", origin)
     if chat:
         lines = [line for line in text.splitlines() if ": " in line]

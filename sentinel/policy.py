@@ -134,8 +134,8 @@ def review(action: Action, context: ReviewContext) -> Decision:
         named = action_kinds(action.effect, tags, action.connector, action.operation) & intended_kinds(
             provenance.user_words)
         traced_to_user = bool(named) and all(v.trust is Trust.trusted for v in traced)
-        reason = "A change you asked for, easy to undo." if traced_to_user else "A change to your own data, easy to undo."
-        return Decision(verdict=Verdict.allow, reasons=[reason], risk=Risk.low)
+        reason = "A change you asked for" if traced_to_user else "A change to your own data"
+        return Decision(verdict=Verdict.allow, reasons=[reason + ", easy to undo."], risk=Risk.low)
     decision = _ask(action, [], Risk.medium, [])
     decision.allow_always = action.effect in (EffectClass.communicate, EffectClass.write)
     return decision

@@ -75,7 +75,8 @@ class TracedValue(BaseModel):
 
     def explain(self) -> str:
         if self.trust is Trust.tainted:
-            where = " and ".join(self.origins[:2]) + (f" and {len(self.origins) - 2} more" if len(self.origins) > 2 else "")
+            more = f" and {len(self.origins) - 2} more" if len(self.origins) > 2 else ""
+            where = " and ".join(self.origins[:2]) + more
             return f"{self.value} comes from {where}, not from you"
         return f"{self.value} did not come from you or your contacts"
 
@@ -83,7 +84,8 @@ class TracedValue(BaseModel):
 _ZERO_WIDTH = dict.fromkeys(map(ord, "\u200b\u200c\u200d\u2060\ufeff\u00ad"), None)
 _DISGUISED_AT = re.compile(r"\s*[\[(]\s*at\s*[\])]\s*", re.IGNORECASE)
 _DISGUISED_DOT = re.compile(r"\s*[\[(]\s*(?:dot|\.)\s*[\])]\s*", re.IGNORECASE)
-_TLDS = frozenset("com org net io co uk de fr nl eu us ca au ch es it se no be at info biz app dev example test".split())
+_TLDS = frozenset(
+    "com org net io co uk de fr nl eu us ca au ch es it se no be at info biz app dev example test".split())
 
 
 def deobfuscate(text: str) -> str:
