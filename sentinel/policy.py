@@ -28,6 +28,7 @@ words) and all reasons together fit in `MAX_REASON_CHARS`, so a card is one shor
 
 from __future__ import annotations
 
+import re
 from datetime import datetime, timezone
 from enum import Enum
 
@@ -37,7 +38,8 @@ from connectors.base import EffectClass, RiskTag
 from sentinel.actions import Action
 from sentinel.intent import Kind, action_kinds, describe, intended_kinds
 from sentinel.navigation import composed_data
-from sentinel.provenance import ProvenanceContext, TracedValue, Trust, trace_action, untrusted_sources
+from sentinel.origins import split_sources
+from sentinel.provenance import MAX_ITEM_CHARS, ProvenanceContext, TracedValue, Trust, trace_action, untrusted_sources
 from sentinel.textflow import CopiedText, Source, copied_passages
 
 
@@ -107,7 +109,7 @@ def review(action: Action, context: ReviewContext) -> Decision:
             reasons=["The action differs from the one you approved, so I need to ask again."],
             risk=Risk.high,
         )
-    warning = _warning(context.injection_warnings)
+    warning = _warning(context.injection_warnings, provenance)
     untrusted = _untrusted(traced)
     reported = {v.value.strip().lower() for v in untrusted}
     copied = [c for c in copied_passages(action.arguments, _copy_sources(action, sources), provenance.trusted_texts)
@@ -198,19 +200,38 @@ def _review_read(action: Action, provenance: ProvenanceContext, traced: list[Tra
     )
 
 
-def _warning(notes: list[str]) -> list[str]:
-    """The detector's notes ("origin: reason"), each origin once, in one short sentence."""
+_INSTRUCTION_CUES = re.compile(
+    r"ignore (?:all |your |any )?(?:previous|prior|above)|instructions?\b|assistant|\bAI\b|system notice|do this now",
+    re.IGNORECASE)
+
+
+def _warning(notes: list[str], provenance: ProvenanceContext) -> list[str]:
+    """The detector's notes ("origin: reason"), each origin once, in one short sentence; an
+    inbox search is named by the email(s) in it that address the assistant, not as a whole."""
     if not notes:
         return []
     by_origin: dict[str, list[str]] = {}
     for note in notes:
         origin, _, reason = note.rpartition(": ")
-        by_origin.setdefault(origin or "outside content", [])
-        if reason not in by_origin[origin or "outside content"]:
-            by_origin[origin or "outside content"].append(reason)
+        origin = _narrowed(origin or "outside content", provenance)
+        by_origin.setdefault(origin, [])
+        if reason not in by_origin[origin]:
+            by_origin[origin].append(reason)
     parts = [f"{_short(origin, 90)} ({'; '.join(reasons[:2])})" for origin, reasons in list(by_origin.items())[:2]]
     more = f" and {len(by_origin) - 2} more" if len(by_origin) > 2 else ""
     return ["Something this goal read looked like an attempt to give me instructions: " + "; ".join(parts) + more + "."]
+
+
+def _narrowed(origin: str, provenance: ProvenanceContext) -> str:
+    for item in provenance.untrusted:
+        if item.origin != origin:
+            continue
+        parts = split_sources(item.origin, item.text[:MAX_ITEM_CHARS])
+        if len(parts) > 1:
+            cued = [p.origin for p in parts if _INSTRUCTION_CUES.search(p.text)]
+            if 0 < len(cued) <= 2:
+                return " and ".join(cued)
+    return origin
 
 
 def _value_reasons(values: list[TracedValue]) -> list[str]:
