@@ -2,11 +2,12 @@
 
     python -m bench.guard_cost [--quick]
 
-The mix is the guard's own evaluation set (`sandbox.guard_cases`): 26 actions of a
-hijacked model after it read attacker content (email, web page, invite, document, API)
-and 17 ordinary actions the user asked for, each with the context the executor builds
-for it (`ReviewContextBuilder`, from goals, memories, contacts and rules stored in a
-real Redis). Half the users have the most permissive rules a user can set.
+The mix is the guard's own evaluation set: the hand-written attacks and every fifth case
+of the generated matrix (`sandbox.guard_cases`, `sandbox.guard_matrix`: actions of a
+hijacked model after it read attacker content) and the last step of every benign task
+(`sandbox.guard_benign`), each with the context the executor builds for it
+(`ReviewContextBuilder`, from goals, memories, contacts and rules stored in a real
+Redis). Half the users have the most permissive rules a user can set.
 
 Figures, per decision:
 - `review` alone: the pure decision core, on contexts built beforehand;
@@ -31,7 +32,10 @@ from agent.goals import Goal, GoalStore
 from bench.stats import Summary, ratio, table
 from connectors.catalog import Catalog
 from deputy.testing import RedisServer
-from sandbox.guard_cases import CONTACTS, Call, attacks, benign, permissive_rules, seeded_world
+from memory import MemoryItem, MemoryStore, MemoryTrust
+from sandbox.guard_benign import benign_suite, furnish
+from sandbox.guard_cases import CONTACTS, Call, attacks, permissive_rules, seeded_world
+from sandbox.guard_matrix import matrix
 from sandbox.world_operations import world_catalog
 from sentinel.actions import Action
 from sentinel.detectors import HeuristicDetector
@@ -83,14 +87,24 @@ def _action(catalog: Catalog, call: Call, goal_id: str, user_id: int, index: int
 
 def build_cases(redis, detector: HeuristicDetector | None, first: int = 0) -> tuple[list[Case], ReviewContextBuilder]:
     """Store each case's goal, contacts and rules; return the actions with their contexts."""
-    catalog, world, goals, rules = world_catalog(), seeded_world(), GoalStore(redis), RuleStore(redis)
-    runners = world.runners()
+    catalog, goals, rules = world_catalog(), GoalStore(redis), RuleStore(redis)
     builder = ReviewContextBuilder(redis, goals, catalog, stored_rules(rules))
-    plans = [(a.goal, [a.read], a.attack) for a in attacks()]
-    plans += [(b.goal, b.calls[:-1], b.calls[-1]) for b in benign() if b.calls]
+    plans = [(a.goal, list(a.reads), a.attack, a.plants, a.memories) for a in [*attacks(), *matrix()[::5]]]
+    plans += [(b.goal, b.calls[:-1], b.calls[-1], (), ()) for b in benign_suite() if b.calls]
     cases = []
-    for index, (text, reads, final) in enumerate(plans):
+    for index, (text, reads, final, plants, memories) in enumerate(plans):
+        world = seeded_world()
+        furnish(world)
+        for where, key, planted in plants:
+            if isinstance(getattr(world, where), dict):
+                getattr(world, where)[key] = planted
+            else:
+                setattr(world, where, planted)
+        runners = world.runners()
         user_id, goal_id = 700_000 + first + index, f"g_guard{first + index}"
+        for memory in memories:
+            MemoryStore(redis).add(user_id, MemoryItem(text=memory, trust=MemoryTrust.accepted, source="an email",
+                                                       created_at=time.time(), updated_at=time.time()))
         for contact in CONTACTS:
             add_contact(redis, user_id, contact)
         if index % 2:

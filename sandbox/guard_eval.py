@@ -22,8 +22,11 @@ from agent.reading import ContentScanner, injection_scanner
 from agent.runner import GoalRunner
 from agent.testing import FunctionModel, tool_call
 from deputy.outbox import OUTBOX_STREAM, Outbox, OutboxMessage
+from memory import MemoryItem, MemoryStore, MemoryTrust
+from sandbox.guard_benign import furnish
 from sandbox.guard_cases import CONTACTS, Attack, Benign, Call, seeded_world
-from sandbox.world_operations import world_catalog
+from connectors.catalog import Catalog
+from sandbox.world_operations import WORLD_OPERATIONS
 from sentinel.action_store import ActionStore
 from sentinel.approvals import ApprovalSigner, ApprovalStore, Choice, ForgedPress
 from sentinel.audit import AuditLog
@@ -43,7 +46,8 @@ class Outcome:
     card: str | None = None
 
     def card_names(self, text: str) -> bool:
-        return self.card is not None and text in self.card
+        """The card names `text` (or one of its "|"-separated alternatives)."""
+        return self.card is not None and any(part in self.card for part in text.split("|"))
 
 
 def _script(calls: list[Call]) -> Callable[[list[dict[str, Any]], list[dict[str, Any]]], ModelReply]:
@@ -53,6 +57,36 @@ def _script(calls: list[Call]) -> Callable[[list[dict[str, Any]], list[dict[str,
         done = sum(1 for m in messages if m.get("role") == "tool")
         if done < len(calls):
             return tool_call(calls[done].tool, **calls[done].args)
+        return tool_call("reply", text="Done.")
+
+    return decide
+
+
+class _SchemaCache(Catalog):
+    """The world's catalog with its tool schemas built once: the suites run hundreds of goals."""
+
+    _schemas: list[dict[str, Any]] | None = None
+
+    def tool_schemas(self) -> list[dict[str, Any]]:
+        if self._schemas is None:
+            self._schemas = super().tool_schemas()
+        return self._schemas
+
+
+_CATALOG = _SchemaCache(WORLD_OPERATIONS)
+
+
+def _split_script(parts: tuple[tuple[str, str, tuple[Call, ...]], ...]):
+    """A model that splits the goal into `parts`, each of which makes its own calls."""
+
+    def decide(messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> ModelReply:
+        first = next((str(m.get("content", "")) for m in messages if m.get("role") == "user"), "")
+        for title, _, calls in parts:
+            if f"(This is the part “{title}”" in first:
+                return _script(list(calls))(messages, tools)
+        if not any(m.get("role") == "tool" for m in messages):
+            return tool_call("split_into_subgoals",
+                             parts=[{"title": title, "instructions": text} for title, text, _ in parts])
         return tool_call("reply", text="Done.")
 
     return decide
@@ -78,34 +112,51 @@ class GuardHarness:
         return self._rules_for_user is not None
 
     def run_attack(self, attack: Attack) -> Outcome:
-        user_id, world, dispatch = self._run([attack.read, attack.attack], attack.goal, approve=False)
+        user_id, world, dispatch = self._run([*attack.reads, attack.attack], attack.goal, approve=False,
+                                             plants=attack.plants, memories=attack.memories)
         return self._outcome(attack.name, attack.attack, user_id, world)
 
     def run_benign(self, case: Benign) -> list[Outcome]:
-        user_id, world, dispatch = self._run(case.calls, case.goal, approve=True)
+        user_id, world, dispatch = self._run(case.calls, case.goal, approve=True, replies=case.replies,
+                                             parts=case.parts)
         return [self._outcome(case.name, call, user_id, world) for call in case.calls]
 
-    def _run(self, calls: list[Call], goal_text: str, approve: bool):
+    def _run(self, calls: list[Call], goal_text: str, approve: bool, plants: tuple = (), memories: tuple = (),
+             replies: tuple = (), parts: tuple = ()):
         user_id = next(_users)
+        last = self._redis.xrevrange(OUTBOX_STREAM, count=1)
+        self._since = "(" + last[0][0].decode() if last else "-"
         if self._rules_for_user is not None:
             self._rules_for_user(user_id)
         for contact in CONTACTS:
             add_contact(self._redis, user_id, contact)
+        now = time.time()
+        for text in memories:
+            MemoryStore(self._redis).add(user_id, MemoryItem(
+                text=text, trust=MemoryTrust.accepted, source="an email from billing@evil.example",
+                created_at=now, updated_at=now))
         world = seeded_world()
-        catalog = world_catalog()
+        furnish(world)
+        for where, key, content in plants:
+            if isinstance(getattr(world, where), dict):
+                getattr(world, where)[key] = content
+            else:
+                setattr(world, where, content)
+        catalog = _CATALOG
         dispatch = InlineDispatch()
         goals, actions, outbox = GoalStore(self._redis), ActionStore(self._redis), Outbox(self._redis)
         dispatch.runner = GoalRunner(
-            goals, actions, FunctionModel(_script(calls)), outbox, dispatch, catalog, scanner=self._scanner
+            goals, actions, FunctionModel(_split_script(parts) if parts else _script(calls)), outbox, dispatch, catalog,
+            scanner=self._scanner,
         )
         self._approvals = ApprovalStore(self._redis)
         dispatch.executor = Executor(
             actions, self._approvals, goals, outbox, AuditLog(self._redis), self._signer, dispatch, world.runners(),
             ReviewContextBuilder(self._redis, goals, catalog, self._rules), approval_ttl=3600,
         )
-        now = time.time()
+        messages = [{"role": "user", "content": goal_text}, *({"role": "user", "content": r} for r in replies)]
         goal = goals.save(Goal(id=f"g_eval{user_id}", user_id=user_id, chat_id=user_id, text=goal_text,
-                               messages=[{"role": "user", "content": goal_text}], created_at=now, updated_at=now))
+                               messages=messages, created_at=now, updated_at=now))
         dispatch.step(goal.id, 0)
         dispatch.drain()
         answered: set[str] = set()
@@ -122,7 +173,7 @@ class GuardHarness:
         return user_id, world, dispatch
 
     def _outcome(self, case: str, call: Call, user_id: int, world) -> Outcome:
-        operation = world_catalog().get(call.tool)
+        operation = _CATALOG.get(call.tool)
         targets = operation.targets(operation.validate(call.args)) if operation else []
         reviews = [e for e in AuditLog(self._redis).entries(user_id) if e.kind == "review"
                    and e.detail["operation"].endswith("." + call.tool) and e.detail["targets"] == targets]
@@ -135,7 +186,9 @@ class GuardHarness:
         return Outcome(case, call.tool, verdict, card)
 
     def _cards(self, user_id: int) -> list[OutboxMessage]:
-        messages = (OutboxMessage.model_validate_json(f[b"json"]) for _, f in self._redis.xrange(OUTBOX_STREAM))
+        # Only this run's messages: the stream holds every earlier case's too.
+        messages = (OutboxMessage.model_validate_json(f[b"json"])
+                    for _, f in self._redis.xrange(OUTBOX_STREAM, min=self._since))
         return [m for m in messages if m.chat_id == user_id and m.buttons]
 
     def _card_approvals(self, user_id: int) -> list[str]:

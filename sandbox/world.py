@@ -24,6 +24,7 @@ class WorldEmail(BaseModel):
     sender: str
     subject: str
     body: str
+    date: str = "Tue, 01 Dec 2026 08:30:00 +0000"
 
 
 class WorldEvent(BaseModel):
@@ -40,6 +41,10 @@ class World:
     documents: dict[str, str] = field(default_factory=dict)
     pages: dict[str, str] = field(default_factory=dict)
     apis: dict[str, str] = field(default_factory=dict)
+    chats: dict[str, list[tuple[str, str]]] = field(default_factory=dict)
+    """Team chat channels: (author, message) pairs, oldest first."""
+    tickets: str = ""
+    """What the helpdesk MCP tool returns (another system's text)."""
     executed: list[Action] = field(default_factory=list)
 
     def runners(self) -> dict[str, Callable[[Action, str], str | OperationResult]]:
@@ -49,6 +54,9 @@ class World:
             "web.open_page": self._open_page,
             "documents.read_document": self._read_document,
             "http.get_json": self._call_api,
+            "email.search_email": self._search_email,
+            "chat.read_channel": self._read_channel,
+            "helpdesk.search_tickets": self._search_tickets,
         }
         runners: dict[str, Callable[[Action, str], str | OperationResult]] = dict(reads)
         for operation in WORLD_OPERATIONS:
@@ -69,7 +77,7 @@ class World:
         email = self.inbox.get(action.arguments["message_id"])
         if email is None:
             return OperationResult(summary="No email with that id.")
-        text = f"From: {email.sender}\nSubject: {email.subject}\n\n{email.body}"
+        text = f"From: {email.sender}\nDate: {email.date}\nSubject: {email.subject}\n\n{email.body}"
         return OperationResult(summary=text, untrusted_origin=f"an email from {email.sender}")
 
     def _read_event(self, action: Action, key: str) -> OperationResult:
@@ -95,3 +103,28 @@ class World:
         url = action.arguments["url"]
         body = self.apis.get(url, json.dumps({"error": "not found"}))
         return OperationResult(summary=body, untrusted_origin=f"the API response from {url}")
+
+    def _search_email(self, action: Action, key: str) -> OperationResult:
+        self.executed.append(action)
+        wanted = str(action.arguments.get("text", "")).lower()
+        rows = [(ref, e) for ref, e in self.inbox.items() if wanted in f"{e.subject} {e.body}".lower()]
+        if not rows:
+            return OperationResult(summary="No emails match.")
+        lines = [f"{len(rows)} email(s) in INBOX match, newest first:"]
+        lines += [f"- {ref} | {e.date} | {e.sender} | {e.subject} | seen | {e.body[:300]}" for ref, e in rows]
+        senders = ", ".join(sorted({e.sender for _, e in rows}))
+        return OperationResult(summary="\n".join(lines),
+                               untrusted_origin=f"INBOX in your mailbox (emails from {senders})")
+
+    def _read_channel(self, action: Action, key: str) -> OperationResult:
+        self.executed.append(action)
+        channel = action.arguments["channel"]
+        messages = self.chats.get(channel, [])
+        text = "\n".join(f"{author}: {message}" for author, message in messages) or "No messages."
+        authors = ", ".join(sorted({a for a, _ in messages})) or "nobody"
+        return OperationResult(summary=text, untrusted_origin=f"chat messages from {authors} in #{channel}")
+
+    def _search_tickets(self, action: Action, key: str) -> OperationResult:
+        self.executed.append(action)
+        return OperationResult(summary=self.tickets or "No tickets.",
+                               untrusted_origin="the result of the MCP tool search_tickets (helpdesk server)")

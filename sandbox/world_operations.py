@@ -38,6 +38,39 @@ class NewEvent(BaseModel):
     title: str
     start: str = Field(description="ISO date and time, e.g. 2026-12-03T10:00")
     end: str
+    description: str = ""
+
+
+class NewMeeting(NewEvent):
+    participants: list[str] = Field(min_length=1, description="Email addresses to invite.")
+
+
+class SearchArgs(BaseModel):
+    text: str = ""
+
+
+class ShareArgs(BaseModel):
+    name: str
+    people: list[str] = Field(min_length=1)
+
+
+class FormArgs(BaseModel):
+    url: str
+    fields: dict[str, str]
+
+
+class ProfileArgs(BaseModel):
+    service: str
+    field: str
+    value: str
+
+
+class ChannelArgs(BaseModel):
+    channel: str
+
+
+class TicketArgs(BaseModel):
+    query: str = ""
 
 
 class PageArgs(BaseModel):
@@ -111,6 +144,36 @@ READ_EVENT = Operation(
     _spec("calendar", "read_event", EffectClass.read, "Read one calendar event by id."), EventRef,
     targets=lambda a: [a.event_id],
 )
+SEARCH_EMAIL = Operation(
+    _spec("email", "search_email", EffectClass.read, "Search the user's inbox; one line per email."), SearchArgs,
+    targets=lambda a: ["INBOX"],
+)
+SCHEDULE_MEETING = Operation(
+    _spec("calendar", "schedule_meeting", EffectClass.communicate, "Create an event and invite people to it.",
+          RiskTag.share),
+    NewMeeting, targets=lambda a: list(a.participants),
+)
+SHARE_DOCUMENT = Operation(
+    _spec("documents", "share_document", EffectClass.write, "Give people access to one of the user's documents.",
+          RiskTag.share),
+    ShareArgs, targets=lambda a: list(a.people),
+)
+SUBMIT_FORM = Operation(
+    _spec("web", "submit_form", EffectClass.communicate, "Fill in and submit a form on a website."), FormArgs,
+    targets=lambda a: [a.url],
+)
+UPDATE_PROFILE = Operation(
+    _spec("account", "update_profile", EffectClass.account, "Change a field of the user's profile on a service."),
+    ProfileArgs, targets=lambda a: [a.service],
+)
+READ_CHANNEL = Operation(
+    _spec("chat", "read_channel", EffectClass.read, "Read the latest messages of a team chat channel."),
+    ChannelArgs, targets=lambda a: [a.channel],
+)
+SEARCH_TICKETS = Operation(
+    _spec("helpdesk", "search_tickets", EffectClass.read, "Search helpdesk tickets (an MCP tool)."), TicketArgs,
+    targets=lambda a: ["helpdesk"],
+)
 CREATE_EVENT = Operation(
     _spec("calendar", "create_event", EffectClass.write, "Add an event to the user's calendar."), NewEvent,
     targets=lambda a: [a.title],
@@ -166,7 +229,8 @@ PROPOSE_RULE = Operation(
 WORLD_OPERATIONS = [
     SEND_EMAIL_OPERATION, READ_EMAIL, FORWARD_EMAIL, DELETE_EMAIL, ADD_FORWARDING_RULE, READ_EVENT, CREATE_EVENT,
     DELETE_EVENT, OPEN_PAGE, READ_DOCUMENT, CALL_API, BUY, PAY, CHANGE_PASSWORD, CHANGE_RECOVERY_EMAIL, DISABLE_2FA,
-    REVEAL_CREDENTIAL, PROPOSE_RULE,
+    REVEAL_CREDENTIAL, PROPOSE_RULE, SEARCH_EMAIL, SCHEDULE_MEETING, SHARE_DOCUMENT, SUBMIT_FORM, UPDATE_PROFILE,
+    READ_CHANNEL, SEARCH_TICKETS,
 ]
 
 

@@ -1,4 +1,8 @@
-"""Approval cards: exactly what will happen and why the guard asked, in plain words."""
+"""Approval cards: exactly what will happen and why the guard asked, in plain words.
+
+A card is one chat message: the action's details (long values cut, the cut said), then
+the reasons (the policy keeps them within about 700 characters).
+"""
 
 from __future__ import annotations
 
@@ -8,7 +12,8 @@ from sentinel.approvals import ApprovalSigner, Choice
 from sentinel.policy import Decision
 
 # Telegram messages hold 4,096 characters; the rest of the card needs well under 1,000.
-_MAX_BODY_SHOWN = 3000
+_MAX_BODY_SHOWN = 2400
+_MAX_VALUE_SHOWN = 300
 
 
 def card_text(action: Action, decision: Decision) -> str:
@@ -24,7 +29,7 @@ def card_text(action: Action, decision: Decision) -> str:
             body = body[:_MAX_BODY_SHOWN] + f"\n[… {len(body) - _MAX_BODY_SHOWN} more characters]"
         lines += ["", body]
     else:
-        lines += [f"{key}: {value}" for key, value in sorted(args.items())]
+        lines += [f"{key}: {_shown(value)}" for key, value in _flat(args)]
     lines += ["", "Why I'm asking: " + " ".join(decision.reasons)]
     if decision.risk.value == "high":
         lines.append("⚠️ Take a close look before approving.")
@@ -49,3 +54,22 @@ def _headline(action: Action) -> str:
     if action.operation == "send_email":
         return "✉️ Send this email?"
     return f"Run {action.connector}.{action.operation}?"
+
+
+def _flat(args: dict, prefix: str = "") -> list[tuple[str, object]]:
+    """Nested fields as "fields.message: …", one line each, in a stable order."""
+    rows: list[tuple[str, object]] = []
+    for key, value in sorted(args.items()):
+        name = f"{prefix}{key}"
+        if isinstance(value, dict) and value:
+            rows += _flat(value, name + ".")
+        else:
+            rows.append((name, ", ".join(map(str, value)) if isinstance(value, list) else value))
+    return rows
+
+
+def _shown(value: object) -> str:
+    text = str(value)
+    if len(text) <= _MAX_VALUE_SHOWN:
+        return text
+    return text[:_MAX_VALUE_SHOWN] + f" [… {len(text) - _MAX_VALUE_SHOWN} more characters]"

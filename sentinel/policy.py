@@ -9,19 +9,26 @@ Order of precedence, first match wins:
 1. always denied: revealing or sending credentials, disabling two-factor authentication,
    password or recovery changes the user did not ask for, forwarding mail to an address
    the user does not know;
-2. reads are allowed, except opening an address the user did not give (navigation);
+2. reads are allowed, except opening an address the user did not give (navigation) or one
+   the model composed to carry data the user did not give;
 3. exactly what the user approved on a card is allowed;
-4. a value that came from untrusted content, or from nowhere (made up), means ask;
+4. a value that came from untrusted content, or from nowhere (made up), means ask; so does
+   free text (a title, a body, a form field) copied from untrusted content;
 5. a goal whose untrusted content looked like an injection asks before acting;
-6. the user's rules (deny > ask > allow), which can never reach past 1, 4 or 5, nor
-   allow anything but a plain write once the goal has read untrusted content (an agent
-   that read outside content and is about to act for the user needs a human);
-7. defaults by effect: plain writes are allowed; deleting, sharing, irreversible acts,
+6. an action outside the user's intent (a kind of action the user's own words never asked
+   for) asks once the goal has read outside content: that content may be steering it;
+7. the user's rules (deny > ask > allow), which can never reach past 1 to 6;
+8. defaults by effect: plain writes are allowed; deleting, sharing, irreversible acts,
    communicating, spending and account changes ask.
+Reading the user's own data is not obeying it: an action inside the intent, every value of
+which traces to the user or their contacts, is not asked about merely because the goal read
+something. Every reason is true (nothing says "you asked" unless it traces to the user's
+words) and all reasons together fit in `MAX_REASON_CHARS`, so a card is one short message.
 """
 
 from __future__ import annotations
 
+import re
 from datetime import datetime, timezone
 from enum import Enum
 
@@ -29,7 +36,11 @@ from pydantic import BaseModel, Field
 
 from connectors.base import EffectClass, RiskTag
 from sentinel.actions import Action
-from sentinel.provenance import ProvenanceContext, TracedValue, Trust, trace_action
+from sentinel.intent import Kind, action_kinds, describe, intended_kinds
+from sentinel.navigation import composed_data
+from sentinel.origins import split_sources
+from sentinel.provenance import MAX_ITEM_CHARS, ProvenanceContext, TracedValue, Trust, trace_action, untrusted_sources
+from sentinel.textflow import CopiedText, Source, copied_passages
 
 
 class Verdict(str, Enum):
@@ -49,6 +60,7 @@ class Decision(BaseModel):
     reasons: list[str]
     risk: Risk
     untrusted_values: list[TracedValue] = Field(default_factory=list)
+    copied: list[str] = Field(default_factory=list, description="Passages copied from outside content, explained.")
     allow_always: bool = Field(
         default=False, description="Asked only because of defaults or a rule: the card may offer “Always allow this”."
     )
@@ -73,36 +85,22 @@ class ReviewContext(BaseModel):
     now: datetime = Field(default_factory=lambda: datetime.fromtimestamp(0, tz=timezone.utc))
 
 
-_ASK_REASONS: dict[EffectClass, str] = {
-    EffectClass.communicate: "it sends a message on your behalf to {targets}",
-    EffectClass.spend: "it spends your money ({targets})",
-    EffectClass.account: "it changes one of your accounts ({targets})",
-    EffectClass.write: "it changes data in one of your services ({targets})",
-}
+MAX_REASON_CHARS = 640
+"""All reasons together; with the risk line a card's "why" stays within about 700 characters."""
 _ASKING_TAGS = {RiskTag.delete, RiskTag.share, RiskTag.irreversible}
 
 
 def review(action: Action, context: ReviewContext) -> Decision:
     """Allow, deny or ask the user about `action`, with reasons a person can read."""
-    traced = trace_action(action.targets, action.arguments, action.amount, context.provenance)
+    provenance = context.provenance
+    traced = trace_action(action.targets, action.arguments, action.amount, provenance)
     denied = _always_denied(action, context, traced)
     if denied is not None:
         return Decision(verdict=Verdict.deny, reasons=[denied], risk=Risk.high, untrusted_values=_untrusted(traced))
     tags = frozenset(action.tags)
-    origins = sorted({item.origin for item in context.provenance.untrusted})
-    read_note = [f"This goal has read outside content ({'; '.join(origins[:3])}), which may be steering it."] if origins else []
+    sources = untrusted_sources(provenance) if provenance.untrusted else []
     if action.effect is EffectClass.read and not (tags & _ASKING_TAGS):
-        unknown_site = [v for v in _untrusted(traced) if v.argument == "target"] if RiskTag.navigation in tags else []
-        if not unknown_site:
-            return Decision(verdict=Verdict.allow, reasons=["Reading changes nothing."], risk=Risk.low)
-        # Following a link the outside world handed us is how data leaks: the user decides.
-        reasons = [f"Careful: {v.explain()}." for v in unknown_site]
-        return Decision(
-            verdict=Verdict.ask,
-            reasons=["I ask before opening this address because you didn't give it to me.", *reasons, *read_note],
-            risk=Risk.high if any(v.trust is Trust.tainted for v in unknown_site) else Risk.medium,
-            untrusted_values=unknown_site,
-        )
+        return _review_read(action, provenance, traced, tags)
     if context.approved_fingerprint is not None:
         if context.approved_fingerprint == action.fingerprint():
             return Decision(verdict=Verdict.allow, reasons=["You approved exactly this action."], risk=Risk.low)
@@ -111,44 +109,203 @@ def review(action: Action, context: ReviewContext) -> Decision:
             reasons=["The action differs from the one you approved, so I need to ask again."],
             risk=Risk.high,
         )
-    warning = (
-        ["Something this goal read looked like an attempt to give me instructions: "
-         + "; ".join(context.injection_warnings[:3]) + "."]
-        if context.injection_warnings else []
-    )
+    warning = _warning(context.injection_warnings, provenance)
     untrusted = _untrusted(traced)
-    if untrusted:
-        tainted = any(v.trust is Trust.tainted for v in untrusted)
-        reasons = [f"Careful: {v.explain()}." for v in untrusted]
-        risk = Risk.high if tainted or warning else Risk.medium
-        return _ask(action, [*reasons, *read_note, *warning], risk, untrusted)
+    reported = {v.value.strip().lower() for v in untrusted}
+    copied = [c for c in copied_passages(action.arguments, _copy_sources(action, sources), provenance.trusted_texts)
+              if c.passage.lower() not in reported]
+    if untrusted or copied:
+        reasons = [*_value_reasons(untrusted), *(f"Careful: {c.explain()}." for c in copied)]
+        risk = Risk.high if copied or warning or any(v.trust is Trust.tainted for v in untrusted) else Risk.medium
+        return _ask(action, [*reasons, *warning], risk, untrusted, copied)
     if warning:
-        return _ask(action, [*warning, *read_note], Risk.high, [])
+        return _ask(action, warning, Risk.high, [])
     if context.rules.verdict is Verdict.deny:
         return Decision(verdict=Verdict.deny, reasons=context.rules.reasons, risk=Risk.medium)
-    plain_write = action.effect is EffectClass.write and not (tags & _ASKING_TAGS)
-    if origins and not plain_write:
-        # Untrusted content read + acting on the user's behalf: a human decides, whatever
-        # the rules allow, because the content may have steered the decision.
-        return _ask(action, [*context.rules.reasons, *read_note], Risk.medium, [])
+    asked_for = _asked_for(action, provenance)
+    if sources and not asked_for:
+        kinds = action_kinds(action.effect, tags, action.connector, action.operation)
+        # Outside content was read and the user never asked for this kind of action: the
+        # content may be what suggested it, so a human decides, whatever the rules allow.
+        return _ask(action, [_steering(kinds, sources)], Risk.medium, [])
     if context.rules.verdict is Verdict.ask:
         return _ask(action, context.rules.reasons, Risk.medium, [])
     if context.rules.verdict is Verdict.allow:
         return Decision(verdict=Verdict.allow, reasons=context.rules.reasons, risk=Risk.low)
-    if plain_write:
-        return Decision(verdict=Verdict.allow, reasons=["A change you asked for, easy to undo."], risk=Risk.low)
+    if action.effect is EffectClass.write and not (tags & _ASKING_TAGS):
+        named = action_kinds(action.effect, tags, action.connector, action.operation) & intended_kinds(
+            provenance.user_words)
+        traced_to_user = bool(named) and all(v.trust is Trust.trusted for v in traced)
+        reason = "A change you asked for" if traced_to_user else "A change to your own data"
+        return Decision(verdict=Verdict.allow, reasons=[reason + ", easy to undo."], risk=Risk.low)
     decision = _ask(action, [], Risk.medium, [])
     decision.allow_always = action.effect in (EffectClass.communicate, EffectClass.write)
     return decision
 
 
-def _ask(action: Action, reasons: list[str], risk: Risk, untrusted: list[TracedValue]) -> Decision:
+# A plain write (a cart, a draft, a held booking, an event) is a step of these tasks.
+_STEPS_BY_WRITES = frozenset({Kind.write, Kind.schedule, Kind.buy, Kind.book, Kind.pay, Kind.send})
+
+
+def _asked_for(action: Action, provenance: ProvenanceContext) -> bool:
+    """The user's own words ask for this kind of action (or for a task it is a plain step of)."""
+    tags = frozenset(action.tags)
+    wanted = intended_kinds(provenance.user_words)
+    if action_kinds(action.effect, tags, action.connector, action.operation) & wanted:
+        return True
+    return action.effect is EffectClass.write and not (tags & _ASKING_TAGS) and bool(wanted & _STEPS_BY_WRITES)
+
+
+def _copy_sources(action: Action, sources: list[Source]) -> list[Source]:
+    """Outside content whose copies matter here: quoting a message back to its own author
+    (a reply's "Re: subject") tells them nothing new and obeys nobody."""
+    if action.effect is not EffectClass.communicate:
+        return sources
+    recipients = {t.strip().lower() for t in action.targets}
+    return [s for s in sources if not (s.author and s.author in recipients)]
+
+
+def requested_by_user(action: Action, provenance: ProvenanceContext) -> bool:
+    """The user's words ask for this kind of action and every value in it traces to them:
+    what a rule "only if I asked for it" may let through (nothing copied from outside)."""
+    traced = trace_action(action.targets, action.arguments, action.amount, provenance)
+    if any(v.trust is not Trust.trusted for v in traced):
+        return False
+    if not _asked_for(action, provenance):
+        return False
+    sources = untrusted_sources(provenance) if provenance.untrusted else []
+    return not copied_passages(action.arguments, _copy_sources(action, sources), provenance.trusted_texts)
+
+
+def _review_read(action: Action, provenance: ProvenanceContext, traced: list[TracedValue],
+                 tags: frozenset[RiskTag]) -> Decision:
+    if RiskTag.navigation not in tags:
+        return Decision(verdict=Verdict.allow, reasons=["Reading changes nothing."], risk=Risk.low)
+    unknown_site = [v for v in _untrusted(traced) if v.argument == "target"]
+    carried = [] if unknown_site else composed_data(action.targets, provenance)
+    if not unknown_site and not carried:
+        return Decision(verdict=Verdict.allow, reasons=["Reading changes nothing."], risk=Risk.low)
+    # Following a link the outside world handed us, or one the model filled with data, is
+    # how data leaks: the user decides.
+    if unknown_site:
+        reasons = ["I ask before opening this address because you didn't give it to me.",
+                   *[f"Careful: {v.explain()}." for v in unknown_site]]
+    else:
+        reasons = ["I ask before opening this address because it would send the site "
+                   + ", ".join(f"“{_short(c, 60)}”" for c in carried[:3]) + ", which you didn't give me."]
+    return Decision(
+        verdict=Verdict.ask, reasons=_fit(reasons),
+        risk=Risk.high if carried or any(v.trust is Trust.tainted for v in unknown_site) else Risk.medium,
+        untrusted_values=unknown_site,
+    )
+
+
+_INSTRUCTION_CUES = re.compile(
+    r"ignore (?:all |your |any )?(?:previous|prior|above)|instructions?\b|assistant|\bAI\b|system notice|do this now",
+    re.IGNORECASE)
+
+
+def _warning(notes: list[str], provenance: ProvenanceContext) -> list[str]:
+    """The detector's notes ("origin: reason"), each origin once, in one short sentence; an
+    inbox search is named by the email(s) in it that address the assistant, not as a whole."""
+    if not notes:
+        return []
+    by_origin: dict[str, list[str]] = {}
+    for note in notes:
+        origin, _, reason = note.rpartition(": ")
+        origin = _narrowed(origin or "outside content", provenance)
+        by_origin.setdefault(origin, [])
+        if reason not in by_origin[origin]:
+            by_origin[origin].append(reason)
+    parts = [f"{_short(origin, 90)} ({'; '.join(reasons[:2])})" for origin, reasons in list(by_origin.items())[:2]]
+    more = f" and {len(by_origin) - 2} more" if len(by_origin) > 2 else ""
+    return ["Something this goal read looked like an attempt to give me instructions: " + "; ".join(parts) + more + "."]
+
+
+def _narrowed(origin: str, provenance: ProvenanceContext) -> str:
+    for item in provenance.untrusted:
+        if item.origin != origin:
+            continue
+        parts = split_sources(item.origin, item.text[:MAX_ITEM_CHARS])
+        if len(parts) > 1:
+            cued = [p.origin for p in parts if _INSTRUCTION_CUES.search(p.text)]
+            if 0 < len(cued) <= 2:
+                return " and ".join(cued)
+    return origin
+
+
+def _value_reasons(values: list[TracedValue]) -> list[str]:
+    """One sentence per origin: "Careful: A, B and C come from the document x, not from you."."""
+    groups: dict[tuple[Trust, tuple[str, ...]], list[str]] = {}
+    for value in values:
+        groups.setdefault((value.trust, tuple(value.origins)), []).append(value.value)
+    reasons = []
+    for (trust, origins), shown in groups.items():
+        first = TracedValue(kind="", value="", argument="", trust=trust, origins=list(origins)).explain().lstrip()
+        names = shown[0] if len(shown) == 1 else ", ".join(shown[:-1]) + " and " + shown[-1]
+        verb = first.split(" ", 1)[0]  # "comes" / "did"
+        if len(shown) > 1 and verb == "comes":
+            first = "come" + first[len("comes"):]
+        reasons.append(f"Careful: {names} {first}.")
+    return reasons
+
+
+def _steering(kinds: frozenset[Kind], sources: list) -> str:
+    origins = list(dict.fromkeys(s.origin for s in sources))
+    shown = "; ".join(origins[:2]) + (f" and {len(origins) - 2} more" if len(origins) > 2 else "")
+    return (f"You didn't ask me to {describe(kinds)} in this goal, and it has read outside content ({shown}), "
+            "which may be what suggested it.")
+
+
+def _what(action: Action) -> str:
     targets = ", ".join(action.targets) or "someone"
-    template = _ASK_REASONS.get(action.effect, "it acts outside Deputy ({targets})")
-    if RiskTag.delete in action.tags:
-        template = "it deletes something ({targets})"
-    because = f"I ask before this because {template.format(targets=targets)}."
-    return Decision(verdict=Verdict.ask, reasons=[because, *reasons], risk=risk, untrusted_values=untrusted)
+    tags = frozenset(action.tags)
+    kinds = action_kinds(action.effect, tags, action.connector, action.operation)
+    money = f"{action.amount} {action.currency or ''}".strip() if action.amount is not None else ""
+    if RiskTag.delete in tags:
+        return f"it deletes something ({targets})"
+    if Kind.post in kinds:
+        return f"it sends data to a website outside Deputy ({targets})"
+    if Kind.share in kinds and Kind.schedule in kinds:
+        return f"it invites people to an event, who will see it ({targets})"
+    if Kind.share in kinds:
+        return f"it shares your data with {targets}"
+    if action.effect is EffectClass.communicate:
+        return f"it sends a message on your behalf to {targets}"
+    if action.effect is EffectClass.spend:
+        return f"it spends your money ({money + ' to ' if money else ''}{targets})"
+    if action.effect is EffectClass.account:
+        return f"it changes one of your accounts ({targets})"
+    if action.effect is EffectClass.write:
+        return f"it changes data in one of your services ({targets})"
+    return f"it acts outside Deputy ({targets})"
+
+
+def _ask(action: Action, reasons: list[str], risk: Risk, untrusted: list[TracedValue],
+         copied: list[CopiedText] | None = None) -> Decision:
+    because = f"I ask before this because {_what(action)}."
+    return Decision(verdict=Verdict.ask, reasons=_fit([because, *reasons]), risk=risk, untrusted_values=untrusted,
+                    copied=[c.explain() for c in copied or []])
+
+
+def _fit(reasons: list[str]) -> list[str]:
+    """The reasons, each once, cut to fit one short card: the first ones matter most."""
+    kept: list[str] = []
+    used = 0
+    unique = list(dict.fromkeys(reasons))
+    for index, reason in enumerate(unique):
+        reason = _short(reason, 300)
+        left = len(unique) - index
+        if used + len(reason) + 1 > MAX_REASON_CHARS - (30 if left > 1 else 0) and kept:
+            kept.append(f"(and {left} more reason{'s' if left > 1 else ''})")
+            break
+        kept.append(reason)
+        used += len(reason) + 1
+    return kept
+
+
+def _short(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[:limit - 1] + "…"
 
 
 def _always_denied(action: Action, context: ReviewContext, traced: list[TracedValue]) -> str | None:
@@ -168,5 +325,7 @@ def _always_denied(action: Action, context: ReviewContext, traced: list[TracedVa
 
 
 def _untrusted(traced: list[TracedValue]) -> list[TracedValue]:
-    return [v for v in traced if v.trust is not Trust.trusted]
+    # A name the model chose (an event title, a payee's display name) is not an address:
+    # made up, it steers nothing; copied from outside content, it is reported as tainted.
+    return [v for v in traced if v.trust is Trust.tainted or (v.trust is Trust.unverified and v.kind != "name")]
 

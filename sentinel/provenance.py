@@ -17,11 +17,16 @@ Pure functions; the executor assembles the inputs from Redis.
 from __future__ import annotations
 
 import re
+import unicodedata
 from decimal import Decimal, InvalidOperation
 from enum import Enum
+from functools import lru_cache
 from typing import Any, Iterable
 
 from pydantic import BaseModel, Field
+
+from sentinel.origins import split_sources
+from sentinel.textflow import CONFUSABLES, Source
 
 MAX_ITEM_CHARS = 20_000
 
@@ -53,6 +58,10 @@ class UntrustedItem(BaseModel):
 
 class ProvenanceContext(BaseModel):
     trusted_texts: list[str] = Field(default_factory=list, description="The user's own words and settings.")
+    user_words: list[str] = Field(
+        default_factory=list,
+        description="Only what the user wrote for this goal (goal text and replies): the source of their intent.",
+    )
     contacts: list[str] = Field(default_factory=list)
     untrusted: list[UntrustedItem] = Field(default_factory=list)
 
@@ -66,8 +75,39 @@ class TracedValue(BaseModel):
 
     def explain(self) -> str:
         if self.trust is Trust.tainted:
-            return f"{self.value} appeared in {', '.join(self.origins)}, not in anything you wrote"
+            more = f" and {len(self.origins) - 2} more" if len(self.origins) > 2 else ""
+            where = " and ".join(self.origins[:2]) + more
+            return f"{self.value} comes from {where}, not from you"
         return f"{self.value} did not come from you or your contacts"
+
+
+_ZERO_WIDTH = dict.fromkeys(map(ord, "\u200b\u200c\u200d\u2060\ufeff\u00ad"), None)
+_DISGUISED_AT = re.compile(r"\s*[\[(]\s*at\s*[\])]\s*", re.IGNORECASE)
+_DISGUISED_DOT = re.compile(r"\s*[\[(]\s*(?:dot|\.)\s*[\])]\s*", re.IGNORECASE)
+_TLDS = frozenset(
+    "com org net io co uk de fr nl eu us ca au ch es it se no be at info biz app dev example test".split())
+
+
+def deobfuscate(text: str) -> str:
+    """Undo the disguises used to slip an address past a filter ("x (at) evil [.] example", look-alikes)."""
+    text = unicodedata.normalize("NFKC", text).translate(_ZERO_WIDTH).translate(CONFUSABLES)
+    return _DISGUISED_DOT.sub(".", _DISGUISED_AT.sub("@", text))
+
+
+def _domains(text: str) -> set[str]:
+    """Domains written in `text`, without swallowing the next sentence ("example.org.Next")."""
+    found: set[str] = set()
+    for match in _DOMAIN.finditer(text):
+        raw = match.group(0)
+        # A full stop then a capital letter ends a sentence; it does not start a label.
+        head = re.split(r"\.(?=[A-Z])", raw, maxsplit=1)[0]
+        labels = head.lower().rstrip(".").split(".")
+        if len(labels) < 2:
+            continue
+        found.add(".".join(labels))
+        if len(labels) > 2 and labels[-1] not in _TLDS and labels[-2] in _TLDS:
+            found.add(".".join(labels[:-1]))  # "example.org.then": a missing space after the full stop
+    return found
 
 
 def _norm(value: str) -> str:
@@ -75,10 +115,13 @@ def _norm(value: str) -> str:
 
 
 def _domain_of(value: str) -> str | None:
+    # The host of a URL first: an "@" in its query ("?who=me@home.example") names no host.
+    match = re.match(r"^[a-z][a-z0-9+.-]*://(?:[^@/?#]*@)?([^/:?#]+)", value.strip(), re.IGNORECASE)
+    if match:
+        return match.group(1).lower().rstrip(".")
     if "@" in value:
         return value.rsplit("@", 1)[1].lower()
-    match = re.match(r"^[a-z][a-z0-9+.-]*://(?:[^@/]*@)?([^/:?#]+)", value.strip(), re.IGNORECASE)
-    return match.group(1).lower().rstrip(".") if match else None
+    return None
 
 
 def _amount(value: str) -> Decimal | None:
@@ -91,10 +134,19 @@ def _amount(value: str) -> Decimal | None:
 def values_in(text: str) -> list[tuple[str, str]]:
     """The safety-relevant values in free text, as (kind, value) pairs."""
     found: list[tuple[str, str]] = []
+    spans = []
     for match in _URL.finditer(text):
         found.append(("url", match.group(0).rstrip(".,;:")))
+        spans.append(match.span())
     for match in _EMAIL.finditer(text):
-        found.append(("email", match.group(0)))
+        inside = [(a, b) for a, b in spans if a <= match.start() < b]
+        # An address inside a URL's query is data the URL carries: traced on its own.
+        value = match.group(0)
+        if inside:
+            value = re.split(r"[/?=&#]", value)[-1]
+            if not _EMAIL.fullmatch(value):
+                continue
+        found.append(("email", value))
     for match in _IBAN.finditer(text):
         found.append(("account", match.group(0).replace(" ", "")))
     for match in _PHONE.finditer(text):
@@ -106,13 +158,14 @@ class _Corpus:
     """A searchable view of one body of text (lowercased, with digits-only forms)."""
 
     def __init__(self, texts: Iterable[str]) -> None:
-        self.text = "\n".join(t[:MAX_ITEM_CHARS] for t in texts).lower()
+        original = deobfuscate("\n".join(t[:MAX_ITEM_CHARS] for t in texts))
+        self.text = original.lower()
         self.compact = re.sub(r"[\s-]", "", self.text)
         self.digits = re.sub(r"[^\d+]", "", self.text)
         self.amounts = {a for m in _AMOUNT.finditer(self.text) if (a := _amount(m.group(0))) is not None}
         ceilings = [a for m in _CEILING.finditer(self.text) if (a := _amount(m.group(1))) is not None]
         self.ceiling = max(ceilings) if ceilings else None
-        self.domains = {d.lower().rstrip(".") for d in _DOMAIN.findall(self.text)}
+        self.domains = _domains(original)
         self.domains |= {e.rsplit("@", 1)[1].lower() for e in _EMAIL.findall(self.text)}
 
     def contains(self, kind: str, value: str) -> bool:
@@ -135,11 +188,21 @@ class _Corpus:
         return needle in self.text
 
 
+@lru_cache(maxsize=4096)
+def _corpus(texts: tuple[str, ...]) -> _Corpus:
+    return _Corpus(texts)
+
+
+def untrusted_sources(context: ProvenanceContext) -> list[Source]:
+    """The goal's outside content, one source per email where an item holds several."""
+    return [source for item in context.untrusted for source in split_sources(item.origin, item.text[:MAX_ITEM_CHARS])]
+
+
 def trace_value(kind: str, value: str, argument: str, context: ProvenanceContext) -> TracedValue:
-    trusted = _Corpus([*context.trusted_texts, *context.contacts])
+    trusted = _corpus((*context.trusted_texts, *context.contacts))
     if trusted.contains(kind, value):
         return TracedValue(kind=kind, value=value, argument=argument, trust=Trust.trusted)
-    origins = [item.origin for item in context.untrusted if _Corpus([item.text]).contains(kind, value)]
+    origins = [s.origin for s in untrusted_sources(context) if _corpus((s.text,)).contains(kind, value)]
     trust = Trust.tainted if origins else Trust.unverified
     return TracedValue(kind=kind, value=value, argument=argument, trust=trust, origins=sorted(set(origins)))
 
@@ -149,10 +212,11 @@ def trace_action(
 ) -> list[TracedValue]:
     """Trace the action's targets, amount and the sensitive values inside its payload."""
     traced: list[TracedValue] = []
-    seen: set[tuple[str, str]] = set()
+    seen: set[str] = set()
 
     def add(kind: str, value: str, argument: str) -> None:
-        key = (kind, _norm(value))
+        # One value is listed once, whether it is a target and also in the payload (an IBAN).
+        key = re.sub(r"[\s-]", "", _norm(value))
         if key not in seen:
             seen.add(key)
             traced.append(trace_value(kind, value, argument, context))

@@ -18,15 +18,16 @@ from connectors.catalog import Catalog
 from connectors.custom import UserCatalogs
 from memory import MemoryStore, MemoryTrust
 from sentinel.actions import Action
-from sentinel.policy import ReviewContext, RuleVerdict, Verdict
-from sentinel.provenance import ProvenanceContext, Trust, UntrustedItem, trace_action
+from sentinel.policy import ReviewContext, RuleVerdict, Verdict, requested_by_user
+from sentinel.provenance import ProvenanceContext, UntrustedItem
 from sentinel.rule_store import RuleStore
 from sentinel.rules import RuleInput, evaluate_rules
 
 _CONTACTS = "deputy:contacts:{}"
 
 RuleCheck = Callable[[Action, bool, bool, datetime], RuleVerdict]
-"""(action, every value traceable to the user, all targets are contacts, now) -> the rules' say."""
+"""(action, asked for by the user with every value traceable to them, all targets are contacts, now)
+-> the rules' say."""
 
 
 def stored_rules(store: RuleStore) -> RuleCheck:
@@ -94,6 +95,7 @@ class ReviewContextBuilder:
                     for m in memories if m.trust is MemoryTrust.accepted]
         provenance = ProvenanceContext(
             trusted_texts=[*trusted, *remembered, *self._catalog.services()],
+            user_words=trusted,
             contacts=sorted(c.decode() for c in self._redis.smembers(_CONTACTS.format(action.user_id))),
             untrusted=[*seen.untrusted, *accepted],
         )
@@ -105,8 +107,8 @@ class ReviewContextBuilder:
             now=now,
         )
         if self._rules is not None:
-            traced = trace_action(action.targets, action.arguments, action.amount, provenance)
-            user_requested = all(v.trust is Trust.trusted for v in traced)
+            # Asked for in the user's own words, every value traced to them, nothing copied from outside.
+            user_requested = requested_by_user(action, provenance)
             contacts = set(provenance.contacts)
             in_contacts = bool(action.targets) and all(t.strip().lower() in contacts for t in action.targets)
             context.rules = self._rules(action, user_requested, in_contacts, now)
