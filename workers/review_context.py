@@ -14,7 +14,7 @@ from redis import Redis
 
 from agent.goals import GoalStore
 from agent.guard_view import guard_view
-from connectors.catalog import Catalog
+from connectors.catalog import Catalog, InvalidArguments
 from connectors.custom import UserCatalogs
 from memory import MemoryStore, MemoryTrust
 from sentinel.actions import Action
@@ -76,11 +76,24 @@ class ReviewContextBuilder:
 
     def authoritative(self, action: Action) -> Action | None:
         """The action with the effect and tags the catalog declares; None if unknown."""
-        catalog = self._user_catalogs.for_user(action.user_id) if self._user_catalogs else self._catalog
-        operation = catalog.find(action.connector, action.operation)
+        operation = self._catalog_of(action.user_id).find(action.connector, action.operation)
         if operation is None:
             return None
-        return action.model_copy(update={"effect": operation.spec.effect, "tags": sorted(operation.spec.tags)})
+        # Targets and amount are worked out again from the arguments, as the runner did: the
+        # guard never takes the submitter's word for whom an action reaches or what it costs.
+        try:
+            args = operation.validate(action.arguments)
+        except InvalidArguments:
+            return None
+        money = operation.amount(args) if operation.amount is not None else None
+        return action.model_copy(update={
+            "effect": operation.spec.effect, "tags": sorted(operation.spec.tags), "targets": operation.targets(args),
+            "amount": money[0] if money else None, "currency": money[1] if money else None,
+        })
+
+    def _catalog_of(self, user_id: int) -> Catalog:
+        """The operations this user has: the built-in ones and the services they connected."""
+        return self._user_catalogs.for_user(user_id) if self._user_catalogs else self._catalog
 
     def build(self, action: Action, approved_fingerprint: str | None = None) -> ReviewContext:
         goal = self._goals.get(action.goal_id)
@@ -94,7 +107,7 @@ class ReviewContextBuilder:
         accepted = [UntrustedItem(origin=f"a memory you accepted ({m.source})", text=m.text, at=m.created_at)
                     for m in memories if m.trust is MemoryTrust.accepted]
         provenance = ProvenanceContext(
-            trusted_texts=[*trusted, *remembered, *self._catalog.services()],
+            trusted_texts=[*trusted, *remembered, *self._catalog_of(action.user_id).services()],
             user_words=trusted,
             contacts=sorted(c.decode() for c in self._redis.smembers(_CONTACTS.format(action.user_id))),
             untrusted=[*seen.untrusted, *accepted],
