@@ -26,7 +26,7 @@ from typing import Any, Iterable
 from pydantic import BaseModel, Field
 
 from sentinel.origins import split_sources
-from sentinel.textflow import CONFUSABLES, Source
+from sentinel.textflow import CONFUSABLES, Source, string_fields
 
 MAX_ITEM_CHARS = 20_000
 
@@ -233,21 +233,10 @@ def trace_action(
             add("name", target, "target")
     if amount is not None:
         add("amount", str(amount), "amount")
-    for name, value in _strings(arguments):
+    for name, value in string_fields(arguments):
         for kind, found in values_in(value):
             if kind == "url":
                 add("domain", _domain_of(found) or found, name)
             else:
                 add(kind, found, name)
     return traced
-
-
-def _strings(value: Any, path: str = "") -> Iterable[tuple[str, str]]:
-    if isinstance(value, str):
-        yield path or "value", value
-    elif isinstance(value, dict):
-        for key, item in value.items():
-            yield from _strings(item, f"{path}.{key}" if path else str(key))
-    elif isinstance(value, (list, tuple)):
-        for item in value:
-            yield from _strings(item, path)

@@ -101,7 +101,7 @@ def copied_passages(
     found: list[CopiedText] = []
     trusted_profiles = [_profile(t) for t in trusted if t]
     source_profiles = [(s.origin, _profile(s.text)) for s in sources if s.text]
-    for name, value in _strings(arguments):
+    for name, value in string_fields(arguments):
         if name in skipped or _STRUCTURED.match(value) or len(_LETTERS.findall(value.lower())) < 2:
             continue
         if _IDENTIFIER_KEY.search(name.rsplit(".", 1)[-1]) and not any(c.isspace() for c in value):
@@ -164,12 +164,13 @@ def _either(items: tuple[str, ...]) -> str:
     return f"{items[0]}, {items[1]} and {len(items) - 2} more"
 
 
-def _strings(value: Any, path: str = "") -> Iterable[tuple[str, str]]:
+def string_fields(value: Any, path: str = "") -> Iterable[tuple[str, str]]:
+    """Every string inside `value` with its dotted path (list items share their list's path)."""
     if isinstance(value, str):
         yield path or "value", value
     elif isinstance(value, dict):
         for key, item in value.items():
-            yield from _strings(item, f"{path}.{key}" if path else str(key))
+            yield from string_fields(item, f"{path}.{key}" if path else str(key))
     elif isinstance(value, (list, tuple)):
         for item in value:
-            yield from _strings(item, path)
+            yield from string_fields(item, path)
