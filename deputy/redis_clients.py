@@ -48,6 +48,15 @@ def async_client(url: str, max_connections: int = 32, timeout: float | None = No
     return aioredis.Redis.from_pool(async_pool(url, max_connections, timeout))
 
 
+PATIENT_RETRIES = 8
+_PATIENT_BACKOFF = dict(base=0.1, cap=2.0)  # about 9 s in all: a restart, a replica's promotion
+
+
 def sync_client(url: str) -> Redis:
-    """A synchronous client with the same retry policy (its pool already drops sockets the server closed)."""
-    return Redis.from_url(url, retry=Retry(ExponentialBackoff(**_BACKOFF), RETRIES), retry_on_error=list(_ERRORS))
+    """A synchronous client for workers: it waits out a restart or a failover instead of failing.
+
+    Nobody is waiting on a chat for a worker, and a failed call in the wrong place (RQ's
+    bookkeeping while a job runs) stops the whole worker process, so it retries for longer.
+    """
+    return Redis.from_url(url, retry=Retry(ExponentialBackoff(**_PATIENT_BACKOFF), PATIENT_RETRIES),
+                          retry_on_error=list(_ERRORS))

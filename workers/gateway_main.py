@@ -11,12 +11,11 @@ import socket
 from urllib.parse import urlparse
 
 import aiohttp
-from redis import Redis
 
 from agent.async_model import HttpChatModel
 from agent.text_tools import TextToolsOptions
 from agent.text_tools_model import AsyncTextToolsChatModel
-from deputy.redis_clients import async_client
+from deputy.redis_clients import async_client, sync_client
 from deputy.settings import Settings
 from workers.dispatch import RQDispatch
 from workers.gateway import GatewayConfig, ModelGateway
@@ -43,7 +42,7 @@ async def _serve(settings: Settings) -> None:
     slots = settings.model_concurrency or settings.gateway_concurrency
     config = GatewayConfig(provider=provider, concurrency=slots, held=max(settings.gateway_concurrency, slots),
                            requests_per_minute=settings.model_requests_per_minute)
-    dispatch = RQDispatch(Redis.from_url(settings.redis_url))
+    dispatch = RQDispatch(sync_client(settings.redis_url))
     # Hundreds of calls share a few connections: a handler waits for a free one rather than failing.
     redis = async_client(settings.redis_url, max_connections=32, timeout=None)
     consumer = f"{socket.gethostname()}-{os.getpid()}-{secrets.token_hex(3)}"
