@@ -52,6 +52,7 @@ from workers.wait_notices import NOTICE_AFTER, WORKING, waiting_text, worth_tell
 log = logging.getLogger(__name__)
 
 USAGE = "deputy:model:usage:{}"
+SWEEP_BATCH = 64
 
 
 @dataclass(frozen=True)
@@ -104,6 +105,7 @@ class ModelGateway:
         self._room = asyncio.Event()
         self._threads = ThreadPoolExecutor(max_workers=4, thread_name_prefix="gateway-enqueue")
         self._claim_cursor = "0-0"
+        self._sweep_cursor = 0
 
     @property
     def in_flight(self) -> int:
@@ -188,10 +190,18 @@ class ModelGateway:
             await asyncio.sleep(self._config.heartbeat)
 
     async def _sweep(self) -> None:
-        """Drop the calls nobody waits for any more; tell users whose goals wait for a slot where they stand."""
-        held = [h for h in self._held.values() if h.call is not None and not h.call.done()]
-        if not held:
+        """Drop the calls nobody waits for any more; tell users whose goals wait for a slot where they stand.
+
+        Goal records are read whole (with their transcript), so one heartbeat checks at most
+        `SWEEP_BATCH` of the held calls, taking turns: with a thousand held each is checked
+        every few seconds, and the gateway's CPU goes to model calls, not to checking them.
+        """
+        everyone = [h for h in self._held.values() if h.call is not None and not h.call.done()]
+        if not everyone:
             return
+        start = self._sweep_cursor % len(everyone)
+        held = (everyone[start:] + everyone[:start])[:SWEEP_BATCH]
+        self._sweep_cursor = start + len(held)
         pipe = self._redis.pipeline(transaction=False)
         for h in held:
             pipe.get(GOAL_KEY.format(h.request.goal_id))

@@ -224,20 +224,33 @@ def test_calls_nobody_waits_for_leave_the_queue_or_are_cancelled_in_flight(
 
 
 def test_a_user_whose_goal_waits_is_told_how_many_goals_are_ahead(redis_server: RedisServer, redis: Redis) -> None:
+    release = threading.Event()
+
+    def slow_first_answer(request):  # the model is busy with the first call until the test has looked
+        release.wait(10)
+        return text("Done.")
+
     requests = ModelRequests(redis)
     waiting = [waiting_goal(redis, f"g_user{n}", user_id=100 + n) for n in range(4)]
     for request in waiting:
         requests.submit(request)
-    with one_slot_server(0.6) as server, \
+    with ScriptedModelServer(slow_first_answer, slots=1) as server, \
             RunningGateway(redis_server.url, server.base_url, concurrency=1, notice_after=0.3):
+        [first] = server.wait_for_requests(1)
+        served_first = 100 + int(message_text(first.messages[-1]).removeprefix("g_user"))
+        queued = [100 + n for n in range(4) if 100 + n != served_first]
+        told = wait_for(lambda: all(outbox_texts(redis, user) for user in queued) and
+                        {user: outbox_texts(redis, user) for user in queued}, timeout=10, what="the notices")
+        release.set()
         for request in waiting:
             wait_for(lambda r=request: requests.outcome(r.id), timeout=20, what="an answer")
-        users = [100 + int(message_text(r.messages[-1]).removeprefix("g_user")) for r in server.served]
-    assert outbox_texts(redis, users[0]) == [], "a goal served at once needs no notice"
-    last = outbox_texts(redis, users[-1])
-    assert last[0] in ("Waiting for the model: 2 goals ahead of yours.", "Waiting for the model: 1 goal ahead of yours.")
-    assert last[-1] == "The model is working on your goal now."
-    assert len(last) <= 4, f"told too often: {last}"
+    assert sorted(texts[0] for texts in told.values()) == [
+        "Waiting for the model: 1 goal ahead of yours.", "Waiting for the model: 2 goals ahead of yours.",
+        "Waiting for the model: yours is next."]
+    assert outbox_texts(redis, served_first) == [], "a goal served at once needs no notice"
+    for user in queued:
+        texts = outbox_texts(redis, user)
+        assert texts[-1] == "The model is working on your goal now." and len(texts) <= 4, texts
 
 
 @pytest.mark.parametrize("appendonly", [False, True], ids=["empty-restart", "append-only-restart"])
