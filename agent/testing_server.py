@@ -231,6 +231,12 @@ class ScriptedModelServer:
             return list(self._served)
 
     @property
+    def in_flight(self) -> int:
+        """Chat requests being answered (or waiting for a slot) right now; a client that hangs up leaves."""
+        with self._changed:
+            return self._in_flight
+
+    @property
     def max_in_flight(self) -> int:
         """The most chat requests this server was answering at the same time (since `clear()`)."""
         with self._changed:

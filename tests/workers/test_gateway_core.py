@@ -217,7 +217,7 @@ def test_calls_nobody_waits_for_leave_the_queue_or_are_cancelled_in_flight(
         stop_goal(redis, "g_second")  # cancelled while waiting for the slot
         stop_goal(redis, "g_first")  # cancelled while the model thinks (it would take a minute)
         outcomes = [wait_for(lambda r=r: requests.outcome(r.id), timeout=10, what="the outcome") for r in (in_flight, queued)]
-        wait_for(lambda: server.max_in_flight and not server._in_flight, timeout=10, what="the HTTP call to be dropped")
+        wait_for(lambda: server.in_flight == 0, timeout=10, what="the HTTP call to be dropped")
     assert [o.kind for o in outcomes] == ["discarded", "discarded"]
     assert [message_text(r.messages[-1]) for r in server.requests] == ["g_first"], "the queued call was never sent"
     assert gateway.continued == []
