@@ -3,8 +3,8 @@
     python -m bench.model_queue [--users 20]
 
 Starts the local model as `deputy run` does (llama.cpp, one slot; built and fetched into
-the cache on first use) and the whole of Deputy with the model gateway. First one user's
-goal alone: the time from texting it to its approval card (or answer) is one goal's time.
+the cache on first use) and the whole of Deputy with the model gateway. After one goal
+that warms the model's prompt cache, one user's goal alone: the time from texting it to its approval card (or answer) is one goal's time.
 Then twenty users text the same kind of goal at the same moment. The gateway sends the
 model one call at a time and queues the rest round robin, so the last card should come
 after about twenty goals' time, and no goal should be stopped by a timeout. Prints the
@@ -74,6 +74,9 @@ def run(workdir: Path, users: int = 20) -> QueueReport:
     stack = DeputyStack(redis.url, local.base_url, workdir / "stack", smtp=smtp, extra_env=local.env(), gateway=True)
     try:
         stack.start()
+        # A first goal warms llama-server's prompt cache (the system prompt and tools every goal shares).
+        warm = stack.user(69_999, "Warm")
+        warm.wait_for_bot(reached, after=warm.send(GOAL.format(name="yves")), timeout=4 * MODEL_TIMEOUT)
         solo = stack.user(70_000, "Solo")
         started = time.monotonic()
         sent = solo.send(GOAL.format(name="zoe"))
