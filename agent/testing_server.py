@@ -129,9 +129,14 @@ class ScriptedModelServer:
     HTTP 500 and kept in `responder_errors` so the test can fail loudly.
     """
 
-    def __init__(self, responder: Responder, *, model_name: str = "scripted-model") -> None:
+    def __init__(self, responder: Responder, *, model_name: str = "scripted-model", slots: int | None = None) -> None:
+        """`slots`: answer at most so many requests at once and queue the rest, first come, as
+        llama-server does with `--parallel`; a queued request's client timeout is already running."""
         self.responder: Responder = responder
         self.model_name = model_name
+        self.slots = slots
+        self._slot_gate: asyncio.Semaphore | None = None
+        self._served: list[ChatRequest] = []
         self.responder_errors: list[BaseException] = []
         self._requests: list[ChatRequest] = []
         # One condition guards the list and wakes `wait_for_requests`; the list is
@@ -221,6 +226,18 @@ class ScriptedModelServer:
             return list(self._requests)
 
     @property
+    def served(self) -> list[ChatRequest]:
+        """Requests in the order the server started working on them (with `slots`, after their wait)."""
+        with self._changed:
+            return list(self._served)
+
+    @property
+    def in_flight(self) -> int:
+        """Chat requests being answered (or waiting for a slot) right now; a client that hangs up leaves."""
+        with self._changed:
+            return self._in_flight
+
+    @property
     def max_in_flight(self) -> int:
         """The most chat requests this server was answering at the same time (since `clear()`)."""
         with self._changed:
@@ -230,6 +247,7 @@ class ScriptedModelServer:
         """Forget the recorded requests, responder errors and the in-flight high-water mark."""
         with self._changed:
             self._requests.clear()
+            self._served.clear()
             self.responder_errors.clear()
             self._max_in_flight = self._in_flight
 
@@ -275,6 +293,16 @@ class ScriptedModelServer:
         if body.get("stream"):
             # Not supported: fail loudly rather than send a body a streaming client misreads.
             return _error(400, "ScriptedModelServer does not stream; call without stream=True")
+        if self.slots is None:
+            return await self._work(request, chat)
+        if self._slot_gate is None:
+            self._slot_gate = asyncio.Semaphore(self.slots)  # FIFO, like llama-server's queue of tasks
+        async with self._slot_gate:  # a client that gives up while queued leaves the queue (handler_cancellation)
+            return await self._work(request, chat)
+
+    async def _work(self, request: web.Request, chat: ChatRequest) -> web.StreamResponse:
+        with self._changed:
+            self._served.append(chat)
         responder = self.responder  # read once: a swap applies to later requests only
         try:
             outcome = await asyncio.get_running_loop().run_in_executor(self._executor, responder, chat)

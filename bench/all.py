@@ -25,6 +25,7 @@ from bench import (
     frontend,
     frontend_profile,
     guard_cost,
+    model_queue,
     profile,
     prompt_growth,
     redis_memory,
@@ -60,6 +61,7 @@ def sections(quick: bool) -> list[tuple[str, Callable[[Path], object]]]:
             ("concurrency with the gateway", lambda d: concurrency.ConcurrencyReport(
                 with_gateway=concurrency.run_gateway(d, concurrency.GATEWAY_QUICK))),
             ("profile", lambda d: profile.run(d, goals=1, steps=10, seconds=5)),
+            ("model queue on the local model", lambda d: model_queue.run(d, users=3)),
         ]
     return [
         ("front end", lambda d: frontend.run(d)),
@@ -73,6 +75,7 @@ def sections(quick: bool) -> list[tuple[str, Callable[[Path], object]]]:
         ("concurrency with the gateway", lambda d: concurrency.ConcurrencyReport(
             with_gateway=concurrency.run_gateway(d))),
         ("profile", lambda d: profile.run(d)),
+        ("model queue on the local model", lambda d: model_queue.run(d)),
     ]
 
 

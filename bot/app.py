@@ -5,7 +5,6 @@ from __future__ import annotations
 import asyncio
 import gc
 
-import redis.asyncio as aioredis
 from telegram import BotCommand, Update
 from telegram.ext import (
     Application,
@@ -21,6 +20,7 @@ from bot.handlers import Handlers
 from bot.outbox_consumer import OutboxConsumer
 from bot.services import BotServices
 from bot.updates import application_builder
+from deputy.redis_clients import async_client
 
 COMMANDS = [
     BotCommand("start", "Introduce yourself"),
@@ -57,7 +57,7 @@ def build_application(
         # otherwise walk all of it and stall the event loop for tens of milliseconds each time.
         gc.freeze()
         await app.bot.set_my_commands(COMMANDS)
-        consumer = OutboxConsumer(aioredis.Redis.from_url(redis_url), app.bot, services.buttons)
+        consumer = OutboxConsumer(async_client(redis_url, max_connections=4), app.bot, services.buttons)
         outbox_task["task"] = asyncio.create_task(consumer.run(), name="outbox")
 
     async def post_stop(app: Application) -> None:

@@ -155,7 +155,11 @@ class Handlers:
         await update.effective_message.reply_text(format_activity(goals))
 
     async def unknown_command(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
-        command = (update.effective_message.text or "/").split()[0].split("@")[0]
+        command, _, addressee = (update.effective_message.text or "/").split()[0].partition("@")
+        if addressee and addressee.lower() != (context.bot.username or "").lower():
+            # `/start@OtherBot` in a group is for another bot: CommandHandler already let it pass
+            # (it checks the addressee), and answering it would talk over that bot.
+            return
         await update.effective_message.reply_text(texts.unknown_command(command))
 
     async def file(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:

@@ -24,6 +24,7 @@ from redis import Redis
 from redis.connection import SSLConnection
 
 from agent.goals import Goal, GoalStore, awaiting_key
+from deputy.redis_clients import async_client
 from sentinel.audit import DEVELOPMENT_KEY, queue_append, tip_key
 from workers.dispatch import RQDispatch
 
@@ -67,9 +68,8 @@ class LoopRedis:
     def get(self) -> aioredis.Redis:
         loop = asyncio.get_running_loop()
         if self._client is None or self._loop is not loop:
-            pool = aioredis.BlockingConnectionPool.from_url(self._url, max_connections=MAX_CONNECTIONS,
-                                                            timeout=CONNECTION_WAIT)
-            self._loop, self._client = loop, aioredis.Redis.from_pool(pool)
+            # Retries on a fresh connection when Redis restarted under a pooled one (deputy.redis_clients).
+            self._loop, self._client = loop, async_client(self._url, MAX_CONNECTIONS, CONNECTION_WAIT)
         return self._client
 
 
@@ -115,7 +115,9 @@ class GoalIntake:
         self._dispatch.step(saved.id, saved.step, pipeline=pipe)
         stored, _, appended, *_ = await pipe.execute()
         if not stored:
-            raise RuntimeError(f"goal id {goal.id} was already taken")  # ids have 72 random bits: a broken RNG
+            # Ids have 72 random bits, so the id is taken by this very transaction: Redis ran it, the
+            # connection dropped before its reply and the client sent it again. All of it is stored.
+            return saved
         while not appended:  # a worker appended to this user's trail since `pending` read the tip
             appended = await self._append(goal.user_id, "goal_created", goal.created_at, goal_id=goal.id, **audit)
         return saved

@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from deputy.local_model_build import BuildError, ensure_llama_server
-from deputy.local_model_server import ServerError, start_server, stop_server
+from deputy.local_model_server import SLOTS, ServerError, start_server, stop_server
 from deputy.local_model_weights import WeightsError, ensure_weights
 from deputy.settings import Settings
 
@@ -59,7 +59,9 @@ class LocalModel:
     def env(self) -> dict[str, str]:
         """The settings that point Deputy's workers at this model."""
         return {"OPENAI_BASE_URL": self.base_url, "DEPUTY_MODEL": self.model, "DEPUTY_MAX_TOOLS": str(MAX_TOOLS),
-                "DEPUTY_FORCE_TOOL_CALL": "true", "DEPUTY_MODEL_TIMEOUT": str(MODEL_TIMEOUT)}
+                "DEPUTY_FORCE_TOOL_CALL": "true", "DEPUTY_MODEL_TIMEOUT": str(MODEL_TIMEOUT),
+                # The gateway queues the rest itself, fairly, instead of piling them up in llama-server.
+                "DEPUTY_MODEL_CONCURRENCY": str(SLOTS)}
 
     def stop(self) -> None:
         stop_server(self.process)

@@ -81,6 +81,9 @@ CONTEXT_TOKENS = 8192
 
 MAX_ANSWER_TOKENS = 768
 
+SLOTS = 1
+"""Answers llama-server works on at once (`--parallel`); the model gateway sends no more than this."""
+
 
 class ServerError(Exception):
     """llama-server did not start; the message says why and where its log is."""
@@ -95,7 +98,7 @@ def server_command(binary: Path, gguf: Path, template: Path, port: int, threads:
         "--ctx-size", str(CONTEXT_TOKENS),
         # One slot: two cores cannot decode two answers faster than one after the other,
         # and a single slot keeps the cached prompt prefix for the next step of the goal.
-        "--parallel", "1",
+        "--parallel", str(SLOTS),
         "--jinja", "--chat-template-file", str(template),
         # Greedy decoding with a fixed seed: tool calls need exact names and JSON, not variety,
         # and the same request gets the same answer (tests and the evaluation rely on that).

@@ -28,6 +28,9 @@ class Settings(BaseSettings):
     model_retry_delays: str = Field(default="2,8,30", alias="DEPUTY_MODEL_RETRY_DELAYS")
     model_gateway: bool = Field(default=False, alias="DEPUTY_MODEL_GATEWAY")
     gateway_concurrency: int = Field(default=500, ge=1, alias="DEPUTY_GATEWAY_CONCURRENCY")
+    # Calls sent to the model endpoint at once (its slots); unset: as many as the gateway holds.
+    model_concurrency: int | None = Field(default=None, ge=1, alias="DEPUTY_MODEL_CONCURRENCY")
+    model_requests_per_minute: float | None = Field(default=None, gt=0, alias="DEPUTY_MODEL_REQUESTS_PER_MINUTE")
     worker_fork: bool = Field(default=True, alias="DEPUTY_WORKER_FORK")
     helper_model: str | None = Field(default=None, alias="DEPUTY_HELPER_MODEL")
     helper_base_url: str | None = Field(default=None, alias="DEPUTY_HELPER_BASE_URL")

@@ -58,21 +58,37 @@ def descendants(pid: int) -> list[int]:
 
 
 class RedisServer:
-    def __init__(self, directory: Path | None = None) -> None:
+    def __init__(self, directory: Path | None = None, appendonly: bool = False) -> None:
+        """`appendonly`: keep data across restarts in an append-only file (fsync every write), as
+        `deputy run` and compose.yaml run Redis; otherwise a restart comes back empty."""
         self._dir = directory or Path(tempfile.mkdtemp(prefix="deputy-redis-"))
         self.port = free_port()
         self.url = f"redis://127.0.0.1:{self.port}/0"
+        self.appendonly = appendonly
         self._process: subprocess.Popen | None = None
 
     def start(self) -> "RedisServer":
         self._dir.mkdir(parents=True, exist_ok=True)
+        persistence = ["--appendonly", "yes", "--appendfsync", "always"] if self.appendonly else ["--appendonly", "no"]
         self._process = subprocess.Popen(
-            ["redis-server", "--port", str(self.port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
+            ["redis-server", "--port", str(self.port), "--bind", "127.0.0.1", "--save", "", *persistence,
              "--dir", str(self._dir), "--loglevel", "warning"],
             stdout=subprocess.DEVNULL,
         )
         wait_for(self._ping, timeout=10, what="redis-server")
         return self
+
+    def kill(self) -> None:
+        """SIGKILL the server, like a crash: clients keep their now dead connections."""
+        if self._process is not None:
+            self._process.kill()
+            self._process.wait(timeout=10)
+            self._process = None
+
+    def restart(self) -> "RedisServer":
+        """Crash and start again on the same port (empty, unless `appendonly`)."""
+        self.kill()
+        return self.start()
 
     def _ping(self) -> bool:
         try:

@@ -3,10 +3,15 @@
 Agent workers hand model calls over as `ModelRequest`s on a Redis stream
 (`agent.model_requests`); a worker waiting on the model would serve one goal at a time,
 the gateway serves hundreds. For each request it checks that the goal still waits for
-it, calls the model (at most `concurrency` calls in flight per provider, pausing after a
-429 for as long as Retry-After says), stores the reply or a typed error under the request
+it, waits for one of the endpoint's slots (`workers.endpoint_slots`: at most `concurrency`
+calls in flight, the rest served round robin between users, a 429 pausing all for as long
+as Retry-After says), calls the model, stores the reply or a typed error under the request
 id, counts the tokens, enqueues the goal's next step and only then acknowledges the
-entry. A gateway that dies keeps its entries pending in the consumer group; any gateway
+entry. Every second it checks that the goals of the calls it holds still wait: a call
+nobody waits for (goal paused, cancelled, edited) leaves the queue, or if already sent,
+its HTTP request is cancelled; a user whose goal waits for a slot is told where it stands
+(`workers.wait_notices`). When Redis comes back without the consumer group (restarted
+empty, failed over to an empty replica) the gateway creates it again and carries on. A gateway that dies keeps its entries pending in the consumer group; any gateway
 claims entries idle for `claim_idle` seconds (a live gateway keeps its own fresh), so a
 restarted or another gateway picks them up within seconds. Outcomes are stored once (the
 first wins) and steps check their goal's state, so a duplicate delivery changes nothing.
@@ -40,41 +45,41 @@ from agent.model_requests import (
     ModelOutcome,
     ModelRequest,
 )
+from deputy.outbox import OUTBOX_MAXLEN, OUTBOX_STREAM, OutboxMessage
+from workers.endpoint_slots import EndpointSlots
+from workers.wait_notices import NOTICE_AFTER, WORKING, waiting_text, worth_telling
 
 log = logging.getLogger(__name__)
 
 USAGE = "deputy:model:usage:{}"
+SWEEP_BATCH = 64
 
 
 @dataclass(frozen=True)
 class GatewayConfig:
     provider: str
-    concurrency: int = 500
+    concurrency: int = 500  # calls in flight to the endpoint at once (its slots)
+    held: int = 500  # requests taken from the stream at once: waiting for a slot or in flight
+    requests_per_minute: float | None = None
     claim_idle: float = 5.0
     heartbeat: float = 1.0
     rate_limit_retries: int = 3
     default_retry_after: float = 1.0
     max_retry_after: float = 60.0
+    notice_after: float = NOTICE_AFTER
 
 
-class ProviderLimit:
-    """At most `concurrency` calls in flight to one provider, and none while it asked us to wait."""
+@dataclass
+class _Held:
+    """A request this gateway is answering: whose it is and how far it got."""
 
-    def __init__(self, concurrency: int, clock: Callable[[], float] = time.monotonic) -> None:
-        self._slots = asyncio.Semaphore(concurrency)
-        self._clock = clock
-        self._resume_at = 0.0
-
-    def back_off(self, seconds: float) -> None:
-        self._resume_at = max(self._resume_at, self._clock() + seconds)
-
-    async def __aenter__(self) -> None:
-        while (wait := self._resume_at - self._clock()) > 0:
-            await asyncio.sleep(wait)
-        await self._slots.acquire()
-
-    async def __aexit__(self, *exc: object) -> None:
-        self._slots.release()
+    request: ModelRequest
+    user_id: int
+    chat_id: int
+    since: float
+    call: asyncio.Task | None = None
+    calls: int = 0  # sent to the endpoint so many times
+    told: int | None = None  # the "goals ahead" count the user was last told
 
 
 class ModelGateway:
@@ -85,25 +90,35 @@ class ModelGateway:
         continue_goal: Callable[[str, int], None],
         config: GatewayConfig,
         consumer: str,
+        clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self._redis = redis
         self._model = model
         self._continue_goal = continue_goal  # synchronous (RQ): run on a few threads
         self._config = config
         self._consumer = consumer
-        self._limit = ProviderLimit(config.concurrency)
+        self._clock = clock
+        self._slots = EndpointSlots(config.concurrency, config.requests_per_minute, clock)
         self._entries: dict[str, asyncio.Task] = {}  # stream entry id -> its handler
         self._requests: set[str] = set()  # request ids being answered here
+        self._held: dict[str, _Held] = {}  # request id -> the request waiting for a slot or in flight
         self._room = asyncio.Event()
         self._threads = ThreadPoolExecutor(max_workers=4, thread_name_prefix="gateway-enqueue")
         self._claim_cursor = "0-0"
+        self._sweep_cursor = 0
 
     @property
     def in_flight(self) -> int:
         return len(self._entries)
 
     async def run(self, stop: asyncio.Event) -> None:
-        await self._ensure_group()
+        while not stop.is_set():
+            try:
+                await self._ensure_group()
+                break
+            except RedisError:
+                log.warning("model gateway: Redis unavailable, retrying")
+                await asyncio.sleep(1)
         loops = [asyncio.create_task(self._read(stop)), asyncio.create_task(self._maintain(stop))]
         await stop.wait()
         for task in [*loops, *self._entries.values()]:
@@ -118,9 +133,24 @@ class ModelGateway:
             if "BUSYGROUP" not in str(exc):
                 raise
 
+    async def _redis_failed(self, exc: RedisError) -> None:
+        """After a failed Redis call: re-create the consumer group if Redis lost it, else wait a moment."""
+        if isinstance(exc, ResponseError) and "NOGROUP" in str(exc):
+            log.warning("model gateway: the requests' consumer group is gone (Redis restarted empty?); "
+                        "creating it again")
+            self._claim_cursor = "0-0"
+            try:
+                await self._ensure_group()
+                return
+            except RedisError:
+                pass
+        else:
+            log.warning("model gateway: Redis unavailable, retrying")
+        await asyncio.sleep(1)
+
     async def _read(self, stop: asyncio.Event) -> None:
         while not stop.is_set():
-            free = self._config.concurrency - self.in_flight
+            free = self._config.held - self.in_flight
             if free <= 0:
                 self._room.clear()
                 await self._room.wait()
@@ -128,23 +158,22 @@ class ModelGateway:
             try:
                 batches = await self._redis.xreadgroup(GATEWAY_GROUP, self._consumer, {REQUESTS_STREAM: ">"},
                                                        count=free, block=1000)
-            except RedisError:
-                log.warning("model gateway: Redis unavailable, retrying")
-                await asyncio.sleep(1)
+            except RedisError as exc:
+                await self._redis_failed(exc)
                 continue
             for _, entries in batches or []:
                 for entry_id, fields in entries:
                     self._start(entry_id, fields)
 
     async def _maintain(self, stop: asyncio.Event) -> None:
-        """Keep our own entries fresh, and claim those a dead gateway left behind."""
+        """Keep our own entries fresh, claim those a dead gateway left behind, check who still waits."""
         while not stop.is_set():
             try:
                 mine = list(self._entries)
                 for i in range(0, len(mine), 500):
                     await self._redis.xclaim(REQUESTS_STREAM, GATEWAY_GROUP, self._consumer, 0, mine[i:i + 500],
                                              justid=True)
-                free = self._config.concurrency - self.in_flight
+                free = self._config.held - self.in_flight
                 if free > 0:
                     cursor, claimed, *_ = await self._redis.xautoclaim(
                         REQUESTS_STREAM, GATEWAY_GROUP, self._consumer, int(self._config.claim_idle * 1000),
@@ -154,9 +183,56 @@ class ModelGateway:
                         if fields and _text(entry_id) not in self._entries:
                             log.info("model gateway: took over request entry %s", _text(entry_id))
                             self._start(entry_id, fields)
-            except RedisError:
-                log.warning("model gateway: Redis unavailable, retrying")
+                await self._sweep()
+            except RedisError as exc:
+                await self._redis_failed(exc)
+                continue
             await asyncio.sleep(self._config.heartbeat)
+
+    async def _sweep(self) -> None:
+        """Drop the calls nobody waits for any more; tell users whose goals wait for a slot where they stand.
+
+        Goal records are read whole (with their transcript), so one heartbeat checks at most
+        `SWEEP_BATCH` of the held calls, taking turns: with a thousand held each is checked
+        every few seconds, and the gateway's CPU goes to model calls, not to checking them.
+        """
+        everyone = [h for h in self._held.values() if h.call is not None and not h.call.done()]
+        if not everyone:
+            return
+        start = self._sweep_cursor % len(everyone)
+        held = (everyone[start:] + everyone[:start])[:SWEEP_BATCH]
+        self._sweep_cursor = start + len(held)
+        pipe = self._redis.pipeline(transaction=False)
+        for h in held:
+            pipe.get(GOAL_KEY.format(h.request.goal_id))
+        goals = await pipe.execute()
+        notices: list[OutboxMessage] = []
+        for h, raw in zip(held, goals):
+            if _waiting_goal(raw, h.request) is None:
+                # Paused, cancelled or edited: out of the queue, or its HTTP request is cancelled.
+                log.info("model gateway: request %s is no longer awaited; dropping it", h.request.id)
+                assert h.call is not None
+                h.call.cancel()
+                continue
+            ahead = self._slots.ahead(h.request.id)
+            if ahead is not None and worth_telling(self._clock() - h.since, h.told, ahead, self._config.notice_after):
+                notices.append(self._notice(h, waiting_text(ahead), first=h.told is None))
+                h.told = ahead
+        await self._send(notices)
+
+    def _notice(self, held: _Held, text: str, first: bool) -> OutboxMessage:
+        ref = f"model-wait:{held.request.id}"
+        if first:
+            return OutboxMessage(chat_id=held.chat_id, text=text, ref=ref, dedupe_key=ref)
+        return OutboxMessage(chat_id=held.chat_id, text=text, edit_ref=ref)
+
+    async def _send(self, messages: list[OutboxMessage]) -> None:
+        if not messages:
+            return
+        pipe = self._redis.pipeline(transaction=False)
+        for message in messages:
+            pipe.xadd(OUTBOX_STREAM, {"json": message.model_dump_json()}, maxlen=OUTBOX_MAXLEN, approximate=True)
+        await pipe.execute()
 
     def _start(self, entry_id: Any, fields: dict) -> None:
         key = _text(entry_id)
@@ -198,24 +274,42 @@ class ModelGateway:
         stored = await self._redis.get(OUTCOME.format(request.id))
         if stored:
             return ModelOutcome.model_validate_json(stored)
-        if not await self._goal_waits_for(request):
+        goal = _waiting_goal(await self._redis.get(GOAL_KEY.format(request.goal_id)), request)
+        if goal is None:
             return await self._store(ModelOutcome(request_id=request.id, kind="discarded"), TokenUsage(), 0, 0)
-        outcome, usage, limited = await self._ask(request)
-        if not await self._goal_waits_for(request):
+        held = _Held(request, int(goal.get("user_id") or 0), int(goal.get("chat_id") or 0), self._clock())
+        held.call = asyncio.create_task(self._ask(request, held))
+        self._held[request.id] = held
+        try:
+            await asyncio.wait({held.call})
+        except asyncio.CancelledError:
+            held.call.cancel()  # the gateway stops: the entry stays pending for the next one
+            raise
+        finally:
+            self._held.pop(request.id, None)
+        if held.call.cancelled():  # the sweep found that nobody waits for it any more
+            return await self._store(ModelOutcome(request_id=request.id, kind="discarded"), TokenUsage(),
+                                     held.calls, 0)
+        outcome, usage, limited = held.call.result()
+        if _waiting_goal(await self._redis.get(GOAL_KEY.format(request.goal_id)), request) is None:
             # Paused, cancelled or changed while the model thought: the goal asks again if it goes on.
             outcome = ModelOutcome(request_id=request.id, kind="discarded")
-        return await self._store(outcome, usage, 1 + limited, limited)
+        return await self._store(outcome, usage, held.calls, limited)
 
-    async def _ask(self, request: ModelRequest) -> tuple[ModelOutcome, TokenUsage, int]:
+    async def _ask(self, request: ModelRequest, held: _Held) -> tuple[ModelOutcome, TokenUsage, int]:
         limited = 0
         for _ in range(self._config.rate_limit_retries + 1):
-            async with self._limit:
+            async with self._slots.turn(held.user_id, request.id):
+                held.calls += 1
+                if held.told is not None and held.calls == 1:
+                    await self._tell_working(held)
                 try:
+                    # The model's timeout starts now that the call is sent: waiting for a slot is not failing.
                     reply = await self._model.complete(request.messages, request.tools)
                 except ModelRateLimited as exc:
                     limited += 1
                     wait = exc.retry_after if exc.retry_after is not None else self._config.default_retry_after
-                    self._limit.back_off(min(wait, self._config.max_retry_after))
+                    self._slots.back_off(min(wait, self._config.max_retry_after))
                     error: ModelError = exc
                     continue
                 except ModelError as exc:
@@ -226,14 +320,11 @@ class ModelGateway:
         log.warning("model gateway: request %s still rate limited after %d tries", request.id, limited)
         return ModelOutcome(request_id=request.id, kind="error", failure=ModelFailure.of(error)), TokenUsage(), limited
 
-    async def _goal_waits_for(self, request: ModelRequest) -> bool:
-        raw = await self._redis.get(GOAL_KEY.format(request.goal_id))
-        if raw is None:
-            return False
-        goal = json.loads(raw)  # only three fields are needed: no full validation
-        wait = goal.get("waiting_model") or {}
-        return goal.get("status") == "running" and goal.get("step") == request.step and \
-            wait.get("request_id") == request.id
+    async def _tell_working(self, held: _Held) -> None:
+        try:
+            await self._send([self._notice(held, WORKING, first=False)])
+        except RedisError:
+            log.warning("model gateway: could not tell a user that the model took up their goal (Redis unavailable)")
 
     async def _store(self, outcome: ModelOutcome, usage: TokenUsage, calls: int, limited: int) -> ModelOutcome:
         usage_key = USAGE.format(self._config.provider)
@@ -257,6 +348,17 @@ class ModelGateway:
         pipe.xack(REQUESTS_STREAM, GATEWAY_GROUP, entry_id)
         pipe.xdel(REQUESTS_STREAM, entry_id)  # prompts are big: keep the stream to what is pending
         await pipe.execute()
+
+
+def _waiting_goal(raw: bytes | None, request: ModelRequest) -> dict | None:
+    """The goal record if the goal still waits for this very request, else None."""
+    if raw is None:
+        return None
+    goal = json.loads(raw)  # only a few fields are needed: no full validation
+    wait = goal.get("waiting_model") or {}
+    waits = goal.get("status") == "running" and goal.get("step") == request.step and \
+        wait.get("request_id") == request.id
+    return goal if waits else None
 
 
 def _text(value: Any) -> str:

@@ -11,13 +11,11 @@ import socket
 from urllib.parse import urlparse
 
 import aiohttp
-from redis import Redis
-from redis.asyncio import BlockingConnectionPool
-from redis.asyncio import Redis as AsyncRedis
 
 from agent.async_model import HttpChatModel
 from agent.text_tools import TextToolsOptions
 from agent.text_tools_model import AsyncTextToolsChatModel
+from deputy.redis_clients import async_client, sync_client
 from deputy.settings import Settings
 from workers.dispatch import RQDispatch
 from workers.gateway import GatewayConfig, ModelGateway
@@ -41,13 +39,15 @@ async def _serve(settings: Settings) -> None:
     provider = urlparse(base_url).hostname or "model"
     if urlparse(base_url).port:
         provider = f"{provider}:{urlparse(base_url).port}"
-    config = GatewayConfig(provider=provider, concurrency=settings.gateway_concurrency)
-    dispatch = RQDispatch(Redis.from_url(settings.redis_url))
+    slots = settings.model_concurrency or settings.gateway_concurrency
+    config = GatewayConfig(provider=provider, concurrency=slots, held=max(settings.gateway_concurrency, slots),
+                           requests_per_minute=settings.model_requests_per_minute)
+    dispatch = RQDispatch(sync_client(settings.redis_url))
     # Hundreds of calls share a few connections: a handler waits for a free one rather than failing.
-    redis = AsyncRedis(connection_pool=BlockingConnectionPool.from_url(settings.redis_url, max_connections=32,
-                                                                        timeout=None))
+    redis = async_client(settings.redis_url, max_connections=32, timeout=None)
     consumer = f"{socket.gethostname()}-{os.getpid()}-{secrets.token_hex(3)}"
-    connector = aiohttp.TCPConnector(limit=settings.gateway_concurrency, limit_per_host=settings.gateway_concurrency)
+    # No more connections than slots: a call never waits inside aiohttp with its timeout running.
+    connector = aiohttp.TCPConnector(limit=slots, limit_per_host=slots)
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGTERM, signal.SIGINT):
@@ -59,6 +59,7 @@ async def _serve(settings: Settings) -> None:
             TextToolsOptions(max_tools=settings.max_tools, force_tool_call=settings.force_tool_call),
         )
         gateway = ModelGateway(redis, model, dispatch.step, config, consumer)
-        log.info("model gateway %s: up to %d model calls in flight to %s", consumer, config.concurrency, provider)
+        log.info("model gateway %s: up to %d model calls in flight to %s, up to %d held", consumer,
+                 config.concurrency, provider, config.held)
         await gateway.run(stop)
     await redis.aclose()

@@ -35,6 +35,7 @@ from connectors.http import guarded_client
 from connectors.web import DEFAULT_SEARCH_URL, BrowserConfig, BrowserSessions, BrowserStates, VaultLogins, WebRunners
 from deputy.handoff import HandOffRecorder, HandOffStore
 from deputy.outbox import Outbox
+from deputy.redis_clients import sync_client
 from deputy.settings import Settings
 from deputy.user_settings import UserSettingsStore
 from memory import MemoryStore
@@ -255,7 +256,7 @@ def serve(settings: Settings, role: str, burst: bool = False) -> None:
     """Run an RQ worker for `role` ("agent" or "executor") with a watchdog beside it."""
     if not settings.redis_url:
         raise SystemExit("REDIS_URL is not set: point it at your Redis, e.g. redis://127.0.0.1:6379/0")
-    redis = Redis.from_url(settings.redis_url)
+    redis = sync_client(settings.redis_url)  # survives Redis restarts
     context = WorkerContext(redis=redis, lease_ttl=LEASE_SECONDS)
     apis = imported_apis(settings)
     if role == "agent":
@@ -275,7 +276,7 @@ def serve(settings: Settings, role: str, burst: bool = False) -> None:
         queue_name = ACTIONS_QUEUE
     install(context)
 
-    watchdog_redis = Redis.from_url(settings.redis_url)
+    watchdog_redis = sync_client(settings.redis_url)
     watchdog = Watchdog(watchdog_redis, make_queues(watchdog_redis), LEASE_SECONDS, give_up(watchdog_redis))
     stop = threading.Event()
     threading.Thread(target=watchdog.run, args=(stop, WATCHDOG_INTERVAL), name="watchdog", daemon=True).start()

@@ -37,6 +37,23 @@ def test_start_help_and_unknown_commands(stack: DeputyStack) -> None:
     assert "/frobnicate" in answer and "/help" in answer
 
 
+def test_commands_for_another_bot_are_ignored(stack: DeputyStack, model_server) -> None:
+    """In a group with several bots, `/start@OtherBot` is that bot's business: no answer, no goal."""
+    user = stack.user(207, "Gil")
+    first = user.send("/start@OtherBot")
+    user.send("/frobnicate@OtherBot now")
+    sent = user.send("/start@deputy_bot")
+    greeting = user.wait_for_bot(lambda m: True, after=first)
+    assert "Gil" in greeting["text"] and "/help" in greeting["text"]
+    # One chat's updates are handled in order: the help answer comes after anything for the first two.
+    user.send("/help")
+    user.wait_for_bot(lambda m: "/goals" in m["text"], after=sent)
+    answers = [m["text"] for m in user.bot_messages(after=first)]
+    assert len(answers) == 2, answers
+    assert not any("don't know the command" in text for text in answers)
+    assert model_server.requests == [], "a command for another bot must not start a goal"
+
+
 def test_oversized_and_empty_messages_are_refused_politely(stack: DeputyStack, model_server) -> None:
     user = stack.user(202)
     sent = user.send("x" * 5000)
