@@ -22,6 +22,7 @@ from pathlib import Path
 from bench import (
     approvals,
     concurrency,
+    faults,
     frontend,
     frontend_profile,
     guard_cost,
@@ -60,6 +61,7 @@ def sections(quick: bool) -> list[tuple[str, Callable[[Path], object]]]:
             ("concurrency with the gateway", lambda d: concurrency.ConcurrencyReport(
                 with_gateway=concurrency.run_gateway(d, concurrency.GATEWAY_QUICK))),
             ("profile", lambda d: profile.run(d, goals=1, steps=10, seconds=5)),
+            ("faults", lambda d: faults.run(d, faults.QUICK)),
         ]
     return [
         ("front end", lambda d: frontend.run(d)),
@@ -73,6 +75,7 @@ def sections(quick: bool) -> list[tuple[str, Callable[[Path], object]]]:
         ("concurrency with the gateway", lambda d: concurrency.ConcurrencyReport(
             with_gateway=concurrency.run_gateway(d))),
         ("profile", lambda d: profile.run(d)),
+        ("faults", lambda d: faults.run(d)),
     ]
 
 

@@ -58,16 +58,21 @@ def descendants(pid: int) -> list[int]:
 
 
 class RedisServer:
-    def __init__(self, directory: Path | None = None) -> None:
+    """A private redis-server; with `appendonly`, every write is logged (fsync each second)
+    and survives a restart, as in production."""
+
+    def __init__(self, directory: Path | None = None, appendonly: bool = False) -> None:
         self._dir = directory or Path(tempfile.mkdtemp(prefix="deputy-redis-"))
         self.port = free_port()
         self.url = f"redis://127.0.0.1:{self.port}/0"
+        self.appendonly = appendonly
         self._process: subprocess.Popen | None = None
 
     def start(self) -> "RedisServer":
         self._dir.mkdir(parents=True, exist_ok=True)
         self._process = subprocess.Popen(
-            ["redis-server", "--port", str(self.port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
+            ["redis-server", "--port", str(self.port), "--bind", "127.0.0.1", "--save", "",
+             "--appendonly", "yes" if self.appendonly else "no", "--appendfsync", "everysec",
              "--dir", str(self._dir), "--loglevel", "warning"],
             stdout=subprocess.DEVNULL,
         )
@@ -86,6 +91,13 @@ class RedisServer:
     def stop(self) -> None:
         if self._process is not None:
             self._process.terminate()
+            self._process.wait(timeout=10)
+            self._process = None
+
+    def kill(self) -> None:
+        """SIGKILL, like a crashed machine: only what append-only persistence wrote survives."""
+        if self._process is not None:
+            self._process.kill()
             self._process.wait(timeout=10)
             self._process = None
 
@@ -180,6 +192,7 @@ class DeputyStack:
         self._worker_count = workers
         self._gateway = gateway
         self._processes: dict[str, subprocess.Popen] = {}
+        self._specs: dict[str, tuple[list[str], dict[str, str]]] = {}
         self._counter = 0
 
     def start(self) -> "DeputyStack":
@@ -251,6 +264,29 @@ class DeputyStack:
                 pass
         process.wait(timeout=10)
 
+    def restart(self, name: str) -> None:
+        """Start a killed process again, with the same command and environment."""
+        args, env = self._specs[name]
+        self._spawn(name, args, env)
+
+    def pause(self, name: str) -> None:
+        """SIGSTOP a process and its descendants (a hung machine); `resume` or `kill` it next."""
+        self._signal_tree(name, signal.SIGSTOP)
+
+    def resume(self, name: str) -> None:
+        self._signal_tree(name, signal.SIGCONT)
+
+    def _signal_tree(self, name: str, sig: int) -> None:
+        process = self._processes[name]
+        for pid in [process.pid, *descendants(process.pid)]:
+            try:
+                os.kill(pid, sig)
+            except ProcessLookupError:
+                pass
+
+    def alive(self, name: str) -> bool:
+        return self._processes[name].poll() is None
+
     def user(self, user_id: int, first_name: str = "Tester") -> ChatUser:
         return ChatUser(self.chat_url, user_id, first_name)
 
@@ -284,6 +320,7 @@ class DeputyStack:
                 process.wait()
 
     def _spawn(self, name: str, args: list[str], env: dict[str, str]) -> None:
+        self._specs[name] = (args, env)
         self.workdir.mkdir(parents=True, exist_ok=True)
         with open(self.workdir / f"{name}.log", "ab") as log:
             self._processes[name] = subprocess.Popen(
