@@ -37,7 +37,7 @@ from deputy.testing import ChatUser, DeputyStack, Message, RedisServer, wait_for
 from sandbox.mail import LocalMailServer
 
 KILLABLE = ("worker", "executor", "gateway", "bot")
-_ADDRESS = re.compile(r"friend\d+@example\.org")
+_ADDRESS = re.compile(r"friend[\d-]+@example\.org")
 
 
 class FaultPlan(BaseModel):
@@ -45,8 +45,14 @@ class FaultPlan(BaseModel):
     users: int = 6
     kills: int = 6
     targets: tuple[str, ...] = KILLABLE
+    # Kills at chosen moments, each timed on a real approval: "dequeue" (executor paused while
+    # waiting for a job, Approve pressed, job taken, executor killed before starting it),
+    # "smtp_before" / "smtp_after" (Approve pressed, mail server hangs in DATA having kept
+    # nothing / the email, executor killed midway).
+    chosen: tuple[str, ...] = ("dequeue", "smtp_before", "smtp_after")
     model_refusals: int = 1  # windows of a few seconds where the model answers 503
     redis_restart: Literal["none", "appendonly", "plain"] = "none"
+    goals_per_user: int = 3  # each user texts the next goal when the last one is answered, while faults go on
     settle: float = 60.0  # a goal may take this long to finish once the system is whole again
     active: float = 40.0  # seconds over which the faults are spread
 
@@ -66,7 +72,8 @@ def waiting_for_jobs(redis: Redis, queue: str) -> bool:
 
 def email_goal_script(request: ChatRequest) -> ModelReply:
     """Emails the address in the user's goal, then reports honestly what the tool said."""
-    address = next((m for m in _ADDRESS.findall(request.prompt_text())), "friend0@example.org")
+    said = [found for m in request.messages if m.get("role") == "user" for found in _ADDRESS.findall(message_text(m))]
+    address = said[-1] if said else "friend0@example.org"  # the goal is the user's latest words
     last = last_message(request.messages) or {}
     if last.get("role") == "tool":
         outcome = message_text(last)
@@ -77,12 +84,13 @@ def email_goal_script(request: ChatRequest) -> ModelReply:
 
 
 @dataclass
-class UserTrack:
-    """What one user saw and did."""
+class GoalTrack:
+    """One goal of one user (one email to its own address): what the user saw and did."""
 
     user: ChatUser
     address: str
-    sent_at: int = 0
+    send_after: float = 0.0  # seconds into the run when the user texts the goal
+    sent_at: int = 0  # the goal message's id (0: not sent yet)
     approved: set[int] = field(default_factory=set)
     pressed_at: dict[int, float] = field(default_factory=dict)
     unknown_cards: int = 0
@@ -91,6 +99,7 @@ class UserTrack:
     seen_unknown: set[int] = field(default_factory=set)
     final: str | None = None
     done_claims: list[str] = field(default_factory=list)
+    next_goal: bool = True  # the user will text another goal once this one is answered
 
 
 @dataclass
@@ -127,7 +136,11 @@ class _Run:
         self.began = time.monotonic()
         self.refusing = threading.Event()
         self.injecting_done = threading.Event()
+        self.first_card = threading.Event()
         self.whole_at = 0.0
+        self.seen_cards: dict[tuple[int, int], float] = {}  # (user, message) -> when the card was first seen
+        self.hold = threading.Event()  # users keep their hands off the buttons while set
+        self.unpressed: set[tuple[int, int]] = set()  # cards seen and not yet pressed
 
     def log(self, text: str) -> None:
         self.report.injected.append(f"{time.monotonic() - self.began:6.1f}s {text}")
@@ -146,8 +159,11 @@ class _Run:
         plan = self.plan
         events: list[tuple[float, str]] = [(self.random.uniform(2, plan.active), "kill") for _ in range(plan.kills)]
         events += [(self.random.uniform(2, plan.active), "refuse") for _ in range(plan.model_refusals)]
+        events += [(self.random.uniform(0, plan.active), f"chosen:{moment}") for moment in plan.chosen]
         if plan.redis_restart != "none":
             events.append((self.random.uniform(plan.active / 3, plan.active), "redis"))
+        # Faults are spread over the time approvals flow, not over start-up.
+        self.first_card.wait(timeout=120)
         start = time.monotonic()
         try:
             for at, kind in sorted(events):
@@ -159,6 +175,8 @@ class _Run:
                     self.refusing.clear()
                 elif kind == "redis":
                     self._restart_redis(redis_server)
+                elif kind.startswith("chosen:"):
+                    self._chosen(stack, mail, redis_server, kind.partition(":")[2])
                 else:
                     self._kill(stack, mail, redis_server, names, self.random.choice(plan.targets))
         finally:
@@ -203,6 +221,40 @@ class _Run:
         stack.restart(name)
         self.log(f"restarted {target}")
 
+    def _chosen(self, stack: DeputyStack, mail: LocalMailServer, redis_server: RedisServer, moment: str) -> None:
+        """Kill the executor at `moment`, timed on the next Approve a user presses."""
+        self.hold.set()
+        redis = redis_server.client()
+        try:
+            if not _wait_quietly(lambda: bool(self.unpressed), 40):
+                self.log(f"chosen kill {moment}: no card to press within 40 s, skipped")
+                return
+            if moment == "dequeue":
+                if not _wait_quietly(lambda: waiting_for_jobs(redis, "actions"), 20):
+                    self.log("chosen kill dequeue: the executor never waited for a job, skipped")
+                    return
+                stack.pause("executor")
+                self.hold.clear()
+                got = _wait_quietly(lambda: redis.llen("rq:queue:actions:intermediate") > 0, 20)
+                what = "paused executor took an approved job (BLMOVE) and never started it" if got else                     "executor paused, but no job reached it in 20 s"
+            else:
+                before = mail.data_sessions
+                mail.set_mode("hang_before" if moment == "smtp_before" else "hang_after")
+                self.hold.clear()
+                got = _wait_quietly(lambda: mail.data_sessions > before, 30)
+                kept = "kept nothing" if moment == "smtp_before" else "kept the email"
+                what = f"mail server hung in DATA and {kept}" if got else "no email reached the mail server in 30 s"
+            stack.kill("executor")
+            mail.set_mode("accept")
+            self.log(f"SIGKILL executor, chosen moment: {what}")
+            time.sleep(self.random.uniform(0.3, 2.0))
+            stack.restart("executor")
+            self.log("restarted executor")
+        finally:
+            self.hold.clear()
+            mail.set_mode("accept")
+            redis.close()
+
     def _restart_redis(self, redis_server: RedisServer) -> None:
         redis_server.stop()
         self.log(f"redis-server stopped (appendonly={'yes' if redis_server.appendonly else 'no'})")
@@ -212,7 +264,7 @@ class _Run:
 
     # -- the users ---------------------------------------------------------------------------
 
-    def drive_users(self, tracks: list[UserTrack]) -> None:
+    def drive_users(self, tracks: list[GoalTrack]) -> None:
         """Act as the users until every goal finished or the settle time after whole runs out."""
         while True:
             pending = [t for t in tracks if t.final is None]
@@ -221,15 +273,27 @@ class _Run:
                     self._act(track)
                 except Exception as exc:  # the emulator itself never dies; a blip is retried
                     self.log(f"user {track.user.user_id}: could not read the chat ({type(exc).__name__})")
+            for track in list(tracks):
+                if track.final is not None and track.next_goal and not self.injecting_done.is_set():
+                    track.next_goal = False
+                    user_goals = sum(1 for t in tracks if t.user is track.user)
+                    if user_goals < self.plan.goals_per_user:
+                        tracks.append(GoalTrack(user=track.user, address=track.address.replace(
+                            "@", f"-{user_goals}@"), send_after=time.monotonic() - self.began + 1.0))
             if not [t for t in tracks if t.final is None] and self.injecting_done.is_set():
                 return
             if self.injecting_done.is_set() and time.monotonic() > self.whole_at + self.plan.settle:
                 return
             time.sleep(0.3)
 
-    def _act(self, track: UserTrack) -> None:
-        messages = track.user.bot_messages(after=track.sent_at)
+    def _act(self, track: GoalTrack) -> None:
         now = time.monotonic()
+        if not track.sent_at:
+            if now - self.began >= track.send_after:
+                track.sent_at = track.user.send(f"email {track.address} that I'll be 10 minutes late")
+                self.log(f"user {track.user.user_id} texted a goal (to {track.address})")
+            return
+        messages = track.user.bot_messages(after=track.sent_at)
         for message in messages:
             text = message["text"]
             if text.startswith("Done:"):
@@ -238,6 +302,17 @@ class _Run:
             if "Outcome unknown" in text and message["message_id"] not in track.seen_unknown:
                 track.seen_unknown.add(message["message_id"])
                 track.unknown_cards += 1
+            if not buttons:
+                continue
+            seen = self.seen_cards.setdefault((track.user.user_id, message["message_id"]), now)
+            if not self.first_card.is_set():
+                self.first_card.set()
+                self.log("first card visible: faults start now")
+            key = (track.user.user_id, message["message_id"])
+            if not any(k // 10 == message["message_id"] for k in track.pressed_at):
+                self.unpressed.add(key)
+            if self.hold.is_set() or now - seen < self._think(track, message):
+                continue  # a person takes a moment to read the card (and keeps off while told to)
             if "Approve" in buttons:
                 self._press(track, message, "Approve", now)
             elif "Try again" in buttons:
@@ -251,7 +326,11 @@ class _Run:
         if finals:
             track.final = finals[-1]
 
-    def _press(self, track: UserTrack, message: Message, button: str, now: float) -> bool:
+    def _think(self, track: GoalTrack, message: Message) -> float:
+        # Seeded per card, so a run is repeatable whatever the polling order.
+        return random.Random(f"{self.plan.seed}:{track.user.user_id}:{message['message_id']}").uniform(0.5, 6.0)
+
+    def _press(self, track: GoalTrack, message: Message, button: str, now: float) -> bool:
         """Press once; again only if the card still shows its buttons much later (the press was lost)."""
         key = message["message_id"] * 10 + ("Approve", "Try again", "Drop it").index(button)
         last = track.pressed_at.get(key)
@@ -259,6 +338,7 @@ class _Run:
             return False
         first = last is None
         track.pressed_at[key] = now
+        self.unpressed.discard((track.user.user_id, message["message_id"]))
         track.user.press(message["message_id"], button=button)
         self.log(f"user {track.user.user_id} pressed {button}" + ("" if first else " again (card unchanged)"))
         return first
@@ -288,18 +368,18 @@ def run_faults(plan: FaultPlan, workdir: Path) -> FaultReport:
     try:
         stack.start()
         names = {"worker": stack.workers()[0], "executor": "executor", "gateway": stack.gateways()[0], "bot": "bot"}
-        tracks = []
-        for i in range(plan.users):
-            user = stack.user(7000 + i, f"User{i}")
-            address = f"friend{i}@example.org"
-            track = UserTrack(user=user, address=address)
-            track.sent_at = user.send(f"email {address} that I'll be 10 minutes late")
-            tracks.append(track)
-        run.log(f"{plan.users} users texted a goal that needs one approved email each")
+        offset = time.monotonic() - run.began
+        tracks = [
+            GoalTrack(user=stack.user(7000 + i, f"User{i}"), address=f"friend{i}@example.org",
+                      send_after=offset + (0 if i == 0 else run.random.uniform(0, plan.active / 2)))
+            for i in range(plan.users)
+        ]
+        run.log(f"stack up; {plan.users} users will each text a goal that needs one approved email")
         injector = threading.Thread(target=run.inject, args=(stack, mail, redis_server, names), daemon=True)
         injector.start()
         run.drive_users(tracks)
         injector.join(timeout=60)
+        run.log(f"{len(tracks)} goals in all")
         _check(run, tracks, mail)
         if not run.report.ok:
             run.report.logs = stack.logs()
@@ -312,7 +392,7 @@ def run_faults(plan: FaultPlan, workdir: Path) -> FaultReport:
     return run.report
 
 
-def _check(run: _Run, tracks: list[UserTrack], mail: LocalMailServer) -> None:
+def _check(run: _Run, tracks: list[GoalTrack], mail: LocalMailServer) -> None:
     report = run.report
     for track in tracks:
         who = f"user {track.user.user_id} ({track.address})"

@@ -273,7 +273,7 @@ class Executor:
             if self._actions.finish(action.id, token, ActionEvent.lost_midway, message):
                 fresh = self._actions.get(action.id)
                 if fresh is not None:
-                    self._outcome_unknown(fresh, job, known=message)
+                    self._outcome_unknown(fresh, job, token, known=message)
             return
         except ConnectorError as exc:
             message = self._scrubber.scrub(exc.user_message)
@@ -294,7 +294,7 @@ class Executor:
         if fresh is None:
             return
         if became is ActionState.outcome_unknown:
-            self._outcome_unknown(fresh, job)
+            self._outcome_unknown(fresh, job, record.claim or "")
         elif became is not None:
             # Nothing had begun: it simply runs, under the approval it already has.
             log.warning("action %s: its executor stopped before starting it; running it again", record.action.id)
@@ -302,11 +302,13 @@ class Executor:
         elif fresh.state.terminal:
             self._resume(fresh, job)
 
-    def _outcome_unknown(self, record: ActionRecord, job: ActionJob, known: str | None = None) -> None:
-        """Tell the user, on the action's card, that it may or may not have happened; the goal waits."""
+    def _outcome_unknown(self, record: ActionRecord, job: ActionJob, claim: str, known: str | None = None) -> None:
+        """Tell the user, on the action's card, that it may or may not have happened; the goal waits.
+
+        One card per run that went wrong (`claim`), so a retry that dies too asks again."""
         action = record.action
         known = (known or record.progress or _STARTED).rstrip(".")
-        request_id = _approval_id_for(action, f"\x00unknown\x00{record.claim or ''}\x00{known}")
+        request_id = _approval_id_for(action, f"\x00unknown\x00{claim}")
         earlier = self._approvals.get(record.approval_id) if record.approval_id else None
         text = unknown_outcome_text(action, known, earlier[0].card_text if earlier else card_text_for(action))
         now = self._clock()

@@ -133,7 +133,7 @@ def test_drop_it_records_it_dropped_and_the_goal_is_told_the_truth(redis: Redis)
 
 def test_a_retry_that_dies_midway_again_gets_a_new_card(redis: Redis) -> None:
     rig = Rig(redis)
-    action_id, approval_id = approve_and_die(rig, [KNOWN, "I was handing the email to the mail server"])
+    action_id, approval_id = approve_and_die(rig, [KNOWN, KNOWN])
     rerun_job(rig, action_id, approval_id)
     retry_id = unknown_card(rig).buttons[0][0].data.split(":")[1]
     with pytest.raises(ProcessKilled):
@@ -141,7 +141,7 @@ def test_a_retry_that_dies_midway_again_gets_a_new_card(redis: Redis) -> None:
     rig.dispatch._jobs.clear()
     rerun_job(rig, action_id, retry_id)
     cards = [m for m in rig.cards() if "Outcome unknown" in m.text]
-    assert len(cards) == 2 and "handing the email" in cards[1].text
+    assert len(cards) == 2, "the same note, but another run: a new card"
     assert rig.approvals.get(retry_id)[1] is ApprovalStatus.approved
 
 
