@@ -58,15 +58,21 @@ class FaultPlan(BaseModel):
 
 
 def waiting_for_jobs(redis: Redis, queue: str) -> bool:
-    """Whether the workers of `queue` are idle, blocked in BLMOVE waiting for the next job.
+    """Whether the worker of `queue` is idle, blocked in BLMOVE waiting for the next job.
 
-    RQ marks a worker `idle` just before it blocks; the blocked connections are counted too
-    (every idle worker of any queue has one).
+    A killed worker's record stays behind until it expires, so only the newest worker of
+    each queue counts (the tests run one per queue). RQ marks a worker `idle` just before
+    it blocks; every idle worker's blocked connection must show too.
     """
-    keys = list(redis.smembers(f"rq:workers:{queue}"))
-    if not keys or any(redis.hget(key, "state") != b"idle" for key in keys):
+    newest = {}
+    for name in ("agent", "actions"):
+        records = [redis.hgetall(key) for key in redis.smembers(f"rq:workers:{name}")]
+        records = [r for r in records if r.get(b"birth")]
+        if records:
+            newest[name] = max(records, key=lambda r: r[b"birth"])
+    if queue not in newest or newest[queue].get(b"state") != b"idle":
         return False
-    idle = sum(1 for key in redis.smembers("rq:workers") if redis.hget(key, "state") == b"idle")
+    idle = sum(1 for record in newest.values() if record.get(b"state") == b"idle")
     return sum(1 for client in redis.client_list() if client.get("cmd") == "blmove") >= idle
 
 

@@ -205,8 +205,9 @@ class DeputyStack:
             self.start_worker()
         if self._gateway:
             self.start_gateway()
-        wait_for(self._bot_polling, timeout=20, what="the bot to start polling")
-        wait_for(self._connect_up, timeout=20, what="the connect page")
+        # Generous: on a busy shared machine starting five Python processes takes a while.
+        wait_for(self._bot_polling, timeout=60, what="the bot to start polling")
+        wait_for(self._connect_up, timeout=60, what="the connect page")
         return self
 
     def _connect_up(self) -> bool:

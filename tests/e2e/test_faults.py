@@ -85,7 +85,7 @@ def test_executor_killed_while_the_mail_server_takes_the_email_asks_and_try_agai
     user.wait_for_bot(lambda m: m["text"].startswith("Done:"), after=card["message_id"], timeout=60)
     assert len(mail_server.wait_for(1, address="alice@example.org")) == 1
     assert user.press(unknown["message_id"], data=retry).status_code == 200  # a replayed press counts for nothing
-    assert "already" in user.wait_for_answer(2)["text"]
+    assert "already" in user.wait_for_answer(3)["text"]
     assert len(mail_server.messages()) == 1
     print("checked: outcome-unknown card, Try again sent exactly one email, a second press counted for nothing")
 
