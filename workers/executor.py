@@ -37,10 +37,11 @@ from sentinel.approvals import (
 )
 from sentinel.audit import AuditLog
 from sentinel.egress_http import EgressBlocked
-from sentinel.cards import card_buttons, card_text, unknown_outcome_buttons, unknown_outcome_text
+from sentinel.cards import card_buttons, card_text
 from sentinel.policy import Decision, Risk, Verdict, review
 from vault import Scrubber
 from workers.payloads import ActionJob
+from workers.outcome_unknown import STARTED, UnknownOutcomeCards, unknown_summary
 from workers.payments import PaymentIssuer
 from workers.review_context import ReviewContextBuilder
 
@@ -50,7 +51,6 @@ log = logging.getLogger(__name__)
 ActionRunner = Callable[[Action, str], "str | OperationResult"]
 
 _PENDING = (ActionState.submitted, ActionState.awaiting_approval)
-_STARTED = "I had started carrying it out; I can't tell how far it got"
 
 
 class Executor:
@@ -85,6 +85,8 @@ class Executor:
         self._scrubber = scrubber or Scrubber()
         self._approval_ttl = approval_ttl
         self._clock = clock
+        self._unknown = UnknownOutcomeCards(approvals, goals, outbox, audit, signer, dispatch.expire_approval,
+                                            approval_ttl, clock)
 
     def handle(self, job: ActionJob) -> None:
         record = self._actions.get(job.action_id)
@@ -210,7 +212,7 @@ class Executor:
             outcome = "The user chose to drop it rather than try again."
         else:
             outcome = "Nobody chose whether to try again in time, so it was dropped."
-        self._finish(record, job, ActionState.dropped, f"{self._unknown_summary(record)} {outcome}",
+        self._finish(record, job, ActionState.dropped, f"{unknown_summary(record)} {outcome}",
                      event=ActionEvent.drop)
 
     def expire(self, approval_id: str) -> None:
@@ -245,7 +247,7 @@ class Executor:
         if goal is not None and goal.status is GoalStatus.cancelled:
             if record.state is ActionState.outcome_unknown:
                 self._finish(record, job, ActionState.dropped,
-                             f"{self._unknown_summary(record)} The goal was cancelled, so it was not tried again.",
+                             f"{unknown_summary(record)} The goal was cancelled, so it was not tried again.",
                              event=ActionEvent.drop)
             else:
                 self._finish(record, job, ActionState.declined, "The goal was cancelled, so this was not carried out.")
@@ -262,7 +264,7 @@ class Executor:
             runnable = self._payments.prepare(action, idempotency_key) if self._payments else action
             # From here on something may happen outside: were we to die, nobody could tell
             # whether it did. A claim we no longer hold (presumed dead, replaced) stops here.
-            if not self._actions.progress(action.id, token, _STARTED):
+            if not self._actions.progress(action.id, token, STARTED):
                 log.warning("action %s: lost the claim before starting; not running it", action.id)
                 return
             with listening(lambda note: self._actions.progress(action.id, token, note)):
@@ -273,7 +275,7 @@ class Executor:
             if self._actions.finish(action.id, token, ActionEvent.lost_midway, message):
                 fresh = self._actions.get(action.id)
                 if fresh is not None:
-                    self._outcome_unknown(fresh, job, token, known=message)
+                    self._unknown.post(fresh, token, known=message)
             return
         except ConnectorError as exc:
             message = self._scrubber.scrub(exc.user_message)
@@ -294,51 +296,13 @@ class Executor:
         if fresh is None:
             return
         if became is ActionState.outcome_unknown:
-            self._outcome_unknown(fresh, job, record.claim or "")
+            self._unknown.post(fresh, record.claim or "")
         elif became is not None:
             # Nothing had begun: it simply runs, under the approval it already has.
             log.warning("action %s: its executor stopped before starting it; running it again", record.action.id)
             self.handle(job.model_copy(update={"approval_id": job.approval_id or fresh.approval_id}))
         elif fresh.state.terminal:
             self._resume(fresh, job)
-
-    def _outcome_unknown(self, record: ActionRecord, job: ActionJob, claim: str, known: str | None = None) -> None:
-        """Tell the user, on the action's card, that it may or may not have happened; the goal waits.
-
-        One card per run that went wrong (`claim`), so a retry that dies too asks again."""
-        action = record.action
-        known = (known or record.progress or _STARTED).rstrip(".")
-        request_id = _approval_id_for(action, f"\x00unknown\x00{claim}")
-        earlier = self._approvals.get(record.approval_id) if record.approval_id else None
-        text = unknown_outcome_text(action, known, earlier[0].card_text if earlier else card_text_for(action))
-        now = self._clock()
-        request = ApprovalRequest(
-            kind="outcome_unknown", id=request_id, action_id=action.id, goal_id=action.goal_id, user_id=action.user_id,
-            chat_id=action.chat_id, fingerprint=action.fingerprint(), reasons=[known], created_at=now,
-            expires_at=now + self._approval_ttl, card_text=text,
-        )
-        if self._approvals.create(request):
-            self._dispatch.expire_approval(request_id, request.expires_at)
-            self._audit.append(action.user_id, "action_outcome_unknown", now, action_id=action.id,
-                               approval_id=request_id, known=known[:500])
-        self._outbox.put(
-            OutboxMessage(
-                chat_id=action.chat_id,
-                text=text,
-                buttons=unknown_outcome_buttons(self._signer, request_id, action.user_id),
-                dedupe_key=f"card:{request_id}",
-                ref=f"card:{request_id}",
-                # The card the user approved becomes this one; an action without a card gets one.
-                edit_ref=f"card:{record.approval_id}" if earlier else None,
-            )
-        )
-        # Until the user chooses, the goal waits as it does for an approval: its model is not
-        # told anything it could turn into "Done.".
-        self._goals.update(action.goal_id, _set_status(GoalStatus.acting, GoalStatus.waiting_approval))
-
-    def _unknown_summary(self, record: ActionRecord) -> str:
-        known = (record.outcome or record.progress or _STARTED).rstrip(".")
-        return f"The executor stopped while carrying this out, so its outcome is unknown ({known})."
 
     def _finish(
         self,
@@ -419,15 +383,10 @@ _EVENT_FOR = {
 }
 
 
-def card_text_for(action: Action) -> str:
-    """What an action without an approval card would have shown (for its first card)."""
-    return card_text(action, Decision(verdict=Verdict.allow, reasons=["It was allowed without asking."], risk=Risk.low))
-
-
-def _approval_id_for(action: Action, extra: str = "") -> str:
+def _approval_id_for(action: Action) -> str:
     # Derived from exactly what would run, so a re-run review finds the same request and
     # card, and a changed action gets a new one.
-    digest = hashlib.sha256(f"approval\x00{action.id}\x00{action.fingerprint()}{extra}".encode()).digest()
+    digest = hashlib.sha256(f"approval\x00{action.id}\x00{action.fingerprint()}".encode()).digest()
     return base64.urlsafe_b64encode(digest[:9]).decode()
 
 
