@@ -199,9 +199,11 @@ class _Run:
 
     def _restart_redis(self, redis_server: RedisServer) -> None:
         redis_server.stop()
+        self.report.redis_back_at = None
         self.log(f"redis-server stopped (appendonly={'yes' if redis_server.appendonly else 'no'})")
         time.sleep(1)
         redis_server.start()
+        self.report.redis_back_at = time.monotonic() - self.began
         self.log("redis-server started again on the same port")
 
     # -- the users ---------------------------------------------------------------------------
@@ -232,10 +234,19 @@ class _Run:
         now = time.monotonic()
         if not track.sent_at:
             if now - self.began >= track.send_after:
+                track.sent_time = now - self.began
                 track.sent_at = track.user.send(f"email {track.address} that I'll be 10 minutes late")
                 self.log(f"user {track.user.user_id} texted a goal (to {track.address})")
             return
         messages = track.user.bot_messages(after=track.sent_at)
+        if messages and _refused(messages[0]["text"]) and not messages[0]["buttons"]:
+            # Not acknowledged ("nothing was started"): a person sends it again.
+            track.refusals.append(track.sent_time)
+            track.sent_time = time.monotonic() - self.began
+            track.sent_at = track.user.send(f"email {track.address} that I'll be 10 minutes late")
+            self.log(f"user {track.user.user_id}: the bot refused the goal ({messages[0]['text'][:40]}...); "
+                     "texted it again")
+            return
         for message in messages:
             text = message["text"]
             if text.startswith("Done:"):
@@ -284,6 +295,10 @@ class _Run:
         track.user.press(message["message_id"], button=button)
         self.log(f"user {track.user.user_id} pressed {button}" + ("" if first else " again (card unchanged)"))
         return first
+
+
+def _refused(text: str) -> bool:
+    return "couldn't save that" in text or "Something went wrong on my side" in text
 
 
 def _wait_quietly(check, timeout: float) -> bool:

@@ -30,6 +30,9 @@ class FaultPlan(BaseModel):
     model_refusals: int = 1  # windows of a few seconds where the model answers 503
     redis_restart: Literal["none", "appendonly", "plain"] = "none"
     goals_per_user: int = 3  # each user texts the next goal when the last one is answered, while faults go on
+    # Whether the bot may refuse a message once Redis is back ("I can't reach my storage"):
+    # a person sends it again, and nothing was acknowledged, so nothing is lost either way.
+    refusals_after_restart_ok: bool = True
     settle: float = 60.0  # a goal may take this long to finish once the system is whole again
     active: float = 40.0  # seconds over which the faults are spread
 
@@ -50,6 +53,8 @@ class GoalTrack:
     seen_unknown: set[int] = field(default_factory=set)
     final: str | None = None
     done_claims: list[str] = field(default_factory=list)
+    sent_time: float = 0.0  # when the goal was last texted (seconds into the run)
+    refusals: list[float] = field(default_factory=list)  # when goal messages the bot refused were texted
     next_goal: bool = True  # the user will text another goal once this one is answered
 
 
@@ -60,6 +65,7 @@ class FaultReport:
     checked: list[str] = field(default_factory=list)
     violations: list[str] = field(default_factory=list)
     seconds: float = 0.0
+    redis_back_at: float | None = None
     logs: str = ""
 
     @property
@@ -87,6 +93,13 @@ def check(report: FaultReport, tracks: list[GoalTrack], mail: LocalMailServer) -
         summary = (f"{who}: {sent} email(s) sent, {track.unknown_cards} outcome-unknown card(s), "
                    f"{track.retries} Try again, {track.drops} Drop it; final: {track.final!r}")
         report.checked.append(summary)
+        late = [at for at in track.refusals if report.redis_back_at is not None and at > report.redis_back_at + 1]
+        if track.refusals:
+            report.checked.append(f"{who}: the bot refused the goal {len(track.refusals)} time(s) "
+                                  f"(texted at {', '.join(f'{at:.0f}' for at in track.refusals)} s); it was texted again")
+        if late and not report.plan.refusals_after_restart_ok:
+            report.violations.append(f"{who}: a goal texted at {late[0]:.0f} s was refused although Redis was back at "
+                                     f"{report.redis_back_at:.0f} s")
         if track.final is None:
             report.violations.append(f"{who}: no final answer within {report.plan.settle:.0f} s of the system being "
                                      f"whole again (silently stuck)")
