@@ -14,7 +14,7 @@ from redis import Redis
 from test_executor_approvals import USER, Rig
 
 from agent.goals import GoalStatus
-from agent.testing import message_text
+from agent.testing import message_text, tool_call
 from connectors.progress import report
 from deputy.outbox import OUTBOX_STREAM, OutboxMessage
 from sentinel.action_lifecycle import ActionEvent, after
@@ -169,3 +169,15 @@ def test_the_lifecycle_allows_only_its_moves() -> None:
     assert after(S.succeeded, ActionEvent.retry) is None
     assert after(S.dropped, ActionEvent.retry) is None
     assert not S.outcome_unknown.terminal and S.dropped.terminal
+
+
+def test_a_model_that_says_done_after_a_drop_cannot_mislead_the_user(redis: Redis) -> None:
+    """Whatever the model claims, the answer says the outcome of the dropped email is unknown."""
+    rig = Rig(redis)
+    action_id, approval_id = approve_and_die(rig, [KNOWN])
+    rerun_job(rig, action_id, approval_id)
+    rig.model.fn = lambda messages, tools: tool_call("reply", text="Done.")
+    rig.press(unknown_card(rig).buttons[0][1].data.split(":")[1], Choice.deny)
+
+    answer = [m for m in outbox(redis) if m.text.startswith("Done.")][-1]
+    assert "can't confirm that this happened" in answer.text and "bob@example.com" in answer.text
