@@ -31,7 +31,8 @@ class FaultBench:
             print(report.text())
         for report in self.reports:
             plan = report.plan
-            print(f"faults: {plan.users} goals, {plan.kills} kills, redis restart {plan.redis_restart}: "
+            print(f"faults: {plan.users} users, {report.goals} goals, {plan.kills} random kills + "
+                  f"{len(plan.chosen)} chosen, redis restart {plan.redis_restart}: "
                   f"{len(report.violations)} broken promises in {report.seconds:.0f} s")
         broken = [r for r in self.reports if not r.ok]
         if broken:

@@ -337,6 +337,7 @@ def run_faults(plan: FaultPlan, workdir: Path) -> FaultReport:
         run.drive_users(tracks)
         injector.join(timeout=60)
         run.log(f"{len(tracks)} goals in all")
+        run.report.goals = len(tracks)
         check(run.report, tracks, mail)
         if not run.report.ok:
             run.report.logs = stack.logs()

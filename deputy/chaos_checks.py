@@ -66,6 +66,7 @@ class FaultReport:
     violations: list[str] = field(default_factory=list)
     seconds: float = 0.0
     redis_back_at: float | None = None
+    goals: int = 0
     logs: str = ""
 
     @property
