@@ -102,8 +102,13 @@ def check(report: FaultReport, tracks: list[GoalTrack], mail: LocalMailServer) -
             report.violations.append(f"{who}: a goal texted at {late[0]:.0f} s was refused although Redis was back at "
                                      f"{report.redis_back_at:.0f} s")
         if track.final is None:
+            try:
+                chat = [m["text"][:80] for m in track.user.bot_messages(after=track.sent_at)] if track.sent_at else []
+            except Exception as exc:  # the report must come out even if the chat cannot be read
+                chat = [f"(chat unreadable: {type(exc).__name__})"]
             report.violations.append(f"{who}: no final answer within {report.plan.settle:.0f} s of the system being "
-                                     f"whole again (silently stuck)")
+                                     f"whole again (silently stuck); goal texted at {track.sent_time:.0f} s, "
+                                     f"the chat since: {chat}")
         if sent > allowed:
             report.violations.append(f"{who}: {sent} emails for {allowed} permitted run(s)")
         if track.unknown_cards == 0 and sent != 1 and not (sent == 0 and track.final
