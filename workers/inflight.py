@@ -32,6 +32,8 @@ from typing import Any, Callable, Sequence
 from pydantic import BaseModel
 from redis import Redis
 from rq import Queue
+from rq.exceptions import NoSuchJobError
+from rq.job import Job
 
 log = logging.getLogger(__name__)
 
@@ -258,6 +260,11 @@ class Watchdog:
             elif state is UnitState.running:
                 seen[unit] = f"{registration.job_id}|{now}"
                 later[unit] = now + self._lease_ttl
+            elif state is UnitState.queued and self._overdue(registration, now):
+                # Its time came and went with no scheduler to move it (RQ's scheduler lock
+                # can stay with a killed worker for minutes): queue it ourselves.
+                self._queue_overdue(registration)
+                later[unit] = now + self._lease_ttl
             elif state is UnitState.queued:
                 # Waiting work cannot die; look less often the longer it waits.
                 wait = min(MAX_QUEUED_RECHECK, max(self._lease_ttl, (now - registration.registered_at) / 2))
@@ -302,6 +309,21 @@ class Watchdog:
         units = [unit for unit in map(_unit_of, pipe.execute()) if unit]
         if units:
             self._redis.zadd(_DUE, {unit: now for unit in units}, xx=True, lt=True)
+
+    def _overdue(self, registration: Registration, now: float) -> bool:
+        when = self._redis.zscore(f"rq:scheduled:{registration.queue}", registration.job_id)
+        return when is not None and now - when > 2 * self._lease_ttl
+
+    def _queue_overdue(self, registration: Registration) -> None:
+        queue = self._queues[registration.queue]
+        try:
+            job = Job.fetch(registration.job_id, connection=self._redis, serializer=queue.serializer)
+        except NoSuchJobError:
+            return
+        # A scheduler doing the same meanwhile makes a duplicate job, which the unit's lease absorbs.
+        if queue.scheduled_job_registry.remove(job):
+            queue.enqueue_job(job)
+            log.warning("queued %s: its scheduled time had passed long ago", registration.unit)
 
     def run(self, stop: threading.Event, interval: float) -> None:
         while not stop.wait(interval):

@@ -344,3 +344,21 @@ def test_a_sweep_only_looks_at_due_units(redis: Redis, watchdog: Watchdog, clock
     watchdog.sweep()
     assert redis.zscore("deputy:inflight:due", goal_unit("g_many_0")) is None
     assert redis.zcard("deputy:inflight:due") == 299
+
+
+def test_a_delayed_step_whose_time_passed_with_no_scheduler_is_queued(
+    redis: Redis, watchdog: Watchdog, clock: Clock, inflight: Inflight, queues: dict[str, Queue]
+) -> None:
+    """A retry put off for a few seconds still runs when no RQ scheduler moves it (its lock
+    stayed with a killed worker): the goal does not wait silently."""
+    clock.now = time.time()
+    RQDispatch(redis, clock=clock).step(GOAL, 4, delay=5)
+    job_id = inflight.get(UNIT).job_id
+    assert queues[AGENT_QUEUE].job_ids == []
+    watchdog.sweep()
+    assert queues[AGENT_QUEUE].job_ids == [], "not before its time"
+    clock.advance(5 + 2 * LEASE_TTL + 1)
+    watchdog.sweep()
+    assert queues[AGENT_QUEUE].job_ids == [job_id]
+    assert inflight.get(UNIT).job_id == job_id, "the same job, not a second one"
+    assert inflight.states([UNIT]) == {UNIT: UnitState.queued}
