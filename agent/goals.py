@@ -136,6 +136,11 @@ class Goal(BaseModel):
         default_factory=list, description="Outside content this goal has seen, for provenance checks."
     )
     risk_notes: list[str] = Field(default_factory=list, description="Injection warnings on that content.")
+    unconfirmed: list[str] = Field(
+        default_factory=list,
+        description="Actions whose outcome stayed unknown (the user dropped them): said with the next answer, "
+        "whatever the model claims.",
+    )
     summary: list[str] = Field(default_factory=list, description="One line per step folded out of `messages`.")
     summary_hidden: int = 0
     results_stored: int = 0

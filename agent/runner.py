@@ -251,6 +251,9 @@ class GoalRunner:
             self._dispatch.idle(goal.id)
             return None
         call = goal.pending_calls.pop(0)
+        if record.state is ActionState.dropped:
+            goal.unconfirmed.append(", ".join(record.action.targets) or f"{record.action.connector}."
+                                    f"{record.action.operation}")
         observed = self._reading.observe(goal, record)
         self._remember(goal, call, observed)
         goal.messages.append(tool_message(call.id, observed))
@@ -268,7 +271,13 @@ class GoalRunner:
             goal.pending_calls.clear()
             goal.result, goal.status = args.text, GoalStatus.done
             return self._end(goal)
-        self._outbox.send(goal.chat_id, args.text, dedupe_key=f"{goal.id}:{goal.step}:{call.id}",
+        text = args.text
+        if goal.unconfirmed:
+            # The model may say "Done." anyway: the user hears what is really known.
+            text += ("\n\n⚠️ I can't confirm that this happened (its outcome is unknown, and you chose not to "
+                     "try again): " + "; ".join(goal.unconfirmed) + ".")
+            goal.unconfirmed = []
+        self._outbox.send(goal.chat_id, text, dedupe_key=f"{goal.id}:{goal.step}:{call.id}",
                           proactive=goal.monitor is not None)
         waiting = args.expects_answer
         watching = args.keep_watching and goal.monitor is not None and not waiting

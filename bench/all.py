@@ -22,6 +22,7 @@ from pathlib import Path
 from bench import (
     approvals,
     concurrency,
+    faults,
     frontend,
     frontend_profile,
     guard_cost,
@@ -62,6 +63,7 @@ def sections(quick: bool) -> list[tuple[str, Callable[[Path], object]]]:
                 with_gateway=concurrency.run_gateway(d, concurrency.GATEWAY_QUICK))),
             ("profile", lambda d: profile.run(d, goals=1, steps=10, seconds=5)),
             ("model queue on the local model", lambda d: model_queue.run(d, users=3)),
+            ("faults", lambda d: faults.run(d, faults.QUICK)),
         ]
     return [
         ("front end", lambda d: frontend.run(d)),
@@ -76,6 +78,7 @@ def sections(quick: bool) -> list[tuple[str, Callable[[Path], object]]]:
             with_gateway=concurrency.run_gateway(d))),
         ("profile", lambda d: profile.run(d)),
         ("model queue on the local model", lambda d: model_queue.run(d)),
+        ("faults", lambda d: faults.run(d)),
     ]
 
 

@@ -66,6 +66,8 @@ _KIND_WORDS = {
     "action_declined": "you declined",
     "action_expired": "expired",
     "action_uncertain": "outcome unknown",
+    "action_outcome_unknown": "outcome unknown",
+    "action_dropped": "dropped (outcome unknown)",
     "rule_added": "rule added",
     "rule_removed": "rule removed",
     "press_rejected": "ignored a button",

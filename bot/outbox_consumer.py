@@ -179,6 +179,8 @@ class OutboxConsumer:
                     message.text[:MAX_MESSAGE_CHARS], chat_id=message.chat_id, message_id=int(message_id),
                     reply_markup=markup,
                 )
+                if message.ref:  # the edited message now also answers to a new name (a card that became another)
+                    await self._redis.set(_REF.format(message.ref), int(message_id), ex=_KEEP_SECONDS)
         else:
             parts = split_text(message.text)
             sent = None

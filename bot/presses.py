@@ -34,13 +34,18 @@ def decide_press(services: BotServices, data: str, user_id: int) -> PressAnswer:
     request = result.request
     if result.outcome is PressOutcome.decided and request is not None:
         approved = choice is not Choice.deny
+        unknown = request.kind == "outcome_unknown"
         services.audit.append(
             user_id, "approval_decided", services.clock(), approval_id=approval_id, action_id=request.action_id,
-            decision="approved" if approved else "denied",
+            decision=("retry" if approved else "drop") if unknown else ("approved" if approved else "denied"),
         )
         goal = services.goals.get(request.goal_id)
         step = goal.step if goal is not None else 0
         services.dispatch.action(request.action_id, request.goal_id, step, approval_id=approval_id)
+        if unknown:
+            if approved:
+                return PressAnswer("Trying it once more.", "🔁 Trying again, once.")
+            return PressAnswer("Dropped. I won't try again.", "🗑 Dropped. Whether it happened is still unknown.")
         if choice is Choice.always:
             record = services.actions.get(request.action_id)
             try:
@@ -60,6 +65,9 @@ def decide_press(services: BotServices, data: str, user_id: int) -> PressAnswer:
         return PressAnswer("Denied. I won't do it.", "❌ Denied. Nothing was done.")
     if result.outcome is PressOutcome.already_decided:
         done = "approved" if result.status is ApprovalStatus.approved else (result.status or ApprovalStatus.denied).value
+        if request is not None and request.kind == "outcome_unknown":
+            done = "chose to try again" if result.status is ApprovalStatus.approved else "chose to drop it"
+            return PressAnswer(f"You already {done}. Each choice counts once.")
         return PressAnswer(f"You already {done} this. Each request counts once.")
     if result.outcome is PressOutcome.expired:
         if request is not None:

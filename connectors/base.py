@@ -52,6 +52,11 @@ class ConnectorUnavailable(ConnectorError):
     retryable = True
 
 
+class ConnectorOutcomeUnknown(ConnectorUnavailable):
+    """The service stopped answering after the request may have taken effect: it may or may
+    not have happened. Never reported as a failure (nor retried blindly): the user decides."""
+
+
 class ConnectorAuthError(ConnectorError):
     """The service rejected the credentials; retrying will not help until they change."""
 

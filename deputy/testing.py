@@ -209,6 +209,7 @@ class DeputyStack:
         self._worker_count = workers
         self._gateway = gateway
         self._processes: dict[str, subprocess.Popen] = {}
+        self._specs: dict[str, tuple[list[str], dict[str, str]]] = {}
         self._counter = 0
 
     @property
@@ -235,8 +236,9 @@ class DeputyStack:
             self.start_worker()
         if self._gateway:
             self.start_gateway()
-        wait_for(self._bot_polling, timeout=20, what="the bot to start polling")
-        wait_for(self._connect_up, timeout=20, what="the connect page")
+        # Generous: on a busy shared machine starting five Python processes takes a while.
+        wait_for(self._bot_polling, timeout=60, what="the bot to start polling")
+        wait_for(self._connect_up, timeout=60, what="the connect page")
         return self
 
     def _connect_up(self) -> bool:
@@ -322,6 +324,29 @@ class DeputyStack:
                 pass
         process.wait(timeout=10)
 
+    def restart(self, name: str) -> None:
+        """Start a killed process again, with the same command and environment."""
+        args, env = self._specs[name]
+        self._spawn(name, args, env)
+
+    def pause(self, name: str) -> None:
+        """SIGSTOP a process and its descendants (a hung machine); `resume` or `kill` it next."""
+        self._signal_tree(name, signal.SIGSTOP)
+
+    def resume(self, name: str) -> None:
+        self._signal_tree(name, signal.SIGCONT)
+
+    def _signal_tree(self, name: str, sig: int) -> None:
+        process = self._processes[name]
+        for pid in [process.pid, *descendants(process.pid)]:
+            try:
+                os.kill(pid, sig)
+            except ProcessLookupError:
+                pass
+
+    def alive(self, name: str) -> bool:
+        return self._processes[name].poll() is None
+
     def user(self, user_id: int, first_name: str = "Tester") -> ChatUser:
         return ChatUser(self.chat_url, user_id, first_name)
 
@@ -355,6 +380,7 @@ class DeputyStack:
                 process.wait()
 
     def _spawn(self, name: str, args: list[str], env: dict[str, str]) -> None:
+        self._specs[name] = (args, env)
         self.workdir.mkdir(parents=True, exist_ok=True)
         if self.separate_data_dirs:
             env = {**env, "DEPUTY_DATA_DIR": str(self.workdir / "machines" / name)}

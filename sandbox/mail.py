@@ -108,6 +108,13 @@ class _Handler:
         return "250 OK"
 
     async def handle_DATA(self, server: SMTP, session: Session, envelope: Envelope) -> str:
+        mode = self._server.mode
+        self._server._entered_data()
+        if mode == "refuse":
+            return "451 4.3.0 Not accepting mail right now; try again later"
+        if mode == "hang_before":
+            await self._server._hang()
+            return "451 4.3.0 Timed out; nothing was kept"  # never stored: it did not go out
         email = _parse(envelope)
         store = self._server.store
         if store is not None:
@@ -118,6 +125,8 @@ class _Handler:
                 log.exception("Could not deliver a message into the IMAP mail store")
                 return "451 4.3.0 Could not store the message; try again later"
         self._server._deliver(email)
+        if mode == "hang_after":
+            await self._server._hang()  # stored, but the client never hears so
         return "250 Message accepted for delivery"
 
 
@@ -211,6 +220,33 @@ class LocalMailServer:
         self._mailboxes: dict[str, list[ReceivedEmail]] = {}
         # One condition guards the messages and wakes wait_for() on every delivery.
         self._changed = threading.Condition()
+        self.mode: str = "accept"
+        self.data_sessions = 0  # how many times a client began handing over a message (DATA)
+
+    def set_mode(self, mode: str) -> None:
+        """For fault tests: "accept" (normal), "refuse" (451 on every message), "hang_before"
+        (never answer DATA, keep nothing), "hang_after" (keep the message, never answer)."""
+        if mode not in ("accept", "refuse", "hang_before", "hang_after"):
+            raise ValueError(f"unknown mail server mode {mode!r}")
+        self.mode = mode
+
+    def _entered_data(self) -> None:
+        with self._changed:
+            self.data_sessions += 1
+            self._changed.notify_all()
+
+    def wait_for_data(self, count: int, timeout: float = 10.0) -> None:
+        """Block until `count` DATA commands have arrived in total."""
+        with self._changed:
+            if not self._changed.wait_for(lambda: self.data_sessions >= count, timeout):
+                raise TimeoutError(f"expected {count} DATA command(s), got {self.data_sessions}")
+
+    async def _hang(self, limit: float = 600.0) -> None:
+        # Until the test switches back to "accept" (or the client goes away and we are stopped).
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + limit
+        while self.mode != "accept" and loop.time() < deadline:
+            await asyncio.sleep(0.05)
 
     @property
     def port(self) -> int:

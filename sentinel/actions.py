@@ -61,8 +61,12 @@ class ActionState(str, Enum):
     denied = "denied"
     declined = "declined"
     expired = "expired"
-    uncertain = "uncertain"
+    uncertain = "uncertain"  # older records only: now `outcome_unknown` until the user chooses
+    outcome_unknown = "outcome_unknown"  # the executor died midway; the user chooses Try again or Drop it
+    dropped = "dropped"  # outcome unknown, and the user chose not to try again
 
     @property
     def terminal(self) -> bool:
-        return self not in (ActionState.submitted, ActionState.awaiting_approval, ActionState.executing)
+        return self not in (
+            ActionState.submitted, ActionState.awaiting_approval, ActionState.executing, ActionState.outcome_unknown
+        )

@@ -14,6 +14,7 @@ import hashlib
 import hmac
 import secrets
 from enum import Enum
+from typing import Literal
 
 from pydantic import BaseModel
 from redis import Redis
@@ -36,7 +37,14 @@ class ApprovalStatus(str, Enum):
 
 
 class ApprovalRequest(BaseModel):
+    """A question to the action's owner, answered once by a signed button press.
+
+    `kind` "approval": may this run (Approve / Deny). "outcome_unknown": the executor died
+    midway, shall it run once more (Try again = approve) or not (Drop it = deny).
+    """
+
     schema_version: int = 1
+    kind: Literal["approval", "outcome_unknown"] = "approval"
     id: str
     action_id: str
     goal_id: str

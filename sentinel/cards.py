@@ -50,6 +50,26 @@ def card_buttons(
     return rows
 
 
+def unknown_outcome_text(action: Action, known: str, earlier_card: str | None = None) -> str:
+    """The card of an action whose executor stopped midway: what is known, and the choice."""
+    what = "sending this email" if action.operation == "send_email" else f"{action.connector}.{action.operation}"
+    lines = [
+        f"⚠️ Outcome unknown: I stopped while {what}.",
+        f"What I know: {known}.",
+        "Check whether it happened, then tell me: Try again runs it once more; Drop it leaves it as it is.",
+    ]
+    if earlier_card:
+        lines += ["", earlier_card]
+    return "\n".join(lines)
+
+
+def unknown_outcome_buttons(signer: ApprovalSigner, request_id: str, user_id: int) -> list[list[Button]]:
+    return [[
+        Button(text="Try again", data=signer.button_data(request_id, Choice.approve, user_id)),
+        Button(text="Drop it", data=signer.button_data(request_id, Choice.deny, user_id)),
+    ]]
+
+
 def _headline(action: Action) -> str:
     if action.operation == "send_email":
         return "✉️ Send this email?"

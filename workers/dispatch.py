@@ -11,7 +11,7 @@ from redis import Redis
 from rq import Queue, get_current_job
 from rq.serializers import JSONSerializer
 
-from workers.inflight import Inflight, Registration, new_job_id
+from workers.inflight import Inflight, Registration, job_meta, new_job_id
 from workers.payloads import (
     ACTIONS_QUEUE,
     AGENT_QUEUE,
@@ -134,7 +134,8 @@ class RQDispatch:
         )
         # Registered first: if we die before the enqueue, the watchdog finds no job and enqueues it.
         self._inflight.register(registration, pipeline)
-        kwargs = {"job_id": registration.job_id, "result_ttl": RESULT_TTL, "failure_ttl": FAILURE_TTL}
+        kwargs = {"job_id": registration.job_id, "result_ttl": RESULT_TTL, "failure_ttl": FAILURE_TTL,
+                  "meta": job_meta(unit)}
         if pipeline is not None:
             kwargs["pipeline"] = pipeline
         if delay > 0:

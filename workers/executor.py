@@ -4,8 +4,13 @@ For each submitted action it asks `sentinel.review`; allowed actions run, denied
 return the reasons to the agent, and "ask" posts an approval card and ends the job. After
 the owner's press it reviews again with the approval and runs exactly the approved
 action. An action runs only after this process *claimed* it (submitted/awaiting →
-executing), so duplicated or retried jobs never run it twice; the idempotency key handed
-to the connector is the approval id (or the action id when no approval was needed).
+executing, with a claim token), so duplicated or retried jobs never run it twice; the
+idempotency key handed to the connector is the approval id (or the action id when no
+approval was needed). States change only as `sentinel.action_lifecycle` allows.
+
+If an executor dies holding a claim, the job that runs next finds the action `executing`:
+if nothing had begun it simply runs again; otherwise its outcome is unknown, and the user
+gets a card saying what is known with Try again / Drop it, while the goal waits.
 """
 
 from __future__ import annotations
@@ -13,12 +18,15 @@ from __future__ import annotations
 import base64
 import hashlib
 import logging
+import secrets
 import time
 from typing import Callable, Mapping, Protocol
 
 from agent.goals import GoalStatus, GoalStore
-from connectors.base import ConnectorError, OperationResult
+from connectors.base import ConnectorError, ConnectorOutcomeUnknown, OperationResult
+from connectors.progress import listening
 from deputy.outbox import Outbox, OutboxMessage
+from sentinel.action_lifecycle import ActionEvent
 from sentinel.action_store import ActionRecord, ActionStore
 from sentinel.actions import Action, ActionState
 from sentinel.approvals import (
@@ -33,6 +41,7 @@ from sentinel.cards import card_buttons, card_text
 from sentinel.policy import Decision, Risk, Verdict, review
 from vault import Scrubber
 from workers.payloads import ActionJob
+from workers.outcome_unknown import STARTED, UnknownOutcomeCards, unknown_summary
 from workers.payments import PaymentIssuer
 from workers.review_context import ReviewContextBuilder
 
@@ -76,6 +85,8 @@ class Executor:
         self._scrubber = scrubber or Scrubber()
         self._approval_ttl = approval_ttl
         self._clock = clock
+        self._unknown = UnknownOutcomeCards(approvals, goals, outbox, audit, signer, dispatch.expire_approval,
+                                            approval_ttl, clock)
 
     def handle(self, job: ActionJob) -> None:
         record = self._actions.get(job.action_id)
@@ -85,7 +96,10 @@ class Executor:
         if record.state.terminal:
             self._resume(record, job)
         elif record.state is ActionState.executing:
-            self._uncertain(record, job)
+            self._recover(record, job)
+        elif record.state is ActionState.outcome_unknown:
+            if job.approval_id is not None:
+                self._after_press(record, job)  # Try again / Drop it, or that card expired
         elif record.state is ActionState.submitted:
             self._first_review(record, job)
         elif job.approval_id is not None:
@@ -165,6 +179,9 @@ class Executor:
         request, status = stored
         if status is ApprovalStatus.pending:
             return
+        if request.kind == "outcome_unknown":
+            self._after_unknown_press(record, job, request, status)
+            return
         if status is ApprovalStatus.denied:
             self._finish(record, job, ActionState.declined, "The user declined this action; it was not carried out.")
         elif status is ApprovalStatus.expired:
@@ -180,6 +197,24 @@ class Executor:
             else:
                 self._finish(record, job, ActionState.denied, "Sentinel blocked this action: " + " ".join(decision.reasons))
 
+    def _after_unknown_press(
+        self, record: ActionRecord, job: ActionJob, request: ApprovalRequest, status: ApprovalStatus
+    ) -> None:
+        if status is ApprovalStatus.approved:
+            decision = self._review(record.action, request.fingerprint)
+            self._audit_review(record.action, decision)
+            if decision.verdict is Verdict.allow:
+                # The first run's key again: a service that deduplicates will not do it twice.
+                self._execute(record, job, record.approval_id or record.action.id, event=ActionEvent.retry)
+                return
+            outcome = "Sentinel would no longer allow running it again: " + " ".join(decision.reasons)
+        elif status is ApprovalStatus.denied:
+            outcome = "The user chose to drop it rather than try again."
+        else:
+            outcome = "Nobody chose whether to try again in time, so it was dropped."
+        self._finish(record, job, ActionState.dropped, f"{unknown_summary(record)} {outcome}",
+                     event=ActionEvent.drop)
+
     def expire(self, approval_id: str) -> None:
         """Called when a card's time is up: mark it, tell the user, let the goal go on."""
         if not self._approvals.expire(approval_id, self._clock()):
@@ -188,10 +223,14 @@ class Executor:
         if stored is None:
             return
         request, _ = stored
+        expired = (
+            "⌛ Nobody chose in time, so I dropped it. Whether it happened is still unknown."
+            if request.kind == "outcome_unknown" else "⌛ This request expired, so nothing was done."
+        )
         self._outbox.put(
             OutboxMessage(
                 chat_id=request.chat_id,
-                text=f"{request.card_text}\n\n⌛ This request expired, so nothing was done.",
+                text=f"{request.card_text}\n\n{expired}",
                 edit_ref=f"card:{approval_id}",
                 dedupe_key=f"expired:{approval_id}",
             )
@@ -200,13 +239,21 @@ class Executor:
         goal = self._goals.get(request.goal_id)
         self._dispatch.action(request.action_id, request.goal_id, goal.step if goal else 0, approval_id)
 
-    def _execute(self, record: ActionRecord, job: ActionJob, idempotency_key: str) -> None:
+    def _execute(
+        self, record: ActionRecord, job: ActionJob, idempotency_key: str, event: ActionEvent = ActionEvent.claim
+    ) -> None:
         action = record.action
         goal = self._goals.get(action.goal_id)
         if goal is not None and goal.status is GoalStatus.cancelled:
-            self._finish(record, job, ActionState.declined, "The goal was cancelled, so this was not carried out.")
+            if record.state is ActionState.outcome_unknown:
+                self._finish(record, job, ActionState.dropped,
+                             f"{unknown_summary(record)} The goal was cancelled, so it was not tried again.",
+                             event=ActionEvent.drop)
+            else:
+                self._finish(record, job, ActionState.declined, "The goal was cancelled, so this was not carried out.")
             return
-        if not self._actions.transition(action.id, _PENDING, ActionState.executing):
+        token = secrets.token_hex(8)
+        if not self._actions.claim(action.id, token, event):
             return  # another job claimed it first
         runner = self._runners.get(f"{action.connector}.{action.operation}")
         if runner is None and self._user_runners is not None:
@@ -215,30 +262,47 @@ class Executor:
             if runner is None:
                 raise ConnectorError(f"The {action.connector} connector is not set up on this Deputy.")
             runnable = self._payments.prepare(action, idempotency_key) if self._payments else action
-            produced = runner(runnable, idempotency_key)
+            # From here on something may happen outside: were we to die, nobody could tell
+            # whether it did. A claim we no longer hold (presumed dead, replaced) stops here.
+            if not self._actions.progress(action.id, token, STARTED):
+                log.warning("action %s: lost the claim before starting; not running it", action.id)
+                return
+            with listening(lambda note: self._actions.progress(action.id, token, note)):
+                produced = runner(runnable, idempotency_key)
+        except ConnectorOutcomeUnknown as exc:
+            message = self._scrubber.scrub(exc.user_message)
+            log.warning("action %s: outcome unknown: %s", action.id, message)
+            if self._actions.finish(action.id, token, ActionEvent.lost_midway, message):
+                fresh = self._actions.get(action.id)
+                if fresh is not None:
+                    self._unknown.post(fresh, token, known=message)
+            return
         except ConnectorError as exc:
             message = self._scrubber.scrub(exc.user_message)
             log.warning("action %s failed: %s", action.id, message)
             if isinstance(exc, EgressBlocked):
                 self._audit_egress_denial(action, exc)
-            self._finish(record, job, ActionState.failed, f"Failed: {message}", claimed=True)
+            self._finish(record, job, ActionState.failed, f"Failed: {message}", token=token)
             return
         result = produced if isinstance(produced, OperationResult) else OperationResult(summary=produced)
         # Nothing a service returns reaches the agent before secrets are taken out of it.
         summary = self._scrubber.scrub(result.summary)
-        self._finish(record, job, ActionState.succeeded, summary, claimed=True, untrusted_origin=result.untrusted_origin)
+        self._finish(record, job, ActionState.succeeded, summary, token=token, untrusted_origin=result.untrusted_origin)
 
-    def _uncertain(self, record: ActionRecord, job: ActionJob) -> None:
-        # A previous executor claimed this action and stopped before recording the result.
-        # Running it again could do it twice, so the user is told instead.
-        self._finish(
-            record,
-            job,
-            ActionState.uncertain,
-            "The executor stopped while carrying out this action, so I can't tell whether it happened. "
-            "It was not retried, to avoid doing it twice; tell the user to check.",
-            claimed=True,
-        )
+    def _recover(self, record: ActionRecord, job: ActionJob) -> None:
+        """A previous executor claimed this action and stopped before recording the result."""
+        became = self._actions.lost(record)
+        fresh = self._actions.get(record.action.id)
+        if fresh is None:
+            return
+        if became is ActionState.outcome_unknown:
+            self._unknown.post(fresh, record.claim or "")
+        elif became is not None:
+            # Nothing had begun: it simply runs, under the approval it already has.
+            log.warning("action %s: its executor stopped before starting it; running it again", record.action.id)
+            self.handle(job.model_copy(update={"approval_id": job.approval_id or fresh.approval_id}))
+        elif fresh.state.terminal:
+            self._resume(fresh, job)
 
     def _finish(
         self,
@@ -246,16 +310,25 @@ class Executor:
         job: ActionJob,
         state: ActionState,
         outcome: str,
-        claimed: bool = False,
+        token: str | None = None,
         untrusted_origin: str | None = None,
+        event: ActionEvent | None = None,
     ) -> None:
-        allowed = (ActionState.executing,) if claimed else _PENDING
-        if self._actions.transition(record.action.id, allowed, state, outcome=outcome, untrusted_origin=untrusted_origin):
+        action_id = record.action.id
+        if token is not None:
+            result = ActionEvent.succeed if state is ActionState.succeeded else ActionEvent.fail
+            moved = self._actions.finish(action_id, token, result, outcome, untrusted_origin)
+            if not moved:
+                log.warning("action %s: finished after its claim was taken over; result not recorded", action_id)
+        else:
+            moved = self._actions.apply(action_id, event or _EVENT_FOR[state], outcome=outcome,
+                                        untrusted_origin=untrusted_origin)
+        if moved:
             self._audit.append(
-                record.action.user_id, "action_" + state.value, self._clock(), action_id=record.action.id,
+                record.action.user_id, "action_" + state.value, self._clock(), action_id=action_id,
                 outcome=outcome[:500],
             )
-        fresh = self._actions.get(record.action.id)
+        fresh = self._actions.get(action_id)
         if fresh is not None and fresh.state.terminal:
             self._resume(fresh, job)
 
@@ -300,6 +373,14 @@ class ExecutorDispatch(Protocol):
     def action(self, action_id: str, goal_id: str, step: int, approval_id: str | None = None) -> None: ...
 
     def expire_approval(self, approval_id: str, when: float) -> None: ...
+
+
+_EVENT_FOR = {
+    ActionState.denied: ActionEvent.deny,
+    ActionState.declined: ActionEvent.decline,
+    ActionState.expired: ActionEvent.expire,
+    ActionState.dropped: ActionEvent.drop,
+}
 
 
 def _approval_id_for(action: Action) -> str:

@@ -7,6 +7,12 @@ lapses within seconds, and any watchdog re-enqueues the unit. RQ's own detection
 abandoned jobs takes over a minute (its heartbeat adds 60 s), hence this.
 Re-running a unit is safe because steps are checkpointed and actions are claimed.
 
+Every unit is in one of the states of `UnitState`, and `Inflight.states` tells which,
+reading RQ's own bookkeeping too: a job RQ has moved from its queue into the queue's
+*intermediate* list (BLMOVE, on dequeue) still says `queued` until the worker marks it
+`started`; if the worker dies in between, only that list shows the job is no longer
+waiting, so a job found there without a lease is treated like a started one that died.
+
 A sweep only looks at units that are due (a sorted set of next-check times), so its cost
 follows the units that need a look, not all in-flight work: a unit whose job holds its
 lease is checked again a lease period later, one whose job waits in a queue less and less
@@ -15,15 +21,19 @@ often (up to `MAX_QUEUED_RECHECK`), and a suspect one when its grace period ends
 
 from __future__ import annotations
 
+import json
 import logging
 import secrets
 import threading
 import time
-from typing import Any, Callable
+from enum import Enum
+from typing import Any, Callable, Sequence
 
 from pydantic import BaseModel
 from redis import Redis
 from rq import Queue
+from rq.exceptions import NoSuchJobError
+from rq.job import Job
 
 log = logging.getLogger(__name__)
 
@@ -52,6 +62,48 @@ return 1
 """
 _RENEW = "if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('PEXPIRE', KEYS[1], ARGV[2]) end return 0"
 _RELEASE = "if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end return 0"
+
+
+_WAITING = (b"queued", b"scheduled", b"deferred")
+
+
+class UnitState(str, Enum):
+    queued = "queued"  # its job waits in a queue (or for its time)
+    dequeued = "dequeued"  # a worker took the job off the queue but has not started it
+    running = "running"  # a job holds the unit's lease
+    suspect = "suspect"  # started or dequeued, no lease: its worker may be dead
+    done = "done"  # no job needed any more
+
+
+def unit_state(registered: bool, leased: bool, status: bytes | None, dequeued: bool) -> UnitState:
+    """Where a unit stands, from what Redis holds about it (pure, so every case is testable)."""
+    if not registered:
+        return UnitState.done
+    if leased:
+        return UnitState.running
+    if status in _WAITING and not dequeued:
+        return UnitState.queued
+    # Dequeued jobs are still "queued" in RQ's eyes; a live worker starts them in milliseconds.
+    return UnitState.suspect if not dequeued else UnitState.dequeued
+
+
+def job_meta(unit: str) -> dict[str, str]:
+    """What an RQ job carries in its `meta` so a watchdog can tell which unit it does."""
+    return {"unit": unit}
+
+
+def _unit_of(raw_meta: bytes | None) -> str | None:
+    try:
+        meta = json.loads(raw_meta) if raw_meta else None
+    except ValueError:
+        return None
+    unit = meta.get("unit") if isinstance(meta, dict) else None
+    return unit if isinstance(unit, str) else None
+
+
+def intermediate_key(queue: str) -> str:
+    """RQ 2's list of jobs taken off `queue` and not yet started (`rq.intermediate_queue`)."""
+    return f"rq:queue:{queue}:intermediate"
 
 
 class Registration(BaseModel):
@@ -87,6 +139,19 @@ class Inflight:
 
     def all(self) -> list[Registration]:
         return [Registration.model_validate_json(raw) for raw in self._redis.hvals(_UNITS)]
+
+    def states(self, units: Sequence[str]) -> dict[str, UnitState]:
+        """Where each unit stands now, RQ's dequeued-but-not-started state included."""
+        raws = self._redis.hmget(_UNITS, list(units)) if units else []
+        registrations = [Registration.model_validate_json(raw) if raw else None for raw in raws]
+        looks = _look(self._redis, [r for r in registrations if r is not None])
+        states: dict[str, UnitState] = {}
+        for unit, registration in zip(units, registrations, strict=True):
+            if registration is None:
+                states[unit] = UnitState.done
+            else:
+                states[unit] = unit_state(True, *looks[unit])
+        return states
 
     def complete(self, unit: str, job_id: str | None = None) -> bool:
         """The unit needs no job any more (only if still owned by `job_id`, when given)."""
@@ -175,30 +240,32 @@ class Watchdog:
 
     def sweep(self) -> list[str]:
         now = self._clock()
+        self._look_at_dequeued(now)
         due = [u.decode() for u in self._redis.zrangebyscore(_DUE, "-inf", now, start=0, num=SWEEP_BATCH)]
         if not due:
             return []
         raws = self._redis.hmget(_UNITS, due)
         registrations = [Registration.model_validate_json(raw) for raw in raws if raw is not None]
         gone = [unit for unit, raw in zip(due, raws, strict=True) if raw is None]
-        pipe = self._redis.pipeline(transaction=False)
-        for registration in registrations:
-            pipe.exists(_LEASE.format(registration.unit))
-            pipe.hget(_JOB.format(registration.job_id), "status")
-            pipe.hget(_SEEN, registration.unit)
-        looks = pipe.execute()
+        looks = _look(self._redis, registrations)
+        seen_before = self._redis.hmget(_SEEN, [r.unit for r in registrations]) if registrations else []
         revived: list[str] = []
         later: dict[str, float] = {}
         seen: dict[str, str] = {}
-        for i, registration in enumerate(registrations):
+        for registration, last in zip(registrations, seen_before, strict=True):
             unit = registration.unit
-            leased, status, last = looks[3 * i: 3 * i + 3]
+            state = unit_state(True, *looks[unit])
             if registration.queue not in self._queues:
                 later[unit] = now + MAX_QUEUED_RECHECK
-            elif leased:
+            elif state is UnitState.running:
                 seen[unit] = f"{registration.job_id}|{now}"
                 later[unit] = now + self._lease_ttl
-            elif status in (b"queued", b"scheduled", b"deferred"):
+            elif state is UnitState.queued and self._overdue(registration, now):
+                # Its time came and went with no scheduler to move it (RQ's scheduler lock
+                # can stay with a killed worker for minutes): queue it ourselves.
+                self._queue_overdue(registration)
+                later[unit] = now + self._lease_ttl
+            elif state is UnitState.queued:
                 # Waiting work cannot die; look less often the longer it waits.
                 wait = min(MAX_QUEUED_RECHECK, max(self._lease_ttl, (now - registration.registered_at) / 2))
                 later[unit] = now + wait
@@ -223,6 +290,41 @@ class Watchdog:
         pipe.execute()
         return revived
 
+    def _look_at_dequeued(self, now: float) -> None:
+        """Bring units whose job a worker has dequeued to the front, however long they waited.
+
+        A job that waited long in a queue is only looked at every `MAX_QUEUED_RECHECK`
+        seconds; once dequeued it must be watched like a running one. The job's RQ record
+        names its unit (`meta`, written by whoever enqueued it).
+        """
+        pipe = self._redis.pipeline(transaction=False)
+        for name in self._queues:
+            pipe.lrange(intermediate_key(name), 0, -1)
+        job_ids = [job_id.decode() for ids in pipe.execute() for job_id in ids]
+        if not job_ids:
+            return
+        pipe = self._redis.pipeline(transaction=False)
+        for job_id in job_ids:
+            pipe.hget(_JOB.format(job_id), "meta")
+        units = [unit for unit in map(_unit_of, pipe.execute()) if unit]
+        if units:
+            self._redis.zadd(_DUE, {unit: now for unit in units}, xx=True, lt=True)
+
+    def _overdue(self, registration: Registration, now: float) -> bool:
+        when = self._redis.zscore(f"rq:scheduled:{registration.queue}", registration.job_id)
+        return when is not None and now - when > 2 * self._lease_ttl
+
+    def _queue_overdue(self, registration: Registration) -> None:
+        queue = self._queues[registration.queue]
+        try:
+            job = Job.fetch(registration.job_id, connection=self._redis, serializer=queue.serializer)
+        except NoSuchJobError:
+            return
+        # A scheduler doing the same meanwhile makes a duplicate job, which the unit's lease absorbs.
+        if queue.scheduled_job_registry.remove(job):
+            queue.enqueue_job(job)
+            log.warning("queued %s: its scheduled time had passed long ago", registration.unit)
+
     def run(self, stop: threading.Event, interval: float) -> None:
         while not stop.wait(interval):
             try:
@@ -245,7 +347,26 @@ class Watchdog:
         )
         if not self._inflight.replace(registration.unit, registration.job_id, fresh):
             return False  # another watchdog or the job itself got there first
+        # A job its dead worker had dequeued would otherwise sit in RQ's list until RQ's
+        # own clean-up, a minute or more later, marks it failed.
+        self._redis.lrem(intermediate_key(registration.queue), 0, registration.job_id)
         self._queues[fresh.queue].enqueue(
-            fresh.func, fresh.payload, job_id=fresh.job_id, result_ttl=60, failure_ttl=24 * 3600
+            fresh.func, fresh.payload, job_id=fresh.job_id, result_ttl=60, failure_ttl=24 * 3600,
+            meta=job_meta(fresh.unit),
         )
         return True
+
+
+def _look(redis: Redis, registrations: list[Registration]) -> dict[str, tuple[bool, bytes | None, bool]]:
+    """For each unit: is its lease held, its job's RQ status, is its job dequeued-not-started."""
+    pipe = redis.pipeline(transaction=False)
+    for registration in registrations:
+        pipe.exists(_LEASE.format(registration.unit))
+        pipe.hget(_JOB.format(registration.job_id), "status")
+        # The intermediate list holds one entry per busy worker at most, so LPOS is cheap.
+        pipe.lpos(intermediate_key(registration.queue), registration.job_id)
+    found = pipe.execute()
+    return {
+        r.unit: (bool(found[3 * i]), found[3 * i + 1], found[3 * i + 2] is not None)
+        for i, r in enumerate(registrations)
+    }

@@ -30,11 +30,13 @@ from pydantic import (
 from connectors.base import (
     ConnectorAuthError,
     ConnectorError,
+    ConnectorOutcomeUnknown,
     ConnectorRejected,
     ConnectorUnavailable,
 )
 from connectors.email.addresses import check_header_text, normalize_address
 from connectors.email.sockets import OpenedSMTP, OpenedSMTP_SSL, SocketOpener, direct_connection
+from connectors.progress import report
 
 MAX_RECIPIENTS = 50
 """Most addresses one email may go to, To and Cc together."""
@@ -184,6 +186,7 @@ class _Session:
             if account.use_ssl
             else OpenedSMTP(account.host, account.port, opener=self.opener, timeout=account.timeout)
         )
+        report("the mail server accepted the connection; I can't tell whether the email went out")
         try:
             self.stage = "greeting"
             # Unlike ehlo(), this raises (SMTPHeloError) when the server answers nonsense.
@@ -203,8 +206,10 @@ class _Session:
                 self.stage = "login"
                 self._login(smtp, account.username, account.password)
             self.stage = "send"
+            report("I was handing the email to the mail server; I can't tell whether it went out")
             refused = smtp.send_message(message, from_addr=account.from_address, to_addrs=recipients)
             self.stage = "done"
+            report("the mail server accepted the email, so it most likely went out")
         except BaseException:
             smtp.close()  # no QUIT: a broken server might keep us waiting for its reply
             raise
@@ -246,6 +251,8 @@ class _Session:
             return ConnectorUnavailable(f"I couldn't set up an encrypted connection to {where}.", detail=detail)
         if self.stage == "connect":  # refused, unreachable, DNS failure, connect timeout
             return ConnectorUnavailable(f"I couldn't reach the mail server at {where}.", detail=detail)
+        if self.stage == "send":
+            return _midway(where, detail)
         if isinstance(exc, TimeoutError):
             return ConnectorUnavailable(f"The mail server at {where} stopped answering.", detail=detail)
         return ConnectorUnavailable(f"The connection to the mail server at {where} broke off.", detail=detail)
@@ -255,6 +262,8 @@ class _Session:
         code = getattr(exc, "smtp_code", None)
         temporary = isinstance(code, int) and 400 <= code < 500
         permanent = isinstance(code, int) and 500 <= code < 600
+        if isinstance(exc, smtplib.SMTPServerDisconnected) and self.stage == "send":
+            return _midway(where, detail)
         if isinstance(exc, smtplib.SMTPServerDisconnected) and isinstance(exc.__context__, TimeoutError):
             return ConnectorUnavailable(f"The mail server at {where} stopped answering.", detail=detail)
         if isinstance(exc, smtplib.SMTPServerDisconnected):
@@ -286,6 +295,15 @@ class _Session:
     def _scrub(self, text: str) -> str:
         password = self.account.password.get_secret_value() if self.account.password else ""
         return text.replace(password, "***") if password else text
+
+
+def _midway(where: str, detail: str) -> ConnectorError:
+    # Silence while the message was being handed over: it may have been accepted.
+    return ConnectorOutcomeUnknown(
+        f"The mail server at {where} stopped answering while I was handing it the email, "
+        "so I can't tell whether it went out.",
+        detail=detail,
+    )
 
 
 def _tls_context() -> ssl.SSLContext:

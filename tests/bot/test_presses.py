@@ -177,3 +177,24 @@ def test_non_ascii_button_data_is_refused_as_forged(
 ) -> None:
     assert decide_press(services, f"ap1:{request_.id}:y:✓✓✓✓", OWNER) == FORGED
     assert actions_queue.count == 0
+
+
+@pytest.mark.parametrize("choice, says, suffix", [
+    (Choice.approve, "Trying it once more", "Trying again"),
+    (Choice.deny, "Dropped", "Dropped"),
+])
+def test_an_outcome_unknown_card_counts_one_choice_of_its_owner(
+    services: BotServices, request_: ApprovalRequest, actions_queue: Queue, choice: Choice, says: str, suffix: str
+) -> None:
+    """Try again / Drop it: signed, owner-only, counted once, like Approve / Deny."""
+    unknown = request_.model_copy(update={"id": new_approval_id(), "kind": "outcome_unknown"})
+    services.approvals.create(unknown)
+    data = button(services, unknown, choice)
+
+    assert decide_press(services, data, STRANGER) == FORGED
+    answer = decide_press(services, data, OWNER)
+    assert says in answer.toast and suffix in (answer.card_suffix or "")
+    assert actions_queue.count == 1
+    again = decide_press(services, data, OWNER)
+    assert "already chose" in again.toast
+    assert actions_queue.count == 1

@@ -13,6 +13,7 @@ import pytest
 from redis import Redis
 
 from connectors.base import EffectClass
+from sentinel.action_lifecycle import ActionEvent
 from sentinel.action_store import ActionStore
 from sentinel.actions import Action, ActionState
 
@@ -130,3 +131,43 @@ def test_a_submit_interrupted_after_the_record_is_completed_by_the_retry(redis: 
     store.submit(action)  # the retried step submits again
     record = store.get(action.id)
     assert record is not None and record.state is ActionState.submitted
+
+
+def claimed(store: ActionStore, token: str = "claim-1") -> None:
+    store.submit(make_action())
+    store.transition(ACTION_ID, (ActionState.submitted,), ActionState.awaiting_approval, approval_id="ap_1")
+    assert store.claim(ACTION_ID, token)
+
+
+def test_a_claim_whose_executor_died_before_starting_goes_back_to_its_approval(store: ActionStore) -> None:
+    """Nothing began: the action waits to run again under the approval it already has."""
+    claimed(store)
+    assert store.lost(store.get(ACTION_ID)) is ActionState.awaiting_approval
+    record = store.get(ACTION_ID)
+    assert (record.state, record.approval_id, record.claim, record.progress) == (
+        ActionState.awaiting_approval, "ap_1", None, None)
+    assert store.claim(ACTION_ID, "claim-2"), "it can be claimed again"
+
+
+def test_a_claim_whose_executor_died_after_starting_has_an_unknown_outcome(store: ActionStore) -> None:
+    claimed(store)
+    assert store.progress(ACTION_ID, "claim-1", "the mail server accepted the connection")
+    stale = store.get(ACTION_ID)
+    assert store.lost(stale) is ActionState.outcome_unknown
+    assert store.lost(stale) is None, "two watchdogs' jobs: one of them decides"
+    record = store.get(ACTION_ID)
+    assert record.progress == "the mail server accepted the connection"
+    assert not store.claim(ACTION_ID, "claim-3"), "never claimed again without the user's Try again"
+    assert store.claim(ACTION_ID, "claim-3", ActionEvent.retry)
+    assert store.get(ACTION_ID).progress is None
+
+
+def test_only_the_current_claim_records_progress_and_results(store: ActionStore) -> None:
+    claimed(store, "old")
+    assert store.lost(store.get(ACTION_ID)) is ActionState.awaiting_approval
+    assert store.claim(ACTION_ID, "new")
+    assert not store.progress(ACTION_ID, "old", "started")
+    assert not store.finish(ACTION_ID, "old", ActionEvent.succeed, "Email sent.")
+    assert store.finish(ACTION_ID, "new", ActionEvent.succeed, "Email sent.")
+    record = store.get(ACTION_ID)
+    assert (record.state, record.outcome, record.claim) == (ActionState.succeeded, "Email sent.", None)

@@ -17,7 +17,16 @@ from rq.serializers import JSONSerializer
 
 from deputy.testing import wait_for
 from workers.dispatch import STEP_FUNC, RQDispatch, goal_unit, make_queues
-from workers.inflight import MAX_QUEUED_RECHECK, Inflight, Lease, Registration, Watchdog, lease_held
+from workers.inflight import (
+    MAX_QUEUED_RECHECK,
+    Inflight,
+    Lease,
+    Registration,
+    UnitState,
+    Watchdog,
+    intermediate_key,
+    lease_held,
+)
 from workers.payloads import AGENT_QUEUE
 
 LEASE_TTL = 10.0
@@ -81,6 +90,15 @@ def mark_started(redis: Redis, job_id: str) -> None:
     Job.fetch(job_id, connection=redis, serializer=JSONSerializer).set_status(JobStatus.STARTED)
 
 
+def dequeue(redis: Redis, queues: dict[str, Queue]) -> Job:
+    """What an RQ worker does first (BLMOVE into the queue's intermediate list); if it dies
+    right then, the job is neither in the queue nor started, and still says `queued`."""
+    job, _ = Queue.dequeue_any([queues[AGENT_QUEUE]], None, connection=redis, serializer=JSONSerializer)
+    assert job.get_status() == JobStatus.QUEUED
+    assert redis.lrange(intermediate_key(AGENT_QUEUE), 0, -1) == [job.id.encode()]
+    return job
+
+
 def kill_and_wait_out(watchdog: Watchdog, clock: Clock) -> list[str]:
     """First sweep notices the dead unit; the next, a lease period later, acts."""
     assert watchdog.sweep() == []
@@ -122,6 +140,49 @@ def test_a_started_unit_without_a_lease_is_revived_after_a_lease_period(
     assert revived.job_id in queues[AGENT_QUEUE].job_ids
     job = Job.fetch(revived.job_id, connection=redis, serializer=JSONSerializer)
     assert (job.func_name, list(job.args), job.get_status()) == (STEP_FUNC, [registration.payload], JobStatus.QUEUED)
+
+
+def test_a_job_dequeued_by_a_worker_that_died_before_starting_it_is_revived(
+    redis: Redis, watchdog: Watchdog, clock: Clock, registration: Registration, inflight: Inflight,
+    queues: dict[str, Queue],
+) -> None:
+    """Killed between BLMOVE and the job's start: the work is done again within seconds."""
+    dequeue(redis, queues)
+    assert inflight.states([UNIT]) == {UNIT: UnitState.dequeued}
+
+    assert kill_and_wait_out(watchdog, clock) == [UNIT]
+    revived = inflight.get(UNIT)
+    assert queues[AGENT_QUEUE].job_ids == [revived.job_id]
+    assert redis.lrange(intermediate_key(AGENT_QUEUE), 0, -1) == [], "the dead worker's copy is gone"
+    assert inflight.states([UNIT]) == {UNIT: UnitState.queued}
+
+
+def test_a_job_dequeued_after_a_long_wait_is_watched_at_once(
+    redis: Redis, watchdog: Watchdog, clock: Clock, registration: Registration, inflight: Inflight,
+    queues: dict[str, Queue],
+) -> None:
+    """A unit that waited long is looked at rarely; once dequeued, its next look is not put off."""
+    for _ in range(4):
+        watchdog.sweep()
+        clock.advance(MAX_QUEUED_RECHECK / 2)
+    assert redis.zscore("deputy:inflight:due", UNIT) > clock() + 5, "a long wait is looked at rarely"
+    dequeue(redis, queues)
+    assert kill_and_wait_out(watchdog, clock) == [UNIT]
+
+
+def test_every_state_of_a_unit_is_known(
+    redis: Redis, clock: Clock, registration: Registration, inflight: Inflight, queues: dict[str, Queue]
+) -> None:
+    assert inflight.states([UNIT, goal_unit("g_never")]) == {UNIT: UnitState.queued, goal_unit("g_never"): UnitState.done}
+    job = dequeue(redis, queues)
+    assert inflight.states([UNIT]) == {UNIT: UnitState.dequeued}
+    redis.lrem(intermediate_key(AGENT_QUEUE), 0, job.id)
+    mark_started(redis, job.id)
+    assert inflight.states([UNIT]) == {UNIT: UnitState.suspect}
+    with Lease(redis, UNIT, ttl=30):
+        assert inflight.states([UNIT]) == {UNIT: UnitState.running}
+    inflight.complete(UNIT, job.id)
+    assert inflight.states([UNIT]) == {UNIT: UnitState.done}
 
 
 def test_a_unit_whose_job_never_reached_the_queue_is_revived(
@@ -283,3 +344,21 @@ def test_a_sweep_only_looks_at_due_units(redis: Redis, watchdog: Watchdog, clock
     watchdog.sweep()
     assert redis.zscore("deputy:inflight:due", goal_unit("g_many_0")) is None
     assert redis.zcard("deputy:inflight:due") == 299
+
+
+def test_a_delayed_step_whose_time_passed_with_no_scheduler_is_queued(
+    redis: Redis, watchdog: Watchdog, clock: Clock, inflight: Inflight, queues: dict[str, Queue]
+) -> None:
+    """A retry put off for a few seconds still runs when no RQ scheduler moves it (its lock
+    stayed with a killed worker): the goal does not wait silently."""
+    clock.now = time.time()
+    RQDispatch(redis, clock=clock).step(GOAL, 4, delay=5)
+    job_id = inflight.get(UNIT).job_id
+    assert queues[AGENT_QUEUE].job_ids == []
+    watchdog.sweep()
+    assert queues[AGENT_QUEUE].job_ids == [], "not before its time"
+    clock.advance(5 + 2 * LEASE_TTL + 1)
+    watchdog.sweep()
+    assert queues[AGENT_QUEUE].job_ids == [job_id]
+    assert inflight.get(UNIT).job_id == job_id, "the same job, not a second one"
+    assert inflight.states([UNIT]) == {UNIT: UnitState.queued}

@@ -15,11 +15,13 @@ from pydantic import SecretStr, ValidationError
 from connectors import (
     ConnectorAuthError,
     ConnectorError,
+    ConnectorOutcomeUnknown,
     ConnectorRejected,
     ConnectorUnavailable,
     EffectClass,
 )
 from connectors.email import SEND_EMAIL, OutgoingEmail, SmtpAccount, send_email
+from connectors.progress import listening
 from sandbox.mail import LocalMailServer
 
 USER = "alice"
@@ -237,3 +239,28 @@ def test_all_recipients_refused_is_rejected(refusing_port: int) -> None:
 def test_an_empty_idempotency_key_is_a_programming_error(server: LocalMailServer) -> None:
     with pytest.raises(ValueError):
         send_email(account_for(server.port), email(), "")
+
+
+@pytest.mark.parametrize("mode, kept", [("hang_before", 0), ("hang_after", 1)])
+def test_a_server_silent_while_taking_the_email_leaves_the_outcome_unknown(
+    server: LocalMailServer, mode: str, kept: int
+) -> None:
+    """Silence after DATA is not a failure: the email may have gone out, and the executor
+    (listening to the progress notes) learns how far the conversation got."""
+    server.set_mode(mode)
+    notes: list[str] = []
+    with listening(notes.append), pytest.raises(ConnectorOutcomeUnknown) as caught:
+        send_email(account_for(server.port, timeout=1), email(), KEY)
+    server.set_mode("accept")
+    assert "can't tell whether it went out" in caught.value.user_message
+    assert notes[0].startswith("the mail server accepted the connection")
+    assert "handing the email" in notes[-1]
+    assert len(server.messages()) == kept
+
+
+def test_a_server_refusing_the_email_is_a_plain_failure_not_an_unknown_outcome(server: LocalMailServer) -> None:
+    server.set_mode("refuse")
+    with pytest.raises(ConnectorUnavailable) as caught:
+        send_email(account_for(server.port), email(), KEY)
+    assert not isinstance(caught.value, ConnectorOutcomeUnknown)
+    assert server.messages() == []
