@@ -41,7 +41,9 @@ _CEILING = re.compile(
     r"(?:[$€£]|usd|eur|gbp)?\s*(\d[\d,]*(?:\.\d+)?)",
     re.IGNORECASE,
 )
-_AMOUNT = re.compile(r"(?<![\w.])\d{1,3}(?:[,\s]\d{3})*(?:\.\d+)?(?![\w])|(?<![\w.])\d+(?:\.\d+)?(?![\w])")
+# Thousands are grouped with a comma or a space on the same line ("1,200", "1 200"), never across
+# a line break: "$75" at the end of one text and "127.0.0.1" on the next are not 75,127.
+_AMOUNT = re.compile(r"(?<![\w.])\d{1,3}(?:[, \u00a0\u202f]\d{3})*(?:\.\d+)?(?![\w])|(?<![\w.])\d+(?:\.\d+)?(?![\w])")
 
 
 class Trust(str, Enum):
@@ -126,7 +128,7 @@ def _domain_of(value: str) -> str | None:
 
 def _amount(value: str) -> Decimal | None:
     try:
-        return Decimal(value.replace(",", "").replace(" ", ""))
+        return Decimal(re.sub(r"[, \u00a0\u202f]", "", value))
     except InvalidOperation:
         return None
 

@@ -27,7 +27,8 @@ def action(name: str, arguments: dict[str, Any]) -> Action:
 
 
 def decide(name: str, arguments: dict[str, Any], untrusted: list[UntrustedItem] = ()) -> Verdict:  # type: ignore[assignment]
-    context = ReviewContext(provenance=ProvenanceContext(trusted_texts=[USER_SAID], untrusted=list(untrusted)))
+    context = ReviewContext(provenance=ProvenanceContext(trusted_texts=[USER_SAID], user_words=[USER_SAID],
+                                                         untrusted=list(untrusted)))
     return review(action(name, arguments), context).verdict
 
 
