@@ -154,6 +154,12 @@ class ChatUser:
         return self.wait_for_bot(lambda m: any(b.get("text") == "Approve" for row in m["buttons"] for b in row), after, timeout)
 
 
+# One vault key for every stack of a test run: the vault in Redis remembers the key it was made
+# with, and stacks of one test module may share a Redis that a test flushes only after its stack
+# started. A test about a wrong key passes its own through `extra_env`.
+_VAULT_KEY = "test-vault-key-" + os.urandom(8).hex()
+
+
 class DeputyStack:
     """The bot, workers and executor as real processes around a private emulator."""
 
@@ -198,7 +204,7 @@ class DeputyStack:
             DEPUTY_DATA_DIR=str(workdir / "data"),
             DEPUTY_CHAT_PORT=str(self.chat_port),
             DEPUTY_CONNECT_PORT=str(self.connect_port),
-            DEPUTY_VAULT_KEY="test-vault-key-" + os.urandom(8).hex(),
+            DEPUTY_VAULT_KEY=_VAULT_KEY,
             TELEGRAM_API_BASE=f"{self.chat_url}/bot",
             PYTHONUNBUFFERED="1",
             **({"DEPUTY_MODEL_GATEWAY": "on"} if gateway else {}),
