@@ -16,6 +16,7 @@ from telegram.ext import (
 )
 
 from bot.account_handlers import AccountHandlers
+from bot.durable_polling import DurableApplication, ReceivedQueue
 from bot.handlers import Handlers
 from bot.outbox_consumer import OutboxConsumer
 from bot.services import BotServices
@@ -48,7 +49,10 @@ def build_application(
     rate_limit: bool = True,
 ) -> Application:
     """The bot: handlers plus the outbox consumer, started and stopped with the application."""
-    builder = application_builder(token, api_base, rate_limit)
+    # Long polling: updates are kept in Redis from fetched until handled (see bot.durable_polling).
+    received = ReceivedQueue()
+    builder = application_builder(token, api_base, rate_limit).update_queue(received).application_class(
+        DurableApplication)
     outbox_task: dict[str, asyncio.Task] = {}
 
     async def post_init(app: Application) -> None:
@@ -57,6 +61,9 @@ def build_application(
         # otherwise walk all of it and stall the event loop for tens of milliseconds each time.
         gc.freeze()
         await app.bot.set_my_commands(COMMANDS)
+        # Before polling starts: what a killed process received and never handled goes first.
+        received.attach(async_client(redis_url, max_connections=4), app.bot.id)
+        await received.replay(app)
         consumer = OutboxConsumer(async_client(redis_url, max_connections=4), app.bot, services.buttons)
         outbox_task["task"] = asyncio.create_task(consumer.run(), name="outbox")
 

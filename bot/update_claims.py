@@ -85,7 +85,7 @@ _CURRENT: contextvars.ContextVar[Delivery | None] = contextvars.ContextVar("depu
 
 
 def current_delivery() -> Delivery | None:
-    """The webhook delivery being handled (None under long polling: one process, no retries)."""
+    """The update being handled (set by the webhook server, or by `bot.durable_polling`)."""
     return _CURRENT.get()
 
 
@@ -128,6 +128,9 @@ class UpdateClaims:
         pipe.set(claim, "done", ex=DONE_SECONDS)
         pipe.delete(seed)
         await pipe.execute()
+
+    async def is_done(self, update_id: int) -> bool:
+        return await self._redis.get(self._keys(update_id)[0]) == b"done"
 
     async def release(self, update_id: int, owner: str) -> None:
         """Give the update back at once (handling failed before doing anything): the retry may take it."""
