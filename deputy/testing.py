@@ -20,7 +20,10 @@ from typing import Any, Callable
 import httpx
 from redis import Redis
 
+from connectors.base import EffectClass
 from deputy.local import free_port
+from sentinel.rule_store import RuleStore
+from sentinel.rules import RequestedVerdict, RuleScope, UserRule
 
 Message = dict[str, Any]
 
@@ -353,7 +356,12 @@ class DeputyStack:
     def alive(self, name: str) -> bool:
         return self._processes[name].poll() is None
 
-    def user(self, user_id: int, first_name: str = "Tester") -> ChatUser:
+    def user(self, user_id: int, first_name: str = "Tester", *, asks_before_sending: bool = False) -> ChatUser:
+        """A person in the local chat; `asks_before_sending` gives them the rule a careful user
+        sets, so every message Deputy would send for them waits for their card."""
+        if asks_before_sending:
+            with Redis.from_url(self.redis_url) as redis:
+                ask_before_sending(redis, user_id)
         return ChatUser(self.chat_url, user_id, first_name)
 
     def log(self, name: str) -> str:
@@ -395,3 +403,13 @@ class DeputyStack:
                 [self._python, "-m", "deputy", *args], env=env, stdout=log, stderr=subprocess.STDOUT,
                 start_new_session=True, cwd=self._cwd,
             )
+
+
+ASK_BEFORE_SENDING = "always ask me before sending any message"
+
+
+def ask_before_sending(redis: Redis, user_id: int) -> None:
+    """Store, as the user's own confirmed rule, "always ask me before sending any message"."""
+    RuleStore(redis).add(user_id, UserRule(
+        id="ask-before-sending", verdict=RequestedVerdict.ask, scope=RuleScope(effects=[EffectClass.communicate]),
+        text=ASK_BEFORE_SENDING, created_at=time.time()))

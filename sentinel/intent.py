@@ -66,7 +66,7 @@ _KIND_NAMES = {
 
 
 @lru_cache(maxsize=512)
-def _kinds_in(text: str) -> frozenset[Kind]:
+def kinds_in(text: str) -> frozenset[Kind]:
     return frozenset(kind for kind, pattern in _PATTERNS.items() if pattern.search(text))
 
 
@@ -74,7 +74,7 @@ def intended_kinds(user_words: list[str]) -> frozenset[Kind]:
     """Every kind of action the user's own words mention."""
     kinds: frozenset[Kind] = frozenset()
     for text in user_words:
-        kinds |= _kinds_in(text)
+        kinds |= kinds_in(text)
     return kinds
 
 

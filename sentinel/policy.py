@@ -18,8 +18,11 @@ Order of precedence, first match wins:
 6. an action outside the user's intent (a kind of action the user's own words never asked
    for) asks once the goal has read outside content: that content may be steering it;
 7. the user's rules (deny > ask > allow), which can never reach past 1 to 6;
-8. defaults by effect: plain writes are allowed; deleting, sharing, irreversible acts,
-   communicating, spending and account changes ask.
+8. defaults by effect: plain writes are allowed; so is a message, an invitation, a share or
+   a form the user asked for in their own words, sent to recipients they named themselves,
+   with every value traced to them; spending, account changes, deleting, irreversible acts
+   and anything else consequential ask (a rule "always ask before emailing" restores a card
+   for every message).
 Reading the user's own data is not obeying it: an action inside the intent, every value of
 which traces to the user or their contacts, is not asked about merely because the goal read
 something. Every reason is true (nothing says "you asked" unless it traces to the user's
@@ -36,6 +39,7 @@ from pydantic import BaseModel, Field
 
 from connectors.base import EffectClass, RiskTag
 from sentinel.actions import Action
+from sentinel.addressed import addressed_by_user
 from sentinel.intent import Kind, action_kinds, describe, intended_kinds
 from sentinel.navigation import composed_data
 from sentinel.origins import split_sources
@@ -138,9 +142,40 @@ def review(action: Action, context: ReviewContext) -> Decision:
         traced_to_user = bool(named) and all(v.trust is Trust.trusted for v in traced)
         reason = "A change you asked for" if traced_to_user else "A change to your own data"
         return Decision(verdict=Verdict.allow, reasons=[reason + ", easy to undo."], risk=Risk.low)
+    if _directed_by_user(action, provenance, traced):
+        return Decision(verdict=Verdict.allow, risk=Risk.low, reasons=[
+            f"You asked for this and named {', '.join(action.targets)} yourself; "
+            "nothing in it came from outside content."])
     decision = _ask(action, [], Risk.medium, [])
     decision.allow_always = action.effect in (EffectClass.communicate, EffectClass.write)
     return decision
+
+
+# Effects whose only consequence is that someone the user named receives something the user
+# asked to send them. Money, accounts, deleting and irreversible acts always ask by default.
+_DIRECTABLE = frozenset({EffectClass.communicate, EffectClass.write})
+
+
+def _directed_by_user(action: Action, provenance: ProvenanceContext, traced: list[TracedValue]) -> bool:
+    """The user asked for exactly this kind of action, named every recipient themselves (as
+    recipients, in their own words for this goal), and every value in it traces to them;
+    outside content was already ruled out above (nothing copied, no outside value)."""
+    if action.effect not in _DIRECTABLE or frozenset(action.tags) & (_ASKING_TAGS - {RiskTag.share}):
+        return False
+    if action.amount is not None or not _delivers(action) or not all(v.trust is Trust.trusted for v in traced):
+        return False
+    kinds = _kinds(action)
+    return bool(kinds & intended_kinds(provenance.user_words)) and addressed_by_user(
+        action.targets, kinds, provenance.user_words, provenance.trusted_texts)
+
+
+def _delivers(action: Action) -> bool:
+    """Someone receives something: a message, an invitation, a share, a form on a website."""
+    return action.effect is EffectClass.communicate or bool(_kinds(action) & {Kind.send, Kind.share, Kind.post})
+
+
+def _kinds(action: Action) -> frozenset[Kind]:
+    return action_kinds(action.effect, frozenset(action.tags), action.connector, action.operation)
 
 
 # A plain write (a cart, a draft, a held booking, an event) is a step of these tasks.
@@ -173,6 +208,9 @@ def requested_by_user(action: Action, provenance: ProvenanceContext) -> bool:
         return False
     if not _asked_for(action, provenance):
         return False
+    if _delivers(action) and not addressed_by_user(action.targets, _kinds(action), provenance.user_words,
+                                                    provenance.trusted_texts):
+        return False  # the user typed the address, but not as someone to send this to
     sources = untrusted_sources(provenance) if provenance.untrusted else []
     return not copied_passages(action.arguments, _copy_sources(action, sources), provenance.trusted_texts)
 

@@ -116,7 +116,7 @@ def _norm(value: str) -> str:
     return value.strip().strip(".,;:").lower()
 
 
-def _domain_of(value: str) -> str | None:
+def domain_of(value: str) -> str | None:
     # The host of a URL first: an "@" in its query ("?who=me@home.example") names no host.
     match = re.match(r"^[a-z][a-z0-9+.-]*://(?:[^@/?#]*@)?([^/:?#]+)", value.strip(), re.IGNORECASE)
     if match:
@@ -227,7 +227,7 @@ def trace_action(
         kind = "email" if _EMAIL.fullmatch(target.strip()) else ("url" if "://" in target else "name")
         if kind == "url":
             # For a web target, what must be traceable is the site, not every path on it.
-            domain = _domain_of(target)
+            domain = domain_of(target)
             add("domain", domain or target, "target")
         elif kind == "email":
             add("email", target, "target")
@@ -238,7 +238,7 @@ def trace_action(
     for name, value in string_fields(arguments):
         for kind, found in values_in(value):
             if kind == "url":
-                add("domain", _domain_of(found) or found, name)
+                add("domain", domain_of(found) or found, name)
             else:
                 add(kind, found, name)
     return traced

@@ -132,7 +132,7 @@ def test_a_goal_runs_end_to_end_through_processes_started_from_the_wheel(
     installed_stack: DeputyStack, mail_server: LocalMailServer
 ) -> None:
     # Bot, connect page, emulator, agent worker, model gateway and executor all run from the wheel.
-    user = installed_stack.user(4242, "Ops")
+    user = installed_stack.user(4242, "Ops", asks_before_sending=True)
     sent = user.send(GOAL)
     card = user.wait_for_card(after=sent, timeout=60)
     assert "To: alice@example.org" in card["text"]

@@ -87,7 +87,7 @@ def test_model_down_fails_the_goal_politely_and_retry_resumes_it(
 
 def test_garbage_from_the_model_then_retry_completes_the_goal(stack: DeputyStack, model_server) -> None:
     model_server.responder = lambda request: ScriptedResponse.garbage()
-    user = stack.user(204)
+    user = stack.user(204, asks_before_sending=True)
     sent = user.send("email alice@example.org that I'll be 10 minutes late")
     failed = user.wait_for_bot(lambda m: "language model" in m["text"], after=sent, timeout=40)
     assert "couldn't read" in failed["text"] and no_traceback(failed["text"])
@@ -129,7 +129,7 @@ def test_strangers_are_refused_when_an_allow_list_is_set(
         sent = stranger.send("email alice@example.org that I'll be late")
         refusal = stranger.wait_for_bot(lambda m: True, after=sent)["text"]
         assert "private" in refusal and "207" in refusal
-        member = deputy.user(206)
+        member = deputy.user(206, asks_before_sending=True)
         sent = member.send("email alice@example.org that I'll be late")
         assert member.wait_for_card(after=sent)
         assert len(model_server.requests) == 1, "the stranger's message must not reach the model"

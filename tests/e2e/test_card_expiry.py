@@ -15,7 +15,7 @@ def stack_env() -> dict[str, str]:
 
 
 def test_an_unanswered_card_expires_and_nothing_is_sent(stack: DeputyStack, mail_server: LocalMailServer) -> None:
-    user = stack.user(401)
+    user = stack.user(401, asks_before_sending=True)
     sent = user.send(GOAL)
     card = user.wait_for_card(after=sent)
     expired = user.wait_for_bot(lambda m: m["message_id"] == card["message_id"] and "expired" in m["text"],

@@ -18,6 +18,7 @@ CHROMIUM_ARGS = [
 
 
 def test_type_a_goal_approve_the_card_and_see_the_result(stack: DeputyStack, mail_server: LocalMailServer) -> None:
+    stack.user(1, "Demo", asks_before_sending=True)  # the page's first user wants a card before every message
     with sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path="/usr/bin/chromium", args=CHROMIUM_ARGS)
         try:

@@ -27,7 +27,7 @@ def test_connect_email_then_send_from_the_users_own_account_then_disconnect(
     stack: DeputyStack, model_server: ScriptedModelServer, redis: Redis, tmp_path
 ) -> None:
     with LocalMailServer(username="ann@home.example", password=OWN_PASSWORD) as anns_server:
-        user = stack.user(501, "Ann")
+        user = stack.user(501, "Ann", asks_before_sending=True)
         sent = user.send("/connect email")
         reply = user.wait_for_bot(lambda m: "/connect/" in m["text"], after=sent)
         link = re.search(r"http://\S+/connect/\S+", reply["text"]).group(0)

@@ -54,7 +54,7 @@ def test_an_action_against_a_refused_server_fails_politely_and_is_audited(
     vault.put(602, "cred:email/smtp", SecretStr(OWN_PASSWORD), "password", "Email ann@home.example (sending)",
               public={"host": "127.0.0.2", "port": "2525", "username": "ann@home.example",
                       "from_address": "ann@home.example", "starttls": "false", "ssl": "false"})
-    user = stack.user(602, "Ann")
+    user = stack.user(602, "Ann", asks_before_sending=True)
     sent = user.send(GOAL)
     card = user.wait_for_card(after=sent)
     user.press(card["message_id"], button="Approve")

@@ -27,7 +27,7 @@ def has_button(message: Message, text: str) -> bool:
 
 
 def approve_then_pause(stack: DeputyStack, user_id: int) -> tuple[object, Message]:
-    user = stack.user(user_id)
+    user = stack.user(user_id, asks_before_sending=True)
     sent = user.send(GOAL)
     card = user.wait_for_card(after=sent, timeout=60)
     return user, card
@@ -145,7 +145,7 @@ def test_after_redis_restarts_empty_a_new_goal_still_completes(
     stack = DeputyStack(redis_server.url, model_server.base_url, tmp_path / "stack", smtp=smtp_env,
                         gateway=True).start()
     try:
-        user = stack.user(411)
+        user = stack.user(411, asks_before_sending=True)
         redis_server.stop()
         redis_server.start()
         print("injected: redis-server restarted without persistence (empty)")

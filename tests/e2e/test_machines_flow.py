@@ -122,7 +122,7 @@ def test_credentials_files_and_logins_follow_the_user_and_delete_me_leaves_nothi
 ) -> None:
     shop_url, desk = shop_site
     model_server.responder = script(shop_url)
-    user = machines.user(ANN, "Ann")
+    user = machines.user(ANN, "Ann", asks_before_sending=True)
     data_dirs = machines.data_dirs()
     assert len({*data_dirs}) == len(data_dirs) >= 5  # emulator, bot, executor, connect page, worker
 

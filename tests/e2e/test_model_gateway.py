@@ -58,7 +58,7 @@ def outcomes(redis: Redis) -> list[dict]:
 def test_a_goal_runs_through_the_gateway_and_sends_one_email(
     gateway_stack: DeputyStack, mail_server: LocalMailServer, model_server: ScriptedModelServer, redis: Redis
 ) -> None:
-    user = gateway_stack.user(701, "Ann")
+    user = gateway_stack.user(701, "Ann", asks_before_sending=True)
     sent = user.send(GOAL)
     card = user.wait_for_card(after=sent)
     assert "To: alice@example.org" in card["text"]
@@ -90,7 +90,7 @@ def test_a_gateway_killed_mid_call_is_replaced_and_the_goal_sends_once(
         return reply
 
     model_server.responder = script
-    user = gateway_stack.user(702)
+    user = gateway_stack.user(702, asks_before_sending=True)
     card = user.wait_for_card(after=user.send(GOAL))
     user.press(card["message_id"], button="Approve")
     mail_server.wait_for(1)
@@ -112,7 +112,7 @@ def test_an_unreachable_model_gets_a_polite_answer_after_the_retries(
     stack = DeputyStack(redis_server.url, dead_endpoint, tmp_path / "stack", smtp=smtp_env, extra_env=FAST_RETRIES,
                         gateway=True).start()
     try:
-        user = stack.user(703)
+        user = stack.user(703, asks_before_sending=True)
         sent = user.send(GOAL)
         failed = user.wait_for_bot(lambda m: "language model" in m["text"], after=sent, timeout=40)
         assert "couldn't reach" in failed["text"] and "/retry" in failed["text"]
@@ -142,7 +142,7 @@ def test_pause_while_the_model_thinks_then_resume(
 ) -> None:
     held = HeldModel()
     model_server.responder = held
-    user = gateway_stack.user(704)
+    user = gateway_stack.user(704, asks_before_sending=True)
     sent = user.send(GOAL)
     model_server.wait_for_requests(1, timeout=20)
 
@@ -167,7 +167,7 @@ def test_cancel_while_the_model_thinks(
 ) -> None:
     held = HeldModel()
     model_server.responder = held
-    user = gateway_stack.user(705)
+    user = gateway_stack.user(705, asks_before_sending=True)
     user.send(GOAL)
     model_server.wait_for_requests(1, timeout=20)
 
@@ -220,7 +220,7 @@ def test_a_goal_on_a_worker_that_does_not_fork_per_step(
     stack = DeputyStack(redis_server.url, model_server.base_url, tmp_path / "stack", smtp=smtp_env,
                         extra_env={"DEPUTY_WORKER_FORK": "off"}, gateway=True).start()
     try:
-        user = stack.user(706)
+        user = stack.user(706, asks_before_sending=True)
         card = user.wait_for_card(after=user.send(GOAL))
         user.press(card["message_id"], button="Approve")
         user.wait_for_bot(lambda m: m["text"].startswith("Done:"), after=card["message_id"])

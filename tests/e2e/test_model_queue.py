@@ -77,10 +77,10 @@ def has_card(message: dict) -> bool:
 def test_twenty_users_at_once_on_a_one_slot_model_all_reach_their_cards_in_turn(
     queued_stack: DeputyStack, model: OneSlotModel, redis: Redis
 ) -> None:
-    busy = queued_stack.user(BUSY, "Busy")
+    busy = queued_stack.user(BUSY, "Busy", asks_before_sending=True)
     for n in range(5):
         busy.send(GOAL_TEXT.format(user=BUSY, n=n))
-    others = {user: queued_stack.user(user, f"User{user}") for user in OTHERS}
+    others = {user: queued_stack.user(user, f"User{user}", asks_before_sending=True) for user in OTHERS}
     for user_id, user in others.items():
         user.send(GOAL_TEXT.format(user=user_id, n=0))
     everyone = [busy, *others.values()]

@@ -40,7 +40,7 @@ def deputy(restartable: RedisServer, model_server: ScriptedModelServer, smtp_env
 
 
 def test_the_first_message_after_a_redis_restart_gets_its_goal(deputy: DeputyStack, restartable: RedisServer) -> None:
-    user = deputy.user(811, "Ria")
+    user = deputy.user(811, "Ria", asks_before_sending=True)
     before = user.send(GOAL)
     assert user.wait_for_bot(lambda m: True, after=before)["text"] == ACK_NEW_GOAL
     user.wait_for_card(after=before)
@@ -60,7 +60,7 @@ def test_the_first_message_after_a_redis_restart_gets_its_goal(deputy: DeputySta
 def test_redis_down_is_said_politely_and_the_next_message_after_it_is_back_is_accepted(
     deputy: DeputyStack, restartable: RedisServer
 ) -> None:
-    user = deputy.user(812, "Sol")
+    user = deputy.user(812, "Sol", asks_before_sending=True)
     warm = user.send("/start")
     user.wait_for_bot(lambda m: True, after=warm)
 

@@ -64,7 +64,7 @@ def test_book_a_table_put_it_in_the_calendar_and_email_a_friend(
     stack = DeputyStack(redis_server.url, model_server.base_url, tmp_path / "stack", smtp=sandbox_environment(world),
                         extra_env=api_environment(world)).start()
     try:
-        user = stack.user(1, "Demo")
+        user = stack.user(1, "Demo", asks_before_sending=True)
         sent = user.send(GOAL)
         booking_card = user.wait_for_card(after=sent, timeout=40)
         assert "restaurants_book" in booking_card["text"] or "restaurants" in booking_card["text"]

@@ -1,6 +1,7 @@
 """The spine end to end through real parts: emulator, bot, RQ workers, executor, SMTP.
 
-A goal texted in the chat becomes an approval card; Approve sends exactly one email and
+A goal texted in the chat, to someone the user named, is sent and reported; for a user whose
+rule is to be asked first, it becomes an approval card; Approve sends exactly one email and
 the chat says so; Deny sends nothing. Presses that should not count do not, and a worker
 killed mid-goal does not lose the goal or send twice.
 """
@@ -27,8 +28,20 @@ def approve_card(user, card) -> None:
     assert user.press(card["message_id"], button="Approve").status_code == 200
 
 
+def test_an_email_the_user_asked_for_goes_out_at_once_and_the_chat_says_so(
+        stack: DeputyStack, mail_server: LocalMailServer) -> None:
+    user = stack.user(100, "Abe")
+    sent_id = user.send(GOAL)
+    done = user.wait_for_bot(lambda m: m["text"].startswith("Done:"), after=sent_id)
+    assert "Alice" in done["text"]
+    received = mail_server.wait_for(1, address="alice@example.org")
+    assert received[0].subject == SUBJECT and BODY in received[0].body
+    assert not any(m["buttons"] for m in user.bot_messages(after=sent_id)), "no card for what the user asked"
+    assert len(mail_server.messages()) == 1
+
+
 def test_goal_then_approve_sends_exactly_one_email(stack: DeputyStack, mail_server: LocalMailServer) -> None:
-    user = stack.user(101, "Ann")
+    user = stack.user(101, "Ann", asks_before_sending=True)
     sent_id = user.send(GOAL)
     ack = user.wait_for_bot(lambda m: True, after=sent_id)
     assert "background" in ack["text"]
@@ -54,7 +67,7 @@ def test_goal_then_approve_sends_exactly_one_email(stack: DeputyStack, mail_serv
 
 
 def test_deny_sends_nothing_and_the_agent_says_so(stack: DeputyStack, mail_server: LocalMailServer) -> None:
-    user = stack.user(102)
+    user = stack.user(102, asks_before_sending=True)
     sent_id = user.send(GOAL)
     card = user.wait_for_card(after=sent_id)
     assert user.press(card["message_id"], button="Deny").status_code == 200
@@ -67,7 +80,7 @@ def test_deny_sends_nothing_and_the_agent_says_so(stack: DeputyStack, mail_serve
 
 
 def test_presses_that_must_not_count(stack: DeputyStack, mail_server: LocalMailServer) -> None:
-    owner, stranger = stack.user(103, "Owner"), stack.user(104, "Stranger")
+    owner, stranger = stack.user(103, "Owner", asks_before_sending=True), stack.user(104, "Stranger")
     sent_id = owner.send(GOAL)
     card = owner.wait_for_card(after=sent_id)
     approve_data = card["buttons"][0][0]["data"]
@@ -115,7 +128,7 @@ def test_worker_killed_mid_goal_resumes_and_sends_once(
         return reply
 
     model_server.responder = script
-    user = stack.user(105)
+    user = stack.user(105, asks_before_sending=True)
     sent_id = user.send(GOAL)
     card = user.wait_for_card(after=sent_id)
     approve_card(user, card)
@@ -148,7 +161,7 @@ def test_worker_killed_before_the_card_still_delivers_one_card(
         return email_script(request)
 
     model_server.responder = script
-    user = stack.user(106)
+    user = stack.user(106, asks_before_sending=True)
     sent_id = user.send(GOAL)
     model_server.wait_for_requests(1, timeout=20)
     stack.kill(stack.workers()[0])
@@ -165,7 +178,7 @@ def test_worker_killed_before_the_card_still_delivers_one_card(
 def test_no_secret_reaches_the_model_logs_audit_or_chat(
     stack: DeputyStack, mail_server: LocalMailServer, model_server: ScriptedModelServer, smtp_password: str, redis
 ) -> None:
-    user = stack.user(107)
+    user = stack.user(107, asks_before_sending=True)
     sent_id = user.send(GOAL)
     card = user.wait_for_card(after=sent_id)
     approve_card(user, card)
@@ -190,7 +203,7 @@ def test_no_secret_reaches_the_model_logs_audit_or_chat(
 def test_a_flood_of_presses_sends_one_email(stack: DeputyStack, mail_server: LocalMailServer) -> None:
     from concurrent.futures import ThreadPoolExecutor
 
-    user = stack.user(108)
+    user = stack.user(108, asks_before_sending=True)
     sent_id = user.send(GOAL)
     card = user.wait_for_card(after=sent_id)
     data = [b["data"] for b in card["buttons"][0]]

@@ -54,7 +54,7 @@ def everything_in_redis(redis: Redis) -> str:
 
 
 def use_deputy(stack: DeputyStack, user_id: int, fact: str) -> None:
-    user = stack.user(user_id)
+    user = stack.user(user_id, asks_before_sending=True)
     sent = user.send(f"remember {fact}")
     user.wait_for_bot(lambda m: m["text"] == "Noted.", after=sent)
     sent = user.send("email alice@example.org that I'll be 10 minutes late")

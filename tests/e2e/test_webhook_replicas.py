@@ -168,7 +168,7 @@ def test_a_goal_runs_to_its_email_through_replicas_after_one_died(
     stack = ReplicaStack(redis_server.url, tmp_path / "stack", loop, model_server.base_url, smtp_env, workers=1)
     try:
         stack.start()
-        user = stack.user(401, "Ann")
+        user = stack.user(401, "Ann", asks_before_sending=True)
         sent = user.send(GOAL)
         card = user.wait_for_card(after=sent, timeout=60)
         stack.kill("bot-0")  # the press and the result must go through the others

@@ -60,8 +60,8 @@ def local_stack(redis_server: RedisServer, redis, local_model: LocalModel, smtp_
     stack.stop()
 
 
-def test_an_email_goal_ends_with_an_approval_card_for_that_address(local_stack: DeputyStack) -> None:
-    user = local_stack.user(101, "Pat")
+def test_an_email_goal_of_a_careful_user_ends_with_a_card_for_that_address(local_stack: DeputyStack) -> None:
+    user = local_stack.user(101, "Pat", asks_before_sending=True)
     sent = user.send("email alice@example.org that I'm running late")
     try:
         card = user.wait_for_card(after=sent, timeout=3 * STEP_SECONDS)
@@ -103,7 +103,7 @@ def test_a_malformed_reply_is_corrected_and_nothing_half_read_runs(
 ) -> None:
     stack = _start_stack(redis_server.url, local_model, first_reply_malformed.base_url, tmp_path / "stack", smtp_env)
     try:
-        user = stack.user(103, "Kim")
+        user = stack.user(103, "Kim", asks_before_sending=True)
         sent = user.send("email alice@example.org that I'm running late")
         try:
             card = user.wait_for_card(after=sent, timeout=3 * STEP_SECONDS)

@@ -37,7 +37,7 @@ def test_broken_calls_twice_ask_the_user_and_nothing_half_read_runs(
         stack = DeputyStack(redis_server.url, model.base_url, tmp_path / "stack", smtp=smtp_env, gateway=gateway,
                             extra_env={"DEPUTY_FORCE_TOOL_CALL": "true", "DEPUTY_MAX_TOOLS": "8"}).start()
         try:
-            user = stack.user(201, "Kim")
+            user = stack.user(201, "Kim", asks_before_sending=True)
             sent = user.send("email alice@example.org that I'm running late")
             question = user.wait_for_bot(lambda m: m["text"] == FALLBACK, after=sent, timeout=60)
             assert not any(m["buttons"] for m in user.bot_messages(sent))  # no card: the cut-off call never ran

@@ -42,9 +42,40 @@ def test_reading_the_users_calendar_does_not_make_an_asked_for_email_ask() -> No
     words = "look at my calendar and email bob@example.com that I'll be late"
     allowed = review(EMAIL, _context(words, INVITE, rule=Verdict.allow))
     assert allowed.verdict is Verdict.allow
-    asked = review(EMAIL, _context(words, INVITE))
-    assert asked.verdict is Verdict.ask  # no rule: sending asks by default, and says only that
-    assert asked.reasons == ["I ask before this because it sends a message on your behalf to bob@example.com."]
+    sent = review(EMAIL, _context(words, INVITE))
+    # No rule: a message the user asked for, to the person they named, goes without a card.
+    assert sent.verdict is Verdict.allow
+    assert sent.reasons == ["You asked for this and named bob@example.com yourself; "
+                            "nothing in it came from outside content."]
+
+
+def test_a_user_rule_to_ask_before_emailing_brings_the_card_back() -> None:
+    words = "email bob@example.com that I'll be late"
+    asked = review(EMAIL, _context(words, rule=Verdict.ask))
+    assert asked.verdict is Verdict.ask
+    assert "Your rule lets me do this." in asked.reasons  # the rule's own reason is shown
+
+
+def test_a_message_to_someone_the_user_named_only_as_a_source_asks() -> None:
+    words = "read the email from bob@example.com and tell me what he wants"
+    decision = review(EMAIL, _context(words, INVITE))
+    assert decision.verdict is Verdict.ask
+    assert decision.reasons == ["I ask before this because it sends a message on your behalf to bob@example.com."]
+
+
+def test_a_message_to_a_contact_the_user_did_not_name_asks() -> None:
+    to_carol = _action("send_email", EffectClass.communicate,
+                       {"to": ["carol@example.net"], "subject": "Late", "body": "I'll be ten minutes late."},
+                       ["carol@example.net"], connector="email")
+    assert review(to_carol, _context("email bob@example.com that I'll be late")).verdict is Verdict.ask
+
+
+def test_money_still_asks_even_when_the_user_named_everything() -> None:
+    pay = _action("pay", EffectClass.spend, {"payee": "Bob", "account": "DE44500105175407324931", "amount": "10"},
+                  ["DE44500105175407324931"], [RiskTag.irreversible])
+    pay = pay.model_copy(update={"amount": 10})
+    decision = review(pay, _context("pay 10 EUR to DE44500105175407324931 for Bob"))
+    assert decision.verdict is Verdict.ask
 
 
 def test_an_action_the_user_never_asked_for_asks_after_reading() -> None:

@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 
 from connectors.base import EffectClass, RiskTag
 from sentinel.actions import Action
+from sentinel.addressed import addressed_by_user
 from sentinel.intent import action_kinds, intended_kinds
 from sentinel.policy import MAX_REASON_CHARS, ReviewContext, RuleVerdict, Verdict, review
 from sentinel.provenance import ProvenanceContext, Trust, UntrustedItem, trace_action
@@ -87,3 +88,31 @@ def test_text_copied_from_outside_content_is_never_allowed(operation, text, rule
     decision = review(action, ReviewContext(provenance=provenance, rules=RuleVerdict(verdict=rule, reasons=["r"])))
     assert decision.verdict is not Verdict.allow
     assert "the email from x@evil.example, 3 Dec, 'Invoice'" in " ".join(decision.reasons)
+
+
+@settings(max_examples=400, deadline=None)
+@given(operation=operations, target=targets, text=free_text,
+       user=st.lists(st.sampled_from(PHRASES + ["tell me what bob@example.com wants",
+                                                "read the email from carol@example.net"]), max_size=2),
+       outside=st.lists(st.sampled_from(OUTSIDE), max_size=2))
+def test_without_rules_only_what_the_user_sent_to_people_they_named_goes_without_a_card(
+        operation, target, text, user, outside):
+    """No rule: money, deleting and account changes always ask; a message, share or form goes
+    ahead only when the user's own words send it to exactly these recipients."""
+    connector, name, effect, tags = operation
+    action = Action(id="a", goal_id="g", user_id=1, chat_id=1, connector=connector, operation=name, effect=effect,
+                    tags=tags, arguments={"body": text, "to": [target]}, targets=[target],
+                    tool_call_id="c", created_at=0)
+    provenance = ProvenanceContext(
+        trusted_texts=user, user_words=user, contacts=["carol@example.net"],
+        untrusted=[UntrustedItem(origin=f"the web page https://site{i}.example", text=t, at=0)
+                   for i, t in enumerate(outside)])
+    decision = review(action, ReviewContext(provenance=provenance))
+    if decision.verdict is not Verdict.allow:
+        return
+    assert effect in (EffectClass.write, EffectClass.communicate) and RiskTag.delete not in tags
+    kinds = action_kinds(effect, frozenset(tags), connector, name)
+    if effect is EffectClass.communicate or RiskTag.share in tags:
+        assert addressed_by_user([target], kinds, user), (user, target)
+        traced = trace_action(action.targets, action.arguments, action.amount, provenance)
+        assert all(v.trust is Trust.trusted for v in traced)

@@ -113,6 +113,18 @@ def test_the_suite_notices_a_guard_that_lets_attacks_through(redis_server: Redis
     assert run.counts(PERMISSIVE)["auto-allowed"] > 0
 
 
+def test_the_suite_notices_a_guard_that_takes_any_typed_address_for_a_recipient(
+        redis_server: RedisServer, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Writing to an address the user typed only as someone to ask about is the attacker's
+    wish, not the user's: without the recipient check, some of those messages go out."""
+    import sentinel.policy as policy
+
+    monkeypatch.setattr(policy, "addressed_by_user", lambda *args, **kwargs: True)
+    cases = [c for c in all_attacks() if c.sink == "recipient the user named as a source"]
+    run = run_attacks({NO_RULES: _harnesses(redis_server)[NO_RULES]}, cases)
+    assert run.counts(NO_RULES)["auto-allowed"] > 0
+
+
 def test_benign_tasks_rarely_need_a_card(benign_run: BenignRun) -> None:
     print("\n" + benign_run.table())
     tasks = {case.name for case, _ in benign_run.outcomes[NO_RULES]}
@@ -122,10 +134,16 @@ def test_benign_tasks_rarely_need_a_card(benign_run: BenignRun) -> None:
         assert all(o.verdict in ("auto-allowed", "asked") for _, o in benign_run.outcomes[rules])
         # Reading the user's own accounts (and sites they named) never asks.
         assert {o.verdict for _, o in benign_run.reads[rules]} == {"auto-allowed"}
-    asked, total = benign_run.share(PERMISSIVE)
-    assert asked / total <= MAX_BENIGN_ASK_SHARE
-    # With no rules, sending, paying, sharing and deleting ask by default; none asks merely
-    # because the task read something first.
+    for rules in (NO_RULES, PERMISSIVE):
+        asked, total = benign_run.share(rules)
+        assert asked / total <= MAX_BENIGN_ASK_SHARE, rules
+    # With no rules, money, deleting and passing on what was read ask by default; a message,
+    # an invitation, a share or a form the user asked for, to people they named, does not;
+    # and none asks merely because the task read something first.
+    asked_kinds = {case.kind for case, outcome in benign_run.outcomes[NO_RULES] if outcome.verdict == "asked"}
+    assert asked_kinds <= {"pay", "buy", "delete", "pass on what was read", "sub-goals"}
+    for kind in ("reply to an email", "forward an email", "invite someone", "share a file", "fill in a form"):
+        assert benign_run.share(NO_RULES, kind)[0] == 0, kind
     for case, outcome in benign_run.outcomes[NO_RULES]:
         if outcome.verdict == "asked":
             assert outcome.card is not None and "may be what suggested it" not in outcome.card, case.name

@@ -11,15 +11,17 @@ from agent.goals import Goal, GoalStatus, GoalStore
 from agent.runner import GoalRunner
 from agent.testing import FunctionModel, message_text, tool_call
 from deputy.outbox import OUTBOX_STREAM, Outbox, OutboxMessage
+from deputy.testing import ask_before_sending
 from sandbox.world import World
 from sandbox.world_operations import world_catalog
 from sentinel.action_store import ActionStore
 from sentinel.actions import ActionState
 from sentinel.approvals import ApprovalSigner, ApprovalStatus, ApprovalStore, Choice
 from sentinel.audit import AuditLog
+from sentinel.rule_store import RuleStore
 from workers.executor import Executor
 from workers.inline import InlineDispatch
-from workers.review_context import ReviewContextBuilder
+from workers.review_context import ReviewContextBuilder, stored_rules
 
 USER = 77
 TEXT = "email bob@example.com that lunch is at noon"
@@ -38,10 +40,13 @@ class Rig:
         self.dispatch.runner = GoalRunner(self.goals, self.actions, self.model, Outbox(redis), self.dispatch, catalog)
         self.executor = Executor(
             self.actions, self.approvals, self.goals, Outbox(redis), AuditLog(redis), ApprovalSigner("k"),
-            self.dispatch, self.world.runners(), ReviewContextBuilder(redis, self.goals, catalog),
+            self.dispatch, self.world.runners(),
+            ReviewContextBuilder(redis, self.goals, catalog, rules=stored_rules(RuleStore(redis))),
             approval_ttl=ttl, clock=lambda: self.now,
         )
         self.dispatch.executor = self.executor
+        # A careful user: every message waits for their card, which is what these tests press.
+        ask_before_sending(redis, USER)
 
     @staticmethod
     def _model(messages, tools):
