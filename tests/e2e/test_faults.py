@@ -145,10 +145,10 @@ def test_after_redis_restarts_empty_a_new_goal_still_completes(
     stack = DeputyStack(redis_server.url, model_server.base_url, tmp_path / "stack", smtp=smtp_env,
                         gateway=True).start()
     try:
-        user = stack.user(411, asks_before_sending=True)
         redis_server.stop()
         redis_server.start()
         print("injected: redis-server restarted without persistence (empty)")
+        user = stack.user(411, asks_before_sending=True)  # the rule is stored in the new, empty Redis
         sent = user.send(GOAL)
         try:
             card = user.wait_for_card(after=sent, timeout=90)
