@@ -7,11 +7,11 @@ import logging
 import re
 from typing import TYPE_CHECKING
 
-from redis import Redis
 from telegram import Update
 
 from bot.app import build_application
 from bot.services import BotServices
+from deputy.redis_clients import sync_client
 from deputy.settings import Settings
 
 if TYPE_CHECKING:
@@ -37,7 +37,7 @@ def serve(settings: Settings) -> None:
         log.warning("DEPUTY_ALLOWED_USERS is empty: with a real Telegram token nobody may use this bot")
     webhook = webhook_config(settings) if settings.webhook_url else None
     services = BotServices.create(
-        Redis.from_url(settings.redis_url), settings.secret_value(), allowed, settings.connect_base_url(),
+        sync_client(settings.redis_url, patient=False), settings.secret_value(), allowed, settings.connect_base_url(),
         redis_url=settings.redis_url, audit_key=settings.audit_key_value(),
     )
     app = build_application(token, services, settings.redis_url, api_base=api_base)

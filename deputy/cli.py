@@ -75,22 +75,20 @@ def main(argv: list[str] | None = None) -> int:
     elif args.command == "export-training-data":
         from pathlib import Path
 
-        from redis import Redis
-
+        from deputy.redis_clients import sync_client
         from deputy.training_export import export_training_data
 
         if not settings.redis_url:
             raise SystemExit("REDIS_URL is not set.")
-        count = export_training_data(Redis.from_url(settings.redis_url), Path(args.out), settings.secret_value())
+        count = export_training_data(sync_client(settings.redis_url, patient=False), Path(args.out), settings.secret_value())
         print(f"Wrote {count} conversations of users who opted in to {args.out}.")
     elif args.command == "audit":
-        from redis import Redis
-
         from deputy.audit_verify import verify_trails
+        from deputy.redis_clients import sync_client
 
         if not settings.redis_url:
             raise SystemExit("REDIS_URL is not set.")
-        return verify_trails(Redis.from_url(settings.redis_url), settings.audit_key_value(), args.user, print)
+        return verify_trails(sync_client(settings.redis_url, patient=False), settings.audit_key_value(), args.user, print)
     elif args.command == "emulator":
         from emulator import run
 

@@ -70,7 +70,9 @@ class Executor:
         scrubber: Scrubber | None = None,
         user_runners: Callable[[Action], ActionRunner | None] | None = None,
         payments: PaymentIssuer | None = None,
+        replicated: Callable[[], object] = lambda: None,
     ) -> None:
+        self._replicated = replicated  # workers.replication: the started mark survives a failover
         self._payments = payments
         self._user_runners = user_runners
         self._actions = actions
@@ -267,6 +269,7 @@ class Executor:
             if not self._actions.progress(action.id, token, STARTED):
                 log.warning("action %s: lost the claim before starting; not running it", action.id)
                 return
+            self._replicated()
             with listening(lambda note: self._actions.progress(action.id, token, note)):
                 produced = runner(runnable, idempotency_key)
         except ConnectorOutcomeUnknown as exc:

@@ -62,6 +62,7 @@ from workers.inflight import Registration, Watchdog
 from workers.operations import api_runners, build_catalog, imported_apis
 from workers.payloads import ACTIONS_QUEUE, AGENT_QUEUE
 from workers.payments import PaymentIssuer
+from workers.replication import replica_confirmation
 from workers.review_context import ReviewContextBuilder, stored_rules
 from workers.rule_proposer import RuleProposer
 
@@ -217,6 +218,7 @@ def build_executor(
         scrubber=Scrubber([p for p in (settings.smtp_password, settings.imap_password, settings.caldav_password) if p]),
         user_runners=custom.runner_for,
         payments=PaymentIssuer(PaymentTokens(redis, vault), redis),
+        replicated=replica_confirmation(redis),
     )
 
 
