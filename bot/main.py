@@ -11,6 +11,7 @@ from telegram import Update
 
 from bot.app import build_application
 from bot.services import BotServices
+from deputy.health import LoopProbe, redis_check, serve_health
 from deputy.redis_clients import sync_client
 from deputy.settings import Settings
 
@@ -41,6 +42,9 @@ def serve(settings: Settings) -> None:
         redis_url=settings.redis_url, audit_key=settings.audit_key_value(),
     )
     app = build_application(token, services, settings.redis_url, api_base=api_base)
+    live = LoopProbe()
+    app.post_init = live.before(app.post_init)
+    serve_health(settings.health_port, settings.health_host, live, {"redis": redis_check(settings.redis_url)})
     if webhook is not None:
         from bot.webhook import serve_webhook  # aiohttp: loaded only by replicas that serve webhooks
 

@@ -57,6 +57,10 @@ def main(argv: list[str] | None = None) -> int:
 
         serve(settings)
     elif args.command in ("worker", "executor"):
+        if settings.health_port:
+            from deputy.metrics_dir import count_across_forks
+
+            count_across_forks()  # before anything that counts is imported: jobs run in forked children
         from workers.main import serve
 
         serve(settings, "agent" if args.command == "worker" else "executor", burst=args.burst)
@@ -90,9 +94,12 @@ def main(argv: list[str] | None = None) -> int:
             raise SystemExit("REDIS_URL is not set.")
         return verify_trails(sync_client(settings.redis_url, patient=False), settings.audit_key_value(), args.user, print)
     elif args.command == "emulator":
+        from deputy.health import LoopProbe, serve_health
         from emulator import run
 
-        run(host=args.host, port=args.port or settings.chat_port)
+        live = LoopProbe()
+        serve_health(settings.health_port, settings.health_host, live, {})  # keeps no state of its own to reach
+        run(host=args.host, port=args.port or settings.chat_port, on_startup=[live.bind_running])
     return 0
 
 

@@ -6,6 +6,7 @@ from aiohttp import web
 
 from deputy.connect_links import ConnectLinks
 from deputy.connect_page import create_app
+from deputy.health import LoopProbe, redis_check, serve_health
 from deputy.outbox import Outbox
 from deputy.redis_clients import sync_client
 from deputy.settings import Settings
@@ -22,5 +23,8 @@ def serve(settings: Settings, host: str, port: int) -> None:
     vault = Vault(redis, unlock_vault(redis, settings))
     app = create_app(ConnectLinks(redis), vault, Outbox(redis), AuditLog(redis, settings.audit_key_value()),
                      egress=endpoint_guard(settings))
+    live = LoopProbe()
+    app.on_startup.append(live.bind_running)
+    serve_health(settings.health_port, settings.health_host, live, {"redis": redis_check(settings.redis_url)})
     print(f"Connect page on http://{host}:{port} (links: {settings.connect_base_url()}/connect/...)", flush=True)
     web.run_app(app, host=host, port=port, print=None, access_log=None)

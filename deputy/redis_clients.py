@@ -128,3 +128,14 @@ def sync_client(url: str, patient: bool = True) -> Redis:
                                    **_PRIMARY_OPTIONS, **_sync_options(sentinel=True, patient=patient))
     return Redis.from_url(url, **_sync_options()) if patient else Redis.from_url(url)
 
+
+
+def probe_client(url: str) -> Redis:
+    """A client for health checks: no retries and one-second timeouts, so a probe answers quickly."""
+    options = {"socket_timeout": 1.0, "socket_connect_timeout": 1.0, "retry": Retry(NoBackoff(), 0)}
+    address = parse_address(url)
+    if address is not None:
+        sentinel = Sentinel(address.sentinels, sentinel_kwargs={**_SENTINEL_OPTIONS, "retry": Retry(NoBackoff(), 0)})
+        return sentinel.master_for(address.master, redis_class=Redis, db=address.db, password=address.password,
+                                   **options)
+    return Redis.from_url(url, **options)

@@ -76,6 +76,9 @@ class Settings(BaseSettings):
     egress_allow_spec: str | None = Field(default=None, alias="DEPUTY_EGRESS_ALLOW")
     checks_per_day: int = Field(default=1000, ge=1, alias="DEPUTY_CHECKS_PER_DAY")
     log_level: str = Field(default="INFO", alias="DEPUTY_LOG_LEVEL")
+    # /healthz, /readyz and /metrics (deputy.health); unset: not served.
+    health_port: int | None = Field(default=None, ge=1, le=65535, alias="DEPUTY_HEALTH_PORT")
+    health_host: str = Field(default="127.0.0.1", alias="DEPUTY_HEALTH_HOST")
     search_url: str | None = Field(default=None, alias="DEPUTY_SEARCH_URL")
     webhook_url: str | None = Field(default=None, alias="DEPUTY_WEBHOOK_URL")
     webhook_listen: str = Field(default="127.0.0.1:8443", alias="DEPUTY_WEBHOOK_LISTEN")
