@@ -11,13 +11,15 @@ SERVICES = COMPOSE["services"]
 DEPUTY = [name for name, service in SERVICES.items() if service.get("command", [None])[0] == "deputy"]
 
 
-def test_every_deputy_service_finds_redis_through_the_three_sentinels() -> None:
+def test_every_deputy_service_finds_redis_through_the_three_sentinels_and_serves_its_health() -> None:
     assert set(DEPUTY) >= {"bot", "worker", "gateway", "executor", "connect-page"}
     for name in DEPUTY:
         environment = SERVICES[name]["environment"]
         assert "REDIS_URL" not in environment, name
         assert environment["REDIS_SENTINELS"] == "sentinel-1:26379,sentinel-2:26379,sentinel-3:26379", name
         assert environment["REDIS_MASTER_NAME"] == "deputy", name
+        assert environment["DEPUTY_HEALTH_PORT"] == "9100" and environment["DEPUTY_HEALTH_HOST"] == "0.0.0.0", name
+        assert "9100/healthz" in " ".join(SERVICES[name]["healthcheck"]["test"]), name
 
 
 def test_both_redis_servers_keep_an_append_only_file_and_the_replica_follows_the_primary() -> None:
