@@ -6,6 +6,8 @@ import argparse
 import logging
 import sys
 
+from pydantic import ValidationError
+
 from deputy.settings import Settings
 
 
@@ -38,7 +40,10 @@ def _parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
-    settings = Settings()
+    try:
+        settings = Settings()
+    except ValidationError as exc:  # e.g. a mistyped REDIS_SENTINELS: say what to fix, not a traceback
+        raise SystemExit("; ".join(error["msg"].removeprefix("Value error, ") for error in exc.errors())) from None
     logging.basicConfig(
         level=settings.log_level.upper(), format="%(asctime)s %(levelname)s %(name)s: %(message)s", stream=sys.stderr
     )

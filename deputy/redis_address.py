@@ -70,9 +70,3 @@ def parse_address(url: str) -> SentinelAddress | None:
         raise ValueError("a redis+sentinel:// address needs the master's name after the sentinels")
     return SentinelAddress(parse_sentinels(hosts), unquote(master), int(db or 0), password)
 
-
-def redacted(url: str) -> str:
-    """The address with any password replaced, for logs and start-up lines."""
-    scheme, sep, rest = url.partition("://")
-    auth, at, hosts = rest.rpartition("@")
-    return f"{scheme}{sep}***@{hosts}" if at else url
