@@ -7,11 +7,12 @@ import logging
 import re
 from typing import TYPE_CHECKING
 
-from redis import Redis
 from telegram import Update
 
 from bot.app import build_application
 from bot.services import BotServices
+from deputy.health import LoopProbe, redis_check, serve_health
+from deputy.redis_clients import sync_client
 from deputy.settings import Settings
 
 if TYPE_CHECKING:
@@ -37,10 +38,13 @@ def serve(settings: Settings) -> None:
         log.warning("DEPUTY_ALLOWED_USERS is empty: with a real Telegram token nobody may use this bot")
     webhook = webhook_config(settings) if settings.webhook_url else None
     services = BotServices.create(
-        Redis.from_url(settings.redis_url), settings.secret_value(), allowed, settings.connect_base_url(),
+        sync_client(settings.redis_url, patient=False), settings.secret_value(), allowed, settings.connect_base_url(),
         redis_url=settings.redis_url, audit_key=settings.audit_key_value(),
     )
     app = build_application(token, services, settings.redis_url, api_base=api_base)
+    live = LoopProbe()
+    app.post_init = live.before(app.post_init)
+    serve_health(settings.health_port, settings.health_host, live, {"redis": redis_check(settings.redis_url)})
     if webhook is not None:
         from bot.webhook import serve_webhook  # aiohttp: loaded only by replicas that serve webhooks
 

@@ -13,6 +13,7 @@ from bot.memory_view import press_memory
 from bot.operation_marks import press_operation_mark
 from bot.presses_common import PressAnswer
 from bot.services import BotServices
+from deputy import metrics
 from sentinel.approvals import ApprovalStatus, Choice, ForgedPress, PressOutcome
 from sentinel.rules import describe, narrow_rule_for
 
@@ -39,6 +40,7 @@ def decide_press(services: BotServices, data: str, user_id: int) -> PressAnswer:
             user_id, "approval_decided", services.clock(), approval_id=approval_id, action_id=request.action_id,
             decision=("retry" if approved else "drop") if unknown else ("approved" if approved else "denied"),
         )
+        metrics.card_decided(approved, outcome_unknown=unknown)
         goal = services.goals.get(request.goal_id)
         step = goal.step if goal is not None else 0
         services.dispatch.action(request.action_id, request.goal_id, step, approval_id=approval_id)

@@ -34,6 +34,7 @@ from telegram import Bot, Update
 from telegram.ext import Application
 
 from bot.update_claims import LEASE_MS, UpdateClaims, Verdict, delivered, delivering
+from deputy.redis_clients import async_client
 
 log = logging.getLogger(__name__)
 
@@ -188,7 +189,7 @@ async def serve_webhook(application: Application, config: WebhookConfig, redis_u
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGINT, signal.SIGTERM):
         loop.add_signal_handler(sig, stop.set)
-    redis = aioredis.Redis.from_url(redis_url)
+    redis = async_client(redis_url)
     replica = WebhookReplica(application, config, redis)
     try:
         await replica.start()

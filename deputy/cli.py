@@ -6,6 +6,8 @@ import argparse
 import logging
 import sys
 
+from pydantic import ValidationError
+
 from deputy.settings import Settings
 
 
@@ -38,7 +40,10 @@ def _parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
-    settings = Settings()
+    try:
+        settings = Settings()
+    except ValidationError as exc:  # e.g. a mistyped REDIS_SENTINELS: say what to fix, not a traceback
+        raise SystemExit("; ".join(error["msg"].removeprefix("Value error, ") for error in exc.errors())) from None
     logging.basicConfig(
         level=settings.log_level.upper(), format="%(asctime)s %(levelname)s %(name)s: %(message)s", stream=sys.stderr
     )
@@ -57,6 +62,10 @@ def main(argv: list[str] | None = None) -> int:
 
         serve(settings)
     elif args.command in ("worker", "executor"):
+        if settings.health_port:
+            from deputy.metrics_dir import count_across_forks
+
+            count_across_forks()  # before anything that counts is imported: jobs run in forked children
         from workers.main import serve
 
         serve(settings, "agent" if args.command == "worker" else "executor", burst=args.burst)
@@ -75,26 +84,27 @@ def main(argv: list[str] | None = None) -> int:
     elif args.command == "export-training-data":
         from pathlib import Path
 
-        from redis import Redis
-
+        from deputy.redis_clients import sync_client
         from deputy.training_export import export_training_data
 
         if not settings.redis_url:
             raise SystemExit("REDIS_URL is not set.")
-        count = export_training_data(Redis.from_url(settings.redis_url), Path(args.out), settings.secret_value())
+        count = export_training_data(sync_client(settings.redis_url, patient=False), Path(args.out), settings.secret_value())
         print(f"Wrote {count} conversations of users who opted in to {args.out}.")
     elif args.command == "audit":
-        from redis import Redis
-
         from deputy.audit_verify import verify_trails
+        from deputy.redis_clients import sync_client
 
         if not settings.redis_url:
             raise SystemExit("REDIS_URL is not set.")
-        return verify_trails(Redis.from_url(settings.redis_url), settings.audit_key_value(), args.user, print)
+        return verify_trails(sync_client(settings.redis_url, patient=False), settings.audit_key_value(), args.user, print)
     elif args.command == "emulator":
+        from deputy.health import LoopProbe, serve_health
         from emulator import run
 
-        run(host=args.host, port=args.port or settings.chat_port)
+        live = LoopProbe()
+        serve_health(settings.health_port, settings.health_host, live, {})  # keeps no state of its own to reach
+        run(host=args.host, port=args.port or settings.chat_port, on_startup=[live.bind_running])
     return 0
 
 

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 from aiohttp import web
-from redis import Redis
 
 from deputy.connect_links import ConnectLinks
 from deputy.connect_page import create_app
+from deputy.health import LoopProbe, redis_check, serve_health
 from deputy.outbox import Outbox
+from deputy.redis_clients import sync_client
 from deputy.settings import Settings
 from sentinel.audit import AuditLog
 from vault import Vault
@@ -18,9 +19,12 @@ from workers.egress_guards import endpoint_guard
 def serve(settings: Settings, host: str, port: int) -> None:
     if not settings.redis_url:
         raise SystemExit("REDIS_URL is not set: point it at your Redis, e.g. redis://127.0.0.1:6379/0")
-    redis = Redis.from_url(settings.redis_url)
+    redis = sync_client(settings.redis_url, patient=False)
     vault = Vault(redis, unlock_vault(redis, settings))
     app = create_app(ConnectLinks(redis), vault, Outbox(redis), AuditLog(redis, settings.audit_key_value()),
                      egress=endpoint_guard(settings))
+    live = LoopProbe()
+    app.on_startup.append(live.bind_running)
+    serve_health(settings.health_port, settings.health_host, live, {"redis": redis_check(settings.redis_url)})
     print(f"Connect page on http://{host}:{port} (links: {settings.connect_base_url()}/connect/...)", flush=True)
     web.run_app(app, host=host, port=port, print=None, access_log=None)

@@ -74,7 +74,8 @@ def _stored_password(path: Path) -> str:
 def run_local(settings: Settings) -> int:
     data = settings.data_dir.resolve()
     data.mkdir(parents=True, exist_ok=True)
-    base_env = {k: v for k, v in os.environ.items()}
+    # One health port cannot serve several processes: `deputy run` starts them without one.
+    base_env = {k: v for k, v in os.environ.items() if k != "DEPUTY_HEALTH_PORT"}
     base_env["DEPUTY_SECRET"] = settings.secret_value()
     # Agent workers get no DEPUTY_SECRET but write the audit trail: they get its key on its own.
     base_env["DEPUTY_AUDIT_KEY"] = settings.audit_key_material()

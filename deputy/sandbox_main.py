@@ -5,6 +5,7 @@ from __future__ import annotations
 import signal
 import threading
 
+from deputy.health import serve_health
 from deputy.settings import Settings
 from sandbox.services import SandboxServices
 
@@ -12,6 +13,8 @@ from sandbox.services import SandboxServices
 def serve(settings: Settings, as_json: bool) -> None:
     world = SandboxServices(settings.data_dir.resolve())
     endpoints = world.start()
+    # Its servers run in threads of their own; answering at all is what liveness can say here.
+    serve_health(settings.health_port, settings.health_host, lambda: True, {})
     if as_json:
         print(endpoints.model_dump_json(indent=2), flush=True)
     else:

@@ -11,14 +11,20 @@ import os
 import secrets
 from pathlib import Path
 
-from pydantic import Field, SecretStr
+from pydantic import Field, SecretStr, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
+
+from deputy.redis_address import sentinel_url
 
 
 class Settings(BaseSettings):
     model_config = SettingsConfigDict(env_prefix="", extra="ignore", populate_by_name=True)
 
     redis_url: str | None = Field(default=None, alias="REDIS_URL")
+    # With sentinels, `redis_url` becomes the primary's `redis+sentinel://` address (deputy.redis_address).
+    redis_sentinels: str | None = Field(default=None, alias="REDIS_SENTINELS")
+    redis_master_name: str = Field(default="deputy", alias="REDIS_MASTER_NAME")
+    redis_password: SecretStr | None = Field(default=None, alias="REDIS_PASSWORD")
     telegram_bot_token: SecretStr | None = Field(default=None, alias="TELEGRAM_BOT_TOKEN")
     telegram_api_base: str | None = Field(default=None, alias="TELEGRAM_API_BASE")
     openai_api_key: SecretStr | None = Field(default=None, alias="OPENAI_API_KEY")
@@ -70,11 +76,21 @@ class Settings(BaseSettings):
     egress_allow_spec: str | None = Field(default=None, alias="DEPUTY_EGRESS_ALLOW")
     checks_per_day: int = Field(default=1000, ge=1, alias="DEPUTY_CHECKS_PER_DAY")
     log_level: str = Field(default="INFO", alias="DEPUTY_LOG_LEVEL")
+    # /healthz, /readyz and /metrics (deputy.health); unset: not served.
+    health_port: int | None = Field(default=None, ge=1, le=65535, alias="DEPUTY_HEALTH_PORT")
+    health_host: str = Field(default="127.0.0.1", alias="DEPUTY_HEALTH_HOST")
     search_url: str | None = Field(default=None, alias="DEPUTY_SEARCH_URL")
     webhook_url: str | None = Field(default=None, alias="DEPUTY_WEBHOOK_URL")
     webhook_listen: str = Field(default="127.0.0.1:8443", alias="DEPUTY_WEBHOOK_LISTEN")
     webhook_secret: SecretStr | None = Field(default=None, alias="DEPUTY_WEBHOOK_SECRET")
     webhook_max_connections: int = Field(default=40, ge=1, le=100, alias="DEPUTY_WEBHOOK_MAX_CONNECTIONS")
+
+    @model_validator(mode="after")
+    def _redis_through_sentinel(self) -> "Settings":
+        if self.redis_sentinels:
+            password = self.redis_password.get_secret_value() if self.redis_password else None
+            self.redis_url = sentinel_url(self.redis_sentinels, self.redis_master_name, password)
+        return self
 
     def retry_delays(self) -> tuple[float, ...]:
         """Seconds to wait before each retry of a failed model call (also sets how many)."""

@@ -178,11 +178,14 @@ class DeputyStack:
         python: str = sys.executable,
         cwd: Path | None = None,
         separate_data_dirs: bool = False,
+        health: bool = False,
     ) -> None:
         self.redis_url = redis_url
         # Each process with its own DEPUTY_DATA_DIR (`<workdir>/machines/<name>`), as if each ran on
         # its own machine: whatever works then is kept in Redis, not on a shared disk.
         self.separate_data_dirs = separate_data_dirs
+        # With `health`, every process serves /healthz, /readyz and /metrics on a port of its own.
+        self.health_ports: dict[str, int] | None = {} if health else None
         # Another interpreter (a venv with Deputy installed from its wheel) and a working
         # directory outside the checkout show the processes run from what was installed.
         self._python = python
@@ -398,6 +401,8 @@ class DeputyStack:
         self.workdir.mkdir(parents=True, exist_ok=True)
         if self.separate_data_dirs:
             env = {**env, "DEPUTY_DATA_DIR": str(self.workdir / "machines" / name)}
+        if self.health_ports is not None:
+            env = {**env, "DEPUTY_HEALTH_PORT": str(self.health_ports.setdefault(name, free_port()))}
         with open(self.workdir / f"{name}.log", "ab") as log:
             self._processes[name] = subprocess.Popen(
                 [self._python, "-m", "deputy", *args], env=env, stdout=log, stderr=subprocess.STDOUT,

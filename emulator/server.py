@@ -72,7 +72,9 @@ def bound_port(runner: web.AppRunner) -> int:
     return int(runner.addresses[0][1])
 
 
-def run(host: str = "127.0.0.1", port: int = 8080) -> None:
-    """Serve until interrupted (Ctrl+C). Blocking."""
+def run(host: str = "127.0.0.1", port: int = 8080, on_startup: list | None = None) -> None:
+    """Serve until interrupted (Ctrl+C). Blocking. `on_startup`: more aiohttp start-up callbacks."""
     print(f"Telegram emulator: chat page http://{host}:{port}/ ; bot base_url http://{host}:{port}/bot")
-    web.run_app(create_app(), host=host, port=port, shutdown_timeout=2.0, print=None)
+    app = create_app()
+    app.on_startup.extend(on_startup or [])
+    web.run_app(app, host=host, port=port, shutdown_timeout=2.0, print=None)

@@ -25,6 +25,7 @@ from typing import Callable, Mapping, Protocol
 from agent.goals import GoalStatus, GoalStore
 from connectors.base import ConnectorError, ConnectorOutcomeUnknown, OperationResult
 from connectors.progress import listening
+from deputy import metrics
 from deputy.outbox import Outbox, OutboxMessage
 from sentinel.action_lifecycle import ActionEvent
 from sentinel.action_store import ActionRecord, ActionStore
@@ -70,7 +71,9 @@ class Executor:
         scrubber: Scrubber | None = None,
         user_runners: Callable[[Action], ActionRunner | None] | None = None,
         payments: PaymentIssuer | None = None,
+        replicated: Callable[[], object] = lambda: None,
     ) -> None:
+        self._replicated = replicated  # workers.replication: the started mark survives a failover
         self._payments = payments
         self._user_runners = user_runners
         self._actions = actions
@@ -169,6 +172,7 @@ class Executor:
         )
         if self._actions.transition(action.id, allowed_from, ActionState.awaiting_approval, approval_id=approval_id):
             self._audit.append(action.user_id, "approval_requested", now, action_id=action.id, approval_id=approval_id)
+            metrics.card("asked")
         self._goals.update(action.goal_id, _set_status(GoalStatus.acting, GoalStatus.waiting_approval))
 
     def _after_press(self, record: ActionRecord, job: ActionJob) -> None:
@@ -236,6 +240,7 @@ class Executor:
             )
         )
         self._audit.append(request.user_id, "approval_expired", self._clock(), approval_id=approval_id)
+        metrics.card("expired")
         goal = self._goals.get(request.goal_id)
         self._dispatch.action(request.action_id, request.goal_id, goal.step if goal else 0, approval_id)
 
@@ -267,8 +272,9 @@ class Executor:
             if not self._actions.progress(action.id, token, STARTED):
                 log.warning("action %s: lost the claim before starting; not running it", action.id)
                 return
+            self._replicated()
             with listening(lambda note: self._actions.progress(action.id, token, note)):
-                produced = runner(runnable, idempotency_key)
+                produced = metrics.timed_action(action.connector, runner, runnable, idempotency_key)
         except ConnectorOutcomeUnknown as exc:
             message = self._scrubber.scrub(exc.user_message)
             log.warning("action %s: outcome unknown: %s", action.id, message)

@@ -45,6 +45,7 @@ from agent.model_requests import (
     ModelOutcome,
     ModelRequest,
 )
+from deputy import metrics
 from deputy.outbox import OUTBOX_MAXLEN, OUTBOX_STREAM, OutboxMessage
 from workers.endpoint_slots import EndpointSlots
 from workers.wait_notices import NOTICE_AFTER, WORKING, waiting_text, worth_telling
@@ -337,6 +338,8 @@ class ModelGateway:
             pipe.hincrby(usage_key, "completion_tokens", usage.completion_tokens)
             pipe.hincrby(usage_key, "errors", 1 if outcome.kind == "error" else 0)
             pipe.hincrby(usage_key, "rate_limited", limited)
+            metrics.model_call(self._config.provider, calls, usage.prompt_tokens, usage.completion_tokens,
+                               failed=outcome.kind == "error")
         first, *_ = await pipe.execute()
         if first:
             return outcome

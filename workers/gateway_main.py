@@ -15,10 +15,12 @@ import aiohttp
 from agent.async_model import HttpChatModel
 from agent.text_tools import TextToolsOptions
 from agent.text_tools_model import AsyncTextToolsChatModel
+from deputy.health import LoopProbe, model_check, redis_check, serve_health
 from deputy.redis_clients import async_client, sync_client
 from deputy.settings import Settings
 from workers.dispatch import RQDispatch
 from workers.gateway import GatewayConfig, ModelGateway
+from workers.metrics_queues import queue_collector
 
 log = logging.getLogger(__name__)
 
@@ -59,6 +61,9 @@ async def _serve(settings: Settings) -> None:
             TextToolsOptions(max_tools=settings.max_tools, force_tool_call=settings.force_tool_call),
         )
         gateway = ModelGateway(redis, model, dispatch.step, config, consumer)
+        serve_health(settings.health_port, settings.health_host, LoopProbe.running(),
+                     {"redis": redis_check(settings.redis_url), "model": model_check(base_url, key)},
+                     [queue_collector(settings.redis_url)])
         log.info("model gateway %s: up to %d model calls in flight to %s, up to %d held", consumer,
                  config.concurrency, provider, config.held)
         await gateway.run(stop)

@@ -35,6 +35,8 @@ from rq import Queue
 from rq.exceptions import NoSuchJobError
 from rq.job import Job
 
+from deputy import metrics
+
 log = logging.getLogger(__name__)
 
 _UNITS = "deputy:inflight"
@@ -324,12 +326,14 @@ class Watchdog:
         if queue.scheduled_job_registry.remove(job):
             queue.enqueue_job(job)
             log.warning("queued %s: its scheduled time had passed long ago", registration.unit)
+            metrics.recovered(registration.unit)
 
     def run(self, stop: threading.Event, interval: float) -> None:
         while not stop.wait(interval):
             try:
                 for unit in self.sweep():
                     log.warning("re-enqueued %s after its worker stopped", unit)
+                    metrics.recovered(unit)
             except Exception:
                 log.exception("watchdog sweep failed")
 

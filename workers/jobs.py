@@ -8,6 +8,7 @@ from typing import Any, Callable
 from redis import Redis
 from rq import get_current_job
 
+from deputy import metrics
 from workers.context import WorkerContext, current
 from workers.dispatch import action_unit, goal_unit
 from workers.inflight import Inflight, Lease
@@ -23,6 +24,7 @@ from workers.payloads import (
 )
 
 
+@metrics.STEP_SECONDS.time()
 def run_goal_step(payload: dict[str, Any]) -> str:
     job = GoalStepJob.model_validate(payload)
 

@@ -34,6 +34,8 @@ from connectors.email.mail_runners import MailRunners
 from connectors.http import guarded_client
 from connectors.web import DEFAULT_SEARCH_URL, BrowserConfig, BrowserSessions, BrowserStates, VaultLogins, WebRunners
 from deputy.handoff import HandOffRecorder, HandOffStore
+from deputy.health import RQWorkerProbe, redis_check, serve_health
+from deputy.metrics import MeteredModel, provider_of
 from deputy.outbox import Outbox
 from deputy.redis_clients import sync_client
 from deputy.settings import Settings
@@ -56,12 +58,15 @@ from workers.custom_connectors import CustomConnectorService
 from workers.dispatch import RQDispatch, make_queues
 from workers.egress_context import egress_context_for
 from workers.egress_guards import caldav_connect, endpoint_guard, mcp_visitor
+from workers.gateway_main import OPENAI_BASE_URL
 from workers.executor import Executor
 from workers.handoffs import HandOffService, web_recorder
 from workers.inflight import Registration, Watchdog
 from workers.operations import api_runners, build_catalog, imported_apis
+from workers.metrics_queues import queue_collector
 from workers.payloads import ACTIONS_QUEUE, AGENT_QUEUE
 from workers.payments import PaymentIssuer
+from workers.replication import replica_confirmation
 from workers.review_context import ReviewContextBuilder, stored_rules
 from workers.rule_proposer import RuleProposer
 
@@ -79,7 +84,8 @@ def build_model(settings: Settings, helper: bool = False) -> ChatModel:
     # `client.chat` imports the SDK's chat modules on first use. Touched here, in the worker's
     # parent, so work horses forked per job inherit them instead of importing them every step.
     assert client.chat.completions is not None
-    model = OpenAIChatModel(client, settings.helper_model_name() if helper else settings.model)
+    model = MeteredModel(OpenAIChatModel(client, settings.helper_model_name() if helper else settings.model),
+                         provider_of(base_url or OPENAI_BASE_URL))
     # Local models write tool calls as text, and small ones choose better from few tools (agent.text_tools).
     return TextToolsChatModel(model, TextToolsOptions(max_tools=settings.max_tools,
                                                       force_tool_call=settings.force_tool_call))
@@ -217,6 +223,7 @@ def build_executor(
         scrubber=Scrubber([p for p in (settings.smtp_password, settings.imap_password, settings.caldav_password) if p]),
         user_runners=custom.runner_for,
         payments=PaymentIssuer(PaymentTokens(redis, vault), redis),
+        replicated=replica_confirmation(redis),
     )
 
 
@@ -279,13 +286,16 @@ def serve(settings: Settings, role: str, burst: bool = False) -> None:
     watchdog_redis = sync_client(settings.redis_url)
     watchdog = Watchdog(watchdog_redis, make_queues(watchdog_redis), LEASE_SECONDS, give_up(watchdog_redis))
     stop = threading.Event()
-    threading.Thread(target=watchdog.run, args=(stop, WATCHDOG_INTERVAL), name="watchdog", daemon=True).start()
+    watchdog_thread = threading.Thread(target=watchdog.run, args=(stop, WATCHDOG_INTERVAL), name="watchdog", daemon=True)
+    watchdog_thread.start()
 
     queues = make_queues(redis)
     # Without a fork per job a step costs a few ms instead of ~20; fine for agent workers whose
     # steps wait on nothing slow (model calls through the gateway), never for the executor.
     worker_class = SimpleWorker if role == "agent" and not settings.worker_fork else Worker
     worker = worker_class([queues[queue_name]], connection=redis, serializer=JSONSerializer)
+    serve_health(settings.health_port, settings.health_host, RQWorkerProbe(worker, [watchdog_thread]),
+                 {"redis": redis_check(settings.redis_url)}, [queue_collector(settings.redis_url)])
     try:
         worker.work(with_scheduler=True, burst=burst, logging_level=settings.log_level)
     finally:

@@ -1,0 +1,59 @@
+"""Clients built from a Sentinel address follow a failover; the executor's confirmation waits for a replica."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from deputy.redis_clients import async_client, sync_client
+from deputy.redis_failover import RedisFailoverSet
+from workers.replication import PROBE_KEY, replica_confirmation
+
+pytestmark = pytest.mark.slow
+
+
+@pytest.fixture
+def failover(tmp_path: Path) -> Iterator[RedisFailoverSet]:
+    servers = RedisFailoverSet(tmp_path / "redis").start()
+    yield servers
+    servers.stop()
+
+
+def test_both_clients_write_to_the_promoted_replica_after_the_primary_dies(failover: RedisFailoverSet) -> None:
+    sync, loop = sync_client(failover.url), asyncio.new_event_loop()
+    asynchronous = async_client(failover.url, max_connections=2, timeout=5)
+    sync.set("before", "1")
+    loop.run_until_complete(asynchronous.set("before-async", "1"))  # pooled connections to the primary
+
+    old = failover.kill_primary()
+    sync.set("after", "2")  # waits out the promotion instead of failing
+    loop.run_until_complete(asynchronous.set("after-async", "2"))
+
+    promoted = failover.client(failover.primary())
+    assert failover.primary() != old
+    assert promoted.mget("before", "after", "before-async", "after-async") == [b"1", b"2", b"1", b"2"]
+    loop.run_until_complete(asynchronous.aclose())
+    loop.close()
+
+
+def test_the_confirmation_says_whether_a_replica_has_the_writes(failover: RedisFailoverSet) -> None:
+    client = sync_client(failover.url)
+    confirm = replica_confirmation(client, timeout_ms=300)
+    client.set("started", "yes")
+    assert confirm() is True
+    replica = next(name for name in failover.ports if name != failover.primary())
+    assert failover.client(replica).get("started") == b"yes"
+
+    failover.stop_server(replica)
+    assert confirm() is False  # said (and logged), not waited on forever
+
+
+def test_without_sentinel_the_confirmation_writes_nothing(redis) -> None:
+    from redis import Redis
+
+    plain = Redis(connection_pool=redis.connection_pool)
+    assert replica_confirmation(plain)() is True
+    assert redis.exists(PROBE_KEY) == 0
