@@ -102,7 +102,7 @@ def test_the_counters_move_when_a_user_approves_a_card(deputy: DeputyStack, mail
         wait_for(lambda: status(deputy, process, "/readyz") == 200, timeout=60, what=f"{process} ready")
     assert sample(deputy, "bot", "deputy_cards_total", event="approved") == 0
 
-    user = deputy.user(861, "Mia")
+    user = deputy.user(861, "Mia", asks_before_sending=True)
     sent = user.send(GOAL)
     card = user.wait_for_card(after=sent, timeout=60)
     wait_for(lambda: sample(deputy, "executor", "deputy_cards_total", event="asked") == 1, timeout=20,

@@ -71,14 +71,16 @@ def done_messages(user: ChatUser) -> list[Message]:
 def test_goals_with_approvals_go_on_through_a_failover_and_each_email_goes_out_once(
     deputy: DeputyStack, failover: RedisFailoverSet, mail_server: LocalMailServer
 ) -> None:
-    before = [deputy.user(900 + n, f"Early{n}") for n in range(4)]
+    # Careful users (every message waits for their card), their rules stored before anything fails.
+    before = [deputy.user(900 + n, f"Early{n}", asks_before_sending=True) for n in range(4)]
+    during = [deputy.user(920 + n, f"During{n}", asks_before_sending=True) for n in range(2)]
+    after = [deputy.user(940 + n, f"After{n}", asks_before_sending=True) for n in range(2)]
     asked = {user.user_id: ask(user) for user in before}
     cards = {user.user_id: user.wait_for_card(after=asked[user.user_id][0], timeout=90) for user in before}
 
     # The burst: half the users approve, the others text new goals, and the primary dies amid it.
     for user in before[:2]:
         assert user.press(cards[user.user_id]["message_id"], button="Approve").status_code == 200
-    during = [deputy.user(920 + n, f"During{n}") for n in range(2)]
     asked.update({user.user_id: ask(user) for user in during})
     old, killed_at = failover.kill_primary(), time.monotonic()
     for user in before[2:]:
@@ -90,7 +92,6 @@ def test_goals_with_approvals_go_on_through_a_failover_and_each_email_goes_out_o
     for user in during:
         card = user.wait_for_card(after=asked[user.user_id][0], timeout=120)
         assert user.press(card["message_id"], button="Approve").status_code == 200
-    after = [deputy.user(940 + n, f"After{n}") for n in range(2)]
     asked.update({user.user_id: ask(user) for user in after})
     for user in after:
         card = user.wait_for_card(after=asked[user.user_id][0], timeout=120)
