@@ -46,6 +46,7 @@ def test_the_first_message_after_a_redis_restart_gets_its_goal(deputy: DeputySta
     user.wait_for_card(after=before)
 
     restartable.restart()
+    user = deputy.user(811, "Ria", asks_before_sending=True)  # an emptied Redis forgot the user's rule too
     sent = user.send("email bob@example.org that the meeting moved to 3 pm")
     assert user.wait_for_bot(lambda m: True, after=sent)["text"] == ACK_NEW_GOAL
     card = user.wait_for_card(after=sent, timeout=40)  # the worker and the gateway carried on
@@ -70,6 +71,7 @@ def test_redis_down_is_said_politely_and_the_next_message_after_it_is_back_is_ac
     assert refused == STORAGE_DOWN
 
     restartable.start()
+    user = deputy.user(812, "Sol", asks_before_sending=True)  # an emptied Redis forgot the user's rule too
     sent = user.send(GOAL)
     assert user.wait_for_bot(lambda m: True, after=sent)["text"] == ACK_NEW_GOAL
     user.wait_for_card(after=sent, timeout=40)

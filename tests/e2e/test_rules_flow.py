@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tests_support import GOAL, email_script
+from tests_support import email_script
 
 from agent.model import ModelReply
 from agent.testing import ChatRequest, tool_call
@@ -26,11 +26,15 @@ def done(user, after: int) -> dict:
     return user.wait_for_bot(lambda m: m["text"].startswith("Done:"), after=after)
 
 
+# The user never says to email Alice: writing to her is Deputy's idea, so by default it asks.
+UNSAID = "alice@example.org is waiting for me: I'll be 10 minutes late"
+
+
 def test_always_allow_stops_asking_for_exactly_that_and_can_be_removed(
     stack: DeputyStack, mail_server: LocalMailServer
 ) -> None:
     user = stack.user(301)
-    sent = user.send(GOAL)
+    sent = user.send(UNSAID)
     card = user.wait_for_card(after=sent)
     assert [b["text"] for row in card["buttons"] for b in row] == ["Approve", "Deny", "Always allow this"]
     user.press(card["message_id"], button="Always allow this")
@@ -38,7 +42,7 @@ def test_always_allow_stops_asking_for_exactly_that_and_can_be_removed(
     first_done = done(user, card["message_id"])
     mail_server.wait_for(1)
 
-    sent = user.send(GOAL)
+    sent = user.send(UNSAID)
     second_done = done(user, sent)
     assert len(mail_server.wait_for(2)) == 2
     assert not [m for m in user.bot_messages(after=sent) if m["buttons"] and m["message_id"] < second_done["message_id"]]
@@ -49,7 +53,7 @@ def test_always_allow_stops_asking_for_exactly_that_and_can_be_removed(
     user.press(listing["message_id"], button="Remove 1")
     assert "removed" in user.wait_for_answer(2)["text"].lower()
 
-    sent = user.send(GOAL)
+    sent = user.send(UNSAID)
     assert user.wait_for_card(after=sent)
     assert len(mail_server.messages()) == 2
     assert first_done["message_id"] < second_done["message_id"]
@@ -75,7 +79,7 @@ def test_a_rule_in_plain_words_is_confirmed_then_enforced(
     user.press(proposal["message_id"], button="Save rule")
     assert "saved" in user.wait_for_answer(1)["text"].lower()
 
-    sent = user.send(GOAL)
+    sent = user.send(UNSAID)  # without the rule this would ask (see the test above)
     done(user, sent)
     assert len(mail_server.wait_for(1)) == 1
     assert not [m for m in user.bot_messages(after=sent) if m["buttons"]]
