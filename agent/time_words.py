@@ -17,7 +17,7 @@ from __future__ import annotations
 import re
 from calendar import monthrange
 from dataclasses import dataclass
-from datetime import date, datetime, time, timedelta
+from datetime import date, datetime, time, timedelta, timezone
 from zoneinfo import ZoneInfo
 
 from agent.local_time import moment_words, zone as zone_of
@@ -214,7 +214,8 @@ def _grammar(text: str, now: datetime, tz: ZoneInfo, zone_key: str, on_day: date
     if elapsed is not None:
         if clock is not None or part is not None or day is not None:
             return _unclear(text)
-        return Resolved(text, zone_key, at=now + elapsed)  # elapsed time, whatever the clocks do
+        # Elapsed time whatever the clocks do: aware arithmetic in one zone would add wall-clock time.
+        return Resolved(text, zone_key, at=(now.astimezone(timezone.utc) + elapsed).astimezone(tz))
     if clock is None and part is None:
         if day is None:
             return _unclear(text)
