@@ -141,6 +141,11 @@ class Goal(BaseModel):
         description="Actions whose outcome stayed unknown (the user dropped them): said with the next answer, "
         "whatever the model claims.",
     )
+    stated_times: list[str] = Field(
+        default_factory=list,
+        description="The day and time each calendar write of this goal used: said with the next answer "
+        "when the model's words leave it out.",
+    )
     summary: list[str] = Field(default_factory=list, description="One line per step folded out of `messages`.")
     summary_hidden: int = 0
     results_stored: int = 0

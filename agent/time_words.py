@@ -411,4 +411,22 @@ def _ordinal(day: int) -> str:
     return f"{day}{suffix}"
 
 
-__all__ = ["Resolved", "Unclear", "resolve_time"]
+
+
+
+_ISO_DATE = re.compile(r"\b\d{4}-\d{2}-\d{2}\b")
+_ANY_TIME = (_ISO_DATE, _NOW, _RELATIVE, _HALF_HOUR, _CLOCK, _HOUR_AMPM, _OCLOCK, _BARE_HOUR, _PART_OF_DAY,
+             _DAY_AFTER_TOMORROW, _SIMPLE_DAY, _WEEKDAY_RE, _DAY_MONTH, _MONTH_DAY, _DAY_OF_MONTH, _VAGUE)
+
+
+def names_a_time(text: str) -> bool:
+    """Whether `text` says anything about when ("on Sunday", "at 9", "next week", "2026-12-03").
+
+    A write whose time appears in none of the user's words nor anything the goal read was
+    made up by the model: Deputy asks instead.
+    """
+    lowered = " ".join(text.lower().replace(",", " ").split())
+    return any(pattern.search(lowered) for pattern in _ANY_TIME)
+
+
+__all__ = ["Resolved", "Unclear", "names_a_time", "resolve_time"]

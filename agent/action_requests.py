@@ -1,0 +1,106 @@
+"""A tool call turned into an action for the guard, or into a question for the user.
+
+Before the runner hands an action to the executor, code does what a model must not be
+trusted with: the times the model passed in the user's words become instants in the
+user's zone (`agent.time_arguments`), and a recipient, amount or time that came from
+nowhere (`agent.goal_provenance`) becomes a question to the user instead of a card for a
+guess. After a calendar write, `stated_time` is the line that tells the user which day
+and time were used.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+from typing import Callable
+
+from agent.goal_provenance import invented_values, provenance_context, question_about
+from agent.goals import Goal, GoalStore
+from agent.model import ToolCall
+from agent.time_arguments import invented_time, resolve_arguments, shown_times
+from agent.time_words import Unclear
+from agent.tools import call_arguments
+from connectors.base import EffectClass
+from connectors.catalog import Operation
+from deputy.user_settings import UserSettingsStore
+from sentinel.actions import Action
+
+NO_TIME_QUESTION = "When should it be? You didn't say a day or time, and I won't guess one."
+
+
+@dataclass(frozen=True)
+class AskUser:
+    """Ask `question` before acting; `reason` tells the model why the call was not run."""
+
+    question: str
+    reason: str
+
+
+class ActionRequests:
+    def __init__(self, goals: GoalStore, settings: UserSettingsStore | None, clock: Callable[[], float]) -> None:
+        self._goals = goals
+        self._settings = settings
+        self._clock = clock
+
+    def zone(self, user_id: int) -> str:
+        """The user's time zone name; UTC when they set none."""
+        return self._settings.get(user_id).timezone if self._settings is not None else "UTC"
+
+    def prepare(self, goal: Goal, call: ToolCall, operation: Operation, services: list[str]) -> Action | AskUser:
+        """The action `call` asks for, with its times resolved; or what to ask the user first.
+
+        Raises `ToolArgumentError` / `InvalidArguments` for arguments the model must fix.
+        """
+        raw = call_arguments(call)
+        known = provenance_context(self._goals._redis, self._goals, goal, goal.user_id, services)
+        if operation.time_arguments:
+            read = [item.text for item in known.untrusted]
+            if invented_time(operation, raw, [*known.trusted_texts, *read]):
+                return AskUser(NO_TIME_QUESTION, "no day or time was given by the user or found in anything read")
+            timed = resolve_arguments(operation, raw, self._clock(), self.zone(goal.user_id), known.user_words)
+            if isinstance(timed, Unclear):
+                return AskUser(timed.question, f"it is not clear which time “{timed.words}” means")
+            raw = timed.arguments
+        args = operation.validate(raw)
+        money = operation.amount(args) if operation.amount is not None else None
+        action = Action(
+            # Derived from the goal and the call so a re-run step re-submits the same action.
+            id="a_" + hashlib.sha256(f"{goal.id}\x00{goal.step}\x00{call.id}".encode()).hexdigest()[:20],
+            goal_id=goal.id,
+            user_id=goal.user_id,
+            chat_id=goal.chat_id,
+            connector=operation.spec.connector,
+            operation=operation.spec.operation,
+            effect=operation.spec.effect,
+            tags=sorted(operation.spec.tags),
+            arguments=args.model_dump(mode="json"),
+            targets=operation.targets(args),
+            amount=money[0] if money else None,
+            currency=money[1] if money else None,
+            tool_call_id=call.id,
+            created_at=self._clock(),
+        )
+        # The guard would flag a value that came from nowhere: the user is asked before any card.
+        invented = invented_values(action, known)
+        if invented:
+            values = ", ".join(v.value for v in invented)
+            return AskUser(question_about(invented),
+                           f"{values} came from nowhere (not from the user, their contacts or anything read)")
+        return action
+
+    def stated_time(self, goal: Goal, operation: Operation, action: Action) -> str | None:
+        """`🗓 “Dentist”: Thu 3 Dec 13:30 CET` for a finished write with a time; None otherwise."""
+        if operation.spec.effect is EffectClass.read:
+            return None
+        zone = self.zone(goal.user_id)
+        when = shown_times(operation, action.arguments, zone, self._clock())
+        if when is None:
+            return None
+        title = action.arguments.get("title")
+        line = f"🗓 “{title}”: {when}" if isinstance(title, str) and title else f"🗓 {when}"
+        if zone == "UTC":
+            line += " (your time zone isn't set: /settings timezone Europe/Berlin, for example)"
+        return line
+
+
+__all__ = ["ActionRequests", "AskUser", "NO_TIME_QUESTION"]

@@ -1,0 +1,101 @@
+"""The time arguments of a tool call, resolved by code before the call becomes an action.
+
+The model copies the user's words for a time into a tool's time arguments (the operation
+lists them in `Operation.time_arguments`); `resolve_arguments` replaces each with the ISO
+instant `agent.time_words` reads them as, in the user's zone, so the guard, the card and the
+executor all see the instant the user meant, never the model's arithmetic. An end given
+as a clock time alone ("15:00") falls on the start's day. A `timezone` argument is kept only
+when the user named that place or zone themselves; otherwise the user's own zone is used
+(and written into the arguments, so the calendar stores the event in it).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import date
+from typing import Any
+
+from agent.time_words import Resolved, Unclear, names_a_time, resolve_time
+from connectors.base import EffectClass
+from connectors.calendar.timezones import TimeProblem, zone_named
+from connectors.catalog import Operation
+
+
+@dataclass(frozen=True)
+class TimedArguments:
+    """The arguments with their times resolved, and what each time was resolved to."""
+
+    arguments: dict[str, Any]
+    times: list[Resolved] = field(default_factory=list)
+
+    def when(self) -> str | None:
+        """`Thu 3 Dec 13:30 CET`: the first time, as the user reads it (None without one)."""
+        return self.times[0].shown() if self.times else None
+
+
+def resolve_arguments(
+    operation: Operation, raw: dict[str, Any], now: float, user_zone: str, user_words: list[str]
+) -> TimedArguments | Unclear:
+    """`raw` with every time argument of `operation` turned into an ISO instant, or the question to ask."""
+    if not operation.time_arguments:
+        return TimedArguments(raw)
+    arguments = dict(raw)
+    zone = _zone(arguments.get("timezone"), user_zone, user_words)
+    if "timezone" in operation.arguments.model_fields:
+        arguments["timezone"] = zone
+    # Reading the calendar may look back ("what did I have yesterday"); writing never does.
+    allow_past = operation.spec.effect is EffectClass.read
+    first_day: date | None = None
+    times: list[Resolved] = []
+    for name in operation.time_arguments:
+        value = arguments.get(name)
+        if not isinstance(value, str):
+            continue  # missing or not text: the arguments' own check says so to the model
+        result = resolve_time(value, now, zone, allow_past=allow_past, on_day=first_day)
+        if isinstance(result, Unclear):
+            return result
+        arguments[name] = result.iso
+        if first_day is None:
+            first_day = result.day if result.at is None else result.at.date()
+        times.append(result)
+    return TimedArguments(arguments, times)
+
+
+def invented_time(operation: Operation, raw: dict[str, Any], known_texts: list[str]) -> bool:
+    """Whether a write carries a time although nothing the user said or the goal read names one."""
+    if operation.spec.effect is EffectClass.read or not operation.time_arguments:
+        return False
+    if not any(isinstance(raw.get(name), str) and raw[name].strip() for name in operation.time_arguments):
+        return False
+    return not any(names_a_time(text) for text in known_texts)
+
+
+def shown_times(operation: Operation, arguments: dict[str, Any], user_zone: str, now: float) -> str | None:
+    """`Thu 3 Dec 13:30 CET` for a stored action's resolved start (None when it has none)."""
+    if not operation.time_arguments:
+        return None
+    value = arguments.get(operation.time_arguments[0])
+    if not isinstance(value, str):
+        return None
+    zone = arguments.get("timezone") if isinstance(arguments.get("timezone"), str) else user_zone
+    result = resolve_time(value, now, zone, allow_past=True)
+    return result.shown() if isinstance(result, Resolved) else None
+
+
+def _zone(asked: object, user_zone: str, user_words: list[str]) -> str:
+    """The model's `timezone` when the user named it ("9am New York time"), else the user's zone."""
+    if not isinstance(asked, str) or not asked.strip() or asked.strip() == user_zone:
+        return user_zone
+    key = asked.strip()
+    try:
+        key = zone_named(key).key
+    except TimeProblem:
+        return user_zone
+    place = key.rsplit("/", 1)[-1].replace("_", " ").lower()
+    said = " ".join(user_words).lower()
+    if key.lower() in said or (len(place) > 2 and place in said):
+        return key
+    return user_zone
+
+
+__all__ = ["TimedArguments", "invented_time", "resolve_arguments", "shown_times"]
