@@ -37,10 +37,14 @@ class AskUser:
 
 
 class ActionRequests:
-    def __init__(self, goals: GoalStore, settings: UserSettingsStore | None, clock: Callable[[], float]) -> None:
+    def __init__(
+        self, goals: GoalStore, settings: UserSettingsStore | None, clock: Callable[[], float], *,
+        ask_before_guessing: bool = True,
+    ) -> None:
         self._goals = goals
         self._settings = settings
         self._clock = clock
+        self._ask_before_guessing = ask_before_guessing
 
     def zone(self, user_id: int) -> str:
         """The user's time zone name; UTC when they set none."""
@@ -55,7 +59,7 @@ class ActionRequests:
         known = provenance_context(self._goals._redis, self._goals, goal, goal.user_id, services)
         if operation.time_arguments:
             read = [item.text for item in known.untrusted]
-            if invented_time(operation, raw, [*known.trusted_texts, *read]):
+            if self._ask_before_guessing and invented_time(operation, raw, [*known.trusted_texts, *read]):
                 return AskUser(NO_TIME_QUESTION, "no day or time was given by the user or found in anything read")
             timed = resolve_arguments(operation, raw, self._clock(), self.zone(goal.user_id), known.user_words)
             if isinstance(timed, Unclear):
@@ -81,7 +85,7 @@ class ActionRequests:
             created_at=self._clock(),
         )
         # The guard would flag a value that came from nowhere: the user is asked before any card.
-        invented = invented_values(action, known)
+        invented = invented_values(action, known) if self._ask_before_guessing else []
         if invented:
             values = ", ".join(v.value for v in invented)
             return AskUser(question_about(invented),

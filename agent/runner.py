@@ -70,7 +70,10 @@ class GoalRunner:
         handoffs: HandOffStore | None = None,
         gateway: ModelRequests | None = None,
         uploads: Uploads | None = None,
+        ask_before_guessing: bool = True,
     ) -> None:
+        """`ask_before_guessing=False` submits actions with made-up values as they are: only for
+        showing that the guard alone still holds when the agent is compromised."""
         self._goals = goals
         self._actions = actions
         self._outbox = outbox
@@ -79,7 +82,7 @@ class GoalRunner:
         self._limits = limits
         self._catalog = catalog
         self._memory = memory
-        self._requests = ActionRequests(goals, settings, clock)
+        self._requests = ActionRequests(goals, settings, clock, ask_before_guessing=ask_before_guessing)
         self._own_tools = [*INTERNAL_TOOLS, *(MEMORY_TOOLS if memory else [])]
         self._user_catalogs = user_catalogs
         self._subgoals = Subgoals(goals, dispatch, clock)
