@@ -25,6 +25,7 @@ from connectors.catalog import Operation
 from deputy.user_settings import UserSettingsStore
 from sentinel.actions import Action
 
+UTC_NOTE = "(Times are in UTC because your time zone isn't set; /settings timezone Europe/Berlin sets it.)"
 NO_TIME_QUESTION = "When should it be? You didn't say a day or time, and I won't guess one."
 
 
@@ -92,19 +93,20 @@ class ActionRequests:
                            f"{values} came from nowhere (not from the user, their contacts or anything read)")
         return action
 
-    def stated_time(self, goal: Goal, operation: Operation, action: Action) -> str | None:
-        """`🗓 “Dentist”: Thu 3 Dec 13:30 CET` for a finished write with a time; None otherwise."""
+    def stated_time(self, goal: Goal, operation: Operation, action: Action) -> list[str]:
+        """`🗓 Thu 3 Dec 13:30 CET — “Dentist”` for a finished write with a time (and, in UTC
+        because the user set no zone, a line saying so); nothing for other actions."""
         if operation.spec.effect is EffectClass.read:
-            return None
+            return []
         zone = self.zone(goal.user_id)
         when = shown_times(operation, action.arguments, zone, self._clock())
         if when is None:
-            return None
+            return []
         title = action.arguments.get("title")
-        line = f"🗓 “{title}”: {when}" if isinstance(title, str) and title else f"🗓 {when}"
+        lines = [f"🗓 {when} — “{title}”" if isinstance(title, str) and title else f"🗓 {when}"]
         if zone == "UTC":
-            line += " (your time zone isn't set: /settings timezone Europe/Berlin, for example)"
-        return line
+            lines.append(UTC_NOTE)
+        return lines
 
 
-__all__ = ["ActionRequests", "AskUser", "NO_TIME_QUESTION"]
+__all__ = ["ActionRequests", "AskUser", "NO_TIME_QUESTION", "UTC_NOTE"]

@@ -141,10 +141,10 @@ class Goal(BaseModel):
         description="Actions whose outcome stayed unknown (the user dropped them): said with the next answer, "
         "whatever the model claims.",
     )
-    stated_times: list[str] = Field(
+    confirmations: list[str] = Field(
         default_factory=list,
-        description="The day and time each calendar write of this goal used: said with the next answer "
-        "when the model's words leave it out.",
+        description="What the next answer must tell the user (the day and time a calendar write used, what was "
+        "remembered), one line each: added to it when the model's words leave it out.",
     )
     summary: list[str] = Field(default_factory=list, description="One line per step folded out of `messages`.")
     summary_hidden: int = 0

@@ -181,6 +181,8 @@ class GoalRunner:
                 result = scheduled
             elif call.name in ("remember", "forget_memory", "recall") and self._memory is not None:
                 result = self._memory_call(goal, call)
+                if call.name == "remember" and result.startswith("Remembered: "):
+                    goal.confirmations = [*goal.confirmations, "📝 " + result.removesuffix(".")]
             elif call.name == "no_news":
                 result = "OK, nothing to report." if goal.monitor else "Error: no check is scheduled for this goal."
             else:
@@ -249,9 +251,8 @@ class GoalRunner:
     def _state_time(self, goal: Goal, action: Action) -> None:
         """Keep the day and time a finished calendar write used, for the goal's answer."""
         operation = self._catalog_for(goal).find(action.connector, action.operation)
-        line = self._requests.stated_time(goal, operation, action) if operation is not None else None
-        if line is not None:
-            goal.stated_times = [*goal.stated_times, line]
+        lines = self._requests.stated_time(goal, operation, action) if operation is not None else []
+        goal.confirmations = [*goal.confirmations, *(line for line in lines if line not in goal.confirmations)]
 
     def _resume_after_action(self, goal: Goal) -> Goal | None:
         record = self._actions.get(goal.pending_action_id or "")
@@ -294,11 +295,11 @@ class GoalRunner:
             text += ("\n\n⚠️ I can't confirm that this happened (its outcome is unknown, and you chose not to "
                      "try again): " + "; ".join(goal.unconfirmed) + ".")
             goal.unconfirmed = []
-        # The model may leave out or misstate when: the user always reads the time that was used.
-        missing = [line for line in goal.stated_times if line.split(": ", 1)[-1].split(" (")[0] not in text]
+        # The model may leave out or misstate when, or what it remembered: the user always reads it.
+        missing = [line for line in goal.confirmations if _gist(line).lower() not in text.lower()]
         if missing:
             text += "\n\n" + "\n".join(missing)
-        goal.stated_times = []
+        goal.confirmations = []
         self._outbox.send(goal.chat_id, text, dedupe_key=f"{goal.id}:{goal.step}:{call.id}",
                           proactive=goal.monitor is not None)
         waiting = args.expects_answer
@@ -363,3 +364,12 @@ class GoalRunner:
             if current is not None and current.status in (GoalStatus.paused, GoalStatus.cancelled):
                 raise GoalStopped(goal.id) from None
             raise
+
+
+def _gist(line: str) -> str:
+    """The part of a confirmation line the answer must contain: the time of a 🗓 line, a quoted text."""
+    if line.startswith("🗓 "):
+        return line.removeprefix("🗓 ").split(" — ", 1)[0]
+    if "“" in line and "”" in line:
+        return line[line.index("“") + 1:line.rindex("”")]
+    return line
