@@ -2,7 +2,7 @@
 
 Before the runner hands an action to the executor, code does what a model must not be
 trusted with: the times the model passed in the user's words become instants in the
-user's zone (`agent.time_arguments`), and a recipient, amount or time that came from
+user's zone (`agent.time_arguments`; `schedule` does it for reminders and checks), and a recipient, amount or time that came from
 nowhere (`agent.goal_provenance`) becomes a question to the user instead of a card for a
 guess. After a calendar write, `stated_time` is the line that tells the user which day
 and time were used.
@@ -11,15 +11,16 @@ and time were used.
 from __future__ import annotations
 
 import hashlib
+import json
 from dataclasses import dataclass
 from typing import Callable
 
 from agent.goal_provenance import invented_values, provenance_context, question_about
 from agent.goals import Goal, GoalStore
 from agent.model import ToolCall
-from agent.time_arguments import invented_time, resolve_arguments, shown_times
+from agent.time_arguments import invented_time, resolve_arguments, resolve_schedule, shown_times
 from agent.time_words import Unclear
-from agent.tools import call_arguments
+from agent.tools import ScheduleArgs, call_arguments, parse_schedule
 from connectors.base import EffectClass
 from connectors.catalog import Operation
 from deputy.user_settings import UserSettingsStore
@@ -92,6 +93,13 @@ class ActionRequests:
             return AskUser(question_about(invented),
                            f"{values} came from nowhere (not from the user, their contacts or anything read)")
         return action
+
+    def schedule(self, goal: Goal, call: ToolCall) -> ScheduleArgs | AskUser:
+        """A `schedule_check` call's arguments with the times said in words resolved, or the question."""
+        resolved = resolve_schedule(call_arguments(call), self._clock(), self.zone(goal.user_id))
+        if isinstance(resolved, Unclear):
+            return AskUser(resolved.question, f"it is not clear which time “{resolved.words}” means")
+        return parse_schedule(call.model_copy(update={"arguments": json.dumps(resolved)}))
 
     def stated_time(self, goal: Goal, operation: Operation, action: Action) -> list[str]:
         """`🗓 Thu 3 Dec 13:30 CET — “Dentist”` for a finished write with a time (and, in UTC

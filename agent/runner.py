@@ -36,7 +36,6 @@ from agent.tools import (
     ToolArgumentError,
     parse_plan,
     parse_reply,
-    parse_schedule,
     parse_split,
 )
 from agent.watch_steps import WatchSteps
@@ -175,7 +174,10 @@ class GoalRunner:
                     return self._split(goal, call)
                 result = refusal
             elif call.name == "schedule_check":
-                scheduled = self._monitoring.schedule(goal, parse_schedule(call), call.id, self._catalog_for(goal))
+                timed = self._requests.schedule(goal, call)
+                if isinstance(timed, AskUser):
+                    return self._ask(goal, call, timed.question, timed.reason)
+                scheduled = self._monitoring.schedule(goal, timed, call.id, self._catalog_for(goal))
                 if scheduled is None:
                     return self._watch.run_probe(goal)  # its first reading answers this call
                 result = scheduled

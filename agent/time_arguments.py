@@ -11,10 +11,12 @@ when the user named that place or zone themselves; otherwise the user's own zone
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
-from datetime import date
+from datetime import date, datetime, time, timedelta
 from typing import Any
 
+from agent.time_conventions import REMINDER_TIME
 from agent.time_words import Resolved, Unclear, names_a_time, resolve_time
 from connectors.base import EffectClass
 from connectors.calendar.timezones import TimeProblem, zone_named
@@ -82,6 +84,31 @@ def shown_times(operation: Operation, arguments: dict[str, Any], user_zone: str,
     return result.shown() if isinstance(result, Resolved) else None
 
 
+def resolve_schedule(raw: dict[str, Any], now: float, user_zone: str) -> dict[str, Any] | Unclear:
+    """`schedule_check`'s times (`at`, `until`, the probe's `remind_if_none_by`) said in words, as
+    ISO instants in the user's zone. ISO text is left as it is: the monitor reads it itself."""
+    arguments = dict(raw)
+    probe = dict(arguments["probe"]) if isinstance(arguments.get("probe"), dict) else None
+    for holder, name in ((arguments, "at"), (arguments, "until"), (probe, "remind_if_none_by")):
+        value = holder.get(name) if holder is not None else None
+        if not isinstance(value, str) or _ISO_START.match(value.strip()):
+            continue
+        result = resolve_time(value, now, user_zone)
+        if isinstance(result, Unclear):
+            return result
+        if result.at is None:
+            assert result.day is not None
+            # A day alone: a reminder comes that morning; checking "until" it goes on to its end.
+            day, clock = (result.day + timedelta(days=1), time(0, 0)) if name == "until" else (result.day, REMINDER_TIME)
+            result = resolve_time(datetime.combine(day, clock).isoformat(timespec="minutes"), now, user_zone)
+            if isinstance(result, Unclear):
+                return result
+        holder[name] = result.iso  # type: ignore[index]
+    if probe is not None:
+        arguments["probe"] = probe
+    return arguments
+
+
 def _zone(asked: object, user_zone: str, user_words: list[str]) -> str:
     """The model's `timezone` when the user named it ("9am New York time"), else the user's zone."""
     if not isinstance(asked, str) or not asked.strip() or asked.strip() == user_zone:
@@ -98,4 +125,6 @@ def _zone(asked: object, user_zone: str, user_words: list[str]) -> str:
     return user_zone
 
 
-__all__ = ["TimedArguments", "invented_time", "resolve_arguments", "shown_times"]
+_ISO_START = re.compile(r"\d{4}-\d{2}-\d{2}")
+
+__all__ = ["TimedArguments", "invented_time", "resolve_arguments", "resolve_schedule", "shown_times"]

@@ -17,7 +17,9 @@ One place, so the resolver, its tests and the README say the same thing:
 - **A date without a year** ("3 Dec") is the next one to come: today, or later this year,
   else next year.
 - **A time without a day** ("at 14:00") is today if it is still to come, else tomorrow.
-- **A day without a time** ("on Sunday") is the whole day (an all-day calendar entry).
+- **A day without a time** ("on Sunday") is the whole day (an all-day calendar entry); a
+  reminder or check on such a day comes at `REMINDER_TIME` (09:00), and checking "until
+  Friday" goes on to the end of Friday.
 - **"In two hours"** is elapsed time (across a daylight-saving change too); "tomorrow at
   14:00" is the wall clock (14:00 whatever the change).
 - **A wall-clock time the clocks skip** (02:30 on the last Sunday of March in Berlin) is
@@ -57,4 +59,7 @@ AFTERNOON_PARTS = frozenset({"afternoon", "after lunch", "after work", "evening"
 BARE_HOUR_PM_UNTIL = 6
 """A bare hour from 1 to this one is afternoon ("at 4" is 16:00); later ones are as written."""
 
-__all__ = ["AFTERNOON_PARTS", "BARE_HOUR_PM_UNTIL", "PARTS_OF_DAY"]
+REMINDER_TIME = time(9, 0)
+"""When a reminder or check set for a day without a time ("remind me on Sunday") comes."""
+
+__all__ = ["AFTERNOON_PARTS", "BARE_HOUR_PM_UNTIL", "PARTS_OF_DAY", "REMINDER_TIME"]
