@@ -255,3 +255,10 @@ def test_remembered_says_what_was_remembered(redis: Redis) -> None:
     goal = rig.text("remember that I'm vegetarian and allergic to peanuts")
     assert results(goal.messages)[0] == "Remembered: “Vegetarian, allergic to peanuts”."
     assert rig.said()[-1].text == "Remembered.\n\n📝 Remembered: “Vegetarian, allergic to peanuts”"
+
+
+def test_a_reminder_in_words_comes_at_that_time_in_the_users_zone(redis: Redis) -> None:
+    rig = Rig(redis, script(tool_call("schedule_check", what="call mum", at="tomorrow at 9")), zone="America/New_York")
+    goal = rig.text("remind me tomorrow at 9 to call mum")
+    assert goal.monitor is not None
+    assert goal.monitor.next_at == datetime(2026, 12, 2, 9, 0, tzinfo=ZoneInfo("America/New_York")).timestamp()
