@@ -50,15 +50,15 @@ def resolve_arguments(
     first_day: date | None = None
     times: list[Resolved] = []
     for name in operation.time_arguments:
-        value = arguments.get(name)
+        value = _get(arguments, name)
         if not isinstance(value, str):
             continue  # missing or not text: the arguments' own check says so to the model
         result = resolve_time(value, now, zone, allow_past=allow_past, on_day=first_day)
         if isinstance(result, Unclear):
             return result
-        arguments[name] = result.iso
+        _set(arguments, name, result.iso if not _date_only(operation, name) else _day_of(result).isoformat())
         if first_day is None:
-            first_day = result.day if result.at is None else result.at.date()
+            first_day = _day_of(result)
         times.append(result)
     return TimedArguments(arguments, times)
 
@@ -67,7 +67,7 @@ def invented_time(operation: Operation, raw: dict[str, Any], known_texts: list[s
     """Whether a write carries a time although nothing the user said or the goal read names one."""
     if operation.spec.effect is EffectClass.read or not operation.time_arguments:
         return False
-    if not any(isinstance(raw.get(name), str) and raw[name].strip() for name in operation.time_arguments):
+    if not any(isinstance(value := _get(raw, name), str) and value.strip() for name in operation.time_arguments):
         return False
     return not any(names_a_time(text) for text in known_texts)
 
@@ -76,7 +76,7 @@ def shown_times(operation: Operation, arguments: dict[str, Any], user_zone: str,
     """`Thu 3 Dec 13:30 CET` for a stored action's resolved start (None when it has none)."""
     if not operation.time_arguments:
         return None
-    value = arguments.get(operation.time_arguments[0])
+    value = _get(arguments, operation.time_arguments[0])
     if not isinstance(value, str):
         return None
     zone = arguments.get("timezone") if isinstance(arguments.get("timezone"), str) else user_zone
@@ -107,6 +107,36 @@ def resolve_schedule(raw: dict[str, Any], now: float, user_zone: str) -> dict[st
     if probe is not None:
         arguments["probe"] = probe
     return arguments
+
+
+def _date_only(operation: Operation, path: str) -> bool:
+    """Whether the argument takes a date alone (an API's `format: date` field)."""
+    schema: object = operation.schema or {}
+    for part in path.split("."):
+        schema = schema.get("properties", {}).get(part) if isinstance(schema, dict) else None
+    return isinstance(schema, dict) and schema.get("format") == "date"
+
+
+def _get(arguments: dict[str, Any], path: str) -> object:
+    """The value at `path` ("start", or "body.date" inside a request body); None when absent."""
+    node: object = arguments
+    for part in path.split("."):
+        node = node.get(part) if isinstance(node, dict) else None
+    return node
+
+
+def _set(arguments: dict[str, Any], path: str, value: str) -> None:
+    """Set the value at `path`, copying the dicts on the way so the model's call is left as it was."""
+    *parents, last = path.split(".")
+    node = arguments
+    for part in parents:
+        node[part] = dict(node[part])
+        node = node[part]
+    node[last] = value
+
+
+def _day_of(result: Resolved) -> date:
+    return result.day if result.at is None else result.at.date()  # type: ignore[return-value]
 
 
 def _zone(asked: object, user_zone: str, user_words: list[str]) -> str:
