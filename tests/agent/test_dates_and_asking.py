@@ -262,3 +262,12 @@ def test_a_reminder_in_words_comes_at_that_time_in_the_users_zone(redis: Redis) 
     goal = rig.text("remind me tomorrow at 9 to call mum")
     assert goal.monitor is not None
     assert goal.monitor.next_at == datetime(2026, 12, 2, 9, 0, tzinfo=ZoneInfo("America/New_York")).timestamp()
+
+
+def test_an_invitation_card_says_the_day_and_time_with_the_zone(redis: Redis) -> None:
+    rig = Rig(redis, script(tool_call("schedule_meeting", title="Sync", start="Thursday after lunch",
+                                      attendees=["bob@example.com"])), zone="Europe/Berlin")
+    rig.text("set up a meeting with bob@example.com on Thursday after lunch")
+    [card] = rig.cards()
+    assert "When: Thu 3 Dec 13:30 CET" in card.text
+    assert "start: 2026-12-03T13:30+01:00" in card.text
