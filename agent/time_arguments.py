@@ -17,7 +17,7 @@ from datetime import date, datetime, time, timedelta
 from typing import Any
 
 from agent.time_conventions import REMINDER_TIME
-from agent.time_words import Resolved, Unclear, names_a_time, resolve_time
+from agent.time_words import Resolved, Unclear, names_a_time, resolve_span, resolve_time
 from connectors.base import EffectClass
 from connectors.calendar.timezones import TimeProblem, zone_named
 from connectors.catalog import Operation
@@ -47,6 +47,10 @@ def resolve_arguments(
         arguments["timezone"] = zone
     # Reading the calendar may look back ("what did I have yesterday"); writing never does.
     allow_past = operation.spec.effect is EffectClass.read
+    if allow_past and len(operation.time_arguments) == 2:
+        spanned = _span(operation, arguments, now, zone)
+        if spanned is not None:
+            return spanned
     first_day: date | None = None
     times: list[Resolved] = []
     for name in operation.time_arguments:
@@ -107,6 +111,18 @@ def resolve_schedule(raw: dict[str, Any], now: float, user_zone: str) -> dict[st
     if probe is not None:
         arguments["probe"] = probe
     return arguments
+
+
+def _span(operation: Operation, arguments: dict[str, Any], now: float, zone: str) -> TimedArguments | None:
+    """A read over "this week" or "next month": from its first to its last day."""
+    first_name, last_name = operation.time_arguments
+    words = _get(arguments, first_name)
+    span = resolve_span(words, now, zone) if isinstance(words, str) else None
+    if span is None or _get(arguments, last_name) not in (None, "", words):
+        return None
+    _set(arguments, first_name, span[0].isoformat())
+    _set(arguments, last_name, span[1].isoformat())
+    return TimedArguments(arguments, [Resolved(words, zone, day=span[0]), Resolved(words, zone, day=span[1])])
 
 
 def _date_only(operation: Operation, path: str) -> bool:

@@ -20,6 +20,9 @@ One place, so the resolver, its tests and the README say the same thing:
 - **A day without a time** ("on Sunday") is the whole day (an all-day calendar entry); a
   reminder or check on such a day comes at `REMINDER_TIME` (09:00), and checking "until
   Friday" goes on to the end of Friday.
+- **A span** ("this week", "next month", "the weekend") is asked about when a write needs one
+  day, and read as its days when reading the calendar: a week is Monday to Sunday, a month
+  its first to last day, the weekend the coming Saturday and Sunday.
 - **"In two hours"** is elapsed time (across a daylight-saving change too); "tomorrow at
   14:00" is the wall clock (14:00 whatever the change).
 - **A wall-clock time the clocks skip** (02:30 on the last Sunday of March in Berlin) is

@@ -414,6 +414,34 @@ def _ordinal(day: int) -> str:
 
 
 
+_SPAN = re.compile(r"(?:(?:for|during|over|in) )?(?:the )?(?P<which>this|next|coming)?\s*(?P<unit>week|weekend|month)")
+
+
+def resolve_span(words: str, now: datetime | float, zone_name: str | None) -> tuple[date, date] | None:
+    """The first and last day of "this week", "next week", "the weekend", "next month"; None for other words.
+
+    For reading a calendar, where a span is a fine answer: a week is Monday to Sunday, the
+    weekend the coming (or current) Saturday and Sunday ("next weekend" too, unless it is the
+    weekend now), a month from its first to its last day.
+    """
+    match = _SPAN.fullmatch(" ".join(str(words).lower().split()))
+    if match is None:
+        return None
+    tz = zone_of(zone_name)
+    today = (datetime.fromtimestamp(now, tz=tz) if isinstance(now, (int, float)) else now.astimezone(tz)).date()
+    later = match["which"] in ("next", "coming")
+    if match["unit"] == "week":
+        monday = today - timedelta(days=today.weekday()) + timedelta(weeks=1 if later else 0)
+        return monday, monday + timedelta(days=6)
+    if match["unit"] == "weekend":
+        saturday = today + timedelta(days=(5 - today.weekday()) % 7) if today.weekday() < 5 else \
+            today - timedelta(days=today.weekday() - 5)
+        saturday += timedelta(weeks=1 if later and today.weekday() >= 5 else 0)  # like "next Friday"
+        return saturday, saturday + timedelta(days=1)
+    year, month = (today.year + (today.month == 12), today.month % 12 + 1) if later else (today.year, today.month)
+    return date(year, month, 1), date(year, month, monthrange(year, month)[1])
+
+
 _ISO_DATE = re.compile(r"\b\d{4}-\d{2}-\d{2}\b")
 _ANY_TIME = (_ISO_DATE, _NOW, _RELATIVE, _HALF_HOUR, _CLOCK, _HOUR_AMPM, _OCLOCK, _BARE_HOUR, _PART_OF_DAY,
              _DAY_AFTER_TOMORROW, _SIMPLE_DAY, _WEEKDAY_RE, _DAY_MONTH, _MONTH_DAY, _DAY_OF_MONTH, _VAGUE)
@@ -429,4 +457,4 @@ def names_a_time(text: str) -> bool:
     return any(pattern.search(lowered) for pattern in _ANY_TIME)
 
 
-__all__ = ["Resolved", "Unclear", "names_a_time", "resolve_time"]
+__all__ = ["Resolved", "Unclear", "names_a_time", "resolve_span", "resolve_time"]

@@ -67,6 +67,15 @@ def test_reading_the_calendar_may_look_back_but_writing_may_not():
     assert isinstance(past, Unclear) and "already passed" in past.question
 
 
+def test_reading_this_week_or_next_month_reads_their_days_but_a_write_asks():
+    assert timed(LIST_EVENTS, {"start": "this week"}).arguments == {"start": "2026-11-30", "end": "2026-12-06"}
+    assert timed(LIST_EVENTS, {"start": "next month"}).arguments == {"start": "2027-01-01", "end": "2027-01-31"}
+    assert timed(LIST_EVENTS, {"start": "the weekend", "end": "the weekend"}).arguments == {
+        "start": "2026-12-05", "end": "2026-12-06"}
+    asked = resolve_arguments(CREATE_EVENT, {"title": "x", "start": "next week"}, NOW, "Europe/Berlin", [])
+    assert isinstance(asked, Unclear) and "more than one day" in asked.question
+
+
 def test_an_api_date_field_gets_the_date_the_words_name():
     [operation] = import_openapi(parse_openapi(json.dumps(BOOKINGS)), service="tables").operations
     assert operation.time_arguments == ("body.date",)
