@@ -13,7 +13,7 @@ from __future__ import annotations
 import hashlib
 import json
 from dataclasses import dataclass
-from typing import Callable
+from typing import Any, Callable
 
 from agent.goal_provenance import invented_values, provenance_context, question_about
 from agent.goals import Goal, GoalStore
@@ -58,6 +58,8 @@ class ActionRequests:
         Raises `ToolArgumentError` / `InvalidArguments` for arguments the model must fix.
         """
         raw = call_arguments(call)
+        if not operation.time_arguments and operation.spec.effect is EffectClass.read:
+            return self._action(goal, call, operation, raw)  # nothing to resolve, nothing to ask about
         known = provenance_context(self._goals._redis, self._goals, goal, goal.user_id, services)
         if operation.time_arguments:
             read = [item.text for item in known.untrusted]
@@ -67,9 +69,19 @@ class ActionRequests:
             if isinstance(timed, Unclear):
                 return AskUser(timed.question, f"it is not clear which time “{timed.words}” means")
             raw = timed.arguments
+        action = self._action(goal, call, operation, raw)
+        # The guard would flag a value that came from nowhere: the user is asked before any card.
+        invented = invented_values(action, known) if self._ask_before_guessing else []
+        if invented:
+            values = ", ".join(v.value for v in invented)
+            return AskUser(question_about(invented),
+                           f"{values} came from nowhere (not from the user, their contacts or anything read)")
+        return action
+
+    def _action(self, goal: Goal, call: ToolCall, operation: Operation, raw: dict[str, Any]) -> Action:
         args = operation.validate(raw)
         money = operation.amount(args) if operation.amount is not None else None
-        action = Action(
+        return Action(
             # Derived from the goal and the call so a re-run step re-submits the same action.
             id="a_" + hashlib.sha256(f"{goal.id}\x00{goal.step}\x00{call.id}".encode()).hexdigest()[:20],
             goal_id=goal.id,
@@ -86,13 +98,6 @@ class ActionRequests:
             tool_call_id=call.id,
             created_at=self._clock(),
         )
-        # The guard would flag a value that came from nowhere: the user is asked before any card.
-        invented = invented_values(action, known) if self._ask_before_guessing else []
-        if invented:
-            values = ", ".join(v.value for v in invented)
-            return AskUser(question_about(invented),
-                           f"{values} came from nowhere (not from the user, their contacts or anything read)")
-        return action
 
     def schedule(self, goal: Goal, call: ToolCall) -> ScheduleArgs | AskUser:
         """A `schedule_check` call's arguments with the times said in words resolved, or the question."""
