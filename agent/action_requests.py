@@ -2,10 +2,10 @@
 
 Before the runner hands an action to the executor, code does what a model must not be
 trusted with: the times the model passed in the user's words become instants in the
-user's zone (`agent.time_arguments`; `schedule` does it for reminders and checks), and a recipient, amount or time that came from
-nowhere (`agent.goal_provenance`) becomes a question to the user instead of a card for a
-guess. After a calendar write, `stated_time` is the line that tells the user which day
-and time were used.
+user's zone (`agent.time_arguments`; `schedule` does it for reminders and checks), and a
+recipient, amount or time that came from nowhere (`agent.goal_provenance`) becomes a
+question to the user instead of a card for a guess. After a calendar write, `stated_time`
+is the line that tells the user which day and time were used.
 """
 
 from __future__ import annotations

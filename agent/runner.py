@@ -17,8 +17,8 @@ import hashlib
 import time
 from typing import Any, Callable
 
-from agent.check_budget import CheckBudget
 from agent.action_requests import ActionRequests, AskUser
+from agent.check_budget import CheckBudget
 from agent.goals import ConcurrentUpdate, Goal, GoalStatus, GoalStore
 from agent.memory_tools import MEMORY_TOOLS, ForgetArgs, MemoryTools, RecallArgs, RememberArgs
 from agent.memory_tools import parse as parse_memory

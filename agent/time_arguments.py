@@ -103,7 +103,10 @@ def resolve_schedule(raw: dict[str, Any], now: float, user_zone: str) -> dict[st
         if result.at is None:
             assert result.day is not None
             # A day alone: a reminder comes that morning; checking "until" it goes on to its end.
-            day, clock = (result.day + timedelta(days=1), time(0, 0)) if name == "until" else (result.day, REMINDER_TIME)
+            if name == "until":
+                day, clock = result.day + timedelta(days=1), time(0, 0)
+            else:
+                day, clock = result.day, REMINDER_TIME
             result = resolve_time(datetime.combine(day, clock).isoformat(timespec="minutes"), now, user_zone)
             if isinstance(result, Unclear):
                 return result

@@ -67,7 +67,8 @@ LIST_EVENTS = Operation(
         "type": "object",
         "properties": {
             "start": {"type": "string", "description": f"From: {_WHEN}."},
-            "end": {"type": "string", "description": "Until, likewise (a day includes that whole day); default: one day."},
+            "end": {"type": "string",
+                    "description": "Until, likewise (a day includes that whole day); default: one day."},
             "calendar": _ONLY_CALENDAR,
         },
         "required": ["start"],

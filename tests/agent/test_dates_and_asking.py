@@ -68,7 +68,8 @@ class Rig:
         if zone is not None:
             settings.save(self.user, UserSettings(timezone=zone))
         catalog = default_catalog()
-        self.goals, self.actions, self.outbox, audit = GoalStore(redis), ActionStore(redis), Outbox(redis), AuditLog(redis)
+        self.goals, self.actions, self.outbox = GoalStore(redis), ActionStore(redis), Outbox(redis)
+        audit = AuditLog(redis)
         self.model = FunctionModel(decide)
         self.dispatch = InlineDispatch()
         clock = lambda: TUESDAY  # noqa: E731
