@@ -207,7 +207,10 @@ def _grammar(text: str, now: datetime, tz: ZoneInfo, zone_key: str, on_day: date
         if day is not None:
             return _unclear(text)
         day = now.date() + timedelta(days=day_offset)
-    leftover = [w for w in re.split(r"\s+", rest.strip()) if w and w not in _FILLER]
+    # The zone's own short name ("CET", as Deputy shows times) says nothing new; another zone's does.
+    own_names = {(now + timedelta(days=days)).tzname() or "" for days in (0, 182)}
+    leftover = [w for w in re.split(r"\s+", rest.strip())
+                if w and w not in _FILLER and w.upper() not in own_names]
     if leftover:
         return _unclear(text)
 

@@ -107,6 +107,11 @@ def test_the_same_words_mean_the_same_wall_clock_in_each_users_zone():
     assert resolved("tomorrow", late, NEW_YORK).day == date(2026, 12, 2)
 
 
+def test_deputys_own_format_reads_back_but_another_zones_name_is_asked_about():
+    assert resolved("Thu 3 Dec 13:30 CET", TUESDAY, BERLIN).at == at(BERLIN, 2026, 12, 3, 13, 30)
+    assert "couldn't tell" in question("Thu 3 Dec 13:30 EST", TUESDAY, BERLIN)
+
+
 def test_a_bare_iso_instant_with_an_offset_keeps_its_instant():
     result = resolved("2026-12-03T14:00+05:00", TUESDAY, BERLIN)
     assert result.at == datetime(2026, 12, 3, 9, 0, tzinfo=timezone.utc)
