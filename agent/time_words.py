@@ -32,7 +32,7 @@ _NUMBERS = {
     "forty five": 45, "forty-five": 45, "ninety": 90, "a couple of": 2, "couple of": 2, "a few": 3,
 }
 _UNITS = {"minute": timedelta(minutes=1), "min": timedelta(minutes=1), "hour": timedelta(hours=1),
-          "hr": timedelta(hours=1), "day": timedelta(days=1), "week": timedelta(weeks=1)}
+          "hr": timedelta(hours=1), "h": timedelta(hours=1), "day": timedelta(days=1), "week": timedelta(weeks=1)}
 _WEEKDAYS = {
     "monday": 0, "mon": 0, "tuesday": 1, "tues": 1, "tue": 1, "wednesday": 2, "wed": 2, "thursday": 3,
     "thurs": 3, "thur": 3, "thu": 3, "friday": 4, "fri": 4, "saturday": 5, "sat": 5, "sunday": 6, "sun": 6,
@@ -52,7 +52,7 @@ _COUNT = "|".join(sorted((re.escape(n) for n in _NUMBERS), key=len, reverse=True
 _PART = "|".join(sorted((re.escape(p) for p in PARTS_OF_DAY), key=len, reverse=True))
 
 _RELATIVE = re.compile(
-    rf"\bin (?P<half_first>half an? )?(?P<count>\d+|{_COUNT})?\s*(?P<unit>minute|min|hour|hr|day|week)s?"
+    rf"\bin (?P<half_first>half an? )?(?P<count>\d+|{_COUNT})?\s*(?P<unit>minute|min|hour|hr|h|day|week)s?"
     rf"(?P<and_half> and a half)?\b")
 _HALF_HOUR = re.compile(r"\bin half an hour\b")
 _NOW = re.compile(r"\b(?:right )?now\b")

@@ -107,6 +107,12 @@ def test_the_same_words_mean_the_same_wall_clock_in_each_users_zone():
     assert resolved("tomorrow", late, NEW_YORK).day == date(2026, 12, 2)
 
 
+@pytest.mark.parametrize("words, minutes", [("in two hours", 120), ("in 2h", 120), ("in 90 mins", 90),
+                                            ("in half an hour", 30), ("in an hour and a half", 90), ("now", 0)])
+def test_an_amount_of_time_from_now_is_elapsed_time(words, minutes):
+    assert resolved(words, TUESDAY, BERLIN).at.timestamp() - TUESDAY.timestamp() == minutes * 60
+
+
 def test_deputys_own_format_reads_back_but_another_zones_name_is_asked_about():
     assert resolved("Thu 3 Dec 13:30 CET", TUESDAY, BERLIN).at == at(BERLIN, 2026, 12, 3, 13, 30)
     assert "couldn't tell" in question("Thu 3 Dec 13:30 EST", TUESDAY, BERLIN)
