@@ -10,6 +10,10 @@ Sunday "on Sunday" is) are in `agent.time_conventions`.
 The grammar is small on purpose: a day part ("tomorrow", "on Sunday", "the 3rd",
 "3 Dec"), a time part ("at 9", "14:00", "2pm", "after lunch") or an amount of time from now
 ("in two hours"). Anything else left in the words makes it ask rather than guess.
+
+Why not dateparser (checked, version 1.5): it reads "the 3rd at 9" as 9 March and "at 9"
+as 1 September, and knows no "after lunch"; fixing its readings would take a grammar of
+our own anyway, and this one says exactly what it understands.
 """
 
 from __future__ import annotations
