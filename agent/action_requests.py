@@ -116,7 +116,9 @@ class ActionRequests:
         if when is None:
             return []
         title = action.arguments.get("title")
-        lines = [f"🗓 {when} — “{title}”" if isinstance(title, str) and title else f"🗓 {when}"]
+        if not isinstance(title, str) or not title:
+            title = operation.name.replace("_", " ")  # "restaurants book": what was done on that day
+        lines = [f"🗓 {when} — “{title}”"]
         if zone == "UTC":
             lines.append(UTC_NOTE)
         return lines

@@ -77,15 +77,22 @@ def invented_time(operation: Operation, raw: dict[str, Any], known_texts: list[s
 
 
 def shown_times(operation: Operation, arguments: dict[str, Any], user_zone: str, now: float) -> str | None:
-    """`Thu 3 Dec 13:30 CET` for a stored action's resolved start (None when it has none)."""
+    """`Thu 3 Dec 13:30 CET` for a stored action's resolved start, `Fri 4 Dec` for an API's date
+    field (its time, if any, is another field); None when it has none."""
     if not operation.time_arguments:
         return None
-    value = _get(arguments, operation.time_arguments[0])
+    name = operation.time_arguments[0]
+    value = _get(arguments, name)
     if not isinstance(value, str):
         return None
     zone = arguments.get("timezone") if isinstance(arguments.get("timezone"), str) else user_zone
     result = resolve_time(value, now, zone, allow_past=True)
-    return result.shown() if isinstance(result, Resolved) else None
+    if not isinstance(result, Resolved):
+        return None
+    if _date_only(operation, name):
+        day = _day_of(result)
+        return f"{day:%a} {day.day} {day:%b}"
+    return result.shown()
 
 
 def resolve_schedule(raw: dict[str, Any], now: float, user_zone: str) -> dict[str, Any] | Unclear:

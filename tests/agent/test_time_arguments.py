@@ -12,7 +12,7 @@ import json
 from datetime import datetime
 from zoneinfo import ZoneInfo
 
-from agent.time_arguments import TimedArguments, invented_time, resolve_arguments, resolve_schedule
+from agent.time_arguments import TimedArguments, invented_time, resolve_arguments, resolve_schedule, shown_times
 from agent.time_words import Unclear
 from connectors.calendar.operations import CREATE_EVENT, LIST_EVENTS
 from connectors.openapi import import_openapi, parse_openapi
@@ -86,6 +86,10 @@ def test_an_api_date_field_gets_the_date_the_words_name():
     operation.validate(result.arguments)
     evening = timed(operation, {"body": {"date": "Friday at 7pm", "time": "19:00", "party_size": 2}})
     assert evening.arguments["body"]["date"] == "2026-12-04"
+    # The answer after the booking names the day; the time is the API's own field, shown on the card.
+    assert shown_times(operation, result.arguments, "Europe/Berlin", NOW) == "Fri 4 Dec"
+    assert shown_times(CREATE_EVENT, timed(CREATE_EVENT, {"title": "x", "start": "Friday at 7pm"}).arguments,
+                       "Europe/Berlin", NOW) == "Fri 4 Dec 19:00 CET"
 
 
 def test_a_time_in_no_ones_words_is_invented():
