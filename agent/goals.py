@@ -141,6 +141,11 @@ class Goal(BaseModel):
         description="Actions whose outcome stayed unknown (the user dropped them): said with the next answer, "
         "whatever the model claims.",
     )
+    confirmations: list[str] = Field(
+        default_factory=list,
+        description="What the next answer must tell the user (the day and time a calendar write used, what was "
+        "remembered), one line each: added to it when the model's words leave it out.",
+    )
     summary: list[str] = Field(default_factory=list, description="One line per step folded out of `messages`.")
     summary_hidden: int = 0
     results_stored: int = 0

@@ -92,7 +92,7 @@ class MemoryTools:
         self._audit.append(goal.user_id, "memory_added" if from_user else "memory_pending", now,
                            memory_id=item.id, text=item.text, source=item.source)
         if from_user:
-            return "Remembered."
+            return f"Remembered: “{item.text}”."
         self._outbox.put(OutboxMessage(
             chat_id=goal.chat_id,
             text=f"Should I remember this?\n\n“{item.text}”\n\nI learned it while reading {', '.join(origins[:2])}, "

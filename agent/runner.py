@@ -17,6 +17,7 @@ import hashlib
 import time
 from typing import Any, Callable
 
+from agent.action_requests import ActionRequests, AskUser
 from agent.check_budget import CheckBudget
 from agent.goals import ConcurrentUpdate, Goal, GoalStatus, GoalStore
 from agent.memory_tools import MEMORY_TOOLS, ForgetArgs, MemoryTools, RecallArgs, RememberArgs
@@ -33,10 +34,8 @@ from agent.uploads import Uploads
 from agent.tools import (
     INTERNAL_TOOLS,
     ToolArgumentError,
-    call_arguments,
     parse_plan,
     parse_reply,
-    parse_schedule,
     parse_split,
 )
 from agent.watch_steps import WatchSteps
@@ -70,7 +69,10 @@ class GoalRunner:
         handoffs: HandOffStore | None = None,
         gateway: ModelRequests | None = None,
         uploads: Uploads | None = None,
+        ask_before_guessing: bool = True,
     ) -> None:
+        """`ask_before_guessing=False` submits actions with made-up values as they are: only for
+        showing that the guard alone still holds when the agent is compromised."""
         self._goals = goals
         self._actions = actions
         self._outbox = outbox
@@ -79,6 +81,7 @@ class GoalRunner:
         self._limits = limits
         self._catalog = catalog
         self._memory = memory
+        self._requests = ActionRequests(goals, settings, clock, ask_before_guessing=ask_before_guessing)
         self._own_tools = [*INTERNAL_TOOLS, *(MEMORY_TOOLS if memory else [])]
         self._user_catalogs = user_catalogs
         self._subgoals = Subgoals(goals, dispatch, clock)
@@ -171,12 +174,17 @@ class GoalRunner:
                     return self._split(goal, call)
                 result = refusal
             elif call.name == "schedule_check":
-                scheduled = self._monitoring.schedule(goal, parse_schedule(call), call.id, self._catalog_for(goal))
+                timed = self._requests.schedule(goal, call)
+                if isinstance(timed, AskUser):
+                    return self._ask(goal, call, timed.question, timed.reason)
+                scheduled = self._monitoring.schedule(goal, timed, call.id, self._catalog_for(goal))
                 if scheduled is None:
                     return self._watch.run_probe(goal)  # its first reading answers this call
                 result = scheduled
             elif call.name in ("remember", "forget_memory", "recall") and self._memory is not None:
                 result = self._memory_call(goal, call)
+                if call.name == "remember" and result.startswith("Remembered: "):
+                    goal.confirmations = [*goal.confirmations, "📝 " + result.removesuffix(".")]
             elif call.name == "no_news":
                 result = "OK, nothing to report." if goal.monitor else "Error: no check is scheduled for this goal."
             else:
@@ -216,27 +224,37 @@ class GoalRunner:
         self._dispatch.idle(goal.id)
         return StepOutcome.waiting
 
-    def _submit(self, goal: Goal, call: ToolCall, operation: Operation) -> StepOutcome:
-        args = operation.validate(call_arguments(call))
-        money = operation.amount(args) if operation.amount is not None else None
-        action = Action(
-            # Derived from the goal and the call so a re-run step re-submits the same action.
-            id="a_" + hashlib.sha256(f"{goal.id}\x00{goal.step}\x00{call.id}".encode()).hexdigest()[:20],
-            goal_id=goal.id,
-            user_id=goal.user_id,
-            chat_id=goal.chat_id,
-            connector=operation.spec.connector,
-            operation=operation.spec.operation,
-            effect=operation.spec.effect,
-            tags=sorted(operation.spec.tags),
-            arguments=args.model_dump(mode="json"),
-            targets=operation.targets(args),
-            amount=money[0] if money else None,
-            currency=money[1] if money else None,
-            tool_call_id=call.id,
-            created_at=self._clock(),
-        )
-        return hand_to_executor(goal, action, self._actions, self._dispatch, self._checkpoint)
+    def _submit(self, goal: Goal, call: ToolCall, operation: Operation) -> StepOutcome | None:
+        prepared = self._requests.prepare(goal, call, operation, self._catalog_for(goal).services())
+        if isinstance(prepared, AskUser):
+            return self._ask(goal, call, prepared.question, prepared.reason)
+        return hand_to_executor(goal, prepared, self._actions, self._dispatch, self._checkpoint)
+
+    def _ask(self, goal: Goal, call: ToolCall, question: str, reason: str) -> StepOutcome | None:
+        """Ask the user instead of acting on a guess; the goal waits for their answer.
+
+        A part of a split goal cannot ask: the call fails with the reason, for its answer.
+        """
+        goal.pending_calls.pop(0)
+        if goal.parent_id is not None:
+            result = f"Error: not done, {reason}. Say in your answer what is missing: {question}"
+            self._remember(goal, call, result)
+            goal.messages.append(tool_message(call.id, result))
+            return None
+        self._outbox.send(goal.chat_id, question, dedupe_key=f"{goal.id}:{goal.step}:{call.id}:ask")
+        goal.messages.append(tool_message(
+            call.id, f"Not done: {reason}. Deputy asked the user: “{question}” Use their answer."))
+        for skipped in goal.pending_calls:
+            goal.messages.append(tool_message(skipped.id, "Not run: waiting for the user's answer."))
+        goal.pending_calls.clear()
+        goal.status = GoalStatus.waiting_user
+        return self._end(goal)
+
+    def _state_time(self, goal: Goal, action: Action) -> None:
+        """Keep the day and time a finished calendar write used, for the goal's answer."""
+        operation = self._catalog_for(goal).find(action.connector, action.operation)
+        lines = self._requests.stated_time(goal, operation, action) if operation is not None else []
+        goal.confirmations = [*goal.confirmations, *(line for line in lines if line not in goal.confirmations)]
 
     def _resume_after_action(self, goal: Goal) -> Goal | None:
         record = self._actions.get(goal.pending_action_id or "")
@@ -251,6 +269,8 @@ class GoalRunner:
             self._dispatch.idle(goal.id)
             return None
         call = goal.pending_calls.pop(0)
+        if record.state is ActionState.succeeded:
+            self._state_time(goal, record.action)
         if record.state is ActionState.dropped:
             goal.unconfirmed.append(", ".join(record.action.targets) or f"{record.action.connector}."
                                     f"{record.action.operation}")
@@ -277,6 +297,11 @@ class GoalRunner:
             text += ("\n\n⚠️ I can't confirm that this happened (its outcome is unknown, and you chose not to "
                      "try again): " + "; ".join(goal.unconfirmed) + ".")
             goal.unconfirmed = []
+        # The model may leave out or misstate when, or what it remembered: the user always reads it.
+        missing = [line for line in goal.confirmations if _gist(line).lower() not in text.lower()]
+        if missing:
+            text += "\n\n" + "\n".join(missing)
+        goal.confirmations = []
         self._outbox.send(goal.chat_id, text, dedupe_key=f"{goal.id}:{goal.step}:{call.id}",
                           proactive=goal.monitor is not None)
         waiting = args.expects_answer
@@ -341,3 +366,12 @@ class GoalRunner:
             if current is not None and current.status in (GoalStatus.paused, GoalStatus.cancelled):
                 raise GoalStopped(goal.id) from None
             raise
+
+
+def _gist(line: str) -> str:
+    """The part of a confirmation line the answer must contain: the time of a 🗓 line, a quoted text."""
+    if line.startswith("🗓 "):
+        return line.removeprefix("🗓 ").split(" — ", 1)[0]
+    if "“" in line and "”" in line:
+        return line[line.index("“") + 1:line.rindex("”")]
+    return line

@@ -98,12 +98,14 @@ INTERNAL_TOOLS: list[dict[str, Any]] = [
                                                                "reads, e.g. email from sam@example.org"},
                     "every_minutes": {"type": "number"},
                     "in_minutes": {"type": "number"},
-                    "at": {"type": "string", "description": "ISO date-time of the first (or only) check, the "
-                                                            "user's local time, e.g. 2026-12-04T09:00"},
+                    "at": {"type": "string", "description": "The first (or only) check: the user's own words "
+                                                            "(\"tomorrow at 9\", \"in two hours\") or an ISO "
+                                                            "date-time in their local time, e.g. 2026-12-04T09:00"},
                     "daily_at": {"type": "string", "description": "HH:MM, the user's local time: check every day at "
                                                                   "this time (\"every morning at 8\": 08:00), "
                                                                   "kept across daylight-saving changes"},
-                    "until": {"type": "string", "description": "ISO date-time, the user's local time"},
+                    "until": {"type": "string", "description": "The user's words (\"until Friday\") or an ISO "
+                                                               "date-time, the user's local time"},
                     "max_checks": {"type": "integer"},
                     "probe": {
                         "type": "object",
@@ -122,7 +124,8 @@ INTERNAL_TOOLS: list[dict[str, Any]] = [
                                                                      "item (default id)."},
                             "remind_if_none_by": {
                                 "type": "string",
-                                "description": "ISO date-time, the user's local time, e.g. 2026-12-04T17:00. If "
+                                "description": "The user's words (\"Friday at 17:00\") or an ISO date-time, "
+                                               "the user's local time, e.g. 2026-12-04T17:00. If "
                                                "nothing new has come by "
                                                "then, the user gets the reminder once and the watch ends. The last "
                                                "check is at this time; with no every_minutes it is the only check.",

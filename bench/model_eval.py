@@ -15,6 +15,7 @@ that need no tool pass with a plain answer (or a `reply`) that contains the answ
 
 from __future__ import annotations
 
+import json
 import sys
 import time
 from collections.abc import Callable
@@ -26,6 +27,8 @@ from agent.memory_tools import MEMORY_TOOLS, ForgetArgs, RecallArgs, RememberArg
 from agent.memory_tools import parse as parse_memory
 from agent.model import ChatModel, ModelError, ModelReply, ToolCall
 from agent.prompt import build_messages, tool_message
+from agent.time_arguments import resolve_arguments
+from agent.time_words import Unclear
 from agent.tools import INTERNAL_TOOLS, ToolArgumentError, parse_plan, parse_reply, parse_schedule
 from connectors.catalog import InvalidArguments
 from connectors.default import default_catalog
@@ -88,12 +91,26 @@ _INTERNAL: dict[str, Callable[[ToolCall], Any]] = {
 }
 
 
+def arguments_used(call: ToolCall) -> dict[str, Any] | str:
+    """The call's arguments as Deputy acts on them: times in words resolved as the runner does
+    (at NOW, in UTC); the resolver's question when it would ask the user instead."""
+    operation = default_catalog().get(call.name)
+    raw = call.parsed_arguments()
+    if operation is None or not operation.time_arguments:
+        return raw
+    timed = resolve_arguments(operation, raw, NOW, "UTC", [])
+    return timed.question if isinstance(timed, Unclear) else timed.arguments
+
+
 def validate(call: ToolCall) -> str | None:
     """Why the call's arguments are invalid for its tool, or None when they validate."""
     operation = default_catalog().get(call.name)
     try:
         if operation is not None:
-            operation.validate(call.parsed_arguments())
+            used = arguments_used(call)
+            if isinstance(used, str):
+                return used
+            operation.validate(used)
         elif call.name in _INTERNAL:
             _INTERNAL[call.name](call)
         else:
@@ -118,8 +135,10 @@ def judge(case: Case, reply: ModelReply) -> tuple[bool, str]:
         return False, f"{shown}: invalid: {problem[:80]}"
     if call.name not in case.tools:
         return False, f"{shown}: expected {' or '.join(sorted(case.tools))}"
-    missing = [m for m in case.must if m not in call.arguments.lower()]
-    if missing or (case.check is not None and not case.check(call.parsed_arguments())):
+    used = arguments_used(call)
+    written = f"{call.arguments} {json.dumps(used, ensure_ascii=False)}".lower()
+    missing = [m for m in case.must if m not in written]
+    if missing or (case.check is not None and not case.check(used if isinstance(used, dict) else {})):
         return False, f"{shown}: missing {', '.join(missing) or 'a required value'}"
     return True, shown
 

@@ -48,7 +48,7 @@ def press_memory(services: BotServices, kind: str, item_id: str, user_id: int) -
             return PressAnswer("Already decided.")
         store.save(user_id, item.model_copy(update={"trust": MemoryTrust.accepted, "updated_at": now}))
         services.audit.append(user_id, "memory_accepted", now, memory_id=item.id, text=item.text)
-        return PressAnswer("I'll remember it.", f"✅ Remembered (marked as coming from {item.source}).")
+        return PressAnswer("I'll remember it.", f"✅ Remembered: “{item.text}” (marked as coming from {item.source}).")
     store.forget(user_id, item_id)
     services.audit.append(user_id, "memory_forgotten", now, memory_id=item.id, text=item.text)
     if kind == "md":

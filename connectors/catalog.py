@@ -36,6 +36,9 @@ class Operation:
     """For spending: the amount and currency the arguments commit to."""
     service: str | None = None
     """The account the operation acts within (a shop the user connected): trusted as a target."""
+    time_arguments: tuple[str, ...] = ()
+    """Arguments that hold a time: the model passes the user's words ("Thursday after lunch"), and
+    the agent resolves them into ISO instants in the user's zone before the arguments are checked."""
 
     @property
     def name(self) -> str:

@@ -147,7 +147,7 @@ class GuardHarness:
         goals, actions, outbox = GoalStore(self._redis), ActionStore(self._redis), Outbox(self._redis)
         dispatch.runner = GoalRunner(
             goals, actions, FunctionModel(_split_script(parts) if parts else _script(calls)), outbox, dispatch, catalog,
-            scanner=self._scanner,
+            scanner=self._scanner, ask_before_guessing=False,  # the guard alone is measured here
         )
         self._approvals = ApprovalStore(self._redis)
         dispatch.executor = Executor(

@@ -6,6 +6,9 @@ the reasons (the policy keeps them within about 700 characters).
 
 from __future__ import annotations
 
+from datetime import datetime
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
 from deputy.outbox import Button
 from sentinel.actions import Action
 from sentinel.approvals import ApprovalSigner, Choice
@@ -29,6 +32,8 @@ def card_text(action: Action, decision: Decision) -> str:
             body = body[:_MAX_BODY_SHOWN] + f"\n[… {len(body) - _MAX_BODY_SHOWN} more characters]"
         lines += ["", body]
     else:
+        when = _when(args)
+        lines += [f"When: {when}"] if when else []
         lines += [f"{key}: {_shown(value)}" for key, value in _flat(args)]
     lines += ["", "Why I'm asking: " + " ".join(decision.reasons)]
     if decision.risk.value == "high":
@@ -74,6 +79,31 @@ def _headline(action: Action) -> str:
     if action.operation == "send_email":
         return "✉️ Send this email?"
     return f"Run {action.connector}.{action.operation}?"
+
+
+def _when(args: dict) -> str | None:
+    """`Thu 3 Dec 13:30 CET` (or `Sun 6 Dec (all day)`) for an action's start, in its zone.
+
+    The agent resolved the user's words into an ISO instant before the action was submitted;
+    the card says it as the user would, with the zone's short name.
+    """
+    start = args.get("start")
+    if not isinstance(start, str):
+        return None
+    try:
+        moment = datetime.fromisoformat(start.strip())
+    except ValueError:
+        return None
+    if len(start.strip()) == 10:  # a date alone: a whole day
+        return f"{moment:%a} {moment.day} {moment:%b} (all day)"
+    try:
+        zone = ZoneInfo(args["timezone"]) if isinstance(args.get("timezone"), str) else None
+    except (ZoneInfoNotFoundError, ValueError):
+        zone = None
+    if moment.tzinfo is None:
+        return f"{moment:%a} {moment.day} {moment:%b %H:%M}" + (f" ({zone.key})" if zone else "")
+    local = moment.astimezone(zone) if zone else moment
+    return f"{local:%a} {local.day} {local:%b %H:%M} {local.tzname()}"
 
 
 def _flat(args: dict, prefix: str = "") -> list[tuple[str, object]]:

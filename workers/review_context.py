@@ -13,17 +13,14 @@ from typing import Callable
 from redis import Redis
 
 from agent.goals import GoalStore
+from agent.goal_provenance import add_contact, provenance_context
 from agent.guard_view import guard_view
 from connectors.catalog import Catalog, InvalidArguments
 from connectors.custom import UserCatalogs
-from memory import MemoryStore, MemoryTrust
 from sentinel.actions import Action
 from sentinel.policy import ReviewContext, RuleVerdict, Verdict, requested_by_user
-from sentinel.provenance import ProvenanceContext, UntrustedItem
 from sentinel.rule_store import RuleStore
 from sentinel.rules import RuleInput, evaluate_rules
-
-_CONTACTS = "deputy:contacts:{}"
 
 RuleCheck = Callable[[Action, bool, bool, datetime], RuleVerdict]
 """(action, asked for by the user with every value traceable to them, all targets are contacts, now)
@@ -97,21 +94,9 @@ class ReviewContextBuilder:
 
     def build(self, action: Action, approved_fingerprint: str | None = None) -> ReviewContext:
         goal = self._goals.get(action.goal_id)
-        # Only what the user typed (never model text, files or a part's instructions), and what
-        # the goal and the goals it was split from read from outside.
         seen = guard_view(self._goals, goal)
-        trusted = seen.user_words
-        memories = MemoryStore(self._redis).list(action.user_id)
-        remembered = [words for m in memories for words in m.user_words()]
-        # A memory accepted from outside content is used, but its values stay untrusted.
-        accepted = [UntrustedItem(origin=f"a memory you accepted ({m.source})", text=m.text, at=m.created_at)
-                    for m in memories if m.trust is MemoryTrust.accepted]
-        provenance = ProvenanceContext(
-            trusted_texts=[*trusted, *remembered, *self._catalog_of(action.user_id).services()],
-            user_words=trusted,
-            contacts=sorted(c.decode() for c in self._redis.smembers(_CONTACTS.format(action.user_id))),
-            untrusted=[*seen.untrusted, *accepted],
-        )
+        provenance = provenance_context(self._redis, self._goals, goal, action.user_id,
+                                        self._catalog_of(action.user_id).services())
         now = datetime.fromtimestamp(self._clock() if self._clock else datetime.now().timestamp(), tz=timezone.utc)
         context = ReviewContext(
             approved_fingerprint=approved_fingerprint,
@@ -128,5 +113,4 @@ class ReviewContextBuilder:
         return context
 
 
-def add_contact(redis: Redis, user_id: int, address: str) -> None:
-    redis.sadd(_CONTACTS.format(user_id), address.strip().lower())
+__all__ = ["ReviewContextBuilder", "RuleCheck", "add_contact", "stored_rules"]

@@ -18,11 +18,13 @@ from connectors.catalog import Operation
 CALENDAR_SERVICE = "your calendar"
 """The user's own calendar account, named as a target the guard trusts."""
 
-_WHEN = "YYYY-MM-DDTHH:MM in the time zone (or with an offset like +01:00), or YYYY-MM-DD"
+_WHEN = ("the user's own words for it, copied as they wrote them (\"Thursday after lunch\", \"tomorrow at 14:00\", "
+         "\"on Sunday\"), or YYYY-MM-DDTHH:MM, or YYYY-MM-DD")
+_TIMES = ("start", "end")
 _EVENT_ID = {"type": "string", "description": "An event id exactly as list_events gave it."}
 _CALENDAR = {"type": "string", "description": "Calendar name; leave out for the default calendar."}
 _ONLY_CALENDAR = {"type": "string", "description": "Only this calendar; leave out for all of them."}
-_ZONE = {"type": "string", "description": "IANA time zone like Europe/Berlin; default the user's."}
+_ZONE = {"type": "string", "description": "Only when the user named another zone (IANA, like Europe/Berlin)."}
 
 
 def _spec(
@@ -60,11 +62,13 @@ LIST_EVENTS = Operation(
     targets=_where,
     result_origin=lambda args: CALENDAR_SERVICE,
     service=CALENDAR_SERVICE,
+    time_arguments=_TIMES,
     schema={
         "type": "object",
         "properties": {
             "start": {"type": "string", "description": f"From: {_WHEN}."},
-            "end": {"type": "string", "description": "Until (a date includes that whole day); default: one day."},
+            "end": {"type": "string",
+                    "description": "Until, likewise (a day includes that whole day); default: one day."},
             "calendar": _ONLY_CALENDAR,
         },
         "required": ["start"],
@@ -77,11 +81,12 @@ FREE_BUSY = Operation(
     targets=_where,
     result_origin=lambda args: CALENDAR_SERVICE,
     service=CALENDAR_SERVICE,
+    time_arguments=_TIMES,
     schema={
         "type": "object",
         "properties": {
             "start": {"type": "string", "description": f"From: {_WHEN}."},
-            "end": {"type": "string", "description": "Until (a date includes that whole day)."},
+            "end": {"type": "string", "description": "Until, likewise (a day includes that whole day)."},
             "min_minutes": {"type": "integer", "description": "Shortest useful free slot; default 30."},
             "working_hours": {"type": "string", "description": "Only offer slots within e.g. 09:00-17:00."},
             "include_weekends": {"type": "boolean", "description": "With working_hours: Sat/Sun too."},
@@ -94,7 +99,7 @@ FREE_BUSY = Operation(
 _NEW_EVENT_FIELDS: dict[str, Any] = {
     "title": {"type": "string"},
     "start": {"type": "string", "description": f"{_WHEN} (a date makes an all-day event)."},
-    "end": {"type": "string", "description": "End time; for all-day events the last day."},
+    "end": {"type": "string", "description": "End, likewise; for all-day events the last day."},
     "duration_minutes": {"type": "integer", "description": "Instead of end; default 60."},
     "timezone": _ZONE,
     "location": {"type": "string"},
@@ -107,6 +112,7 @@ CREATE_EVENT = Operation(
     arguments=CreateEventArgs,
     targets=_where,
     service=CALENDAR_SERVICE,
+    time_arguments=_TIMES,
     schema={"type": "object", "properties": _NEW_EVENT_FIELDS, "required": ["title", "start"]},
 )
 
@@ -115,6 +121,7 @@ SCHEDULE_MEETING = Operation(
     arguments=MeetingArgs,
     targets=lambda args: [*_where(args), *args.attendees],  # type: ignore[attr-defined]
     service=CALENDAR_SERVICE,
+    time_arguments=_TIMES,
     schema={
         "type": "object",
         "properties": {
@@ -130,6 +137,7 @@ MOVE_EVENT = Operation(
     arguments=MoveEventArgs,
     targets=lambda args: [CALENDAR_SERVICE],
     service=CALENDAR_SERVICE,
+    time_arguments=_TIMES,
     schema={
         "type": "object",
         "properties": {

@@ -38,6 +38,25 @@ def when(occurrence: Occurrence, zone: ZoneInfo) -> str:
     return text + (" (floating time)" if occurrence.floating else "")
 
 
+def said(start: date | datetime, end: date | datetime, zone: ZoneInfo) -> str:
+    """`Thu 3 Dec 13:30–14:30 CET`, `Sun 6 Dec (all day)`: a new or moved event's time, as confirmations say it.
+
+    The zone's short name at the start says which zone the times are in.
+    """
+    if not isinstance(start, datetime):
+        last = _day(end) - timedelta(days=1)
+        first = f"{start:%a} {start.day} {start:%b}"
+        return f"{first} (all day)" if last <= start else f"{first} – {last:%a} {last.day} {last:%b} (all day)"
+    first = start.astimezone(zone)
+    last = end.astimezone(zone) if isinstance(end, datetime) else first
+    head = f"{first:%a} {first.day} {first:%b %H:%M}"
+    if last <= first:
+        return f"{head} {first.tzname()}"
+    if last.date() == first.date() and last.tzname() == first.tzname():
+        return f"{head}–{last:%H:%M} {first.tzname()}"
+    return f"{head} {first.tzname()} – {last:%a} {last.day} {last:%b %H:%M} {last.tzname()}"
+
+
 def event_list(
     occurrences: list[Occurrence], zone: ZoneInfo, start: datetime, end: datetime, unreadable: int = 0
 ) -> str:

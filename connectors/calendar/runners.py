@@ -152,12 +152,12 @@ class CalendarRunners:
         with CalDavClient(account, self._connect) as client:
             calendar = client.calendar(args.calendar)
             created = client.create(calendar, event.uid, data)
-        shown = _shown(event.start, event.end, zone)
+        shown = render.said(event.start, event.end, zone)
         ref = EventRef(calendar.slug, event.uid)
         invited = f" Invitations go to {', '.join(args.attendees)}." if args.attendees else ""
         if not created:
             return f"“{args.title}” was already created by an earlier try of this same action (id {ref})."
-        return f"Created “{args.title}” on {shown} in your {calendar.name} calendar (id {ref}).{invited}"
+        return f"Created “{args.title}”: {shown}, in your {calendar.name} calendar (id {ref}).{invited}"
 
     def move_event(self, action: Action, idempotency_key: str) -> OperationResult:
         args = _arguments(MoveEventArgs, action)
@@ -177,7 +177,7 @@ class CalendarRunners:
                 raise ConnectorRejected(_edit_message(exc)) from None
             client.replace(stored, data)
         which = "that occurrence of " if ref.occurrence else ""
-        return OperationResult(summary=f"Moved {which}“{title}” to {_shown(new_start, new_end, zone)}.",
+        return OperationResult(summary=f"Moved {which}“{title}” to {render.said(new_start, new_end, zone)}.",
                                untrusted_origin=origin)
 
     def cancel_event(self, action: Action, idempotency_key: str) -> OperationResult:
@@ -281,12 +281,6 @@ def _new_times(args: CreateEventArgs, zone: ZoneInfo) -> tuple[date | datetime, 
     # Real minutes, not wall-clock minutes: an hour from 01:30 on a fall-back night ends at 01:30 again.
     length = timedelta(minutes=args.duration_minutes or 60)
     return start, (start.astimezone(timezone.utc) + length).astimezone(zone)
-
-
-def _shown(start: date | datetime, end: date | datetime, zone: ZoneInfo) -> str:
-    moment = Occurrence(ref=EventRef("-", "-"), calendar="", title="", start=start, end=end,
-                        all_day=not isinstance(start, datetime), recurring=False)
-    return f"{render.when(moment, zone)} ({zone.key})"
 
 
 def _about(data: bytes, uid: str, account: CalDavAccount) -> tuple[str, str]:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Iterator
 
 import httpx
 from jsonschema import Draft202012Validator
@@ -102,8 +102,21 @@ def build_operation(
         schema=model_view(schema),
         amount=(lambda args: read_amount(_root(args), override)) if override and override.amount else None,
         service=url.host,
+        # Dates in the user's words ("on Friday") are resolved by the agent, as for the calendar.
+        time_arguments=tuple(_time_fields(properties)),
     )
     return call, operation
+
+
+def _time_fields(properties: dict[str, Any], prefix: str = "") -> Iterator[str]:
+    """The arguments holding a date or date-time, also one level down (a request body's fields)."""
+    for name, prop in properties.items():
+        if not isinstance(prop, dict):
+            continue
+        if prop.get("format") in ("date", "date-time"):
+            yield prefix + name
+        elif not prefix and isinstance(prop.get("properties"), dict):
+            yield from _time_fields(prop["properties"], f"{name}.")
 
 
 def _parameters(

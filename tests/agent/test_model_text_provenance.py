@@ -105,6 +105,9 @@ class Rig:
             self.goals, self.actions, self.model, outbox, self.dispatch, catalog, clock=self.clock,
             limits=RunnerLimits(max_steps=200), scanner=injection_scanner(HeuristicDetector()),
             memory=MemoryTools(MemoryStore(redis), outbox, audit, self.clock),
+            # The agent's own "ask instead of guessing" would stop most attacks before the guard sees
+            # them: off, so these cases show the guard alone holds when the agent is compromised.
+            ask_before_guessing=False,
         )
         self.dispatch.executor = Executor(
             self.actions, ApprovalStore(redis), self.goals, outbox, audit, ApprovalSigner("k"), self.dispatch,

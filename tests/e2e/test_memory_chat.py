@@ -22,7 +22,9 @@ def test_memory_listed_and_forgotten_from_the_chat_and_the_agent_renamed(
     model_server.responder = script
     user = stack.user(701)
     sent = user.send("remember I'm vegetarian")
-    user.wait_for_bot(lambda m: m["text"] == "Noted.", after=sent)
+    noted = user.wait_for_bot(lambda m: m["text"].startswith("Noted."), after=sent)
+    # The model's "Noted." alone would not let the user catch a mistake: Deputy says what it remembered.
+    assert noted["text"] == "Noted.\n\n📝 Remembered: “I'm vegetarian”"
 
     sent = user.send("/memory")
     listing = user.wait_for_bot(lambda m: "What I remember" in m["text"], after=sent)

@@ -60,3 +60,11 @@ def test_run_prints_every_goal_and_the_score() -> None:
     assert sum(line.split()[1] in ("PASS", "FAIL", "FIXED") for line in lines if line[:3].strip().rstrip(".").isdigit()) \
         == len(CASES)
     assert f"Score: 2/{len(CASES)}" in out.getvalue()
+
+
+def test_a_date_in_the_users_words_is_judged_by_the_instant_deputy_resolves() -> None:
+    """The model may copy "3 December 2026 at 9:00" instead of writing ISO: Deputy's resolver reads it."""
+    assert judge(DENTIST, tool_call("create_event", title="Dentist", start="3 December 2026 at 9:00"))[0]
+    assert not judge(DENTIST, tool_call("create_event", title="Dentist", start="4 December 2026 at 9:00"))[0]
+    ok, note = judge(DENTIST, tool_call("create_event", title="Dentist", start="next week"))
+    assert not ok and "could be more than one day" in note

@@ -66,7 +66,7 @@ def test_free_busy_finds_slots_within_working_hours(call: Call) -> None:
 def test_create_event_is_idempotent_per_key(call: Call, scratch: str, stored: Callable[[str], list[str]]) -> None:
     first = call("create_event", key="approval-1", title="Call the bank", start="2026-12-03T10:00",
                  duration_minutes=30, calendar=scratch)
-    assert isinstance(first, str) and first.startswith("Created “Call the bank” on Thu 2026-12-03 10:00–10:30")
+    assert isinstance(first, str) and first.startswith("Created “Call the bank”: Thu 3 Dec 10:00–10:30 CET, in your")
     again = call("create_event", key="approval-1", title="Call the bank", start="2026-12-03T10:00",
                  duration_minutes=30, calendar=scratch)
     assert "already created" in str(again)
@@ -112,7 +112,7 @@ def test_move_event_keeps_the_length_or_takes_a_new_end(call: Call, scratch: str
                        calendar=scratch))
     event_id = created.split("(id ")[1].rstrip(").")
     assert words(call("move_event", event_id=event_id, start="2026-12-04T16:00")) == (
-        "Moved “Haircut” to Fri 2026-12-04 16:00–16:45 (Europe/Berlin)."
+        "Moved “Haircut” to Fri 4 Dec 16:00–16:45 CET."
     )
     call("move_event", event_id=event_id, start="2026-12-04T17:00", end="2026-12-04T18:30")
     listed = summary(call("list_events", start="2026-12-03", end="2026-12-05", calendar=scratch))
@@ -149,7 +149,7 @@ def test_all_day_events_move_by_whole_days(call: Call, scratch: str) -> None:
     created = words(call("create_event", key="a1", title="Conference", start="2026-12-07", end="2026-12-08",
                        calendar=scratch))
     event_id = created.split("(id ")[1].rstrip(").")
-    assert "Mon 2026-12-14 – Tue 2026-12-15 all day" in words(call("move_event", event_id=event_id, start="2026-12-14"))
+    assert "Mon 14 Dec – Tue 15 Dec (all day)" in words(call("move_event", event_id=event_id, start="2026-12-14"))
     with pytest.raises(ConnectorRejected, match="all-day event"):
         call("move_event", event_id=event_id, start="2026-12-14T09:00")
 

@@ -1,0 +1,186 @@
+"""The time arguments of a tool call, resolved by code before the call becomes an action.
+
+The model copies the user's words for a time into a tool's time arguments (the operation
+lists them in `Operation.time_arguments`); `resolve_arguments` replaces each with the ISO
+instant `agent.time_words` reads them as, in the user's zone, so the guard, the card and the
+executor all see the instant the user meant, never the model's arithmetic. An end given
+as a clock time alone ("15:00") falls on the start's day. A `timezone` argument is kept only
+when the user named that place or zone themselves; otherwise the user's own zone is used
+(and written into the arguments, so the calendar stores the event in it).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from datetime import date, datetime, time, timedelta
+from typing import Any
+
+from agent.time_conventions import REMINDER_TIME
+from agent.time_words import Resolved, Unclear, names_a_time, resolve_span, resolve_time
+from connectors.base import EffectClass
+from connectors.calendar.timezones import TimeProblem, zone_named
+from connectors.catalog import Operation
+
+
+@dataclass(frozen=True)
+class TimedArguments:
+    """The arguments with their times resolved, and what each time was resolved to."""
+
+    arguments: dict[str, Any]
+    times: list[Resolved] = field(default_factory=list)
+
+    def when(self) -> str | None:
+        """`Thu 3 Dec 13:30 CET`: the first time, as the user reads it (None without one)."""
+        return self.times[0].shown() if self.times else None
+
+
+def resolve_arguments(
+    operation: Operation, raw: dict[str, Any], now: float, user_zone: str, user_words: list[str]
+) -> TimedArguments | Unclear:
+    """`raw` with every time argument of `operation` turned into an ISO instant, or the question to ask."""
+    if not operation.time_arguments:
+        return TimedArguments(raw)
+    arguments = dict(raw)
+    zone = _zone(arguments.get("timezone"), user_zone, user_words)
+    if "timezone" in operation.arguments.model_fields:
+        arguments["timezone"] = zone
+    # Reading the calendar may look back ("what did I have yesterday"); writing never does.
+    allow_past = operation.spec.effect is EffectClass.read
+    if allow_past and len(operation.time_arguments) == 2:
+        spanned = _span(operation, arguments, now, zone)
+        if spanned is not None:
+            return spanned
+    first_day: date | None = None
+    times: list[Resolved] = []
+    for name in operation.time_arguments:
+        value = _get(arguments, name)
+        if not isinstance(value, str):
+            continue  # missing or not text: the arguments' own check says so to the model
+        result = resolve_time(value, now, zone, allow_past=allow_past, on_day=first_day)
+        if isinstance(result, Unclear):
+            return result
+        _set(arguments, name, result.iso if not _date_only(operation, name) else _day_of(result).isoformat())
+        if first_day is None:
+            first_day = _day_of(result)
+        times.append(result)
+    return TimedArguments(arguments, times)
+
+
+def invented_time(operation: Operation, raw: dict[str, Any], known_texts: list[str]) -> bool:
+    """Whether a write carries a time although nothing the user said or the goal read names one."""
+    if operation.spec.effect is EffectClass.read or not operation.time_arguments:
+        return False
+    if not any(isinstance(value := _get(raw, name), str) and value.strip() for name in operation.time_arguments):
+        return False
+    return not any(names_a_time(text) for text in known_texts)
+
+
+def shown_times(operation: Operation, arguments: dict[str, Any], user_zone: str, now: float) -> str | None:
+    """`Thu 3 Dec 13:30 CET` for a stored action's resolved start, `Fri 4 Dec` for an API's date
+    field (its time, if any, is another field); None when it has none."""
+    if not operation.time_arguments:
+        return None
+    name = operation.time_arguments[0]
+    value = _get(arguments, name)
+    if not isinstance(value, str):
+        return None
+    zone = arguments.get("timezone") if isinstance(arguments.get("timezone"), str) else user_zone
+    result = resolve_time(value, now, zone, allow_past=True)
+    if not isinstance(result, Resolved):
+        return None
+    if _date_only(operation, name):
+        day = _day_of(result)
+        return f"{day:%a} {day.day} {day:%b}"
+    return result.shown()
+
+
+def resolve_schedule(raw: dict[str, Any], now: float, user_zone: str) -> dict[str, Any] | Unclear:
+    """`schedule_check`'s times (`at`, `until`, the probe's `remind_if_none_by`) said in words, as
+    ISO instants in the user's zone. ISO text is left as it is: the monitor reads it itself."""
+    arguments = dict(raw)
+    probe = dict(arguments["probe"]) if isinstance(arguments.get("probe"), dict) else None
+    for holder, name in ((arguments, "at"), (arguments, "until"), (probe, "remind_if_none_by")):
+        value = holder.get(name) if holder is not None else None
+        if not isinstance(value, str) or _ISO_START.match(value.strip()):
+            continue
+        result = resolve_time(value, now, user_zone)
+        if isinstance(result, Unclear):
+            return result
+        if result.at is None:
+            assert result.day is not None
+            # A day alone: a reminder comes that morning; checking "until" it goes on to its end.
+            if name == "until":
+                day, clock = result.day + timedelta(days=1), time(0, 0)
+            else:
+                day, clock = result.day, REMINDER_TIME
+            result = resolve_time(datetime.combine(day, clock).isoformat(timespec="minutes"), now, user_zone)
+            if isinstance(result, Unclear):
+                return result
+        holder[name] = result.iso  # type: ignore[index]
+    if probe is not None:
+        arguments["probe"] = probe
+    return arguments
+
+
+def _span(operation: Operation, arguments: dict[str, Any], now: float, zone: str) -> TimedArguments | None:
+    """A read over "this week" or "next month": from its first to its last day."""
+    first_name, last_name = operation.time_arguments
+    words = _get(arguments, first_name)
+    span = resolve_span(words, now, zone) if isinstance(words, str) else None
+    if span is None or _get(arguments, last_name) not in (None, "", words):
+        return None
+    _set(arguments, first_name, span[0].isoformat())
+    _set(arguments, last_name, span[1].isoformat())
+    return TimedArguments(arguments, [Resolved(words, zone, day=span[0]), Resolved(words, zone, day=span[1])])
+
+
+def _date_only(operation: Operation, path: str) -> bool:
+    """Whether the argument takes a date alone (an API's `format: date` field)."""
+    schema: object = operation.schema or {}
+    for part in path.split("."):
+        schema = schema.get("properties", {}).get(part) if isinstance(schema, dict) else None
+    return isinstance(schema, dict) and schema.get("format") == "date"
+
+
+def _get(arguments: dict[str, Any], path: str) -> object:
+    """The value at `path` ("start", or "body.date" inside a request body); None when absent."""
+    node: object = arguments
+    for part in path.split("."):
+        node = node.get(part) if isinstance(node, dict) else None
+    return node
+
+
+def _set(arguments: dict[str, Any], path: str, value: str) -> None:
+    """Set the value at `path`, copying the dicts on the way so the model's call is left as it was."""
+    *parents, last = path.split(".")
+    node = arguments
+    for part in parents:
+        node[part] = dict(node[part])
+        node = node[part]
+    node[last] = value
+
+
+def _day_of(result: Resolved) -> date:
+    return result.day if result.at is None else result.at.date()  # type: ignore[return-value]
+
+
+def _zone(asked: object, user_zone: str, user_words: list[str]) -> str:
+    """The model's `timezone` when the user named it ("9am New York time"), else the user's zone."""
+    if not isinstance(asked, str) or not asked.strip() or asked.strip() == user_zone:
+        return user_zone
+    key = asked.strip()
+    try:
+        key = zone_named(key).key
+    except TimeProblem:
+        return user_zone
+    place = key.rsplit("/", 1)[-1].replace("_", " ").lower()
+    said = " ".join(user_words).lower()
+    if key.lower() in said or (len(place) > 2 and place in said):
+        return key
+    return user_zone
+
+
+_ISO_START = re.compile(r"\d{4}-\d{2}-\d{2}")
+
+__all__ = ["TimedArguments", "invented_time", "resolve_arguments", "resolve_schedule", "shown_times"]

@@ -1,0 +1,111 @@
+"""A tool call's times, resolved by code before it becomes an action.
+
+The calendar's start and end, and an API's date fields, reach the guard and the executor as
+the instants the user's words name in the user's zone: a zone the model made up is not
+used, one the user named is; an end said as a clock time falls on the start's day; a date
+field gets a date.
+"""
+
+from __future__ import annotations
+
+import json
+from datetime import datetime
+from zoneinfo import ZoneInfo
+
+from agent.time_arguments import TimedArguments, invented_time, resolve_arguments, resolve_schedule, shown_times
+from agent.time_words import Unclear
+from connectors.calendar.operations import CREATE_EVENT, LIST_EVENTS
+from connectors.openapi import import_openapi, parse_openapi
+
+NOW = datetime(2026, 12, 1, 10, 0, tzinfo=ZoneInfo("Europe/Berlin")).timestamp()  # Tue 1 Dec 2026
+
+BOOKINGS = {
+    "openapi": "3.0.3",
+    "info": {"title": "Tables", "version": "1"},
+    "servers": [{"url": "http://127.0.0.1:9"}],
+    "paths": {"/bookings": {"post": {
+        "operationId": "book_table",
+        "requestBody": {"required": True, "content": {"application/json": {"schema": {
+            "type": "object", "required": ["date", "time", "party_size"],
+            "properties": {"date": {"type": "string", "format": "date"},
+                           "time": {"type": "string", "description": "HH:MM"},
+                           "party_size": {"type": "integer"}}}}}},
+        "responses": {"200": {"description": "booked"}},
+    }}},
+}
+
+
+def timed(operation, raw, zone="Europe/Berlin", words=("",)) -> TimedArguments:
+    result = resolve_arguments(operation, raw, NOW, zone, list(words))
+    assert isinstance(result, TimedArguments), result
+    return result
+
+
+def test_start_and_end_become_instants_in_the_users_zone_and_the_end_falls_on_the_start_day():
+    result = timed(CREATE_EVENT, {"title": "Dentist", "start": "Thursday after lunch", "end": "15:00"})
+    assert result.arguments["start"] == "2026-12-03T13:30+01:00"
+    assert result.arguments["end"] == "2026-12-03T15:00+01:00"
+    assert result.arguments["timezone"] == "Europe/Berlin"
+    assert result.when() == "Thu 3 Dec 13:30 CET"
+    CREATE_EVENT.validate(result.arguments)  # what the executor checks again
+
+
+def test_a_zone_the_model_named_is_used_only_when_the_user_said_it():
+    made_up = timed(CREATE_EVENT, {"title": "Call", "start": "tomorrow at 9", "timezone": "America/New_York"},
+                    words=["call the office tomorrow at 9"])
+    assert made_up.arguments["start"] == "2026-12-02T09:00+01:00"
+    assert made_up.arguments["timezone"] == "Europe/Berlin"
+    said = timed(CREATE_EVENT, {"title": "Call", "start": "tomorrow at 9", "timezone": "America/New_York"},
+                 words=["call the office tomorrow at 9 New York time"])
+    assert said.arguments["start"] == "2026-12-02T09:00-05:00"
+    assert said.arguments["timezone"] == "America/New_York"
+
+
+def test_reading_the_calendar_may_look_back_but_writing_may_not():
+    assert timed(LIST_EVENTS, {"start": "yesterday"}).arguments["start"] == "2026-11-30"
+    past = resolve_arguments(CREATE_EVENT, {"title": "x", "start": "yesterday"}, NOW, "Europe/Berlin", [])
+    assert isinstance(past, Unclear) and "already passed" in past.question
+
+
+def test_reading_this_week_or_next_month_reads_their_days_but_a_write_asks():
+    assert timed(LIST_EVENTS, {"start": "this week"}).arguments == {"start": "2026-11-30", "end": "2026-12-06"}
+    assert timed(LIST_EVENTS, {"start": "next month"}).arguments == {"start": "2027-01-01", "end": "2027-01-31"}
+    assert timed(LIST_EVENTS, {"start": "the weekend", "end": "the weekend"}).arguments == {
+        "start": "2026-12-05", "end": "2026-12-06"}
+    asked = resolve_arguments(CREATE_EVENT, {"title": "x", "start": "next week"}, NOW, "Europe/Berlin", [])
+    assert isinstance(asked, Unclear) and "more than one day" in asked.question
+
+
+def test_an_api_date_field_gets_the_date_the_words_name():
+    [operation] = import_openapi(parse_openapi(json.dumps(BOOKINGS)), service="tables").operations
+    assert operation.time_arguments == ("body.date",)
+    raw = {"body": {"date": "on Friday", "time": "19:00", "party_size": 2}}
+    result = timed(operation, raw)
+    assert result.arguments["body"] == {"date": "2026-12-04", "time": "19:00", "party_size": 2}
+    assert raw["body"]["date"] == "on Friday", "the model's call is left as it was"
+    operation.validate(result.arguments)
+    evening = timed(operation, {"body": {"date": "Friday at 7pm", "time": "19:00", "party_size": 2}})
+    assert evening.arguments["body"]["date"] == "2026-12-04"
+    # The answer after the booking names the day; the time is the API's own field, shown on the card.
+    assert shown_times(operation, result.arguments, "Europe/Berlin", NOW) == "Fri 4 Dec"
+    assert shown_times(CREATE_EVENT, timed(CREATE_EVENT, {"title": "x", "start": "Friday at 7pm"}).arguments,
+                       "Europe/Berlin", NOW) == "Fri 4 Dec 19:00 CET"
+
+
+def test_a_time_in_no_ones_words_is_invented():
+    raw = {"title": "Bank", "start": "2026-12-03T10:00"}
+    assert invented_time(CREATE_EVENT, raw, ["put calling the bank in my calendar"])
+    assert not invented_time(CREATE_EVENT, raw, ["call the bank on Thursday at 10"])
+    assert not invented_time(CREATE_EVENT, raw, ["put it in my calendar", "Appointment: 3 December, 10:00"])
+    assert not invented_time(LIST_EVENTS, {"start": "2026-12-03"}, ["what's in my calendar"])
+
+
+def test_reminders_in_words_get_their_instants_and_iso_stays_for_the_monitor():
+    resolved = resolve_schedule({"what": "call mum", "at": "on Sunday", "until": "Friday",
+                                 "probe": {"tool": "search_email", "remind_if_none_by": "Thursday at 17:00"}},
+                                NOW, "Europe/Berlin")
+    assert resolved["at"] == "2026-12-06T09:00+01:00"  # a day alone: that morning
+    assert resolved["until"] == "2026-12-05T00:00+01:00"  # until Friday: to its end
+    assert resolved["probe"]["remind_if_none_by"] == "2026-12-03T17:00+01:00"
+    assert resolve_schedule({"what": "x", "at": "2026-03-29T02:30"}, NOW, "Europe/Berlin")["at"] == "2026-03-29T02:30"
+    assert isinstance(resolve_schedule({"what": "x", "at": "next week"}, NOW, "Europe/Berlin"), Unclear)
