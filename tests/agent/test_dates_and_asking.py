@@ -239,12 +239,14 @@ def test_an_invented_recipient_becomes_a_question_not_a_card(redis: Redis) -> No
     assert [a["to"] for a in rig.action_arguments("send_email")] == [[real]]
 
 
-def test_an_address_from_the_users_own_words_goes_to_the_card(redis: Redis) -> None:
+def test_an_address_from_the_users_own_words_goes_to_the_guard_without_a_question(redis: Redis) -> None:
     rig = Rig(redis, script(tool_call("send_email", to=["alice@example.org"], subject="Late",
                                       body="I'll be 10 minutes late.")), zone="Europe/Berlin")
-    rig.text("email alice@example.org that I'll be 10 minutes late")
-    [card] = rig.cards()
-    assert "To: alice@example.org" in card.text
+    goal = rig.text("email alice@example.org that I'll be 10 minutes late")
+    # No question about the address: the action was submitted, and the guard let it through
+    # (the user asked for it and named Alice); this rig has no mail server, so it fails there.
+    assert rig.cards() == []
+    assert any("email connector is not set up" in result for result in results(goal.messages))
 
 
 # -- memory ---------------------------------------------------------------------------------
