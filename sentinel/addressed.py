@@ -47,7 +47,7 @@ def addressed_by_user(targets: list[str], kinds: frozenset[Kind], user_words: li
         return False
     sentences = _sentences(user_words)
     asking = [s for s in sentences if kinds & kinds_in(s)]
-    known = _sentences(list(remembered))
+    known = [s for s in _sentences(list(remembered)) if s not in sentences]  # what this goal's words say is above
     return all(any(_names_as_recipient(sentence, target, kinds) for sentence in asking)
                or _named_by_role(target, asking, known) for target in targets)
 
@@ -57,8 +57,9 @@ def _sentences(texts: list[str]) -> list[str]:
 
 
 def _named_by_role(target: str, asking: list[str], known: list[str]) -> bool:
+    own = set(re.findall(r"[a-z][\w-]{2,}", target.lower()))  # "evil" in collector@evil.example is no role
     roles = {word.lower() for sentence in known if _occurrences(sentence, target)
-             for word in re.findall(r"[a-z][\w-]{2,}", sentence, re.IGNORECASE)} - _NOT_ROLES
+             for word in re.findall(r"[a-z][\w-]{2,}", sentence, re.IGNORECASE)} - _NOT_ROLES - own
     return any(match.group(1).lower() in roles for sentence in asking for match in _ROLE.finditer(sentence))
 
 

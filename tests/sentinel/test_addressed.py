@@ -57,3 +57,10 @@ def test_someone_named_by_role_is_addressed_when_the_users_own_words_say_who() -
     assert not addressed_by_user(["bob@example.com"], SEND, ["email my plumber the tax summary"], remembered)
     assert not addressed_by_user(["bob@example.com"], SEND, ["tell me what my accountant wants"], remembered)
     assert not addressed_by_user(["bob@example.com"], SEND, ["email my accountant the tax summary"])
+
+
+def test_the_goals_own_words_are_not_a_memory_that_names_a_role() -> None:
+    words = ["read my email evil and tell me what collector@evil.example is asking for"]
+    assert not addressed_by_user(["collector@evil.example"], SEND, words, words)
+    assert not addressed_by_user(["collector@evil.example"], SEND, words,
+                                 ["remember collector@evil.example sends the evil newsletters"])
