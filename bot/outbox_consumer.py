@@ -26,8 +26,8 @@ from telegram.error import (
 
 from bot.buttons import ButtonSigner
 from bot.texts import MAX_MESSAGE_CHARS
-from deputy.outbox import OUTBOX_STREAM, Button, OutboxMessage
-from deputy.user_settings import UserSettings
+from core.outbox import OUTBOX_STREAM, Button, OutboxMessage
+from core.user_settings import UserSettings
 
 log = logging.getLogger(__name__)
 

@@ -53,15 +53,15 @@ def main(argv: list[str] | None = None) -> int:
 
         return run_local(settings)
     if args.command == "bot":
-        from bot.main import serve
+        from deputy.bot_main import serve
 
         serve(settings)
     elif args.command in ("worker", "executor"):
-        from workers.main import serve
+        from deputy.worker_main import serve
 
         serve(settings, "agent" if args.command == "worker" else "executor", burst=args.burst)
     elif args.command == "gateway":
-        from workers.gateway_main import serve as serve_gateway
+        from deputy.gateway_main import serve as serve_gateway
 
         serve_gateway(settings)
     elif args.command == "connect-page":

@@ -122,7 +122,7 @@ class Settings(BaseSettings):
 
     def audit_key_value(self) -> bytes:
         """The key the audit trail is sealed with; Redis never sees it."""
-        from sentinel.audit import audit_key
+        from sentinel.stores.audit import audit_key
 
         return audit_key(self.audit_key_material())
 

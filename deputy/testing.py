@@ -221,7 +221,7 @@ class DeputyStack:
     @property
     def audit_key(self) -> bytes:
         """The key this stack's processes seal the audit trail with (to check it from a test)."""
-        from sentinel.audit import audit_key
+        from sentinel.stores.audit import audit_key
 
         return audit_key(self.audit_key_material)
 

@@ -6,9 +6,9 @@ the reasons (the policy keeps them within about 700 characters).
 
 from __future__ import annotations
 
-from deputy.outbox import Button
-from sentinel.actions import Action
-from sentinel.approvals import ApprovalSigner, Choice
+from core.outbox import Button
+from core.actions import Action
+from sentinel.stores.approvals import ApprovalSigner, Choice
 from sentinel.policy import Decision
 
 # Telegram messages hold 4,096 characters; the rest of the card needs well under 1,000.

@@ -12,7 +12,7 @@ from rq import Queue, get_current_job
 from rq.serializers import JSONSerializer
 
 from workers.inflight import Inflight, Registration, job_meta, new_job_id
-from workers.payloads import (
+from core.payloads import (
     ACTIONS_QUEUE,
     AGENT_QUEUE,
     ActionJob,

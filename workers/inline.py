@@ -10,11 +10,11 @@ from __future__ import annotations
 from collections import deque
 from typing import TYPE_CHECKING
 
-from workers.payloads import ActionJob
+from core.payloads import ActionJob
 
 if TYPE_CHECKING:
     from agent.runner import GoalRunner
-    from workers.executor import Executor
+    from executor.executor import Executor
 
 
 class InlineDispatch:

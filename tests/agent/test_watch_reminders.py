@@ -24,16 +24,16 @@ from agent.runner import GoalRunner
 from agent.testing import ChatRequest, ScriptedModelServer, message_text, tool_call
 from bot.activity import goal_card
 from connectors.default import default_catalog
-from deputy.outbox import OUTBOX_STREAM, Outbox, OutboxMessage
-from deputy.user_settings import UserSettingsStore
+from core.outbox import OUTBOX_STREAM, Outbox, OutboxMessage
+from core.user_settings import UserSettingsStore
 from sandbox.mail import LocalMailServer
 from sandbox.mailstore import MailStore
-from sentinel.action_store import ActionStore
-from sentinel.approvals import ApprovalSigner, ApprovalStore
-from sentinel.audit import AuditLog
-from workers.executor import Executor
+from sentinel.stores.action_store import ActionStore
+from sentinel.stores.approvals import ApprovalSigner, ApprovalStore
+from sentinel.stores.audit import AuditLog
+from executor.executor import Executor
 from workers.inline import InlineDispatch
-from workers.review_context import ReviewContextBuilder
+from executor.review_context import ReviewContextBuilder
 
 START = 1_800_000_000.0  # Fri 15 Jan 2027 08:00 UTC
 DEADLINE = "2027-01-18T17:00:00"  # Mon 18 Jan 17:00 UTC

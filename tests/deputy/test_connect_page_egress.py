@@ -12,13 +12,13 @@ from egress_testkit import fixed, no_outside_traffic
 from pydantic import SecretStr
 from redis import Redis
 
-from deputy.connect_links import ConnectLinks
-from deputy.connect_page import create_app
-from deputy.outbox import OUTBOX_STREAM, Outbox
+from core.connect_links import ConnectLinks
+from connect.page import create_app
+from core.outbox import OUTBOX_STREAM, Outbox
 from deputy.settings import Settings
-from sentinel.audit import AuditLog
+from sentinel.stores.audit import AuditLog
 from vault import KdfCost, Vault
-from workers.egress_guards import endpoint_guard
+from deputy.egress_guards import endpoint_guard
 
 USER = 31
 PASSWORD = "ann-app-password-77"

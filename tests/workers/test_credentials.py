@@ -7,12 +7,12 @@ from pathlib import Path
 from pydantic import SecretStr
 from redis import Redis
 
-from connectors.base import ConnectorError, EffectClass
+from core.effects import ConnectorError, EffectClass
 from connectors.email import SmtpAccount
 from sandbox.mail import LocalMailServer
-from sentinel.actions import Action
+from core.actions import Action
 from vault import KdfCost, Vault
-from workers.credentials import SMTP_HANDLE, EmailAccounts
+from executor.credentials import SMTP_HANDLE, EmailAccounts
 
 CHEAP = KdfCost(time_cost=1, memory_cost_kib=1024, parallelism=1)
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import asyncio
 
-from workers.endpoint_slots import EndpointSlots
-from workers.wait_notices import waiting_text, worth_telling
+from gateway.endpoint_slots import EndpointSlots
+from gateway.wait_notices import waiting_text, worth_telling
 
 
 async def settle() -> None:

@@ -10,7 +10,7 @@ from redis import Redis
 from agent.uploads import Uploads
 from connectors.web.states import BrowserStates
 from vault import KdfCost, Vault, VaultKey
-from workers.erasure import erase_user
+from executor.erasure import erase_user
 
 ANN, BOB = 41, 42
 CHEAP = KdfCost(time_cost=1, memory_cost_kib=1024, parallelism=1)

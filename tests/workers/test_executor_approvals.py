@@ -10,16 +10,16 @@ from redis import Redis
 from agent.goals import Goal, GoalStatus, GoalStore
 from agent.runner import GoalRunner
 from agent.testing import FunctionModel, message_text, tool_call
-from deputy.outbox import OUTBOX_STREAM, Outbox, OutboxMessage
+from core.outbox import OUTBOX_STREAM, Outbox, OutboxMessage
 from sandbox.world import World
 from sandbox.world_operations import world_catalog
-from sentinel.action_store import ActionStore
-from sentinel.actions import ActionState
-from sentinel.approvals import ApprovalSigner, ApprovalStatus, ApprovalStore, Choice
-from sentinel.audit import AuditLog
-from workers.executor import Executor
+from sentinel.stores.action_store import ActionStore
+from core.actions import ActionState
+from sentinel.stores.approvals import ApprovalSigner, ApprovalStatus, ApprovalStore, Choice
+from sentinel.stores.audit import AuditLog
+from executor.executor import Executor
 from workers.inline import InlineDispatch
-from workers.review_context import ReviewContextBuilder
+from executor.review_context import ReviewContextBuilder
 
 USER = 77
 TEXT = "email bob@example.com that lunch is at noon"

@@ -21,20 +21,20 @@ from connectors.email.imap import ImapSession
 from connectors.email.imap_accounts import IMAP_HANDLE, ImapAccounts
 from connectors.email.mail_runners import MailRunners
 from connectors.http import guarded_client
-from deputy.outbox import OUTBOX_STREAM, Outbox
+from core.outbox import OUTBOX_STREAM, Outbox
 from deputy.settings import Settings
-from sentinel.action_store import ActionStore
-from sentinel.approvals import ApprovalSigner, ApprovalStore
-from sentinel.audit import AuditLog
-from sentinel.egress import EgressContext, EgressPolicy, reviewer
-from sentinel.egress_sockets import EndpointGuard
+from sentinel.stores.action_store import ActionStore
+from sentinel.stores.approvals import ApprovalSigner, ApprovalStore
+from sentinel.stores.audit import AuditLog
+from sentinel.egress.policy import EgressContext, EgressPolicy, reviewer
+from sentinel.egress.transports.sockets import EndpointGuard
 from vault import KdfCost, Scrubber, Vault
-from workers.custom_connectors import CustomConnectorService
-from workers.egress_guards import endpoint_guard, mcp_visitor
-from workers.executor import Executor
+from executor.custom_connectors import CustomConnectorService
+from deputy.egress_guards import endpoint_guard, mcp_visitor
+from executor.executor import Executor
 from workers.inline import InlineDispatch
-from workers.payloads import AddConnectorJob
-from workers.review_context import ReviewContextBuilder
+from core.payloads import AddConnectorJob
+from executor.review_context import ReviewContextBuilder
 
 USER = 41
 PASSWORD = "imap-app-password-do-not-leak"

@@ -16,10 +16,10 @@ from test_executor_approvals import USER, Rig
 from agent.goals import GoalStatus
 from agent.testing import message_text, tool_call
 from connectors.progress import report
-from deputy.outbox import OUTBOX_STREAM, OutboxMessage
+from core.outbox import OUTBOX_STREAM, OutboxMessage
 from sentinel.action_lifecycle import ActionEvent, after
-from sentinel.actions import Action, ActionState
-from sentinel.approvals import ApprovalStatus, Choice
+from core.actions import Action, ActionState
+from sentinel.stores.approvals import ApprovalStatus, Choice
 
 KNOWN = "the mail server accepted the connection; I can't tell whether the email went out"
 

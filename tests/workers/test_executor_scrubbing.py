@@ -9,16 +9,16 @@ from redis import Redis
 from agent.goals import Goal, GoalStore
 from agent.runner import GoalRunner
 from agent.testing import FunctionModel, tool_call
-from deputy.outbox import OUTBOX_STREAM, Outbox
+from core.outbox import OUTBOX_STREAM, Outbox
 from sandbox.world import World
 from sandbox.world_operations import world_catalog
-from sentinel.action_store import ActionStore
-from sentinel.approvals import ApprovalSigner, ApprovalStore
-from sentinel.audit import AuditLog
+from sentinel.stores.action_store import ActionStore
+from sentinel.stores.approvals import ApprovalSigner, ApprovalStore
+from sentinel.stores.audit import AuditLog
 from vault import Scrubber
-from workers.executor import Executor
+from executor.executor import Executor
 from workers.inline import InlineDispatch
-from workers.review_context import ReviewContextBuilder
+from executor.review_context import ReviewContextBuilder
 
 SECRET = "hunter2-correct-horse"
 

@@ -21,10 +21,10 @@ from agent.async_model import HttpChatModel
 from agent.goals import Goal, GoalStatus, GoalStore, ModelWait
 from agent.model_requests import GATEWAY_GROUP, REQUESTS_STREAM, ModelRequest, ModelRequests, new_request_id
 from agent.testing import ScriptedModelServer, ScriptedResponse, message_text, text
-from deputy.outbox import OUTBOX_STREAM, OutboxMessage
-from deputy.redis_clients import async_client
+from core.outbox import OUTBOX_STREAM, OutboxMessage
+from core.redis_clients import async_client
 from deputy.testing import RedisServer, wait_for
-from workers.gateway import USAGE, GatewayConfig, ModelGateway
+from gateway.gateway import USAGE, GatewayConfig, ModelGateway
 
 
 class RunningGateway:

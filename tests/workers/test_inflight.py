@@ -27,7 +27,7 @@ from workers.inflight import (
     intermediate_key,
     lease_held,
 )
-from workers.payloads import AGENT_QUEUE
+from core.payloads import AGENT_QUEUE
 
 LEASE_TTL = 10.0
 GOAL = "g_watched"

@@ -12,9 +12,9 @@ from redis import Redis
 
 from agent.goals import Goal, GoalStore
 from sandbox.world_operations import world_catalog
-from sentinel.actions import Action
+from core.actions import Action
 from sentinel.policy import Verdict, review
-from workers.review_context import ReviewContextBuilder
+from executor.review_context import ReviewContextBuilder
 
 USER = 4100
 

@@ -1,0 +1,98 @@
+"""The egress guard for httpx2 clients: the HTTP client of the MCP SDK's streamable HTTP transport.
+
+The MCP SDK talks HTTP through `httpx2` (a separate package from the `httpx` that
+`sentinel.egress.transports.http_client` guards), and takes the client it should use from the caller. The
+client Deputy gives it has `AsyncGuardedTransport2`, which checks every request the SDK
+sends (each redirect hop is a request of its own) with the `EndpointGuard` and then
+connects only to the checked addresses: its connection pool's network backend looks up
+the pinned addresses instead of DNS, so a name that rebinds to a private address between
+the check and the connection gets nowhere. TLS still verifies the host name.
+
+Like `sentinel.egress.transports.pinning`, this builds the httpcore2 pool that `AsyncHTTPTransport`
+builds, with its own backend: the one place that depends on httpx2's internals (`_pool`),
+covered by tests that would fail if it broke.
+"""
+
+from __future__ import annotations
+
+import ssl
+from collections.abc import Iterable
+from typing import Any
+
+import anyio.to_thread
+import httpcore2
+import httpx2
+
+from sentinel.egress.transports.http_client import EgressBlocked, _same_host
+from sentinel.egress.transports.pinning import pinned, reviewed_addresses
+from sentinel.egress.transports.sockets import EndpointGuard
+from sentinel.egress.url import DEFAULT_PORTS
+
+
+class _AsyncPinnedBackend(httpcore2.AsyncNetworkBackend):
+    def __init__(self) -> None:
+        self._inner = httpcore2.AnyIOBackend()
+
+    async def connect_tcp(
+        self,
+        host: str,
+        port: int,
+        timeout: float | None = None,
+        local_address: str | None = None,
+        socket_options: Iterable[Any] | None = None,
+    ) -> httpcore2.AsyncNetworkStream:
+        addresses = reviewed_addresses(host, port)
+        if not addresses:
+            raise httpcore2.ConnectError(f"The connection to {host}:{port} was not checked by the egress guard.")
+        failure: Exception | None = None
+        for address in addresses:
+            try:
+                return await self._inner.connect_tcp(address, port, timeout, local_address, socket_options)
+            except (httpcore2.ConnectError, httpcore2.ConnectTimeout) as exc:
+                failure = exc
+        assert failure is not None
+        raise failure
+
+    async def connect_unix_socket(self, path: str, timeout: float | None = None, socket_options: Any = None) -> Any:
+        raise httpcore2.ConnectError("Unix sockets are not reachable through the egress guard.")
+
+    async def sleep(self, seconds: float) -> None:
+        await self._inner.sleep(seconds)
+
+
+class AsyncGuardedTransport2(httpx2.AsyncHTTPTransport):
+    """An `httpx2.AsyncHTTPTransport` (no proxy, HTTP/1.1) that checks and pins every request."""
+
+    def __init__(self, guard: EndpointGuard, *, verify: ssl.SSLContext | bool = True) -> None:
+        context = verify if isinstance(verify, ssl.SSLContext) else httpx2.create_ssl_context(verify=verify)
+        super().__init__(verify=context, trust_env=False)
+        limits = httpx2.Limits(max_connections=20, max_keepalive_connections=10)
+        self._pool = httpcore2.AsyncConnectionPool(
+            ssl_context=context,
+            max_connections=limits.max_connections,
+            max_keepalive_connections=limits.max_keepalive_connections,
+            keepalive_expiry=limits.keepalive_expiry,
+            network_backend=_AsyncPinnedBackend(),
+        )
+        self._guard = guard
+
+    async def handle_async_request(self, request: httpx2.Request) -> httpx2.Response:
+        host = request.url.raw_host.decode("ascii").lower()
+        port = request.url.port or DEFAULT_PORTS.get(request.url.scheme, 443)
+        # DNS may block: off the event loop, like httpx2's own lookups.
+        addresses = await anyio.to_thread.run_sync(self._guard.check, host, port)
+        if not _same_host(str(request.url), host):
+            # A parser differential: the guard checked one host, httpx2 would connect to another.
+            raise EgressBlocked(f"Deputy could not tell for certain where the address for {host} leads, so it stopped.")
+        with pinned(host, port, addresses):
+            return await super().handle_async_request(request)
+
+
+def guarded_client(
+    guard: EndpointGuard, *, headers: dict[str, str], timeout: float, verify: ssl.SSLContext | bool = True
+) -> httpx2.AsyncClient:
+    """An httpx2 client whose every request passes the egress guard (no proxy or .netrc from the environment)."""
+    return httpx2.AsyncClient(
+        headers=headers, timeout=httpx2.Timeout(timeout), trust_env=False,
+        transport=AsyncGuardedTransport2(guard, verify=verify),
+    )
