@@ -16,48 +16,15 @@ covered by tests that would fail if it broke.
 from __future__ import annotations
 
 import ssl
-from collections.abc import Iterable
-from typing import Any
 
 import anyio.to_thread
 import httpcore2
 import httpx2
 
 from sentinel.egress.transports.http_client import EgressBlocked, _same_host
-from sentinel.egress.transports.pinning import pinned, reviewed_addresses
+from sentinel.egress.transports.pinning import async_pinned_backend, pinned
 from sentinel.egress.transports.sockets import EndpointGuard
 from sentinel.egress.url import DEFAULT_PORTS
-
-
-class _AsyncPinnedBackend(httpcore2.AsyncNetworkBackend):
-    def __init__(self) -> None:
-        self._inner = httpcore2.AnyIOBackend()
-
-    async def connect_tcp(
-        self,
-        host: str,
-        port: int,
-        timeout: float | None = None,
-        local_address: str | None = None,
-        socket_options: Iterable[Any] | None = None,
-    ) -> httpcore2.AsyncNetworkStream:
-        addresses = reviewed_addresses(host, port)
-        if not addresses:
-            raise httpcore2.ConnectError(f"The connection to {host}:{port} was not checked by the egress guard.")
-        failure: Exception | None = None
-        for address in addresses:
-            try:
-                return await self._inner.connect_tcp(address, port, timeout, local_address, socket_options)
-            except (httpcore2.ConnectError, httpcore2.ConnectTimeout) as exc:
-                failure = exc
-        assert failure is not None
-        raise failure
-
-    async def connect_unix_socket(self, path: str, timeout: float | None = None, socket_options: Any = None) -> Any:
-        raise httpcore2.ConnectError("Unix sockets are not reachable through the egress guard.")
-
-    async def sleep(self, seconds: float) -> None:
-        await self._inner.sleep(seconds)
 
 
 class AsyncGuardedTransport2(httpx2.AsyncHTTPTransport):
@@ -72,7 +39,7 @@ class AsyncGuardedTransport2(httpx2.AsyncHTTPTransport):
             max_connections=limits.max_connections,
             max_keepalive_connections=limits.max_keepalive_connections,
             keepalive_expiry=limits.keepalive_expiry,
-            network_backend=_AsyncPinnedBackend(),
+            network_backend=async_pinned_backend(httpcore2)(),
         )
         self._guard = guard
 

@@ -10,20 +10,25 @@ A connection the transport did not review (no pin for its host and port) is refu
 httpx offers no public hook for a network backend, so `PinnedHTTPTransport` builds the
 same httpcore pool `httpx.HTTPTransport` builds, with this backend; it is the one place
 that depends on httpx internals (`_pool`), covered by tests that would fail if it broke.
+The backends are written once for httpcore and for httpcore2 (the MCP SDK's copy of it,
+with the same interface): `pinned_backend(core)` and `async_pinned_backend(core)`.
 """
 
 from __future__ import annotations
 
+import functools
 import ssl
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
+from types import ModuleType
 from typing import Any
 
 import httpcore
 import httpx
 
 _DEFAULT_LIMITS = httpx.Limits(max_connections=100, max_keepalive_connections=20)
+_NO_UNIX_SOCKETS = "Unix sockets are not reachable through the egress guard."
 _PINS: ContextVar[dict[tuple[str, int], tuple[str, ...]] | None] = ContextVar("deputy_egress_pins", default=None)
 
 
@@ -44,68 +49,80 @@ def reviewed_addresses(host: str, port: int) -> tuple[str, ...]:
     return (_PINS.get() or {}).get((host.lower(), port), ())
 
 
-def pinned_addresses(host: str, port: int) -> tuple[str, ...]:
-    """The reviewed addresses for (host, port); raise httpcore.ConnectError if there are none."""
+def pinned_addresses(host: str, port: int, core: ModuleType = httpcore) -> tuple[str, ...]:
+    """The reviewed addresses for (host, port); raise `core.ConnectError` if there are none."""
     addresses = (_PINS.get() or {}).get((host.lower(), port))
     if not addresses:
-        raise httpcore.ConnectError(f"Connection to {host}:{port} was not reviewed by the egress guard.")
+        raise core.ConnectError(f"Connection to {host}:{port} was not reviewed by the egress guard.")
     return addresses
 
 
-class _PinnedBackend(httpcore.NetworkBackend):
-    def __init__(self) -> None:
-        self._inner = httpcore.SyncBackend()
+@functools.cache
+def pinned_backend(core: ModuleType = httpcore) -> type:
+    """The network backend class of `core` (httpcore, or its twin httpcore2) that connects only to pins."""
 
-    def connect_tcp(
-        self,
-        host: str,
-        port: int,
-        timeout: float | None = None,
-        local_address: str | None = None,
-        socket_options: Iterable[Any] | None = None,
-    ) -> httpcore.NetworkStream:
-        failure: Exception | None = None
-        for address in pinned_addresses(host, port):
-            try:
-                return self._inner.connect_tcp(address, port, timeout, local_address, socket_options)
-            except (httpcore.ConnectError, httpcore.ConnectTimeout) as exc:
-                failure = exc
-        assert failure is not None
-        raise failure
+    class PinnedBackend(core.NetworkBackend):  # type: ignore[name-defined,misc]
+        def __init__(self) -> None:
+            self._inner = core.SyncBackend()
 
-    def connect_unix_socket(self, path: str, timeout: float | None = None, socket_options: Any = None) -> Any:
-        raise httpcore.ConnectError("Unix sockets are not reachable through the egress guard.")
+        def connect_tcp(
+            self,
+            host: str,
+            port: int,
+            timeout: float | None = None,
+            local_address: str | None = None,
+            socket_options: Iterable[Any] | None = None,
+        ) -> Any:
+            failure: Exception | None = None
+            for address in pinned_addresses(host, port, core):
+                try:
+                    return self._inner.connect_tcp(address, port, timeout, local_address, socket_options)
+                except (core.ConnectError, core.ConnectTimeout) as exc:
+                    failure = exc
+            assert failure is not None
+            raise failure
 
-    def sleep(self, seconds: float) -> None:
-        self._inner.sleep(seconds)
+        def connect_unix_socket(self, path: str, timeout: float | None = None, socket_options: Any = None) -> Any:
+            raise core.ConnectError(_NO_UNIX_SOCKETS)
+
+        def sleep(self, seconds: float) -> None:
+            self._inner.sleep(seconds)
+
+    return PinnedBackend
 
 
-class _AsyncPinnedBackend(httpcore.AsyncNetworkBackend):
-    def __init__(self) -> None:
-        self._inner = httpcore.AnyIOBackend()
+@functools.cache
+def async_pinned_backend(core: ModuleType = httpcore) -> type:
+    """The asyncio twin of `pinned_backend`, for httpx and for httpx2 (the MCP SDK's client)."""
 
-    async def connect_tcp(
-        self,
-        host: str,
-        port: int,
-        timeout: float | None = None,
-        local_address: str | None = None,
-        socket_options: Iterable[Any] | None = None,
-    ) -> httpcore.AsyncNetworkStream:
-        failure: Exception | None = None
-        for address in pinned_addresses(host, port):
-            try:
-                return await self._inner.connect_tcp(address, port, timeout, local_address, socket_options)
-            except (httpcore.ConnectError, httpcore.ConnectTimeout) as exc:
-                failure = exc
-        assert failure is not None
-        raise failure
+    class AsyncPinnedBackend(core.AsyncNetworkBackend):  # type: ignore[name-defined,misc]
+        def __init__(self) -> None:
+            self._inner = core.AnyIOBackend()
 
-    async def connect_unix_socket(self, path: str, timeout: float | None = None, socket_options: Any = None) -> Any:
-        raise httpcore.ConnectError("Unix sockets are not reachable through the egress guard.")
+        async def connect_tcp(
+            self,
+            host: str,
+            port: int,
+            timeout: float | None = None,
+            local_address: str | None = None,
+            socket_options: Iterable[Any] | None = None,
+        ) -> Any:
+            failure: Exception | None = None
+            for address in pinned_addresses(host, port, core):
+                try:
+                    return await self._inner.connect_tcp(address, port, timeout, local_address, socket_options)
+                except (core.ConnectError, core.ConnectTimeout) as exc:
+                    failure = exc
+            assert failure is not None
+            raise failure
 
-    async def sleep(self, seconds: float) -> None:
-        await self._inner.sleep(seconds)
+        async def connect_unix_socket(self, path: str, timeout: float | None = None, socket_options: Any = None) -> Any:
+            raise core.ConnectError(_NO_UNIX_SOCKETS)
+
+        async def sleep(self, seconds: float) -> None:
+            await self._inner.sleep(seconds)
+
+    return AsyncPinnedBackend
 
 
 def _ssl_context(verify: ssl.SSLContext | bool) -> ssl.SSLContext:
@@ -126,7 +143,7 @@ class PinnedHTTPTransport(httpx.HTTPTransport):
             max_keepalive_connections=limits.max_keepalive_connections,
             keepalive_expiry=limits.keepalive_expiry,
             retries=retries,
-            network_backend=_PinnedBackend(),
+            network_backend=pinned_backend()(),
         )
 
 
@@ -144,5 +161,5 @@ class AsyncPinnedHTTPTransport(httpx.AsyncHTTPTransport):
             max_keepalive_connections=limits.max_keepalive_connections,
             keepalive_expiry=limits.keepalive_expiry,
             retries=retries,
-            network_backend=_AsyncPinnedBackend(),
+            network_backend=async_pinned_backend()(),
         )
