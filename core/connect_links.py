@@ -7,10 +7,13 @@ user types straight into the vault.
 
 from __future__ import annotations
 
+import json
 import secrets
 
 from pydantic import BaseModel
 from redis import Redis
+
+from core.erasure import Owned, delete_keys
 
 _KEY = "deputy:connect:{}"
 TTL_SECONDS = 15 * 60
@@ -45,3 +48,16 @@ class ConnectLinks:
 
 def _valid(token: str) -> bool:
     return 16 <= len(token) <= 64 and token.replace("-", "").replace("_", "").isalnum()
+
+
+def erase_user_links(redis: Redis, owned: Owned) -> int:
+    """The user's unused connect links."""
+    return delete_keys(redis, (key for key in redis.scan_iter(_KEY.format("*"))
+                               if _link_user(redis.get(key)) == str(owned.user_id)))
+
+
+def _link_user(raw: bytes | None) -> str | None:
+    try:
+        return str(json.loads(raw)["user_id"]) if raw else None
+    except (ValueError, KeyError, TypeError):
+        return None

@@ -8,11 +8,20 @@ makes a message that a retried step appends twice reach the user once.
 from __future__ import annotations
 
 import hashlib
+import json
 
 from pydantic import BaseModel, Field
 from redis import Redis
 
+from core.erasure import Owned, delete_keys
+
 OUTBOX_STREAM = "deputy:outbox"
+OUTBOX_HELD = "deputy:outbox:held"
+"""Messages held back during a user's quiet hours, scored by when they may go."""
+SENT_KEY = "deputy:sent:{}"
+"""Marks a `dedupe_key` as delivered, so a message appended twice reaches the user once."""
+MESSAGE_REF_KEY = "deputy:msgref:{}"
+"""The chat message id remembered under a message's `ref`, for later edits."""
 # The stream is capped so a bot that is down for days cannot grow Redis without bound.
 OUTBOX_MAXLEN = 100_000
 PHOTO_KEY = "deputy:photo:{chat_id}:{digest}"
@@ -74,3 +83,38 @@ class Outbox:
         key = self.store_photo(chat_id, image)
         self.put(OutboxMessage(chat_id=chat_id, text=caption, photo=key, dedupe_key=dedupe_key,
                                buttons=buttons or []))
+
+
+def erase_user_messages(redis: Redis, user_id: int) -> int:
+    """The user's messages still waiting in the outbox or held for quiet hours; returns how many."""
+    doomed = [entry_id for entry_id, fields in redis.xrange(OUTBOX_STREAM) if _chat_of(fields.get(b"json")) == user_id]
+    if doomed:
+        redis.xdel(OUTBOX_STREAM, *doomed)
+    held = [m for m in redis.zrange(OUTBOX_HELD, 0, -1) if _chat_of(m.split(b"|", 1)[-1]) == user_id]
+    if held:
+        redis.zrem(OUTBOX_HELD, *held)
+    return len(doomed) + len(held)
+
+
+def erase_user_deliveries(redis: Redis, owned: Owned) -> int:
+    """The user's photos and the delivery marks named after their goals, approvals and memories.
+
+    Producers name dedupe keys after what a message is about: `<goal id>:...` for a goal's
+    messages, `card:<approval id>` and `expired:<approval id>` for approval cards (whose
+    ref is `card:<approval id>` too), `memory:<memory id>` for a memory to confirm.
+    """
+    keys: set[bytes | str] = set(redis.scan_iter(PHOTO_KEY.format(chat_id=owned.user_id, digest="*")))
+    for goal_id in owned.goal_ids:
+        keys |= set(redis.scan_iter(SENT_KEY.format(f"{goal_id}:*")))
+    for approval_id in owned.approval_ids:
+        keys |= {SENT_KEY.format(f"card:{approval_id}"), SENT_KEY.format(f"expired:{approval_id}"),
+                 MESSAGE_REF_KEY.format(f"card:{approval_id}")}
+    keys |= {SENT_KEY.format(f"memory:{memory_id}") for memory_id in owned.memory_ids}
+    return delete_keys(redis, keys)
+
+
+def _chat_of(raw: bytes | None) -> int | None:
+    try:
+        return int(json.loads(raw)["chat_id"]) if raw else None
+    except (ValueError, KeyError, TypeError):
+        return None

@@ -9,6 +9,8 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 from pydantic import BaseModel, Field, field_validator
 from redis import Redis
 
+from core.erasure import Owned, delete_keys
+
 _KEY = "deputy:settings:{}"
 
 
@@ -60,3 +62,7 @@ class UserSettingsStore:
 
     def save(self, user_id: int, settings: UserSettings) -> None:
         self._redis.set(_KEY.format(user_id), settings.model_dump_json())
+
+
+def erase_user_settings(redis: Redis, owned: Owned) -> int:
+    return delete_keys(redis, (_KEY.format(owned.user_id),))

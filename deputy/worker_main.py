@@ -50,10 +50,11 @@ from vault import PaymentTokens, Scrubber, Vault, VaultKey
 from vault.migrate import unlock_vault
 from vault.migrate import migrate_file_vault
 from executor.connections import Connections
+from executor.erasure import STORES as ERASED_STORES
 from workers.context import WorkerContext, install
 from executor.credentials import EmailAccounts
 from executor.custom_connectors import CustomConnectorService
-from workers.dispatch import RQDispatch, make_queues
+from workers.dispatch import RQDispatch, erase_user_units, make_queues
 from executor.egress_context import egress_context_for
 from deputy.egress_guards import caldav_connect, endpoint_guard, mcp_visitor
 from executor.executor import Executor
@@ -272,7 +273,8 @@ def serve(settings: Settings, role: str, burst: bool = False) -> None:
         context.custom_connectors, context.executor = build_executor(redis, settings, apis, web=web, vault=vault)
         context.handoffs = build_handoffs(redis, web, settings.audit_key_value())
         context.connections = Connections(vault, Outbox(redis), AuditLog(redis, settings.audit_key_value()),
-                                          redis=redis, data_dir=settings.data_dir)
+                                          redis=redis, data_dir=settings.data_dir,
+                                          stores=(*ERASED_STORES, erase_user_units))
         queue_name = ACTIONS_QUEUE
     install(context)
 

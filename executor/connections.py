@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import time
 from pathlib import Path
-from typing import Callable
+from typing import Callable, Sequence
 
 from redis import Redis
 
@@ -12,7 +12,8 @@ from connectors.custom import CustomConnectors
 from core.outbox import Outbox
 from sentinel.stores.audit import AuditLog
 from vault import Vault
-from executor.erasure import erase_user
+from core.erasure import Eraser
+from executor.erasure import STORES, erase_user
 from core.payloads import EraseUserJob, ForgetConnectionJob
 
 
@@ -25,9 +26,11 @@ class Connections:
         clock: Callable[[], float] = time.time,
         redis: Redis | None = None,
         data_dir: Path | None = None,
+        stores: Sequence[Eraser] = STORES,
     ) -> None:
         self._redis = redis
         self._data_dir = data_dir
+        self._stores = stores
         self._vault = vault
         self._outbox = outbox
         self._audit = audit
@@ -51,7 +54,7 @@ class Connections:
     def erase(self, job: EraseUserJob) -> str:
         """Everything about the user, gone; then one message saying so (not kept once delivered)."""
         assert self._redis is not None
-        report = erase_user(self._redis, job.user_id, self._data_dir)
+        report = erase_user(self._redis, job.user_id, self._data_dir, self._stores)
         self._outbox.send(
             job.chat_id,
             f"Done: everything Deputy stored about you is erased ({report.goals} goals, their actions and "

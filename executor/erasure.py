@@ -1,18 +1,17 @@
 """Erasing everything Deputy stores about a user (`/delete_me`), and nothing of anyone else.
 
-Run by the executor. It finds the user's goals, actions and approvals, deletes every
-record keyed by them, removes their queued jobs and their outbox messages, and the
-user-level records (audit trail included). Credentials, uploaded files and browser state
-are erased by their own stores (`ERASERS`), which know their keys. Everything lives in
-Redis; `data_dir` is only swept for files an older Deputy kept on this machine's disk.
+Run by the executor. It learns what the user owns (goals, actions, approvals, memories),
+then has every store delete what it keeps about them: each store declares its own keys
+(`core.erasure`), and `STORES` lists them all. Queued jobs and outbox messages go too.
+Everything lives in Redis; `data_dir` is only swept for files an older Deputy kept on this
+machine's disk.
 """
 
 from __future__ import annotations
 
-import json
 import shutil
 from pathlib import Path
-from typing import Callable
+from typing import Sequence
 
 from pydantic import BaseModel
 from redis import Redis
@@ -21,16 +20,40 @@ from rq.exceptions import NoSuchJobError
 from rq.job import Job
 from rq.serializers import JSONSerializer
 
+from agent.goals import erase_user_goals, user_goal_ids
 from agent.uploads import Uploads
 from connectors.web.states import erase_browser_state
+from core.connect_links import erase_user_links
+from core.erasure import Eraser, Owned, erase_user_namespace
+from core.outbox import erase_user_deliveries, erase_user_messages
+from core.user_settings import erase_user_settings
+from executor.review_context import erase_user_contacts
+from memory.store import erase_user_memory, user_memory_ids
+from sentinel.stores.action_store import erase_user_actions, user_action_ids
+from sentinel.stores.approvals import erase_user_approvals, user_approval_ids
+from sentinel.stores.audit import erase_user_audit
+from sentinel.stores.rule_store import erase_user_rules
 from vault import erase_credentials
+from vault.payments import erase_user_payment_tokens
 
-ERASERS: tuple[Callable[[Redis, int], int], ...] = (
-    erase_credentials,
-    lambda redis, user_id: Uploads(redis).erase(user_id),
-    erase_browser_state,
+STORES: tuple[Eraser, ...] = (
+    erase_user_namespace,
+    erase_user_goals,
+    erase_user_actions,
+    erase_user_approvals,
+    erase_user_audit,
+    erase_user_rules,
+    erase_user_memory,
+    erase_user_settings,
+    erase_user_contacts,
+    erase_user_links,
+    erase_user_deliveries,
+    erase_user_payment_tokens,
+    lambda redis, owned: erase_credentials(redis, owned.user_id),
+    lambda redis, owned: Uploads(redis).erase(owned.user_id),
+    lambda redis, owned: erase_browser_state(redis, owned.user_id),
 )
-"""Each store's own way to delete everything it keeps for a user."""
+"""Every store the executor reaches; the entry point adds the queue's own (in-flight units)."""
 
 
 class ErasureReport(BaseModel):
@@ -42,70 +65,23 @@ class ErasureReport(BaseModel):
     outbox_entries: int
 
 
-def erase_user(redis: Redis, user_id: int, data_dir: Path | None = None) -> ErasureReport:
-    uid = str(user_id)
-    goal_ids = [g.decode() for g in redis.zrange(f"deputy:user:{uid}:goals", 0, -1)]
-    action_ids = _owned(redis, "deputy:action:*", uid, lambda raw: json.loads(raw["record"])["user_id"])
-    approval_ids = _owned(redis, "deputy:approval:*", uid, lambda raw: raw["user_id"])
-    memory_ids = [m.decode() for m in redis.hkeys(f"deputy:memory:{uid}")]
-
-    keys: set[bytes] = set()
-    for gid in goal_ids:
-        keys |= {f"deputy:goal:{gid}".encode(), f"deputy:lease:goal:{gid}".encode()}
-        keys |= set(redis.scan_iter(f"deputy:goal:{gid}:*"))
-        keys |= set(redis.scan_iter(f"deputy:sent:{gid}:*"))
-    for aid in action_ids:
-        keys |= {f"deputy:action:{aid}".encode(), f"deputy:lease:action:{aid}".encode()}
-    for pid in approval_ids:
-        keys |= {f"deputy:approval:{pid}".encode(), f"deputy:msgref:card:{pid}".encode(),
-                 f"deputy:sent:card:{pid}".encode(), f"deputy:sent:expired:{pid}".encode()}
-    keys |= {f"deputy:sent:memory:{mid}".encode() for mid in memory_ids}
-    for pattern in (f"deputy:photo:{uid}:*", f"deputy:user:{uid}:*", f"deputy:rule_proposal:{uid}:*",
-                    f"deputy:ptok:idem:{uid}:*"):
-        keys |= set(redis.scan_iter(pattern))
-    for name in ("audit", "rules", "settings", "memory", "contacts"):
-        keys.add(f"deputy:{name}:{uid}".encode())
-    keys.add(f"deputy:audit:{uid}:tip".encode())
-    keys |= {k for k in redis.scan_iter("deputy:connect:*") if _json_user(redis.get(k)) == uid}
-    keys |= {k for k in redis.scan_iter("deputy:ptok:ptok_*") if _hash_user(redis.hgetall(k)) == uid}
-
-    stored = sum(erase(redis, user_id) for erase in ERASERS)
-    owned_ids = [*goal_ids, *action_ids, *approval_ids]
-    jobs = _delete_jobs(redis, uid, owned_ids)
-    for unit in [*(f"goal:{g}" for g in goal_ids), *(f"action:{a}" for a in action_ids)]:
-        redis.hdel("deputy:inflight", unit)
-    entries = _delete_outbox(redis, user_id)
-    deleted = (redis.delete(*keys) if keys else 0) + stored
+def erase_user(
+    redis: Redis, user_id: int, data_dir: Path | None = None, stores: Sequence[Eraser] = STORES
+) -> ErasureReport:
+    owned = Owned(
+        user_id=user_id,
+        goal_ids=user_goal_ids(redis, user_id),
+        action_ids=user_action_ids(redis, user_id),
+        approval_ids=user_approval_ids(redis, user_id),
+        memory_ids=user_memory_ids(redis, user_id),
+    )
+    jobs = _delete_jobs(redis, str(user_id), [*owned.goal_ids, *owned.action_ids, *owned.approval_ids])
+    entries = erase_user_messages(redis, user_id)
+    deleted = sum(erase(redis, owned) for erase in stores)
     if data_dir is not None:
-        shutil.rmtree(data_dir / "users" / uid, ignore_errors=True)
-    return ErasureReport(goals=len(goal_ids), actions=len(action_ids), approvals=len(approval_ids), keys=deleted,
-                         jobs=jobs, outbox_entries=entries)
-
-
-def _owned(redis: Redis, pattern: str, uid: str, owner_of) -> list[str]:
-    found = []
-    for key in redis.scan_iter(pattern):
-        if redis.type(key) != b"hash":
-            continue
-        raw = {k.decode(): v.decode() for k, v in redis.hgetall(key).items()}
-        try:
-            if str(owner_of(raw)) == uid:
-                found.append(key.decode().split(":", 2)[2])
-        except (KeyError, ValueError):
-            continue
-    return found
-
-
-def _json_user(raw: bytes | None) -> str | None:
-    try:
-        return str(json.loads(raw)["user_id"]) if raw else None
-    except (ValueError, KeyError, TypeError):
-        return None
-
-
-def _hash_user(raw: dict[bytes, bytes]) -> str | None:
-    value = raw.get(b"user_id")
-    return value.decode() if value else None
+        shutil.rmtree(data_dir / "users" / str(user_id), ignore_errors=True)
+    return ErasureReport(goals=len(owned.goal_ids), actions=len(owned.action_ids), approvals=len(owned.approval_ids),
+                         keys=deleted, jobs=jobs, outbox_entries=entries)
 
 
 def _delete_jobs(redis: Redis, uid: str, owned_ids: list[str]) -> int:
@@ -130,21 +106,3 @@ def _delete_jobs(redis: Redis, uid: str, owned_ids: list[str]) -> int:
             job.delete()
             count += 1
     return count
-
-
-def _delete_outbox(redis: Redis, user_id: int) -> int:
-    doomed = [entry_id for entry_id, fields in redis.xrange("deputy:outbox")
-              if _json_chat(fields.get(b"json")) == user_id]
-    if doomed:
-        redis.xdel("deputy:outbox", *doomed)
-    held = [m for m in redis.zrange("deputy:outbox:held", 0, -1) if _json_chat(m.split(b"|", 1)[-1]) == user_id]
-    if held:
-        redis.zrem("deputy:outbox:held", *held)
-    return len(doomed) + len(held)
-
-
-def _json_chat(raw: bytes | None) -> int | None:
-    try:
-        return int(json.loads(raw)["chat_id"]) if raw else None
-    except (ValueError, KeyError, TypeError):
-        return None

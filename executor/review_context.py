@@ -22,6 +22,7 @@ from sentinel.policy import ReviewContext, RuleVerdict, Verdict, requested_by_us
 from sentinel.provenance import ProvenanceContext, UntrustedItem
 from sentinel.stores.rule_store import RuleStore
 from sentinel.rules import RuleInput, evaluate_rules
+from core.erasure import Owned, delete_keys
 
 _CONTACTS = "deputy:contacts:{}"
 
@@ -130,3 +131,7 @@ class ReviewContextBuilder:
 
 def add_contact(redis: Redis, user_id: int, address: str) -> None:
     redis.sadd(_CONTACTS.format(user_id), address.strip().lower())
+
+
+def erase_user_contacts(redis: Redis, owned: Owned) -> int:
+    return delete_keys(redis, (_CONTACTS.format(owned.user_id),))

@@ -167,6 +167,12 @@ class Inflight:
         return bool(self._replace(keys=[_UNITS, _DUE, _SEEN], args=[
             unit, expected_job_id, registration.model_dump_json(), registration.registered_at]))
 
+    def forget(self, units: Sequence[str]) -> int:
+        """Drop the units and their leases, whatever their state (erasing a user); returns the leases deleted."""
+        for unit in units:
+            self.complete(unit)
+        return self._redis.delete(*(_LEASE.format(unit) for unit in units)) if units else 0
+
 
 class Lease:
     """Holds `unit` while a job runs; a daemon thread renews it until released."""

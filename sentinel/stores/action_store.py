@@ -13,11 +13,14 @@ run again; one with progress has an unknown outcome.
 
 from __future__ import annotations
 
+import json
+
 from pydantic import BaseModel
 from redis import Redis
 
 from sentinel.action_lifecycle import ActionEvent, allowed_from, lost, target
 from core.actions import Action, ActionState
+from core.erasure import Owned, delete_keys, ids_owned_by
 
 _KEY = "deputy:action:{}"
 _RETENTION_SECONDS = 30 * 24 * 3600
@@ -202,3 +205,12 @@ class ActionStore:
         """Shorten how long a finished record is kept: a monitor's quiet probe, read and compared,
         would otherwise pile up one record per check for a month (the audit trail keeps its entry)."""
         self._redis.expire(_KEY.format(action_id), seconds)
+
+
+def user_action_ids(redis: Redis, user_id: int) -> tuple[str, ...]:
+    """The ids of every action the user's goals submitted."""
+    return ids_owned_by(redis, _KEY, user_id, lambda raw: json.loads(raw["record"])["user_id"])
+
+
+def erase_user_actions(redis: Redis, owned: Owned) -> int:
+    return delete_keys(redis, (_KEY.format(action_id) for action_id in owned.action_ids))

@@ -19,6 +19,8 @@ from typing import Literal
 from pydantic import BaseModel
 from redis import Redis
 
+from core.erasure import Owned, delete_keys, ids_owned_by
+
 _PREFIX = "ap1"
 _KEY = "deputy:approval:{}"
 
@@ -185,3 +187,12 @@ class ApprovalStore:
 
 def _text(value: bytes | str | None) -> str:
     return value.decode() if isinstance(value, bytes) else str(value)
+
+
+def user_approval_ids(redis: Redis, user_id: int) -> tuple[str, ...]:
+    """The ids of every approval request asked of the user."""
+    return ids_owned_by(redis, _KEY, user_id, lambda raw: raw["user_id"])
+
+
+def erase_user_approvals(redis: Redis, owned: Owned) -> int:
+    return delete_keys(redis, (_KEY.format(approval_id) for approval_id in owned.approval_ids))

@@ -26,6 +26,8 @@ import redis as redis_lib
 from pydantic import BaseModel
 from redis import Redis
 
+from core.erasure import Owned, delete_keys
+
 _STREAM = "deputy:audit:{}"
 _TIP = "deputy:audit:{}:tip"
 _GENESIS = "0" * 64
@@ -214,3 +216,8 @@ def _entry(entry_id: bytes, fields: dict[bytes, bytes]) -> AuditEntry:
         prev=fields[b"prev"].decode(),
         hash=fields[b"hash"].decode(),
     )
+
+
+def erase_user_audit(redis: Redis, owned: Owned) -> int:
+    """The user's trail and its tip: erasing a user is the one time a trail is cut."""
+    return delete_keys(redis, (_STREAM.format(owned.user_id), _TIP.format(owned.user_id)))

@@ -14,6 +14,7 @@ import secrets
 from redis import Redis
 
 from sentinel.rules import UserRule
+from core.erasure import Owned, delete_keys
 
 _RULES = "deputy:rules:{}"
 _PROPOSAL = "deputy:rule_proposal:{}:{}"
@@ -89,3 +90,9 @@ class RuleStore:
     def discard(self, user_id: int, proposal_id: str) -> bool:
         """Drop a proposal; False if it was already confirmed, discarded or expired."""
         return bool(self._redis.delete(_PROPOSAL.format(user_id, proposal_id)))
+
+
+def erase_user_rules(redis: Redis, owned: Owned) -> int:
+    """The user's confirmed rules and the proposals waiting for their answer."""
+    proposals = redis.scan_iter(_PROPOSAL.format(owned.user_id, "*"))
+    return delete_keys(redis, (_RULES.format(owned.user_id), *proposals))
