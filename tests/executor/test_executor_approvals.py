@@ -3,45 +3,29 @@
 from __future__ import annotations
 
 import json
-import time
 
 from redis import Redis
 
-from agent.goals import Goal, GoalStatus, GoalStore
-from agent.runner import GoalRunner
+from agent.goals import GoalStatus
 from agent.testing import FunctionModel, message_text, tool_call
-from core.outbox import OUTBOX_STREAM, Outbox, OutboxMessage
+from core.outbox import OUTBOX_STREAM, OutboxMessage
 from sandbox.world import World
 from sandbox.world_operations import world_catalog
-from sentinel.stores.action_store import ActionStore
 from core.actions import ActionState
-from sentinel.stores.approvals import ApprovalSigner, ApprovalStatus, ApprovalStore, Choice
-from sentinel.stores.audit import AuditLog
-from executor.executor import Executor
-from workers.inline import InlineDispatch
-from executor.review_context import ReviewContextBuilder
+from sentinel.stores.approvals import ApprovalStatus, Choice
+from workers.inline import InlineDeputy
 
 USER = 77
 TEXT = "email bob@example.com that lunch is at noon"
 
 
-class Rig:
+class Rig(InlineDeputy):
+    """One user's goal to email Bob, run inline; the clock moves only when a test says so."""
+
     def __init__(self, redis: Redis, ttl: float = 3600) -> None:
-        self.redis = redis
         self.world = World()
-        self.dispatch = InlineDispatch()
-        self.goals, self.actions = GoalStore(redis), ActionStore(redis)
-        self.approvals = ApprovalStore(redis)
-        self.now = time.time()
         self.model = FunctionModel(self._model)
-        catalog = world_catalog()
-        self.dispatch.runner = GoalRunner(self.goals, self.actions, self.model, Outbox(redis), self.dispatch, catalog)
-        self.executor = Executor(
-            self.actions, self.approvals, self.goals, Outbox(redis), AuditLog(redis), ApprovalSigner("k"),
-            self.dispatch, self.world.runners(), ReviewContextBuilder(redis, self.goals, catalog),
-            approval_ttl=ttl, clock=lambda: self.now,
-        )
-        self.dispatch.executor = self.executor
+        super().__init__(redis, self.model, world_catalog(), self.world.runners(), approval_ttl=ttl)
 
     @staticmethod
     def _model(messages, tools):
@@ -51,26 +35,13 @@ class Rig:
         return tool_call("reply", text=f"Outcome: {results[-1]}")
 
     def start(self) -> str:
-        goal = self.goals.save(Goal(id="g_rig", user_id=USER, chat_id=USER, text=TEXT,
-                                    messages=[{"role": "user", "content": TEXT}], created_at=self.now,
-                                    updated_at=self.now))
-        self.dispatch.step(goal.id, 0)
-        self.dispatch.drain()
-        return goal.id
-
-    def cards(self) -> list[OutboxMessage]:
-        messages = [OutboxMessage.model_validate_json(f[b"json"]) for _, f in self.redis.xrange(OUTBOX_STREAM)]
-        return [m for m in messages if m.buttons]
+        return super().start(USER, TEXT, goal_id="g_rig").id
 
     def pending(self):
-        record = self.actions.get(self.goals.get("g_rig").pending_action_id)
-        return record
+        return self.actions.get(self.goals.get("g_rig").pending_action_id)
 
     def press(self, approval_id: str, choice: Choice) -> None:
-        self.approvals.decide(approval_id, USER, choice, self.now)
-        request, _ = self.approvals.get(approval_id)
-        self.dispatch.action(request.action_id, "g_rig", self.goals.get("g_rig").step, approval_id)
-        self.dispatch.drain()
+        super().press(approval_id, USER, choice)
 
 
 def test_an_action_changed_after_approval_is_not_run_and_asks_again(redis: Redis) -> None:
@@ -113,7 +84,7 @@ def test_an_expired_card_is_edited_and_the_goal_learns_it_expired(redis: Redis) 
     rig.executor.expire(approval_id)
     assert rig.approvals.get(approval_id)[1] is ApprovalStatus.pending, "not before its time"
 
-    rig.now += 61
+    rig.clock.advance(61)
     rig.executor.expire(approval_id)
     rig.dispatch.drain()
     assert rig.approvals.get(approval_id)[1] is ApprovalStatus.expired

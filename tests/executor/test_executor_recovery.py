@@ -72,7 +72,7 @@ def test_an_action_whose_executor_died_before_starting_simply_runs(redis: Redis)
     rig = Rig(redis)
     rig.start()
     record = rig.pending()
-    rig.approvals.decide(record.approval_id, USER, Choice.approve, rig.now)
+    rig.approvals.decide(record.approval_id, USER, Choice.approve, rig.clock())
     assert rig.actions.claim(record.action.id, "dead-executor")  # ...and it died right there
 
     rerun_job(rig, record.action.id, record.approval_id)
