@@ -22,7 +22,7 @@ import httpcore2
 import httpx2
 
 from sentinel.egress.transports.http_client import EgressBlocked, _same_host
-from sentinel.egress.transports.pinning import async_pinned_backend, pinned
+from sentinel.egress.transports.pinning import async_pinned_backend, pinned, pinned_pool
 from sentinel.egress.transports.sockets import EndpointGuard
 from sentinel.egress.url import DEFAULT_PORTS
 
@@ -34,13 +34,7 @@ class AsyncGuardedTransport2(httpx2.AsyncHTTPTransport):
         context = verify if isinstance(verify, ssl.SSLContext) else httpx2.create_ssl_context(verify=verify)
         super().__init__(verify=context, trust_env=False)
         limits = httpx2.Limits(max_connections=20, max_keepalive_connections=10)
-        self._pool = httpcore2.AsyncConnectionPool(
-            ssl_context=context,
-            max_connections=limits.max_connections,
-            max_keepalive_connections=limits.max_keepalive_connections,
-            keepalive_expiry=limits.keepalive_expiry,
-            network_backend=async_pinned_backend(httpcore2)(),
-        )
+        self._pool = pinned_pool(httpcore2.AsyncConnectionPool, async_pinned_backend(httpcore2)(), context, limits)
         self._guard = guard
 
     async def handle_async_request(self, request: httpx2.Request) -> httpx2.Response:

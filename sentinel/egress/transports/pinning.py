@@ -129,6 +129,18 @@ def _ssl_context(verify: ssl.SSLContext | bool) -> ssl.SSLContext:
     return verify if isinstance(verify, ssl.SSLContext) else httpx.create_ssl_context(verify=verify)
 
 
+def pinned_pool(pool_class: type, backend: Any, context: ssl.SSLContext, limits: Any, retries: int = 0) -> Any:
+    """The connection pool an httpx (or httpx2) transport builds, with the pinned `backend` instead of DNS."""
+    return pool_class(
+        ssl_context=context,
+        max_connections=limits.max_connections,
+        max_keepalive_connections=limits.max_keepalive_connections,
+        keepalive_expiry=limits.keepalive_expiry,
+        retries=retries,
+        network_backend=backend,
+    )
+
+
 class PinnedHTTPTransport(httpx.HTTPTransport):
     """An `httpx.HTTPTransport` (no proxy, HTTP/1.1) that connects only to pinned addresses."""
 
@@ -137,14 +149,7 @@ class PinnedHTTPTransport(httpx.HTTPTransport):
     ) -> None:
         context = _ssl_context(verify)
         super().__init__(verify=context, trust_env=False, limits=limits, retries=retries)
-        self._pool = httpcore.ConnectionPool(
-            ssl_context=context,
-            max_connections=limits.max_connections,
-            max_keepalive_connections=limits.max_keepalive_connections,
-            keepalive_expiry=limits.keepalive_expiry,
-            retries=retries,
-            network_backend=pinned_backend()(),
-        )
+        self._pool = pinned_pool(httpcore.ConnectionPool, pinned_backend()(), context, limits, retries)
 
 
 class AsyncPinnedHTTPTransport(httpx.AsyncHTTPTransport):
@@ -155,11 +160,4 @@ class AsyncPinnedHTTPTransport(httpx.AsyncHTTPTransport):
     ) -> None:
         context = _ssl_context(verify)
         super().__init__(verify=context, trust_env=False, limits=limits, retries=retries)
-        self._pool = httpcore.AsyncConnectionPool(
-            ssl_context=context,
-            max_connections=limits.max_connections,
-            max_keepalive_connections=limits.max_keepalive_connections,
-            keepalive_expiry=limits.keepalive_expiry,
-            retries=retries,
-            network_backend=async_pinned_backend()(),
-        )
+        self._pool = pinned_pool(httpcore.AsyncConnectionPool, async_pinned_backend()(), context, limits, retries)
