@@ -21,10 +21,10 @@ from agent.model import ToolCall
 from agent.time_arguments import invented_time, resolve_arguments, resolve_schedule, shown_times
 from agent.time_words import Unclear
 from agent.tools import ScheduleArgs, call_arguments, parse_schedule
-from connectors.base import EffectClass
+from core.effects import EffectClass
 from connectors.catalog import Operation
-from deputy.user_settings import UserSettingsStore
-from sentinel.actions import Action
+from core.user_settings import UserSettingsStore
+from core.actions import Action
 
 UTC_NOTE = "(Times are in UTC because your time zone isn't set; /settings timezone Europe/Berlin sets it.)"
 NO_TIME_QUESTION = "When should it be? You didn't say a day or time, and I won't guess one."

@@ -14,9 +14,10 @@ from redis import Redis
 
 from agent.goals import Goal, GoalStore
 from agent.guard_view import guard_view
-from connectors.base import EffectClass
+from core.actions import Action
+from core.effects import EffectClass
+from core.erasure import Owned, delete_keys
 from memory import MemoryStore, MemoryTrust
-from sentinel.actions import Action
 from sentinel.provenance import ProvenanceContext, TracedValue, Trust, UntrustedItem, trace_action
 
 _CONTACTS = "deputy:contacts:{}"
@@ -31,6 +32,10 @@ def contacts(redis: Redis, user_id: int) -> list[str]:
 
 def add_contact(redis: Redis, user_id: int, address: str) -> None:
     redis.sadd(_CONTACTS.format(user_id), address.strip().lower())
+
+
+def erase_user_contacts(redis: Redis, owned: Owned) -> int:
+    return delete_keys(redis, (_CONTACTS.format(owned.user_id),))
 
 
 def provenance_context(

@@ -19,6 +19,7 @@ from agent.model import ToolCall
 from agent.origins import ORIGIN, label_legacy, typed_words
 from agent.probes import Probe, ProbeState
 from sentinel.provenance import UntrustedItem
+from core.erasure import Owned, delete_keys
 
 _GOAL = "deputy:goal:{}"
 GOAL_KEY = _GOAL  # for readers that only peek at a goal's status (the model gateway)
@@ -278,3 +279,17 @@ class GoalStore:
             self._redis.set(key, goal.id)
         elif self._redis.get(key) == goal.id.encode():
             self._redis.delete(key)
+
+
+def user_goal_ids(redis: Redis, user_id: int) -> tuple[str, ...]:
+    """Every goal of the user, oldest first."""
+    return tuple(g.decode() for g in redis.zrange(_USER_GOALS.format(user_id), 0, -1))
+
+
+def erase_user_goals(redis: Redis, owned: Owned) -> int:
+    """The user's goal records and what is kept per goal (large results, finished children)."""
+    keys: set[bytes] = set()
+    for goal_id in owned.goal_ids:
+        keys.add(_GOAL.format(goal_id).encode())
+        keys |= set(redis.scan_iter(_GOAL.format(goal_id) + ":*"))
+    return delete_keys(redis, keys)

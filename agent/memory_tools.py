@@ -20,10 +20,10 @@ from pydantic import BaseModel, Field
 
 from agent.goals import Goal
 from agent.model import ToolCall
-from deputy.outbox import Button, Outbox, OutboxMessage
+from core.outbox import Button, Outbox, OutboxMessage
 from memory import MemoryItem, MemoryKind, MemoryStore, MemoryTrust
 from memory.ranking import overlap, stems
-from sentinel.audit import AuditLog
+from sentinel.stores.audit import AuditLog
 
 TRACEABLE = 0.6
 MAX_SAID_CHARS = 300

@@ -2,7 +2,7 @@
 
 With the model gateway on, a goal step that needs the model does not wait for it. The
 runner checkpoints the goal as waiting for request R, puts a `ModelRequest` on a Redis
-stream and its job ends. The gateway (`workers.gateway`) answers R, stores a
+stream and its job ends. The gateway (`gateway.gateway`) answers R, stores a
 `ModelOutcome` under R and enqueues the goal's next step, which picks the outcome up.
 
 Keys:

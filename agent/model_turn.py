@@ -21,8 +21,8 @@ from agent.model import ChatModel, ModelError, ModelReply
 from agent.model_requests import ModelRequest, ModelRequests, new_request_id
 from agent.prompt import build_messages
 from agent.steps import Dispatch, RunnerLimits, StepOutcome
-from deputy.outbox import Outbox
-from deputy.user_settings import UserSettingsStore
+from core.outbox import Outbox
+from core.user_settings import UserSettingsStore
 
 log = logging.getLogger(__name__)
 

@@ -53,11 +53,11 @@ from agent.prompt import tool_message
 from agent.tools import ScheduleArgs
 from agent.watch_card import day_words as _day
 from agent.watch_card import watch_line
-from connectors.base import EffectClass
+from core.effects import EffectClass
 from connectors.catalog import Catalog, InvalidArguments
-from deputy.user_settings import UserSettingsStore
-from sentinel.action_store import ActionRecord
-from sentinel.actions import Action, ActionState
+from core.user_settings import UserSettingsStore
+from sentinel.stores.action_store import ActionRecord
+from core.actions import Action, ActionState
 
 if TYPE_CHECKING:
     from agent.runner import Dispatch

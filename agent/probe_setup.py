@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from agent.probes import Probe, ProbeArgs, deadline_of
-from connectors.base import EffectClass
+from core.effects import EffectClass
 from connectors.catalog import Catalog, InvalidArguments
 
 

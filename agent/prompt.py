@@ -14,7 +14,7 @@ from zoneinfo import ZoneInfo
 
 from agent.context import prompt_view, summary_text
 from agent.goals import Goal
-from deputy.user_settings import UserSettings
+from core.user_settings import UserSettings
 
 SYSTEM_PROMPT = """You are {name}, a personal agent working for one user through a chat.
 You get things done with tools instead of explaining how to do them.

@@ -17,7 +17,7 @@ from agent.origins import Origin, labelled
 from agent.prompt import untrusted
 from agent.tools import parse_read_result
 from agent.uploads import Uploads
-from sentinel.action_store import ActionRecord
+from sentinel.stores.action_store import ActionRecord
 from sentinel.provenance import MAX_ITEM_CHARS, UntrustedItem
 
 if TYPE_CHECKING:

@@ -41,11 +41,11 @@ from agent.tools import (
 from agent.watch_steps import WatchSteps
 from connectors.catalog import Catalog, InvalidArguments, Operation
 from connectors.custom import UserCatalogs
-from deputy.handoff import HandOff, HandOffStore, handoff_message
-from deputy.outbox import Button, Outbox, OutboxMessage
-from deputy.user_settings import UserSettingsStore
-from sentinel.action_store import ActionStore
-from sentinel.actions import Action, ActionState
+from core.handoff import HandOff, HandOffStore, handoff_message
+from core.outbox import Button, Outbox, OutboxMessage
+from core.user_settings import UserSettingsStore
+from sentinel.stores.action_store import ActionStore
+from core.actions import Action, ActionState
 
 __all__ = ["Dispatch", "GoalRunner", "GoalStopped", "RunnerLimits", "StepOutcome"]
 

@@ -9,8 +9,8 @@ from typing import TYPE_CHECKING, Callable, Protocol
 from agent.goals import Goal, GoalStatus
 
 if TYPE_CHECKING:
-    from sentinel.action_store import ActionStore
-    from sentinel.actions import Action
+    from sentinel.stores.action_store import ActionStore
+    from core.actions import Action
 
 
 class Dispatch(Protocol):

@@ -18,7 +18,7 @@ from typing import Any
 
 from agent.time_conventions import REMINDER_TIME
 from agent.time_words import Resolved, Unclear, names_a_time, resolve_span, resolve_time
-from connectors.base import EffectClass
+from core.effects import EffectClass
 from connectors.calendar.timezones import TimeProblem, zone_named
 from connectors.catalog import Operation
 

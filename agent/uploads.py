@@ -13,7 +13,7 @@ import re
 from redis import Redis
 
 from agent.attachments import Attachment, UnreadableFile, accepts
-from deputy.ids import new_id
+from core.ids import new_id
 
 UPLOAD_TTL_SECONDS = 7 * 24 * 3600
 _KEY = "deputy:upload:{}:{}"

@@ -16,9 +16,9 @@ from agent.reading import Reading
 from agent.steps import Dispatch, StepOutcome, hand_to_executor
 from agent.tools import ToolArgumentError
 from connectors.catalog import Catalog
-from deputy.outbox import Outbox
-from sentinel.action_store import ActionRecord, ActionStore
-from sentinel.actions import ActionState
+from core.outbox import Outbox
+from sentinel.stores.action_store import ActionRecord, ActionStore
+from core.actions import ActionState
 
 Step = Callable[[Goal], StepOutcome]
 

@@ -24,8 +24,8 @@ from agent.goals import Goal, GoalStatus, GoalStore
 from agent.model import ModelReply
 from agent.testing import ChatRequest, ScriptedModelServer, ScriptedResponse, tool_call
 from bench.procs import Processes, deputy_env, pss_mb
-from deputy.ids import new_id
-from deputy.outbox import OUTBOX_STREAM
+from core.ids import new_id
+from core.outbox import OUTBOX_STREAM
 from deputy.testing import RedisServer, wait_for
 from workers.dispatch import RQDispatch
 

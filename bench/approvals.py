@@ -30,7 +30,7 @@ from bench.procs import Processes
 from bench.stats import Summary, ratio, table
 from deputy.testing import DeputyStack, RedisServer, wait_for
 from sandbox.mail import LocalMailServer
-from sentinel.audit import AuditEntry, AuditLog
+from sentinel.stores.audit import AuditEntry, AuditLog
 
 GOAL = "email alice@example.org that I'll be 10 minutes late"
 FLOOR_QUEUE = "bench-floor"

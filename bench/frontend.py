@@ -44,7 +44,7 @@ from emulator.hub import Emulator
 from emulator.records import ChatEvent
 from emulator.server import bound_port, create_app, serve
 from emulator.updates import UpdateQueue
-from workers.payloads import AGENT_QUEUE
+from core.payloads import AGENT_QUEUE
 
 THINK = 5.0
 

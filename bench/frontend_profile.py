@@ -36,7 +36,7 @@ CATEGORIES = [  # (label, substrings of any frame), first match wins
     ("Deputy: goal intake (bot/intake.py)", ("bot/intake.py",)),
     ("Deputy: RQ job building", ("rq/",)),
     ("Deputy: goal record (pydantic)", ("agent/goals.py",)),
-    ("Deputy: audit hash chain", ("sentinel/audit.py",)),
+    ("Deputy: audit hash chain", ("sentinel/stores/audit.py",)),
     ("PTB: fetching and parsing updates (getUpdates)", ("get_updates", "de_list")),
     ("PTB + httpx: sending the answers (sendMessage)", ("send_message", "httpx", "httpcore", "telegram/request")),
     ("redis-py (asyncio)", ("redis/asyncio",)),

@@ -20,8 +20,8 @@ from deputy.testing import RedisServer
 from sandbox.guard_cases import permissive_rules
 from sandbox.guard_eval import GuardHarness
 from sandbox.guard_report import all_attacks, run_attacks, run_benign
-from sentinel.rule_store import RuleStore
-from workers.review_context import stored_rules
+from sentinel.stores.rule_store import RuleStore
+from executor.review_context import stored_rules
 
 
 def harnesses(redis) -> dict[str, GuardHarness]:

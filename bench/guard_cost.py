@@ -37,12 +37,12 @@ from sandbox.guard_benign import benign_suite, furnish
 from sandbox.guard_cases import CONTACTS, Call, attacks, permissive_rules, seeded_world
 from sandbox.guard_matrix import matrix
 from sandbox.world_operations import world_catalog
-from sentinel.actions import Action
+from core.actions import Action
 from sentinel.detectors import HeuristicDetector
 from sentinel.policy import Decision, ReviewContext, Risk, Verdict, review
 from sentinel.provenance import UntrustedItem
-from sentinel.rule_store import RuleStore
-from workers.review_context import ReviewContextBuilder, add_contact, stored_rules
+from sentinel.stores.rule_store import RuleStore
+from executor.review_context import ReviewContextBuilder, add_contact, stored_rules
 
 
 @dataclass

@@ -34,7 +34,7 @@ from connectors.catalog import InvalidArguments
 from connectors.default import default_catalog
 from deputy.local_model import ensure_local_model
 from deputy.settings import Settings
-from workers.main import build_model
+from deputy.worker_main import build_model
 
 NOW = 1_795_953_600.0  # Sunday 29 November 2026, 12:00 UTC: fixed, so date answers can be checked
 PLAIN = "(answer)"

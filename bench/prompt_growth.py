@@ -29,19 +29,19 @@ from agent.reading import injection_scanner
 from agent.runner import GoalRunner, RunnerLimits
 from agent.testing import FunctionModel, tool_call
 from bench.stats import Summary, ratio
-from deputy.outbox import Outbox
+from core.outbox import Outbox
 from deputy.testing import RedisServer
-from deputy.user_settings import UserSettingsStore
+from core.user_settings import UserSettingsStore
 from memory import MemoryStore
 from sandbox.guard_cases import seeded_world
 from sandbox.world_operations import world_catalog
-from sentinel.action_store import ActionStore
-from sentinel.approvals import ApprovalSigner, ApprovalStore
-from sentinel.audit import AuditLog
+from sentinel.stores.action_store import ActionStore
+from sentinel.stores.approvals import ApprovalSigner, ApprovalStore
+from sentinel.stores.audit import AuditLog
 from sentinel.detectors import HeuristicDetector
-from workers.executor import Executor
+from executor.executor import Executor
 from workers.inline import InlineDispatch
-from workers.review_context import ReviewContextBuilder
+from executor.review_context import ReviewContextBuilder
 
 PAGE = ("Story {i}: the city council met on Tuesday to discuss the new tram line, the library budget and "
         "the harbour project; residents asked about prices, timetables and noise. ")

@@ -36,20 +36,20 @@ from redis import Redis
 from agent.goals import Goal, GoalStatus, GoalStore, Monitor
 from bench import prompt_growth
 from bench.stats import Summary, ratio, table
-from connectors.base import EffectClass
-from deputy.ids import new_id
+from core.effects import EffectClass
+from core.ids import new_id
 from deputy.testing import RedisServer
-from deputy.user_settings import UserSettings, UserSettingsStore
+from core.user_settings import UserSettings, UserSettingsStore
 from memory import MemoryItem, MemoryKind, MemoryStore
 from sandbox.guard_cases import permissive_rules
-from sentinel.action_store import ActionStore
-from sentinel.actions import Action
-from sentinel.approvals import ApprovalRequest, ApprovalStore
-from sentinel.audit import AuditLog
-from sentinel.rule_store import RuleStore
+from sentinel.stores.action_store import ActionStore
+from core.actions import Action
+from sentinel.stores.approvals import ApprovalRequest, ApprovalStore
+from sentinel.stores.audit import AuditLog
+from sentinel.stores.rule_store import RuleStore
 from workers.dispatch import RQDispatch, make_queues
 from workers.inflight import Watchdog
-from workers.review_context import add_contact
+from executor.review_context import add_contact
 
 TARGET_IDLE_BYTES = 10 * 1024
 MEMORIES = ["I am vegetarian", "My favourite airline is TAP", "Home: 12 Elm Street, Springfield",

@@ -31,7 +31,7 @@ from bench import rq_floor
 from bench.agent_rig import GOAL_TEXT, StepRig
 from bench.stats import Summary, ratio, table
 from deputy.testing import wait_for
-from workers.payloads import AGENT_QUEUE
+from core.payloads import AGENT_QUEUE
 
 FLOOR_QUEUE, SIMPLE_QUEUE = "bench-floor", "bench-simple"
 

@@ -13,8 +13,8 @@ from bot.export import export_user
 from bot.memory_view import memory_listing, ordered
 from bot.services import BotServices
 from connectors.custom import CustomConnectors
-from deputy.connect_forms import FORMS
-from deputy.user_settings import UserSettings, UserSettingsStore
+from connect.forms import FORMS
+from core.user_settings import UserSettings, UserSettingsStore
 from memory import MemoryStore, MemoryTrust
 from vault import list_credentials
 

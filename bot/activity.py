@@ -7,7 +7,7 @@ from datetime import datetime, timezone
 from agent.goals import Goal, GoalStatus, StepStatus
 from agent.watch_card import watch_line
 from bot.texts import shorten
-from sentinel.audit import AuditEntry
+from sentinel.stores.audit import AuditEntry
 
 _DOING = {GoalStatus.running, GoalStatus.acting}
 _WAITING = {

@@ -21,7 +21,7 @@ from bot.handlers import Handlers
 from bot.outbox_consumer import OutboxConsumer
 from bot.services import BotServices
 from bot.updates import application_builder
-from deputy.redis_clients import async_client
+from core.redis_clients import async_client
 
 COMMANDS = [
     BotCommand("start", "Introduce yourself"),

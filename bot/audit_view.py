@@ -13,8 +13,8 @@ from dataclasses import dataclass
 from bot.activity import format_audit
 from bot.presses_common import PressAnswer
 from bot.services import BotServices
-from deputy.outbox import Button, Outbox, OutboxMessage
-from sentinel.audit import AuditLog
+from core.outbox import Button, Outbox, OutboxMessage
+from sentinel.stores.audit import AuditLog
 
 PAGE_SIZE = 10
 

@@ -8,10 +8,10 @@ from datetime import datetime, timezone
 from redis import Redis
 
 from agent.goals import GoalStore
-from deputy.user_settings import UserSettingsStore
+from core.user_settings import UserSettingsStore
 from memory import MemoryStore
-from sentinel.audit import AuditLog
-from sentinel.rule_store import RuleStore
+from sentinel.stores.audit import AuditLog
+from sentinel.stores.rule_store import RuleStore
 from sentinel.rules import describe
 from vault import list_credentials
 

@@ -27,8 +27,8 @@ from bot.presses import decide_press
 from bot.secret_paste import deleted_notice, pasted_secret
 from bot.services import BotServices
 from bot.update_claims import current_delivery
-from deputy.ids import new_id
-from deputy.user_settings import UserSettingsStore
+from core.ids import new_id
+from core.user_settings import UserSettingsStore
 from sentinel.rules import describe
 
 log = logging.getLogger(__name__)

@@ -24,8 +24,8 @@ from redis import Redis
 from redis.connection import SSLConnection
 
 from agent.goals import Goal, GoalStore, awaiting_key
-from deputy.redis_clients import async_client
-from sentinel.audit import DEVELOPMENT_KEY, queue_append, tip_key
+from core.redis_clients import async_client
+from sentinel.stores.audit import DEVELOPMENT_KEY, queue_append, tip_key
 from workers.dispatch import RQDispatch
 
 # KEYS: the keys to take (GETDEL) in order, then the awaiting-answer key, then the audit tip.
@@ -68,7 +68,7 @@ class LoopRedis:
     def get(self) -> aioredis.Redis:
         loop = asyncio.get_running_loop()
         if self._client is None or self._loop is not loop:
-            # Retries on a fresh connection when Redis restarted under a pooled one (deputy.redis_clients).
+            # Retries on a fresh connection when Redis restarted under a pooled one (core.redis_clients).
             self._loop, self._client = loop, async_client(self._url, MAX_CONNECTIONS, CONNECTION_WAIT)
         return self._client
 

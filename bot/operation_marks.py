@@ -20,12 +20,12 @@ from dataclasses import dataclass, field
 
 from bot.presses_common import PressAnswer
 from bot.services import BotServices
-from connectors.base import EffectClass, RiskTag
+from core.effects import EffectClass, RiskTag
 from connectors.custom import CustomConnector, CustomConnectors, imported_api
 from connectors.marks import KINDS, OperationMark, argument_paths, kind_of, less_guarded
 from connectors.mcp.operations import effect_of
-from deputy.ids import new_id
-from deputy.outbox import Button, Outbox, OutboxMessage
+from core.ids import new_id
+from core.outbox import Button, Outbox, OutboxMessage
 
 MAX_LISTED = 40
 CURRENCIES = ("USD", "EUR", "GBP")

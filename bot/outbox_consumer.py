@@ -26,15 +26,12 @@ from telegram.error import (
 
 from bot.buttons import ButtonSigner
 from bot.texts import MAX_MESSAGE_CHARS
-from deputy.outbox import OUTBOX_STREAM, Button, OutboxMessage
-from deputy.user_settings import UserSettings
+from core.outbox import MESSAGE_REF_KEY, OUTBOX_HELD, OUTBOX_STREAM, SENT_KEY, Button, OutboxMessage
+from core.user_settings import UserSettings
 
 log = logging.getLogger(__name__)
 
 GROUP = "bot"
-HELD = "deputy:outbox:held"
-_SENT = "deputy:sent:{}"
-_REF = "deputy:msgref:{}"
 _KEEP_SECONDS = 30 * 24 * 3600
 _RECLAIM_IDLE_MS = 30_000
 MAX_CAPTION_CHARS = 1024
@@ -122,13 +119,13 @@ class OutboxConsumer:
         if until is None:
             return False
         held = message.model_copy(update={"proactive": False})
-        await self._redis.zadd(HELD, {f"{entry_id.decode()}|{held.model_dump_json()}": until})
+        await self._redis.zadd(OUTBOX_HELD, {f"{entry_id.decode()}|{held.model_dump_json()}": until})
         return True
 
     async def _release_held(self) -> None:
-        due = await self._redis.zrangebyscore(HELD, "-inf", time.time(), start=0, num=50)
+        due = await self._redis.zrangebyscore(OUTBOX_HELD, "-inf", time.time(), start=0, num=50)
         for member in due:
-            if await self._redis.zrem(HELD, member):  # only one bot process sends it
+            if await self._redis.zrem(OUTBOX_HELD, member):  # only one bot process sends it
                 await self._send(OutboxMessage.model_validate_json(member.split(b"|", 1)[1]))
 
     async def _send(self, message: OutboxMessage) -> None:
@@ -160,7 +157,7 @@ class OutboxConsumer:
         return self._signer.data(kind, ident, chat_id)
 
     async def deliver(self, message: OutboxMessage) -> None:
-        if message.dedupe_key and await self._redis.exists(_SENT.format(message.dedupe_key)):
+        if message.dedupe_key and await self._redis.exists(SENT_KEY.format(message.dedupe_key)):
             return
         markup = (
             InlineKeyboardMarkup(
@@ -173,14 +170,14 @@ class OutboxConsumer:
         if message.photo:
             await self._deliver_photo(message, markup)
         elif message.edit_ref:
-            message_id = await self._redis.get(_REF.format(message.edit_ref))
+            message_id = await self._redis.get(MESSAGE_REF_KEY.format(message.edit_ref))
             if message_id is not None:
                 await self._bot.edit_message_text(
                     message.text[:MAX_MESSAGE_CHARS], chat_id=message.chat_id, message_id=int(message_id),
                     reply_markup=markup,
                 )
                 if message.ref:  # the edited message now also answers to a new name (a card that became another)
-                    await self._redis.set(_REF.format(message.ref), int(message_id), ex=_KEEP_SECONDS)
+                    await self._redis.set(MESSAGE_REF_KEY.format(message.ref), int(message_id), ex=_KEEP_SECONDS)
         else:
             parts = split_text(message.text)
             sent = None
@@ -188,9 +185,9 @@ class OutboxConsumer:
                 last = index == len(parts) - 1
                 sent = await self._bot.send_message(message.chat_id, part, reply_markup=markup if last else None)
             if message.ref and sent is not None:
-                await self._redis.set(_REF.format(message.ref), sent.message_id, ex=_KEEP_SECONDS)
+                await self._redis.set(MESSAGE_REF_KEY.format(message.ref), sent.message_id, ex=_KEEP_SECONDS)
         if message.dedupe_key:
-            await self._redis.set(_SENT.format(message.dedupe_key), 1, ex=_KEEP_SECONDS)
+            await self._redis.set(SENT_KEY.format(message.dedupe_key), 1, ex=_KEEP_SECONDS)
         if message.photo:
             await self._redis.delete(message.photo)  # the chat has it now
 
@@ -212,7 +209,7 @@ class OutboxConsumer:
             last = index == len(rest) - 1
             sent = await self._bot.send_message(message.chat_id, part, reply_markup=markup if last else None)
         if message.ref and sent is not None:
-            await self._redis.set(_REF.format(message.ref), sent.message_id, ex=_KEEP_SECONDS)
+            await self._redis.set(MESSAGE_REF_KEY.format(message.ref), sent.message_id, ex=_KEEP_SECONDS)
 
 
 def _caption_split(text: str) -> tuple[str, list[str]]:

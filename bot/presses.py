@@ -13,8 +13,8 @@ from bot.memory_view import press_memory
 from bot.operation_marks import press_operation_mark
 from bot.presses_common import PressAnswer
 from bot.services import BotServices
-from deputy import metrics
-from sentinel.approvals import ApprovalStatus, Choice, ForgedPress, PressOutcome
+from core import metrics
+from sentinel.stores.approvals import ApprovalStatus, Choice, ForgedPress, PressOutcome
 from sentinel.rules import describe, narrow_rule_for
 
 FORGED = PressAnswer(

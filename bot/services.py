@@ -1,4 +1,4 @@
-"""What the bot's handlers need, passed in explicitly (built by `bot.main`)."""
+"""What the bot's handlers need, passed in explicitly (built by `deputy.bot_main`)."""
 
 from __future__ import annotations
 
@@ -12,11 +12,11 @@ from agent.goals import GoalStore
 from agent.uploads import Uploads
 from bot.buttons import ButtonSigner
 from bot.intake import GoalIntake, LoopRedis, url_of
-from deputy.connect_links import ConnectLinks
-from sentinel.action_store import ActionStore
-from sentinel.approvals import ApprovalSigner, ApprovalStore
-from sentinel.audit import AuditLog
-from sentinel.rule_store import RuleStore
+from core.connect_links import ConnectLinks
+from sentinel.stores.action_store import ActionStore
+from sentinel.stores.approvals import ApprovalSigner, ApprovalStore
+from sentinel.stores.audit import AuditLog
+from sentinel.stores.rule_store import RuleStore
 from workers.dispatch import RQDispatch
 
 

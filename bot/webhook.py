@@ -34,7 +34,7 @@ from telegram import Bot, Update
 from telegram.ext import Application
 
 from bot.update_claims import LEASE_MS, UpdateClaims, Verdict, delivered, delivering
-from deputy.redis_clients import async_client
+from core.redis_clients import async_client
 
 log = logging.getLogger(__name__)
 

@@ -4,7 +4,7 @@ Each connector lives in its own subpackage (e.g. `connectors.email`) and describ
 its operations with `OperationSpec`s; the shared vocabulary is re-exported here.
 """
 
-from connectors.base import (
+from core.effects import (
     ConnectorAuthError,
     ConnectorError,
     ConnectorRejected,

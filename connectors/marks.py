@@ -20,7 +20,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from connectors.base import EffectClass, RiskTag
+from core.effects import EffectClass, RiskTag
 from connectors.openapi.overrides import OperationOverride
 
 MarkKind = Literal["read", "write", "communicate", "spend", "account", "delete", "share"]

@@ -58,19 +58,19 @@ def main(argv: list[str] | None = None) -> int:
 
         return run_local(settings)
     if args.command == "bot":
-        from bot.main import serve
+        from deputy.bot_main import serve
 
         serve(settings)
     elif args.command in ("worker", "executor"):
         if settings.health_port:
-            from deputy.metrics_dir import count_across_forks
+            from core.metrics_dir import count_across_forks
 
             count_across_forks()  # before anything that counts is imported: jobs run in forked children
-        from workers.main import serve
+        from deputy.worker_main import serve
 
         serve(settings, "agent" if args.command == "worker" else "executor", burst=args.burst)
     elif args.command == "gateway":
-        from workers.gateway_main import serve as serve_gateway
+        from deputy.gateway_main import serve as serve_gateway
 
         serve_gateway(settings)
     elif args.command == "connect-page":
@@ -84,7 +84,7 @@ def main(argv: list[str] | None = None) -> int:
     elif args.command == "export-training-data":
         from pathlib import Path
 
-        from deputy.redis_clients import sync_client
+        from core.redis_clients import sync_client
         from deputy.training_export import export_training_data
 
         if not settings.redis_url:
@@ -93,7 +93,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"Wrote {count} conversations of users who opted in to {args.out}.")
     elif args.command == "audit":
         from deputy.audit_verify import verify_trails
-        from deputy.redis_clients import sync_client
+        from core.redis_clients import sync_client
 
         if not settings.redis_url:
             raise SystemExit("REDIS_URL is not set.")

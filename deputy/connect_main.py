@@ -4,16 +4,16 @@ from __future__ import annotations
 
 from aiohttp import web
 
-from deputy.connect_links import ConnectLinks
-from deputy.connect_page import create_app
+from core.connect_links import ConnectLinks
+from connect.page import create_app
 from deputy.health import LoopProbe, redis_check, serve_health
-from deputy.outbox import Outbox
-from deputy.redis_clients import sync_client
+from core.outbox import Outbox
+from core.redis_clients import sync_client
 from deputy.settings import Settings
-from sentinel.audit import AuditLog
+from sentinel.stores.audit import AuditLog
 from vault import Vault
 from vault.migrate import unlock_vault
-from workers.egress_guards import endpoint_guard
+from deputy.egress_guards import endpoint_guard
 
 
 def serve(settings: Settings, host: str, port: int) -> None:

@@ -17,7 +17,7 @@ from redis import Redis
 from redis.sentinel import Sentinel
 
 from deputy.local import free_port
-from deputy.redis_address import sentinel_url
+from core.redis_address import sentinel_url
 from deputy.testing import wait_for
 
 MASTER_NAME = "deputy"

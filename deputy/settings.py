@@ -14,14 +14,14 @@ from pathlib import Path
 from pydantic import Field, SecretStr, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
-from deputy.redis_address import sentinel_url
+from core.redis_address import sentinel_url
 
 
 class Settings(BaseSettings):
     model_config = SettingsConfigDict(env_prefix="", extra="ignore", populate_by_name=True)
 
     redis_url: str | None = Field(default=None, alias="REDIS_URL")
-    # With sentinels, `redis_url` becomes the primary's `redis+sentinel://` address (deputy.redis_address).
+    # With sentinels, `redis_url` becomes the primary's `redis+sentinel://` address (core.redis_address).
     redis_sentinels: str | None = Field(default=None, alias="REDIS_SENTINELS")
     redis_master_name: str = Field(default="deputy", alias="REDIS_MASTER_NAME")
     redis_password: SecretStr | None = Field(default=None, alias="REDIS_PASSWORD")
@@ -138,7 +138,7 @@ class Settings(BaseSettings):
 
     def audit_key_value(self) -> bytes:
         """The key the audit trail is sealed with; Redis never sees it."""
-        from sentinel.audit import audit_key
+        from sentinel.stores.audit import audit_key
 
         return audit_key(self.audit_key_material())
 

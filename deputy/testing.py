@@ -20,9 +20,9 @@ from typing import Any, Callable
 import httpx
 from redis import Redis
 
-from connectors.base import EffectClass
+from core.effects import EffectClass
 from deputy.local import free_port
-from sentinel.rule_store import RuleStore
+from sentinel.stores.rule_store import RuleStore
 from sentinel.rules import RequestedVerdict, RuleScope, UserRule
 
 Message = dict[str, Any]
@@ -227,7 +227,7 @@ class DeputyStack:
     @property
     def audit_key(self) -> bytes:
         """The key this stack's processes seal the audit trail with (to check it from a test)."""
-        from sentinel.audit import audit_key
+        from sentinel.stores.audit import audit_key
 
         return audit_key(self.audit_key_material)
 

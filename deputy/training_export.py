@@ -16,7 +16,7 @@ from typing import Any, Iterator
 from redis import Redis
 
 from agent.goals import GoalStore
-from deputy.user_settings import UserSettings
+from core.user_settings import UserSettings
 from vault import redact_patterns
 
 _EMAIL = re.compile(r"[A-Za-z0-9.!#$%&'*+/=?^_`{|}~-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+")

@@ -20,6 +20,7 @@ from pydantic import BaseModel, Field, model_validator
 from redis import Redis
 
 from memory.ranking import rank
+from core.erasure import Owned, delete_keys
 
 _KEY = "deputy:memory:{}"
 MAX_ITEMS = 500
@@ -109,3 +110,11 @@ class MemoryStore:
     def matching(self, user_id: int, query: str, limit: int = 5) -> list[MemoryItem]:
         """Memories (pending included) matching `query`, for forgetting by description."""
         return rank(query, self.list(user_id), lambda i: i.text, limit=limit)
+
+
+def user_memory_ids(redis: Redis, user_id: int) -> tuple[str, ...]:
+    return tuple(m.decode() for m in redis.hkeys(_KEY.format(user_id)))
+
+
+def erase_user_memory(redis: Redis, owned: Owned) -> int:
+    return delete_keys(redis, (_KEY.format(owned.user_id),))

@@ -176,7 +176,7 @@ CONTACTS = ["carol@example.net", USER_EMAIL]
 def permissive_rules(created_at: float = 0.0) -> list:
     """The most permissive rules a user can set: "do whatever I explicitly ask without
     confirming: send the emails, make the payments and the bookings I asked for"."""
-    from connectors.base import EffectClass
+    from core.effects import EffectClass
     from sentinel.rules import RequestedVerdict, RuleConditions, RuleScope, UserRule
 
     return [

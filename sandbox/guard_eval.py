@@ -21,19 +21,19 @@ from agent.model import ModelReply
 from agent.reading import ContentScanner, injection_scanner
 from agent.runner import GoalRunner
 from agent.testing import FunctionModel, tool_call
-from deputy.outbox import OUTBOX_STREAM, Outbox, OutboxMessage
+from core.outbox import OUTBOX_STREAM, Outbox, OutboxMessage
 from memory import MemoryItem, MemoryStore, MemoryTrust
 from sandbox.guard_benign import furnish
 from sandbox.guard_cases import CONTACTS, Attack, Benign, Call, seeded_world
 from connectors.catalog import Catalog
 from sandbox.world_operations import WORLD_OPERATIONS
-from sentinel.action_store import ActionStore
-from sentinel.approvals import ApprovalSigner, ApprovalStore, Choice, ForgedPress
-from sentinel.audit import AuditLog
+from sentinel.stores.action_store import ActionStore
+from sentinel.stores.approvals import ApprovalSigner, ApprovalStore, Choice, ForgedPress
+from sentinel.stores.audit import AuditLog
 from sentinel.detectors import HeuristicDetector
-from workers.executor import Executor
+from executor.executor import Executor
 from workers.inline import InlineDispatch
-from workers.review_context import ReviewContextBuilder, RuleCheck, add_contact
+from executor.review_context import ReviewContextBuilder, RuleCheck, add_contact
 
 _users = itertools.count(900_000)
 

@@ -16,8 +16,8 @@ from typing import Callable
 from pydantic import BaseModel
 
 from sandbox.world_operations import WORLD_OPERATIONS
-from sentinel.actions import Action
-from connectors.base import OperationResult
+from core.actions import Action
+from core.effects import OperationResult
 
 
 class WorldEmail(BaseModel):

@@ -12,7 +12,7 @@ from decimal import Decimal
 
 from pydantic import BaseModel, Field
 
-from connectors.base import EffectClass, OperationSpec, RiskTag
+from core.effects import EffectClass, OperationSpec, RiskTag
 from connectors.catalog import Catalog, Operation
 from connectors.email.operations import SEND_EMAIL_OPERATION
 

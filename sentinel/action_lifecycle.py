@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from enum import Enum
 
-from sentinel.actions import ActionState
+from core.actions import ActionState
 
 S = ActionState
 PENDING = (S.submitted, S.awaiting_approval)

@@ -9,9 +9,9 @@ from __future__ import annotations
 from datetime import datetime
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from deputy.outbox import Button
-from sentinel.actions import Action
-from sentinel.approvals import ApprovalSigner, Choice
+from core.outbox import Button
+from core.actions import Action
+from sentinel.stores.approvals import ApprovalSigner, Choice
 from sentinel.policy import Decision
 
 # Telegram messages hold 4,096 characters; the rest of the card needs well under 1,000.

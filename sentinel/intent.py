@@ -14,7 +14,7 @@ import re
 from enum import Enum
 from functools import lru_cache
 
-from connectors.base import EffectClass, RiskTag
+from core.effects import EffectClass, RiskTag
 
 
 class Kind(str, Enum):

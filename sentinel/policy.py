@@ -37,8 +37,8 @@ from enum import Enum
 
 from pydantic import BaseModel, Field
 
-from connectors.base import EffectClass, RiskTag
-from sentinel.actions import Action
+from core.effects import EffectClass, RiskTag
+from core.actions import Action
 from sentinel.addressed import addressed_by_user
 from sentinel.intent import Kind, action_kinds, describe, intended_kinds
 from sentinel.navigation import composed_data

@@ -30,8 +30,8 @@ from pydantic import (
     model_validator,
 )
 
-from connectors.base import EffectClass
-from sentinel.actions import Action
+from core.effects import EffectClass
+from core.actions import Action
 
 
 class RequestedVerdict(str, Enum):

@@ -1,6 +1,8 @@
-"""Scripts shared by several end-to-end tests."""
+"""Scripts and helpers shared by several tests."""
 
 from __future__ import annotations
+
+from redis import Redis
 
 from agent.model import ModelReply
 from agent.testing import ChatRequest, last_message, message_text, tool_call
@@ -46,3 +48,24 @@ def tiny_pdf(text: str) -> bytes:
     out += b"".join(f"{offset:010d} 00000 n \n".encode() for offset in offsets)
     out += f"trailer\n<< /Size {len(objects) + 1} /Root 1 0 R >>\nstartxref\n{xref}\n%%EOF\n".encode()
     return bytes(out)
+
+
+def everything_in_redis(redis: Redis) -> str:
+    """Every key and every value in Redis as text, to search for what should be gone."""
+    parts: list[str] = []
+    for key in redis.scan_iter("*"):
+        kind = redis.type(key)
+        parts.append(key.decode(errors="replace"))
+        if kind == b"string":
+            parts.append(redis.get(key).decode(errors="replace"))
+        elif kind == b"hash":
+            parts += [f"{k!r}{v!r}" for k, v in redis.hgetall(key).items()]
+        elif kind == b"zset":
+            parts += [repr(m) for m in redis.zrange(key, 0, -1)]
+        elif kind == b"set":
+            parts += [repr(m) for m in redis.smembers(key)]
+        elif kind == b"list":
+            parts += [repr(m) for m in redis.lrange(key, 0, -1)]
+        elif kind == b"stream":
+            parts += [repr(f) for _, f in redis.xrange(key)]
+    return "\n".join(parts)

@@ -27,6 +27,7 @@ from vault.errors import (
     VaultCorrupted,
 )
 from vault.store import CredentialKind, UserId, Vault
+from core.erasure import Owned, delete_keys
 
 _TOKEN = "deputy:ptok:{}"
 _IDEMPOTENCY = "deputy:ptok:idem:{}:{}"
@@ -256,3 +257,11 @@ class PaymentTokens:
             token_id=token.id, user_id=token.user_id, merchant=token.merchant, amount=charged, currency=code,
             card_handle=token.card_handle, card=card, card_public=public,
         )
+
+
+def erase_user_payment_tokens(redis: Redis, owned: Owned) -> int:
+    """The user's payment tokens, spent or not, and their idempotency records."""
+    uid = str(owned.user_id)
+    idempotency = redis.scan_iter(_IDEMPOTENCY.format(uid, "*"))
+    tokens = (key for key in redis.scan_iter(_TOKEN.format("ptok_*")) if redis.hget(key, "user_id") == uid.encode())
+    return delete_keys(redis, [*idempotency, *tokens])

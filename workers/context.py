@@ -12,11 +12,11 @@ from dataclasses import dataclass
 from redis import Redis
 
 from agent.runner import GoalRunner
-from workers.connections import Connections
-from workers.custom_connectors import CustomConnectorService
-from workers.executor import Executor
-from workers.handoffs import HandOffService
-from workers.rule_proposer import RuleProposer
+from executor.connections import Connections
+from executor.custom_connectors import CustomConnectorService
+from executor.executor import Executor
+from executor.handoffs import HandOffService
+from agent.rule_proposer import RuleProposer
 
 
 @dataclass

@@ -11,8 +11,9 @@ from redis import Redis
 from rq import Queue, get_current_job
 from rq.serializers import JSONSerializer
 
+from core.erasure import Owned
 from workers.inflight import Inflight, Registration, job_meta, new_job_id
-from workers.payloads import (
+from core.payloads import (
     ACTIONS_QUEUE,
     AGENT_QUEUE,
     ActionJob,
@@ -50,6 +51,11 @@ def goal_unit(goal_id: str) -> str:
 
 def action_unit(action_id: str) -> str:
     return f"action:{action_id}"
+
+
+def erase_user_units(redis: Redis, owned: Owned) -> int:
+    """The in-flight records and leases of the user's goals and actions."""
+    return Inflight(redis).forget([*map(goal_unit, owned.goal_ids), *map(action_unit, owned.action_ids)])
 
 
 class RQDispatch:

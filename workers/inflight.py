@@ -35,7 +35,7 @@ from rq import Queue
 from rq.exceptions import NoSuchJobError
 from rq.job import Job
 
-from deputy import metrics
+from core import metrics
 
 log = logging.getLogger(__name__)
 
@@ -168,6 +168,12 @@ class Inflight:
     def replace(self, unit: str, expected_job_id: str, registration: Registration) -> bool:
         return bool(self._replace(keys=[_UNITS, _DUE, _SEEN], args=[
             unit, expected_job_id, registration.model_dump_json(), registration.registered_at]))
+
+    def forget(self, units: Sequence[str]) -> int:
+        """Drop the units and their leases, whatever their state (erasing a user); returns the leases deleted."""
+        for unit in units:
+            self.complete(unit)
+        return self._redis.delete(*(_LEASE.format(unit) for unit in units)) if units else 0
 
 
 class Lease:

@@ -1,20 +1,34 @@
-"""Running goals in one process, without queues: for tests and evaluations.
+"""Running goals in one process, without queues: for tests, evaluations and benchmarks.
 
 `InlineDispatch` implements the same `Dispatch` the runner and executor use over RQ, but
-keeps the jobs in a list and runs them in order when `drain` is called. Everything else
-(Redis records, the guard, approvals, the outbox) is the real thing.
+keeps the jobs in a list and runs them in order when `drain` is called. `InlineDeputy`
+wires the agent's runner and the executor to it over real Redis records, with one
+`ManualClock` for both, so a test says when time passes. Everything else (the guard,
+approvals, the outbox, the audit trail) is the real thing. `RecordingDispatch` only
+records what it is handed, for tests of a single step.
 """
 
 from __future__ import annotations
 
 from collections import deque
-from typing import TYPE_CHECKING
+from dataclasses import dataclass, field
+from typing import Any, Callable, Mapping
 
-from workers.payloads import ActionJob
+from redis import Redis
 
-if TYPE_CHECKING:
-    from agent.runner import GoalRunner
-    from workers.executor import Executor
+from agent.goals import Goal, GoalStore
+from agent.model import ChatModel
+from agent.runner import GoalRunner
+from connectors.catalog import Catalog
+from core.clock import ManualClock
+from core.ids import new_id
+from core.outbox import OUTBOX_STREAM, Outbox, OutboxMessage
+from core.payloads import ActionJob
+from executor.executor import ActionRunner, Executor
+from executor.review_context import ReviewContextBuilder
+from sentinel.stores.action_store import ActionStore
+from sentinel.stores.approvals import ApprovalSigner, ApprovalStore, Choice
+from sentinel.stores.audit import AuditLog
 
 
 class InlineDispatch:
@@ -62,3 +76,106 @@ class InlineDispatch:
                 self.executor.handle(payload)  # type: ignore[arg-type]
             ran += 1
         return ran
+
+
+@dataclass
+class RecordingDispatch:
+    """A `Dispatch` that runs nothing: it records what the runner or executor hands on."""
+
+    steps: list[tuple[str, int, float]] = field(default_factory=list)
+    actions: list[tuple[str, str, int]] = field(default_factory=list)
+    idles: list[str] = field(default_factory=list)
+    carried_on: list[tuple[str, int]] = field(default_factory=list)
+
+    def step(self, goal_id: str, step: int, delay: float = 0) -> None:
+        self.steps.append((goal_id, step, delay))
+
+    def action(self, action_id: str, goal_id: str, step: int, approval_id: str | None = None) -> None:
+        self.actions.append((action_id, goal_id, step))
+
+    def idle(self, goal_id: str) -> None:
+        self.idles.append(goal_id)
+
+    def carry_on(self, goal_id: str, step: int) -> None:
+        self.carried_on.append((goal_id, step))
+
+
+class InlineDeputy:
+    """The agent's runner and the executor in one process, on real records, run by `InlineDispatch`.
+
+    `runner_options` go to `GoalRunner` (limits, scanner, memory, settings...); `contexts`
+    replaces the executor's default `ReviewContextBuilder` (stored rules, a clock).
+    """
+
+    def __init__(
+        self,
+        redis: Redis,
+        model: ChatModel,
+        catalog: Catalog,
+        runners: Mapping[str, ActionRunner],
+        *,
+        clock: Callable[[], float] | None = None,
+        approval_ttl: float = 60,
+        contexts: ReviewContextBuilder | None = None,
+        **runner_options: Any,
+    ) -> None:
+        self.redis = redis
+        self.clock = clock if clock is not None else ManualClock()
+        self.goals, self.actions, self.approvals = GoalStore(redis), ActionStore(redis), ApprovalStore(redis)
+        self.outbox, self.audit = Outbox(redis), AuditLog(redis)
+        self.dispatch = InlineDispatch()
+        self.runner = GoalRunner(self.goals, self.actions, model, self.outbox, self.dispatch, catalog,
+                                 clock=self.clock, **runner_options)
+        self.executor = Executor(
+            self.actions, self.approvals, self.goals, self.outbox, self.audit, ApprovalSigner("k"), self.dispatch,
+            runners, contexts or ReviewContextBuilder(redis, self.goals, catalog), approval_ttl=approval_ttl,
+            clock=self.clock,
+        )
+        self.dispatch.runner, self.dispatch.executor = self.runner, self.executor
+
+    def start(self, user_id: int, text: str, goal_id: str | None = None,
+              messages: list[dict[str, Any]] | None = None) -> Goal:
+        """Store a goal as the bot does for a text message, and run it until it waits."""
+        now = self.clock()
+        goal = self.goals.save(Goal(
+            id=goal_id or new_id("g"), user_id=user_id, chat_id=user_id, text=text,
+            messages=messages if messages is not None else [{"role": "user", "content": text}],
+            created_at=now, updated_at=now,
+        ))
+        self.dispatch.step(goal.id, 0)
+        self.dispatch.drain()
+        return self._stored(goal.id)
+
+    def goal(self, goal_id: str) -> Goal:
+        return self._stored(goal_id)
+
+    def _stored(self, goal_id: str) -> Goal:
+        goal = self.goals.get(goal_id)
+        assert goal is not None, f"no goal {goal_id}"
+        return goal
+
+    def tick(self, seconds: float) -> None:
+        """Let `seconds` pass (on a `ManualClock`), then run what came due."""
+        assert isinstance(self.clock, ManualClock), "only a manual clock can be moved"
+        self.clock.advance(seconds)
+        self.dispatch.release_delayed()
+        self.dispatch.drain()
+
+    def press(self, approval_id: str, user_id: int, choice: Choice) -> None:
+        """The user answers an approval card; the continuation runs."""
+        self.approvals.decide(approval_id, user_id, choice, self.clock())
+        found = self.approvals.get(approval_id)
+        assert found is not None, f"no approval {approval_id}"
+        request = found[0]
+        self.dispatch.action(request.action_id, request.goal_id, self._stored(request.goal_id).step, approval_id)
+        self.dispatch.drain()
+
+    def messages(self) -> list[OutboxMessage]:
+        """Everything sent to any chat, oldest first."""
+        return [OutboxMessage.model_validate_json(f[b"json"]) for _, f in self.redis.xrange(OUTBOX_STREAM)]
+
+    def sent(self) -> list[str]:
+        return [message.text for message in self.messages()]
+
+    def cards(self) -> list[OutboxMessage]:
+        return [message for message in self.messages() if message.buttons]

@@ -8,11 +8,11 @@ from typing import Any, Callable
 from redis import Redis
 from rq import get_current_job
 
-from deputy import metrics
+from core import metrics
 from workers.context import WorkerContext, current
 from workers.dispatch import action_unit, goal_unit
 from workers.inflight import Inflight, Lease
-from workers.payloads import (
+from core.payloads import (
     ActionJob,
     AddConnectorJob,
     ApprovalExpiryJob,

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from agent.model_requests import REQUESTS_STREAM
-from deputy.metrics import QueueCollector
-from deputy.redis_clients import probe_client
-from workers.payloads import ACTIONS_QUEUE, AGENT_QUEUE
+from core.metrics import QueueCollector
+from core.redis_clients import probe_client
+from core.payloads import ACTIONS_QUEUE, AGENT_QUEUE
 
 
 def queue_collector(redis_url: str) -> QueueCollector:

@@ -18,7 +18,7 @@ from urllib.parse import quote, unquote, urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field, SecretStr
 
-from connectors.base import ConnectorError, ConnectorRejected
+from core.effects import ConnectorError, ConnectorRejected
 from connectors.calendar.errors import translate
 from connectors.calendar.events import CalendarInfo
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from connectors.base import EffectClass, OperationSpec, RiskTag
+from core.effects import EffectClass, OperationSpec, RiskTag
 from connectors.calendar.arguments import (
     CancelEventArgs,
     CreateEventArgs,

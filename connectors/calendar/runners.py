@@ -14,7 +14,7 @@ from zoneinfo import ZoneInfo
 
 from pydantic import BaseModel, ValidationError
 
-from connectors.base import ConnectorError, ConnectorRejected, OperationResult
+from core.effects import ConnectorError, ConnectorRejected, OperationResult
 from connectors.calendar import render
 from connectors.calendar.arguments import (
     CancelEventArgs,
@@ -30,7 +30,7 @@ from connectors.calendar.freebusy import WorkingHours, busy_intervals, free_slot
 from connectors.calendar.ical import EditProblem, NewEvent, build_event, cancel_occurrence, move, uid_for
 from connectors.calendar.ids import BadEventId, EventRef, parse_event_id
 from connectors.calendar.timezones import TimeProblem, day_start, parse_moment, resolve, stored_in, zone_named
-from sentinel.actions import Action
+from core.actions import Action
 from vault import CredentialNotFound, Vault, VaultError
 
 CALDAV_HANDLE = "cred:calendar/caldav"

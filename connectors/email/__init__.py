@@ -1,6 +1,6 @@
 """The email connector: send plain-text email over SMTP after the user approves."""
 
-from connectors.base import EffectClass, OperationSpec
+from core.effects import EffectClass, OperationSpec
 from connectors.email.addresses import normalize_address
 from connectors.email.smtp import (
     MAX_BODY_BYTES,

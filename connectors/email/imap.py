@@ -19,7 +19,7 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, SecretStr
 
-from connectors.base import ConnectorAuthError, ConnectorError, ConnectorRejected, ConnectorUnavailable
+from core.effects import ConnectorAuthError, ConnectorError, ConnectorRejected, ConnectorUnavailable
 from connectors.email.sockets import OpenedIMAP4, OpenedIMAP4_SSL, SocketOpener, direct_connection
 from connectors.email.imap_protocol import (
     Folder,

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from pydantic import ValidationError
 
-from connectors.base import ConnectorError
+from core.effects import ConnectorError
 from connectors.email.imap import ImapAccount
 from vault import CredentialNotFound, Vault
 

@@ -17,7 +17,7 @@ from typing import Annotated
 
 from pydantic import Field, StringConstraints
 
-from connectors.base import ConnectorError, ConnectorRejected
+from core.effects import ConnectorError, ConnectorRejected
 from connectors.email import smtp
 from connectors.email.imap_decode import MailContent, one_line
 from connectors.email.sockets import SocketOpener, direct_connection

@@ -13,7 +13,7 @@ from typing import Annotated
 
 from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field, model_validator
 
-from connectors.base import EffectClass, OperationSpec
+from core.effects import EffectClass, OperationSpec
 from connectors.catalog import Operation
 from connectors.email.addresses import normalize_address
 from connectors.email.imap_protocol import MessageRef, check_folder_name

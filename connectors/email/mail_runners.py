@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from datetime import datetime, timezone
 
-from connectors.base import ConnectorError, ConnectorRejected, OperationResult
+from core.effects import ConnectorError, ConnectorRejected, OperationResult
 from connectors.email.imap import ImapAccount, ImapSession
 from connectors.email.imap_decode import parse_email
 from connectors.email.imap_format import (
@@ -35,7 +35,7 @@ from connectors.email.imap_protocol import (
 from connectors.email.imap_reply import ReplySender, build_reply, draft_message
 from connectors.email.mail_operations import MarkEmailArgs, MessageArgs, MoveEmailArgs, ReplyEmailArgs, SearchEmailArgs
 from connectors.email.smtp import OutgoingEmail
-from sentinel.actions import Action
+from core.actions import Action
 
 Runner = Callable[[Action, str], "OperationResult | str"]
 

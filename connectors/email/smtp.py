@@ -27,7 +27,7 @@ from pydantic import (
     model_validator,
 )
 
-from connectors.base import (
+from core.effects import (
     ConnectorAuthError,
     ConnectorError,
     ConnectorOutcomeUnknown,

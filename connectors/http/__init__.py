@@ -1,6 +1,6 @@
 """The generic HTTP connector: fetch a page or call an API, every request guarded by Sentinel."""
 
-from connectors.base import EffectClass, OperationSpec
+from core.effects import EffectClass, OperationSpec
 from connectors.http.client import (
     MAX_BYTES,
     MAX_CHARS,

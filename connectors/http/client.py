@@ -1,6 +1,6 @@
 """Fetch a web page or call an API through the egress guard, returning untrusted text.
 
-Every request goes through an `httpx.Client` built on `sentinel.egress_http.GuardedTransport`
+Every request goes through an `httpx.Client` built on `sentinel.egress.transports.http_client.GuardedTransport`
 (see `guarded_client`), so the egress policy sees each request and redirect hop. Responses
 come back as `HttpResult`, always marked untrusted: their text is data for the model,
 never instructions. Failures are `ConnectorError`s with plain messages.
@@ -14,17 +14,17 @@ from typing import Any
 import httpx
 from pydantic import BaseModel
 
-from connectors.base import ConnectorError, ConnectorRejected
+from core.effects import ConnectorError, ConnectorRejected
 from connectors.http.errors import HTTP_FAILURES, describe_failure
 from connectors.http.text import html_to_text, is_textual, looks_binary, media_type
-from sentinel.egress import Reviewer
-from sentinel.egress_http import (
+from sentinel.egress.policy import Reviewer
+from sentinel.egress.transports.http_client import (
     DecisionHook,
     GuardedTransport,
     Resolver,
     system_resolver,
 )
-from sentinel.egress_url import UrlProblem, parse_destination, url_scheme
+from sentinel.egress.url import UrlProblem, parse_destination, url_scheme
 
 MAX_BYTES = 2_000_000
 """Largest body downloaded; bigger responses fail as too large."""

@@ -6,8 +6,8 @@ import ssl
 
 import httpx
 
-from connectors.base import ConnectorError, ConnectorRejected, ConnectorUnavailable
-from sentinel.egress_http import HostNotFound
+from core.effects import ConnectorError, ConnectorRejected, ConnectorUnavailable
+from sentinel.egress.transports.http_client import HostNotFound
 
 HTTP_FAILURES: tuple[type[BaseException], ...] = (
     httpx.HTTPError,

@@ -23,7 +23,7 @@ from mcp_types import (
 )
 from pydantic import ValidationError
 
-from connectors.base import (
+from core.effects import (
     ConnectorAuthError,
     ConnectorError,
     ConnectorRejected,

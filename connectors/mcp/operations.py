@@ -27,7 +27,7 @@ from decimal import Decimal
 
 from pydantic import BaseModel
 
-from connectors.base import EffectClass, OperationSpec, RiskTag
+from core.effects import EffectClass, OperationSpec, RiskTag
 from connectors.catalog import Catalog, Operation
 from connectors.marks import OperationMark
 from connectors.openapi.overrides import read_amount

@@ -15,14 +15,14 @@ from typing import Any
 
 from mcp import Client
 
-from connectors.base import ConnectorAuthError, ConnectorError, ConnectorRejected, OperationResult
+from core.effects import ConnectorAuthError, ConnectorError, ConnectorRejected, OperationResult
 from connectors.mcp.config import McpServerConfig
 from connectors.mcp.operations import CONNECTOR
 from connectors.mcp.results import MAX_RESULT_CHARS, error_message, summarise
 from connectors.mcp.schema import argument_problems
 from connectors.mcp.session import Visitor
 from connectors.mcp.tools import MAX_TOOLS, McpTool, McpToolset, build_toolset
-from sentinel.actions import Action
+from core.actions import Action
 from vault import CredentialNotFound, Scrubber, Vault, VaultError
 
 ServerLookup = Callable[[int, str], McpServerConfig | None]

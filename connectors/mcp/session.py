@@ -34,7 +34,7 @@ from mcp.client.stdio import stdio_client
 from mcp.client.streamable_http import streamable_http_client
 from mcp_types import Implementation
 
-from connectors.base import ConnectorError
+from core.effects import ConnectorError
 from connectors.mcp.config import McpServerConfig
 from connectors.mcp.errors import VisitLog, translate
 from connectors.mcp.text import one_line

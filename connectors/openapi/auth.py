@@ -16,7 +16,7 @@ from typing import Any, Literal, Protocol
 
 from pydantic import SecretStr
 
-from connectors.base import ConnectorAuthError, ConnectorError
+from core.effects import ConnectorAuthError, ConnectorError
 from vault import CredentialInfo, CredentialNotFound, UserId, VaultError
 
 AuthKind = Literal["api_key", "bearer", "basic"]

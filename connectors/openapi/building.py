@@ -14,7 +14,7 @@ import httpx
 from jsonschema import Draft202012Validator
 from jsonschema.exceptions import SchemaError
 
-from connectors.base import ConnectorError, EffectClass, OperationSpec, RiskTag
+from core.effects import ConnectorError, EffectClass, OperationSpec, RiskTag
 from connectors.catalog import Operation
 from connectors.http.text import media_type
 from connectors.openapi.api import CONNECTOR, ApiCall, ApiParameter

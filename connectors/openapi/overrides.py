@@ -14,7 +14,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from connectors.base import EffectClass, RiskTag
+from core.effects import EffectClass, RiskTag
 
 _PATH = r"[^.\s]{1,64}(\.[^.\s]{1,64}){0,7}"
 

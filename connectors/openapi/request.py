@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import quote, urlencode
 
-from connectors.base import ConnectorRejected
+from core.effects import ConnectorRejected
 from connectors.openapi.api import ApiCall, ApiParameter
 
 SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})

@@ -12,7 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from connectors.base import ConnectorAuthError, ConnectorError, ConnectorRejected, ConnectorUnavailable
+from core.effects import ConnectorAuthError, ConnectorError, ConnectorRejected, ConnectorUnavailable
 from connectors.http.text import html_to_text, is_textual, looks_binary, media_type
 
 MAX_SUMMARY_CHARS = 4_000

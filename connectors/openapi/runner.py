@@ -14,13 +14,13 @@ from collections.abc import Callable
 import httpx
 from pydantic import SecretStr, ValidationError
 
-from connectors.base import ConnectorAuthError, ConnectorError, ConnectorRejected, OperationResult
+from core.effects import ConnectorAuthError, ConnectorError, ConnectorRejected, OperationResult
 from connectors.http.errors import HTTP_FAILURES, describe_failure
 from connectors.openapi.api import CONNECTOR, ApiCall, ImportedApi
 from connectors.openapi.auth import CredentialSource, add_credential, load_secret
 from connectors.openapi.request import SAFE_METHODS, RequestParts, build_request
 from connectors.openapi.response import MAX_SUMMARY_CHARS, Answer, failure, summarise
-from sentinel.actions import Action
+from core.actions import Action
 from vault import Scrubber, UserId
 
 MAX_RESPONSE_BYTES = 1_000_000

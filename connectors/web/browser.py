@@ -5,7 +5,7 @@ on a private event loop in a background thread, and `BrowserSessions.run` is the
 door into it. Why not Playwright's sync API: it binds the browser to the thread that
 started it and refuses to run where an asyncio loop is already running (an async test, an
 asyncio executor later); it cannot close idle browsers on a timer; and Sentinel's route
-handler (`sentinel.egress_browser`) is async. One loop thread serves every user, so
+handler (`sentinel.egress.transports.browser`) is async. One loop thread serves every user, so
 a worker keeps one Playwright driver however many profiles are open.
 
 Browsers (`connectors.web.session`) are opened on first use with the user's storage state
@@ -39,11 +39,11 @@ from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import Playwright, async_playwright
 from redis.exceptions import RedisError
 
-from connectors.base import ConnectorError, ConnectorUnavailable
+from core.effects import ConnectorError, ConnectorUnavailable
 from connectors.web.session import BrowserConfig, UserSession, open_session
 from connectors.web.states import BrowserStates
-from sentinel.egress import Reviewer
-from sentinel.egress_http import AsyncResolver, async_system_resolver
+from sentinel.egress.policy import Reviewer
+from sentinel.egress.transports.http_client import AsyncResolver, async_system_resolver
 
 log = logging.getLogger(__name__)
 

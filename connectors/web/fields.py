@@ -14,12 +14,12 @@ import json
 from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import Locator, Page
 
-from connectors.base import ConnectorError, ConnectorRejected
+from core.effects import ConnectorError, ConnectorRejected
 from connectors.web.forms import find_field, form_label, host_of, is_password
 from connectors.web.guard import PageGuard
 from connectors.web.logins import PASSWORD_PLACEHOLDER, USERNAME_PLACEHOLDER, WebLogin
 from connectors.web.snapshot import FormField, FormInfo
-from sentinel.egress import SecretValue
+from sentinel.egress.policy import SecretValue
 
 _TRUE = {"true", "yes", "on", "1", "checked", "x"}
 _FALSE = {"false", "no", "off", "0", "unchecked", ""}

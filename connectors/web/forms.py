@@ -12,9 +12,9 @@ from __future__ import annotations
 
 import re
 
-from connectors.base import ConnectorRejected
+from core.effects import ConnectorRejected
 from connectors.web.snapshot import FormField, FormInfo
-from sentinel.egress_url import UrlProblem, is_within, parse_destination
+from sentinel.egress.url import UrlProblem, is_within, parse_destination
 
 _PAYMENT_AUTOCOMPLETE = re.compile(r"\bcc-(number|csc|exp|exp-month|exp-year|name|type)\b")
 _PAYMENT_NAME = re.compile(

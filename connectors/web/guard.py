@@ -29,11 +29,11 @@ from typing import Any
 
 from playwright.async_api import Error as PlaywrightError
 
-from sentinel.egress import EgressContext, EgressDecision, OutboundRequest, Reviewer, SecretValue
-from sentinel.egress_browser import playwright_route_handler, playwright_websocket_handler
-from sentinel.egress_checks import Findings, check_data
-from sentinel.egress_http import AsyncResolver, async_system_resolver, resolve
-from sentinel.egress_url import UrlProblem, parse_destination
+from sentinel.egress.policy import EgressContext, EgressDecision, OutboundRequest, Reviewer, SecretValue
+from sentinel.egress.transports.browser import playwright_route_handler, playwright_websocket_handler
+from sentinel.egress.checks import Findings, check_data
+from sentinel.egress.transports.http_client import AsyncResolver, async_system_resolver, resolve
+from sentinel.egress.url import UrlProblem, parse_destination
 from sentinel.policy import Risk, Verdict
 
 log = logging.getLogger(__name__)

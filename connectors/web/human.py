@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from connectors.base import ConnectorError
+from core.effects import ConnectorError
 from connectors.web.forms import host_of, is_password
 from connectors.web.snapshot import FormField, PageSnapshot
 

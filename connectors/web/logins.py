@@ -13,7 +13,7 @@ from typing import Protocol
 
 from pydantic import BaseModel, SecretStr
 
-from sentinel.egress_url import is_within
+from sentinel.egress.url import is_within
 from vault import CredentialNotFound, InvalidCredential, Vault, validate_handle
 
 USERNAME_PLACEHOLDER = "<vault:username>"

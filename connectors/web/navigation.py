@@ -16,12 +16,12 @@ from urllib.parse import urlsplit, urlunsplit
 from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import Page, Request
 
-from connectors.base import ConnectorError, ConnectorRejected, ConnectorUnavailable
+from core.effects import ConnectorError, ConnectorRejected, ConnectorUnavailable
 from connectors.web.forms import host_of
 from connectors.web.guard import Blocked, PageGuard
 from connectors.web.proxy import UNREACHABLE_HEADER
 from connectors.web.session import UserSession
-from sentinel.egress_http import EgressBlocked, EgressNeedsApproval
+from sentinel.egress.transports.http_client import EgressBlocked, EgressNeedsApproval
 from sentinel.policy import Verdict
 
 _UNREACHABLE = {

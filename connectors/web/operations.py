@@ -14,9 +14,9 @@ from typing import Annotated
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 
-from connectors.base import EffectClass, OperationSpec, RiskTag
+from core.effects import EffectClass, OperationSpec, RiskTag
 from connectors.catalog import Operation
-from sentinel.egress_url import UrlProblem, parse_destination, url_scheme
+from sentinel.egress.url import UrlProblem, parse_destination, url_scheme
 
 MAX_URL = 2_048
 MAX_FIELDS = 40

@@ -15,7 +15,7 @@ from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import Locator, Page
 from pydantic import SecretStr, ValidationError
 
-from connectors.base import ConnectorError, ConnectorRejected
+from core.effects import ConnectorError, ConnectorRejected
 from connectors.web.fields import fill_form_fields
 from connectors.web.forms import choose_form, find_field, host_of, is_password, same_site, sensitivity
 from connectors.web.guard import Blocked
@@ -32,7 +32,7 @@ from connectors.web.snapshot import (
     FormInfo,
     PageSnapshot,
 )
-from sentinel.egress import SecretValue
+from sentinel.egress.policy import SecretValue
 
 SNAPSHOT_LIMITS = {
     "maxChars": 100_000,

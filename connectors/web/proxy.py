@@ -29,8 +29,8 @@ import logging
 import secrets
 from collections.abc import Awaitable, Callable
 
-from sentinel.egress import EgressDecision
-from sentinel.egress_url import UrlProblem, parse_destination
+from sentinel.egress.policy import EgressDecision
+from sentinel.egress.url import UrlProblem, parse_destination
 from sentinel.policy import Verdict
 
 log = logging.getLogger(__name__)

@@ -16,7 +16,7 @@ from urllib.parse import quote_plus
 
 from pydantic import BaseModel, ValidationError
 
-from connectors.base import ConnectorRejected, OperationResult
+from core.effects import ConnectorRejected, OperationResult
 from connectors.web import pages
 from connectors.web.browser import BrowserSessions
 from connectors.web.extract import MAX_CHARS, render_page
@@ -33,8 +33,8 @@ from connectors.web.operations import (
     SubmitFormArgs,
 )
 from connectors.web.session import UserSession
-from sentinel.actions import Action
-from sentinel.egress import Reviewer
+from core.actions import Action
+from sentinel.egress.policy import Reviewer
 from sentinel.policy import Verdict
 
 DEFAULT_SEARCH_URL = "http://127.0.0.1:8095/search?q={query}"

@@ -21,10 +21,10 @@ from playwright.async_api import Browser, BrowserContext, Page, Playwright
 from playwright.async_api import Error as PlaywrightError
 from pydantic import BaseModel, ConfigDict, Field
 
-from connectors.base import ConnectorError, ConnectorUnavailable
+from core.effects import ConnectorError, ConnectorUnavailable
 from connectors.web.guard import PageGuard
 from connectors.web.proxy import EgressProxy
-from sentinel.egress_http import AsyncResolver
+from sentinel.egress.transports.http_client import AsyncResolver
 
 CHROMIUM_ARGS = (
     "--headless",

@@ -33,16 +33,16 @@ from agent.runner import GoalRunner
 from agent.testing import FunctionModel, message_text, tool_call
 from connectors.calendar import CalDavAccount, CalendarRunners
 from connectors.default import default_catalog
-from deputy.outbox import OUTBOX_STREAM, Outbox, OutboxMessage
-from deputy.user_settings import UserSettings, UserSettingsStore
+from core.outbox import OUTBOX_STREAM, Outbox, OutboxMessage
+from core.user_settings import UserSettings, UserSettingsStore
 from memory import MemoryStore
 from sandbox.calendar import SandboxCalendar
-from sentinel.action_store import ActionStore
-from sentinel.approvals import ApprovalSigner, ApprovalStore
-from sentinel.audit import AuditLog
-from workers.executor import Executor
+from sentinel.stores.action_store import ActionStore
+from sentinel.stores.approvals import ApprovalSigner, ApprovalStore
+from sentinel.stores.audit import AuditLog
+from executor.executor import Executor
 from workers.inline import InlineDispatch
-from workers.review_context import ReviewContextBuilder
+from executor.review_context import ReviewContextBuilder
 
 TUESDAY = datetime(2026, 12, 1, 10, 0, tzinfo=ZoneInfo("Europe/Berlin")).timestamp()  # Tue 1 Dec, 10:00 CET
 _users = itertools.count(820_000)

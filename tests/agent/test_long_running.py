@@ -9,40 +9,23 @@ from redis import Redis
 
 from agent.goals import Goal, GoalStatus, GoalStore
 from agent.model import ModelBadResponse, ModelReply
-from agent.runner import GoalRunner, RunnerLimits
+from agent.runner import RunnerLimits
 from agent.testing import FunctionModel, message_text, text, tool_call
 from connectors.catalog import Catalog
-from deputy.outbox import OUTBOX_STREAM, Outbox, OutboxMessage
-from sentinel.action_store import ActionStore
-from sentinel.approvals import ApprovalSigner, ApprovalStore
-from sentinel.audit import AuditLog
-from workers.executor import Executor
-from workers.inline import InlineDispatch
-from workers.review_context import ReviewContextBuilder
+from core.outbox import OUTBOX_STREAM, OutboxMessage
+from core.clock import ManualClock
+from workers.inline import InlineDeputy, InlineDispatch
 
 USER = 61
 
 
-class Clock:
-    def __init__(self) -> None:
-        self.now = 1_800_000_000.0
-
-    def __call__(self) -> float:
-        return self.now
-
-
-def rig(redis: Redis, decide, clock: Clock, limits: RunnerLimits = RunnerLimits()):
-    dispatch, goals, catalog = InlineDispatch(), GoalStore(redis), Catalog()
+def rig(redis: Redis, decide, clock: ManualClock, limits: RunnerLimits = RunnerLimits()):
     model = FunctionModel(decide)
-    dispatch.runner = GoalRunner(goals, ActionStore(redis), model, Outbox(redis), dispatch, catalog, clock=clock,
-                                 limits=limits)
-    dispatch.executor = Executor(ActionStore(redis), ApprovalStore(redis), goals, Outbox(redis), AuditLog(redis),
-                                 ApprovalSigner("k"), dispatch, {}, ReviewContextBuilder(redis, goals, catalog),
-                                 approval_ttl=60, clock=clock)
-    return dispatch, goals, model
+    deputy = InlineDeputy(redis, model, Catalog(), {}, clock=clock, limits=limits)
+    return deputy.dispatch, deputy.goals, model
 
 
-def start(goals: GoalStore, dispatch: InlineDispatch, text_: str, clock: Clock) -> Goal:
+def start(goals: GoalStore, dispatch: InlineDispatch, text_: str, clock: ManualClock) -> Goal:
     goal = goals.save(Goal(id="g_main", user_id=USER, chat_id=USER, text=text_,
                            messages=[{"role": "user", "content": text_}], created_at=clock(), updated_at=clock()))
     dispatch.step(goal.id, 0)
@@ -75,7 +58,7 @@ def test_three_parts_run_as_children_and_a_failed_part_is_reported(redis: Redis)
             {"title": "Calendar", "instructions": "Check my free days"},
         ])
 
-    clock = Clock()
+    clock = ManualClock()
     dispatch, goals, model = rig(redis, decide, clock)
     start(goals, dispatch, "plan a 4-day Chicago trip", clock)
     # Children run; the failing one uses up its retries (delayed steps released by the test).
@@ -102,7 +85,7 @@ def test_parts_cannot_split_again_beyond_the_depth_limit(redis: Redis) -> None:
         return tool_call("split_into_subgoals", parts=[{"title": "A", "instructions": "a"},
                                                        {"title": "B", "instructions": "b"}])
 
-    clock = Clock()
+    clock = ManualClock()
     dispatch, goals, model = rig(redis, decide, clock)
     start(goals, dispatch, "split forever", clock)
     all_goals = [k for k in redis.scan_iter("deputy:goal:g_*") if k.count(b":") == 2]
@@ -124,7 +107,7 @@ def test_a_monitor_stays_quiet_speaks_once_when_the_price_drops_and_makes_no_cal
             return tool_call("no_news")
         return tool_call("schedule_check", what="flights to Lisbon under 400 USD", every_minutes=60, max_checks=10)
 
-    clock = Clock()
+    clock = ManualClock()
     dispatch, goals, model = rig(redis, decide, clock)
     start(goals, dispatch, "tell me when flights to Lisbon drop below $400", clock)
     assert goals.get("g_main").status is GoalStatus.scheduled
@@ -157,7 +140,7 @@ def test_a_monitor_ends_after_its_last_check_with_one_message(redis: Redis) -> N
             return tool_call("no_news")
         return tool_call("schedule_check", what="the ticket price", every_minutes=1, max_checks=2)
 
-    clock = Clock()
+    clock = ManualClock()
     dispatch, goals, model = rig(redis, decide, clock)
     start(goals, dispatch, "watch the ticket price twice", clock)
     for _ in range(4):
@@ -171,7 +154,7 @@ def test_a_monitor_ends_after_its_last_check_with_one_message(redis: Redis) -> N
 
 
 def test_a_model_that_loops_is_stopped_by_the_circuit_breaker(redis: Redis) -> None:
-    clock = Clock()
+    clock = ManualClock()
     dispatch, goals, model = rig(redis, lambda m, t: tool_call("read_result", handle="r1"), clock)
     start(goals, dispatch, "loop please", clock)
     goal = goals.get("g_main")
@@ -191,7 +174,7 @@ def test_prompt_size_stays_flat_over_an_eighty_step_goal(redis: Redis) -> None:
             return text("All done.")
         return tool_call("update_plan", steps=[{"title": f"Step {calls['n']}: " + "x" * 200}])
 
-    clock = Clock()
+    clock = ManualClock()
     dispatch, goals, model = rig(redis, decide, clock, RunnerLimits(max_steps=200))
     start(goals, dispatch, "a very long goal", clock)
     sizes = [len(json.dumps(messages)) for messages, _tools in model.calls]

@@ -6,23 +6,18 @@ import time
 
 from redis import Redis
 
-from agent.goals import Goal, GoalStore
+from agent.goals import Goal
 from agent.memory_tools import MemoryTools
-from agent.runner import GoalRunner
 from agent.testing import FunctionModel, message_text, tool_call
 from bot.memory_view import press_memory
 from bot.services import BotServices
-from deputy.outbox import OUTBOX_STREAM, Outbox, OutboxMessage
-from deputy.user_settings import UserSettings, UserSettingsStore
+from core.outbox import OUTBOX_STREAM, Outbox, OutboxMessage
+from core.user_settings import UserSettings, UserSettingsStore
 from memory import MemoryStore, MemoryTrust
 from sandbox.world import World, WorldEmail
 from sandbox.world_operations import world_catalog
-from sentinel.action_store import ActionStore
-from sentinel.approvals import ApprovalSigner, ApprovalStore
-from sentinel.audit import AuditLog
-from workers.executor import Executor
-from workers.inline import InlineDispatch
-from workers.review_context import ReviewContextBuilder
+from sentinel.stores.audit import AuditLog
+from workers.inline import InlineDeputy
 
 IBAN = "GB33BUKB20201555555555"
 
@@ -47,30 +42,18 @@ class Brain:
         return [repr(messages) for messages, _ in self.model.calls if fragment in message_text(messages[1])]
 
 
-class Rig:
+class Rig(InlineDeputy):
     def __init__(self, redis: Redis) -> None:
-        self.redis, self.brain, self.world = redis, Brain(), World()
-        self.dispatch, self.goals = InlineDispatch(), GoalStore(redis)
-        catalog, outbox, audit = world_catalog(), Outbox(redis), AuditLog(redis)
-        self.dispatch.runner = GoalRunner(
-            self.goals, ActionStore(redis), self.brain.model, outbox, self.dispatch, catalog,
-            memory=MemoryTools(MemoryStore(redis), outbox, audit), settings=UserSettingsStore(redis),
-        )
-        self.dispatch.executor = Executor(
-            ActionStore(redis), ApprovalStore(redis), self.goals, outbox, audit, ApprovalSigner("k"), self.dispatch,
-            self.world.runners(), ReviewContextBuilder(redis, self.goals, catalog), approval_ttl=60,
-        )
+        self.brain, self.world = Brain(), World()
+        memory = MemoryTools(MemoryStore(redis), Outbox(redis), AuditLog(redis))
+        super().__init__(redis, self.brain.model, world_catalog(), self.world.runners(), clock=time.time,
+                         memory=memory, settings=UserSettingsStore(redis))
         self.count = 0
 
     def goal(self, user: int, text: str, *script) -> Goal:
         self.count += 1
         self.brain.scripts[text] = list(script)
-        now = time.time()
-        goal = self.goals.save(Goal(id=f"g_mem{self.count}", user_id=user, chat_id=user, text=text,
-                                    messages=[{"role": "user", "content": text}], created_at=now, updated_at=now))
-        self.dispatch.step(goal.id, 0)
-        self.dispatch.drain()
-        return self.goals.get(goal.id)
+        return self.start(user, text, goal_id=f"g_mem{self.count}")
 
 
 def test_a_fact_from_one_goal_is_used_in_the_next_and_gone_once_forgotten(redis: Redis) -> None:

@@ -14,14 +14,14 @@ from agent.probes import Probe, ProbeState, compare, items_of
 from agent.runner import GoalRunner
 from agent.testing import FunctionModel, message_text, tool_call
 from connectors.default import default_catalog
-from deputy.outbox import OUTBOX_STREAM, Outbox, OutboxMessage
-from sentinel.action_store import ActionStore
-from sentinel.actions import ActionState
-from sentinel.approvals import ApprovalSigner, ApprovalStore
-from sentinel.audit import AuditLog
-from workers.executor import Executor
+from core.outbox import OUTBOX_STREAM, Outbox, OutboxMessage
+from sentinel.stores.action_store import ActionStore
+from core.actions import ActionState
+from sentinel.stores.approvals import ApprovalSigner, ApprovalStore
+from sentinel.stores.audit import AuditLog
+from executor.executor import Executor
 from workers.inline import InlineDispatch
-from workers.review_context import ReviewContextBuilder
+from executor.review_context import ReviewContextBuilder
 
 SEARCH = """2 email(s) in INBOX match from sam, newest first:
 - INBOX/7 | Mon, 30 Nov 2026 09:00 | Sam <sam@example.org> | Lunch | unread | Friday works

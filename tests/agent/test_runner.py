@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from types import SimpleNamespace
 from typing import Any
 
@@ -32,12 +32,13 @@ from agent.testing import (
 from bot.handlers import Handlers
 from bot.presses import decide_press
 from bot.services import BotServices
-from connectors.base import EffectClass
+from core.effects import EffectClass
 from connectors.default import default_catalog
-from deputy.ids import new_id
-from deputy.outbox import OUTBOX_STREAM, Outbox, OutboxMessage
-from sentinel.action_store import ActionRecord, ActionStore
-from sentinel.actions import ActionState
+from core.ids import new_id
+from core.outbox import OUTBOX_STREAM, Outbox, OutboxMessage
+from sentinel.stores.action_store import ActionRecord, ActionStore
+from core.actions import ActionState
+from workers.inline import RecordingDispatch
 
 USER, CHAT = 101, 5001
 NOW = 1_700_000_000.0
@@ -45,24 +46,6 @@ GOAL_TEXT = "email alice@example.org that I'll be 10 minutes late"
 EMAIL = {"to": ["alice@example.org"], "subject": "Running late", "body": "Hi Alice, I'll be 10 minutes late."}
 
 Messages = list[dict[str, Any]]
-
-
-@dataclass
-class RecordingDispatch:
-    """The queue boundary: records what the runner hands on instead of enqueueing it."""
-
-    steps: list[tuple[str, int, float]] = field(default_factory=list)
-    actions: list[tuple[str, str, int]] = field(default_factory=list)
-    idles: list[str] = field(default_factory=list)
-
-    def step(self, goal_id: str, step: int, delay: float = 0) -> None:
-        self.steps.append((goal_id, step, delay))
-
-    def action(self, action_id: str, goal_id: str, step: int) -> None:
-        self.actions.append((action_id, goal_id, step))
-
-    def idle(self, goal_id: str) -> None:
-        self.idles.append(goal_id)
 
 
 @dataclass

@@ -28,30 +28,12 @@ from agent.model_requests import (
 from agent.runner import GoalRunner, RunnerLimits, StepOutcome
 from agent.testing import FunctionModel, text, tool_call
 from connectors.default import default_catalog
-from deputy.ids import new_id
-from deputy.outbox import OUTBOX_STREAM, Outbox, OutboxMessage
-from sentinel.action_store import ActionStore
+from core.ids import new_id
+from core.outbox import OUTBOX_STREAM, Outbox, OutboxMessage
+from sentinel.stores.action_store import ActionStore
+from workers.inline import RecordingDispatch
 
 NOW = 1_700_000_000.0
-
-
-@dataclass
-class RecordingDispatch:
-    steps: list[tuple[str, int, float]] = field(default_factory=list)
-    carried_on: list[tuple[str, int]] = field(default_factory=list)
-    actions: list[tuple[str, str, int]] = field(default_factory=list)
-
-    def step(self, goal_id: str, step: int, delay: float = 0) -> None:
-        self.steps.append((goal_id, step, delay))
-
-    def action(self, action_id: str, goal_id: str, step: int) -> None:
-        self.actions.append((action_id, goal_id, step))
-
-    def idle(self, goal_id: str) -> None:
-        pass
-
-    def carry_on(self, goal_id: str, step: int) -> None:
-        self.carried_on.append((goal_id, step))
 
 
 def never_inline(messages, tools) -> ModelReply:

@@ -20,41 +20,27 @@ from pydantic import SecretStr
 from redis import Redis
 
 from agent.check_budget import CheckBudget
-from agent.goals import Goal, GoalStatus, GoalStore
+from agent.goals import Goal, GoalStatus
 from agent.model import ModelReply
-from agent.runner import GoalRunner
 from agent.testing import FunctionModel, message_text, tool_call
-from connectors.base import ConnectorError
+from core.effects import ConnectorError
 from connectors.catalog import Catalog
 from connectors.default import default_catalog
 from connectors.email.imap import ImapAccount
 from connectors.email.mail_runners import MailRunners
 from connectors.http import guarded_client
 from connectors.openapi import OpenApiRunner, fetch_openapi, import_openapi
-from deputy.outbox import OUTBOX_STREAM, Outbox, OutboxMessage
 from sandbox.mail import LocalMailServer
 from sandbox.mailstore import DEMO_PASSWORD, MailStore
 from sandbox.tickets import OFFICE, create_app
 from sandbox.webapp_common import SiteServer
-from sentinel.action_store import ActionStore
-from sentinel.approvals import ApprovalSigner, ApprovalStore
-from sentinel.audit import AuditLog
-from sentinel.egress import EgressContext, EgressPolicy, reviewer
-from workers.executor import Executor
-from workers.inline import InlineDispatch
-from workers.review_context import ReviewContextBuilder
+from sentinel.stores.action_store import ActionStore
+from sentinel.egress.policy import EgressContext, EgressPolicy, reviewer
+from workers.inline import InlineDeputy
 
 USER = 71
 ME = "me@deputy.test"
 SAM = "sam@example.org"
-
-
-class Clock:
-    def __init__(self) -> None:
-        self.now = 1_800_000_000.0
-
-    def __call__(self) -> float:
-        return self.now
 
 
 @pytest.fixture
@@ -75,43 +61,21 @@ def send_mail(server: LocalMailServer, sender: str, subject: str, body: str = "H
         smtp.send_message(message)
 
 
-class Rig:
+class Rig(InlineDeputy):
     def __init__(self, redis: Redis, decide, runners: dict[str, Any], catalog: Catalog,
                  checks: CheckBudget | None = None) -> None:
-        self.clock = Clock()
-        self.redis = redis
-        self.dispatch = InlineDispatch()
-        self.goals = GoalStore(redis)
         self.model = FunctionModel(decide)
-        self.dispatch.runner = GoalRunner(self.goals, ActionStore(redis), self.model, Outbox(redis), self.dispatch,
-                                          catalog, clock=self.clock, checks=checks)
-        self.dispatch.executor = Executor(
-            ActionStore(redis), ApprovalStore(redis), self.goals, Outbox(redis), AuditLog(redis), ApprovalSigner("k"),
-            self.dispatch, runners, ReviewContextBuilder(redis, self.goals, catalog), approval_ttl=60,
-            clock=self.clock,
-        )
+        super().__init__(redis, self.model, catalog, runners, checks=checks)
 
     def start(self, text: str) -> Goal:
-        goal = self.goals.save(Goal(id="g_watch", user_id=USER, chat_id=USER, text=text,
-                                    messages=[{"role": "user", "content": text}], created_at=self.clock(),
-                                    updated_at=self.clock()))
-        self.dispatch.step(goal.id, 0)
-        self.dispatch.drain()
-        return self.goal()
+        return super().start(USER, text, goal_id="g_watch")
 
     def goal(self) -> Goal:
-        goal = self.goals.get("g_watch")
-        assert goal is not None
-        return goal
+        return super().goal("g_watch")
 
     def tick(self, seconds: float = 60) -> None:
         """Let the next scheduled check come due and run it."""
-        self.clock.now += seconds
-        self.dispatch.release_delayed()
-        self.dispatch.drain()
-
-    def sent(self) -> list[OutboxMessage]:
-        return [OutboxMessage.model_validate_json(f[b"json"]) for _, f in self.redis.xrange(OUTBOX_STREAM)]
+        super().tick(seconds)
 
 
 def mail_runners(store: MailStore, reachable: dict[str, bool] | None = None) -> dict[str, Any]:
@@ -158,7 +122,7 @@ def test_an_email_probe_stays_silent_without_model_calls_until_sam_writes(
     assert len(rig.model.calls) == 1, "no model call while nothing new came from Sam"
     kept = [redis.ttl(key) for key in redis.scan_iter("deputy:action:*")]
     assert len(kept) == 5 and sum(1 for ttl in kept if ttl <= 24 * 3600) == 4, "quiet probes are not kept for long"
-    assert rig.sent() == []
+    assert rig.messages() == []
 
     send_mail(server, SAM, "Lunch on Friday", "Friday works for me.")
     rig.tick()
@@ -166,7 +130,7 @@ def test_an_email_probe_stays_silent_without_model_calls_until_sam_writes(
     woken_with = rig.model.calls[-1][0]
     news = message_text(woken_with[-1])
     assert news.startswith("<untrusted") and "Lunch on Friday" in news and "An old note" not in news
-    [message] = rig.sent()
+    [message] = rig.messages()
     assert "Sam replied" in message.text and "Lunch on Friday" in message.text and message.proactive
     assert rig.goal().status is GoalStatus.done
     assert any(item.origin.startswith("INBOX in your mailbox") for item in rig.goal().untrusted), \
@@ -184,7 +148,7 @@ def test_a_probe_must_be_a_read(redis: Redis, mail: tuple[MailStore, LocalMailSe
 
     rig = Rig(redis, decide, mail_runners(store), default_catalog())
     goal = rig.start("email Sam every minute")
-    [message] = rig.sent()
+    [message] = rig.messages()
     assert "send_email sends something to other people, so it can't be a probe" in message.text
     assert goal.monitor is None and goal.status is GoalStatus.done
     assert ActionStore(redis).get(goal.pending_action_id or "x") is None
@@ -204,7 +168,7 @@ def test_a_monitor_with_a_probe_stops_at_its_end_condition(
     rig.start("tell me if Sam writes in the next three minutes")
     for _ in range(5):
         rig.tick()
-    [ended] = rig.sent()
+    [ended] = rig.messages()
     assert "stopped watching" in ended.text and "3 checks" in ended.text
     assert rig.goal().status is GoalStatus.done and rig.dispatch.delayed == []
     assert len(rig.model.calls) == 1
@@ -220,7 +184,7 @@ def test_a_failing_probe_is_retried_and_the_user_is_told_once(
     reachable["up"] = False
     for _ in range(6):
         rig.tick()
-    [told] = rig.sent()
+    [told] = rig.messages()
     assert "couldn't check" in told.text and "last 3 times" in told.text and "keep trying" in told.text
     assert DEMO_PASSWORD not in told.text
     assert len(rig.model.calls) == 1 and rig.goal().status is GoalStatus.scheduled
@@ -229,7 +193,7 @@ def test_a_failing_probe_is_retried_and_the_user_is_told_once(
     send_mail(server, SAM, "Lunch on Friday")
     rig.tick()
     assert len(rig.model.calls) == 2
-    assert [m.text for m in rig.sent()][-1].startswith("Sam replied")
+    assert [m.text for m in rig.messages()][-1].startswith("Sam replied")
 
 
 def test_checks_count_against_the_daily_budget(redis: Redis, mail: tuple[MailStore, LocalMailServer]) -> None:
@@ -241,7 +205,7 @@ def test_checks_count_against_the_daily_budget(redis: Redis, mail: tuple[MailSto
     assert rig.goal().monitor.checks_done == 2
     rig.tick()
     assert rig.goal().monitor.checks_done == 2, "over the budget, the check is skipped"
-    [notice] = rig.sent()
+    [notice] = rig.messages()
     assert "today's 3 scheduled checks" in notice.text
     [(_, _, delay)] = rig.dispatch.delayed
     assert delay > 3600, "the next check waits for tomorrow's budget"
@@ -249,7 +213,7 @@ def test_checks_count_against_the_daily_budget(redis: Redis, mail: tuple[MailSto
     send_mail(server, SAM, "Lunch on Friday")
     rig.tick(24 * 3600)
     assert rig.goal().monitor.checks_done == 3
-    assert rig.sent()[-1].text.startswith("Sam replied")
+    assert rig.messages()[-1].text.startswith("Sam replied")
     assert len(rig.model.calls) == 2
 
 
@@ -292,11 +256,11 @@ def test_a_threshold_probe_over_the_ticket_api_wakes_only_when_the_price_crosses
     for price in (90, 85, 80):  # lower, but not below 80
         hamlet.sections[0].price = Decimal(price)
         rig.tick(300)
-    assert len(rig.model.calls) == 1 and rig.sent() == []
+    assert len(rig.model.calls) == 1 and rig.messages() == []
 
     hamlet.sections[0].price = Decimal(79)
     rig.tick(300)
-    [news] = rig.sent()
+    [news] = rig.messages()
     assert news.text == "Hamlet seats are now 79 USD." and news.proactive
     assert len(rig.model.calls) == 2
     client.close()
@@ -351,7 +315,7 @@ def test_a_watch_can_report_each_new_email_and_keep_watching_until_its_last_chec
     send_mail(server, SAM, "Second")
     rig.tick()
     rig.tick()
-    assert [m.text for m in rig.sent()] == ["New from Sam: First", "New from Sam: Second",
+    assert [m.text for m in rig.messages()] == ["New from Sam: First", "New from Sam: Second",
                                            "That was the last check on “each email from Sam” (4 checks), so I've "
                                            "stopped watching. Text me if you want me to keep looking."]
     assert len(rig.model.calls) == 3 and rig.goal().status is GoalStatus.done
@@ -376,7 +340,7 @@ def test_a_threshold_already_crossed_is_said_at_once_instead_of_watched(redis: R
 
     rig = Rig(redis, decide, OpenApiRunner(api, client).runners(), default_catalog().merged(api.catalog()))
     goal = rig.start("tell me when Hamlet is under $80")
-    assert [m.text for m in rig.sent()] == ["Already under $80: 70 USD."]
+    assert [m.text for m in rig.messages()] == ["Already under $80: 70 USD."]
     assert goal.monitor is None and goal.status is GoalStatus.done and rig.dispatch.delayed == []
     assert "<untrusted" in message_text(rig.model.calls[-1][0][-1]), "the answer reached the model labelled"
     client.close()
@@ -400,7 +364,7 @@ def test_a_probe_on_a_mailbox_the_user_has_not_connected_is_refused_at_set_up(
 
     rig = Rig(redis, decide, runners, default_catalog())
     goal = rig.start("tell me when Sam replies")
-    [message] = rig.sent()
+    [message] = rig.messages()
     assert message.text.startswith("Error: the watch's first reading did not work, so nothing is scheduled")
     assert "Your mailbox isn't connected yet" in message.text and "/connect" in message.text
     assert goal.monitor is None and rig.dispatch.delayed == []

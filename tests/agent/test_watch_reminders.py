@@ -16,24 +16,17 @@ from typing import Any
 import openai
 import pytest
 from redis import Redis
-from test_watch_probes import ME, SAM, USER, Clock, mail_runners, send_mail
+from test_watch_probes import ME, SAM, USER, mail_runners, send_mail
 
-from agent.goals import Goal, GoalStatus, GoalStore
+from agent.goals import Goal, GoalStatus
 from agent.model import ModelReply, OpenAIChatModel
-from agent.runner import GoalRunner
 from agent.testing import ChatRequest, ScriptedModelServer, message_text, tool_call
 from bot.activity import goal_card
 from connectors.default import default_catalog
-from deputy.outbox import OUTBOX_STREAM, Outbox, OutboxMessage
-from deputy.user_settings import UserSettingsStore
+from core.user_settings import UserSettingsStore
 from sandbox.mail import LocalMailServer
 from sandbox.mailstore import MailStore
-from sentinel.action_store import ActionStore
-from sentinel.approvals import ApprovalSigner, ApprovalStore
-from sentinel.audit import AuditLog
-from workers.executor import Executor
-from workers.inline import InlineDispatch
-from workers.review_context import ReviewContextBuilder
+from workers.inline import InlineDeputy
 
 START = 1_800_000_000.0  # Fri 15 Jan 2027 08:00 UTC
 DEADLINE = "2027-01-18T17:00:00"  # Mon 18 Jan 17:00 UTC
@@ -51,40 +44,22 @@ def mail(tmp_path: Path) -> Iterator[tuple[MailStore, LocalMailServer]]:
         server.stop()
 
 
-class Rig:
+class Rig(InlineDeputy):
     """The agent worker and the executor run inline; the model is the scripted HTTP server."""
 
     def __init__(self, redis: Redis, server: ScriptedModelServer, store: Any,
                  reachable: dict[str, bool] | None = None, settings: UserSettingsStore | None = None) -> None:
-        self.clock = Clock()
-        self.redis = redis
         self.server = server
-        self.dispatch = InlineDispatch()
-        self.goals = GoalStore(redis)
         model = OpenAIChatModel(openai.OpenAI(base_url=server.base_url, api_key="test", max_retries=0),
                                 server.model_name)
-        catalog = default_catalog()
-        self.dispatch.runner = GoalRunner(self.goals, ActionStore(redis), model, Outbox(redis), self.dispatch,
-                                          catalog, clock=self.clock, settings=settings)
-        self.dispatch.executor = Executor(
-            ActionStore(redis), ApprovalStore(redis), self.goals, Outbox(redis), AuditLog(redis), ApprovalSigner("k"),
-            self.dispatch, mail_runners(store, reachable), ReviewContextBuilder(redis, self.goals, catalog),
-            approval_ttl=60, clock=self.clock,
-        )
+        super().__init__(redis, model, default_catalog(), mail_runners(store, reachable), settings=settings)
 
     def start(self, text: str, goal_id: str = "g_remind") -> Goal:
         self.goal_id = goal_id
-        self.goals.save(Goal(id=goal_id, user_id=USER, chat_id=USER, text=text,
-                             messages=[{"role": "user", "content": text}], created_at=self.clock(),
-                             updated_at=self.clock()))
-        self.dispatch.step(goal_id, 0)
-        self.dispatch.drain()
-        return self.goal()
+        return super().start(USER, text, goal_id=goal_id)
 
     def goal(self) -> Goal:
-        goal = self.goals.get(self.goal_id)
-        assert goal is not None
-        return goal
+        return super().goal(self.goal_id)
 
     def next_check(self) -> None:
         """Move the clock to the monitor's next check and run it."""
@@ -93,12 +68,6 @@ class Rig:
         self.clock.now = max(self.clock.now, monitor.next_at)
         self.dispatch.release_delayed()
         self.dispatch.drain()
-
-    def sent(self) -> list[str]:
-        return [OutboxMessage.model_validate_json(f[b"json"]).text for _, f in self.redis.xrange(OUTBOX_STREAM)]
-
-    def messages(self) -> list[OutboxMessage]:
-        return [OutboxMessage.model_validate_json(f[b"json"]) for _, f in self.redis.xrange(OUTBOX_STREAM)]
 
 
 def woken_with_news(request: ChatRequest) -> str | None:

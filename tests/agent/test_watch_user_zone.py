@@ -17,7 +17,7 @@ from agent.goals import GoalStatus
 from agent.model import ModelReply
 from agent.testing import ChatRequest, ScriptedModelServer, message_text, tool_call
 from bot.activity import format_activity, goal_card
-from deputy.user_settings import UserSettings, UserSettingsStore
+from core.user_settings import UserSettings, UserSettingsStore
 
 # DEADLINE is "2027-01-18T17:00:00", no offset: Monday 17:00 on the user's wall clock.
 BERLIN_DEADLINE = datetime(2027, 1, 18, 16, 0, tzinfo=timezone.utc).timestamp()  # 17:00 CET

@@ -26,10 +26,10 @@ from bot.memory_view import press_memory
 from bot.services import BotServices
 from bot.updates import PerChatOrder
 from memory import MemoryItem, MemoryKind, MemoryStore
-from sentinel.audit import AuditLog
+from sentinel.stores.audit import AuditLog
 from workers.dispatch import STEP_FUNC
 from workers.inflight import Inflight
-from workers.payloads import AGENT_QUEUE, GoalStepJob
+from core.payloads import AGENT_QUEUE, GoalStepJob
 
 USER = 4242
 

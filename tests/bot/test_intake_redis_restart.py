@@ -22,7 +22,7 @@ from bot import texts
 from bot.handlers import Handlers
 from bot.services import BotServices
 from deputy.testing import RedisServer
-from workers.payloads import AGENT_QUEUE
+from core.payloads import AGENT_QUEUE
 
 USER = 4343
 

@@ -13,8 +13,8 @@ from rq.serializers import JSONSerializer
 from agent.goals import Goal, GoalStatus, Monitor
 from bot.goal_controls import press_goal_control
 from bot.services import BotServices
-from deputy.ids import new_id
-from workers.payloads import AGENT_QUEUE
+from core.ids import new_id
+from core.payloads import AGENT_QUEUE
 
 OWNER = 111
 NOW = float(int(time.time()))

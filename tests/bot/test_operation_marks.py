@@ -6,7 +6,7 @@ import json
 from decimal import Decimal
 
 from bot.operation_marks import OperationView, needs_confirmation, operations_of
-from connectors.base import EffectClass, RiskTag
+from core.effects import EffectClass, RiskTag
 from connectors.custom import CustomConnector, imported_api
 from connectors.marks import OperationMark
 

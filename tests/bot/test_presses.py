@@ -18,9 +18,9 @@ from rq.serializers import JSONSerializer
 from agent.goals import Goal, GoalStatus
 from bot.presses import FORGED, decide_press
 from bot.services import BotServices
-from deputy.ids import new_id
-from sentinel.approvals import ApprovalRequest, ApprovalStatus, Choice, new_approval_id
-from workers.payloads import ACTIONS_QUEUE
+from core.ids import new_id
+from sentinel.stores.approvals import ApprovalRequest, ApprovalStatus, Choice, new_approval_id
+from core.payloads import ACTIONS_QUEUE
 
 OWNER, STRANGER = 101, 202
 SECRET = "press-test-secret"

@@ -7,7 +7,7 @@ from decimal import Decimal
 import pytest
 from pydantic import ValidationError
 
-from connectors.base import EffectClass, RiskTag
+from core.effects import EffectClass, RiskTag
 from connectors.marks import OperationMark, argument_paths, kind_of, less_guarded
 from connectors.mcp import McpServerConfig
 from connectors.mcp.operations import mcp_operations

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from deputy.redis_clients import async_client, sync_client
+from core.redis_clients import async_client, sync_client
 from deputy.redis_failover import RedisFailoverSet
 from workers.replication import PROBE_KEY, replica_confirmation
 

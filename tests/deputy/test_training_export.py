@@ -12,7 +12,7 @@ from redis import Redis
 
 from agent.goals import Goal, GoalStatus, GoalStore
 from deputy.testing import RedisServer
-from deputy.user_settings import UserSettings, UserSettingsStore
+from core.user_settings import UserSettings, UserSettingsStore
 
 PERSONAL = "Email bob.smith@example.com or call +1 (415) 555-0134; card 4111 1111 1111 1111; " \
            "IBAN DE89 3704 0044 0532 0130 00; I live at 221 Baker Street."

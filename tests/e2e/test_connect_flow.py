@@ -12,7 +12,7 @@ from tests_support import GOAL
 from agent.testing import ScriptedModelServer
 from deputy.testing import DeputyStack, wait_for
 from sandbox.mail import LocalMailServer
-from sentinel.audit import AuditLog
+from sentinel.stores.audit import AuditLog
 
 OWN_PASSWORD = "ann-own-app-password-42"
 

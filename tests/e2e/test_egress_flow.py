@@ -13,7 +13,7 @@ from redis import Redis
 from tests_support import GOAL
 
 from deputy.testing import DeputyStack, wait_for
-from sentinel.audit import AuditLog
+from sentinel.stores.audit import AuditLog
 from vault import Vault
 
 VAULT_KEY = "egress-flow-vault-key-" + os.urandom(6).hex()

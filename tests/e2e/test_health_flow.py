@@ -20,7 +20,7 @@ import pytest
 from tests_support import GOAL, email_script
 
 from agent.testing import ScriptedModelServer
-from deputy.metrics import provider_of
+from core.metrics import provider_of
 from deputy.testing import DeputyStack, RedisServer, wait_for
 from sandbox.mail import LocalMailServer
 

@@ -17,7 +17,7 @@ from agent.testing import ChatRequest, message_text, tool_call
 from deputy.local import free_port
 from deputy.testing import ChatUser, DeputyStack
 from sandbox.mcp_demo import DemoMcpHttpServer
-from sentinel.audit import AuditLog
+from sentinel.stores.audit import AuditLog
 
 ORDERS_API = {
     "openapi": "3.0.3",

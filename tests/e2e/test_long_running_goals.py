@@ -13,7 +13,7 @@ from agent.model import ModelReply
 from agent.testing import ChatRequest, ScriptedModelServer, ScriptedResponse, message_text, tool_call
 from deputy.testing import DeputyStack, RedisServer, wait_for
 from sandbox.mail import LocalMailServer
-from sentinel.rule_store import RuleStore
+from sentinel.stores.rule_store import RuleStore
 from sentinel.rules import RequestedVerdict, RuleConditions, RuleScope, UserRule
 
 

@@ -33,7 +33,7 @@ from agent.testing import (
 from deputy.local import free_port
 from deputy.testing import DeputyStack, RedisServer, wait_for
 from sandbox.mail import LocalMailServer
-from sentinel.rule_store import RuleStore
+from sentinel.stores.rule_store import RuleStore
 from sentinel.rules import RequestedVerdict, RuleConditions, RuleScope, UserRule
 
 FAST_RETRIES = {"DEPUTY_MODEL_RETRY_DELAYS": "0.2,0.2"}

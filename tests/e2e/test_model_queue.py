@@ -23,7 +23,7 @@ from agent.model import ModelReply
 from agent.model_requests import REQUESTS_STREAM
 from agent.testing import ChatRequest, ScriptedModelServer, ScriptedResponse
 from deputy.testing import DeputyStack, RedisServer, wait_for
-from workers.wait_notices import WORKING
+from gateway.wait_notices import WORKING
 
 BUSY = 900  # the user who texts five goals
 OTHERS = list(range(901, 920))  # nineteen users with one goal each

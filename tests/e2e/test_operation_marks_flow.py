@@ -12,7 +12,7 @@ from test_custom_connectors_flow import KEY, NotesService
 from agent.model import ModelReply
 from agent.testing import ChatRequest, message_text, tool_call
 from deputy.testing import ChatUser, DeputyStack
-from sentinel.audit import AuditLog
+from sentinel.stores.audit import AuditLog
 
 
 @pytest.fixture

@@ -16,7 +16,7 @@ from agent.testing import ChatRequest, message_text, tool_call
 from deputy.local import api_environment, sandbox_environment
 from deputy.testing import DeputyStack, RedisServer
 from sandbox.services import SandboxEndpoints, SandboxServices
-from sentinel.audit import AuditLog
+from sentinel.stores.audit import AuditLog
 
 CARD = "4111 1111 1111 1111"
 

@@ -21,7 +21,7 @@ from agent.testing import (
 )
 from deputy.testing import DeputyStack, wait_for
 from sandbox.mail import LocalMailServer
-from sentinel.audit import AuditLog
+from sentinel.stores.audit import AuditLog
 
 
 def approve_card(user, card) -> None:

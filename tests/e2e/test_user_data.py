@@ -12,7 +12,7 @@ from redis import Redis
 from agent.model import ModelReply
 from agent.testing import ChatRequest, message_text, tool_call
 from deputy.testing import DeputyStack, wait_for
-from tests_support import email_script
+from tests_support import email_script, everything_in_redis
 
 ANN, BOB = 7404031017, 7404031029
 ANN_PASSWORD = "anns-app-password-xyz"
@@ -31,26 +31,6 @@ def script(request: ChatRequest) -> ModelReply:
             return tool_call("reply", text="Noted.")
         return tool_call("remember", text=goal.removeprefix("remember ").strip(), kind="fact")
     return email_script(request)
-
-
-def everything_in_redis(redis: Redis) -> str:
-    parts: list[str] = []
-    for key in redis.scan_iter("*"):
-        kind = redis.type(key)
-        parts.append(key.decode(errors="replace"))
-        if kind == b"string":
-            parts.append(redis.get(key).decode(errors="replace"))
-        elif kind == b"hash":
-            parts += [f"{k!r}{v!r}" for k, v in redis.hgetall(key).items()]
-        elif kind == b"zset":
-            parts += [repr(m) for m in redis.zrange(key, 0, -1)]
-        elif kind == b"set":
-            parts += [repr(m) for m in redis.smembers(key)]
-        elif kind == b"list":
-            parts += [repr(m) for m in redis.lrange(key, 0, -1)]
-        elif kind == b"stream":
-            parts += [repr(f) for _, f in redis.xrange(key)]
-    return "\n".join(parts)
 
 
 def use_deputy(stack: DeputyStack, user_id: int, fact: str) -> None:

@@ -11,7 +11,7 @@ from telegram import Bot
 from test_emulator_photos import png
 
 from bot.outbox_consumer import MAX_CAPTION_CHARS, PHOTO_GONE, OutboxConsumer
-from deputy.outbox import Outbox, OutboxMessage
+from core.outbox import Outbox, OutboxMessage
 
 
 @pytest.fixture

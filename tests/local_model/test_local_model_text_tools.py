@@ -20,7 +20,7 @@ from agent.tool_selection import ALWAYS, keywords, select_tools
 from agent.tools import INTERNAL_TOOLS
 from connectors.default import default_catalog
 from deputy.settings import Settings
-from workers.main import build_model
+from deputy.worker_main import build_model
 
 TOOLS = [*INTERNAL_TOOLS, *MEMORY_TOOLS, *default_catalog().tool_schemas()]
 GOAL = [{"role": "system", "content": "You are Deputy."},

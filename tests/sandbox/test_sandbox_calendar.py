@@ -10,10 +10,10 @@ import httpx
 import pytest
 from pydantic import SecretStr
 
-from connectors.base import OperationResult
+from core.effects import OperationResult
 from connectors.calendar import CalDavAccount, CalDavClient, CalendarRunners
 from sandbox.calendar import SandboxCalendar, demo_events, next_weekday
-from sentinel.actions import Action
+from core.actions import Action
 
 NOW = datetime(2026, 12, 2, 15, 0, tzinfo=timezone.utc)  # a Wednesday afternoon
 

@@ -16,11 +16,11 @@ from aiohttp import web
 from pydantic import SecretStr
 from redis import Redis
 
-from connectors.base import ConnectorRejected, EffectClass, RiskTag
+from core.effects import ConnectorRejected, EffectClass, RiskTag
 from connectors.openapi import ImportedApi, OpenApiRunner, OperationOverride, fetch_openapi, import_openapi
 from sandbox import restaurants, shop, tickets
 from sandbox.webapp_common import SiteServer
-from sentinel.actions import Action
+from core.actions import Action
 from vault import KdfCost, Vault
 
 USER = 42

@@ -13,7 +13,7 @@ import time
 import pytest
 from redis import Redis
 
-from sentinel.approvals import (
+from sentinel.stores.approvals import (
     ApprovalRequest,
     ApprovalSigner,
     ApprovalStatus,

@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 from redis import Redis
 
-from sentinel.audit import AuditLog, audit_key
+from sentinel.stores.audit import AuditLog, audit_key
 
 USER = 101
 OTHER = 202

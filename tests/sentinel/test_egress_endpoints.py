@@ -7,11 +7,11 @@ import socket
 import pytest
 from egress_testkit import Rebinding, fixed, no_outside_traffic
 
-from connectors.base import ConnectorError
-from sentinel.egress import EgressPolicy
-from sentinel.egress_endpoint import refusal_message, review_endpoint
-from sentinel.egress_http import EgressBlocked
-from sentinel.egress_sockets import BadServerAddress, EndpointGuard, EndpointNotFound, url_endpoint
+from core.effects import ConnectorError
+from sentinel.egress.policy import EgressPolicy
+from sentinel.egress.endpoint import refusal_message, review_endpoint
+from sentinel.egress.transports.http_client import EgressBlocked
+from sentinel.egress.transports.sockets import BadServerAddress, EndpointGuard, EndpointNotFound, url_endpoint
 from sentinel.policy import Verdict
 
 PUBLIC = "93.184.216.34"

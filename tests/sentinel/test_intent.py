@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from connectors.base import EffectClass, RiskTag
+from core.effects import EffectClass, RiskTag
 from sentinel.intent import Kind, action_kinds, intended_kinds
 
 

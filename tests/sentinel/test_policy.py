@@ -12,8 +12,8 @@ from typing import Any
 
 import pytest
 
-from connectors.base import EffectClass
-from sentinel.actions import Action
+from core.effects import EffectClass
+from core.actions import Action
 from sentinel.policy import ReviewContext, Risk, Verdict, review
 
 EMAIL_ARGS = {

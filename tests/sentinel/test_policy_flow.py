@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from connectors.base import EffectClass, RiskTag
-from sentinel.actions import Action
+from core.effects import EffectClass, RiskTag
+from core.actions import Action
 from sentinel.cards import card_text
 from sentinel.policy import ReviewContext, RuleVerdict, Verdict, review
 from sentinel.provenance import ProvenanceContext, UntrustedItem

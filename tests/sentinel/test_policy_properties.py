@@ -5,8 +5,8 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from connectors.base import EffectClass, RiskTag
-from sentinel.actions import Action
+from core.effects import EffectClass, RiskTag
+from core.actions import Action
 from sentinel.policy import ReviewContext, RuleVerdict, Verdict, review
 from sentinel.provenance import ProvenanceContext, UntrustedItem
 

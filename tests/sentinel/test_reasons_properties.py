@@ -11,8 +11,8 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from connectors.base import EffectClass, RiskTag
-from sentinel.actions import Action
+from core.effects import EffectClass, RiskTag
+from core.actions import Action
 from sentinel.addressed import addressed_by_user
 from sentinel.intent import action_kinds, intended_kinds
 from sentinel.policy import MAX_REASON_CHARS, ReviewContext, RuleVerdict, Verdict, review

@@ -8,7 +8,7 @@ import json
 
 import pytest
 
-from sentinel.egress import (
+from sentinel.egress.policy import (
     EgressContext,
     EgressPolicy,
     OutboundRequest,

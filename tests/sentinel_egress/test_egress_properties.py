@@ -11,14 +11,14 @@ from urllib.parse import quote
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from sentinel.egress import (
+from sentinel.egress.policy import (
     EgressContext,
     EgressPolicy,
     OutboundRequest,
     SecretValue,
     review_request,
 )
-from sentinel.egress_url import url_scheme
+from sentinel.egress.url import url_scheme
 from sentinel.policy import Verdict
 
 PRIVATE_NETWORKS = [

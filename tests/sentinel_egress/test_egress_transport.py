@@ -12,15 +12,15 @@ import pytest
 
 if TYPE_CHECKING:
     from conftest import LocalSite
-from sentinel.egress import EgressContext, EgressDecision, EgressPolicy, OutboundRequest, SecretValue, reviewer
-from sentinel.egress_http import (
+from sentinel.egress.policy import EgressContext, EgressDecision, EgressPolicy, OutboundRequest, SecretValue, reviewer
+from sentinel.egress.transports.http_client import (
     AsyncGuardedTransport,
     EgressBlocked,
     EgressNeedsApproval,
     GuardedTransport,
     HostNotFound,
 )
-from sentinel.egress_pinning import PinnedHTTPTransport
+from sentinel.egress.transports.pinning import PinnedHTTPTransport
 from sentinel.policy import Verdict
 
 CONTEXT = EgressContext(

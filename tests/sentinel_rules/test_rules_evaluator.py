@@ -14,8 +14,8 @@ from typing import Any
 import pytest
 from pydantic import ValidationError
 
-from connectors.base import EffectClass
-from sentinel.actions import Action
+from core.effects import EffectClass
+from core.actions import Action
 from sentinel.policy import Verdict
 from sentinel.rules import (
     RequestedVerdict,

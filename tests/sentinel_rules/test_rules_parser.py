@@ -16,8 +16,8 @@ import pytest
 
 from agent.model import ModelReply, ModelUnavailable, ToolCall
 from agent.testing import FunctionModel, text, tool_call, tool_calls
-from connectors.base import EffectClass
-from sentinel.rule_parser import (
+from core.effects import EffectClass
+from agent.rule_parser import (
     MAX_SENTENCE_CHARS,
     TOOL_NAME,
     ParsedRule,

@@ -18,7 +18,7 @@ pytest.importorskip("hypothesis")
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from connectors.base import EffectClass
+from core.effects import EffectClass
 from sentinel.rules import (
     RequestedVerdict,
     RuleInput,

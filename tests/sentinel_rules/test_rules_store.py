@@ -13,7 +13,7 @@ from decimal import Decimal
 
 from redis import Redis
 
-from sentinel.rule_store import RuleStore
+from sentinel.stores.rule_store import RuleStore
 from sentinel.rules import UserRule
 
 ALICE, BOB = 101, 202

@@ -23,8 +23,8 @@ from sandbox.guard_eval import GuardHarness
 from sandbox.guard_matrix import CHANNELS, PHRASINGS, SINKS
 from sandbox.guard_report import AttackRun, BenignRun, all_attacks, run_attacks, run_benign
 from sentinel.policy import MAX_REASON_CHARS
-from sentinel.rule_store import RuleStore
-from workers.review_context import stored_rules
+from sentinel.stores.rule_store import RuleStore
+from executor.review_context import stored_rules
 
 # Hundreds of goals through the real runner and executor, twice: minutes on a shared machine.
 pytestmark = pytest.mark.timeout(1800)

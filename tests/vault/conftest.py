@@ -9,25 +9,16 @@ from pydantic import SecretStr
 from redis import Redis
 
 from vault import KdfCost, Vault
+from core.clock import ManualClock
 
 # The production Argon2 cost takes ~0.7 s per entry; the tests exercise the same code
 # paths with a cost Redis records, so the suite stays fast.
 CHEAP_KDF = KdfCost(time_cost=1, memory_cost_kib=1024, parallelism=1)
 
 
-class Clock:
-    """A settable clock for expiry tests."""
-
-    def __init__(self, now: float = 1_800_000_000.0) -> None:
-        self.now = now
-
-    def __call__(self) -> float:
-        return self.now
-
-
 @pytest.fixture
-def clock() -> Clock:
-    return Clock()
+def clock() -> ManualClock:
+    return ManualClock()
 
 
 @pytest.fixture
@@ -36,7 +27,7 @@ def vault_key() -> SecretStr:
 
 
 @pytest.fixture
-def make_vault(vault_key: SecretStr, redis: Redis, clock: Clock) -> Callable[..., Vault]:
+def make_vault(vault_key: SecretStr, redis: Redis, clock: ManualClock) -> Callable[..., Vault]:
     def make(key: SecretStr | None = None) -> Vault:
         return Vault(redis, key or vault_key, kdf=CHEAP_KDF, clock=clock)
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from connectors.web import VaultLogins
-from deputy.connect_forms import FORMS, validate
+from connect.forms import FORMS, validate
 from vault import Vault
 
 

@@ -27,29 +27,17 @@ from workers.inflight import (
     intermediate_key,
     lease_held,
 )
-from workers.payloads import AGENT_QUEUE
+from core.payloads import AGENT_QUEUE
+from core.clock import ManualClock
 
 LEASE_TTL = 10.0
 GOAL = "g_watched"
 UNIT = goal_unit(GOAL)
 
 
-class Clock:
-    """A clock the test moves by hand."""
-
-    def __init__(self, now: float = 1_700_000_000.0) -> None:
-        self.now = now
-
-    def __call__(self) -> float:
-        return self.now
-
-    def advance(self, seconds: float) -> None:
-        self.now += seconds
-
-
 @pytest.fixture
-def clock() -> Clock:
-    return Clock()
+def clock() -> ManualClock:
+    return ManualClock(1_700_000_000.0)
 
 
 @pytest.fixture
@@ -68,18 +56,18 @@ def given_up() -> list[Registration]:
 
 
 @pytest.fixture
-def watchdog(redis: Redis, queues: dict[str, Queue], clock: Clock, given_up: list[Registration]) -> Watchdog:
+def watchdog(redis: Redis, queues: dict[str, Queue], clock: ManualClock, given_up: list[Registration]) -> Watchdog:
     return make_watchdog(redis, queues, clock, given_up)
 
 
 def make_watchdog(
-    redis: Redis, queues: dict[str, Queue], clock: Clock, given_up: list[Registration], max_attempts: int = 5
+    redis: Redis, queues: dict[str, Queue], clock: ManualClock, given_up: list[Registration], max_attempts: int = 5
 ) -> Watchdog:
     return Watchdog(redis, queues, LEASE_TTL, on_give_up=given_up.append, max_attempts=max_attempts, clock=clock)
 
 
 @pytest.fixture
-def registration(redis: Redis, clock: Clock, inflight: Inflight) -> Registration:
+def registration(redis: Redis, clock: ManualClock, inflight: Inflight) -> Registration:
     """A goal step dispatched the normal way: registered, then enqueued on `agent`."""
     RQDispatch(redis, clock=clock).step(GOAL, 3)
     return inflight.get(UNIT)
@@ -99,7 +87,7 @@ def dequeue(redis: Redis, queues: dict[str, Queue]) -> Job:
     return job
 
 
-def kill_and_wait_out(watchdog: Watchdog, clock: Clock) -> list[str]:
+def kill_and_wait_out(watchdog: Watchdog, clock: ManualClock) -> list[str]:
     """First sweep notices the dead unit; the next, a lease period later, acts."""
     assert watchdog.sweep() == []
     clock.advance(LEASE_TTL)
@@ -110,7 +98,7 @@ def kill_and_wait_out(watchdog: Watchdog, clock: Clock) -> list[str]:
 
 
 def test_a_queued_unit_is_left_alone(
-    watchdog: Watchdog, clock: Clock, registration: Registration, inflight: Inflight, queues: dict[str, Queue]
+    watchdog: Watchdog, clock: ManualClock, registration: Registration, inflight: Inflight, queues: dict[str, Queue]
 ) -> None:
     """Work waiting for a free worker is not dead, however long it waits."""
     for _ in range(3):
@@ -121,7 +109,7 @@ def test_a_queued_unit_is_left_alone(
 
 
 def test_a_started_unit_without_a_lease_is_revived_after_a_lease_period(
-    redis: Redis, watchdog: Watchdog, clock: Clock, registration: Registration, inflight: Inflight,
+    redis: Redis, watchdog: Watchdog, clock: ManualClock, registration: Registration, inflight: Inflight,
     queues: dict[str, Queue],
 ) -> None:
     mark_started(redis, registration.job_id)
@@ -143,7 +131,7 @@ def test_a_started_unit_without_a_lease_is_revived_after_a_lease_period(
 
 
 def test_a_job_dequeued_by_a_worker_that_died_before_starting_it_is_revived(
-    redis: Redis, watchdog: Watchdog, clock: Clock, registration: Registration, inflight: Inflight,
+    redis: Redis, watchdog: Watchdog, clock: ManualClock, registration: Registration, inflight: Inflight,
     queues: dict[str, Queue],
 ) -> None:
     """Killed between BLMOVE and the job's start: the work is done again within seconds."""
@@ -158,7 +146,7 @@ def test_a_job_dequeued_by_a_worker_that_died_before_starting_it_is_revived(
 
 
 def test_a_job_dequeued_after_a_long_wait_is_watched_at_once(
-    redis: Redis, watchdog: Watchdog, clock: Clock, registration: Registration, inflight: Inflight,
+    redis: Redis, watchdog: Watchdog, clock: ManualClock, registration: Registration, inflight: Inflight,
     queues: dict[str, Queue],
 ) -> None:
     """A unit that waited long is looked at rarely; once dequeued, its next look is not put off."""
@@ -171,7 +159,7 @@ def test_a_job_dequeued_after_a_long_wait_is_watched_at_once(
 
 
 def test_every_state_of_a_unit_is_known(
-    redis: Redis, clock: Clock, registration: Registration, inflight: Inflight, queues: dict[str, Queue]
+    redis: Redis, clock: ManualClock, registration: Registration, inflight: Inflight, queues: dict[str, Queue]
 ) -> None:
     assert inflight.states([UNIT, goal_unit("g_never")]) == {UNIT: UnitState.queued, goal_unit("g_never"): UnitState.done}
     job = dequeue(redis, queues)
@@ -186,7 +174,7 @@ def test_every_state_of_a_unit_is_known(
 
 
 def test_a_unit_whose_job_never_reached_the_queue_is_revived(
-    watchdog: Watchdog, clock: Clock, inflight: Inflight, queues: dict[str, Queue]
+    watchdog: Watchdog, clock: ManualClock, inflight: Inflight, queues: dict[str, Queue]
 ) -> None:
     """Registered, then the dispatcher died before enqueueing: the work still happens."""
     inflight.register(
@@ -200,7 +188,7 @@ def test_a_unit_whose_job_never_reached_the_queue_is_revived(
 
 
 def test_a_unit_with_a_live_lease_is_left_alone(
-    redis: Redis, watchdog: Watchdog, clock: Clock, registration: Registration, inflight: Inflight
+    redis: Redis, watchdog: Watchdog, clock: ManualClock, registration: Registration, inflight: Inflight
 ) -> None:
     """A slow but alive job keeps its unit, even long after it started."""
     mark_started(redis, registration.job_id)
@@ -213,7 +201,7 @@ def test_a_unit_with_a_live_lease_is_left_alone(
 
 
 def test_a_lease_that_comes_back_restarts_the_grace_period(
-    redis: Redis, watchdog: Watchdog, clock: Clock, registration: Registration
+    redis: Redis, watchdog: Watchdog, clock: ManualClock, registration: Registration
 ) -> None:
     mark_started(redis, registration.job_id)
     assert watchdog.sweep() == []
@@ -229,7 +217,7 @@ def test_a_lease_that_comes_back_restarts_the_grace_period(
 
 
 def test_a_unit_handed_to_a_new_job_gets_a_fresh_grace_period(
-    redis: Redis, watchdog: Watchdog, clock: Clock, registration: Registration, inflight: Inflight
+    redis: Redis, watchdog: Watchdog, clock: ManualClock, registration: Registration, inflight: Inflight
 ) -> None:
     mark_started(redis, registration.job_id)
     assert watchdog.sweep() == []
@@ -243,7 +231,7 @@ def test_a_unit_handed_to_a_new_job_gets_a_fresh_grace_period(
 
 
 def test_two_watchdogs_revive_a_dead_unit_once(
-    redis: Redis, queues: dict[str, Queue], clock: Clock, registration: Registration, inflight: Inflight,
+    redis: Redis, queues: dict[str, Queue], clock: ManualClock, registration: Registration, inflight: Inflight,
     given_up: list[Registration],
 ) -> None:
     first, second = (make_watchdog(redis, queues, clock, given_up) for _ in range(2))
@@ -258,7 +246,7 @@ def test_two_watchdogs_revive_a_dead_unit_once(
 
 
 def test_a_unit_that_keeps_dying_is_given_up_once(
-    redis: Redis, queues: dict[str, Queue], clock: Clock, registration: Registration, inflight: Inflight,
+    redis: Redis, queues: dict[str, Queue], clock: ManualClock, registration: Registration, inflight: Inflight,
     given_up: list[Registration],
 ) -> None:
     first, second = (make_watchdog(redis, queues, clock, given_up, max_attempts=2) for _ in range(2))
@@ -329,7 +317,7 @@ def test_a_held_unit_cannot_be_leased_twice(redis: Redis) -> None:
         assert again
 
 
-def test_a_sweep_only_looks_at_due_units(redis: Redis, watchdog: Watchdog, clock: Clock) -> None:
+def test_a_sweep_only_looks_at_due_units(redis: Redis, watchdog: Watchdog, clock: ManualClock) -> None:
     """Thousands of goals waiting in the queue do not make every sweep read them all."""
     dispatch = RQDispatch(redis, clock=clock)
     for i in range(300):
@@ -347,7 +335,7 @@ def test_a_sweep_only_looks_at_due_units(redis: Redis, watchdog: Watchdog, clock
 
 
 def test_a_delayed_step_whose_time_passed_with_no_scheduler_is_queued(
-    redis: Redis, watchdog: Watchdog, clock: Clock, inflight: Inflight, queues: dict[str, Queue]
+    redis: Redis, watchdog: Watchdog, clock: ManualClock, inflight: Inflight, queues: dict[str, Queue]
 ) -> None:
     """A retry put off for a few seconds still runs when no RQ scheduler moves it (its lock
     stayed with a killed worker): the goal does not wait silently."""

@@ -9,7 +9,7 @@ import pytest
 from calendar_testkit import NOW, ZONE, Call, make_action
 from pydantic import SecretStr
 
-from connectors.base import OperationResult
+from core.effects import OperationResult
 from connectors.calendar import CalDavAccount, CalendarRunners
 from sandbox.calendar import SandboxCalendar
 

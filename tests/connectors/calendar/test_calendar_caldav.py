@@ -8,7 +8,7 @@ from typing import Callable
 import pytest
 from calendar_testkit import Call
 
-from connectors.base import ConnectorRejected, ConnectorUnavailable, OperationResult
+from core.effects import ConnectorRejected, ConnectorUnavailable, OperationResult
 from connectors.calendar import CalDavAccount, CalDavClient, CalendarRunners
 
 
@@ -203,7 +203,7 @@ def test_edits_quoting_an_invitation_say_whose_words_they_carry(
 
 
 def test_a_stored_action_with_arguments_that_no_longer_validate_is_rejected(runners: CalendarRunners) -> None:
-    from sentinel.actions import Action
+    from core.actions import Action
 
     action = Action(id="a", goal_id="g", user_id=7, chat_id=7, connector="calendar", operation="move_event",
                     effect="write", arguments={"event_id": "x", "start": "soon"}, tool_call_id="c", created_at=0)

@@ -18,10 +18,10 @@ from pydantic import SecretStr
 from connectors.calendar import CalDavAccount, CalendarRunners
 from deputy.settings import Settings
 from sandbox.calendar import SandboxCalendar
-from sentinel.egress import EgressPolicy
-from sentinel.egress_http import EgressBlocked
-from sentinel.egress_sockets import EndpointGuard
-from workers.egress_guards import caldav_connect, endpoint_guard
+from sentinel.egress.policy import EgressPolicy
+from sentinel.egress.transports.http_client import EgressBlocked
+from sentinel.egress.transports.sockets import EndpointGuard
+from deputy.egress_guards import caldav_connect, endpoint_guard
 
 CAL = "cal.example.test"
 

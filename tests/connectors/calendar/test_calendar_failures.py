@@ -13,7 +13,7 @@ from calendar_testkit import NOW, ZONE, Call, make_action
 from pydantic import SecretStr
 from redis import Redis
 
-from connectors.base import (
+from core.effects import (
     ConnectorAuthError,
     ConnectorError,
     ConnectorRejected,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from connectors.base import EffectClass, RiskTag
+from core.effects import EffectClass, RiskTag
 from connectors.calendar import CALENDAR_OPERATIONS, CALENDAR_SERVICE, CalendarRunners
 from connectors.catalog import Catalog
 from connectors.default import default_catalog

@@ -14,18 +14,18 @@ import pytest
 from egress_testkit import Rebinding, fixed, no_outside_traffic
 from pydantic import SecretStr
 
-from connectors.base import ConnectorError
+from core.effects import ConnectorError
 from connectors.email import OutgoingEmail, SmtpAccount, send_email
 from connectors.email.imap import ImapAccount, ImapSession
 from connectors.email.mail_runners import MailRunners
 from deputy.settings import Settings
 from sandbox.mail import LocalMailServer
 from sandbox.mailstore import DEMO_PASSWORD, MailStore, seed_demo_inbox
-from sentinel.actions import Action
-from sentinel.egress import EgressPolicy
-from sentinel.egress_http import EgressBlocked
-from sentinel.egress_sockets import EndpointGuard
-from workers.egress_guards import endpoint_guard
+from core.actions import Action
+from sentinel.egress.policy import EgressPolicy
+from sentinel.egress.transports.http_client import EgressBlocked
+from sentinel.egress.transports.sockets import EndpointGuard
+from deputy.egress_guards import endpoint_guard
 
 DEMO = "demo@sandbox.local"
 MAIL = "mail.example.test"

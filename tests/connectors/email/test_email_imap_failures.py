@@ -10,7 +10,7 @@ from contextlib import contextmanager
 import pytest
 from pydantic import SecretStr
 
-from connectors.base import (
+from core.effects import (
     ConnectorAuthError,
     ConnectorError,
     ConnectorRejected,
@@ -22,7 +22,7 @@ from connectors.email.imap import ImapAccount
 from connectors.email.mail_operations import MAIL_OPERATIONS
 from connectors.email.mail_runners import MailRunners
 from sandbox.mailstore import MailStore
-from sentinel.actions import Action
+from core.actions import Action
 
 CATALOG = Catalog(MAIL_OPERATIONS)
 PASSWORD = "imap-pw-do-not-leak"

@@ -12,14 +12,14 @@ import pytest
 from pydantic import SecretStr
 from redis import Redis
 
-from connectors.base import ConnectorRejected, OperationResult
+from core.effects import ConnectorRejected, OperationResult
 from connectors.catalog import Catalog
 from connectors.email.imap import ImapAccount
 from connectors.email.imap_accounts import IMAP_HANDLE, ImapAccounts
 from connectors.email.mail_operations import MAIL_OPERATIONS
 from connectors.email.mail_runners import MailRunners
 from sandbox.mailstore import DEMO_PASSWORD, MailStore, seed_demo_inbox
-from sentinel.actions import Action
+from core.actions import Action
 from vault import KdfCost, Vault
 
 CATALOG = Catalog(MAIL_OPERATIONS)

@@ -7,7 +7,7 @@ from email.message import EmailMessage
 
 import pytest
 
-from connectors.base import ConnectorRejected, EffectClass
+from core.effects import ConnectorRejected, EffectClass
 from connectors.catalog import Catalog, InvalidArguments
 from connectors.email.imap_decode import decode_bytes, parse_email
 from connectors.email.imap_format import Fetched, base_subject, imap_date, search_criteria, thread_members

@@ -12,7 +12,7 @@ from email.message import Message
 import pytest
 from pydantic import SecretStr
 
-from connectors.base import ConnectorRejected
+from core.effects import ConnectorRejected
 from connectors.catalog import Catalog
 from connectors.email.imap import ImapAccount
 from connectors.email.imap_reply import smtp_reply_sender
@@ -21,7 +21,7 @@ from connectors.email.mail_runners import MailRunners, Runner
 from connectors.email.smtp import SmtpAccount
 from sandbox.mail import LocalMailServer
 from sandbox.mailstore import DEMO_PASSWORD, MailStore, seed_demo_inbox
-from sentinel.actions import Action
+from core.actions import Action
 
 CATALOG = Catalog(MAIL_OPERATIONS)
 SMTP_USER, SMTP_PASSWORD = "deputy", "smtp-writing-secret"

@@ -8,10 +8,10 @@ import socket
 import httpx
 import pytest
 
-from connectors.base import ConnectorError, ConnectorRejected, ConnectorUnavailable
+from core.effects import ConnectorError, ConnectorRejected, ConnectorUnavailable
 from connectors.http import fetch_url, guarded_client, http_request
-from sentinel.egress import EgressContext, EgressPolicy, reviewer
-from sentinel.egress_http import EgressBlocked, EgressNeedsApproval
+from sentinel.egress.policy import EgressContext, EgressPolicy, reviewer
+from sentinel.egress.transports.http_client import EgressBlocked, EgressNeedsApproval
 
 
 def unknown_names(host: str, port: int) -> list[str]:

@@ -6,7 +6,7 @@ import asyncio
 
 import httpx
 
-from connectors.base import EffectClass
+from core.effects import EffectClass
 from connectors.http import (
     FETCH_URL,
     HTTP_REQUEST,
@@ -16,7 +16,7 @@ from connectors.http import (
     http_request,
     http_request_spec,
 )
-from sentinel.egress import EgressContext, EgressPolicy, reviewer
+from sentinel.egress.policy import EgressContext, EgressPolicy, reviewer
 
 
 def client_for(port: int) -> httpx.Client:

@@ -16,15 +16,15 @@ from pathlib import Path
 import pytest
 from egress_testkit import Rebinding, fixed, no_outside_traffic
 
-from connectors.base import ConnectorError
+from core.effects import ConnectorError
 from connectors.mcp import McpConnector, McpServerConfig, static_servers
 from deputy.settings import Settings
 from sandbox.mcp_demo import DemoMcpHttpServer
-from sentinel.egress import EgressPolicy
-from sentinel.egress_http import EgressBlocked
-from sentinel.egress_httpx2 import guarded_client
-from sentinel.egress_sockets import EndpointGuard
-from workers.egress_guards import endpoint_guard, mcp_visitor
+from sentinel.egress.policy import EgressPolicy
+from sentinel.egress.transports.http_client import EgressBlocked
+from sentinel.egress.transports.httpx2_client import guarded_client
+from sentinel.egress.transports.sockets import EndpointGuard
+from deputy.egress_guards import endpoint_guard, mcp_visitor
 
 HOST = "mcp.example.test"
 ROOT = Path(__file__).resolve().parents[3]

@@ -12,7 +12,7 @@ import pytest
 from pydantic import SecretStr
 from redis import Redis
 
-from connectors.base import ConnectorError, ConnectorRejected, ConnectorUnavailable
+from core.effects import ConnectorError, ConnectorRejected, ConnectorUnavailable
 from connectors.mcp import McpConnector, McpServerConfig, McpTool, McpToolset, static_servers
 from deputy.testing import descendants
 from vault import KdfCost, Vault
@@ -93,7 +93,7 @@ def test_a_server_no_longer_trusted_cannot_run_what_was_reviewed_as_trusted(
 ) -> None:
     connector = McpConnector(static_servers([demo(tmp_path / "n.json", trusted=False)]))
     run = connector.runners([toolset])["mcp.demo_get_weather"]
-    from sentinel.actions import Action
+    from core.actions import Action
 
     action = Action(
         id="a",

@@ -12,7 +12,7 @@ import pytest
 from pydantic import SecretStr
 from redis import Redis
 
-from connectors.base import (
+from core.effects import (
     ConnectorAuthError,
     ConnectorError,
     ConnectorRejected,

@@ -21,7 +21,7 @@ from mcp.types import (
 )
 from pydantic import ValidationError
 
-from connectors.base import EffectClass, RiskTag
+from core.effects import EffectClass, RiskTag
 from connectors.catalog import InvalidArguments
 from connectors.default import default_catalog
 from connectors.mcp import (

@@ -11,11 +11,11 @@ import pytest
 from pydantic import SecretStr
 from redis import Redis
 
-from connectors.base import ConnectorAuthError, ConnectorError, ConnectorRejected, EffectClass, RiskTag
+from core.effects import ConnectorAuthError, ConnectorError, ConnectorRejected, EffectClass, RiskTag
 from connectors.catalog import InvalidArguments, Operation
 from connectors.mcp import McpConnector, McpServerConfig, McpToolset, mcp_operations, static_servers
 from sandbox.mcp_demo import INJECTION_DESCRIPTION
-from sentinel.actions import Action
+from core.actions import Action
 from vault import KdfCost, Vault
 
 ROOT = Path(__file__).resolve().parents[3]

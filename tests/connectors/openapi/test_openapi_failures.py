@@ -13,7 +13,7 @@ import pytest
 from aiohttp import web
 from pydantic import SecretStr
 
-from connectors.base import ConnectorAuthError, ConnectorError, ConnectorRejected, ConnectorUnavailable
+from core.effects import ConnectorAuthError, ConnectorError, ConnectorRejected, ConnectorUnavailable
 from connectors.openapi import OpenApiRunner, import_openapi, parse_openapi
 from sandbox.webapp_common import SiteServer
 from vault import CredentialInfo

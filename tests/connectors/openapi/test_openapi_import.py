@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from connectors.base import EffectClass, RiskTag
+from core.effects import EffectClass, RiskTag
 from connectors.catalog import Catalog, InvalidArguments
 from connectors.openapi import (
     MAX_DOCUMENT_BYTES,

@@ -22,8 +22,8 @@ import pytest
 from aiohttp import web
 
 from connectors.web import BrowserConfig, BrowserSessions, BrowserStates, WebRunners
-from sentinel.actions import Action
-from sentinel.egress import EgressContext, EgressPolicy, reviewer
+from core.actions import Action
+from sentinel.egress.policy import EgressContext, EgressPolicy, reviewer
 from vault import VaultKey
 
 ARTICLE = """<!doctype html><html><head><title>Lisbon travel notes</title>

@@ -7,11 +7,11 @@ from pathlib import Path
 import pytest
 from conftest import POLICY, Site, fake_dns, fresh_user_id, make_action
 
-from connectors.base import ConnectorRejected
+from core.effects import ConnectorRejected
 from connectors.web import BrowserConfig, BrowserSessions, BrowserStates, WebRunners
 from deputy.testing import wait_for
-from sentinel.egress import EgressContext, reviewer
-from sentinel.egress_http import EgressBlocked, EgressNeedsApproval
+from sentinel.egress.policy import EgressContext, reviewer
+from sentinel.egress.transports.http_client import EgressBlocked, EgressNeedsApproval
 
 pytestmark = pytest.mark.browser
 

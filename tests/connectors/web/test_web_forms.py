@@ -9,10 +9,10 @@ from conftest import LOGIN_PASSWORD, POLICY, Site, make_action
 from pydantic import SecretStr
 from redis import Redis
 
-from connectors.base import ConnectorRejected
+from core.effects import ConnectorRejected
 from connectors.web import BrowserSessions, NeedsHuman, VaultLogins, WebRunners
-from sentinel.egress import EgressContext, reviewer
-from sentinel.egress_http import EgressBlocked
+from sentinel.egress.policy import EgressContext, reviewer
+from sentinel.egress.transports.http_client import EgressBlocked
 from vault import KdfCost, Vault
 
 pytestmark = pytest.mark.browser

@@ -8,7 +8,7 @@ from conftest import POLICY, fake_dns
 from pydantic import SecretStr
 
 from connectors.web import PageGuard
-from sentinel.egress import EgressContext, SecretValue, reviewer
+from sentinel.egress.policy import EgressContext, SecretValue, reviewer
 from sentinel.policy import Verdict
 
 

@@ -13,7 +13,7 @@ from connectors.web.human import CodeEntry
 from sandbox import shop
 from sandbox.account_pages import ACCOUNT, AccountDesk
 from sandbox.webapp_common import SiteServer
-from sentinel.egress import EgressContext, reviewer
+from sentinel.egress.policy import EgressContext, reviewer
 
 pytestmark = pytest.mark.browser
 

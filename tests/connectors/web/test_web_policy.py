@@ -7,7 +7,7 @@ from typing import Any
 
 from connectors.catalog import Catalog
 from connectors.web import WEB_OPERATIONS
-from sentinel.actions import Action
+from core.actions import Action
 from sentinel.policy import ReviewContext, Verdict, review
 from sentinel.provenance import ProvenanceContext, UntrustedItem
 

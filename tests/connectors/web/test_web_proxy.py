@@ -10,7 +10,7 @@ import pytest
 from aiohttp import web
 
 from connectors.web.proxy import EgressProxy
-from sentinel.egress import EgressDecision
+from sentinel.egress.policy import EgressDecision
 from sentinel.policy import Risk, Verdict
 
 

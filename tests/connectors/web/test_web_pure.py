@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from connectors.base import ConnectorRejected, EffectClass, RiskTag
+from core.effects import ConnectorRejected, EffectClass, RiskTag
 from connectors.catalog import Catalog, InvalidArguments
 from connectors.web import WEB_OPERATIONS, human_step, render_page, sensitivity
 from connectors.web.forms import choose_form, find_field

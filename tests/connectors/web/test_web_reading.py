@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from conftest import Site, make_action
 
-from connectors.base import ConnectorRejected, ConnectorUnavailable
+from core.effects import ConnectorRejected, ConnectorUnavailable
 from connectors.web import NeedsHuman, WebRunners
 
 pytestmark = pytest.mark.browser

@@ -11,7 +11,7 @@ from conftest import POLICY, fresh_user_id, make_action
 from connectors.web import BrowserSessions, WebRunners
 from sandbox import restaurants, search, shop, tickets
 from sandbox.webapp_common import SiteServer
-from sentinel.egress import EgressContext, reviewer
+from sentinel.egress.policy import EgressContext, reviewer
 
 pytestmark = pytest.mark.browser
 

@@ -1,0 +1,68 @@
+"""Which operations this Deputy offers, and (in the executor) how each one runs.
+
+Both the agent worker and the executor build the same catalog from the same settings:
+the built-in email operations, the calendar when configured, and every API described by
+an OpenAPI document in DEPUTY_OPENAPI_SERVICES (the sandbox sites under `deputy run`).
+Only the executor builds runners, with credentials and an egress-guarded HTTP client.
+"""
+
+from __future__ import annotations
+
+import logging
+
+import httpx
+
+from core.effects import EffectClass
+from connectors.catalog import Catalog
+from connectors.default import default_catalog
+from connectors.http import guarded_client
+from connectors.openapi import ImportedApi, OpenApiRunner, OperationOverride, fetch_openapi, import_openapi
+from deputy.settings import Settings
+from sentinel.egress.policy import EgressContext, EgressPolicy, reviewer
+from vault import Vault
+
+log = logging.getLogger(__name__)
+
+# How the sandbox sites' consequential operations are classified (purchases: spending, with
+# the amount they commit to), where the HTTP method alone would say "write".
+KNOWN_OVERRIDES: dict[str, dict[str, OperationOverride]] = {
+    # A booking gives the user's name to a third party and commits them to turn up.
+    "restaurants": {"book": OperationOverride(effect=EffectClass.communicate)},
+    "tickets": {"buy_hold": OperationOverride(effect=EffectClass.spend, amount="body.amount",
+                                              currency_field="body.currency"),
+                # Holding seats only reserves them for a while; it tells nobody anything.
+                "hold_seats": OperationOverride(effect=EffectClass.write)},
+    "shop": {"checkout": OperationOverride(effect=EffectClass.spend, amount="body.amount", currency="USD"),
+             # The user's own cart: plain changes, where an unclassified POST would be a message.
+             "create_cart": OperationOverride(effect=EffectClass.write),
+             "add_to_cart": OperationOverride(effect=EffectClass.write)},
+}
+
+
+def imported_apis(settings: Settings) -> list[ImportedApi]:
+    """The APIs in DEPUTY_OPENAPI_SERVICES, each turned into operations (skipped, logged, if unreadable)."""
+    apis = []
+    with httpx.Client(timeout=20, trust_env=False) as client:
+        for name, url in settings.openapi_services().items():
+            try:
+                document = fetch_openapi(client, url)
+                apis.append(import_openapi(document, service=name, overrides=KNOWN_OVERRIDES.get(name)))
+            except Exception as exc:  # one bad description must not take every other operation down
+                log.error("could not load the %s API from %s: %s", name, url, exc)
+    return apis
+
+
+def build_catalog(apis: list[ImportedApi]) -> Catalog:
+    catalog = default_catalog()
+    for api in apis:
+        catalog = catalog.merged(api.catalog())
+    return catalog
+
+
+def api_runners(settings: Settings, apis: list[ImportedApi], vault: Vault) -> dict:
+    policy = EgressPolicy(allow_private_networks=settings.egress_allow())
+    client = guarded_client(reviewer(policy, EgressContext()), connector="openapi")
+    runners: dict = {}
+    for api in apis:
+        runners.update(OpenApiRunner(api, client, vault).runners())
+    return runners

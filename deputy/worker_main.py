@@ -1,0 +1,304 @@
+"""Entry points for `deputy worker` (agent queue) and `deputy executor` (actions queue).
+
+Here, and only here, settings become objects: the agent worker gets the model and no
+credentials; the executor gets the credentials and no model.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from pathlib import Path
+
+import openai
+from redis import Redis
+from rq import SimpleWorker, Worker
+from rq.serializers import JSONSerializer
+
+from agent.check_budget import CheckBudget
+from agent.goals import GoalStatus, GoalStore
+from agent.memory_tools import MemoryTools
+from agent.model import ChatModel, OpenAIChatModel
+from agent.model_requests import ModelRequests
+from agent.reading import injection_scanner
+from agent.runner import GoalRunner, RunnerLimits
+from agent.text_tools import TextToolsOptions
+from agent.text_tools_model import TextToolsChatModel
+from connectors.calendar import CalDavAccount, CalendarRunners
+from connectors.custom import CustomConnectors, UserCatalogs
+from connectors.email import SmtpAccount
+from connectors.email.imap import ImapAccount, ImapSession
+from connectors.email.imap_accounts import ImapAccounts
+from connectors.email.imap_reply import smtp_reply_sender
+from connectors.email.mail_runners import MailRunners
+from connectors.http import guarded_client
+from connectors.web import DEFAULT_SEARCH_URL, BrowserConfig, BrowserSessions, BrowserStates, VaultLogins, WebRunners
+from core.handoff import HandOffRecorder, HandOffStore
+from deputy.health import RQWorkerProbe, redis_check, serve_health
+from core.metrics import MeteredModel, provider_of
+from core.outbox import Outbox
+from core.redis_clients import sync_client
+from deputy.settings import Settings
+from core.user_settings import UserSettingsStore
+from memory import MemoryStore
+from sentinel.stores.action_store import ActionStore
+from core.actions import ActionState
+from sentinel.stores.approvals import ApprovalSigner, ApprovalStore
+from sentinel.stores.audit import AuditLog
+from sentinel.detectors import default_detector
+from sentinel.egress.policy import EgressContext, EgressPolicy, reviewer
+from sentinel.stores.rule_store import RuleStore
+from vault import PaymentTokens, Scrubber, Vault, VaultKey
+from vault.migrate import unlock_vault
+from vault.migrate import migrate_file_vault
+from executor.connections import Connections
+from executor.erasure import STORES as ERASED_STORES
+from workers.context import WorkerContext, install
+from executor.credentials import EmailAccounts
+from executor.custom_connectors import CustomConnectorService
+from workers.dispatch import RQDispatch, erase_user_units, make_queues
+from executor.egress_context import egress_context_for
+from deputy.egress_guards import caldav_connect, endpoint_guard, mcp_visitor
+from deputy.gateway_main import OPENAI_BASE_URL
+from executor.executor import Executor
+from executor.handoffs import HandOffService, web_recorder
+from workers.inflight import Registration, Watchdog
+from deputy.operations import api_runners, build_catalog, imported_apis
+from workers.metrics_queues import queue_collector
+from core.payloads import ACTIONS_QUEUE, AGENT_QUEUE
+from executor.payments import PaymentIssuer
+from workers.replication import replica_confirmation
+from executor.review_context import ReviewContextBuilder, stored_rules
+from agent.rule_proposer import RuleProposer
+
+log = logging.getLogger(__name__)
+
+LEASE_SECONDS = 3.0
+WATCHDOG_INTERVAL = 1.0
+
+
+def build_model(settings: Settings, helper: bool = False) -> ChatModel:
+    """The planner model, or with `helper` the (possibly cheaper) model for helper tasks."""
+    key = settings.openai_api_key.get_secret_value() if settings.openai_api_key else "no-key-needed"
+    base_url = (settings.helper_base_url or settings.openai_base_url) if helper else settings.openai_base_url
+    client = openai.OpenAI(api_key=key, base_url=base_url, timeout=settings.model_timeout, max_retries=1)
+    # `client.chat` imports the SDK's chat modules on first use. Touched here, in the worker's
+    # parent, so work horses forked per job inherit them instead of importing them every step.
+    assert client.chat.completions is not None
+    model = MeteredModel(OpenAIChatModel(client, settings.helper_model_name() if helper else settings.model),
+                         provider_of(base_url or OPENAI_BASE_URL))
+    # Local models write tool calls as text, and small ones choose better from few tools (agent.text_tools).
+    return TextToolsChatModel(model, TextToolsOptions(max_tools=settings.max_tools,
+                                                      force_tool_call=settings.force_tool_call))
+
+
+def build_runner(redis: Redis, settings: Settings, apis: list) -> GoalRunner:
+    delays = settings.retry_delays()
+    limits = RunnerLimits(max_model_attempts=len(delays) + 1, retry_delays=delays or (1.0,))
+    return GoalRunner(
+        GoalStore(redis),
+        ActionStore(redis),
+        build_model(settings),
+        Outbox(redis),
+        RQDispatch(redis),
+        build_catalog(apis),
+        limits=limits,
+        user_catalogs=UserCatalogs(build_catalog(apis), CustomConnectors(redis)),
+        memory=MemoryTools(MemoryStore(redis), Outbox(redis), AuditLog(redis, settings.audit_key_value())),
+        scanner=injection_scanner(default_detector()),
+        settings=UserSettingsStore(redis),
+        checks=CheckBudget(redis, settings.checks_per_day),
+        handoffs=HandOffStore(redis),
+        gateway=ModelRequests(redis) if settings.model_gateway else None,
+    )
+
+
+def email_account(settings: Settings) -> SmtpAccount | None:
+    if not settings.smtp_host:
+        return None
+    sender = settings.smtp_from or (settings.smtp_username if "@" in (settings.smtp_username or "") else None)
+    if sender is None:
+        raise SystemExit("Set DEPUTY_SMTP_FROM to the address Deputy's email should come from.")
+    return SmtpAccount(
+        host=settings.smtp_host,
+        port=settings.smtp_port,
+        username=settings.smtp_username,
+        password=settings.smtp_password,
+        from_address=sender,
+        starttls=settings.smtp_starttls,
+    )
+
+
+def imap_account(settings: Settings) -> ImapAccount | None:
+    if not settings.imap_host or not settings.imap_username or settings.imap_password is None:
+        return None
+    return ImapAccount(
+        host=settings.imap_host, port=settings.imap_port, username=settings.imap_username,
+        password=settings.imap_password, use_ssl=settings.imap_ssl, starttls=settings.imap_starttls,
+        address=settings.smtp_from,
+    )
+
+
+def caldav_account(settings: Settings) -> CalDavAccount | None:
+    if not settings.caldav_url or not settings.caldav_username or settings.caldav_password is None:
+        return None
+    return CalDavAccount(url=settings.caldav_url, username=settings.caldav_username,
+                         password=settings.caldav_password, email=settings.smtp_from)
+
+
+def web_connector(settings: Settings, redis: Redis, vault: Vault, key: VaultKey) -> WebRunners | None:
+    """The browser operations, when Chromium is installed; every request passes the egress guard.
+
+    Screenshots go to the user's chat as photos; a page that needs the user becomes a hand-off.
+    """
+    if not Path(BrowserConfig.model_fields["executable_path"].default).exists():
+        log.warning("Chromium is not installed: web browsing is off")
+        return None
+    policy = EgressPolicy(allow_private_networks=settings.egress_allow())
+    goals, memory = GoalStore(redis), MemoryStore(redis)
+
+    def review_for(action):
+        return reviewer(policy, egress_context_for(action, goals, memory))
+
+    def show_user(action, image: bytes, caption: str, dedupe_key: str) -> None:
+        Outbox(redis).send_photo(action.chat_id, image, caption, dedupe_key=dedupe_key)
+
+    # Cookies and local storage are kept sealed in Redis: a login follows the user to any executor.
+    sessions = BrowserSessions(BrowserConfig(), states=BrowserStates(redis, key.sealer("browser")))
+    recorder = web_recorder(HandOffRecorder(HandOffStore(redis), Outbox(redis)))
+    return WebRunners(sessions, review_for, logins=VaultLogins(vault),
+                      search_url=settings.search_url or DEFAULT_SEARCH_URL, show_user=show_user, handoffs=recorder)
+
+
+def build_handoffs(redis: Redis, web: WebRunners | None, audit_key: bytes) -> HandOffService | None:
+    """Typing the codes users send into the pages that asked for them (needs the browser)."""
+    if web is None:
+        return None
+    return HandOffService(HandOffStore(redis), HandOffRecorder(HandOffStore(redis), Outbox(redis)), GoalStore(redis),
+                          Outbox(redis), AuditLog(redis, audit_key), RQDispatch(redis).step, web.enter_code)
+
+
+def open_vault(redis: Redis, settings: Settings) -> tuple[Vault, VaultKey]:
+    """The vault and its key (derived once per process); an old vault file is moved into Redis first."""
+    key = unlock_vault(redis, settings)
+    vault = Vault(redis, key)
+    migrate_file_vault(settings.vault_path, settings.vault_key_value(), vault, redis)
+    return vault, key
+
+
+def build_executor(
+    redis: Redis, settings: Settings, apis: list, web: WebRunners | None = None, vault: Vault | None = None
+) -> tuple[CustomConnectorService, Executor]:
+    vault = vault or open_vault(redis, settings)[0]
+    egress = endpoint_guard(settings)  # mail, calendar and MCP servers: checked and pinned per connection
+    smtp_opener = egress.for_connector("smtp").connect
+    email = EmailAccounts(vault, email_account(settings), opener=smtp_opener)
+    imap = egress.for_connector("imap")
+    mail = MailRunners(ImapAccounts(vault, imap_account(settings)).for_user,
+                       smtp_reply_sender(email.for_user, smtp_opener),
+                       session=lambda account: ImapSession(account, opener=imap.connect))
+    calendar = CalendarRunners(vault, default=caldav_account(settings),
+                               zone_for=lambda user_id: UserSettingsStore(redis).get(user_id).timezone,
+                               connect=caldav_connect(egress))
+    runners = {
+        **mail.runners(), "email.send_email": email.runner(), **calendar.runners(), **api_runners(settings, apis, vault),
+        **(web.runners() if web is not None else {}),
+    }
+    goals = GoalStore(redis)
+    catalogs = UserCatalogs(build_catalog(apis), CustomConnectors(redis))
+    custom = CustomConnectorService(
+        CustomConnectors(redis), catalogs, guarded_client(reviewer(EgressPolicy(allow_private_networks=settings.egress_allow()), EgressContext()), connector="custom"),
+        vault, Outbox(redis), AuditLog(redis, settings.audit_key_value()), egress=egress, visitor=mcp_visitor(egress),
+    )
+    return custom, Executor(
+        ActionStore(redis),
+        ApprovalStore(redis),
+        goals,
+        Outbox(redis),
+        AuditLog(redis, settings.audit_key_value()),
+        ApprovalSigner(settings.secret_value()),
+        RQDispatch(redis),
+        runners,
+        ReviewContextBuilder(redis, goals, build_catalog(apis), stored_rules(RuleStore(redis)), user_catalogs=catalogs),
+        approval_ttl=settings.approval_ttl_seconds,
+        scrubber=Scrubber([p for p in (settings.smtp_password, settings.imap_password, settings.caldav_password) if p]),
+        user_runners=custom.runner_for,
+        payments=PaymentIssuer(PaymentTokens(redis, vault), redis),
+        replicated=replica_confirmation(redis),
+    )
+
+
+def give_up(redis: Redis):
+    """What the watchdog does with a unit whose jobs kept dying: tell the user, keep the goal."""
+    goals, outbox, actions, dispatch = GoalStore(redis), Outbox(redis), ActionStore(redis), RQDispatch(redis)
+
+    def handle(registration: Registration) -> None:
+        log.error("giving up on %s after %d attempts", registration.unit, registration.attempts)
+        kind, _, ident = registration.unit.partition(":")
+        if kind == "action":
+            record = actions.get(ident)
+            pending = (ActionState.submitted, ActionState.awaiting_approval, ActionState.executing)
+            if record and actions.transition(ident, pending, ActionState.failed, outcome="Failed: internal error."):
+                dispatch.step(record.action.goal_id, int(registration.payload["step"]))
+            return
+
+        def fail(goal):
+            if goal.status.finished:
+                return None
+            goal.status, goal.error = GoalStatus.failed, "internal error"
+            return goal
+
+        goal = goals.update(ident, fail)
+        if goal is not None:
+            outbox.send(
+                goal.chat_id,
+                "I ran into an internal problem with this goal and stopped after several tries. "
+                "It is saved: send /retry to try again.",
+                dedupe_key=f"{goal.id}:gave-up:{goal.revision}",
+            )
+
+    return handle
+
+
+def serve(settings: Settings, role: str, burst: bool = False) -> None:
+    """Run an RQ worker for `role` ("agent" or "executor") with a watchdog beside it."""
+    if not settings.redis_url:
+        raise SystemExit("REDIS_URL is not set: point it at your Redis, e.g. redis://127.0.0.1:6379/0")
+    redis = sync_client(settings.redis_url)  # survives Redis restarts
+    context = WorkerContext(redis=redis, lease_ttl=LEASE_SECONDS)
+    apis = imported_apis(settings)
+    if role == "agent":
+        if settings.audit_key is None and settings.secret is None:
+            log.warning("neither DEPUTY_AUDIT_KEY nor DEPUTY_SECRET is set: this worker's audit entries "
+                        "will not verify against the other processes' key")
+        context.runner = build_runner(redis, settings, apis)
+        context.rule_proposer = RuleProposer(build_model(settings, helper=True), RuleStore(redis), Outbox(redis))
+        queue_name = AGENT_QUEUE
+    else:
+        vault, key = open_vault(redis, settings)
+        web = web_connector(settings, redis, vault, key)
+        context.custom_connectors, context.executor = build_executor(redis, settings, apis, web=web, vault=vault)
+        context.handoffs = build_handoffs(redis, web, settings.audit_key_value())
+        context.connections = Connections(vault, Outbox(redis), AuditLog(redis, settings.audit_key_value()),
+                                          redis=redis, data_dir=settings.data_dir,
+                                          stores=(*ERASED_STORES, erase_user_units))
+        queue_name = ACTIONS_QUEUE
+    install(context)
+
+    watchdog_redis = sync_client(settings.redis_url)
+    watchdog = Watchdog(watchdog_redis, make_queues(watchdog_redis), LEASE_SECONDS, give_up(watchdog_redis))
+    stop = threading.Event()
+    watchdog_thread = threading.Thread(target=watchdog.run, args=(stop, WATCHDOG_INTERVAL), name="watchdog", daemon=True)
+    watchdog_thread.start()
+
+    queues = make_queues(redis)
+    # Without a fork per job a step costs a few ms instead of ~20; fine for agent workers whose
+    # steps wait on nothing slow (model calls through the gateway), never for the executor.
+    worker_class = SimpleWorker if role == "agent" and not settings.worker_fork else Worker
+    worker = worker_class([queues[queue_name]], connection=redis, serializer=JSONSerializer)
+    serve_health(settings.health_port, settings.health_host, RQWorkerProbe(worker, [watchdog_thread]),
+                 {"redis": redis_check(settings.redis_url)}, [queue_collector(settings.redis_url)])
+    try:
+        worker.work(with_scheduler=True, burst=burst, logging_level=settings.log_level)
+    finally:
+        stop.set()

@@ -1,0 +1,406 @@
+"""The executor: the only process that runs external actions, always after Sentinel.
+
+For each submitted action it asks `sentinel.review`; allowed actions run, denied ones
+return the reasons to the agent, and "ask" posts an approval card and ends the job. After
+the owner's press it reviews again with the approval and runs exactly the approved
+action. An action runs only after this process *claimed* it (submitted/awaiting →
+executing, with a claim token), so duplicated or retried jobs never run it twice; the
+idempotency key handed to the connector is the approval id (or the action id when no
+approval was needed). States change only as `sentinel.action_lifecycle` allows.
+
+If an executor dies holding a claim, the job that runs next finds the action `executing`:
+if nothing had begun it simply runs again; otherwise its outcome is unknown, and the user
+gets a card saying what is known with Try again / Drop it, while the goal waits.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import logging
+import secrets
+import time
+from typing import Callable, Mapping, Protocol
+
+from agent.goals import GoalStatus, GoalStore
+from core.effects import ConnectorError, ConnectorOutcomeUnknown, OperationResult
+from connectors.progress import listening
+from core import metrics
+from core.outbox import Outbox, OutboxMessage
+from sentinel.action_lifecycle import ActionEvent
+from sentinel.stores.action_store import ActionRecord, ActionStore
+from core.actions import Action, ActionState
+from sentinel.stores.approvals import (
+    ApprovalRequest,
+    ApprovalSigner,
+    ApprovalStatus,
+    ApprovalStore,
+)
+from sentinel.stores.audit import AuditLog
+from sentinel.egress.transports.http_client import EgressBlocked
+from sentinel.cards import card_buttons, card_text
+from sentinel.policy import Decision, Risk, Verdict, review
+from vault import Scrubber
+from core.payloads import ActionJob
+from executor.outcome_unknown import STARTED, UnknownOutcomeCards, unknown_summary
+from executor.payments import PaymentIssuer
+from executor.review_context import ReviewContextBuilder
+
+log = logging.getLogger(__name__)
+
+# Runs one operation with its credentials (idempotency key given); a str is a plain summary.
+ActionRunner = Callable[[Action, str], "str | OperationResult"]
+
+_PENDING = (ActionState.submitted, ActionState.awaiting_approval)
+
+
+class Executor:
+    def __init__(
+        self,
+        actions: ActionStore,
+        approvals: ApprovalStore,
+        goals: GoalStore,
+        outbox: Outbox,
+        audit: AuditLog,
+        signer: ApprovalSigner,
+        dispatch: "ExecutorDispatch",
+        runners: Mapping[str, ActionRunner],
+        contexts: ReviewContextBuilder,
+        approval_ttl: float,
+        clock: Callable[[], float] = time.time,
+        scrubber: Scrubber | None = None,
+        user_runners: Callable[[Action], ActionRunner | None] | None = None,
+        payments: PaymentIssuer | None = None,
+        replicated: Callable[[], object] = lambda: None,
+    ) -> None:
+        self._replicated = replicated  # workers.replication: the started mark survives a failover
+        self._payments = payments
+        self._user_runners = user_runners
+        self._actions = actions
+        self._approvals = approvals
+        self._goals = goals
+        self._outbox = outbox
+        self._audit = audit
+        self._signer = signer
+        self._dispatch = dispatch
+        self._runners = runners
+        self._contexts = contexts
+        self._scrubber = scrubber or Scrubber()
+        self._approval_ttl = approval_ttl
+        self._clock = clock
+        self._unknown = UnknownOutcomeCards(approvals, goals, outbox, audit, signer, dispatch.expire_approval,
+                                            approval_ttl, clock)
+
+    def handle(self, job: ActionJob) -> None:
+        record = self._actions.get(job.action_id)
+        if record is None:
+            log.error("action %s not found", job.action_id)
+            return
+        if record.state.terminal:
+            self._resume(record, job)
+        elif record.state is ActionState.executing:
+            self._recover(record, job)
+        elif record.state is ActionState.outcome_unknown:
+            if job.approval_id is not None:
+                self._after_press(record, job)  # Try again / Drop it, or that card expired
+        elif record.state is ActionState.submitted:
+            self._first_review(record, job)
+        elif job.approval_id is not None:
+            self._after_press(record, job)
+
+    def _review(self, action: Action, approved_fingerprint: str | None = None) -> Decision:
+        reviewed = self._contexts.authoritative(action)
+        if reviewed is None:
+            return Decision(
+                verdict=Verdict.deny,
+                reasons=[f"{action.connector}.{action.operation} is not an operation this Deputy offers."],
+                risk=Risk.high,
+            )
+        return review(reviewed, self._contexts.build(reviewed, approved_fingerprint))
+
+    def _first_review(self, record: ActionRecord, job: ActionJob) -> None:
+        action = record.action
+        decision = self._review(action)
+        self._audit_review(action, decision)
+        if decision.verdict is Verdict.allow:
+            self._execute(record, job, idempotency_key=action.id)
+        elif decision.verdict is Verdict.deny:
+            reasons = " ".join(decision.reasons)
+            self._finish(record, job, ActionState.denied, f"Sentinel blocked this action: {reasons}")
+        elif action.unattended:
+            # A monitor's probe: nobody is there to answer a card at every check.
+            reasons = " ".join(decision.reasons)
+            self._finish(record, job, ActionState.denied, f"Sentinel would need to ask you about this: {reasons}")
+        else:
+            self._ask(record, job, decision)
+
+    def _ask(
+        self,
+        record: ActionRecord,
+        job: ActionJob,
+        decision: Decision,
+        allowed_from: tuple[ActionState, ...] = (ActionState.submitted,),
+    ) -> None:
+        action = record.action
+        approval_id = _approval_id_for(action)
+        now = self._clock()
+        text = card_text(action, decision)
+        request = ApprovalRequest(
+            id=approval_id,
+            action_id=action.id,
+            goal_id=action.goal_id,
+            user_id=action.user_id,
+            chat_id=action.chat_id,
+            fingerprint=action.fingerprint(),
+            reasons=decision.reasons,
+            created_at=now,
+            expires_at=now + self._approval_ttl,
+            card_text=text,
+        )
+        if self._approvals.create(request):
+            self._dispatch.expire_approval(approval_id, request.expires_at)
+        # The card goes out before the state change: a crash in between re-sends it
+        # (deduplicated by the approval id) instead of leaving the user without a card.
+        self._outbox.put(
+            OutboxMessage(
+                chat_id=action.chat_id,
+                text=text,
+                buttons=card_buttons(self._signer, approval_id, action.user_id, offer_always=decision.allow_always),
+                dedupe_key=f"card:{approval_id}",
+                ref=f"card:{approval_id}",
+            )
+        )
+        if self._actions.transition(action.id, allowed_from, ActionState.awaiting_approval, approval_id=approval_id):
+            self._audit.append(action.user_id, "approval_requested", now, action_id=action.id, approval_id=approval_id)
+            metrics.card("asked")
+        self._goals.update(action.goal_id, _set_status(GoalStatus.acting, GoalStatus.waiting_approval))
+
+    def _after_press(self, record: ActionRecord, job: ActionJob) -> None:
+        stored = self._approvals.get(job.approval_id or "")
+        if stored is None or stored[0].action_id != record.action.id:
+            log.error("approval %s does not belong to action %s", job.approval_id, record.action.id)
+            return
+        request, status = stored
+        if status is ApprovalStatus.pending:
+            return
+        if request.kind == "outcome_unknown":
+            self._after_unknown_press(record, job, request, status)
+            return
+        if status is ApprovalStatus.denied:
+            self._finish(record, job, ActionState.declined, "The user declined this action; it was not carried out.")
+        elif status is ApprovalStatus.expired:
+            self._finish(record, job, ActionState.expired, "The approval request expired; the action was not carried out.")
+        else:
+            decision = self._review(record.action, request.fingerprint)
+            self._audit_review(record.action, decision)
+            if decision.verdict is Verdict.allow:
+                self._execute(record, job, idempotency_key=request.id)
+            elif decision.verdict is Verdict.ask:
+                # What would run is not what was approved: a new card, never the old approval.
+                self._ask(record, job, decision, allowed_from=(ActionState.awaiting_approval,))
+            else:
+                self._finish(record, job, ActionState.denied, "Sentinel blocked this action: " + " ".join(decision.reasons))
+
+    def _after_unknown_press(
+        self, record: ActionRecord, job: ActionJob, request: ApprovalRequest, status: ApprovalStatus
+    ) -> None:
+        if status is ApprovalStatus.approved:
+            decision = self._review(record.action, request.fingerprint)
+            self._audit_review(record.action, decision)
+            if decision.verdict is Verdict.allow:
+                # The first run's key again: a service that deduplicates will not do it twice.
+                self._execute(record, job, record.approval_id or record.action.id, event=ActionEvent.retry)
+                return
+            outcome = "Sentinel would no longer allow running it again: " + " ".join(decision.reasons)
+        elif status is ApprovalStatus.denied:
+            outcome = "The user chose to drop it rather than try again."
+        else:
+            outcome = "Nobody chose whether to try again in time, so it was dropped."
+        self._finish(record, job, ActionState.dropped, f"{unknown_summary(record)} {outcome}",
+                     event=ActionEvent.drop)
+
+    def expire(self, approval_id: str) -> None:
+        """Called when a card's time is up: mark it, tell the user, let the goal go on."""
+        if not self._approvals.expire(approval_id, self._clock()):
+            return
+        stored = self._approvals.get(approval_id)
+        if stored is None:
+            return
+        request, _ = stored
+        expired = (
+            "⌛ Nobody chose in time, so I dropped it. Whether it happened is still unknown."
+            if request.kind == "outcome_unknown" else "⌛ This request expired, so nothing was done."
+        )
+        self._outbox.put(
+            OutboxMessage(
+                chat_id=request.chat_id,
+                text=f"{request.card_text}\n\n{expired}",
+                edit_ref=f"card:{approval_id}",
+                dedupe_key=f"expired:{approval_id}",
+            )
+        )
+        self._audit.append(request.user_id, "approval_expired", self._clock(), approval_id=approval_id)
+        metrics.card("expired")
+        goal = self._goals.get(request.goal_id)
+        self._dispatch.action(request.action_id, request.goal_id, goal.step if goal else 0, approval_id)
+
+    def _execute(
+        self, record: ActionRecord, job: ActionJob, idempotency_key: str, event: ActionEvent = ActionEvent.claim
+    ) -> None:
+        action = record.action
+        goal = self._goals.get(action.goal_id)
+        if goal is not None and goal.status is GoalStatus.cancelled:
+            if record.state is ActionState.outcome_unknown:
+                self._finish(record, job, ActionState.dropped,
+                             f"{unknown_summary(record)} The goal was cancelled, so it was not tried again.",
+                             event=ActionEvent.drop)
+            else:
+                self._finish(record, job, ActionState.declined, "The goal was cancelled, so this was not carried out.")
+            return
+        token = secrets.token_hex(8)
+        if not self._actions.claim(action.id, token, event):
+            return  # another job claimed it first
+        runner = self._runners.get(f"{action.connector}.{action.operation}")
+        if runner is None and self._user_runners is not None:
+            runner = self._user_runners(action)
+        try:
+            if runner is None:
+                raise ConnectorError(f"The {action.connector} connector is not set up on this Deputy.")
+            runnable = self._payments.prepare(action, idempotency_key) if self._payments else action
+            # From here on something may happen outside: were we to die, nobody could tell
+            # whether it did. A claim we no longer hold (presumed dead, replaced) stops here.
+            if not self._actions.progress(action.id, token, STARTED):
+                log.warning("action %s: lost the claim before starting; not running it", action.id)
+                return
+            self._replicated()
+            with listening(lambda note: self._actions.progress(action.id, token, note)):
+                produced = metrics.timed_action(action.connector, runner, runnable, idempotency_key)
+        except ConnectorOutcomeUnknown as exc:
+            message = self._scrubber.scrub(exc.user_message)
+            log.warning("action %s: outcome unknown: %s", action.id, message)
+            if self._actions.finish(action.id, token, ActionEvent.lost_midway, message):
+                fresh = self._actions.get(action.id)
+                if fresh is not None:
+                    self._unknown.post(fresh, token, known=message)
+            return
+        except ConnectorError as exc:
+            message = self._scrubber.scrub(exc.user_message)
+            log.warning("action %s failed: %s", action.id, message)
+            if isinstance(exc, EgressBlocked):
+                self._audit_egress_denial(action, exc)
+            self._finish(record, job, ActionState.failed, f"Failed: {message}", token=token)
+            return
+        result = produced if isinstance(produced, OperationResult) else OperationResult(summary=produced)
+        # Nothing a service returns reaches the agent before secrets are taken out of it.
+        summary = self._scrubber.scrub(result.summary)
+        self._finish(record, job, ActionState.succeeded, summary, token=token, untrusted_origin=result.untrusted_origin)
+
+    def _recover(self, record: ActionRecord, job: ActionJob) -> None:
+        """A previous executor claimed this action and stopped before recording the result."""
+        became = self._actions.lost(record)
+        fresh = self._actions.get(record.action.id)
+        if fresh is None:
+            return
+        if became is ActionState.outcome_unknown:
+            self._unknown.post(fresh, record.claim or "")
+        elif became is not None:
+            # Nothing had begun: it simply runs, under the approval it already has.
+            log.warning("action %s: its executor stopped before starting it; running it again", record.action.id)
+            self.handle(job.model_copy(update={"approval_id": job.approval_id or fresh.approval_id}))
+        elif fresh.state.terminal:
+            self._resume(fresh, job)
+
+    def _finish(
+        self,
+        record: ActionRecord,
+        job: ActionJob,
+        state: ActionState,
+        outcome: str,
+        token: str | None = None,
+        untrusted_origin: str | None = None,
+        event: ActionEvent | None = None,
+    ) -> None:
+        action_id = record.action.id
+        if token is not None:
+            result = ActionEvent.succeed if state is ActionState.succeeded else ActionEvent.fail
+            moved = self._actions.finish(action_id, token, result, outcome, untrusted_origin)
+            if not moved:
+                log.warning("action %s: finished after its claim was taken over; result not recorded", action_id)
+        else:
+            moved = self._actions.apply(action_id, event or _EVENT_FOR[state], outcome=outcome,
+                                        untrusted_origin=untrusted_origin)
+        if moved:
+            self._audit.append(
+                record.action.user_id, "action_" + state.value, self._clock(), action_id=action_id,
+                outcome=outcome[:500],
+            )
+        fresh = self._actions.get(action_id)
+        if fresh is not None and fresh.state.terminal:
+            self._resume(fresh, job)
+
+    def _resume(self, record: ActionRecord, job: ActionJob) -> None:
+        goal = self._goals.update(job.goal_id, _set_status(GoalStatus.waiting_approval, GoalStatus.acting))
+        if goal is not None and goal.status is GoalStatus.acting and goal.pending_action_id == record.action.id:
+            self._dispatch.step(job.goal_id, job.step)
+
+    def _audit_egress_denial(self, action: Action, blocked: EgressBlocked) -> None:
+        # Where and why only: the host and the guard's reasons never hold a credential.
+        decision = blocked.decision
+        self._audit.append(
+            action.user_id,
+            "egress_denied",
+            self._clock(),
+            action_id=action.id,
+            operation=f"{action.connector}.{action.operation}",
+            host=decision.host if decision else None,
+            reasons=decision.reasons if decision else [blocked.user_message],
+        )
+
+    def _audit_review(self, action: Action, decision: Decision) -> None:
+        untrusted = [v.explain() for v in decision.untrusted_values]
+        self._audit.append(
+            action.user_id,
+            "review",
+            self._clock(),
+            action_id=action.id,
+            operation=f"{action.connector}.{action.operation}",
+            targets=action.targets,
+            verdict=decision.verdict.value,
+            reasons=decision.reasons,
+            untrusted=untrusted,
+        )
+
+
+class ExecutorDispatch(Protocol):
+    """What the executor needs from dispatch."""
+
+    def step(self, goal_id: str, step: int, delay: float = 0) -> None: ...
+
+    def action(self, action_id: str, goal_id: str, step: int, approval_id: str | None = None) -> None: ...
+
+    def expire_approval(self, approval_id: str, when: float) -> None: ...
+
+
+_EVENT_FOR = {
+    ActionState.denied: ActionEvent.deny,
+    ActionState.declined: ActionEvent.decline,
+    ActionState.expired: ActionEvent.expire,
+    ActionState.dropped: ActionEvent.drop,
+}
+
+
+def _approval_id_for(action: Action) -> str:
+    # Derived from exactly what would run, so a re-run review finds the same request and
+    # card, and a changed action gets a new one.
+    digest = hashlib.sha256(f"approval\x00{action.id}\x00{action.fingerprint()}".encode()).digest()
+    return base64.urlsafe_b64encode(digest[:9]).decode()
+
+
+def _set_status(current: GoalStatus, new: GoalStatus):
+    def change(goal):
+        if goal.status is not current:
+            return None
+        goal.status = new
+        return goal
+
+    return change

@@ -1,0 +1,110 @@
+"""/delete_me erases everything of the user, each store by its own keys, and nothing of anyone else."""
+
+from __future__ import annotations
+
+import os
+
+from pydantic import SecretStr
+from redis import Redis
+
+from agent.goals import Goal, GoalStore
+from agent.uploads import Uploads
+from connectors.custom import CustomConnector, CustomConnectors
+from connectors.web.states import BrowserStates
+from core.actions import Action
+from core.connect_links import ConnectLinks
+from core.effects import EffectClass
+from core.outbox import MESSAGE_REF_KEY, OUTBOX_HELD, SENT_KEY, Outbox, OutboxMessage
+from core.user_settings import UserSettings, UserSettingsStore
+from executor.erasure import STORES, erase_user
+from executor.review_context import add_contact
+from memory import MemoryItem, MemoryStore
+from sentinel.rules import UserRule
+from sentinel.stores.action_store import ActionStore
+from sentinel.stores.approvals import ApprovalRequest, ApprovalStore, new_approval_id
+from sentinel.stores.audit import AuditLog
+from sentinel.stores.rule_store import RuleStore
+from tests_support import everything_in_redis
+from vault import KdfCost, Vault, VaultKey
+from workers.dispatch import action_unit, erase_user_units, goal_unit
+from workers.inflight import Inflight, Registration
+
+ANN, BOB = 41, 42
+CHEAP = KdfCost(time_cost=1, memory_cost_kib=1024, parallelism=1)
+
+
+def test_credentials_files_and_browser_state_of_the_user_are_erased_and_nobody_elses(redis: Redis) -> None:
+    vault = Vault(redis, SecretStr("the vault key"), kdf=CHEAP)
+    states = BrowserStates(redis, VaultKey(os.urandom(32)).sealer("browser"))
+    uploads = Uploads(redis)
+    for user in (ANN, BOB):
+        vault.put(user, "cred:email/smtp", SecretStr(f"password-of-{user}"), "password", "Mail")
+        uploads.put(user, "notes.txt", "text/plain", f"notes of {user}".encode())
+        states.save(user, {"cookies": [{"name": "sid", "value": f"session-{user}"}], "origins": []})
+
+    erase_user(redis, ANN)
+
+    assert not [k for k in redis.scan_iter("*") if str(ANN).encode() in k]
+    assert vault.list(ANN) == [] and states.load(ANN) == (0, None)
+    assert vault.get(BOB, "cred:email/smtp").get_secret_value() == f"password-of-{BOB}"
+    assert states.load(BOB)[1]["cookies"][0]["value"] == f"session-{BOB}"
+    assert len(list(redis.scan_iter(f"deputy:upload:{BOB}:*"))) == 1
+
+
+CAROL, DAN = 610_001, 620_002  # ids no random token is likely to contain
+
+
+def fill_every_store(redis: Redis, user_id: int, name: str) -> None:
+    """What a user leaves behind after a while: a goal with an action waiting for approval, and the rest."""
+    goal_id, action_id = f"g_{name}_goal", f"a_{name}_action"
+    goals = GoalStore(redis)
+    goals.save(Goal(id=goal_id, user_id=user_id, chat_id=user_id, text=f"a goal of {name}", created_at=1.0,
+                    updated_at=1.0))
+    goals.store_result(goal_id, "r1", f"a long result for {name}")
+    ActionStore(redis).submit(Action(
+        id=action_id, goal_id=goal_id, user_id=user_id, chat_id=user_id, connector="email", operation="send_email",
+        effect=EffectClass.communicate, arguments={"to": [f"{name}@example.org"]}, targets=[f"{name}@example.org"],
+        tool_call_id="call_1", created_at=1.0,
+    ))
+    approval_id = new_approval_id()
+    ApprovalStore(redis).create(ApprovalRequest(
+        id=approval_id, action_id=action_id, goal_id=goal_id, user_id=user_id, chat_id=user_id,
+        fingerprint="f" * 64, reasons=[f"it emails {name}"], created_at=1.0, expires_at=10**10,
+    ))
+    AuditLog(redis).append(user_id, "review", 1.0, goal_id=goal_id, note=f"reviewed for {name}")
+    rule = UserRule(id=f"rule_{name}", text=f"ask before emailing {name}", verdict="ask", scope={}, conditions={},
+                    created_at=1.0)
+    RuleStore(redis).add(user_id, rule)
+    RuleStore(redis).propose(user_id, rule)
+    memory = MemoryStore(redis).add(user_id, MemoryItem(text=f"{name} likes trains", created_at=1.0, updated_at=1.0))
+    assert memory is not None
+    UserSettingsStore(redis).save(user_id, UserSettings(agent_name=f"Agent of {name}"))
+    add_contact(redis, user_id, f"friend-of-{name}@example.org")
+    ConnectLinks(redis).create(user_id, user_id, "email")
+    outbox = Outbox(redis)
+    outbox.send(user_id, f"news for {name}", dedupe_key=f"{goal_id}:done")
+    outbox.send_photo(user_id, b"\x89PNG " + name.encode(), f"a picture for {name}")
+    for mark in (f"{goal_id}:done", f"card:{approval_id}", f"expired:{approval_id}", f"memory:{memory.id}"):
+        redis.set(SENT_KEY.format(mark), 1)
+    redis.set(MESSAGE_REF_KEY.format(f"card:{approval_id}"), 99)
+    redis.zadd(OUTBOX_HELD, {"1-0|" + OutboxMessage(chat_id=user_id, text=f"held for {name}").model_dump_json(): 1.0})
+    inflight = Inflight(redis)
+    for unit in (goal_unit(goal_id), action_unit(action_id)):
+        inflight.register(Registration(unit=unit, queue="agent", func="workers.jobs.run_goal_step",
+                                       payload={"goal_id": goal_id}, job_id=f"job_{unit}", registered_at=1.0))
+        redis.set(f"deputy:lease:{unit}", "held")
+    CustomConnectors(redis).add(user_id, CustomConnector(kind="openapi", name=f"notes-{name}",
+                                                         source=f"https://{name}.example/openapi.json"))
+
+
+def test_every_store_forgets_the_user_and_only_them(redis: Redis) -> None:
+    fill_every_store(redis, CAROL, "carolxq")
+    fill_every_store(redis, DAN, "danxq")
+    dan_before = everything_in_redis(redis).count("danxq")
+
+    report = erase_user(redis, CAROL, stores=(*STORES, erase_user_units))
+
+    left = [line for line in everything_in_redis(redis).splitlines() if "carolxq" in line or str(CAROL) in line]
+    assert left == []
+    assert (report.goals, report.actions, report.approvals, report.outbox_entries) == (1, 1, 1, 3)
+    assert everything_in_redis(redis).count("danxq") == dan_before
