@@ -19,12 +19,13 @@ import subprocess
 import sys
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import httpx
 from redis import Redis
 from redis.exceptions import RedisError
 
+from deputy.local_model_server import die_with_parent
 from deputy.settings import Settings
 
 if TYPE_CHECKING:
@@ -91,7 +92,7 @@ def run_local(settings: Settings) -> int:
                 raise SystemExit("redis-server is not installed: run `make run`, which installs it, or set REDIS_URL.")
             port = free_port()
             (data / "redis").mkdir(exist_ok=True)
-            services.append(subprocess.Popen(
+            services.append(_spawn(
                 ["redis-server", "--port", str(port), "--bind", "127.0.0.1", "--dir", str(data / "redis"),
                  "--appendonly", "yes", "--save", "", "--loglevel", "warning"],
                 stdout=subprocess.DEVNULL,
@@ -106,7 +107,7 @@ def run_local(settings: Settings) -> int:
                     f"Port {settings.chat_port} is already in use; set DEPUTY_CHAT_PORT to a free port and try again."
                 )
             chat_url = f"http://127.0.0.1:{settings.chat_port}"
-            services.append(subprocess.Popen(_deputy("emulator", "--port", str(settings.chat_port)), env=base_env))
+            services.append(_spawn(_deputy("emulator", "--port", str(settings.chat_port)), env=base_env))
             wait_until(lambda: httpx.get(f"{chat_url}/healthz").status_code == 200, "The local chat")
             base_env["TELEGRAM_API_BASE"] = f"{chat_url}/bot"
             notes.append("Chat: the local chat page (set TELEGRAM_BOT_TOKEN for real Telegram)")
@@ -148,7 +149,7 @@ def run_local(settings: Settings) -> int:
             _deputy("executor"),
             {k: v for k, v in {**base_env, **executor_env}.items() if k not in ("TELEGRAM_BOT_TOKEN", "OPENAI_API_KEY")},
         )
-        running = {name: subprocess.Popen(cmd, env=env) for name, (cmd, env) in children.items()}
+        running = {name: _spawn(cmd, env=env) for name, (cmd, env) in children.items()}
 
         print("\n".join(["", "Deputy is running.", *(f"  {n}" for n in notes)]), flush=True)
         if settings.telegram_bot_token is None:
@@ -156,14 +157,13 @@ def run_local(settings: Settings) -> int:
         print("Press Ctrl+C to stop.", flush=True)
         return _supervise(running, children)
     finally:
-        for process in services:
-            process.terminate()
-        for process in services:
-            process.wait(timeout=10)
+        # What the processes stood on goes last: the chat page, then Redis.
+        _stop_in_order(list(reversed(services)))
         if world is not None:
             world.stop()
         if brain is not None:
             brain.stop()
+        print("Deputy stopped.", flush=True)
 
 
 def _start_brain(settings: Settings, base_env: dict[str, str], notes: list[str]):
@@ -228,6 +228,28 @@ def api_environment(endpoints: SandboxEndpoints) -> dict[str, str]:
     return env
 
 
+# Front end first (no new goals or presses), then the agent workers and the gateway, then the
+# executor (it may be finishing an approved action), and only then what they all stand on.
+_STOP_ORDER = ("bot", "connect-page", "worker", "gateway", "executor")
+
+
+def _spawn(command: list[str], **options: Any) -> subprocess.Popen:
+    """A child in its own session, so the terminal's Ctrl+C reaches only `deputy run`, which then
+    stops everything in order; and one that Linux stops if `deputy run` itself is killed."""
+    return subprocess.Popen([*die_with_parent(), *command], start_new_session=True, **options)
+
+
+def _stop_in_order(processes: list[subprocess.Popen]) -> None:
+    for process in processes:
+        if process.poll() is None:
+            process.terminate()
+            try:
+                process.wait(timeout=15)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait()
+
+
 def _supervise(running: dict[str, subprocess.Popen], children: dict[str, tuple[list[str], dict[str, str]]]) -> int:
     stopping = False
 
@@ -245,13 +267,9 @@ def _supervise(running: dict[str, subprocess.Popen], children: dict[str, tuple[l
                     print(f"{name} stopped (exit {process.returncode}); restarting it.", flush=True)
                     time.sleep(_RESTART_BACKOFF)
                     cmd, env = children[name]
-                    running[name] = subprocess.Popen(cmd, env=env)
+                    running[name] = _spawn(cmd, env=env)
     finally:
-        for process in running.values():
-            process.terminate()
-        for process in running.values():
-            try:
-                process.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                process.kill()
+        print("Stopping Deputy...", flush=True)
+        ordered = sorted(running, key=lambda name: _STOP_ORDER.index(name) if name in _STOP_ORDER else -1)
+        _stop_in_order([running[name] for name in ordered])
     return 0

@@ -121,8 +121,8 @@ def start_server(
     log_path = work_dir / "llama-server.log"
     with open(log_path, "ab") as log:
         process = subprocess.Popen(
-            [*_die_with_parent(), *server_command(binary, gguf, template, port, threads, alias)],
-            stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+            [*die_with_parent(), *server_command(binary, gguf, template, port, threads, alias)],
+            stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, start_new_session=True,
         )
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
@@ -138,7 +138,7 @@ def start_server(
     raise ServerError(f"llama-server did not become ready within {timeout:.0f} s; see {log_path}.")
 
 
-def _die_with_parent() -> list[str]:
+def die_with_parent() -> list[str]:
     """A command prefix so that 1.9 GB of RAM does not outlive a `deputy run` killed outright.
 
     util-linux's `setpriv --pdeathsig` has Linux send the server SIGTERM when its parent dies

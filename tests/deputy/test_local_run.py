@@ -45,11 +45,15 @@ def test_deputy_run_with_nothing_configured_sends_the_email_the_user_asked_for(t
         answer = user.wait_for_bot(lambda m: "demo brain" in m["text"], after=sent, timeout=30)
         assert "OPENAI_API_KEY" in answer["text"]
     finally:
-        os.killpg(process.pid, signal.SIGTERM)
+        os.killpg(process.pid, signal.SIGINT)  # what Ctrl+C in a terminal does
         process.wait(timeout=30)
     assert process.returncode == 0, log.read_text()[-3000:]
     # The console shows Deputy's own lines, not one per HTTP request of the bot's polling.
     assert "aiohttp.access" not in log.read_text() and "getUpdates" not in log.read_text()
+    # Stopping is orderly and quiet: the front end and workers go before Redis, so nobody complains.
+    console = log.read_text()
+    assert "Traceback" not in console, console[-3000:]
+    assert console.rstrip().endswith("Deputy stopped."), console[-1000:]
 
 
 def _bot_ready(user: ChatUser) -> bool:
