@@ -86,7 +86,7 @@ def run(workdir: Path, samples: int = 25, warmups: int = 2) -> ApprovalReport:
         processes.start("floor", "bench.rq_floor", [FLOOR_QUEUE], {**os.environ, "REDIS_URL": redis_server.url})
         card_times, to_bot, to_start, to_sent = [], [], [], []
         for i in range(samples + warmups):  # the first ones warm the processes up
-            user = stack.user(60_000 + i)
+            user = stack.user(60_000 + i, asks_before_sending=True)
             started = time.perf_counter()
             sent = user.send(GOAL)
             card = wait_for(lambda user=user, sent=sent: next(

@@ -75,15 +75,15 @@ def run(workdir: Path, users: int = 20) -> QueueReport:
     try:
         stack.start()
         # A first goal warms llama-server's prompt cache (the system prompt and tools every goal shares).
-        warm = stack.user(69_999, "Warm")
+        warm = stack.user(69_999, "Warm", asks_before_sending=True)
         warm.wait_for_bot(reached, after=warm.send(GOAL.format(name="yves")), timeout=4 * MODEL_TIMEOUT)
-        solo = stack.user(70_000, "Solo")
+        solo = stack.user(70_000, "Solo", asks_before_sending=True)
         started = time.monotonic()
         sent = solo.send(GOAL.format(name="zoe"))
         solo.wait_for_bot(reached, after=sent, timeout=4 * MODEL_TIMEOUT)
         one_goal = time.monotonic() - started
 
-        crowd = [stack.user(70_001 + i, NAMES[i % len(NAMES)].title()) for i in range(users)]
+        crowd = [stack.user(70_001 + i, NAMES[i % len(NAMES)].title(), asks_before_sending=True) for i in range(users)]
         started = time.monotonic()
         for i, user in enumerate(crowd):
             user.send(GOAL.format(name=NAMES[i % len(NAMES)]))

@@ -327,7 +327,7 @@ def run_faults(plan: FaultPlan, workdir: Path) -> FaultReport:
         names = {"worker": stack.workers()[0], "executor": "executor", "gateway": stack.gateways()[0], "bot": "bot"}
         offset = time.monotonic() - run.began
         tracks = [
-            GoalTrack(user=stack.user(7000 + i, f"User{i}"), address=f"friend{i}@example.org",
+            GoalTrack(user=stack.user(7000 + i, f"User{i}", asks_before_sending=True), address=f"friend{i}@example.org",
                       send_after=offset + (0 if i == 0 else run.random.uniform(0, plan.active / 2)))
             for i in range(plan.users)
         ]
