@@ -21,6 +21,7 @@ import httpx
 from redis import Redis
 
 from core.effects import EffectClass
+from core.redis_clients import sync_client
 from deputy.local import free_port
 from sentinel.stores.rule_store import RuleStore
 from sentinel.rules import RequestedVerdict, RuleScope, UserRule
@@ -363,7 +364,7 @@ class DeputyStack:
         """A person in the local chat; `asks_before_sending` gives them the rule a careful user
         sets, so every message Deputy would send for them waits for their card."""
         if asks_before_sending:
-            with Redis.from_url(self.redis_url) as redis:
+            with sync_client(self.redis_url) as redis:  # a plain or a Sentinel address
                 ask_before_sending(redis, user_id)
         return ChatUser(self.chat_url, user_id, first_name)
 

@@ -47,7 +47,7 @@ def test_the_first_message_after_a_redis_restart_gets_its_goal(deputy: DeputySta
 
     restartable.restart()
     user = deputy.user(811, "Ria", asks_before_sending=True)  # an emptied Redis forgot the user's rule too
-    sent = user.send("email bob@example.org that the meeting moved to 3 pm")
+    sent = user.send("email alice@example.org that the meeting moved to 3 pm")
     assert user.wait_for_bot(lambda m: True, after=sent)["text"] == ACK_NEW_GOAL
     card = user.wait_for_card(after=sent, timeout=40)  # the worker and the gateway carried on
     assert "To: alice@example.org" in card["text"]

@@ -36,7 +36,7 @@ def script(request: ChatRequest) -> ModelReply:
 def use_deputy(stack: DeputyStack, user_id: int, fact: str) -> None:
     user = stack.user(user_id, asks_before_sending=True)
     sent = user.send(f"remember {fact}")
-    user.wait_for_bot(lambda m: m["text"] == "Noted.", after=sent)
+    user.wait_for_bot(lambda m: m["text"].startswith("Noted."), after=sent)
     sent = user.send("email alice@example.org that I'll be 10 minutes late")
     card = user.wait_for_card(after=sent)
     user.press(card["message_id"], button="Approve")
