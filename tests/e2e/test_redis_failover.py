@@ -90,7 +90,11 @@ def test_goals_with_approvals_go_on_through_a_failover_and_each_email_goes_out_o
           f"{time.monotonic() - killed_at:.1f} s later")
 
     for user in during:
-        card = user.wait_for_card(after=asked[user.user_id][0], timeout=120)
+        try:
+            card = user.wait_for_card(after=asked[user.user_id][0], timeout=120)
+        except TimeoutError:
+            chat = [m["text"][:200] for m in user.bot_messages()]
+            pytest.fail(f"{user.first_name} got no card after the failover; the chat: {chat}\n{deputy.logs()[-6000:]}")
         assert user.press(card["message_id"], button="Approve").status_code == 200
     asked.update({user.user_id: ask(user) for user in after})
     for user in after:
