@@ -25,7 +25,7 @@ import httpx
 from redis import Redis
 from redis.exceptions import RedisError
 
-from deputy.local_model_server import die_with_parent
+from deputy.local_model_server import die_with_parent, stop_process
 from deputy.settings import Settings
 
 if TYPE_CHECKING:
@@ -241,13 +241,7 @@ def _spawn(command: list[str], **options: Any) -> subprocess.Popen:
 
 def _stop_in_order(processes: list[subprocess.Popen]) -> None:
     for process in processes:
-        if process.poll() is None:
-            process.terminate()
-            try:
-                process.wait(timeout=15)
-            except subprocess.TimeoutExpired:
-                process.kill()
-                process.wait()
+        stop_process(process)
 
 
 def _supervise(running: dict[str, subprocess.Popen], children: dict[str, tuple[list[str], dict[str, str]]]) -> int:

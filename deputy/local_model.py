@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from deputy.local_model_build import BuildError, ensure_llama_server
-from deputy.local_model_server import SLOTS, ServerError, start_server, stop_server
+from deputy.local_model_server import SLOTS, ServerError, start_server, stop_process
 from deputy.local_model_weights import WeightsError, ensure_weights
 from deputy.settings import Settings
 
@@ -64,7 +64,7 @@ class LocalModel:
                 "DEPUTY_MODEL_CONCURRENCY": str(SLOTS)}
 
     def stop(self) -> None:
-        stop_server(self.process)
+        stop_process(self.process)
 
 
 def ensure_local_model(

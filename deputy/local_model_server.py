@@ -134,7 +134,7 @@ def start_server(
         except httpx.HTTPError:
             pass
         time.sleep(0.25)
-    stop_server(process)
+    stop_process(process)
     raise ServerError(f"llama-server did not become ready within {timeout:.0f} s; see {log_path}.")
 
 
@@ -148,8 +148,8 @@ def die_with_parent() -> list[str]:
     return [setpriv, "--pdeathsig", "TERM", "--"] if setpriv and sys.platform.startswith("linux") else []
 
 
-def stop_server(process: subprocess.Popen) -> None:
-    """Terminate llama-server (kill it if it does not stop within 10 s)."""
+def stop_process(process: subprocess.Popen) -> None:
+    """Terminate a child process such as llama-server (kill it if it does not stop within 10 s)."""
     if process.poll() is None:
         process.terminate()
         try:

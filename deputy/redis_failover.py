@@ -70,10 +70,10 @@ class RedisFailoverSet:
     def kill_primary(self) -> str:
         """SIGKILL the current primary, like a machine lost; returns its name."""
         name = self.primary()
-        self.stop_server(name)
+        self.stop_process(name)
         return name
 
-    def stop_server(self, name: str) -> None:
+    def stop_process(self, name: str) -> None:
         """SIGKILL one server, primary or replica."""
         process = self._servers.pop(name)
         process.kill()

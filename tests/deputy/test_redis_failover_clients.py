@@ -47,7 +47,7 @@ def test_the_confirmation_says_whether_a_replica_has_the_writes(failover: RedisF
     replica = next(name for name in failover.ports if name != failover.primary())
     assert failover.client(replica).get("started") == b"yes"
 
-    failover.stop_server(replica)
+    failover.stop_process(replica)
     assert confirm() is False  # said (and logged), not waited on forever
 
 

@@ -19,7 +19,7 @@ import pytest
 from deputy.local import _start_brain, free_port
 from deputy.local_model import LocalModelError, ensure_local_model
 from deputy.local_model_build import _percent, cmake_flags, runtime_dir
-from deputy.local_model_server import CHAT_TEMPLATE, ServerError, server_command, start_server, stop_server
+from deputy.local_model_server import CHAT_TEMPLATE, ServerError, server_command, start_server, stop_process
 from deputy.local_model_weights import QWEN_CODER_1_5B, WeightsError, WeightsSpec, assemble, ensure_weights
 from deputy.settings import Settings
 
@@ -144,7 +144,7 @@ def test_server_start_waits_for_health_and_stops(tmp_path: Path) -> None:
         assert process.poll() is None
         assert (tmp_path / "run" / "chat-template.jinja").read_text() == CHAT_TEMPLATE
     finally:
-        stop_server(process)
+        stop_process(process)
     assert process.poll() is not None
 
 
