@@ -37,7 +37,7 @@ from redis.asyncio.retry import Retry as AsyncRetry
 from redis.backoff import ExponentialBackoff, NoBackoff
 from redis.exceptions import ConnectionError, TimeoutError
 from redis.retry import Retry
-from redis.sentinel import Sentinel
+from redis.sentinel import Sentinel, SentinelManagedConnection
 
 from core.redis_address import parse_address
 
@@ -64,18 +64,33 @@ _PRIMARY_OPTIONS = {"socket_connect_timeout": 2.0, "socket_keepalive": True}
 
 
 class RediscoveringConnection(aiosentinel.SentinelManagedConnection):
-    """Asks Sentinel for the primary on every reconnect, as the synchronous connection does.
+    """Asks Sentinel for the primary on every reconnect, not only on the first connect.
 
-    redis-py's asyncio connection reconnects a command being retried through
-    `connect_check_health`, which skips Sentinel and goes back to the address it had: the
-    dead primary, until the retries run out. Looking the primary up there sends the retry
-    to the promoted replica.
+    redis-py reconnects a connection that failed (the command being retried, the next
+    command on a pooled connection) through `connect_check_health`, which skips Sentinel
+    and goes back to the address it had: the dead primary, retried there until the
+    retries run out. Looking the primary up there sends the retry to the promoted replica.
+    One connection attempt per lookup: the command's own retry policy (its backoff) does
+    the retrying, each time with a fresh answer from the sentinels.
     """
 
     async def connect_check_health(self, check_health: bool = True, retry_socket_connect: bool = True) -> None:
         if not self.is_connected and self.connection_pool.is_master:
             self.host, self.port = await self.connection_pool.get_master_address()
-        await super().connect_check_health(check_health=check_health, retry_socket_connect=retry_socket_connect)
+        await super().connect_check_health(check_health=check_health, retry_socket_connect=False)
+
+
+class RediscoveringSyncConnection(SentinelManagedConnection):
+    """`RediscoveringConnection` for the synchronous client (workers, the bot's stores).
+
+    Without it a worker whose connection broke when the primary died kept reconnecting to
+    the dead address until RQ gave up and the worker process quit, its job half done.
+    """
+
+    def connect_check_health(self, check_health: bool = True, retry_socket_connect: bool = True) -> None:
+        if self._sock is None and self.connection_pool.is_master:
+            self.host, self.port = self.connection_pool.get_master_address()
+        super().connect_check_health(check_health=check_health, retry_socket_connect=False)
 
 
 class BlockingSentinelPool(aiosentinel.SentinelConnectionPool, aioredis.BlockingConnectionPool):
@@ -124,7 +139,8 @@ def sync_client(url: str, patient: bool = True) -> Redis:
     address = parse_address(url)
     if address is not None:
         sentinel = Sentinel(address.sentinels, sentinel_kwargs={**_SENTINEL_OPTIONS, "retry": Retry(NoBackoff(), 0)})
-        return sentinel.master_for(address.master, redis_class=Redis, db=address.db, password=address.password,
+        return sentinel.master_for(address.master, redis_class=Redis, connection_class=RediscoveringSyncConnection,
+                                   db=address.db, password=address.password,
                                    **_PRIMARY_OPTIONS, **_sync_options(sentinel=True, patient=patient))
     return Redis.from_url(url, **_sync_options()) if patient else Redis.from_url(url)
 

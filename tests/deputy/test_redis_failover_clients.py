@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -35,6 +36,37 @@ def test_both_clients_write_to_the_promoted_replica_after_the_primary_dies(failo
     promoted = failover.client(failover.primary())
     assert failover.primary() != old
     assert promoted.mget("before", "after", "before-async", "after-async") == [b"1", b"2", b"1", b"2"]
+    loop.run_until_complete(asynchronous.aclose())
+    loop.close()
+
+
+def test_a_command_waiting_on_the_primary_when_it_dies_carries_on_on_the_promoted_replica(
+    failover: RedisFailoverSet,
+) -> None:
+    """A worker blocked on its queue, or in the middle of a job, when the primary dies must
+    reconnect to the promoted replica, not keep knocking on the dead primary until it gives up."""
+    sync, loop = sync_client(failover.url), asyncio.new_event_loop()
+    asynchronous = async_client(failover.url, max_connections=2, timeout=5)
+    results: dict[str, object] = {}
+
+    def wait_for_job() -> None:
+        try:
+            results["sync"] = sync.blpop(["jobs"], timeout=15)
+        except Exception as exc:  # what a worker would die of
+            results["sync"] = exc
+
+    waiter = threading.Thread(target=wait_for_job)
+    waiter.start()
+    waiting_async = loop.create_task(asynchronous.blpop(["jobs-async"], timeout=15))
+    loop.run_until_complete(asyncio.sleep(0.5))  # both are blocked on the primary now
+
+    old = failover.kill_primary()
+    promoted = failover.client(failover.wait_for_promotion(old))
+    promoted.rpush("jobs", "step")
+    promoted.rpush("jobs-async", "step")
+    waiter.join(timeout=40)
+    assert results["sync"] == (b"jobs", b"step")
+    assert tuple(loop.run_until_complete(asyncio.wait_for(waiting_async, 40))) == (b"jobs-async", b"step")
     loop.run_until_complete(asynchronous.aclose())
     loop.close()
 

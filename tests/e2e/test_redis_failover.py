@@ -12,6 +12,7 @@ for good.
 
 from __future__ import annotations
 
+import json
 import re
 import time
 from collections.abc import Iterator
@@ -21,6 +22,7 @@ import pytest
 
 from agent.model import ModelReply
 from agent.testing import ChatRequest, ScriptedModelServer, last_message, message_text, tool_call, user_texts
+from core.redis_clients import sync_client
 from deputy.redis_failover import MASTER_NAME, RedisFailoverSet
 from deputy.testing import ChatUser, DeputyStack, Message
 from sandbox.mail import LocalMailServer
@@ -63,6 +65,28 @@ def ask(user: ChatUser) -> tuple[int, str]:
     return user.send(f"email {recipient} that I'll be 10 minutes late"), recipient
 
 
+def _where_goals_stand(deputy: DeputyStack) -> str:
+    """What Redis holds about goals, model requests and in-flight units, for a failure's message."""
+    lines = []
+    with sync_client(deputy.redis_url) as redis:
+        for key in sorted(redis.scan_iter("deputy:goal:*")):
+            raw = redis.get(key) if redis.type(key) == b"string" else None
+            if raw:
+                goal = json.loads(raw)
+                lines.append(f"{key}: status={goal.get('status')} step={goal.get('step')} "
+                             f"waiting={goal.get('waiting_model')} user={goal.get('user_id')}")
+        lines.append(f"pending: {sorted(redis.scan_iter('deputy:model:pending:*'))}")
+        lines.append(f"outcomes: {sorted(redis.scan_iter('deputy:model:outcome:*'))}")
+        lines.append(f"stream: {[e[0] for e in redis.xrange('deputy:model:requests')]}")
+        try:
+            lines.append(f"groups: {redis.xinfo_groups('deputy:model:requests')}")
+            lines.append(f"pel: {redis.xpending_range('deputy:model:requests', 'gateways', '-', '+', 100)}")
+        except Exception as exc:
+            lines.append(f"groups: {exc}")
+        lines.append(f"inflight: {redis.hgetall('deputy:inflight')}")
+    return "\n".join(lines)
+
+
 def done_messages(user: ChatUser) -> list[Message]:
     return [m for m in user.bot_messages() if m["text"].startswith("Done:")]
 
@@ -94,7 +118,8 @@ def test_goals_with_approvals_go_on_through_a_failover_and_each_email_goes_out_o
             card = user.wait_for_card(after=asked[user.user_id][0], timeout=120)
         except TimeoutError:
             chat = [m["text"][:200] for m in user.bot_messages()]
-            pytest.fail(f"{user.first_name} got no card after the failover; the chat: {chat}\n{deputy.logs()[-6000:]}")
+            pytest.fail(f"{user.first_name} got no card after the failover; the chat: {chat}\n"
+                        f"{_where_goals_stand(deputy)}\n{deputy.logs()[-6000:]}")
         assert user.press(card["message_id"], button="Approve").status_code == 200
     asked.update({user.user_id: ask(user) for user in after})
     for user in after:
