@@ -15,6 +15,7 @@ import logging
 from typing import Any, Callable
 
 from agent.context import fold
+from agent.goal_lifecycle import GoalEvent, advance
 from agent.goals import Goal, GoalStatus, ModelWait
 from agent.memory_tools import MemoryTools
 from agent.model import ChatModel, ModelError, ModelReply
@@ -181,11 +182,12 @@ class ModelTurn:
         # A plain answer without tools: deliver it; a question waits for the user.
         text = (reply.content or "").strip() or "I have nothing to add."
         if goal.parent_id is not None:
-            goal.result, goal.status = text, GoalStatus.done
+            goal.result = text
+            advance(goal, GoalEvent.finish)
             return self._end(goal)
         self._outbox.send(goal.chat_id, text, dedupe_key=f"{goal.id}:{goal.step}:text",
                           proactive=goal.monitor is not None)
-        goal.status = GoalStatus.waiting_user if text.endswith("?") else GoalStatus.done
+        advance(goal, GoalEvent.ask_user if text.endswith("?") else GoalEvent.finish)
         return self._end(goal)
 
 

@@ -36,6 +36,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Callable, Literal
 
 from agent.check_budget import CheckBudget
+from agent.goal_lifecycle import GoalEvent, advance
 from agent.goals import Goal, GoalStatus, Monitor
 from agent.local_time import (
     clock_words,
@@ -237,7 +238,7 @@ class Monitoring:
         """A check without a probe: note it in the transcript and let the model look again."""
         monitor = goal.monitor
         assert monitor is not None
-        goal.status = GoalStatus.running
+        advance(goal, GoalEvent.check)
         goal.loop_signatures = []  # each check is a fresh look, not a repetition
         # Model text: `what` is what the model chose to watch, not the user's words.
         goal.messages.append(model_note(
@@ -320,7 +321,7 @@ class Monitoring:
         sent = monitor.probe_state.reminders
         reminded = f" I had reminded the user {sent} time(s) that it had not come yet." if sent else ""
         monitor.news += 1
-        goal.status = GoalStatus.running
+        advance(goal, GoalEvent.check)
         goal.loop_signatures = []
         goal.messages.append(model_note(
             f"(Scheduled check {monitor.checks_done} of {monitor.max_checks}, "
@@ -343,7 +344,7 @@ class Monitoring:
             return False
         if monitor.until is not None and monitor.next_at > monitor.until:
             return False
-        goal.status = GoalStatus.scheduled
+        advance(goal, GoalEvent.watch)
         return True
 
     def enqueue_next(self, goal: Goal) -> None:

@@ -19,6 +19,7 @@ from typing import Any, Callable
 
 from agent.action_requests import ActionRequests, AskUser
 from agent.check_budget import CheckBudget
+from agent.goal_lifecycle import GoalEvent, advance
 from agent.goals import ConcurrentUpdate, Goal, GoalStatus, GoalStore
 from agent.memory_tools import MEMORY_TOOLS, ForgetArgs, MemoryTools, RecallArgs, RememberArgs
 from agent.memory_tools import parse as parse_memory
@@ -111,7 +112,7 @@ class GoalRunner:
             probed = self._watch.after_probe(goal)
             if probed is not None:
                 return probed
-        elif goal.status is GoalStatus.acting:
+        elif goal.status in (GoalStatus.acting, GoalStatus.waiting_approval):
             action_id = goal.pending_action_id
             resumed = self._resume_after_action(goal)
             if resumed is None:
@@ -247,7 +248,7 @@ class GoalRunner:
         for skipped in goal.pending_calls:
             goal.messages.append(tool_message(skipped.id, "Not run: waiting for the user's answer."))
         goal.pending_calls.clear()
-        goal.status = GoalStatus.waiting_user
+        advance(goal, GoalEvent.ask_user)
         return self._end(goal)
 
     def _state_time(self, goal: Goal, action: Action) -> None:
@@ -260,12 +261,15 @@ class GoalRunner:
         record = self._actions.get(goal.pending_action_id or "")
         if record is None:
             # The action was never stored (crash right before it): decide again.
-            goal.status, goal.pending_action_id = GoalStatus.running, None
+            advance(goal, GoalEvent.observed).pending_action_id = None
             return goal
         if not record.state.terminal:
             if record.state is ActionState.submitted:
                 # The hand-off to the executor may have been lost with a crashed worker.
                 self._dispatch.action(record.action.id, goal.id, goal.step)
+            elif record.state is ActionState.awaiting_approval:
+                # Resumed after a pause while its card was still open: it waits for the card again.
+                self._goals.update(goal.id, _waiting_for_card(record.action.id))
             self._dispatch.idle(goal.id)
             return None
         call = goal.pending_calls.pop(0)
@@ -277,7 +281,7 @@ class GoalRunner:
         observed = self._reading.observe(goal, record)
         self._remember(goal, call, observed)
         goal.messages.append(tool_message(call.id, observed))
-        goal.status, goal.pending_action_id = GoalStatus.running, None
+        advance(goal, GoalEvent.observed).pending_action_id = None
         return goal
 
     def _reply(self, goal: Goal, call: ToolCall) -> StepOutcome:
@@ -289,7 +293,8 @@ class GoalRunner:
             for skipped in goal.pending_calls:
                 goal.messages.append(tool_message(skipped.id, "Not run: the part is finished."))
             goal.pending_calls.clear()
-            goal.result, goal.status = args.text, GoalStatus.done
+            goal.result = args.text
+            advance(goal, GoalEvent.finish)
             return self._end(goal)
         text = args.text
         if goal.unconfirmed:
@@ -314,7 +319,7 @@ class GoalRunner:
         goal.pending_calls.clear()
         if watching:
             return self._watch.park(goal)
-        goal.status = GoalStatus.waiting_user if waiting else GoalStatus.done
+        advance(goal, GoalEvent.ask_user if waiting else GoalEvent.finish)
         return self._end(goal)
 
     def _wait_for_human(self, goal: Goal, handoff: HandOff) -> StepOutcome:
@@ -323,7 +328,7 @@ class GoalRunner:
         for skipped in goal.pending_calls:
             goal.messages.append(tool_message(skipped.id, "Not run: waiting for the user."))
         goal.pending_calls.clear()
-        goal.status = GoalStatus.waiting_user
+        advance(goal, GoalEvent.ask_user)
         return self._end(goal)
 
     def _end(self, goal: Goal) -> StepOutcome:
@@ -338,7 +343,7 @@ class GoalRunner:
         if goal.parent_id is None:
             # Sent before the checkpoint (deduplicated), so a crash in between cannot lose it.
             self._outbox.send(goal.chat_id, message, dedupe_key=f"{goal.id}:{goal.step}:failed:{goal.model_attempts}")
-        goal.status, goal.error = GoalStatus.failed, message
+        advance(goal, GoalEvent.fail).error = message
         return self._end(goal)
 
     def _pause(self, goal: Goal, message: str) -> StepOutcome:
@@ -352,7 +357,7 @@ class GoalRunner:
                 dedupe_key=f"{goal.id}:{goal.step}:paused:{len(goal.loop_signatures)}",
             )
         )
-        goal.status = GoalStatus.paused
+        advance(goal, GoalEvent.pause)
         self._checkpoint(goal)
         self._dispatch.idle(goal.id)
         return StepOutcome.finished
@@ -366,6 +371,15 @@ class GoalRunner:
             if current is not None and current.status in (GoalStatus.paused, GoalStatus.cancelled):
                 raise GoalStopped(goal.id) from None
             raise
+
+
+def _waiting_for_card(action_id: str) -> Callable[[Goal], Goal | None]:
+    def change(goal: Goal) -> Goal | None:
+        if goal.status is not GoalStatus.acting or goal.pending_action_id != action_id:
+            return None
+        return advance(goal, GoalEvent.card)
+
+    return change
 
 
 def _gist(line: str) -> str:

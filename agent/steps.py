@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import TYPE_CHECKING, Callable, Protocol
 
+from agent.goal_lifecycle import GoalEvent, advance
 from agent.goals import Goal, GoalStatus
 
 if TYPE_CHECKING:
@@ -55,7 +56,7 @@ def hand_to_executor(
 ) -> StepOutcome:
     """Store the action, mark the goal as acting on it (checkpointed), and hand it to the executor."""
     actions.submit(action)
-    goal.status = GoalStatus.acting
+    advance(goal, GoalEvent.act)
     goal.pending_action_id = action.id
     goal = checkpoint(goal)
     dispatch.action(action.id, goal.id, goal.step)

@@ -18,6 +18,7 @@ from __future__ import annotations
 import hashlib
 from typing import TYPE_CHECKING, Callable
 
+from agent.goal_lifecycle import GoalEvent, advance
 from agent.goals import Goal, GoalStatus, GoalStore
 from agent.origins import model_note
 from agent.prompt import tool_message
@@ -61,7 +62,7 @@ class Subgoals:
                 )
             children.append(existing)
         goal.children = [c.id for c in children]
-        goal.status = GoalStatus.waiting_children
+        advance(goal, GoalEvent.split)
         return children
 
     def start(self, children: list[Goal]) -> None:
@@ -96,7 +97,7 @@ class Subgoals:
                 lines.append(f"{number}. {child.text}: FAILED ({reason})")
         call = goal.pending_calls.pop(0)
         goal.messages.append(tool_message(call.id, "Results of the parts:\n" + "\n".join(lines)))
-        goal.status = GoalStatus.running
+        advance(goal, GoalEvent.joined)
         return goal
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import Callable
 
+from agent.goal_lifecycle import GoalEvent, advance
 from agent.goals import Goal, GoalStatus
 from agent.monitoring import Monitoring
 from agent.reading import Reading
@@ -71,7 +72,7 @@ class WatchSteps:
             return StepOutcome.waiting
         self._outbox.send(goal.chat_id, self._monitoring.ended_message(goal),
                           dedupe_key=f"{goal.id}:{goal.step}:monitor-ended", proactive=True)
-        goal.status = GoalStatus.done
+        advance(goal, GoalEvent.finish)
         self._checkpoint(goal)
         self._dispatch.idle(goal.id)
         return StepOutcome.finished
@@ -101,7 +102,7 @@ class WatchSteps:
     def _probe_done(self, goal: Goal, record: ActionRecord | None) -> StepOutcome | None:
         assert goal.monitor is not None
         goal.monitor.probe_action_id = None
-        goal.status, goal.pending_action_id = GoalStatus.running, None
+        advance(goal, GoalEvent.observed).pending_action_id = None
         if self._monitoring.needs_probe_run(goal):
             # The first reading: the pending schedule_check call gets its answer from it.
             self._monitoring.settle_baseline(goal, record, self._reading.observe)
@@ -116,7 +117,7 @@ class WatchSteps:
             if checked.message:
                 self._outbox.send(goal.chat_id, checked.message, dedupe_key=f"{goal.id}:{goal.step}:watch-stopped",
                                   proactive=True)
-            goal.status = GoalStatus.done
+            advance(goal, GoalEvent.finish)
             return self._end(goal)
         if checked.kind == "remind":
             self._outbox.send(goal.chat_id, checked.message, proactive=True,

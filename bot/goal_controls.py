@@ -9,14 +9,15 @@ from __future__ import annotations
 
 from typing import Callable
 
+from agent.goal_lifecycle import GoalEvent, advance, allowed, next_turn
 from agent.goals import Goal, GoalStatus
 from agent.origins import user_edit
 from bot.presses_common import PressAnswer
 from bot.services import BotServices
 from bot.texts import shorten
+from core.outbox import Outbox, OutboxMessage
+from sentinel.stores.approvals import Choice, PressOutcome
 
-_ACTIVE = (GoalStatus.running, GoalStatus.acting, GoalStatus.waiting_approval, GoalStatus.waiting_user,
-           GoalStatus.scheduled, GoalStatus.waiting_children)
 _EDITING = "deputy:user:{}:editing"
 EDIT_WINDOW_SECONDS = 600
 
@@ -30,13 +31,14 @@ def press_goal_control(services: BotServices, kind: str, goal_id: str, user_id: 
         services.redis.set(_EDITING.format(user_id), goal_id, ex=EDIT_WINDOW_SECONDS)
         return PressAnswer(f"Send me the change for “{name}” as your next message.")
     if kind == "gx":
-        stopped = services.goals.update(goal_id, _to(GoalStatus.cancelled, lambda g: not g.status.finished))
+        stopped = services.goals.update(goal_id, _if_allowed(GoalEvent.cancel))
         services.audit.append(user_id, "goal_cancelled", services.clock(), goal_id=goal_id)
         if stopped is not None and stopped.status is GoalStatus.cancelled:
+            _close_open_card(services, stopped, user_id)
             return PressAnswer("Stopped.", f"⏹ Stopped “{name}”.")
         return PressAnswer("That goal had already ended.")
     if kind == "gp":
-        paused = services.goals.update(goal_id, _pause)
+        paused = services.goals.update(goal_id, _if_allowed(GoalEvent.pause))
         if paused is not None and paused.status is GoalStatus.paused:
             return PressAnswer("Paused.", f"⏸ Paused “{name}”. Resume it from /goals.")
         return PressAnswer("That goal isn't running.")
@@ -63,14 +65,10 @@ def apply_edit(services: BotServices, goal_id: str, user_id: int, text: str) -> 
         if goal.user_id != user_id or goal.status in (GoalStatus.cancelled,):
             return None
         goal.messages.append(user_edit(text))
-        if goal.status in (GoalStatus.acting, GoalStatus.waiting_approval, GoalStatus.waiting_children):
-            return goal  # picked up when the pending work comes back
-        goal.status = GoalStatus.running
+        if not allowed(goal.status, GoalEvent.edit):
+            return goal  # busy elsewhere (an action, a card, its parts): picked up when that comes back
         goal.pending_calls = []
-        goal.step += 1
-        goal.steps_base = goal.step
-        goal.updated_at = services.clock()
-        return goal
+        return next_turn(goal, GoalEvent.edit, services.clock())
 
     goal = services.goals.update(goal_id, change)
     if goal is not None and goal.status is GoalStatus.running:
@@ -78,30 +76,37 @@ def apply_edit(services: BotServices, goal_id: str, user_id: int, text: str) -> 
     return goal
 
 
-def _to(status: GoalStatus, allowed: Callable[[Goal], bool]) -> Callable[[Goal], Goal | None]:
+def _close_open_card(services: BotServices, goal: Goal, user_id: int) -> None:
+    """The card a stopped goal waited on is closed as the user's No, so nothing is left waiting on it."""
+    record = services.actions.get(goal.pending_action_id or "")
+    if record is None or record.approval_id is None:
+        return
+    result = services.approvals.decide(record.approval_id, user_id, Choice.deny, services.clock())
+    if result.outcome is not PressOutcome.decided or result.request is None:
+        return  # answered, expired or never shown: nothing to close
+    request = result.request
+    services.audit.append(user_id, "approval_decided", services.clock(), approval_id=record.approval_id,
+                          action_id=request.action_id, decision="drop" if request.kind == "outcome_unknown" else "denied")
+    closed = "I won't try it again" if request.kind == "outcome_unknown" else "this was not done"
+    Outbox(services.redis).put(OutboxMessage(
+        chat_id=request.chat_id, text=f"{request.card_text}\n\n⏹ You stopped this goal, so {closed}.",
+        edit_ref=f"card:{record.approval_id}", dedupe_key=f"stopped:{record.approval_id}"))
+    # The executor records the action's end, as it does for a press.
+    services.dispatch.action(request.action_id, goal.id, goal.step, approval_id=record.approval_id)
+
+
+def _if_allowed(event: GoalEvent) -> Callable[[Goal], Goal | None]:
+    """Move the goal by `event` when its status allows it (a second Stop changes nothing)."""
     def change(goal: Goal) -> Goal | None:
-        if not allowed(goal):
-            return None
-        goal.status = status
-        return goal
+        return advance(goal, event) if allowed(goal.status, event) else None
 
     return change
 
 
-def _pause(goal: Goal) -> Goal | None:
-    if goal.status not in _ACTIVE:
-        return None
-    goal.paused_from = goal.status
-    goal.status = GoalStatus.paused
-    return goal
-
-
 def _resume(goal: Goal, now: float) -> Goal | None:
-    if goal.status is not GoalStatus.paused:
+    if not allowed(goal.status, GoalEvent.resume):
         return None
-    previous = goal.paused_from or GoalStatus.running
-    goal.status = GoalStatus.acting if previous is GoalStatus.waiting_approval else previous
-    goal.paused_from = None
+    advance(goal, GoalEvent.resume)
     # A fresh budget: the user chose to go on.
     goal.steps_base = goal.step
     goal.tokens_base = goal.prompt_tokens + goal.completion_tokens

@@ -15,6 +15,7 @@ from telegram.error import TelegramError
 from telegram.ext import ApplicationHandlerStop, ContextTypes
 
 from agent.attachments import Attachment, accepts
+from agent.goal_lifecycle import GoalEvent, next_turn
 from agent.goals import Goal, GoalStatus
 from agent.origins import user_message
 from bot import texts
@@ -101,11 +102,8 @@ class Handlers:
         def restart(goal: Goal) -> Goal | None:
             if goal.status is not GoalStatus.failed:
                 return None
-            goal.status, goal.error, goal.model_attempts = GoalStatus.running, None, 0
-            goal.step += 1
-            goal.steps_base = goal.step
-            goal.updated_at = self._s.clock()
-            return goal
+            goal.error, goal.model_attempts = None, 0
+            return next_turn(goal, GoalEvent.retry, self._s.clock())
 
         goal = self._s.goals.update(failed.id, restart)
         if goal is not None and goal.status is GoalStatus.running:
@@ -265,11 +263,7 @@ class Handlers:
             if goal.status is not GoalStatus.waiting_user:
                 return None
             goal.messages.append(user_message(text))
-            goal.status = GoalStatus.running
-            goal.step += 1
-            goal.steps_base = goal.step  # a conversation with the user is not a runaway loop
-            goal.updated_at = self._s.clock()
-            return goal
+            return next_turn(goal, GoalEvent.answered, self._s.clock())
 
         goal = self._s.goals.update(goal_id, add_answer)
         if goal is None or goal.status is not GoalStatus.running:

@@ -22,6 +22,7 @@ import secrets
 import time
 from typing import Callable, Mapping, Protocol
 
+from agent.goal_lifecycle import GoalEvent, advance
 from agent.goals import GoalStatus, GoalStore
 from core.effects import ConnectorError, ConnectorOutcomeUnknown, OperationResult
 from connectors.progress import listening
@@ -173,7 +174,7 @@ class Executor:
         if self._actions.transition(action.id, allowed_from, ActionState.awaiting_approval, approval_id=approval_id):
             self._audit.append(action.user_id, "approval_requested", now, action_id=action.id, approval_id=approval_id)
             metrics.card("asked")
-        self._goals.update(action.goal_id, _set_status(GoalStatus.acting, GoalStatus.waiting_approval))
+        self._goals.update(action.goal_id, _move(GoalStatus.acting, GoalEvent.card, action.id))
 
     def _after_press(self, record: ActionRecord, job: ActionJob) -> None:
         stored = self._approvals.get(job.approval_id or "")
@@ -339,7 +340,7 @@ class Executor:
             self._resume(fresh, job)
 
     def _resume(self, record: ActionRecord, job: ActionJob) -> None:
-        goal = self._goals.update(job.goal_id, _set_status(GoalStatus.waiting_approval, GoalStatus.acting))
+        goal = self._goals.update(job.goal_id, _move(GoalStatus.waiting_approval, GoalEvent.approved, record.action.id))
         if goal is not None and goal.status is GoalStatus.acting and goal.pending_action_id == record.action.id:
             self._dispatch.step(job.goal_id, job.step)
 
@@ -396,11 +397,15 @@ def _approval_id_for(action: Action) -> str:
     return base64.urlsafe_b64encode(digest[:9]).decode()
 
 
-def _set_status(current: GoalStatus, new: GoalStatus):
+def _move(current: GoalStatus, event: GoalEvent, action_id: str):
+    """Move the goal by `event` if it is still `current` and waits on this action.
+
+    A paused or cancelled goal stays so, and a job of an earlier action delivered again
+    (a crash, a replayed press) leaves a goal that now waits on another action alone.
+    """
     def change(goal):
-        if goal.status is not current:
+        if goal.status is not current or goal.pending_action_id != action_id:
             return None
-        goal.status = new
-        return goal
+        return advance(goal, event)
 
     return change

@@ -13,6 +13,7 @@ import logging
 import time
 from collections.abc import Callable
 
+from agent.goal_lifecycle import GoalEvent, next_turn
 from agent.goals import Goal, GoalStatus, GoalStore
 from agent.origins import deputy_note
 from core.effects import ConnectorError, EffectClass
@@ -133,11 +134,7 @@ class HandOffService:
             if goal.status is not GoalStatus.waiting_user:
                 return None
             goal.messages.append(deputy_note(RESUMED))
-            goal.status = GoalStatus.running
-            goal.step += 1
-            goal.steps_base = goal.step
-            goal.updated_at = self._clock()
-            return goal
+            return next_turn(goal, GoalEvent.answered, self._clock())
 
         goal = self._goals.update(goal_id, carry_on)
         if goal is not None and goal.status is GoalStatus.running:

@@ -11,6 +11,7 @@ import base64
 import hashlib
 from typing import Callable
 
+from agent.goal_lifecycle import GoalEvent, advance
 from agent.goals import GoalStatus, GoalStore
 from core.outbox import Outbox, OutboxMessage
 from sentinel.stores.action_store import ActionRecord
@@ -89,7 +90,6 @@ class UnknownOutcomeCards:
         def wait(goal):
             if goal.status is not GoalStatus.acting:
                 return None
-            goal.status = GoalStatus.waiting_approval
-            return goal
+            return advance(goal, GoalEvent.card)
 
         self._goals.update(action.goal_id, wait)

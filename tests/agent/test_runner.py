@@ -200,7 +200,8 @@ def test_a_step_waits_while_the_action_is_still_pending(deputy: Deputy) -> None:
     deputy.actions.transition(action_id, (ActionState.submitted,), ActionState.awaiting_approval)
     assert runner.run_step(goal.id, 1) is StepOutcome.waiting
     assert len(deputy.model.calls) == 1
-    assert deputy.goals.get(goal.id).status is GoalStatus.acting
+    # The action waits for its card, and so the goal says: it waits for the user, not for work.
+    assert deputy.goals.get(goal.id).status is GoalStatus.waiting_approval
 
 
 # -- replies ----------------------------------------------------------------------------
