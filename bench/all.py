@@ -92,6 +92,7 @@ def _subprocess(module: str, *args: str) -> Callable[[Path], object]:
 
 
 EXTRA = [("guard evaluation", _subprocess("bench.guard")),
+         ("secret scrubbing", _subprocess("bench.scrub")),
          ("injection detectors", _subprocess("bench.detectors", "--no-embedding"))]
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import secrets
+import socket
 from pathlib import Path
 from typing import Iterator
 
@@ -13,6 +14,47 @@ from tests_support import email_script
 from agent.testing import ScriptedModelServer, text
 from deputy.testing import DeputyStack, RedisServer
 from sandbox.mail import LocalMailServer
+
+
+_LOCAL_PREFIXES = ("127.", "::1", "0:0:0:0:0:0:0:1", "localhost")
+_real_connect, _real_connect_ex = socket.socket.connect, socket.socket.connect_ex
+
+
+def _only_this_machine(address: object) -> None:
+    """Refuse a connection that would leave this machine: a real model, Telegram or any remote API."""
+    if isinstance(address, tuple) and not str(address[0]).startswith(_LOCAL_PREFIXES):
+        raise OutsideNetworkCall(
+            f"a test tried to connect to {address[0]}:{address[1]}; tests talk only to local servers "
+            "(mark a test `outside_network` if it really must)"
+        )
+
+
+class OutsideNetworkCall(ConnectionRefusedError):
+    pass
+
+
+@pytest.fixture(autouse=True)
+def no_outside_network(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every test runs with connections beyond this machine refused, asyncio's included.
+
+    A test that would reach api.openai.com or api.telegram.org by mistake (a wrong base URL,
+    a default left in place) fails here instead of hanging on, or paying for, the real thing.
+    """
+    if request.node.get_closest_marker("outside_network"):
+        return
+
+    def connect(sock: socket.socket, address: object) -> None:
+        if sock.family in (socket.AF_INET, socket.AF_INET6):
+            _only_this_machine(address)
+        return _real_connect(sock, address)
+
+    def connect_ex(sock: socket.socket, address: object) -> int:
+        if sock.family in (socket.AF_INET, socket.AF_INET6):
+            _only_this_machine(address)
+        return _real_connect_ex(sock, address)
+
+    monkeypatch.setattr(socket.socket, "connect", connect)
+    monkeypatch.setattr(socket.socket, "connect_ex", connect_ex)
 
 
 @pytest.fixture(scope="session")

@@ -6,7 +6,6 @@ import base64
 import json
 import random
 import secrets
-import time
 from urllib.parse import quote, quote_plus, urlencode
 
 import pytest
@@ -201,7 +200,8 @@ def test_with_secrets_adds_to_an_existing_scrubber() -> None:
     assert "first-secret" not in repr(scrubber) and "second-secret" not in repr(scrubber)
 
 
-def test_a_megabyte_with_fifty_secrets_is_fast() -> None:
+def test_a_megabyte_with_fifty_secrets_loses_every_secret_and_nothing_else() -> None:
+    """Its speed is measured by `python -m bench.scrub`."""
     rng = random.Random(1)
     known = [secrets.token_urlsafe(rng.randint(6, 40)) for _ in range(50)]
     words = ORDINARY.split()
@@ -211,13 +211,11 @@ def test_a_megabyte_with_fifty_secrets_is_fast() -> None:
     text = "".join(chunks)
     scrubber = Scrubber(known)
 
-    started = time.perf_counter()
     out = scrubber.scrub(text)
-    elapsed = time.perf_counter() - started
 
     assert not any(secret in out for secret in known)
     assert out.count(REDACTED) == len(chunks)
-    assert elapsed < 2.0, f"scrubbing 1 MB took {elapsed:.2f} s"
+    assert out.replace(REDACTED, "") == "".join(chunk.rsplit(" ", 1)[0] + " \n" for chunk in chunks)
 
 
 _TEXT = st.text(alphabet=st.characters(blacklist_categories=("Cs",), blacklist_characters="\x00"), max_size=60)
