@@ -5,14 +5,16 @@ in circles); a goal over one pauses and asks the user. The call is inline, or, w
 gateway (`ModelRequests`), a request: the step checkpoints the goal as waiting for it and
 ends, and the gateway's answer brings the next job, which records the reply (or handles the
 error) exactly as the inline call would have. A reply with tool calls continues the goal; a
-plain answer is delivered and ends the step. The runner lends the steps these need
-(checkpoint, fail, pause, end, and running the next step in the same job) explicitly.
+plain answer is delivered and ends the step. The turn never calls back into the runner:
+it returns what happens next (a `StepOutcome`, a `Stop` for the runner to carry out, or
+`RunCalls` to run the reply's tool calls in the same job), and the runner does it.
 """
 
 from __future__ import annotations
 
 import logging
-from typing import Any, Callable
+from dataclasses import dataclass
+from typing import Any, Callable, Literal
 
 from agent.context import fold
 from agent.goal_lifecycle import GoalEvent, advance
@@ -30,8 +32,25 @@ log = logging.getLogger(__name__)
 MAX_FOLDED_WORDS = 50
 """The user's folded messages kept for the guard (older ones only make it ask more)."""
 
-Step = Callable[[Goal], StepOutcome]
-Stop = Callable[[Goal, str], StepOutcome]
+
+
+@dataclass(frozen=True)
+class Stop:
+    """The goal stops here: the runner pauses it (asking to continue), fails it, or ends it."""
+
+    how: Literal["pause", "fail", "end"]
+    goal: Goal
+    message: str = ""
+
+
+@dataclass(frozen=True)
+class RunCalls:
+    """The model's reply asked for tools: the runner runs them in this same job."""
+
+    goal: Goal
+
+
+TurnResult = StepOutcome | Stop | RunCalls
 
 
 class ModelTurn:
@@ -48,10 +67,6 @@ class ModelTurn:
         *,
         tools_for: Callable[[Goal], list[dict[str, Any]]],
         checkpoint: Callable[[Goal], Goal],
-        fail: Stop,
-        pause: Stop,
-        end: Step,
-        run_step: Callable[[str, int], StepOutcome],
     ) -> None:
         self._model = model
         self._dispatch = dispatch
@@ -63,12 +78,8 @@ class ModelTurn:
         self._gateway = gateway
         self._tools_for = tools_for
         self._checkpoint = checkpoint
-        self._fail = fail
-        self._pause = pause
-        self._end = end
-        self._run_step = run_step
 
-    def resume(self, goal: Goal) -> StepOutcome | None:
+    def resume(self, goal: Goal) -> TurnResult | None:
         """A goal waiting for the gateway's answer: handle it; None asks the model anew in this step."""
         assert goal.waiting_model is not None
         if goal.waiting_model.step == goal.step and self._gateway is not None:
@@ -76,7 +87,7 @@ class ModelTurn:
         goal.waiting_model = None  # the goal changed since (edited), or the gateway was turned off: ask anew
         return None
 
-    def call(self, goal: Goal) -> StepOutcome:
+    def call(self, goal: Goal) -> TurnResult:
         """Ask the model for the goal's next turn, unless a budget says to pause first."""
         over = self._over_budget(goal)
         if over is not None:
@@ -93,31 +104,31 @@ class ModelTurn:
             return self._failed(goal, exc)
         return self._record(goal, reply)
 
-    def _over_budget(self, goal: Goal) -> StepOutcome | None:
+    def _over_budget(self, goal: Goal) -> TurnResult | None:
         if goal.step - goal.steps_base >= self._limits.max_steps:
-            return self._pause(
-                goal,
+            return Stop(
+                "pause", goal,
                 f"I've taken {self._limits.max_steps} steps on “{_short(goal.text)}” without finishing, so I paused "
                 "it to keep costs in check. Continue?",
             )
         used = goal.prompt_tokens + goal.completion_tokens - goal.tokens_base
         if used >= self._limits.max_tokens:
-            return self._pause(
-                goal,
+            return Stop(
+                "pause", goal,
                 f"“{_short(goal.text)}” has used {used:,} tokens of its {self._limits.max_tokens:,} budget, so I "
                 "paused it. Continue?",
             )
         recent = goal.loop_signatures[-self._limits.loop_repeats :]
         if len(recent) == self._limits.loop_repeats and len(set(recent)) == 1:
             goal.loop_signatures = []
-            return self._pause(
-                goal,
+            return Stop(
+                "pause", goal,
                 f"I seem to be going round in circles on “{_short(goal.text)}” (the same step with the same result "
                 f"{self._limits.loop_repeats} times), so I stopped. Continue anyway?",
             )
         return None
 
-    def _request(self, goal: Goal, messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> StepOutcome:
+    def _request(self, goal: Goal, messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> TurnResult:
         """Hand the model call to the gateway; its answer enqueues this goal's next job."""
         request = ModelRequest(id=new_request_id(goal.id, goal.step), goal_id=goal.id, step=goal.step,
                                attempt=goal.model_attempts, messages=messages, tools=tools, created_at=self._clock())
@@ -131,7 +142,7 @@ class ModelTurn:
         self._gateway.submit(request)
         return StepOutcome.waiting
 
-    def _answered(self, goal: Goal) -> StepOutcome:
+    def _answered(self, goal: Goal) -> TurnResult:
         assert self._gateway is not None and goal.waiting_model is not None
         request_id = goal.waiting_model.request_id
         outcome = self._gateway.outcome(request_id)
@@ -148,7 +159,7 @@ class ModelTurn:
             return self._failed(goal, outcome.failure.error())
         return self.call(goal)  # discarded while the goal was paused: ask again
 
-    def _failed(self, goal: Goal, exc: ModelError) -> StepOutcome:
+    def _failed(self, goal: Goal, exc: ModelError) -> TurnResult:
         log.warning("goal %s: model call failed: %s", goal.id, exc)
         goal.model_attempts += 1
         if exc.retryable and goal.model_attempts < self._limits.max_model_attempts:
@@ -156,13 +167,13 @@ class ModelTurn:
             goal = self._checkpoint(goal)
             self._dispatch.step(goal.id, goal.step, delay=delay)
             return StepOutcome.retrying
-        return self._fail(
-            goal,
+        return Stop(
+            "fail", goal,
             f"{exc.user_message} I tried {goal.model_attempts} times and stopped. "
             "Your goal is saved: send /retry to try again.",
         )
 
-    def _record(self, goal: Goal, reply: ModelReply, carry_on: bool = False) -> StepOutcome:
+    def _record(self, goal: Goal, reply: ModelReply, carry_on: bool = False) -> TurnResult:
         goal.model_attempts = 0
         goal.prompt_tokens += reply.usage.prompt_tokens
         goal.completion_tokens += reply.usage.completion_tokens
@@ -176,7 +187,7 @@ class ModelTurn:
             goal = self._checkpoint(goal)
             if carry_on:
                 self._dispatch.carry_on(goal.id, goal.step)
-                return self._run_step(goal.id, goal.step)
+                return RunCalls(goal)
             self._dispatch.step(goal.id, goal.step)
             return StepOutcome.continued
         # A plain answer without tools: deliver it; a question waits for the user.
@@ -184,11 +195,11 @@ class ModelTurn:
         if goal.parent_id is not None:
             goal.result = text
             advance(goal, GoalEvent.finish)
-            return self._end(goal)
+            return Stop("end", goal)
         self._outbox.send(goal.chat_id, text, dedupe_key=f"{goal.id}:{goal.step}:text",
                           proactive=goal.monitor is not None)
         advance(goal, GoalEvent.ask_user if text.endswith("?") else GoalEvent.finish)
-        return self._end(goal)
+        return Stop("end", goal)
 
 
 def _short(text: str, limit: int = 50) -> str:

@@ -25,7 +25,7 @@ from agent.memory_tools import MEMORY_TOOLS, ForgetArgs, MemoryTools, RecallArgs
 from agent.memory_tools import parse as parse_memory
 from agent.model import ChatModel, ToolCall
 from agent.model_requests import ModelRequests
-from agent.model_turn import ModelTurn
+from agent.model_turn import ModelTurn, RunCalls, TurnResult
 from agent.monitoring import Monitoring
 from agent.prompt import tool_message
 from agent.reading import ContentScanner, Reading
@@ -90,10 +90,9 @@ class GoalRunner:
         self._reading = Reading(goals, scanner, clock, uploads or Uploads(goals._redis))
         self._monitoring = Monitoring(dispatch, clock, checks, settings)
         self._turn = ModelTurn(model, dispatch, outbox, clock, limits, settings, memory, gateway,
-                               tools_for=self._tools_for, checkpoint=self._checkpoint, fail=self._fail,
-                               pause=self._pause, end=self._end, run_step=self._run_step)
+                               tools_for=self._tools_for, checkpoint=self._checkpoint)
         self._watch = WatchSteps(self._monitoring, actions, dispatch, outbox, self._reading,
-                                 checkpoint=self._checkpoint, call_model=self._turn.call, end=self._end,
+                                 checkpoint=self._checkpoint, call_model=self._model_turn, end=self._end,
                                  catalog_for=self._catalog_for)
         self._handoffs = handoffs
 
@@ -136,7 +135,7 @@ class GoalRunner:
         elif goal.waiting_model is not None:
             answered = self._turn.resume(goal)
             if answered is not None:
-                return answered
+                return self._carry_out(answered)
         if goal.attachments:
             failed = self._reading.read_attachments(goal)
             if failed is not None:
@@ -152,7 +151,22 @@ class GoalRunner:
                 park = park or not str(goal.messages[-1].get("content", "")).startswith("Error")
         if park:
             return self._watch.park(goal)
-        return self._turn.call(goal)
+        return self._model_turn(goal)
+
+    def _model_turn(self, goal: Goal) -> StepOutcome:
+        return self._carry_out(self._turn.call(goal))
+
+    def _carry_out(self, result: TurnResult) -> StepOutcome:
+        """Do what the model turn said comes next."""
+        if isinstance(result, StepOutcome):
+            return result
+        if isinstance(result, RunCalls):
+            return self._run_step(result.goal.id, result.goal.step)  # the reply's tools, in this same job
+        if result.how == "pause":
+            return self._pause(result.goal, result.message)
+        if result.how == "fail":
+            return self._fail(result.goal, result.message)
+        return self._end(result.goal)
 
     # -- tool calls ---------------------------------------------------------------------
 
