@@ -43,6 +43,7 @@ from connectors.catalog import Catalog, InvalidArguments, Operation
 from connectors.custom import UserCatalogs
 from core.handoff import HandOff, HandOffStore, handoff_message
 from core.outbox import Button, Outbox, OutboxMessage
+from core.quotas import Quotas
 from core.user_settings import UserSettingsStore
 from sentinel.stores.action_store import ActionStore
 from core.actions import Action, ActionState
@@ -70,6 +71,8 @@ class GoalRunner:
         gateway: ModelRequests | None = None,
         uploads: Uploads | None = None,
         ask_before_guessing: bool = True,
+        quotas: Quotas | None = None,
+        model_name: str | None = None,
     ) -> None:
         """`ask_before_guessing=False` submits actions with made-up values as they are: only for
         showing that the guard alone still holds when the agent is compromised."""
@@ -90,7 +93,8 @@ class GoalRunner:
         self._monitoring = Monitoring(dispatch, clock, checks, settings)
         self._turn = ModelTurn(model, dispatch, outbox, clock, limits, settings, memory, gateway,
                                tools_for=self._tools_for, checkpoint=self._checkpoint, fail=self._fail,
-                               pause=self._pause, end=self._end, run_step=self._run_step)
+                               pause=self._pause, end=self._end, run_step=self._run_step,
+                               quotas=quotas, model_name=model_name)
         self._watch = WatchSteps(self._monitoring, actions, dispatch, outbox, self._reading,
                                  checkpoint=self._checkpoint, call_model=self._turn.call, end=self._end,
                                  catalog_for=self._catalog_for)
@@ -341,7 +345,8 @@ class GoalRunner:
         goal.status, goal.error = GoalStatus.failed, message
         return self._end(goal)
 
-    def _pause(self, goal: Goal, message: str) -> StepOutcome:
+    def _pause(self, goal: Goal, message: str, key: str | None = None) -> StepOutcome:
+        """Pause with Continue/Stop; `key` tells this pause apart from an earlier one at the same step."""
         if goal.parent_id is not None:
             return self._fail(goal, message.removesuffix(" Continue?").removesuffix(" Continue anyway?"))
         self._outbox.put(
@@ -349,7 +354,7 @@ class GoalRunner:
                 chat_id=goal.chat_id,
                 text=message,
                 buttons=[[Button(text="Continue", sign=f"gc:{goal.id}"), Button(text="Stop", sign=f"gx:{goal.id}")]],
-                dedupe_key=f"{goal.id}:{goal.step}:paused:{len(goal.loop_signatures)}",
+                dedupe_key=f"{goal.id}:{goal.step}:paused:{key or len(goal.loop_signatures)}",
             )
         )
         goal.status = GoalStatus.paused

@@ -16,8 +16,8 @@ from redis import Redis
 from core.accounts import Accounts
 from core.plans import Plan, PlanBook
 from core.quota_periods import Periods, periods
-from core.quota_store import Ask, QuotaStore
-from core.user_settings import UserSettingsStore
+from core.quota_store import Ask, QuotaStore, queue_add
+from core.user_settings import UserSettings, UserSettingsStore
 
 NEAR = 0.8
 
@@ -175,3 +175,12 @@ class Quotas:
             if limit and NEAR * limit <= value <= limit:
                 near.append(Near(counter, period, value, limit, span.resets(period)))
         return near
+
+
+async def acount_tokens(redis: Any, pipe: Any, user_id: int, model: str | None, tokens: int, now: float) -> None:
+    """Queue a model call's tokens on an asyncio pipeline (the model gateway's), in the user's own day."""
+    if tokens <= 0 or not user_id:
+        return
+    raw = await redis.get(UserSettingsStore.key(user_id))
+    zone = UserSettings.model_validate_json(raw).timezone if raw else None
+    queue_add(pipe, user_id, periods(now, zone), {c: tokens for c in token_counters(model)})

@@ -130,8 +130,8 @@ class Settings(BaseSettings):
     def plan_book(self) -> "PlanBook":
         """DEPUTY_PLANS_FILE (else the shipped Free/Plus/Pro), with DEPUTY_DEFAULT_PLAN for users nobody placed.
 
-        On the local chat page (no real Telegram token) and with no plans file, users are on
-        the shipped Pro plan: the person trying Deputy on their own machine is its operator.
+        `deputy run` and the test stacks set DEPUTY_DEFAULT_PLAN=pro: the person trying Deputy on
+        their own machine is its operator.
         """
         from core.plans import PlansFileError, load_plans
 
@@ -139,11 +139,11 @@ class Settings(BaseSettings):
             book = load_plans(self.plans_file)
         except PlansFileError as exc:
             raise SystemExit(str(exc)) from None
-        default = self.default_plan or (None if self.plans_file or self.uses_real_telegram else "pro")
-        if default is not None:
-            if default not in book.plans:
-                raise SystemExit(f"DEPUTY_DEFAULT_PLAN {default!r} is not one of the plans: {', '.join(book.plans)}")
-            book = book.model_copy(update={"default": default})
+        if self.default_plan:
+            if self.default_plan not in book.plans:
+                raise SystemExit(f"DEPUTY_DEFAULT_PLAN {self.default_plan!r} is not one of the plans: "
+                                 f"{', '.join(book.plans)}")
+            book = book.model_copy(update={"default": self.default_plan})
         return book
 
     def flood_limit(self) -> int | None:

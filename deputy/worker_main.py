@@ -16,6 +16,7 @@ from rq import SimpleWorker, Worker
 from rq.serializers import JSONSerializer
 
 from agent.check_budget import CheckBudget
+from core.quotas import Quotas
 from agent.goals import GoalStatus, GoalStore
 from agent.memory_tools import MemoryTools
 from agent.model import ChatModel, OpenAIChatModel
@@ -95,6 +96,7 @@ def build_model(settings: Settings, helper: bool = False) -> ChatModel:
 def build_runner(redis: Redis, settings: Settings, apis: list) -> GoalRunner:
     delays = settings.retry_delays()
     limits = RunnerLimits(max_model_attempts=len(delays) + 1, retry_delays=delays or (1.0,))
+    quotas = Quotas(redis, settings.plan_book())
     return GoalRunner(
         GoalStore(redis),
         ActionStore(redis),
@@ -107,9 +109,11 @@ def build_runner(redis: Redis, settings: Settings, apis: list) -> GoalRunner:
         memory=MemoryTools(MemoryStore(redis), Outbox(redis), AuditLog(redis, settings.audit_key_value())),
         scanner=injection_scanner(default_detector()),
         settings=UserSettingsStore(redis),
-        checks=CheckBudget(redis, settings.checks_per_day),
+        checks=CheckBudget(redis, settings.checks_per_day, quotas),
         handoffs=HandOffStore(redis),
         gateway=ModelRequests(redis) if settings.model_gateway else None,
+        quotas=quotas,
+        model_name=settings.model,
     )
 
 
