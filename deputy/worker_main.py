@@ -16,7 +16,9 @@ from rq import SimpleWorker, Worker
 from rq.serializers import JSONSerializer
 
 from agent.check_budget import CheckBudget
+from core.metrics_plans import PlanCollector
 from core.quotas import Quotas
+from core.redis_clients import probe_client
 from agent.goals import GoalStatus, GoalStore
 from agent.memory_tools import MemoryTools
 from agent.model import ChatModel, OpenAIChatModel
@@ -91,6 +93,11 @@ def build_model(settings: Settings, helper: bool = False) -> ChatModel:
     # Local models write tool calls as text, and small ones choose better from few tools (agent.text_tools).
     return TextToolsChatModel(model, TextToolsOptions(max_tools=settings.max_tools,
                                                       force_tool_call=settings.force_tool_call))
+
+
+def plan_collector(settings: Settings) -> PlanCollector:
+    """Users per plan and their use, on `/metrics` (read with a probe client, as the queues are)."""
+    return PlanCollector(Quotas(probe_client(settings.redis_url), settings.plan_book()))
 
 
 def build_runner(redis: Redis, settings: Settings, apis: list) -> GoalRunner:
@@ -301,7 +308,8 @@ def serve(settings: Settings, role: str, burst: bool = False) -> None:
     worker_class = SimpleWorker if role == "agent" and not settings.worker_fork else Worker
     worker = worker_class([queues[queue_name]], connection=redis, serializer=JSONSerializer)
     serve_health(settings.health_port, settings.health_host, RQWorkerProbe(worker, [watchdog_thread]),
-                 {"redis": redis_check(settings.redis_url)}, [queue_collector(settings.redis_url)])
+                 {"redis": redis_check(settings.redis_url)}, [queue_collector(settings.redis_url),
+                                                              plan_collector(settings)])
     try:
         worker.work(with_scheduler=True, burst=burst, logging_level=settings.log_level)
     finally:
