@@ -26,6 +26,7 @@ from agent.model import ChatModel, ToolCall
 from agent.model_requests import ModelRequests
 from agent.model_turn import ModelTurn
 from agent.monitoring import Monitoring
+from agent.plan_gate import held_refusal, plan_refusal
 from agent.prompt import tool_message
 from agent.reading import ContentScanner, Reading
 from agent.steps import Dispatch, GoalStopped, RunnerLimits, StepOutcome, hand_to_executor
@@ -99,6 +100,7 @@ class GoalRunner:
                                  checkpoint=self._checkpoint, call_model=self._turn.call, end=self._end,
                                  catalog_for=self._catalog_for)
         self._handoffs = handoffs
+        self._quotas = quotas
 
     def run_step(self, goal_id: str, step: int) -> StepOutcome:
         try:
@@ -215,6 +217,10 @@ class GoalRunner:
 
     def _memory_call(self, goal: Goal, call: ToolCall) -> str:
         assert self._memory is not None
+        if call.name == "remember" and self._quotas is not None:
+            refused = held_refusal(self._quotas, goal, "memories", self._memory.count(goal.user_id), self._clock())
+            if refused is not None:
+                return refused
         if call.name == "remember":
             return self._memory.remember(goal, parse_memory(call, RememberArgs))
         if call.name == "forget_memory":
@@ -229,6 +235,13 @@ class GoalRunner:
         return StepOutcome.waiting
 
     def _submit(self, goal: Goal, call: ToolCall, operation: Operation) -> StepOutcome | None:
+        if self._quotas is not None:
+            refused = plan_refusal(self._quotas, goal, operation.spec, self._clock())
+            if refused is not None:
+                self._remember(goal, call, refused)
+                goal.messages.append(tool_message(call.id, refused))
+                goal.pending_calls.pop(0)
+                return None
         prepared = self._requests.prepare(goal, call, operation, self._catalog_for(goal).services())
         if isinstance(prepared, AskUser):
             return self._ask(goal, call, prepared.question, prepared.reason)

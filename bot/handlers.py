@@ -23,7 +23,7 @@ from bot.audit_view import audit_page
 from bot.goal_controls import apply_edit, editing_key
 from bot.handoff_reply import take_code_reply
 from bot.memory_view import apply_memory_edit, editing_memory_key
-from bot.plan_handlers import admit_goal, admitted_by_invite, flooding
+from bot.plan_handlers import admit_goal, admitted_by_invite, files_refused, flooding
 from bot.presses import decide_press
 from bot.secret_paste import deleted_notice, pasted_secret
 from bot.services import BotServices
@@ -176,6 +176,8 @@ class Handlers:
         refusal = accepts(mime, item.file_size or 0)
         if refusal is not None:
             await message.reply_text(refusal)
+            return
+        if await files_refused(self._s, update):
             return
         data = await (await item.get_file()).download_as_bytearray()
         refusal = accepts(mime, len(data))

@@ -39,6 +39,22 @@ async def admit_goal(services: BotServices, update: Update, goal_id: str, now: f
     return [near_text(near, now, zone) for near in started.near]
 
 
+async def files_refused(services: BotServices, update: Update) -> bool:
+    """True (and the user told) when the plan has no room for one more stored file."""
+    quotas = services.quotas
+    if quotas is None or services.uploads is None:
+        return False
+    user_id, now = update.effective_user.id, services.clock()
+    have = await asyncio.to_thread(services.uploads.count, user_id)
+    refusal = quotas.held_refusal(user_id, "files", have)
+    if refusal is None:
+        return False
+    zone = quotas.periods_of(user_id, now).zone
+    await update.effective_message.reply_text(refusal_text(refusal, now, zone, quotas.book.upgrade,
+                                                           "keep this file"))
+    return True
+
+
 def admitted_by_invite(services: BotServices, update: Update) -> bool:
     """A stranger sending `/start <code>` with a good code, or one who came in with one before."""
     quotas, user = services.quotas, update.effective_user

@@ -119,3 +119,23 @@ def load_plans(path: Path | None) -> PlanBook:
     except OSError as exc:
         raise PlansFileError(f"cannot read the plans file {path}: {exc.strerror}") from None
     return parse_plans(text, str(path))
+
+
+# Capabilities a plan may include, by what an operation does and which connector does it.
+CAPABILITIES = {
+    "email": "reading and sending email",
+    "calendar": "the calendar",
+    "browsing": "browsing the web",
+    "services": "connected services and shops (OpenAPI, MCP)",
+    "purchases": "purchases and anything that spends money",
+    "negotiation": "negotiating on your behalf",
+}
+_BY_CONNECTOR = {"email": "email", "calendar": "calendar", "web": "browsing"}
+
+
+def capabilities_of(connector: str, effect: str) -> list[str]:
+    """The capabilities an operation needs: its connector's, and `purchases` when it spends."""
+    needed = [_BY_CONNECTOR.get(connector, "services")]
+    if effect == "spend":
+        needed.append("purchases")
+    return needed

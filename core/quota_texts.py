@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from core.plans import CAPABILITIES
 from core.quota_periods import reset_words
 
 _WHAT = {
@@ -22,6 +23,13 @@ def what(counter: str) -> str:
     return _WHAT.get(counter, counter)
 
 
+_MAKE_ROOM = {
+    "memories": " Forget one in /memory first to make room.",
+    "files": " Files are kept for a week, so there will be room again soon.",
+    "services": " Disconnect one in /connections first to make room.",
+}
+
+
 def _period(period: str) -> str:
     return {"day": "today's", "month": "this month's"}.get(period, "your")
 
@@ -32,10 +40,11 @@ def refusal_text(refusal, now: float, zone: str | None, upgrade: str, doing: str
         return ("Your account is on hold, so I can't " + doing + " right now. Nothing you already approved is "
                 "lost. Please contact the person who runs this Deputy.")
     if refusal.period == "plan":
-        return f"Your {refusal.plan} plan doesn't include {refusal.counter}, so I can't {doing}. {upgrade}"
+        return (f"Your {refusal.plan} plan doesn't include {CAPABILITIES.get(refusal.counter, refusal.counter)}, "
+                f"so I can't {doing}. {upgrade}")
     if refusal.period == "held":
         extra = (" When one of them finishes (or you cancel one with /goals) there will be room again."
-                 if refusal.counter == "active_goals" else " Remove one first to make room.")
+                 if refusal.counter == "active_goals" else _MAKE_ROOM.get(refusal.counter, ""))
         return (f"You have reached your {refusal.plan} plan's limit of {refusal.limit:,} {what(refusal.counter)}, "
                 f"so I can't {doing}.{extra} {upgrade}")
     when = reset_words(refusal.resets, now, zone) if refusal.resets is not None else "later"

@@ -77,3 +77,52 @@ def _continue(deputy: InlineDeputy, goal_id: str) -> None:
     goal = deputy.goals.update(goal_id, resume)
     deputy.dispatch.step(goal.id, goal.step)
     deputy.dispatch.drain()
+
+
+def test_an_action_the_plan_leaves_out_is_not_submitted_and_the_user_is_told_why(redis: Redis) -> None:
+    from connectors.catalog import Catalog as FullCatalog
+    from connectors.web.operations import SEARCH_WEB
+    from agent.testing import message_text
+
+    def decide(messages, tools) -> ModelReply:
+        last = messages[-1]
+        if last["role"] == "tool":
+            return tool_call("reply", text=message_text(last).split("Tell the user: ", 1)[-1])
+        return tool_call("search_web", query="cheap phone plans")
+
+    quotas = Quotas(redis, parse_plans('default = "free"\nupgrade = "Ask Sam."\n[plans.free]\ntitle = "Free"\n'
+                                       'capabilities = ["email"]\n[plans.plus]\ntitle = "Plus"\n'))
+    deputy = InlineDeputy(redis, FunctionModel(decide), FullCatalog([SEARCH_WEB]), {}, quotas=quotas)
+    goal = deputy.start(USER, "find cheap phone plans online")
+    [answer] = deputy.sent()
+    assert answer == "Your Free plan doesn't include browsing the web, so I can't do that. Ask Sam."
+    assert deputy.goal(goal.id).status is GoalStatus.done
+
+    quotas.accounts.set_plan(USER, "plus")  # everything included: the search goes to the executor
+    deputy.start(USER, "find cheap phone plans online")
+    answer = deputy.sent()[-1]
+    assert "plan" not in answer and "not set up" in answer  # the executor ran it (this rig has no browser)
+
+
+def test_memories_stop_at_the_plans_limit_and_the_user_is_told_how_to_make_room(redis: Redis) -> None:
+    from agent.memory_tools import MemoryTools
+    from agent.testing import message_text
+    from core.outbox import Outbox
+    from memory import MemoryStore
+    from sentinel.stores.audit import AuditLog
+
+    def decide(messages, tools) -> ModelReply:
+        last = messages[-1]
+        if last["role"] == "tool":
+            return tool_call("reply", text=message_text(last))
+        return tool_call("remember", text=f"I like tea number {len(messages)} {messages[0]['content'][:5]}",
+                         kind="preference")
+
+    quotas = Quotas(redis, parse_plans('default = "free"\n[plans.free]\ntitle = "Free"\nmemories = 1\n'))
+    memory = MemoryTools(MemoryStore(redis), Outbox(redis), AuditLog(redis))
+    deputy = InlineDeputy(redis, FunctionModel(decide), Catalog(), {}, quotas=quotas, memory=memory)
+    deputy.start(USER, "remember that I like tea")
+    assert deputy.sent()[-1].startswith("Remembered")
+    deputy.start(USER, "remember that I like green tea too")
+    assert "limit of 1 memories" in deputy.sent()[-1] and "Forget one in /memory" in deputy.sent()[-1]
+    assert memory.count(USER) == 1

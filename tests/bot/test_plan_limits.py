@@ -133,3 +133,18 @@ def test_a_flood_of_messages_gets_one_polite_answer_and_is_not_taken(redis: Redi
     asyncio.run(handlers.gate(_update("hello", USER + 1), context))  # someone else is not held up
     services.clock = lambda: 661.0
     asyncio.run(handlers.gate(_update("later", USER), context))  # a minute on, the user is heard again
+
+
+def test_a_file_over_the_plans_limit_is_not_kept(redis: Redis) -> None:
+    services = BotServices.create(redis, "secret", None, plans=parse_plans(
+        'default = "free"\n[plans.free]\ntitle = "Free"\nfiles = 1\n'))
+    services.uploads.put(USER, "menu.txt", "text/plain", b"soup")
+    message = _Message("")
+    message.photo, message.caption, message.document = None, "what is this", SimpleNamespace(
+        file_name="b.txt", mime_type="text/plain", file_size=4)
+    update = SimpleNamespace(effective_user=SimpleNamespace(id=USER), effective_chat=SimpleNamespace(id=USER),
+                             effective_message=message, callback_query=None)
+    asyncio.run(Handlers(services).file(update, None))
+    [answer] = message.replies
+    assert "limit of 1 stored files" in answer and "kept for a week" in answer
+    assert services.uploads.count(USER) == 1 and queued(redis) == 0

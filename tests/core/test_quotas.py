@@ -160,7 +160,7 @@ def test_capabilities_and_held_things_follow_the_plan(redis):
     quotas = Quotas(redis, BOOK)
     assert quotas.capability_refusal(1, "email") is None
     refused = quotas.capability_refusal(1, "purchases")
-    assert "doesn't include purchases" in refusal_text(refused, 0, "UTC", BOOK.upgrade)
+    assert "doesn't include purchases and anything that spends money" in refusal_text(refused, 0, "UTC", BOOK.upgrade)
     quotas.accounts.set_plan(1, "plus")
     assert quotas.capability_refusal(1, "purchases") is None
 
