@@ -41,17 +41,27 @@ async def admit_goal(services: BotServices, update: Update, goal_id: str, now: f
 
 async def files_refused(services: BotServices, update: Update) -> bool:
     """True (and the user told) when the plan has no room for one more stored file."""
+    if services.quotas is None or services.uploads is None:
+        return False
+    have = await asyncio.to_thread(services.uploads.count, update.effective_user.id)
+    return await _held_refused(services, update, "files", have, "keep this file")
+
+
+async def services_refused(services: BotServices, update: Update, have: int) -> bool:
+    """True (and the user told) when the plan has no room for one more connected service."""
+    return await _held_refused(services, update, "services", have, "connect another service")
+
+
+async def _held_refused(services: BotServices, update: Update, what: str, have: int, doing: str) -> bool:
     quotas = services.quotas
-    if quotas is None or services.uploads is None:
+    if quotas is None:
         return False
     user_id, now = update.effective_user.id, services.clock()
-    have = await asyncio.to_thread(services.uploads.count, user_id)
-    refusal = quotas.held_refusal(user_id, "files", have)
+    refusal = quotas.held_refusal(user_id, what, have)
     if refusal is None:
         return False
     zone = quotas.periods_of(user_id, now).zone
-    await update.effective_message.reply_text(refusal_text(refusal, now, zone, quotas.book.upgrade,
-                                                           "keep this file"))
+    await update.effective_message.reply_text(refusal_text(refusal, now, zone, quotas.book.upgrade, doing))
     return True
 
 

@@ -148,3 +148,22 @@ def test_a_file_over_the_plans_limit_is_not_kept(redis: Redis) -> None:
     [answer] = message.replies
     assert "limit of 1 stored files" in answer and "kept for a week" in answer
     assert services.uploads.count(USER) == 1 and queued(redis) == 0
+
+
+def test_connecting_one_service_more_than_the_plan_allows_is_refused_but_reconnecting_is_not(redis: Redis) -> None:
+    from bot.account_handlers import AccountHandlers
+
+    services = BotServices.create(redis, "secret", None, plans=parse_plans(
+        'default = "free"\n[plans.free]\ntitle = "Free"\nservices = 1\n'))
+    handlers = AccountHandlers(services)
+    handlers._connected = lambda user_id: {"email"}  # the user has connected their email
+
+    def connect(*args: str) -> str:
+        update = _update("/connect " + " ".join(args), USER)
+        asyncio.run(handlers.connect(update, SimpleNamespace(args=list(args))))
+        return update.effective_message.replies[0]
+
+    answer = connect("calendar")
+    assert "limit of 1 connected services" in answer and "Disconnect one in /connections" in answer
+    assert "private link" in connect("email")  # the one already connected may be connected again
+    assert "limit of 1 connected services" in connect("mcp", "https://tools.example.org/mcp")
