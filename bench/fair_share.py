@@ -10,7 +10,9 @@ card. Everyone is on the shipped Plus plan (10 goals in progress at once, 50 a d
    sending to their card being asked for (the executor's `approval_requested` audit entry,
    on the machine's clock).
 2. With a heavy user: another `--light` users do the same while one more user texts
-   `--heavy` goals as fast as the chat takes them (starting first).
+   `--heavy` goals as fast as the chat takes them (starting first). The bot cuts a user's
+   messages beyond `--flood-limit` a minute (30, as a public bot does; 0 for none, so that
+   every one of them reaches the plan's check).
 
 Reported: both p99s and their ratio, and what happened to the heavy user's goals (started,
 refused by the plan with its reason). What keeps the light users' p99 flat: the plan admits
@@ -49,6 +51,8 @@ class FairShareReport:
     heavy_refused: int
     heavy_cards: int
     heavy_send_s: float
+    flood_limit: int | None
+    heavy_cut: int  # messages not taken at all: over the per-minute flood limit
 
     def print(self) -> None:
         print("(fair share) Send -> approval card asked for, light users, seconds")
@@ -57,7 +61,8 @@ class FairShareReport:
         print(f"p99 with the heavy user / alone: {ratio(self.with_heavy.p99, self.alone.p99)}; "
               f"median: {ratio(self.with_heavy.median, self.alone.median)}")
         print(f"heavy user: sent {self.heavy_sent} goals in {self.heavy_send_s:.1f} s; started {self.heavy_started} "
-              f"(their cards: {self.heavy_cards}); refused by the plan at once: {self.heavy_refused}")
+              f"(their cards: {self.heavy_cards}); refused by the plan at once: {self.heavy_refused}; "
+              f"not taken (over {self.flood_limit or 'no'} messages a minute): {self.heavy_cut}")
 
 
 def _send_all(users: list[ChatUser], sent_at: dict[int, float]) -> None:
@@ -86,11 +91,13 @@ def _cards(audit: AuditLog, users: list[ChatUser], sent_at: dict[int, float], ti
     return list(found.values())
 
 
-def run(workdir: Path, light: int = 100, heavy: int = 1000) -> FairShareReport:
+def run(workdir: Path, light: int = 100, heavy: int = 1000, flood_limit: int | None = 30) -> FairShareReport:
     redis_server = RedisServer(workdir / "redis").start()
     model = ScriptedModelServer(email_model).start()
-    stack = DeputyStack(redis_server.url, model.base_url, workdir / "stack",
-                        extra_env={"DEPUTY_DEFAULT_PLAN": "plus"})
+    env = {"DEPUTY_DEFAULT_PLAN": "plus"}
+    if flood_limit:  # as a public bot runs (a real Telegram token sets 30 a minute)
+        env["DEPUTY_MESSAGES_PER_MINUTE"] = str(flood_limit)
+    stack = DeputyStack(redis_server.url, model.base_url, workdir / "stack", extra_env=env)
     try:
         stack.start()
         redis = redis_server.client()
@@ -125,15 +132,16 @@ def run(workdir: Path, light: int = 100, heavy: int = 1000) -> FairShareReport:
         _send_all(crowd, sent_at)
         with_heavy = _cards(audit, crowd, sent_at, timeout=120 + light * 4)
         heavy_done.wait(600)
-        # Every one of the heavy user's messages has been answered: started or refused.
-        wait_for(lambda: len(heavy_user.bot_messages()) >= heavy, timeout=300, interval=0.5,
-                 what="an answer to each of the heavy user's messages")
+        # Every one of the heavy user's messages has been handled: started, refused, or cut as a flood.
+        wait_for(lambda: redis.llen("rq:queue:agent") == 0, timeout=300, interval=0.5, what="the queue to drain")
+        time.sleep(2)
         answers = [m.get("text") or "" for m in heavy_user.bot_messages()]
         refused = sum("so I can't start this goal" in text for text in answers)
         started = int(redis.zcard(f"deputy:user:{HEAVY_USER}:goals"))
         cards = sum(1 for e in audit.entries(HEAVY_USER) if e.kind == "approval_requested")
         return FairShareReport(Summary.of(alone), Summary.of(with_heavy), heavy, started, refused, cards,
-                               heavy_time[0] if heavy_time else float("nan"))
+                               heavy_time[0] if heavy_time else float("nan"), flood_limit,
+                               heavy - started - refused)
     finally:
         stack.stop()
         model.stop()
@@ -144,9 +152,11 @@ def main() -> None:
     parser = argparse.ArgumentParser(prog="python -m bench.fair_share", description=__doc__)
     parser.add_argument("--light", type=int, default=100)
     parser.add_argument("--heavy", type=int, default=1000)
+    parser.add_argument("--flood-limit", type=int, default=30,
+                        help="messages a user may send a minute (0: none; a public bot's default is 30)")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="deputy-bench-") as tmp:
-        run(Path(tmp), args.light, args.heavy).print()
+        run(Path(tmp), args.light, args.heavy, args.flood_limit or None).print()
 
 
 if __name__ == "__main__":

@@ -32,11 +32,11 @@ async def admit_goal(services: BotServices, update: Update, goal_id: str, now: f
         return []
     user_id = update.effective_user.id
     started = await quotas.astart_goal(user_id, goal_id, now)
-    zone = quotas.periods_of(user_id, now).zone
     if started.refusal is not None:
-        await update.effective_message.reply_text(refusal_text(started.refusal, now, zone, quotas.book.upgrade))
+        await update.effective_message.reply_text(refusal_text(started.refusal, now, started.zone,
+                                                               quotas.book.upgrade))
         return None
-    return [near_text(near, now, zone) for near in started.near]
+    return [near_text(near, now, started.zone) for near in started.near]
 
 
 async def files_refused(services: BotServices, update: Update) -> bool:

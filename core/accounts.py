@@ -45,13 +45,25 @@ class Accounts:
     def __init__(self, redis: Redis) -> None:
         self._redis = redis
 
-    def get(self, user_id: int) -> Account:
-        raw = self._redis.hgetall(_ACCOUNT.format(user_id))
+    @staticmethod
+    def key(user_id: int) -> str:
+        return _ACCOUNT.format(user_id)
+
+    @staticmethod
+    def parse(user_id: int, raw: dict) -> Account:
+        """An account from its hash as Redis returns it (for readers on another client, e.g. asyncio)."""
         fields = {k.decode(): v.decode() for k, v in raw.items()}
         return Account(user_id, fields.get("plan") or None, fields.get("suspended") == "1")
 
+    def get(self, user_id: int) -> Account:
+        return self.parse(user_id, self._redis.hgetall(_ACCOUNT.format(user_id)))
+
     def seen(self, user_id: int) -> None:
         self._redis.sadd(_USERS, user_id)
+
+    @staticmethod
+    def users_key() -> str:
+        return _USERS
 
     def users(self) -> list[int]:
         return sorted(int(u) for u in self._redis.smembers(_USERS))

@@ -44,6 +44,7 @@ class Near:
 class Started:
     refusal: Refusal | None
     near: list[Near]
+    zone: str = "UTC"  # the user's time zone, for the words about resets
 
 
 @dataclass(frozen=True)
@@ -83,32 +84,43 @@ class Quotas:
         """Count a new goal (and hold its place among those in progress), or refuse it: one atomic step."""
         account = self.accounts.get(user_id)
         plan = self.book.get(account.plan)
-        if account.suspended:
-            return Started(Refusal(plan.title, "suspended", "suspended", 0, None), [])
         span = self.periods_of(user_id, now)
+        if account.suspended:
+            return Started(Refusal(plan.title, "suspended", "suspended", 0, None), [], span.zone)
         asks = self._goal_asks(plan)
         taken = self.store.take(user_id, span, asks, goal_id, plan.active_goals, now)
         return self._started(user_id, plan, span, asks, taken)
 
     async def astart_goal(self, user_id: int, goal_id: str, now: float) -> Started:
-        """`start_goal` on the asyncio client (the bot's hot path); plan and zone are small synchronous reads."""
-        account = self.accounts.get(user_id)
-        plan = self.book.get(account.plan)
-        if account.suspended:
-            return Started(Refusal(plan.title, "suspended", "suspended", 0, None), [])
-        span = self.periods_of(user_id, now)
-        asks = self._goal_asks(plan)
+        """`start_goal` on the asyncio client (the bot's hot path): three round trips, none blocking the loop."""
         client = self._async() if callable(self._async) else self._async
-        taken = await QuotaStore(client).atake(user_id, span, asks, goal_id, plan.active_goals, now)
-        return self._started(user_id, plan, span, asks, taken)
+        pipe = client.pipeline(transaction=False)
+        pipe.hgetall(Accounts.key(user_id))
+        pipe.get(UserSettingsStore.key(user_id))
+        raw_account, raw_settings = await pipe.execute()
+        account = Accounts.parse(user_id, raw_account)
+        plan = self.book.get(account.plan)
+        zone = UserSettings.model_validate_json(raw_settings).timezone if raw_settings else None
+        if account.suspended:
+            return Started(Refusal(plan.title, "suspended", "suspended", 0, None), [], zone or "UTC")
+        span = periods(now, zone)
+        asks = self._goal_asks(plan)
+        store = QuotaStore(client)
+        taken = await store.atake(user_id, span, asks, goal_id, plan.active_goals, now)
+        if not taken.ok:
+            return Started(self._refusal(plan, span, taken.refused, taken.period), [], span.zone)
+        await client.sadd(Accounts.users_key(), user_id)
+        near = [n for n in self._near(plan, span, taken.used)
+                if await store.afirst_notice(user_id, span, n.period, n.counter)]
+        return Started(None, near, span.zone)
 
     def _started(self, user_id: int, plan: Plan, span: Periods, asks: list[Ask], taken: Any) -> Started:
         if not taken.ok:
-            return Started(self._refusal(plan, span, taken.refused, taken.period), [])
+            return Started(self._refusal(plan, span, taken.refused, taken.period), [], span.zone)
         self.accounts.seen(user_id)
         near = [n for n in self._near(plan, span, taken.used) if self.store.first_notice(user_id, span, n.period,
                                                                                           n.counter)]
-        return Started(None, near)
+        return Started(None, near, span.zone)
 
     # -- model tokens -----------------------------------------------------------------------
 
