@@ -6,6 +6,9 @@ goals a user has in progress are a sorted set of goal ids; the script drops thos
 finished (or were erased) before it counts them, so a goal that ends by any path frees
 its place without every ending having to remember to say so.
 
+The counters outlive `/delete_me` on purpose: they hold no content, only amounts, and erasing
+them would hand a user a fresh day. They expire with their period.
+
 `take` checks every counter it is given against both periods' limits and the
 in-progress limit, and only if all fit increments them all: two goals racing for the
 last unit cannot both get it. A place is taken just before the goal is stored, so a
