@@ -77,6 +77,10 @@ class MemoryTools:
         items = self._store.relevant(goal.user_id, f"{goal.text} {latest}")
         return [item.text if item.trust is MemoryTrust.user else f"{item.text} (from {item.source})" for item in items]
 
+    def count(self, user_id: int) -> int:
+        """How many memories the user has (held ones included)."""
+        return len(self._store.list(user_id))
+
     def remember(self, goal: Goal, args: RememberArgs) -> str:
         now = self._clock()
         user_words = goal.user_words()

@@ -25,6 +25,8 @@ from agent.model_requests import ModelRequest, ModelRequests, new_request_id
 from agent.prompt import build_messages
 from agent.steps import Dispatch, RunnerLimits, StepOutcome
 from core.outbox import Outbox
+from core.quota_texts import near_text, refusal_text
+from core.quotas import Quotas
 from core.user_settings import UserSettingsStore
 
 log = logging.getLogger(__name__)
@@ -41,6 +43,7 @@ class Stop:
     how: Literal["pause", "fail", "end"]
     goal: Goal
     message: str = ""
+    key: str | None = None  # a pause's own key, when the same pause may be asked again (a plan's limit)
 
 
 @dataclass(frozen=True)
@@ -67,6 +70,8 @@ class ModelTurn:
         *,
         tools_for: Callable[[Goal], list[dict[str, Any]]],
         checkpoint: Callable[[Goal], Goal],
+        quotas: Quotas | None = None,
+        model_name: str | None = None,
     ) -> None:
         self._model = model
         self._dispatch = dispatch
@@ -78,6 +83,8 @@ class ModelTurn:
         self._gateway = gateway
         self._tools_for = tools_for
         self._checkpoint = checkpoint
+        self._quotas = quotas
+        self._model_name = model_name
 
     def resume(self, goal: Goal) -> TurnResult | None:
         """A goal waiting for the gateway's answer: handle it; None asks the model anew in this step."""
@@ -89,7 +96,7 @@ class ModelTurn:
 
     def call(self, goal: Goal) -> TurnResult:
         """Ask the model for the goal's next turn, unless a budget says to pause first."""
-        over = self._over_budget(goal)
+        over = self._over_budget(goal) or self._over_plan(goal)
         if over is not None:
             return over
         settings = self._settings.get(goal.user_id) if self._settings else None
@@ -102,7 +109,32 @@ class ModelTurn:
             reply = self._model.complete(messages, tools)
         except ModelError as exc:
             return self._failed(goal, exc)
+        if self._quotas is not None:  # with the gateway, the gateway counts what its calls used
+            self._quotas.count_tokens(goal.user_id, self._model_name,
+                                      reply.usage.prompt_tokens + reply.usage.completion_tokens, self._clock())
         return self._record(goal, reply)
+
+    def _over_plan(self, goal: Goal) -> TurnResult | None:
+        """The user's plan has no model use left (or the account is on hold): pause here, between steps.
+
+        Checked before each model call, so a goal stops at its next step, never in the middle of
+        an action; what was already approved runs (the executor does not ask the plan). Near a
+        limit the user is told once.
+        """
+        if self._quotas is None:
+            return None
+        now = self._clock()
+        refusal, near = self._quotas.over_tokens(goal.user_id, now)
+        zone = self._settings.get(goal.user_id).timezone if self._settings else None
+        for notice in near:
+            self._outbox.send(goal.chat_id, near_text(notice, now, zone),
+                              dedupe_key=f"near:{goal.user_id}:{notice.period}:{notice.counter}:{int(notice.resets)}")
+        if refusal is None:
+            return None
+        text = refusal_text(refusal, now, zone, self._quotas.book.upgrade, "go on with it for now")
+        # Keyed by the moment: pressing Continue while still over the limit brings this message again.
+        return Stop("pause", goal, f"I paused “{_short(goal.text)}”. {text} Press Continue when there is room "
+                    "again, or Stop.", key=f"plan:{int(now)}")
 
     def _over_budget(self, goal: Goal) -> TurnResult | None:
         if goal.step - goal.steps_base >= self._limits.max_steps:

@@ -144,8 +144,9 @@ class Monitoring:
                 return (f"Error: remind_if_none_by is {model_words(probe.remind_by, zone)}, which is not in the "
                         f"future; it is {model_words(now, zone)} now. Give a later time.")
             if not self._take(goal):
-                return (f"Error: today's {self._budget.per_day if self._budget else 0} scheduled checks are used up, "
-                        f"so I can't set up a watch before {moment_words(next_midnight(now, 'UTC'), zone)}. "
+                limit, resumes = self._refused(goal.user_id, now)
+                return (f"Error: today's {limit} scheduled checks are used up, "
+                        f"so I can't set up a watch before {moment_words(resumes, zone)}. "
                         "Tell the user.")
         first = (args.in_minutes or args.every_minutes or 0) * 60
         every = args.every_minutes * 60 if args.every_minutes else (86400.0 if daily is not None else None)
@@ -219,16 +220,16 @@ class Monitoring:
         assert monitor is not None
         monitor.timezone = self.zone_of(goal.user_id)  # the user may have moved since the last check
         if not self._take(goal):
-            # Skipped until the budget starts again (at midnight UTC: the budget counts UTC days), or the
-            # next regular time, if later.
+            # Skipped until the budget starts again (midnight UTC for the operator's daily cap, the
+            # user's own midnight or month for their plan), or the next regular time, if later.
             self._advance(monitor)
-            budget_day = next_midnight(self._clock(), "UTC")
+            limit, budget_day = self._refused(goal.user_id, self._clock())
             monitor.next_at = max(monitor.next_at, budget_day)
             if monitor.daily_at is not None and monitor.next_at == budget_day:
                 monitor.next_at = next_daily(budget_day - 1, parse_clock(monitor.daily_at), monitor.timezone)
             first = self._budget is not None and self._budget.first_refusal_today(goal.user_id, self._clock())
-            return (f"I've made today's {self._budget.per_day if self._budget else 0} scheduled checks, the most I "
-                    f"do in a day, so I'm skipping checks on “{monitor.what}” until "
+            return (f"I've made today's {limit} scheduled checks, the most I do in a day, so I'm skipping "
+                    f"checks on “{monitor.what}” until "
                     f"{clock_words(budget_day, monitor.timezone)}, then I'll carry on.") if first else ""
         monitor.checks_done += 1
         self._advance(monitor)
@@ -365,6 +366,12 @@ class Monitoring:
                     "watching. Text me if you want me to keep looking.")
         return (f"I stopped watching “{monitor.what}” after {monitor.checks_done} checks; nothing relevant changed. "
                 "Text me if you want me to keep looking.")
+
+    def _refused(self, user_id: int, now: float) -> tuple[int, float]:
+        """The limit a refused check ran into and when checks may go on (the plan's reset, else midnight UTC)."""
+        if self._budget is None:
+            return 0, next_midnight(now, "UTC")
+        return self._budget.limit_of(user_id), self._budget.resumes_at(user_id, now)
 
     def _take(self, goal: Goal) -> bool:
         return self._budget is None or self._budget.take(goal.user_id, self._clock())

@@ -27,6 +27,7 @@ from agent.model import ChatModel, ToolCall
 from agent.model_requests import ModelRequests
 from agent.model_turn import ModelTurn, RunCalls, TurnResult
 from agent.monitoring import Monitoring
+from agent.plan_gate import held_refusal, plan_refusal
 from agent.prompt import tool_message
 from agent.reading import ContentScanner, Reading
 from agent.steps import Dispatch, GoalStopped, RunnerLimits, StepOutcome, hand_to_executor
@@ -44,6 +45,7 @@ from connectors.catalog import Catalog, InvalidArguments, Operation
 from connectors.custom import UserCatalogs
 from core.handoff import HandOff, HandOffStore, handoff_message
 from core.outbox import Button, Outbox, OutboxMessage
+from core.quotas import Quotas
 from core.user_settings import UserSettingsStore
 from sentinel.stores.action_store import ActionStore
 from core.actions import Action, ActionState
@@ -71,6 +73,8 @@ class GoalRunner:
         gateway: ModelRequests | None = None,
         uploads: Uploads | None = None,
         ask_before_guessing: bool = True,
+        quotas: Quotas | None = None,
+        model_name: str | None = None,
     ) -> None:
         """`ask_before_guessing=False` submits actions with made-up values as they are: only for
         showing that the guard alone still holds when the agent is compromised."""
@@ -90,11 +94,13 @@ class GoalRunner:
         self._reading = Reading(goals, scanner, clock, uploads or Uploads(goals._redis))
         self._monitoring = Monitoring(dispatch, clock, checks, settings)
         self._turn = ModelTurn(model, dispatch, outbox, clock, limits, settings, memory, gateway,
-                               tools_for=self._tools_for, checkpoint=self._checkpoint)
+                               tools_for=self._tools_for, checkpoint=self._checkpoint, quotas=quotas,
+                               model_name=model_name)
         self._watch = WatchSteps(self._monitoring, actions, dispatch, outbox, self._reading,
                                  checkpoint=self._checkpoint, call_model=self._model_turn, end=self._end,
                                  catalog_for=self._catalog_for)
         self._handoffs = handoffs
+        self._quotas = quotas
 
     def run_step(self, goal_id: str, step: int) -> StepOutcome:
         try:
@@ -163,7 +169,7 @@ class GoalRunner:
         if isinstance(result, RunCalls):
             return self._run_step(result.goal.id, result.goal.step)  # the reply's tools, in this same job
         if result.how == "pause":
-            return self._pause(result.goal, result.message)
+            return self._pause(result.goal, result.message, key=result.key)
         if result.how == "fail":
             return self._fail(result.goal, result.message)
         return self._end(result.goal)
@@ -226,6 +232,10 @@ class GoalRunner:
 
     def _memory_call(self, goal: Goal, call: ToolCall) -> str:
         assert self._memory is not None
+        if call.name == "remember" and self._quotas is not None:
+            refused = held_refusal(self._quotas, goal, "memories", self._memory.count(goal.user_id), self._clock())
+            if refused is not None:
+                return refused
         if call.name == "remember":
             return self._memory.remember(goal, parse_memory(call, RememberArgs))
         if call.name == "forget_memory":
@@ -240,6 +250,13 @@ class GoalRunner:
         return StepOutcome.waiting
 
     def _submit(self, goal: Goal, call: ToolCall, operation: Operation) -> StepOutcome | None:
+        if self._quotas is not None:
+            refused = plan_refusal(self._quotas, goal, operation.spec, self._clock())
+            if refused is not None:
+                self._remember(goal, call, refused)
+                goal.messages.append(tool_message(call.id, refused))
+                goal.pending_calls.pop(0)
+                return None
         prepared = self._requests.prepare(goal, call, operation, self._catalog_for(goal).services())
         if isinstance(prepared, AskUser):
             return self._ask(goal, call, prepared.question, prepared.reason)
@@ -360,7 +377,8 @@ class GoalRunner:
         advance(goal, GoalEvent.fail).error = message
         return self._end(goal)
 
-    def _pause(self, goal: Goal, message: str) -> StepOutcome:
+    def _pause(self, goal: Goal, message: str, key: str | None = None) -> StepOutcome:
+        """Pause with Continue/Stop; `key` tells this pause apart from an earlier one at the same step."""
         if goal.parent_id is not None:
             return self._fail(goal, message.removesuffix(" Continue?").removesuffix(" Continue anyway?"))
         self._outbox.put(
@@ -368,7 +386,7 @@ class GoalRunner:
                 chat_id=goal.chat_id,
                 text=message,
                 buttons=[[Button(text="Continue", sign=f"gc:{goal.id}"), Button(text="Stop", sign=f"gx:{goal.id}")]],
-                dedupe_key=f"{goal.id}:{goal.step}:paused:{len(goal.loop_signatures)}",
+                dedupe_key=f"{goal.id}:{goal.step}:paused:{key or len(goal.loop_signatures)}",
             )
         )
         advance(goal, GoalEvent.pause)

@@ -53,6 +53,10 @@ class Uploads:
             raise UnreadableFile(f"I no longer have {attachment.name}; please send it again.")
         return data
 
+    def count(self, user_id: int) -> int:
+        """How many files the user has stored (each lives a week)."""
+        return sum(1 for _ in self._redis.scan_iter(_KEY.format(int(user_id), "*"), count=500))
+
     def erase(self, user_id: int) -> int:
         """Delete every file of the user (`/delete_me`)."""
         keys = list(self._redis.scan_iter(_KEY.format(int(user_id), "*"), count=500))

@@ -22,6 +22,7 @@ from pathlib import Path
 from bench import (
     approvals,
     concurrency,
+    fair_share,
     faults,
     frontend,
     frontend_profile,
@@ -63,6 +64,7 @@ def sections(quick: bool) -> list[tuple[str, Callable[[Path], object]]]:
                 with_gateway=concurrency.run_gateway(d, concurrency.GATEWAY_QUICK))),
             ("profile", lambda d: profile.run(d, goals=1, steps=10, seconds=5)),
             ("model queue on the local model", lambda d: model_queue.run(d, users=3)),
+            ("fair share", lambda d: fair_share.run(d, light=10, heavy=100)),
             ("faults", lambda d: faults.run(d, faults.QUICK)),
         ]
     return [
@@ -78,6 +80,7 @@ def sections(quick: bool) -> list[tuple[str, Callable[[Path], object]]]:
             with_gateway=concurrency.run_gateway(d))),
         ("profile", lambda d: profile.run(d)),
         ("model queue on the local model", lambda d: model_queue.run(d)),
+        ("fair share", lambda d: fair_share.run(d)),
         ("faults", lambda d: faults.run(d)),
     ]
 

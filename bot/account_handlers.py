@@ -11,6 +11,7 @@ from telegram.ext import ContextTypes
 from bot import texts
 from bot.export import export_user
 from bot.memory_view import memory_listing, ordered
+from bot.plan_handlers import services_refused
 from bot.services import BotServices
 from connectors.custom import CustomConnectors
 from connect.forms import FORMS
@@ -133,6 +134,10 @@ class AccountHandlers:
         args = context.args or []
         service = (args[0] if args else "").strip().lower()
         user_id, chat_id = update.effective_user.id, update.effective_chat.id
+        if service != "key" and (service in FORMS or service in ("api", "mcp")):
+            connected = self._connected(user_id)
+            if service not in connected and await services_refused(self._s, update, len(connected)):
+                return
         if service in ("api", "mcp") and len(args) == 2 and args[1].startswith(("https://", "http://")):
             self._s.dispatch.add_connector(user_id, chat_id, "openapi" if service == "api" else "mcp", args[1][:500])
             await update.effective_message.reply_text("Looking at that service; I'll tell you what it offers.")
@@ -160,6 +165,12 @@ class AccountHandlers:
             f"Open this private link to connect your {service} (it works once, for 15 minutes):\n"
             f"{self._s.connect_url}/connect/{token}\n\nNever type passwords into this chat."
         )
+
+    def _connected(self, user_id: int) -> set[str]:
+        """The services the user has connected (what /connections lists), by name."""
+        keyed = {"api", "mcp"}
+        names = {info.handle.split(":", 1)[1].split("/", 1)[0] for info in list_credentials(self._s.redis, user_id)}
+        return (names - keyed) | {c.name for c in CustomConnectors(self._s.redis).list(user_id)}
 
     async def connections(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
         user_id = update.effective_user.id

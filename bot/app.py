@@ -19,6 +19,7 @@ from bot.account_handlers import AccountHandlers
 from bot.durable_polling import DurableApplication, ReceivedQueue
 from bot.handlers import Handlers
 from bot.outbox_consumer import OutboxConsumer
+from bot.plan_handlers import PlanHandlers
 from bot.services import BotServices
 from bot.updates import application_builder
 from core.redis_clients import async_client
@@ -37,6 +38,7 @@ COMMANDS = [
     BotCommand("export", "A file with everything Deputy stores about you"),
     BotCommand("delete_me", "Erase everything Deputy stores about you"),
     BotCommand("retry", "Try your last stopped goal again"),
+    BotCommand("plan", "Your plan, what you have used and when it resets"),
     BotCommand("help", "What Deputy can do"),
 ]
 
@@ -91,6 +93,7 @@ def build_application(
     app.add_handler(CommandHandler("export", account.export))
     app.add_handler(CommandHandler("delete_me", account.delete_me))
     app.add_handler(CommandHandler("connections", account.connections))
+    app.add_handler(CommandHandler("plan", PlanHandlers(services).plan))
     app.add_handler(MessageHandler(filters.COMMAND, handlers.unknown_command))
     app.add_handler(MessageHandler(filters.TEXT, handlers.text))
     app.add_handler(MessageHandler(filters.PHOTO | filters.Document.ALL, handlers.file))

@@ -24,6 +24,7 @@ from bot.audit_view import audit_page
 from bot.goal_controls import apply_edit, editing_key
 from bot.handoff_reply import take_code_reply
 from bot.memory_view import apply_memory_edit, editing_memory_key
+from bot.plan_handlers import admit_goal, admitted_by_invite, files_refused, flooding
 from bot.presses import decide_press
 from bot.secret_paste import deleted_notice, pasted_secret
 from bot.services import BotServices
@@ -55,7 +56,9 @@ class Handlers:
     async def gate(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
         """Runs before every other handler: strangers get one polite refusal and nothing else."""
         user = update.effective_user
-        if user is None or self._s.is_allowed(user.id):
+        if user is None or self._s.is_allowed(user.id) or admitted_by_invite(self._s, update):
+            if user is not None and await flooding(self._s, update, context):
+                raise ApplicationHandlerStop
             return
         if update.callback_query is not None:
             await update.callback_query.answer(texts.not_allowed(user.id), show_alert=True)
@@ -172,6 +175,8 @@ class Handlers:
         if refusal is not None:
             await message.reply_text(refusal)
             return
+        if await files_refused(self._s, update):
+            return
         data = await (await item.get_file()).download_as_bytearray()
         refusal = accepts(mime, len(data))
         if refusal is not None:
@@ -253,10 +258,15 @@ class Handlers:
             created_at=now,
             updated_at=now,
         )
+        notices = await admit_goal(self._s, update, goal.id, now)
+        if notices is None:
+            return  # over the plan: the user was told which limit and when it resets
         if tip is None:
             tip = await self._s.intake.tip(user_id)
         await self._s.intake.create(goal, tip, files=len(attachments))
         await update.effective_message.reply_text(texts.ACK_NEW_GOAL)
+        for notice in notices:
+            await update.effective_message.reply_text(notice)
 
     def _answer(self, goal_id: str, text: str) -> Goal | None:
         def add_answer(goal: Goal) -> Goal | None:

@@ -101,6 +101,10 @@ class GoalIntake:
             return Pending(takes[index - 1], result[1].decode(), None, b"")
         return Pending(None, None, result[1].decode() or None, result[2])
 
+    def client(self) -> aioredis.Redis:
+        """The asyncio client of the running loop, for other small hot-path work (plans, message floods)."""
+        return self._redis.get()
+
     async def tip(self, user_id: int) -> bytes:
         return await self._redis.get().get(tip_key(user_id)) or b""
 

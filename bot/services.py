@@ -13,6 +13,8 @@ from agent.uploads import Uploads
 from bot.buttons import ButtonSigner
 from bot.intake import GoalIntake, LoopRedis, url_of
 from core.connect_links import ConnectLinks
+from core.plans import PlanBook
+from core.quotas import Quotas
 from sentinel.stores.action_store import ActionStore
 from sentinel.stores.approvals import ApprovalSigner, ApprovalStore
 from sentinel.stores.audit import AuditLog
@@ -38,6 +40,8 @@ class BotServices:
     connect_url: str = "http://127.0.0.1:8081"
     agent_name: str = "Deputy"
     clock: Callable[[], float] = field(default=time.time)
+    quotas: Quotas | None = None  # None: no plans enforced
+    messages_per_minute: int | None = None  # per user; None: no flood limit
 
     @classmethod
     def create(
@@ -48,11 +52,15 @@ class BotServices:
         connect_url: str = "http://127.0.0.1:8081",
         redis_url: str | None = None,
         audit_key: bytes | None = None,
+        plans: PlanBook | None = None,
+        messages_per_minute: int | None = None,
     ) -> "BotServices":
         """`redis_url` is the server `redis` talks to, for the intake's asyncio client (derived when not given);
-        `audit_key` seals the audit trail (`Settings.audit_key_value()`; a development key when not given)."""
+        `audit_key` seals the audit trail (`Settings.audit_key_value()`; a development key when not given);
+        `plans` are enforced per user when given."""
         dispatch = RQDispatch(redis)
         audit = AuditLog(redis, audit_key)
+        loop_redis = LoopRedis(redis_url or url_of(redis))
         return cls(
             redis=redis,
             goals=GoalStore(redis),
@@ -65,9 +73,11 @@ class BotServices:
             buttons=ButtonSigner(secret),
             actions=ActionStore(redis),
             links=ConnectLinks(redis),
-            intake=GoalIntake(LoopRedis(redis_url or url_of(redis)), dispatch, audit.key),
+            intake=GoalIntake(loop_redis, dispatch, audit.key),
             connect_url=connect_url,
             uploads=Uploads(redis),
+            quotas=Quotas(redis, plans, loop_redis.get) if plans is not None else None,
+            messages_per_minute=messages_per_minute,
         )
 
     def __post_init__(self) -> None:

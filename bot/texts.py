@@ -14,6 +14,7 @@ HELP = (
     "/memory – what I remember about you; /settings – my name, tone, language, time zone\n"
     "/export – a file with all your data; /delete_me – erase it all\n"
     "/retry – try your last failed goal again\n"
+    "/plan – your plan, what you have used and when it resets\n"
     "/help – this message"
 )
 
@@ -29,7 +30,8 @@ def greeting(first_name: str, agent_name: str) -> str:
 def not_allowed(user_id: int) -> str:
     return (
         "Sorry, this Deputy is private and you're not on its list of users. "
-        f"If you should be, ask its operator to add your user id {user_id} to DEPUTY_ALLOWED_USERS."
+        f"If you should be, ask its operator to add your user id {user_id} to DEPUTY_ALLOWED_USERS, "
+        "or send /start followed by the invitation code they gave you."
     )
 
 

@@ -56,6 +56,10 @@ class UserSettingsStore:
     def __init__(self, redis: Redis) -> None:
         self._redis = redis
 
+    @staticmethod
+    def key(user_id: int) -> str:
+        return _KEY.format(user_id)
+
     def get(self, user_id: int) -> UserSettings:
         raw = self._redis.get(_KEY.format(user_id))
         return UserSettings.model_validate_json(raw) if raw else UserSettings()

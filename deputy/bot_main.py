@@ -39,7 +39,8 @@ def serve(settings: Settings) -> None:
     webhook = webhook_config(settings) if settings.webhook_url else None
     services = BotServices.create(
         sync_client(settings.redis_url, patient=False), settings.secret_value(), allowed, settings.connect_base_url(),
-        redis_url=settings.redis_url, audit_key=settings.audit_key_value(),
+        redis_url=settings.redis_url, audit_key=settings.audit_key_value(), plans=settings.plan_book(),
+        messages_per_minute=settings.flood_limit(),
     )
     app = build_application(token, services, settings.redis_url, api_base=api_base)
     live = LoopProbe()

@@ -32,6 +32,7 @@ def _parser() -> argparse.ArgumentParser:
     audit_sub = audit.add_subparsers(dest="audit_command", required=True)
     verify = audit_sub.add_parser("verify", help="check every entry's seal and link, for every user or one")
     verify.add_argument("--user", type=int, default=None, help="only this user's trail (a chat user id)")
+    _add_users(sub)
     emulator = sub.add_parser("emulator", help="the local Telegram emulator and chat page alone")
     emulator.add_argument("--port", type=int, default=None, help="port (default: DEPUTY_CHAT_PORT or 8080)")
     emulator.add_argument("--host", default="127.0.0.1")
@@ -98,6 +99,8 @@ def main(argv: list[str] | None = None) -> int:
         if not settings.redis_url:
             raise SystemExit("REDIS_URL is not set.")
         return verify_trails(sync_client(settings.redis_url, patient=False), settings.audit_key_value(), args.user, print)
+    elif args.command == "users":
+        return _users(args, settings)
     elif args.command == "emulator":
         from deputy.health import LoopProbe, serve_health
         from emulator import run
@@ -106,6 +109,22 @@ def main(argv: list[str] | None = None) -> int:
         serve_health(settings.health_port, settings.health_host, live, {})  # keeps no state of its own to reach
         run(host=args.host, port=args.port or settings.chat_port, on_startup=[live.bind_running])
     return 0
+
+
+def _add_users(sub: argparse._SubParsersAction) -> None:
+    from deputy.users import add_parser
+
+    add_parser(sub)
+
+
+def _users(args: argparse.Namespace, settings: Settings) -> int:
+    from core.quotas import Quotas
+    from core.redis_clients import sync_client
+    from deputy.users import run
+
+    if not settings.redis_url:
+        raise SystemExit("REDIS_URL is not set.")
+    return run(args, Quotas(sync_client(settings.redis_url, patient=False), settings.plan_book()), print)
 
 
 if __name__ == "__main__":

@@ -43,7 +43,7 @@ async def _serve(settings: Settings) -> None:
         provider = f"{provider}:{urlparse(base_url).port}"
     slots = settings.model_concurrency or settings.gateway_concurrency
     config = GatewayConfig(provider=provider, concurrency=slots, held=max(settings.gateway_concurrency, slots),
-                           requests_per_minute=settings.model_requests_per_minute)
+                           requests_per_minute=settings.model_requests_per_minute, model=settings.model)
     dispatch = RQDispatch(sync_client(settings.redis_url))
     # Hundreds of calls share a few connections: a handler waits for a free one rather than failing.
     redis = async_client(settings.redis_url, max_connections=32, timeout=None)

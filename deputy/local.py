@@ -81,6 +81,9 @@ def run_local(settings: Settings) -> int:
     # Agent workers get no DEPUTY_SECRET but write the audit trail: they get its key on its own.
     base_env["DEPUTY_AUDIT_KEY"] = settings.audit_key_material()
     base_env["DEPUTY_DATA_DIR"] = str(data)
+    # The local chat page's users are the operator's own: on the biggest shipped plan unless told otherwise.
+    if not settings.plans_file and not settings.default_plan:
+        base_env["DEPUTY_DEFAULT_PLAN"] = "pro"
     children: dict[str, tuple[list[str], dict[str, str]]] = {}
     services: list[subprocess.Popen] = []
     notes: list[str] = []

@@ -10,11 +10,15 @@ import hmac
 import os
 import secrets
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from pydantic import Field, SecretStr, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from core.redis_address import sentinel_url
+
+if TYPE_CHECKING:
+    from core.plans import PlanBook
 
 
 class Settings(BaseSettings):
@@ -75,6 +79,9 @@ class Settings(BaseSettings):
     openapi_services_spec: str | None = Field(default=None, alias="DEPUTY_OPENAPI_SERVICES")
     egress_allow_spec: str | None = Field(default=None, alias="DEPUTY_EGRESS_ALLOW")
     checks_per_day: int = Field(default=1000, ge=1, alias="DEPUTY_CHECKS_PER_DAY")
+    plans_file: Path | None = Field(default=None, alias="DEPUTY_PLANS_FILE")
+    default_plan: str | None = Field(default=None, alias="DEPUTY_DEFAULT_PLAN")
+    messages_per_minute: int | None = Field(default=None, ge=1, alias="DEPUTY_MESSAGES_PER_MINUTE")
     log_level: str = Field(default="INFO", alias="DEPUTY_LOG_LEVEL")
     # /healthz, /readyz and /metrics (deputy.health); unset: not served.
     health_port: int | None = Field(default=None, ge=1, le=65535, alias="DEPUTY_HEALTH_PORT")
@@ -119,6 +126,30 @@ class Settings(BaseSettings):
         if self.allowed_users:
             return frozenset(int(part) for part in self.allowed_users.replace(" ", "").split(",") if part)
         return frozenset() if self.uses_real_telegram else None
+
+    def plan_book(self) -> "PlanBook":
+        """DEPUTY_PLANS_FILE (else the shipped Free/Plus/Pro), with DEPUTY_DEFAULT_PLAN for users nobody placed.
+
+        `deputy run` and the test stacks set DEPUTY_DEFAULT_PLAN=pro: the person trying Deputy on
+        their own machine is its operator.
+        """
+        from core.plans import PlansFileError, load_plans
+
+        try:
+            book = load_plans(self.plans_file)
+        except PlansFileError as exc:
+            raise SystemExit(str(exc)) from None
+        if self.default_plan:
+            if self.default_plan not in book.plans:
+                raise SystemExit(f"DEPUTY_DEFAULT_PLAN {self.default_plan!r} is not one of the plans: "
+                                 f"{', '.join(book.plans)}")
+            book = book.model_copy(update={"default": self.default_plan})
+        return book
+
+    def flood_limit(self) -> int | None:
+        """Messages one user may send a minute: DEPUTY_MESSAGES_PER_MINUTE, else 30 with a real Telegram bot
+        (none on the local chat page, where the only users are the operator's own)."""
+        return self.messages_per_minute or (30 if self.uses_real_telegram else None)
 
     def secret_value(self) -> str:
         """DEPUTY_SECRET, or one generated on first run and kept in the data directory."""

@@ -214,6 +214,7 @@ class DeputyStack:
             DEPUTY_VAULT_KEY=_VAULT_KEY,
             TELEGRAM_API_BASE=f"{self.chat_url}/bot",
             PYTHONUNBUFFERED="1",
+            DEPUTY_DEFAULT_PLAN="pro",  # a test that needs another plan sets it in extra_env
             **({"DEPUTY_MODEL_GATEWAY": "on"} if gateway else {}),
         )
         env.update(extra_env or {})  # a test may override any of the above (e.g. its own vault key)

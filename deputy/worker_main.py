@@ -16,6 +16,9 @@ from rq import SimpleWorker, Worker
 from rq.serializers import JSONSerializer
 
 from agent.check_budget import CheckBudget
+from core.metrics_plans import PlanCollector
+from core.quotas import Quotas
+from core.redis_clients import probe_client
 from agent.goals import GoalStatus, GoalStore
 from agent.memory_tools import MemoryTools
 from agent.model import ChatModel, OpenAIChatModel
@@ -92,9 +95,15 @@ def build_model(settings: Settings, helper: bool = False) -> ChatModel:
                                                       force_tool_call=settings.force_tool_call))
 
 
+def plan_collector(settings: Settings) -> PlanCollector:
+    """Users per plan and their use, on `/metrics` (read with a probe client, as the queues are)."""
+    return PlanCollector(Quotas(probe_client(settings.redis_url), settings.plan_book()))
+
+
 def build_runner(redis: Redis, settings: Settings, apis: list) -> GoalRunner:
     delays = settings.retry_delays()
     limits = RunnerLimits(max_model_attempts=len(delays) + 1, retry_delays=delays or (1.0,))
+    quotas = Quotas(redis, settings.plan_book())
     return GoalRunner(
         GoalStore(redis),
         ActionStore(redis),
@@ -107,9 +116,11 @@ def build_runner(redis: Redis, settings: Settings, apis: list) -> GoalRunner:
         memory=MemoryTools(MemoryStore(redis), Outbox(redis), AuditLog(redis, settings.audit_key_value())),
         scanner=injection_scanner(default_detector()),
         settings=UserSettingsStore(redis),
-        checks=CheckBudget(redis, settings.checks_per_day),
+        checks=CheckBudget(redis, settings.checks_per_day, quotas),
         handoffs=HandOffStore(redis),
         gateway=ModelRequests(redis) if settings.model_gateway else None,
+        quotas=quotas,
+        model_name=settings.model,
     )
 
 
@@ -297,7 +308,8 @@ def serve(settings: Settings, role: str, burst: bool = False) -> None:
     worker_class = SimpleWorker if role == "agent" and not settings.worker_fork else Worker
     worker = worker_class([queues[queue_name]], connection=redis, serializer=JSONSerializer)
     serve_health(settings.health_port, settings.health_host, RQWorkerProbe(worker, [watchdog_thread]),
-                 {"redis": redis_check(settings.redis_url)}, [queue_collector(settings.redis_url)])
+                 {"redis": redis_check(settings.redis_url)}, [queue_collector(settings.redis_url),
+                                                              plan_collector(settings)])
     try:
         worker.work(with_scheduler=True, burst=burst, logging_level=settings.log_level)
     finally:

@@ -47,6 +47,7 @@ from agent.model_requests import (
 )
 from core import metrics
 from core.outbox import OUTBOX_MAXLEN, OUTBOX_STREAM, OutboxMessage
+from core.quotas import acount_tokens
 from gateway.endpoint_slots import EndpointSlots
 from gateway.wait_notices import NOTICE_AFTER, WORKING, waiting_text, worth_telling
 
@@ -68,6 +69,7 @@ class GatewayConfig:
     default_retry_after: float = 1.0
     max_retry_after: float = 60.0
     notice_after: float = NOTICE_AFTER
+    model: str | None = None  # counted in users' plans by this name (a helper model apart from the main one)
 
 
 @dataclass
@@ -295,7 +297,7 @@ class ModelGateway:
         if _waiting_goal(await self._redis.get(GOAL_KEY.format(request.goal_id)), request) is None:
             # Paused, cancelled or changed while the model thought: the goal asks again if it goes on.
             outcome = ModelOutcome(request_id=request.id, kind="discarded")
-        return await self._store(outcome, usage, held.calls, limited)
+        return await self._store(outcome, usage, held.calls, limited, held.user_id)
 
     async def _ask(self, request: ModelRequest, held: _Held) -> tuple[ModelOutcome, TokenUsage, int]:
         limited = 0
@@ -327,9 +329,13 @@ class ModelGateway:
         except RedisError:
             log.warning("model gateway: could not tell a user that the model took up their goal (Redis unavailable)")
 
-    async def _store(self, outcome: ModelOutcome, usage: TokenUsage, calls: int, limited: int) -> ModelOutcome:
+    async def _store(self, outcome: ModelOutcome, usage: TokenUsage, calls: int, limited: int,
+                     user_id: int = 0) -> ModelOutcome:
         usage_key = USAGE.format(self._config.provider)
         pipe = self._redis.pipeline(transaction=True)
+        # The tokens count against the user's plan as they are used, in the same transaction as the outcome.
+        await acount_tokens(self._redis, pipe, user_id, self._config.model,
+                            usage.prompt_tokens + usage.completion_tokens, time.time())
         pipe.set(OUTCOME.format(outcome.request_id), outcome.model_dump_json(), nx=True, ex=OUTCOME_TTL)
         pipe.delete(PENDING.format(outcome.request_id))
         if calls:
