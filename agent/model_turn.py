@@ -13,8 +13,7 @@ it returns what happens next (a `StepOutcome`, a `Stop` for the runner to carry 
 from __future__ import annotations
 
 import logging
-from dataclasses import dataclass
-from typing import Any, Callable, Literal
+from typing import Any, Callable
 
 from agent.context import fold
 from agent.goal_lifecycle import GoalEvent, advance
@@ -23,7 +22,7 @@ from agent.memory_tools import MemoryTools
 from agent.model import ChatModel, ModelError, ModelReply
 from agent.model_requests import ModelRequest, ModelRequests, new_request_id
 from agent.prompt import build_messages
-from agent.steps import Dispatch, RunnerLimits, StepOutcome
+from agent.steps import Dispatch, RunCalls, RunnerLimits, StepOutcome, Stop, TurnResult
 from core.outbox import Outbox
 from core.quota_texts import near_text, refusal_text
 from core.quotas import Quotas
@@ -35,25 +34,6 @@ MAX_FOLDED_WORDS = 50
 """The user's folded messages kept for the guard (older ones only make it ask more)."""
 
 
-
-@dataclass(frozen=True)
-class Stop:
-    """The goal stops here: the runner pauses it (asking to continue), fails it, or ends it."""
-
-    how: Literal["pause", "fail", "end"]
-    goal: Goal
-    message: str = ""
-    key: str | None = None  # a pause's own key, when the same pause may be asked again (a plan's limit)
-
-
-@dataclass(frozen=True)
-class RunCalls:
-    """The model's reply asked for tools: the runner runs them in this same job."""
-
-    goal: Goal
-
-
-TurnResult = StepOutcome | Stop | RunCalls
 
 
 class ModelTurn:

@@ -25,12 +25,14 @@ from agent.memory_tools import MEMORY_TOOLS, ForgetArgs, MemoryTools, RecallArgs
 from agent.memory_tools import parse as parse_memory
 from agent.model import ChatModel, ToolCall
 from agent.model_requests import ModelRequests
-from agent.model_turn import ModelTurn, RunCalls, TurnResult
+from agent.model_turn import ModelTurn
 from agent.monitoring import Monitoring
 from agent.plan_gate import held_refusal, plan_refusal
 from agent.prompt import tool_message
 from agent.reading import ContentScanner, Reading
-from agent.steps import Dispatch, GoalStopped, RunnerLimits, StepOutcome, hand_to_executor
+from agent.steps import (
+    AskModel, Dispatch, GoalStopped, RunCalls, RunnerLimits, StepOutcome, TurnResult, hand_to_executor,
+)
 from agent.subgoals import Subgoals
 from agent.uploads import Uploads
 from agent.tools import (
@@ -97,8 +99,7 @@ class GoalRunner:
                                tools_for=self._tools_for, checkpoint=self._checkpoint, quotas=quotas,
                                model_name=model_name)
         self._watch = WatchSteps(self._monitoring, actions, dispatch, outbox, self._reading,
-                                 checkpoint=self._checkpoint, call_model=self._model_turn, end=self._end,
-                                 catalog_for=self._catalog_for)
+                                 checkpoint=self._checkpoint, catalog_for=self._catalog_for)
         self._handoffs = handoffs
         self._quotas = quotas
 
@@ -116,7 +117,7 @@ class GoalRunner:
         if goal.status is GoalStatus.acting and self._monitoring.is_probe(goal):
             probed = self._watch.after_probe(goal)
             if probed is not None:
-                return probed
+                return self._carry_out(probed)
         elif goal.status in (GoalStatus.acting, GoalStatus.waiting_approval):
             action_id = goal.pending_action_id
             resumed = self._resume_after_action(goal)
@@ -135,7 +136,7 @@ class GoalRunner:
         elif goal.status is GoalStatus.scheduled:
             checked = self._watch.check_due(goal)
             if checked is not None:
-                return checked
+                return self._carry_out(checked)
         elif goal.status is not GoalStatus.running:
             return StepOutcome.not_running
         elif goal.waiting_model is not None:
@@ -166,6 +167,8 @@ class GoalRunner:
         """Do what the model turn said comes next."""
         if isinstance(result, StepOutcome):
             return result
+        if isinstance(result, AskModel):
+            return self._model_turn(result.goal)  # a monitor's news, asked about in this same job
         if isinstance(result, RunCalls):
             return self._run_step(result.goal.id, result.goal.step)  # the reply's tools, in this same job
         if result.how == "pause":
@@ -200,7 +203,7 @@ class GoalRunner:
                     return self._ask(goal, call, timed.question, timed.reason)
                 scheduled = self._monitoring.schedule(goal, timed, call.id, self._catalog_for(goal))
                 if scheduled is None:
-                    return self._watch.run_probe(goal)  # its first reading answers this call
+                    return self._carry_out(self._watch.run_probe(goal))  # its first reading answers this call
                 result = scheduled
             elif call.name in ("remember", "forget_memory", "recall") and self._memory is not None:
                 result = self._memory_call(goal, call)

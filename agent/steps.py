@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import Enum
-from typing import TYPE_CHECKING, Callable, Protocol
+from typing import TYPE_CHECKING, Callable, Literal, Protocol
 
 from agent.goal_lifecycle import GoalEvent, advance
 from agent.goals import Goal, GoalStatus
@@ -36,6 +36,36 @@ class StepOutcome(str, Enum):
     acting = "acting"
     retrying = "retrying"
     finished = "finished"
+
+
+@dataclass(frozen=True)
+class Stop:
+    """The goal stops here: the runner pauses it (asking to continue), fails it, or ends it."""
+
+    how: Literal["pause", "fail", "end"]
+    goal: Goal
+    message: str = ""
+    key: str | None = None  # a pause's own key, when the same pause may be asked again (a plan's limit)
+
+
+@dataclass(frozen=True)
+class RunCalls:
+    """The model's reply asked for tools: the runner runs them in this same job."""
+
+    goal: Goal
+
+
+
+
+@dataclass(frozen=True)
+class AskModel:
+    """A monitor's check found news: the runner asks the model about it in this same job."""
+
+    goal: Goal
+
+
+TurnResult = StepOutcome | Stop | RunCalls | AskModel
+"""What a part of a step says happens next; the runner (`GoalRunner`) carries it out."""
 
 
 class GoalStopped(Exception):

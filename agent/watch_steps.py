@@ -2,8 +2,8 @@
 
 A check with a probe never calls the model on its own: the probe goes to the executor as
 an ordinary read action, and when it is back `Monitoring` compares it in code. Only news
-continues into a model call; otherwise the goal parks again. The runner lends the few
-steps these need (checkpoint, model call, end) explicitly.
+continues into a model call; otherwise the goal parks again. These steps return what
+happens next (`AskModel` for news, a `Stop` to end the goal) and the runner does it.
 """
 
 from __future__ import annotations
@@ -14,14 +14,12 @@ from agent.goal_lifecycle import GoalEvent, advance
 from agent.goals import Goal, GoalStatus
 from agent.monitoring import Monitoring
 from agent.reading import Reading
-from agent.steps import Dispatch, StepOutcome, hand_to_executor
+from agent.steps import AskModel, Dispatch, StepOutcome, Stop, TurnResult, hand_to_executor
 from agent.tools import ToolArgumentError
 from connectors.catalog import Catalog
 from core.outbox import Outbox
 from sentinel.stores.action_store import ActionRecord, ActionStore
 from core.actions import ActionState
-
-Step = Callable[[Goal], StepOutcome]
 
 
 class WatchSteps:
@@ -34,8 +32,6 @@ class WatchSteps:
         reading: Reading,
         *,
         checkpoint: Callable[[Goal], Goal],
-        call_model: Step,
-        end: Step,
         catalog_for: Callable[[Goal], Catalog],
     ) -> None:
         self._monitoring = monitoring
@@ -44,11 +40,9 @@ class WatchSteps:
         self._outbox = outbox
         self._reading = reading
         self._checkpoint = checkpoint
-        self._call_model = call_model
-        self._end = end
         self._catalog_for = catalog_for
 
-    def check_due(self, goal: Goal) -> StepOutcome | None:
+    def check_due(self, goal: Goal) -> TurnResult | None:
         """A scheduled goal's job ran: skip, probe, or (None) let the model look again."""
         monitor = goal.monitor
         if monitor is None or self._monitoring.now() + 1 < monitor.next_at:
@@ -77,7 +71,7 @@ class WatchSteps:
         self._dispatch.idle(goal.id)
         return StepOutcome.finished
 
-    def run_probe(self, goal: Goal) -> StepOutcome:
+    def run_probe(self, goal: Goal) -> TurnResult:
         """Hand the monitor's probe to the executor, as an ordinary (read) action; no model call."""
         action = self._monitoring.probe_action(goal, self._catalog_for(goal))
         if action is None:
@@ -89,7 +83,7 @@ class WatchSteps:
             return outcome
         return hand_to_executor(goal, action, self._actions, self._dispatch, self._checkpoint)
 
-    def after_probe(self, goal: Goal) -> StepOutcome | None:
+    def after_probe(self, goal: Goal) -> TurnResult | None:
         """The probe is back (or not yet): compare in code; None continues the step (the first reading)."""
         record = self._actions.get(goal.pending_action_id or "")
         if record is not None and not record.state.terminal:
@@ -99,7 +93,7 @@ class WatchSteps:
             return StepOutcome.waiting
         return self._probe_done(goal, record)
 
-    def _probe_done(self, goal: Goal, record: ActionRecord | None) -> StepOutcome | None:
+    def _probe_done(self, goal: Goal, record: ActionRecord | None) -> TurnResult | None:
         assert goal.monitor is not None
         goal.monitor.probe_action_id = None
         advance(goal, GoalEvent.observed).pending_action_id = None
@@ -111,14 +105,14 @@ class WatchSteps:
         if record is not None and checked.kind != "news":
             self._actions.keep_briefly(record.action.id)
         if checked.kind == "news":
-            return self._call_model(goal)
+            return AskModel(goal)
         if checked.kind in ("stopped", "done"):
             # Stopped by the guard, the deadline's reminder, or what a reminder-only watch waited for came.
             if checked.message:
                 self._outbox.send(goal.chat_id, checked.message, dedupe_key=f"{goal.id}:{goal.step}:watch-stopped",
                                   proactive=True)
             advance(goal, GoalEvent.finish)
-            return self._end(goal)
+            return Stop("end", goal)
         if checked.kind == "remind":
             self._outbox.send(goal.chat_id, checked.message, proactive=True,
                               dedupe_key=f"{goal.id}:reminder:{goal.monitor.checks_done}")
