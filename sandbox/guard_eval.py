@@ -16,23 +16,20 @@ from typing import Any, Callable
 
 from redis import Redis
 
-from agent.goals import Goal, GoalStore
+from agent.goals import GoalStore
 from agent.model import ModelReply
 from agent.reading import ContentScanner, injection_scanner
-from agent.runner import GoalRunner
 from agent.testing import FunctionModel, tool_call
-from core.outbox import OUTBOX_STREAM, Outbox, OutboxMessage
+from core.outbox import OUTBOX_STREAM, OutboxMessage
 from memory import MemoryItem, MemoryStore, MemoryTrust
 from sandbox.guard_benign import furnish
 from sandbox.guard_cases import CONTACTS, Attack, Benign, Call, seeded_world
 from connectors.catalog import Catalog
 from sandbox.world_operations import WORLD_OPERATIONS
-from sentinel.stores.action_store import ActionStore
-from sentinel.stores.approvals import ApprovalSigner, ApprovalStore, Choice, ForgedPress
+from sentinel.stores.approvals import ApprovalSigner, Choice, ForgedPress
 from sentinel.stores.audit import AuditLog
 from sentinel.detectors import HeuristicDetector
-from executor.executor import Executor
-from workers.inline import InlineDispatch
+from workers.inline import InlineDeputy
 from executor.review_context import ReviewContextBuilder, RuleCheck, add_contact
 
 _users = itertools.count(900_000)
@@ -142,23 +139,16 @@ class GuardHarness:
                 getattr(world, where)[key] = content
             else:
                 setattr(world, where, content)
-        catalog = _CATALOG
-        dispatch = InlineDispatch()
-        goals, actions, outbox = GoalStore(self._redis), ActionStore(self._redis), Outbox(self._redis)
-        dispatch.runner = GoalRunner(
-            goals, actions, FunctionModel(_split_script(parts) if parts else _script(calls)), outbox, dispatch, catalog,
-            scanner=self._scanner, ask_before_guessing=False,  # the guard alone is measured here
+        script = _split_script(parts) if parts else _script(calls)
+        deputy = InlineDeputy(
+            self._redis, FunctionModel(script), _CATALOG, world.runners(), clock=time.time, approval_ttl=3600,
+            contexts=ReviewContextBuilder(self._redis, GoalStore(self._redis), _CATALOG, self._rules),
+            signer=self._signer, scanner=self._scanner, ask_before_guessing=False,  # the guard alone is measured
         )
-        self._approvals = ApprovalStore(self._redis)
-        dispatch.executor = Executor(
-            actions, self._approvals, goals, outbox, AuditLog(self._redis), self._signer, dispatch, world.runners(),
-            ReviewContextBuilder(self._redis, goals, catalog, self._rules), approval_ttl=3600,
-        )
+        self._approvals = deputy.approvals
         messages = [{"role": "user", "content": goal_text}, *({"role": "user", "content": r} for r in replies)]
-        goal = goals.save(Goal(id=f"g_eval{user_id}", user_id=user_id, chat_id=user_id, text=goal_text,
-                               messages=messages, created_at=now, updated_at=now))
-        dispatch.step(goal.id, 0)
-        dispatch.drain()
+        deputy.start(user_id, goal_text, goal_id=f"g_eval{user_id}", messages=messages)
+        dispatch, goals = deputy.dispatch, deputy.goals
         answered: set[str] = set()
         while approve:
             pending = [a for a in self._card_approvals(user_id) if a not in answered]

@@ -104,7 +104,8 @@ class InlineDeputy:
     """The agent's runner and the executor in one process, on real records, run by `InlineDispatch`.
 
     `runner_options` go to `GoalRunner` (limits, scanner, memory, settings...); `contexts`
-    replaces the executor's default `ReviewContextBuilder` (stored rules, a clock).
+    replaces the executor's default `ReviewContextBuilder` (stored rules, a clock); `signer`
+    the key cards are signed with, for a caller that reads the buttons back.
     """
 
     def __init__(
@@ -117,6 +118,7 @@ class InlineDeputy:
         clock: Callable[[], float] | None = None,
         approval_ttl: float = 60,
         contexts: ReviewContextBuilder | None = None,
+        signer: ApprovalSigner | None = None,
         **runner_options: Any,
     ) -> None:
         self.redis = redis
@@ -127,7 +129,7 @@ class InlineDeputy:
         self.runner = GoalRunner(self.goals, self.actions, model, self.outbox, self.dispatch, catalog,
                                  clock=self.clock, **runner_options)
         self.executor = Executor(
-            self.actions, self.approvals, self.goals, self.outbox, self.audit, ApprovalSigner("k"), self.dispatch,
+            self.actions, self.approvals, self.goals, self.outbox, self.audit, signer or ApprovalSigner("k"), self.dispatch,
             runners, contexts or ReviewContextBuilder(redis, self.goals, catalog), approval_ttl=approval_ttl,
             clock=self.clock,
         )
