@@ -208,6 +208,9 @@ def sandbox_environment(endpoints: SandboxEndpoints) -> dict[str, str]:
     if endpoints.caldav_url:
         env.update({"DEPUTY_CALDAV_URL": endpoints.caldav_url, "DEPUTY_CALDAV_USERNAME": endpoints.demo_address,
                     "DEPUTY_CALDAV_PASSWORD": endpoints.demo_password})
+    if endpoints.issuer_url and endpoints.issuer_key:
+        env.update({"DEPUTY_ISSUER_URL": endpoints.issuer_url, "DEPUTY_ISSUER_KEY": endpoints.issuer_key,
+                    "DEPUTY_MANDATE_KEY": endpoints.mandate_key or ""})
     return env
 
 

@@ -1,21 +1,34 @@
 """Paying for an approved purchase without the card ever leaving the vault.
 
 A spend operation's arguments carry the placeholder `<payment_token>` where the service
-expects payment. Only when the executor runs the approved action does it issue a
+expects payment. Only when the executor runs the approved action does it get a
 single-use token bound to exactly the approved amount, currency and merchant, and put its
 id in place of the placeholder; the agent, the model and the card never meet.
+
+With a card issuer configured (`IssuerClient`), the issuer mints the token against the
+card Deputy chose (`card_choice`) and keeps the signed cart mandate with it
+(`mandates`); the issuer then refuses any charge that does not match. Without one, the
+vault's own tokens are used (`vault.PaymentTokens`).
 """
 
 from __future__ import annotations
 
-from typing import Any
+import time
+from typing import Any, Callable
 
-from core.effects import ConnectorError, EffectClass
 from core.actions import Action
-from vault import CredentialKind, PaymentTokens, VaultError, list_credentials
+from core.effects import ConnectorError, EffectClass
+from core.outbox import Outbox, OutboxMessage
+from executor.card_choice import CardPreferences, choose_card, parse_expiry
+from executor.issuer_client import IssuerClient, MintedToken
+from executor.mandates import MandateSigner, mandate_terms, merchant_origin
+from vault import CredentialInfo, CredentialKind, PaymentTokens, Vault, VaultError, list_credentials
 
 PLACEHOLDER = "<payment_token>"
 TOKEN_TTL_SECONDS = 15 * 60
+_CARD_REF = "deputy:issuercard:{}:{}"
+_MINTED = "deputy:minted:{}"
+"""The token minted for an action (its terms and id, never a card number), for receipts."""
 
 
 def wants_payment(arguments: Any) -> bool:
@@ -35,23 +48,82 @@ def _replace(arguments: Any, token: str) -> Any:
 
 
 class PaymentIssuer:
-    def __init__(self, tokens: PaymentTokens, redis) -> None:
+    def __init__(
+        self,
+        tokens: PaymentTokens,
+        redis,
+        *,
+        issuer: IssuerClient | None = None,
+        vault: Vault | None = None,
+        mandates: MandateSigner | None = None,
+        clock: Callable[[], float] = time.time,
+    ) -> None:
         self._tokens = tokens
         self._redis = redis
+        self._issuer = issuer
+        self._vault = vault
+        self._mandates = mandates
+        self._clock = clock
+        self._outbox = Outbox(redis)
+        self.last_minted: MintedToken | None = None
 
-    def prepare(self, action: Action, idempotency_key: str) -> Action:
+    def prepare(self, action: Action, idempotency_key: str, *, card_text: str = "", approval_id: str | None = None,
+                chat_id: int | None = None) -> Action:
         """The action to run: with a fresh token where it asks for payment."""
         if action.effect is not EffectClass.spend or not wants_payment(action.arguments):
             return action
         if action.amount is None or not action.currency:
             raise ConnectorError("This purchase doesn't say how much it costs, so I won't pay for it.")
         cards = [c for c in list_credentials(self._redis, action.user_id) if c.kind is CredentialKind.card]
+        target = action.targets[0] if action.targets else action.connector
+        if self._issuer is None:
+            return self._with_vault_token(action, cards, target, idempotency_key)
+        merchant = merchant_origin(target)
+        choice = choose_card(cards, merchant, CardPreferences(self._redis).get(action.user_id), self._clock())
+        if choice.heads_up and chat_id is not None:
+            expiry = choice.card.public.get("expiry", "")
+            self._outbox.put(OutboxMessage(chat_id=chat_id, text=choice.heads_up, proactive=True,
+                                           dedupe_key=f"card-expiry:{action.user_id}:{choice.card.handle}:{expiry}"))
+        terms = mandate_terms(action, merchant, card_text, approval_id, self._clock())
+        signature = self._mandates.sign(terms) if self._mandates else None
+        token = self._issuer.mint(self._card_ref(action.user_id, choice.card), merchant, action.amount,
+                                  action.currency.upper(), TOKEN_TTL_SECONDS, terms, signature, idempotency_key)
+        self.last_minted = token
+        self._redis.set(_MINTED.format(action.id), token.model_dump_json(exclude={"virtual_card"}),
+                        ex=90 * 24 * 3600)
+        return action.model_copy(update={"arguments": _replace(action.arguments, token.id)})
+
+    def _card_ref(self, user_id: int, card: CredentialInfo) -> str:
+        """The issuer's reference for this card, enrolling it the first time it pays."""
+        key = _CARD_REF.format(user_id, f"{card.handle}:{card.created_at!r}")
+        known = self._redis.get(key)
+        if known:
+            return known.decode() if isinstance(known, bytes) else known
+        if self._vault is None or self._issuer is None:
+            raise ConnectorError("Payments are not set up on this Deputy.")
+        try:
+            number = self._vault.get(user_id, card.handle)
+        except VaultError as exc:
+            raise ConnectorError(exc.user_message) from None
+        expiry = parse_expiry(card.public.get("expiry", ""))
+        text = f"{expiry[1]:02d}/{expiry[0] % 100:02d}" if expiry else ""
+        ref = self._issuer.enroll(number, text, card.public.get("holder", ""))
+        self._redis.set(key, ref)
+        return ref
+
+    def _with_vault_token(self, action: Action, cards: list[CredentialInfo], target: str, key: str) -> Action:
         if not cards:
             raise ConnectorError("You have no payment card connected. Add one with /connect card, then ask again.")
-        merchant = action.targets[0] if action.targets else action.connector
         try:
-            token = self._tokens.issue(action.user_id, cards[0].handle, merchant, action.amount, action.currency,
-                                       TOKEN_TTL_SECONDS, idempotency_key)
+            token = self._tokens.issue(action.user_id, cards[0].handle, target, action.amount, action.currency,
+                                       TOKEN_TTL_SECONDS, key)
         except VaultError as exc:
             raise ConnectorError(exc.user_message) from None
         return action.model_copy(update={"arguments": _replace(action.arguments, token.id)})
+
+    def refusal_notice(self, action: Action, message: str, chat_id: int) -> OutboxMessage | None:
+        """A paid action that failed: the user hears why from the chat, whatever the agent says."""
+        if action.effect is not EffectClass.spend or not wants_payment(action.arguments):
+            return None
+        return OutboxMessage(chat_id=chat_id, dedupe_key=f"payment-failed:{action.id}",
+                             text=f"💳 This purchase did not go through. {message}")

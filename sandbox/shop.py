@@ -85,11 +85,14 @@ class Order:
     name: str
     shipping_address: str
     created_at: datetime
+    payment_ref: str | None = None
+    """The payment network's transaction, when a network took the payment (refunds go to it)."""
+    status: str = "paid"
 
     def public(self) -> dict[str, Any]:
         return {"order_id": self.id, "items": self.lines, "total": money(self.total), "currency": CURRENCY,
                 "payment_token": self.payment_token, "name": self.name, "shipping_address": self.shipping_address,
-                "created_at": self.created_at.isoformat(timespec="minutes"), "status": "paid"}
+                "created_at": self.created_at.isoformat(timespec="minutes"), "status": self.status}
 
 
 class ItemRequest(BaseModel):
@@ -186,12 +189,13 @@ class Shop:
         if request.currency != CURRENCY or request.amount != total:
             raise SiteError(409, f"The cart costs {view['total']} {CURRENCY}, not {money(request.amount)} "
                                  f"{request.currency}.")
-        self.check_payment(request.payment_token, total, CURRENCY)
+        reference = self.check_payment(request.payment_token, total, CURRENCY)
         for product_id, quantity in cart.items.items():
             self.products[product_id].stock -= quantity
         cart.status = "checked_out"
         order = Order("O-" + secrets.token_hex(4).upper(), view["items"], total, request.payment_token,
-                      request.name, request.shipping_address, self.clock())
+                      request.name, request.shipping_address, self.clock(),
+                      reference if isinstance(reference, str) else None)
         self.orders[order.id] = order
         return order
 

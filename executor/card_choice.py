@@ -1,0 +1,94 @@
+"""Which of the user's cards pays: the card they prefer for this merchant, else their
+default, else their only (or first) card; never an expired one.
+
+Expiry is what the user typed when connecting the card ("MM/YY"); it is parsed and
+checked before any token is minted, and a card that runs out this month or next earns
+the user a heads-up. Preferences live in Redis as credential handles, never numbers.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime, timezone
+
+from redis import Redis
+
+from core.effects import ConnectorError
+from vault import CredentialInfo
+
+_PREFS = "deputy:cardprefs:{}"
+DEFAULT = "default"
+
+
+def parse_expiry(text: str) -> tuple[int, int] | None:
+    """(year, month) of "MM/YY", "MM/YYYY" or "YYYY-MM"; None when it is none of those."""
+    text = (text or "").strip().replace(" ", "")
+    try:
+        if "-" in text:
+            year, month = (int(p) for p in text.split("-", 1))
+        else:
+            month, year = (int(p) for p in text.split("/", 1))
+            year += 2000 if year < 100 else 0
+    except ValueError:
+        return None
+    return (year, month) if 1 <= month <= 12 and 2000 <= year <= 2100 else None
+
+
+def months_left(expiry: tuple[int, int], now: float) -> int:
+    """0 in the card's last month, 1 the month before, negative once it has expired."""
+    today = datetime.fromtimestamp(now, timezone.utc)
+    return (expiry[0] - today.year) * 12 + expiry[1] - today.month
+
+
+def nickname(card: CredentialInfo) -> str:
+    last4 = card.public.get("last4")
+    return f"{card.label} (…{last4})" if last4 else card.label
+
+
+@dataclass(frozen=True)
+class CardChoice:
+    card: CredentialInfo
+    heads_up: str | None = None
+
+
+class CardPreferences:
+    """The user's default card and per-merchant choices (credential handles)."""
+
+    def __init__(self, redis: Redis) -> None:
+        self._redis = redis
+
+    def get(self, user_id: int) -> dict[str, str]:
+        raw = self._redis.hgetall(_PREFS.format(user_id))
+        return {(k.decode() if isinstance(k, bytes) else k): (v.decode() if isinstance(v, bytes) else v)
+                for k, v in raw.items()}
+
+    def set_default(self, user_id: int, handle: str) -> None:
+        self._redis.hset(_PREFS.format(user_id), DEFAULT, handle)
+
+    def set_for_merchant(self, user_id: int, merchant: str, handle: str) -> None:
+        self._redis.hset(_PREFS.format(user_id), "merchant:" + merchant.lower(), handle)
+
+    def erase(self, user_id: int) -> None:
+        self._redis.delete(_PREFS.format(user_id))
+
+
+def choose_card(cards: list[CredentialInfo], merchant: str, prefs: dict[str, str], now: float) -> CardChoice:
+    """The card to pay `merchant` with, or a `ConnectorError` telling the user what to do."""
+    if not cards:
+        raise ConnectorError("You have no payment card connected. Add one with /connect card, then ask again.")
+    by_handle = {c.handle: c for c in cards}
+    wanted = prefs.get("merchant:" + merchant.lower()) or prefs.get(DEFAULT)
+    card = by_handle.get(wanted or "") or cards[0]
+    expiry = parse_expiry(card.public.get("expiry", ""))
+    if expiry is None:
+        raise ConnectorError(f"I can't read the expiry date of your card {nickname(card)}, so I won't pay with it. "
+                             "Connect it again with /connect card and give the expiry as MM/YY.")
+    left = months_left(expiry, now)
+    if left < 0:
+        raise ConnectorError(f"Your card {nickname(card)} expired at the end of {expiry[1]:02d}/{expiry[0]}, so "
+                             "nothing was paid. Connect a current card with /connect card, then ask again.")
+    heads_up = None
+    if left <= 1:
+        heads_up = (f"💳 Heads-up: your card {nickname(card)} expires at the end of {expiry[1]:02d}/{expiry[0]}. "
+                    "Connect the new one with /connect card before then.")
+    return CardChoice(card, heads_up)
