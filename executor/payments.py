@@ -122,8 +122,15 @@ class PaymentIssuer:
         return action.model_copy(update={"arguments": _replace(action.arguments, token.id)})
 
     def refusal_notice(self, action: Action, message: str, chat_id: int) -> OutboxMessage | None:
-        """A paid action that failed: the user hears why from the chat, whatever the agent says."""
-        if action.effect is not EffectClass.spend or not wants_payment(action.arguments):
+        """A purchase that failed: its unused token is cancelled at the issuer, and the user
+        hears why from the chat, whatever the agent makes of it."""
+        if action.effect is not EffectClass.spend:
             return None
+        minted = self._redis.get(_MINTED.format(action.id))
+        if minted and self._issuer is not None:
+            try:
+                self._issuer.revoke(MintedToken.model_validate_json(minted).id)
+            except ConnectorError:
+                pass  # it still expires in minutes; the failure is what the user must hear about
         return OutboxMessage(chat_id=chat_id, dedupe_key=f"payment-failed:{action.id}",
                              text=f"💳 This purchase did not go through. {message}")

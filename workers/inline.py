@@ -25,6 +25,7 @@ from core.ids import new_id
 from core.outbox import OUTBOX_STREAM, Outbox, OutboxMessage
 from core.payloads import ActionJob
 from executor.executor import ActionRunner, Executor
+from executor.payments import PaymentIssuer
 from executor.review_context import ReviewContextBuilder
 from sentinel.stores.action_store import ActionStore
 from sentinel.stores.approvals import ApprovalSigner, ApprovalStore, Choice
@@ -117,6 +118,7 @@ class InlineDeputy:
         clock: Callable[[], float] | None = None,
         approval_ttl: float = 60,
         contexts: ReviewContextBuilder | None = None,
+        payments: PaymentIssuer | None = None,
         **runner_options: Any,
     ) -> None:
         self.redis = redis
@@ -129,7 +131,7 @@ class InlineDeputy:
         self.executor = Executor(
             self.actions, self.approvals, self.goals, self.outbox, self.audit, ApprovalSigner("k"), self.dispatch,
             runners, contexts or ReviewContextBuilder(redis, self.goals, catalog), approval_ttl=approval_ttl,
-            clock=self.clock,
+            clock=self.clock, payments=payments,
         )
         self.dispatch.runner, self.dispatch.executor = self.runner, self.executor
 

@@ -1,0 +1,221 @@
+"""Buying in the sandbox shop through Deputy, paid at the sandbox card issuer.
+
+The real runner, executor, guard and approvals run inline over real Redis; the shop and
+the issuer are real HTTP services; only the model is scripted (and, where a test says so,
+adversarial).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+import time
+from collections.abc import Iterator
+from decimal import Decimal
+from typing import Any
+
+import httpx
+import pytest
+from pydantic import SecretStr
+from redis import Redis
+
+from agent.goals import GoalStore
+from agent.testing import FunctionModel, message_text, tool_call
+from connectors.openapi import OpenApiRunner, fetch_openapi, import_openapi
+from deputy.operations import KNOWN_OVERRIDES, build_catalog
+from executor.card_choice import CardPreferences
+from executor.issuer_client import HttpIssuerClient
+from executor.mandates import MandateSigner
+from executor.payments import PaymentIssuer
+from executor.review_context import ReviewContextBuilder, stored_rules
+from sandbox import shop
+from sandbox.acquirer import MerchantAccount
+from sandbox.issuer import Issuer, create_app
+from sandbox.webapp_common import SiteServer
+from sentinel.stores.approvals import Choice
+from sentinel.stores.audit import AuditLog
+from sentinel.stores.rule_store import RuleStore
+from vault import CredentialKind, KdfCost, PaymentTokens, Vault
+from workers.inline import InlineDeputy
+
+USER = 41
+CARD = "4111111111111111"
+OTHER_CARD = "5555555555554444"
+MANDATE_KEY = b"m" * 32
+
+
+class Script:
+    """The shopper's model: a cart, one item, pay with the placeholder; then reply.
+    With `stolen` set it is adversarial: it pays with that token (which it cannot have read: the agent sees tokens as [redacted])."""
+
+    def __init__(self, product: str = "usb-c-cable-1m") -> None:
+        self.product = product
+        self.stolen: str | None = None
+
+    def __call__(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]]):
+        results = [message_text(m) for m in messages if m.get("role") == "tool"]
+        return self._shop(results, self.stolen or "<payment_token>")
+
+    def _shop(self, results: list[str], payment: str):
+        if not results:
+            return tool_call("shop_create_cart")
+        cart = re.findall(r"C-[A-Z0-9]+", "\n".join(results))[-1]
+        if len(results) == 1:
+            return tool_call("shop_add_to_cart", cart_id=cart, body={"product_id": self.product, "quantity": 1})
+        last = results[-1]
+        if last.startswith("Failed:") and "costs" in last:
+            return tool_call("shop_get_cart", cart_id=cart)  # the price changed: read the cart again
+        totals = re.findall(r'"total":\s*"([0-9.]+)"', last)
+        if totals and "order_id" not in last and "declined" not in last:
+            return tool_call("shop_checkout", cart_id=cart, body={
+                "payment_token": payment, "amount": totals[0], "currency": "USD", "name": "Demo",
+                "shipping_address": "1 Demo Street, Sandbox"})
+        return tool_call("reply", text="Done: " + last[:300])
+
+
+class Rig:
+    def __init__(self, redis: Redis, script: Script, clock: list[float]) -> None:
+        self.redis = redis
+        self.issuer = Issuer(mandate_key=MANDATE_KEY, clock=lambda: clock[0])
+        self.servers = [SiteServer(create_app(self.issuer, "agent-key", "acquirer-key"))]
+        self.issuer_url = self.servers[0].start()
+        account = MerchantAccount(self.issuer_url, "acquirer-key")
+        self.shop_app = shop.create_app(check_payment=account)
+        self.servers.append(SiteServer(self.shop_app))
+        self.shop_url = account.merchant = self.servers[1].start()
+        self.http = httpx.Client(timeout=10, trust_env=False)
+        api = import_openapi(fetch_openapi(self.http, f"{self.shop_url}/openapi.json"), service="shop",
+                             overrides=KNOWN_OVERRIDES["shop"])
+        self.vault = Vault(redis, SecretStr("k"), kdf=KdfCost(time_cost=1, memory_cost_kib=1024, parallelism=1))
+        catalog = build_catalog([api])
+        self.model = FunctionModel(script)
+        payments = PaymentIssuer(PaymentTokens(redis, self.vault), redis,
+                                 issuer=HttpIssuerClient(self.issuer_url, SecretStr("agent-key")), vault=self.vault,
+                                 mandates=MandateSigner(MANDATE_KEY), clock=lambda: clock[0])
+        contexts = ReviewContextBuilder(redis, GoalStore(redis), catalog, rules=stored_rules(RuleStore(redis)))
+        self.deputy = InlineDeputy(redis, self.model, catalog, OpenApiRunner(api, self.http, self.vault).runners(),
+                                   contexts=contexts, payments=payments, approval_ttl=3600)
+
+    def add_card(self, handle: str, number: str, expiry: str, label: str) -> None:
+        self.vault.put(USER, handle, SecretStr(number), CredentialKind.card, label,
+                       {"holder": "Demo User", "expiry": expiry})
+
+    def buy(self) -> str:
+        return self.deputy.start(USER, "buy a 1m USB-C cable from the shop").id
+
+    def approve_last_card(self) -> str:
+        card = self.deputy.cards()[-1]
+        approval_id = re.search(r"ap1:([^:]+):", card.buttons[0][0].data).group(1)
+        self.deputy.press(approval_id, USER, Choice.approve)
+        return card.text
+
+    def orders(self) -> list[dict[str, Any]]:
+        return self.http.get(f"{self.shop_url}/api/orders").json()["orders"]
+
+    def stop(self) -> None:
+        for server in self.servers:
+            server.stop()
+
+
+@pytest.fixture
+def clock() -> list[float]:
+    return [time.time()]
+
+
+@pytest.fixture
+def rig(redis: Redis, clock: list[float], request) -> Iterator[Rig]:
+    script = getattr(request, "param", None) or Script()
+    made = Rig(redis, script, clock)
+    yield made
+    made.stop()
+
+
+def test_an_approved_purchase_is_paid_once_at_the_issuer_under_a_signed_mandate(rig: Rig, redis: Redis) -> None:
+    rig.add_card("cred:card/main", CARD, "12/30", "Everyday Visa")
+    rig.buy()
+    assert rig.orders() == [], "nothing is paid before the tap"
+    seen = rig.approve_last_card()
+    [order] = rig.orders()
+    assert order["total"] == "8.99"
+    [txn] = rig.issuer.transactions.values()
+    assert (txn.amount, txn.merchant, txn.status) == (Decimal("8.99"), rig.shop_url, "captured")
+    token = rig.issuer.tokens[order["payment_token"]]
+    # What the user saw is what the issuer holds, signed by the executor.
+    assert token.mandate["seen_sha256"] == hashlib.sha256(seen.encode()).hexdigest()
+    assert token.mandate["total"] == "8.99" and token.mandate["merchant"] == rig.shop_url
+    assert "1 Demo Street" in token.mandate["shipping"]
+    assert rig.deputy.sent()[-1].startswith("Done:")
+
+
+def test_a_leaked_token_presented_again_is_refused_by_the_issuer_and_the_user_hears_why(rig: Rig) -> None:
+    rig.add_card("cred:card/main", CARD, "12/30", "Everyday Visa")
+    script = rig.model.fn
+    goal = rig.buy()
+    rig.approve_last_card()
+    [order] = rig.orders()
+    assert "[redacted]" in json.dumps(rig.model.calls[-1][0]), "the agent never reads a token"
+    # A hijacked agent that got the token anyway pays a second cart with it: still a card...
+    script.stolen = order["payment_token"]
+    rig.deputy.start(USER, "buy another one", goal_id=goal + "-2")
+    card = rig.deputy.cards()[-1]
+    assert "spends your money" in card.text
+    rig.approve_last_card()  # ...and even when the user taps Approve, the issuer says no.
+    assert len(rig.orders()) == 1 and len(rig.issuer.transactions) == 1
+    notice = [t for t in rig.deputy.sent() if t.startswith("💳")]
+    assert notice and "already used" in notice[-1]
+
+
+def test_a_price_change_after_approval_comes_back_as_a_new_card(rig: Rig) -> None:
+    rig.add_card("cred:card/main", CARD, "12/30", "Everyday Visa")
+    rig.buy()
+    first = rig.deputy.cards()[-1].text
+    assert "8.99" in first
+    rig.shop_app[shop.SHOP].products["usb-c-cable-1m"].price = Decimal("9.49")
+    rig.approve_last_card()
+    assert rig.orders() == [] and rig.issuer.transactions == {}
+    # The minted token is cancelled, the user hears why, and the new price is a new card.
+    assert all(t.status == "revoked" for t in rig.issuer.tokens.values())
+    assert any("9.49" in t for t in rig.deputy.sent() if t.startswith("💳"))
+    second = rig.deputy.cards()[-1].text
+    assert second != first and "9.49" in second
+    rig.approve_last_card()
+    [order] = rig.orders()
+    assert order["total"] == "9.49"
+
+
+def test_an_expired_card_is_never_used_and_the_user_is_told(rig: Rig) -> None:
+    rig.add_card("cred:card/main", CARD, "01/21", "Old Visa")
+    rig.buy()
+    rig.approve_last_card()
+    assert rig.orders() == [] and rig.issuer.tokens == {}
+    assert any("Old Visa" in t and "expired" in t for t in rig.deputy.sent())
+
+
+def test_the_preferred_card_for_the_shop_pays_and_a_card_about_to_expire_earns_a_heads_up(
+    rig: Rig, redis: Redis, clock: list[float]
+) -> None:
+    rig.add_card("cred:card/main", CARD, "12/30", "Everyday Visa")
+    soon = time.gmtime(clock[0] + 20 * 24 * 3600)
+    rig.add_card("cred:card/travel", OTHER_CARD, f"{soon.tm_mon:02d}/{soon.tm_year % 100:02d}", "Travel Mastercard")
+    prefs = CardPreferences(redis)
+    prefs.set_default(USER, "cred:card/main")
+    prefs.set_for_merchant(USER, rig.shop_url, "cred:card/travel")
+    rig.buy()
+    rig.approve_last_card()
+    [txn] = rig.issuer.transactions.values()
+    assert rig.issuer.cards[txn.card_ref].number == OTHER_CARD
+    assert any("Heads-up" in t and "Travel Mastercard" in t for t in rig.deputy.sent())
+
+
+def test_no_card_number_reaches_the_model_the_chat_or_the_audit_trail(rig: Rig, redis: Redis) -> None:
+    rig.add_card("cred:card/main", CARD, "12/30", "Everyday Visa")
+    rig.buy()
+    rig.approve_last_card()
+    [token] = rig.issuer.tokens.values()
+    secrets_ = [CARD, token.virtual_number]
+    everything = json.dumps(rig.model.calls) + json.dumps(rig.deputy.sent())
+    everything += json.dumps([e.model_dump() for e in AuditLog(redis).entries(USER)])
+    everything += json.dumps({k.decode(): str(redis.dump(k)) for k in redis.scan_iter("*")})
+    for secret in secrets_:
+        assert secret not in everything
