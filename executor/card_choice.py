@@ -9,35 +9,11 @@ the user a heads-up. Preferences live in Redis as credential handles, never numb
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import datetime, timezone
-
-from redis import Redis
-
+from core.card_expiry import months_left, parse_expiry
+from core.card_preferences import DEFAULT
 from core.effects import ConnectorError
 from vault import CredentialInfo
 
-_PREFS = "deputy:cardprefs:{}"
-DEFAULT = "default"
-
-
-def parse_expiry(text: str) -> tuple[int, int] | None:
-    """(year, month) of "MM/YY", "MM/YYYY" or "YYYY-MM"; None when it is none of those."""
-    text = (text or "").strip().replace(" ", "")
-    try:
-        if "-" in text:
-            year, month = (int(p) for p in text.split("-", 1))
-        else:
-            month, year = (int(p) for p in text.split("/", 1))
-            year += 2000 if year < 100 else 0
-    except ValueError:
-        return None
-    return (year, month) if 1 <= month <= 12 and 2000 <= year <= 2100 else None
-
-
-def months_left(expiry: tuple[int, int], now: float) -> int:
-    """0 in the card's last month, 1 the month before, negative once it has expired."""
-    today = datetime.fromtimestamp(now, timezone.utc)
-    return (expiry[0] - today.year) * 12 + expiry[1] - today.month
 
 
 def nickname(card: CredentialInfo) -> str:
@@ -49,27 +25,6 @@ def nickname(card: CredentialInfo) -> str:
 class CardChoice:
     card: CredentialInfo
     heads_up: str | None = None
-
-
-class CardPreferences:
-    """The user's default card and per-merchant choices (credential handles)."""
-
-    def __init__(self, redis: Redis) -> None:
-        self._redis = redis
-
-    def get(self, user_id: int) -> dict[str, str]:
-        raw = self._redis.hgetall(_PREFS.format(user_id))
-        return {(k.decode() if isinstance(k, bytes) else k): (v.decode() if isinstance(v, bytes) else v)
-                for k, v in raw.items()}
-
-    def set_default(self, user_id: int, handle: str) -> None:
-        self._redis.hset(_PREFS.format(user_id), DEFAULT, handle)
-
-    def set_for_merchant(self, user_id: int, merchant: str, handle: str) -> None:
-        self._redis.hset(_PREFS.format(user_id), "merchant:" + merchant.lower(), handle)
-
-    def erase(self, user_id: int) -> None:
-        self._redis.delete(_PREFS.format(user_id))
 
 
 def choose_card(cards: list[CredentialInfo], merchant: str, prefs: dict[str, str], now: float) -> CardChoice:

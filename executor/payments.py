@@ -18,8 +18,11 @@ from typing import Any, Callable
 
 from core.actions import Action
 from core.effects import ConnectorError, EffectClass
+from core.erasure import Owned, delete_keys
 from core.outbox import Outbox, OutboxMessage
-from executor.card_choice import CardPreferences, choose_card, parse_expiry
+from core.card_expiry import parse_expiry
+from core.card_preferences import CardPreferences
+from executor.card_choice import choose_card
 from executor.issuer_client import IssuerClient, MintedToken
 from executor.mandates import MandateSigner, mandate_terms, merchant_origin
 from vault import CredentialInfo, CredentialKind, PaymentTokens, Vault, VaultError, list_credentials
@@ -134,3 +137,10 @@ class PaymentIssuer:
                 pass  # it still expires in minutes; the failure is what the user must hear about
         return OutboxMessage(chat_id=chat_id, dedupe_key=f"payment-failed:{action.id}",
                              text=f"💳 This purchase did not go through. {message}")
+
+
+def erase_user_payments(redis, owned: Owned) -> int:
+    """The user's card preferences, issuer card references and minted-token records."""
+    keys = [*redis.scan_iter(_CARD_REF.format(owned.user_id, "*")),
+            *(_MINTED.format(action_id) for action_id in owned.action_ids)]
+    return CardPreferences(redis).erase(owned.user_id) + delete_keys(redis, keys)

@@ -21,13 +21,13 @@ import json
 import secrets
 import time
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
 from decimal import Decimal
 from typing import Any, Callable
 
 from aiohttp import web
 from pydantic import BaseModel, ConfigDict, Field
 
+from core.card_expiry import months_left, parse_expiry
 from sandbox.webapp_common import SiteError, error_middleware, json_response, money, read_json
 
 ISSUER_KEY_HEADER = "X-Issuer-Key"
@@ -83,24 +83,8 @@ def _virtual_number() -> str:
     raise AssertionError("unreachable: one check digit always fits")
 
 
-def parse_expiry(text: str) -> tuple[int, int] | None:
-    """(year, month) of "MM/YY", "MM/YYYY" or "YYYY-MM"; None when it is none of those."""
-    text = text.strip().replace(" ", "")
-    try:
-        if "-" in text:
-            year, month = (int(p) for p in text.split("-", 1))
-        else:
-            month, year = (int(p) for p in text.split("/", 1))
-            year += 2000 if year < 100 else 0
-    except ValueError:
-        return None
-    return (year, month) if 1 <= month <= 12 and 2000 <= year <= 2100 else None
-
-
 def card_expired(expiry: tuple[int, int], now: float) -> bool:
-    """A card is good through the last day of its expiry month."""
-    today = datetime.fromtimestamp(now, timezone.utc)
-    return (today.year, today.month) > expiry
+    return months_left(expiry, now) < 0
 
 
 @dataclass

@@ -24,7 +24,7 @@ from agent.goals import GoalStore
 from agent.testing import FunctionModel, message_text, tool_call
 from connectors.openapi import OpenApiRunner, fetch_openapi, import_openapi
 from deputy.operations import KNOWN_OVERRIDES, build_catalog
-from executor.card_choice import CardPreferences
+from core.card_preferences import CardPreferences
 from executor.issuer_client import HttpIssuerClient
 from executor.mandates import MandateSigner
 from executor.payments import PaymentIssuer
