@@ -144,7 +144,7 @@ class Executor:
         action = record.action
         approval_id = _approval_id_for(action)
         now = self._clock()
-        text = card_text(action, decision)
+        text = card_text(action, decision) + (self._payments.card_extra(action) if self._payments else "")
         request = ApprovalRequest(
             id=approval_id,
             action_id=action.id,
@@ -296,6 +296,9 @@ class Executor:
         result = produced if isinstance(produced, OperationResult) else OperationResult(summary=produced)
         # Nothing a service returns reaches the agent before secrets are taken out of it.
         summary = self._scrubber.scrub(result.summary)
+        receipt = self._payments.after_success(action, summary) if self._payments else None
+        if receipt is not None:
+            self._outbox.put(receipt)
         self._finish(record, job, ActionState.succeeded, summary, token=token, untrusted_origin=result.untrusted_origin)
 
     def _paid(self, action: Action, job: ActionJob, goal, idempotency_key: str) -> Action:

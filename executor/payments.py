@@ -13,6 +13,7 @@ vault's own tokens are used (`vault.PaymentTokens`).
 
 from __future__ import annotations
 
+import json
 import time
 from typing import Any, Callable
 
@@ -20,10 +21,12 @@ from core.actions import Action
 from core.effects import ConnectorError, EffectClass
 from core.erasure import Owned, delete_keys
 from core.outbox import Outbox, OutboxMessage
+from core.receipts import Receipt, ReceiptStore
 from core.card_expiry import parse_expiry
 from core.card_preferences import CardPreferences
 from executor.card_choice import choose_card
-from executor.issuer_client import IssuerClient, MintedToken
+from executor.issuer_client import IssuerClient
+from executor.offers import comparison, erase_goal_offers, record_offers
 from executor.mandates import MandateSigner, mandate_terms, merchant_origin
 from vault import CredentialInfo, CredentialKind, PaymentTokens, Vault, VaultError, list_credentials
 
@@ -68,7 +71,6 @@ class PaymentIssuer:
         self._mandates = mandates
         self._clock = clock
         self._outbox = Outbox(redis)
-        self.last_minted: MintedToken | None = None
 
     def prepare(self, action: Action, idempotency_key: str, *, card_text: str = "", approval_id: str | None = None,
                 chat_id: int | None = None) -> Action:
@@ -91,9 +93,8 @@ class PaymentIssuer:
         signature = self._mandates.sign(terms) if self._mandates else None
         token = self._issuer.mint(self._card_ref(action.user_id, choice.card), merchant, action.amount,
                                   action.currency.upper(), TOKEN_TTL_SECONDS, terms, signature, idempotency_key)
-        self.last_minted = token
-        self._redis.set(_MINTED.format(action.id), token.model_dump_json(exclude={"virtual_card"}),
-                        ex=90 * 24 * 3600)
+        record = {"token": token.id, "card": choice.card.label, "merchant": merchant}
+        self._redis.set(_MINTED.format(action.id), json.dumps(record), ex=90 * 24 * 3600)
         return action.model_copy(update={"arguments": _replace(action.arguments, token.id)})
 
     def _card_ref(self, user_id: int, card: CredentialInfo) -> str:
@@ -129,18 +130,56 @@ class PaymentIssuer:
         hears why from the chat, whatever the agent makes of it."""
         if action.effect is not EffectClass.spend:
             return None
-        minted = self._redis.get(_MINTED.format(action.id))
+        minted = self._minted(action)
         if minted and self._issuer is not None:
             try:
-                self._issuer.revoke(MintedToken.model_validate_json(minted).id)
+                self._issuer.revoke(minted["token"])
             except ConnectorError:
                 pass  # it still expires in minutes; the failure is what the user must hear about
         return OutboxMessage(chat_id=chat_id, dedupe_key=f"payment-failed:{action.id}",
                              text=f"💳 This purchase did not go through. {message}")
 
 
+    def _minted(self, action: Action) -> dict[str, str] | None:
+        raw = self._redis.get(_MINTED.format(action.id))
+        return json.loads(raw) if raw else None
+
+    def card_extra(self, action: Action) -> str:
+        """What a purchase card adds to the guard's text: the offers compared in this goal."""
+        return comparison(self._redis, action.goal_id) if action.effect is EffectClass.spend else ""
+
+    def after_success(self, action: Action, summary: str) -> OutboxMessage | None:
+        """Offers seen in a product search are remembered; a paid purchase gets a receipt,
+        kept with its goal and sent to the chat."""
+        if action.effect is EffectClass.read:
+            record_offers(self._redis, action, summary)
+            return None
+        minted = self._minted(action)
+        if action.effect is not EffectClass.spend or minted is None or action.amount is None:
+            return None
+        start = summary.find("{")
+        try:
+            order = json.loads(summary[start:]) if start >= 0 else {}
+        except ValueError:
+            order = {}
+        order = order if isinstance(order, dict) else {}
+        lines = order.get("items") if isinstance(order.get("items"), list) else []
+        receipt = Receipt(
+            goal_id=action.goal_id, action_id=action.id, merchant=minted["merchant"],
+            order_id=str(order.get("order_id", ""))[:40], total=action.amount, currency=action.currency or "",
+            items=[f"{line.get('quantity', 1)} × {line.get('name', '')}"[:100] for line in lines[:20]
+                   if isinstance(line, dict)],
+            card=minted["card"], token=minted["token"], paid_at=self._clock(),
+        )
+        ReceiptStore(self._redis).add(action.user_id, receipt)
+        return OutboxMessage(chat_id=action.chat_id, dedupe_key=f"receipt:{action.id}",
+                             text=f"{receipt.line()}, paid with {receipt.card}.")
+
+
 def erase_user_payments(redis, owned: Owned) -> int:
     """The user's card preferences, issuer card references and minted-token records."""
     keys = [*redis.scan_iter(_CARD_REF.format(owned.user_id, "*")),
             *(_MINTED.format(action_id) for action_id in owned.action_ids)]
-    return CardPreferences(redis).erase(owned.user_id) + delete_keys(redis, keys)
+    return (CardPreferences(redis).erase(owned.user_id) + ReceiptStore(redis).erase(owned.user_id)
+            + erase_goal_offers(redis, owned.goal_ids) + delete_keys(redis, keys))
+

@@ -36,6 +36,8 @@ class SandboxEndpoints(BaseModel):
     restaurants_url: str | None = None
     tickets_url: str | None = None
     shop_url: str | None = None
+    market_url: str | None = None
+    """The second shop (`sandbox.market`): overlapping items, other prices and shipping."""
     search_url: str | None = None
     """The sandbox web search (its results page is `<search_url>/search?q=...`)."""
     issuer_url: str | None = None
@@ -46,7 +48,8 @@ class SandboxEndpoints(BaseModel):
     """The key Deputy's executor signs cart mandates with; the issuer verifies them with it."""
 
     def site_urls(self) -> dict[str, str]:
-        sites = {"restaurants": self.restaurants_url, "tickets": self.tickets_url, "shop": self.shop_url}
+        sites = {"restaurants": self.restaurants_url, "tickets": self.tickets_url, "shop": self.shop_url,
+                 "market": self.market_url}
         return {name: url for name, url in sites.items() if url}
 
 
@@ -84,11 +87,11 @@ class SandboxServices:
         return endpoints.model_copy(update={"caldav_url": calendar.url})
 
     def _start_sites(self, endpoints: SandboxEndpoints) -> SandboxEndpoints:
-        from sandbox import restaurants, shop, tickets
+        from sandbox import market, restaurants, shop, tickets
         from sandbox.webapp_common import SiteServer
 
         urls, accounts = self._start_issuer()
-        for name, module in (("restaurants", restaurants), ("tickets", tickets), ("shop", shop)):
+        for name, module in (("restaurants", restaurants), ("tickets", tickets), ("shop", shop), ("market", market)):
             options = {"check_payment": accounts[name]} if name in accounts else {}
             server = SiteServer(module.create_app(**options))
             urls[f"{name}_url"] = server.start()
@@ -112,7 +115,7 @@ class SandboxServices:
         server = SiteServer(create_app(Issuer(mandate_key=mandate_key.encode()), agent_key, acquirer_key))
         url = server.start()
         self._stoppers.append(server.stop)
-        accounts = {name: MerchantAccount(url, acquirer_key) for name in ("tickets", "shop")}
+        accounts = {name: MerchantAccount(url, acquirer_key) for name in ("tickets", "shop", "market")}
         return {"issuer_url": url, "issuer_key": agent_key, "mandate_key": mandate_key}, accounts
 
     def _start_search(self, sites: dict[str, str]) -> str:
