@@ -20,10 +20,12 @@ from typing import Any, Callable
 from core.actions import Action
 from core.effects import ConnectorError, EffectClass
 from core.erasure import Owned, delete_keys
+from core.handoff import AGENT_NOTE
 from core.outbox import Outbox, OutboxMessage
 from core.receipts import Receipt, ReceiptStore
 from core.card_expiry import parse_expiry
 from core.card_preferences import CardPreferences
+from connectors.web.checkout import CheckoutCard, offer_card, wants_card
 from executor.card_choice import choose_card
 from executor.issuer_client import IssuerClient
 from executor.offers import comparison, erase_goal_offers, record_offers
@@ -75,13 +77,17 @@ class PaymentIssuer:
     def prepare(self, action: Action, idempotency_key: str, *, card_text: str = "", approval_id: str | None = None,
                 chat_id: int | None = None) -> Action:
         """The action to run: with a fresh token where it asks for payment."""
-        if action.effect is not EffectClass.spend or not wants_payment(action.arguments):
+        on_page = action.effect is EffectClass.spend and wants_card(action.arguments)
+        if action.effect is not EffectClass.spend or not (wants_payment(action.arguments) or on_page):
             return action
         if action.amount is None or not action.currency:
             raise ConnectorError("This purchase doesn't say how much it costs, so I won't pay for it.")
         cards = [c for c in list_credentials(self._redis, action.user_id) if c.kind is CredentialKind.card]
         target = action.targets[0] if action.targets else action.connector
         if self._issuer is None:
+            if on_page:
+                raise ConnectorError("Paying on a web page needs a card issuer that makes single-use cards, and "
+                                     "this Deputy has none set up, so nothing was paid.")
             return self._with_vault_token(action, cards, target, idempotency_key)
         merchant = merchant_origin(target)
         choice = choose_card(cards, merchant, CardPreferences(self._redis).get(action.user_id), self._clock())
@@ -95,6 +101,14 @@ class PaymentIssuer:
                                   action.currency.upper(), TOKEN_TTL_SECONDS, terms, signature, idempotency_key)
         record = {"token": token.id, "card": choice.card.label, "merchant": merchant}
         self._redis.set(_MINTED.format(action.id), json.dumps(record), ex=90 * 24 * 3600)
+        if on_page:
+            if token.virtual_card is None:
+                raise ConnectorError("Your card issuer gave no single-use card for this payment, so nothing was paid.")
+            # For this run only: the web runner takes it, fills the form, and it is gone.
+            offer_card(CheckoutCard(number=token.virtual_card.number, cvc=token.virtual_card.cvc,
+                                    expiry=token.virtual_card.expiry, name=choice.card.public.get("holder", ""),
+                                    merchant=merchant, action_id=action.id))
+            return action
         return action.model_copy(update={"arguments": _replace(action.arguments, token.id)})
 
     def _card_ref(self, user_id: int, card: CredentialInfo) -> str:
@@ -128,6 +142,7 @@ class PaymentIssuer:
     def refusal_notice(self, action: Action, message: str, chat_id: int) -> OutboxMessage | None:
         """A purchase that failed: its unused token is cancelled at the issuer, and the user
         hears why from the chat, whatever the agent makes of it."""
+        offer_card(None)
         if action.effect is not EffectClass.spend:
             return None
         minted = self._minted(action)
@@ -151,12 +166,15 @@ class PaymentIssuer:
     def after_success(self, action: Action, summary: str) -> OutboxMessage | None:
         """Offers seen in a product search are remembered; a paid purchase gets a receipt,
         kept with its goal and sent to the chat."""
+        offer_card(None)
         if action.effect is EffectClass.read:
             record_offers(self._redis, action, summary)
             return None
         minted = self._minted(action)
         if action.effect is not EffectClass.spend or minted is None or action.amount is None:
             return None
+        if summary.startswith(AGENT_NOTE.split("(", 1)[0]):
+            return None  # the bank wants the user to confirm first: no receipt for a payment not yet made
         start = summary.find("{")
         try:
             order = json.loads(summary[start:]) if start >= 0 else {}

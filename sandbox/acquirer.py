@@ -18,6 +18,14 @@ from sandbox.issuer import ISSUER_KEY_HEADER
 from sandbox.webapp_common import SiteError, money
 
 
+class ChallengeNeeded(Exception):
+    """The issuer asked the cardholder to confirm the payment; the shop shows its code page."""
+
+    def __init__(self, challenge: str) -> None:
+        super().__init__(challenge)
+        self.challenge = challenge
+
+
 class MerchantAccount:
     """One shop's account with the acquirer. `merchant` is the shop's origin
     (`http://host:port`), set once the shop knows where it listens."""
@@ -33,11 +41,23 @@ class MerchantAccount:
         """The `PaymentCheck` for a token id: the issuer's transaction id, or a 402 with why."""
         return self.charge(amount, currency, token=token)
 
-    def charge(self, amount: Decimal, currency: str, *, token: str = "", number: str = "", cvc: str = "") -> str:
+    def charge(self, amount: Decimal, currency: str, *, token: str = "", number: str = "", cvc: str = "",
+               expiry: str = "") -> str:
+        """The issuer's transaction id; `ChallengeNeeded` when the cardholder must confirm first."""
         answer = self._post("/api/v1/authorizations", {
             "merchant": self.merchant, "amount": money(amount), "currency": currency, "token": token,
-            "number": number, "cvc": cvc,
+            "number": number, "cvc": cvc, "expiry": expiry,
         })
+        if answer.get("decline_code") == "challenge_required":
+            raise ChallengeNeeded(str(answer["challenge"]))
+        return self._approved(answer)
+
+    def confirm(self, challenge: str, code: str) -> str:
+        """The cardholder's code for a challenged payment; the transaction id, or a 402 with why."""
+        return self._approved(self._post(f"/api/v1/challenges/{challenge}", {"merchant": self.merchant, "code": code}))
+
+    @staticmethod
+    def _approved(answer: dict[str, Any]) -> str:
         if answer.get("approved"):
             return str(answer["id"])
         raise SiteError(402, f"The card issuer declined the payment: {answer.get('reason', 'no reason given')}.")

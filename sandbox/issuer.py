@@ -44,7 +44,17 @@ DECLINES: dict[str, str] = {
     "currency_mismatch": "the charge is in a different currency than the one you approved",
     "card_expired": "the card has expired",
     "mandate_invalid": "the approved cart's signature does not verify",
+    "wrong_code": "the confirmation code was not right",
+    "challenge_failed": "the payment was not confirmed",
 }
+
+
+class ChallengeRequired(Exception):
+    """The issuer wants the cardholder to confirm this payment (3-D Secure style)."""
+
+    def __init__(self, challenge: "Challenge") -> None:
+        super().__init__(challenge.id)
+        self.challenge = challenge
 
 
 class Declined(Exception):
@@ -127,6 +137,18 @@ class Transaction:
                 "refunded": money(self.refunded), "created_at": self.created_at}
 
 
+@dataclass
+class Challenge:
+    id: str
+    token_id: str
+    merchant: str
+    amount: Decimal
+    currency: str
+    code: str
+    """What the bank sends to the cardholder's phone; never to the shop or to Deputy."""
+    attempts: int = 0
+
+
 def same_merchant(a: str, b: str) -> bool:
     return a.strip().rstrip("/").lower() == b.strip().rstrip("/").lower()
 
@@ -140,6 +162,9 @@ class Issuer:
     cards: dict[str, IssuedCard] = field(default_factory=dict)
     tokens: dict[str, Token] = field(default_factory=dict)
     transactions: dict[str, Transaction] = field(default_factory=dict)
+    challenge_from: Decimal | None = Decimal(100)
+    """Card-form payments of at least this much must be confirmed by the cardholder."""
+    challenges: dict[str, Challenge] = field(default_factory=dict)
     _minted: dict[str, str] = field(default_factory=dict)
 
     def enroll(self, number: str, expiry: str, holder: str) -> IssuedCard:
@@ -194,20 +219,24 @@ class Issuer:
             token.status = "revoked"
         return token
 
-    def find(self, token_id: str = "", number: str = "", cvc: str = "") -> Token:
-        """The token presented by its id, or by its virtual card number and CVC."""
+    def find(self, token_id: str = "", number: str = "", cvc: str = "", expiry: str = "") -> Token:
+        """The token presented by its id, or by its virtual card number, CVC and expiry."""
         if token_id:
             token = self.tokens.get(token_id)
         else:
-            token = next((t for t in self.tokens.values() if t.virtual_number == number), None)
-            if token is not None and not hmac.compare_digest(token.virtual_cvc, cvc):
+            digits = "".join(c for c in number if c.isdigit())
+            token = next((t for t in self.tokens.values() if t.virtual_number == digits), None)
+            if token is not None and (not hmac.compare_digest(token.virtual_cvc, cvc.strip())
+                                      or parse_expiry(expiry) != _expiry_of(token)):
                 token = None
         if token is None:
             raise Declined("unknown_token")
         return token
 
-    def authorize(self, token: Token, merchant: str, amount: Decimal, currency: str) -> Transaction:
-        """Approve the charge and spend the token, or raise `Declined` with why."""
+    def authorize(self, token: Token, merchant: str, amount: Decimal, currency: str, *,
+                  by_card: bool = False) -> Transaction:
+        """Approve the charge and spend the token, or raise `Declined` with why (or
+        `ChallengeRequired` for a large card-form payment the cardholder must confirm)."""
         if token.status == "revoked":
             raise Declined("token_revoked")
         if token.status == "used":
@@ -225,11 +254,28 @@ class Issuer:
         card = self.cards[token.card_ref]
         if card_expired(card.expiry, self.clock()):
             raise Declined("card_expired")
+        if by_card and self.challenge_from is not None and amount >= self.challenge_from:
+            challenge = Challenge("chl_" + secrets.token_hex(8), token.id, merchant, amount, currency,
+                                  f"{secrets.randbelow(1_000_000):06d}")
+            self.challenges[challenge.id] = challenge
+            raise ChallengeRequired(challenge)
         token.status = "used"
         txn = Transaction("txn_" + secrets.token_hex(8), token.id, token.card_ref, token.merchant, amount, currency,
                           self.clock())
         self.transactions[txn.id] = txn
         return txn
+
+    def confirm(self, challenge_id: str, merchant: str, code: str) -> Transaction:
+        """The cardholder's code for a challenged payment: the charge goes through, or `Declined`."""
+        challenge = self.challenges.get(challenge_id)
+        if challenge is None or not same_merchant(challenge.merchant, merchant) or challenge.attempts >= 3:
+            raise Declined("challenge_failed")
+        if not hmac.compare_digest(challenge.code, code.strip()):
+            challenge.attempts += 1
+            raise Declined("wrong_code")
+        del self.challenges[challenge_id]
+        return self.authorize(self.tokens[challenge.token_id], challenge.merchant, challenge.amount,
+                              challenge.currency)
 
     def capture(self, txn_id: str) -> Transaction:
         txn = self._txn(txn_id)
@@ -254,6 +300,11 @@ class Issuer:
         if txn_id not in self.transactions:
             raise SiteError(404, f"There is no transaction {txn_id!r}.")
         return self.transactions[txn_id]
+
+
+def _expiry_of(token: Token) -> tuple[int, int]:
+    year, month = time.gmtime(token.expires_at)[:2]
+    return year, month
 
 
 class EnrollRequest(BaseModel):
@@ -283,7 +334,14 @@ class AuthorizeRequest(BaseModel):
     token: str = Field(default="", max_length=80)
     number: str = Field(default="", max_length=30)
     cvc: str = Field(default="", max_length=4)
+    expiry: str = Field(default="", max_length=10)
     capture: bool = True
+
+
+class ConfirmRequest(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    merchant: str = Field(min_length=1, max_length=300)
+    code: str = Field(min_length=1, max_length=12)
 
 
 class RefundRequest(BaseModel):
@@ -293,6 +351,10 @@ class RefundRequest(BaseModel):
 
 
 ISSUER = web.AppKey("issuer", Issuer)
+
+
+def _declined(declined: Declined) -> web.Response:
+    return json_response({"approved": False, "decline_code": declined.code, "reason": declined.reason}, status=402)
 
 
 def create_app(issuer: Issuer, agent_key: str, acquirer_key: str) -> web.Application:
@@ -343,14 +405,34 @@ def create_app(issuer: Issuer, agent_key: str, acquirer_key: str) -> web.Applica
         need(request, acquirer_key)
         body = await read_json(request, AuthorizeRequest)
         try:
-            token = issuer.find(body.token, body.number, body.cvc)
-            txn = issuer.authorize(token, body.merchant, body.amount, body.currency)
+            token = issuer.find(body.token, body.number, body.cvc, body.expiry)
+            txn = issuer.authorize(token, body.merchant, body.amount, body.currency, by_card=bool(body.number))
         except Declined as declined:
-            return json_response({"approved": False, "decline_code": declined.code, "reason": declined.reason},
-                                 status=402)
+            return _declined(declined)
+        except ChallengeRequired as required:
+            return json_response({"approved": False, "decline_code": "challenge_required",
+                                  "challenge": required.challenge.id,
+                                  "reason": "your bank wants you to confirm this payment"}, status=402)
         if body.capture:
             issuer.capture(txn.id)
         return json_response({"approved": True, **txn.public()}, status=201)
+
+    async def confirm(request: web.Request) -> web.Response:
+        need(request, acquirer_key)
+        body = await read_json(request, ConfirmRequest)
+        try:
+            txn = issuer.confirm(request.match_info["challenge"], body.merchant, body.code)
+        except Declined as declined:
+            return _declined(declined)
+        issuer.capture(txn.id)
+        return json_response({"approved": True, **txn.public()}, status=201)
+
+    async def phone(request: web.Request) -> web.Response:
+        # The cardholder's phone, in the sandbox only: where the bank's codes arrive.
+        rows = "".join(f"<li>Your bank: confirm {money(c.amount)} {c.currency} at {c.merchant} with code "
+                       f"<b>{c.code}</b></li>" for c in reversed(list(issuer.challenges.values())))
+        return web.Response(text=f"<!doctype html><title>Phone</title><ul>{rows or '<li>No messages.</li>'}</ul>",
+                            content_type="text/html")
 
     async def refund(request: web.Request) -> web.Response:
         need(request, acquirer_key)
@@ -362,6 +444,7 @@ def create_app(issuer: Issuer, agent_key: str, acquirer_key: str) -> web.Applica
     app.add_routes([
         web.post("/api/v1/cards", enroll), web.post("/api/v1/tokens", mint), web.post("/api/v1/tokens/{token}/revoke", revoke),
         web.get("/api/v1/statements/{card}", statement), web.post("/api/v1/authorizations", authorize),
-        web.post("/api/v1/transactions/{txn}/refunds", refund),
+        web.post("/api/v1/transactions/{txn}/refunds", refund), web.post("/api/v1/challenges/{challenge}", confirm),
+        web.get("/phone", phone),
     ])
     return app

@@ -19,6 +19,7 @@ from aiohttp import web
 from pydantic import BaseModel, ConfigDict, Field
 
 from sandbox.account_pages import add_account_pages
+from sandbox.shop_card_checkout import card_checkout_routes
 from sandbox.shop_orders import ReturnRequest, order_paths, order_routes
 from sandbox.webapp_common import (
     IDEMPOTENCY_PARAM,
@@ -189,25 +190,33 @@ class Shop:
         return cart
 
     def checkout(self, cart: Cart, request: CheckoutRequest) -> Order:
-        self._open(cart)
         check_payment_token(request.payment_token)
+        total = self.due(cart, request.amount, request.currency)
+        reference = self.check_payment(request.payment_token, total, CURRENCY)
+        return self.place(cart, request.payment_token, request.name, request.shipping_address,
+                          reference if isinstance(reference, str) else None)
+
+    def due(self, cart: Cart, amount: Decimal, currency: str) -> Decimal:
+        """The cart's total, when it can be bought now for `amount` `currency`; else a 409 saying why."""
+        self._open(cart)
         if not cart.items:
             raise SiteError(409, "The cart is empty.")
         short = [self.products[p].name for p, q in cart.items.items() if q > self.products[p].stock]
         if short:
             raise SiteError(409, f"Not enough stock any more: {', '.join(short)}.")
         view = self.view(cart)
-        total = Decimal(view["total"])
-        if request.currency != CURRENCY or request.amount != total:
-            raise SiteError(409, f"The cart costs {view['total']} {CURRENCY}, not {money(request.amount)} "
-                                 f"{request.currency}.")
-        reference = self.check_payment(request.payment_token, total, CURRENCY)
+        if currency != CURRENCY or amount != Decimal(view["total"]):
+            raise SiteError(409, f"The cart costs {view['total']} {CURRENCY}, not {money(amount)} {currency}.")
+        return Decimal(view["total"])
+
+    def place(self, cart: Cart, paid_with: str, name: str, address: str, reference: str | None) -> Order:
+        """The order for a paid cart; `paid_with` is the token id, or how a card was shown ("card ····1234")."""
+        view = self.view(cart)
         for product_id, quantity in cart.items.items():
             self.products[product_id].stock -= quantity
         cart.status = "checked_out"
-        order = Order("O-" + secrets.token_hex(4).upper(), view["items"], total, request.payment_token,
-                      request.name, request.shipping_address, self.clock(),
-                      reference if isinstance(reference, str) else None)
+        order = Order("O-" + secrets.token_hex(4).upper(), view["items"], Decimal(view["total"]), paid_with,
+                      name, address, self.clock(), reference)
         self.orders[order.id] = order
         return order
 
@@ -340,7 +349,8 @@ def _html_routes(shop: Shop) -> list[web.RouteDef]:
             + input_field("Name", "name", "", required="required")
             + input_field("Shipping address", "shipping_address", "", required="required")
             + input_field("Payment token", "payment_token", "", required="required", placeholder="ptok_...")
-            + f"<button type='submit'>Pay {view['total']} {CURRENCY}</button></form>")
+            + f"<button type='submit'>Pay {view['total']} {CURRENCY}</button></form>"
+            + "<p>Or <a href='/checkout/card'>pay by card</a>.</p>")
         return page("Your cart", f"<ul>{rows}</ul><p>Total: {view['total']} {CURRENCY}</p>{checkout}", site=shop.site)
 
     async def remove_form(request: web.Request) -> web.Response:
@@ -435,7 +445,7 @@ def create_app(seed: bool = True, clock: Clock = local_now, api_key: str | None 
         return json_response(_document(request, api_key is not None, shop.site))
 
     app.add_routes([web.get("/openapi.json", document), *_api_routes(shop), *_html_routes(shop),
-                    *order_routes(shop, getattr(check_payment, "refund", None))])
+                    *order_routes(shop, getattr(check_payment, "refund", None)), *card_checkout_routes(shop)])
     add_account_pages(app, shop.site)
     return app
 

@@ -17,7 +17,10 @@ from decimal import Decimal
 import pytest
 from redis import Redis
 
+from connectors.web.checkout import take_card
+from core.actions import Action
 from core.card_preferences import CardPreferences
+from core.effects import EffectClass
 from sandbox import shop
 from sentinel.stores.audit import AuditLog
 from shop_rig import CARD, OTHER_CARD, USER, Rig, Script
@@ -124,3 +127,20 @@ def test_no_card_number_reaches_the_model_the_chat_or_the_audit_trail(rig: Rig, 
     everything += json.dumps({k.decode(): str(redis.dump(k)) for k in redis.scan_iter("*")})
     for secret in secrets_:
         assert secret not in everything
+
+
+def test_an_approved_web_checkout_gets_a_single_use_card_for_that_shop_alone(rig: Rig, redis: Redis) -> None:
+    rig.add_card("cred:card/main", CARD, "12/30", "Everyday Visa")
+    fields = {"cardnumber": "<card:number>", "exp-date": "<card:expiry>", "cvc": "<card:cvc>"}
+    action = Action(id="a_web", goal_id="g", user_id=USER, chat_id=USER, connector="web", operation="pay_on_page",
+                    effect=EffectClass.spend, tool_call_id="c", created_at=time.time(),
+                    arguments={"url": f"{rig.market_url}/checkout/card", "action_url": f"{rig.market_url}/checkout/card",
+                               "amount": "11.48", "currency": "USD", "fields": fields},
+                    targets=[f"{rig.market_url}/checkout/card"], amount=Decimal("11.48"), currency="USD")
+    runnable = rig.deputy.executor._payments.prepare(action, "approval-1", card_text="Pay 11.48 USD?")
+    assert runnable.arguments == action.arguments, "the agent's arguments never hold the card"
+    card = take_card("a_web")
+    assert card is not None and card.merchant == rig.market_url
+    [token] = rig.issuer.tokens.values()
+    assert card.number.get_secret_value() == token.virtual_number and token.amount == Decimal("11.48")
+    assert take_card("a_web") is None, "offered for one run only"
