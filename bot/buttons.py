@@ -39,6 +39,7 @@ KINDS = {
     "ok": "confirm a less risky class",
     "on": "keep an operation's class",
     "cd": "pay with this card by default",
+    "cm": "pay this shop with this card from now on",
 }
 
 

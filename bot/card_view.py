@@ -35,3 +35,13 @@ def press_card_default(redis, ident: str, user_id: int) -> tuple[str, str]:
         return "That card isn't connected any more.", "That card isn't connected any more. /connections"
     CardPreferences(redis).set_default(user_id, handle)
     return "Default card changed.", f"💳 {found.label} now pays by default."
+
+
+def press_card_for_merchant(redis, offer_id: str, user_id: int) -> tuple[str, str]:
+    """(toast, message) after the user chose a card for one shop from a receipt."""
+    chosen = CardPreferences(redis).accept(user_id, offer_id)
+    if chosen is None:
+        return "That choice expired.", "That choice expired; your cards pay as before. /connections"
+    merchant, handle = chosen
+    label = next((c.label for c in list_credentials(redis, user_id) if c.handle == handle), handle)
+    return "Saved.", f"💳 From now on {label} pays at {merchant}."

@@ -9,7 +9,9 @@ from __future__ import annotations
 from redis import Redis
 
 _PREFS = "deputy:cardprefs:{}"
+_OFFER = "deputy:cardprefs:{}:offer:{}"
 DEFAULT = "default"
+OFFER_TTL = 7 * 24 * 3600
 
 
 class CardPreferences:
@@ -30,5 +32,19 @@ class CardPreferences:
     def set_for_merchant(self, user_id: int, merchant: str, handle: str) -> None:
         self._redis.hset(_PREFS.format(user_id), "merchant:" + merchant.lower(), handle)
 
+    def offer(self, user_id: int, merchant: str, handle: str, offer_id: str) -> None:
+        """Keep a "pay this shop with this card from now on" choice for a button to confirm."""
+        self._redis.set(_OFFER.format(user_id, offer_id), f"{merchant}|{handle}", ex=OFFER_TTL)
+
+    def accept(self, user_id: int, offer_id: str) -> tuple[str, str] | None:
+        """The (merchant, handle) the user chose with that button, now their choice there."""
+        raw = self._redis.getdel(_OFFER.format(user_id, offer_id))
+        if raw is None:
+            return None
+        merchant, handle = (raw.decode() if isinstance(raw, bytes) else raw).split("|", 1)
+        self.set_for_merchant(user_id, merchant, handle)
+        return merchant, handle
+
     def erase(self, user_id: int) -> int:
-        return int(self._redis.delete(_PREFS.format(user_id)))
+        keys = [_PREFS.format(user_id), *self._redis.scan_iter(_OFFER.format(user_id, "*"))]
+        return int(self._redis.delete(*keys))

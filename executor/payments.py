@@ -14,6 +14,7 @@ vault's own tokens are used (`vault.PaymentTokens`).
 from __future__ import annotations
 
 import json
+import secrets
 import time
 from typing import Any, Callable
 
@@ -21,7 +22,7 @@ from core.actions import Action
 from core.effects import ConnectorError, EffectClass
 from core.erasure import Owned, delete_keys
 from core.handoff import AGENT_NOTE
-from core.outbox import Outbox, OutboxMessage
+from core.outbox import Button, Outbox, OutboxMessage
 from core.receipts import Receipt, ReceiptStore
 from core.card_expiry import parse_expiry
 from core.card_preferences import CardPreferences
@@ -191,7 +192,20 @@ class PaymentIssuer:
         )
         ReceiptStore(self._redis).add(action.user_id, receipt)
         return OutboxMessage(chat_id=action.chat_id, dedupe_key=f"receipt:{action.id}",
-                             text=f"{receipt.line()}, paid with {receipt.card}.")
+                             text=f"{receipt.line()}, paid with {receipt.card}.",
+                             buttons=self._other_card_buttons(action, minted))
+
+    def _other_card_buttons(self, action: Action, minted: dict[str, str]) -> list[list[Button]]:
+        """With several cards: "pay this shop with <another card> from now on", one button each."""
+        prefs = CardPreferences(self._redis)
+        rows = []
+        for card in list_credentials(self._redis, action.user_id):
+            if card.kind is not CredentialKind.card or card.label == minted["card"]:
+                continue
+            offer_id = secrets.token_urlsafe(9)
+            prefs.offer(action.user_id, minted["merchant"], card.handle, offer_id)
+            rows.append([Button(text=f"Pay here with {card.label} from now on", sign=f"cm:{offer_id}")])
+        return rows[:3]
 
 
 def erase_user_payments(redis, owned: Owned) -> int:

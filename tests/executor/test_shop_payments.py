@@ -17,6 +17,7 @@ from decimal import Decimal
 import pytest
 from redis import Redis
 
+from bot.card_view import press_card_for_merchant
 from connectors.web.checkout import take_card
 from core.actions import Action
 from core.card_preferences import CardPreferences
@@ -144,3 +145,20 @@ def test_an_approved_web_checkout_gets_a_single_use_card_for_that_shop_alone(rig
     [token] = rig.issuer.tokens.values()
     assert card.number.get_secret_value() == token.virtual_number and token.amount == Decimal("11.48")
     assert take_card("a_web") is None, "offered for one run only"
+
+
+def test_a_receipt_offers_the_other_cards_for_this_shop_and_the_choice_sticks(rig: Rig, redis: Redis) -> None:
+    rig.add_card("cred:card/main", CARD, "12/30", "Everyday Visa")
+    rig.add_card("cred:card/travel", OTHER_CARD, "12/30", "Travel Mastercard")
+    goal = rig.buy()
+    rig.approve_last_card()
+    receipt = next(m for m in rig.deputy.messages() if m.text.startswith("🧾"))
+    [[button]] = receipt.buttons
+    assert button.text == "Pay here with Travel Mastercard from now on" and button.sign.startswith("cm:")
+    # Only the receipt's own user can use the choice, and only once.
+    assert press_card_for_merchant(redis, button.sign[3:], USER + 1)[0] == "That choice expired."
+    assert "Travel Mastercard pays at " + rig.shop_url in press_card_for_merchant(redis, button.sign[3:], USER)[1]
+    rig.deputy.start(USER, "buy another one", goal_id=goal + "-2")
+    rig.approve_last_card()
+    cards_used = [rig.issuer.cards[t.card_ref].number for t in rig.issuer.transactions.values()]
+    assert cards_used == [CARD, OTHER_CARD]
