@@ -24,3 +24,9 @@ def months_left(expiry: tuple[int, int], now: float) -> int:
     (a card is good through the last day of its expiry month)."""
     today = datetime.fromtimestamp(now, timezone.utc)
     return (expiry[0] - today.year) * 12 + expiry[1] - today.month
+
+
+def reminder_at(expiry: tuple[int, int]) -> float:
+    """When to tell the user: 09:00 UTC on the first day of the card's last month, a month
+    before it stops working."""
+    return datetime(expiry[0], expiry[1], 1, 9, 0, tzinfo=timezone.utc).timestamp()
