@@ -159,3 +159,34 @@ def test_an_injected_buy_this_is_never_paid_without_the_user(make, redis: Redis)
     card = rig.deputy.cards()[-1].text
     assert "spends your money" in card and "not from you" in card
 
+
+
+class PriceWatch(Script):
+    """Watches the headphones' price; when it drops below 150 it buys them, through a card."""
+
+    def __call__(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]]):
+        woke = [i for i, m in enumerate(messages) if m.get("role") == "tool" and "is now" in message_text(m)]
+        if not woke:
+            return tool_call("schedule_check", what="headphones under 150 USD", every_minutes=60, max_checks=50,
+                             probe={"tool": "shop_get_product", "arguments": {"product_id": "headphones-nc"},
+                                    "compare": "threshold", "field": "price", "below": 150})
+        results = [message_text(m) for m in messages[woke[0] + 1:] if m.get("role") == "tool"]
+        return self._shop(results, "<payment_token>")
+
+
+def test_a_price_watch_buys_only_after_the_users_tap(make) -> None:
+    rig = make(PriceWatch(product="headphones-nc"))
+    headphones = rig.shop_app[shop.SHOP].products["headphones-nc"]
+    rig.deputy.start(USER, "buy the noise-cancelling headphones when they drop below $150", goal_id="g_watch")
+    for price in ("189.00", "155.00"):
+        headphones.price = Decimal(price)
+        rig.deputy.tick(3600)
+    assert rig.deputy.cards() == [] and rig.orders() == []
+    headphones.price = Decimal("149.00")
+    rig.deputy.tick(3600)
+    card = rig.deputy.cards()[-1].text
+    assert "149.00 USD" in card and "spends your money" in card
+    assert rig.orders() == [] and rig.issuer.tokens == {}, "nothing is bought before the tap"
+    rig.approve_last_card()
+    [order] = rig.orders()
+    assert order["total"] == "149.00"
