@@ -108,7 +108,8 @@ class SandboxServices:
         import secrets
 
         from sandbox.acquirer import MerchantAccount
-        from sandbox.issuer import Issuer, create_app
+        from sandbox.issuer import Issuer
+        from sandbox.issuer_api import create_app
         from sandbox.webapp_common import SiteServer
 
         agent_key, acquirer_key, mandate_key = (secrets.token_urlsafe(24) for _ in range(3))

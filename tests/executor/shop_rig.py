@@ -20,7 +20,8 @@ from executor.payments import PaymentIssuer
 from executor.review_context import ReviewContextBuilder, stored_rules
 from sandbox import market, shop
 from sandbox.acquirer import MerchantAccount
-from sandbox.issuer import Issuer, create_app
+from sandbox.issuer import Issuer
+from sandbox.issuer_api import create_app
 from sandbox.webapp_common import SiteServer
 from sentinel.stores.approvals import Choice
 from sentinel.stores.rule_store import RuleStore

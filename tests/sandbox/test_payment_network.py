@@ -16,7 +16,8 @@ import pytest
 
 from sandbox import shop
 from sandbox.acquirer import MerchantAccount
-from sandbox.issuer import ISSUER_KEY_HEADER, Issuer, create_app, sign_mandate
+from sandbox.issuer import ISSUER_KEY_HEADER, Issuer, sign_mandate
+from sandbox.issuer_api import create_app
 from sandbox.webapp_common import SiteServer
 
 CARD = "4111111111111111"

@@ -18,7 +18,8 @@ from connectors.web.checkout import CheckoutCard, offer_card
 from core.effects import ConnectorRejected
 from sandbox import market, shop
 from sandbox.acquirer import MerchantAccount
-from sandbox.issuer import Issuer, create_app
+from sandbox.issuer import Issuer
+from sandbox.issuer_api import create_app
 from sandbox.webapp_common import SiteServer
 from sentinel.egress.policy import EgressContext, reviewer
 
