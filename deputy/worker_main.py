@@ -235,8 +235,8 @@ def payment_issuer(settings: Settings, redis: Redis, vault: Vault) -> PaymentIss
     if not settings.issuer_url or settings.issuer_key is None:
         return PaymentIssuer(PaymentTokens(redis, vault), redis)
     signer = MandateSigner(settings.mandate_key.get_secret_value().encode()) if settings.mandate_key else None
-    return PaymentIssuer(PaymentTokens(redis, vault), redis, issuer=HttpIssuerClient(settings.issuer_url, settings.issuer_key),
-                         vault=vault, mandates=signer)
+    issuer = HttpIssuerClient(settings.issuer_url, settings.issuer_key)
+    return PaymentIssuer(PaymentTokens(redis, vault), redis, issuer=issuer, vault=vault, mandates=signer)
 
 
 def give_up(redis: Redis):

@@ -70,7 +70,8 @@ class MerchantAccount:
         try:
             response = self._client.post(self._url + path, json=body, headers={ISSUER_KEY_HEADER: self._key})
         except httpx.HTTPError:
-            raise SiteError(503, "The payment network did not answer; nothing was charged. Try again shortly.") from None
+            raise SiteError(503, "The payment network did not answer; nothing was charged. "
+                                 "Try again shortly.") from None
         data = response.json() if response.headers.get("content-type", "").startswith("application/json") else {}
         if response.status_code in (201, 402) or response.is_success:
             return data

@@ -155,7 +155,8 @@ def create_app(issuer: Issuer, agent_key: str, acquirer_key: str) -> web.Applica
     app = web.Application(middlewares=[error_middleware])
     app[ISSUER] = issuer
     app.add_routes([
-        web.post("/api/v1/cards", enroll), web.post("/api/v1/tokens", mint), web.post("/api/v1/tokens/{token}/revoke", revoke),
+        web.post("/api/v1/cards", enroll), web.post("/api/v1/tokens", mint),
+        web.post("/api/v1/tokens/{token}/revoke", revoke),
         web.get("/api/v1/statements/{card}", statement), web.post("/api/v1/authorizations", authorize),
         web.post("/api/v1/transactions/{txn}/refunds", refund), web.post("/api/v1/challenges/{challenge}", confirm),
         web.get("/phone", phone),

@@ -24,6 +24,7 @@ from pydantic import BaseModel, ConfigDict, Field, SecretStr
 from connectors.catalog import Operation
 from connectors.web.fields import fill_form_fields
 from connectors.web.forms import choose_form, find_field, host_of, is_payment
+from connectors.web.logins import WebLogins
 from connectors.web.navigation import act_and_follow, at, same_page
 from connectors.web.operations import FieldValues, WebAddress, _spec
 from connectors.web.pages import PageRead, _before_acting, _choose_button, _form_locator, _press, read
@@ -132,7 +133,7 @@ def _resolved(form_fields: dict[str, str], form, card: CheckoutCard) -> dict[str
     return values
 
 
-async def pay(session: UserSession, args: PayArgs, card: CheckoutCard, logins) -> PageRead:  # type: ignore[no-untyped-def]
+async def pay(session: UserSession, args: PayArgs, card: CheckoutCard, logins: WebLogins) -> PageRead:
     """Fill and send the checkout form with `card`, on the card's merchant origin only."""
     if origin_of(args.url) != card.merchant or origin_of(args.action_url) != card.merchant:
         raise ConnectorRejected(f"The approved payment is for {card.merchant}; I won't enter the card anywhere else.")

@@ -36,7 +36,8 @@ MANDATE_KEY = b"m" * 32
 
 class Script:
     """The shopper's model: a cart, one item, pay with the placeholder; then reply.
-    With `stolen` set it is adversarial: it pays with that token (which it cannot have read: the agent sees tokens as [redacted])."""
+    With `stolen` set it is adversarial: it pays with that token (which it cannot have read:
+    the agent sees tokens as [redacted])."""
 
     def __init__(self, product: str = "usb-c-cable-1m", service: str = "shop") -> None:
         self.product = product
@@ -52,7 +53,8 @@ class Script:
             return tool_call(f"{self.service}_create_cart")
         cart = re.findall(r"C-[A-Z0-9]+", "\n".join(results))[-1]
         if len(results) == 1:
-            return tool_call(f"{self.service}_add_to_cart", cart_id=cart, body={"product_id": self.product, "quantity": 1})
+            return tool_call(f"{self.service}_add_to_cart", cart_id=cart,
+                             body={"product_id": self.product, "quantity": 1})
         last = results[-1]
         if last.startswith("Failed:") and "costs" in last:
             return tool_call(f"{self.service}_get_cart", cart_id=cart)  # the price changed: read the cart again

@@ -134,7 +134,8 @@ def test_an_approved_web_checkout_gets_a_single_use_card_for_that_shop_alone(rig
     fields = {"cardnumber": "<card:number>", "exp-date": "<card:expiry>", "cvc": "<card:cvc>"}
     action = Action(id="a_web", goal_id="g", user_id=USER, chat_id=USER, connector="web", operation="pay_on_page",
                     effect=EffectClass.spend, tool_call_id="c", created_at=time.time(),
-                    arguments={"url": f"{rig.market_url}/checkout/card", "action_url": f"{rig.market_url}/checkout/card",
+                    arguments={"url": f"{rig.market_url}/checkout/card",
+                               "action_url": f"{rig.market_url}/checkout/card",
                                "amount": "11.48", "currency": "USD", "fields": fields},
                     targets=[f"{rig.market_url}/checkout/card"], amount=Decimal("11.48"), currency="USD")
     runnable = rig.deputy.executor._payments.prepare(action, "approval-1", card_text="Pay 11.48 USD?")

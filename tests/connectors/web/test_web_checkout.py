@@ -15,6 +15,7 @@ from pydantic import SecretStr
 
 from connectors.web import BrowserSessions, NeedsHuman, WebRunners
 from connectors.web.checkout import CheckoutCard, offer_card
+from core.actions import Action
 from core.effects import ConnectorRejected
 from sandbox import market, shop
 from sandbox.acquirer import MerchantAccount
@@ -70,7 +71,7 @@ def fill_cart(web: WebRunners, url: str, product: str, user_id: int) -> None:
     web.submit_form(add, add.id)
 
 
-def pay_action(url: str, amount: str, user_id: int, fields: dict[str, str] | None = None):  # type: ignore[no-untyped-def]
+def pay_action(url: str, amount: str, user_id: int, fields: dict[str, str] | None = None) -> Action:
     return make_action("pay_on_page", {"url": f"{url}/checkout/card", "action_url": f"{url}/checkout/card",
                                        "amount": amount, "currency": "USD", "fields": fields or CARD_FIELDS}, user_id)
 
