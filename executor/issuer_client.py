@@ -44,6 +44,10 @@ class MintedToken(BaseModel):
 class IssuerRefused(ConnectorError):
     """The issuer would not enrol the card or mint the token; the message says why."""
 
+    def __init__(self, user_message: str, *, status: int = 0) -> None:
+        super().__init__(user_message)
+        self.status = status
+
 
 class IssuerClient(Protocol):
     def enroll(self, number: SecretStr, expiry: str, holder: str) -> str:
@@ -102,4 +106,4 @@ class HttpIssuerClient:
         if response.is_success:
             return data
         message = str(data.get("message") or f"it answered {response.status_code}")
-        raise IssuerRefused(f"Your card issuer refused: {message}")
+        raise IssuerRefused(f"Your card issuer refused: {message}", status=response.status_code)

@@ -28,7 +28,7 @@ from core.card_expiry import parse_expiry
 from core.card_preferences import CardPreferences
 from connectors.web.checkout import CheckoutCard, offer_card, wants_card
 from executor.card_choice import choose_card
-from executor.issuer_client import IssuerClient
+from executor.issuer_client import IssuerClient, IssuerRefused, MintedToken
 from executor.offers import comparison, erase_goal_offers, record_offers
 from executor.mandates import MandateSigner, mandate_terms, merchant_origin
 from vault import CredentialInfo, CredentialKind, PaymentTokens, Vault, VaultError, list_credentials
@@ -98,8 +98,19 @@ class PaymentIssuer:
                                            dedupe_key=f"card-expiry:{action.user_id}:{choice.card.handle}:{expiry}"))
         terms = mandate_terms(action, merchant, card_text, approval_id, self._clock())
         signature = self._mandates.sign(terms) if self._mandates else None
-        token = self._issuer.mint(self._card_ref(action.user_id, choice.card), merchant, action.amount,
-                                  action.currency.upper(), TOKEN_TTL_SECONDS, terms, signature, idempotency_key)
+        issuer, amount, currency = self._issuer, action.amount, action.currency.upper()
+
+        def mint(card_ref: str) -> MintedToken:
+            return issuer.mint(card_ref, merchant, amount, currency, TOKEN_TTL_SECONDS, terms, signature,
+                               idempotency_key)
+
+        try:
+            token = mint(self._card_ref(action.user_id, choice.card))
+        except IssuerRefused as refused:
+            if refused.status != 404:
+                raise
+            # The issuer no longer knows the card (a new issuer account, a reset sandbox): enrol it again.
+            token = mint(self._card_ref(action.user_id, choice.card, fresh=True))
         record = {"token": token.id, "card": choice.card.label, "merchant": merchant}
         self._redis.set(_MINTED.format(action.id), json.dumps(record), ex=90 * 24 * 3600)
         if on_page:
@@ -112,10 +123,10 @@ class PaymentIssuer:
             return action
         return action.model_copy(update={"arguments": _replace(action.arguments, token.id)})
 
-    def _card_ref(self, user_id: int, card: CredentialInfo) -> str:
-        """The issuer's reference for this card, enrolling it the first time it pays."""
+    def _card_ref(self, user_id: int, card: CredentialInfo, fresh: bool = False) -> str:
+        """The issuer's reference for this card, enrolling it the first time it pays (or again, `fresh`)."""
         key = _CARD_REF.format(user_id, f"{card.handle}:{card.created_at!r}")
-        known = self._redis.get(key)
+        known = None if fresh else self._redis.get(key)
         if known:
             return known.decode() if isinstance(known, bytes) else known
         if self._vault is None or self._issuer is None:

@@ -162,3 +162,13 @@ def test_a_receipt_offers_the_other_cards_for_this_shop_and_the_choice_sticks(ri
     rig.approve_last_card()
     cards_used = [rig.issuer.cards[t.card_ref].number for t in rig.issuer.transactions.values()]
     assert cards_used == [CARD, OTHER_CARD]
+
+
+def test_a_card_the_issuer_forgot_is_enrolled_again(rig: Rig) -> None:
+    rig.add_card("cred:card/main", CARD, "12/30", "Everyday Visa")
+    goal = rig.buy()
+    rig.approve_last_card()
+    rig.issuer.cards.clear()  # the sandbox issuer restarted empty
+    rig.deputy.start(USER, "buy another one", goal_id=goal + "-2")
+    rig.approve_last_card()
+    assert len(rig.orders()) == 2 and len(rig.issuer.transactions) == 2
