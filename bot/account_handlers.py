@@ -9,12 +9,14 @@ from telegram import InlineKeyboardButton, InlineKeyboardMarkup, InputFile, Upda
 from telegram.ext import ContextTypes
 
 from bot import texts
+from bot.card_view import card_lines
 from bot.export import export_user
 from bot.memory_view import memory_listing, ordered
 from bot.plan_handlers import services_refused
 from bot.services import BotServices
 from connectors.custom import CustomConnectors
 from connect.forms import FORMS
+from core.card_preferences import CardPreferences
 from core.user_settings import UserSettings, UserSettingsStore
 from memory import MemoryStore, MemoryTrust
 from vault import list_credentials
@@ -182,7 +184,10 @@ class AccountHandlers:
         keyed = {"api", "mcp"}
         services = sorted({info.handle.split(":", 1)[1].split("/", 1)[0] for info in infos} - keyed
                           | {c.name for c in custom})
-        lines = [f"• {info.label}" for info in infos if info.handle.split(":", 1)[1].split("/", 1)[0] not in keyed]
+        cards = [info for info in infos if info.handle.startswith("cred:card/")]
+        lines = [f"• {info.label}" for info in infos
+                 if info.handle.split(":", 1)[1].split("/", 1)[0] not in keyed | {"card"}]
+        lines += card_lines(cards, CardPreferences(self._s.redis).default(user_id))
         lines += [f"• {c.name}: {'OpenAPI' if c.kind == 'openapi' else 'MCP'} service at {c.source}" for c in custom]
         buttons = [[InlineKeyboardButton(f"Disconnect {name}", callback_data=self._s.buttons.data("dx", name, user_id))]
                    for name in services]
@@ -190,5 +195,10 @@ class AccountHandlers:
         buttons += [[InlineKeyboardButton(f"Operations of {c.name}", callback_data=self._s.buttons.data("oo", c.name,
                                                                                                         user_id))]
                     for c in custom]
+        # With several cards, each can become the one that pays by default.
+        buttons += [[InlineKeyboardButton(f"Pay with {card.label} by default",
+                                          callback_data=self._s.buttons.data("cd", card.handle.split("/", 1)[1],
+                                                                             user_id))]
+                    for card in cards if len(cards) > 1]
         await update.effective_message.reply_text("Connected:\n" + "\n".join(lines),
                                                   reply_markup=InlineKeyboardMarkup(buttons))

@@ -38,6 +38,8 @@ KINDS = {
     "oy": "choose a spending operation's currency",
     "ok": "confirm a less risky class",
     "on": "keep an operation's class",
+    "cd": "pay with this card by default",
+    "cm": "pay this shop with this card from now on",
 }
 
 

@@ -8,6 +8,7 @@ from datetime import datetime, timezone
 from redis import Redis
 
 from agent.goals import GoalStore
+from core.receipts import ReceiptStore
 from core.user_settings import UserSettingsStore
 from memory import MemoryStore
 from sentinel.stores.audit import AuditLog
@@ -29,5 +30,6 @@ def export_user(redis: Redis, user_id: int, now: float) -> bytes:
         "contacts": sorted(c.decode() for c in redis.smembers(f"deputy:contacts:{user_id}")),
         "goals": [g.model_dump(mode="json") for gid in goal_ids if (g := goals.get(gid)) is not None],
         "activity": [e.model_dump(mode="json") for e in AuditLog(redis).entries(user_id)],
+        "receipts": [r.model_dump(mode="json") for r in ReceiptStore(redis).list(user_id)],
     }
     return json.dumps(document, indent=2, ensure_ascii=False).encode()

@@ -29,6 +29,7 @@ from bot.presses import decide_press
 from bot.secret_paste import deleted_notice, pasted_secret
 from bot.services import BotServices
 from bot.update_claims import current_delivery
+from core.receipts import ReceiptStore
 from core.ids import new_id
 from core.user_settings import UserSettingsStore
 from sentinel.rules import describe
@@ -79,9 +80,11 @@ class Handlers:
         if not recent:
             await update.effective_message.reply_text("You have no goals yet. Text me one!")
             return
-        lines = [f"• {texts.shorten(g.text)} — {_STATUS_WORDS[g.status]}" for g in recent]
-        await update.effective_message.reply_text("Your recent goals:\n" + "\n".join(lines))
         user_id = update.effective_user.id
+        receipts = ReceiptStore(self._s.redis).list(user_id)
+        lines = [f"• {texts.shorten(g.text)} — {_STATUS_WORDS[g.status]}"
+                 + "".join(f"\n   {r.line()}" for r in receipts if r.goal_id == g.id) for g in recent]
+        await update.effective_message.reply_text("Your recent goals:\n" + "\n".join(lines))
         for goal in [g for g in recent if not g.status.finished][:5]:
             await update.effective_message.reply_text(
                 goal_card(goal), reply_markup=self._controls(goal, user_id)

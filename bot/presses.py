@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from bot.audit_view import press_audit_page
 from bot.buttons import InvalidButton
+from bot.card_view import press_card_default, press_card_for_merchant
 from bot.goal_controls import press_goal_control
 from bot.memory_view import press_memory
 from bot.operation_marks import press_operation_mark
@@ -107,6 +108,12 @@ def _rule_press(services: BotServices, data: str, user_id: int) -> PressAnswer:
     if kind == "dd":
         services.dispatch.erase_user(user_id, user_id)
         return PressAnswer("Erasing everything…", "🗑 Erasing everything I store about you…")
+    if kind == "cm":
+        toast, message = press_card_for_merchant(services.redis, ident, user_id)
+        return PressAnswer(toast, message)
+    if kind == "cd":
+        toast, message = press_card_default(services.redis, ident, user_id)
+        return PressAnswer(toast, message)
     if kind == "dx":
         services.dispatch.forget_connection(user_id, user_id, ident)
         return PressAnswer(f"Disconnecting {ident}…", f"Disconnecting {ident}: its credentials are being erased.")

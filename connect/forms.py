@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import re
+import time
 from dataclasses import dataclass
 from typing import Callable
 from urllib.parse import urlsplit
 
 from pydantic import SecretStr
+
+from core.card_expiry import months_left, parse_expiry
 
 
 @dataclass(frozen=True)
@@ -80,9 +84,27 @@ def _web_entries(values: dict[str, str]) -> list[Entry]:
                   {"username": values["username"]})]
 
 
+def card_handle(nickname: str) -> str:
+    """`cred:card/<nickname as a slug>`, or `cred:card/main` without a nickname: a second
+    card with its own nickname is kept beside the first instead of replacing it."""
+    slug = re.sub(r"[^a-z0-9]+", "-", nickname.casefold()).strip("-")[:40]
+    return f"cred:card/{slug or 'main'}"
+
+
 def _card_entries(values: dict[str, str]) -> list[Entry]:
-    return [Entry("cred:card/main", SecretStr(values["number"]), f"Card of {values['holder']}",
-                  {"holder": values["holder"], "expiry": values["expiry"]})]
+    nickname = values.get("nickname", "")
+    year, month = parse_expiry(values["expiry"]) or (0, 0)
+    return [Entry(card_handle(nickname), SecretStr(values["number"]), nickname or f"Card of {values['holder']}",
+                  {"holder": values["holder"], "expiry": f"{month:02d}/{year % 100:02d}"})]
+
+
+def _card_problems(values: dict[str, str], now: float) -> list[str]:
+    expiry = parse_expiry(values.get("expiry", ""))
+    if expiry is None:
+        return ["Expiry must look like MM/YY, for example 08/29."]
+    if months_left(expiry, now) < 0:
+        return ["This card has expired; please add a current one."]
+    return []
 
 
 FORMS: dict[str, ServiceForm] = {
@@ -95,6 +117,7 @@ FORMS: dict[str, ServiceForm] = {
             Field("number", "Card number", "password"),
             Field("holder", "Name on the card"),
             Field("expiry", "Expiry (MM/YY)"),
+            Field("nickname", "Nickname (e.g. Everyday Visa), to tell your cards apart", required=False),
         ),
         entries=_card_entries,
     ),
@@ -176,6 +199,8 @@ def validate(form: ServiceForm, raw: dict[str, str]) -> tuple[dict[str, str], li
         values[field.name] = value
     if form.service == "web" and values.get("site") and not _valid_site(web_site(values["site"])):
         problems.append("Website must be a site's address, like shop.example.com.")
+    if form.service == "card" and values.get("expiry"):
+        problems += _card_problems(values, time.time())
     return values, problems
 
 

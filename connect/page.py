@@ -98,6 +98,7 @@ def create_app(
     clock: Callable[[], float] = time.time,
     *,
     egress: EndpointGuard | None = None,
+    card_connected: Callable[[int, int, str, str], None] | None = None,
 ) -> web.Application:
     """The connect page; with `egress`, servers the egress policy refuses are refused here, before
     anything is stored, with a sentence saying what is wrong and what to do."""
@@ -139,6 +140,10 @@ def create_app(
             return _page("Not connected", f"<p>{html.escape(exc.user_message)}</p>", status=500)
         audit.append(pending.user_id, "connection_added", clock(), service=form.service,
                      handles=[e.handle for e in entries])
+        if card_connected is not None:  # the heads-up a month before the card expires
+            for entry in entries:
+                if entry.handle.startswith("cred:card/"):
+                    card_connected(pending.user_id, pending.chat_id, entry.handle, entry.public.get("expiry", ""))
         what = f"The key for {pending.handle.split('/')[-1]} is saved" if pending.handle else (
             f"{form.title.replace('Connect your', 'Your')} is connected")
         outbox.send(pending.chat_id, f"✅ {what}. /connections lists what is connected.")

@@ -5,7 +5,8 @@ from connectors.catalog import Catalog
 from connectors.email.mail_operations import MAIL_OPERATIONS
 from connectors.email.operations import SEND_EMAIL_OPERATION
 from connectors.web import WEB_OPERATIONS
+from connectors.web.checkout import PAY_ON_PAGE
 
 
 def default_catalog() -> Catalog:
-    return Catalog([SEND_EMAIL_OPERATION, *MAIL_OPERATIONS, *CALENDAR_OPERATIONS, *WEB_OPERATIONS])
+    return Catalog([SEND_EMAIL_OPERATION, *MAIL_OPERATIONS, *CALENDAR_OPERATIONS, *WEB_OPERATIONS, PAY_ON_PAGE])

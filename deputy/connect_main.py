@@ -5,6 +5,7 @@ from __future__ import annotations
 from aiohttp import web
 
 from core.connect_links import ConnectLinks
+from connect.card_reminders import card_reminders
 from connect.page import create_app
 from deputy.health import LoopProbe, redis_check, serve_health
 from core.outbox import Outbox
@@ -22,7 +23,7 @@ def serve(settings: Settings, host: str, port: int) -> None:
     redis = sync_client(settings.redis_url, patient=False)
     vault = Vault(redis, unlock_vault(redis, settings))
     app = create_app(ConnectLinks(redis), vault, Outbox(redis), AuditLog(redis, settings.audit_key_value()),
-                     egress=endpoint_guard(settings))
+                     egress=endpoint_guard(settings), card_connected=card_reminders(redis))
     live = LoopProbe()
     app.on_startup.append(live.bind_running)
     serve_health(settings.health_port, settings.health_host, live, {"redis": redis_check(settings.redis_url)})

@@ -123,8 +123,9 @@ def run_local(settings: Settings) -> int:
             endpoints = world.start()
             executor_env = sandbox_environment(endpoints)
             base_env.update(api_environment(endpoints))
-            notes.append("Sandbox world: mail, calendar, restaurants, tickets, a shop and a web search "
-                         f"(`deputy sandbox --json` lists them); mail for {endpoints.demo_address} is readable over IMAP")
+            notes.append("Sandbox world: mail, calendar, restaurants, tickets, two shops, a card issuer and a web "
+                         "search (`deputy sandbox --json` lists them); mail for "
+                         f"{endpoints.demo_address} is readable over IMAP")
 
         if settings.openai_api_key is None and not settings.openai_base_url:
             brain = _start_brain(settings, base_env, notes)
@@ -211,6 +212,9 @@ def sandbox_environment(endpoints: SandboxEndpoints) -> dict[str, str]:
     if endpoints.caldav_url:
         env.update({"DEPUTY_CALDAV_URL": endpoints.caldav_url, "DEPUTY_CALDAV_USERNAME": endpoints.demo_address,
                     "DEPUTY_CALDAV_PASSWORD": endpoints.demo_password})
+    if endpoints.issuer_url and endpoints.issuer_key:
+        env.update({"DEPUTY_ISSUER_URL": endpoints.issuer_url, "DEPUTY_ISSUER_KEY": endpoints.issuer_key,
+                    "DEPUTY_MANDATE_KEY": endpoints.mandate_key or ""})
     return env
 
 

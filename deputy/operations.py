@@ -35,8 +35,13 @@ KNOWN_OVERRIDES: dict[str, dict[str, OperationOverride]] = {
     "shop": {"checkout": OperationOverride(effect=EffectClass.spend, amount="body.amount", currency="USD"),
              # The user's own cart: plain changes, where an unclassified POST would be a message.
              "create_cart": OperationOverride(effect=EffectClass.write),
-             "add_to_cart": OperationOverride(effect=EffectClass.write)},
+             "add_to_cart": OperationOverride(effect=EffectClass.write),
+             # Cancelling or returning an order changes the user's account with the shop: always a card.
+             "cancel_order": OperationOverride(effect=EffectClass.account),
+             "return_order": OperationOverride(effect=EffectClass.account)},
 }
+# The second sandbox shop has the same API.
+KNOWN_OVERRIDES["market"] = KNOWN_OVERRIDES["shop"]
 
 
 def imported_apis(settings: Settings) -> list[ImportedApi]:

@@ -91,6 +91,10 @@ class Settings(BaseSettings):
     webhook_listen: str = Field(default="127.0.0.1:8443", alias="DEPUTY_WEBHOOK_LISTEN")
     webhook_secret: SecretStr | None = Field(default=None, alias="DEPUTY_WEBHOOK_SECRET")
     webhook_max_connections: int = Field(default=40, ge=1, le=100, alias="DEPUTY_WEBHOOK_MAX_CONNECTIONS")
+    # The card issuer that mints single-use payment tokens (the executor alone needs these).
+    issuer_url: str | None = Field(default=None, alias="DEPUTY_ISSUER_URL")
+    issuer_key: SecretStr | None = Field(default=None, alias="DEPUTY_ISSUER_KEY")
+    mandate_key: SecretStr | None = Field(default=None, alias="DEPUTY_MANDATE_KEY")
 
     @model_validator(mode="after")
     def _redis_through_sentinel(self) -> "Settings":

@@ -69,6 +69,8 @@ from workers.inflight import Registration, Watchdog
 from deputy.operations import api_runners, build_catalog, imported_apis
 from workers.metrics_queues import queue_collector
 from core.payloads import ACTIONS_QUEUE, AGENT_QUEUE
+from executor.issuer_client import HttpIssuerClient
+from executor.mandates import MandateSigner
 from executor.payments import PaymentIssuer
 from workers.replication import replica_confirmation
 from executor.review_context import ReviewContextBuilder, stored_rules
@@ -234,9 +236,18 @@ def build_executor(
         approval_ttl=settings.approval_ttl_seconds,
         scrubber=Scrubber([p for p in (settings.smtp_password, settings.imap_password, settings.caldav_password) if p]),
         user_runners=custom.runner_for,
-        payments=PaymentIssuer(PaymentTokens(redis, vault), redis),
+        payments=payment_issuer(settings, redis, vault),
         replicated=replica_confirmation(redis),
     )
+
+
+def payment_issuer(settings: Settings, redis: Redis, vault: Vault) -> PaymentIssuer:
+    """Tokens from the card issuer when one is configured, else the vault's own."""
+    if not settings.issuer_url or settings.issuer_key is None:
+        return PaymentIssuer(PaymentTokens(redis, vault), redis)
+    signer = MandateSigner(settings.mandate_key.get_secret_value().encode()) if settings.mandate_key else None
+    issuer = HttpIssuerClient(settings.issuer_url, settings.issuer_key)
+    return PaymentIssuer(PaymentTokens(redis, vault), redis, issuer=issuer, vault=vault, mandates=signer)
 
 
 def give_up(redis: Redis):

@@ -35,6 +35,7 @@ from sentinel.stores.audit import erase_user_audit
 from sentinel.stores.rule_store import erase_user_rules
 from vault import erase_credentials
 from vault.payments import erase_user_payment_tokens
+from executor.payments import erase_user_payments
 
 STORES: tuple[Eraser, ...] = (
     erase_user_namespace,
@@ -49,6 +50,7 @@ STORES: tuple[Eraser, ...] = (
     erase_user_links,
     erase_user_deliveries,
     erase_user_payment_tokens,
+    erase_user_payments,
     lambda redis, owned: erase_credentials(redis, owned.user_id),
     lambda redis, owned: Uploads(redis).erase(owned.user_id),
     lambda redis, owned: erase_browser_state(redis, owned.user_id),

@@ -145,7 +145,7 @@ class Executor:
         action = record.action
         approval_id = _approval_id_for(action)
         now = self._clock()
-        text = card_text(action, decision)
+        text = card_text(action, decision) + (self._payments.card_extra(action) if self._payments else "")
         request = ApprovalRequest(
             id=approval_id,
             action_id=action.id,
@@ -267,7 +267,7 @@ class Executor:
         try:
             if runner is None:
                 raise ConnectorError(f"The {action.connector} connector is not set up on this Deputy.")
-            runnable = self._payments.prepare(action, idempotency_key) if self._payments else action
+            runnable = self._paid(action, job, goal, idempotency_key)
             # From here on something may happen outside: were we to die, nobody could tell
             # whether it did. A claim we no longer hold (presumed dead, replaced) stops here.
             if not self._actions.progress(action.id, token, STARTED):
@@ -289,12 +289,27 @@ class Executor:
             log.warning("action %s failed: %s", action.id, message)
             if isinstance(exc, EgressBlocked):
                 self._audit_egress_denial(action, exc)
+            notice = self._payments.refusal_notice(action, message, goal.chat_id) if self._payments and goal else None
+            if notice is not None:
+                self._outbox.put(notice)
             self._finish(record, job, ActionState.failed, f"Failed: {message}", token=token)
             return
         result = produced if isinstance(produced, OperationResult) else OperationResult(summary=produced)
         # Nothing a service returns reaches the agent before secrets are taken out of it.
         summary = self._scrubber.scrub(result.summary)
+        receipt = self._payments.after_success(action, summary) if self._payments else None
+        if receipt is not None:
+            self._outbox.put(receipt)
         self._finish(record, job, ActionState.succeeded, summary, token=token, untrusted_origin=result.untrusted_origin)
+
+    def _paid(self, action: Action, job: ActionJob, goal, idempotency_key: str) -> Action:
+        """The action with its payment token, minted against what the user approved."""
+        if self._payments is None:
+            return action
+        stored = self._approvals.get(job.approval_id) if job.approval_id else None
+        card_text = stored[0].card_text if stored and stored[0].action_id == action.id else ""
+        return self._payments.prepare(action, idempotency_key, card_text=card_text, approval_id=job.approval_id,
+                                      chat_id=goal.chat_id if goal else None)
 
     def _recover(self, record: ActionRecord, job: ActionJob) -> None:
         """A previous executor claimed this action and stopped before recording the result."""

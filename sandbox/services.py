@@ -36,11 +36,20 @@ class SandboxEndpoints(BaseModel):
     restaurants_url: str | None = None
     tickets_url: str | None = None
     shop_url: str | None = None
+    market_url: str | None = None
+    """The second shop (`sandbox.market`): overlapping items, other prices and shipping."""
     search_url: str | None = None
     """The sandbox web search (its results page is `<search_url>/search?q=...`)."""
+    issuer_url: str | None = None
+    """The sandbox card issuer (`sandbox.issuer`); the shops are paid through it."""
+    issuer_key: str | None = None
+    """Deputy's key for the issuer's cardholder API."""
+    mandate_key: str | None = None
+    """The key Deputy's executor signs cart mandates with; the issuer verifies them with it."""
 
     def site_urls(self) -> dict[str, str]:
-        sites = {"restaurants": self.restaurants_url, "tickets": self.tickets_url, "shop": self.shop_url}
+        sites = {"restaurants": self.restaurants_url, "tickets": self.tickets_url, "shop": self.shop_url,
+                 "market": self.market_url}
         return {name: url for name, url in sites.items() if url}
 
 
@@ -78,16 +87,37 @@ class SandboxServices:
         return endpoints.model_copy(update={"caldav_url": calendar.url})
 
     def _start_sites(self, endpoints: SandboxEndpoints) -> SandboxEndpoints:
-        from sandbox import restaurants, shop, tickets
+        from sandbox import market, restaurants, shop, tickets
         from sandbox.webapp_common import SiteServer
 
-        urls = {}
-        for name, module in (("restaurants", restaurants), ("tickets", tickets), ("shop", shop)):
-            server = SiteServer(module.create_app())
+        urls, accounts = self._start_issuer()
+        for name, module in (("restaurants", restaurants), ("tickets", tickets), ("shop", shop), ("market", market)):
+            options = {"check_payment": accounts[name]} if name in accounts else {}
+            server = SiteServer(module.create_app(**options))
             urls[f"{name}_url"] = server.start()
+            if name in accounts:
+                accounts[name].merchant = urls[f"{name}_url"]
             self._stoppers.append(server.stop)
-        urls["search_url"] = self._start_search({name.removesuffix("_url"): url for name, url in urls.items()})
+        sites = {name.removesuffix("_url"): url for name, url in urls.items() if name.endswith("_url")
+                 and name != "issuer_url"}
+        urls["search_url"] = self._start_search(sites)
         return endpoints.model_copy(update=urls)
+
+    def _start_issuer(self) -> tuple[dict[str, str], dict]:
+        """The card issuer, and an acquirer account for each site that takes payment."""
+        import secrets
+
+        from sandbox.acquirer import MerchantAccount
+        from sandbox.issuer import Issuer
+        from sandbox.issuer_api import create_app
+        from sandbox.webapp_common import SiteServer
+
+        agent_key, acquirer_key, mandate_key = (secrets.token_urlsafe(24) for _ in range(3))
+        server = SiteServer(create_app(Issuer(mandate_key=mandate_key.encode()), agent_key, acquirer_key))
+        url = server.start()
+        self._stoppers.append(server.stop)
+        accounts = {name: MerchantAccount(url, acquirer_key) for name in ("tickets", "shop", "market")}
+        return {"issuer_url": url, "issuer_key": agent_key, "mandate_key": mandate_key}, accounts
 
     def _start_search(self, sites: dict[str, str]) -> str:
         """The search site on its usual port when free (the web connector's default), else any port."""

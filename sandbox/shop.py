@@ -11,14 +11,16 @@ from __future__ import annotations
 
 import secrets
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import datetime, timedelta
 from decimal import Decimal
-from typing import Any
+from typing import Any, Callable
 
 from aiohttp import web
 from pydantic import BaseModel, ConfigDict, Field
 
 from sandbox.account_pages import add_account_pages
+from sandbox.shop_card_checkout import card_checkout_routes
+from sandbox.shop_orders import ReturnRequest, order_paths, order_routes
 from sandbox.webapp_common import (
     IDEMPOTENCY_PARAM,
     Clock,
@@ -85,11 +87,15 @@ class Order:
     name: str
     shipping_address: str
     created_at: datetime
+    payment_ref: str | None = None
+    """The payment network's transaction, when a network took the payment (refunds go to it)."""
+    status: str = "paid"
+    refunded: Decimal = Decimal(0)
 
     def public(self) -> dict[str, Any]:
         return {"order_id": self.id, "items": self.lines, "total": money(self.total), "currency": CURRENCY,
                 "payment_token": self.payment_token, "name": self.name, "shipping_address": self.shipping_address,
-                "created_at": self.created_at.isoformat(timespec="minutes"), "status": "paid"}
+                "created_at": self.created_at.isoformat(timespec="minutes"), "status": self.status}
 
 
 class ItemRequest(BaseModel):
@@ -119,6 +125,10 @@ class Shop:
     carts: dict[str, Cart] = field(default_factory=dict)
     orders: dict[str, Order] = field(default_factory=dict)
     idempotency: IdempotencyCache = field(default_factory=IdempotencyCache)
+    site: str = SITE
+    shipping_fee: Decimal = Decimal(0)
+    """Added once to every non-empty cart."""
+    delivery_days: int = 5
 
     def product(self, product_id: str) -> Product:
         if product_id not in self.products:
@@ -136,8 +146,9 @@ class Shop:
         return self.orders[order_id]
 
     def search(self, text: str, category: str, top: Decimal | None, in_stock: bool) -> list[dict[str, Any]]:
+        terms = {"seller": self.site, "shipping": money(self.shipping_fee), "delivery_by": self.delivery_by()}
         return [
-            p.public() for p in self.products.values()
+            {**p.public(), **terms} for p in self.products.values()
             if (not text or all(w in f"{p.name} {p.description}".lower() for w in text.lower().split()))
             and (not category or p.category.lower() == category.lower())
             and (top is None or p.price <= top) and (not in_stock or p.stock > 0)
@@ -150,8 +161,13 @@ class Shop:
 
     def view(self, cart: Cart) -> dict[str, Any]:
         lines = [self._line(pid, qty) for pid, qty in cart.items.items()]
-        total = sum((self.products[pid].price * qty for pid, qty in cart.items.items()), Decimal(0))
-        return {"cart_id": cart.id, "status": cart.status, "items": lines, "total": money(total), "currency": CURRENCY}
+        subtotal = sum((self.products[pid].price * qty for pid, qty in cart.items.items()), Decimal(0))
+        shipping = self.shipping_fee if cart.items else Decimal(0)
+        return {"cart_id": cart.id, "status": cart.status, "items": lines, "shipping": money(shipping),
+                "delivery_by": self.delivery_by(), "total": money(subtotal + shipping), "currency": CURRENCY}
+
+    def delivery_by(self) -> str:
+        return (self.clock() + timedelta(days=self.delivery_days)).date().isoformat()
 
     def _line(self, product_id: str, quantity: int) -> dict[str, Any]:
         p = self.products[product_id]
@@ -174,24 +190,33 @@ class Shop:
         return cart
 
     def checkout(self, cart: Cart, request: CheckoutRequest) -> Order:
-        self._open(cart)
         check_payment_token(request.payment_token)
+        total = self.due(cart, request.amount, request.currency)
+        reference = self.check_payment(request.payment_token, total, CURRENCY)
+        return self.place(cart, request.payment_token, request.name, request.shipping_address,
+                          reference if isinstance(reference, str) else None)
+
+    def due(self, cart: Cart, amount: Decimal, currency: str) -> Decimal:
+        """The cart's total, when it can be bought now for `amount` `currency`; else a 409 saying why."""
+        self._open(cart)
         if not cart.items:
             raise SiteError(409, "The cart is empty.")
         short = [self.products[p].name for p, q in cart.items.items() if q > self.products[p].stock]
         if short:
             raise SiteError(409, f"Not enough stock any more: {', '.join(short)}.")
         view = self.view(cart)
-        total = Decimal(view["total"])
-        if request.currency != CURRENCY or request.amount != total:
-            raise SiteError(409, f"The cart costs {view['total']} {CURRENCY}, not {money(request.amount)} "
-                                 f"{request.currency}.")
-        self.check_payment(request.payment_token, total, CURRENCY)
+        if currency != CURRENCY or amount != Decimal(view["total"]):
+            raise SiteError(409, f"The cart costs {view['total']} {CURRENCY}, not {money(amount)} {currency}.")
+        return Decimal(view["total"])
+
+    def place(self, cart: Cart, paid_with: str, name: str, address: str, reference: str | None) -> Order:
+        """The order for a paid cart; `paid_with` is the token id, or how a card was shown ("card ····1234")."""
+        view = self.view(cart)
         for product_id, quantity in cart.items.items():
             self.products[product_id].stock -= quantity
         cart.status = "checked_out"
-        order = Order("O-" + secrets.token_hex(4).upper(), view["items"], total, request.payment_token,
-                      request.name, request.shipping_address, self.clock())
+        order = Order("O-" + secrets.token_hex(4).upper(), view["items"], Decimal(view["total"]), paid_with,
+                      name, address, self.clock(), reference)
         self.orders[order.id] = order
         return order
 
@@ -288,7 +313,7 @@ def _html_routes(shop: Shop) -> list[web.RouteDef]:
         form = ("<form method='get' action='/'>" + input_field("Search", "q", q)
                 + "<button type='submit'>Search</button></form><p><a href='/cart'>Your cart</a> · "
                 + "<a href='/account'>Your account</a> · <a href='/deals'>Today's deals</a></p>")
-        return page("Products", form + f"<ul>{rows or '<li>Nothing matches.</li>'}</ul>", site=SITE)
+        return page("Products", form + f"<ul>{rows or '<li>Nothing matches.</li>'}</ul>", site=shop.site)
 
     async def product_page(request: web.Request) -> web.Response:
         p = shop.product(request.match_info["product_id"])
@@ -297,7 +322,7 @@ def _html_routes(shop: Shop) -> list[web.RouteDef]:
                + "<button type='submit'>Add to cart</button></form>") if p.stock else "<p>Sold out.</p>"
         body = (f"<p>{esc(p.description)}</p><p>Price: {money(p.price)} {CURRENCY} · {p.stock} in stock · "
                 f"{esc(p.category)}</p>{buy}")
-        return page(p.name, body, site=SITE)
+        return page(p.name, body, site=shop.site)
 
     async def add_form(request: web.Request) -> web.Response:
         form = {k: v for k, v in (await request.post()).items() if isinstance(v, str) and v.strip()}
@@ -310,7 +335,7 @@ def _html_routes(shop: Shop) -> list[web.RouteDef]:
     async def cart_page(request: web.Request) -> web.Response:
         cart = visitor_cart(request)
         if cart is None or not cart.items:
-            return page("Your cart", "<p>Your cart is empty. <a href='/'>Browse products</a></p>", site=SITE)
+            return page("Your cart", "<p>Your cart is empty. <a href='/'>Browse products</a></p>", site=shop.site)
         view = shop.view(cart)
         rows = "".join(
             f"<li>{esc(line['quantity'])} × {esc(line['name'])}: {esc(line['line_total'])} {CURRENCY} "
@@ -324,8 +349,9 @@ def _html_routes(shop: Shop) -> list[web.RouteDef]:
             + input_field("Name", "name", "", required="required")
             + input_field("Shipping address", "shipping_address", "", required="required")
             + input_field("Payment token", "payment_token", "", required="required", placeholder="ptok_...")
-            + f"<button type='submit'>Pay {view['total']} {CURRENCY}</button></form>")
-        return page("Your cart", f"<ul>{rows}</ul><p>Total: {view['total']} {CURRENCY}</p>{checkout}", site=SITE)
+            + f"<button type='submit'>Pay {view['total']} {CURRENCY}</button></form>"
+            + "<p>Or <a href='/checkout/card'>pay by card</a>.</p>")
+        return page("Your cart", f"<ul>{rows}</ul><p>Total: {view['total']} {CURRENCY}</p>{checkout}", site=shop.site)
 
     async def remove_form(request: web.Request) -> web.Response:
         cart = visitor_cart(request)
@@ -346,7 +372,7 @@ def _html_routes(shop: Shop) -> list[web.RouteDef]:
         items = "".join(f"<li>{esc(i['quantity'])} × {esc(i['name'])}</li>" for i in o["items"])
         body = (f"<p>Thank you, {esc(o['name'])}. Paid {esc(o['total'])} {CURRENCY} with token "
                 f"{esc(o['payment_token'])}; shipping to {esc(o['shipping_address'])}.</p><ul>{items}</ul>")
-        return page(f"Order {o['order_id']}", body, site=SITE)
+        return page(f"Order {o['order_id']}", body, site=shop.site)
 
     return [
         web.get("/", home), web.get("/products/{product_id}", product_page), web.post("/cart/add", add_form),
@@ -355,7 +381,7 @@ def _html_routes(shop: Shop) -> list[web.RouteDef]:
     ]
 
 
-def _document(request: web.Request, api_key: bool) -> dict[str, Any]:
+def _document(request: web.Request, api_key: bool, site: str = SITE) -> dict[str, Any]:
     cart_id = path_param("cart_id", "The cart's id, e.g. C-1A2B3C4D.")
     product = {"id": "string", "name": "string", "category": "string", "price": "string", "currency": "string",
                "stock": "integer", "description": "string"}
@@ -394,25 +420,33 @@ def _document(request: web.Request, api_key: bool) -> dict[str, Any]:
         "Order": obj(**{k: "string" for k in ("order_id", "total", "currency", "payment_token", "name",
                                               "shipping_address", "created_at", "status")}, items=array_of(line)),
         "OrderList": obj(orders=array_of("Order")),
+        "Tracking": obj(order_id="string", status="string", tracking_number="string", delivery_by="string",
+                        total="string", refunded="string"),
+        "ReturnRequest": model_schema(ReturnRequest),
     }
-    return openapi_document(request, f"{SITE} API", "Browse products, fill a cart and check out.", paths, schemas,
+    paths.update(order_paths())
+    return openapi_document(request, f"{site} API", "Browse products, fill a cart and check out.", paths, schemas,
                             api_key)
 
 
 def create_app(seed: bool = True, clock: Clock = local_now, api_key: str | None = None, *,
-               check_payment: PaymentCheck = accept_any_token) -> web.Application:
-    """The shop; `seed` stocks it with the demo products; `check_payment` sees every payment first."""
-    shop = Shop(clock, check_payment)
+               check_payment: PaymentCheck = accept_any_token, site: str = SITE,
+               shipping_fee: Decimal = Decimal(0), delivery_days: int = 5,
+               stock: Callable[["Shop"], None] | None = None) -> web.Application:
+    """The shop; `seed` stocks it with the demo products (or `stock` with others);
+    `check_payment` sees every payment first, and refunds go back through its `refund`."""
+    shop = Shop(clock, check_payment, site=site, shipping_fee=shipping_fee, delivery_days=delivery_days)
     if seed:
-        seed_products(shop)
+        (stock or seed_products)(shop)
     app = site_app(api_key)
     app[SHOP] = shop
 
     async def document(request: web.Request) -> web.Response:
-        return json_response(_document(request, api_key is not None))
+        return json_response(_document(request, api_key is not None, shop.site))
 
-    app.add_routes([web.get("/openapi.json", document), *_api_routes(shop), *_html_routes(shop)])
-    add_account_pages(app, SITE)
+    app.add_routes([web.get("/openapi.json", document), *_api_routes(shop), *_html_routes(shop),
+                    *order_routes(shop, getattr(check_payment, "refund", None)), *card_checkout_routes(shop)])
+    add_account_pages(app, shop.site)
     return app
 
 

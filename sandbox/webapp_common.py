@@ -148,9 +148,10 @@ def parse_price(text: str | None, name: str) -> Decimal | None:
 
 
 PAYMENT_TOKEN = re.compile(r"ptok_[A-Za-z0-9]{8,64}")
-PaymentCheck = Callable[[str, Decimal, str], None]
+PaymentCheck = Callable[[str, Decimal, str], "str | None"]
 """Called at checkout with (payment token id, amount, currency) before anything is recorded,
-e.g. to redeem the token with the vault; raise `SiteError(402, ...)` to refuse the payment.
+e.g. to redeem the token through the payment network (`sandbox.acquirer`); raise
+`SiteError(402, ...)` to refuse the payment; may return the network's transaction id.
 By default a site accepts any well-formed token and only records it."""
 
 

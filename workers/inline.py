@@ -25,6 +25,7 @@ from core.ids import new_id
 from core.outbox import OUTBOX_STREAM, Outbox, OutboxMessage
 from core.payloads import ActionJob
 from executor.executor import ActionRunner, Executor
+from executor.payments import PaymentIssuer
 from executor.review_context import ReviewContextBuilder
 from sentinel.stores.action_store import ActionStore
 from sentinel.stores.approvals import ApprovalSigner, ApprovalStore, Choice
@@ -119,6 +120,7 @@ class InlineDeputy:
         approval_ttl: float = 60,
         contexts: ReviewContextBuilder | None = None,
         signer: ApprovalSigner | None = None,
+        payments: PaymentIssuer | None = None,
         **runner_options: Any,
     ) -> None:
         self.redis = redis
@@ -129,9 +131,9 @@ class InlineDeputy:
         self.runner = GoalRunner(self.goals, self.actions, model, self.outbox, self.dispatch, catalog,
                                  clock=self.clock, **runner_options)
         self.executor = Executor(
-            self.actions, self.approvals, self.goals, self.outbox, self.audit, signer or ApprovalSigner("k"), self.dispatch,
-            runners, contexts or ReviewContextBuilder(redis, self.goals, catalog), approval_ttl=approval_ttl,
-            clock=self.clock,
+            self.actions, self.approvals, self.goals, self.outbox, self.audit, signer or ApprovalSigner("k"),
+            self.dispatch, runners, contexts or ReviewContextBuilder(redis, self.goals, catalog), approval_ttl=approval_ttl,
+            clock=self.clock, payments=payments,
         )
         self.dispatch.runner, self.dispatch.executor = self.runner, self.executor
 

@@ -22,6 +22,7 @@ from connectors.web.browser import BrowserSessions
 from connectors.web.extract import MAX_CHARS, render_page
 from connectors.web.forms import form_label
 from connectors.web.guard import Blocked
+from connectors.web.checkout import PayArgs, pay, take_card
 from connectors.web.human import CodeEntry, NeedsHuman
 from connectors.web.logins import NoLogins, WebLogins
 from connectors.web.operations import (
@@ -90,6 +91,7 @@ class WebRunners:
             "web.submit_sensitive_form": self.submit_sensitive_form,
             "web.click": self.click,
             "web.screenshot": self.screenshot,
+            "web.pay_on_page": self.pay_on_page,
         }
         return {name: self._handing_off(run) for name, run in runners.items()}
 
@@ -164,6 +166,15 @@ class WebRunners:
             summary=f"Screenshot of {url} ({width}x{height}) sent to the user.",
             untrusted_origin=f"the web page {url}",
         )
+
+    def pay_on_page(self, action: Action, idempotency_key: str) -> OperationResult:
+        """Only with the single-use card the executor minted for this very action (`checkout`)."""
+        args = _arguments(PayArgs, action)
+        card = take_card(action.id)
+        if card is None:
+            raise ConnectorRejected("There is no approved card payment for this; nothing was paid.")
+        read = self._run(action, lambda s: pay(s, args, card, self._logins))
+        return self._page_result(read, lead=f"Paid on {args.action_url}. The page that came back:")
 
     def _submit(self, action: Action, *, sensitive_allowed: bool) -> OperationResult:
         args = _arguments(SubmitFormArgs, action)

@@ -16,6 +16,7 @@ from agent.testing import ChatRequest, message_text, tool_call
 from deputy.local import api_environment, sandbox_environment
 from deputy.testing import DeputyStack, RedisServer
 from sandbox.services import SandboxEndpoints, SandboxServices
+from sandbox.issuer import ISSUER_KEY_HEADER
 from sentinel.stores.audit import AuditLog
 
 CARD = "4111 1111 1111 1111"
@@ -68,13 +69,17 @@ def test_a_purchase_is_paid_with_a_single_use_token_after_approval(
         [order] = httpx.get(f"{world.shop_url}/api/orders").json()["orders"]
         token_id = order["payment_token"]
         assert token_id.startswith("ptok_")
-        token = {k.decode(): v.decode() for k, v in redis.hgetall(f"deputy:ptok:{token_id}").items()}
-        assert float(token["max_amount"]) == float(order["total"]), (token, order)
-        assert token["currency"] == "USD"
+        # The card issuer took the payment: once, for exactly the cart's total, from this shop.
+        issuer = httpx.Client(base_url=world.issuer_url, headers={ISSUER_KEY_HEADER: world.issuer_key})
+        card_ref = redis.get(next(redis.scan_iter("deputy:issuercard:1:*"))).decode()
+        [paid] = issuer.get(f"/api/v1/statements/{card_ref}").json()["transactions"]
+        assert (paid["token"], paid["amount"], paid["merchant"]) == (token_id, order["total"], world.shop_url)
+        user.wait_for_bot(lambda m: m["text"].startswith("🧾"), after=card["message_id"], timeout=20)
 
         digits = CARD.replace(" ", "")
         everything = stack.logs() + json.dumps([r.raw for r in model_server.requests]) + json.dumps(user.messages())
         everything += json.dumps([e.model_dump() for e in AuditLog(redis).entries(1)])
+        everything += json.dumps({k.decode(): str(redis.dump(k)) for k in redis.scan_iter("*")})
         assert CARD not in everything and digits not in everything
     finally:
         stack.stop()
