@@ -9,7 +9,7 @@ from typing import Iterator
 
 import pytest
 from redis import Redis
-from tests_support import email_script
+from tests_support import OutsideNetworkCall, email_script
 
 from agent.testing import ScriptedModelServer, text
 from deputy.testing import DeputyStack, RedisServer
@@ -27,10 +27,6 @@ def _only_this_machine(address: object) -> None:
             f"a test tried to connect to {address[0]}:{address[1]}; tests talk only to local servers "
             "(mark a test `outside_network` if it really must)"
         )
-
-
-class OutsideNetworkCall(ConnectionRefusedError):
-    pass
 
 
 @pytest.fixture(autouse=True)

@@ -8,7 +8,7 @@ import socket
 import httpx
 import pytest
 
-from conftest import OutsideNetworkCall
+from tests_support import OutsideNetworkCall
 
 
 def test_a_connection_to_a_remote_address_is_refused_at_once() -> None:

@@ -69,3 +69,7 @@ def everything_in_redis(redis: Redis) -> str:
         elif kind == b"stream":
             parts += [repr(f) for _, f in redis.xrange(key)]
     return "\n".join(parts)
+
+
+class OutsideNetworkCall(ConnectionRefusedError):
+    """A test tried to connect beyond this machine (see `no_outside_network` in conftest.py)."""
