@@ -83,7 +83,10 @@ def review_offer(text: str, mandate: Mandate, state: NegotiationState, counterpa
     offers, problems = _offers(reading.amounts, mandate, thread)
     denied += problems
     offer = _our_offer(offers, mandate)
-    too_far = check_step(offer, mandate, thread) if not problems else None
+    accepts = Commitment.accept in commitments_in(text)
+    # Accepting their standing offer is no concession of ours to pace: it is the final yes, the user's tap.
+    taking_theirs = accepts and offer is not None and offer == thread.their_last
+    too_far = check_step(offer, mandate, thread) if not problems and not taking_theirs else None
     if too_far:
         denied.append(too_far)
     if offer is not None:
@@ -92,7 +95,6 @@ def review_offer(text: str, mandate: Mandate, state: NegotiationState, counterpa
         if mandate.deadline is not None and now > mandate.deadline:
             asked.append("The negotiation's deadline has passed.")
     commitments = commitments_in(text)
-    accepts = Commitment.accept in commitments
     if accepts:
         closing = offer if offer is not None else thread.their_last
         if closing is not None and mandate.past_reservation(closing) and closing != mandate.reservation:
