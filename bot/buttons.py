@@ -38,6 +38,11 @@ KINDS = {
     "oy": "choose a spending operation's currency",
     "ok": "confirm a less risky class",
     "on": "keep an operation's class",
+    "nc": "confirm a negotiation mandate",
+    "nx": "cancel a negotiation mandate",
+    "np": "pause a negotiation",
+    "nr": "resume a negotiation",
+    "ns": "stop a negotiation",
 }
 
 

@@ -94,6 +94,8 @@ class Mandate(BaseModel):
         parts.append(f"steps of at most {self.money(self.max_step)}, {self.max_rounds} rounds each")
         if self.deadline is not None:
             parts.append(f"until {datetime.fromtimestamp(self.deadline, tz=timezone.utc):%a %d %b %H:%M} UTC")
+        parts.append("talks to " + ", ".join(self.counterparts) if self.counterparts
+                     else "asks you before writing to anyone")
         parts.append("says it is an AI acting for you" if self.disclosure else "no AI disclosure")
         if self.may_threaten_cancel:
             parts.append("may say you would cancel")
