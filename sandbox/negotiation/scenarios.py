@@ -53,6 +53,11 @@ class Scenario:
     address: str
     goal_text: str
 
+    @property
+    def shape(self) -> str:
+        """The scenario without its temperament: car, car-lowlimit, bill-chat, bill-email."""
+        return self.name.removesuffix("-" + self.temperament.value)
+
     def counterpart(self) -> Counterpart:
         sells = self.mandate.role.sells
         return Counterpart(name="Alex" if sells else "Fibrelink retention", temperament=self.temperament,
