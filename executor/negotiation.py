@@ -24,7 +24,7 @@ from sentinel.negotiation.commitments import Commitment, commitments_in
 from sentinel.negotiation.guard import combine
 from sentinel.negotiation.mandate import Mandate
 from sentinel.negotiation.review import review_offer
-from sentinel.negotiation.state import NegotiationState, record_ours, record_theirs
+from sentinel.negotiation.state import NegotiationState, answered_by, record_ours, record_theirs
 from sentinel.policy import Decision, ReviewContext, Verdict
 from sentinel.provenance import values_in
 from sentinel.textflow import string_fields
@@ -64,6 +64,7 @@ class NegotiationGuard:
             return decision
         mandate, state = found
         counterpart = _counterpart(action, mandate)
+        state = _answered_from_memory(state, counterpart, context.provenance.trusted_texts)
         offer = review_offer(said(action), mandate, state, counterpart, self._clock())
         carried = [v for v in values_in(said(action)) if v[0] in ("email", "phone", "account", "url")]
         approved = context.approved_fingerprint is not None and context.approved_fingerprint == action.fingerprint()
@@ -125,6 +126,18 @@ class NegotiationGuard:
                                        dedupe_key=f"round:{action.id}"))
         self._audit.append(action.user_id, "negotiation_round", self._clock(), goal_id=action.goal_id,
                            counterpart=counterpart, ours=ours, theirs=theirs, accepted=accepted)
+
+
+def _answered_from_memory(state: NegotiationState, counterpart: str, trusted: list[str]) -> NegotiationState:
+    """Questions the user's own words already answer (what they told Deputy to remember, the goal
+    itself) are not asked again; the rest still go to the user."""
+    thread = state.thread(counterpart)
+    still = [q for q in thread.open_questions if not answered_by(q, trusted)]
+    if still == thread.open_questions:
+        return state
+    changed = state.model_copy(deep=True)
+    changed.put(counterpart, thread.model_copy(update={"open_questions": still}))
+    return changed
 
 
 def _counterpart(action: Action, mandate: Mandate) -> str:

@@ -82,6 +82,7 @@ _OFFER_BEFORE = re.compile(
     r"\b(?:do|at|for|offer(?:ing)?|price(?: is)?|take|accept|asking|counter(?: at| with)?|pay|of|is|be)\s*$", re.IGNORECASE)
 _UP_WORDS = re.compile(r"\b(?:more|up|higher|extra|raise|add|bump)\b", re.IGNORECASE)
 _SPACED_DIGITS = re.compile(r"(?<![\w])\d(?:[ .\-_/*|]+\d){2,}(?![\w])")
+_SPACED_PAIR = re.compile(r"(?<![\w.,-])\d[ -]\d(?!\w|[.,]\d|-)")
 _VAGUE = re.compile(
     r"\b(?:\d[\d,.]*k?|" + _NUMBER_WORD + r"(?:\s+thousand)?)[\s-]*(?:ish|something|odd)\b|"
     r"\b(?:low|mid|high|upper|lower)[\s-]+(?:teens|twenties|thirties|forties|fifties|sixties|seventies|eighties|nineties|"
@@ -146,6 +147,11 @@ def read_amounts(text: str, scale: Decimal | None = None) -> Reading:
     for match in _SPACED_DIGITS.finditer(text):
         reading.unreadable.append(match.group(0))
         taken.append(match.span())
+    for match in _SPACED_PAIR.finditer(text):
+        # "9 9": two digits apart may be one number spelled out; "1-2 days" or "2 3-year-olds" are not.
+        if not _UNIT_AFTER.match(text[match.end():]) and not any(a <= match.start() < b for a, b in taken):
+            reading.unreadable.append(match.group(0))
+            taken.append(match.span())
     for match in _VAGUE.finditer(text):
         reading.unreadable.append(match.group(0))
     for match in _NUMBER.finditer(text):

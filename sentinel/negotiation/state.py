@@ -99,16 +99,23 @@ _STOP = frozenset("the a an is are was were has have had do does did it its this
 def open_questions(text: str, mandate: Mandate) -> list[str]:
     """Questions in `text` that neither the negotiation itself nor the mandate's facts answer."""
     questions = [q.strip() for q in re.findall(r"[^.!?\n]*\?", text) if q.strip()]
-    known = " ".join(f"{topic} {answer}" for topic, answer in mandate.facts.items()).lower()
-    known_words = set(re.findall(r"[a-z]{3,}", known))
+    known = [f"{topic} {answer}" for topic, answer in mandate.facts.items()]
     unanswered = []
     for question in questions:
         if _NEGOTIABLE.search(question) and not re.search(r"\b(?:service|history|accident|title|lien|contract|"
                                                           r"fee|term|warranty|insurance|owner|repair|damage|"
                                                           r"replaced|condition|clause)", question, re.IGNORECASE):
             continue
-        words = set(re.findall(r"[a-z]{3,}", question.lower())) - _STOP
-        if words and len(words & known_words) >= max(1, len(words) // 3):
-            continue
-        unanswered.append(question[:200])
+        if not answered_by(question, known):
+            unanswered.append(question[:200])
     return unanswered
+
+
+def answered_by(question: str, known: list[str]) -> bool:
+    """The user's own words (the mandate's facts, what they told Deputy to remember) speak to the question:
+    enough of its words appear in one of them."""
+    words = set(re.findall(r"[a-z]{3,}", question.lower())) - _STOP
+    if not words:
+        return False
+    return any(len(words & set(re.findall(r"[a-z]{3,}", text.lower()))) >= max(1, (len(words) + 1) // 2)
+               for text in known)
