@@ -78,7 +78,7 @@ def press_negotiation(services: BotServices, kind: str, ident: str, user_id: int
             return PressAnswer("Mandate changed.", "✅ Changed. From now on every message is held to it.")
         now = services.clock()
         goal = Goal(id=new_id("g"), user_id=user_id, chat_id=user_id, text=proposal["words"],
-                    messages=[user_message(proposal["words"])], created_at=now, updated_at=now)
+                    messages=[user_message(briefing(proposal["words"], mandate))], created_at=now, updated_at=now)
         store.put(user_id, goal.id, mandate)  # before the goal exists: its first message already has its mandate
         services.goals.save(goal)
         services.audit.append(user_id, "mandate_confirmed", now, goal_id=goal.id,
@@ -99,6 +99,17 @@ def press_negotiation(services: BotServices, kind: str, ident: str, user_id: int
              "nr": ("Resumed.", "▶️ Resumed within the same mandate."),
              "ns": ("Stopped.", "⏹ Stopped: nothing more is sent.")}[kind]
     return PressAnswer(*words)
+
+
+def briefing(words: str, mandate: Mandate) -> str:
+    """The goal as the agent reads it: the user's words, then the mandate they confirmed and how it is held.
+    Only guidance for the model: the guard enforces the mandate whatever the model makes of this."""
+    return (f"{words}\n\nNegotiate within the mandate I confirmed: {mandate.summary()} Keep the floor or ceiling "
+            "to yourself, never offer it or anything past it, and concede at most one step per round. "
+            + ("Start every conversation by saying you are an AI assistant acting for me. " if mandate.disclosure
+               else "") +
+            "Don't quote their numbers back (every amount you write is read as an offer). Accepting a deal needs my "
+            "tap: propose it and I'll approve it. If they ask something you don't know, ask me instead of guessing.")
 
 
 def negotiations_text(services: BotServices, user_id: int) -> str:

@@ -36,11 +36,14 @@ class SandboxEndpoints(BaseModel):
     restaurants_url: str | None = None
     tickets_url: str | None = None
     shop_url: str | None = None
+    market_url: str | None = None
+    """The marketplace listing and the provider's retention desk, with scripted counterparts."""
     search_url: str | None = None
     """The sandbox web search (its results page is `<search_url>/search?q=...`)."""
 
     def site_urls(self) -> dict[str, str]:
-        sites = {"restaurants": self.restaurants_url, "tickets": self.tickets_url, "shop": self.shop_url}
+        sites = {"restaurants": self.restaurants_url, "tickets": self.tickets_url, "shop": self.shop_url,
+                 "market": self.market_url}
         return {name: url for name, url in sites.items() if url}
 
 
@@ -87,6 +90,11 @@ class SandboxServices:
             urls[f"{name}_url"] = server.start()
             self._stoppers.append(server.stop)
         urls["search_url"] = self._start_search({name.removesuffix("_url"): url for name, url in urls.items()})
+        from sandbox.negotiation import site as market
+
+        server = SiteServer(market.create_app())
+        urls["market_url"] = server.start()
+        self._stoppers.append(server.stop)
         return endpoints.model_copy(update=urls)
 
     def _start_search(self, sites: dict[str, str]) -> str:
