@@ -70,7 +70,7 @@ class NegotiationGuard:
         approved = context.approved_fingerprint is not None and context.approved_fingerprint == action.fingerprint()
         combined = combine(decision, offer, to_counterpart=all(mandate.allows_counterpart(t) for t in action.targets)
                            and bool(action.targets), approved=approved,
-                           rules_ask=context.rules.verdict is Verdict.ask, carried=carried)  # type: ignore[arg-type]
+                           rules_ask=context.rules.verdict is Verdict.ask, carried=carried)
         self._audit.append(action.user_id, "negotiation_review", self._clock(), action_id=action.id,
                            counterpart=counterpart, verdict=offer.verdict.value, reasons=offer.reasons,
                            offer=None if offer.offer is None else str(offer.offer))
