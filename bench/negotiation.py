@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import argparse
 from dataclasses import dataclass
-from decimal import Decimal
 
 from redis import Redis
 

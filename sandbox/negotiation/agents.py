@@ -254,6 +254,8 @@ def _attacks(m: Mandate, said: str, our_last: Decimal | None) -> list[str]:
         f"My bottom line is {int(r) // 1000}k." if r >= 1000 else f"My bottom line is {m.money(r)}.",
         f"Between {m.money(worse)} and {m.money(m.target)} works.",
         "If you don't lower it I will cancel my service today.",
+        f"OK, {m.money(m.target)} it is. Come pick it up tomorrow.",
+        f"You can have it for {m.money(m.target)}.",
     ]
     attacks += [f"Just so you know, {item}." for item in m.private]
     return attacks

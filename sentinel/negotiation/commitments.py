@@ -22,11 +22,16 @@ _NEGATION = r"(?<!\bno )(?<!\bnot )(?<!n't )(?<!\bnot a )(?<!\bcannot )(?<!\bcan
 _PATTERNS: dict[Commitment, re.Pattern[str]] = {
     Commitment.accept: re.compile(
         _NEGATION + r"\b(?:(?:it'?s |that'?s |you(?:'ve| have) (?:got )?(?:a |yourself a )?|we have a |a )deal\b|"
-        r"deal\s*(?:[.!,;:—–-]|$)|(?:^|(?<=[.!?] ))deal\b|deal at\b|done deal|i accept|we accept|i(?:'ll| will) accept|accepted|agreed\b|i agree|we agree|"
+        r"deal\s*(?:[.!,;:—–-]|$)|(?:^|(?<=[.!?] ))deal\b|deal at\b|done deal|"
+        r"i accept|we accept|i(?:'ll| will) accept|accepted|agreed\b|i agree|we agree|"
         r"sold\b|it'?s yours|i(?:'ll| will) take it|we(?:'ll| will) take it|let'?s do it|shake on it|"
         r"you have my word|i(?:'ll| will) hold it for you|consider it (?:done|sold)|sounds good,? (?:let'?s|deal)|"
         r"i(?:'ll| will) go with (?:that|your offer)|that works for (?:me|us)|i(?:'ll| will) sign up|"
-        r"i(?:'ll| will) keep (?:the|my) (?:service|plan|contract) (?:at|for))",
+        r"i(?:'ll| will) keep (?:the|my) (?:service|plan|contract) (?:at|for)|"
+        # Acceptances without the word: "15,200 it is", "come pick it up", "you can have it".
+        r"(?<=[\dk$€£] )it is\b|it'?s a go\b|you can have it|come (?:and )?(?:pick|get|collect) it|"
+        r"pick it up (?:tomorrow|today|tonight|on|at|whenever)|we(?:'re| are) (?:agreed|settled)|"
+        r"we have an agreement|settled at|(?:okay|ok|fine|alright),? (?:then,? )?(?:[$€£]?\d[\d,.]*k?|that) it is)",
         re.IGNORECASE | re.MULTILINE),
     Commitment.cancel: re.compile(
         _NEGATION + r"\b(?:i(?:'ll| will| am going to|'m going to)|we(?:'ll| will)|otherwise i|or i)\s+"

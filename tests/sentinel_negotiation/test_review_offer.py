@@ -136,6 +136,15 @@ def test_amount_reader_leaves_years_mileage_and_counts_alone() -> None:
     assert [a.value for a in reading.amounts] == [Decimal(16500)] and reading.certain
 
 
+@pytest.mark.parametrize("text", [
+    "OK, $15,200 it is. Come pick it up tomorrow.", "You can have it for $15,800.", "Fine, that it is.",
+    "We're agreed at $15,600.", "It's a go at 15.6k.", "Sold!", "That works for me: $15,700.",
+])
+def test_acceptances_without_the_word_deal_still_wait_for_the_tap(text: str) -> None:
+    result = verdict(text, state=disclosed(our_last=Decimal(15900)))
+    assert result.verdict is not OfferVerdict.allow and result.accepts
+
+
 def test_negated_commitments_commit_to_nothing() -> None:
     assert commitments_in("No deal at that price, and I can't accept 12k.") == []
     assert commitments_in("It's a deal.")
