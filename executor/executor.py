@@ -295,7 +295,7 @@ class Executor:
             self._finish(record, job, ActionState.failed, f"Failed: {message}", token=token)
             return
         result = produced if isinstance(produced, OperationResult) else OperationResult(summary=produced)
-        self._negotiation.ran(self._contexts.authoritative(action) or action, result)
+        self._negotiation.ran(action, result, self._contexts.authoritative)
         # Nothing a service returns reaches the agent before secrets are taken out of it.
         summary = self._scrubber.scrub(result.summary)
         self._finish(record, job, ActionState.succeeded, summary, token=token, untrusted_origin=result.untrusted_origin)

@@ -11,6 +11,7 @@ counterpart's messages, their offer and any question the mandate can't answer ar
 
 from __future__ import annotations
 
+import logging
 import re
 from typing import Callable
 
@@ -31,6 +32,7 @@ from sentinel.textflow import string_fields
 from sentinel.stores.audit import AuditLog
 from sentinel.stores.mandates import MandateStore
 
+log = logging.getLogger(__name__)
 _EMAIL_FROM = re.compile(r"an email from ([\w.+-]+@[\w.-]+\w)")
 # Argument names that are addressing, not what is said.
 _NOT_SAID = frozenset({"to", "cc", "bcc", "conversation_id", "url", "thread_id"})
@@ -81,23 +83,29 @@ class NegotiationGuard:
         found = self.mandate(action)
         return "" if found is None else "\n\n🤝 Mandate: " + found[0].summary()
 
-    def ran(self, action: Action, result: OperationResult) -> None:
-        """Record what actually happened: our message went out, or their messages were read."""
-        found = self.mandate(action)
-        if found is None:
-            return
-        mandate, _ = found
+    def ran(self, action: Action, result: OperationResult,
+            authoritative: Callable[[Action], Action | None] = lambda a: a) -> None:
+        """Record what actually happened: our message went out, or their messages were read. The action
+        already ran: a failure to keep the record is logged, never turned into the action's failure."""
+        try:
+            found = self.mandate(action)
+            if found is not None:
+                self._record(authoritative(action) or action, result, *found)
+        except Exception:  # noqa: BLE001 - bookkeeping after the fact must not make a done action look undone
+            log.exception("could not record negotiation round for action %s", action.id)
+
+    def _record(self, action: Action, result: OperationResult, mandate: Mandate, state: NegotiationState) -> None:
         now = self._clock()
         if is_message(action):
             counterpart = _counterpart(action, mandate)
             text = said(action)
-            offer = review_offer(text, mandate, found[1], counterpart, now).offer
+            offer = review_offer(text, mandate, state, counterpart, now).offer
             accepted = Commitment.accept in commitments_in(text)
-            state = self._store.update_state(
+            recorded = self._store.update_state(
                 action.user_id, action.goal_id,
                 lambda m, s: record_ours(s, counterpart, offer, text, now, accepted=accepted))
-            if state is not None:
-                self._summary(action, mandate, state, counterpart, accepted)
+            if recorded is not None:
+                self._summary(action, mandate, recorded, counterpart, accepted)
         elif action.effect is EffectClass.read and result.untrusted_origin:
             counterpart = _reader_counterpart(action, result, mandate)
             if counterpart is not None and result.summary.strip():

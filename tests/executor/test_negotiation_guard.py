@@ -78,3 +78,15 @@ def test_the_model_cannot_set_or_widen_a_mandate_only_parsed_user_words_do() -> 
     # A parsed mandate is a draft until the user's tap: the guard sends nothing under a draft.
     draft = parse_mandate("sell my car on the marketplace, at least $14,000, target $15,000", 0).mandate
     assert draft is not None and draft.status is MandateStatus.draft
+
+
+def test_a_message_that_ran_stays_done_even_if_its_round_cannot_be_recorded(redis: Redis, monkeypatch) -> None:
+    def broken(*args, **kwargs):
+        raise ConnectionError("redis went away")
+
+    monkeypatch.setattr(MandateStore, "update_state", broken)
+    rig, world = _rig(redis, [tool_call("send_message", conversation_id="c1", text=HELLO),
+                              tool_call("reply", text="done")])
+    rig.start(USER, "Sell my Civic on the marketplace", goal_id="g-neg")
+    assert [text for _, text, _ in world.delivered] == [HELLO]
+    assert rig.goal("g-neg").status.value == "done"
