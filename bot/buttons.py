@@ -43,6 +43,7 @@ KINDS = {
     "np": "pause a negotiation",
     "nr": "resume a negotiation",
     "ns": "stop a negotiation",
+    "na": "adjust a negotiation's mandate",
 }
 
 

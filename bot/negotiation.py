@@ -88,6 +88,9 @@ def press_negotiation(services: BotServices, kind: str, ident: str, user_id: int
     found = store.get(user_id, ident)
     if found is None:
         return PressAnswer("I can't find that negotiation.")
+    if kind == "na":
+        return PressAnswer("Send the change, e.g. /negotiate change at least $14,500, 8 rounds. "
+                           "It applies after you confirm it.", alert=True)
     status = {"np": MandateStatus.paused, "nr": MandateStatus.active, "ns": MandateStatus.stopped}[kind]
     if found[0].status is MandateStatus.stopped:
         return PressAnswer("That negotiation was stopped; start a new one with /negotiate.")

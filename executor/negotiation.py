@@ -128,8 +128,8 @@ class NegotiationGuard:
         text = (f"{head} with {counterpart} on {mandate.subject}: they offered {theirs}; we offered {ours} "
                 f"(target {mandate.money(mandate.target)}, {limit} {mandate.money(mandate.reservation)}).{gap}")
         buttons = [] if accepted else [
-            [Button(text="Step in", sign=f"ge:{action.goal_id}"), Button(text="Pause", sign=f"np:{action.goal_id}"),
-             Button(text="Stop", sign=f"ns:{action.goal_id}")]]
+            [Button(text="Step in", sign=f"ge:{action.goal_id}"), Button(text="Adjust", sign=f"na:{action.goal_id}"),
+             Button(text="Pause", sign=f"np:{action.goal_id}"), Button(text="Stop", sign=f"ns:{action.goal_id}")]]
         self._outbox.put(OutboxMessage(chat_id=action.chat_id, text=text, buttons=buttons,
                                        dedupe_key=f"round:{action.id}"))
         self._audit.append(action.user_id, "negotiation_round", self._clock(), goal_id=action.goal_id,

@@ -62,6 +62,7 @@ def test_pause_resume_stop_and_change_from_the_chat(redis: Redis) -> None:
     _press(services, "nc", buttons[0][2])
     store = MandateStore(redis)
     [goal_id] = store.goal_ids(OWNER)
+    assert "/negotiate change" in _press(services, "na", goal_id).toast
     assert "Paused" in _press(services, "np", goal_id).toast
     assert store.get(OWNER, goal_id)[0].status is MandateStatus.paused
     assert services.goals.get(goal_id).status is GoalStatus.paused

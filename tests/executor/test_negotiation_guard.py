@@ -55,7 +55,7 @@ def test_an_acceptance_waits_for_the_tap_and_the_card_shows_the_mandate(redis: R
     [card] = _approval_cards(rig)
     assert "final yes is always yours" in card.text and "🤝 Mandate: Selling my 2017 Honda Civic" in card.text
     rounds = [m for m in rig.messages() if m.text.startswith("🤝 Round 1/6")]
-    assert rounds and [b.sign for b in rounds[0].buttons[0]] == ["ge:g-neg", "np:g-neg", "ns:g-neg"]
+    assert rounds and [b.sign for b in rounds[0].buttons[0]] == ["ge:g-neg", "na:g-neg", "np:g-neg", "ns:g-neg"]
     record = rig.actions.get(rig.goal("g-neg").pending_action_id)
     rig.press(record.approval_id, USER, Choice.approve)
     assert [text for _, text, _ in world.delivered][-1] == "Deal at $16,200!"
