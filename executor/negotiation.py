@@ -45,8 +45,9 @@ def said(action: Action) -> str:
 
 
 def is_message(action: Action) -> bool:
+    """Anything that puts words in front of someone else: a message, a post or form, an invitation, a share."""
     kinds = action_kinds(action.effect, frozenset(action.tags), action.connector, action.operation)
-    return action.effect is EffectClass.communicate or Kind.post in kinds
+    return action.effect is EffectClass.communicate or bool(kinds & {Kind.post, Kind.send, Kind.share})
 
 
 class NegotiationGuard:

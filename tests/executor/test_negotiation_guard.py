@@ -90,3 +90,17 @@ def test_a_message_that_ran_stays_done_even_if_its_round_cannot_be_recorded(redi
     rig.start(USER, "Sell my Civic on the marketplace", goal_id="g-neg")
     assert [text for _, text, _ in world.delivered] == [HELLO]
     assert rig.goal("g-neg").status.value == "done"
+
+
+def test_an_invitation_or_a_share_is_read_for_the_limit_too() -> None:
+    from core.actions import Action
+    from core.effects import EffectClass, RiskTag
+    from executor.negotiation import is_message
+
+    def action(effect, tags=(), operation="create_meeting"):
+        return Action(id="a", goal_id="g", user_id=1, chat_id=1, connector="calendar", operation=operation,
+                      effect=effect, arguments={}, tags=list(tags), tool_call_id="c", created_at=0)
+
+    assert is_message(action(EffectClass.write, [RiskTag.share]))
+    assert is_message(action(EffectClass.communicate, operation="send_invite"))
+    assert not is_message(action(EffectClass.write, operation="create_event"))
