@@ -71,6 +71,13 @@ _KIND_WORDS = {
     "rule_added": "rule added",
     "rule_removed": "rule removed",
     "press_rejected": "ignored a button",
+    "negotiation_review": "held to the mandate",
+    "negotiation_round": "negotiation round",
+    "mandate_confirmed": "mandate confirmed",
+    "mandate_changed": "mandate changed",
+    "mandate_paused": "negotiation paused",
+    "mandate_active": "negotiation resumed",
+    "mandate_stopped": "negotiation stopped",
 }
 
 
@@ -87,6 +94,12 @@ def format_audit(entry: AuditEntry) -> str:
         parts.append(str(detail["decision"]))
     if "rule" in detail:
         parts.append(shorten(str(detail["rule"]), 100))
+    if "counterpart" in detail:
+        offers = f"theirs {detail['theirs']}, ours {detail['ours']}" if "ours" in detail else \
+            f"offer {detail.get('offer') or 'none'}"
+        parts.append(f"{detail['counterpart']}: {offers}")
+    if "mandate" in detail:
+        parts.append(shorten(str(detail["mandate"]), 160))
     if "outcome" in detail:
         parts.append(shorten(str(detail["outcome"]), 100))
     return " · ".join(parts)

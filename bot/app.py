@@ -18,6 +18,7 @@ from telegram.ext import (
 from bot.account_handlers import AccountHandlers
 from bot.durable_polling import DurableApplication, ReceivedQueue
 from bot.handlers import Handlers
+from bot.negotiation import NegotiationHandlers
 from bot.outbox_consumer import OutboxConsumer
 from bot.plan_handlers import PlanHandlers
 from bot.services import BotServices
@@ -28,6 +29,7 @@ COMMANDS = [
     BotCommand("start", "Introduce yourself"),
     BotCommand("goals", "Your recent goals and where they stand"),
     BotCommand("activity", "What is done, in progress and next"),
+    BotCommand("negotiate", "Sell, buy or lower a bill within limits you set"),
     BotCommand("rules", "Your rules for what Deputy may do without asking"),
     BotCommand("audit", "Recent decisions and why"),
     BotCommand("connect", "Connect an account (email, calendar) safely"),
@@ -86,6 +88,7 @@ def build_application(
     app.add_handler(CommandHandler("rules", handlers.rules))
     app.add_handler(CommandHandler("audit", handlers.audit))
     app.add_handler(CommandHandler("activity", handlers.activity))
+    app.add_handler(CommandHandler("negotiate", NegotiationHandlers(services).negotiate))
     app.add_handler(CommandHandler("connect", account.connect))
     app.add_handler(CommandHandler("quiet", account.quiet))
     app.add_handler(CommandHandler("memory", account.memory))

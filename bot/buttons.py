@@ -40,6 +40,12 @@ KINDS = {
     "on": "keep an operation's class",
     "cd": "pay with this card by default",
     "cm": "pay this shop with this card from now on",
+    "nc": "confirm a negotiation mandate",
+    "nx": "cancel a negotiation mandate",
+    "np": "pause a negotiation",
+    "nr": "resume a negotiation",
+    "ns": "stop a negotiation",
+    "na": "adjust a negotiation's mandate",
 }
 
 

@@ -25,6 +25,7 @@ from bot.goal_controls import apply_edit, editing_key
 from bot.handoff_reply import take_code_reply
 from bot.memory_view import apply_memory_edit, editing_memory_key
 from bot.plan_handlers import admit_goal, admitted_by_invite, files_refused, flooding
+from bot.negotiation import negotiations_text
 from bot.presses import decide_press
 from bot.secret_paste import deleted_notice, pasted_secret
 from bot.services import BotServices
@@ -156,7 +157,9 @@ class Handlers:
         if not goals:
             await update.effective_message.reply_text("Nothing yet. Text me a goal!")
             return
-        await update.effective_message.reply_text(format_activity(goals))
+        # Negotiations show their mandate and where each counterpart stands.
+        negotiations = negotiations_text(self._s, update.effective_user.id)
+        await update.effective_message.reply_text(format_activity(goals) + (f"\n\n{negotiations}" if negotiations else ""))
 
     async def unknown_command(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
         command, _, addressee = (update.effective_message.text or "/").split()[0].partition("@")

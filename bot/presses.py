@@ -11,6 +11,7 @@ from bot.buttons import InvalidButton
 from bot.card_view import press_card_default, press_card_for_merchant
 from bot.goal_controls import press_goal_control
 from bot.memory_view import press_memory
+from bot.negotiation import press_negotiation
 from bot.operation_marks import press_operation_mark
 from bot.presses_common import PressAnswer
 from bot.services import BotServices
@@ -101,6 +102,8 @@ def _rule_press(services: BotServices, data: str, user_id: int) -> PressAnswer:
         return press_audit_page(services, kind, ident, user_id)
     if kind.startswith("g"):
         return press_goal_control(services, kind, ident, user_id)
+    if kind.startswith("n"):
+        return press_negotiation(services, kind, ident, user_id)
     if kind.startswith("m"):
         return press_memory(services, kind, ident, user_id)
     if kind.startswith("o"):

@@ -13,6 +13,7 @@ HELP = (
     "/quiet 22:00 07:00 – hold unprompted news at night\n"
     "/memory – what I remember about you; /settings – my name, tone, language, time zone\n"
     "/export – a file with all your data; /delete_me – erase it all\n"
+    "/negotiate – sell, buy or lower a bill within limits you set (/negotiate shows how)\n"
     "/retry – try your last failed goal again\n"
     "/plan – your plan, what you have used and when it resets\n"
     "/help – this message"

@@ -45,6 +45,7 @@ from vault import Scrubber
 from core.payloads import ActionJob
 from executor.outcome_unknown import STARTED, UnknownOutcomeCards, unknown_summary
 from executor.payments import PaymentIssuer
+from executor.negotiation import NegotiationGuard
 from executor.review_context import ReviewContextBuilder
 
 log = logging.getLogger(__name__)
@@ -86,6 +87,8 @@ class Executor:
         self._dispatch = dispatch
         self._runners = runners
         self._contexts = contexts
+        # Negotiating goals: every message is also held to the user's mandate.
+        self._negotiation = NegotiationGuard(contexts.redis, outbox, audit, clock)
         self._scrubber = scrubber or Scrubber()
         self._approval_ttl = approval_ttl
         self._clock = clock
@@ -117,7 +120,8 @@ class Executor:
                 reasons=[f"{action.connector}.{action.operation} is not an operation this Deputy offers."],
                 risk=Risk.high,
             )
-        return review(reviewed, self._contexts.build(reviewed, approved_fingerprint))
+        context = self._contexts.build(reviewed, approved_fingerprint)
+        return self._negotiation.review(reviewed, review(reviewed, context), context)
 
     def _first_review(self, record: ActionRecord, job: ActionJob) -> None:
         action = record.action
@@ -145,7 +149,8 @@ class Executor:
         action = record.action
         approval_id = _approval_id_for(action)
         now = self._clock()
-        text = card_text(action, decision) + (self._payments.card_extra(action) if self._payments else "")
+        text = (card_text(action, decision) + (self._payments.card_extra(action) if self._payments else "")
+                + self._negotiation.card_note(action))
         request = ApprovalRequest(
             id=approval_id,
             action_id=action.id,
@@ -295,6 +300,7 @@ class Executor:
             self._finish(record, job, ActionState.failed, f"Failed: {message}", token=token)
             return
         result = produced if isinstance(produced, OperationResult) else OperationResult(summary=produced)
+        self._negotiation.ran(action, result, self._contexts.authoritative)
         # Nothing a service returns reaches the agent before secrets are taken out of it.
         summary = self._scrubber.scrub(result.summary)
         receipt = self._payments.after_success(action, summary) if self._payments else None

@@ -71,6 +71,10 @@ class ReviewContextBuilder:
         self._rules = rules
         self._clock = clock
 
+    @property
+    def redis(self) -> Redis:
+        return self._redis
+
     def authoritative(self, action: Action) -> Action | None:
         """The action with the effect and tags the catalog declares; None if unknown."""
         operation = self._catalog_of(action.user_id).find(action.connector, action.operation)

@@ -38,6 +38,8 @@ class SandboxEndpoints(BaseModel):
     shop_url: str | None = None
     market_url: str | None = None
     """The second shop (`sandbox.market`): overlapping items, other prices and shipping."""
+    marketplace_url: str | None = None
+    """The marketplace listing and the provider's retention desk, with scripted counterparts."""
     search_url: str | None = None
     """The sandbox web search (its results page is `<search_url>/search?q=...`)."""
     issuer_url: str | None = None
@@ -49,7 +51,7 @@ class SandboxEndpoints(BaseModel):
 
     def site_urls(self) -> dict[str, str]:
         sites = {"restaurants": self.restaurants_url, "tickets": self.tickets_url, "shop": self.shop_url,
-                 "market": self.market_url}
+                 "market": self.market_url, "marketplace": self.marketplace_url}
         return {name: url for name, url in sites.items() if url}
 
 
@@ -101,6 +103,11 @@ class SandboxServices:
         sites = {name.removesuffix("_url"): url for name, url in urls.items() if name.endswith("_url")
                  and name != "issuer_url"}
         urls["search_url"] = self._start_search(sites)
+        from sandbox.negotiation import site as marketplace
+
+        server = SiteServer(marketplace.create_app())
+        urls["marketplace_url"] = server.start()
+        self._stoppers.append(server.stop)
         return endpoints.model_copy(update=urls)
 
     def _start_issuer(self) -> tuple[dict[str, str], dict]:

@@ -143,3 +143,11 @@ def test_profile_smoke(tmp_path: Path) -> None:
     assert report.categories, "py-spy (installed with the test extra) must have sampled the work horses"
     assert all(share > 0 for _, share in report.categories)
     report.print()
+
+
+def test_negotiation_smoke(capsys: pytest.CaptureFixture[str]) -> None:
+    from bench import negotiation
+
+    negotiation.main(["--only", "car-honest"])
+    out = capsys.readouterr().out
+    assert "| car | adaptive | 1 | 1 / 1 |" in out and "| car | fixed | 1 | 1 / 1 |" in out

@@ -1,0 +1,164 @@
+"""The executor's side of negotiation: hold each outgoing message of a negotiating goal to its
+mandate, and keep the negotiation's record from what actually ran.
+
+For a goal with a mandate (`sentinel.stores.mandates`), every message it sends (an email, a
+marketplace message, a chat to a provider) is read by `sentinel.negotiation.review_offer`
+and the verdict combined with the usual review (`sentinel.negotiation.guard.combine`).
+After a message ran, its offer and the round are recorded and the user gets the round's
+summary in the thread, with buttons to step in, pause or stop; after a read of a
+counterpart's messages, their offer and any question the mandate can't answer are recorded.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from typing import Callable
+
+from redis import Redis
+
+from core.actions import Action
+from core.effects import EffectClass, OperationResult
+from core.outbox import Button, Outbox, OutboxMessage
+from sentinel.intent import Kind, action_kinds
+from sentinel.negotiation.commitments import Commitment, commitments_in
+from sentinel.negotiation.guard import combine
+from sentinel.negotiation.mandate import Mandate
+from sentinel.negotiation.review import review_offer
+from sentinel.negotiation.state import NegotiationState, answered_by, record_ours, record_theirs
+from sentinel.policy import Decision, ReviewContext, Verdict
+from sentinel.provenance import values_in
+from sentinel.textflow import string_fields
+from sentinel.stores.audit import AuditLog
+from sentinel.stores.mandates import MandateStore
+
+log = logging.getLogger(__name__)
+_EMAIL_FROM = re.compile(r"an email from ([\w.+-]+@[\w.-]+\w)")
+# Argument names that are addressing, not what is said.
+_NOT_SAID = frozenset({"to", "cc", "bcc", "conversation_id", "url", "thread_id"})
+
+
+def said(action: Action) -> str:
+    """Everything an outgoing message says: every text argument but the addressing."""
+    return "\n".join(value for name, value in string_fields(action.arguments)
+                     if name.split(".")[0] not in _NOT_SAID)
+
+
+def is_message(action: Action) -> bool:
+    """Anything that puts words in front of someone else: a message, a post or form, an invitation, a share."""
+    kinds = action_kinds(action.effect, frozenset(action.tags), action.connector, action.operation)
+    return action.effect is EffectClass.communicate or bool(kinds & {Kind.post, Kind.send, Kind.share})
+
+
+class NegotiationGuard:
+    def __init__(self, redis: Redis, outbox: Outbox, audit: AuditLog, clock: Callable[[], float]) -> None:
+        self._store = MandateStore(redis)
+        self._outbox = outbox
+        self._audit = audit
+        self._clock = clock
+
+    def mandate(self, action: Action) -> tuple[Mandate, NegotiationState] | None:
+        return self._store.get(action.user_id, action.goal_id)
+
+    def review(self, action: Action, decision: Decision, context: ReviewContext) -> Decision:
+        """`decision` (the usual review) held to the goal's mandate, if it has one."""
+        found = self.mandate(action) if is_message(action) else None
+        if found is None:
+            return decision
+        mandate, state = found
+        counterpart = _counterpart(action, mandate)
+        state = _answered_from_memory(state, counterpart, context.provenance.trusted_texts)
+        offer = review_offer(said(action), mandate, state, counterpart, self._clock())
+        carried = [v for v in values_in(said(action)) if v[0] in ("email", "phone", "account", "url")]
+        approved = context.approved_fingerprint is not None and context.approved_fingerprint == action.fingerprint()
+        combined = combine(decision, offer, to_counterpart=all(mandate.allows_counterpart(t) for t in action.targets)
+                           and bool(action.targets), approved=approved,
+                           rules_ask=context.rules.verdict is Verdict.ask, carried=carried)
+        self._audit.append(action.user_id, "negotiation_review", self._clock(), action_id=action.id,
+                           counterpart=counterpart, verdict=offer.verdict.value, reasons=offer.reasons,
+                           offer=None if offer.offer is None else str(offer.offer))
+        return combined
+
+    def card_note(self, action: Action) -> str:
+        """The mandate, shown on every card of a negotiating goal (the user may see their own limit)."""
+        found = self.mandate(action)
+        return "" if found is None else "\n\n🤝 Mandate: " + found[0].summary()
+
+    def ran(self, action: Action, result: OperationResult,
+            authoritative: Callable[[Action], Action | None] = lambda a: a) -> None:
+        """Record what actually happened: our message went out, or their messages were read. The action
+        already ran: a failure to keep the record is logged, never turned into the action's failure."""
+        try:
+            found = self.mandate(action)
+            if found is not None:
+                self._record(authoritative(action) or action, result, *found)
+        except Exception:  # noqa: BLE001 - bookkeeping after the fact must not make a done action look undone
+            log.exception("could not record negotiation round for action %s", action.id)
+
+    def _record(self, action: Action, result: OperationResult, mandate: Mandate, state: NegotiationState) -> None:
+        now = self._clock()
+        if is_message(action):
+            counterpart = _counterpart(action, mandate)
+            text = said(action)
+            offer = review_offer(text, mandate, state, counterpart, now).offer
+            accepted = Commitment.accept in commitments_in(text)
+            recorded = self._store.update_state(
+                action.user_id, action.goal_id,
+                lambda m, s: record_ours(s, counterpart, offer, text, now, accepted=accepted))
+            if recorded is not None:
+                self._summary(action, mandate, recorded, counterpart, accepted)
+        elif action.effect is EffectClass.read and result.untrusted_origin:
+            counterpart = _reader_counterpart(action, result, mandate)
+            if counterpart is not None and result.summary.strip():
+                self._store.update_state(action.user_id, action.goal_id,
+                                         lambda m, s: record_theirs(s, counterpart, result.summary, m, now))
+
+    def _summary(self, action: Action, mandate: Mandate, state: NegotiationState, counterpart: str,
+                 accepted: bool) -> None:
+        thread = state.thread(counterpart)
+        if thread.our_last is None and not accepted:
+            return
+        theirs = mandate.money(thread.their_last) if thread.their_last is not None else "no offer yet"
+        ours = mandate.money(thread.our_last) if thread.our_last is not None else "no offer"
+        limit = "floor" if mandate.role.sells else "ceiling"
+        gap = ""
+        if thread.their_last is not None:
+            inside = not mandate.past_reservation(thread.their_last) or thread.their_last == mandate.reservation
+            gap = " Their offer is inside your mandate." if inside else f" Their offer is past your {limit}."
+        head = "✅ Deal accepted with your approval" if accepted else f"🤝 Round {thread.rounds}/{mandate.max_rounds}"
+        text = (f"{head} with {counterpart} on {mandate.subject}: they offered {theirs}; we offered {ours} "
+                f"(target {mandate.money(mandate.target)}, {limit} {mandate.money(mandate.reservation)}).{gap}")
+        buttons = [] if accepted else [
+            [Button(text="Step in", sign=f"ge:{action.goal_id}"), Button(text="Adjust", sign=f"na:{action.goal_id}"),
+             Button(text="Pause", sign=f"np:{action.goal_id}"), Button(text="Stop", sign=f"ns:{action.goal_id}")]]
+        self._outbox.put(OutboxMessage(chat_id=action.chat_id, text=text, buttons=buttons,
+                                       dedupe_key=f"round:{action.id}"))
+        self._audit.append(action.user_id, "negotiation_round", self._clock(), goal_id=action.goal_id,
+                           counterpart=counterpart, ours=ours, theirs=theirs, accepted=accepted)
+
+
+def _answered_from_memory(state: NegotiationState, counterpart: str, trusted: list[str]) -> NegotiationState:
+    """Questions the user's own words already answer (what they told Deputy to remember, the goal
+    itself) are not asked again; the rest still go to the user."""
+    thread = state.thread(counterpart)
+    still = [q for q in thread.open_questions if not answered_by(q, trusted)]
+    if still == thread.open_questions:
+        return state
+    changed = state.model_copy(deep=True)
+    changed.put(counterpart, thread.model_copy(update={"open_questions": still}))
+    return changed
+
+
+def _counterpart(action: Action, mandate: Mandate) -> str:
+    inside = [t for t in action.targets if mandate.allows_counterpart(t)]
+    return (inside or action.targets or [f"{action.connector}.{action.operation}"])[0].strip().lower()
+
+
+def _reader_counterpart(action: Action, result: OperationResult, mandate: Mandate) -> str | None:
+    for target in action.targets:
+        if mandate.allows_counterpart(target):
+            return target.strip().lower()
+    sender = _EMAIL_FROM.search(result.untrusted_origin or "")
+    if sender and mandate.allows_counterpart(sender.group(1)):
+        return sender.group(1).lower()
+    return None

@@ -1,0 +1,62 @@
+"""Does a message say the reservation price, or anything the user marked private, in any form?
+
+Checked in code on every outgoing message of a negotiation; the model's promise to keep a
+secret is not a control. Forms caught: the amount read by `amounts.read_amounts` in any of
+its spellings (digits, "14k", "14 grand", words, another currency notation), the digits
+written with anything between them ("1 4 0 0 0", "1-4-0-0-0", "14.000"), look-alike
+characters, and for private text its words with the spacing and punctuation changed.
+"""
+
+from __future__ import annotations
+
+import re
+from decimal import Decimal
+
+from sentinel.negotiation.amounts import normalise, read_amounts
+
+
+def _digits(amount: Decimal) -> list[str]:
+    """The digit strings that spell `amount`: 14000 -> ["14000"]; 59.90 -> ["5990", "599"]."""
+    normal = amount.normalize()
+    whole = f"{normal:f}"
+    forms = {whole.replace(".", "")}
+    if "." in whole:
+        forms.add(f"{amount:.2f}".replace(".", ""))
+    return sorted(forms, key=len, reverse=True)
+
+
+def reservation_leaks(text: str, reservation: Decimal) -> list[str]:
+    """The places where `text` says `reservation`, as written (empty: it does not)."""
+    found: list[str] = []
+    reading = read_amounts(text, scale=reservation)
+    found += [a.text for a in reading.amounts if a.value == reservation]
+    plain = normalise(text)
+    for digits in _digits(reservation):
+        separated = r"[\W_]{0,3}".join(map(re.escape, digits))
+        for match in re.finditer(rf"(?<![\d]){separated}(?![\d])", plain):
+            # "14.000,50" is not 14,000 but "14.000" and "14,000.00" are: only zero cents may follow.
+            rest = plain[match.end():]
+            if re.match(r"[.,]\d", rest) and not re.match(r"[.,]0{1,2}(?!\d)", rest):
+                continue
+            found.append(match.group(0))
+    whole_thousands = reservation % 1000 == 0 and reservation >= 1000
+    if whole_thousands:
+        short = str(int(reservation // 1000))
+        for match in re.finditer(rf"(?<![\d.,]){short}\s*(?:k|grand|thousand|thou)\b", plain, re.IGNORECASE):
+            found.append(match.group(0))
+    return list(dict.fromkeys(found))
+
+
+def _squashed(text: str) -> str:
+    return re.sub(r"[\W_]+", "", normalise(text).lower())
+
+
+def private_leaks(text: str, private: list[str]) -> list[str]:
+    """Each private item `text` says, with spacing, punctuation and case changed or not."""
+    squashed = _squashed(text)
+    found = []
+    for item in private:
+        key = _squashed(item)
+        if len(key) >= 3 and key in squashed:
+            found.append(item)
+    return found

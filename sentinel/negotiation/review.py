@@ -1,0 +1,169 @@
+"""`review_offer`: the mandate's say on one outgoing message of a negotiation.
+
+Pure: the message text, the mandate, the state and the time in; allow, ask (with the
+reason) or deny (with the reason) out. What it enforces, whatever the model wrote:
+- the reservation price and private items never appear, in any form (deny);
+- every amount is read; one past the reservation price, or a bigger concession than the
+  mandate allows, is denied; one that cannot be read for sure goes to the user;
+- a commitment: the final acceptance always asks; a threat to cancel asks unless the mandate
+  allows it; a signature or a payment is denied;
+- rounds and the deadline: past either, a new offer asks the user;
+- a question from the counterpart that neither the mandate nor the negotiation answers goes
+  to the user before a reply is sent;
+- disclosure: the first message to a counterpart says it is an AI acting for the user, and
+  no message ever claims to be human;
+- a paused or stopped mandate sends nothing; a draft one (not yet confirmed) neither.
+"""
+
+from __future__ import annotations
+
+import re
+from decimal import Decimal
+from enum import Enum
+
+from pydantic import BaseModel, Field
+
+from sentinel.negotiation.amounts import Amount, read_amounts
+from sentinel.negotiation.commitments import Commitment, commitments_in
+from sentinel.negotiation.leaks import private_leaks, reservation_leaks
+from sentinel.negotiation.mandate import Mandate, MandateStatus
+from sentinel.negotiation.state import NegotiationState, Thread
+
+
+class OfferVerdict(str, Enum):
+    allow = "allow"
+    ask = "ask"
+    deny = "deny"
+
+
+class OfferReview(BaseModel):
+    verdict: OfferVerdict
+    reasons: list[str] = Field(default_factory=list)
+    offer: Decimal | None = Field(default=None, description="Our offer in this message, as read.")
+    accepts: bool = False
+    questions: list[str] = Field(default_factory=list, description="The counterpart's questions passed to the user.")
+
+
+_DISCLOSED = re.compile(
+    r"\b(?:AI|A\.I\.|artificial intelligence|automated|an? (?:digital |virtual |AI )?assistant|bot|agent)\b",
+    re.IGNORECASE)
+_CLAIMS_HUMAN = re.compile(
+    r"\b(?:i'?m|i am|this is)\s+(?:not\s+(?:a|an)\s+(?:bot|ai|robot|machine|program)|(?:a\s+)?(?:real|human|actual)"
+    r"\s*(?:person|human|being)?)\b|\bno,? i'?m not (?:a |an )?(?:bot|ai)\b|\bnot an? (?:bot|ai|robot)\b",
+    re.IGNORECASE)
+
+
+def review_offer(text: str, mandate: Mandate, state: NegotiationState, counterpart: str, now: float) -> OfferReview:
+    """The mandate's verdict on sending `text` to `counterpart` now."""
+    thread = state.thread(counterpart)
+    denied: list[str] = []
+    asked: list[str] = []
+    if mandate.status is MandateStatus.draft:
+        return _deny("The negotiation's mandate is not confirmed yet; nothing is sent before you confirm it.")
+    if mandate.status is MandateStatus.paused:
+        return _deny("You paused this negotiation; nothing is sent until you resume it.")
+    if mandate.status is MandateStatus.stopped:
+        return _deny("You stopped this negotiation; nothing more is sent.")
+    if state.accepted is not None:
+        asked.append("A deal was already accepted in this negotiation; anything more needs you.")
+    leaks = reservation_leaks(text, mandate.reservation)
+    if leaks:
+        denied.append("The message would reveal your limit, which is never said (it reads “"
+                      + _cut(leaks[0]) + "”).")
+    private = private_leaks(text, mandate.private)
+    if private:
+        denied.append("The message would say something you marked private.")
+    if _CLAIMS_HUMAN.search(text):
+        denied.append("The message claims to be a person; Deputy never denies being an AI.")
+    if mandate.disclosure and not thread.disclosed and not _DISCLOSED.search(text):
+        denied.append(f"The first message to them must say it is an AI assistant acting for {mandate.principal}.")
+    reading = read_amounts(text, scale=mandate.reservation)
+    if reading.unreadable:
+        asked.append("I can't read for sure what amount “" + _cut(reading.unreadable[0]) + "” means.")
+    offers, problems = _offers(reading.amounts, mandate, thread)
+    denied += problems
+    offer = _our_offer(offers, mandate)
+    accepts = Commitment.accept in commitments_in(text)
+    # Accepting their standing offer is no concession of ours to pace: it is the final yes, the user's tap.
+    taking_theirs = accepts and offer is not None and offer == thread.their_last
+    too_far = check_step(offer, mandate, thread) if not problems and not taking_theirs else None
+    if too_far:
+        denied.append(too_far)
+    if offer is not None:
+        if thread.rounds >= mandate.max_rounds:
+            asked.append(f"This would be offer {thread.rounds + 1} to them; your mandate allows {mandate.max_rounds}.")
+        if mandate.deadline is not None and now > mandate.deadline:
+            asked.append("The negotiation's deadline has passed.")
+    commitments = commitments_in(text)
+    if accepts:
+        closing = offer if offer is not None else thread.their_last
+        if closing is not None and mandate.past_reservation(closing) and closing != mandate.reservation:
+            denied.append(f"Accepting {mandate.money(closing)} would go past your limit.")
+        else:
+            shown = mandate.money(closing) if closing is not None else "their terms"
+            asked.append(f"This accepts the deal at {shown}: the final yes is always yours.")
+    if Commitment.cancel in commitments and not mandate.may_threaten_cancel:
+        asked.append("The message says you would cancel, a commitment your mandate doesn't give.")
+    if Commitment.sign in commitments or Commitment.pay in commitments:
+        denied.append("A negotiation never signs or pays on your behalf; you do that yourself.")
+    if thread.open_questions:
+        asked.append("They asked something your mandate doesn't answer: “" + _cut(thread.open_questions[0], 120)
+                     + "”. Approve only if the reply is true.")
+    if denied:
+        return OfferReview(verdict=OfferVerdict.deny, reasons=denied, offer=offer, accepts=accepts)
+    if asked:
+        return OfferReview(verdict=OfferVerdict.ask, reasons=asked, offer=offer, accepts=accepts,
+                           questions=list(thread.open_questions))
+    reason = (f"Inside your mandate: offers {mandate.money(offer)}." if offer is not None
+              else "Inside your mandate: no offer, no commitment, nothing private.")
+    return OfferReview(verdict=OfferVerdict.allow, reasons=[reason], offer=offer)
+
+
+def _offers(amounts: list[Amount], mandate: Mandate, thread: Thread) -> tuple[list[Decimal], list[str]]:
+    """Absolute amounts (relative moves turned into the amount they reach), and what breaks the mandate."""
+    problems: list[str] = []
+    offers: list[Decimal] = []
+    for amount in amounts:
+        value = amount.value
+        if amount.relative:
+            base = thread.our_last if thread.our_last is not None else mandate.opening
+            if base is None:
+                problems.append(f"“{_cut(amount.text)}” moves from an offer that was never made.")
+                continue
+            move = base * value / 100 if amount.percent else value
+            value = base + amount.direction * move
+        if mandate.opening is not None and value == mandate.opening and not mandate.role.sells:
+            continue  # the bill as it is now: a reference the provider knows, not an offer
+        offers.append(value)
+        if mandate.past_reservation(value) and value != mandate.reservation:
+            problems.append(f"{mandate.money(value)} is past your limit.")
+    return offers, problems
+
+
+def _our_offer(offers: list[Decimal], mandate: Mandate) -> Decimal | None:
+    """The offer a counterpart would hold us to: the one most in their favour."""
+    if not offers:
+        return None
+    return min(offers) if mandate.role.sells else max(offers)
+
+
+def check_step(offer: Decimal | None, mandate: Mandate, thread: Thread) -> str | None:
+    """The concession from our last offer (or the opening price) is within the mandate's step."""
+    if offer is None:
+        return None
+    before = thread.our_last if thread.our_last is not None else mandate.opening
+    if before is None:
+        return None
+    given = mandate.concession(before, offer)
+    if given > mandate.max_step:
+        return (f"Going from {mandate.money(before)} to {mandate.money(offer)} concedes {mandate.money(given)}; "
+                f"your mandate allows {mandate.money(mandate.max_step)} per round.")
+    return None
+
+
+def _deny(reason: str) -> OfferReview:
+    return OfferReview(verdict=OfferVerdict.deny, reasons=[reason])
+
+
+def _cut(text: str, limit: int = 40) -> str:
+    return text if len(text) <= limit else text[:limit - 1] + "…"

@@ -1,0 +1,79 @@
+"""Negotiation mandates in Redis, stored with their goal and written only by code.
+
+One hash per negotiating goal, under the user's namespace (so erasing the user erases it):
+`deputy:user:{user_id}:negotiation:{goal_id}` with `mandate` (what the user confirmed) and
+`state` (offers and rounds, recorded by the executor after each message ran). The agent
+never writes here: the bot stores what the user typed and confirmed with a tap; the model
+cannot set or widen a mandate.
+"""
+
+from __future__ import annotations
+
+from typing import Callable
+
+from redis import Redis, WatchError
+
+from sentinel.negotiation.mandate import Mandate, MandateStatus
+from sentinel.negotiation.state import NegotiationState
+
+_KEY = "deputy:user:{}:negotiation:{}"
+_GOALS = "deputy:user:{}:negotiations"
+
+
+class MandateStore:
+    def __init__(self, redis: Redis) -> None:
+        self._redis = redis
+
+    def put(self, user_id: int, goal_id: str, mandate: Mandate) -> None:
+        """Store (or replace) the user's mandate for a goal; the state so far is kept."""
+        key = _KEY.format(user_id, goal_id)
+        with self._redis.pipeline() as pipe:
+            pipe.hset(key, "mandate", mandate.model_dump_json())
+            pipe.hsetnx(key, "state", NegotiationState().model_dump_json())
+            pipe.sadd(_GOALS.format(user_id), goal_id)
+            pipe.execute()
+
+    def get(self, user_id: int, goal_id: str) -> tuple[Mandate, NegotiationState] | None:
+        found = self._redis.hmget(_KEY.format(user_id, goal_id), "mandate", "state")
+        if found[0] is None:
+            return None
+        state = NegotiationState.model_validate_json(found[1]) if found[1] else NegotiationState()
+        return Mandate.model_validate_json(found[0]), state
+
+    def goal_ids(self, user_id: int) -> list[str]:
+        return sorted(g.decode() if isinstance(g, bytes) else g for g in self._redis.smembers(_GOALS.format(user_id)))
+
+    def set_status(self, user_id: int, goal_id: str, status: MandateStatus) -> Mandate | None:
+        """Confirm, pause, resume or stop a negotiation; None if the goal has no mandate."""
+        def change(mandate: Mandate, state: NegotiationState) -> tuple[Mandate, NegotiationState]:
+            return mandate.model_copy(update={"status": status}), state
+        changed = self._update(user_id, goal_id, change)
+        return changed[0] if changed else None
+
+    def update_state(self, user_id: int, goal_id: str,
+                     change: Callable[[Mandate, NegotiationState], NegotiationState]) -> NegotiationState | None:
+        changed = self._update(user_id, goal_id, lambda m, s: (m, change(m, s)))
+        return changed[1] if changed else None
+
+    def _update(self, user_id: int, goal_id: str,
+                change: Callable[[Mandate, NegotiationState], tuple[Mandate, NegotiationState]],
+                ) -> tuple[Mandate, NegotiationState] | None:
+        key = _KEY.format(user_id, goal_id)
+        for _ in range(20):
+            with self._redis.pipeline() as pipe:
+                try:
+                    pipe.watch(key)
+                    found = pipe.hmget(key, "mandate", "state")
+                    if found[0] is None:
+                        pipe.unwatch()
+                        return None
+                    mandate = Mandate.model_validate_json(found[0])
+                    state = NegotiationState.model_validate_json(found[1]) if found[1] else NegotiationState()
+                    mandate, state = change(mandate, state)
+                    pipe.multi()
+                    pipe.hset(key, mapping={"mandate": mandate.model_dump_json(), "state": state.model_dump_json()})
+                    pipe.execute()
+                    return mandate, state
+                except WatchError:
+                    continue
+        raise RuntimeError("the negotiation record kept changing; try again")

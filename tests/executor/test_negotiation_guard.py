@@ -1,0 +1,106 @@
+"""The executor holds each message of a negotiating goal to its mandate, on real records."""
+
+from __future__ import annotations
+
+from redis import Redis
+
+from agent.testing import FunctionModel, tool_call
+from sandbox.negotiation.counterparts import Counterpart, Temperament
+from sandbox.negotiation.operations import negotiation_catalog
+from sandbox.negotiation.scenarios import CAR
+from sandbox.negotiation.world import NegotiationWorld
+from sentinel.negotiation.mandate import MandateStatus
+from sentinel.negotiation.parse import parse_mandate
+from sentinel.stores.approvals import Choice
+from sentinel.stores.mandates import MandateStore
+from workers.inline import InlineDeputy
+
+USER = 61
+HELLO = "Hi, I'm an AI assistant acting for Sam. I can do $16,200."
+
+
+def _rig(redis: Redis, replies: list, mandate=CAR, address: str = "market:c1"):
+    world = NegotiationWorld()
+    world.add(address, Counterpart("Alex", Temperament.honest, limit=15200, worst=11000))
+    world.add("market:c7", Counterpart("Bo", Temperament.honest, limit=15200, worst=11000))
+    script = iter(replies)
+    rig = InlineDeputy(redis, FunctionModel(lambda messages, tools: next(script)), negotiation_catalog(),
+                       world.runners())
+    MandateStore(redis).put(USER, "g-neg", mandate)
+    return rig, world
+
+
+def _approval_cards(rig: InlineDeputy):
+    """Approval cards (their buttons carry the approval's own data), not the rounds' summaries."""
+    return [m for m in rig.cards() if m.buttons[0][0].data]
+
+
+def test_a_paused_negotiation_sends_nothing(redis: Redis) -> None:
+    paused = CAR.model_copy(update={"status": MandateStatus.paused})
+    rig, world = _rig(redis, [tool_call("send_message", conversation_id="c1", text=HELLO),
+                              tool_call("reply", text="stopped")], mandate=paused)
+    rig.start(USER, "Sell my Civic on the marketplace", goal_id="g-neg")
+    assert world.delivered == []
+    assert any("paused" in (r.get("content") or "").lower() for r in rig.goal("g-neg").messages if r.get("role") == "tool")
+
+
+def test_an_acceptance_waits_for_the_tap_and_the_card_shows_the_mandate(redis: Redis) -> None:
+    rig, world = _rig(redis, [
+        tool_call("send_message", conversation_id="c1", text=HELLO),
+        tool_call("send_message", conversation_id="c1", text="Deal at $16,200!"),
+        tool_call("reply", text="done"),
+    ])
+    rig.start(USER, "Sell my Civic on the marketplace", goal_id="g-neg")
+    assert [text for _, text, _ in world.delivered] == [HELLO], "the acceptance waits for the user"
+    [card] = _approval_cards(rig)
+    assert "final yes is always yours" in card.text and "🤝 Mandate: Selling my 2017 Honda Civic" in card.text
+    rounds = [m for m in rig.messages() if m.text.startswith("🤝 Round 1/6")]
+    assert rounds and [b.sign for b in rounds[0].buttons[0]] == ["ge:g-neg", "na:g-neg", "np:g-neg", "ns:g-neg"]
+    record = rig.actions.get(rig.goal("g-neg").pending_action_id)
+    rig.press(record.approval_id, USER, Choice.approve)
+    assert [text for _, text, _ in world.delivered][-1] == "Deal at $16,200!"
+    state = MandateStore(redis).get(USER, "g-neg")[1]
+    assert state.accepted == 16200 and state.thread("market:c1").rounds == 2
+
+
+def test_someone_the_mandate_does_not_name_gets_the_usual_card(redis: Redis) -> None:
+    narrow = CAR.model_copy(update={"counterparts": ["market:c1"]})
+    rig, world = _rig(redis, [tool_call("read_messages", conversation_id="c7"),
+                              tool_call("send_message", conversation_id="c7", text=HELLO),
+                              tool_call("reply", text="done")], mandate=narrow)
+    rig.start(USER, "Sell my Civic on the marketplace", goal_id="g-neg")
+    assert world.delivered == []
+    cards = _approval_cards(rig)
+    assert len(cards) == 1 and "market:c7" in cards[0].text
+
+
+def test_the_model_cannot_set_or_widen_a_mandate_only_parsed_user_words_do() -> None:
+    # A parsed mandate is a draft until the user's tap: the guard sends nothing under a draft.
+    draft = parse_mandate("sell my car on the marketplace, at least $14,000, target $15,000", 0).mandate
+    assert draft is not None and draft.status is MandateStatus.draft
+
+
+def test_a_message_that_ran_stays_done_even_if_its_round_cannot_be_recorded(redis: Redis, monkeypatch) -> None:
+    def broken(*args, **kwargs):
+        raise ConnectionError("redis went away")
+
+    monkeypatch.setattr(MandateStore, "update_state", broken)
+    rig, world = _rig(redis, [tool_call("send_message", conversation_id="c1", text=HELLO),
+                              tool_call("reply", text="done")])
+    rig.start(USER, "Sell my Civic on the marketplace", goal_id="g-neg")
+    assert [text for _, text, _ in world.delivered] == [HELLO]
+    assert rig.goal("g-neg").status.value == "done"
+
+
+def test_an_invitation_or_a_share_is_read_for_the_limit_too() -> None:
+    from core.actions import Action
+    from core.effects import EffectClass, RiskTag
+    from executor.negotiation import is_message
+
+    def action(effect, tags=(), operation="create_meeting"):
+        return Action(id="a", goal_id="g", user_id=1, chat_id=1, connector="calendar", operation=operation,
+                      effect=effect, arguments={}, tags=list(tags), tool_call_id="c", created_at=0)
+
+    assert is_message(action(EffectClass.write, [RiskTag.share]))
+    assert is_message(action(EffectClass.communicate, operation="send_invite"))
+    assert not is_message(action(EffectClass.write, operation="create_event"))
