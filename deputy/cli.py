@@ -54,6 +54,7 @@ def main(argv: list[str] | None = None) -> int:
     # lines: access logs show only at DEBUG.
     if logging.getLogger().getEffectiveLevel() > logging.DEBUG:
         logging.getLogger("aiohttp.access").setLevel(logging.WARNING)
+        logging.getLogger("mail.log").setLevel(logging.WARNING)  # the sandbox SMTP server's connections
     if args.command == "run":
         from deputy.local import run_local
 

@@ -123,8 +123,9 @@ def run_local(settings: Settings) -> int:
             endpoints = world.start()
             executor_env = sandbox_environment(endpoints)
             base_env.update(api_environment(endpoints))
-            notes.append("Sandbox world: mail, calendar, restaurants, tickets, two shops, a card issuer and a web "
-                         "search (`deputy sandbox --json` lists them); mail for "
+            notes.append("Sandbox world: mail, calendar, restaurants, tickets, two shops, a card issuer, a "
+                         "marketplace with buyers to negotiate with, and a web search (`deputy sandbox --json` "
+                         "lists them); mail for "
                          f"{endpoints.demo_address} is readable over IMAP")
 
         if settings.openai_api_key is None and not settings.openai_base_url:

@@ -322,6 +322,8 @@ def serve(settings: Settings, role: str, burst: bool = False) -> None:
                  {"redis": redis_check(settings.redis_url)}, [queue_collector(settings.redis_url),
                                                               plan_collector(settings)])
     try:
-        worker.work(with_scheduler=True, burst=burst, logging_level=settings.log_level)
+        # RQ's line per job (taken, done, result kept) is the queue's access log: shown at DEBUG only.
+        queue_log_level = "DEBUG" if settings.log_level.upper() == "DEBUG" else "WARNING"
+        worker.work(with_scheduler=True, burst=burst, logging_level=queue_log_level)
     finally:
         stop.set()

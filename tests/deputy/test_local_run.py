@@ -50,6 +50,8 @@ def test_deputy_run_with_nothing_configured_sends_the_email_the_user_asked_for(t
     assert process.returncode == 0, log.read_text()[-3000:]
     # The console shows Deputy's own lines, not one per HTTP request of the bot's polling.
     assert "aiohttp.access" not in log.read_text() and "getUpdates" not in log.read_text()
+    # A quiet console: no line per queued job nor per SMTP connection, only Deputy's own.
+    assert "Successfully completed" not in log.read_text() and "mail.log" not in log.read_text()
     # Stopping is orderly and quiet: the front end and workers go before Redis, so nobody complains.
     console = log.read_text()
     assert "Traceback" not in console, console[-3000:]
