@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+import math
 import time
-from datetime import datetime, timedelta, timezone
+from datetime import datetime, timezone
 from typing import Any, Callable
 
 from pydantic import BaseModel
@@ -45,6 +46,18 @@ def make_queues(redis: Redis) -> dict[str, Queue]:
     }
 
 
+def not_before(when: float) -> datetime:
+    """When to schedule a job so that it never runs before `when`.
+
+    RQ keeps scheduled times in whole seconds, cut down (its registry's score is
+    `timegm(utctimetuple())`), and runs a job once the current whole second reaches it: a
+    job for 12:00:05.9 may run at 12:00:05.0. An approval's expiry that runs early finds the
+    card not yet expired and does nothing, and nothing would ever expire it, so every time
+    is rounded up to the next whole second.
+    """
+    return datetime.fromtimestamp(math.ceil(when), tz=timezone.utc)
+
+
 def goal_unit(goal_id: str) -> str:
     return f"goal:{goal_id}"
 
@@ -77,7 +90,7 @@ class RQDispatch:
         """At `when`, expire the approval if it is still unanswered (needs a scheduler)."""
         payload = ApprovalExpiryJob(approval_id=approval_id).model_dump(mode="json")
         self._queues[ACTIONS_QUEUE].enqueue_at(
-            datetime.fromtimestamp(when, tz=timezone.utc), EXPIRE_FUNC, payload,
+            not_before(when), EXPIRE_FUNC, payload,
             job_id=new_job_id(f"e-{approval_id}"), result_ttl=RESULT_TTL, failure_ttl=FAILURE_TTL,
         )
 
@@ -145,6 +158,6 @@ class RQDispatch:
         if pipeline is not None:
             kwargs["pipeline"] = pipeline
         if delay > 0:
-            self._queues[queue].enqueue_in(timedelta(seconds=delay), func, registration.payload, **kwargs)
+            self._queues[queue].enqueue_at(not_before(self._clock() + delay), func, registration.payload, **kwargs)
         else:
             self._queues[queue].enqueue(func, registration.payload, **kwargs)
