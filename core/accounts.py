@@ -13,6 +13,8 @@ from dataclasses import dataclass
 
 from redis import Redis
 
+from core.erasure import Owned
+
 _ACCOUNT = "deputy:account:{}"
 _USERS = "deputy:accounts"  # every user who ever started a goal or was placed by the operator
 _INVITED = "deputy:accounts:invited"
@@ -97,3 +99,20 @@ class Accounts:
 
     def invited(self, user_id: int) -> bool:
         return bool(self._redis.sismember(_INVITED, user_id))
+
+
+def erase_user_account_traces(redis: Redis, owned: Owned) -> int:
+    """`/delete_me`: the user leaves the list of users and of the invited.
+
+    The operator's own decisions about the account (a plan they placed the user on, a
+    suspension) are the operator's record, not the user's data, and stay: erasing one's
+    data is not a way out of a suspension.
+    """
+    pipe = redis.pipeline()
+    pipe.srem(_USERS, owned.user_id)
+    pipe.srem(_INVITED, owned.user_id)
+    removed = sum(pipe.execute())
+    suspended, plan = redis.hmget(_ACCOUNT.format(owned.user_id), "suspended", "plan")
+    if suspended != b"1" and not plan:
+        removed += redis.delete(_ACCOUNT.format(owned.user_id))
+    return removed

@@ -6,8 +6,8 @@ goals a user has in progress are a sorted set of goal ids; the script drops thos
 finished (or were erased) before it counts them, so a goal that ends by any path frees
 its place without every ending having to remember to say so.
 
-The counters outlive `/delete_me` on purpose: they hold no content, only amounts, and erasing
-them would hand a user a fresh day. They expire with their period.
+`/delete_me` erases the counters with everything else (`erase_user_quotas`): a user who
+erases all they had starts a fresh day; an operator's suspension is kept.
 
 `take` checks every counter it is given against both periods' limits and the
 in-progress limit, and only if all fit increments them all: two goals racing for the
@@ -24,6 +24,9 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
+from redis import Redis
+
+from core.erasure import Owned, delete_keys
 from core.quota_periods import Periods
 
 DAY_TTL = 3 * 24 * 3600  # a day's counters outlive the day, whatever the zone
@@ -194,3 +197,12 @@ def _now(now: float | None) -> float:
 
 def _ints(raw: dict) -> dict[str, int]:
     return {(k.decode() if isinstance(k, bytes) else k): int(v) for k, v in raw.items()}
+
+
+def erase_user_quotas(redis: Redis, owned: Owned) -> int:
+    """`/delete_me`: the user's counters and near-limit marks go with everything else.
+
+    A user who erases everything and starts again starts a fresh day and month; an
+    operator's suspension is kept (`core.accounts.erase_user_account_traces`).
+    """
+    return delete_keys(redis, redis.scan_iter(f"deputy:quota:{owned.user_id}:*"))
