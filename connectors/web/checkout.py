@@ -25,9 +25,9 @@ from connectors.catalog import Operation
 from connectors.web.fields import fill_form_fields
 from connectors.web.forms import choose_form, find_field, host_of, is_payment
 from connectors.web.logins import WebLogins
-from connectors.web.navigation import act_and_follow, at, same_page
+from connectors.web.navigation import at, same_page
 from connectors.web.operations import FieldValues, WebAddress, _spec
-from connectors.web.pages import PageRead, _before_acting, _choose_button, _form_locator, _press, read
+from connectors.web.pages import PageRead, _before_acting, _choose_button, submit_and_read
 from connectors.web.session import UserSession
 from core.effects import ConnectorRejected, EffectClass
 from sentinel.egress.policy import SecretValue
@@ -150,16 +150,5 @@ async def pay(session: UserSession, args: PayArgs, card: CheckoutCard, logins: W
     for label, secret in (("the single-use card number", card.number), ("the single-use card's code", card.cvc)):
         session.guard.protect_secret(SecretValue(label=label, value=secret, domains=[host]))
     await fill_form_fields(page, form, _resolved(dict(args.fields), form, card), None, session.guard)
-    form_locator = _form_locator(page, form)
-    session.guard.expect_submit(destination)
-
-    async def send() -> None:
-        if chosen is not None:
-            await _press(form_locator, form, chosen)
-        else:
-            await form_locator.evaluate("f => f.requestSubmit()")
-
-    page = await act_and_follow(session, page, send)
-    result = await read(session, page, logins)
-    result.secrets = [card.number.get_secret_value(), card.cvc.get_secret_value()]
-    return result
+    return await submit_and_read(session, page, form, chosen, destination, logins,
+                                 [card.number.get_secret_value(), card.cvc.get_secret_value()])

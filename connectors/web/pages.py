@@ -128,6 +128,17 @@ async def submit(
     login = await _login_if_needed(session, snapshot.url, values, logins)
     if values:
         await fill_form_fields(page, form, values, login, session.guard)
+    return await submit_and_read(session, page, form, chosen, destination, logins, _secrets(login))
+
+
+async def submit_and_read(
+    session: UserSession, page: Page, form: FormInfo, chosen: FormButton | None, destination: str,
+    logins: WebLogins, secrets: list[str],
+) -> PageRead:
+    """Submit a filled form (with its chosen button, if any), follow where it leads and read that page.
+
+    `secrets` are the values typed into it that the reader must scrub from what it returns.
+    """
     form_locator = _form_locator(page, form)
     session.guard.expect_submit(destination)
 
@@ -139,7 +150,7 @@ async def submit(
 
     page = await act_and_follow(session, page, send)
     result = await read(session, page, logins)
-    result.secrets = _secrets(login)
+    result.secrets = secrets
     return result
 
 
