@@ -8,6 +8,7 @@ survive a killed worker.
 
 from __future__ import annotations
 
+import re
 from enum import Enum
 from typing import Any, Callable
 
@@ -22,6 +23,8 @@ from sentinel.provenance import UntrustedItem
 from core.erasure import Owned, delete_keys
 
 _GOAL = "deputy:goal:{}"
+_OWNER_FIELD = re.compile(rb'"user_id":\s*(-?\d+)')
+_OWNER_PEEK_BYTES = 255
 GOAL_KEY = _GOAL  # for readers that only peek at a goal's status (the model gateway)
 _USER_GOALS = "deputy:user:{}:goals"
 _AWAITING = "deputy:user:{}:awaiting"
@@ -201,6 +204,12 @@ class GoalStore:
     def get(self, goal_id: str) -> Goal | None:
         raw = self._redis.get(_GOAL.format(goal_id))
         return Goal.model_validate_json(raw) if raw else None
+
+    def owner(self, goal_id: str) -> int | None:
+        """Whose goal this is, read from the head of its record (the id fields come first) without loading it all."""
+        head = self._redis.getrange(_GOAL.format(goal_id), 0, _OWNER_PEEK_BYTES)
+        found = _OWNER_FIELD.search(head or b"")
+        return int(found.group(1)) if found else None
 
     def save(self, goal: Goal) -> Goal:
         """Checkpoint `goal`; raises ConcurrentUpdate if it changed since it was loaded."""

@@ -96,6 +96,7 @@ def _subprocess(module: str, *args: str) -> Callable[[Path], object]:
 
 EXTRA = [("guard evaluation", _subprocess("bench.guard")),
          ("secret scrubbing", _subprocess("bench.scrub")),
+         ("fair queue", _subprocess("bench.fair_queue")),
          ("injection detectors", _subprocess("bench.detectors", "--no-embedding"))]
 
 

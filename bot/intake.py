@@ -116,7 +116,7 @@ class GoalIntake:
         saved = GoalStore.queue_create(pipe, goal)
         queue_append(pipe, self._audit_key, goal.user_id, tip, "goal_created", goal.created_at, goal_id=goal.id,
                      **audit)
-        self._dispatch.step(saved.id, saved.step, pipeline=pipe)
+        self._dispatch.step(saved.id, saved.step, pipeline=pipe, owner=saved.user_id)
         stored, _, appended, *_ = await pipe.execute()
         if not stored:
             # Ids have 72 random bits, so the id is taken by this very transaction: Redis ran it, the

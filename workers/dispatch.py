@@ -12,7 +12,9 @@ from redis import Redis
 from rq import Queue, get_current_job
 from rq.serializers import JSONSerializer
 
+from agent.goals import GoalStore
 from core.erasure import Owned
+from workers.fair_rq import OWNER_META, FairQueue
 from workers.inflight import Inflight, Registration, job_meta, new_job_id
 from core.payloads import (
     ACTIONS_QUEUE,
@@ -41,8 +43,9 @@ FAILURE_TTL = 24 * 3600
 
 
 def make_queues(redis: Redis) -> dict[str, Queue]:
+    """The agent's and the executor's queues: each serves the users with work waiting in turn."""
     return {
-        name: Queue(name, connection=redis, serializer=JSONSerializer) for name in (AGENT_QUEUE, ACTIONS_QUEUE)
+        name: FairQueue(name, connection=redis, serializer=JSONSerializer) for name in (AGENT_QUEUE, ACTIONS_QUEUE)
     }
 
 
@@ -75,16 +78,25 @@ class RQDispatch:
     def __init__(self, redis: Redis, clock: Callable[[], float] = time.time) -> None:
         self._queues = make_queues(redis)
         self._inflight = Inflight(redis)
+        self._goals = GoalStore(redis)
         self._clock = clock
 
-    def step(self, goal_id: str, step: int, delay: float = 0, pipeline: Any = None) -> None:
-        """Enqueue the goal's step; with `pipeline` (sync or asyncio, in MULTI mode), only queue the writes on it."""
+    def step(
+        self, goal_id: str, step: int, delay: float = 0, pipeline: Any = None, owner: int | None = None
+    ) -> None:
+        """Enqueue the goal's step; with `pipeline` (sync or asyncio, in MULTI mode), only queue the writes on it.
+
+        `owner` (the goal's user) places the step in turn with other users' work; without it the
+        goal's stored record says whose it is, so a goal created in the same `pipeline` must name it.
+        """
         payload = GoalStepJob(goal_id=goal_id, step=step)
-        self._enqueue(goal_unit(goal_id), AGENT_QUEUE, STEP_FUNC, payload, f"s-{goal_id}-{step}", delay, pipeline)
+        self._enqueue(goal_unit(goal_id), AGENT_QUEUE, STEP_FUNC, payload, f"s-{goal_id}-{step}", delay, pipeline,
+                      self._owner(goal_id, owner))
 
     def action(self, action_id: str, goal_id: str, step: int, approval_id: str | None = None) -> None:
         payload = ActionJob(action_id=action_id, goal_id=goal_id, step=step, approval_id=approval_id)
-        self._enqueue(action_unit(action_id), ACTIONS_QUEUE, ACTION_FUNC, payload, f"x-{action_id}", 0)
+        self._enqueue(action_unit(action_id), ACTIONS_QUEUE, ACTION_FUNC, payload, f"x-{action_id}", 0,
+                      owner=self._owner(goal_id, None))
 
     def expire_approval(self, approval_id: str, when: float) -> None:
         """At `when`, expire the approval if it is still unanswered (needs a scheduler)."""
@@ -138,10 +150,15 @@ class RQDispatch:
         # The unit now means this step, still held by this job (its lease); the job's end
         # releases it, and the watchdog redoes this step if the job dies first.
         self._inflight.register(Registration(unit=goal_unit(goal_id), queue=AGENT_QUEUE, func=STEP_FUNC,
-                                             payload=payload, job_id=job.id, registered_at=self._clock()))
+                                             payload=payload, job_id=job.id, registered_at=self._clock(),
+                                             owner=job.meta.get(OWNER_META)))
+
+    def _owner(self, goal_id: str, given: int | None) -> int | None:
+        return given if given is not None else self._goals.owner(goal_id)
 
     def _enqueue(
-        self, unit: str, queue: str, func: str, payload: BaseModel, prefix: str, delay: float, pipeline: Any = None
+        self, unit: str, queue: str, func: str, payload: BaseModel, prefix: str, delay: float, pipeline: Any = None,
+        owner: int | None = None,
     ) -> None:
         registration = Registration(
             unit=unit,
@@ -150,11 +167,12 @@ class RQDispatch:
             payload=payload.model_dump(mode="json"),
             job_id=new_job_id(prefix),
             registered_at=self._clock(),
+            owner=owner,
         )
         # Registered first: if we die before the enqueue, the watchdog finds no job and enqueues it.
         self._inflight.register(registration, pipeline)
         kwargs = {"job_id": registration.job_id, "result_ttl": RESULT_TTL, "failure_ttl": FAILURE_TTL,
-                  "meta": job_meta(unit)}
+                  "meta": job_meta(unit, owner)}
         if pipeline is not None:
             kwargs["pipeline"] = pipeline
         if delay > 0:

@@ -36,6 +36,7 @@ from rq.exceptions import NoSuchJobError
 from rq.job import Job
 
 from core import metrics
+from workers.fair_rq import OWNER_META
 
 log = logging.getLogger(__name__)
 
@@ -89,9 +90,9 @@ def unit_state(registered: bool, leased: bool, status: bytes | None, dequeued: b
     return UnitState.suspect if not dequeued else UnitState.dequeued
 
 
-def job_meta(unit: str) -> dict[str, str]:
-    """What an RQ job carries in its `meta` so a watchdog can tell which unit it does."""
-    return {"unit": unit}
+def job_meta(unit: str, owner: int | None = None) -> dict[str, Any]:
+    """What an RQ job carries in its `meta`: which unit it does (for a watchdog) and whose it is (for fair turns)."""
+    return {"unit": unit} if owner is None else {"unit": unit, OWNER_META: owner}
 
 
 def _unit_of(raw_meta: bytes | None) -> str | None:
@@ -116,6 +117,7 @@ class Registration(BaseModel):
     job_id: str
     registered_at: float
     attempts: int = 0
+    owner: int | None = None
 
 
 def new_job_id(prefix: str) -> str:
@@ -362,7 +364,7 @@ class Watchdog:
         self._redis.lrem(intermediate_key(registration.queue), 0, registration.job_id)
         self._queues[fresh.queue].enqueue(
             fresh.func, fresh.payload, job_id=fresh.job_id, result_ttl=60, failure_ttl=24 * 3600,
-            meta=job_meta(fresh.unit),
+            meta=job_meta(fresh.unit, fresh.owner),
         )
         return True
 

@@ -14,6 +14,7 @@ import pytest
 from bench import (
     approvals,
     concurrency,
+    fair_queue,
     frontend,
     frontend_profile,
     guard_cost,
@@ -151,3 +152,14 @@ def test_negotiation_smoke(capsys: pytest.CaptureFixture[str]) -> None:
     negotiation.main(["--only", "car-honest"])
     out = capsys.readouterr().out
     assert "| car | adaptive | 1 | 1 / 1 |" in out and "| car | fixed | 1 | 1 / 1 |" in out
+
+
+def test_fair_queue_smoke(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    found = fair_queue.run(tmp_path, light=5, heavy=40, cost_ms=0.5)
+    for alone, behind in found.values():
+        _sane(alone)
+        _sane(behind)
+    # Not a timing target: behind a 40-job backlog, first come first served makes each light user
+    # wait for all 40 jobs and in turn for one, so the order holds on however slow a machine.
+    assert found["FairQueue"][1].p99 < found["Queue"][1].p99
+    assert "FairQueue" in capsys.readouterr().out
