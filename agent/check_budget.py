@@ -52,6 +52,11 @@ class CheckBudget:
         refusal = self._refused.get(user_id)
         return refusal.limit if refusal is not None else self.per_day
 
+    def refused_period(self, user_id: int) -> str:
+        """"day" or "month": which of the plan's periods the last refused check ran out of."""
+        refusal = self._refused.get(user_id)
+        return "month" if refusal is not None and refusal.period == "month" else "day"
+
     def resumes_at(self, user_id: int, now: float) -> float:
         """When checks may go on after a refusal: the plan's reset, else midnight UTC."""
         refusal = self._refused.get(user_id)

@@ -145,7 +145,7 @@ class Monitoring:
                         f"future; it is {model_words(now, zone)} now. Give a later time.")
             if not self._take(goal):
                 limit, resumes = self._refused(goal.user_id, now)
-                return (f"Error: today's {limit} scheduled checks are used up, "
+                return (f"Error: {self._period_words(goal.user_id)[0]} {limit} scheduled checks are used up, "
                         f"so I can't set up a watch before {moment_words(resumes, zone)}. "
                         "Tell the user.")
         first = (args.in_minutes or args.every_minutes or 0) * 60
@@ -228,7 +228,8 @@ class Monitoring:
             if monitor.daily_at is not None and monitor.next_at == budget_day:
                 monitor.next_at = next_daily(budget_day - 1, parse_clock(monitor.daily_at), monitor.timezone)
             first = self._budget is not None and self._budget.first_refusal_today(goal.user_id, self._clock())
-            return (f"I've made today's {limit} scheduled checks, the most I do in a day, so I'm skipping "
+            this, span = self._period_words(goal.user_id)
+            return (f"I've made {this} {limit} scheduled checks, the most I do in a {span}, so I'm skipping "
                     f"checks on “{monitor.what}” until "
                     f"{clock_words(budget_day, monitor.timezone)}, then I'll carry on.") if first else ""
         monitor.checks_done += 1
@@ -372,6 +373,12 @@ class Monitoring:
         if self._budget is None:
             return 0, next_midnight(now, "UTC")
         return self._budget.limit_of(user_id), self._budget.resumes_at(user_id, now)
+
+    def _period_words(self, user_id: int) -> tuple[str, str]:
+        """("today's", "day") or ("this month's", "month"): the period whose checks ran out."""
+        if self._budget is not None and self._budget.refused_period(user_id) == "month":
+            return "this month's", "month"
+        return "today's", "day"
 
     def _take(self, goal: Goal) -> bool:
         return self._budget is None or self._budget.take(goal.user_id, self._clock())

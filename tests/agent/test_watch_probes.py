@@ -24,6 +24,8 @@ from agent.goals import Goal, GoalStatus
 from agent.model import ModelReply
 from agent.testing import FunctionModel, message_text, tool_call
 from core.effects import ConnectorError
+from core.plans import parse_plans
+from core.quotas import Quotas
 from connectors.catalog import Catalog
 from connectors.default import default_catalog
 from connectors.email.imap import ImapAccount
@@ -368,3 +370,18 @@ def test_a_probe_on_a_mailbox_the_user_has_not_connected_is_refused_at_set_up(
     assert message.text.startswith("Error: the watch's first reading did not work, so nothing is scheduled")
     assert "Your mailbox isn't connected yet" in message.text and "/connect" in message.text
     assert goal.monitor is None and rig.dispatch.delayed == []
+
+
+def test_a_monthly_plan_limit_on_checks_is_called_this_months(
+    redis: Redis, mail: tuple[MailStore, LocalMailServer]
+) -> None:
+    book = parse_plans('default = "lite"\n[plans.lite]\ntitle = "Lite"\nmonth = { checks = 2 }\n')
+    store, _ = mail
+    budget = CheckBudget(redis, per_day=100, quotas=Quotas(redis, book))
+    rig = Rig(redis, watch_sam, mail_runners(store), default_catalog(), checks=budget)
+    rig.start("tell me when Sam replies")
+    rig.tick()
+    rig.tick()
+    [notice] = rig.messages()
+    assert "this month's 2 scheduled checks" in notice.text and "in a month" in notice.text
+    assert "today's" not in notice.text
