@@ -10,25 +10,61 @@ import time
 from datetime import date, datetime, timezone
 from typing import Callable
 
-from agent.model import ChatModel
+from typing import Any
+
+from agent.model import ChatModel, ModelReply
 from core.outbox import Button, Outbox, OutboxMessage
+from core.quota_texts import refusal_text
+from core.quotas import Quotas
 from agent.rule_parser import RuleParseError, parse_rule
 from sentinel.stores.rule_store import RuleStore
 from core.payloads import RuleRequestJob
 
 
+class CountedModel:
+    """A `ChatModel` whose every call's tokens count against one user's plan, under the model's own name."""
+
+    def __init__(self, model: ChatModel, quotas: Quotas, user_id: int, model_name: str | None,
+                 clock: Callable[[], float]) -> None:
+        self._model = model
+        self._quotas = quotas
+        self._user_id = user_id
+        self._model_name = model_name
+        self._clock = clock
+
+    def complete(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> ModelReply:
+        reply = self._model.complete(messages, tools)
+        self._quotas.count_tokens(self._user_id, self._model_name,
+                                  reply.usage.prompt_tokens + reply.usage.completion_tokens, self._clock())
+        return reply
+
+
 class RuleProposer:
     def __init__(
-        self, model: ChatModel, rules: RuleStore, outbox: Outbox, clock: Callable[[], float] = time.time
+        self, model: ChatModel, rules: RuleStore, outbox: Outbox, clock: Callable[[], float] = time.time,
+        quotas: Quotas | None = None, model_name: str | None = None,
     ) -> None:
+        """With `quotas`, reading a rule is model use like any other: refused over the plan, counted after."""
         self._model = model
         self._rules = rules
         self._outbox = outbox
         self._clock = clock
+        self._quotas = quotas
+        self._model_name = model_name
 
     def propose(self, job: RuleRequestJob) -> str:
-        today: date = datetime.fromtimestamp(self._clock(), tz=timezone.utc).date()
-        parsed = parse_rule(job.sentence, self._model, today, "UTC")
+        now = self._clock()
+        today: date = datetime.fromtimestamp(now, tz=timezone.utc).date()
+        model = self._model
+        if self._quotas is not None:
+            refusal, _ = self._quotas.over_tokens(job.user_id, now)
+            if refusal is not None:
+                zone = self._quotas.zone_of(job.user_id)
+                self._outbox.send(job.chat_id, refusal_text(refusal, now, zone, self._quotas.book.upgrade,
+                                                            "read that rule"))
+                return "over plan"
+            model = CountedModel(model, self._quotas, job.user_id, self._model_name, self._clock)
+        parsed = parse_rule(job.sentence, model, today, "UTC")
         if isinstance(parsed, RuleParseError):
             self._outbox.send(job.chat_id, parsed.user_message)
             return "unreadable"

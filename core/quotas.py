@@ -72,6 +72,10 @@ class Quotas:
     def plan_of(self, user_id: int) -> Plan:
         return self.book.get(self.accounts.get(user_id).plan)
 
+    def zone_of(self, user_id: int) -> str | None:
+        """The user's time zone, for the words about when a limit resets."""
+        return self._settings.get(user_id).timezone
+
     def periods_of(self, user_id: int, now: float) -> Periods:
         return periods(now, self._settings.get(user_id).timezone)
 

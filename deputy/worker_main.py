@@ -294,7 +294,9 @@ def serve(settings: Settings, role: str, burst: bool = False) -> None:
             log.warning("neither DEPUTY_AUDIT_KEY nor DEPUTY_SECRET is set: this worker's audit entries "
                         "will not verify against the other processes' key")
         context.runner = build_runner(redis, settings, apis)
-        context.rule_proposer = RuleProposer(build_model(settings, helper=True), RuleStore(redis), Outbox(redis))
+        context.rule_proposer = RuleProposer(build_model(settings, helper=True), RuleStore(redis), Outbox(redis),
+                                             quotas=Quotas(redis, settings.plan_book()),
+                                             model_name=settings.helper_model_name())
         queue_name = AGENT_QUEUE
     else:
         vault, key = open_vault(redis, settings)
