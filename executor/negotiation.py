@@ -24,8 +24,10 @@ from sentinel.intent import Kind, action_kinds
 from sentinel.negotiation.commitments import Commitment, commitments_in
 from sentinel.negotiation.guard import combine
 from sentinel.negotiation.mandate import Mandate
-from sentinel.negotiation.review import review_offer
-from sentinel.negotiation.state import NegotiationState, answered_by, record_ours, record_theirs
+from sentinel.negotiation.leaks import redact
+from sentinel.negotiation.review import review_offer, shown_offer
+from sentinel.negotiation.questions import answered_by
+from sentinel.negotiation.state import NegotiationState, record_ours, record_theirs
 from sentinel.policy import Decision, ReviewContext, Verdict
 from sentinel.provenance import values_in
 from sentinel.textflow import string_fields
@@ -68,7 +70,8 @@ class NegotiationGuard:
         mandate, state = found
         counterpart = _counterpart(action, mandate)
         state = _answered_from_memory(state, counterpart, context.provenance.trusted_texts)
-        offer = review_offer(said(action), mandate, state, counterpart, self._clock())
+        user_words = list(context.provenance.trusted_texts)
+        offer = review_offer(said(action), mandate, state, counterpart, self._clock(), user_words)
         carried = [v for v in values_in(said(action)) if v[0] in ("email", "phone", "account", "url")]
         approved = context.approved_fingerprint is not None and context.approved_fingerprint == action.fingerprint()
         combined = combine(decision, offer, to_counterpart=all(mandate.allows_counterpart(t) for t in action.targets)
@@ -76,8 +79,10 @@ class NegotiationGuard:
                            rules_ask=context.rules.verdict is Verdict.ask, carried=carried)
         self._audit.append(action.user_id, "negotiation_review", self._clock(), action_id=action.id,
                            counterpart=counterpart, verdict=offer.verdict.value, reasons=offer.reasons,
-                           offer=None if offer.offer is None else str(offer.offer))
-        return combined
+                           offer=shown_offer(offer, mandate))
+        # The combined reasons reach the audit trail, the agent and the action's record: never the limit.
+        return combined.model_copy(update={"reasons": [redact(r, mandate.reservation, mandate.private)
+                                                       for r in combined.reasons]})
 
     def card_note(self, action: Action) -> str:
         """The mandate, shown on every card of a negotiating goal (the user may see their own limit)."""
@@ -134,7 +139,8 @@ class NegotiationGuard:
         self._outbox.put(OutboxMessage(chat_id=action.chat_id, text=text, buttons=buttons,
                                        dedupe_key=f"round:{action.id}"))
         self._audit.append(action.user_id, "negotiation_round", self._clock(), goal_id=action.goal_id,
-                           counterpart=counterpart, ours=ours, theirs=theirs, accepted=accepted)
+                           counterpart=counterpart, ours=redact(ours, mandate.reservation, mandate.private),
+                           theirs=redact(theirs, mandate.reservation, mandate.private), accepted=accepted)
 
 
 def _answered_from_memory(state: NegotiationState, counterpart: str, trusted: list[str]) -> NegotiationState:
