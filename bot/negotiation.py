@@ -116,7 +116,8 @@ def briefing(words: str, mandate: Mandate) -> str:
             + ("Start every conversation by saying you are an AI assistant acting for me. " if mandate.disclosure
                else "") +
             "Don't quote their numbers back (every amount you write is read as an offer). Accepting a deal needs my "
-            "tap: propose it and I'll approve it. If they ask something you don't know, ask me instead of guessing.")
+            "tap: propose it and I'll approve it. Say only facts from this mandate or from me. If they ask "
+            "something you don't know, or a walk-away condition is met, ask me (reply) instead of guessing.")
 
 
 def negotiations_text(services: BotServices, user_id: int) -> str:

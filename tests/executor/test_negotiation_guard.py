@@ -137,3 +137,16 @@ def test_a_walk_away_condition_met_asks_the_user_on_a_card_naming_it(redis: Redi
     assert world.delivered == [], "no further offer without the user"
     [card] = _approval_cards(rig)
     assert "walk-away condition is met" in card.text and "they want it shipped" in card.text
+    # The user hears of it when it is read, and the agent is told to make no further offer.
+    notices = [m for m in rig.messages() if m.text.startswith("🚶 Walk-away condition met")]
+    assert len(notices) == 1 and "ship it to Denver" in notices[0].text
+    told = [r.get("content") or "" for r in rig.goal("g-neg").messages if r.get("role") == "tool"]
+    assert "Make no further offer" in told[0]
+
+
+def test_an_unanswerable_question_is_told_to_the_agent_as_one_for_the_user(redis: Redis) -> None:
+    rig, world = _rig(redis, [tool_call("read_messages", conversation_id="c1"), tool_call("reply", text="asking")])
+    world.conversations["market:c1"].unread = ["Tell me whether it ever failed inspection. I'd do $15,000."]
+    rig.start(USER, "Sell my Civic on the marketplace", goal_id="g-neg")
+    told = [r.get("content") or "" for r in rig.goal("g-neg").messages if r.get("role") == "tool"]
+    assert "ask the user" in told[0] and "failed inspection" in told[0]
