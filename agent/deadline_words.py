@@ -15,8 +15,9 @@ from agent.local_time import zone as zone_of
 from agent.time_words import Resolved, Unclear, names_a_time, resolve_span, resolve_time
 
 _PHRASE = re.compile(r"^(?P<prep>within|by|before|until|till|til|no later than|in)\s+(?P<rest>.+)$", re.IGNORECASE)
-_END_OF = re.compile(r"^(?:the )?end of (?:the |this )?(?P<which>next )?(?P<unit>day|today|week|month)$|^(?P<short>eod|eow|eom)$",
-                     re.IGNORECASE)
+_END_OF = re.compile(
+    r"^(?:the )?end of (?:the |this )?(?P<which>next )?(?P<unit>day|today|week|month)$|^(?P<short>eod|eow|eom)$",
+    re.IGNORECASE)
 
 
 def resolve_deadline(words: str, now: float, zone_name: str | None) -> float | str | None:

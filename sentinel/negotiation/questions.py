@@ -62,7 +62,7 @@ _OPENERS = re.compile(
     r"^(?:what|when|where|which|who|whose|why|how|is|are|was|were|does|do|did|has|have|had|can|could|would|will|"
     r"should|shall|may|any|anything|got)\b", re.IGNORECASE)
 _REQUESTS = re.compile(
-    r"\b(?:tell me|let me know|i need to know|i(?:'d| would) like to know|i want to know|i wonder|wondering|"
+    r"\b(?:tell me|let me know|(?:need|want|like|have|wish) to (?:know|see|check|hear)|i wonder|wondering|"
     r"curious (?:about|whether|if)|can you (?:confirm|tell|send|share)|please (?:confirm|send|share|provide|describe|"
     r"explain|list)|need (?:the|your) (?:details|info|information)|send (?:me )?(?:the|some|a) (?:photos?|pictures?|"
     r"details|documents?|records?|papers?))\b", re.IGNORECASE)
@@ -116,15 +116,15 @@ def _stem(word: str) -> str:
     return re.sub(r"(?:'s|ing|ed|es|s)$", "", word)
 
 
-def known_texts(mandate: Mandate, user_words: list[str] = ()) -> list[str]:  # type: ignore[assignment]
+def known_texts(mandate: Mandate, user_words: list[str] | None = None) -> list[str]:
     """What the agent may state: the mandate's facts, its subject, and the user's own words."""
-    return [f"{topic} {answer}" for topic, answer in mandate.facts.items()] + [mandate.subject, *user_words]
+    return [f"{topic} {answer}" for topic, answer in mandate.facts.items()] + [mandate.subject, *(user_words or [])]
 
 
-def open_questions(text: str, mandate: Mandate, user_words: list[str] = ()) -> list[str]:  # type: ignore[assignment]
+def open_questions(text: str, mandate: Mandate, user_words: list[str] | None = None) -> list[str]:
     """Questions in the counterpart's `text` that neither the deal itself, the mandate's facts nor the user's own
     words answer."""
-    known = known_texts(mandate, list(user_words))
+    known = known_texts(mandate, user_words)
     unanswered = []
     for sentence in sentences(text):
         if not is_question(sentence):
@@ -138,9 +138,9 @@ def open_questions(text: str, mandate: Mandate, user_words: list[str] = ()) -> l
     return unanswered
 
 
-def unsupported_claims(text: str, mandate: Mandate, user_words: list[str] = ()) -> list[str]:  # type: ignore[assignment]
+def unsupported_claims(text: str, mandate: Mandate, user_words: list[str] | None = None) -> list[str]:
     """Sentences of our outgoing `text` that state something nobody gave the agent (see the module's note)."""
-    known = known_texts(mandate, list(user_words))
+    known = known_texts(mandate, user_words)
     claims = []
     for sentence in sentences(text):
         if is_question(sentence):

@@ -50,7 +50,8 @@ _SIGNS: dict[Trigger, re.Pattern[str]] = {
         r"transport(?:ed)?)\b", re.IGNORECASE),
     Trigger.no_meeting: re.compile(
         r"\b(?:can'?t|cannot|can not|won'?t|will not|unable to|not able to|don'?t (?:want|have time) to|"
-        r"no time to|rather not|prefer not to)\s+(?:\w+\s+){0,2}?(?:meet|come (?:by|over|and see|to see)|see (?:it|the)|"
+        r"no time to|rather not|prefer not to)\s+(?:\w+\s+){0,2}?"
+        r"(?:meet|come (?:by|over|and see|to see)|see (?:it|the)|"
         r"view|inspect|pick (?:it )?up|collect)|\bno (?:meeting|viewing|meetups?|test drive)s?\b|"
         r"\bwithout (?:meeting|seeing|viewing)\b|\bsight unseen\b|\bremote(?:ly)? (?:only|purchase|deal)\b",
         re.IGNORECASE),
@@ -64,7 +65,8 @@ _SIGNS: dict[Trigger, re.Pattern[str]] = {
 _READ: list[tuple[Trigger, re.Pattern[str]]] = [
     (Trigger.no_offer, re.compile(
         r"\bno (?:offer|bid)s?\s+(?:above|over|higher than|more than|of at least|below|under|lower than|less than)\s+"
-        r"(?P<amount>.+?)\s+(?:after|within|in|by)\s+(?:round\s+)?(?P<rounds>\d{1,2})(?:\s+rounds?)?\b", re.IGNORECASE)),
+        r"(?P<amount>.+?)\s+(?:after|within|in|by)\s+(?:round\s+)?(?P<rounds>\d{1,2})(?:\s+rounds?)?\b",
+        re.IGNORECASE)),
     (Trigger.offer_worse, re.compile(
         r"\bthey (?:offer|bid|ask(?: for)?|want|quote|go)\s+(?:less than|under|below|more than|over|above)\s+"
         r"(?P<amount>.+)$", re.IGNORECASE)),

@@ -93,7 +93,8 @@ def test_a_deadline_in_the_users_words_is_resolved_in_their_zone_and_echoed(redi
     assert "until Fri 4 Dec 23:59 CET" in text and buttons
     _press(services, "nc", buttons[0][2])
     [goal_id] = MandateStore(redis).goal_ids(OWNER)
-    assert MandateStore(redis).get(OWNER, goal_id)[0].deadline == datetime(2026, 12, 4, 23, 59, tzinfo=berlin).timestamp()
+    friday_night = datetime(2026, 12, 4, 23, 59, tzinfo=berlin).timestamp()
+    assert MandateStore(redis).get(OWNER, goal_id)[0].deadline == friday_night
     text, _ = propose(services, OWNER, "sell my bike on the marketplace, at least $200, by 5pm tomorrow")
     assert "until Thu 3 Dec 17:00 CET" in text
 

@@ -21,5 +21,6 @@ def test_a_refused_leak_is_refused_and_its_reasons_do_not_quote_it(text: str) ->
 
 
 def test_redact_replaces_every_form_and_keeps_the_rest() -> None:
-    assert redact("Deal at 15,500 but my floor is 14k", Decimal(14000), []) == "Deal at 15,500 but my floor is [your limit]"
+    redacted = redact("Deal at 15,500 but my floor is 14k", Decimal(14000), [])
+    assert redacted == "Deal at 15,500 but my floor is [your limit]"
     assert redact("I'm Moving-to  BERLIN soon", Decimal(14000), ["moving to Berlin"]) == "I'm [private] soon"

@@ -13,7 +13,8 @@ from sentinel.negotiation.walkaway import Trigger, read_conditions
 from tests.sentinel_negotiation.test_review_offer import CAR, car, disclosed
 
 WORDS = ("sell my 2017 Civic on the marketplace, listed at $16,500, target $15,500, at least $14,000, steps of $500, "
-         "walk away if they want a deposit or won't meet in person, walk away if no offer above $14,500 after 3 rounds; "
+         "walk away if they want a deposit or won't meet in person, "
+         "walk away if no offer above $14,500 after 3 rounds; "
          "walk away if they ask for my bank details, walk away if they want it shipped")
 
 
