@@ -354,7 +354,7 @@ class Executor:
         if moved:
             self._audit.append(
                 record.action.user_id, "action_" + state.value, self._clock(), action_id=action_id,
-                outcome=outcome[:500],
+                outcome=self._negotiation.for_audit(record.action, outcome[:500]),
             )
         fresh = self._actions.get(action_id)
         if fresh is not None and fresh.state.terminal:

@@ -85,6 +85,12 @@ class NegotiationGuard:
         return combined.model_copy(update={"reasons": [redact(r, mandate.reservation, mandate.private)
                                                        for r in combined.reasons]})
 
+    def for_audit(self, action: Action, text: str) -> str:
+        """`text` as the audit trail may keep it: for a negotiating goal, without the limit or anything private
+        (a counterpart's message may say the very figure)."""
+        found = self.mandate(action)
+        return text if found is None else redact(text, found[0].reservation, found[0].private)
+
     def card_note(self, action: Action) -> str:
         """The mandate, shown on every card of a negotiating goal (the user may see their own limit)."""
         found = self.mandate(action)

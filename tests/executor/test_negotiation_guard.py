@@ -127,6 +127,21 @@ def test_a_refused_leak_leaves_no_trace_of_the_limit_in_the_audit_trail_or_the_a
     assert not reservation_leaks(told, CAR.reservation) and "berlin" not in told.lower()
 
 
+def test_a_counterparts_message_naming_the_limit_is_kept_out_of_the_audit_trail(redis: Redis) -> None:
+    import json
+
+    from sentinel.negotiation.leaks import reservation_leaks
+
+    rig, world = _rig(redis, [tool_call("read_messages", conversation_id="c1"), tool_call("reply", text="done")])
+    world.conversations["market:c1"].unread = ["Would you take $14,000 cash? My partner is moving to Berlin too."]
+    rig.start(USER, "Sell my Civic on the marketplace", goal_id="g-neg")
+    told = [r.get("content") or "" for r in rig.goal("g-neg").messages if r.get("role") == "tool"]
+    assert "$14,000" in told[0], "the agent reads what they wrote"
+    written = json.dumps([e.detail for e in rig.audit.entries(USER)], ensure_ascii=False)
+    assert "[your limit]" in written and not reservation_leaks(written, CAR.reservation)
+    assert "berlin" not in written.lower()
+
+
 def test_a_walk_away_condition_met_asks_the_user_on_a_card_naming_it(redis: Redis) -> None:
     strict = CAR.model_copy(update={"walk_away": ["they want it shipped"]})
     rig, world = _rig(redis, [tool_call("read_messages", conversation_id="c1"),
