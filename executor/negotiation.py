@@ -122,38 +122,48 @@ class NegotiationGuard:
                 lambda m, s: record_ours(s, counterpart, offer, text, now, accepted=accepted))
             if recorded is not None:
                 self._summary(action, mandate, recorded, counterpart, accepted)
+                self._walk_away_notice(action, mandate, state, recorded, counterpart)
         elif action.effect is EffectClass.read and result.untrusted_origin:
             counterpart = _reader_counterpart(action, result, mandate)
             if counterpart is not None and result.summary.strip():
                 recorded = self._store.update_state(action.user_id, action.goal_id,
                                                     lambda m, s: record_theirs(s, counterpart, result.summary, m, now))
                 if recorded is not None:
-                    return self._after_reading(action, mandate, recorded, counterpart)
+                    return self._after_reading(action, mandate, state, recorded, counterpart)
         return ""
 
-    def _after_reading(self, action: Action, mandate: Mandate, state: NegotiationState, counterpart: str) -> str:
-        """What the agent is told after reading them; a walk-away condition met is also told to the user."""
+    def _after_reading(self, action: Action, mandate: Mandate, before: NegotiationState, state: NegotiationState,
+                       counterpart: str) -> str:
+        """What the agent is told after reading them; a walk-away condition newly met is also told to the user."""
         thread = state.thread(counterpart)
         notes = []
-        met = conditions_met(mandate.conditions, their_messages(thread), thread.rounds, their_offers(thread),
-                             mandate.role.sells)
+        met = _met(mandate, state, counterpart)
         if met:
             shown = redact("; ".join(met), mandate.reservation, mandate.private)
             notes.append(f"The user's walk-away condition is met with {counterpart}: {shown}. Make no further offer "
                          "to them: tell the user with reply and wait for their decision.")
-            self._outbox.put(OutboxMessage(
-                chat_id=action.chat_id, dedupe_key=f"{action.goal_id}:walkaway:{counterpart}:{shown[:60]}",
-                text=f"🚶 Walk-away condition met with {counterpart} on {mandate.subject}: {shown}. I make no further "
-                     "offer to them unless you say so.",
-                buttons=[[Button(text="Step in", sign=f"ge:{action.goal_id}"),
-                          Button(text="Stop", sign=f"ns:{action.goal_id}")]]))
-            self._audit.append(action.user_id, "negotiation_walk_away", self._clock(), goal_id=action.goal_id,
-                               counterpart=counterpart, met=shown)
+        self._walk_away_notice(action, mandate, before, state, counterpart)
         if thread.open_questions:
             notes.append("They asked something the mandate, the user's facts and memory don't answer: “"
                          + "”, “".join(redact(q, mandate.reservation, mandate.private) for q in thread.open_questions)
                          + "”. Don't answer it or guess: ask the user with reply (expects_answer=true).")
         return "".join(f"\n\n[Deputy, about this negotiation: {note}]" for note in notes)
+
+    def _walk_away_notice(self, action: Action, mandate: Mandate, before: NegotiationState, after: NegotiationState,
+                          counterpart: str) -> None:
+        """The user hears at once of a walk-away condition this message (theirs or ours) newly met."""
+        fresh = [m for m in _met(mandate, after, counterpart) if m not in _met(mandate, before, counterpart)]
+        if not fresh:
+            return
+        shown = redact("; ".join(fresh), mandate.reservation, mandate.private)
+        self._outbox.put(OutboxMessage(
+            chat_id=action.chat_id, dedupe_key=f"{action.goal_id}:walkaway:{counterpart}:{shown[:60]}",
+            text=f"🚶 Walk-away condition met with {counterpart} on {mandate.subject}: {shown}. I make no further "
+                 "offer to them unless you say so.",
+            buttons=[[Button(text="Step in", sign=f"ge:{action.goal_id}"),
+                      Button(text="Stop", sign=f"ns:{action.goal_id}")]]))
+        self._audit.append(action.user_id, "negotiation_walk_away", self._clock(), goal_id=action.goal_id,
+                           counterpart=counterpart, met=shown)
 
     def _summary(self, action: Action, mandate: Mandate, state: NegotiationState, counterpart: str,
                  accepted: bool) -> None:
@@ -178,6 +188,12 @@ class NegotiationGuard:
         self._audit.append(action.user_id, "negotiation_round", self._clock(), goal_id=action.goal_id,
                            counterpart=counterpart, ours=redact(ours, mandate.reservation, mandate.private),
                            theirs=redact(theirs, mandate.reservation, mandate.private), accepted=accepted)
+
+
+def _met(mandate: Mandate, state: NegotiationState, counterpart: str) -> list[str]:
+    thread = state.thread(counterpart)
+    return conditions_met(mandate.conditions, their_messages(thread), thread.rounds, their_offers(thread),
+                          mandate.role.sells)
 
 
 def _answered_from_memory(state: NegotiationState, counterpart: str, trusted: list[str]) -> NegotiationState:

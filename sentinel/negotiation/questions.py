@@ -70,7 +70,10 @@ _NUMBERS = re.compile(r"[$€£]?\d[\d,.\s]*(?:k\b|%)?")
 
 
 def sentences(text: str) -> list[str]:
-    return [s.strip() for s in re.findall(r"[^.!?\n]+[.!?]*", text.replace("’", "'")) if s.strip(" .!?")]
+    """The sentences of `text`; an API's JSON around the messages (keys, quotes, brackets) is no part of one."""
+    plain = re.sub(r'"[\w.-]+"\s*:', "\n", text.replace("’", "'"))
+    plain = re.sub(r'[\[\]{}"]', "\n", plain)
+    return [s.strip(" ,") for s in re.findall(r"[^.!?\n]+[.!?]*", plain) if s.strip(" .!?,")]
 
 
 def is_question(sentence: str) -> bool:

@@ -159,6 +159,21 @@ def test_a_walk_away_condition_met_asks_the_user_on_a_card_naming_it(redis: Redi
     assert "Make no further offer" in told[0]
 
 
+def test_no_offer_above_the_users_figure_after_the_rounds_is_told_to_the_user_and_stops_the_offers(
+        redis: Redis) -> None:
+    strict = CAR.model_copy(update={"walk_away": ["no offer above $15,500 after 1 rounds"]})
+    rig, world = _rig(redis, [tool_call("send_message", conversation_id="c1", text=HELLO),
+                              tool_call("read_messages", conversation_id="c1"),
+                              tool_call("send_message", conversation_id="c1", text="I can do $15,900."),
+                              tool_call("reply", text="done")], mandate=strict)
+    rig.start(USER, "Sell my Civic on the marketplace", goal_id="g-neg")
+    assert [text for _, text, _ in world.delivered] == [HELLO]
+    [notice] = [m for m in rig.messages() if m.text.startswith("🚶 Walk-away condition met")]
+    assert "no offer above $15,500 after 1 rounds" in notice.text
+    [card] = _approval_cards(rig)
+    assert "walk-away condition is met" in card.text
+
+
 def test_an_unanswerable_question_is_told_to_the_agent_as_one_for_the_user(redis: Redis) -> None:
     rig, world = _rig(redis, [tool_call("read_messages", conversation_id="c1"), tool_call("reply", text="asking")])
     world.conversations["market:c1"].unread = ["Tell me whether it ever failed inspection. I'd do $15,000."]

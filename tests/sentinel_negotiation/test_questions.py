@@ -33,6 +33,11 @@ def test_questions_the_deal_or_the_mandate_answers_are_not_asked(said: str) -> N
     assert open_questions(said, car()) == [], said
 
 
+def test_an_apis_json_around_their_message_is_not_part_of_a_question() -> None:
+    body = '{"conversation_id": "c1", "with": "Alex", "messages": ["Is it still available?", "How many keys?"]}'
+    assert open_questions(body, car()) == ["How many keys?"]
+
+
 def test_the_users_own_words_answer_a_question() -> None:
     said = "Do you still need the landline bundle on your contract?"
     assert open_questions(said, bill())
