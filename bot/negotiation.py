@@ -15,12 +15,14 @@ import json
 from telegram import InlineKeyboardButton, InlineKeyboardMarkup, Update
 from telegram.ext import ContextTypes
 
+from agent.deadline_words import resolve_deadline
 from agent.goals import Goal
 from agent.origins import user_message
 from bot.goal_controls import press_goal_control
 from bot.presses_common import PressAnswer
 from bot.services import BotServices
 from core.ids import new_id
+from core.user_settings import UserSettingsStore
 from sentinel.negotiation.mandate import Mandate, MandateStatus
 from sentinel.negotiation.parse import parse_mandate
 from sentinel.stores.mandates import MandateStore
@@ -49,7 +51,9 @@ def propose(services: BotServices, user_id: int, words: str) -> tuple[str, list[
             return "There's no running negotiation to change. Start one with /negotiate.", []
         goal_id, base = running
         words = words[len("change"):].lstrip(" :")
-    parsed = parse_mandate(words, services.clock(), base=base)
+    now = services.clock()
+    zone = UserSettingsStore(services.redis).get(user_id).timezone
+    parsed = parse_mandate(words, now, base=base, deadline=lambda said: resolve_deadline(said, now, zone), zone=zone)
     if parsed.mandate is None:
         return "I need a bit more before negotiating: " + " ".join(parsed.problems), []
     proposal = new_id("n")[:20]
@@ -74,7 +78,7 @@ def press_negotiation(services: BotServices, kind: str, ident: str, user_id: int
         if proposal.get("goal_id"):
             store.put(user_id, proposal["goal_id"], mandate)
             services.audit.append(user_id, "mandate_changed", services.clock(), goal_id=proposal["goal_id"],
-                                  mandate=mandate.summary(reveal_reservation=False))
+                                  mandate=mandate.audit_summary())
             return PressAnswer("Mandate changed.", "✅ Changed. From now on every message is held to it.")
         now = services.clock()
         goal = Goal(id=new_id("g"), user_id=user_id, chat_id=user_id, text=proposal["words"],
@@ -82,7 +86,7 @@ def press_negotiation(services: BotServices, kind: str, ident: str, user_id: int
         store.put(user_id, goal.id, mandate)  # before the goal exists: its first message already has its mandate
         services.goals.save(goal)
         services.audit.append(user_id, "mandate_confirmed", now, goal_id=goal.id,
-                              mandate=mandate.summary(reveal_reservation=False))
+                              mandate=mandate.audit_summary())
         services.dispatch.step(goal.id, goal.step)
         return PressAnswer("Negotiation started.", "✅ Confirmed. I'm starting; each round will show up here.")
     found = store.get(user_id, ident)
@@ -112,7 +116,8 @@ def briefing(words: str, mandate: Mandate) -> str:
             + ("Start every conversation by saying you are an AI assistant acting for me. " if mandate.disclosure
                else "") +
             "Don't quote their numbers back (every amount you write is read as an offer). Accepting a deal needs my "
-            "tap: propose it and I'll approve it. If they ask something you don't know, ask me instead of guessing.")
+            "tap: propose it and I'll approve it. Say only facts from this mandate or from me. If they ask "
+            "something you don't know, or a walk-away condition is met, ask me (reply) instead of guessing.")
 
 
 def negotiations_text(services: BotServices, user_id: int) -> str:

@@ -300,9 +300,9 @@ class Executor:
             self._finish(record, job, ActionState.failed, f"Failed: {message}", token=token)
             return
         result = produced if isinstance(produced, OperationResult) else OperationResult(summary=produced)
-        self._negotiation.ran(action, result, self._contexts.authoritative)
+        note = self._negotiation.ran(action, result, self._contexts.authoritative)
         # Nothing a service returns reaches the agent before secrets are taken out of it.
-        summary = self._scrubber.scrub(result.summary)
+        summary = self._scrubber.scrub(result.summary) + note
         receipt = self._payments.after_success(action, summary) if self._payments else None
         if receipt is not None:
             self._outbox.put(receipt)
@@ -354,7 +354,7 @@ class Executor:
         if moved:
             self._audit.append(
                 record.action.user_id, "action_" + state.value, self._clock(), action_id=action_id,
-                outcome=outcome[:500],
+                outcome=self._negotiation.for_audit(record.action, outcome[:500]),
             )
         fresh = self._actions.get(action_id)
         if fresh is not None and fresh.state.terminal:

@@ -23,9 +23,12 @@ from core.outbox import Button, Outbox, OutboxMessage
 from sentinel.intent import Kind, action_kinds
 from sentinel.negotiation.commitments import Commitment, commitments_in
 from sentinel.negotiation.guard import combine
+from sentinel.negotiation.leaks import redact
 from sentinel.negotiation.mandate import Mandate
-from sentinel.negotiation.review import review_offer
-from sentinel.negotiation.state import NegotiationState, answered_by, record_ours, record_theirs
+from sentinel.negotiation.questions import answered_by
+from sentinel.negotiation.review import review_offer, shown_offer
+from sentinel.negotiation.state import NegotiationState, record_ours, record_theirs, their_messages, their_offers
+from sentinel.negotiation.walkaway import conditions_met
 from sentinel.policy import Decision, ReviewContext, Verdict
 from sentinel.provenance import values_in
 from sentinel.textflow import string_fields
@@ -68,7 +71,8 @@ class NegotiationGuard:
         mandate, state = found
         counterpart = _counterpart(action, mandate)
         state = _answered_from_memory(state, counterpart, context.provenance.trusted_texts)
-        offer = review_offer(said(action), mandate, state, counterpart, self._clock())
+        user_words = list(context.provenance.trusted_texts)
+        offer = review_offer(said(action), mandate, state, counterpart, self._clock(), user_words)
         carried = [v for v in values_in(said(action)) if v[0] in ("email", "phone", "account", "url")]
         approved = context.approved_fingerprint is not None and context.approved_fingerprint == action.fingerprint()
         combined = combine(decision, offer, to_counterpart=all(mandate.allows_counterpart(t) for t in action.targets)
@@ -76,8 +80,16 @@ class NegotiationGuard:
                            rules_ask=context.rules.verdict is Verdict.ask, carried=carried)
         self._audit.append(action.user_id, "negotiation_review", self._clock(), action_id=action.id,
                            counterpart=counterpart, verdict=offer.verdict.value, reasons=offer.reasons,
-                           offer=None if offer.offer is None else str(offer.offer))
-        return combined
+                           offer=shown_offer(offer, mandate))
+        # The combined reasons reach the audit trail, the agent and the action's record: never the limit.
+        return combined.model_copy(update={"reasons": [redact(r, mandate.reservation, mandate.private)
+                                                       for r in combined.reasons]})
+
+    def for_audit(self, action: Action, text: str) -> str:
+        """`text` as the audit trail may keep it: for a negotiating goal, without the limit or anything private
+        (a counterpart's message may say the very figure)."""
+        found = self.mandate(action)
+        return text if found is None else redact(text, found[0].reservation, found[0].private)
 
     def card_note(self, action: Action) -> str:
         """The mandate, shown on every card of a negotiating goal (the user may see their own limit)."""
@@ -85,17 +97,20 @@ class NegotiationGuard:
         return "" if found is None else "\n\n🤝 Mandate: " + found[0].summary()
 
     def ran(self, action: Action, result: OperationResult,
-            authoritative: Callable[[Action], Action | None] = lambda a: a) -> None:
+            authoritative: Callable[[Action], Action | None] = lambda a: a) -> str:
         """Record what actually happened: our message went out, or their messages were read. The action
-        already ran: a failure to keep the record is logged, never turned into the action's failure."""
+        already ran: a failure to keep the record is logged, never turned into the action's failure.
+        Returns a note for the agent (empty when there is nothing to say): a question only the user can
+        answer, or a walk-away condition met, so the cooperative model asks the user instead of guessing."""
         try:
             found = self.mandate(action)
             if found is not None:
-                self._record(authoritative(action) or action, result, *found)
+                return self._record(authoritative(action) or action, result, *found)
         except Exception:  # noqa: BLE001 - bookkeeping after the fact must not make a done action look undone
             log.exception("could not record negotiation round for action %s", action.id)
+        return ""
 
-    def _record(self, action: Action, result: OperationResult, mandate: Mandate, state: NegotiationState) -> None:
+    def _record(self, action: Action, result: OperationResult, mandate: Mandate, state: NegotiationState) -> str:
         now = self._clock()
         if is_message(action):
             counterpart = _counterpart(action, mandate)
@@ -107,11 +122,48 @@ class NegotiationGuard:
                 lambda m, s: record_ours(s, counterpart, offer, text, now, accepted=accepted))
             if recorded is not None:
                 self._summary(action, mandate, recorded, counterpart, accepted)
+                self._walk_away_notice(action, mandate, state, recorded, counterpart)
         elif action.effect is EffectClass.read and result.untrusted_origin:
             counterpart = _reader_counterpart(action, result, mandate)
             if counterpart is not None and result.summary.strip():
-                self._store.update_state(action.user_id, action.goal_id,
-                                         lambda m, s: record_theirs(s, counterpart, result.summary, m, now))
+                recorded = self._store.update_state(action.user_id, action.goal_id,
+                                                    lambda m, s: record_theirs(s, counterpart, result.summary, m, now))
+                if recorded is not None:
+                    return self._after_reading(action, mandate, state, recorded, counterpart)
+        return ""
+
+    def _after_reading(self, action: Action, mandate: Mandate, before: NegotiationState, state: NegotiationState,
+                       counterpart: str) -> str:
+        """What the agent is told after reading them; a walk-away condition newly met is also told to the user."""
+        thread = state.thread(counterpart)
+        notes = []
+        met = _met(mandate, state, counterpart)
+        if met:
+            shown = redact("; ".join(met), mandate.reservation, mandate.private)
+            notes.append(f"The user's walk-away condition is met with {counterpart}: {shown}. Make no further offer "
+                         "to them: tell the user with reply and wait for their decision.")
+        self._walk_away_notice(action, mandate, before, state, counterpart)
+        if thread.open_questions:
+            notes.append("They asked something the mandate, the user's facts and memory don't answer: “"
+                         + "”, “".join(redact(q, mandate.reservation, mandate.private) for q in thread.open_questions)
+                         + "”. Don't answer it or guess: ask the user with reply (expects_answer=true).")
+        return "".join(f"\n\n[Deputy, about this negotiation: {note}]" for note in notes)
+
+    def _walk_away_notice(self, action: Action, mandate: Mandate, before: NegotiationState, after: NegotiationState,
+                          counterpart: str) -> None:
+        """The user hears at once of a walk-away condition this message (theirs or ours) newly met."""
+        fresh = [m for m in _met(mandate, after, counterpart) if m not in _met(mandate, before, counterpart)]
+        if not fresh:
+            return
+        shown = redact("; ".join(fresh), mandate.reservation, mandate.private)
+        self._outbox.put(OutboxMessage(
+            chat_id=action.chat_id, dedupe_key=f"{action.goal_id}:walkaway:{counterpart}:{shown[:60]}",
+            text=f"🚶 Walk-away condition met with {counterpart} on {mandate.subject}: {shown}. I make no further "
+                 "offer to them unless you say so.",
+            buttons=[[Button(text="Step in", sign=f"ge:{action.goal_id}"),
+                      Button(text="Stop", sign=f"ns:{action.goal_id}")]]))
+        self._audit.append(action.user_id, "negotiation_walk_away", self._clock(), goal_id=action.goal_id,
+                           counterpart=counterpart, met=shown)
 
     def _summary(self, action: Action, mandate: Mandate, state: NegotiationState, counterpart: str,
                  accepted: bool) -> None:
@@ -134,7 +186,14 @@ class NegotiationGuard:
         self._outbox.put(OutboxMessage(chat_id=action.chat_id, text=text, buttons=buttons,
                                        dedupe_key=f"round:{action.id}"))
         self._audit.append(action.user_id, "negotiation_round", self._clock(), goal_id=action.goal_id,
-                           counterpart=counterpart, ours=ours, theirs=theirs, accepted=accepted)
+                           counterpart=counterpart, ours=redact(ours, mandate.reservation, mandate.private),
+                           theirs=redact(theirs, mandate.reservation, mandate.private), accepted=accepted)
+
+
+def _met(mandate: Mandate, state: NegotiationState, counterpart: str) -> list[str]:
+    thread = state.thread(counterpart)
+    return conditions_met(mandate.conditions, their_messages(thread), thread.rounds, their_offers(thread),
+                          mandate.role.sells)
 
 
 def _answered_from_memory(state: NegotiationState, counterpart: str, trusted: list[str]) -> NegotiationState:

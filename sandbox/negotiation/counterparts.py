@@ -64,6 +64,8 @@ class Counterpart:
     sells: bool = True
     unit: Decimal = Decimal(100)
     per: str = ""
+    question: str | None = None
+    """For `Temperament.question`: what they ask first, instead of the usual question."""
     offer: Decimal | None = None
     answered: int = 0
     agreed_at: Decimal | None = None
@@ -80,6 +82,8 @@ class Counterpart:
         if t is Temperament.human:
             return f"Hi, is this a bot? Let me speak to a human please. Anyway, I'd do {money}."
         if t is Temperament.question:
+            if self.question:
+                return f"{self.question} {'I could offer' if self.sells else 'We can do'} {money}."
             if self.sells:
                 return f"Has the timing belt been replaced? I could offer {money}."
             return f"Do you still need the landline bundle on your contract? We can do {money}."

@@ -52,6 +52,7 @@ class Scenario:
     worst: Decimal
     address: str
     goal_text: str
+    question: str | None = None
 
     @property
     def shape(self) -> str:
@@ -62,7 +63,8 @@ class Scenario:
         sells = self.mandate.role.sells
         return Counterpart(name="Alex" if sells else "Fibrelink retention", temperament=self.temperament,
                            limit=self.limit, worst=self.worst, sells=sells,
-                           unit=Decimal(100) if sells else Decimal(1), per="" if sells else "month")
+                           unit=Decimal(100) if sells else Decimal(1), per="" if sells else "month",
+                           question=self.question)
 
     def channel(self) -> Channel:
         if self.address.startswith("market:"):

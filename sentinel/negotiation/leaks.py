@@ -60,3 +60,39 @@ def private_leaks(text: str, private: list[str]) -> list[str]:
         if len(key) >= 3 and key in squashed:
             found.append(item)
     return found
+
+
+LIMIT_SHOWN = "[your limit]"
+PRIVATE_SHOWN = "[private]"
+
+
+def redact(text: str, reservation: Decimal, private: list[str]) -> str:
+    """`text` with the reservation price and each private item, in any form they are found in, replaced by
+    "[your limit]" and "[private]": for the audit trail, logs and anything shown to someone else.
+
+    Folded like the checks fold it (look-alike characters, invisible ones), so what the checks would call a
+    leak is what is taken out; after the replacement the text is checked again until nothing is left."""
+    plain = normalise(text)
+    for _ in range(5):
+        leaks = sorted(reservation_leaks(plain, reservation), key=len, reverse=True)
+        found = private_leaks(plain, private)
+        if not leaks and not found:
+            return plain
+        before = plain
+        for leak in leaks:
+            plain = plain.replace(leak, LIMIT_SHOWN)
+        for item in found:
+            plain = _remove_private(plain, item)
+        if plain == before:
+            break
+    # A form the checks see that no span of the text spells out on its own: keep none of the text.
+    return "[a message that said your limit or something private]"
+
+
+def _remove_private(text: str, item: str) -> str:
+    """Replace `item` as written with any spacing, punctuation and case in between its letters."""
+    letters = [ch for ch in normalise(item).lower() if ch.isalnum()]
+    if not letters:
+        return text
+    pattern = r"[\W_]*".join(map(re.escape, letters))
+    return re.sub(pattern, PRIVATE_SHOWN, text, flags=re.IGNORECASE)

@@ -13,8 +13,12 @@ from datetime import datetime, timezone
 from decimal import Decimal
 from enum import Enum
 from fnmatch import fnmatchcase
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from pydantic import BaseModel, Field, model_validator
+
+from sentinel.negotiation.leaks import redact
+from sentinel.negotiation.walkaway import Condition, read_conditions
 
 
 class Role(str, Enum):
@@ -46,6 +50,7 @@ class Mandate(BaseModel):
     max_step: Decimal = Field(description="The largest concession from one offer to the next.")
     max_rounds: int = Field(default=6, ge=1, le=50, description="Offers to one counterpart before asking the user.")
     deadline: float | None = Field(default=None, description="Epoch seconds; no offer after it.")
+    zone: str = Field(default="UTC", max_length=64, description="The user's time zone, to show the deadline in.")
     walk_away: list[str] = Field(default_factory=list, description="When to stop, in the user's words.")
     disclosure: bool = Field(default=True, description="Say it is an AI acting for the user, in the first message.")
     principal: str = Field(default="the owner", max_length=80, description="Whom the agent says it acts for.")
@@ -64,6 +69,27 @@ class Mandate(BaseModel):
         if not self.role.sells and self.reservation < self.target:
             raise ValueError("when buying or lowering a bill, the highest price cannot be below the target")
         return self
+
+    @property
+    def conditions(self) -> list[Condition]:
+        """The walk-away conditions read from the user's words (checked by `review_offer`)."""
+        return read_conditions(self.walk_away, scale=self.reservation)[0]
+
+    @property
+    def unread_conditions(self) -> list[str]:
+        """Walk-away words that fit no condition code can check: the user is asked instead."""
+        return read_conditions(self.walk_away, scale=self.reservation)[1]
+
+    def deadline_words(self) -> str | None:
+        """“Fri 4 Dec 23:59 CET”: the deadline in the user's zone, as the cards show it."""
+        if self.deadline is None:
+            return None
+        try:
+            zone = ZoneInfo(self.zone)
+        except (ZoneInfoNotFoundError, ValueError):
+            zone = ZoneInfo("UTC")
+        moment = datetime.fromtimestamp(self.deadline, tz=timezone.utc).astimezone(zone)
+        return f"{moment:%a} {moment.day} {moment:%b %H:%M} {moment.tzname()}"
 
     def past_reservation(self, amount: Decimal) -> bool:
         """An offer of `amount` would be worse for the user than their reservation price (or equal to it,
@@ -93,7 +119,7 @@ class Mandate(BaseModel):
             parts.append(f"{limit} {self.money(self.reservation)} (never said)")
         parts.append(f"steps of at most {self.money(self.max_step)}, {self.max_rounds} rounds each")
         if self.deadline is not None:
-            parts.append(f"until {datetime.fromtimestamp(self.deadline, tz=timezone.utc):%a %d %b %H:%M} UTC")
+            parts.append(f"until {self.deadline_words()}")
         parts.append("talks to " + ", ".join(self.counterparts) if self.counterparts
                      else "asks you before writing to anyone")
         parts.append("says it is an AI acting for you" if self.disclosure else "no AI disclosure")
@@ -104,3 +130,8 @@ class Mandate(BaseModel):
         if self.status is not MandateStatus.active:
             parts.append(self.status.value.upper())
         return "; ".join(parts) + "."
+
+    def audit_summary(self) -> str:
+        """The summary for the audit trail: no limit and nothing private, in any form (a walk-away condition
+        may name the limit)."""
+        return redact(self.summary(reveal_reservation=False), self.reservation, self.private)

@@ -12,11 +12,19 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from decimal import Decimal
+from typing import Callable
 
 from pydantic import ValidationError
 
 from sentinel.negotiation.amounts import read_amounts
 from sentinel.negotiation.mandate import Mandate, MandateStatus, Role
+from sentinel.negotiation.walkaway import FORMS, read_conditions
+
+DeadlineReader = Callable[[str], "float | str | None"]
+"""The user's words for a deadline (“by Friday”) -> an instant, a question for the user, or None (no time)."""
+_DEADLINE = re.compile(r"\b(?:within|by|before|until|till|no later than|in)\s+[^,;\n]{1,40}", re.IGNORECASE)
+_WALK = re.compile(r"\bwalk (?:away|off)(?: from it)? (?:if|when|should)\s+(?P<w>(?:[^,;\n]|,(?=\d)|,\s*or\b)+)",
+                   re.IGNORECASE)
 
 _EMAIL = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
 
@@ -66,8 +74,30 @@ def _listed(words: str, label: str) -> list[str]:
     return [item.strip(" .,") for item in re.split(r";|\|", match.group("items")) if item.strip(" .,")]
 
 
-def parse_mandate(words: str, now: float, base: Mandate | None = None) -> ParsedMandate:
-    """The mandate the user's `words` describe (a draft, waiting for their tap), or what is missing."""
+def _deadline(words: str, now: float, reader: DeadlineReader | None) -> float | str | None:
+    """The first phrase of `words` the reader takes for a time; without a reader, only “within N days”."""
+    if reader is None:
+        within = re.search(r"\bwithin\s+(\d{1,3})\s+(day|hour|week)s?\b", words, re.IGNORECASE)
+        if within is None:
+            return None
+        seconds = {"hour": 3600, "day": 86400, "week": 7 * 86400}[within.group(2).lower()]
+        return now + int(within.group(1)) * seconds
+    for match in _DEADLINE.finditer(words):
+        phrase = match.group(0).strip()
+        # Grow from the shortest reading: “by Friday then” is read as “by Friday”.
+        parts = phrase.split()
+        for end in range(2, len(parts) + 1):
+            found = reader(" ".join(parts[:end]))
+            if isinstance(found, float) or (isinstance(found, str) and end == len(parts)):
+                longer = [reader(" ".join(parts[:e])) for e in range(end + 1, len(parts) + 1)]
+                return next((f for f in reversed(longer) if isinstance(f, float)), found)
+    return None
+
+
+def parse_mandate(words: str, now: float, base: Mandate | None = None, deadline: DeadlineReader | None = None,
+                  zone: str | None = None) -> ParsedMandate:
+    """The mandate the user's `words` describe (a draft, waiting for their tap), or what is missing.
+    `deadline` reads the user's words for a time in their `zone` (the agent's resolver)."""
     role = _role(words) or (base.role if base else None)
     if role is None:
         return ParsedMandate(None, ["Say whether to sell, buy, or lower a bill (“sell my Civic …”)."])
@@ -78,7 +108,9 @@ def parse_mandate(words: str, now: float, base: Mandate | None = None) -> Parsed
     opening = _amount_after(words, r"\b(?:listed at|listing(?: price)?|asking|currently|now pay|paying|pay now)")
     step = _amount_after(words, r"\b(?:steps? of|step|concede|concessions? of|at most .{0,12}per round)")
     rounds = re.search(r"\b(\d{1,2})\s+rounds?\b", words, re.IGNORECASE)
-    within = re.search(r"\bwithin\s+(\d{1,3})\s+(day|hour|week)s?\b", words, re.IGNORECASE)
+    walk = _WALK.findall(words)
+    words_left = _WALK.sub(" ", words)  # “won't meet in person” names no deadline
+    when = _deadline(words_left, now, deadline)
     per = "month" if re.search(r"/\s*mo(?:nth)?\b|\ba month\b|\bper month\b|\bmonthly\b", words, re.IGNORECASE) \
         else (base.per if base else ("month" if role is Role.reduce else None))
     currency = "EUR" if "€" in words or re.search(r"\beur", words, re.IGNORECASE) else \
@@ -101,17 +133,25 @@ def parse_mandate(words: str, now: float, base: Mandate | None = None) -> Parsed
         values["max_step"] = max(Decimal(1), (Decimal(values["target"]) * Decimal("0.03")).quantize(Decimal(1)))
     if rounds:
         values["max_rounds"] = int(rounds.group(1))
-    if within:
-        seconds = {"hour": 3600, "day": 86400, "week": 7 * 86400}[within.group(2).lower()]
-        values["deadline"] = now + int(within.group(1)) * seconds
+    if isinstance(when, str):
+        return ParsedMandate(None, [f"About the deadline: {when}"])
+    if when is not None:
+        values["deadline"] = when
+        if zone:
+            values["zone"] = zone
     if re.search(r"\b(?:no (?:ai )?disclosure|don'?t (?:say|tell|disclose)[^,;]*\b(?:ai|bot))", words, re.IGNORECASE):
         values["disclosure"] = False
     if re.search(r"\b(?:may|can|allowed to) (?:threaten to |say (?:i'?ll|i will|we'?ll) )?cancel", words,
                  re.IGNORECASE):
         values["may_threaten_cancel"] = True
-    walk = re.search(r"\bwalk away if\s+(?P<w>[^,;\n]+)", words, re.IGNORECASE)
     if walk:
-        values["walk_away"] = [walk.group("w").strip()]
+        conditions = [w.strip(" ,.") for w in walk if w.strip(" ,.")]
+        _, unread = read_conditions(conditions, scale=values.get("reservation"))
+        if unread:
+            return ParsedMandate(None, [
+                "I can't check “" + "”, “".join(unread) + "” myself, so I would have to ignore it. Say it as one of: "
+                + "; ".join(FORMS) + ". Or leave it out."])
+        values["walk_away"] = conditions
     private = _listed(words, "private")
     if private:
         values["private"] = private

@@ -9,10 +9,17 @@ reason) or deny (with the reason) out. What it enforces, whatever the model wrot
   allows it; a signature or a payment is denied;
 - rounds and the deadline: past either, a new offer asks the user;
 - a question from the counterpart that neither the mandate nor the negotiation answers goes
-  to the user before a reply is sent;
+  to the user before a reply is sent, and so does a message stating a fact nobody gave the
+  agent (neither the mandate's facts nor the user's own words);
+- a walk-away condition met (by their messages, the rounds, their offers): no further message
+  to them without the user's tap, on a card naming the condition; a condition code could not
+  read asks before every offer;
 - disclosure: the first message to a counterpart says it is an AI acting for the user, and
   no message ever claims to be human;
 - a paused or stopped mandate sends nothing; a draft one (not yet confirmed) neither.
+
+Every reason is redacted (`leaks.redact`): the reservation price and private items never appear
+in a reason, whatever the message or the counterpart wrote, because reasons reach the audit trail.
 """
 
 from __future__ import annotations
@@ -25,9 +32,11 @@ from pydantic import BaseModel, Field
 
 from sentinel.negotiation.amounts import Amount, read_amounts
 from sentinel.negotiation.commitments import Commitment, commitments_in
-from sentinel.negotiation.leaks import private_leaks, reservation_leaks
+from sentinel.negotiation.leaks import LIMIT_SHOWN, private_leaks, redact, reservation_leaks
 from sentinel.negotiation.mandate import Mandate, MandateStatus
-from sentinel.negotiation.state import NegotiationState, Thread
+from sentinel.negotiation.questions import unsupported_claims
+from sentinel.negotiation.state import NegotiationState, Thread, their_messages, their_offers
+from sentinel.negotiation.walkaway import conditions_met
 
 
 class OfferVerdict(str, Enum):
@@ -53,8 +62,25 @@ _CLAIMS_HUMAN = re.compile(
     re.IGNORECASE)
 
 
-def review_offer(text: str, mandate: Mandate, state: NegotiationState, counterpart: str, now: float) -> OfferReview:
-    """The mandate's verdict on sending `text` to `counterpart` now."""
+def review_offer(text: str, mandate: Mandate, state: NegotiationState, counterpart: str, now: float,
+                 user_words: list[str] | None = None) -> OfferReview:
+    """The mandate's verdict on sending `text` to `counterpart` now. `user_words`: the user's own words
+    (the goal, what they told Deputy to remember), the only other source of facts than the mandate."""
+    found = _review(text, mandate, state, counterpart, now, user_words or [])
+    return found.model_copy(update={"reasons": [redact(r, mandate.reservation, mandate.private) for r in found.reasons],
+                                    "questions": [redact(q, mandate.reservation, mandate.private)
+                                                  for q in found.questions]})
+
+
+def shown_offer(review: OfferReview, mandate: Mandate) -> str | None:
+    """The offer as the audit trail may record it: never the reservation price itself."""
+    if review.offer is None:
+        return None
+    return LIMIT_SHOWN if review.offer == mandate.reservation else str(review.offer)
+
+
+def _review(text: str, mandate: Mandate, state: NegotiationState, counterpart: str, now: float,
+            user_words: list[str]) -> OfferReview:
     thread = state.thread(counterpart)
     denied: list[str] = []
     asked: list[str] = []
@@ -68,8 +94,7 @@ def review_offer(text: str, mandate: Mandate, state: NegotiationState, counterpa
         asked.append("A deal was already accepted in this negotiation; anything more needs you.")
     leaks = reservation_leaks(text, mandate.reservation)
     if leaks:
-        denied.append("The message would reveal your limit, which is never said (it reads “"
-                      + _cut(leaks[0]) + "”).")
+        denied.append("The message would reveal your limit, which is never said.")
     private = private_leaks(text, mandate.private)
     if private:
         denied.append("The message would say something you marked private.")
@@ -106,6 +131,18 @@ def review_offer(text: str, mandate: Mandate, state: NegotiationState, counterpa
         asked.append("The message says you would cancel, a commitment your mandate doesn't give.")
     if Commitment.sign in commitments or Commitment.pay in commitments:
         denied.append("A negotiation never signs or pays on your behalf; you do that yourself.")
+    met = conditions_met(mandate.conditions, their_messages(thread), thread.rounds, their_offers(thread),
+                         mandate.role.sells)
+    if met:
+        asked.append("Your walk-away condition is met: " + "; ".join(met) + ". I make no further offer to them "
+                     "without you: approve to send this anyway, or deny and stop.")
+    if offer is not None and mandate.unread_conditions:
+        asked.append("I can't check your walk-away condition “" + _cut(mandate.unread_conditions[0], 120)
+                     + "” myself: approve only if it isn't met.")
+    claims = unsupported_claims(text, mandate, user_words)
+    if claims:
+        asked.append("The message states something neither your mandate nor your own words say: “"
+                     + _cut(claims[0], 120) + "”. Approve only if it is true.")
     if thread.open_questions:
         asked.append("They asked something your mandate doesn't answer: “" + _cut(thread.open_questions[0], 120)
                      + "”. Approve only if the reply is true.")

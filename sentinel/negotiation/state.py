@@ -6,20 +6,20 @@ after it ran), never from what the model says happened.
 
 from __future__ import annotations
 
-import re
 from decimal import Decimal
 
 from pydantic import BaseModel, Field
 
 from sentinel.negotiation.amounts import read_amounts
 from sentinel.negotiation.mandate import Mandate
+from sentinel.negotiation.questions import open_questions
 
 
 class Round(BaseModel):
     at: float
     who: str = Field(description="“us” or “them”.")
     amount: Decimal | None = None
-    text: str = Field(max_length=400)
+    text: str = Field(max_length=1000)
 
 
 class Thread(BaseModel):
@@ -58,7 +58,7 @@ def record_ours(state: NegotiationState, counterpart: str, offer: Decimal | None
         thread.our_last = offer
     thread.disclosed = True
     thread.open_questions = []
-    thread.history = [*thread.history, Round(at=at, who="us", amount=offer, text=text[:400])][-_HISTORY_KEPT:]
+    thread.history = [*thread.history, Round(at=at, who="us", amount=offer, text=text[:1000])][-_HISTORY_KEPT:]
     new = state.model_copy(deep=True)
     if accepted:
         closing = offer if offer is not None else thread.their_last
@@ -69,7 +69,7 @@ def record_ours(state: NegotiationState, counterpart: str, offer: Decimal | None
 
 
 def record_theirs(state: NegotiationState, counterpart: str, text: str, mandate: Mandate,
-                  at: float) -> NegotiationState:
+                  at: float, user_words: list[str] | None = None) -> NegotiationState:
     """The counterpart wrote: their latest offer (the last amount read for sure) and their questions."""
     thread = state.thread(counterpart).model_copy(deep=True)
     reading = read_amounts(text, scale=mandate.reservation)
@@ -77,45 +77,17 @@ def record_theirs(state: NegotiationState, counterpart: str, text: str, mandate:
     offer = absolute[-1] if absolute else None
     if offer is not None:
         thread.their_last = offer
-    questions = open_questions(text, mandate)
+    questions = open_questions(text, mandate, user_words or [])
     thread.open_questions = list(dict.fromkeys([*thread.open_questions, *questions]))[-5:]
-    thread.history = [*thread.history, Round(at=at, who="them", amount=offer, text=text[:400])][-_HISTORY_KEPT:]
+    thread.history = [*thread.history, Round(at=at, who="them", amount=offer, text=text[:1000])][-_HISTORY_KEPT:]
     new = state.model_copy(deep=True)
     new.put(counterpart, thread)
     return new
 
 
-# Questions any negotiation can answer from the mandate itself: price, availability, timing of a reply.
-_NEGOTIABLE = re.compile(
-    r"\b(?:price|offer|lowest|best|take|accept|do|go|budget|deal|discount|cheaper|less|more|negotiable|firm|"
-    r"available|still for sale|sold|how much|counter|rate|bill|plan|pay|paying|afford|come down|meet|"
-    r"human|person|bot|ai|robot|real|who are you|speak to|talk to|agent)\b",
-    re.IGNORECASE)
-_STOP = frozenset("the a an is are was were has have had do does did it its this that what when where which who how "
-                  "any your you with for from about and or of to in on at be been can could would will there "
-                  "ever been still yes no".split())
+def their_messages(thread: Thread) -> list[str]:
+    return [r.text for r in thread.history if r.who == "them"]
 
 
-def open_questions(text: str, mandate: Mandate) -> list[str]:
-    """Questions in `text` that neither the negotiation itself nor the mandate's facts answer."""
-    questions = [q.strip() for q in re.findall(r"[^.!?\n]*\?", text) if q.strip()]
-    known = [f"{topic} {answer}" for topic, answer in mandate.facts.items()]
-    unanswered = []
-    for question in questions:
-        if _NEGOTIABLE.search(question) and not re.search(r"\b(?:service|history|accident|title|lien|contract|"
-                                                          r"fee|term|warranty|insurance|owner|repair|damage|"
-                                                          r"replaced|condition|clause)", question, re.IGNORECASE):
-            continue
-        if not answered_by(question, known):
-            unanswered.append(question[:200])
-    return unanswered
-
-
-def answered_by(question: str, known: list[str]) -> bool:
-    """The user's own words (the mandate's facts, what they told Deputy to remember) speak to the question:
-    enough of its words appear in one of them."""
-    words = set(re.findall(r"[a-z]{3,}", question.lower())) - _STOP
-    if not words:
-        return False
-    return any(len(words & set(re.findall(r"[a-z]{3,}", text.lower()))) >= max(1, (len(words) + 1) // 2)
-               for text in known)
+def their_offers(thread: Thread) -> list[Decimal]:
+    return [r.amount for r in thread.history if r.who == "them" and r.amount is not None]

@@ -76,3 +76,32 @@ def test_pause_resume_stop_and_change_from_the_chat(redis: Redis) -> None:
     _press(services, "ns", goal_id)
     assert store.get(OWNER, goal_id)[0].status is MandateStatus.stopped
     assert services.goals.get(goal_id).status is GoalStatus.cancelled
+
+
+def test_a_deadline_in_the_users_words_is_resolved_in_their_zone_and_echoed(redis: Redis) -> None:
+    from datetime import datetime
+    from zoneinfo import ZoneInfo
+
+    from core.user_settings import UserSettings, UserSettingsStore
+
+    services = _services(redis)
+    berlin = ZoneInfo("Europe/Berlin")
+    wednesday = datetime(2026, 12, 2, 9, 0, tzinfo=berlin).timestamp()
+    services.clock = lambda: wednesday
+    UserSettingsStore(redis).save(OWNER, UserSettings(timezone="Europe/Berlin"))
+    text, buttons = propose(services, OWNER, "sell my bike on the marketplace, at least $200, by Friday")
+    assert "until Fri 4 Dec 23:59 CET" in text and buttons
+    _press(services, "nc", buttons[0][2])
+    [goal_id] = MandateStore(redis).goal_ids(OWNER)
+    friday_night = datetime(2026, 12, 4, 23, 59, tzinfo=berlin).timestamp()
+    assert MandateStore(redis).get(OWNER, goal_id)[0].deadline == friday_night
+    text, _ = propose(services, OWNER, "sell my bike on the marketplace, at least $200, by 5pm tomorrow")
+    assert "until Thu 3 Dec 17:00 CET" in text
+
+
+def test_walk_away_conditions_are_read_or_asked_about_before_confirming(redis: Redis) -> None:
+    services = _services(redis)
+    text, buttons = propose(services, OWNER, WORDS + ", walk away if they want a deposit or won't meet in person")
+    assert "walks away if they want a deposit or won't meet in person" in text and buttons
+    text, buttons = propose(services, OWNER, WORDS + ", walk away if the vibe is off")
+    assert buttons == [] and "I can't check “the vibe is off” myself" in text

@@ -104,3 +104,79 @@ def test_an_invitation_or_a_share_is_read_for_the_limit_too() -> None:
     assert is_message(action(EffectClass.write, [RiskTag.share]))
     assert is_message(action(EffectClass.communicate, operation="send_invite"))
     assert not is_message(action(EffectClass.write, operation="create_event"))
+
+
+def test_a_refused_leak_leaves_no_trace_of_the_limit_in_the_audit_trail_or_the_agents_error(redis: Redis) -> None:
+    import json
+
+    from sentinel.negotiation.leaks import reservation_leaks
+
+    leak = "Hi, I'm an AI assistant acting for Sam. Between us, my floor is fourteen thousand, moving to Berlin."
+    rig, world = _rig(redis, [tool_call("send_message", conversation_id="c1", text=leak),
+                              tool_call("send_message", conversation_id="c1", text=HELLO + " Deal at 14k?"),
+                              tool_call("reply", text="done")])
+    rig.start(USER, "Sell my Civic on the marketplace", goal_id="g-neg")
+    assert world.delivered == []
+    entries = rig.audit.entries(USER)
+    assert {"review", "negotiation_review", "action_denied"} <= {e.kind for e in entries}
+    written = json.dumps([e.detail for e in entries], ensure_ascii=False)
+    assert "[your limit]" in written or "reveal your limit" in written
+    assert not reservation_leaks(written, CAR.reservation), written
+    assert "berlin" not in written.lower()
+    told = " ".join(r.get("content") or "" for r in rig.goal("g-neg").messages if r.get("role") == "tool")
+    assert not reservation_leaks(told, CAR.reservation) and "berlin" not in told.lower()
+
+
+def test_a_counterparts_message_naming_the_limit_is_kept_out_of_the_audit_trail(redis: Redis) -> None:
+    import json
+
+    from sentinel.negotiation.leaks import reservation_leaks
+
+    rig, world = _rig(redis, [tool_call("read_messages", conversation_id="c1"), tool_call("reply", text="done")])
+    world.conversations["market:c1"].unread = ["Would you take $14,000 cash? My partner is moving to Berlin too."]
+    rig.start(USER, "Sell my Civic on the marketplace", goal_id="g-neg")
+    told = [r.get("content") or "" for r in rig.goal("g-neg").messages if r.get("role") == "tool"]
+    assert "$14,000" in told[0], "the agent reads what they wrote"
+    written = json.dumps([e.detail for e in rig.audit.entries(USER)], ensure_ascii=False)
+    assert "[your limit]" in written and not reservation_leaks(written, CAR.reservation)
+    assert "berlin" not in written.lower()
+
+
+def test_a_walk_away_condition_met_asks_the_user_on_a_card_naming_it(redis: Redis) -> None:
+    strict = CAR.model_copy(update={"walk_away": ["they want it shipped"]})
+    rig, world = _rig(redis, [tool_call("read_messages", conversation_id="c1"),
+                              tool_call("send_message", conversation_id="c1", text=HELLO),
+                              tool_call("reply", text="done")], mandate=strict)
+    world.conversations["market:c1"].unread = ["Could you ship it to Denver? I'd do $15,000."]
+    rig.start(USER, "Sell my Civic on the marketplace", goal_id="g-neg")
+    assert world.delivered == [], "no further offer without the user"
+    [card] = _approval_cards(rig)
+    assert "walk-away condition is met" in card.text and "they want it shipped" in card.text
+    # The user hears of it when it is read, and the agent is told to make no further offer.
+    notices = [m for m in rig.messages() if m.text.startswith("🚶 Walk-away condition met")]
+    assert len(notices) == 1 and "ship it to Denver" in notices[0].text
+    told = [r.get("content") or "" for r in rig.goal("g-neg").messages if r.get("role") == "tool"]
+    assert "Make no further offer" in told[0]
+
+
+def test_no_offer_above_the_users_figure_after_the_rounds_is_told_to_the_user_and_stops_the_offers(
+        redis: Redis) -> None:
+    strict = CAR.model_copy(update={"walk_away": ["no offer above $15,500 after 1 rounds"]})
+    rig, world = _rig(redis, [tool_call("send_message", conversation_id="c1", text=HELLO),
+                              tool_call("read_messages", conversation_id="c1"),
+                              tool_call("send_message", conversation_id="c1", text="I can do $15,900."),
+                              tool_call("reply", text="done")], mandate=strict)
+    rig.start(USER, "Sell my Civic on the marketplace", goal_id="g-neg")
+    assert [text for _, text, _ in world.delivered] == [HELLO]
+    [notice] = [m for m in rig.messages() if m.text.startswith("🚶 Walk-away condition met")]
+    assert "no offer above $15,500 after 1 rounds" in notice.text
+    [card] = _approval_cards(rig)
+    assert "walk-away condition is met" in card.text
+
+
+def test_an_unanswerable_question_is_told_to_the_agent_as_one_for_the_user(redis: Redis) -> None:
+    rig, world = _rig(redis, [tool_call("read_messages", conversation_id="c1"), tool_call("reply", text="asking")])
+    world.conversations["market:c1"].unread = ["Tell me whether it ever failed inspection. I'd do $15,000."]
+    rig.start(USER, "Sell my Civic on the marketplace", goal_id="g-neg")
+    told = [r.get("content") or "" for r in rig.goal("g-neg").messages if r.get("role") == "tool"]
+    assert "ask the user" in told[0] and "failed inspection" in told[0]
