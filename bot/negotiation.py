@@ -20,6 +20,7 @@ from agent.goals import Goal
 from agent.origins import user_message
 from bot.goal_controls import press_goal_control
 from bot.presses_common import PressAnswer
+from bot.plan_handlers import capability_refused
 from bot.services import BotServices
 from core.ids import new_id
 from core.user_settings import UserSettingsStore
@@ -159,6 +160,8 @@ class NegotiationHandlers:
 
     async def negotiate(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
         user_id = update.effective_user.id
+        if await capability_refused(self._s, update, "negotiation", "negotiate for you"):
+            return
         text, buttons = propose(self._s, user_id, " ".join(context.args or []))
         markup = InlineKeyboardMarkup([[InlineKeyboardButton(label, callback_data=self._s.buttons.data(kind, ident,
                                                                                                         user_id))

@@ -52,6 +52,19 @@ async def services_refused(services: BotServices, update: Update, have: int) -> 
     return await _held_refused(services, update, "services", have, "connect another service")
 
 
+async def capability_refused(services: BotServices, update: Update, capability: str, doing: str) -> bool:
+    """True (and the user told) when the user's plan does not include `capability`."""
+    quotas = services.quotas
+    if quotas is None:
+        return False
+    user_id, now = update.effective_user.id, services.clock()
+    refusal = await asyncio.to_thread(quotas.capability_refusal, user_id, capability)
+    if refusal is None:
+        return False
+    await update.effective_message.reply_text(refusal_text(refusal, now, None, quotas.book.upgrade, doing))
+    return True
+
+
 async def _held_refused(services: BotServices, update: Update, what: str, have: int, doing: str) -> bool:
     quotas = services.quotas
     if quotas is None:

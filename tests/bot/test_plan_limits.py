@@ -10,6 +10,7 @@ from rq import Queue
 
 from bot import texts
 from bot.handlers import Handlers
+from bot.negotiation import NegotiationHandlers
 from bot.plan_handlers import FLOOD_TEXT, PlanHandlers
 from bot.services import BotServices
 from core.payloads import AGENT_QUEUE
@@ -167,3 +168,29 @@ def test_connecting_one_service_more_than_the_plan_allows_is_refused_but_reconne
     assert "limit of 1 connected services" in answer and "Disconnect one in /connections" in answer
     assert "private link" in connect("email")  # the one already connected may be connected again
     assert "limit of 1 connected services" in connect("mcp", "https://tools.example.org/mcp")
+
+
+def test_negotiate_is_refused_on_a_plan_without_negotiation_and_works_on_one_with_it(redis: Redis) -> None:
+    book = parse_plans("""
+default = "free"
+upgrade = "Ask Sam for the Plus plan."
+[plans.free]
+title = "Free"
+capabilities = ["email"]
+[plans.plus]
+title = "Plus"
+capabilities = ["email", "negotiation"]
+""")
+    services = BotServices.create(redis, "secret", None, plans=book)
+    words = "sell my bike, asking $500, no less than $400"
+
+    def negotiate() -> list[str]:
+        update = _update("/negotiate " + words, USER)
+        asyncio.run(NegotiationHandlers(services).negotiate(update, SimpleNamespace(args=words.split())))
+        return update.effective_message.replies
+
+    [refused] = negotiate()
+    assert "Free plan doesn't include negotiating on your behalf" in refused and "Ask Sam" in refused
+    services.quotas.accounts.set_plan(USER, "plus")
+    [proposed] = negotiate()
+    assert "Free plan" not in proposed and "$400" in proposed
