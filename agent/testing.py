@@ -35,6 +35,8 @@ __all__ = [
     "ScriptedModelServer",
     "ScriptedResponse",
     "function_responder",
+    "goal_text",
+    "system_text",
     "last_message",
     "last_tool_result",
     "message_text",
@@ -142,6 +144,17 @@ def message_text(message: Message) -> str:
     if isinstance(content, list):
         return "".join(p.get("text", "") for p in content if isinstance(p, dict) and p.get("type") == "text")
     return ""
+
+
+def goal_text(messages: list[Message]) -> str:
+    """The text of the first `role: user` message: the goal as the user (or a part's brief) put it."""
+    return next((message_text(m) for m in messages if m.get("role") == "user"), "")
+
+
+def system_text(messages: list[Message]) -> str:
+    """Everything Deputy told the model before the transcript: the system prompt and the context
+    message (today's date, the user's zone, memories, the summary of folded steps)."""
+    return "\n\n".join(message_text(m) for m in messages if m.get("role") == "system")
 
 
 def last_message(messages: list[Message]) -> Message | None:

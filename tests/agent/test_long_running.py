@@ -10,7 +10,7 @@ from redis import Redis
 from agent.goals import Goal, GoalStatus, GoalStore
 from agent.model import ModelBadResponse, ModelReply
 from agent.runner import RunnerLimits
-from agent.testing import FunctionModel, message_text, text, tool_call
+from agent.testing import FunctionModel, goal_text, message_text, text, tool_call
 from connectors.catalog import Catalog
 from core.outbox import OUTBOX_STREAM, OutboxMessage
 from core.clock import ManualClock
@@ -38,7 +38,7 @@ def sent(redis: Redis) -> list[OutboxMessage]:
 
 
 def first_user_text(messages: list[dict[str, Any]]) -> str:
-    return message_text(messages[1])
+    return goal_text(messages)
 
 
 def test_three_parts_run_as_children_and_a_failed_part_is_reported(redis: Redis) -> None:

@@ -8,7 +8,7 @@ from redis import Redis
 
 from agent.goals import Goal
 from agent.memory_tools import MemoryTools
-from agent.testing import FunctionModel, message_text, tool_call
+from agent.testing import FunctionModel, goal_text, tool_call
 from bot.memory_view import press_memory
 from bot.services import BotServices
 from core.outbox import OUTBOX_STREAM, Outbox, OutboxMessage
@@ -30,16 +30,16 @@ class Brain:
         self.model = FunctionModel(self.decide)
 
     def decide(self, messages, tools):
-        goal_text = message_text(messages[1])
+        asked = goal_text(messages)
         done = sum(1 for m in messages if m.get("role") == "tool")
-        script = self.scripts.get(goal_text, [])
+        script = self.scripts.get(asked, [])
         if done < len(script):
             name, args = script[done]
             return tool_call(name, **args)
         return tool_call("reply", text="Done.")
 
     def prompts_for(self, fragment: str) -> list[str]:
-        return [repr(messages) for messages, _ in self.model.calls if fragment in message_text(messages[1])]
+        return [repr(messages) for messages, _ in self.model.calls if fragment in goal_text(messages)]
 
 
 class Rig(InlineDeputy):
@@ -111,7 +111,7 @@ def test_two_users_with_overlapping_facts_never_see_each_other(redis: Redis) -> 
             rig.goal(user, f"where do I live? (round {round_}, user {user})")
     for messages, _tools in rig.brain.model.calls:
         text = repr(messages)
-        user_line = message_text(messages[1])
+        user_line = goal_text(messages)
         if "user 10" in user_line or "Boston" in user_line:
             assert "Berlin" not in text
         if "user 11" in user_line or "Berlin" in user_line:

@@ -188,7 +188,7 @@ def test_a_part_cannot_open_the_address_its_instructions_gave_it(redis: Redis) -
     assert "attacker.example" not in egress.trusted_domains
     # The part's model still reads its instructions as a user message it follows; no label goes to it.
     part_prompts = [m for m, _ in rig.model.calls if "part “Invoice”" in first_text(m)]
-    assert part_prompts and part_prompts[0][1] == {"role": "user", "content": invoice.messages[0]["content"]}
+    assert part_prompts and part_prompts[0][2] == {"role": "user", "content": invoice.messages[0]["content"]}
     assert all(ORIGIN not in m for prompt, _ in rig.model.calls for m in prompt)
 
 

@@ -15,7 +15,7 @@ from test_watch_reminders import DEADLINE, REMINDER, Rig, mail  # noqa: F401 (ma
 
 from agent.goals import GoalStatus
 from agent.model import ModelReply
-from agent.testing import ChatRequest, ScriptedModelServer, message_text, tool_call
+from agent.testing import ChatRequest, ScriptedModelServer, message_text, system_text, tool_call
 from bot.activity import format_activity, goal_card
 from core.user_settings import UserSettings, UserSettingsStore
 
@@ -43,7 +43,7 @@ def test_a_berlin_users_monday_17_00_deadline_fires_at_17_00_berlin_time_and_rea
     model_server.responder = respond
     rig = Rig(redis, model_server, store, settings=settings_in(redis, "Europe/Berlin"))
     goal = rig.start("remind me on Monday at 17:00 if Sam hasn't replied")
-    assert "Europe/Berlin" in message_text(model_server.requests[0].messages[0]), "the model knows the zone"
+    assert "Europe/Berlin" in system_text(model_server.requests[0].messages), "the model knows the zone"
     answer = next(m for m in goal.messages if m.get("role") == "tool")["content"]
     assert "first check at Fri 15 Jan 13:00 CET (2027-01-15T13:00+01:00)" in answer
     assert "if nothing new comes by Mon 18 Jan 17:00 CET (2027-01-18T17:00+01:00), I send the user" in answer

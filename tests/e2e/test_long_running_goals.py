@@ -10,7 +10,7 @@ import pytest
 from redis import Redis
 
 from agent.model import ModelReply
-from agent.testing import ChatRequest, ScriptedModelServer, ScriptedResponse, message_text, tool_call
+from agent.testing import ChatRequest, ScriptedModelServer, ScriptedResponse, message_text, system_text, tool_call
 from deputy.testing import DeputyStack, RedisServer, wait_for
 from sandbox.mail import LocalMailServer
 from sentinel.stores.rule_store import RuleStore
@@ -138,7 +138,7 @@ def test_a_long_goal_survives_random_worker_kills_without_repeating_an_email(
 
     def respond(request: ChatRequest) -> ModelReply | ScriptedResponse:
         # Steps taken so far: the turns in the transcript plus those folded into the summary.
-        summary = message_text(request.messages[0])
+        summary = system_text(request.messages)
         folded = summary.count("\n- update_plan(") + summary.count("\n- send_email(")
         n = folded + sum(1 for m in request.messages if m.get("role") == "assistant")
         if n >= steps:

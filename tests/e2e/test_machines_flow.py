@@ -20,7 +20,7 @@ from redis import Redis
 from tests_support import GOAL, email_script
 
 from agent.model import ModelReply
-from agent.testing import ChatRequest, ScriptedModelServer, message_text, tool_call
+from agent.testing import ChatRequest, ScriptedModelServer, goal_text, message_text, tool_call
 from deputy.testing import DeputyStack, RedisServer, wait_for
 from sandbox import shop
 from sandbox.account_pages import ACCOUNT, AccountDesk
@@ -58,7 +58,7 @@ def machines(
 
 def script(shop_url: str):  # type: ignore[no-untyped-def]
     def reply(request: ChatRequest) -> ModelReply:
-        goal = message_text(request.messages[1])
+        goal = goal_text(request.messages)
         tools = [m for m in request.messages if m.get("role") == "tool"]
         last = request.messages[-1]
         if goal.startswith("email"):

@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 from agent.model import ModelReply
-from agent.testing import ChatRequest, message_text, tool_call
+from agent.testing import ChatRequest, goal_text, tool_call
 from deputy.testing import DeputyStack
 
 
 def script(request: ChatRequest) -> ModelReply:
-    goal = message_text(request.messages[1])
+    goal = goal_text(request.messages)
     if request.messages[-1].get("role") == "tool":
         return tool_call("reply", text="Noted.")
     if goal.startswith("remember"):

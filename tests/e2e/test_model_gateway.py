@@ -27,6 +27,7 @@ from agent.testing import (
     ScriptedResponse,
     last_message,
     message_text,
+    system_text,
     text,
     tool_call,
 )
@@ -238,7 +239,7 @@ def test_a_long_goal_survives_killed_workers_and_gateway_without_repeating_an_em
     steps = 18
 
     def respond(request: ChatRequest) -> ModelReply | ScriptedResponse:
-        summary = message_text(request.messages[0])
+        summary = system_text(request.messages)
         folded = summary.count("\n- update_plan(") + summary.count("\n- send_email(")
         n = folded + sum(1 for m in request.messages if m.get("role") == "assistant")
         if n >= steps:

@@ -10,7 +10,7 @@ import pytest
 from redis import Redis
 
 from agent.model import ModelReply
-from agent.testing import ChatRequest, message_text, tool_call
+from agent.testing import ChatRequest, goal_text, tool_call
 from deputy.testing import DeputyStack, wait_for
 from tests_support import email_script, everything_in_redis
 
@@ -25,7 +25,7 @@ def stack_env() -> dict[str, str]:
 
 
 def script(request: ChatRequest) -> ModelReply:
-    goal = message_text(request.messages[1])
+    goal = goal_text(request.messages)
     if goal.startswith("remember"):
         if request.messages[-1].get("role") == "tool":
             return tool_call("reply", text="Noted.")
