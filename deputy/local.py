@@ -10,12 +10,14 @@ gets the mail password, the agent worker never does. Crashed processes are resta
 
 from __future__ import annotations
 
+import logging
 import os
 import secrets
 import shutil
 import signal
 import socket
 import subprocess
+import threading
 import sys
 import time
 from pathlib import Path
@@ -30,6 +32,8 @@ from deputy.settings import Settings
 
 if TYPE_CHECKING:
     from sandbox.services import SandboxEndpoints
+
+log = logging.getLogger(__name__)
 
 _RESTART_BACKOFF = 2.0
 
@@ -171,6 +175,18 @@ def run_local(settings: Settings) -> int:
         print("Deputy stopped.", flush=True)
 
 
+def _warm_up(base_url: str, model: str, max_tools: int | None) -> None:
+    """Have the local model read Deputy's instructions now, so the first goal does not wait for it."""
+    from deputy.local_model_warmup import warm_up
+
+    try:
+        seconds = warm_up(base_url, model, max_tools)
+    except httpx.HTTPError as exc:
+        log.debug("the local model's warm-up did not finish: %s", exc)
+        return
+    print(f"The local model has read Deputy's instructions ({seconds:.0f} s): goals start from there.", flush=True)
+
+
 def _start_brain(settings: Settings, base_env: dict[str, str], notes: list[str]):
     """The local model (llama.cpp), or the rule-based demo brain if it is off or cannot start."""
     from deputy.local_model import LocalModelError, ensure_local_model
@@ -189,6 +205,9 @@ def _start_brain(settings: Settings, base_env: dict[str, str], notes: list[str])
                     base_env[key] = value
             notes.append(f"Model: {model.model}, local (llama.cpp on 127.0.0.1; set OPENAI_API_KEY or "
                          "OPENAI_BASE_URL for a hosted model)")
+            max_tools = int(base_env["DEPUTY_MAX_TOOLS"]) if base_env.get("DEPUTY_MAX_TOOLS") else None
+            threading.Thread(target=_warm_up, args=(model.base_url, model.model, max_tools), name="warm-up",
+                             daemon=True).start()
             return model
     from agent.testing import ScriptedModelServer, function_responder
     from sandbox.demo_brain import NAME, demo_reply

@@ -1,0 +1,66 @@
+"""A first goal starts warm: after `deputy run`'s warm-up, the model reads only what is new in a goal's first step.
+
+Marked `local_model` (the real llama-server and Qwen2.5-Coder-1.5B, see test_local_model_chat).
+What the user notices is the time to their first card; what decides it on two cores is how
+much of the prompt llama-server must read. The figures here are llama-server's own counts
+(`timings.cache_n`: tokens taken from its cache; `prompt_n`: tokens read anew), not timings.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from collections.abc import Iterator
+
+import httpx
+import pytest
+
+from agent.goals import Goal
+from agent.memory_tools import MEMORY_TOOLS
+from agent.origins import for_model, user_message
+from agent.prompt import build_messages
+from agent.text_tools import PREFILL, TextToolsOptions, offered_tools
+from agent.tools import INTERNAL_TOOLS
+from connectors.default import default_catalog
+from core.user_settings import UserSettings
+from deputy.local_model import MAX_TOOLS, LocalModel, LocalModelError, ensure_local_model
+from deputy.local_model_warmup import warm_up
+from deputy.settings import Settings
+
+pytestmark = [pytest.mark.local_model, pytest.mark.timeout(1800)]
+
+
+@pytest.fixture(scope="module")
+def fresh_model(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LocalModel]:
+    try:
+        settings = Settings()
+        model = ensure_local_model(settings.cache_path(), lambda line: print(line, file=sys.__stderr__),
+                                   threads=settings.local_threads, work_dir=tmp_path_factory.mktemp("llama"))
+    except LocalModelError as exc:
+        pytest.fail(f"the local model could not be set up: {exc}")
+    yield model
+    model.stop()
+
+
+def _first_step(model: LocalModel, text: str, settings: UserSettings) -> dict:
+    """The first step of a new goal, sent as the gateway sends it (forced tool call), and llama-server's counts."""
+    now = time.time()
+    goal = Goal(id="g_first", user_id=7, chat_id=7, text=text, created_at=now, updated_at=now,
+                messages=[user_message(text)])
+    messages = build_messages(goal, now, settings, memories=["I am vegetarian"])
+    options = TextToolsOptions(max_tools=MAX_TOOLS, force_tool_call=True)
+    tools = offered_tools([*INTERNAL_TOOLS, *MEMORY_TOOLS, *default_catalog().tool_schemas()], messages, options)
+    body = {"model": model.model, "messages": [*map(for_model, messages), {"role": "assistant", "content": PREFILL}],
+            "tools": tools, "max_tokens": 8}
+    answer = httpx.post(model.base_url + "/chat/completions", json=body, timeout=600).json()
+    return answer["timings"]
+
+
+def test_after_the_warm_up_a_first_goal_reads_only_its_own_words(fresh_model: LocalModel) -> None:
+    warm_up(fresh_model.base_url, fresh_model.model, MAX_TOOLS)
+    # Another user, in another zone, with a memory, texting a different email goal.
+    timings = _first_step(fresh_model, "Send an email to bob@example.com saying the report is ready",
+                          UserSettings(timezone="America/New_York"))
+    read, reused = timings["prompt_n"], timings["cache_n"]
+    assert reused > 1000, timings  # the instructions and the tools, read once at start
+    assert read < 150, timings  # the date, the memory, the goal: a few seconds instead of a minute
