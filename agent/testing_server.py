@@ -81,6 +81,8 @@ class ScriptedResponse(BaseModel):
     content_type: str = "application/json"
     json_body: dict[str, Any] | None = None
     retry_after: float | None = None
+    chunk_gap_seconds: float = Field(
+        default=0.0, description="Streamed requests: the pause before each piece of the answer (a slow model).")
 
     @classmethod
     def http_error(
@@ -112,6 +114,19 @@ class ScriptedResponse(BaseModel):
     def disconnect(cls, *, delay_seconds: float = 0.0) -> ScriptedResponse:
         """Close the connection without sending any response."""
         return cls(kind="disconnect", delay_seconds=delay_seconds)
+
+
+def _deltas(reply: ModelReply, piece: int = 8) -> Iterator[dict[str, Any]]:
+    """The reply cut into the small deltas a streaming server sends: text, then each call's name and arguments."""
+    yield {"role": "assistant", "content": ""}
+    text = reply.content or ""
+    for start in range(0, len(text), piece):
+        yield {"content": text[start:start + piece]}
+    for index, call in enumerate(reply.tool_calls):
+        yield {"tool_calls": [{"index": index, "id": call.id, "type": "function",
+                               "function": {"name": call.name, "arguments": ""}}]}
+        for start in range(0, len(call.arguments), piece):
+            yield {"tool_calls": [{"index": index, "function": {"arguments": call.arguments[start:start + piece]}}]}
 
 
 Responder = Callable[[ChatRequest], ScriptedResponse | ModelReply]
@@ -290,9 +305,6 @@ class ScriptedModelServer:
                 self._in_flight -= 1
 
     async def _answer(self, request: web.Request, chat: ChatRequest, body: dict[str, Any]) -> web.StreamResponse:
-        if body.get("stream"):
-            # Not supported: fail loudly rather than send a body a streaming client misreads.
-            return _error(400, "ScriptedModelServer does not stream; call without stream=True")
         if self.slots is None:
             return await self._work(request, chat)
         if self._slot_gate is None:
@@ -318,6 +330,8 @@ class ScriptedModelServer:
         return await self._render(request, chat, outcome)
 
     async def _render(self, request: web.Request, chat: ChatRequest, out: ScriptedResponse) -> web.StreamResponse:
+        if out.kind == "reply" and chat.raw.get("stream"):
+            return await self._stream(request, chat, out)
         if out.kind == "reply":
             return web.json_response(self._completion(chat, out.reply))
         if out.kind == "no_choices":
@@ -337,6 +351,25 @@ class ScriptedModelServer:
             request.transport.close()
         await asyncio.sleep(3600)
         raise AssertionError("unreachable: handler is cancelled when the connection closes")
+
+    async def _stream(self, request: web.Request, chat: ChatRequest, out: ScriptedResponse) -> web.StreamResponse:
+        """The answer as server-sent `chat.completion.chunk`s, as OpenAI and llama-server stream it."""
+        whole = self._completion(chat, out.reply)
+        response = web.StreamResponse(headers={"Content-Type": "text/event-stream", "Cache-Control": "no-cache"})
+        await response.prepare(request)
+        for delta in _deltas(out.reply):
+            if out.chunk_gap_seconds > 0:
+                await asyncio.sleep(out.chunk_gap_seconds)
+            chunk = {"id": whole["id"], "object": "chat.completion.chunk", "created": whole["created"],
+                     "model": whole["model"], "choices": [{"index": 0, "delta": delta, "finish_reason": None}]}
+            await response.write(f"data: {json.dumps(chunk)}\n\n".encode())
+        last = {"id": whole["id"], "object": "chat.completion.chunk", "created": whole["created"],
+                "model": whole["model"],
+                "choices": [{"index": 0, "delta": {}, "finish_reason": whole["choices"][0]["finish_reason"]}],
+                "usage": whole["usage"]}
+        await response.write(f"data: {json.dumps(last)}\n\ndata: [DONE]\n\n".encode())
+        await response.write_eof()
+        return response
 
     def _completion(self, chat: ChatRequest, reply: ModelReply) -> dict[str, Any]:
         message: dict[str, Any] = {"role": "assistant", "content": reply.content, "refusal": None}

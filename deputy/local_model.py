@@ -36,11 +36,11 @@ MAX_TOOLS = 8
 """Tools offered per step to the local model (`DEPUTY_MAX_TOOLS`): small models choose better from few."""
 
 MODEL_TIMEOUT = 80
-"""Seconds per model answer (`DEPUTY_MODEL_TIMEOUT`). A new goal's prompt (~1,300 tokens) is read at
-~60 tokens/s on 2 idle cores (about 20 s) but at 10-18 tokens/s when other work shares them (up to
-two minutes). The client's one retry after a timeout costs little: llama-server keeps the prompt it
-has read so far in its cache, so the retry only reads the rest. Two tries stay under RQ's 180 s job
-timeout, so a step is retried by the runner rather than killed."""
+"""Seconds of silence allowed (`DEPUTY_MODEL_TIMEOUT`; answers are streamed, `DEPUTY_MODEL_STREAM`).
+Before its first token the model reads the prompt: a new goal's (~1,400 tokens) at ~60 tokens/s on
+2 idle cores but at 10-18 tokens/s when other work shares them, so the first token may take this
+plus the prompt at the slowest rate (`agent.async_model.HttpChatModel.first_token_timeout`). After
+that a token comes every fraction of a second; a model that keeps writing is never cut off."""
 
 
 class LocalModelError(Exception):
@@ -60,6 +60,8 @@ class LocalModel:
         """The settings that point Deputy's workers at this model."""
         return {"OPENAI_BASE_URL": self.base_url, "DEPUTY_MODEL": self.model, "DEPUTY_MAX_TOOLS": str(MAX_TOOLS),
                 "DEPUTY_FORCE_TOOL_CALL": "true", "DEPUTY_MODEL_TIMEOUT": str(MODEL_TIMEOUT),
+                # Streamed: a slow answer that keeps coming is not cut off, a call given up stops the server.
+                "DEPUTY_MODEL_STREAM": "true",
                 # The gateway queues the rest itself, fairly, instead of piling them up in llama-server.
                 "DEPUTY_MODEL_CONCURRENCY": str(SLOTS)}
 

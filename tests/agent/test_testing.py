@@ -286,8 +286,17 @@ def test_a_worker_process_reaches_the_server_through_openai_base_url(server: Scr
     assert request.model == "worker-model" and request.has_authorization
 
 
-def test_streaming_requests_are_refused_loudly(server: ScriptedModelServer) -> None:
-    with pytest.raises(openai.BadRequestError, match="does not stream"):
-        client_for(server).chat.completions.create(
-            model="m", messages=[{"role": "user", "content": "hi"}], stream=True
-        )
+def test_a_streamed_answer_reads_back_whole_through_the_openai_sdk(server: ScriptedModelServer) -> None:
+    server.responder = lambda request: tool_call("send_email", to="ann@example.org", body="Running late, sorry!")
+    stream = client_for(server).chat.completions.create(
+        model="m", messages=[{"role": "user", "content": "hi"}], stream=True, stream_options={"include_usage": True})
+    name, arguments, finish, usage = "", "", None, None
+    for chunk in stream:
+        usage = chunk.usage or usage
+        for choice in chunk.choices:
+            finish = choice.finish_reason or finish
+            for call in choice.delta.tool_calls or []:
+                name += call.function.name or ""
+                arguments += call.function.arguments or ""
+    assert name == "send_email" and json.loads(arguments) == {"to": "ann@example.org", "body": "Running late, sorry!"}
+    assert finish == "tool_calls" and usage is not None and usage.completion_tokens > 0
