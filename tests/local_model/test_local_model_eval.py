@@ -7,7 +7,7 @@ import io
 from agent.memory_tools import MEMORY_TOOLS
 from agent.testing import FunctionModel, text, tool_call
 from agent.tools import INTERNAL_TOOLS
-from bench.model_eval import CASES, PLAIN, attempt, judge, run
+from bench.model_eval import ASK, CASES, PLAIN, attempt, judge, next_action, new_goal, run
 from connectors.default import default_catalog
 
 EMAIL = CASES[0]  # "Email alice@example.org that I'm running late"
@@ -15,11 +15,37 @@ CAPITAL = next(c for c in CASES if "France" in c.goal)
 DENTIST = next(c for c in CASES if "dentist" in c.goal)
 
 
-def test_there_are_at_least_twenty_goals_and_every_expected_tool_exists() -> None:
+def test_there_are_sixty_goals_in_seven_categories_and_every_expected_tool_exists() -> None:
     names = {t["function"]["name"] for t in [*INTERNAL_TOOLS, *MEMORY_TOOLS, *default_catalog().tool_schemas()]}
-    assert len(CASES) >= 20
+    assert len(CASES) >= 60
+    assert {c.category for c in CASES} == {"email", "calendar", "question", "memory", "ask", "steps", "web"}
     for case in CASES:
-        assert case.tools <= names | {PLAIN}, case.goal
+        assert case.tools <= names | {PLAIN, ASK}, case.goal
+
+
+def test_a_goal_missing_its_recipient_passes_only_by_asking_or_looking_it_up() -> None:
+    plumber = next(c for c in CASES if "plumber" in c.goal and c.category == "ask")
+    assert judge(plumber, tool_call("reply", text="What is your plumber's email address?", expects_answer=True))[0]
+    assert judge(plumber, tool_call("search_email", query="plumber"))[0]
+    ok, note = judge(plumber, tool_call("send_email", to=["plumber@example.com"], subject="Sink", body="Leaking"))
+    assert not ok and "guessed" in note
+    assert not judge(plumber, tool_call("reply", text="Done, I emailed your plumber."))[0]
+
+
+def test_a_time_is_judged_in_the_users_own_zone() -> None:
+    new_york = next(c for c in CASES if c.zone == "America/New_York")  # "tomorrow at 9am"
+    assert judge(new_york, tool_call("create_event", title="Dentist", start="tomorrow at 9am"))[0]
+    # The same words read in UTC would be another instant: 9:00 in New York is 14:00 UTC.
+    assert not judge(new_york, tool_call("create_event", title="Dentist", start="2026-11-30T09:00Z"))[0]
+
+
+def test_a_users_memories_reach_the_model_and_a_goal_that_needs_them_is_judged_by_them() -> None:
+    sister = next(c for c in CASES if c.goal == "Email my sister that I land at 6pm")
+    model = FunctionModel(lambda messages, tools: tool_call(
+        "send_email", to=["anna.berg@example.org"], subject="Landing", body="I land at 6pm"))
+    reply = next_action(model, [], new_goal(sister.goal), sister)
+    assert "anna.berg@example.org" in str(model.calls[0][0]) and judge(sister, reply)[0]
+    assert not judge(sister, tool_call("send_email", to=["sister@example.com"], subject="x", body="I land at 6pm"))[0]
 
 
 def test_the_right_tool_with_valid_arguments_passes() -> None:
@@ -55,11 +81,13 @@ def test_an_opening_plan_is_skipped_and_a_validation_error_gets_one_correction()
 
 def test_run_prints_every_goal_and_the_score() -> None:
     out = io.StringIO()
-    assert run(FunctionModel(lambda messages, tools: text("Paris, 366")), CASES, out) == 2
+    # Right for the capital, the leap year, and a dinner idea with no meat or peanuts in it.
+    assert run(FunctionModel(lambda messages, tools: text("Paris, 366")), CASES, out) == 3
     lines = out.getvalue().splitlines()
     assert sum(line.split()[1] in ("PASS", "FAIL", "FIXED") for line in lines if line[:3].strip().rstrip(".").isdigit()) \
         == len(CASES)
-    assert f"Score: 2/{len(CASES)}" in out.getvalue()
+    assert f"Score: 3/{len(CASES)}" in out.getvalue()
+    assert "question       8" in out.getvalue()  # the table per category
 
 
 def test_a_date_in_the_users_words_is_judged_by_the_instant_deputy_resolves() -> None:
