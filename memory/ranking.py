@@ -66,3 +66,30 @@ def overlap(fact: str, sources: Iterable[str]) -> float:
         return 1.0
     found = set(stems(" ".join(sources)))
     return len(words & found) / len(words)
+
+
+def by_meaning_and_words(query: str, items: Sequence[T], text_of, embedder, boost_of=lambda item: 0.0,
+                         limit: int = 5) -> list[T]:
+    """The `limit` items most relevant to `query` by meaning (an `Embedder`) and shared words together.
+
+    Reciprocal rank fusion: each item scores 1/(k + its place) in each ranking, so one that both
+    rankings put high comes first, and one only the meaning finds ("plan my meals" and "I am
+    vegetarian") still gets in.
+    """
+    if not items:
+        return []
+    vectors = embedder.embed([query, *(text_of(item) for item in items)])
+    similarity = vectors[1:] @ vectors[0]
+    by_meaning = sorted(range(len(items)), key=lambda i: -float(similarity[i]))
+    place_of = {id(item): index for index, item in enumerate(items)}
+    by_words = [place_of[id(item)] for item in rank(query, items, text_of, boost_of, limit=len(items))]
+    scores = [boost_of(item) / _FUSION_K for item in items]
+    for place, index in enumerate(by_meaning):
+        scores[index] += 1.0 / (_FUSION_K + place)
+    for place, index in enumerate(by_words):
+        scores[index] += 1.0 / (_FUSION_K + place)
+    best = sorted(range(len(items)), key=lambda i: -scores[i])[:limit]
+    return [items[i] for i in best]
+
+
+_FUSION_K = 10

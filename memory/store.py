@@ -19,11 +19,15 @@ from typing import Any
 from pydantic import BaseModel, Field, model_validator
 from redis import Redis
 
-from memory.ranking import rank
+from memory.meaning import Embedder, EmbedderUnavailable
+from memory.ranking import by_meaning_and_words, rank
 from core.erasure import Owned, delete_keys
 
 _KEY = "deputy:memory:{}"
 MAX_ITEMS = 500
+WHOLE = 12
+"""Up to this many usable memories, every one goes into the prompt: no ranking can then leave
+out the allergy a meal plan needs. Past it, the most relevant by meaning and by words."""
 
 
 class MemoryKind(str, Enum):
@@ -73,8 +77,10 @@ class MemoryItem(BaseModel):
 
 
 class MemoryStore:
-    def __init__(self, redis: Redis) -> None:
+    def __init__(self, redis: Redis, embedder: Embedder | None = None) -> None:
+        """`embedder` (see `memory.meaning`) recalls by meaning; without it, by shared words only."""
         self._redis = redis
+        self._embedder = embedder
 
     def add(self, user_id: int, item: MemoryItem) -> MemoryItem | None:
         """Store `item`; None when the user already has MAX_ITEMS memories."""
@@ -102,10 +108,22 @@ class MemoryStore:
         self._redis.delete(_KEY.format(user_id))
 
     def relevant(self, user_id: int, query: str, limit: int = 6) -> list[MemoryItem]:
-        """The usable memories that matter most for `query` (never pending ones)."""
+        """The usable memories that matter most for `query` (never pending ones): all of a small memory,
+        else the `limit` best by meaning and words together (the keyword matches first)."""
         usable = [i for i in self.list(user_id) if i.usable]
-        return rank(query, usable, lambda i: i.text, lambda i: 0.3 if i.kind is MemoryKind.preference else 0.0,
-                    limit=limit)
+
+        def boost(item: MemoryItem) -> float:
+            return 0.3 if item.kind is MemoryKind.preference else 0.0
+
+        if len(usable) <= WHOLE:
+            matched = rank(query, usable, lambda i: i.text, boost, limit=len(usable))
+            return matched + [i for i in usable if i not in matched]
+        if self._embedder is not None:
+            try:
+                return by_meaning_and_words(query, usable, lambda i: i.text, self._embedder, boost, limit=limit)
+            except EmbedderUnavailable:
+                pass
+        return rank(query, usable, lambda i: i.text, boost, limit=limit)
 
     def matching(self, user_id: int, query: str, limit: int = 5) -> list[MemoryItem]:
         """Memories (pending included) matching `query`, for forgetting by description."""
