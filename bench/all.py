@@ -82,6 +82,7 @@ def sections(quick: bool) -> list[tuple[str, Callable[[Path], object]]]:
         ("model queue on the local model", lambda d: model_queue.run(d)),
         ("fair share", lambda d: fair_share.run(d)),
         ("faults", lambda d: faults.run(d)),
+        ("first card on the local model", _subprocess("bench.first_card")),
     ]
 
 
