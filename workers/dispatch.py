@@ -14,7 +14,7 @@ from rq.serializers import JSONSerializer
 
 from agent.goals import GoalStore
 from core.erasure import Owned
-from workers.fair_rq import OWNER_META, FairQueue
+from workers.fair_rq import OWNER_META, FairQueue, erase_owner
 from workers.inflight import Inflight, Registration, job_meta, new_job_id
 from core.payloads import (
     ACTIONS_QUEUE,
@@ -70,7 +70,8 @@ def action_unit(action_id: str) -> str:
 
 
 def erase_user_units(redis: Redis, owned: Owned) -> int:
-    """The in-flight records and leases of the user's goals and actions."""
+    """The in-flight records and leases of the user's goals and actions, and their place in the queues' turns."""
+    erase_owner(redis, [AGENT_QUEUE, ACTIONS_QUEUE], owned.user_id)
     return Inflight(redis).forget([*map(goal_unit, owned.goal_ids), *map(action_unit, owned.action_ids)])
 
 

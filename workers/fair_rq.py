@@ -82,6 +82,14 @@ def fair_keys(queue_key: str) -> list[str]:
     return [queue_key, _TAGS.format(name), _LAST.format(name), _NOW.format(name)]
 
 
+def erase_owner(redis: Any, queue_names: list[str], owner: int) -> int:
+    """Forget `owner`'s place in the turns of these queues (their id is all the turns keep of them)."""
+    pipe = redis.pipeline(transaction=False)
+    for name in queue_names:
+        pipe.zrem(_LAST.format(name), str(owner))
+    return sum(pipe.execute())
+
+
 class FairQueue(Queue):
     """`rq.Queue` whose jobs carrying an owner in their meta are placed in turn between owners."""
 

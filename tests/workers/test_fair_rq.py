@@ -12,7 +12,8 @@ from rq.serializers import JSONSerializer
 
 from agent.goals import Goal, GoalStore
 from core.payloads import ACTIONS_QUEUE, AGENT_QUEUE
-from workers.dispatch import RQDispatch, make_queues
+from core.erasure import Owned
+from workers.dispatch import RQDispatch, erase_user_units, make_queues
 from workers.fair_rq import OWNER_META, FairQueue
 
 ran: list[str] = []
@@ -117,3 +118,12 @@ def test_dispatch_tags_a_goals_step_and_action_with_its_user(redis: Redis) -> No
         jobs = queues[name].get_jobs()
         assert [job.meta[OWNER_META] for job in jobs[:3]].count(8) == 1
         assert jobs[-1].meta[OWNER_META] == 7
+
+
+def test_erasing_a_user_forgets_their_place_in_the_turns(redis: Redis) -> None:
+    goals = GoalStore(redis)
+    goal = goals.save(Goal(id="g_gone", user_id=77, chat_id=77, text="x", created_at=0, updated_at=0))
+    RQDispatch(redis).step(goal.id, 0)
+    assert any(b"77" in redis.zrange(key, 0, -1) for key in redis.scan_iter("deputy:fair:*:last"))
+    erase_user_units(redis, Owned(user_id=77, goal_ids=(goal.id,), action_ids=()))
+    assert not any(b"77" in redis.zrange(key, 0, -1) for key in redis.scan_iter("deputy:fair:*:last"))
