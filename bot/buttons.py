@@ -8,10 +8,9 @@ when it delivers the message (`OutboxConsumer`).
 
 from __future__ import annotations
 
-import base64
-import hashlib
-import hmac
 import re
+
+from core.button_mac import ButtonMac
 
 _ID = re.compile(r"^[A-Za-z0-9_-]{1,40}$")
 KINDS = {
@@ -55,11 +54,10 @@ class InvalidButton(Exception):
 
 class ButtonSigner:
     def __init__(self, secret: str) -> None:
-        self._key = hashlib.sha256(b"deputy-button\x00" + secret.encode()).digest()
+        self._mac = ButtonMac(secret, b"deputy-button", 12)
 
     def _sign(self, kind: str, ident: str, user_id: int) -> str:
-        mac = hmac.new(self._key, f"{kind}:{ident}:{user_id}".encode(), hashlib.sha256).digest()
-        return base64.urlsafe_b64encode(mac[:12]).decode().rstrip("=")
+        return self._mac.sign(kind, ident, user_id)
 
     def data(self, kind: str, ident: str, user_id: int) -> str:
         if kind not in KINDS or not _ID.match(ident):
@@ -73,7 +71,7 @@ class ButtonSigner:
         if len(parts) != 3 or parts[0] not in KINDS or not _ID.match(parts[1]):
             raise InvalidButton("malformed")
         kind, ident, signature = parts
-        if not hmac.compare_digest(signature, self._sign(kind, ident, user_id)):
+        if not self._mac.verifies(signature, kind, ident, user_id):
             raise InvalidButton("signature does not verify")
         return kind, ident
 

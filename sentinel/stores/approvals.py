@@ -9,9 +9,6 @@ decision.
 
 from __future__ import annotations
 
-import base64
-import hashlib
-import hmac
 import secrets
 from enum import Enum
 from typing import Literal
@@ -19,6 +16,7 @@ from typing import Literal
 from pydantic import BaseModel
 from redis import Redis
 
+from core.button_mac import ButtonMac
 from core.erasure import Owned, delete_keys, ids_owned_by
 
 _PREFIX = "ap1"
@@ -79,11 +77,10 @@ class PressResult(BaseModel):
 
 class ApprovalSigner:
     def __init__(self, secret: str) -> None:
-        self._key = hashlib.sha256(b"deputy-approval\x00" + secret.encode()).digest()
+        self._mac = ButtonMac(secret, b"deputy-approval", 16)
 
     def _sign(self, approval_id: str, choice: Choice, user_id: int) -> str:
-        mac = hmac.new(self._key, f"{approval_id}:{choice.value}:{user_id}".encode(), hashlib.sha256).digest()
-        return base64.urlsafe_b64encode(mac[:16]).decode().rstrip("=")
+        return self._mac.sign(approval_id, choice.value, user_id)
 
     def button_data(self, approval_id: str, choice: Choice, user_id: int) -> str:
         return f"{_PREFIX}:{approval_id}:{choice.value}:{self._sign(approval_id, choice, user_id)}"
@@ -100,7 +97,7 @@ class ApprovalSigner:
             choice = Choice(raw_choice)
         except ValueError:
             raise ForgedPress("unknown choice") from None
-        if not hmac.compare_digest(signature, self._sign(approval_id, choice, user_id)):
+        if not self._mac.verifies(signature, approval_id, choice.value, user_id):
             raise ForgedPress("signature does not verify")
         return approval_id, choice
 
