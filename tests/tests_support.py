@@ -73,3 +73,22 @@ def everything_in_redis(redis: Redis) -> str:
 
 class OutsideNetworkCall(ConnectionRefusedError):
     """A test tried to connect beyond this machine (see `no_outside_network` in conftest.py)."""
+
+
+def wait_until_nothing_runs(redis: Redis, user_id: int, timeout: float = 20.0) -> None:
+    """Wait until none of the user's goals has a step queued, scheduled or running.
+
+    Stronger than sleeping "long enough" and then seeing nothing happen: a goal whose next step
+    is registered anywhere (RQ's queue, its scheduled jobs, a worker) never gets here, so a
+    monitor that failed to stop or a paused goal that kept a step fails the wait.
+    """
+    from agent.goals import GoalStore
+    from deputy.testing import wait_for
+    from workers.dispatch import goal_unit
+    from workers.inflight import Inflight
+
+    def idle() -> bool:
+        goals = GoalStore(redis).recent(user_id, 50)
+        return bool(goals) and all(Inflight(redis).get(goal_unit(goal.id)) is None for goal in goals)
+
+    wait_for(idle, timeout=timeout, what=f"user {user_id}'s goals to have no step queued or running")

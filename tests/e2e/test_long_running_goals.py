@@ -15,6 +15,7 @@ from deputy.testing import DeputyStack, RedisServer, wait_for
 from sandbox.mail import LocalMailServer
 from sentinel.stores.rule_store import RuleStore
 from sentinel.rules import RequestedVerdict, RuleConditions, RuleScope, UserRule
+from tests_support import wait_until_nothing_runs
 
 
 def first_user(request: ChatRequest) -> str:
@@ -70,7 +71,7 @@ def stack_env() -> dict[str, str]:
 
 
 def test_a_monitor_is_quiet_until_the_price_drops_then_speaks_once_and_stops(
-    stack: DeputyStack, model_server: ScriptedModelServer
+    stack: DeputyStack, model_server: ScriptedModelServer, redis: Redis
 ) -> None:
     price = {"usd": 450}
     checks: list[float] = []
@@ -95,7 +96,7 @@ def test_a_monitor_is_quiet_until_the_price_drops_then_speaks_once_and_stops(
     news = user.wait_for_bot(lambda m: "dropped to 379" in m["text"], after=sent, timeout=40)
     assert news is not None
     requests_at_news = len(model_server.requests)
-    time.sleep(4)  # two more check periods: the monitor has stopped
+    wait_until_nothing_runs(redis, 602)  # the monitor has stopped: no check is scheduled any more
     assert len(model_server.requests) == requests_at_news
     assert len(user.bot_messages(after=sent)) == quiet_messages + 1
     # Between checks nothing ran: one model call per check, plus the first one.
@@ -172,7 +173,7 @@ def test_a_long_goal_survives_random_worker_kills_without_repeating_an_email(
 
 
 def test_pause_resume_edit_and_cancel_from_the_goal_card_are_honoured_by_running_workers(
-    stack: DeputyStack, model_server: ScriptedModelServer
+    stack: DeputyStack, model_server: ScriptedModelServer, redis: Redis
 ) -> None:
     def respond(request: ChatRequest) -> ScriptedResponse:
         n = sum(1 for m in request.messages if m.get("role") == "assistant")
@@ -188,9 +189,10 @@ def test_pause_resume_edit_and_cancel_from_the_goal_card_are_honoured_by_running
     assert [b["text"] for b in card["buttons"][0]] == ["Pause", "Edit", "Cancel"]
     user.press(card["message_id"], button="Pause")
     assert user.wait_for_answer(1)["text"] == "Paused."
-    time.sleep(1.0)  # the step in flight finishes its model call and stops at its checkpoint
+    # The step in flight finishes its model call and stops at its checkpoint; nothing is queued after it.
+    wait_until_nothing_runs(redis, 605)
     paused_at = len(model_server.requests)
-    time.sleep(2.0)
+    wait_until_nothing_runs(redis, 605)
     assert len(model_server.requests) == paused_at, "a paused goal makes no more model calls"
 
     listed = user.send("/goals")
@@ -206,9 +208,9 @@ def test_pause_resume_edit_and_cancel_from_the_goal_card_are_honoured_by_running
     card = user.wait_for_bot(lambda m: m["text"].startswith("🎯") and "running" in m["text"], after=listed)
     user.press(card["message_id"], button="Cancel")
     assert user.wait_for_answer(3)["text"] == "Stopped."
-    time.sleep(1.0)
+    wait_until_nothing_runs(redis, 605)
     stopped_at = len(model_server.requests)
-    time.sleep(2.0)
+    wait_until_nothing_runs(redis, 605)
     assert len(model_server.requests) == stopped_at
     listed = user.send("/goals")
     assert "cancelled" in user.wait_for_bot(lambda m: "Your recent goals" in m["text"], after=listed)["text"]

@@ -21,6 +21,7 @@ from agent.testing import ChatRequest, ScriptedModelServer, message_text, tool_c
 from deputy.testing import ChatUser, DeputyStack, RedisServer, wait_for
 from sandbox.mail import LocalMailServer
 from sandbox.mailstore import DEMO_PASSWORD, MailStore
+from tests_support import wait_until_nothing_runs
 
 ME = "me@deputy.test"
 SAM = "sam@example.org"
@@ -105,7 +106,7 @@ def test_new_mail_from_sam_wakes_the_goal_once_and_nothing_else_does(
     news = user.wait_for_bot(lambda m: m["text"].startswith("Sam replied"), after=sent, timeout=40)
     assert "Lunch on Friday" in news["text"]
     assert len(model_server.requests) == 2
-    time.sleep(3)  # more than one check period: the goal is done and nothing else is said
+    wait_until_nothing_runs(redis, 701)  # the goal is done: no check is scheduled any more
     replies = [m for m in user.bot_messages(after=sent) if m["text"].startswith("Sam replied")]
     assert len(replies) == 1 and len(model_server.requests) == 2
     assert the_goal(redis, 701).status.value == "done"
