@@ -36,6 +36,7 @@ class Settings(BaseSettings):
     model: str = Field(default="gpt-4.1-mini", alias="DEPUTY_MODEL")
     model_timeout: float = Field(default=60.0, alias="DEPUTY_MODEL_TIMEOUT")
     model_stream: bool = Field(default=False, alias="DEPUTY_MODEL_STREAM")
+    constrain_tool_calls: bool = Field(default=False, alias="DEPUTY_CONSTRAIN_TOOL_CALLS")
     model_retry_delays: str = Field(default="2,8,30", alias="DEPUTY_MODEL_RETRY_DELAYS")
     model_gateway: bool = Field(default=False, alias="DEPUTY_MODEL_GATEWAY")
     gateway_concurrency: int = Field(default=500, ge=1, alias="DEPUTY_GATEWAY_CONCURRENCY")

@@ -91,7 +91,8 @@ def build_model(settings: Settings, helper: bool = False) -> ChatModel:
     # `client.chat` imports the SDK's chat modules on first use. Touched here, in the worker's
     # parent, so work horses forked per job inherit them instead of importing them every step.
     assert client.chat.completions is not None
-    model = MeteredModel(OpenAIChatModel(client, settings.helper_model_name() if helper else settings.model),
+    model = MeteredModel(OpenAIChatModel(client, settings.helper_model_name() if helper else settings.model,
+                                         constrain_calls=settings.constrain_tool_calls),
                          provider_of(base_url or OPENAI_BASE_URL))
     # Local models write tool calls as text, and small ones choose better from few tools (agent.text_tools).
     return TextToolsChatModel(model, TextToolsOptions(max_tools=settings.max_tools,
