@@ -122,7 +122,8 @@ def main(argv: list[str] | None = None) -> int:
 
         live = LoopProbe()
         serve_health(settings.health_port, settings.health_host, live, {})  # keeps no state of its own to reach
-        run(host=args.host, port=args.port or settings.chat_port, on_startup=[live.bind_running])
+        run(host=args.host, port=args.port or settings.chat_port, on_startup=[live.bind_running],
+            whatsapp_page=f"http://127.0.0.1:{settings.whatsapp_chat_port}/")
     return 0
 
 
