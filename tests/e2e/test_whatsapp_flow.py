@@ -15,7 +15,7 @@ from typing import Iterator
 
 import pytest
 from redis import Redis
-from tests_support import BODY, GOAL, SUBJECT, email_script
+from tests_support import BODY, GOAL, SUBJECT, email_script, tiny_pdf
 
 from agent.goals import GoalStore
 from agent.model import ModelReply
@@ -153,3 +153,28 @@ def test_linking_telegram_and_whatsapp_shares_goals_and_memory(
     before = other.last_seq()
     other.send(f"/link {code}")
     assert "unknown or has expired" in other.wait_for_bot(lambda m: True, after=before)["text"]
+
+
+def test_files_in_and_out_and_the_command_menu(
+        wa_stack: DeputyStack, redis: Redis, model_server: ScriptedModelServer) -> None:
+    model_server.responder = lambda request: tool_call("reply", text="Shopping list: pasta, basil.")
+    user = wa_user(wa_stack, "15550001007")
+    user.send_file("recipe.pdf", "application/pdf", tiny_pdf("Pesto pasta: basil, pine nuts"), "a shopping list please")
+    user.wait_for_bot(lambda m: m["text"].startswith("Shopping list"), timeout=40)
+    [request] = model_server.requests
+    assert "pine nuts" in request.prompt_text(), "the file was downloaded through the Graph API and read"
+
+    before = user.last_seq()
+    user.send("/export")
+    export = user.wait_for_bot(lambda m: m["type"] == "document", after=before)
+    assert export["media"]["filename"] == "deputy-export.json" and "Everything I store" in export["text"]
+
+    before = user.last_seq()
+    user.send("menu")
+    menu = user.wait_for_bot(lambda m: m["list"] is not None, after=before)
+    rows = [r["title"] for m in user.bot_messages(after=before) if m["list"] for r in m["list"]["rows"]]
+    assert "/goals" in rows and "/link" in rows
+    before = user.last_seq()
+    user.press(menu, "/goals")
+    goals = user.wait_for_bot(lambda m: "Your recent goals" in m["text"], after=before)
+    assert "a shopping list please" in goals["text"]
