@@ -15,6 +15,9 @@ from __future__ import annotations
 from typing import Literal
 
 import redis.asyncio as aioredis
+from redis import Redis
+
+from core.erasure import Owned, delete_keys
 
 Surface = Literal["telegram", "whatsapp"]
 
@@ -26,6 +29,13 @@ WHATSAPP_BOT_ID = 7_999_999_999_999_999
 ACCOUNT_KEY = "deputy:wa:account:{}"  # wa_id -> account id, once linked
 NUMBER_KEY = "deputy:wa:number:{}"  # account id -> wa_id (where its WhatsApp messages go)
 SURFACE_KEY = "deputy:surface:{}"  # account id -> the surface last written from (linked accounts)
+# The WhatsApp surface's own records (whatsapp.store writes them), declared here for the erasure.
+WA_TEXT_KEY = "deputy:wa:text:{}:{}"  # account, message number -> text of the bot's message
+WA_MESSAGE_SEQ_KEY = "deputy:wa:msgseq:{}"  # account -> last message number
+WA_WAMID_KEY = "deputy:wa:wamid:{}"  # wamid -> "account:message number"
+WA_LAST_IN_KEY = "deputy:wa:last_in:{}"  # wa_id -> when the user last wrote
+WA_TOLD_KEY = "deputy:wa:told:{}"  # wa_id -> told how news arrives after a day of silence
+WA_DEFERRED_KEY = "deputy:wa:deferred:{}"  # wa_id -> messages waiting for the 24-hour window
 _ROUTE_KEY = "deputy:outbox:route:{}"  # outbox entry id -> the surface it was pinned to
 _ROUTE_SECONDS = 7 * 24 * 3600
 _MAX_WA_ID = 10**15
@@ -77,3 +87,18 @@ async def pin_route(redis: aioredis.Redis, entry_id: str, account_id: int) -> Su
     if await redis.set(key, surface, nx=True, ex=_ROUTE_SECONDS):
         return surface
     return "whatsapp" if await redis.get(key) == b"whatsapp" else "telegram"
+
+
+def erase_user_surfaces(redis: Redis, owned: Owned) -> int:
+    """The account's WhatsApp number and link, its window and message records, its last app."""
+    user = int(owned.user_id)
+    raw = redis.get(NUMBER_KEY.format(user))
+    keys: list[str | bytes] = [NUMBER_KEY.format(user), SURFACE_KEY.format(user), WA_MESSAGE_SEQ_KEY.format(user)]
+    keys += redis.scan_iter(WA_TEXT_KEY.format(user, "*"))
+    keys += [k for k in redis.scan_iter(WA_WAMID_KEY.format("*")) if (redis.get(k) or b"").startswith(f"{user}:".encode())]
+    if raw is not None:
+        wa_id = raw.decode()
+        keys += [WA_LAST_IN_KEY.format(wa_id), WA_TOLD_KEY.format(wa_id), WA_DEFERRED_KEY.format(wa_id)]
+        if redis.get(ACCOUNT_KEY.format(wa_id)) == str(user).encode():
+            keys.append(ACCOUNT_KEY.format(wa_id))  # the number no longer joins this account
+    return delete_keys(redis, keys)

@@ -12,6 +12,7 @@ from typing import Any
 
 import redis.asyncio as aioredis
 
+from core.surfaces import WA_DEFERRED_KEY, WA_LAST_IN_KEY, WA_MESSAGE_SEQ_KEY, WA_TEXT_KEY, WA_TOLD_KEY, WA_WAMID_KEY
 from whatsapp.inbound import Card
 
 WINDOW_SECONDS = 24 * 3600
@@ -19,12 +20,8 @@ WINDOW_SECONDS = 24 * 3600
 _KEEP = 30 * 24 * 3600
 
 _UPDATE_SEQ = "deputy:wa:update_seq"
-_MESSAGE_SEQ = "deputy:wa:msgseq:{}"
-_TEXT = "deputy:wa:text:{}:{}"  # chat, message number -> text of the bot's message
-_WAMID = "deputy:wa:wamid:{}"  # wamid -> "chat:message number"
-_LAST_IN = "deputy:wa:last_in:{}"  # wa_id -> when the user last wrote (seconds)
-_TOLD = "deputy:wa:told:{}"  # wa_id -> the user was told how news arrives after a day of silence
-_DEFERRED = "deputy:wa:deferred:{}"  # wa_id -> interactive messages waiting for the window to open
+_MESSAGE_SEQ, _TEXT, _WAMID = WA_MESSAGE_SEQ_KEY, WA_TEXT_KEY, WA_WAMID_KEY
+_LAST_IN, _TOLD, _DEFERRED = WA_LAST_IN_KEY, WA_TOLD_KEY, WA_DEFERRED_KEY
 
 
 class SurfaceStore:
