@@ -36,6 +36,7 @@ WA_WAMID_KEY = "deputy:wa:wamid:{}"  # wamid -> "account:message number"
 WA_LAST_IN_KEY = "deputy:wa:last_in:{}"  # wa_id -> when the user last wrote
 WA_TOLD_KEY = "deputy:wa:told:{}"  # wa_id -> told how news arrives after a day of silence
 WA_DEFERRED_KEY = "deputy:wa:deferred:{}"  # wa_id -> messages waiting for the 24-hour window
+WA_REFUSED_KEY = "deputy:wa:refused:{}:{}"  # account, message number -> already re-sent as a template
 _ROUTE_KEY = "deputy:outbox:route:{}"  # outbox entry id -> the surface it was pinned to
 _ROUTE_SECONDS = 7 * 24 * 3600
 _MAX_WA_ID = 10**15
@@ -95,6 +96,7 @@ def erase_user_surfaces(redis: Redis, owned: Owned) -> int:
     raw = redis.get(NUMBER_KEY.format(user))
     keys: list[str | bytes] = [NUMBER_KEY.format(user), SURFACE_KEY.format(user), WA_MESSAGE_SEQ_KEY.format(user)]
     keys += redis.scan_iter(WA_TEXT_KEY.format(user, "*"))
+    keys += redis.scan_iter(WA_REFUSED_KEY.format(user, "*"))
     keys += [k for k in redis.scan_iter(WA_WAMID_KEY.format("*")) if (redis.get(k) or b"").startswith(f"{user}:".encode())]
     if raw is not None:
         wa_id = raw.decode()

@@ -39,10 +39,11 @@ class WhatsAppUser:
         return self._post("files", {"filename": filename, "mime_type": mime_type, "caption": caption,
                                     "data": base64.b64encode(data).decode()})
 
-    def fall_silent(self, redis: Redis, hours: float = 25) -> None:
-        """As if the user last wrote `hours` ago, for WhatsApp (the emulator) and for Deputy (Redis)."""
+    def fall_silent(self, hours: float = 25, redis: Redis | None = None) -> None:
+        """As if the user last wrote `hours` ago: for WhatsApp (the emulator) and, given its Redis, for Deputy."""
         self._post("silence", {"hours": hours})
-        redis.set(f"deputy:wa:last_in:{self.wa_id}", f"{time.time() - hours * 3600:.3f}")
+        if redis is not None:
+            redis.set(f"deputy:wa:last_in:{self.wa_id}", f"{time.time() - hours * 3600:.3f}")
 
     def messages(self, after: int = 0) -> list[Message]:
         response = self._http.get(f"/api/users/{self.wa_id}/messages", params={"after": after})

@@ -69,6 +69,17 @@ class Sender:
         return await self.graph.send(outbound.template_message(wa_id, self._template.name, self._template.language,
                                                                body))
 
+    async def refused_outside_window(self, wa_id: str, wamid: str) -> None:
+        """WhatsApp refused a message as outside the window (its clock, not ours): the window is
+        closed from now on, and the message's text goes again, once, as the template."""
+        await self.store.window_closed(wa_id)
+        sent = await self.store.chat_of(wamid)
+        if sent is None or not await self.store.first_refusal(*sent):
+            return
+        text = await self.store.text_of(*sent)
+        if text:
+            await self.graph.send(outbound.template_message(wa_id, self._template.name, self._template.language, text))
+
     async def user_wrote(self, wa_id: str) -> None:
         """The window (re)opens: note when, tell a first-time user how news arrives, send what waited."""
         await self.store.wrote(wa_id, self._clock())

@@ -12,7 +12,15 @@ from typing import Any
 
 import redis.asyncio as aioredis
 
-from core.surfaces import WA_DEFERRED_KEY, WA_LAST_IN_KEY, WA_MESSAGE_SEQ_KEY, WA_TEXT_KEY, WA_TOLD_KEY, WA_WAMID_KEY
+from core.surfaces import (
+    WA_DEFERRED_KEY,
+    WA_LAST_IN_KEY,
+    WA_MESSAGE_SEQ_KEY,
+    WA_REFUSED_KEY,
+    WA_TEXT_KEY,
+    WA_TOLD_KEY,
+    WA_WAMID_KEY,
+)
 from whatsapp.inbound import Card
 
 WINDOW_SECONDS = 24 * 3600
@@ -44,6 +52,21 @@ class SurfaceStore:
     async def text_of(self, chat_id: int, message_id: int) -> str | None:
         raw = await self.redis.get(_TEXT.format(chat_id, message_id))
         return raw.decode() if raw is not None else None
+
+    async def chat_of(self, wamid: str) -> tuple[int, int] | None:
+        """(account, message number) of a message the bot sent."""
+        raw = await self.redis.get(_WAMID.format(wamid))
+        if raw is None:
+            return None
+        chat_id, _, number = raw.decode().partition(":")
+        return int(chat_id), int(number)
+
+    async def first_refusal(self, chat_id: int, message_id: int) -> bool:
+        """True once per message (its parts may each be refused, and callbacks come again)."""
+        return bool(await self.redis.set(WA_REFUSED_KEY.format(chat_id, message_id), 1, nx=True, ex=_KEEP))
+
+    async def window_closed(self, wa_id: str) -> None:
+        await self.redis.delete(_LAST_IN.format(wa_id))
 
     async def card(self, wamid: str | None) -> Card | None:
         """The bot message a button press answers (WhatsApp gives its wamid as the press's context)."""

@@ -30,6 +30,7 @@ from telegram.ext import Application
 from bot.update_claims import UpdateClaims, Verdict, delivered, delivering
 from core.surfaces import SURFACE_KEY, NUMBER_KEY, account_for, is_whatsapp_only
 from whatsapp import outbound
+from whatsapp.graph import REENGAGEMENT_REQUIRED, GraphError
 from whatsapp.inbound import pressed_data, to_update
 from whatsapp.request import callback_id
 from whatsapp.sender import Sender
@@ -76,11 +77,22 @@ class WhatsAppWebhook:
         ok = True
         for value in changes:
             for status in value.get("statuses") or []:
-                _log_status(status)
+                await self._status(status)
             names = {c.get("wa_id"): (c.get("profile") or {}).get("name", "") for c in value.get("contacts") or []}
             for message in value.get("messages") or []:
                 ok = await self._one(message, names.get(message.get("from"), "")) and ok
         return web.Response(text="ok") if ok else web.Response(status=503, headers={"Retry-After": "1"})
+
+    async def _status(self, status: dict[str, Any]) -> None:
+        _log_status(status)
+        codes = {e.get("code") for e in status.get("errors") or []}
+        wamid, wa_id = str(status.get("id") or ""), str(status.get("recipient_id") or "")
+        if status.get("status") != "failed" or REENGAGEMENT_REQUIRED not in codes or not wa_id.isdigit():
+            return
+        try:
+            await self._sender.refused_outside_window(wa_id, wamid)
+        except (GraphError, aioredis.RedisError) as exc:
+            log.warning("whatsapp: could not send a refused message again as the template: %s", exc)
 
     async def _one(self, message: dict[str, Any], name: str) -> bool:
         """Handle one message exactly once; False to have Meta deliver it again."""

@@ -102,7 +102,7 @@ def test_news_after_a_day_of_silence_goes_out_as_the_approved_template(wa_stack:
     news = user.wait_for_bot(lambda m: "Check-in" in m["text"], after=within)
     assert news["type"] == "text" and news["template"] is None, "within the window: a plain message"
 
-    user.fall_silent(redis, hours=25)
+    user.fall_silent(hours=25, redis=redis)
     silent = user.last_seq()
     Outbox(redis).send(default_account(wa_id), "Check-in: the price dropped to 80 EUR.\nWant me to buy?",
                        proactive=True)
@@ -178,3 +178,18 @@ def test_files_in_and_out_and_the_command_menu(
     user.press(menu, "/goals")
     goals = user.wait_for_bot(lambda m: "Your recent goals" in m["text"], after=before)
     assert "a shopping list please" in goals["text"]
+
+
+def test_a_message_whatsapp_refuses_as_outside_the_window_goes_again_as_the_template(
+        wa_stack: DeputyStack, redis: Redis) -> None:
+    wa_id = "15550001008"
+    user = wa_user(wa_stack, wa_id)
+    user.send("/goals")
+    user.fall_silent(hours=30)  # WhatsApp's clock says a day passed; Deputy's does not know
+    before = user.last_seq()
+    Outbox(redis).send(default_account(wa_id), "Check-in: your parcel arrived.", proactive=True)
+    again = user.wait_for_bot(lambda m: m["type"] == "template", after=before)
+    assert "parcel arrived" in again["text"]
+    refused = [m for m in user.bot_messages(after=before) if m["status"] == "failed"]
+    assert len(refused) == 1 and refused[0]["type"] == "text"
+    assert redis.get(f"deputy:wa:last_in:{wa_id}") is None, "from now on, news goes as the template at once"
