@@ -69,16 +69,21 @@ class Sender:
         return await self.graph.send(outbound.template_message(wa_id, self._template.name, self._template.language,
                                                                body))
 
-    async def refused_outside_window(self, wa_id: str, wamid: str) -> None:
+    async def refused_outside_window(self, wa_id: str, wamid: str) -> bool:
         """WhatsApp refused a message as outside the window (its clock, not ours): the window is
-        closed from now on, and the message's text goes again, once, as the template."""
+        closed from now on, and the message's text goes again, once, as the template.
+
+        False when the message is not known yet: its status can overtake the sender's record of it."""
         await self.store.window_closed(wa_id)
         sent = await self.store.chat_of(wamid)
-        if sent is None or not await self.store.first_refusal(*sent):
-            return
+        if sent is None:
+            return False
+        if not await self.store.first_refusal(*sent):
+            return True
         text = await self.store.text_of(*sent)
         if text:
             await self.graph.send(outbound.template_message(wa_id, self._template.name, self._template.language, text))
+        return True
 
     async def user_wrote(self, wa_id: str) -> None:
         """The window (re)opens: note when, tell a first-time user how news arrives, send what waited."""

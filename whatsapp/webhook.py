@@ -20,6 +20,7 @@ import logging
 import os
 import secrets
 import socket
+import time
 from typing import Any
 
 import redis.asyncio as aioredis
@@ -38,6 +39,8 @@ from whatsapp.signature import SIGNATURE_HEADER, verify
 
 log = logging.getLogger(__name__)
 
+STATUS_PATIENCE = 60.0
+"""Seconds during which a failed status of a message we have no record of yet is asked for again."""
 MENU_WORDS = {"menu", "/help", "/menu"}
 MENU_INTRO = "Text me a goal in plain words, or choose a command:"
 
@@ -77,22 +80,32 @@ class WhatsAppWebhook:
         ok = True
         for value in changes:
             for status in value.get("statuses") or []:
-                await self._status(status)
+                ok = await self._status(status) and ok
             names = {c.get("wa_id"): (c.get("profile") or {}).get("name", "") for c in value.get("contacts") or []}
             for message in value.get("messages") or []:
                 ok = await self._one(message, names.get(message.get("from"), "")) and ok
         return web.Response(text="ok") if ok else web.Response(status=503, headers={"Retry-After": "1"})
 
-    async def _status(self, status: dict[str, Any]) -> None:
-        _log_status(status)
+    async def _status(self, status: dict[str, Any]) -> bool:
+        """Log a status; a message refused as outside the window goes again as the template.
+        False to have Meta deliver the callback again (it overtook our record of the message)."""
         codes = {e.get("code") for e in status.get("errors") or []}
         wamid, wa_id = str(status.get("id") or ""), str(status.get("recipient_id") or "")
         if status.get("status") != "failed" or REENGAGEMENT_REQUIRED not in codes or not wa_id.isdigit():
-            return
+            _log_status(status)
+            return True
         try:
-            await self._sender.refused_outside_window(wa_id, wamid)
+            if await self._sender.refused_outside_window(wa_id, wamid):
+                _log_status(status)
+                return True
         except (GraphError, aioredis.RedisError) as exc:
             log.warning("whatsapp: could not send a refused message again as the template: %s", exc)
+            return True
+        try:
+            age = time.time() - float(status.get("timestamp") or 0)
+        except ValueError:
+            age = STATUS_PATIENCE
+        return age >= STATUS_PATIENCE  # a fresh one is retried; an old unknown message is not ours to chase
 
     async def _one(self, message: dict[str, Any], name: str) -> bool:
         """Handle one message exactly once; False to have Meta deliver it again."""
