@@ -130,7 +130,10 @@ class WhatsAppRequest(BaseRequest):
         if field in files:
             filename, content, mime = files[field]
             data = content if isinstance(content, bytes) else content.read()
-            media_id = await self._sender.graph.upload(data, mime or "application/octet-stream", filename or "file")
+            mime = _sniff(data) if kind == "image" else (mime or "application/octet-stream")
+            filename = filename if filename and filename != "application.octet-stream" else (
+                "image" + _EXTENSIONS.get(mime, "") if kind == "image" else "file")
+            media_id = await self._sender.graph.upload(data, mime, filename)
         else:
             media_id = str(params[field])  # sent before: a media id
         with_buttons = bool(outbound.choices(markup))
@@ -149,6 +152,18 @@ class WhatsAppRequest(BaseRequest):
         if caption:
             message["caption"] = caption
         return message
+
+
+_EXTENSIONS = {"image/png": ".png", "image/jpeg": ".jpg", "image/webp": ".webp"}
+
+
+def _sniff(data: bytes) -> str:
+    """WhatsApp wants an image's real type; PTB sends bytes as application/octet-stream."""
+    if data.startswith(b"\x89PNG"):
+        return "image/png"
+    if data[:4] == b"RIFF" and data[8:12] == b"WEBP":
+        return "image/webp"
+    return "image/jpeg"
 
 
 def _markup(markup: Any) -> dict[str, Any] | None:

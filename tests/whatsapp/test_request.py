@@ -136,3 +136,12 @@ async def test_the_webhook_answers_metas_handshake_only_with_our_verify_token(ri
             assert forged.status_code == 403
     finally:
         await runner.cleanup()
+
+
+async def test_a_photo_with_buttons_goes_as_an_image_then_the_buttons(rig: Rig) -> None:
+    png = b"\x89PNG\r\n\x1a\n" + b"\0" * 32
+    markup = InlineKeyboardMarkup([[InlineKeyboardButton("Approve", callback_data="ap:3:sig")]])
+    await rig.bot.send_photo(rig.account, photo=png, caption="This is the page. Buy it?", reply_markup=markup)
+    image, card = rig.conversation()[-2:]
+    assert image["type"] == "image" and rig.hub.state.media[image["media"]["id"]].mime_type == "image/png"
+    assert card["text"] == "This is the page. Buy it?" and [b["title"] for b in card["buttons"]] == ["Approve"]
