@@ -3,8 +3,8 @@
 WhatsApp's rules: a text message holds at most 4096 characters; an interactive message's
 body at most 1024 (reply buttons) or 4096 (list); at most 3 reply buttons with titles of at
 most 20 characters; a list holds at most 10 rows with titles of at most 24 characters.
-A keyboard that fits goes out as reply buttons; a larger one (or longer titles) as list
-messages of up to 10 rows each. A button's id is its Telegram callback data, unchanged.
+The first choices that fit go out as reply buttons under the text; the rest (a fourth
+button, a longer title) follow as list messages of up to 10 rows each. A button's id is its Telegram callback data, unchanged.
 """
 
 from __future__ import annotations
@@ -101,14 +101,23 @@ def plan(to: str, text: str, reply_markup: dict[str, Any] | None = None) -> list
     text = text or "…"  # WhatsApp refuses an empty body
     if not buttons:
         return [text_message(to, part) for part in split_text(text)]
-    fits = len(buttons) <= MAX_BUTTONS and all(len(title) <= MAX_BUTTON_TITLE for title, _ in buttons)
-    head, body = _tail_split(text, MAX_BUTTON_BODY if fits else MAX_LIST_BODY)
+    # Reply buttons for the first choices that fit them (Approve, Deny...), a list for the rest.
+    primary: list[Choice] = []
+    for choice in buttons:
+        if len(primary) == MAX_BUTTONS or len(choice[0]) > MAX_BUTTON_TITLE:
+            break
+        primary.append(choice)
+    rest = buttons[len(primary):]
+    head, body = _tail_split(text, MAX_BUTTON_BODY if primary else MAX_LIST_BODY)
     messages = [text_message(to, part) for part in head]
-    if fits:
-        return [*messages, button_message(to, body, buttons)]
-    pages = [buttons[i:i + MAX_ROWS] for i in range(0, len(buttons), MAX_ROWS)]
+    if primary:
+        messages.append(button_message(to, body, primary))
+    pages = [rest[i:i + MAX_ROWS] for i in range(0, len(rest), MAX_ROWS)]
     for number, rows in enumerate(pages, 1):
-        page_body = body if number == 1 else f"More choices ({number}/{len(pages)})"
+        if number == 1 and not primary:
+            page_body = body
+        else:
+            page_body = "More choices" + (f" ({number}/{len(pages)})" if len(pages) > 1 else "")
         messages.append(list_message(to, page_body, rows))
     return messages
 

@@ -32,7 +32,7 @@ def test_a_long_card_keeps_its_buttons_under_a_body_of_at_most_1024_characters()
 
 
 def test_more_than_three_buttons_or_long_titles_become_list_messages_of_ten_rows() -> None:
-    titles = [f"Remove rule number {i}" for i in range(1, 13)]
+    titles = [f"Remove the rule number {i}" for i in range(1, 13)]
     first, second = outbound.plan(WA, "Your rules", keyboard(*titles))
     rows = [r for m in (first, second) for r in m["interactive"]["action"]["sections"][0]["rows"]]
     assert first["interactive"]["type"] == "list" and len(rows) == 12
@@ -89,3 +89,13 @@ def test_texts_images_and_documents_become_telegram_messages() -> None:
     voice = to_update({"type": "audio", "timestamp": "1", "audio": {"id": "557"}},
                       update_id=1, message_id=2, account_id=77, name="Ann")["message"]
     assert "text" not in voice
+
+
+def test_a_card_with_a_fourth_or_long_choice_keeps_its_buttons_and_lists_the_rest() -> None:
+    card, more = outbound.plan(WA, "Pay 20 EUR at the shop?", keyboard(
+        "Approve", "Deny", "Always allow this", "Pay here with Visa 4242 from now on"))
+    assert [b["reply"]["title"] for b in card["interactive"]["action"]["buttons"]] == [
+        "Approve", "Deny", "Always allow this"]
+    [row] = more["interactive"]["action"]["sections"][0]["rows"]
+    assert more["interactive"]["body"]["text"] == "More choices" and row["id"] == "a:3:sig"
+    assert row["description"] == "Pay here with Visa 4242 from now on"
