@@ -5,11 +5,15 @@ from __future__ import annotations
 import asyncio
 import logging
 import signal
+from typing import TYPE_CHECKING
 
 from bot.services import BotServices
 from core.redis_clients import sync_client
 from deputy.health import LoopProbe, redis_check, serve_health
 from deputy.settings import Settings
+
+if TYPE_CHECKING:
+    from whatsapp.surface import WhatsAppConfig
 
 log = logging.getLogger(__name__)
 
@@ -20,7 +24,8 @@ LOCAL_APP_SECRET = "local-whatsapp-app-secret"
 LOCAL_VERIFY_TOKEN = "local-verify-token"
 
 
-def config_from(settings: Settings):  # -> whatsapp.surface.WhatsAppConfig
+def config_from(settings: Settings) -> WhatsAppConfig:
+    """DEPUTY_WHATSAPP_* checked, with messages that say what to fix (the local emulator's values without a token)."""
     from bot.webhook import parse_listen
     from whatsapp.sender import Template
     from whatsapp.surface import WhatsAppConfig
@@ -35,11 +40,12 @@ def config_from(settings: Settings):  # -> whatsapp.surface.WhatsAppConfig
         return WhatsAppConfig(LOCAL_TOKEN, LOCAL_PHONE_NUMBER_ID, LOCAL_APP_SECRET, LOCAL_VERIFY_TOKEN,
                               f"http://127.0.0.1:{settings.whatsapp_chat_port}/v21.0", host, port, template=template)
     missing = [name for name, value in (
+        ("DEPUTY_WHATSAPP_TOKEN", settings.whatsapp_token.get_secret_value()),
         ("DEPUTY_WHATSAPP_PHONE_NUMBER_ID", settings.whatsapp_phone_number_id),
         ("DEPUTY_WHATSAPP_APP_SECRET", settings.whatsapp_app_secret),
         ("DEPUTY_WHATSAPP_VERIFY_TOKEN", settings.whatsapp_verify_token)) if not value]
     if missing:
-        raise SystemExit(f"With DEPUTY_WHATSAPP_TOKEN set, also set {', '.join(missing)} (see README, WhatsApp).")
+        raise SystemExit(f"For a real WhatsApp number, set {', '.join(missing)} (see README, “Use WhatsApp”).")
     return WhatsAppConfig(settings.whatsapp_token.get_secret_value(), str(settings.whatsapp_phone_number_id),
                           settings.whatsapp_app_secret.get_secret_value(),  # type: ignore[union-attr]
                           settings.whatsapp_verify_token.get_secret_value(),  # type: ignore[union-attr]
