@@ -64,3 +64,13 @@ def test_erasing_an_account_removes_its_number_link_window_and_records(redis: Re
     redis.set("deputy:wa:wamid:wamid.other", "43:1")
     erase_user_surfaces(redis, Owned(user_id=42))
     assert sorted(k.decode() for k in redis.keys("*")) == ["deputy:wa:wamid:wamid.other"]
+
+
+def test_a_code_from_whatsapp_redeemed_on_telegram_joins_the_same_way(redis: Redis) -> None:
+    links = AccountLinks(redis)
+    wa_account = default_account(WA)
+    redis.set(NUMBER_KEY.format(wa_account), WA)
+    code = links.issue(wa_account, "whatsapp")
+    linked = links.redeem(f" {code[:4]}-{code[4:]} ", 42, "telegram")
+    assert (linked.account_id, linked.wa_id) == (42, WA)
+    assert redis.get(ACCOUNT_KEY.format(WA)) == b"42" and redis.get(SURFACE_KEY.format(42)) == b"telegram"

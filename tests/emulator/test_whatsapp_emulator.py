@@ -67,3 +67,30 @@ async def test_each_chat_page_has_a_switch_to_the_other(wa_url: str) -> None:
             assert switch.status_code == 302 and switch.headers["location"] == wa_url + "/"
     finally:
         await runner.cleanup()
+
+
+async def test_a_delivery_not_answered_200_is_made_again() -> None:
+    from emulator.whatsapp.delivery import Deliverer
+
+    answers = [503, 500, 200]
+    seen: list[str] = []
+
+    async def webhook(request: web.Request) -> web.Response:
+        seen.append(request.headers.get("X-Hub-Signature-256", ""))
+        return web.Response(status=answers[len(seen) - 1])
+
+    server = web.Application()
+    server.router.add_post("/whatsapp", webhook)
+    runner = web.AppRunner(server)
+    await runner.setup()
+    await web.TCPSite(runner, "127.0.0.1", 0).start()
+    deliverer = Deliverer(f"http://127.0.0.1:{runner.addresses[0][1]}/whatsapp", "app-secret")
+    try:
+        assert await deliverer.post({"entry": []}) == 200
+        assert len(seen) == 3 and len(set(seen)) == 1 and seen[0].startswith("sha256=")
+        seen.clear()
+        answers[:] = [403]
+        assert await deliverer.post({"entry": []}, signed="bad") == 403 and len(seen) == 1, "refused is final"
+    finally:
+        await deliverer.close()
+        await runner.cleanup()
