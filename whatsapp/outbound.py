@@ -128,7 +128,17 @@ def template_message(to: str, name: str, language: str, text: str) -> Payload:
     flat = " · ".join(line.strip() for line in text.splitlines() if line.strip())
     return {"messaging_product": "whatsapp", "recipient_type": "individual", "to": to, "type": "template",
             "template": {"name": name, "language": {"code": language}, "components": [
-                {"type": "body", "parameters": [{"type": "text", "text": _shorten(flat or "…", MAX_TEMPLATE_PARAMETER)}]}]}}
+                {"type": "body", "parameters": [{"type": "text", "text": _cut_keeping_end(flat or "…")}]}]}}
+
+
+def _cut_keeping_end(text: str, limit: int = MAX_TEMPLATE_PARAMETER) -> str:
+    """At most `limit` characters; a cut text keeps its last sentence (the note on how to read the rest)."""
+    if len(text) <= limit:
+        return text
+    head, _, tail = text.rpartition(" · ")
+    tail = tail if head and len(tail) < limit // 4 else ""
+    room = limit - len(tail) - (4 if tail else 1)
+    return f"{text[:room]}…" + (f" · {tail}" if tail else "")
 
 
 def media_message(to: str, kind: str, media_id: str, caption: str = "", filename: str | None = None) -> Payload:

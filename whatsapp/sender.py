@@ -20,6 +20,7 @@ from whatsapp.store import SurfaceStore
 log = logging.getLogger(__name__)
 
 DEFERRED_NOTE = "(Reply to this message to see the buttons.)"
+MORE_NOTE = "(Reply to this message to read all of it.)"
 FIRST_CONTACT_NOTICE = (
     "Hi! This is Deputy on WhatsApp. One thing to know: WhatsApp lets me write to you freely only within "
     "a day of your last message. After a day of silence, my check-ins arrive as a short template message; "
@@ -62,10 +63,12 @@ class Sender:
         return [await self._as_template(wa_id, payloads, text)]
 
     async def _as_template(self, wa_id: str, payloads: list[dict[str, Any]], text: str) -> str:
-        waiting = [p for p in payloads if p.get("type") != "text"]
+        # A text too long for the template's parameter waits whole for the reply, like the buttons.
+        whole = len(text) + len(DEFERRED_NOTE) + 1 > outbound.MAX_TEMPLATE_PARAMETER
+        waiting = [p for p in payloads if whole or p.get("type") != "text"]
         for payload in waiting:
             await self.store.defer(wa_id, payload)
-        body = f"{text}\n{DEFERRED_NOTE}" if waiting else text
+        body = f"{text}\n{DEFERRED_NOTE if not whole else MORE_NOTE}" if waiting else text
         return await self.graph.send(outbound.template_message(wa_id, self._template.name, self._template.language,
                                                                body))
 

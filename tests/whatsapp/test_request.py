@@ -22,7 +22,7 @@ from emulator.whatsapp import WaEmulatorConfig, create_app
 from emulator.whatsapp.hub import HUB_KEY, WaHub
 from whatsapp.graph import GraphClient
 from whatsapp.request import WhatsAppRequest, callback_id
-from whatsapp.sender import Sender, Template
+from whatsapp.sender import FIRST_CONTACT_NOTICE, Sender, Template
 from whatsapp.store import SurfaceStore
 from whatsapp.webhook import WhatsAppWebhook, build_server
 
@@ -145,3 +145,17 @@ async def test_a_photo_with_buttons_goes_as_an_image_then_the_buttons(rig: Rig) 
     image, card = rig.conversation()[-2:]
     assert image["type"] == "image" and rig.hub.state.media[image["media"]["id"]].mime_type == "image/png"
     assert card["text"] == "This is the page. Buy it?" and [b["title"] for b in card["buttons"]] == ["Approve"]
+
+
+async def test_outside_the_window_a_long_text_is_cut_in_the_template_and_follows_whole(rig: Rig) -> None:
+    await rig.sender.store.wrote(WA, time.time() - 25 * 3600)
+    text = "Weekly summary:\n" + "\n".join(f"- item {i}: " + "details " * 8 for i in range(40))
+    await rig.bot.send_message(rig.account, text)
+    template = rig.conversation()[-1]
+    assert template["type"] == "template" and len(template["text"]) <= 1024
+    assert template["text"].startswith("Weekly summary:") and template["text"].endswith("read all of it.)")
+    rig.hub.state.user(WA).last_in = time.time()
+    before = len(rig.conversation())
+    await rig.sender.user_wrote(WA)
+    followed = [m["text"] for m in rig.conversation()[before:] if m["text"] != FIRST_CONTACT_NOTICE]
+    assert followed == [text]
