@@ -41,6 +41,7 @@ log = logging.getLogger(__name__)
 
 STATUS_PATIENCE = 60.0
 """Seconds during which a failed status of a message we have no record of yet is asked for again."""
+SILENT_TYPES = {"reaction", "system", "ephemeral"}
 MENU_WORDS = {"menu", "/help", "/menu"}
 MENU_INTRO = "Text me a goal in plain words, or choose a command:"
 
@@ -145,6 +146,8 @@ class WhatsAppWebhook:
             pipe.set(SURFACE_KEY.format(account), "whatsapp")
         await pipe.execute()
         await self._sender.user_wrote(wa_id)
+        if message.get("type") in SILENT_TYPES:
+            return  # an emoji reaction to a message, a system notice: nothing to answer
         if message.get("type") == "text" and (message.get("text") or {}).get("body", "").strip().lower() in MENU_WORDS:
             payloads = outbound.command_menu(wa_id, self._commands, MENU_INTRO)
             await self._sender.deliver(wa_id, payloads, MENU_INTRO)
