@@ -60,7 +60,7 @@ async def serve(services: BotServices, config: WhatsAppConfig, redis_url: str, s
         await app.post_init(app)
     await app.start()
     commands = [(c.command, c.description) for c in COMMANDS]
-    webhook = WhatsAppWebhook(app, UpdateClaims(redis, CLAIMS_BOT), sender,  # type: ignore[arg-type]
+    webhook = WhatsAppWebhook(app, UpdateClaims(redis, CLAIMS_BOT), sender,
                               config.app_secret, config.verify_token, commands)
     runner = web.AppRunner(build_server(webhook, config.path), access_log=None, shutdown_timeout=10.0)
     await runner.setup()

@@ -116,7 +116,7 @@ class WhatsAppWebhook:
             return True
         owner = f"{self._node}-{secrets.token_hex(6)}"
         try:
-            verdict, delivery = await self._claims.claim(wamid, owner)  # type: ignore[arg-type]
+            verdict, delivery = await self._claims.claim(wamid, owner)
         except aioredis.RedisError as exc:
             log.warning("whatsapp: could not claim a message (%s); it will come again", exc)
             return False
@@ -124,18 +124,18 @@ class WhatsAppWebhook:
             return True
         if verdict is Verdict.busy or delivery is None:
             return False
-        keeping = asyncio.create_task(self._claims.keep(wamid, owner))  # type: ignore[arg-type]
+        keeping = asyncio.create_task(self._claims.keep(wamid, owner))
         token = delivering(delivery)
         try:
             await self._handle(message, wa_id, name)
         except Exception:
             log.exception("whatsapp: could not handle a message")
-            await self._claims.release(wamid, owner)  # type: ignore[arg-type]
+            await self._claims.release(wamid, owner)
             return False
         finally:
             delivered(token)
             keeping.cancel()
-        await self._claims.done(wamid)  # type: ignore[arg-type]
+        await self._claims.done(wamid)
         return True
 
     async def _handle(self, message: dict[str, Any], wa_id: str, name: str) -> None:
