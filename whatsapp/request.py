@@ -3,8 +3,10 @@
 The bot's handlers and outbox consumer run unchanged in an Application whose transport is
 this class: ``sendMessage`` and friends become Graph API messages (see `whatsapp.outbound`),
 and the answer is the Telegram object the handler expects. WhatsApp cannot edit a message,
-so an edit sends what it adds (a decision under a card) and nothing when it adds nothing;
-a callback answer's toast becomes a short message.
+so an edit sends what it adds (a decision under a card) and nothing when it adds nothing.
+A callback answer's toast becomes a short message, unless an edit of the card in the same
+update says the decision anyway (Telegram shows both, one over the other; WhatsApp would
+show the same news twice): toasts wait until the update's next message or its end.
 """
 
 from __future__ import annotations
@@ -38,6 +40,7 @@ class WhatsAppRequest(BaseRequest):
     def __init__(self, sender: Sender) -> None:
         self._sender = sender
         self._store = sender.store
+        self._toasts: dict[int, str] = {}  # chat -> a toast not said yet (one update per chat at a time)
 
     @property
     def read_timeout(self) -> float | None:
@@ -90,8 +93,15 @@ class WhatsAppRequest(BaseRequest):
             raise GraphError(400, None, "WhatsApp does not let a business delete a user's message")
         raise GraphError(400, None, f"{name} is not available on WhatsApp")
 
+    async def flush_toasts(self, chat_id: int) -> None:
+        """Say the toast of a press still unsaid (the update has been handled)."""
+        toast = self._toasts.pop(chat_id, None)
+        if toast:
+            await self._send(chat_id, toast, None)
+
     async def _send(self, chat_id: int, text: str, markup: Any, remember_as: int | None = None,
                     shown: str | None = None) -> dict[str, Any]:
+        await self.flush_toasts(chat_id)  # in the order the handler said them
         wa_id = await self._sender.number(chat_id)
         wamids = await self._sender.deliver(wa_id, outbound.plan(wa_id, text, _markup(markup)), text)
         message_id = remember_as or await self._store.next_message_id(chat_id)
@@ -102,6 +112,8 @@ class WhatsAppRequest(BaseRequest):
     async def _edit(self, chat_id: int, message_id: int, text: str, markup: Any) -> dict[str, Any]:
         before = await self._store.text_of(chat_id, message_id)
         added = text[len(before):].strip() if before and text.startswith(before) else text
+        if added:
+            self._toasts.pop(chat_id, None)  # the edit says the decision the toast said
         if not added and not outbound.choices(_markup(markup)):
             await self._store.remember(chat_id, message_id, text, [])
             return _message(chat_id, message_id, text)
@@ -115,14 +127,14 @@ class WhatsAppRequest(BaseRequest):
         return await self._send(chat_id, first, markup, remember_as=message_id, shown=before)
 
     async def _toast(self, query_id: str, text: Any) -> bool:
-        if text:
-            account = query_id.rsplit("-", 1)[-1]
-            if account.isdigit():
-                await self._send(int(account), str(text), None)
+        account = query_id.rsplit("-", 1)[-1]
+        if text and account.isdigit():
+            self._toasts[int(account)] = str(text)
         return True
 
     async def _media(self, name: str, params: dict[str, Any], files: dict[str, Any]) -> dict[str, Any]:
         chat_id, kind = int(params["chat_id"]), "image" if name == "sendPhoto" else "document"
+        await self.flush_toasts(chat_id)
         field = "photo" if kind == "image" else "document"
         wa_id = await self._sender.number(chat_id)
         caption, markup = str(params.get("caption") or ""), _markup(params.get("reply_markup"))

@@ -53,15 +53,15 @@ async def serve(services: BotServices, config: WhatsAppConfig, redis_url: str, s
     redis = async_client(redis_url)
     graph = GraphClient(http, config.api_base, config.phone_number_id, config.token)
     sender = Sender(graph, SurfaceStore(redis), config.template, time.time)
-    app = build_application(TOKEN, services, redis_url, rate_limit=False, request=WhatsAppRequest(sender),
-                            surface="whatsapp")
+    request = WhatsAppRequest(sender)
+    app = build_application(TOKEN, services, redis_url, rate_limit=False, request=request, surface="whatsapp")
     await app.initialize()
     if app.post_init:
         await app.post_init(app)
     await app.start()
     commands = [(c.command, c.description) for c in COMMANDS]
     webhook = WhatsAppWebhook(app, UpdateClaims(redis, CLAIMS_BOT), sender,
-                              config.app_secret, config.verify_token, commands)
+                              config.app_secret, config.verify_token, commands, request)
     runner = web.AppRunner(build_server(webhook, config.path), access_log=None, shutdown_timeout=10.0)
     await runner.setup()
     try:

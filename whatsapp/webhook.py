@@ -33,7 +33,7 @@ from core.surfaces import SURFACE_KEY, NUMBER_KEY, account_for, is_whatsapp_only
 from whatsapp import outbound
 from whatsapp.graph import REENGAGEMENT_REQUIRED, GraphError
 from whatsapp.inbound import pressed_data, to_update
-from whatsapp.request import callback_id
+from whatsapp.request import WhatsAppRequest, callback_id
 from whatsapp.sender import Sender
 from whatsapp.signature import SIGNATURE_HEADER, verify
 
@@ -48,8 +48,9 @@ MENU_INTRO = "Text me a goal in plain words, or choose a command:"
 
 class WhatsAppWebhook:
     def __init__(self, application: Application, claims: UpdateClaims, sender: Sender, app_secret: str,
-                 verify_token: str, commands: list[tuple[str, str]]) -> None:
+                 verify_token: str, commands: list[tuple[str, str]], request: WhatsAppRequest | None = None) -> None:
         self._app = application
+        self._request = request
         self._claims = claims
         self._sender = sender
         self._redis: aioredis.Redis = sender.store.redis
@@ -161,7 +162,13 @@ class WhatsAppWebhook:
         if "callback_query" in data:
             data["callback_query"]["id"] = callback_id(update_id, account)
         update = Update.de_json(data, self._app.bot)
-        await self._app.update_processor.process_update(update, self._app.process_update(update))
+        await self._app.update_processor.process_update(update, self._handled(update, account))
+
+    async def _handled(self, update: Update, account: int) -> None:
+        """The update through the bot's handlers (in the chat's order), then the toast nobody said."""
+        await self._app.process_update(update)
+        if self._request is not None:
+            await self._request.flush_toasts(account)
 
     async def healthz(self, request: web.Request) -> web.Response:
         return web.Response(text="ok" if self._app.running else "stopping", status=200 if self._app.running else 503)

@@ -75,12 +75,17 @@ async def test_a_card_its_edit_and_the_answer_to_a_press(rig: Rig) -> None:
     press = await rig.sender.store.card(shown["id"])
     assert press is not None and press.message_id == card.message_id and press.text.startswith("Send this email?")
 
+    request: WhatsAppRequest = rig.bot.request  # type: ignore[assignment]
     await rig.bot.answer_callback_query(callback_id(12, rig.account), "Approved. Working on it.")
-    assert rig.conversation()[-1]["text"] == "Approved. Working on it."
     edited = await rig.bot.edit_message_text(f"{card.text}\n\n✅ Approved", chat_id=rig.account,
                                              message_id=card.message_id, reply_markup=None)
+    await request.flush_toasts(rig.account)
     assert rig.conversation()[-1]["text"] == "✅ Approved", "WhatsApp cannot edit: the addition is said"
+    assert "Approved. Working on it." not in [m["text"] for m in rig.conversation()], "said once, not twice"
     assert edited.text.endswith("✅ Approved")
+    await rig.bot.answer_callback_query(callback_id(13, rig.account), "This card has expired.", show_alert=True)
+    await request.flush_toasts(rig.account)
+    assert rig.conversation()[-1]["text"] == "This card has expired.", "a toast no edit follows is said"
     count = len(rig.conversation())
     await rig.bot.edit_message_text(edited.text, chat_id=rig.account, message_id=card.message_id)
     assert len(rig.conversation()) == count, "an edit that adds nothing sends nothing"
