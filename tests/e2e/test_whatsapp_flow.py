@@ -147,6 +147,13 @@ def test_linking_telegram_and_whatsapp_shares_goals_and_memory(
     memory = telegram.wait_for_bot(lambda m: "What I remember" in m["text"], after=sent)
     assert "I'm vegetarian" in memory["text"]
 
+    # The user last wrote on Telegram: news goes there now, and only there.
+    wa_before = whatsapp.last_seq()
+    Outbox(redis).send(905, "News: the table for two is booked.", proactive=True)
+    telegram.wait_for_bot(lambda m: m["text"].startswith("News: the table"), after=sent)
+    whatsapp.send("/activity")
+    assert not [m for m in whatsapp.bot_messages(after=wa_before) if "the table" in m["text"]]
+
     # The code was single use.
     other = wa_user(wa_stack, "15550001006")
     other.send("hi")
