@@ -13,6 +13,8 @@ import httpx
 
 REENGAGEMENT_REQUIRED = 131047
 """Meta's error code for a free-form message outside the 24-hour window."""
+_THROTTLED = {4, 80007, 130429, 131048, 131056, 133016}
+"""Meta's codes for rate limits (app, account, throughput, spam, pair, registration): try again later."""
 
 
 class GraphError(Exception):
@@ -21,6 +23,11 @@ class GraphError(Exception):
         self.status = status
         self.code = code
         self.title = title
+
+    @property
+    def retryable(self) -> bool:
+        """Meta's side or a rate limit: the same request may succeed later."""
+        return self.status >= 500 or self.status == 429 or self.code in _THROTTLED
 
 
 class GraphClient:

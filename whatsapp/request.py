@@ -65,6 +65,8 @@ class WhatsAppRequest(BaseRequest):
         except NoNumber as exc:
             return _error(403, f"Forbidden: {exc}")
         except GraphError as exc:
+            if exc.retryable:  # PTB turns 502 into NetworkError: the outbox tries again shortly
+                return _error(502, f"Bad Gateway: {exc}")
             return _error(400, f"Bad Request: {exc}")
         return 200, json.dumps({"ok": True, "result": result}).encode()
 
