@@ -27,6 +27,7 @@ from telegram.error import (
 from bot.buttons import ButtonSigner
 from bot.texts import MAX_MESSAGE_CHARS
 from core.outbox import MESSAGE_REF_KEY, OUTBOX_HELD, OUTBOX_STREAM, SENT_KEY, Button, OutboxMessage
+from core.surfaces import Surface, pin_route, surface_of
 from core.user_settings import UserSettings
 
 log = logging.getLogger(__name__)
@@ -53,12 +54,16 @@ def split_text(text: str, limit: int = MAX_MESSAGE_CHARS) -> list[str]:
 
 class OutboxConsumer:
     def __init__(
-        self, redis: aioredis.Redis, bot: Bot, signer: ButtonSigner | None = None, consumer: str | None = None
+        self, redis: aioredis.Redis, bot: Bot, signer: ButtonSigner | None = None, consumer: str | None = None,
+        surface: Surface = "telegram",
     ) -> None:
         self._redis = redis
         self._bot = bot
         self._signer = signer
         self._consumer = consumer or f"{socket.gethostname()}-{os.getpid()}"
+        # Each chat app reads the whole stream in its own group and delivers only its users' messages.
+        self._surface = surface
+        self._group = GROUP if surface == "telegram" else surface
 
     async def run(self) -> None:
         """Deliver forever; survives Redis and Telegram outages."""
@@ -67,7 +72,7 @@ class OutboxConsumer:
                 await self._ensure_group()
                 await self._reclaim()
                 while True:
-                    batch = await self._redis.xreadgroup(GROUP, self._consumer, {OUTBOX_STREAM: ">"}, count=50, block=2000)
+                    batch = await self._redis.xreadgroup(self._group, self._consumer, {OUTBOX_STREAM: ">"}, count=50, block=2000)
                     for _stream, entries in batch or []:
                         for entry_id, fields in entries:
                             await self._handle(entry_id, fields)
@@ -82,14 +87,14 @@ class OutboxConsumer:
 
     async def _ensure_group(self) -> None:
         try:
-            await self._redis.xgroup_create(OUTBOX_STREAM, GROUP, id="0", mkstream=True)
+            await self._redis.xgroup_create(OUTBOX_STREAM, self._group, id="0", mkstream=True)
         except ResponseError as exc:
             if "BUSYGROUP" not in str(exc):
                 raise
 
     async def _reclaim(self) -> None:
         _next, entries, *_ = await self._redis.xautoclaim(
-            OUTBOX_STREAM, GROUP, self._consumer, min_idle_time=_RECLAIM_IDLE_MS, start_id="0-0", count=50
+            OUTBOX_STREAM, self._group, self._consumer, min_idle_time=_RECLAIM_IDLE_MS, start_id="0-0", count=50
         )
         for entry_id, fields in entries:
             if fields:
@@ -100,15 +105,19 @@ class OutboxConsumer:
             message = OutboxMessage.model_validate_json(fields[b"json"])
         except (KeyError, ValueError):
             log.error("outbox: dropping malformed entry %s", entry_id)
-            await self._redis.xack(OUTBOX_STREAM, GROUP, entry_id)
+            await self._redis.xack(OUTBOX_STREAM, self._group, entry_id)
+            return
+        if await pin_route(self._redis, entry_id.decode(), message.chat_id) != self._surface:
+            # The other app's consumer delivers (and deletes) it.
+            await self._redis.xack(OUTBOX_STREAM, self._group, entry_id)
             return
         if message.proactive and await self._hold(entry_id, message):
-            await self._redis.xack(OUTBOX_STREAM, GROUP, entry_id)
+            await self._redis.xack(OUTBOX_STREAM, self._group, entry_id)
             await self._redis.xdel(OUTBOX_STREAM, entry_id)
             return
         await self._send(message)
         # Delivered messages do not linger in Redis: the chat has them now.
-        await self._redis.xack(OUTBOX_STREAM, GROUP, entry_id)
+        await self._redis.xack(OUTBOX_STREAM, self._group, entry_id)
         await self._redis.xdel(OUTBOX_STREAM, entry_id)
 
     async def _hold(self, entry_id: bytes, message: OutboxMessage) -> bool:
@@ -125,8 +134,11 @@ class OutboxConsumer:
     async def _release_held(self) -> None:
         due = await self._redis.zrangebyscore(OUTBOX_HELD, "-inf", time.time(), start=0, num=50)
         for member in due:
+            message = OutboxMessage.model_validate_json(member.split(b"|", 1)[1])
+            if await surface_of(self._redis, message.chat_id) != self._surface:
+                continue
             if await self._redis.zrem(OUTBOX_HELD, member):  # only one bot process sends it
-                await self._send(OutboxMessage.model_validate_json(member.split(b"|", 1)[1]))
+                await self._send(message)
 
     async def _send(self, message: OutboxMessage) -> None:
         while True:

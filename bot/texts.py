@@ -16,6 +16,7 @@ HELP = (
     "/negotiate – sell, buy or lower a bill within limits you set (/negotiate shows how)\n"
     "/retry – try your last failed goal again\n"
     "/plan – your plan, what you have used and when it resets\n"
+    "/link – use the same Deputy from Telegram and WhatsApp\n"
     "/help – this message"
 )
 

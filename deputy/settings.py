@@ -93,6 +93,16 @@ class Settings(BaseSettings):
     webhook_listen: str = Field(default="127.0.0.1:8443", alias="DEPUTY_WEBHOOK_LISTEN")
     webhook_secret: SecretStr | None = Field(default=None, alias="DEPUTY_WEBHOOK_SECRET")
     webhook_max_connections: int = Field(default=40, ge=1, le=100, alias="DEPUTY_WEBHOOK_MAX_CONNECTIONS")
+    # WhatsApp Cloud API (`deputy whatsapp`); with no token, `deputy run` uses the local WhatsApp emulator.
+    whatsapp_token: SecretStr | None = Field(default=None, alias="DEPUTY_WHATSAPP_TOKEN")
+    whatsapp_phone_number_id: str | None = Field(default=None, alias="DEPUTY_WHATSAPP_PHONE_NUMBER_ID")
+    whatsapp_app_secret: SecretStr | None = Field(default=None, alias="DEPUTY_WHATSAPP_APP_SECRET")
+    whatsapp_verify_token: SecretStr | None = Field(default=None, alias="DEPUTY_WHATSAPP_VERIFY_TOKEN")
+    whatsapp_api_base: str = Field(default="https://graph.facebook.com/v21.0", alias="DEPUTY_WHATSAPP_API_BASE")
+    whatsapp_listen: str = Field(default="127.0.0.1:8444", alias="DEPUTY_WHATSAPP_LISTEN")
+    whatsapp_template: str = Field(default="deputy_checkin", alias="DEPUTY_WHATSAPP_TEMPLATE")
+    whatsapp_template_language: str = Field(default="en", alias="DEPUTY_WHATSAPP_TEMPLATE_LANGUAGE")
+    whatsapp_chat_port: int = Field(default=8082, alias="DEPUTY_WHATSAPP_CHAT_PORT")
     # The card issuer that mints single-use payment tokens (the executor alone needs these).
     issuer_url: str | None = Field(default=None, alias="DEPUTY_ISSUER_URL")
     issuer_key: SecretStr | None = Field(default=None, alias="DEPUTY_ISSUER_KEY")
