@@ -19,7 +19,7 @@ from tests_support import BODY, GOAL, SUBJECT, email_script, tiny_pdf
 
 from agent.goals import GoalStore
 from agent.model import ModelReply
-from agent.testing import ChatRequest, ScriptedModelServer, message_text, tool_call
+from agent.testing import ChatRequest, ScriptedModelServer, goal_text, tool_call
 from core.outbox import Outbox
 from core.surfaces import default_account
 from deputy.testing import DeputyStack, RedisServer, ask_before_sending
@@ -113,7 +113,7 @@ def test_news_after_a_day_of_silence_goes_out_as_the_approved_template(wa_stack:
 
 
 def link_script(request: ChatRequest) -> ModelReply:
-    goal = message_text(request.messages[1])
+    goal = goal_text(request.messages)
     if request.messages[-1].get("role") == "tool":
         return tool_call("reply", text="Noted.")
     if goal.startswith("remember"):
