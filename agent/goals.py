@@ -19,6 +19,8 @@ from agent.model import ToolCall
 from agent.origins import ORIGIN, label_legacy, typed_words
 from agent.probes import Probe, ProbeState
 from sentinel.provenance import UntrustedItem
+from agent.goal_sealing import plain_json, record_json
+from core.confidential import ConfidentialKeys, confidential_keys
 from core.erasure import Owned, delete_keys
 
 _GOAL = "deputy:goal:{}"
@@ -194,18 +196,23 @@ class ConcurrentUpdate(Exception):
 
 
 class GoalStore:
-    def __init__(self, redis: Redis) -> None:
+    """Goal records; a confidential user's are sealed (`agent.goal_sealing`) and `get` raises `Locked` while
+    the user is locked."""
+
+    def __init__(self, redis: Redis, keys: ConfidentialKeys | None = None) -> None:
         self._redis = redis
         self._save = redis.register_script(_SAVE)
+        self._keys = keys if keys is not None else confidential_keys(redis)
 
     def get(self, goal_id: str) -> Goal | None:
         raw = self._redis.get(_GOAL.format(goal_id))
-        return Goal.model_validate_json(raw) if raw else None
+        return Goal.model_validate_json(plain_json(raw, self._keys)) if raw else None
 
     def save(self, goal: Goal) -> Goal:
         """Checkpoint `goal`; raises ConcurrentUpdate if it changed since it was loaded."""
         saved = goal.model_copy(update={"revision": goal.revision + 1})
-        if not self._save(keys=[_GOAL.format(goal.id)], args=[str(goal.revision), saved.model_dump_json()]):
+        stored = record_json(saved, self._keys.public_key(goal.user_id))
+        if not self._save(keys=[_GOAL.format(goal.id)], args=[str(goal.revision), stored]):
             raise ConcurrentUpdate(goal.id)
         if goal.revision == -1:
             self._redis.zadd(_USER_GOALS.format(goal.user_id), {goal.id: goal.created_at})
@@ -213,16 +220,17 @@ class GoalStore:
         return saved
 
     @staticmethod
-    def queue_create(pipe: Any, goal: Goal) -> Goal:
+    def queue_create(pipe: Any, goal: Goal, public_key: bytes | None = None) -> Goal:
         """Queue a new goal's first save on a (sync or asyncio) pipeline, for one round trip with other writes.
 
         The same records as `save` for a goal never saved before (its id is new and random, so
         nobody else can have saved it); the pipeline's first result is falsy if the id was taken.
+        `public_key`: the user's confidential key, if they have one (the goal is sealed to it).
         """
         if goal.revision != -1:
             raise ValueError("queue_create is for a goal never saved before")
         saved = goal.model_copy(update={"revision": 0})
-        pipe.set(_GOAL.format(goal.id), saved.model_dump_json(), nx=True)
+        pipe.set(_GOAL.format(goal.id), record_json(saved, public_key), nx=True)
         pipe.zadd(_USER_GOALS.format(goal.user_id), {goal.id: goal.created_at})
         if saved.status is GoalStatus.waiting_user:
             pipe.set(_AWAITING.format(goal.user_id), goal.id)
@@ -255,15 +263,20 @@ class GoalStore:
         added, count, _ = pipe.execute()
         return bool(added), int(count)
 
-    def store_result(self, goal_id: str, handle: str, text: str) -> None:
-        """Keep a large tool result whole, for the agent to read in parts (`read_result`)."""
-        self._redis.set(_RESULT.format(goal_id, handle), text, ex=_RESULT_TTL)
+    def store_result(self, goal_id: str, handle: str, text: str, user_id: int | None = None) -> None:
+        """Keep a large tool result whole, for the agent to read in parts (`read_result`); sealed for a
+        confidential `user_id`."""
+        stored = self._keys.seal_text(user_id, text) if user_id is not None else text
+        self._redis.set(_RESULT.format(goal_id, handle), stored, ex=_RESULT_TTL)
 
-    def result(self, goal_id: str, handle: str) -> str | None:
+    def result(self, goal_id: str, handle: str, user_id: int | None = None) -> str | None:
         raw = self._redis.get(_RESULT.format(goal_id, handle))
-        return raw.decode() if raw is not None else None
+        if raw is None:
+            return None
+        return self._keys.open_text(user_id, raw) if user_id is not None else raw.decode()
 
     def recent(self, user_id: int, limit: int = 10) -> list[Goal]:
+        """The user's latest goals, newest first; `Locked` while a confidential user is locked."""
         ids = self._redis.zrevrange(_USER_GOALS.format(user_id), 0, limit - 1)
         goals = (self.get(i.decode()) for i in ids)
         return [g for g in goals if g is not None]

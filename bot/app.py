@@ -16,6 +16,7 @@ from telegram.ext import (
 )
 
 from bot.account_handlers import AccountHandlers
+from bot.confidential_handlers import ConfidentialHandlers
 from bot.durable_polling import DurableApplication, ReceivedQueue
 from bot.handlers import Handlers
 from bot.negotiation import NegotiationHandlers
@@ -37,6 +38,8 @@ COMMANDS = [
     BotCommand("quiet", "Quiet hours for unprompted news, e.g. /quiet 22:00 07:00"),
     BotCommand("memory", "What Deputy remembers about you"),
     BotCommand("settings", "Name, tone, language, time zone, model training"),
+    BotCommand("confidential", "Encrypt your data with a passphrase only you know"),
+    BotCommand("lock", "Lock your confidential data now"),
     BotCommand("export", "A file with everything Deputy stores about you"),
     BotCommand("delete_me", "Erase everything Deputy stores about you"),
     BotCommand("retry", "Try your last stopped goal again"),
@@ -97,6 +100,10 @@ def build_application(
     app.add_handler(CommandHandler("delete_me", account.delete_me))
     app.add_handler(CommandHandler("connections", account.connections))
     app.add_handler(CommandHandler("plan", PlanHandlers(services).plan))
+    confidential = ConfidentialHandlers(services)
+    app.add_handler(CommandHandler("confidential", confidential.confidential))
+    app.add_handler(CommandHandler("unlock", confidential.unlock))
+    app.add_handler(CommandHandler("lock", confidential.lock))
     app.add_handler(MessageHandler(filters.COMMAND, handlers.unknown_command))
     app.add_handler(MessageHandler(filters.TEXT, handlers.text))
     app.add_handler(MessageHandler(filters.PHOTO | filters.Document.ALL, handlers.file))

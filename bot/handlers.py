@@ -30,6 +30,7 @@ from bot.presses import decide_press
 from bot.secret_paste import deleted_notice, pasted_secret
 from bot.services import BotServices
 from bot.update_claims import current_delivery
+from core.confidential import Locked
 from core.receipts import ReceiptStore
 from core.ids import new_id
 from core.user_settings import UserSettingsStore
@@ -298,10 +299,15 @@ class Handlers:
                 log.info("could not edit card: %s", exc)
 
     async def error(self, update: object, context: ContextTypes.DEFAULT_TYPE) -> None:
-        log.error("error handling an update", exc_info=context.error)
+        if isinstance(context.error, Locked):  # a confidential user's data, asked for while locked: no failure
+            log.info("a locked user's data was asked for; they are told to unlock")
+        else:
+            log.error("error handling an update", exc_info=context.error)
         if not isinstance(update, Update):
             return
         text = texts.STORAGE_DOWN if isinstance(context.error, redis.RedisError) else texts.INTERNAL_ERROR
+        if isinstance(context.error, Locked):
+            text = context.error.user_message
         try:
             if update.callback_query is not None:
                 await update.callback_query.answer(text, show_alert=True)

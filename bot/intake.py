@@ -24,6 +24,7 @@ from redis import Redis
 from redis.connection import SSLConnection
 
 from agent.goals import Goal, GoalStore, awaiting_key
+from core.confidential.keys import public_key_field
 from core.redis_clients import async_client
 from sentinel.stores.audit import DEVELOPMENT_KEY, queue_append, tip_key
 from workers.dispatch import RQDispatch
@@ -111,9 +112,10 @@ class GoalIntake:
     async def create(self, goal: Goal, tip: bytes, **audit: Any) -> Goal:
         """Store the new goal, audit it (chained to `tip`) and enqueue its first step, in one transaction."""
         client = self._redis.get()
+        public = await client.hget(*public_key_field(goal.user_id))  # a confidential user's goal is sealed
         pipe = client.pipeline(transaction=True)
         pipe.multi()  # RQ adds its writes to a pipeline only if it is already in MULTI mode
-        saved = GoalStore.queue_create(pipe, goal)
+        saved = GoalStore.queue_create(pipe, goal, public)
         queue_append(pipe, self._audit_key, goal.user_id, tip, "goal_created", goal.created_at, goal_id=goal.id,
                      **audit)
         self._dispatch.step(saved.id, saved.step, pipeline=pipe)

@@ -73,7 +73,7 @@ class Quotas:
         return self.book.get(self.accounts.get(user_id).plan)
 
     def periods_of(self, user_id: int, now: float) -> Periods:
-        return periods(now, self._settings.get(user_id).timezone)
+        return periods(now, self._settings.clock_settings(user_id).timezone)
 
     # -- goals ------------------------------------------------------------------------------
 

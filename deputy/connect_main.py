@@ -2,8 +2,14 @@
 
 from __future__ import annotations
 
-from aiohttp import web
+import time
 
+from aiohttp import web
+from redis import Redis
+
+from agent.confidential_records import seal_existing
+from connect.confidential_page import ConfidentialPage
+from core.confidential import WaitingWork, confidential_keys, install_unlock_key
 from core.connect_links import ConnectLinks
 from connect.card_reminders import card_reminders
 from connect.page import create_app
@@ -13,8 +19,24 @@ from core.redis_clients import sync_client
 from deputy.settings import Settings
 from sentinel.stores.audit import AuditLog
 from vault import Vault
+from workers.dispatch import RQDispatch
 from vault.migrate import unlock_vault
 from deputy.egress_guards import endpoint_guard
+
+
+def confidential_page(redis: Redis, audit: AuditLog) -> ConfidentialPage:
+    """Turning on and unlocking; an unlock hands the work that waited back to the queues."""
+    dispatch = RQDispatch(redis)
+
+    def resume(user_id: int) -> None:
+        steps, actions = WaitingWork(redis).take(user_id)
+        for goal_id, step in steps:
+            dispatch.step(goal_id, step)
+        for job in actions:
+            dispatch.action(job["action_id"], job["goal_id"], int(job["step"]), job.get("approval_id"))
+
+    return ConfidentialPage(confidential_keys(redis), Outbox(redis), audit.append, resume,
+                            lambda user_id: seal_existing(redis, user_id), time.time)
 
 
 def serve(settings: Settings, host: str, port: int) -> None:
@@ -22,8 +44,11 @@ def serve(settings: Settings, host: str, port: int) -> None:
         raise SystemExit("REDIS_URL is not set: point it at your Redis, e.g. redis://127.0.0.1:6379/0")
     redis = sync_client(settings.redis_url, patient=False)
     vault = Vault(redis, unlock_vault(redis, settings))
-    app = create_app(ConnectLinks(redis), vault, Outbox(redis), AuditLog(redis, settings.audit_key_value()),
-                     egress=endpoint_guard(settings), card_connected=card_reminders(redis))
+    install_unlock_key(settings.unlock_key_value())
+    audit = AuditLog(redis, settings.audit_key_value())
+    app = create_app(ConnectLinks(redis), vault, Outbox(redis), audit,
+                     egress=endpoint_guard(settings), card_connected=card_reminders(redis),
+                     confidential=confidential_page(redis, audit))
     live = LoopProbe()
     app.on_startup.append(live.bind_running)
     serve_health(settings.health_port, settings.health_host, live, {"redis": redis_check(settings.redis_url)})

@@ -1,0 +1,54 @@
+"""Work that waits for a locked user to unlock: goal steps, monitor checks and actions.
+
+A worker that meets `Locked` parks its job here (and tells the user once per locked
+spell); unlocking hands every parked job back to the queues, so nothing is lost. Kept
+under the user's namespace: ids and step numbers only, none of the user's words.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from redis import Redis
+
+_WAITING = "deputy:user:{}:confidential:waiting"
+_TOLD = "deputy:user:{}:confidential:told"
+
+
+class WaitingWork:
+    def __init__(self, redis: Redis) -> None:
+        self._redis = redis
+
+    def park_step(self, user_id: int, goal_id: str, step: int) -> None:
+        self._redis.hset(_WAITING.format(int(user_id)), f"step:{goal_id}", json.dumps({"step": step}))
+
+    def park_action(self, user_id: int, action_id: str, job: dict[str, Any]) -> None:
+        self._redis.hset(_WAITING.format(int(user_id)), f"action:{action_id}", json.dumps(job))
+
+    def count(self, user_id: int) -> int:
+        return int(self._redis.hlen(_WAITING.format(int(user_id))))
+
+    def parked_goals(self, user_id: int) -> set[str]:
+        return {k.decode().split(":", 1)[1] for k in self._redis.hkeys(_WAITING.format(int(user_id)))
+                if k.startswith(b"step:")}
+
+    def take(self, user_id: int) -> tuple[list[tuple[str, int]], list[dict[str, Any]]]:
+        """Every parked job, removed: (goal id, step) pairs and action job payloads."""
+        pipe = self._redis.pipeline(transaction=True)
+        pipe.hgetall(_WAITING.format(int(user_id)))
+        pipe.delete(_WAITING.format(int(user_id)), _TOLD.format(int(user_id)))
+        found, _ = pipe.execute()
+        steps, actions = [], []
+        for key, value in found.items():
+            kind, ident = key.decode().split(":", 1)
+            payload = json.loads(value)
+            if kind == "step":
+                steps.append((ident, int(payload["step"])))
+            else:
+                actions.append(payload)
+        return steps, actions
+
+    def first_notice(self, user_id: int) -> bool:
+        """True once per locked spell: whether to tell the user their work waits."""
+        return bool(self._redis.set(_TOLD.format(int(user_id)), b"1", nx=True))
