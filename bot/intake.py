@@ -116,8 +116,8 @@ class GoalIntake:
         pipe = client.pipeline(transaction=True)
         pipe.multi()  # RQ adds its writes to a pipeline only if it is already in MULTI mode
         saved = GoalStore.queue_create(pipe, goal, public)
-        queue_append(pipe, self._audit_key, goal.user_id, tip, "goal_created", goal.created_at, goal_id=goal.id,
-                     **audit)
+        queue_append(pipe, self._audit_key, goal.user_id, tip, "goal_created", goal.created_at, public,
+                     goal_id=goal.id, **audit)
         self._dispatch.step(saved.id, saved.step, pipeline=pipe)
         stored, _, appended, *_ = await pipe.execute()
         if not stored:
@@ -131,6 +131,7 @@ class GoalIntake:
     async def _append(self, user_id: int, kind: str, at: float, /, **detail: Any) -> bool:
         client = self._redis.get()
         pipe = client.pipeline(transaction=False)
-        queue_append(pipe, self._audit_key, user_id, await self.tip(user_id), kind, at, **detail)
+        public = await client.hget(*public_key_field(user_id))
+        queue_append(pipe, self._audit_key, user_id, await self.tip(user_id), kind, at, public, **detail)
         [appended] = await pipe.execute()
         return bool(appended)

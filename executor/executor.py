@@ -239,6 +239,11 @@ class Executor:
 
     def expire(self, approval_id: str) -> None:
         """Called when a card's time is up: mark it, tell the user, let the goal go on."""
+        try:
+            stored = self._approvals.get(approval_id)
+        except Locked as locked:  # the card stays open until the unlock, then expires
+            WaitingWork(self._contexts.redis).park_expiry(locked.user_id, approval_id)
+            return
         if not self._approvals.expire(approval_id, self._clock()):
             return
         stored = self._approvals.get(approval_id)

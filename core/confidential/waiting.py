@@ -26,6 +26,10 @@ class WaitingWork:
     def park_action(self, user_id: int, action_id: str, job: dict[str, Any]) -> None:
         self._redis.hset(_WAITING.format(int(user_id)), f"action:{action_id}", json.dumps(job))
 
+    def park_expiry(self, user_id: int, approval_id: str) -> None:
+        """A card whose time ran out while locked: it expires (and the goal goes on) after the unlock."""
+        self._redis.hset(_WAITING.format(int(user_id)), f"expire:{approval_id}", "{}")
+
     def count(self, user_id: int) -> int:
         return int(self._redis.hlen(_WAITING.format(int(user_id))))
 
@@ -33,21 +37,23 @@ class WaitingWork:
         return {k.decode().split(":", 1)[1] for k in self._redis.hkeys(_WAITING.format(int(user_id)))
                 if k.startswith(b"step:")}
 
-    def take(self, user_id: int) -> tuple[list[tuple[str, int]], list[dict[str, Any]]]:
-        """Every parked job, removed: (goal id, step) pairs and action job payloads."""
+    def take(self, user_id: int) -> tuple[list[tuple[str, int]], list[dict[str, Any]], list[str]]:
+        """Every parked job, removed: (goal id, step) pairs, action job payloads and approval ids to expire."""
         pipe = self._redis.pipeline(transaction=True)
         pipe.hgetall(_WAITING.format(int(user_id)))
         pipe.delete(_WAITING.format(int(user_id)), _TOLD.format(int(user_id)))
         found, _ = pipe.execute()
-        steps, actions = [], []
+        steps, actions, expiries = [], [], []
         for key, value in found.items():
             kind, ident = key.decode().split(":", 1)
             payload = json.loads(value)
             if kind == "step":
                 steps.append((ident, int(payload["step"])))
+            elif kind == "expire":
+                expiries.append(ident)
             else:
                 actions.append(payload)
-        return steps, actions
+        return steps, actions, expiries
 
     def first_notice(self, user_id: int) -> bool:
         """True once per locked spell: whether to tell the user their work waits."""
