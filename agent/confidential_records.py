@@ -14,6 +14,10 @@ from core.confidential import ConfidentialKeys, confidential_keys
 from core.confidential.sealing import is_sealed
 from core.user_settings import UserSettingsStore
 from memory.store import MemoryStore
+from core.receipts import ReceiptStore
+from sentinel.stores.action_store import ActionStore, user_action_ids
+from sentinel.stores.approvals import ApprovalStore, user_approval_ids
+from sentinel.stores.mandates import MandateStore
 from sentinel.stores.rule_store import RuleStore
 
 _UPLOADS = "deputy:upload:{}:*"
@@ -43,6 +47,10 @@ def seal_existing(redis: Redis, user_id: int, keys: ConfidentialKeys | None = No
         sealed += 1
     for key in redis.scan_iter(_UPLOADS.format(int(user_id))):
         sealed += _reseal(redis, keys, user_id, key, binary=True)
+    actions, approvals = ActionStore(redis, keys), ApprovalStore(redis, keys)
+    sealed += sum(actions.reseal(action_id) for action_id in user_action_ids(redis, user_id))
+    sealed += sum(approvals.reseal(approval_id) for approval_id in user_approval_ids(redis, user_id))
+    sealed += MandateStore(redis, keys).reseal(user_id) + ReceiptStore(redis, keys).reseal(user_id)
     return sealed
 
 

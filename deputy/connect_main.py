@@ -29,13 +29,7 @@ def confidential_page(redis: Redis, audit: AuditLog) -> ConfidentialPage:
     dispatch = RQDispatch(redis)
 
     def resume(user_id: int) -> None:
-        steps, actions, expiries = WaitingWork(redis).take(user_id)
-        for goal_id, step in steps:
-            dispatch.step(goal_id, step)
-        for job in actions:
-            dispatch.action(job["action_id"], job["goal_id"], int(job["step"]), job.get("approval_id"))
-        for approval_id in expiries:
-            dispatch.expire_approval(approval_id, time.time())
+        WaitingWork(redis).resume(user_id, dispatch, time.time())
 
     return ConfidentialPage(confidential_keys(redis), Outbox(redis), audit.append, resume,
                             lambda user_id: (seal_existing(redis, user_id), audit.reseal(user_id)), time.time)

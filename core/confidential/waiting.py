@@ -55,6 +55,17 @@ class WaitingWork:
                 actions.append(payload)
         return steps, actions, expiries
 
+    def resume(self, user_id: int, dispatch: Any, now: float) -> int:
+        """Hand every parked job back to `dispatch` (its `step`, `action`, `expire_approval`); how many."""
+        steps, actions, expiries = self.take(user_id)
+        for goal_id, step in steps:
+            dispatch.step(goal_id, step)
+        for job in actions:
+            dispatch.action(job["action_id"], job["goal_id"], int(job["step"]), job.get("approval_id"))
+        for approval_id in expiries:
+            dispatch.expire_approval(approval_id, now)
+        return len(steps) + len(actions) + len(expiries)
+
     def first_notice(self, user_id: int) -> bool:
         """True once per locked spell: whether to tell the user their work waits."""
         return bool(self._redis.set(_TOLD.format(int(user_id)), b"1", nx=True))

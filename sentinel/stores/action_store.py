@@ -161,6 +161,24 @@ class ActionStore:
             progress=opened(progress).decode() if progress else None,
         )
 
+    def reseal(self, action_id: str) -> bool:
+        """Seal a record kept in clear, now that its user turned confidential mode on; True if it was."""
+        key = _KEY.format(action_id)
+        record, outcome, origin, progress = self._redis.hmget(key, "record", "outcome", "untrusted_origin", "progress")
+        if record is None or b'"sealed"' in record:
+            return False
+        action = Action.model_validate_json(record)
+        public = self._keys.public_key(action.user_id)
+        if public is None:
+            return False
+        fields = {"record": json.dumps({"id": action.id, "user_id": action.user_id, "goal_id": action.goal_id,
+                                        "sealed": seal(public, record)})}
+        for name, value in (("outcome", outcome), ("untrusted_origin", origin), ("progress", progress)):
+            if value:
+                fields[name] = seal(public, value)
+        self._redis.hset(key, mapping=fields)
+        return True
+
     def transition(
         self,
         action_id: str,

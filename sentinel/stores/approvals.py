@@ -171,6 +171,14 @@ class ApprovalStore:
             )
         )
 
+    def reseal(self, approval_id: str) -> bool:
+        """Seal a request kept in clear, now that its user turned confidential mode on; True if it was."""
+        record, owner = self._redis.hmget(_KEY.format(approval_id), "record", "user_id")
+        if record is None or owner is None or is_sealed(record):
+            return False
+        self._redis.hset(_KEY.format(approval_id), "record", self._keys.seal_text(int(owner), record.decode()))
+        return True
+
     def expire(self, approval_id: str, now: float) -> bool:
         """Mark a still-pending request expired once its time is up; True if this call did."""
         return bool(self._expire(keys=[_KEY.format(approval_id)], args=[repr(now)]))
