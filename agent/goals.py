@@ -299,6 +299,11 @@ def user_goal_ids(redis: Redis, user_id: int) -> tuple[str, ...]:
     return tuple(g.decode() for g in redis.zrange(_USER_GOALS.format(user_id), 0, -1))
 
 
+def goal_count(redis: Redis, user_id: int) -> int:
+    """How many goals the user has (readable while a confidential user is locked)."""
+    return int(redis.zcard(_USER_GOALS.format(user_id)))
+
+
 def erase_user_goals(redis: Redis, owned: Owned) -> int:
     """The user's goal records and what is kept per goal (large results, finished children)."""
     keys: set[bytes] = set()

@@ -6,9 +6,11 @@ page, behind a one-time link. Locking needs no secret, so it is a command and a 
 
 from __future__ import annotations
 
+from redis import Redis
 from telegram import InlineKeyboardButton, InlineKeyboardMarkup, Update
 from telegram.ext import ContextTypes
 
+from agent.goals import goal_count
 from bot.presses_common import PressAnswer
 from bot.services import BotServices
 from connect.confidential_page import TURN_ON, UNLOCK
@@ -21,6 +23,15 @@ ABOUT = (
     "you choose (1 hour to 7 days).\n\n"
     "⚠️ If you forget the passphrase, your data is gone for good: nobody can recover it.\n\n"
 )
+
+
+def locked_goals_text(redis: Redis, user_id: int) -> str:
+    """What /goals says while the user's data is locked: how many goals, how many wait, how to unlock."""
+    goals = goal_count(redis, user_id)
+    waiting = len(WaitingWork(redis).parked_goals(user_id))
+    note = f", {waiting} of them waiting for you to unlock" if waiting else ""
+    return (f"🔒 You have {goals} goal{'s' if goals != 1 else ''}{note}. Your data is locked (confidential mode), "
+            "so I cannot show them. /unlock to see them and let waiting work carry on.")
 
 
 def lock_button(services: BotServices, user_id: int) -> InlineKeyboardMarkup:

@@ -21,6 +21,7 @@ from agent.origins import user_message
 from bot import texts
 from bot.activity import format_activity, goal_card
 from bot.audit_view import audit_page
+from bot.confidential_handlers import locked_goals_text
 from bot.goal_controls import apply_edit, editing_key
 from bot.handoff_reply import take_code_reply
 from bot.memory_view import apply_memory_edit, editing_memory_key
@@ -78,7 +79,11 @@ class Handlers:
         await update.effective_message.reply_text(texts.HELP)
 
     async def goals(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
-        recent = self._s.goals.recent(update.effective_user.id, limit=10)
+        try:
+            recent = self._s.goals.recent(update.effective_user.id, limit=10)
+        except Locked:
+            await update.effective_message.reply_text(locked_goals_text(self._s.redis, update.effective_user.id))
+            return
         if not recent:
             await update.effective_message.reply_text("You have no goals yet. Text me one!")
             return

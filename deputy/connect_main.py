@@ -24,15 +24,20 @@ from vault.migrate import unlock_vault
 from deputy.egress_guards import endpoint_guard
 
 
-def confidential_page(redis: Redis, audit: AuditLog) -> ConfidentialPage:
+def confidential_page(redis: Redis, audit: AuditLog, vault: Vault) -> ConfidentialPage:
     """Turning on and unlocking; an unlock hands the work that waited back to the queues."""
     dispatch = RQDispatch(redis)
 
     def resume(user_id: int) -> None:
         WaitingWork(redis).resume(user_id, dispatch, time.time())
 
-    return ConfidentialPage(confidential_keys(redis), Outbox(redis), audit.append, resume,
-                            lambda user_id: (seal_existing(redis, user_id), audit.reseal(user_id)), time.time)
+    def seal_everything(user_id: int) -> None:
+        seal_existing(redis, user_id)
+        audit.reseal(user_id)
+        vault.reseal(user_id)
+
+    return ConfidentialPage(confidential_keys(redis), Outbox(redis), audit.append, resume, seal_everything,
+                            time.time)
 
 
 def serve(settings: Settings, host: str, port: int) -> None:
@@ -44,7 +49,7 @@ def serve(settings: Settings, host: str, port: int) -> None:
     audit = AuditLog(redis, settings.audit_key_value())
     app = create_app(ConnectLinks(redis), vault, Outbox(redis), audit,
                      egress=endpoint_guard(settings), card_connected=card_reminders(redis),
-                     confidential=confidential_page(redis, audit))
+                     confidential=confidential_page(redis, audit, vault))
     live = LoopProbe()
     app.on_startup.append(live.bind_running)
     serve_health(settings.health_port, settings.health_host, live, {"redis": redis_check(settings.redis_url)})

@@ -10,6 +10,7 @@ import base64
 import re
 
 import httpx
+import pytest
 from redis import Redis
 
 from agent.model import ModelReply
@@ -19,7 +20,9 @@ from tests_support import everything_in_redis, tiny_pdf
 
 ANN = 7404031101
 PASSPHRASE = "correct horse battery staple 42"
-MARKERS = ["heliotrope-ann", "marzipan-7731", "quokka-pdf-4417", "Zephyrine", "zanzibar-ann"]
+MAIL_PASSWORD = "anns-mail-password-xyz"
+MARKERS = ["heliotrope-ann", "marzipan-7731", "quokka-pdf-4417", "Zephyrine", "zanzibar-ann", "ann@quince.example",
+           MAIL_PASSWORD]
 
 
 def script(request: ChatRequest) -> ModelReply:
@@ -60,6 +63,19 @@ def link(user: ChatUser, command: str) -> str:
     return re.search(r"http://\S+/connect/\S+", message["text"]).group(0)
 
 
+@pytest.fixture
+def stack_env() -> dict[str, str]:
+    return {"DEPUTY_EGRESS_ALLOW": "127.0.0.1/32"}  # Ann's mail server is on this machine
+
+
+def connect_email(user: ChatUser) -> None:
+    url = link(user, "/connect email")
+    page = httpx.post(url, data={"address": "ann@quince.example", "username": "ann", "password": MAIL_PASSWORD,
+                                 "smtp_host": "127.0.0.1", "smtp_port": "2525", "imap_host": "127.0.0.1",
+                                 "imap_port": "993", "security": "none"}, timeout=30)
+    assert page.status_code == 200 and "connected" in page.text.lower(), page.text[:300]
+
+
 def test_a_locked_users_data_is_unreadable_in_redis_and_work_sent_while_locked_runs_after_unlock(
     stack: DeputyStack, model_server, redis: Redis
 ) -> None:
@@ -67,6 +83,7 @@ def test_a_locked_users_data_is_unreadable_in_redis_and_work_sent_while_locked_r
     ann = stack.user(ANN, asks_before_sending=True)
     sent = ann.send("remember my locker code word is heliotrope-ann")
     ann.wait_for_bot(lambda m: m["text"].startswith("Noted."), after=sent)
+    connect_email(ann)  # a vault entry from before: sealed again when the mode is turned on
 
     # Turning on: the warning is on the page; a mismatch or an unticked box is refused politely.
     url = link(ann, "/confidential")
@@ -96,12 +113,16 @@ def test_a_locked_users_data_is_unreadable_in_redis_and_work_sent_while_locked_r
     sent = ann.send("/lock")
     ann.wait_for_bot(lambda m: m["text"].startswith("🔒 Locked."), after=sent)
     assert not (found := leaks(redis, MARKERS)), "\n".join(found)
+    rules = redis.hvals(f"deputy:rules:{ANN}")
+    assert rules and all(r.startswith(b"cf1.") for r in rules), "the rules are sealed too"
+    sent = ann.send("/connections")
+    assert "/unlock" in ann.wait_for_bot(lambda m: True, after=sent)["text"]
 
     # While locked: a new goal is kept (sealed) and waits; the user is told once, and how to unlock.
     sent = ann.send("remember my second code word is zanzibar-ann")
     ann.wait_for_bot(lambda m: "waiting" in m["text"] and "/unlock" in m["text"], after=sent)
     sent = ann.send("/goals")
-    assert "/unlock" in ann.wait_for_bot(lambda m: True, after=sent)["text"]
+    assert "1 of them waiting for you to unlock" in ann.wait_for_bot(lambda m: True, after=sent)["text"]
     assert not (found := leaks(redis, MARKERS)), "\n".join(found)
 
     # Unlocking: a wrong passphrase is refused politely; the right one lets the waiting goal run.
@@ -114,6 +135,16 @@ def test_a_locked_users_data_is_unreadable_in_redis_and_work_sent_while_locked_r
     sent = ann.send("/memory")
     listing = ann.wait_for_bot(lambda m: "heliotrope-ann" in m["text"], after=sent)["text"]
     assert "zanzibar-ann" in listing
+    sent = ann.send("/connections")
+    assert "ann@quince.example" in ann.wait_for_bot(lambda m: True, after=sent)["text"]
+
+    # The lock button under the unlock message locks at once.
+    unlocked = next(m for m in ann.bot_messages() if m["text"].startswith("🔓 Unlocked"))
+    answered = len(ann.answers())
+    ann.press(unlocked["message_id"], button="🔒 Lock now")
+    assert ann.wait_for_answer(answered + 1)["text"].startswith("🔒 Locked")
+    sent = ann.send("/memory")
+    assert "/unlock" in ann.wait_for_bot(lambda m: True, after=sent)["text"]
 
     # The passphrase is in no log, no Redis value and no chat message.
     assert leaks(redis, [PASSPHRASE]) == []

@@ -12,6 +12,7 @@ from agent.uploads import Uploads
 from connectors.custom import CustomConnector, CustomConnectors
 from connectors.web.states import BrowserStates
 from core.actions import Action
+from core.confidential import ConfidentialKeys, WaitingWork
 from core.connect_links import ConnectLinks
 from core.effects import EffectClass
 from core.outbox import MESSAGE_REF_KEY, OUTBOX_HELD, SENT_KEY, Outbox, OutboxMessage
@@ -108,3 +109,20 @@ def test_every_store_forgets_the_user_and_only_them(redis: Redis) -> None:
     assert left == []
     assert (report.goals, report.actions, report.approvals, report.outbox_entries) == (1, 1, 1, 3)
     assert everything_in_redis(redis).count("danxq") == dan_before
+
+
+def test_a_locked_confidential_user_is_erased_whole_key_material_included(redis: Redis) -> None:
+    keys = ConfidentialKeys(redis, b"u" * 32)
+    keys.turn_on(CAROL, "carol's long passphrase")
+    fill_every_store(redis, CAROL, "carolxq")  # sealed as it is written
+    fill_every_store(redis, DAN, "danxq")
+    WaitingWork(redis).park_step(CAROL, "g_carolxq_goal", 1)
+    assert keys.is_locked(CAROL)
+    assert "a goal of carolxq" not in everything_in_redis(redis)
+
+    erase_user(redis, CAROL, stores=(*STORES, erase_user_units))
+
+    left = [line for line in everything_in_redis(redis).splitlines() if "carolxq" in line or str(CAROL) in line
+            or "cf1." in line]
+    assert left == []
+    assert not keys.enabled(CAROL), "the keys went too: a new account starts without confidential mode"
