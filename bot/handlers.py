@@ -34,7 +34,7 @@ from bot.update_claims import current_delivery
 from core.confidential import Locked
 from core.receipts import ReceiptStore
 from core.ids import new_id
-from core.user_settings import UserSettingsStore
+from core.user_settings import UserSettings, UserSettingsStore
 from sentinel.rules import describe
 
 log = logging.getLogger(__name__)
@@ -72,7 +72,10 @@ class Handlers:
 
     async def start(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
         user = update.effective_user
-        name = UserSettingsStore(self._s.redis).get(user.id).agent_name
+        try:
+            name = UserSettingsStore(self._s.redis).get(user.id).agent_name
+        except Locked:  # a confidential user's chosen name is sealed: greet with the default one
+            name = UserSettings().agent_name
         await update.effective_message.reply_text(texts.greeting(user.first_name or "there", name))
 
     async def help(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:

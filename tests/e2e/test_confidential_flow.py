@@ -15,7 +15,7 @@ from redis import Redis
 
 from agent.model import ModelReply
 from agent.testing import ChatRequest, message_text, tool_call
-from deputy.testing import ChatUser, DeputyStack
+from deputy.testing import ChatUser, DeputyStack, wait_for
 from tests_support import everything_in_redis, tiny_pdf
 
 ANN = 7404031101
@@ -145,6 +145,17 @@ def test_a_locked_users_data_is_unreadable_in_redis_and_work_sent_while_locked_r
     assert ann.wait_for_answer(answered + 1)["text"].startswith("🔒 Locked")
     sent = ann.send("/memory")
     assert "/unlock" in ann.wait_for_bot(lambda m: True, after=sent)["text"]
+
+    # /delete_me, locked as she is: everything of Ann goes, her keys included.
+    sent = ann.send("/delete_me")
+    warning = ann.wait_for_bot(lambda m: "can't be undone" in m["text"], after=sent)
+    ann.press(warning["message_id"], button="Delete everything")
+    ann.wait_for_bot(lambda m: "is erased" in m["text"], after=warning["message_id"], timeout=30)
+
+    def traces() -> list[str]:
+        return [line[:160] for line in everything_in_redis(redis).splitlines() if str(ANN) in line or "cf1." in line]
+
+    wait_for(lambda: not traces(), timeout=20, what=f"every trace of Ann to be gone: {traces()}")
 
     # The passphrase is in no log, no Redis value and no chat message.
     assert leaks(redis, [PASSPHRASE]) == []
