@@ -107,10 +107,6 @@ def create_app(
     anything is stored, with a sentence saying what is wrong and what to do. With `confidential`, it
     also serves the links that turn on and unlock confidential mode."""
 
-    async def show_confidential(token: str, service: str) -> web.Response:
-        outcome = confidential_form(service)
-        return _page(outcome.title, outcome.body, outcome.status)
-
     async def submit_confidential(token: str, pending: ConnectRequest, request: web.Request) -> web.Response:
         assert confidential is not None
         values = {k: v for k, v in (await request.post()).items() if isinstance(v, str)}
@@ -124,7 +120,8 @@ def create_app(
     async def show(request: web.Request) -> web.Response:
         pending = links.peek(request.match_info["token"])
         if pending is not None and pending.service in CONFIDENTIAL and confidential is not None:
-            return await show_confidential(request.match_info["token"], pending.service)
+            outcome = confidential_form(pending.service)
+            return _page(outcome.title, outcome.body, outcome.status)
         if pending is None or pending.service not in FORMS:
             return _page("Link expired", f"<p>{_GONE}</p>", status=410)
         form = FORMS[pending.service]
