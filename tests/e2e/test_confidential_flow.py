@@ -115,8 +115,9 @@ def test_a_locked_users_data_is_unreadable_in_redis_and_work_sent_while_locked_r
     assert not (found := leaks(redis, MARKERS)), "\n".join(found)
     rules = redis.hvals(f"deputy:rules:{ANN}")
     assert rules and all(r.startswith(b"cf1.") for r in rules), "the rules are sealed too"
-    sent = ann.send("/connections")
-    assert "/unlock" in ann.wait_for_bot(lambda m: True, after=sent)["text"]
+    for command in ("/connections", "/export", "/rules"):  # each asks her to unlock first
+        sent = ann.send(command)
+        assert "/unlock" in ann.wait_for_bot(lambda m: True, after=sent)["text"], command
 
     # While locked: a new goal is kept (sealed) and waits; the user is told once, and how to unlock.
     sent = ann.send("remember my second code word is zanzibar-ann")
