@@ -25,6 +25,12 @@ ABOUT = (
 )
 
 
+def keep_answer(redis: Redis, user_id: int, goal_id: str, text: str) -> str:
+    """Park the user's answer to a goal while they are locked (sealed to their key); what to tell them."""
+    WaitingWork(redis).park_answer(user_id, goal_id, confidential_keys(redis).seal_text(user_id, text))
+    return "🔒 Your data is locked, so I kept your answer (encrypted); it reaches the goal when you /unlock."
+
+
 def locked_goals_text(redis: Redis, user_id: int) -> str:
     """What /goals says while the user's data is locked: how many goals, how many wait, how to unlock."""
     goals = goal_count(redis, user_id)

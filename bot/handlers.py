@@ -16,12 +16,13 @@ from telegram.ext import ApplicationHandlerStop, ContextTypes
 
 from agent.attachments import Attachment, accepts
 from agent.goal_lifecycle import GoalEvent, next_turn
+from agent.answers import add_answer
 from agent.goals import Goal, GoalStatus
 from agent.origins import user_message
 from bot import texts
 from bot.activity import format_activity, goal_card
 from bot.audit_view import audit_page
-from bot.confidential_handlers import locked_goals_text
+from bot.confidential_handlers import keep_answer, locked_goals_text
 from bot.goal_controls import apply_edit, editing_key
 from bot.handoff_reply import take_code_reply
 from bot.memory_view import apply_memory_edit, editing_memory_key
@@ -246,7 +247,11 @@ class Handlers:
         if await take_code_reply(self._s, user_id, message, text):
             return
         if pending.awaiting is not None:
-            answered = self._answer(pending.awaiting, text)
+            try:
+                answered = self._answer(pending.awaiting, text)
+            except Locked:  # kept, sealed, for the goal: it reaches it when the user unlocks
+                await message.reply_text(keep_answer(self._s.redis, user_id, pending.awaiting, text))
+                return
             if answered is not None:
                 await message.reply_text(texts.answer_received(answered.text))
                 return
@@ -284,17 +289,7 @@ class Handlers:
             await update.effective_message.reply_text(notice)
 
     def _answer(self, goal_id: str, text: str) -> Goal | None:
-        def add_answer(goal: Goal) -> Goal | None:
-            if goal.status is not GoalStatus.waiting_user:
-                return None
-            goal.messages.append(user_message(text))
-            return next_turn(goal, GoalEvent.answered, self._s.clock())
-
-        goal = self._s.goals.update(goal_id, add_answer)
-        if goal is None or goal.status is not GoalStatus.running:
-            return None
-        self._s.dispatch.step(goal.id, goal.step)
-        return goal
+        return add_answer(self._s.goals, goal_id, text, self._s.clock(), self._s.dispatch.step)
 
     async def press(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
         query = update.callback_query

@@ -7,7 +7,9 @@ import time
 from aiohttp import web
 from redis import Redis
 
+from agent.answers import add_answer
 from agent.confidential_records import seal_existing
+from agent.goals import GoalStore
 from connect.confidential_page import ConfidentialPage
 from core.confidential import WaitingWork, confidential_keys, install_unlock_key
 from core.connect_links import ConnectLinks
@@ -28,15 +30,22 @@ def confidential_page(redis: Redis, audit: AuditLog, vault: Vault) -> Confidenti
     """Turning on and unlocking; an unlock hands the work that waited back to the queues."""
     dispatch = RQDispatch(redis)
 
+    goals, keys = GoalStore(redis), confidential_keys(redis)
+
+    def answer(goal_id: str, sealed: str) -> None:
+        goal = goals.get(goal_id)
+        if goal is not None:
+            add_answer(goals, goal_id, keys.open_text(goal.user_id, sealed), time.time(), dispatch.step)
+
     def resume(user_id: int) -> None:
-        WaitingWork(redis).resume(user_id, dispatch, time.time())
+        WaitingWork(redis).resume(user_id, dispatch, time.time(), answer)
 
     def seal_everything(user_id: int) -> None:
         seal_existing(redis, user_id)
         audit.reseal(user_id)
         vault.reseal(user_id)
 
-    return ConfidentialPage(confidential_keys(redis), Outbox(redis), audit.append, resume, seal_everything,
+    return ConfidentialPage(keys, Outbox(redis), audit.append, resume, seal_everything,
                             time.time)
 
 

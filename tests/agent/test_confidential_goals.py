@@ -7,9 +7,10 @@ from typing import Iterator
 import pytest
 from redis import Redis
 
+from agent.answers import add_answer
 from agent.goals import Goal, GoalStatus
 from agent.model import ModelReply
-from agent.testing import FunctionModel, message_text, tool_call
+from agent.testing import FunctionModel, message_text, text, tool_call
 from connectors.catalog import Catalog
 from core.clock import ManualClock
 from core.confidential import ConfidentialKeys, Locked, WaitingWork, install_unlock_key
@@ -76,9 +77,9 @@ def test_a_goal_stored_while_locked_is_kept_and_runs_after_the_unlock(redis: Red
     clock = ManualClock()
     deputy = InlineDeputy(redis, FunctionModel(decide), Catalog(), {}, clock=clock)
     keys.lock(USER)
-    text = "remember the ferry code pelican-3"
-    goal = deputy.goals.save(Goal(id="g_locked", user_id=USER, chat_id=USER, text=text,
-                                  messages=[{"role": "user", "content": text}], created_at=clock(),
+    words = "remember the ferry code pelican-3"
+    goal = deputy.goals.save(Goal(id="g_locked", user_id=USER, chat_id=USER, text=words,
+                                  messages=[{"role": "user", "content": words}], created_at=clock(),
                                   updated_at=clock()))
     deputy.dispatch.step(goal.id, 0)
     deputy.dispatch.drain()
@@ -90,3 +91,29 @@ def test_a_goal_stored_while_locked_is_kept_and_runs_after_the_unlock(redis: Red
     deputy.dispatch.drain()
     assert deputy.goal(goal.id).status is GoalStatus.done
     assert "Noted: the ferry code is pelican-3." in sent(redis)
+
+
+def test_an_answer_typed_while_locked_is_kept_sealed_and_reaches_the_goal_after_the_unlock(
+    redis: Redis, keys: ConfidentialKeys
+) -> None:
+    def ask_then_note(messages, tools) -> ModelReply:
+        if messages[-1]["role"] == "user" and "osprey-9" in message_text(messages[-1]):
+            return tool_call("reply", text="Booked under the name osprey-9.")
+        return text("Under which name should I book?")
+
+    clock = ManualClock()
+    deputy = InlineDeputy(redis, FunctionModel(ask_then_note), Catalog(), {}, clock=clock)
+    goal = deputy.start(USER, "book the ferry")
+    assert goal.status is GoalStatus.waiting_user
+    keys.lock(USER)
+    with pytest.raises(Locked):
+        add_answer(deputy.goals, goal.id, "book it under osprey-9", clock(), deputy.dispatch.step)
+    WaitingWork(redis).park_answer(USER, goal.id, keys.seal_text(USER, "book it under osprey-9"))
+    assert "osprey" not in everything_in_redis(redis)
+
+    keys.unlock(USER, PASSPHRASE, 3600)
+    WaitingWork(redis).resume(USER, deputy.dispatch, clock(), lambda goal_id, sealed: add_answer(
+        deputy.goals, goal_id, keys.open_text(USER, sealed), clock(), deputy.dispatch.step))
+    deputy.dispatch.drain()
+    assert deputy.goal(goal.id).status is GoalStatus.done
+    assert "Booked under the name osprey-9." in sent(redis)

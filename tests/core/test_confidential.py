@@ -94,10 +94,14 @@ def test_work_parked_while_locked_is_handed_back_once_and_the_user_told_once(red
     waiting.park_step(USER, "g_1", 3)
     waiting.park_action(USER, "a_1", {"action_id": "a_1", "goal_id": "g_2", "step": 1, "approval_id": None})
     waiting.park_expiry(USER, "ap_1")
+    waiting.park_answer(USER, "g_3", "cf1.first")
+    waiting.park_answer(USER, "g_3", "cf1.second")
     assert waiting.first_notice(USER) and not waiting.first_notice(USER)
     recorder = Recorder()
-    assert waiting.resume(USER, recorder, 0) == 3
+    answers: list[tuple[str, str]] = []
+    assert waiting.resume(USER, recorder, 0, lambda goal_id, sealed: answers.append((goal_id, sealed))) == 5
     assert sorted(recorder.calls, key=str) == sorted([("step", "g_1", 3), ("action", "a_1", "g_2", 1, None),
                                                       ("expire", "ap_1")], key=str)
+    assert answers == [("g_3", "cf1.first"), ("g_3", "cf1.second")], "answers arrive in the order typed"
     assert waiting.resume(USER, recorder, 0) == 0
     assert waiting.first_notice(USER), "a new locked spell is told again"
