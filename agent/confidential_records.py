@@ -8,8 +8,10 @@ from __future__ import annotations
 
 from redis import Redis
 
+from agent.goal_provenance import reseal_contacts
 from agent.goals import GoalStore, user_goal_ids
 from agent.uploads import UPLOAD_TTL_SECONDS
+from connectors.custom import CustomConnectors
 from core.confidential import ConfidentialKeys, confidential_keys
 from core.confidential.sealing import is_sealed
 from core.user_settings import UserSettingsStore
@@ -51,6 +53,11 @@ def seal_existing(redis: Redis, user_id: int, keys: ConfidentialKeys | None = No
     sealed += sum(actions.reseal(action_id) for action_id in user_action_ids(redis, user_id))
     sealed += sum(approvals.reseal(approval_id) for approval_id in user_approval_ids(redis, user_id))
     sealed += MandateStore(redis, keys).reseal(user_id) + ReceiptStore(redis, keys).reseal(user_id)
+    sealed += reseal_contacts(redis, user_id)
+    connectors = CustomConnectors(redis)
+    for connector in connectors.list(user_id):
+        connectors.add(user_id, connector)
+        sealed += 1
     return sealed
 
 

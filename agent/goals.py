@@ -263,17 +263,14 @@ class GoalStore:
         added, count, _ = pipe.execute()
         return bool(added), int(count)
 
-    def store_result(self, goal_id: str, handle: str, text: str, user_id: int | None = None) -> None:
+    def store_result(self, goal_id: str, handle: str, text: str, user_id: int) -> None:
         """Keep a large tool result whole, for the agent to read in parts (`read_result`); sealed for a
-        confidential `user_id`."""
-        stored = self._keys.seal_text(user_id, text) if user_id is not None else text
-        self._redis.set(_RESULT.format(goal_id, handle), stored, ex=_RESULT_TTL)
+        confidential user."""
+        self._redis.set(_RESULT.format(goal_id, handle), self._keys.seal_text(user_id, text), ex=_RESULT_TTL)
 
-    def result(self, goal_id: str, handle: str, user_id: int | None = None) -> str | None:
+    def result(self, goal_id: str, handle: str, user_id: int) -> str | None:
         raw = self._redis.get(_RESULT.format(goal_id, handle))
-        if raw is None:
-            return None
-        return self._keys.open_text(user_id, raw) if user_id is not None else raw.decode()
+        return self._keys.open_text(user_id, raw) if raw is not None else None
 
     def recent(self, user_id: int, limit: int = 10) -> list[Goal]:
         """The user's latest goals, newest first; `Locked` while a confidential user is locked."""
