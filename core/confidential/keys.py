@@ -160,6 +160,25 @@ class ConfidentialKeys:
         return key
 
 
+def unlocked_key_name(user_id: int) -> str:
+    """Where the user's unlocked copy of their key is (for an asyncio reader; see `open_with`)."""
+    return _UNLOCKED.format(int(user_id))
+
+
+def open_with(user_id: int, held: bytes | None, token: str) -> bytes:
+    """Open `token` with the unlocked copy `held` (read by the caller) and this process's unlock key.
+
+    For asyncio readers, which cannot use the synchronous `ConfidentialKeys`; `Locked` when `held`
+    is None (locked) or the unlock key does not open it.
+    """
+    if held is None or _installed is None:
+        raise Locked(user_id)
+    try:
+        return open_sealed(unwrap(_installed, bytes(held), _label(user_id, "unlocked")), token)
+    except CannotOpen:
+        raise Locked(user_id) from None
+
+
 _installed: bytes | None = None
 
 
