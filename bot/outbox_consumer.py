@@ -29,7 +29,7 @@ from bot.buttons import ButtonSigner
 from bot.texts import MAX_MESSAGE_CHARS
 from core.confidential import Locked
 from core.confidential.keys import open_with, public_key_field, unlocked_key_name
-from core.confidential.sealing import seal
+from core.confidential.sealing import is_sealed, seal
 from core.outbox import MESSAGE_REF_KEY, OUTBOX_HELD, OUTBOX_STREAM, SENT_KEY, Button, OutboxMessage
 from core.user_settings import UserSettings
 
@@ -218,6 +218,12 @@ class OutboxConsumer:
     async def _deliver_photo(self, message: OutboxMessage, markup: InlineKeyboardMarkup | None) -> None:
         """The image as a photo with the text as caption; a long text continues in messages after it."""
         image = await self._redis.get(message.photo or "")
+        if image is not None and is_sealed(image):  # a confidential user's screenshot
+            try:
+                image = open_with(message.chat_id, await self._redis.get(unlocked_key_name(message.chat_id)),
+                                  image.decode())
+            except Locked:  # locked since it was taken: the words go out, the picture is not shown
+                image = None
         if image is None:
             # Expired or erased: the words still matter, so they go out without the picture.
             parts = split_text(f"{message.text}\n\n{PHOTO_GONE}".strip())

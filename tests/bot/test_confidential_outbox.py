@@ -27,6 +27,10 @@ class RecordingBot:
         self.sent.append(text)
         return type("Sent", (), {"message_id": len(self.sent)})()
 
+    async def send_photo(self, chat_id: int, photo: bytes, caption: str | None = None, reply_markup: Any = None) -> Any:
+        self.sent.append(f"{caption} [{photo.decode()}]")
+        return type("Sent", (), {"message_id": len(self.sent)})()
+
 
 @pytest.fixture
 async def consumer(redis_server, redis: Redis) -> AsyncIterator[tuple[OutboxConsumer, RecordingBot]]:  # type: ignore[no-untyped-def]
@@ -62,3 +66,18 @@ async def test_held_news_is_sealed_and_waits_for_the_unlock(consumer, redis: Red
     redis.zadd(OUTBOX_HELD, {member: 0})
     await outbox_consumer._release_held()
     assert bot.sent == ["The ferry to Hydra has seats: albatross-77"] and redis.zcard(OUTBOX_HELD) == 0
+
+
+async def test_a_screenshot_for_a_confidential_user_waits_sealed_and_is_shown_while_unlocked(
+    consumer, redis: Redis  # type: ignore[no-untyped-def]
+) -> None:
+    outbox_consumer, bot = consumer
+    keys = ConfidentialKeys(redis)
+    keys.turn_on(USER, PASSPHRASE)
+    keys.unlock(USER, PASSPHRASE, 3600)
+    outbox = Outbox(redis)
+    outbox.send_photo(USER, b"page showing code kestrel-5", "The page asks for a code")
+    assert "kestrel" not in everything_in_redis(redis)
+    for entry_id, fields in redis.xrange(OUTBOX_STREAM):
+        await outbox_consumer._handle(entry_id, fields)
+    assert bot.sent == ["The page asks for a code [page showing code kestrel-5]"]
