@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import json
 
+from pydantic import BaseModel
+
 from core.confidential import ConfidentialKeys
 from core.confidential.sealing import seal
 
@@ -21,8 +23,8 @@ CLEAR_FIELDS = {
 _SEALED = b'"sealed":'
 
 
-def record_json(goal: "Goal", public: bytes | None) -> str:  # noqa: F821 - Goal is passed in, not imported
-    """The JSON stored for `goal`: the whole goal, or (with the user's public key) its envelope."""
+def record_json(goal: BaseModel, public: bytes | None) -> str:
+    """The JSON stored for a goal: the whole goal, or (with the user's public key) its envelope."""
     if public is None:
         return goal.model_dump_json()
     envelope = goal.model_dump(mode="json", include=CLEAR_FIELDS)

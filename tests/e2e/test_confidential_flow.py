@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import base64
 import re
+from pathlib import Path
+from typing import Iterator
 
 import httpx
 import pytest
@@ -18,7 +20,7 @@ from agent.testing import ChatRequest, message_text, tool_call
 from deputy.testing import ChatUser, DeputyStack, wait_for
 from tests_support import everything_in_redis, tiny_pdf
 
-ANN = 7404031101
+ANN, BEA = 7404031101, 7404031113
 PASSPHRASE = "correct horse battery staple 42"
 MAIL_PASSWORD = "anns-mail-password-xyz"
 MARKERS = ["heliotrope-ann", "marzipan-7731", "quokka-pdf-4417", "Zephyrine", "zanzibar-ann", "ann@quince.example",
@@ -162,3 +164,27 @@ def test_a_locked_users_data_is_unreadable_in_redis_and_work_sent_while_locked_r
     assert leaks(redis, [PASSPHRASE]) == []
     assert PASSPHRASE not in stack.logs()
     assert all(PASSPHRASE not in m["text"] for m in ann.messages())
+
+
+@pytest.fixture
+def gateway_stack(redis_server, redis: Redis, model_server, tmp_path: Path) -> Iterator[DeputyStack]:  # type: ignore[no-untyped-def]
+    stack = DeputyStack(redis_server.url, model_server.base_url, tmp_path / "stack", gateway=True).start()
+    yield stack
+    stack.stop()
+
+
+def test_through_the_model_gateway_the_models_answers_are_kept_sealed(
+    gateway_stack: DeputyStack, model_server, redis: Redis
+) -> None:
+    model_server.responder = script
+    bea = gateway_stack.user(BEA)
+    url = link(bea, "/confidential")
+    page = httpx.post(url, data={"passphrase": PASSPHRASE, "again": PASSPHRASE, "period": "1 hour",
+                                 "understood": "yes"}, timeout=30)
+    assert page.status_code == 200
+    sent = bea.send("remember my bike lock code is wombat-2468")
+    bea.wait_for_bot(lambda m: m["text"].startswith("Noted."), after=sent, timeout=30)
+    sent = bea.send("/lock")
+    bea.wait_for_bot(lambda m: m["text"].startswith("🔒 Locked."), after=sent)
+    assert redis.keys("deputy:model:outcome:*"), "the gateway's answers are kept (sealed)"
+    assert not (found := leaks(redis, ["wombat-2468"])), "\n".join(found)
