@@ -208,6 +208,10 @@ class GoalStore:
         raw = self._redis.get(_GOAL.format(goal_id))
         return Goal.model_validate_json(plain_json(raw, self._keys)) if raw else None
 
+    def exists(self, goal_id: str) -> bool:
+        """Whether the goal is stored (no need to open it: true of a locked user's goal too)."""
+        return bool(self._redis.exists(_GOAL.format(goal_id)))
+
     def save(self, goal: Goal) -> Goal:
         """Checkpoint `goal`; raises ConcurrentUpdate if it changed since it was loaded."""
         saved = goal.model_copy(update={"revision": goal.revision + 1})

@@ -265,7 +265,7 @@ class Handlers:
         # Webhook replicas: a retry of an update whose replica died mid-way names the goal as
         # the first attempt did, and does not create it twice.
         delivery = current_delivery()
-        if delivery is not None and delivery.retried and self._s.goals.get(delivery.goal_id()) is not None:
+        if delivery is not None and delivery.retried and self._s.goals.exists(delivery.goal_id()):
             await update.effective_message.reply_text(texts.ACK_NEW_GOAL)
             return
         goal = Goal(
