@@ -39,6 +39,7 @@ COMMANDS = [
     BotCommand("memory", "What Deputy remembers about you"),
     BotCommand("settings", "Name, tone, language, time zone, model training"),
     BotCommand("confidential", "Encrypt your data with a passphrase only you know"),
+    BotCommand("unlock", "A private link to unlock your confidential data"),
     BotCommand("lock", "Lock your confidential data now"),
     BotCommand("export", "A file with everything Deputy stores about you"),
     BotCommand("delete_me", "Erase everything Deputy stores about you"),
