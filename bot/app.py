@@ -17,6 +17,7 @@ from telegram.ext import (
 )
 
 from bot.account_handlers import AccountHandlers
+from bot.confidential_handlers import ConfidentialHandlers
 from bot.durable_polling import DurableApplication, ReceivedQueue
 from bot.handlers import Handlers
 from bot.link_handlers import LinkHandlers
@@ -40,6 +41,9 @@ COMMANDS = [
     BotCommand("quiet", "Quiet hours for unprompted news, e.g. /quiet 22:00 07:00"),
     BotCommand("memory", "What Deputy remembers about you"),
     BotCommand("settings", "Name, tone, language, time zone, model training"),
+    BotCommand("confidential", "Encrypt your data with a passphrase only you know"),
+    BotCommand("unlock", "A private link to unlock your confidential data"),
+    BotCommand("lock", "Lock your confidential data now"),
     BotCommand("export", "A file with everything Deputy stores about you"),
     BotCommand("delete_me", "Erase everything Deputy stores about you"),
     BotCommand("retry", "Try your last stopped goal again"),
@@ -110,6 +114,10 @@ def build_application(
     app.add_handler(CommandHandler("delete_me", account.delete_me))
     app.add_handler(CommandHandler("connections", account.connections))
     app.add_handler(CommandHandler("plan", PlanHandlers(services).plan))
+    confidential = ConfidentialHandlers(services)
+    app.add_handler(CommandHandler("confidential", confidential.confidential))
+    app.add_handler(CommandHandler("unlock", confidential.unlock))
+    app.add_handler(CommandHandler("lock", confidential.lock))
     app.add_handler(MessageHandler(filters.COMMAND, handlers.unknown_command))
     app.add_handler(MessageHandler(filters.TEXT, handlers.text))
     app.add_handler(MessageHandler(filters.PHOTO | filters.Document.ALL, handlers.file))

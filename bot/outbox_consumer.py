@@ -8,6 +8,7 @@ only after Telegram accepted it, and entries left pending by a dead bot are recl
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 import os
 import socket
@@ -26,6 +27,9 @@ from telegram.error import (
 
 from bot.buttons import ButtonSigner
 from bot.texts import MAX_MESSAGE_CHARS
+from core.confidential import Locked
+from core.confidential.keys import open_with, public_key_field, unlocked_key_name
+from core.confidential.sealing import is_sealed, seal
 from core.outbox import MESSAGE_REF_KEY, OUTBOX_HELD, OUTBOX_STREAM, SENT_KEY, Button, OutboxMessage
 from core.surfaces import Surface, pin_route, surface_of
 from core.user_settings import UserSettings
@@ -37,6 +41,8 @@ _KEEP_SECONDS = 30 * 24 * 3600
 _RECLAIM_IDLE_MS = 30_000
 MAX_CAPTION_CHARS = 1024
 """Telegram's limit for a photo's caption; the rest of a longer text follows as messages."""
+LOCKED_RETRY_SECONDS = 300
+"""How often news held for a confidential user who is locked is tried again."""
 PHOTO_GONE = "(The picture for this message is no longer available.)"
 
 
@@ -127,18 +133,37 @@ class OutboxConsumer:
         until = settings.quiet_until(time.time())
         if until is None:
             return False
-        held = message.model_copy(update={"proactive": False})
-        await self._redis.zadd(OUTBOX_HELD, {f"{entry_id.decode()}|{held.model_dump_json()}": until})
+        held = message.model_copy(update={"proactive": False}).model_dump_json()
+        public = await self._redis.hget(*public_key_field(message.chat_id))
+        if public is not None:  # a confidential user's news waits sealed to their key
+            held = json.dumps({"chat_id": message.chat_id, "sealed": seal(public, held.encode())})
+        await self._redis.zadd(OUTBOX_HELD, {f"{entry_id.decode()}|{held}": until})
         return True
 
     async def _release_held(self) -> None:
         due = await self._redis.zrangebyscore(OUTBOX_HELD, "-inf", time.time(), start=0, num=50)
         for member in due:
-            message = OutboxMessage.model_validate_json(member.split(b"|", 1)[1])
-            if await surface_of(self._redis, message.chat_id) != self._surface:
+            raw = member.split(b"|", 1)[1]
+            # A held message is an OutboxMessage, or a confidential user's sealed envelope; both name the chat.
+            if await surface_of(self._redis, int(json.loads(raw)["chat_id"])) != self._surface:
                 continue
             if await self._redis.zrem(OUTBOX_HELD, member):  # only one bot process sends it
+                try:
+                    message = await self._opened(raw)
+                except Locked:  # the user locked meanwhile: their news waits for the unlock
+                    await self._redis.zadd(OUTBOX_HELD, {member: time.time() + LOCKED_RETRY_SECONDS})
+                    continue
                 await self._send(message)
+
+    async def _opened(self, raw: bytes) -> OutboxMessage:
+        if b'"sealed"' not in raw:
+            return OutboxMessage.model_validate_json(raw)
+        envelope = json.loads(raw)
+        if "sealed" not in envelope:
+            return OutboxMessage.model_validate_json(raw)
+        user_id = int(envelope["chat_id"])
+        held = await self._redis.get(unlocked_key_name(user_id))
+        return OutboxMessage.model_validate_json(open_with(user_id, held, envelope["sealed"]))
 
     async def _send(self, message: OutboxMessage) -> None:
         while True:
@@ -206,6 +231,12 @@ class OutboxConsumer:
     async def _deliver_photo(self, message: OutboxMessage, markup: InlineKeyboardMarkup | None) -> None:
         """The image as a photo with the text as caption; a long text continues in messages after it."""
         image = await self._redis.get(message.photo or "")
+        if image is not None and is_sealed(image):  # a confidential user's screenshot
+            try:
+                image = open_with(message.chat_id, await self._redis.get(unlocked_key_name(message.chat_id)),
+                                  image.decode())
+            except Locked:  # locked since it was taken: the words go out, the picture is not shown
+                image = None
         if image is None:
             # Expired or erased: the words still matter, so they go out without the picture.
             parts = split_text(f"{message.text}\n\n{PHOTO_GONE}".strip())

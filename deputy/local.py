@@ -84,6 +84,7 @@ def run_local(settings: Settings) -> int:
     base_env["DEPUTY_SECRET"] = settings.secret_value()
     # Agent workers get no DEPUTY_SECRET but write the audit trail: they get its key on its own.
     base_env["DEPUTY_AUDIT_KEY"] = settings.audit_key_material()
+    base_env["DEPUTY_UNLOCK_KEY"] = settings.unlock_key_material()
     base_env["DEPUTY_DATA_DIR"] = str(data)
     # The local chat page's users are the operator's own: on the biggest shipped plan unless told otherwise.
     if not settings.plans_file and not settings.default_plan:

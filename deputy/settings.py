@@ -60,6 +60,7 @@ class Settings(BaseSettings):
     data_dir: Path = Field(default=Path("data"), alias="DEPUTY_DATA_DIR")
     secret: SecretStr | None = Field(default=None, alias="DEPUTY_SECRET")
     audit_key: SecretStr | None = Field(default=None, alias="DEPUTY_AUDIT_KEY")
+    unlock_key: SecretStr | None = Field(default=None, alias="DEPUTY_UNLOCK_KEY")
     allowed_users: str | None = Field(default=None, alias="DEPUTY_ALLOWED_USERS")
     approval_ttl_seconds: int = Field(default=24 * 3600, alias="DEPUTY_APPROVAL_TTL")
     smtp_host: str | None = Field(default=None, alias="DEPUTY_SMTP_HOST")
@@ -188,6 +189,18 @@ class Settings(BaseSettings):
         from sentinel.stores.audit import audit_key
 
         return audit_key(self.audit_key_material())
+
+    def unlock_key_material(self) -> str:
+        """DEPUTY_UNLOCK_KEY, or key material derived from DEPUTY_SECRET with its own label: what wraps the
+        private key of a confidential user while they are unlocked (agent workers are given it, as the
+        audit key)."""
+        if self.unlock_key is not None:
+            return self.unlock_key.get_secret_value()
+        return hmac.new(self.secret_value().encode(), b"deputy-unlock-key", hashlib.sha256).hexdigest()
+
+    def unlock_key_value(self) -> bytes:
+        """The operator's unlock key; Redis never sees it."""
+        return hmac.new(self.unlock_key_material().encode(), b"deputy confidential unlock", hashlib.sha256).digest()
 
     def webhook_secret_value(self) -> str:
         """DEPUTY_WEBHOOK_SECRET, else one derived from the signing secret (HMAC with its own label, so

@@ -209,6 +209,7 @@ class DeputyStack:
             DEPUTY_MODEL_TIMEOUT="30",
             DEPUTY_SECRET=self.secret,
             DEPUTY_AUDIT_KEY=self.audit_key_material,
+            DEPUTY_UNLOCK_KEY="test-unlock-key-" + os.urandom(8).hex(),
             DEPUTY_DATA_DIR=str(workdir / "data"),
             DEPUTY_CHAT_PORT=str(self.chat_port),
             DEPUTY_CONNECT_PORT=str(self.connect_port),

@@ -24,6 +24,8 @@ from typing import Callable, Mapping, Protocol
 
 from agent.goal_lifecycle import GoalEvent, advance
 from agent.goals import GoalStatus, GoalStore
+from agent.unlock_wait import WAITING_TEXT
+from core.confidential import Locked, WaitingWork
 from core.effects import ConnectorError, ConnectorOutcomeUnknown, OperationResult
 from connectors.progress import listening
 from core import metrics
@@ -96,6 +98,16 @@ class Executor:
                                             approval_ttl, clock)
 
     def handle(self, job: ActionJob) -> None:
+        try:
+            self._handle(job)
+        except Locked as locked:
+            # A confidential user is locked: the action waits for the unlock, which hands it back.
+            waiting = WaitingWork(self._contexts.redis)
+            waiting.park_action(locked.user_id, job.action_id, job.model_dump(mode="json"))
+            if waiting.first_notice(locked.user_id):
+                self._outbox.send(locked.chat_id, WAITING_TEXT)
+
+    def _handle(self, job: ActionJob) -> None:
         record = self._actions.get(job.action_id)
         if record is None:
             log.error("action %s not found", job.action_id)
@@ -227,6 +239,11 @@ class Executor:
 
     def expire(self, approval_id: str) -> None:
         """Called when a card's time is up: mark it, tell the user, let the goal go on."""
+        try:
+            stored = self._approvals.get(approval_id)
+        except Locked as locked:  # the card stays open until the unlock, then expires
+            WaitingWork(self._contexts.redis).park_expiry(locked.user_id, approval_id)
+            return
         if not self._approvals.expire(approval_id, self._clock()):
             return
         stored = self._approvals.get(approval_id)

@@ -8,6 +8,7 @@ sees what was compared and which one they are paying for, whatever the agent cla
 
 from __future__ import annotations
 
+import hashlib
 import json
 from decimal import Decimal, InvalidOperation
 from typing import Any
@@ -15,6 +16,7 @@ from typing import Any
 from redis import Redis
 
 from core.actions import Action
+from core.confidential import confidential_keys
 
 _OFFERS = "deputy:offers:{}"
 TTL_SECONDS = 30 * 24 * 3600
@@ -38,6 +40,7 @@ def record_offers(redis: Redis, action: Action, summary: str) -> int:
     if not isinstance(products, list):
         return 0
     key = _OFFERS.format(action.goal_id)
+    keys = confidential_keys(redis)
     kept = 0
     for product in products[:20]:
         try:
@@ -47,15 +50,19 @@ def record_offers(redis: Redis, action: Action, summary: str) -> int:
                      "stock": int(product.get("stock", 1))}
         except (KeyError, TypeError, ValueError, InvalidOperation):
             continue
-        redis.hset(key, f"{offer['seller']}|{product.get('id', offer['item'])}", json.dumps(offer))
+        field = f"{offer['seller']}|{product.get('id', offer['item'])}"
+        if keys.public_key(action.user_id) is not None:  # a confidential user: what they looked at is theirs
+            field = hashlib.sha256(f"{action.goal_id}|{field}".encode()).hexdigest()[:24]
+        redis.hset(key, field, keys.seal_text(action.user_id, json.dumps(offer)))
         kept += 1
     redis.expire(key, TTL_SECONDS)
     return kept
 
 
-def comparison(redis: Redis, goal_id: str) -> str:
+def comparison(redis: Redis, goal_id: str, user_id: int) -> str:
     """The compared offers, cheapest delivered first; "" when fewer than two sellers were asked."""
-    offers = [json.loads(raw) for raw in redis.hvals(_OFFERS.format(goal_id))]
+    opened = confidential_keys(redis).opener(user_id)
+    offers = [json.loads(opened(raw)) for raw in redis.hvals(_OFFERS.format(goal_id))]
     offers = [o for o in offers if o.get("stock", 1) > 0]
     if len({o["seller"] for o in offers}) < 2:
         return ""

@@ -173,7 +173,7 @@ class PaymentIssuer:
 
     def card_extra(self, action: Action) -> str:
         """What a purchase card adds to the guard's text: the offers compared in this goal."""
-        return comparison(self._redis, action.goal_id) if action.effect is EffectClass.spend else ""
+        return comparison(self._redis, action.goal_id, action.user_id) if action.effect is EffectClass.spend else ""
 
     def after_success(self, action: Action, summary: str) -> OutboxMessage | None:
         """Offers seen in a product search are remembered; a paid purchase gets a receipt,
