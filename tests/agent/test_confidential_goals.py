@@ -10,7 +10,7 @@ from redis import Redis
 from agent.answers import add_answer
 from agent.goals import Goal, GoalStatus
 from agent.model import ModelReply
-from agent.testing import FunctionModel, message_text, text, tool_call
+from agent.testing import FunctionModel, goal_text, message_text, text, tool_call
 from connectors.catalog import Catalog
 from core.clock import ManualClock
 from core.confidential import ConfidentialKeys, Locked, WaitingWork, install_unlock_key
@@ -40,7 +40,7 @@ def decide(messages, tools) -> ModelReply:
     last = message_text(messages[-1])
     if "Scheduled check" in last:
         return tool_call("no_news")
-    if message_text(messages[1]).startswith("remember"):
+    if goal_text(messages).startswith("remember"):
         return tool_call("reply", text="Noted: the ferry code is pelican-3.")
     return tool_call("schedule_check", what="seats on the ferry to Hydra", every_minutes=60, max_checks=5)
 

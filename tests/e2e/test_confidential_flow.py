@@ -16,7 +16,7 @@ import pytest
 from redis import Redis
 
 from agent.model import ModelReply
-from agent.testing import ChatRequest, message_text, tool_call
+from agent.testing import ChatRequest, goal_text, message_text, tool_call
 from deputy.testing import ChatUser, DeputyStack, wait_for
 from tests_support import everything_in_redis, tiny_pdf
 
@@ -28,7 +28,7 @@ MARKERS = ["heliotrope-ann", "marzipan-7731", "quokka-pdf-4417", "Zephyrine", "z
 
 
 def script(request: ChatRequest) -> ModelReply:
-    goal = message_text(request.messages[1])
+    goal = goal_text(request.messages)
     last = request.messages[-1]
     if goal.startswith("remember"):
         if last.get("role") == "tool":
