@@ -16,7 +16,7 @@ import pytest
 from redis import Redis
 
 from agent.model import ModelReply
-from agent.testing import ChatRequest, goal_text, message_text, tool_call
+from agent.testing import ChatRequest, goal_text, tool_call
 from deputy.testing import ChatUser, DeputyStack, wait_for
 from tests_support import everything_in_redis, tiny_pdf
 
