@@ -30,16 +30,20 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from agent.goal_provenance import invented_values, question_about
 from agent.goals import Goal
 from agent.memory_tools import MEMORY_TOOLS, ForgetArgs, RecallArgs, RememberArgs
 from agent.memory_tools import parse as parse_memory
 from agent.model import ChatModel, ModelError, ModelReply, ToolCall
 from agent.prompt import build_messages, tool_message
-from agent.time_arguments import resolve_arguments
+from agent.time_arguments import invented_time, resolve_arguments
 from agent.time_words import Unclear
 from agent.tools import INTERNAL_TOOLS, ToolArgumentError, parse_plan, parse_reply, parse_schedule
 from core.user_settings import UserSettings
 from connectors.catalog import InvalidArguments
+from core.actions import Action
+from core.effects import EffectClass
+from sentinel.provenance import ProvenanceContext
 from connectors.default import default_catalog
 from deputy.local_model import ensure_local_model
 from deputy.settings import Settings
@@ -209,8 +213,37 @@ def validate(call: ToolCall, zone: str = "UTC") -> str | None:
 _LOOK_UPS = {"search_email", "recall", "list_events", "read_email"}
 
 
+def deputy_asks(case: Case, call: ToolCall) -> str | None:
+    """What Deputy's own code asks the user before any card, as the runner does (`agent.action_requests`):
+    a recipient or amount found nowhere in the user's words or memories, or a time the user never gave.
+    None when the action would go to the guard as it is."""
+    operation = default_catalog().get(call.name)
+    if operation is None or operation.spec.effect is EffectClass.read:
+        return None
+    known = [case.goal, *case.memories]
+    raw = call.parsed_arguments()
+    if invented_time(operation, raw, known):
+        return "When should it be? (no day or time was given)"
+    used = arguments_used(call, case.zone)
+    if isinstance(used, str):
+        return used
+    try:
+        args = operation.validate(used)
+    except (InvalidArguments, ValueError):
+        return None
+    money = operation.amount(args) if operation.amount is not None else None
+    action = Action(id="a_eval", goal_id="eval", user_id=1, chat_id=1, connector=operation.spec.connector,
+                    operation=operation.spec.operation, effect=operation.spec.effect,
+                    tags=sorted(operation.spec.tags), arguments=args.model_dump(mode="json"),
+                    targets=operation.targets(args), amount=money[0] if money else None,
+                    currency=money[1] if money else None, tool_call_id=call.id, created_at=NOW)
+    invented = invented_values(action, ProvenanceContext(trusted_texts=known, user_words=[case.goal]))
+    return question_about(invented) if invented else None
+
+
 def _asks(case: Case, reply: ModelReply) -> tuple[bool, str]:
-    """A goal missing what it needs: a question to the user or a look-up passes; anything else is a guess."""
+    """A goal missing what it needs: a question to the user or a look-up passes, whether the model asks or
+    Deputy's code asks instead of carrying out the model's guess; a guess that would reach a card fails."""
     if not reply.tool_calls:
         answer = (reply.content or "").strip()
         return "?" in answer, f"answered: {answer[:70]!r}"
@@ -218,8 +251,13 @@ def _asks(case: Case, reply: ModelReply) -> tuple[bool, str]:
     if call.name == "reply":
         said = str(call.parsed_arguments().get("text", ""))
         return "?" in said, f"reply({said[:70]!r})"
-    return call.name in _LOOK_UPS, f"{call.name}({call.arguments[:90]})" + ("" if call.name in _LOOK_UPS else
-                                                                          ": guessed instead of asking")
+    if call.name in _LOOK_UPS:
+        return True, f"{call.name}({call.arguments[:90]})"
+    question = deputy_asks(case, call)
+    shown = f"{call.name}({call.arguments[:60]})"
+    if question is not None:
+        return True, f"{shown}: Deputy asks: {question[:60]}"
+    return False, f"{shown}: guessed instead of asking"
 
 
 def judge(case: Case, reply: ModelReply) -> tuple[bool, str]:
@@ -240,6 +278,9 @@ def judge(case: Case, reply: ModelReply) -> tuple[bool, str]:
         return False, f"{shown}: invalid: {problem[:80]}"
     if call.name not in case.tools:
         return False, f"{shown}: expected {' or '.join(sorted(case.tools))}"
+    asked = deputy_asks(case, call)
+    if asked is not None:
+        return False, f"{shown}: Deputy asks instead of showing a card: {asked[:60]}"
     used = arguments_used(call, case.zone)
     written = f"{call.arguments} {json.dumps(used, ensure_ascii=False)}".lower()
     missing = [m for m in case.must if m not in written]

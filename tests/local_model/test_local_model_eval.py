@@ -27,9 +27,14 @@ def test_a_goal_missing_its_recipient_passes_only_by_asking_or_looking_it_up() -
     plumber = next(c for c in CASES if "plumber" in c.goal and c.category == "ask")
     assert judge(plumber, tool_call("reply", text="What is your plumber's email address?", expects_answer=True))[0]
     assert judge(plumber, tool_call("search_email", query="plumber"))[0]
+    # A made-up address never reaches a card: Deputy's own code asks the user instead, as the runner does.
     ok, note = judge(plumber, tool_call("send_email", to=["plumber@example.com"], subject="Sink", body="Leaking"))
-    assert not ok and "guessed" in note
+    assert ok and "Deputy asks" in note and "plumber@example.com" in note
     assert not judge(plumber, tool_call("reply", text="Done, I emailed your plumber."))[0]
+    # The same guard turns a guess into a question where the user did expect a card: that is a miss.
+    email = CASES[0]
+    ok, note = judge(email, tool_call("send_email", to=["alicia@example.org"], subject="Late", body="I'm late"))
+    assert not ok and "Deputy asks instead of showing a card" in note
 
 
 def test_a_time_is_judged_in_the_users_own_zone() -> None:
