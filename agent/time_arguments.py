@@ -17,7 +17,7 @@ from datetime import date, datetime, time, timedelta
 from typing import Any
 
 from agent.time_conventions import REMINDER_TIME
-from agent.time_words import Resolved, Unclear, names_a_time, resolve_span, resolve_time
+from agent.time_words import Resolved, Unclear, names_a_time, resolve_span, resolve_time, time_phrase
 from core.effects import EffectClass
 from connectors.calendar.timezones import TimeProblem, zone_named
 from connectors.catalog import Operation
@@ -51,6 +51,8 @@ def resolve_arguments(
         spanned = _span(operation, arguments, now, zone)
         if spanned is not None:
             return spanned
+    if not allow_past:
+        arguments = _users_time_wins(operation, arguments, now, zone, user_words)
     first_day: date | None = None
     times: list[Resolved] = []
     for name in operation.time_arguments:
@@ -121,6 +123,51 @@ def resolve_schedule(raw: dict[str, Any], now: float, user_zone: str) -> dict[st
     if probe is not None:
         arguments["probe"] = probe
     return arguments
+
+
+def _users_time_wins(
+    operation: Operation, arguments: dict[str, Any], now: float, zone: str, user_words: list[str]
+) -> dict[str, Any]:
+    """The user's own words for the time, where the model wrote a date of its own instead.
+
+    A small model asked to copy "tomorrow at 9am" often writes "2026-11-29T09:00" (counting wrong,
+    or not at all). When the start it wrote is an ISO date that is not in the user's words, and
+    the user's latest words name one clear instant that differs from it, those words are used,
+    and an end the model wrote from its own arithmetic is dropped (the calendar's default length
+    applies). Code does the date; the model only had to pass it on.
+    """
+    first = operation.time_arguments[0]
+    written = _get(arguments, first)
+    said = " ".join(user_words).lower()
+    if not isinstance(written, str) or not _ISO_START.match(written.strip()) or written.strip().lower() in said:
+        return arguments
+    for words in reversed(user_words):
+        phrase = time_phrase(words)
+        if phrase is None:
+            continue
+        meant = resolve_time(phrase, now, zone)
+        modelled = resolve_time(written, now, zone, allow_past=True)
+        if isinstance(meant, Unclear) or meant.at is None:
+            return arguments  # no single instant in their words: the usual checks decide
+        if isinstance(modelled, Resolved) and modelled.at == meant.at:
+            return arguments
+        corrected = dict(arguments)
+        _set(corrected, first, phrase)
+        for later in operation.time_arguments[1:]:
+            value = _get(corrected, later)
+            if isinstance(value, str) and _ISO_START.match(value.strip()) and value.strip().lower() not in said:
+                _drop(corrected, later)
+        return corrected
+    return arguments
+
+
+def _drop(arguments: dict[str, Any], path: str) -> None:
+    *parents, last = path.split(".")
+    node = arguments
+    for part in parents:
+        node[part] = dict(node[part])
+        node = node[part]
+    node.pop(last, None)
 
 
 def _span(operation: Operation, arguments: dict[str, Any], now: float, zone: str) -> TimedArguments | None:

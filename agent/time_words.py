@@ -454,6 +454,28 @@ _ANY_TIME = (_ISO_DATE, _NOW, _RELATIVE, _HALF_HOUR, _CLOCK, _HOUR_AMPM, _OCLOCK
              _DAY_AFTER_TOMORROW, _SIMPLE_DAY, _WEEKDAY_RE, _DAY_MONTH, _MONTH_DAY, _DAY_OF_MONTH, _VAGUE)
 
 
+_PHRASE_PARTS = (_DAY_AFTER_TOMORROW, _SIMPLE_DAY, _WEEKDAY_RE, _DAY_MONTH, _MONTH_DAY, _DAY_OF_MONTH, _CLOCK,
+                 _HOUR_AMPM, _OCLOCK, _BARE_HOUR, _PART_OF_DAY, _RELATIVE, _HALF_HOUR)
+_PHRASE_GAP = 9  # " on the ", " at ": what may separate the parts of one time
+
+
+def time_phrase(text: str) -> str | None:
+    """The words in `text` that say when, as one phrase ("next Tuesday at 7:30 in the morning"): the
+    longest run of day and time words standing together; None when it names no day or time."""
+    lowered = " ".join(text.lower().replace(",", " ").split())
+    spans = sorted(m.span() for pattern in _PHRASE_PARTS for m in pattern.finditer(lowered))
+    runs: list[list[int]] = []
+    for start, end in spans:
+        if runs and start - runs[-1][1] <= _PHRASE_GAP:
+            runs[-1][1] = max(runs[-1][1], end)
+        else:
+            runs.append([start, end])
+    if not runs:
+        return None
+    start, end = max(runs, key=lambda run: run[1] - run[0])
+    return lowered[start:end]
+
+
 def names_a_time(text: str) -> bool:
     """Whether `text` says anything about when ("on Sunday", "at 9", "next week", "2026-12-03").
 
@@ -464,4 +486,4 @@ def names_a_time(text: str) -> bool:
     return any(pattern.search(lowered) for pattern in _ANY_TIME)
 
 
-__all__ = ["Resolved", "Unclear", "names_a_time", "resolve_span", "resolve_time"]
+__all__ = ["Resolved", "Unclear", "names_a_time", "resolve_span", "resolve_time", "time_phrase"]

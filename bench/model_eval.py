@@ -181,23 +181,24 @@ _INTERNAL: dict[str, Callable[[ToolCall], Any]] = {
 }
 
 
-def arguments_used(call: ToolCall, zone: str = "UTC") -> dict[str, Any] | str:
-    """The call's arguments as Deputy acts on them: times in words resolved as the runner does
-    (at NOW, in the user's zone); the resolver's question when it would ask the user instead."""
+def arguments_used(call: ToolCall, zone: str = "UTC", words: tuple[str, ...] = ()) -> dict[str, Any] | str:
+    """The call's arguments as Deputy acts on them: times resolved as the runner does (at NOW, in the
+    user's zone, the user's own words for the time winning over the model's arithmetic); the
+    resolver's question when it would ask the user instead."""
     operation = default_catalog().get(call.name)
     raw = call.parsed_arguments()
     if operation is None or not operation.time_arguments:
         return raw
-    timed = resolve_arguments(operation, raw, NOW, zone, [])
+    timed = resolve_arguments(operation, raw, NOW, zone, list(words))
     return timed.question if isinstance(timed, Unclear) else timed.arguments
 
 
-def validate(call: ToolCall, zone: str = "UTC") -> str | None:
+def validate(call: ToolCall, zone: str = "UTC", words: tuple[str, ...] = ()) -> str | None:
     """Why the call's arguments are invalid for its tool, or None when they validate."""
     operation = default_catalog().get(call.name)
     try:
         if operation is not None:
-            used = arguments_used(call, zone)
+            used = arguments_used(call, zone, words)
             if isinstance(used, str):
                 return used
             operation.validate(used)
@@ -224,7 +225,7 @@ def deputy_asks(case: Case, call: ToolCall) -> str | None:
     raw = call.parsed_arguments()
     if invented_time(operation, raw, known):
         return "When should it be? (no day or time was given)"
-    used = arguments_used(call, case.zone)
+    used = arguments_used(call, case.zone, (case.goal,))
     if isinstance(used, str):
         return used
     try:
@@ -272,7 +273,7 @@ def judge(case: Case, reply: ModelReply) -> tuple[bool, str]:
     call = reply.tool_calls[0]
     if PLAIN in case.tools and call.name == "reply":
         return judge(case, ModelReply(content=call.parsed_arguments().get("text", "")))
-    problem = validate(call, case.zone)
+    problem = validate(call, case.zone, (case.goal,))
     shown = f"{call.name}({call.arguments[:90]})"
     if problem is not None:
         return False, f"{shown}: invalid: {problem[:80]}"
@@ -281,7 +282,7 @@ def judge(case: Case, reply: ModelReply) -> tuple[bool, str]:
     asked = deputy_asks(case, call)
     if asked is not None:
         return False, f"{shown}: Deputy asks instead of showing a card: {asked[:60]}"
-    used = arguments_used(call, case.zone)
+    used = arguments_used(call, case.zone, (case.goal,))
     written = f"{call.arguments} {json.dumps(used, ensure_ascii=False)}".lower()
     missing = [m for m in case.must if m not in written]
     if missing or (case.check is not None and not case.check(used if isinstance(used, dict) else {})):
@@ -320,11 +321,12 @@ def attempt(model: ChatModel, tools: list[dict[str, Any]], item: Case) -> tuple[
     goal = new_goal(item.goal)
     reply = next_action(model, tools, goal, item)
     ok, note = judge(item, reply)
-    if ok or not reply.tool_calls or validate(reply.tool_calls[0], item.zone) is None:
+    if ok or not reply.tool_calls or validate(reply.tool_calls[0], item.zone, (item.goal,)) is None:
         return ok, ok, note
     call = reply.tool_calls[0]
     goal.messages.extend(
-        tool_message(c.id, f"Error: {validate(c, item.zone)}" if c is call else "Not run.") for c in reply.tool_calls)
+        tool_message(c.id, f"Error: {validate(c, item.zone, (item.goal,))}" if c is call else "Not run.")
+        for c in reply.tool_calls)
     again, second = judge(item, next_action(model, tools, goal, item))
     return False, again, f"{note} | then: {second}"
 

@@ -109,3 +109,27 @@ def test_reminders_in_words_get_their_instants_and_iso_stays_for_the_monitor():
     assert resolved["probe"]["remind_if_none_by"] == "2026-12-03T17:00+01:00"
     assert resolve_schedule({"what": "x", "at": "2026-03-29T02:30"}, NOW, "Europe/Berlin")["at"] == "2026-03-29T02:30"
     assert isinstance(resolve_schedule({"what": "x", "at": "next week"}, NOW, "Europe/Berlin"), Unclear)
+
+
+def test_the_users_own_words_win_over_a_date_the_model_worked_out_wrongly():
+    # Asked on Tuesday 1 Dec for "Thursday at 14:00", a small model wrote today's date, and an end
+    # equal to its start. The card and the calendar get Thursday 3 Dec 14:00, the user's time.
+    words = ["Block Thursday at 14:00 for the plumber"]
+    result = timed(CREATE_EVENT, {"title": "Plumber", "start": "2026-12-01T14:00", "end": "2026-12-01T14:00"},
+                   words=words)
+    assert result.arguments["start"] == "2026-12-03T14:00+01:00"
+    assert "end" not in result.arguments  # the model's end came from the same arithmetic
+    CREATE_EVENT.validate(result.arguments)
+
+
+def test_a_model_date_that_matches_the_users_words_or_no_clear_words_is_left_alone():
+    right = timed(CREATE_EVENT, {"title": "Plumber", "start": "2026-12-03T14:00", "end": "2026-12-03T15:00"},
+                  words=["Block Thursday at 14:00 for the plumber"])
+    assert (right.arguments["start"], right.arguments["end"]) == ("2026-12-03T14:00+01:00", "2026-12-03T15:00+01:00")
+    # "Thursday" alone names no instant: the model's time stands, for the usual checks to judge.
+    day_only = timed(CREATE_EVENT, {"title": "Plumber", "start": "2026-12-03T09:00"}, words=["plumber on Thursday"])
+    assert day_only.arguments["start"] == "2026-12-03T09:00+01:00"
+    # The user typed the ISO date themselves: it is theirs.
+    typed = timed(CREATE_EVENT, {"title": "Plumber", "start": "2026-12-04T09:00"},
+                  words=["add plumber 2026-12-04T09:00 please, not thursday at 14:00"])
+    assert typed.arguments["start"] == "2026-12-04T09:00+01:00"

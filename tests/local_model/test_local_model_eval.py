@@ -7,7 +7,8 @@ import io
 from agent.memory_tools import MEMORY_TOOLS
 from agent.testing import FunctionModel, text, tool_call
 from agent.tools import INTERNAL_TOOLS
-from bench.model_eval import ASK, CASES, PLAIN, attempt, judge, next_action, new_goal, run
+from agent.model import ToolCall
+from bench.model_eval import ASK, CASES, PLAIN, arguments_used, attempt, judge, next_action, new_goal, run
 from connectors.default import default_catalog
 
 EMAIL = CASES[0]  # "Email alice@example.org that I'm running late"
@@ -40,8 +41,12 @@ def test_a_goal_missing_its_recipient_passes_only_by_asking_or_looking_it_up() -
 def test_a_time_is_judged_in_the_users_own_zone() -> None:
     new_york = next(c for c in CASES if c.zone == "America/New_York")  # "tomorrow at 9am"
     assert judge(new_york, tool_call("create_event", title="Dentist", start="tomorrow at 9am"))[0]
-    # The same words read in UTC would be another instant: 9:00 in New York is 14:00 UTC.
-    assert not judge(new_york, tool_call("create_event", title="Dentist", start="2026-11-30T09:00Z"))[0]
+    used = arguments_used(ToolCall(id="c", name="create_event", arguments='{"title": "x", "start": "tomorrow at 9am"}'),
+                          new_york.zone)
+    assert used["start"] == "2026-11-30T09:00-05:00"  # 14:00 UTC, not 09:00 UTC
+    # A model that did the arithmetic itself (in UTC) is overruled by the user's own words, as the runner does.
+    ok, note = judge(new_york, tool_call("create_event", title="Dentist", start="2026-11-30T09:00Z"))
+    assert ok, note
 
 
 def test_a_users_memories_reach_the_model_and_a_goal_that_needs_them_is_judged_by_them() -> None:
