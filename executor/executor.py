@@ -41,6 +41,7 @@ from sentinel.stores.audit import AuditLog
 from sentinel.egress.transports.http_client import EgressBlocked
 from sentinel.cards import card_buttons, card_text
 from sentinel.policy import Decision, Risk, Verdict, review
+from sentinel.spending import SpendingLimit
 from vault import Scrubber
 from core.payloads import ActionJob
 from executor.outcome_unknown import STARTED, UnknownOutcomeCards, unknown_summary
@@ -128,7 +129,7 @@ class Executor:
         decision = self._review(action)
         self._audit_review(action, decision)
         if decision.verdict is Verdict.allow:
-            self._execute(record, job, idempotency_key=action.id)
+            self._execute(record, job, idempotency_key=action.id, limit=decision.spending_limit)
         elif decision.verdict is Verdict.deny:
             reasons = " ".join(decision.reasons)
             self._finish(record, job, ActionState.denied, f"Sentinel blocked this action: {reasons}")
@@ -251,7 +252,8 @@ class Executor:
         self._dispatch.action(request.action_id, request.goal_id, goal.step if goal else 0, approval_id)
 
     def _execute(
-        self, record: ActionRecord, job: ActionJob, idempotency_key: str, event: ActionEvent = ActionEvent.claim
+        self, record: ActionRecord, job: ActionJob, idempotency_key: str, event: ActionEvent = ActionEvent.claim,
+        limit: SpendingLimit | None = None,
     ) -> None:
         action = record.action
         goal = self._goals.get(action.goal_id)
@@ -272,7 +274,7 @@ class Executor:
         try:
             if runner is None:
                 raise ConnectorError(f"The {action.connector} connector is not set up on this Deputy.")
-            runnable = self._paid(action, job, goal, idempotency_key)
+            runnable = self._paid(action, job, goal, idempotency_key, limit)
             # From here on something may happen outside: were we to die, nobody could tell
             # whether it did. A claim we no longer hold (presumed dead, replaced) stops here.
             if not self._actions.progress(action.id, token, STARTED):
@@ -308,10 +310,17 @@ class Executor:
             self._outbox.put(receipt)
         self._finish(record, job, ActionState.succeeded, summary, token=token, untrusted_origin=result.untrusted_origin)
 
-    def _paid(self, action: Action, job: ActionJob, goal, idempotency_key: str) -> Action:
-        """The action with its payment token, minted against what the user approved."""
+    def _paid(self, action: Action, job: ActionJob, goal, idempotency_key: str,
+              limit: SpendingLimit | None = None) -> Action:
+        """The action with its payment token, minted against what the user approved (or, for a
+        purchase a spending rule let through, capped at that rule's limit)."""
         if self._payments is None:
             return action
+        if limit is not None:
+            self._audit.append(action.user_id, "purchase_within_rule", self._clock(), action_id=action.id,
+                               rule_id=limit.rule_id, limit=limit.money(), merchant=limit.merchant)
+            return self._payments.prepare(action, idempotency_key, limit=limit,
+                                          chat_id=goal.chat_id if goal else None)
         stored = self._approvals.get(job.approval_id) if job.approval_id else None
         card_text = stored[0].card_text if stored and stored[0].action_id == action.id else ""
         return self._payments.prepare(action, idempotency_key, card_text=card_text, approval_id=job.approval_id,

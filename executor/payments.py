@@ -31,6 +31,7 @@ from executor.card_choice import choose_card
 from executor.issuer_client import IssuerClient, IssuerRefused, MintedToken
 from executor.offers import comparison, erase_goal_offers, record_offers
 from executor.mandates import MandateSigner, mandate_terms, merchant_origin
+from sentinel.spending import SpendingLimit
 from vault import CredentialInfo, CredentialKind, PaymentTokens, Vault, VaultError, list_credentials
 
 PLACEHOLDER = "<payment_token>"
@@ -76,8 +77,10 @@ class PaymentIssuer:
         self._outbox = Outbox(redis)
 
     def prepare(self, action: Action, idempotency_key: str, *, card_text: str = "", approval_id: str | None = None,
-                chat_id: int | None = None) -> Action:
-        """The action to run: with a fresh token where it asks for payment."""
+                chat_id: int | None = None, limit: SpendingLimit | None = None) -> Action:
+        """The action to run: with a fresh token where it asks for payment. Under a spending
+        rule (`limit`) the token is capped at the rule's limit for that merchant, so the issuer
+        refuses anything above it whatever the shop said the price was."""
         on_page = action.effect is EffectClass.spend and wants_card(action.arguments)
         if action.effect is not EffectClass.spend or not (wants_payment(action.arguments) or on_page):
             return action
@@ -91,14 +94,19 @@ class PaymentIssuer:
                                      "this Deputy has none set up, so nothing was paid.")
             return self._with_vault_token(action, cards, target, idempotency_key)
         merchant = merchant_origin(target)
+        if limit is not None and (limit.merchant != merchant or limit.currency != action.currency.upper()
+                                  or action.amount > limit.amount):
+            raise ConnectorError("This purchase is not within your spending rule, so nothing was paid.")
         choice = choose_card(cards, merchant, CardPreferences(self._redis).get(action.user_id), self._clock())
         if choice.heads_up and chat_id is not None:
             expiry = choice.card.public.get("expiry", "")
             self._outbox.put(OutboxMessage(chat_id=chat_id, text=choice.heads_up, proactive=True,
                                            dedupe_key=f"card-expiry:{action.user_id}:{choice.card.handle}:{expiry}"))
-        terms = mandate_terms(action, merchant, card_text, approval_id, self._clock())
+        terms = mandate_terms(action, merchant, card_text, approval_id, self._clock(),
+                              limit=limit.amount if limit else None)
         signature = self._mandates.sign(terms) if self._mandates else None
-        issuer, amount, currency = self._issuer, action.amount, action.currency.upper()
+        issuer, currency = self._issuer, action.currency.upper()
+        amount = limit.amount if limit is not None else action.amount
 
         def mint(card_ref: str) -> MintedToken:
             return issuer.mint(card_ref, merchant, amount, currency, TOKEN_TTL_SECONDS, terms, signature,
@@ -111,7 +119,8 @@ class PaymentIssuer:
                 raise
             # The issuer no longer knows the card (a new issuer account, a reset sandbox): enrol it again.
             token = mint(self._card_ref(action.user_id, choice.card, fresh=True))
-        record = {"token": token.id, "card": choice.card.label, "merchant": merchant}
+        record = {"token": token.id, "card": choice.card.label, "merchant": merchant,
+                  "rule": limit.rule_text if limit else ""}
         self._redis.set(_MINTED.format(action.id), json.dumps(record), ex=90 * 24 * 3600)
         if on_page:
             if token.virtual_card is None:
@@ -202,8 +211,12 @@ class PaymentIssuer:
             card=minted["card"], token=minted["token"], paid_at=self._clock(),
         )
         ReceiptStore(self._redis).add(action.user_id, receipt)
-        return OutboxMessage(chat_id=action.chat_id, dedupe_key=f"receipt:{action.id}",
-                             text=f"{receipt.line()}, paid with {receipt.card}.",
+        text = f"{receipt.line()}, paid with {receipt.card}."
+        if minted.get("rule"):
+            what = ", ".join(receipt.items) or "your order"
+            text = (f"🛒 Bought {what} for {receipt.total} {receipt.currency} within your rule “{minted['rule']}”, "
+                    f"without asking.\n{text}")
+        return OutboxMessage(chat_id=action.chat_id, dedupe_key=f"receipt:{action.id}", text=text,
                              buttons=self._other_card_buttons(action, minted))
 
     def _other_card_buttons(self, action: Action, minted: dict[str, str]) -> list[list[Button]]:

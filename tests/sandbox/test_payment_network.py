@@ -16,7 +16,7 @@ import pytest
 
 from sandbox import shop
 from sandbox.acquirer import MerchantAccount
-from sandbox.issuer import ISSUER_KEY_HEADER, Issuer, sign_mandate
+from sandbox.issuer import ISSUER_KEY_HEADER, Declined, Issuer, sign_mandate
 from sandbox.issuer_api import create_app
 from sandbox.webapp_common import SiteServer
 
@@ -161,3 +161,24 @@ def test_a_refund_goes_back_to_the_card_only_from_the_shop_that_was_paid(network
         other.refund(txn.id, Decimal(total))
     mine = MerchantAccount(network.url, "acquirer-key", merchant)
     assert mine.refund(txn.id, Decimal(total))["status"] == "refunded"
+
+
+def test_a_token_under_a_spending_rule_is_capped_at_the_rules_limit_and_still_pays_only_the_total(
+        network: Network) -> None:
+    merchant, client = network.shops[0]
+    cart, total = cart_of(client)  # 8.99
+
+    def mint(limit: str, key: str) -> httpx.Response:
+        terms = {"merchant": merchant, "total": total, "currency": "USD", "approved_by": "rule", "limit": limit}
+        return network.agent.post("/api/v1/tokens", json={
+            "card": network.card, "merchant": merchant, "amount": limit, "currency": "USD", "idempotency_key": key,
+            "mandate": terms, "mandate_signature": sign_mandate(MANDATE_KEY, terms)})
+
+    assert mint("5", "low").status_code == 422, "a total above the rule's limit gets no token"
+    token = network.issuer.tokens[mint("10", "k").json()["token"]]
+    assert token.amount == Decimal("10")
+    for amount, reason in (("12.00", "over_amount"), ("9.99", "amount_mismatch")):
+        with pytest.raises(Declined) as refused:
+            network.issuer.authorize(token, merchant, Decimal(amount), "USD")
+        assert refused.value.code == reason
+    assert pay(client, cart, token.id, total).status_code == 201
