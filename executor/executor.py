@@ -45,6 +45,7 @@ from sentinel.spending import SpendingLimit
 from vault import Scrubber
 from core.payloads import ActionJob
 from executor.outcome_unknown import STARTED, UnknownOutcomeCards, unknown_summary
+from executor.cart_lines import CartLines
 from executor.payments import PaymentIssuer
 from executor.negotiation import NegotiationGuard
 from executor.review_context import ReviewContextBuilder
@@ -90,6 +91,7 @@ class Executor:
         self._contexts = contexts
         # Negotiating goals: every message is also held to the user's mandate.
         self._negotiation = NegotiationGuard(contexts.redis, outbox, audit, clock)
+        self._carts = CartLines(contexts.redis, runners)
         self._scrubber = scrubber or Scrubber()
         self._approval_ttl = approval_ttl
         self._clock = clock
@@ -150,8 +152,8 @@ class Executor:
         action = record.action
         approval_id = _approval_id_for(action)
         now = self._clock()
-        text = (card_text(action, decision) + (self._payments.card_extra(action) if self._payments else "")
-                + self._negotiation.card_note(action))
+        text = (card_text(action, decision) + self._carts.card_note(action)
+                + (self._payments.card_extra(action) if self._payments else "") + self._negotiation.card_note(action))
         request = ApprovalRequest(
             id=approval_id,
             action_id=action.id,
@@ -316,15 +318,16 @@ class Executor:
         purchase a spending rule let through, capped at that rule's limit)."""
         if self._payments is None:
             return action
+        items = self._carts.for_payment(action)
         if limit is not None:
             self._audit.append(action.user_id, "purchase_within_rule", self._clock(), action_id=action.id,
                                rule_id=limit.rule_id, limit=limit.money(), merchant=limit.merchant)
-            return self._payments.prepare(action, idempotency_key, limit=limit,
+            return self._payments.prepare(action, idempotency_key, limit=limit, items=items,
                                           chat_id=goal.chat_id if goal else None)
         stored = self._approvals.get(job.approval_id) if job.approval_id else None
         card_text = stored[0].card_text if stored and stored[0].action_id == action.id else ""
         return self._payments.prepare(action, idempotency_key, card_text=card_text, approval_id=job.approval_id,
-                                      chat_id=goal.chat_id if goal else None)
+                                      chat_id=goal.chat_id if goal else None, items=items)
 
     def _recover(self, record: ActionRecord, job: ActionJob) -> None:
         """A previous executor claimed this action and stopped before recording the result."""

@@ -44,13 +44,16 @@ def _find(arguments: Any, names: tuple[str, ...]) -> Any:
 
 
 def mandate_terms(action: Action, merchant: str, card_text: str, approval_id: str | None, now: float,
-                  limit: Decimal | None = None) -> dict[str, Any]:
+                  limit: Decimal | None = None, cart_lines: list[str] | None = None) -> dict[str, Any]:
     """The signed terms: merchant, total, currency, shipping, the cart and items the action
     names, and a digest of the card the user approved (its exact words). A purchase a
     spending rule let through carries the rule's `limit` instead of a card: the token is
-    minted for that limit and the charge must still equal the total."""
+    minted for that limit and the charge must still equal the total. `cart_lines` are the
+    cart's lines as the shop listed them on the card, for a checkout that names only a cart."""
     assert action.amount is not None and action.currency
     items = _find(action.arguments, ("items", "lines"))
+    if items is None and cart_lines:
+        items = cart_lines
     terms = {
         "version": MANDATE_VERSION,
         "merchant": merchant,

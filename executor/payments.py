@@ -28,6 +28,7 @@ from core.card_expiry import parse_expiry
 from core.card_preferences import CardPreferences
 from connectors.web.checkout import CheckoutCard, offer_card, wants_card
 from executor.card_choice import choose_card
+from executor.cart_lines import CartLines
 from executor.issuer_client import IssuerClient, IssuerRefused, MintedToken
 from executor.offers import comparison, erase_goal_offers, record_offers
 from executor.mandates import MandateSigner, mandate_terms, merchant_origin
@@ -77,7 +78,8 @@ class PaymentIssuer:
         self._outbox = Outbox(redis)
 
     def prepare(self, action: Action, idempotency_key: str, *, card_text: str = "", approval_id: str | None = None,
-                chat_id: int | None = None, limit: SpendingLimit | None = None) -> Action:
+                chat_id: int | None = None, limit: SpendingLimit | None = None,
+                items: list[str] | None = None) -> Action:
         """The action to run: with a fresh token where it asks for payment. Under a spending
         rule (`limit`) the token is capped at the rule's limit for that merchant, so the issuer
         refuses anything above it whatever the shop said the price was."""
@@ -103,7 +105,7 @@ class PaymentIssuer:
             self._outbox.put(OutboxMessage(chat_id=chat_id, text=choice.heads_up, proactive=True,
                                            dedupe_key=f"card-expiry:{action.user_id}:{choice.card.handle}:{expiry}"))
         terms = mandate_terms(action, merchant, card_text, approval_id, self._clock(),
-                              limit=limit.amount if limit else None)
+                              limit=limit.amount if limit else None, cart_lines=items)
         signature = self._mandates.sign(terms) if self._mandates else None
         issuer, currency = self._issuer, action.currency.upper()
         amount = limit.amount if limit is not None else action.amount
@@ -237,5 +239,6 @@ def erase_user_payments(redis, owned: Owned) -> int:
     keys = [*redis.scan_iter(_CARD_REF.format(owned.user_id, "*")),
             *(_MINTED.format(action_id) for action_id in owned.action_ids)]
     return (CardPreferences(redis).erase(owned.user_id) + ReceiptStore(redis).erase(owned.user_id)
-            + erase_goal_offers(redis, owned.goal_ids) + delete_keys(redis, keys))
+            + erase_goal_offers(redis, owned.goal_ids) + CartLines(redis, {}).erase(list(owned.action_ids))
+            + delete_keys(redis, keys))
 

@@ -172,3 +172,25 @@ def test_a_card_the_issuer_forgot_is_enrolled_again(rig: Rig) -> None:
     rig.deputy.start(USER, "buy another one", goal_id=goal + "-2")
     rig.approve_last_card()
     assert len(rig.orders()) == 2 and len(rig.issuer.transactions) == 2
+
+
+def test_the_card_and_the_signed_mandate_list_what_is_in_the_cart(rig: Rig) -> None:
+    rig.add_card("cred:card/main", CARD, "12/30", "Everyday Visa")
+    rig.buy()
+    card = rig.deputy.cards()[-1].text
+    assert "In the cart" in card and "1 × USB-C" in card
+    rig.approve_last_card()
+    [token] = rig.issuer.tokens.values()
+    items = json.loads(token.mandate["items"])
+    assert len(items) == 1 and items[0].startswith("1 × USB-C")
+
+
+def test_a_cart_that_changed_after_the_card_is_not_paid(rig: Rig) -> None:
+    rig.add_card("cred:card/main", CARD, "12/30", "Everyday Visa")
+    rig.buy()
+    [cart] = rig.shop_app[shop.SHOP].carts.values()
+    cart.items["usb-c-cable-1m"] = 2  # someone added to the cart after the user saw it
+    rig.shop_app[shop.SHOP].products["usb-c-cable-1m"].price = Decimal("4.495")
+    rig.approve_last_card()
+    assert rig.orders() == [] and rig.issuer.transactions == {}
+    assert any("cart changed" in t for t in rig.deputy.sent() if t.startswith("💳"))
