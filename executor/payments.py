@@ -14,6 +14,7 @@ vault's own tokens are used (`vault.PaymentTokens`).
 from __future__ import annotations
 
 import json
+import re
 import secrets
 import time
 from typing import Any, Callable
@@ -21,7 +22,7 @@ from typing import Any, Callable
 from core.actions import Action
 from core.effects import ConnectorError, EffectClass
 from core.erasure import Owned, delete_keys
-from core.handoff import AGENT_NOTE
+from core.handoff import AGENT_NOTE, HandOff
 from core.outbox import Button, Outbox, OutboxMessage
 from core.receipts import Receipt, ReceiptStore
 from core.card_expiry import parse_expiry
@@ -33,6 +34,7 @@ from executor.issuer_client import IssuerClient, IssuerRefused, MintedToken
 from executor.offers import comparison, erase_goal_offers, record_offers
 from executor.mandates import MandateSigner, mandate_terms, merchant_origin
 from sentinel.spending import SpendingLimit
+from sentinel.stores.action_store import ActionStore
 from vault import CredentialInfo, CredentialKind, PaymentTokens, Vault, VaultError, list_credentials
 
 PLACEHOLDER = "<payment_token>"
@@ -205,11 +207,28 @@ class PaymentIssuer:
             order = {}
         order = order if isinstance(order, dict) else {}
         lines = order.get("items") if isinstance(order.get("items"), list) else []
+        items = [f"{line.get('quantity', 1)} × {line.get('name', '')}"[:100] for line in lines[:20]
+                 if isinstance(line, dict)]
+        return self._receipt(action, minted, str(order.get("order_id", ""))[:40], items)
+
+    def after_confirmation(self, action: Action, landed: str) -> OutboxMessage | None:
+        """A web payment the bank made the user confirm with a code: once the page confirms
+        (it landed on the shop's order page), the receipt is kept with the goal as for any purchase."""
+        minted = self._minted(action)
+        if action.effect is not EffectClass.spend or minted is None or action.amount is None:
+            return None
+        if merchant_origin(landed) != minted["merchant"]:
+            return None  # the code did not bring the page back to the shop: nothing confirmed
+        found = re.search(r"/orders?/([A-Za-z0-9-]{1,40})", landed)
+        if found is None:
+            return None
+        return self._receipt(action, minted, found.group(1), [])
+
+    def _receipt(self, action: Action, minted: dict[str, str], order_id: str, items: list[str]) -> OutboxMessage:
+        assert action.amount is not None
         receipt = Receipt(
-            goal_id=action.goal_id, action_id=action.id, merchant=minted["merchant"],
-            order_id=str(order.get("order_id", ""))[:40], total=action.amount, currency=action.currency or "",
-            items=[f"{line.get('quantity', 1)} × {line.get('name', '')}"[:100] for line in lines[:20]
-                   if isinstance(line, dict)],
+            goal_id=action.goal_id, action_id=action.id, merchant=minted["merchant"], order_id=order_id,
+            total=action.amount, currency=action.currency or "", items=items,
             card=minted["card"], token=minted["token"], paid_at=self._clock(),
         )
         ReceiptStore(self._redis).add(action.user_id, receipt)
@@ -232,6 +251,19 @@ class PaymentIssuer:
             prefs.offer(action.user_id, minted["merchant"], card.handle, offer_id)
             rows.append([Button(text=f"Pay here with {card.label} from now on", sign=f"cm:{offer_id}")])
         return rows[:3]
+
+
+def receipt_on_confirmation(redis, payments: PaymentIssuer) -> Callable[[HandOff, str], None]:
+    """The hand-off hook: a payment the user confirmed with a code gets its receipt."""
+    actions, outbox = ActionStore(redis), Outbox(redis)
+
+    def confirmed(handoff: HandOff, landed: str) -> None:
+        record = actions.get(handoff.action_id or "")
+        message = payments.after_confirmation(record.action, landed) if record is not None else None
+        if message is not None:
+            outbox.put(message)
+
+    return confirmed
 
 
 def erase_user_payments(redis, owned: Owned) -> int:
