@@ -19,12 +19,15 @@ import secrets
 import time
 from typing import Any, Callable
 
+from agent.deadline_words import delivery_deadline
+from agent.goals import GoalStore
 from core.actions import Action
 from core.effects import ConnectorError, EffectClass
 from core.erasure import Owned, delete_keys
 from core.handoff import AGENT_NOTE, HandOff
 from core.outbox import Button, Outbox, OutboxMessage
 from core.receipts import Receipt, ReceiptStore
+from core.user_settings import UserSettingsStore
 from core.card_expiry import parse_expiry
 from core.card_preferences import CardPreferences
 from connectors.web.checkout import CheckoutCard, offer_card, wants_card
@@ -185,8 +188,16 @@ class PaymentIssuer:
         return json.loads(raw) if raw else None
 
     def card_extra(self, action: Action) -> str:
-        """What a purchase card adds to the guard's text: the offers compared in this goal."""
-        return comparison(self._redis, action.goal_id) if action.effect is EffectClass.spend else ""
+        """What a purchase card adds to the guard's text: the offers compared in this goal (those
+        delivered by the user's deadline, when their words for the goal set one)."""
+        if action.effect is not EffectClass.spend:
+            return ""
+        goal = GoalStore(self._redis).get(action.goal_id)
+        if goal is None:
+            return comparison(self._redis, action.goal_id)
+        zone = UserSettingsStore(self._redis).get(action.user_id).timezone
+        deadline = delivery_deadline(goal.user_words(), goal.created_at, zone)
+        return comparison(self._redis, action.goal_id, deadline, zone)
 
     def after_success(self, action: Action, summary: str) -> OutboxMessage | None:
         """Offers seen in a product search are remembered; a paid purchase gets a receipt,
