@@ -9,7 +9,9 @@ from decimal import Decimal
 import pytest
 from redis import Redis
 
+from agent.testing import message_text, tool_call
 from core.effects import EffectClass
+from sandbox import shop
 from sentinel.rules import RequestedVerdict, RuleConditions, RuleScope, UserRule
 from sentinel.stores.audit import AuditLog
 from sentinel.stores.rule_store import RuleStore
@@ -68,3 +70,36 @@ def test_a_goal_that_never_asked_to_buy_gets_a_card_even_within_the_rule(rig: Ri
     rig.deputy.start(USER, "look at the 1m USB-C cable in the shop")
     assert rig.orders() == []
     assert len(rig.deputy.cards()) == 1
+
+
+class PriceWatch(Script):
+    """Watches the headphones' price; when it drops below 150 it buys them."""
+
+    def __call__(self, messages, tools):
+        woke = [i for i, m in enumerate(messages) if m.get("role") == "tool" and "is now" in message_text(m)]
+        if not woke:
+            return tool_call("schedule_check", what="headphones under 150 USD", every_minutes=60, max_checks=50,
+                             probe={"tool": "shop_get_product", "arguments": {"product_id": "headphones-nc"},
+                                    "compare": "threshold", "field": "price", "below": 150})
+        results = [message_text(m) for m in messages[woke[0] + 1:] if m.get("role") == "tool"]
+        return self._shop(results, "<payment_token>")
+
+
+def test_a_price_watch_within_a_spending_rule_buys_when_the_price_drops_and_says_so(redis: Redis) -> None:
+    rig = Rig(redis, PriceWatch(product="headphones-nc"), [time.time()])
+    try:
+        rig.add_card("cred:card/main", CARD, "12/30", "Everyday Visa")
+        _rule(redis, "150", rig.shop_url, text="headphones under $150 at the shop")
+        headphones = rig.shop_app[shop.SHOP].products["headphones-nc"]
+        rig.deputy.start(USER, "buy the noise-cancelling headphones when they drop below $150", goal_id="g_watch")
+        headphones.price = Decimal("189.00")
+        rig.deputy.tick(3600)
+        assert rig.orders() == []
+        headphones.price = Decimal("149.00")
+        rig.deputy.tick(3600)
+        assert rig.deputy.cards() == []
+        [order] = rig.orders()
+        assert order["total"] == "149.00"
+        assert any(t.startswith("🛒 Bought 1 × ") and "149.00 USD" in t for t in rig.deputy.sent())
+    finally:
+        rig.stop()
