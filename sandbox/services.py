@@ -117,10 +117,14 @@ class SandboxServices:
         from sandbox.acquirer import MerchantAccount
         from sandbox.issuer import Issuer
         from sandbox.issuer_api import create_app
+        from sandbox.issuer_state import IssuerFile
         from sandbox.webapp_common import SiteServer
 
         agent_key, acquirer_key, mandate_key = (secrets.token_urlsafe(24) for _ in range(3))
-        server = SiteServer(create_app(Issuer(mandate_key=mandate_key.encode()), agent_key, acquirer_key))
+        # The issuer remembers enrolled cards and past payments across restarts (sandbox.issuer_state).
+        state = IssuerFile(self._dir / "issuer.json")
+        issuer = state.load(Issuer(mandate_key=mandate_key.encode()))
+        server = SiteServer(create_app(issuer, agent_key, acquirer_key, saved=state.save))
         url = server.start()
         self._stoppers.append(server.stop)
         accounts = {name: MerchantAccount(url, acquirer_key) for name in ("tickets", "shop", "market")}
