@@ -100,6 +100,19 @@ def from_merchant(origin: str, merchant: str) -> bool:
     return False
 
 
+# A verb of buying, not the noun ("where is my order?", "the purchase I made"): a spending
+# rule acts only on a goal that asks for a purchase.
+_BUYING = re.compile(
+    r"(?<!\bmy )(?<!\bthe )(?<!\ban )(?<!\ba )(?<!\bthis )(?<!\bthat )(?<!\byour )(?<!\bour )"
+    r"\b(?:buy|purchase|order|reorder|re-order|restock|get me|pick up)\b(?! (?:status|number|history|id)\b)",
+    re.IGNORECASE)
+
+
+def asks_to_buy(text: str) -> bool:
+    """Whether the user's own words ask to buy something (a verb of buying, not talk about an order)."""
+    return _BUYING.search(" ".join(text.split())) is not None
+
+
 def within_limit(action: Action, limit: SpendingLimit | None, provenance: ProvenanceContext,
                  traced: list[TracedValue], *, warned: bool, copied: bool) -> str | None:
     """Why this purchase may go without a tap under `limit` (one sentence for the audit and the
@@ -117,7 +130,7 @@ def within_limit(action: Action, limit: SpendingLimit | None, provenance: Proven
     if any(v.trust is Trust.tainted and v.argument != "amount" for v in traced):
         return None
     kinds = action_kinds(action.effect, frozenset(action.tags), action.connector, action.operation)
-    if not kinds & intended_kinds(provenance.user_words):
+    if not kinds & intended_kinds(provenance.user_words) or not any(map(asks_to_buy, provenance.user_words)):
         return None
     sources = untrusted_sources(provenance) if provenance.untrusted else []
     if any(not from_merchant(s.origin, limit.merchant) for s in sources):
