@@ -16,6 +16,7 @@ from typing import Any, Protocol
 
 import aiohttp
 
+from agent.call_grammar import wire_body
 from agent.model import ModelBadResponse, ModelReply, ModelRequestRejected, ModelUnavailable, TokenUsage, ToolCall
 from agent.origins import for_model
 
@@ -52,7 +53,7 @@ class HttpChatModel:
     """
 
     def __init__(self, session: aiohttp.ClientSession, base_url: str, model: str, api_key: str | None,
-                 timeout: float, stream: bool = False) -> None:
+                 timeout: float, stream: bool = False, constrain_calls: bool = False) -> None:
         self._session = session
         self._url = base_url.rstrip("/") + "/chat/completions"
         self._model = model
@@ -62,13 +63,13 @@ class HttpChatModel:
         self._timeout_seconds = timeout
         self._timeout = aiohttp.ClientTimeout(total=timeout)
         self._stream = stream
+        self._constrain_calls = constrain_calls
 
     async def complete(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> ModelReply:
         # Only the chat API's fields: a goal's origin labels are for the guard, and strict
         # endpoints refuse a field they do not know.
-        body: dict[str, Any] = {"model": self._model, "messages": [for_model(m) for m in messages]}
-        if tools:
-            body["tools"] = tools
+        body: dict[str, Any] = {"model": self._model,
+                                **wire_body([for_model(m) for m in messages], tools, self._constrain_calls)}
         if self._stream:
             body["stream"] = True
             body["stream_options"] = {"include_usage": True}

@@ -18,6 +18,8 @@ from core.actions import Action
 from core.effects import EffectClass
 from core.erasure import Owned, delete_keys
 from memory import MemoryStore, MemoryTrust
+from core.confidential import Locked, confidential_keys
+from core.confidential.sealing import is_sealed
 from sentinel.provenance import ProvenanceContext, TracedValue, Trust, UntrustedItem, trace_action
 
 _CONTACTS = "deputy:contacts:{}"
@@ -26,12 +28,33 @@ _ASKED_KINDS = ("email", "phone", "account")
 
 
 def contacts(redis: Redis, user_id: int) -> list[str]:
-    """The user's contacts (lower-case addresses), sorted."""
-    return sorted(c.decode() for c in redis.smembers(_CONTACTS.format(user_id)))
+    """The user's contacts (lower-case addresses), sorted; `Locked` while a confidential user is locked."""
+    opened = confidential_keys(redis).opener(user_id)
+    return sorted({opened(c).decode() for c in redis.smembers(_CONTACTS.format(user_id))})
 
 
 def add_contact(redis: Redis, user_id: int, address: str) -> None:
-    redis.sadd(_CONTACTS.format(user_id), address.strip().lower())
+    """Remember an address; a confidential user's are sealed (each sealing differs, so a known one is
+    not added again when it can be checked)."""
+    address, keys = address.strip().lower(), confidential_keys(redis)
+    if keys.public_key(user_id) is None:
+        redis.sadd(_CONTACTS.format(user_id), address)
+        return
+    try:
+        if address in contacts(redis, user_id):
+            return
+    except Locked:
+        pass
+    redis.sadd(_CONTACTS.format(user_id), keys.seal_text(user_id, address))
+
+
+def reseal_contacts(redis: Redis, user_id: int) -> int:
+    """Seal the user's contacts kept in clear (confidential mode was just turned on); returns how many."""
+    clear = [c for c in redis.smembers(_CONTACTS.format(user_id)) if not is_sealed(c)]
+    for address in clear:
+        redis.srem(_CONTACTS.format(user_id), address)
+        add_contact(redis, user_id, address.decode())
+    return len(clear)
 
 
 def erase_user_contacts(redis: Redis, owned: Owned) -> int:

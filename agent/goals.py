@@ -20,6 +20,8 @@ from agent.model import ToolCall
 from agent.origins import ORIGIN, label_legacy, typed_words
 from agent.probes import Probe, ProbeState
 from sentinel.provenance import UntrustedItem
+from agent.goal_sealing import plain_json, record_json
+from core.confidential import ConfidentialKeys, confidential_keys
 from core.erasure import Owned, delete_keys
 
 _GOAL = "deputy:goal:{}"
@@ -197,13 +199,21 @@ class ConcurrentUpdate(Exception):
 
 
 class GoalStore:
-    def __init__(self, redis: Redis) -> None:
+    """Goal records; a confidential user's are sealed (`agent.goal_sealing`) and `get` raises `Locked` while
+    the user is locked."""
+
+    def __init__(self, redis: Redis, keys: ConfidentialKeys | None = None) -> None:
         self._redis = redis
         self._save = redis.register_script(_SAVE)
+        self._keys = keys if keys is not None else confidential_keys(redis)
 
     def get(self, goal_id: str) -> Goal | None:
         raw = self._redis.get(_GOAL.format(goal_id))
-        return Goal.model_validate_json(raw) if raw else None
+        return Goal.model_validate_json(plain_json(raw, self._keys)) if raw else None
+
+    def exists(self, goal_id: str) -> bool:
+        """Whether the goal is stored (no need to open it: true of a locked user's goal too)."""
+        return bool(self._redis.exists(_GOAL.format(goal_id)))
 
     def owner(self, goal_id: str) -> int | None:
         """Whose goal this is, read from the head of its record (the id fields come first) without loading it all."""
@@ -214,7 +224,8 @@ class GoalStore:
     def save(self, goal: Goal) -> Goal:
         """Checkpoint `goal`; raises ConcurrentUpdate if it changed since it was loaded."""
         saved = goal.model_copy(update={"revision": goal.revision + 1})
-        if not self._save(keys=[_GOAL.format(goal.id)], args=[str(goal.revision), saved.model_dump_json()]):
+        stored = record_json(saved, self._keys.public_key(goal.user_id))
+        if not self._save(keys=[_GOAL.format(goal.id)], args=[str(goal.revision), stored]):
             raise ConcurrentUpdate(goal.id)
         if goal.revision == -1:
             self._redis.zadd(_USER_GOALS.format(goal.user_id), {goal.id: goal.created_at})
@@ -222,16 +233,17 @@ class GoalStore:
         return saved
 
     @staticmethod
-    def queue_create(pipe: Any, goal: Goal) -> Goal:
+    def queue_create(pipe: Any, goal: Goal, public_key: bytes | None = None) -> Goal:
         """Queue a new goal's first save on a (sync or asyncio) pipeline, for one round trip with other writes.
 
         The same records as `save` for a goal never saved before (its id is new and random, so
         nobody else can have saved it); the pipeline's first result is falsy if the id was taken.
+        `public_key`: the user's confidential key, if they have one (the goal is sealed to it).
         """
         if goal.revision != -1:
             raise ValueError("queue_create is for a goal never saved before")
         saved = goal.model_copy(update={"revision": 0})
-        pipe.set(_GOAL.format(goal.id), saved.model_dump_json(), nx=True)
+        pipe.set(_GOAL.format(goal.id), record_json(saved, public_key), nx=True)
         pipe.zadd(_USER_GOALS.format(goal.user_id), {goal.id: goal.created_at})
         if saved.status is GoalStatus.waiting_user:
             pipe.set(_AWAITING.format(goal.user_id), goal.id)
@@ -264,15 +276,17 @@ class GoalStore:
         added, count, _ = pipe.execute()
         return bool(added), int(count)
 
-    def store_result(self, goal_id: str, handle: str, text: str) -> None:
-        """Keep a large tool result whole, for the agent to read in parts (`read_result`)."""
-        self._redis.set(_RESULT.format(goal_id, handle), text, ex=_RESULT_TTL)
+    def store_result(self, goal_id: str, handle: str, text: str, user_id: int) -> None:
+        """Keep a large tool result whole, for the agent to read in parts (`read_result`); sealed for a
+        confidential user."""
+        self._redis.set(_RESULT.format(goal_id, handle), self._keys.seal_text(user_id, text), ex=_RESULT_TTL)
 
-    def result(self, goal_id: str, handle: str) -> str | None:
+    def result(self, goal_id: str, handle: str, user_id: int) -> str | None:
         raw = self._redis.get(_RESULT.format(goal_id, handle))
-        return raw.decode() if raw is not None else None
+        return self._keys.open_text(user_id, raw) if raw is not None else None
 
     def recent(self, user_id: int, limit: int = 10) -> list[Goal]:
+        """The user's latest goals, newest first; `Locked` while a confidential user is locked."""
         ids = self._redis.zrevrange(_USER_GOALS.format(user_id), 0, limit - 1)
         goals = (self.get(i.decode()) for i in ids)
         return [g for g in goals if g is not None]
@@ -293,6 +307,11 @@ class GoalStore:
 def user_goal_ids(redis: Redis, user_id: int) -> tuple[str, ...]:
     """Every goal of the user, oldest first."""
     return tuple(g.decode() for g in redis.zrange(_USER_GOALS.format(user_id), 0, -1))
+
+
+def goal_count(redis: Redis, user_id: int) -> int:
+    """How many goals the user has (readable while a confidential user is locked)."""
+    return int(redis.zcard(_USER_GOALS.format(user_id)))
 
 
 def erase_user_goals(redis: Redis, owned: Owned) -> int:

@@ -12,6 +12,7 @@ from typing import Any, Protocol
 import openai
 from pydantic import BaseModel, Field
 
+from agent.call_grammar import wire_body
 from agent.origins import for_model
 
 
@@ -86,9 +87,12 @@ class ChatModel(Protocol):
 class OpenAIChatModel:
     """A `ChatModel` over the OpenAI SDK; works with any OpenAI-compatible base URL."""
 
-    def __init__(self, client: openai.OpenAI, model: str) -> None:
+    def __init__(self, client: openai.OpenAI, model: str, constrain_calls: bool = False) -> None:
+        """`constrain_calls`: a forced tool call follows a grammar of the offered tools (llama-server,
+        see `agent.call_grammar`)."""
         self._client = client
         self._model = model
+        self._constrain_calls = constrain_calls
 
     def complete(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> ModelReply:
         try:
@@ -97,7 +101,7 @@ class OpenAIChatModel:
             # Only the chat API's fields go out (origin labels are the guard's, see agent.origins).
             response = self._client.chat.completions.create(
                 model=self._model, messages=[],
-                extra_body={"messages": [for_model(m) for m in messages], **({"tools": tools} if tools else {})},
+                extra_body=wire_body([for_model(m) for m in messages], tools, self._constrain_calls),
             )
         except (openai.APIConnectionError, openai.APITimeoutError) as exc:
             raise ModelUnavailable(

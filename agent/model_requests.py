@@ -25,6 +25,7 @@ from pydantic import BaseModel, Field
 from redis import Redis
 
 from agent.model import ModelBadResponse, ModelError, ModelReply, ModelRequestRejected, ModelUnavailable
+from core.confidential import confidential_keys
 
 REQUESTS_STREAM = "deputy:model:requests"
 GATEWAY_GROUP = "gateways"
@@ -102,6 +103,7 @@ class ModelRequests:
 
     def __init__(self, redis: Redis) -> None:
         self._redis = redis
+        self._keys = confidential_keys(redis)
 
     def submit(self, request: ModelRequest) -> None:
         pipe = self._redis.pipeline(transaction=True)
@@ -110,8 +112,13 @@ class ModelRequests:
         pipe.execute()
 
     def outcome(self, request_id: str) -> ModelOutcome | None:
+        """The gateway's answer, if any (a confidential user's is opened with their key: `Locked` if locked)."""
         raw = self._redis.get(OUTCOME.format(request_id))
-        return ModelOutcome.model_validate_json(raw) if raw else None
+        if not raw:
+            return None
+        if b'"sealed"' in raw and "sealed" in (envelope := json.loads(raw)):
+            raw = self._keys.open_bytes(int(envelope["user_id"]), envelope["sealed"].encode())
+        return ModelOutcome.model_validate_json(raw)
 
     def pending(self, request_id: str) -> bool:
         return bool(self._redis.exists(PENDING.format(request_id)))

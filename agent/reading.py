@@ -78,7 +78,7 @@ class Reading:
 
     def read_result(self, goal: Goal, call: ToolCall) -> str:
         args = parse_read_result(call)
-        text = self._goals.result(goal.id, args.handle)
+        text = self._goals.result(goal.id, args.handle, goal.user_id)
         if text is None:
             return f"Error: there is no stored result {args.handle!r}."
         part = text[args.offset : args.offset + RESULT_CHARS]
@@ -93,7 +93,7 @@ class Reading:
         if len(outcome) > RESULT_CHARS:
             goal.results_stored += 1
             handle = f"r{goal.results_stored}"
-            self._goals.store_result(goal.id, handle, outcome)
+            self._goals.store_result(goal.id, handle, outcome, goal.user_id)
         shown = bounded_result(outcome, handle)
         origin = record.untrusted_origin
         if origin is None:

@@ -42,9 +42,11 @@ from agent.tools import (
     parse_reply,
     parse_split,
 )
+from agent.unlock_wait import park_until_unlocked
 from agent.watch_steps import WatchSteps
 from connectors.catalog import Catalog, InvalidArguments, Operation
 from connectors.custom import UserCatalogs
+from core.confidential import Locked, WaitingWork
 from core.handoff import HandOff, HandOffStore, handoff_message
 from core.outbox import Button, Outbox, OutboxMessage
 from core.quotas import Quotas
@@ -109,6 +111,10 @@ class GoalRunner:
         except GoalStopped:
             self._dispatch.idle(goal_id)
             return StepOutcome.not_running
+        except Locked as locked:
+            park_until_unlocked(WaitingWork(self._goals._redis), self._outbox, locked, goal_id, step)
+            self._dispatch.idle(goal_id)
+            return StepOutcome.waiting
 
     def _run_step(self, goal_id: str, step: int) -> StepOutcome:
         goal = self._goals.get(goal_id)

@@ -32,6 +32,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
+from agent.call_grammar import PREFILL
 from agent.model import ModelReply, TokenUsage, ToolCall
 from agent.tool_parsing import ParseResult, parse_tool_calls
 from agent.tool_selection import ALWAYS, select_tools
@@ -41,8 +42,6 @@ log = logging.getLogger(__name__)
 Message = dict[str, Any]
 Tool = dict[str, Any]
 
-PREFILL = '<tool_call>\n{"name": "'
-"""How a forced answer starts: the model only has to name the tool and write its arguments."""
 
 CORRECTION = '(Format: {error}. Write {what} as valid JSON: {{"name": "<tool name>", "arguments": {{...}}}}.)'
 """The retry's extra user message: neutral on purpose, and the broken answer is not shown again.

@@ -13,6 +13,7 @@ import re
 from redis import Redis
 
 from agent.attachments import Attachment, UnreadableFile, accepts
+from core.confidential import ConfidentialKeys, confidential_keys
 from core.ids import new_id
 
 UPLOAD_TTL_SECONDS = 7 * 24 * 3600
@@ -36,14 +37,15 @@ def new_upload(user_id: int, name: str, mime_type: str, data: bytes) -> tuple[At
 
 
 class Uploads:
-    """Reading and erasing users' files (the workers' side)."""
+    """Reading and erasing users' files (the workers' side). A confidential user's files are sealed."""
 
-    def __init__(self, redis: Redis) -> None:
+    def __init__(self, redis: Redis, keys: ConfidentialKeys | None = None) -> None:
         self._redis = redis
+        self._keys = keys if keys is not None else confidential_keys(redis)
 
     def put(self, user_id: int, name: str, mime_type: str, data: bytes) -> Attachment:
         attachment, key = new_upload(user_id, name, mime_type, data)
-        self._redis.set(key, data, ex=UPLOAD_TTL_SECONDS)
+        self._redis.set(key, self._keys.seal_bytes(user_id, data), ex=UPLOAD_TTL_SECONDS)
         return attachment
 
     def read(self, user_id: int, attachment: Attachment) -> bytes:
@@ -51,7 +53,7 @@ class Uploads:
         data = self._redis.get(_key(user_id, attachment.file_id)) if attachment.file_id else None
         if data is None:
             raise UnreadableFile(f"I no longer have {attachment.name}; please send it again.")
-        return data
+        return self._keys.open_bytes(user_id, data)
 
     def count(self, user_id: int) -> int:
         """How many files the user has stored (each lives a week)."""

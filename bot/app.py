@@ -6,6 +6,7 @@ import asyncio
 import gc
 
 from telegram import BotCommand, Update
+from telegram.request import BaseRequest
 from telegram.ext import (
     Application,
     CallbackQueryHandler,
@@ -16,14 +17,17 @@ from telegram.ext import (
 )
 
 from bot.account_handlers import AccountHandlers
+from bot.confidential_handlers import ConfidentialHandlers
 from bot.durable_polling import DurableApplication, ReceivedQueue
 from bot.handlers import Handlers
+from bot.link_handlers import LinkHandlers
 from bot.negotiation import NegotiationHandlers
 from bot.outbox_consumer import OutboxConsumer
 from bot.plan_handlers import PlanHandlers
 from bot.services import BotServices
 from bot.updates import application_builder
 from core.redis_clients import async_client
+from core.surfaces import Surface
 
 COMMANDS = [
     BotCommand("start", "Introduce yourself"),
@@ -37,10 +41,14 @@ COMMANDS = [
     BotCommand("quiet", "Quiet hours for unprompted news, e.g. /quiet 22:00 07:00"),
     BotCommand("memory", "What Deputy remembers about you"),
     BotCommand("settings", "Name, tone, language, time zone, model training"),
+    BotCommand("confidential", "Encrypt your data with a passphrase only you know"),
+    BotCommand("unlock", "A private link to unlock your confidential data"),
+    BotCommand("lock", "Lock your confidential data now"),
     BotCommand("export", "A file with everything Deputy stores about you"),
     BotCommand("delete_me", "Erase everything Deputy stores about you"),
     BotCommand("retry", "Try your last stopped goal again"),
     BotCommand("plan", "Your plan, what you have used and when it resets"),
+    BotCommand("link", "Use Deputy from both Telegram and WhatsApp"),
     BotCommand("help", "What Deputy can do"),
 ]
 
@@ -51,11 +59,16 @@ def build_application(
     redis_url: str,
     api_base: str | None = None,
     rate_limit: bool = True,
+    request: BaseRequest | None = None,
+    surface: Surface = "telegram",
 ) -> Application:
-    """The bot: handlers plus the outbox consumer, started and stopped with the application."""
+    """The bot: handlers plus the outbox consumer, started and stopped with the application.
+
+    `request` replaces the Bot API transport (the WhatsApp surface translates the calls), and
+    `surface` says whose outbox messages this application's consumer delivers."""
     # Long polling: updates are kept in Redis from fetched until handled (see bot.durable_polling).
     received = ReceivedQueue()
-    builder = application_builder(token, api_base, rate_limit).update_queue(received).application_class(
+    builder = application_builder(token, api_base, rate_limit, request).update_queue(received).application_class(
         DurableApplication)
     outbox_task: dict[str, asyncio.Task] = {}
 
@@ -68,7 +81,8 @@ def build_application(
         # Before polling starts: what a killed process received and never handled goes first.
         received.attach(async_client(redis_url, max_connections=4), app.bot.id)
         await received.replay(app)
-        consumer = OutboxConsumer(async_client(redis_url, max_connections=4), app.bot, services.buttons)
+        consumer = OutboxConsumer(async_client(redis_url, max_connections=4), app.bot, services.buttons,
+                                  surface=surface)
         outbox_task["task"] = asyncio.create_task(consumer.run(), name="outbox")
 
     async def post_stop(app: Application) -> None:
@@ -80,6 +94,9 @@ def build_application(
     app = builder.post_init(post_init).post_stop(post_stop).build()
     handlers = Handlers(services)
     account = AccountHandlers(services)
+    links = LinkHandlers(services)
+    app.add_handler(TypeHandler(Update, links.record_surface), group=-3)
+    app.add_handler(CommandHandler("link", links.link), group=-2)
     app.add_handler(TypeHandler(Update, handlers.gate), group=-1)
     app.add_handler(CommandHandler("start", handlers.start))
     app.add_handler(CommandHandler("help", handlers.help))
@@ -97,6 +114,10 @@ def build_application(
     app.add_handler(CommandHandler("delete_me", account.delete_me))
     app.add_handler(CommandHandler("connections", account.connections))
     app.add_handler(CommandHandler("plan", PlanHandlers(services).plan))
+    confidential = ConfidentialHandlers(services)
+    app.add_handler(CommandHandler("confidential", confidential.confidential))
+    app.add_handler(CommandHandler("unlock", confidential.unlock))
+    app.add_handler(CommandHandler("lock", confidential.lock))
     app.add_handler(MessageHandler(filters.COMMAND, handlers.unknown_command))
     app.add_handler(MessageHandler(filters.TEXT, handlers.text))
     app.add_handler(MessageHandler(filters.PHOTO | filters.Document.ALL, handlers.file))

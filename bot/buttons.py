@@ -45,6 +45,7 @@ KINDS = {
     "nr": "resume a negotiation",
     "ns": "stop a negotiation",
     "na": "adjust a negotiation's mandate",
+    "lk": "lock my confidential data now",
 }
 
 

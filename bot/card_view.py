@@ -10,6 +10,7 @@ from urllib.parse import urlsplit
 
 from core.card_expiry import months_left, parse_expiry
 from core.card_preferences import CardPreferences
+from core.confidential import Locked
 from core.receipts import ReceiptStore
 from vault import CredentialInfo, list_credentials
 
@@ -40,8 +41,11 @@ def shop_choices(redis, user_id: int, cards: list[CredentialInfo]) -> tuple[list
     pay there with another card from now on."""
     prefs = CardPreferences(redis)
     chosen = {k.removeprefix("merchant:"): v for k, v in prefs.get(user_id).items() if k.startswith("merchant:")}
-    shops = list(dict.fromkeys([*(r.merchant.lower() for r in reversed(ReceiptStore(redis).list(user_id))),
-                                *chosen]))[:MAX_SHOPS]
+    try:
+        bought = [r.merchant.lower() for r in reversed(ReceiptStore(redis).list(user_id))]
+    except Locked:
+        bought = []  # a locked confidential user's receipts stay sealed; the shops they chose a card for remain
+    shops = list(dict.fromkeys([*bought, *chosen]))[:MAX_SHOPS]
     default = prefs.default(user_id)
     fallback = next((c for c in cards if c.handle == default), cards[0] if cards else None)
     lines: list[str] = []

@@ -7,6 +7,7 @@ from datetime import datetime, timezone
 
 from redis import Redis
 
+from agent.goal_provenance import contacts
 from agent.goals import GoalStore
 from core.receipts import ReceiptStore
 from core.user_settings import UserSettingsStore
@@ -27,7 +28,7 @@ def export_user(redis: Redis, user_id: int, now: float) -> bytes:
         "memory": [m.model_dump(mode="json") for m in MemoryStore(redis).list(user_id)],
         "rules": [{"reading": describe(r), **r.model_dump(mode="json")} for r in RuleStore(redis).list(user_id)],
         "connections": [c.model_dump(mode="json") for c in list_credentials(redis, user_id)],
-        "contacts": sorted(c.decode() for c in redis.smembers(f"deputy:contacts:{user_id}")),
+        "contacts": contacts(redis, user_id),
         "goals": [g.model_dump(mode="json") for gid in goal_ids if (g := goals.get(gid)) is not None],
         "activity": [e.model_dump(mode="json") for e in AuditLog(redis).entries(user_id)],
         "receipts": [r.model_dump(mode="json") for r in ReceiptStore(redis).list(user_id)],

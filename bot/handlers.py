@@ -16,11 +16,13 @@ from telegram.ext import ApplicationHandlerStop, ContextTypes
 
 from agent.attachments import Attachment, accepts
 from agent.goal_lifecycle import GoalEvent, next_turn
+from agent.answers import add_answer
 from agent.goals import Goal, GoalStatus
 from agent.origins import user_message
 from bot import texts
 from bot.activity import format_activity, goal_card
 from bot.audit_view import audit_page
+from bot.confidential_handlers import keep_answer, locked_goals_text
 from bot.goal_controls import apply_edit, editing_key
 from bot.handoff_reply import take_code_reply
 from bot.memory_view import apply_memory_edit, editing_memory_key
@@ -30,9 +32,10 @@ from bot.presses import decide_press
 from bot.secret_paste import deleted_notice, pasted_secret
 from bot.services import BotServices
 from bot.update_claims import current_delivery
+from core.confidential import Locked
 from core.receipts import ReceiptStore
 from core.ids import new_id
-from core.user_settings import UserSettingsStore
+from core.user_settings import UserSettings, UserSettingsStore
 from sentinel.rules import describe
 
 log = logging.getLogger(__name__)
@@ -70,14 +73,21 @@ class Handlers:
 
     async def start(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
         user = update.effective_user
-        name = UserSettingsStore(self._s.redis).get(user.id).agent_name
+        try:
+            name = UserSettingsStore(self._s.redis).get(user.id).agent_name
+        except Locked:  # a confidential user's chosen name is sealed: greet with the default one
+            name = UserSettings().agent_name
         await update.effective_message.reply_text(texts.greeting(user.first_name or "there", name))
 
     async def help(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
         await update.effective_message.reply_text(texts.HELP)
 
     async def goals(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
-        recent = self._s.goals.recent(update.effective_user.id, limit=10)
+        try:
+            recent = self._s.goals.recent(update.effective_user.id, limit=10)
+        except Locked:
+            await update.effective_message.reply_text(locked_goals_text(self._s.redis, update.effective_user.id))
+            return
         if not recent:
             await update.effective_message.reply_text("You have no goals yet. Text me one!")
             return
@@ -237,7 +247,11 @@ class Handlers:
         if await take_code_reply(self._s, user_id, message, text):
             return
         if pending.awaiting is not None:
-            answered = self._answer(pending.awaiting, text)
+            try:
+                answered = self._answer(pending.awaiting, text)
+            except Locked:  # kept, sealed, for the goal: it reaches it when the user unlocks
+                await message.reply_text(keep_answer(self._s.redis, user_id, pending.awaiting, text))
+                return
             if answered is not None:
                 await message.reply_text(texts.answer_received(answered.text))
                 return
@@ -251,7 +265,7 @@ class Handlers:
         # Webhook replicas: a retry of an update whose replica died mid-way names the goal as
         # the first attempt did, and does not create it twice.
         delivery = current_delivery()
-        if delivery is not None and delivery.retried and self._s.goals.get(delivery.goal_id()) is not None:
+        if delivery is not None and delivery.retried and self._s.goals.exists(delivery.goal_id()):
             await update.effective_message.reply_text(texts.ACK_NEW_GOAL)
             return
         goal = Goal(
@@ -275,17 +289,7 @@ class Handlers:
             await update.effective_message.reply_text(notice)
 
     def _answer(self, goal_id: str, text: str) -> Goal | None:
-        def add_answer(goal: Goal) -> Goal | None:
-            if goal.status is not GoalStatus.waiting_user:
-                return None
-            goal.messages.append(user_message(text))
-            return next_turn(goal, GoalEvent.answered, self._s.clock())
-
-        goal = self._s.goals.update(goal_id, add_answer)
-        if goal is None or goal.status is not GoalStatus.running:
-            return None
-        self._s.dispatch.step(goal.id, goal.step)
-        return goal
+        return add_answer(self._s.goals, goal_id, text, self._s.clock(), self._s.dispatch.step)
 
     async def press(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
         query = update.callback_query
@@ -298,10 +302,15 @@ class Handlers:
                 log.info("could not edit card: %s", exc)
 
     async def error(self, update: object, context: ContextTypes.DEFAULT_TYPE) -> None:
-        log.error("error handling an update", exc_info=context.error)
+        if isinstance(context.error, Locked):  # a confidential user's data, asked for while locked: no failure
+            log.info("a locked user's data was asked for; they are told to unlock")
+        else:
+            log.error("error handling an update", exc_info=context.error)
         if not isinstance(update, Update):
             return
         text = texts.STORAGE_DOWN if isinstance(context.error, redis.RedisError) else texts.INTERNAL_ERROR
+        if isinstance(context.error, Locked):
+            text = context.error.user_message
         try:
             if update.callback_query is not None:
                 await update.callback_query.answer(text, show_alert=True)

@@ -24,6 +24,7 @@ from redis import Redis
 from redis.connection import SSLConnection
 
 from agent.goals import Goal, GoalStore, awaiting_key
+from core.confidential.keys import public_key_field
 from core.redis_clients import async_client
 from sentinel.stores.audit import DEVELOPMENT_KEY, queue_append, tip_key
 from workers.dispatch import RQDispatch
@@ -111,11 +112,12 @@ class GoalIntake:
     async def create(self, goal: Goal, tip: bytes, **audit: Any) -> Goal:
         """Store the new goal, audit it (chained to `tip`) and enqueue its first step, in one transaction."""
         client = self._redis.get()
+        public = await client.hget(*public_key_field(goal.user_id))  # a confidential user's goal is sealed
         pipe = client.pipeline(transaction=True)
         pipe.multi()  # RQ adds its writes to a pipeline only if it is already in MULTI mode
-        saved = GoalStore.queue_create(pipe, goal)
-        queue_append(pipe, self._audit_key, goal.user_id, tip, "goal_created", goal.created_at, goal_id=goal.id,
-                     **audit)
+        saved = GoalStore.queue_create(pipe, goal, public)
+        queue_append(pipe, self._audit_key, goal.user_id, tip, "goal_created", goal.created_at, public,
+                     goal_id=goal.id, **audit)
         self._dispatch.step(saved.id, saved.step, pipeline=pipe, owner=saved.user_id)
         stored, _, appended, *_ = await pipe.execute()
         if not stored:
@@ -129,6 +131,7 @@ class GoalIntake:
     async def _append(self, user_id: int, kind: str, at: float, /, **detail: Any) -> bool:
         client = self._redis.get()
         pipe = client.pipeline(transaction=False)
-        queue_append(pipe, self._audit_key, user_id, await self.tip(user_id), kind, at, **detail)
+        public = await client.hget(*public_key_field(user_id))
+        queue_append(pipe, self._audit_key, user_id, await self.tip(user_id), kind, at, public, **detail)
         [appended] = await pipe.execute()
         return bool(appended)

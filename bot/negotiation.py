@@ -22,6 +22,7 @@ from bot.goal_controls import press_goal_control
 from bot.presses_common import PressAnswer
 from bot.plan_handlers import capability_refused
 from bot.services import BotServices
+from core.confidential import confidential_keys
 from core.ids import new_id
 from core.user_settings import UserSettingsStore
 from sentinel.negotiation.mandate import Mandate, MandateStatus
@@ -58,8 +59,9 @@ def propose(services: BotServices, user_id: int, words: str) -> tuple[str, list[
     if parsed.mandate is None:
         return "I need a bit more before negotiating: " + " ".join(parsed.problems), []
     proposal = new_id("n")[:20]
-    services.redis.set(_PROPOSAL.format(user_id, proposal), json.dumps({
-        "words": words, "mandate": parsed.mandate.model_dump(mode="json"), "goal_id": goal_id}), ex=PROPOSAL_TTL)
+    services.redis.set(_PROPOSAL.format(user_id, proposal), confidential_keys(services.redis).seal_text(
+        user_id, json.dumps({"words": words, "mandate": parsed.mandate.model_dump(mode="json"), "goal_id": goal_id})),
+        ex=PROPOSAL_TTL)
     head = "Change this negotiation to:" if goal_id else "Negotiate within this mandate?"
     text = (f"🤝 {head}\n\n{parsed.mandate.summary()}\n\nI check every message against it in code: nothing past "
             "your limit, your limit never said, and the final yes is always yours.")
@@ -74,7 +76,7 @@ def press_negotiation(services: BotServices, kind: str, ident: str, user_id: int
             return PressAnswer("That proposal expired or was already answered. Send /negotiate again.")
         if kind == "nx":
             return PressAnswer("Cancelled.", "❌ Cancelled; nothing was set.")
-        proposal = json.loads(raw)
+        proposal = json.loads(confidential_keys(services.redis).open_text(user_id, raw))
         mandate = Mandate.model_validate(proposal["mandate"]).model_copy(update={"status": MandateStatus.active})
         if proposal.get("goal_id"):
             store.put(user_id, proposal["goal_id"], mandate)

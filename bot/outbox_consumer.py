@@ -8,6 +8,7 @@ only after Telegram accepted it, and entries left pending by a dead bot are recl
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 import os
 import socket
@@ -26,7 +27,11 @@ from telegram.error import (
 
 from bot.buttons import ButtonSigner
 from bot.texts import MAX_MESSAGE_CHARS
+from core.confidential import Locked
+from core.confidential.keys import open_with, public_key_field, unlocked_key_name
+from core.confidential.sealing import is_sealed, seal
 from core.outbox import MESSAGE_REF_KEY, OUTBOX_HELD, OUTBOX_STREAM, SENT_KEY, Button, OutboxMessage
+from core.surfaces import Surface, pin_route, surface_of
 from core.user_settings import UserSettings
 
 log = logging.getLogger(__name__)
@@ -36,6 +41,8 @@ _KEEP_SECONDS = 30 * 24 * 3600
 _RECLAIM_IDLE_MS = 30_000
 MAX_CAPTION_CHARS = 1024
 """Telegram's limit for a photo's caption; the rest of a longer text follows as messages."""
+LOCKED_RETRY_SECONDS = 300
+"""How often news held for a confidential user who is locked is tried again."""
 PHOTO_GONE = "(The picture for this message is no longer available.)"
 
 
@@ -53,12 +60,16 @@ def split_text(text: str, limit: int = MAX_MESSAGE_CHARS) -> list[str]:
 
 class OutboxConsumer:
     def __init__(
-        self, redis: aioredis.Redis, bot: Bot, signer: ButtonSigner | None = None, consumer: str | None = None
+        self, redis: aioredis.Redis, bot: Bot, signer: ButtonSigner | None = None, consumer: str | None = None,
+        surface: Surface = "telegram",
     ) -> None:
         self._redis = redis
         self._bot = bot
         self._signer = signer
         self._consumer = consumer or f"{socket.gethostname()}-{os.getpid()}"
+        # Each chat app reads the whole stream in its own group and delivers only its users' messages.
+        self._surface = surface
+        self._group = GROUP if surface == "telegram" else surface
 
     async def run(self) -> None:
         """Deliver forever; survives Redis and Telegram outages."""
@@ -67,7 +78,7 @@ class OutboxConsumer:
                 await self._ensure_group()
                 await self._reclaim()
                 while True:
-                    batch = await self._redis.xreadgroup(GROUP, self._consumer, {OUTBOX_STREAM: ">"}, count=50, block=2000)
+                    batch = await self._redis.xreadgroup(self._group, self._consumer, {OUTBOX_STREAM: ">"}, count=50, block=2000)
                     for _stream, entries in batch or []:
                         for entry_id, fields in entries:
                             await self._handle(entry_id, fields)
@@ -82,14 +93,14 @@ class OutboxConsumer:
 
     async def _ensure_group(self) -> None:
         try:
-            await self._redis.xgroup_create(OUTBOX_STREAM, GROUP, id="0", mkstream=True)
+            await self._redis.xgroup_create(OUTBOX_STREAM, self._group, id="0", mkstream=True)
         except ResponseError as exc:
             if "BUSYGROUP" not in str(exc):
                 raise
 
     async def _reclaim(self) -> None:
         _next, entries, *_ = await self._redis.xautoclaim(
-            OUTBOX_STREAM, GROUP, self._consumer, min_idle_time=_RECLAIM_IDLE_MS, start_id="0-0", count=50
+            OUTBOX_STREAM, self._group, self._consumer, min_idle_time=_RECLAIM_IDLE_MS, start_id="0-0", count=50
         )
         for entry_id, fields in entries:
             if fields:
@@ -100,15 +111,19 @@ class OutboxConsumer:
             message = OutboxMessage.model_validate_json(fields[b"json"])
         except (KeyError, ValueError):
             log.error("outbox: dropping malformed entry %s", entry_id)
-            await self._redis.xack(OUTBOX_STREAM, GROUP, entry_id)
+            await self._redis.xack(OUTBOX_STREAM, self._group, entry_id)
+            return
+        if await pin_route(self._redis, entry_id.decode(), message.chat_id) != self._surface:
+            # The other app's consumer delivers (and deletes) it.
+            await self._redis.xack(OUTBOX_STREAM, self._group, entry_id)
             return
         if message.proactive and await self._hold(entry_id, message):
-            await self._redis.xack(OUTBOX_STREAM, GROUP, entry_id)
+            await self._redis.xack(OUTBOX_STREAM, self._group, entry_id)
             await self._redis.xdel(OUTBOX_STREAM, entry_id)
             return
         await self._send(message)
         # Delivered messages do not linger in Redis: the chat has them now.
-        await self._redis.xack(OUTBOX_STREAM, GROUP, entry_id)
+        await self._redis.xack(OUTBOX_STREAM, self._group, entry_id)
         await self._redis.xdel(OUTBOX_STREAM, entry_id)
 
     async def _hold(self, entry_id: bytes, message: OutboxMessage) -> bool:
@@ -118,15 +133,37 @@ class OutboxConsumer:
         until = settings.quiet_until(time.time())
         if until is None:
             return False
-        held = message.model_copy(update={"proactive": False})
-        await self._redis.zadd(OUTBOX_HELD, {f"{entry_id.decode()}|{held.model_dump_json()}": until})
+        held = message.model_copy(update={"proactive": False}).model_dump_json()
+        public = await self._redis.hget(*public_key_field(message.chat_id))
+        if public is not None:  # a confidential user's news waits sealed to their key
+            held = json.dumps({"chat_id": message.chat_id, "sealed": seal(public, held.encode())})
+        await self._redis.zadd(OUTBOX_HELD, {f"{entry_id.decode()}|{held}": until})
         return True
 
     async def _release_held(self) -> None:
         due = await self._redis.zrangebyscore(OUTBOX_HELD, "-inf", time.time(), start=0, num=50)
         for member in due:
+            raw = member.split(b"|", 1)[1]
+            # A held message is an OutboxMessage, or a confidential user's sealed envelope; both name the chat.
+            if await surface_of(self._redis, int(json.loads(raw)["chat_id"])) != self._surface:
+                continue
             if await self._redis.zrem(OUTBOX_HELD, member):  # only one bot process sends it
-                await self._send(OutboxMessage.model_validate_json(member.split(b"|", 1)[1]))
+                try:
+                    message = await self._opened(raw)
+                except Locked:  # the user locked meanwhile: their news waits for the unlock
+                    await self._redis.zadd(OUTBOX_HELD, {member: time.time() + LOCKED_RETRY_SECONDS})
+                    continue
+                await self._send(message)
+
+    async def _opened(self, raw: bytes) -> OutboxMessage:
+        if b'"sealed"' not in raw:
+            return OutboxMessage.model_validate_json(raw)
+        envelope = json.loads(raw)
+        if "sealed" not in envelope:
+            return OutboxMessage.model_validate_json(raw)
+        user_id = int(envelope["chat_id"])
+        held = await self._redis.get(unlocked_key_name(user_id))
+        return OutboxMessage.model_validate_json(open_with(user_id, held, envelope["sealed"]))
 
     async def _send(self, message: OutboxMessage) -> None:
         while True:
@@ -194,6 +231,12 @@ class OutboxConsumer:
     async def _deliver_photo(self, message: OutboxMessage, markup: InlineKeyboardMarkup | None) -> None:
         """The image as a photo with the text as caption; a long text continues in messages after it."""
         image = await self._redis.get(message.photo or "")
+        if image is not None and is_sealed(image):  # a confidential user's screenshot
+            try:
+                image = open_with(message.chat_id, await self._redis.get(unlocked_key_name(message.chat_id)),
+                                  image.decode())
+            except Locked:  # locked since it was taken: the words go out, the picture is not shown
+                image = None
         if image is None:
             # Expired or erased: the words still matter, so they go out without the picture.
             parts = split_text(f"{message.text}\n\n{PHOTO_GONE}".strip())

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from bot.audit_view import press_audit_page
 from bot.buttons import InvalidButton
+from bot.confidential_handlers import press_lock
 from bot.card_view import press_card_default, press_card_for_merchant
 from bot.goal_controls import press_goal_control
 from bot.memory_view import press_memory
@@ -108,6 +109,8 @@ def _rule_press(services: BotServices, data: str, user_id: int) -> PressAnswer:
         return press_memory(services, kind, ident, user_id)
     if kind.startswith("o"):
         return press_operation_mark(services, kind, ident, user_id)
+    if kind == "lk":
+        return press_lock(services, user_id)
     if kind == "dd":
         services.dispatch.erase_user(user_id, user_id)
         return PressAnswer("Erasing everything…", "🗑 Erasing everything I store about you…")

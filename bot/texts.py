@@ -12,10 +12,12 @@ HELP = (
     "/connect – connect your email or calendar safely; /connections – what is connected\n"
     "/quiet 22:00 07:00 – hold unprompted news at night\n"
     "/memory – what I remember about you; /settings – my name, tone, language, time zone\n"
+    "/confidential – encrypt your data with a passphrase only you know; /unlock, /lock\n"
     "/export – a file with all your data; /delete_me – erase it all\n"
     "/negotiate – sell, buy or lower a bill within limits you set (/negotiate shows how)\n"
     "/retry – try your last failed goal again\n"
     "/plan – your plan, what you have used and when it resets\n"
+    "/link – use the same Deputy from Telegram and WhatsApp\n"
     "/help – this message"
 )
 

@@ -72,7 +72,7 @@ class Verdict(Enum):
 class Delivery:
     """The update being handled in this task (set by the webhook server, read by handlers)."""
 
-    update_id: int
+    update_id: int | str  # a Telegram update id, or a WhatsApp message id (wamid)
     seed: str
     retried: bool  # an earlier attempt (on a replica that died) may have done part of the work
 
@@ -92,7 +92,7 @@ def current_delivery() -> Delivery | None:
 class UpdateClaims:
     """Leases and done-markers on update ids, in Redis (keys per bot, as ids are per bot)."""
 
-    def __init__(self, redis: aioredis.Redis, bot_id: int, lease_ms: int = LEASE_MS) -> None:
+    def __init__(self, redis: aioredis.Redis, bot_id: int | str, lease_ms: int = LEASE_MS) -> None:
         self._redis = redis
         self._bot_id = bot_id
         self._lease_ms = lease_ms
@@ -100,10 +100,10 @@ class UpdateClaims:
         self._renew = redis.register_script(_RENEW_SCRIPT)
         self._release = redis.register_script(_RELEASE_SCRIPT)
 
-    def _keys(self, update_id: int) -> list[str]:
+    def _keys(self, update_id: int | str) -> list[str]:
         return [_CLAIM.format(self._bot_id, update_id), _SEED.format(self._bot_id, update_id)]
 
-    async def claim(self, update_id: int, owner: str) -> tuple[Verdict, Delivery | None]:
+    async def claim(self, update_id: int | str, owner: str) -> tuple[Verdict, Delivery | None]:
         result = await self._claim(keys=self._keys(update_id),
                                    args=[owner, self._lease_ms, secrets.token_urlsafe(9), DONE_SECONDS])
         kind = result[0].decode()
@@ -111,7 +111,7 @@ class UpdateClaims:
             return Verdict(kind), None
         return Verdict.claimed, Delivery(update_id, result[1].decode(), retried=kind == "retry")
 
-    async def keep(self, update_id: int, owner: str) -> None:
+    async def keep(self, update_id: int | str, owner: str) -> None:
         """Renew the lease until cancelled; a lease lost (a stall longer than the lease) is logged."""
         while True:
             await asyncio.sleep(self._lease_ms / 1000 / 3)
@@ -122,17 +122,17 @@ class UpdateClaims:
             except aioredis.RedisError as exc:
                 log.warning("could not renew the claim on update %s: %s", update_id, exc)
 
-    async def done(self, update_id: int) -> None:
+    async def done(self, update_id: int | str) -> None:
         claim, seed = self._keys(update_id)
         pipe = self._redis.pipeline(transaction=True)
         pipe.set(claim, "done", ex=DONE_SECONDS)
         pipe.delete(seed)
         await pipe.execute()
 
-    async def is_done(self, update_id: int) -> bool:
+    async def is_done(self, update_id: int | str) -> bool:
         return await self._redis.get(self._keys(update_id)[0]) == b"done"
 
-    async def release(self, update_id: int, owner: str) -> None:
+    async def release(self, update_id: int | str, owner: str) -> None:
         """Give the update back at once (handling failed before doing anything): the retry may take it."""
         await self._release(keys=self._keys(update_id)[:1], args=[owner])
 

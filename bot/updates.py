@@ -21,6 +21,7 @@ from typing import Any
 
 from telegram import Update
 from telegram.ext import AIORateLimiter, ApplicationBuilder, BaseUpdateProcessor
+from telegram.request import BaseRequest
 
 MAX_CONCURRENT_UPDATES = 32
 # A Bot API call takes a few milliseconds, so a few connections carry hundreds of calls per
@@ -29,10 +30,16 @@ CONNECTION_POOL_SIZE = 8
 POOL_TIMEOUT = 30.0
 
 
-def application_builder(token: str, api_base: str | None = None, rate_limit: bool = True) -> ApplicationBuilder:
-    """PTB configured as Deputy runs it (the front-end benchmark's echo baseline uses it too)."""
-    builder = (ApplicationBuilder().token(token).concurrent_updates(PerChatOrder())
-               .connection_pool_size(CONNECTION_POOL_SIZE).pool_timeout(POOL_TIMEOUT))
+def application_builder(
+    token: str, api_base: str | None = None, rate_limit: bool = True, request: BaseRequest | None = None,
+) -> ApplicationBuilder:
+    """PTB configured as Deputy runs it (the front-end benchmark's echo baseline uses it too).
+
+    A `request` of its own carries every Bot API call instead of PTB's HTTP client."""
+    builder = ApplicationBuilder().token(token).concurrent_updates(PerChatOrder())
+    if request is not None:
+        return builder.request(request).get_updates_request(request)
+    builder = builder.connection_pool_size(CONNECTION_POOL_SIZE).pool_timeout(POOL_TIMEOUT)
     if api_base:
         base = api_base.rstrip("/")
         builder = builder.base_url(base).base_file_url(base.replace("/bot", "/file/bot", 1))

@@ -18,7 +18,9 @@ from aiohttp import web
 
 from core.effects import ConnectorError
 from connect.forms import FORMS, ServiceForm, validate
-from core.connect_links import ConnectLinks
+from connect.confidential_page import SERVICES as CONFIDENTIAL, ConfidentialPage
+from connect.confidential_page import form as confidential_form
+from core.connect_links import ConnectLinks, ConnectRequest
 from core.outbox import Outbox
 from sentinel.stores.audit import AuditLog
 from sentinel.egress.transports.http_client import EgressBlocked
@@ -99,12 +101,27 @@ def create_app(
     *,
     egress: EndpointGuard | None = None,
     card_connected: Callable[[int, int, str, str], None] | None = None,
+    confidential: ConfidentialPage | None = None,
 ) -> web.Application:
     """The connect page; with `egress`, servers the egress policy refuses are refused here, before
-    anything is stored, with a sentence saying what is wrong and what to do."""
+    anything is stored, with a sentence saying what is wrong and what to do. With `confidential`, it
+    also serves the links that turn on and unlock confidential mode."""
+
+    async def submit_confidential(token: str, pending: ConnectRequest, request: web.Request) -> web.Response:
+        assert confidential is not None
+        values = {k: v for k, v in (await request.post()).items() if isinstance(v, str)}
+        # The key derivation takes a tenth of a second on purpose: off the event loop.
+        outcome = await asyncio.to_thread(confidential.submit, pending.service, pending.user_id, pending.chat_id,
+                                          values)
+        if outcome.done:
+            links.consume(token)
+        return _page(outcome.title, outcome.body, outcome.status)
 
     async def show(request: web.Request) -> web.Response:
         pending = links.peek(request.match_info["token"])
+        if pending is not None and pending.service in CONFIDENTIAL and confidential is not None:
+            outcome = confidential_form(pending.service)
+            return _page(outcome.title, outcome.body, outcome.status)
         if pending is None or pending.service not in FORMS:
             return _page("Link expired", f"<p>{_GONE}</p>", status=410)
         form = FORMS[pending.service]
@@ -113,6 +130,8 @@ def create_app(
     async def submit(request: web.Request) -> web.Response:
         token = request.match_info["token"]
         pending = links.peek(token)
+        if pending is not None and pending.service in CONFIDENTIAL and confidential is not None:
+            return await submit_confidential(token, pending, request)
         if pending is None or pending.service not in FORMS:
             return _page("Link expired", f"<p>{_GONE}</p>", status=410)
         form = FORMS[pending.service]

@@ -17,6 +17,7 @@ from pydantic import BaseModel, Field
 from redis import Redis
 
 from connectors.catalog import Catalog
+from core.confidential import confidential_keys
 from connectors.marks import OperationMark
 from connectors.mcp import McpServerConfig, McpToolset, mcp_catalog
 from connectors.openapi import ImportedApi, import_openapi, parse_openapi
@@ -57,19 +58,24 @@ def name_for(url: str, title: str | None = None) -> str:
 
 
 class CustomConnectors:
+    """A confidential user's connectors (addresses, descriptions, marks) are sealed to their key."""
+
     def __init__(self, redis: Redis) -> None:
         self._redis = redis
+        self._keys = confidential_keys(redis)
 
     def add(self, user_id: int, connector: CustomConnector) -> None:
-        self._redis.hset(_KEY.format(user_id), connector.name, connector.model_dump_json())
+        self._redis.hset(_KEY.format(user_id), connector.name,
+                         self._keys.seal_text(user_id, connector.model_dump_json()))
 
     def list(self, user_id: int) -> list[CustomConnector]:
         raw = self._redis.hgetall(_KEY.format(user_id))
-        return sorted((CustomConnector.model_validate_json(v) for v in raw.values()), key=lambda c: c.name)
+        opened = self._keys.opener(user_id)
+        return sorted((CustomConnector.model_validate_json(opened(v)) for v in raw.values()), key=lambda c: c.name)
 
     def get(self, user_id: int, name: str) -> CustomConnector | None:
         raw = self._redis.hget(_KEY.format(user_id), name)
-        return CustomConnector.model_validate_json(raw) if raw else None
+        return CustomConnector.model_validate_json(self._keys.open_bytes(user_id, raw)) if raw else None
 
     def remove(self, user_id: int, name: str) -> bool:
         return bool(self._redis.hdel(_KEY.format(user_id), name))

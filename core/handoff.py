@@ -21,6 +21,7 @@ from typing import Literal
 from pydantic import BaseModel, Field
 from redis import Redis
 
+from core.confidential import ConfidentialKeys, confidential_keys
 from core.ids import new_id
 from core.outbox import Outbox, OutboxMessage
 
@@ -71,15 +72,18 @@ class HandOff(BaseModel):
 class HandOffStore:
     """Hand-offs per user, under `deputy:user:<id>:` so erasing a user erases them."""
 
-    def __init__(self, redis: Redis, clock: Callable[[], float] = time.time) -> None:
+    def __init__(self, redis: Redis, clock: Callable[[], float] = time.time,
+                 keys: ConfidentialKeys | None = None) -> None:
         self._redis = redis
         self._clock = clock
+        # A confidential user's hand-offs and codes are sealed to their key.
+        self._keys = keys if keys is not None else confidential_keys(redis)
 
     def save(self, handoff: HandOff) -> None:
         ttl = max(1, int(handoff.expires_at - self._clock()) + 60)
         uid = handoff.user_id
         pipe = self._redis.pipeline()
-        pipe.set(_KEY.format(uid=uid, id=handoff.id), handoff.model_dump_json(), ex=ttl)
+        pipe.set(_KEY.format(uid=uid, id=handoff.id), self._keys.seal_text(uid, handoff.model_dump_json()), ex=ttl)
         if handoff.action_id:
             pipe.set(_BY_ACTION.format(uid=uid, action_id=handoff.action_id), handoff.id, ex=ttl)
         # One open question per user: the latest page that needs them.
@@ -90,7 +94,7 @@ class HandOffStore:
         raw = self._redis.get(_KEY.format(uid=user_id, id=handoff_id))
         if raw is None:
             return None
-        handoff = HandOff.model_validate_json(raw)
+        handoff = HandOff.model_validate_json(self._keys.open_text(user_id, raw))
         return handoff if handoff.expires_at > self._clock() else None
 
     def for_action(self, user_id: int, action_id: str | None) -> HandOff | None:
@@ -115,12 +119,13 @@ class HandOffStore:
 
     def put_code(self, handoff: HandOff, code: str) -> None:
         """Keep the user's code for the executor, briefly and for one use only."""
-        self._redis.set(_CODE.format(uid=handoff.user_id, id=handoff.id), code, ex=CODE_TTL)
+        self._redis.set(_CODE.format(uid=handoff.user_id, id=handoff.id), self._keys.seal_text(handoff.user_id, code),
+                        ex=CODE_TTL)
 
     def take_code(self, user_id: int, handoff_id: str) -> str | None:
         """The code, removed as it is read: it can be used once."""
         raw = self._redis.getdel(_CODE.format(uid=user_id, id=handoff_id))
-        return raw.decode() if raw is not None else None
+        return self._keys.open_text(user_id, raw) if raw is not None else None
 
 
 def looks_like_code(text: str, handoff: HandOff) -> bool:

@@ -13,6 +13,7 @@ import json
 from pydantic import BaseModel, Field
 from redis import Redis
 
+from core.confidential import confidential_keys
 from core.erasure import Owned, delete_keys
 
 OUTBOX_STREAM = "deputy:outbox"
@@ -72,7 +73,8 @@ class Outbox:
         if len(image) > MAX_PHOTO_BYTES:
             raise ValueError("the image is larger than Telegram accepts for a photo")
         key = PHOTO_KEY.format(chat_id=int(chat_id), digest=hashlib.sha256(image).hexdigest()[:24])
-        self._redis.set(key, image, ex=PHOTO_TTL)
+        # A confidential user's screenshot waits sealed to their key (private chats: the chat is the user).
+        self._redis.set(key, confidential_keys(self._redis).seal_bytes(int(chat_id), image), ex=PHOTO_TTL)
         return key
 
     def send_photo(

@@ -77,7 +77,7 @@ class Quotas:
         return self._settings.get(user_id).timezone
 
     def periods_of(self, user_id: int, now: float) -> Periods:
-        return periods(now, self._settings.get(user_id).timezone)
+        return periods(now, self._settings.clock_settings(user_id).timezone)
 
     # -- goals ------------------------------------------------------------------------------
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from datetime import datetime, time, timedelta
 from typing import Literal
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
@@ -9,6 +10,8 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 from pydantic import BaseModel, Field, field_validator
 from redis import Redis
 
+from core.confidential import ConfidentialKeys, confidential_keys
+from core.confidential.sealing import seal
 from core.erasure import Owned, delete_keys
 
 _KEY = "deputy:settings:{}"
@@ -52,20 +55,43 @@ class UserSettings(BaseModel):
         return ends.timestamp()
 
 
+_CLEAR = {"schema_version", "timezone", "quiet_start", "quiet_end"}
+"""What stays readable of a confidential user's settings: when it is night for them (quotas' periods and
+quiet hours work while they are locked). The name, tone, language and choices are sealed."""
+
+
 class UserSettingsStore:
-    def __init__(self, redis: Redis) -> None:
+    def __init__(self, redis: Redis, keys: ConfidentialKeys | None = None) -> None:
         self._redis = redis
+        self._keys = keys if keys is not None else confidential_keys(redis)
 
     @staticmethod
     def key(user_id: int) -> str:
         return _KEY.format(user_id)
 
     def get(self, user_id: int) -> UserSettings:
+        """The user's settings; `Locked` while a confidential user is locked (see `clock_settings`)."""
+        raw = self._redis.get(_KEY.format(user_id))
+        if not raw:
+            return UserSettings()
+        envelope = json.loads(raw)
+        if "sealed" in envelope:
+            return UserSettings.model_validate_json(self._keys.open_text(user_id, envelope["sealed"]))
+        return UserSettings.model_validate(envelope)
+
+    def clock_settings(self, user_id: int) -> UserSettings:
+        """The time zone and quiet hours, readable even while the user is locked (the rest at defaults)."""
         raw = self._redis.get(_KEY.format(user_id))
         return UserSettings.model_validate_json(raw) if raw else UserSettings()
 
     def save(self, user_id: int, settings: UserSettings) -> None:
-        self._redis.set(_KEY.format(user_id), settings.model_dump_json())
+        public = self._keys.public_key(user_id)
+        if public is None:
+            self._redis.set(_KEY.format(user_id), settings.model_dump_json())
+            return
+        envelope = settings.model_dump(mode="json", include=_CLEAR)
+        envelope["sealed"] = seal(public, settings.model_dump_json().encode())
+        self._redis.set(_KEY.format(user_id), json.dumps(envelope))
 
 
 def erase_user_settings(redis: Redis, owned: Owned) -> int:

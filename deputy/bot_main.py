@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 
 from telegram import Update
 
+from core.confidential import install_unlock_key
 from bot.app import build_application
 from bot.services import BotServices
 from deputy.health import LoopProbe, redis_check, serve_health
@@ -37,6 +38,7 @@ def serve(settings: Settings) -> None:
     if allowed == frozenset():
         log.warning("DEPUTY_ALLOWED_USERS is empty: with a real Telegram token nobody may use this bot")
     webhook = webhook_config(settings) if settings.webhook_url else None
+    install_unlock_key(settings.unlock_key_value())
     services = BotServices.create(
         sync_client(settings.redis_url, patient=False), settings.secret_value(), allowed, settings.connect_base_url(),
         redis_url=settings.redis_url, audit_key=settings.audit_key_value(), plans=settings.plan_book(),

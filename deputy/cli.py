@@ -16,6 +16,12 @@ def _parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", required=True)
     sub.add_parser("run", help="everything on this machine: chat page, Redis, workers, sandbox mail, model")
     sub.add_parser("bot", help="the chat front end (python-telegram-bot)")
+    sub.add_parser("whatsapp", help="the WhatsApp front end (Cloud API webhook, same handlers as the bot)")
+    wa_emulator = sub.add_parser("wa-emulator", help="the local WhatsApp Cloud API emulator and its chat page")
+    wa_emulator.add_argument("--port", type=int, default=None, help="port (default: DEPUTY_WHATSAPP_CHAT_PORT or 8082)")
+    wa_emulator.add_argument("--host", default="127.0.0.1")
+    wa_emulator.add_argument("--webhook", default=None, help="where to deliver (default: DEPUTY_WHATSAPP_LISTEN)")
+    wa_emulator.add_argument("--telegram-page", default=None, help="the Telegram chat page, for the switch")
     worker = sub.add_parser("worker", help="an agent worker (runs goal steps with the model)")
     worker.add_argument("--burst", action="store_true", help="exit when the queue is empty")
     sub.add_parser("gateway", help="the model gateway (many model calls in flight for all agent workers)")
@@ -63,6 +69,14 @@ def main(argv: list[str] | None = None) -> int:
         from deputy.bot_main import serve
 
         serve(settings)
+    elif args.command == "whatsapp":
+        from deputy.whatsapp_main import serve as serve_whatsapp
+
+        serve_whatsapp(settings)
+    elif args.command == "wa-emulator":
+        from deputy.whatsapp_main import run_emulator
+
+        run_emulator(settings, args.host, args.port, args.webhook, args.telegram_page)
     elif args.command in ("worker", "executor"):
         if settings.health_port:
             from core.metrics_dir import count_across_forks
@@ -108,7 +122,8 @@ def main(argv: list[str] | None = None) -> int:
 
         live = LoopProbe()
         serve_health(settings.health_port, settings.health_host, live, {})  # keeps no state of its own to reach
-        run(host=args.host, port=args.port or settings.chat_port, on_startup=[live.bind_running])
+        run(host=args.host, port=args.port or settings.chat_port, on_startup=[live.bind_running],
+            whatsapp_page=f"http://127.0.0.1:{settings.whatsapp_chat_port}/")
     return 0
 
 

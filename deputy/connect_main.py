@@ -2,8 +2,16 @@
 
 from __future__ import annotations
 
-from aiohttp import web
+import time
 
+from aiohttp import web
+from redis import Redis
+
+from agent.answers import add_answer
+from agent.confidential_records import seal_existing
+from agent.goals import GoalStore
+from connect.confidential_page import ConfidentialPage
+from core.confidential import WaitingWork, confidential_keys, install_unlock_key
 from core.connect_links import ConnectLinks
 from connect.card_reminders import card_reminders
 from connect.page import create_app
@@ -13,8 +21,32 @@ from core.redis_clients import sync_client
 from deputy.settings import Settings
 from sentinel.stores.audit import AuditLog
 from vault import Vault
+from workers.dispatch import RQDispatch
 from vault.migrate import unlock_vault
 from deputy.egress_guards import endpoint_guard
+
+
+def confidential_page(redis: Redis, audit: AuditLog, vault: Vault) -> ConfidentialPage:
+    """Turning on and unlocking; an unlock hands the work that waited back to the queues."""
+    dispatch = RQDispatch(redis)
+
+    goals, keys = GoalStore(redis), confidential_keys(redis)
+
+    def answer(goal_id: str, sealed: str) -> None:
+        goal = goals.get(goal_id)
+        if goal is not None:
+            add_answer(goals, goal_id, keys.open_text(goal.user_id, sealed), time.time(), dispatch.step)
+
+    def resume(user_id: int) -> None:
+        WaitingWork(redis).resume(user_id, dispatch, time.time(), answer)
+
+    def seal_everything(user_id: int) -> None:
+        seal_existing(redis, user_id)
+        audit.reseal(user_id)
+        vault.reseal(user_id)
+
+    return ConfidentialPage(keys, Outbox(redis), audit.append, resume, seal_everything,
+                            time.time)
 
 
 def serve(settings: Settings, host: str, port: int) -> None:
@@ -22,8 +54,11 @@ def serve(settings: Settings, host: str, port: int) -> None:
         raise SystemExit("REDIS_URL is not set: point it at your Redis, e.g. redis://127.0.0.1:6379/0")
     redis = sync_client(settings.redis_url, patient=False)
     vault = Vault(redis, unlock_vault(redis, settings))
-    app = create_app(ConnectLinks(redis), vault, Outbox(redis), AuditLog(redis, settings.audit_key_value()),
-                     egress=endpoint_guard(settings), card_connected=card_reminders(redis))
+    install_unlock_key(settings.unlock_key_value())
+    audit = AuditLog(redis, settings.audit_key_value())
+    app = create_app(ConnectLinks(redis), vault, Outbox(redis), audit,
+                     egress=endpoint_guard(settings), card_connected=card_reminders(redis),
+                     confidential=confidential_page(redis, audit, vault))
     live = LoopProbe()
     app.on_startup.append(live.bind_running)
     serve_health(settings.health_port, settings.health_host, live, {"redis": redis_check(settings.redis_url)})

@@ -57,7 +57,8 @@ async def _serve(settings: Settings) -> None:
     async with aiohttp.ClientSession(connector=connector) as session:
         # Local models write tool calls as text, and small ones choose better from few tools (agent.text_tools).
         model = AsyncTextToolsChatModel(
-            HttpChatModel(session, base_url, settings.model, key, settings.model_timeout, stream=settings.model_stream),
+            HttpChatModel(session, base_url, settings.model, key, settings.model_timeout, stream=settings.model_stream,
+                          constrain_calls=settings.constrain_tool_calls),
             TextToolsOptions(max_tools=settings.max_tools, force_tool_call=settings.force_tool_call),
         )
         gateway = ModelGateway(redis, model, dispatch.step, config, consumer)

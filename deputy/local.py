@@ -84,6 +84,7 @@ def run_local(settings: Settings) -> int:
     base_env["DEPUTY_SECRET"] = settings.secret_value()
     # Agent workers get no DEPUTY_SECRET but write the audit trail: they get its key on its own.
     base_env["DEPUTY_AUDIT_KEY"] = settings.audit_key_material()
+    base_env["DEPUTY_UNLOCK_KEY"] = settings.unlock_key_material()
     base_env["DEPUTY_DATA_DIR"] = str(data)
     # The local chat page's users are the operator's own: on the biggest shipped plan unless told otherwise.
     if not settings.plans_file and not settings.default_plan:
@@ -119,6 +120,10 @@ def run_local(settings: Settings) -> int:
             base_env["TELEGRAM_API_BASE"] = f"{chat_url}/bot"
             notes.append("Chat: the local chat page (set TELEGRAM_BOT_TOKEN for real Telegram)")
 
+        if settings.whatsapp_token is None:
+            wa_url = _start_whatsapp_emulator(settings, base_env, services)
+            notes.append(f"WhatsApp: the local WhatsApp page at {wa_url}/ (set DEPUTY_WHATSAPP_TOKEN for real WhatsApp)")
+
         executor_env: dict[str, str] = {}
         if not settings.smtp_host:
             from sandbox.services import SandboxServices
@@ -140,6 +145,7 @@ def run_local(settings: Settings) -> int:
         secret_names = {"DEPUTY_SMTP_PASSWORD", "DEPUTY_VAULT_KEY"}
         public_env = {k: v for k, v in base_env.items() if k not in secret_names}
         children["bot"] = (_deputy("bot"), public_env)
+        children["whatsapp"] = (_deputy("whatsapp"), public_env)
         # The connect page writes what users type into the vault: it needs the vault key.
         children["connect-page"] = (_deputy("connect-page"), {k: v for k, v in base_env.items()
                                                               if k not in ("TELEGRAM_BOT_TOKEN", "OPENAI_API_KEY")})
@@ -185,6 +191,20 @@ def _warm_up(base_url: str, model: str, max_tools: int | None) -> None:
         log.debug("the local model's warm-up did not finish: %s", exc)
         return
     print(f"The local model has read Deputy's instructions ({seconds:.0f} s): goals start from there.", flush=True)
+
+
+def _start_whatsapp_emulator(settings: Settings, base_env: dict[str, str], services: list[subprocess.Popen]) -> str:
+    """The local WhatsApp Cloud API and its chat page, delivering to the local WhatsApp surface."""
+    if not _port_free(settings.whatsapp_chat_port):
+        raise SystemExit(f"Port {settings.whatsapp_chat_port} is already in use; set DEPUTY_WHATSAPP_CHAT_PORT "
+                         "to a free port and try again.")
+    url = f"http://127.0.0.1:{settings.whatsapp_chat_port}"
+    command = _deputy("wa-emulator", "--port", str(settings.whatsapp_chat_port))
+    if settings.telegram_bot_token is None:
+        command += ["--telegram-page", f"http://127.0.0.1:{settings.chat_port}/"]
+    services.append(_spawn(command, env=base_env))
+    wait_until(lambda: httpx.get(f"{url}/healthz").status_code == 200, "The local WhatsApp page")
+    return url
 
 
 def _start_brain(settings: Settings, base_env: dict[str, str], notes: list[str]):

@@ -62,6 +62,8 @@ class LocalModel:
                 "DEPUTY_FORCE_TOOL_CALL": "true", "DEPUTY_MODEL_TIMEOUT": str(MODEL_TIMEOUT),
                 # Streamed: a slow answer that keeps coming is not cut off, a call given up stops the server.
                 "DEPUTY_MODEL_STREAM": "true",
+                # A forced tool call follows a grammar of the offered tools: well-formed by construction.
+                "DEPUTY_CONSTRAIN_TOOL_CALLS": "true",
                 # The gateway queues the rest itself, fairly, instead of piling them up in llama-server.
                 "DEPUTY_MODEL_CONCURRENCY": str(SLOTS)}
 

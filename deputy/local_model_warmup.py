@@ -14,6 +14,7 @@ import time
 
 import httpx
 
+from agent.call_grammar import PREFILL, wire_body
 from agent.goals import Goal
 from agent.memory_tools import MEMORY_TOOLS
 from agent.origins import for_model, user_message
@@ -32,8 +33,10 @@ def warm_up_request(model: str, max_tools: int | None, now: float) -> dict:
                 messages=[user_message(TYPICAL_GOAL)])
     messages = build_messages(goal, now)
     tools = select_tools([*INTERNAL_TOOLS, *MEMORY_TOOLS, *default_catalog().tool_schemas()], messages, max_tools)
-    # One token: reading the prompt is the point, not the answer.
-    return {"model": model, "messages": [for_model(m) for m in messages], "tools": tools, "max_tokens": 1}
+    # As the workers send it (forced and constrained, agent.call_grammar); one token: reading the
+    # prompt is the point, not the answer.
+    body = wire_body([*map(for_model, messages), {"role": "assistant", "content": PREFILL}], tools, constrain=True)
+    return {"model": model, **body, "max_tokens": 1}
 
 
 def warm_up(base_url: str, model: str, max_tools: int | None, timeout: float = 600.0) -> float:

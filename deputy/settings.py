@@ -36,6 +36,7 @@ class Settings(BaseSettings):
     model: str = Field(default="gpt-4.1-mini", alias="DEPUTY_MODEL")
     model_timeout: float = Field(default=60.0, alias="DEPUTY_MODEL_TIMEOUT")
     model_stream: bool = Field(default=False, alias="DEPUTY_MODEL_STREAM")
+    constrain_tool_calls: bool = Field(default=False, alias="DEPUTY_CONSTRAIN_TOOL_CALLS")
     model_retry_delays: str = Field(default="2,8,30", alias="DEPUTY_MODEL_RETRY_DELAYS")
     model_gateway: bool = Field(default=False, alias="DEPUTY_MODEL_GATEWAY")
     gateway_concurrency: int = Field(default=500, ge=1, alias="DEPUTY_GATEWAY_CONCURRENCY")
@@ -59,6 +60,7 @@ class Settings(BaseSettings):
     data_dir: Path = Field(default=Path("data"), alias="DEPUTY_DATA_DIR")
     secret: SecretStr | None = Field(default=None, alias="DEPUTY_SECRET")
     audit_key: SecretStr | None = Field(default=None, alias="DEPUTY_AUDIT_KEY")
+    unlock_key: SecretStr | None = Field(default=None, alias="DEPUTY_UNLOCK_KEY")
     allowed_users: str | None = Field(default=None, alias="DEPUTY_ALLOWED_USERS")
     approval_ttl_seconds: int = Field(default=24 * 3600, alias="DEPUTY_APPROVAL_TTL")
     smtp_host: str | None = Field(default=None, alias="DEPUTY_SMTP_HOST")
@@ -92,6 +94,16 @@ class Settings(BaseSettings):
     webhook_listen: str = Field(default="127.0.0.1:8443", alias="DEPUTY_WEBHOOK_LISTEN")
     webhook_secret: SecretStr | None = Field(default=None, alias="DEPUTY_WEBHOOK_SECRET")
     webhook_max_connections: int = Field(default=40, ge=1, le=100, alias="DEPUTY_WEBHOOK_MAX_CONNECTIONS")
+    # WhatsApp Cloud API (`deputy whatsapp`); with no token, `deputy run` uses the local WhatsApp emulator.
+    whatsapp_token: SecretStr | None = Field(default=None, alias="DEPUTY_WHATSAPP_TOKEN")
+    whatsapp_phone_number_id: str | None = Field(default=None, alias="DEPUTY_WHATSAPP_PHONE_NUMBER_ID")
+    whatsapp_app_secret: SecretStr | None = Field(default=None, alias="DEPUTY_WHATSAPP_APP_SECRET")
+    whatsapp_verify_token: SecretStr | None = Field(default=None, alias="DEPUTY_WHATSAPP_VERIFY_TOKEN")
+    whatsapp_api_base: str = Field(default="https://graph.facebook.com/v21.0", alias="DEPUTY_WHATSAPP_API_BASE")
+    whatsapp_listen: str = Field(default="127.0.0.1:8444", alias="DEPUTY_WHATSAPP_LISTEN")
+    whatsapp_template: str = Field(default="deputy_checkin", alias="DEPUTY_WHATSAPP_TEMPLATE")
+    whatsapp_template_language: str = Field(default="en", alias="DEPUTY_WHATSAPP_TEMPLATE_LANGUAGE")
+    whatsapp_chat_port: int = Field(default=8082, alias="DEPUTY_WHATSAPP_CHAT_PORT")
     # The card issuer that mints single-use payment tokens (the executor alone needs these).
     issuer_url: str | None = Field(default=None, alias="DEPUTY_ISSUER_URL")
     issuer_key: SecretStr | None = Field(default=None, alias="DEPUTY_ISSUER_KEY")
@@ -177,6 +189,18 @@ class Settings(BaseSettings):
         from sentinel.stores.audit import audit_key
 
         return audit_key(self.audit_key_material())
+
+    def unlock_key_material(self) -> str:
+        """DEPUTY_UNLOCK_KEY, or key material derived from DEPUTY_SECRET with its own label: what wraps the
+        private key of a confidential user while they are unlocked (agent workers are given it, as the
+        audit key)."""
+        if self.unlock_key is not None:
+            return self.unlock_key.get_secret_value()
+        return hmac.new(self.secret_value().encode(), b"deputy-unlock-key", hashlib.sha256).hexdigest()
+
+    def unlock_key_value(self) -> bytes:
+        """The operator's unlock key; Redis never sees it."""
+        return hmac.new(self.unlock_key_material().encode(), b"deputy confidential unlock", hashlib.sha256).digest()
 
     def webhook_secret_value(self) -> str:
         """DEPUTY_WEBHOOK_SECRET, else one derived from the signing secret (HMAC with its own label, so

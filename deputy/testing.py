@@ -180,6 +180,7 @@ class DeputyStack:
         cwd: Path | None = None,
         separate_data_dirs: bool = False,
         health: bool = False,
+        whatsapp: bool = False,
     ) -> None:
         self.redis_url = redis_url
         # Each process with its own DEPUTY_DATA_DIR (`<workdir>/machines/<name>`), as if each ran on
@@ -208,6 +209,7 @@ class DeputyStack:
             DEPUTY_MODEL_TIMEOUT="30",
             DEPUTY_SECRET=self.secret,
             DEPUTY_AUDIT_KEY=self.audit_key_material,
+            DEPUTY_UNLOCK_KEY="test-unlock-key-" + os.urandom(8).hex(),
             DEPUTY_DATA_DIR=str(workdir / "data"),
             DEPUTY_CHAT_PORT=str(self.chat_port),
             DEPUTY_CONNECT_PORT=str(self.connect_port),
@@ -217,6 +219,14 @@ class DeputyStack:
             DEPUTY_DEFAULT_PLAN="pro",  # a test that needs another plan sets it in extra_env
             **({"DEPUTY_MODEL_GATEWAY": "on"} if gateway else {}),
         )
+        # With `whatsapp`, the WhatsApp surface and the local WhatsApp emulator run too.
+        self.whatsapp = whatsapp
+        self.wa_chat_url = ""
+        self._wa_listen = ""
+        if whatsapp:
+            wa_port, self._wa_listen = free_port(), f"127.0.0.1:{free_port()}"
+            self.wa_chat_url = f"http://127.0.0.1:{wa_port}"
+            env.update(DEPUTY_WHATSAPP_CHAT_PORT=str(wa_port), DEPUTY_WHATSAPP_LISTEN=self._wa_listen)
         env.update(extra_env or {})  # a test may override any of the above (e.g. its own vault key)
         self._env = env
         self._smtp = smtp or {}
@@ -253,7 +263,19 @@ class DeputyStack:
         # Generous: on a busy shared machine starting five Python processes takes a while.
         wait_for(self._bot_polling, timeout=60, what="the bot to start polling")
         wait_for(self._connect_up, timeout=60, what="the connect page")
+        if self.whatsapp:
+            self._spawn("wa-emulator", ["wa-emulator"], self._env)
+            self._spawn("whatsapp", ["whatsapp"], {k: v for k, v in self._env.items() if k != "DEPUTY_VAULT_KEY"})
+            wait_for(lambda: self._up(f"{self.wa_chat_url}/healthz"), timeout=60, what="the WhatsApp emulator")
+            wait_for(lambda: self._up(f"http://{self._wa_listen}/healthz"), timeout=60, what="the WhatsApp surface")
         return self
+
+    @staticmethod
+    def _up(url: str) -> bool:
+        try:
+            return httpx.get(url, timeout=1).status_code == 200
+        except httpx.HTTPError:
+            return False
 
     def _connect_up(self) -> bool:
         try:
@@ -378,7 +400,7 @@ class DeputyStack:
 
     def stop(self) -> None:
         # Clients first, the emulator they talk to last, so nobody logs a lost connection.
-        processes = [p for name, p in self._processes.items() if name != "emulator"]
+        processes = [p for name, p in self._processes.items() if name not in ("emulator", "wa-emulator")]
         for process in processes:
             if process.poll() is None:
                 os.killpg(process.pid, signal.SIGTERM)
@@ -388,9 +410,10 @@ class DeputyStack:
             except subprocess.TimeoutExpired:
                 os.killpg(process.pid, signal.SIGKILL)
                 process.wait()
-        emulator = self._processes.get("emulator")
-        if emulator is not None and emulator.poll() is None:
-            os.killpg(emulator.pid, signal.SIGTERM)
+        for name in ("emulator", "wa-emulator"):
+            emulator = self._processes.get(name)
+            if emulator is not None and emulator.poll() is None:
+                os.killpg(emulator.pid, signal.SIGTERM)
         for process in self._processes.values():
             try:
                 process.wait(timeout=10)

@@ -15,6 +15,7 @@ from redis import Redis
 from rq import SimpleWorker, Worker
 from rq.serializers import JSONSerializer
 
+from core.confidential import install_unlock_key
 from agent.check_budget import CheckBudget
 from core.metrics_plans import PlanCollector
 from core.quotas import Quotas
@@ -91,7 +92,8 @@ def build_model(settings: Settings, helper: bool = False) -> ChatModel:
     # `client.chat` imports the SDK's chat modules on first use. Touched here, in the worker's
     # parent, so work horses forked per job inherit them instead of importing them every step.
     assert client.chat.completions is not None
-    model = MeteredModel(OpenAIChatModel(client, settings.helper_model_name() if helper else settings.model),
+    model = MeteredModel(OpenAIChatModel(client, settings.helper_model_name() if helper else settings.model,
+                                         constrain_calls=settings.constrain_tool_calls),
                          provider_of(base_url or OPENAI_BASE_URL))
     # Local models write tool calls as text, and small ones choose better from few tools (agent.text_tools).
     return TextToolsChatModel(model, TextToolsOptions(max_tools=settings.max_tools,
@@ -216,7 +218,7 @@ def build_executor(
                        smtp_reply_sender(email.for_user, smtp_opener),
                        session=lambda account: ImapSession(account, opener=imap.connect))
     calendar = CalendarRunners(vault, default=caldav_account(settings),
-                               zone_for=lambda user_id: UserSettingsStore(redis).get(user_id).timezone,
+                               zone_for=lambda user_id: UserSettingsStore(redis).clock_settings(user_id).timezone,
                                connect=caldav_connect(egress))
     runners = {
         **mail.runners(), "email.send_email": email.runner(), **calendar.runners(), **api_runners(settings, apis, vault),
@@ -292,6 +294,7 @@ def serve(settings: Settings, role: str, burst: bool = False) -> None:
     if not settings.redis_url:
         raise SystemExit("REDIS_URL is not set: point it at your Redis, e.g. redis://127.0.0.1:6379/0")
     redis = sync_client(settings.redis_url)  # survives Redis restarts
+    install_unlock_key(settings.unlock_key_value())
     context = WorkerContext(redis=redis, lease_ttl=LEASE_SECONDS)
     apis = imported_apis(settings)
     if role == "agent":

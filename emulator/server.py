@@ -24,6 +24,7 @@ def create_app(
     bot_id: int = BotProfile.id,
     clock: Callable[[], float] = time.time,
     emulator: Emulator | None = None,
+    whatsapp_page: str | None = None,
 ) -> web.Application:
     """Build the emulator app. The :class:`Emulator` is at ``app[EMULATOR_KEY]``."""
     emu = emulator or Emulator(BotProfile(bot_id, bot_name, bot_username), clock)
@@ -32,6 +33,7 @@ def create_app(
     botapi.setup(app)
     userapi.setup(app)
     app.router.add_get("/", _index)
+    app.router.add_get("/whatsapp", _switch_to(whatsapp_page))
     app.router.add_static("/static/", STATIC_DIR)
     app.on_response_prepare.append(_no_cache)
     app.on_shutdown.append(_release_waiters)
@@ -40,6 +42,17 @@ def create_app(
 
 async def _index(request: web.Request) -> web.FileResponse:
     return web.FileResponse(STATIC_DIR / "index.html")
+
+
+def _switch_to(page: str | None):
+    """The header's switch to the WhatsApp page, where one runs."""
+
+    async def switch(request: web.Request) -> web.Response:
+        if not page:
+            return web.Response(status=404, text="No WhatsApp page runs beside this chat (see `deputy run`).")
+        raise web.HTTPFound(page)
+
+    return switch
 
 
 async def _no_cache(request: web.Request, response: web.StreamResponse) -> None:
@@ -72,9 +85,10 @@ def bound_port(runner: web.AppRunner) -> int:
     return int(runner.addresses[0][1])
 
 
-def run(host: str = "127.0.0.1", port: int = 8080, on_startup: list | None = None) -> None:
+def run(host: str = "127.0.0.1", port: int = 8080, on_startup: list | None = None,
+        whatsapp_page: str | None = None) -> None:
     """Serve until interrupted (Ctrl+C). Blocking. `on_startup`: more aiohttp start-up callbacks."""
     print(f"Telegram emulator: chat page http://{host}:{port}/ ; bot base_url http://{host}:{port}/bot")
-    app = create_app()
+    app = create_app(whatsapp_page=whatsapp_page)
     app.on_startup.extend(on_startup or [])
     web.run_app(app, host=host, port=port, shutdown_timeout=2.0, print=None)

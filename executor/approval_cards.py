@@ -15,6 +15,7 @@ from typing import Callable, Protocol
 from agent.goal_lifecycle import GoalEvent, advance
 from agent.goals import GoalStatus, GoalStore
 from core import metrics
+from core.confidential import Locked, WaitingWork
 from core.actions import Action, ActionState
 from core.outbox import Outbox, OutboxMessage
 from sentinel.cards import card_buttons, card_text
@@ -35,9 +36,10 @@ class ExecutorDispatch(Protocol):
 
 
 class ApprovalCards:
-    def __init__(self, actions: ActionStore, approvals: ApprovalStore, goals: GoalStore, outbox: Outbox,
+    def __init__(self, redis, actions: ActionStore, approvals: ApprovalStore, goals: GoalStore, outbox: Outbox,
                  audit: AuditLog, signer: ApprovalSigner, dispatch: ExecutorDispatch, approval_ttl: float,
                  clock: Callable[[], float]) -> None:
+        self._redis = redis
         self._actions = actions
         self._approvals = approvals
         self._goals = goals
@@ -73,6 +75,11 @@ class ApprovalCards:
 
     def expire(self, approval_id: str) -> None:
         """A card's time is up: mark it, tell the user, let the goal go on."""
+        try:
+            self._approvals.get(approval_id)
+        except Locked as locked:  # the card stays open until the unlock, then expires
+            WaitingWork(self._redis).park_expiry(locked.user_id, approval_id)
+            return
         if not self._approvals.expire(approval_id, self._clock()):
             return
         stored = self._approvals.get(approval_id)

@@ -14,6 +14,7 @@ import json
 from typing import Any, Callable, Mapping
 
 from core.actions import Action
+from core.confidential import confidential_keys
 from core.effects import ConnectorError, EffectClass, OperationResult
 
 Runner = Callable[[Action, str], "str | OperationResult"]
@@ -88,14 +89,16 @@ class CartLines:
         lines = self.read(action)
         if not lines:
             return ""
-        self._redis.set(_SHOWN.format(action.id), json.dumps(lines), ex=_TTL)
+        # A confidential user's cart is theirs: kept sealed to their key like the offers they compared.
+        sealed = confidential_keys(self._redis).seal_text(action.user_id, json.dumps(lines))
+        self._redis.set(_SHOWN.format(action.id), sealed, ex=_TTL)
         return "\n\nIn the cart (as the shop lists it):\n" + "\n".join(f"• {line}" for line in lines)
 
     def for_payment(self, action: Action) -> list[str] | None:
         """The lines to sign into the mandate; ConnectorError if they changed since the card."""
         lines = self.read(action)
         raw = self._redis.get(_SHOWN.format(action.id))
-        seen = json.loads(raw) if raw else None
+        seen = json.loads(confidential_keys(self._redis).opener(action.user_id)(raw)) if raw else None
         # A new price is the shop's checkout's to refuse (the total no longer matches); here
         # only what is in the cart, and how many, must be what the user saw.
         if seen is not None and [_bare(line) for line in lines or []] != [_bare(line) for line in seen]:

@@ -28,6 +28,7 @@ from core.connect_links import erase_user_links
 from core.erasure import Eraser, Owned, erase_user_namespace
 from core.outbox import erase_user_deliveries, erase_user_messages
 from core.quota_store import erase_user_quotas
+from core.surfaces import erase_user_surfaces
 from core.user_settings import erase_user_settings
 from agent.goal_provenance import erase_user_contacts
 from memory.store import erase_user_memory, user_memory_ids
@@ -55,6 +56,7 @@ STORES: tuple[Eraser, ...] = (
     erase_user_payments,
     erase_user_quotas,
     erase_user_account_traces,
+    erase_user_surfaces,
     lambda redis, owned: erase_credentials(redis, owned.user_id),
     lambda redis, owned: Uploads(redis).erase(owned.user_id),
     lambda redis, owned: erase_browser_state(redis, owned.user_id),

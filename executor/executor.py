@@ -22,6 +22,8 @@ from typing import Callable, Mapping
 
 from agent.goal_lifecycle import GoalEvent
 from agent.goals import GoalStatus, GoalStore
+from agent.unlock_wait import WAITING_TEXT
+from core.confidential import Locked, WaitingWork
 from core.effects import ConnectorError, ConnectorOutcomeUnknown, OperationResult
 from connectors.progress import listening
 from core import metrics
@@ -93,11 +95,22 @@ class Executor:
         self._scrubber = scrubber or Scrubber()
         self._approval_ttl = approval_ttl
         self._clock = clock
-        self._cards = ApprovalCards(actions, approvals, goals, outbox, audit, signer, dispatch, approval_ttl, clock)
+        self._cards = ApprovalCards(contexts.redis, actions, approvals, goals, outbox, audit, signer, dispatch,
+                                    approval_ttl, clock)
         self._unknown = UnknownOutcomeCards(approvals, goals, outbox, audit, signer, dispatch.expire_approval,
                                             approval_ttl, clock)
 
     def handle(self, job: ActionJob) -> None:
+        try:
+            self._handle(job)
+        except Locked as locked:
+            # A confidential user is locked: the action waits for the unlock, which hands it back.
+            waiting = WaitingWork(self._contexts.redis)
+            waiting.park_action(locked.user_id, job.action_id, job.model_dump(mode="json"))
+            if waiting.first_notice(locked.user_id):
+                self._outbox.send(locked.chat_id, WAITING_TEXT)
+
+    def _handle(self, job: ActionJob) -> None:
         record = self._actions.get(job.action_id)
         if record is None:
             log.error("action %s not found", job.action_id)

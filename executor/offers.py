@@ -10,6 +10,7 @@ offers whose delivery date meets it, and the card says which were left out and w
 
 from __future__ import annotations
 
+import hashlib
 import json
 from datetime import date, datetime, time
 from decimal import Decimal, InvalidOperation
@@ -19,6 +20,7 @@ from redis import Redis
 
 from agent.local_time import day_words, zone
 from core.actions import Action
+from core.confidential import confidential_keys
 
 _OFFERS = "deputy:offers:{}"
 TTL_SECONDS = 30 * 24 * 3600
@@ -42,6 +44,7 @@ def record_offers(redis: Redis, action: Action, summary: str) -> int:
     if not isinstance(products, list):
         return 0
     key = _OFFERS.format(action.goal_id)
+    keys = confidential_keys(redis)
     kept = 0
     for product in products[:20]:
         try:
@@ -51,20 +54,25 @@ def record_offers(redis: Redis, action: Action, summary: str) -> int:
                      "stock": int(product.get("stock", 1))}
         except (KeyError, TypeError, ValueError, InvalidOperation):
             continue
-        redis.hset(key, f"{offer['seller']}|{product.get('id', offer['item'])}", json.dumps(offer))
+        field = f"{offer['seller']}|{product.get('id', offer['item'])}"
+        if keys.public_key(action.user_id) is not None:  # a confidential user: what they looked at is theirs
+            field = hashlib.sha256(f"{action.goal_id}|{field}".encode()).hexdigest()[:24]
+        redis.hset(key, field, keys.seal_text(action.user_id, json.dumps(offer)))
         kept += 1
     redis.expire(key, TTL_SECONDS)
     return kept
 
 
-def comparison(redis: Redis, goal_id: str, deadline: float | None = None, zone_name: str | None = None) -> str:
+def comparison(redis: Redis, goal_id: str, user_id: int, deadline: float | None = None,
+               zone_name: str | None = None) -> str:
     """The compared offers, cheapest delivered first; "" when fewer than two sellers were asked.
 
     With a `deadline` (the user's "delivered by Friday", resolved in their zone), an offer
     whose delivery date ends after it is left out of the comparison, and so is one sold out;
     the card lists both, with why.
     """
-    offers = [json.loads(raw) for raw in redis.hvals(_OFFERS.format(goal_id))]
+    opened = confidential_keys(redis).opener(user_id)
+    offers = [json.loads(opened(raw)) for raw in redis.hvals(_OFFERS.format(goal_id))]
     if len({o["seller"] for o in offers}) < 2:
         return ""
     for offer in offers:
@@ -79,7 +87,7 @@ def comparison(redis: Redis, goal_id: str, deadline: float | None = None, zone_n
         left_out += [(o, f"arrives after your deadline, {by}") for o in late]
         kept = [o for o in kept if o not in late]
         title = f"Offers delivered by {by} (cheapest delivered first):"
-    lines = [_line(o) for o in kept[:MAX_LINES]] or ["• none of the offers arrives in time"]
+    lines = [_line(o) for o in kept[:MAX_LINES]] or ["• none (see what was left out below)"]
     more = f"\n(and {len(kept) - MAX_LINES} more)" if len(kept) > MAX_LINES else ""
     text = f"\n\n{title}\n" + "\n".join(lines) + more
     if left_out:

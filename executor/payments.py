@@ -194,10 +194,10 @@ class PaymentIssuer:
             return ""
         goal = GoalStore(self._redis).get(action.goal_id)
         if goal is None:
-            return comparison(self._redis, action.goal_id)
+            return comparison(self._redis, action.goal_id, action.user_id)
         zone = UserSettingsStore(self._redis).get(action.user_id).timezone
         deadline = delivery_deadline(goal.user_words(), goal.created_at, zone)
-        return comparison(self._redis, action.goal_id, deadline, zone)
+        return comparison(self._redis, action.goal_id, action.user_id, deadline, zone)
 
     def after_success(self, action: Action, summary: str) -> OutboxMessage | None:
         """Offers seen in a product search are remembered; a paid purchase gets a receipt,

@@ -46,6 +46,8 @@ from agent.model_requests import (
     ModelRequest,
 )
 from core import metrics
+from core.confidential.keys import public_key_field
+from core.confidential.sealing import seal
 from core.outbox import OUTBOX_MAXLEN, OUTBOX_STREAM, OutboxMessage
 from core.quotas import acount_tokens
 from gateway.endpoint_slots import EndpointSlots
@@ -336,7 +338,8 @@ class ModelGateway:
         # The tokens count against the user's plan as they are used, in the same transaction as the outcome.
         await acount_tokens(self._redis, pipe, user_id, self._config.model,
                             usage.prompt_tokens + usage.completion_tokens, time.time())
-        pipe.set(OUTCOME.format(outcome.request_id), outcome.model_dump_json(), nx=True, ex=OUTCOME_TTL)
+        pipe.set(OUTCOME.format(outcome.request_id), await self._stored_form(outcome, user_id), nx=True,
+                 ex=OUTCOME_TTL)
         pipe.delete(PENDING.format(outcome.request_id))
         if calls:
             pipe.hincrby(usage_key, "requests", calls)
@@ -351,6 +354,17 @@ class ModelGateway:
             return outcome
         stored = await self._redis.get(OUTCOME.format(outcome.request_id))  # another delivery got there first
         return ModelOutcome.model_validate_json(stored) if stored else outcome
+
+    async def _stored_form(self, outcome: ModelOutcome, user_id: int) -> str:
+        """The outcome as kept: a confidential user's reply sealed to their key (its kind stays readable)."""
+        text = outcome.model_dump_json()
+        if not user_id or outcome.kind == "discarded":
+            return text
+        public = await self._redis.hget(*public_key_field(user_id))
+        if public is None:
+            return text
+        return json.dumps({"request_id": outcome.request_id, "kind": outcome.kind, "user_id": user_id,
+                           "sealed": seal(public, text.encode())})
 
     async def _acknowledge(self, entry_id: str) -> None:
         pipe = self._redis.pipeline(transaction=True)

@@ -21,6 +21,7 @@ from redis import Redis
 
 from memory.meaning import Embedder, EmbedderUnavailable
 from memory.ranking import by_meaning_and_words, rank
+from core.confidential import ConfidentialKeys, confidential_keys
 from core.erasure import Owned, delete_keys
 
 _KEY = "deputy:memory:{}"
@@ -77,29 +78,36 @@ class MemoryItem(BaseModel):
 
 
 class MemoryStore:
-    def __init__(self, redis: Redis, embedder: Embedder | None = None) -> None:
+    """A confidential user's items are sealed; reading them while locked raises `Locked`."""
+
+    def __init__(self, redis: Redis, embedder: Embedder | None = None, keys: ConfidentialKeys | None = None) -> None:
         """`embedder` (see `memory.meaning`) recalls by meaning; without it, by shared words only."""
         self._redis = redis
         self._embedder = embedder
+        self._keys = keys if keys is not None else confidential_keys(redis)
+
+    def _sealed(self, user_id: int, item: MemoryItem) -> str:
+        return self._keys.seal_text(user_id, item.model_dump_json())
 
     def add(self, user_id: int, item: MemoryItem) -> MemoryItem | None:
         """Store `item`; None when the user already has MAX_ITEMS memories."""
         key = _KEY.format(user_id)
         if self._redis.hlen(key) >= MAX_ITEMS:
             return None
-        self._redis.hset(key, item.id, item.model_dump_json())
+        self._redis.hset(key, item.id, self._sealed(user_id, item))
         return item
 
     def get(self, user_id: int, item_id: str) -> MemoryItem | None:
         raw = self._redis.hget(_KEY.format(user_id), item_id)
-        return MemoryItem.model_validate_json(raw) if raw else None
+        return MemoryItem.model_validate_json(self._keys.opener(user_id)(raw)) if raw else None
 
     def list(self, user_id: int) -> list[MemoryItem]:
-        items = [MemoryItem.model_validate_json(v) for v in self._redis.hvals(_KEY.format(user_id))]
+        opened = self._keys.opener(user_id)
+        items = [MemoryItem.model_validate_json(opened(v)) for v in self._redis.hvals(_KEY.format(user_id))]
         return sorted(items, key=lambda i: (i.kind.value, i.created_at))
 
     def save(self, user_id: int, item: MemoryItem) -> None:
-        self._redis.hset(_KEY.format(user_id), item.id, item.model_dump_json())
+        self._redis.hset(_KEY.format(user_id), item.id, self._sealed(user_id, item))
 
     def forget(self, user_id: int, item_id: str) -> bool:
         return bool(self._redis.hdel(_KEY.format(user_id), item_id))

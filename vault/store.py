@@ -17,6 +17,8 @@ from typing import Callable
 from pydantic import BaseModel, ConfigDict, SecretStr
 from redis import Redis
 
+from core.confidential import confidential_keys
+from core.confidential.sealing import is_sealed
 from vault.errors import CredentialNotFound, InvalidCredential
 from vault.sealing import KdfCost, VaultKey, open_vault_key
 from vault.patterns import luhn_valid
@@ -107,6 +109,9 @@ class Vault:
         self._sealer = derived.sealer("vault")
         self._redis = redis
         self._clock = clock
+        # A confidential user's secrets are sealed to their own key first (then under the vault key), and
+        # their index too: while they are locked, not even the operator's vault key opens them.
+        self._keys = confidential_keys(redis)
 
     def __repr__(self) -> str:
         return "Vault(redis)"
@@ -139,12 +144,15 @@ class Vault:
             raise InvalidCredential("A credential needs a label of 1 to 100 characters.")
         self._check_public(fields, value, label)
         info = CredentialInfo(handle=handle, kind=kind, label=label, created_at=self._clock(), public=fields)
-        sealed = self._sealer.seal(value.encode(), _context(user, handle))
+        owner = _confidential_id(user)
+        layered = self._keys.seal_bytes(owner, value.encode()) if owner is not None else value.encode()
+        index = self._keys.seal_text(owner, info.model_dump_json()) if owner is not None else info.model_dump_json()
+        sealed = self._sealer.seal(layered, _context(user, handle))
         # Secret and index change in one transaction, so concurrent puts of the same handle
         # cannot leave the index describing a different secret than the one stored.
         with self._redis.pipeline(transaction=True) as pipe:
             pipe.hset(_SECRETS.format(user), handle, sealed)
-            pipe.hset(_INDEX.format(user), handle, info.model_dump_json())
+            pipe.hset(_INDEX.format(user), handle, index)
             pipe.execute()
         return info
 
@@ -155,7 +163,11 @@ class Vault:
         sealed = self._redis.hget(_SECRETS.format(user), handle)
         if sealed is None:
             raise CredentialNotFound(f"No credential {handle} is stored for you.")
-        return SecretStr(self._sealer.open(sealed, _context(user, handle)).decode())
+        value = self._sealer.open(sealed, _context(user, handle))
+        owner = _confidential_id(user)
+        if owner is not None and is_sealed(value):
+            value = self._keys.open_bytes(owner, value)  # `Locked` while the user is locked
+        return SecretStr(value.decode())
 
     def info(self, user_id: UserId, handle: str) -> CredentialInfo:
         """The indexed, non-secret description of `handle` (no decryption)."""
@@ -164,13 +176,11 @@ class Vault:
         raw = self._redis.hget(_INDEX.format(user), handle)
         if raw is None:
             raise CredentialNotFound(f"No credential {handle} is stored for you.")
-        return CredentialInfo.model_validate_json(raw)
+        return CredentialInfo.model_validate_json(_opened_index(self._redis, user, raw))
 
     def list(self, user_id: UserId) -> list[CredentialInfo]:
         """Every credential of the user, by handle, without secret values."""
-        user = _user(user_id)
-        raw = self._redis.hgetall(_INDEX.format(user))
-        return sorted((CredentialInfo.model_validate_json(v) for v in raw.values()), key=lambda i: i.handle)
+        return list_credentials(self._redis, user_id)
 
     def delete(self, user_id: UserId, handle: str) -> None:
         """Forget one credential; `CredentialNotFound` when there was none."""
@@ -182,6 +192,15 @@ class Vault:
             removed, indexed = pipe.execute()
         if not (removed or indexed):
             raise CredentialNotFound(f"No credential {handle} is stored for you.")
+
+    def reseal(self, user_id: UserId) -> int:
+        """Store the user's credentials again, now with their confidential layer (turning the mode on)."""
+        count = 0
+        for info in self.list(user_id):
+            public = {k: v for k, v in info.public.items() if not (info.kind is CredentialKind.card and k == "last4")}
+            self.put(user_id, info.handle, self.get(user_id, info.handle), info.kind, info.label, public)
+            count += 1
+        return count
 
     def delete_all(self, user_id: UserId) -> None:
         """Erase every credential of the user, secrets and index."""
@@ -211,8 +230,22 @@ class Vault:
 
 def list_credentials(redis: Redis, user_id: UserId) -> list[CredentialInfo]:
     """What a user has connected (no secrets), readable without the vault key."""
-    raw = redis.hgetall(_INDEX.format(_user(user_id)))
-    return sorted((CredentialInfo.model_validate_json(v) for v in raw.values()), key=lambda i: i.handle)
+    user = _user(user_id)
+    raw = redis.hgetall(_INDEX.format(user))
+    return sorted((CredentialInfo.model_validate_json(_opened_index(redis, user, v)) for v in raw.values()),
+                  key=lambda i: i.handle)
+
+
+def _confidential_id(user: str) -> int | None:
+    """The user's id as confidential keys know it (numeric ids only; others are never confidential)."""
+    return int(user) if user.lstrip("-").isdigit() else None
+
+
+def _opened_index(redis: Redis, user: str, raw: bytes) -> bytes:
+    owner = _confidential_id(user)
+    if owner is None or not is_sealed(raw):
+        return raw
+    return confidential_keys(redis).open_bytes(owner, raw)  # `Locked` while the user is locked
 
 
 def erase_credentials(redis: Redis, user_id: UserId) -> int:

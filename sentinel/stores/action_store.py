@@ -20,6 +20,8 @@ from redis import Redis
 
 from sentinel.action_lifecycle import ActionEvent, allowed_from, lost, target
 from core.actions import Action, ActionState
+from core.confidential import ConfidentialKeys, confidential_keys
+from core.confidential.sealing import seal
 from core.erasure import Owned, delete_keys, ids_owned_by
 
 _KEY = "deputy:action:{}"
@@ -110,8 +112,12 @@ class ActionRecord(BaseModel):
 
 
 class ActionStore:
-    def __init__(self, redis: Redis) -> None:
+    """Action records. A confidential user's action, outcome, progress and origin are sealed to their key
+    (ids and states stay readable for the scripts); `get` raises `Locked` while they are locked."""
+
+    def __init__(self, redis: Redis, keys: ConfidentialKeys | None = None) -> None:
         self._redis = redis
+        self._keys = keys if keys is not None else confidential_keys(redis)
         self._transition = redis.register_script(_TRANSITION)
         self._submit = redis.register_script(_SUBMIT)
         self._claim = redis.register_script(_CLAIM)
@@ -121,9 +127,21 @@ class ActionStore:
 
     def submit(self, action: Action) -> bool:
         """Store a new action as `submitted`; False if this id was stored before."""
-        return bool(
-            self._submit(keys=[_KEY.format(action.id)], args=[action.model_dump_json(), _RETENTION_SECONDS])
-        )
+        public = self._keys.public_key(action.user_id)
+        record = action.model_dump_json()
+        if public is not None:
+            record = json.dumps({"id": action.id, "user_id": action.user_id, "goal_id": action.goal_id,
+                                 "sealed": seal(public, record.encode())})
+        return bool(self._submit(keys=[_KEY.format(action.id)], args=[record, _RETENTION_SECONDS]))
+
+    def _sealed(self, action_id: str, text: str | None) -> str | None:
+        """`text` sealed to the key of the action's user, if they are confidential."""
+        if not text:
+            return text
+        record = self._redis.hget(_KEY.format(action_id), "record")
+        if record is None or b'"sealed"' not in record:
+            return text
+        return self._keys.seal_text(int(json.loads(record)["user_id"]), text)
 
     def get(self, action_id: str) -> ActionRecord | None:
         record, state, outcome, approval_id, origin, claim, progress = self._redis.hmget(
@@ -131,15 +149,35 @@ class ActionStore:
         )
         if record is None or state is None:
             return None
+        sealed = json.loads(record).get("sealed") if b'"sealed"' in record else None
+        opened = self._keys.opener(int(json.loads(record)["user_id"])) if sealed else bytes
         return ActionRecord(
-            action=Action.model_validate_json(record),
+            action=Action.model_validate_json(opened(sealed) if sealed else record),
             state=ActionState(state.decode()),
-            outcome=outcome.decode() if outcome else None,
+            outcome=opened(outcome).decode() if outcome else None,
             approval_id=approval_id.decode() if approval_id else None,
-            untrusted_origin=origin.decode() if origin else None,
+            untrusted_origin=opened(origin).decode() if origin else None,
             claim=claim.decode() if claim else None,
-            progress=progress.decode() if progress else None,
+            progress=opened(progress).decode() if progress else None,
         )
+
+    def reseal(self, action_id: str) -> bool:
+        """Seal a record kept in clear, now that its user turned confidential mode on; True if it was."""
+        key = _KEY.format(action_id)
+        record, outcome, origin, progress = self._redis.hmget(key, "record", "outcome", "untrusted_origin", "progress")
+        if record is None or b'"sealed"' in record:
+            return False
+        action = Action.model_validate_json(record)
+        public = self._keys.public_key(action.user_id)
+        if public is None:
+            return False
+        fields = {"record": json.dumps({"id": action.id, "user_id": action.user_id, "goal_id": action.goal_id,
+                                        "sealed": seal(public, record)})}
+        for name, value in (("outcome", outcome), ("untrusted_origin", origin), ("progress", progress)):
+            if value:
+                fields[name] = seal(public, value)
+        self._redis.hset(key, mapping=fields)
+        return True
 
     def transition(
         self,
@@ -157,7 +195,8 @@ class ActionStore:
         """
         previous = self._transition(
             keys=[_KEY.format(action_id)],
-            args=[to.value, outcome or "", approval_id or "", untrusted_origin or "", *(s.value for s in allowed_from)],
+            args=[to.value, self._sealed(action_id, outcome) or "", approval_id or "",
+                  self._sealed(action_id, untrusted_origin) or "", *(s.value for s in allowed_from)],
         )
         return previous is not None
 
@@ -179,7 +218,7 @@ class ActionStore:
 
     def progress(self, action_id: str, token: str, note: str) -> bool:
         """Record how far the run under claim `token` got; False if that claim is no longer current."""
-        return bool(self._progress(keys=[_KEY.format(action_id)], args=[token, note]))
+        return bool(self._progress(keys=[_KEY.format(action_id)], args=[token, self._sealed(action_id, note)]))
 
     def finish(
         self, action_id: str, token: str, event: ActionEvent, outcome: str, untrusted_origin: str | None = None
@@ -190,7 +229,8 @@ class ActionStore:
         if event not in (ActionEvent.succeed, ActionEvent.fail, ActionEvent.lost_midway):
             raise ValueError("only a run's result finishes a claim")
         return bool(self._finish(keys=[_KEY.format(action_id)],
-                                 args=[token, target(event).value, outcome, untrusted_origin or ""]))
+                                 args=[token, target(event).value, self._sealed(action_id, outcome),
+                                       self._sealed(action_id, untrusted_origin) or ""]))
 
     def lost(self, record: ActionRecord) -> ActionState | None:
         """The executor holding `record`'s claim died: back to waiting if nothing began,

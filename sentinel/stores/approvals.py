@@ -17,6 +17,8 @@ from pydantic import BaseModel
 from redis import Redis
 
 from core.button_mac import ButtonMac
+from core.confidential import ConfidentialKeys, Locked, confidential_keys
+from core.confidential.sealing import is_sealed
 from core.erasure import Owned, delete_keys, ids_owned_by
 
 _PREFIX = "ap1"
@@ -142,8 +144,12 @@ _RETENTION_SECONDS = 7 * 24 * 3600
 
 
 class ApprovalStore:
-    def __init__(self, redis: Redis) -> None:
+    """Approval requests. A confidential user's request (the card's words) is sealed to their key; the
+    owner, status and expiry stay readable for the scripts."""
+
+    def __init__(self, redis: Redis, keys: ConfidentialKeys | None = None) -> None:
         self._redis = redis
+        self._keys = keys if keys is not None else confidential_keys(redis)
         self._decide = redis.register_script(_DECIDE)
         self._expire = redis.register_script(_EXPIRE)
         self._create = redis.register_script(_CREATE)
@@ -154,7 +160,7 @@ class ApprovalStore:
             self._create(
                 keys=[_KEY.format(request.id)],
                 args=[
-                    request.model_dump_json(),
+                    self._keys.seal_text(request.user_id, request.model_dump_json()),
                     str(request.user_id),
                     repr(request.expires_at),
                     int(request.expires_at) + _RETENTION_SECONDS,
@@ -162,19 +168,30 @@ class ApprovalStore:
             )
         )
 
+    def reseal(self, approval_id: str) -> bool:
+        """Seal a request kept in clear, now that its user turned confidential mode on; True if it was."""
+        record, owner = self._redis.hmget(_KEY.format(approval_id), "record", "user_id")
+        if record is None or owner is None or is_sealed(record):
+            return False
+        self._redis.hset(_KEY.format(approval_id), "record", self._keys.seal_text(int(owner), record.decode()))
+        return True
+
     def expire(self, approval_id: str, now: float) -> bool:
         """Mark a still-pending request expired once its time is up; True if this call did."""
         return bool(self._expire(keys=[_KEY.format(approval_id)], args=[repr(now)]))
 
     def get(self, approval_id: str) -> tuple[ApprovalRequest, ApprovalStatus] | None:
-        record, status = self._redis.hmget(_KEY.format(approval_id), "record", "status")
+        record, status, owner = self._redis.hmget(_KEY.format(approval_id), "record", "status", "user_id")
         if record is None:
             return None
-        return ApprovalRequest.model_validate_json(record), ApprovalStatus(_text(status))
+        opened = self._keys.opener(int(owner)) if is_sealed(record) and owner else bytes
+        return ApprovalRequest.model_validate_json(opened(record)), ApprovalStatus(_text(status))
 
     def decide(self, approval_id: str, user_id: int, choice: Choice, now: float) -> PressResult:
         """Record the owner's decision once; every other press learns why it did not count."""
         new_status = ApprovalStatus.denied if choice is Choice.deny else ApprovalStatus.approved
+        if is_sealed(self._redis.hget(_KEY.format(approval_id), "record")) and self._keys.is_locked(user_id):
+            raise Locked(user_id)  # nothing is decided: the press waits for the unlock, like the card
         result = self._decide(keys=[_KEY.format(approval_id)], args=[str(user_id), new_status.value, repr(now)])
         outcome = PressOutcome(_text(result[0]))
         status = ApprovalStatus(_text(result[1])) if len(result) > 1 else None

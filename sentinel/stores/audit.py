@@ -26,6 +26,8 @@ import redis as redis_lib
 from pydantic import BaseModel
 from redis import Redis
 
+from core.confidential import ConfidentialKeys, confidential_keys
+from core.confidential.sealing import seal
 from core.erasure import Owned, delete_keys
 
 _STREAM = "deputy:audit:{}"
@@ -87,9 +89,16 @@ def _seal(key: bytes, user_id: int, prev: str, kind: str, at: str, detail: str) 
     return hmac.new(key, message, hashlib.sha256).hexdigest()
 
 
-def _fields(key: bytes, user_id: int, prev: str, kind: str, at: float, detail: dict[str, Any]) -> dict[str, str]:
-    """One entry as stored, chained to `prev` and sealed over exactly these strings."""
+def _fields(key: bytes, user_id: int, prev: str, kind: str, at: float, detail: dict[str, Any],
+            public: bytes | None = None) -> dict[str, str]:
+    """One entry as stored, chained to `prev` and sealed over exactly these strings.
+
+    With a confidential user's `public` key the detail is stored encrypted to it (the kind and time
+    stay readable); the HMAC covers the encrypted form, so the chain verifies without the user's key.
+    """
     at_text, detail_text = repr(at), json.dumps(detail, sort_keys=True)
+    if public is not None:
+        detail_text = json.dumps({"sealed": seal(public, detail_text.encode())})
     return {"kind": kind, "at": at_text, "detail": detail_text, "prev": prev,
             "hash": _seal(key, user_id, prev, kind, at_text, detail_text)}
 
@@ -100,7 +109,7 @@ def tip_key(user_id: int) -> str:
 
 
 def queue_append(pipe: Any, key: bytes, user_id: int, tip: bytes | str | None, kind: str, at: float, /,
-                 **detail: Any) -> None:
+                 public: bytes | None = None, **detail: Any) -> None:
     """Queue, on a (sync or asyncio) pipeline, one entry sealed with `key` and chained to `tip`,
     the tip read beforehand.
 
@@ -108,7 +117,7 @@ def queue_append(pipe: Any, key: bytes, user_id: int, tip: bytes | str | None, k
     was, 0 if someone else appended first (then append it again with `AuditLog.append`).
     """
     prev = (tip.decode() if isinstance(tip, bytes) else tip) or _GENESIS
-    fields = _fields(key, user_id, prev, kind, at, detail)
+    fields = _fields(key, user_id, prev, kind, at, detail, public)
     pipe.eval(_APPEND_IF_TIP, 2, _TIP.format(user_id), _STREAM.format(user_id),
               "" if prev == _GENESIS else prev, *fields.values())
 
@@ -124,9 +133,13 @@ def audited_users(redis: Redis) -> list[int]:
 
 
 class AuditLog:
-    def __init__(self, redis: Redis, key: bytes | None = None) -> None:
+    """A user's trail; a confidential user's entry details are sealed to their key (`Locked` to read while
+    locked), and `check` verifies the chain either way."""
+
+    def __init__(self, redis: Redis, key: bytes | None = None, keys: ConfidentialKeys | None = None) -> None:
         self._redis = redis
         self._key = key if key is not None else DEVELOPMENT_KEY
+        self._keys = keys if keys is not None else confidential_keys(redis)
 
     @property
     def key(self) -> bytes:
@@ -135,13 +148,14 @@ class AuditLog:
     def append(self, user_id: int, kind: str, at: float, /, **detail: Any) -> str:
         """Append one entry; returns its seal."""
         tip_key, stream = _TIP.format(user_id), _STREAM.format(user_id)
+        public = self._keys.public_key(user_id)
         with self._redis.pipeline() as pipe:
             while True:
                 try:
                     pipe.watch(tip_key)
                     raw = pipe.get(tip_key)
                     prev = raw.decode() if raw else _GENESIS
-                    fields = _fields(self._key, user_id, prev, kind, at, detail)
+                    fields = _fields(self._key, user_id, prev, kind, at, detail, public)
                     pipe.multi()
                     pipe.xadd(stream, fields)
                     pipe.set(tip_key, fields["hash"])
@@ -153,11 +167,17 @@ class AuditLog:
     def queue_append(self, pipe: Any, user_id: int, tip: bytes | str | None, kind: str, at: float, /,
                      **detail: Any) -> None:
         """`queue_append` with this log's key."""
-        queue_append(pipe, self._key, user_id, tip, kind, at, **detail)
+        queue_append(pipe, self._key, user_id, tip, kind, at, self._keys.public_key(user_id), **detail)
 
     def entries(self, user_id: int, count: int | None = None) -> list[AuditEntry]:
         rows = self._redis.xrange(_STREAM.format(user_id), count=count)
-        return [_entry(entry_id, fields) for entry_id, fields in rows]
+        return [self._entry(user_id, entry_id, fields) for entry_id, fields in rows]
+
+    def _entry(self, user_id: int, entry_id: bytes, fields: dict[bytes, bytes]) -> AuditEntry:
+        entry = _entry(entry_id, fields)
+        if set(entry.detail) == {"sealed"} and isinstance(entry.detail["sealed"], str):
+            entry.detail = json.loads(self._keys.open_text(user_id, entry.detail["sealed"]))
+        return entry
 
     def page(self, user_id: int, before: str | None = None, after: str | None = None,
              size: int = 10) -> list[AuditEntry]:
@@ -168,7 +188,40 @@ class AuditLog:
             rows = self._redis.xrange(stream, min=f"({after}", count=size)
         else:
             rows = list(reversed(self._redis.xrevrange(stream, max=f"({before}" if before else "+", count=size)))
-        return [_entry(entry_id, fields) for entry_id, fields in rows]
+        return [self._entry(user_id, entry_id, fields) for entry_id, fields in rows]
+
+    def reseal(self, user_id: int) -> int:
+        """Rewrite the user's trail with every detail sealed to their key (turning confidential mode on).
+
+        The entries keep their kind, time and order; the chain is made anew over the sealed forms, so
+        `check` still verifies it (a tip noted before this no longer matches). Returns how many entries.
+        """
+        stream, tip = _STREAM.format(user_id), _TIP.format(user_id)
+        public = self._keys.public_key(user_id)
+        with self._redis.pipeline() as pipe:
+            while True:
+                try:
+                    pipe.watch(tip, stream)
+                    rows = [_entry(entry_id, fields) for entry_id, fields in pipe.xrange(stream)]
+                    prev = _GENESIS
+                    chained = []
+                    for row in rows:
+                        detail = row.detail
+                        if set(detail) == {"sealed"}:
+                            detail = json.loads(self._keys.open_text(user_id, detail["sealed"]))
+                        fields = _fields(self._key, user_id, prev, row.kind, row.at, detail, public)
+                        chained.append(fields)
+                        prev = fields["hash"]
+                    pipe.multi()
+                    pipe.delete(stream)
+                    for fields in chained:
+                        pipe.xadd(stream, fields)
+                    if chained:
+                        pipe.set(tip, prev)
+                    pipe.execute()
+                    return len(chained)
+                except redis_lib.WatchError:
+                    continue
 
     def count(self, user_id: int) -> int:
         return int(self._redis.xlen(_STREAM.format(user_id)))

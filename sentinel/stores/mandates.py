@@ -13,6 +13,7 @@ from typing import Callable
 
 from redis import Redis, WatchError
 
+from core.confidential import ConfidentialKeys, confidential_keys
 from sentinel.negotiation.mandate import Mandate, MandateStatus
 from sentinel.negotiation.state import NegotiationState
 
@@ -21,15 +22,18 @@ _GOALS = "deputy:user:{}:negotiations"
 
 
 class MandateStore:
-    def __init__(self, redis: Redis) -> None:
+    """Negotiation mandates; a confidential user's mandate and state are sealed to their key."""
+
+    def __init__(self, redis: Redis, keys: ConfidentialKeys | None = None) -> None:
         self._redis = redis
+        self._keys = keys if keys is not None else confidential_keys(redis)
 
     def put(self, user_id: int, goal_id: str, mandate: Mandate) -> None:
         """Store (or replace) the user's mandate for a goal; the state so far is kept."""
         key = _KEY.format(user_id, goal_id)
         with self._redis.pipeline() as pipe:
-            pipe.hset(key, "mandate", mandate.model_dump_json())
-            pipe.hsetnx(key, "state", NegotiationState().model_dump_json())
+            pipe.hset(key, "mandate", self._keys.seal_text(user_id, mandate.model_dump_json()))
+            pipe.hsetnx(key, "state", self._keys.seal_text(user_id, NegotiationState().model_dump_json()))
             pipe.sadd(_GOALS.format(user_id), goal_id)
             pipe.execute()
 
@@ -37,8 +41,13 @@ class MandateStore:
         found = self._redis.hmget(_KEY.format(user_id, goal_id), "mandate", "state")
         if found[0] is None:
             return None
-        state = NegotiationState.model_validate_json(found[1]) if found[1] else NegotiationState()
-        return Mandate.model_validate_json(found[0]), state
+        opened = self._keys.opener(user_id)
+        state = NegotiationState.model_validate_json(opened(found[1])) if found[1] else NegotiationState()
+        return Mandate.model_validate_json(opened(found[0])), state
+
+    def reseal(self, user_id: int) -> int:
+        """Seal the user's mandates (confidential mode was just turned on); returns how many."""
+        return sum(self._update(user_id, goal_id, lambda m, s: (m, s)) is not None for goal_id in self.goal_ids(user_id))
 
     def goal_ids(self, user_id: int) -> list[str]:
         return sorted(g.decode() if isinstance(g, bytes) else g for g in self._redis.smembers(_GOALS.format(user_id)))
@@ -67,11 +76,13 @@ class MandateStore:
                     if found[0] is None:
                         pipe.unwatch()
                         return None
-                    mandate = Mandate.model_validate_json(found[0])
-                    state = NegotiationState.model_validate_json(found[1]) if found[1] else NegotiationState()
+                    opened = self._keys.opener(user_id)
+                    mandate = Mandate.model_validate_json(opened(found[0]))
+                    state = NegotiationState.model_validate_json(opened(found[1])) if found[1] else NegotiationState()
                     mandate, state = change(mandate, state)
                     pipe.multi()
-                    pipe.hset(key, mapping={"mandate": mandate.model_dump_json(), "state": state.model_dump_json()})
+                    pipe.hset(key, mapping={"mandate": self._keys.seal_text(user_id, mandate.model_dump_json()),
+                                            "state": self._keys.seal_text(user_id, state.model_dump_json())})
                     pipe.execute()
                     return mandate, state
                 except WatchError:

@@ -14,6 +14,7 @@ import secrets
 from redis import Redis
 
 from sentinel.rules import UserRule
+from core.confidential import ConfidentialKeys, confidential_keys
 from core.erasure import Owned, delete_keys
 
 _RULES = "deputy:rules:{}"
@@ -32,8 +33,10 @@ return found[2]
 class RuleStore:
     """Per-user rules and pending proposals. `proposal_ttl` is in seconds."""
 
-    def __init__(self, redis: Redis, *, proposal_ttl: float = 900.0) -> None:
+    def __init__(self, redis: Redis, *, proposal_ttl: float = 900.0, keys: ConfidentialKeys | None = None) -> None:
         self._redis = redis
+        # A confidential user's rules are sealed; reading them while locked raises `Locked`.
+        self._keys = keys if keys is not None else confidential_keys(redis)
         self._proposal_ttl_ms = max(1, int(proposal_ttl * 1000))
         self._confirm = redis.register_script(_CONFIRM)
 
@@ -41,17 +44,18 @@ class RuleStore:
 
     def add(self, user_id: int, rule: UserRule) -> None:
         """Store `rule` for the user (replacing one with the same id)."""
-        self._redis.hset(_RULES.format(user_id), rule.id, rule.model_dump_json())
+        self._redis.hset(_RULES.format(user_id), rule.id, self._keys.seal_text(user_id, rule.model_dump_json()))
 
     def get(self, user_id: int, rule_id: str) -> UserRule | None:
         """The user's rule with this id, if any."""
         record = self._redis.hget(_RULES.format(user_id), rule_id)
-        return None if record is None else UserRule.model_validate_json(record)
+        return None if record is None else UserRule.model_validate_json(self._keys.opener(user_id)(record))
 
     def list(self, user_id: int) -> list[UserRule]:
         """All of the user's rules, oldest first."""
         records = self._redis.hvals(_RULES.format(user_id))
-        return sorted((UserRule.model_validate_json(r) for r in records), key=lambda r: (r.created_at, r.id))
+        opened = self._keys.opener(user_id)
+        return sorted((UserRule.model_validate_json(opened(r)) for r in records), key=lambda r: (r.created_at, r.id))
 
     def remove(self, user_id: int, rule_id: str) -> bool:
         """Remove one rule; False if the user has no rule with this id."""
@@ -72,7 +76,7 @@ class RuleStore:
         proposal_id = secrets.token_urlsafe(9)
         key = _PROPOSAL.format(user_id, proposal_id)
         pipe = self._redis.pipeline(transaction=True)
-        pipe.hset(key, mapping={"rule_id": rule.id, "record": rule.model_dump_json()})
+        pipe.hset(key, mapping={"rule_id": rule.id, "record": self._keys.seal_text(user_id, rule.model_dump_json())})
         pipe.pexpire(key, self._proposal_ttl_ms)
         pipe.execute()
         return proposal_id
@@ -80,12 +84,12 @@ class RuleStore:
     def pending(self, user_id: int, proposal_id: str) -> UserRule | None:
         """The proposed rule, if it is still waiting (does not consume it)."""
         record = self._redis.hget(_PROPOSAL.format(user_id, proposal_id), "record")
-        return None if record is None else UserRule.model_validate_json(record)
+        return None if record is None else UserRule.model_validate_json(self._keys.opener(user_id)(record))
 
     def confirm(self, user_id: int, proposal_id: str) -> UserRule | None:
         """Turn the proposal into one of the user's rules, once; None if gone or expired."""
         record = self._confirm(keys=[_PROPOSAL.format(user_id, proposal_id), _RULES.format(user_id)])
-        return None if record is None else UserRule.model_validate_json(record)
+        return None if record is None else UserRule.model_validate_json(self._keys.opener(user_id)(record))
 
     def discard(self, user_id: int, proposal_id: str) -> bool:
         """Drop a proposal; False if it was already confirmed, discarded or expired."""

@@ -11,14 +11,16 @@ from pathlib import Path
 
 from deputy.local import free_port
 from deputy.testing import ChatUser, wait_for
+from deputy.testing_whatsapp import WhatsAppUser
 
 
 def test_deputy_run_with_nothing_configured_sends_the_email_the_user_asked_for(tmp_path: Path) -> None:
-    port = free_port()
+    port, wa_port = free_port(), free_port()
     env = {k: v for k, v in os.environ.items() if not k.startswith(("DEPUTY_", "TELEGRAM_", "OPENAI_", "REDIS_"))}
     # The rule-based demo brain: this checks the plumbing; tests/local_model runs the local model itself.
     env.update(DEPUTY_CHAT_PORT=str(port), DEPUTY_DATA_DIR=str(tmp_path / "data"), PYTHONUNBUFFERED="1",
-               DEPUTY_LOCAL_MODEL="off")
+               DEPUTY_LOCAL_MODEL="off", DEPUTY_WHATSAPP_CHAT_PORT=str(wa_port),
+               DEPUTY_WHATSAPP_LISTEN=f"127.0.0.1:{free_port()}")
     log = tmp_path / "run.log"
     with open(log, "wb") as out:
         process = subprocess.Popen(
@@ -44,6 +46,13 @@ def test_deputy_run_with_nothing_configured_sends_the_email_the_user_asked_for(t
         sent = user.send("find me a cheap flight to Lisbon")
         answer = user.wait_for_bot(lambda m: "demo brain" in m["text"], after=sent, timeout=30)
         assert "OPENAI_API_KEY" in answer["text"]
+
+        # The same Deputy on the local WhatsApp page.
+        whatsapp = WhatsAppUser(f"http://127.0.0.1:{wa_port}", "15550002001", "Demo")
+        wait_for(lambda: _whatsapp_ready(whatsapp), timeout=30, what="the WhatsApp surface")
+        whatsapp.send("email bob@example.org that the meeting moved to 3pm")
+        done = whatsapp.wait_for_bot(lambda m: m["text"].startswith("Done."), timeout=30)
+        assert "bob@example.org" in done["text"]
     finally:
         os.killpg(process.pid, signal.SIGINT)  # what Ctrl+C in a terminal does
         process.wait(timeout=30)
@@ -66,3 +75,12 @@ def _bot_ready(user: ChatUser) -> bool:
     except (httpx.HTTPError, ValueError):
         return False
     return bool(commands.get("result"))
+
+
+def _whatsapp_ready(user: WhatsAppUser) -> bool:
+    import httpx
+
+    try:
+        return user.send("/help")["status"] == 200
+    except httpx.HTTPError:
+        return False

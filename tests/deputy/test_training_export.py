@@ -11,7 +11,9 @@ from pathlib import Path
 from redis import Redis
 
 from agent.goals import Goal, GoalStatus, GoalStore
+from core.confidential import ConfidentialKeys
 from deputy.testing import RedisServer
+from deputy.training_export import training_records
 from core.user_settings import UserSettings, UserSettingsStore
 
 PERSONAL = "Email bob.smith@example.com or call +1 (415) 555-0134; card 4111 1111 1111 1111; " \
@@ -43,3 +45,14 @@ def test_only_opted_in_users_and_no_personal_data(redis_server: RedisServer, red
         assert leaked not in text
     assert "[email]" in text and "[phone]" in text and "[address]" in text
     assert record["user"] != "1" and "1" != record["user"][:1] or len(record["user"]) == 16
+
+
+def test_a_confidential_users_conversations_are_never_exported(redis: Redis) -> None:
+    keys = ConfidentialKeys(redis, b"u" * 32)
+    keys.turn_on(4, "a long private passphrase")
+    keys.unlock(4, "a long private passphrase", 3600)  # even while unlocked
+    UserSettingsStore(redis, keys).save(4, UserSettings(training_opt_in=True))
+    _goal(redis, 4, "confidential: my plans")
+    UserSettingsStore(redis).save(5, UserSettings(training_opt_in=True))
+    _goal(redis, 5, "plain: my plans")
+    assert [m["content"] for r in training_records(redis, "salt") for m in r["messages"]] == ["plain: my plans"]

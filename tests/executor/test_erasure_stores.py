@@ -12,6 +12,7 @@ from agent.uploads import Uploads
 from connectors.custom import CustomConnector, CustomConnectors
 from connectors.web.states import BrowserStates
 from core.actions import Action
+from core.confidential import ConfidentialKeys, WaitingWork
 from core.connect_links import ConnectLinks
 from core.effects import EffectClass
 from core.outbox import MESSAGE_REF_KEY, OUTBOX_HELD, SENT_KEY, Outbox, OutboxMessage
@@ -60,7 +61,7 @@ def fill_every_store(redis: Redis, user_id: int, name: str) -> None:
     goals = GoalStore(redis)
     goals.save(Goal(id=goal_id, user_id=user_id, chat_id=user_id, text=f"a goal of {name}", created_at=1.0,
                     updated_at=1.0))
-    goals.store_result(goal_id, "r1", f"a long result for {name}")
+    goals.store_result(goal_id, "r1", f"a long result for {name}", user_id)
     ActionStore(redis).submit(Action(
         id=action_id, goal_id=goal_id, user_id=user_id, chat_id=user_id, connector="email", operation="send_email",
         effect=EffectClass.communicate, arguments={"to": [f"{name}@example.org"]}, targets=[f"{name}@example.org"],
@@ -108,3 +109,25 @@ def test_every_store_forgets_the_user_and_only_them(redis: Redis) -> None:
     assert left == []
     assert (report.goals, report.actions, report.approvals, report.outbox_entries) == (1, 1, 1, 3)
     assert everything_in_redis(redis).count("danxq") == dan_before
+
+
+def test_a_locked_confidential_user_is_erased_whole_key_material_included(redis: Redis) -> None:
+    keys = ConfidentialKeys(redis, b"u" * 32)
+    keys.turn_on(CAROL, "carol's long passphrase")
+    fill_every_store(redis, CAROL, "carolxq")  # sealed as it is written
+    fill_every_store(redis, DAN, "danxq")
+    WaitingWork(redis).park_step(CAROL, "g_carolxq_goal", 1)
+    assert keys.is_locked(CAROL)
+    # Her words are sealed; what stays readable is ids and messages on their way to the chat (see the README).
+    dump = everything_in_redis(redis)
+    words = ["a goal of carolxq", "a long result for carolxq", "carolxq@example.org", "it emails carolxq",
+             "reviewed for carolxq", "ask before emailing carolxq", "carolxq likes trains", "Agent of carolxq",
+             "friend-of-carolxq", "carolxq.example/openapi.json"]
+    assert [w for w in words if w in dump] == []
+
+    erase_user(redis, CAROL, stores=(*STORES, erase_user_units))
+
+    left = [line for line in everything_in_redis(redis).splitlines() if "carolxq" in line or str(CAROL) in line
+            or "cf1." in line]
+    assert left == []
+    assert not keys.enabled(CAROL), "the keys went too: a new account starts without confidential mode"

@@ -15,6 +15,7 @@ from collections.abc import Iterator
 import httpx
 import pytest
 
+from agent.call_grammar import wire_body
 from agent.goals import Goal
 from agent.memory_tools import MEMORY_TOOLS
 from agent.origins import for_model, user_message
@@ -26,6 +27,7 @@ from core.user_settings import UserSettings
 from deputy.local_model import MAX_TOOLS, LocalModel, LocalModelError, ensure_local_model
 from deputy.local_model_warmup import warm_up
 from deputy.settings import Settings
+from deputy.worker_main import build_model
 
 pytestmark = [pytest.mark.local_model, pytest.mark.timeout(1800)]
 
@@ -50,8 +52,8 @@ def _first_step(model: LocalModel, text: str, settings: UserSettings) -> dict:
     messages = build_messages(goal, now, settings, memories=["I am vegetarian"])
     options = TextToolsOptions(max_tools=MAX_TOOLS, force_tool_call=True)
     tools = offered_tools([*INTERNAL_TOOLS, *MEMORY_TOOLS, *default_catalog().tool_schemas()], messages, options)
-    body = {"model": model.model, "messages": [*map(for_model, messages), {"role": "assistant", "content": PREFILL}],
-            "tools": tools, "max_tokens": 8}
+    forced = [*map(for_model, messages), {"role": "assistant", "content": PREFILL}]
+    body = {"model": model.model, **wire_body(forced, tools, constrain=True), "max_tokens": 8}
     answer = httpx.post(model.base_url + "/chat/completions", json=body, timeout=600).json()
     return answer["timings"]
 
@@ -64,3 +66,19 @@ def test_after_the_warm_up_a_first_goal_reads_only_its_own_words(fresh_model: Lo
     read, reused = timings["prompt_n"], timings["cache_n"]
     assert reused > 1000, timings  # the instructions and the tools, read once at start
     assert read < 150, timings  # the date, the memory, the goal: a few seconds instead of a minute
+
+
+def test_every_forced_answer_is_a_well_formed_call_of_an_offered_tool(fresh_model: LocalModel) -> None:
+    """The grammar (agent.call_grammar) makes a call well-formed by construction: through the worker's
+    own model stack, each answer is one call of a tool that was offered, with only its parameters."""
+    settings = Settings(**fresh_model.env())
+    model = build_model(settings)
+    tools = [*INTERNAL_TOOLS, *MEMORY_TOOLS, *default_catalog().tool_schemas()]
+    for text in ("email bob@example.org: the boiler is fixed", "hello there", "What is 2 + 2?"):
+        now = time.time()
+        goal = Goal(id="g_form", user_id=8, chat_id=8, text=text, created_at=now, updated_at=now,
+                    messages=[user_message(text)])
+        reply = model.complete(build_messages(goal, now), tools)
+        [call] = reply.tool_calls
+        schema = next(t["function"] for t in tools if t["function"]["name"] == call.name)
+        assert set(call.parsed_arguments()) <= set(schema["parameters"].get("properties", {})), (text, call)

@@ -18,6 +18,7 @@ from typing import Any
 import pytest
 from redis import Redis
 
+from core.confidential import ConfidentialKeys, Locked
 from sentinel.stores.audit import AuditLog, audit_key
 
 USER = 101
@@ -311,3 +312,24 @@ def test_the_command_detects_each_kind_of_tampering(redis: Redis, audit: AuditLo
     assert audit.verify(USER) is False
     result = run_verify(redis, "--user", str(USER))
     assert result.returncode == 1 and "TAMPERED" in result.stdout, result.stdout + result.stderr
+
+
+def test_a_confidential_users_details_are_sealed_and_the_chain_still_verifies_without_their_key(
+    redis: Redis,
+) -> None:
+    keys = ConfidentialKeys(redis, b"u" * 32)
+    log = AuditLog(redis, audit_key("k"), keys=keys)
+    log.append(USER, "memory_added", T0, text="my locker code is heron-12")  # before turning on
+    keys.turn_on(USER, "a long private passphrase")
+    keys.unlock(USER, "a long private passphrase", 3600)
+    assert log.reseal(USER) == 1
+    log.append(USER, "review", T0 + 1, note="emailed heron@example.org")
+    raw = json.dumps([{k.decode(): v.decode() for k, v in f.items()} for _, f in redis.xrange(f"deputy:audit:{USER}")])
+    assert "heron" not in raw
+    assert [e.detail for e in log.entries(USER)] == [{"text": "my locker code is heron-12"},
+                                                     {"note": "emailed heron@example.org"}]
+    keys.lock(USER)
+    with pytest.raises(Locked):
+        log.entries(USER)
+    # The operator's check needs only the audit key: no user key, locked or not.
+    assert AuditLog(redis, audit_key("k"), keys=ConfidentialKeys(redis)).check(USER).intact
