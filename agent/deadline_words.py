@@ -68,3 +68,22 @@ def _end_of(rest: str, now: float, zone_name: str | None) -> float | None:
     span = resolve_span(f"{'next' if later else 'this'} {unit}", now, zone_name)
     assert span is not None
     return _day_edge(span[1], False, zone_name)
+
+
+_DELIVERY = re.compile(
+    r"\b(?:delivered|deliver(?:y|ies)?|arriv(?:e|es|ing)|here|shipped|in my hands)\s+"
+    r"(?P<phrase>(?:by|before|until|till|within|no later than|in)\s+[^,.;!?\n]+)", re.IGNORECASE)
+
+
+def delivery_deadline(texts: list[str], now: float, zone_name: str | None) -> float | None:
+    """The latest delivery the user's words allow ("the cheapest cable delivered by Friday"), as an
+    instant in their zone; None when they set none (or said it too vaguely to compare dates with)."""
+    for text in texts:
+        for match in _DELIVERY.finditer(text):
+            words = match["phrase"].split()
+            # The longest run of words that names a time: "by Friday please" is "by Friday".
+            for count in range(len(words), 1, -1):
+                found = resolve_deadline(" ".join(words[:count]), now, zone_name)
+                if isinstance(found, float):
+                    return found
+    return None

@@ -9,7 +9,7 @@ from telegram import InlineKeyboardButton, InlineKeyboardMarkup, InputFile, Upda
 from telegram.ext import ContextTypes
 
 from bot import texts
-from bot.card_view import card_lines
+from bot.card_view import card_lines, shop_choices
 from bot.export import export_user
 from bot.memory_view import memory_listing, ordered
 from bot.plan_handlers import services_refused
@@ -188,6 +188,8 @@ class AccountHandlers:
         lines = [f"• {info.label}" for info in infos
                  if info.handle.split(":", 1)[1].split("/", 1)[0] not in keyed | {"card"}]
         lines += card_lines(cards, CardPreferences(self._s.redis).default(user_id))
+        shop_lines, shop_buttons = shop_choices(self._s.redis, user_id, cards) if cards else ([], [])
+        lines += shop_lines
         lines += [f"• {c.name}: {'OpenAPI' if c.kind == 'openapi' else 'MCP'} service at {c.source}" for c in custom]
         buttons = [[InlineKeyboardButton(f"Disconnect {name}", callback_data=self._s.buttons.data("dx", name, user_id))]
                    for name in services]
@@ -200,5 +202,8 @@ class AccountHandlers:
                                           callback_data=self._s.buttons.data("cd", card.handle.split("/", 1)[1],
                                                                              user_id))]
                     for card in cards if len(cards) > 1]
+        # And each shop bought from can get its own card ("cm:" presses, as on a receipt).
+        buttons += [[InlineKeyboardButton(text, callback_data=self._s.buttons.data(*sign.split(":", 1), user_id))]
+                    for text, sign in shop_buttons]
         await update.effective_message.reply_text("Connected:\n" + "\n".join(lines),
                                                   reply_markup=InlineKeyboardMarkup(buttons))

@@ -73,7 +73,7 @@ from workers.metrics_queues import queue_collector
 from core.payloads import ACTIONS_QUEUE, AGENT_QUEUE
 from executor.issuer_client import HttpIssuerClient
 from executor.mandates import MandateSigner
-from executor.payments import PaymentIssuer
+from executor.payments import PaymentIssuer, receipt_on_confirmation
 from workers.replication import replica_confirmation
 from executor.review_context import ReviewContextBuilder, stored_rules
 from agent.rule_proposer import RuleProposer
@@ -187,12 +187,15 @@ def web_connector(settings: Settings, redis: Redis, vault: Vault, key: VaultKey)
                       search_url=settings.search_url or DEFAULT_SEARCH_URL, show_user=show_user, handoffs=recorder)
 
 
-def build_handoffs(redis: Redis, web: WebRunners | None, audit_key: bytes) -> HandOffService | None:
-    """Typing the codes users send into the pages that asked for them (needs the browser)."""
+def build_handoffs(redis: Redis, web: WebRunners | None, audit_key: bytes,
+                   payments: PaymentIssuer | None = None) -> HandOffService | None:
+    """Typing the codes users send into the pages that asked for them (needs the browser); a
+    payment the bank made the user confirm gets its receipt once the page accepted the code."""
     if web is None:
         return None
     return HandOffService(HandOffStore(redis), HandOffRecorder(HandOffStore(redis), Outbox(redis)), GoalStore(redis),
-                          Outbox(redis), AuditLog(redis, audit_key), RQDispatch(redis).step, web.enter_code)
+                          Outbox(redis), AuditLog(redis, audit_key), RQDispatch(redis).step, web.enter_code,
+                          confirmed=receipt_on_confirmation(redis, payments) if payments else None)
 
 
 def open_vault(redis: Redis, settings: Settings) -> tuple[Vault, VaultKey]:
@@ -307,7 +310,8 @@ def serve(settings: Settings, role: str, burst: bool = False) -> None:
         vault, key = open_vault(redis, settings)
         web = web_connector(settings, redis, vault, key)
         context.custom_connectors, context.executor = build_executor(redis, settings, apis, web=web, vault=vault)
-        context.handoffs = build_handoffs(redis, web, settings.audit_key_value())
+        context.handoffs = build_handoffs(redis, web, settings.audit_key_value(),
+                                          payment_issuer(settings, redis, vault))
         context.connections = Connections(vault, Outbox(redis), AuditLog(redis, settings.audit_key_value()),
                                           redis=redis, data_dir=settings.data_dir,
                                           stores=(*ERASED_STORES, erase_user_units))

@@ -15,21 +15,19 @@ gets a card saying what is known with Try again / Drop it, while the goal waits.
 
 from __future__ import annotations
 
-import base64
-import hashlib
 import logging
 import secrets
 import time
-from typing import Callable, Mapping, Protocol
+from typing import Callable, Mapping
 
-from agent.goal_lifecycle import GoalEvent, advance
+from agent.goal_lifecycle import GoalEvent
 from agent.goals import GoalStatus, GoalStore
 from agent.unlock_wait import WAITING_TEXT
 from core.confidential import Locked, WaitingWork
 from core.effects import ConnectorError, ConnectorOutcomeUnknown, OperationResult
 from connectors.progress import listening
 from core import metrics
-from core.outbox import Outbox, OutboxMessage
+from core.outbox import Outbox
 from sentinel.action_lifecycle import ActionEvent
 from sentinel.stores.action_store import ActionRecord, ActionStore
 from core.actions import Action, ActionState
@@ -41,11 +39,13 @@ from sentinel.stores.approvals import (
 )
 from sentinel.stores.audit import AuditLog
 from sentinel.egress.transports.http_client import EgressBlocked
-from sentinel.cards import card_buttons, card_text
 from sentinel.policy import Decision, Risk, Verdict, review
+from sentinel.spending import SpendingLimit
 from vault import Scrubber
 from core.payloads import ActionJob
 from executor.outcome_unknown import STARTED, UnknownOutcomeCards, unknown_summary
+from executor.approval_cards import ApprovalCards, ExecutorDispatch, move_goal as _move
+from executor.cart_lines import CartLines
 from executor.payments import PaymentIssuer
 from executor.negotiation import NegotiationGuard
 from executor.review_context import ReviewContextBuilder
@@ -91,9 +91,12 @@ class Executor:
         self._contexts = contexts
         # Negotiating goals: every message is also held to the user's mandate.
         self._negotiation = NegotiationGuard(contexts.redis, outbox, audit, clock)
+        self._carts = CartLines(contexts.redis, runners)
         self._scrubber = scrubber or Scrubber()
         self._approval_ttl = approval_ttl
         self._clock = clock
+        self._cards = ApprovalCards(contexts.redis, actions, approvals, goals, outbox, audit, signer, dispatch,
+                                    approval_ttl, clock)
         self._unknown = UnknownOutcomeCards(approvals, goals, outbox, audit, signer, dispatch.expire_approval,
                                             approval_ttl, clock)
 
@@ -140,7 +143,7 @@ class Executor:
         decision = self._review(action)
         self._audit_review(action, decision)
         if decision.verdict is Verdict.allow:
-            self._execute(record, job, idempotency_key=action.id)
+            self._execute(record, job, idempotency_key=action.id, limit=decision.spending_limit)
         elif decision.verdict is Verdict.deny:
             reasons = " ".join(decision.reasons)
             self._finish(record, job, ActionState.denied, f"Sentinel blocked this action: {reasons}")
@@ -159,39 +162,9 @@ class Executor:
         allowed_from: tuple[ActionState, ...] = (ActionState.submitted,),
     ) -> None:
         action = record.action
-        approval_id = _approval_id_for(action)
-        now = self._clock()
-        text = (card_text(action, decision) + (self._payments.card_extra(action) if self._payments else "")
-                + self._negotiation.card_note(action))
-        request = ApprovalRequest(
-            id=approval_id,
-            action_id=action.id,
-            goal_id=action.goal_id,
-            user_id=action.user_id,
-            chat_id=action.chat_id,
-            fingerprint=action.fingerprint(),
-            reasons=decision.reasons,
-            created_at=now,
-            expires_at=now + self._approval_ttl,
-            card_text=text,
-        )
-        if self._approvals.create(request):
-            self._dispatch.expire_approval(approval_id, request.expires_at)
-        # The card goes out before the state change: a crash in between re-sends it
-        # (deduplicated by the approval id) instead of leaving the user without a card.
-        self._outbox.put(
-            OutboxMessage(
-                chat_id=action.chat_id,
-                text=text,
-                buttons=card_buttons(self._signer, approval_id, action.user_id, offer_always=decision.allow_always),
-                dedupe_key=f"card:{approval_id}",
-                ref=f"card:{approval_id}",
-            )
-        )
-        if self._actions.transition(action.id, allowed_from, ActionState.awaiting_approval, approval_id=approval_id):
-            self._audit.append(action.user_id, "approval_requested", now, action_id=action.id, approval_id=approval_id)
-            metrics.card("asked")
-        self._goals.update(action.goal_id, _move(GoalStatus.acting, GoalEvent.card, action.id))
+        extra = (self._carts.card_note(action) + (self._payments.card_extra(action) if self._payments else "")
+                 + self._negotiation.card_note(action))
+        self._cards.post(action, decision, extra, allowed_from)
 
     def _after_press(self, record: ActionRecord, job: ActionJob) -> None:
         stored = self._approvals.get(job.approval_id or "")
@@ -239,36 +212,11 @@ class Executor:
 
     def expire(self, approval_id: str) -> None:
         """Called when a card's time is up: mark it, tell the user, let the goal go on."""
-        try:
-            stored = self._approvals.get(approval_id)
-        except Locked as locked:  # the card stays open until the unlock, then expires
-            WaitingWork(self._contexts.redis).park_expiry(locked.user_id, approval_id)
-            return
-        if not self._approvals.expire(approval_id, self._clock()):
-            return
-        stored = self._approvals.get(approval_id)
-        if stored is None:
-            return
-        request, _ = stored
-        expired = (
-            "⌛ Nobody chose in time, so I dropped it. Whether it happened is still unknown."
-            if request.kind == "outcome_unknown" else "⌛ This request expired, so nothing was done."
-        )
-        self._outbox.put(
-            OutboxMessage(
-                chat_id=request.chat_id,
-                text=f"{request.card_text}\n\n{expired}",
-                edit_ref=f"card:{approval_id}",
-                dedupe_key=f"expired:{approval_id}",
-            )
-        )
-        self._audit.append(request.user_id, "approval_expired", self._clock(), approval_id=approval_id)
-        metrics.card("expired")
-        goal = self._goals.get(request.goal_id)
-        self._dispatch.action(request.action_id, request.goal_id, goal.step if goal else 0, approval_id)
+        self._cards.expire(approval_id)
 
     def _execute(
-        self, record: ActionRecord, job: ActionJob, idempotency_key: str, event: ActionEvent = ActionEvent.claim
+        self, record: ActionRecord, job: ActionJob, idempotency_key: str, event: ActionEvent = ActionEvent.claim,
+        limit: SpendingLimit | None = None,
     ) -> None:
         action = record.action
         goal = self._goals.get(action.goal_id)
@@ -289,7 +237,7 @@ class Executor:
         try:
             if runner is None:
                 raise ConnectorError(f"The {action.connector} connector is not set up on this Deputy.")
-            runnable = self._paid(action, job, goal, idempotency_key)
+            runnable = self._paid(action, job, goal, idempotency_key, limit)
             # From here on something may happen outside: were we to die, nobody could tell
             # whether it did. A claim we no longer hold (presumed dead, replaced) stops here.
             if not self._actions.progress(action.id, token, STARTED):
@@ -325,14 +273,22 @@ class Executor:
             self._outbox.put(receipt)
         self._finish(record, job, ActionState.succeeded, summary, token=token, untrusted_origin=result.untrusted_origin)
 
-    def _paid(self, action: Action, job: ActionJob, goal, idempotency_key: str) -> Action:
-        """The action with its payment token, minted against what the user approved."""
+    def _paid(self, action: Action, job: ActionJob, goal, idempotency_key: str,
+              limit: SpendingLimit | None = None) -> Action:
+        """The action with its payment token, minted against what the user approved (or, for a
+        purchase a spending rule let through, capped at that rule's limit)."""
         if self._payments is None:
             return action
+        items = self._carts.for_payment(action)
+        if limit is not None:
+            self._audit.append(action.user_id, "purchase_within_rule", self._clock(), action_id=action.id,
+                               rule_id=limit.rule_id, limit=limit.money(), merchant=limit.merchant)
+            return self._payments.prepare(action, idempotency_key, limit=limit, items=items,
+                                          chat_id=goal.chat_id if goal else None)
         stored = self._approvals.get(job.approval_id) if job.approval_id else None
         card_text = stored[0].card_text if stored and stored[0].action_id == action.id else ""
         return self._payments.prepare(action, idempotency_key, card_text=card_text, approval_id=job.approval_id,
-                                      chat_id=goal.chat_id if goal else None)
+                                      chat_id=goal.chat_id if goal else None, items=items)
 
     def _recover(self, record: ActionRecord, job: ActionJob) -> None:
         """A previous executor claimed this action and stopped before recording the result."""
@@ -410,40 +366,9 @@ class Executor:
         )
 
 
-class ExecutorDispatch(Protocol):
-    """What the executor needs from dispatch."""
-
-    def step(self, goal_id: str, step: int, delay: float = 0) -> None: ...
-
-    def action(self, action_id: str, goal_id: str, step: int, approval_id: str | None = None) -> None: ...
-
-    def expire_approval(self, approval_id: str, when: float) -> None: ...
-
-
 _EVENT_FOR = {
     ActionState.denied: ActionEvent.deny,
     ActionState.declined: ActionEvent.decline,
     ActionState.expired: ActionEvent.expire,
     ActionState.dropped: ActionEvent.drop,
 }
-
-
-def _approval_id_for(action: Action) -> str:
-    # Derived from exactly what would run, so a re-run review finds the same request and
-    # card, and a changed action gets a new one.
-    digest = hashlib.sha256(f"approval\x00{action.id}\x00{action.fingerprint()}".encode()).digest()
-    return base64.urlsafe_b64encode(digest[:9]).decode()
-
-
-def _move(current: GoalStatus, event: GoalEvent, action_id: str):
-    """Move the goal by `event` if it is still `current` and waits on this action.
-
-    A paused or cancelled goal stays so, and a job of an earlier action delivered again
-    (a crash, a replayed press) leaves a goal that now waits on another action alone.
-    """
-    def change(goal):
-        if goal.status is not current or goal.pending_action_id != action_id:
-            return None
-        return advance(goal, event)
-
-    return change

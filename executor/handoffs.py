@@ -61,7 +61,9 @@ class HandOffService:
         resume_step: Callable[[str, int], None],
         enter_code: EnterCode,
         clock: Callable[[], float] = time.time,
+        confirmed: Callable[[HandOff, str], None] | None = None,
     ) -> None:
+        self._confirmed = confirmed  # e.g. a payment's receipt once the bank's page accepted the code
         self._store = store
         self._recorder = recorder
         self._goals = goals
@@ -100,6 +102,8 @@ class HandOffService:
                            site=handoff.site, page=landed[:300])
         self._outbox.send(handoff.chat_id, f"Done: {handoff.site} accepted it. Carrying on.",
                           dedupe_key=f"handoff-done:{handoff.id}")
+        if self._confirmed is not None and handoff.action_id:
+            self._confirmed(handoff, landed)
         self._resume(handoff.goal_id)
         return "entered"
 

@@ -43,12 +43,18 @@ def _find(arguments: Any, names: tuple[str, ...]) -> Any:
     return None
 
 
-def mandate_terms(action: Action, merchant: str, card_text: str, approval_id: str | None, now: float) -> dict[str, Any]:
+def mandate_terms(action: Action, merchant: str, card_text: str, approval_id: str | None, now: float,
+                  limit: Decimal | None = None, cart_lines: list[str] | None = None) -> dict[str, Any]:
     """The signed terms: merchant, total, currency, shipping, the cart and items the action
-    names, and a digest of the card the user approved (its exact words)."""
+    names, and a digest of the card the user approved (its exact words). A purchase a
+    spending rule let through carries the rule's `limit` instead of a card: the token is
+    minted for that limit and the charge must still equal the total. `cart_lines` are the
+    cart's lines as the shop listed them on the card, for a checkout that names only a cart."""
     assert action.amount is not None and action.currency
     items = _find(action.arguments, ("items", "lines"))
-    return {
+    if items is None and cart_lines:
+        items = cart_lines
+    terms = {
         "version": MANDATE_VERSION,
         "merchant": merchant,
         "operation": f"{action.connector}.{action.operation}",
@@ -62,6 +68,9 @@ def mandate_terms(action: Action, merchant: str, card_text: str, approval_id: st
         "seen_sha256": hashlib.sha256(card_text.encode()).hexdigest() if card_text else "",
         "signed_at": int(now),
     }
+    if limit is not None:
+        terms["approved_by"], terms["limit"] = "rule", str(Decimal(limit).normalize())
+    return terms
 
 
 def canonical(terms: dict[str, Any]) -> bytes:

@@ -14,23 +14,30 @@ vault's own tokens are used (`vault.PaymentTokens`).
 from __future__ import annotations
 
 import json
+import re
 import secrets
 import time
 from typing import Any, Callable
 
+from agent.deadline_words import delivery_deadline
+from agent.goals import GoalStore
 from core.actions import Action
 from core.effects import ConnectorError, EffectClass
 from core.erasure import Owned, delete_keys
-from core.handoff import AGENT_NOTE
+from core.handoff import AGENT_NOTE, HandOff
 from core.outbox import Button, Outbox, OutboxMessage
 from core.receipts import Receipt, ReceiptStore
+from core.user_settings import UserSettingsStore
 from core.card_expiry import parse_expiry
 from core.card_preferences import CardPreferences
 from connectors.web.checkout import CheckoutCard, offer_card, wants_card
 from executor.card_choice import choose_card
+from executor.cart_lines import CartLines
 from executor.issuer_client import IssuerClient, IssuerRefused, MintedToken
 from executor.offers import comparison, erase_goal_offers, record_offers
 from executor.mandates import MandateSigner, mandate_terms, merchant_origin
+from sentinel.spending import SpendingLimit
+from sentinel.stores.action_store import ActionStore
 from vault import CredentialInfo, CredentialKind, PaymentTokens, Vault, VaultError, list_credentials
 
 PLACEHOLDER = "<payment_token>"
@@ -76,8 +83,11 @@ class PaymentIssuer:
         self._outbox = Outbox(redis)
 
     def prepare(self, action: Action, idempotency_key: str, *, card_text: str = "", approval_id: str | None = None,
-                chat_id: int | None = None) -> Action:
-        """The action to run: with a fresh token where it asks for payment."""
+                chat_id: int | None = None, limit: SpendingLimit | None = None,
+                items: list[str] | None = None) -> Action:
+        """The action to run: with a fresh token where it asks for payment. Under a spending
+        rule (`limit`) the token is capped at the rule's limit for that merchant, so the issuer
+        refuses anything above it whatever the shop said the price was."""
         on_page = action.effect is EffectClass.spend and wants_card(action.arguments)
         if action.effect is not EffectClass.spend or not (wants_payment(action.arguments) or on_page):
             return action
@@ -91,14 +101,19 @@ class PaymentIssuer:
                                      "this Deputy has none set up, so nothing was paid.")
             return self._with_vault_token(action, cards, target, idempotency_key)
         merchant = merchant_origin(target)
+        if limit is not None and (limit.merchant != merchant or limit.currency != action.currency.upper()
+                                  or action.amount > limit.amount):
+            raise ConnectorError("This purchase is not within your spending rule, so nothing was paid.")
         choice = choose_card(cards, merchant, CardPreferences(self._redis).get(action.user_id), self._clock())
         if choice.heads_up and chat_id is not None:
             expiry = choice.card.public.get("expiry", "")
             self._outbox.put(OutboxMessage(chat_id=chat_id, text=choice.heads_up, proactive=True,
                                            dedupe_key=f"card-expiry:{action.user_id}:{choice.card.handle}:{expiry}"))
-        terms = mandate_terms(action, merchant, card_text, approval_id, self._clock())
+        terms = mandate_terms(action, merchant, card_text, approval_id, self._clock(),
+                              limit=limit.amount if limit else None, cart_lines=items)
         signature = self._mandates.sign(terms) if self._mandates else None
-        issuer, amount, currency = self._issuer, action.amount, action.currency.upper()
+        issuer, currency = self._issuer, action.currency.upper()
+        amount = limit.amount if limit is not None else action.amount
 
         def mint(card_ref: str) -> MintedToken:
             return issuer.mint(card_ref, merchant, amount, currency, TOKEN_TTL_SECONDS, terms, signature,
@@ -111,7 +126,8 @@ class PaymentIssuer:
                 raise
             # The issuer no longer knows the card (a new issuer account, a reset sandbox): enrol it again.
             token = mint(self._card_ref(action.user_id, choice.card, fresh=True))
-        record = {"token": token.id, "card": choice.card.label, "merchant": merchant}
+        record = {"token": token.id, "card": choice.card.label, "merchant": merchant,
+                  "rule": limit.rule_text if limit else ""}
         self._redis.set(_MINTED.format(action.id), json.dumps(record), ex=90 * 24 * 3600)
         if on_page:
             if token.virtual_card is None:
@@ -172,8 +188,16 @@ class PaymentIssuer:
         return json.loads(raw) if raw else None
 
     def card_extra(self, action: Action) -> str:
-        """What a purchase card adds to the guard's text: the offers compared in this goal."""
-        return comparison(self._redis, action.goal_id, action.user_id) if action.effect is EffectClass.spend else ""
+        """What a purchase card adds to the guard's text: the offers compared in this goal (those
+        delivered by the user's deadline, when their words for the goal set one)."""
+        if action.effect is not EffectClass.spend:
+            return ""
+        goal = GoalStore(self._redis).get(action.goal_id)
+        if goal is None:
+            return comparison(self._redis, action.goal_id, action.user_id)
+        zone = UserSettingsStore(self._redis).get(action.user_id).timezone
+        deadline = delivery_deadline(goal.user_words(), goal.created_at, zone)
+        return comparison(self._redis, action.goal_id, action.user_id, deadline, zone)
 
     def after_success(self, action: Action, summary: str) -> OutboxMessage | None:
         """Offers seen in a product search are remembered; a paid purchase gets a receipt,
@@ -194,16 +218,37 @@ class PaymentIssuer:
             order = {}
         order = order if isinstance(order, dict) else {}
         lines = order.get("items") if isinstance(order.get("items"), list) else []
+        items = [f"{line.get('quantity', 1)} × {line.get('name', '')}"[:100] for line in lines[:20]
+                 if isinstance(line, dict)]
+        return self._receipt(action, minted, str(order.get("order_id", ""))[:40], items)
+
+    def after_confirmation(self, action: Action, landed: str) -> OutboxMessage | None:
+        """A web payment the bank made the user confirm with a code: once the page confirms
+        (it landed on the shop's order page), the receipt is kept with the goal as for any purchase."""
+        minted = self._minted(action)
+        if action.effect is not EffectClass.spend or minted is None or action.amount is None:
+            return None
+        if merchant_origin(landed) != minted["merchant"]:
+            return None  # the code did not bring the page back to the shop: nothing confirmed
+        found = re.search(r"/orders?/([A-Za-z0-9-]{1,40})", landed)
+        if found is None:
+            return None
+        return self._receipt(action, minted, found.group(1), [])
+
+    def _receipt(self, action: Action, minted: dict[str, str], order_id: str, items: list[str]) -> OutboxMessage:
+        assert action.amount is not None
         receipt = Receipt(
-            goal_id=action.goal_id, action_id=action.id, merchant=minted["merchant"],
-            order_id=str(order.get("order_id", ""))[:40], total=action.amount, currency=action.currency or "",
-            items=[f"{line.get('quantity', 1)} × {line.get('name', '')}"[:100] for line in lines[:20]
-                   if isinstance(line, dict)],
+            goal_id=action.goal_id, action_id=action.id, merchant=minted["merchant"], order_id=order_id,
+            total=action.amount, currency=action.currency or "", items=items,
             card=minted["card"], token=minted["token"], paid_at=self._clock(),
         )
         ReceiptStore(self._redis).add(action.user_id, receipt)
-        return OutboxMessage(chat_id=action.chat_id, dedupe_key=f"receipt:{action.id}",
-                             text=f"{receipt.line()}, paid with {receipt.card}.",
+        text = f"{receipt.line()}, paid with {receipt.card}."
+        if minted.get("rule"):
+            what = ", ".join(receipt.items) or "your order"
+            text = (f"🛒 Bought {what} for {receipt.total} {receipt.currency} within your rule “{minted['rule']}”, "
+                    f"without asking.\n{text}")
+        return OutboxMessage(chat_id=action.chat_id, dedupe_key=f"receipt:{action.id}", text=text,
                              buttons=self._other_card_buttons(action, minted))
 
     def _other_card_buttons(self, action: Action, minted: dict[str, str]) -> list[list[Button]]:
@@ -219,10 +264,24 @@ class PaymentIssuer:
         return rows[:3]
 
 
+def receipt_on_confirmation(redis, payments: PaymentIssuer) -> Callable[[HandOff, str], None]:
+    """The hand-off hook: a payment the user confirmed with a code gets its receipt."""
+    actions, outbox = ActionStore(redis), Outbox(redis)
+
+    def confirmed(handoff: HandOff, landed: str) -> None:
+        record = actions.get(handoff.action_id or "")
+        message = payments.after_confirmation(record.action, landed) if record is not None else None
+        if message is not None:
+            outbox.put(message)
+
+    return confirmed
+
+
 def erase_user_payments(redis, owned: Owned) -> int:
     """The user's card preferences, issuer card references and minted-token records."""
     keys = [*redis.scan_iter(_CARD_REF.format(owned.user_id, "*")),
             *(_MINTED.format(action_id) for action_id in owned.action_ids)]
     return (CardPreferences(redis).erase(owned.user_id) + ReceiptStore(redis).erase(owned.user_id)
-            + erase_goal_offers(redis, owned.goal_ids) + delete_keys(redis, keys))
+            + erase_goal_offers(redis, owned.goal_ids) + CartLines(redis, {}).erase(list(owned.action_ids))
+            + delete_keys(redis, keys))
 

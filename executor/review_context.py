@@ -21,6 +21,7 @@ from core.actions import Action
 from sentinel.policy import ReviewContext, RuleVerdict, Verdict, requested_by_user
 from sentinel.stores.rule_store import RuleStore
 from sentinel.rules import RuleInput, evaluate_rules
+from sentinel.spending import merchant_of, spending_limit
 
 RuleCheck = Callable[[Action, bool, bool, datetime], RuleVerdict]
 """(action, asked for by the user with every value traceable to them, all targets are contacts, now)
@@ -34,22 +35,22 @@ def stored_rules(store: RuleStore) -> RuleCheck:
         rules = store.list(action.user_id)
         if not rules:
             return RuleVerdict()
-        outcome = evaluate_rules(
-            rules,
-            RuleInput(
-                effect=action.effect,
-                connector=action.connector,
-                operation=action.operation,
-                targets=action.targets,
-                amount=action.amount,
-                currency=action.currency,
-                targets_in_contacts=in_contacts,
-                user_requested=user_requested,
-                when=now,
-            ),
+        rule_input = RuleInput(
+            effect=action.effect,
+            connector=action.connector,
+            operation=action.operation,
+            targets=action.targets,
+            amount=action.amount,
+            currency=action.currency,
+            targets_in_contacts=in_contacts,
+            user_requested=user_requested,
+            when=now,
         )
+        outcome = evaluate_rules(rules, rule_input)
         verdict = Verdict(outcome.verdict.value) if outcome.verdict is not None else None
-        return RuleVerdict(verdict=verdict, reasons=outcome.reasons)
+        merchants = {merchant_of(t) for t in action.targets}
+        limit = spending_limit(rules, rule_input, merchants.pop()) if len(merchants) == 1 else None
+        return RuleVerdict(verdict=verdict, reasons=outcome.reasons, spending_limit=limit)
 
     return check
 

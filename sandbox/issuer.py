@@ -72,6 +72,21 @@ def sign_mandate(key: bytes, terms: dict[str, Any]) -> str:
     return hmac.new(key, canonical(terms), hashlib.sha256).hexdigest()
 
 
+def _decimal(value: Any) -> Decimal:
+    try:
+        return Decimal(str(value))
+    except ArithmeticError:
+        return Decimal(-1)
+
+
+def mandate_bound(mandate: dict[str, Any]) -> Decimal:
+    """What a token under this mandate may be minted for: the approved total, or for a purchase
+    the user's spending rule let through, the rule's limit (the charge must still be the total)."""
+    if mandate.get("approved_by") == "rule" and "limit" in mandate:
+        return _decimal(mandate["limit"])
+    return _decimal(mandate.get("total", "-1"))
+
+
 def luhn_ok(number: str) -> bool:
     digits = [int(c) for c in number]
     total = 0
@@ -194,7 +209,8 @@ class Issuer:
         if mandate is not None:
             self._verify(mandate, signature)
             if (not same_merchant(str(mandate.get("merchant", "")), merchant)
-                    or Decimal(str(mandate.get("total", "-1"))) != amount or mandate.get("currency") != currency):
+                    or mandate_bound(mandate) != amount or mandate.get("currency") != currency
+                    or _decimal(mandate.get("total")) > amount):
                 raise SiteError(422, "The token's terms are not those of the cart mandate.")
         token = Token("ptok_" + secrets.token_hex(16), card_ref, merchant, amount, currency,
                       self.clock() + ttl_seconds, mandate, _virtual_number(), f"{secrets.randbelow(1000):03d}")
@@ -246,7 +262,7 @@ class Issuer:
             raise Declined("currency_mismatch")
         if amount > token.amount:
             raise Declined("over_amount")
-        if token.mandate is not None and amount != token.amount:
+        if token.mandate is not None and amount != _decimal(token.mandate.get("total")):
             raise Declined("amount_mismatch")
         card = self.cards[token.card_ref]
         if card_expired(card.expiry, self.clock()):

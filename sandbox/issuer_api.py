@@ -11,7 +11,7 @@ from __future__ import annotations
 import hmac
 import time
 from decimal import Decimal
-from typing import Any
+from typing import Any, Callable
 
 from aiohttp import web
 from pydantic import BaseModel, ConfigDict, Field
@@ -70,10 +70,20 @@ def _declined(declined: Declined) -> web.Response:
     return json_response({"approved": False, "decline_code": declined.code, "reason": declined.reason}, status=402)
 
 
-def create_app(issuer: Issuer, agent_key: str, acquirer_key: str) -> web.Application:
+def create_app(issuer: Issuer, agent_key: str, acquirer_key: str,
+               saved: Callable[[Issuer], None] | None = None) -> web.Application:
     """The issuer's API: `/api/v1/cards`, `/api/v1/tokens`, `/api/v1/statements/{card}` for the
     cardholder's agent (header `X-Issuer-Key: <agent_key>`), and `/api/v1/authorizations`,
-    `/api/v1/refunds` for acquirers (`<acquirer_key>`)."""
+    `/api/v1/refunds` for acquirers (`<acquirer_key>`). `saved` is called after every request
+    that may have changed the issuer (e.g. `IssuerFile.save`)."""
+
+    @web.middleware
+    async def keep(request: web.Request, handler) -> web.StreamResponse:
+        try:
+            return await handler(request)
+        finally:
+            if saved is not None and request.method != "GET":
+                saved(issuer)
 
     def need(request: web.Request, key: str) -> None:
         if not hmac.compare_digest(request.headers.get(ISSUER_KEY_HEADER, ""), key):
@@ -152,7 +162,7 @@ def create_app(issuer: Issuer, agent_key: str, acquirer_key: str) -> web.Applica
         body = await read_json(request, RefundRequest)
         return json_response(issuer.refund(request.match_info["txn"], body.merchant, body.amount).public())
 
-    app = web.Application(middlewares=[error_middleware])
+    app = web.Application(middlewares=[keep, error_middleware])
     app[ISSUER] = issuer
     app.add_routes([
         web.post("/api/v1/cards", enroll), web.post("/api/v1/tokens", mint),

@@ -59,6 +59,8 @@ class SandboxServices:
     def __init__(self, data_dir: Path) -> None:
         self._dir = data_dir / "sandbox"
         self._stoppers: list = []
+        self.issuer = None
+        """The sandbox card issuer once started (tests read its tokens)."""
 
     def start(self) -> SandboxEndpoints:
         self._dir.mkdir(parents=True, exist_ok=True)
@@ -117,10 +119,14 @@ class SandboxServices:
         from sandbox.acquirer import MerchantAccount
         from sandbox.issuer import Issuer
         from sandbox.issuer_api import create_app
+        from sandbox.issuer_state import IssuerFile
         from sandbox.webapp_common import SiteServer
 
         agent_key, acquirer_key, mandate_key = (secrets.token_urlsafe(24) for _ in range(3))
-        server = SiteServer(create_app(Issuer(mandate_key=mandate_key.encode()), agent_key, acquirer_key))
+        # The issuer remembers enrolled cards and past payments across restarts (sandbox.issuer_state).
+        state = IssuerFile(self._dir / "issuer.json")
+        issuer = self.issuer = state.load(Issuer(mandate_key=mandate_key.encode()))
+        server = SiteServer(create_app(issuer, agent_key, acquirer_key, saved=state.save))
         url = server.start()
         self._stoppers.append(server.stop)
         accounts = {name: MerchantAccount(url, acquirer_key) for name in ("tickets", "shop", "market")}

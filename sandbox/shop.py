@@ -11,14 +11,25 @@ from __future__ import annotations
 
 import secrets
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta
+from datetime import timedelta
 from decimal import Decimal
 from typing import Any, Callable
 
 from aiohttp import web
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel
 
 from sandbox.account_pages import add_account_pages
+from sandbox.shop_model import (
+    CURRENCY,
+    MAX_PER_ITEM,
+    SITE,
+    Cart,
+    CheckoutRequest,
+    ItemRequest,
+    Order,
+    Product,
+)
+from sandbox.shop_pages import shop_page_routes
 from sandbox.shop_card_checkout import card_checkout_routes
 from sandbox.shop_orders import ReturnRequest, order_paths, order_routes
 from sandbox.webapp_common import (
@@ -30,7 +41,6 @@ from sandbox.webapp_common import (
     accept_any_token,
     array_of,
     check_payment_token,
-    esc,
     json_response,
     local_now,
     model_schema,
@@ -38,82 +48,13 @@ from sandbox.webapp_common import (
     obj,
     openapi_document,
     operation,
-    page,
     parse_price,
     path_param,
     query,
     read_json,
     serve_app,
     site_app,
-    validated,
 )
-from sandbox.webapp_common import (
-    field as input_field,
-)
-
-SITE = "Sandbox Shop"
-CURRENCY = "USD"
-MAX_PER_ITEM = 20
-CART_COOKIE = "cart"
-
-
-@dataclass
-class Product:
-    id: str
-    name: str
-    category: str
-    price: Decimal
-    stock: int
-    description: str
-
-    def public(self) -> dict[str, Any]:
-        return {"id": self.id, "name": self.name, "category": self.category, "price": money(self.price),
-                "currency": CURRENCY, "stock": self.stock, "description": self.description}
-
-
-@dataclass
-class Cart:
-    id: str
-    items: dict[str, int] = field(default_factory=dict)
-    status: str = "open"
-
-
-@dataclass
-class Order:
-    id: str
-    lines: list[dict[str, Any]]
-    total: Decimal
-    payment_token: str
-    name: str
-    shipping_address: str
-    created_at: datetime
-    payment_ref: str | None = None
-    """The payment network's transaction, when a network took the payment (refunds go to it)."""
-    status: str = "paid"
-    refunded: Decimal = Decimal(0)
-
-    def public(self) -> dict[str, Any]:
-        return {"order_id": self.id, "items": self.lines, "total": money(self.total), "currency": CURRENCY,
-                "payment_token": self.payment_token, "name": self.name, "shipping_address": self.shipping_address,
-                "created_at": self.created_at.isoformat(timespec="minutes"), "status": self.status}
-
-
-class ItemRequest(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-    product_id: str = Field(max_length=64)
-    quantity: int = Field(default=1, ge=1, le=MAX_PER_ITEM)
-
-
-class CheckoutRequest(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-    payment_token: str = Field(max_length=80, description="A single-use payment token id, ptok_...")
-    amount: Decimal = Field(ge=0, description="The cart's total, as shown by the cart.")
-    currency: str = Field(pattern=r"^[A-Z]{3}$")
-    name: str = Field(min_length=1, max_length=100)
-    shipping_address: str = Field(min_length=5, max_length=300)
-
 
 @dataclass
 class Shop:
@@ -301,86 +242,6 @@ def _api_routes(shop: Shop) -> list[web.RouteDef]:
     ]
 
 
-def _html_routes(shop: Shop) -> list[web.RouteDef]:
-    def visitor_cart(request: web.Request) -> Cart | None:
-        cart = shop.carts.get(request.cookies.get(CART_COOKIE, ""))
-        return cart if cart is not None and cart.status == "open" else None
-
-    async def home(request: web.Request) -> web.Response:
-        q = request.query.get("q", "")
-        rows = "".join(f"<li><a href='/products/{esc(p['id'])}'>{esc(p['name'])}</a>: {esc(p['price'])} {CURRENCY}"
-                       f"{'' if p['stock'] else ' (sold out)'}</li>" for p in shop.search(q, "", None, False))
-        form = ("<form method='get' action='/'>" + input_field("Search", "q", q)
-                + "<button type='submit'>Search</button></form><p><a href='/cart'>Your cart</a> · "
-                + "<a href='/account'>Your account</a> · <a href='/deals'>Today's deals</a></p>")
-        return page("Products", form + f"<ul>{rows or '<li>Nothing matches.</li>'}</ul>", site=shop.site)
-
-    async def product_page(request: web.Request) -> web.Response:
-        p = shop.product(request.match_info["product_id"])
-        buy = (f"<form method='post' action='/cart/add'><input type='hidden' name='product_id' value='{esc(p.id)}'>"
-               + input_field("Quantity", "quantity", 1, "number", min=1, max=max(1, min(p.stock, MAX_PER_ITEM)))
-               + "<button type='submit'>Add to cart</button></form>") if p.stock else "<p>Sold out.</p>"
-        body = (f"<p>{esc(p.description)}</p><p>Price: {money(p.price)} {CURRENCY} · {p.stock} in stock · "
-                f"{esc(p.category)}</p>{buy}")
-        return page(p.name, body, site=shop.site)
-
-    async def add_form(request: web.Request) -> web.Response:
-        form = {k: v for k, v in (await request.post()).items() if isinstance(v, str) and v.strip()}
-        cart = visitor_cart(request) or shop.new_cart()
-        shop.add(cart, validated(ItemRequest, form))
-        response = web.HTTPSeeOther("/cart")
-        response.set_cookie(CART_COOKIE, cart.id, httponly=True, samesite="Lax")
-        raise response
-
-    async def cart_page(request: web.Request) -> web.Response:
-        cart = visitor_cart(request)
-        if cart is None or not cart.items:
-            return page("Your cart", "<p>Your cart is empty. <a href='/'>Browse products</a></p>", site=shop.site)
-        view = shop.view(cart)
-        rows = "".join(
-            f"<li>{esc(line['quantity'])} × {esc(line['name'])}: {esc(line['line_total'])} {CURRENCY} "
-            f"<form method='post' action='/cart/remove'><input type='hidden' name='product_id' "
-            f"value='{esc(line['product_id'])}'><button type='submit'>Remove</button></form></li>"
-            for line in view["items"])
-        checkout = (
-            "<form method='post' action='/cart/checkout'>"
-            f"<input type='hidden' name='amount' value='{view['total']}'>"
-            f"<input type='hidden' name='currency' value='{CURRENCY}'>"
-            + input_field("Name", "name", "", required="required")
-            + input_field("Shipping address", "shipping_address", "", required="required")
-            + input_field("Payment token", "payment_token", "", required="required", placeholder="ptok_...")
-            + f"<button type='submit'>Pay {view['total']} {CURRENCY}</button></form>"
-            + "<p>Or <a href='/checkout/card'>pay by card</a>.</p>")
-        return page("Your cart", f"<ul>{rows}</ul><p>Total: {view['total']} {CURRENCY}</p>{checkout}", site=shop.site)
-
-    async def remove_form(request: web.Request) -> web.Response:
-        cart = visitor_cart(request)
-        if cart is not None:
-            shop.remove(cart, str((await request.post()).get("product_id", "")))
-        raise web.HTTPSeeOther("/cart")
-
-    async def checkout_form(request: web.Request) -> web.Response:
-        cart = visitor_cart(request)
-        if cart is None:
-            raise SiteError(409, "Your cart is empty.")
-        form = {k: v for k, v in (await request.post()).items() if isinstance(v, str) and v.strip()}
-        placed = shop.checkout(cart, validated(CheckoutRequest, form))
-        raise web.HTTPSeeOther(f"/orders/{placed.id}")
-
-    async def order_page(request: web.Request) -> web.Response:
-        o = shop.order(request.match_info["order_id"]).public()
-        items = "".join(f"<li>{esc(i['quantity'])} × {esc(i['name'])}</li>" for i in o["items"])
-        body = (f"<p>Thank you, {esc(o['name'])}. Paid {esc(o['total'])} {CURRENCY} with token "
-                f"{esc(o['payment_token'])}; shipping to {esc(o['shipping_address'])}.</p><ul>{items}</ul>")
-        return page(f"Order {o['order_id']}", body, site=shop.site)
-
-    return [
-        web.get("/", home), web.get("/products/{product_id}", product_page), web.post("/cart/add", add_form),
-        web.get("/cart", cart_page), web.post("/cart/remove", remove_form), web.post("/cart/checkout", checkout_form),
-        web.get("/orders/{order_id}", order_page),
-    ]
-
-
 def _document(request: web.Request, api_key: bool, site: str = SITE) -> dict[str, Any]:
     cart_id = path_param("cart_id", "The cart's id, e.g. C-1A2B3C4D.")
     product = {"id": "string", "name": "string", "category": "string", "price": "string", "currency": "string",
@@ -444,7 +305,7 @@ def create_app(seed: bool = True, clock: Clock = local_now, api_key: str | None 
     async def document(request: web.Request) -> web.Response:
         return json_response(_document(request, api_key is not None, shop.site))
 
-    app.add_routes([web.get("/openapi.json", document), *_api_routes(shop), *_html_routes(shop),
+    app.add_routes([web.get("/openapi.json", document), *_api_routes(shop), *shop_page_routes(shop),
                     *order_routes(shop, getattr(check_payment, "refund", None)), *card_checkout_routes(shop)])
     add_account_pages(app, shop.site)
     return app

@@ -11,7 +11,9 @@ Order of precedence, first match wins:
    the user does not know;
 2. reads are allowed, except opening an address the user did not give (navigation) or one
    the model composed to carry data the user did not give;
-3. exactly what the user approved on a card is allowed;
+3. exactly what the user approved on a card is allowed; so is a purchase within a spending
+   rule with an amount cap that the user's own words asked for, with nothing from outside
+   in it but the price (`sentinel.spending`: the token is capped at the rule's limit);
 4. a value that came from untrusted content, or from nowhere (made up), means ask; so does
    free text (a title, a body, a form field) copied from untrusted content;
 5. a goal whose untrusted content looked like an injection asks before acting;
@@ -43,6 +45,7 @@ from sentinel.addressed import addressed_by_user
 from sentinel.intent import Kind, action_kinds, describe, intended_kinds
 from sentinel.navigation import composed_data
 from sentinel.origins import split_sources
+from sentinel.spending import SpendingLimit, within_limit
 from sentinel.provenance import MAX_ITEM_CHARS, ProvenanceContext, TracedValue, Trust, trace_action, untrusted_sources
 from sentinel.textflow import CopiedText, Source, copied_passages
 
@@ -68,6 +71,8 @@ class Decision(BaseModel):
     allow_always: bool = Field(
         default=False, description="Asked only because of defaults or a rule: the card may offer “Always allow this”."
     )
+    spending_limit: SpendingLimit | None = Field(
+        default=None, description="Allowed without a tap under this spending rule: the token is capped at its limit.")
 
 
 class RuleVerdict(BaseModel):
@@ -75,6 +80,8 @@ class RuleVerdict(BaseModel):
 
     verdict: Verdict | None = None
     reasons: list[str] = Field(default_factory=list)
+    spending_limit: SpendingLimit | None = Field(
+        default=None, description="An allow rule with an amount cap for this purchase's merchant (sentinel.spending).")
 
 
 class ReviewContext(BaseModel):
@@ -118,6 +125,11 @@ def review(action: Action, context: ReviewContext) -> Decision:
     reported = {v.value.strip().lower() for v in untrusted}
     copied = [c for c in copied_passages(action.arguments, _copy_sources(action, sources), provenance.trusted_texts)
               if c.passage.lower() not in reported]
+    if context.rules.verdict is Verdict.allow and (
+            within := within_limit(action, context.rules.spending_limit, provenance, traced,
+                                   warned=bool(warning), copied=bool(copied))):
+        return Decision(verdict=Verdict.allow, reasons=[within], risk=Risk.low,
+                        spending_limit=context.rules.spending_limit)
     if untrusted or copied:
         reasons = [*_value_reasons(untrusted), *(f"Careful: {c.explain()}." for c in copied)]
         risk = Risk.high if copied or warning or any(v.trust is Trust.tainted for v in untrusted) else Risk.medium

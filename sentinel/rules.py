@@ -271,8 +271,11 @@ def target_matches(pattern: str, target: str) -> bool:
     """Whether a normalised target falls under a rule pattern.
 
     `*.x.com` covers x.com and its subdomains (addresses and sites); a bare domain `x.com`
-    covers that domain and addresses at it; anything else must be equal.
+    covers that domain and addresses at it; an origin `https://x.com:8443` covers every
+    address on that site alone; anything else must be equal.
     """
+    if "://" in pattern:  # a shop's origin: same scheme, host and port
+        return "://" in target and _origin(pattern) == _origin(target)
     if "://" in target:
         host = urlsplit(target).hostname or target
     else:
@@ -280,6 +283,15 @@ def target_matches(pattern: str, target: str) -> bool:
     if pattern.startswith("*."):
         return host == pattern[2:] or host.endswith(pattern[1:])
     return target == pattern or ("@" not in pattern and host == pattern)
+
+
+def _origin(url: str) -> tuple[str, str, int | None]:
+    parts = urlsplit(url)
+    try:
+        port = parts.port or {"http": 80, "https": 443}.get(parts.scheme)
+    except ValueError:
+        port = -1
+    return parts.scheme, (parts.hostname or "").lower(), port
 
 
 def _targets_hold(cond: RuleConditions, targets: list[str], restrictive: bool) -> bool:

@@ -57,3 +57,24 @@ def test_the_connect_form_checks_the_expiry_and_keeps_a_second_card_beside_the_f
     assert (entry.handle, entry.label, entry.public["expiry"]) == ("cred:card/travel-card", "Travel Card", "08/31")
     [plain] = form.entries(validate(form, {**base, "expiry": "08/31"})[0])
     assert plain.handle == "cred:card/main"
+
+
+def test_connections_offer_each_shop_bought_from_its_own_card_and_the_choice_sticks(redis: Redis) -> None:
+    from decimal import Decimal
+
+    from bot.card_view import press_card_for_merchant, shop_choices
+    from core.receipts import Receipt, ReceiptStore
+
+    listed = [c for c in cards(redis) if c.label in ("Everyday Visa", "Travel")]
+    ReceiptStore(redis).add(USER, Receipt(goal_id="g", action_id="a", merchant="http://shop.example:8001",
+                                          order_id="O-1", total=Decimal("8.99"), currency="USD", items=[],
+                                          card="Everyday Visa", token="t", paid_at=0))
+    CardPreferences(redis).set_default(USER, "cred:card/everyday-visa")
+    lines, buttons = shop_choices(redis, USER, listed)
+    assert lines == ["• 🛒 At shop.example:8001: Everyday Visa (your default) pays"]
+    [(text, sign)] = buttons
+    assert text == "At shop.example:8001: pay with Travel" and sign.startswith("cm:")
+    assert "Travel pays at http://shop.example:8001" in press_card_for_merchant(redis, sign[3:], USER)[1]
+    choice = choose_card(listed, "http://shop.example:8001", CardPreferences(redis).get(USER), JAN_2027)
+    assert choice.card.label == "Travel"
+    assert shop_choices(redis, USER, listed)[0] == ["• 🛒 At shop.example:8001: Travel pays"]

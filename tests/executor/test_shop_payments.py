@@ -22,6 +22,14 @@ from core.actions import Action
 from core.card_preferences import CardPreferences
 from core.effects import EffectClass
 from sandbox import shop
+from agent.goals import GoalStore
+from core.handoff import AGENT_NOTE, CodeField, HandOffRecorder, HandOffStore
+from core.outbox import Outbox
+from core.payloads import HandOffCodeJob
+from core.receipts import ReceiptStore
+from executor.handoffs import HandOffService
+from executor.payments import receipt_on_confirmation
+from sentinel.stores.action_store import ActionStore
 from sentinel.stores.audit import AuditLog
 from shop_rig import CARD, OTHER_CARD, USER, Rig, Script
 
@@ -147,6 +155,41 @@ def test_an_approved_web_checkout_gets_a_single_use_card_for_that_shop_alone(rig
     assert take_card("a_web") is None, "offered for one run only"
 
 
+@pytest.mark.parametrize("landed, receipt", [("/orders/O-7F3A", True), ("https://elsewhere.example/orders/O-1", False)])
+def test_a_web_payment_confirmed_with_a_code_gets_its_receipt_once_the_page_confirms(
+        rig: Rig, redis: Redis, landed: str, receipt: bool) -> None:
+    rig.add_card("cred:card/main", CARD, "12/30", "Everyday Visa")
+    fields = {"cardnumber": "<card:number>", "exp-date": "<card:expiry>", "cvc": "<card:cvc>"}
+    url = f"{rig.market_url}/checkout/card"
+    action = Action(id="a_3ds", goal_id="g_3ds", user_id=USER, chat_id=USER, connector="web", operation="pay_on_page",
+                    effect=EffectClass.spend, tool_call_id="c", created_at=time.time(),
+                    arguments={"url": url, "action_url": url, "amount": "199.00", "currency": "USD", "fields": fields},
+                    targets=[url], amount=Decimal("199.00"), currency="USD")
+    payments = rig.deputy.executor._payments
+    payments.prepare(action, "approval-3ds", card_text="Pay 199.00 USD?")
+    take_card(action.id)
+    ActionStore(redis).submit(action)
+    # The bank's page asked for a code: no receipt for a payment not yet made.
+    assert payments.after_success(action, AGENT_NOTE.format(what="a code")) is None
+    store = HandOffStore(redis)
+    recorder = HandOffRecorder(store, Outbox(redis))
+    handoff = recorder.record(user_id=USER, chat_id=USER, goal_id="g_3ds", action_id=action.id, reason="two_factor",
+                              url=f"{rig.market_url}/checkout/verify/1", site="market", screenshot=None,
+                              entry=CodeField(form=1, field="otp"))
+    store.put_code(handoff, "123456")
+    target = landed if "://" in landed else rig.market_url + landed
+    service = HandOffService(store, recorder, GoalStore(redis), Outbox(redis), AuditLog(redis), lambda *a: None,
+                             lambda act, page, entry, code: target, confirmed=receipt_on_confirmation(redis, payments))
+    assert service.enter(HandOffCodeJob(user_id=USER, handoff_id=handoff.id)) == "entered"
+    kept = ReceiptStore(redis).list(USER, "g_3ds")
+    if receipt:
+        [kept_receipt] = kept
+        assert (kept_receipt.order_id, kept_receipt.total) == ("O-7F3A", Decimal("199.00"))
+        assert any(t.startswith("🧾 199.00 USD") and "O-7F3A" in t for t in rig.deputy.sent())
+    else:
+        assert kept == []
+
+
 def test_a_receipt_offers_the_other_cards_for_this_shop_and_the_choice_sticks(rig: Rig, redis: Redis) -> None:
     rig.add_card("cred:card/main", CARD, "12/30", "Everyday Visa")
     rig.add_card("cred:card/travel", OTHER_CARD, "12/30", "Travel Mastercard")
@@ -172,3 +215,25 @@ def test_a_card_the_issuer_forgot_is_enrolled_again(rig: Rig) -> None:
     rig.deputy.start(USER, "buy another one", goal_id=goal + "-2")
     rig.approve_last_card()
     assert len(rig.orders()) == 2 and len(rig.issuer.transactions) == 2
+
+
+def test_the_card_and_the_signed_mandate_list_what_is_in_the_cart(rig: Rig) -> None:
+    rig.add_card("cred:card/main", CARD, "12/30", "Everyday Visa")
+    rig.buy()
+    card = rig.deputy.cards()[-1].text
+    assert "In the cart" in card and "1 × USB-C" in card
+    rig.approve_last_card()
+    [token] = rig.issuer.tokens.values()
+    items = json.loads(token.mandate["items"])
+    assert len(items) == 1 and items[0].startswith("1 × USB-C")
+
+
+def test_a_cart_that_changed_after_the_card_is_not_paid(rig: Rig) -> None:
+    rig.add_card("cred:card/main", CARD, "12/30", "Everyday Visa")
+    rig.buy()
+    [cart] = rig.shop_app[shop.SHOP].carts.values()
+    cart.items["usb-c-cable-1m"] = 2  # someone added to the cart after the user saw it
+    rig.shop_app[shop.SHOP].products["usb-c-cable-1m"].price = Decimal("4.495")
+    rig.approve_last_card()
+    assert rig.orders() == [] and rig.issuer.transactions == {}
+    assert any("cart changed" in t for t in rig.deputy.sent() if t.startswith("💳"))

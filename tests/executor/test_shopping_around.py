@@ -89,6 +89,18 @@ def test_the_purchase_card_compares_the_offers_of_both_shops(make) -> None:
     assert delivered == sorted(delivered)
 
 
+def test_a_delivery_deadline_keeps_only_the_offers_that_arrive_in_time_and_says_which_were_left_out(make) -> None:
+    rig = make(ShoppingAround(service="market"))
+    rig.deputy.clock.now = time.time()  # the shops estimate delivery from today
+    rig.deputy.start(USER, "find the cheapest 1m usb-c cable delivered within 3 days and buy it")
+    card = rig.deputy.cards()[-1].text
+    kept, left = card.split("Offers delivered by ", 1)[1].split("\nLeft out:\n", 1)
+    assert "• Corner Market: USB-C cable 1 m 6.49 + 4.99 shipping = 11.48 USD" in kept
+    assert "Sandbox Shop" not in kept, "the shop delivers in 5 days: too late"
+    assert left.startswith("• Sandbox Shop: USB-C to USB-C cable, 1 m 8.99 + 0.00 shipping = 8.99 USD")
+    assert "(arrives after your deadline," in left.splitlines()[0]
+
+
 def test_a_paid_purchase_leaves_a_receipt_with_the_goal_in_the_chat_and_in_the_export(make, redis: Redis) -> None:
     rig = make(Script())
     goal = rig.buy()

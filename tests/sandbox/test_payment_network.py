@@ -16,7 +16,7 @@ import pytest
 
 from sandbox import shop
 from sandbox.acquirer import MerchantAccount
-from sandbox.issuer import ISSUER_KEY_HEADER, Issuer, sign_mandate
+from sandbox.issuer import ISSUER_KEY_HEADER, Declined, Issuer, sign_mandate
 from sandbox.issuer_api import create_app
 from sandbox.webapp_common import SiteServer
 
@@ -161,3 +161,58 @@ def test_a_refund_goes_back_to_the_card_only_from_the_shop_that_was_paid(network
         other.refund(txn.id, Decimal(total))
     mine = MerchantAccount(network.url, "acquirer-key", merchant)
     assert mine.refund(txn.id, Decimal(total))["status"] == "refunded"
+
+
+def test_a_token_under_a_spending_rule_is_capped_at_the_rules_limit_and_still_pays_only_the_total(
+        network: Network) -> None:
+    merchant, client = network.shops[0]
+    cart, total = cart_of(client)  # 8.99
+
+    def mint(limit: str, key: str) -> httpx.Response:
+        terms = {"merchant": merchant, "total": total, "currency": "USD", "approved_by": "rule", "limit": limit}
+        return network.agent.post("/api/v1/tokens", json={
+            "card": network.card, "merchant": merchant, "amount": limit, "currency": "USD", "idempotency_key": key,
+            "mandate": terms, "mandate_signature": sign_mandate(MANDATE_KEY, terms)})
+
+    assert mint("5", "low").status_code == 422, "a total above the rule's limit gets no token"
+    token = network.issuer.tokens[mint("10", "k").json()["token"]]
+    assert token.amount == Decimal("10")
+    for amount, reason in (("12.00", "over_amount"), ("9.99", "amount_mismatch")):
+        with pytest.raises(Declined) as refused:
+            network.issuer.authorize(token, merchant, Decimal(amount), "USD")
+        assert refused.value.code == reason
+    assert pay(client, cart, token.id, total).status_code == 201
+
+
+def test_the_issuer_remembers_cards_and_payments_across_a_restart_but_never_the_full_number(
+        network: Network, tmp_path) -> None:
+    from sandbox.issuer_state import IssuerFile
+
+    merchant, client = network.shops[0]
+    cart, total = cart_of(client)
+    assert pay(client, cart, network.mint(merchant, total, "k1")["token"], total).status_code == 201
+    state = IssuerFile(tmp_path / "issuer.json")
+    state.save(network.issuer)
+    assert CARD not in (tmp_path / "issuer.json").read_text()
+    again = state.load(Issuer(mandate_key=MANDATE_KEY))
+    [entry] = again.statement(network.card)
+    assert (entry["merchant"], entry["amount"]) == (merchant, total)
+    assert again.cards[network.card].number.endswith(CARD[-4:])
+    token = again.mint(network.card, merchant, Decimal(total), "USD", 900, None, None, "after-restart")
+    assert token.card_ref == network.card, "the card Deputy enrolled before still pays"
+
+
+def test_the_sandbox_issuer_saves_itself_after_each_change(tmp_path) -> None:
+    from sandbox.issuer_state import IssuerFile
+
+    state = IssuerFile(tmp_path / "issuer.json")
+    issuer = Issuer()
+    server = SiteServer(create_app(issuer, "agent-key", "acquirer-key", saved=state.save))
+    url = server.start()
+    try:
+        answer = httpx.post(f"{url}/api/v1/cards", headers={ISSUER_KEY_HEADER: "agent-key"},
+                            json={"number": CARD, "expiry": "12/29", "holder": "Demo"})
+        ref = answer.json()["card"]
+    finally:
+        server.stop()
+    assert ref in state.load(Issuer()).cards
