@@ -80,11 +80,9 @@ class HttpChatModel:
                 status, text = response.status, await response.text()
                 retry_after = response.headers.get("Retry-After")
         except TimeoutError:
-            raise ModelUnavailable("model endpoint timed out", "The language model didn't answer in time.") from None
+            raise ModelUnavailable("model endpoint timed out", _LATE) from None
         except (aiohttp.ClientError, UnicodeDecodeError) as exc:
-            raise ModelUnavailable(
-                f"model endpoint unreachable: {type(exc).__name__}", "I couldn't reach the language model."
-            ) from None
+            raise _unreachable(exc) from None
         if status >= 400:
             raise _status_error(status, retry_after)
         return parse_completion_body(text)
@@ -108,12 +106,17 @@ class HttpChatModel:
                         if answer.feed(line):
                             break
         except TimeoutError:
-            raise ModelUnavailable("model endpoint went silent", "The language model didn't answer in time.") from None
+            raise ModelUnavailable("model endpoint went silent", _LATE) from None
         except (aiohttp.ClientError, UnicodeDecodeError) as exc:
-            raise ModelUnavailable(
-                f"model endpoint unreachable: {type(exc).__name__}", "I couldn't reach the language model."
-            ) from None
+            raise _unreachable(exc) from None
         return answer.reply()
+
+
+_LATE = "The language model didn't answer in time."
+
+
+def _unreachable(exc: Exception) -> ModelUnavailable:
+    return ModelUnavailable(f"model endpoint unreachable: {type(exc).__name__}", "I couldn't reach the language model.")
 
 
 def _status_error(status: int, retry_after: str | None) -> Exception:

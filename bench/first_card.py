@@ -19,12 +19,11 @@ import tempfile
 import time
 from pathlib import Path
 
-from bench.model_queue import reached
+from bench.model_queue import reached, sandbox_mail
 from deputy.local_model import MAX_TOOLS, MODEL_TIMEOUT, LocalModel, ensure_local_model
 from deputy.local_model_warmup import warm_up
 from deputy.settings import Settings
 from deputy.testing import DeputyStack, RedisServer
-from sandbox.mail import LocalMailServer
 
 GOAL = "email {name}@example.org that I'll be 10 minutes late"
 
@@ -42,11 +41,7 @@ def _with_model(workdir: Path, warm_at_start: bool) -> tuple[float, float]:
     local: LocalModel = ensure_local_model(settings.cache_path(), lambda line: None, gguf=settings.local_gguf,
                                            threads=settings.local_threads, work_dir=workdir / "llama")
     redis = RedisServer(workdir / "redis").start()
-    mail = LocalMailServer(maildir_root=workdir / "mail", username="deputy", password="bench-smtp-password")
-    mail.start()
-    smtp = {"DEPUTY_SMTP_HOST": "127.0.0.1", "DEPUTY_SMTP_PORT": str(mail.port), "DEPUTY_SMTP_USERNAME": "deputy",
-            "DEPUTY_SMTP_PASSWORD": "bench-smtp-password", "DEPUTY_SMTP_FROM": "me@deputy.test",
-            "DEPUTY_SMTP_STARTTLS": "false"}
+    mail, smtp = sandbox_mail(workdir)
     stack = DeputyStack(redis.url, local.base_url, workdir / "stack", smtp=smtp, extra_env=local.env(), gateway=True)
     try:
         if warm_at_start:

@@ -60,16 +60,21 @@ class QueueReport:
         print(f"users told they were waiting: {self.told}/{self.users} (first notice after {notice})")
 
 
+def sandbox_mail(workdir: Path) -> tuple[LocalMailServer, dict[str, str]]:
+    """A started local mail server and the executor's settings to send through it."""
+    mail = LocalMailServer(maildir_root=workdir / "mail", username="deputy", password="bench-smtp-password")
+    mail.start()
+    return mail, {"DEPUTY_SMTP_HOST": "127.0.0.1", "DEPUTY_SMTP_PORT": str(mail.port),
+                  "DEPUTY_SMTP_USERNAME": "deputy", "DEPUTY_SMTP_PASSWORD": "bench-smtp-password",
+                  "DEPUTY_SMTP_FROM": "me@deputy.test", "DEPUTY_SMTP_STARTTLS": "false"}
+
+
 def run(workdir: Path, users: int = 20) -> QueueReport:
     settings = Settings()
     local = ensure_local_model(settings.cache_path(), lambda line: print(line, flush=True),
                                gguf=settings.local_gguf, threads=settings.local_threads)
     redis = RedisServer(workdir / "redis", appendonly=True).start()
-    mail = LocalMailServer(maildir_root=workdir / "mail", username="deputy", password="bench-smtp-password")
-    mail.start()
-    smtp = {"DEPUTY_SMTP_HOST": "127.0.0.1", "DEPUTY_SMTP_PORT": str(mail.port), "DEPUTY_SMTP_USERNAME": "deputy",
-            "DEPUTY_SMTP_PASSWORD": "bench-smtp-password", "DEPUTY_SMTP_FROM": "me@deputy.test",
-            "DEPUTY_SMTP_STARTTLS": "false"}
+    mail, smtp = sandbox_mail(workdir)
     # Exactly the settings `deputy run` gives Deputy for the local model (one slot, its timeout).
     stack = DeputyStack(redis.url, local.base_url, workdir / "stack", smtp=smtp, extra_env=local.env(), gateway=True)
     try:

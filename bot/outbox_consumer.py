@@ -32,6 +32,7 @@ from core.confidential.keys import open_with, public_key_field, unlocked_key_nam
 from core.confidential.sealing import is_sealed, seal
 from core.outbox import MESSAGE_REF_KEY, OUTBOX_HELD, OUTBOX_STREAM, SENT_KEY, Button, OutboxMessage
 from core.surfaces import Surface, pin_route, surface_of
+from core.text_parts import split_text as text_parts
 from core.user_settings import UserSettings
 
 log = logging.getLogger(__name__)
@@ -48,14 +49,7 @@ PHOTO_GONE = "(The picture for this message is no longer available.)"
 
 def split_text(text: str, limit: int = MAX_MESSAGE_CHARS) -> list[str]:
     """Telegram's limit is per message: long texts go out in parts, split at line breaks."""
-    parts: list[str] = []
-    while len(text) > limit:
-        cut = text.rfind("\n", 0, limit)
-        cut = cut if cut > limit // 2 else limit
-        parts.append(text[:cut])
-        text = text[cut:].lstrip("\n")
-    parts.append(text)
-    return parts
+    return text_parts(text, limit)
 
 
 class OutboxConsumer:

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from core.text_parts import split_text as text_parts
+
 MAX_TEXT = 4096
 MAX_BUTTON_BODY = 1024
 MAX_LIST_BODY = 4096
@@ -27,15 +29,8 @@ Choice = tuple[str, str]  # (title, id)
 
 
 def split_text(text: str, limit: int = MAX_TEXT) -> list[str]:
-    """Parts of at most `limit` characters, cut at line breaks where that keeps parts long."""
-    parts: list[str] = []
-    while len(text) > limit:
-        cut = text.rfind("\n", 0, limit)
-        cut = cut if cut > limit // 2 else limit
-        parts.append(text[:cut])
-        text = text[cut:].lstrip("\n")
-    parts.append(text)
-    return parts
+    """Parts of at most WhatsApp's length, cut at line breaks where that keeps parts long."""
+    return text_parts(text, limit)
 
 
 def choices(reply_markup: dict[str, Any] | None) -> list[Choice]:
