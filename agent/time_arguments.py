@@ -57,6 +57,11 @@ def resolve_arguments(
     times: list[Resolved] = []
     for name in operation.time_arguments:
         value = _get(arguments, name)
+        if times and not allow_past and isinstance(value, str) and value.strip() == _get(raw, operation.time_arguments[0]):
+            # An end written as the start itself (a small model's habit) is no length at all: the
+            # calendar's default length applies instead of refusing the event.
+            _drop(arguments, name)
+            continue
         if not isinstance(value, str):
             continue  # missing or not text: the arguments' own check says so to the model
         result = resolve_time(value, now, zone, allow_past=allow_past, on_day=first_day)

@@ -133,3 +133,10 @@ def test_a_model_date_that_matches_the_users_words_or_no_clear_words_is_left_alo
     typed = timed(CREATE_EVENT, {"title": "Plumber", "start": "2026-12-04T09:00"},
                   words=["add plumber 2026-12-04T09:00 please, not thursday at 14:00"])
     assert typed.arguments["start"] == "2026-12-04T09:00+01:00"
+
+
+def test_an_end_written_as_the_start_itself_gives_the_default_length_not_a_refusal():
+    result = timed(CREATE_EVENT, {"title": "Dentist", "start": "2026-12-03T09:00", "end": "2026-12-03T09:00"},
+                   words=["Add a dentist appointment to my calendar on 3 December 2026 at 9:00"])
+    assert result.arguments["start"] == "2026-12-03T09:00+01:00" and "end" not in result.arguments
+    CREATE_EVENT.validate(result.arguments)

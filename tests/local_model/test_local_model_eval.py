@@ -80,7 +80,7 @@ def test_a_plain_question_passes_with_a_plain_answer_or_a_reply() -> None:
 def test_an_opening_plan_is_skipped_and_a_validation_error_gets_one_correction() -> None:
     replies = [
         tool_call("update_plan", steps=[{"title": "Add it"}]),
-        tool_call("create_event", title="Dentist", start="2026-12-03T09:00", end="2026-12-03T09:00"),
+        tool_call("create_event", title="Dentist", start="2026-12-03T09:00", end="2026-12-03T08:00"),
         tool_call("create_event", title="Dentist", start="2026-12-03T09:00", duration_minutes=30),
     ]
     model = FunctionModel(lambda messages, tools: replies.pop(0))
