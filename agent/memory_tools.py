@@ -48,7 +48,7 @@ MEMORY_TOOLS = [
         "name": "remember",
         "description": "Remember a lasting preference or fact about the user for future goals.",
         "parameters": {"type": "object", "properties": {
-            "text": {"type": "string", "description": "One short sentence, e.g. 'Prefers window seats'."},
+            "text": {"type": "string", "description": "What to remember, in one short sentence taken from the user's own words."},
             "kind": {"type": "string", "enum": ["preference", "fact", "person"]}}, "required": ["text"]}}},
     {"type": "function", "function": {
         "name": "forget_memory",
