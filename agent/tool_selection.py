@@ -6,12 +6,17 @@ the tools the goal already used, and the tools whose names and descriptions shar
 words with what the user wrote, up to a limit. It is a pure function of (tools, transcript):
 the same goal gets the same tools on every step, which also lets the model server reuse its
 cached prompt.
+
+The first step of a goal of a known shape ("email ann@…: …", a question about the inbox, a page's
+address; see `agent.goal_shapes`) is offered only the tools that shape can rightly start with.
 """
 
 from __future__ import annotations
 
 import re
 from typing import Any
+
+from agent.goal_shapes import first_step_tools
 
 ALWAYS = ("reply", "update_plan", "remember")
 """Kept whatever the goal says: answering, planning and remembering are part of every goal."""
@@ -36,7 +41,8 @@ _SYNONYMS_TEXT = {
     "cancel": "cancel event", "move": "move event", "reschedule": "move event", "lunch": "event", "dinner": "event",
     "website": "page web open", "site": "page web open", "link": "page open", "url": "page open",
     "look": "search", "find": "search", "google": "search web", "news": "search web",
-    "buy": "order shop product", "purchase": "order shop", "shop": "product order", "order": "shop",
+    "buy": "order shop product search web", "purchase": "order shop search web", "train": "search web",
+    "bus": "search web", "hotel": "search web", "weather": "search web", "recipe": "search web", "cheap": "search web", "shop": "product order", "order": "shop",
     "table": "restaurant book reservation", "restaurant": "book reservation", "reserve": "book reservation",
     "book": "reservation", "ticket": "event ticket", "concert": "ticket event",
     "flight": "search web", "price": "search web check", "drop": "check schedule", "below": "check",
@@ -53,12 +59,19 @@ def select_tools(
 
     `always` tools and tools already called in the transcript are kept even past the limit;
     the rest of the room goes to the best keyword matches (ties: earlier tools first). Tools
-    that match nothing are left out. `limit=None` keeps every tool.
+    that match nothing are left out. `limit=None` keeps every tool. Before the goal's first call,
+    a goal of a known shape gets only the tools its shape starts with (when any is on offer).
     """
     if limit is None or len(tools) <= limit:
         return tools
-    wanted = keywords(_request_text(messages))
+    request = _request_text(messages)
     used = _called(messages)
+    if not used:
+        shaped = first_step_tools(request) or frozenset()
+        first = [tool for tool in tools if _name(tool) in shaped]
+        if first:
+            return first
+    wanted = keywords(request)
     keep = {name for name in (_name(t) for t in tools) if name in always or name in used}
     scored = sorted(
         ((_score(tool, wanted), index) for index, tool in enumerate(tools) if _name(tool) not in keep),

@@ -25,6 +25,9 @@ from deputy.worker_main import build_model
 TOOLS = [*INTERNAL_TOOLS, *MEMORY_TOOLS, *default_catalog().tool_schemas()]
 GOAL = [{"role": "system", "content": "You are Deputy."},
         {"role": "user", "content": "email alice@example.org that I'm running late"}]
+UNSHAPED = [{"role": "system", "content": "You are Deputy."},
+            {"role": "user", "content": "I need help with an email to alice@example.org about my calendar"}]
+"""A goal of no known shape (`agent.goal_shapes`): the limit picks its tools by keyword."""
 EMAIL = {"to": ["alice@example.org"], "subject": "Running late", "body": "I'm running late."}
 FORCED = TextToolsOptions(force_tool_call=True)
 BROKEN = '{"name": "send_email", "arguments": {"to": ["alice@example.org"], "body": "I am ru'
@@ -142,8 +145,8 @@ def test_the_worker_model_is_wrapped_as_configured() -> None:
     with ScriptedModelServer(lambda request: text('reply", "arguments": {"text": "Paris."}}\n</tool_call>')) as server:
         settings = Settings(OPENAI_BASE_URL=server.base_url, DEPUTY_MODEL="planner", DEPUTY_HELPER_MODEL="helper",
                             DEPUTY_MAX_TOOLS="5", DEPUTY_FORCE_TOOL_CALL="true")
-        reply = build_model(settings).complete(GOAL, TOOLS)
-        build_model(settings, helper=True).complete(GOAL, TOOLS)
+        reply = build_model(settings).complete(UNSHAPED, TOOLS)
+        build_model(settings, helper=True).complete(UNSHAPED, TOOLS)
         planner, helper = server.requests
     assert [(c.name, c.parsed_arguments()) for c in reply.tool_calls] == [("reply", {"text": "Paris."})]
     assert len(planner.tools) == 5 and planner.messages[-1] == {"role": "assistant", "content": PREFILL}
@@ -152,7 +155,7 @@ def test_the_worker_model_is_wrapped_as_configured() -> None:
 
 def test_max_tools_limits_what_the_model_is_shown() -> None:
     inner = scripted(text("ok"))
-    TextToolsChatModel(inner, TextToolsOptions(max_tools=8)).complete(GOAL, TOOLS)
+    TextToolsChatModel(inner, TextToolsOptions(max_tools=8)).complete(UNSHAPED, TOOLS)
     _, shown = inner.calls[0]
     assert len(shown) == 8
     assert {"reply", "update_plan", "remember", "send_email"} <= set(names(shown))
@@ -167,20 +170,17 @@ def test_without_a_limit_every_tool_is_offered() -> None:
 def test_a_call_to_a_tool_that_was_not_offered_still_parses() -> None:
     # The runner knows every tool; the limit only shapes the prompt.
     inner = scripted(text('{"name": "search_web", "arguments": {"query": "weather"}}'))
-    reply = TextToolsChatModel(inner, TextToolsOptions(max_tools=3)).complete(GOAL, TOOLS)
+    reply = TextToolsChatModel(inner, TextToolsOptions(max_tools=3)).complete(UNSHAPED, TOOLS)
     assert [c.name for c in reply.tool_calls] == ["search_web"]
 
 
 @pytest.mark.parametrize(
     ("goal", "expected"),
     [
-        ("email alice@example.org that I'm running late", "send_email"),
-        ("put lunch with Sam on my calendar tomorrow at noon", "create_event"),
-        ("open https://example.com/menu and tell me what is on it", "open_page"),
-        ("did Bob reply to my email about the invoice?", "search_email"),
-        ("search the web for the opening hours of the Louvre", "search_web"),
-        ("forget that I am vegetarian", "forget_memory"),
-        ("tell me when flights to Lisbon drop below $400", "schedule_check"),
+        ("what's on for dinner if I'm out of eggs?", "reply"),
+        ("find a train from Berlin to Hamburg tomorrow morning", "search_web"),
+        ("I'm allergic to peanuts", "remember"),
+        ("buy a phone charger under $20", "search_web"),
     ],
 )
 def test_selection_keeps_the_tool_a_goal_needs(goal: str, expected: str) -> None:
@@ -188,6 +188,29 @@ def test_selection_keeps_the_tool_a_goal_needs(goal: str, expected: str) -> None
     assert expected in chosen
     assert set(ALWAYS) <= set(chosen)
     assert len(chosen) <= 8
+
+
+@pytest.mark.parametrize(
+    ("goal", "expected"),
+    [
+        ("email alice@example.org that I'm running late", {"send_email"}),
+        ("put lunch with Sam on my calendar tomorrow at noon", {"create_event", "schedule_meeting"}),
+        ("open https://example.com/menu and tell me what is on it", {"open_page"}),
+        ("did Bob reply to my email about the invoice?", {"search_email"}),
+        ("search the web for the opening hours of the Louvre", {"search_web"}),
+        ("forget that I am vegetarian", {"forget_memory"}),
+        ("tell me when flights to Lisbon drop below $400", {"schedule_check"}),
+    ],
+)
+def test_the_first_step_of_a_known_shape_is_offered_only_its_tools(goal: str, expected: set[str]) -> None:
+    first = [{"role": "user", "content": goal}]
+    assert set(names(select_tools(TOOLS, first, 8))) == expected
+    # Once the goal has made a call, the next step gets the usual choice again.
+    later = [*first, ModelReply(tool_calls=[ToolCall(id="c1", name=sorted(expected)[0], arguments="{}")]).as_message(),
+             {"role": "tool", "tool_call_id": "c1", "content": "done"}]
+    assert set(ALWAYS) <= set(names(select_tools(TOOLS, later, 8)))
+    # Without a limit (a large hosted model) nothing is narrowed.
+    assert select_tools(TOOLS, first, None) == TOOLS
 
 
 def test_selection_keeps_order_tools_already_used_and_is_deterministic() -> None:
