@@ -3,7 +3,7 @@
     python -m bench.prompt_growth [--steps 50]
 
 One research goal runs `steps` steps through the real runner, executor and guard
-(in-process, `InlineDispatch`, a real Redis) against the sandbox world, whose pages
+(in-process, `InlineDeputy`, a real Redis) against the sandbox world, whose pages
 are ~12,000 characters each: the agent opens a page, reads an email, a document and
 more of a stored page, updates its plan, over and over, then replies. Every request the
 model receives is measured (tokens estimated as characters / 4, as the scripted model
@@ -22,11 +22,11 @@ from typing import Any
 
 from redis import Redis
 
-from agent.goals import Goal, GoalStatus, GoalStore
+from agent.goals import GoalStatus
 from agent.memory_tools import MemoryTools
 from agent.model import ModelReply
 from agent.reading import injection_scanner
-from agent.runner import GoalRunner, RunnerLimits
+from agent.runner import RunnerLimits
 from agent.testing import FunctionModel, tool_call
 from bench.stats import Summary, ratio
 from core.outbox import Outbox
@@ -35,13 +35,10 @@ from core.user_settings import UserSettingsStore
 from memory import MemoryStore
 from sandbox.guard_cases import seeded_world
 from sandbox.world_operations import world_catalog
-from sentinel.stores.action_store import ActionStore
-from sentinel.stores.approvals import ApprovalSigner, ApprovalStore
+from sentinel.stores.approvals import ApprovalSigner
 from sentinel.stores.audit import AuditLog
 from sentinel.detectors import HeuristicDetector
-from executor.executor import Executor
-from workers.inline import InlineDispatch
-from executor.review_context import ReviewContextBuilder
+from workers.inline import InlineDeputy
 
 PAGE = ("Story {i}: the city council met on Tuesday to discuss the new tram line, the library budget and "
         "the harbour project; residents asked about prices, timetables and noise. ")
@@ -124,26 +121,19 @@ def run(workdir: Path, steps: int = 50, keep_records: bool = False) -> GrowthRep
         urls = [f"https://news.example/story-{i}" for i in range(12)]
         for i, url in enumerate(urls):
             world.pages[url] = (PAGE.format(i=i) * 80)[:12_000]
-        catalog = world_catalog()
-        goals, actions, outbox, audit = GoalStore(redis), ActionStore(redis), Outbox(redis), AuditLog(redis)
         goal_id, records = "g_growth", []
         model = FunctionModel(_script(urls, steps, records, redis, goal_id))
-        dispatch = InlineDispatch()
-        dispatch.runner = GoalRunner(
-            goals, actions, model, outbox, dispatch, catalog, limits=RunnerLimits(max_steps=steps + 10),
-            scanner=injection_scanner(HeuristicDetector()), memory=MemoryTools(MemoryStore(redis), outbox, audit),
-            settings=UserSettingsStore(redis),
+        deputy = InlineDeputy(
+            redis, model, world_catalog(), world.runners(), clock=time.time, approval_ttl=3600,
+            signer=ApprovalSigner("bench"), limits=RunnerLimits(max_steps=steps + 10),
+            scanner=injection_scanner(HeuristicDetector()),
+            memory=MemoryTools(MemoryStore(redis), Outbox(redis), AuditLog(redis)), settings=UserSettingsStore(redis),
         )
-        dispatch.executor = Executor(actions, ApprovalStore(redis), goals, outbox, audit, ApprovalSigner("bench"),
-                                     dispatch, world.runners(), ReviewContextBuilder(redis, goals, catalog),
-                                     approval_ttl=3600)
         text = "Read these stories and summarise what matters for me: " + " ".join(urls)
-        now = time.time()
-        goals.save(Goal(id=goal_id, user_id=42, chat_id=42, text=text, messages=[{"role": "user", "content": text}],
-                        created_at=now, updated_at=now))
-        dispatch.step(goal_id, 0)
-        dispatch.drain(max_jobs=steps * 4)
-        final = goals.get(goal_id)
+        deputy.new_goal(42, text, goal_id=goal_id)
+        deputy.dispatch.step(goal_id, 0)
+        deputy.dispatch.drain(max_jobs=steps * 4)
+        final = deputy.goals.get(goal_id)
         tools_tokens = len(json.dumps(model.calls[0][1])) // 4 if model.calls else 0
         tokens = [len(json.dumps(messages)) // 4 + tools_tokens for messages, _ in model.calls]
         status = final.status.value if final else "missing"

@@ -145,10 +145,8 @@ class GuardHarness:
             contexts=ReviewContextBuilder(self._redis, GoalStore(self._redis), _CATALOG, self._rules),
             signer=self._signer, scanner=self._scanner, ask_before_guessing=False,  # the guard alone is measured
         )
-        self._approvals = deputy.approvals
         messages = [{"role": "user", "content": goal_text}, *({"role": "user", "content": r} for r in replies)]
         deputy.start(user_id, goal_text, goal_id=f"g_eval{user_id}", messages=messages)
-        dispatch, goals = deputy.dispatch, deputy.goals
         answered: set[str] = set()
         while approve:
             pending = [a for a in self._card_approvals(user_id) if a not in answered]
@@ -156,11 +154,8 @@ class GuardHarness:
                 break
             for approval_id in pending:
                 answered.add(approval_id)
-                self._approvals.decide(approval_id, user_id, Choice.approve, time.time())
-                request, _ = self._approvals.get(approval_id)
-                dispatch.action(request.action_id, request.goal_id, goals.get(request.goal_id).step, approval_id)
-            dispatch.drain()
-        return user_id, world, dispatch
+                deputy.press(approval_id, user_id, Choice.approve)
+        return user_id, world, deputy.dispatch
 
     def _outcome(self, case: str, call: Call, user_id: int, world) -> Outcome:
         operation = _CATALOG.get(call.tool)

@@ -5,7 +5,8 @@ keeps the jobs in a list and runs them in order when `drain` is called. `InlineD
 wires the agent's runner and the executor to it over real Redis records, with one
 `ManualClock` for both, so a test says when time passes. Everything else (the guard,
 approvals, the outbox, the audit trail) is the real thing. `RecordingDispatch` only
-records what it is handed, for tests of a single step.
+records what it is handed, for tests of a single step: given one, `InlineDeputy` runs
+nothing by itself and the test calls `runner.run_step` step by step.
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ from core.payloads import ActionJob
 from executor.executor import ActionRunner, Executor
 from executor.payments import PaymentIssuer
 from executor.review_context import ReviewContextBuilder
-from sentinel.stores.action_store import ActionStore
+from sentinel.stores.action_store import ActionRecord, ActionStore
 from sentinel.stores.approvals import ApprovalSigner, ApprovalStore, Choice
 from sentinel.stores.audit import AuditLog
 
@@ -87,6 +88,7 @@ class RecordingDispatch:
     actions: list[tuple[str, str, int]] = field(default_factory=list)
     idles: list[str] = field(default_factory=list)
     carried_on: list[tuple[str, int]] = field(default_factory=list)
+    expiries: list[tuple[str, float]] = field(default_factory=list)
 
     def step(self, goal_id: str, step: int, delay: float = 0) -> None:
         self.steps.append((goal_id, step, delay))
@@ -100,13 +102,19 @@ class RecordingDispatch:
     def carry_on(self, goal_id: str, step: int) -> None:
         self.carried_on.append((goal_id, step))
 
+    def expire_approval(self, approval_id: str, when: float) -> None:
+        self.expiries.append((approval_id, when))
+
 
 class InlineDeputy:
     """The agent's runner and the executor in one process, on real records, run by `InlineDispatch`.
 
     `runner_options` go to `GoalRunner` (limits, scanner, memory, settings...); `contexts`
     replaces the executor's default `ReviewContextBuilder` (stored rules, a clock); `signer`
-    the key cards are signed with, for a caller that reads the buttons back.
+    the key cards are signed with, for a caller that reads the buttons back; `executor_options`
+    go to `Executor` (a scrubber for secrets in what services return...). With a
+    `RecordingDispatch` as `dispatch`, nothing runs by itself: the test runs each step and
+    reads what the step handed on.
     """
 
     def __init__(
@@ -121,34 +129,47 @@ class InlineDeputy:
         contexts: ReviewContextBuilder | None = None,
         signer: ApprovalSigner | None = None,
         payments: PaymentIssuer | None = None,
+        executor_options: Mapping[str, Any] | None = None,
+        dispatch: RecordingDispatch | None = None,
         **runner_options: Any,
     ) -> None:
-        self.redis = redis
+        self.redis, self.model = redis, model
         self.clock = clock if clock is not None else ManualClock()
         self.goals, self.actions, self.approvals = GoalStore(redis), ActionStore(redis), ApprovalStore(redis)
         self.outbox, self.audit = Outbox(redis), AuditLog(redis)
-        self.dispatch = InlineDispatch()
+        self.dispatch: InlineDispatch | RecordingDispatch = dispatch if dispatch is not None else InlineDispatch()
         self.runner = GoalRunner(self.goals, self.actions, model, self.outbox, self.dispatch, catalog,
                                  clock=self.clock, **runner_options)
         self.executor = Executor(
             self.actions, self.approvals, self.goals, self.outbox, self.audit, signer or ApprovalSigner("k"),
             self.dispatch, runners, contexts or ReviewContextBuilder(redis, self.goals, catalog), approval_ttl=approval_ttl,
-            clock=self.clock, payments=payments,
+            clock=self.clock, payments=payments, **(executor_options or {}),
         )
-        self.dispatch.runner, self.dispatch.executor = self.runner, self.executor
+        if isinstance(self.dispatch, InlineDispatch):
+            self.dispatch.runner, self.dispatch.executor = self.runner, self.executor
+
+    def new_goal(self, user_id: int, text: str, goal_id: str | None = None,
+                 messages: list[dict[str, Any]] | None = None, chat_id: int | None = None) -> Goal:
+        """Store a goal as the bot does for a text message, without running it."""
+        now = self.clock()
+        return self.goals.save(Goal(
+            id=goal_id or new_id("g"), user_id=user_id, chat_id=chat_id if chat_id is not None else user_id, text=text,
+            messages=messages if messages is not None else [{"role": "user", "content": text}],
+            created_at=now, updated_at=now,
+        ))
 
     def start(self, user_id: int, text: str, goal_id: str | None = None,
               messages: list[dict[str, Any]] | None = None) -> Goal:
         """Store a goal as the bot does for a text message, and run it until it waits."""
-        now = self.clock()
-        goal = self.goals.save(Goal(
-            id=goal_id or new_id("g"), user_id=user_id, chat_id=user_id, text=text,
-            messages=messages if messages is not None else [{"role": "user", "content": text}],
-            created_at=now, updated_at=now,
-        ))
-        self.dispatch.step(goal.id, 0)
-        self.dispatch.drain()
+        inline = self._inline()
+        goal = self.new_goal(user_id, text, goal_id, messages)
+        inline.step(goal.id, 0)
+        inline.drain()
         return self._stored(goal.id)
+
+    def _inline(self) -> InlineDispatch:
+        assert isinstance(self.dispatch, InlineDispatch), "a recording dispatch runs nothing: run the steps by hand"
+        return self.dispatch
 
     def goal(self, goal_id: str) -> Goal:
         return self._stored(goal_id)
@@ -162,8 +183,9 @@ class InlineDeputy:
         """Let `seconds` pass (on a `ManualClock`), then run what came due."""
         assert isinstance(self.clock, ManualClock), "only a manual clock can be moved"
         self.clock.advance(seconds)
-        self.dispatch.release_delayed()
-        self.dispatch.drain()
+        inline = self._inline()
+        inline.release_delayed()
+        inline.drain()
 
     def press(self, approval_id: str, user_id: int, choice: Choice) -> None:
         """The user answers an approval card; the continuation runs."""
@@ -171,8 +193,9 @@ class InlineDeputy:
         found = self.approvals.get(approval_id)
         assert found is not None, f"no approval {approval_id}"
         request = found[0]
-        self.dispatch.action(request.action_id, request.goal_id, self._stored(request.goal_id).step, approval_id)
-        self.dispatch.drain()
+        inline = self._inline()
+        inline.action(request.action_id, request.goal_id, self._stored(request.goal_id).step, approval_id)
+        inline.drain()
 
     def messages(self) -> list[OutboxMessage]:
         """Everything sent to any chat, oldest first."""
@@ -183,3 +206,9 @@ class InlineDeputy:
 
     def cards(self) -> list[OutboxMessage]:
         return [message for message in self.messages() if message.buttons]
+
+    def stored_actions(self, user_id: int | None = None) -> list[ActionRecord]:
+        """Every action submitted so far (of `user_id`, if given), in no particular order."""
+        ids = [key.decode().split(":", 2)[2] for key in self.redis.scan_iter("deputy:action:*")]
+        records = [record for record in map(self.actions.get, ids) if record is not None]
+        return [record for record in records if user_id is None or record.action.user_id == user_id]

@@ -29,19 +29,16 @@ from agent.goals import Goal, GoalStatus, GoalStore
 from agent.memory_tools import MemoryTools
 from agent.model import ModelReply
 from agent.origins import user_message
-from agent.runner import GoalRunner
 from agent.testing import FunctionModel, message_text, tool_call
 from connectors.calendar import CalDavAccount, CalendarRunners
 from connectors.default import default_catalog
-from core.outbox import OUTBOX_STREAM, Outbox, OutboxMessage
+from core.clock import ManualClock
+from core.outbox import Outbox, OutboxMessage
 from core.user_settings import UserSettings, UserSettingsStore
 from memory import MemoryStore
 from sandbox.calendar import SandboxCalendar
-from sentinel.stores.action_store import ActionStore
-from sentinel.stores.approvals import ApprovalSigner, ApprovalStore
 from sentinel.stores.audit import AuditLog
-from executor.executor import Executor
-from workers.inline import InlineDispatch
+from workers.inline import InlineDeputy
 from executor.review_context import ReviewContextBuilder
 
 TUESDAY = datetime(2026, 12, 1, 10, 0, tzinfo=ZoneInfo("Europe/Berlin")).timestamp()  # Tue 1 Dec, 10:00 CET
@@ -58,25 +55,17 @@ def radicale(tmp_path_factory: pytest.TempPathFactory) -> Iterator[SandboxCalend
     server.stop()
 
 
-class Rig:
+class Rig(InlineDeputy):
     """One user's Deputy in one process: real records, guard and calendar; a scripted model."""
 
     def __init__(self, redis: Redis, decide: Decide, zone: str | None, calendar: SandboxCalendar | None = None,
                  calendar_zone: str = "Europe/Berlin") -> None:
-        self.redis, self.user = redis, next(_users)
+        self.user = next(_users)
         settings = UserSettingsStore(redis)
         if zone is not None:
             settings.save(self.user, UserSettings(timezone=zone))
         catalog = default_catalog()
-        self.goals, self.actions, self.outbox = GoalStore(redis), ActionStore(redis), Outbox(redis)
-        audit = AuditLog(redis)
-        self.model = FunctionModel(decide)
-        self.dispatch = InlineDispatch()
-        clock = lambda: TUESDAY  # noqa: E731
-        self.dispatch.runner = GoalRunner(
-            self.goals, self.actions, self.model, self.outbox, self.dispatch, catalog, clock=clock,
-            settings=settings, memory=MemoryTools(MemoryStore(redis), self.outbox, audit, clock),
-        )
+        clock = ManualClock(TUESDAY)
         runners: dict[str, Any] = {}
         if calendar is not None:
             # The calendar account says Berlin; the user's own setting decides how times are read and shown.
@@ -84,19 +73,16 @@ class Rig:
                                     password=SecretStr(calendar.password), email="demo@sandbox.deputy",
                                     timezone=calendar_zone, timeout=5)
             self.calendar = CalendarRunners(None, default=account, zone_for=lambda user: settings.get(user).timezone,
-                                            clock=lambda: datetime.fromtimestamp(TUESDAY, tz=timezone.utc))
+                                            clock=lambda: datetime.fromtimestamp(clock(), tz=timezone.utc))
             runners = self.calendar.runners()
-        self.dispatch.executor = Executor(
-            self.actions, ApprovalStore(redis), self.goals, self.outbox, audit, ApprovalSigner("k"), self.dispatch,
-            runners, ReviewContextBuilder(redis, self.goals, catalog, clock=clock), approval_ttl=3600, clock=clock,
+        super().__init__(
+            redis, FunctionModel(decide), catalog, runners, clock=clock, approval_ttl=3600,
+            contexts=ReviewContextBuilder(redis, GoalStore(redis), catalog, clock=clock), settings=settings,
+            memory=MemoryTools(MemoryStore(redis), Outbox(redis), AuditLog(redis), clock),
         )
 
     def text(self, words: str) -> Goal:
-        goal = self.goals.save(Goal(id=f"g_{self.user}", user_id=self.user, chat_id=self.user, text=words,
-                                    messages=[user_message(words)], created_at=TUESDAY, updated_at=TUESDAY))
-        self.dispatch.step(goal.id, 0)
-        self.dispatch.drain()
-        return self.goals.get(goal.id)
+        return self.start(self.user, words, goal_id=f"g_{self.user}", messages=[user_message(words)])
 
     def answer(self, words: str) -> Goal:
         """The user's reply to a question, as the bot hands it on."""
@@ -112,17 +98,13 @@ class Rig:
 
     def said(self) -> list[OutboxMessage]:
         """What Deputy sent this user, in order (answers, questions and cards)."""
-        sent = [OutboxMessage.model_validate_json(f[b"json"]) for _, f in self.redis.xrange(OUTBOX_STREAM)]
-        return [m for m in sent if m.chat_id == self.user]
+        return [m for m in self.messages() if m.chat_id == self.user]
 
     def cards(self) -> list[OutboxMessage]:
         return [m for m in self.said() if m.buttons]
 
     def action_arguments(self, operation: str) -> list[dict[str, Any]]:
-        ids = [k.decode().split(":", 2)[2] for k in self.redis.keys("deputy:action:*")]
-        records = [self.actions.get(i) for i in ids]
-        return [r.action.arguments for r in records if r and r.action.user_id == self.user
-                and r.action.operation == operation]
+        return [r.action.arguments for r in self.stored_actions(self.user) if r.action.operation == operation]
 
 
 def results(messages: list[dict[str, Any]]) -> list[str]:

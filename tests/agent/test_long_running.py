@@ -7,34 +7,18 @@ from typing import Any
 
 from redis import Redis
 
-from agent.goals import Goal, GoalStatus, GoalStore
+from agent.goals import GoalStatus, GoalStore
 from agent.model import ModelBadResponse, ModelReply
 from agent.runner import RunnerLimits
 from agent.testing import FunctionModel, goal_text, message_text, text, tool_call
 from connectors.catalog import Catalog
-from core.outbox import OUTBOX_STREAM, OutboxMessage
-from core.clock import ManualClock
-from workers.inline import InlineDeputy, InlineDispatch
+from workers.inline import InlineDeputy
 
 USER = 61
 
 
-def rig(redis: Redis, decide, clock: ManualClock, limits: RunnerLimits = RunnerLimits()):
-    model = FunctionModel(decide)
-    deputy = InlineDeputy(redis, model, Catalog(), {}, clock=clock, limits=limits)
-    return deputy.dispatch, deputy.goals, model
-
-
-def start(goals: GoalStore, dispatch: InlineDispatch, text_: str, clock: ManualClock) -> Goal:
-    goal = goals.save(Goal(id="g_main", user_id=USER, chat_id=USER, text=text_,
-                           messages=[{"role": "user", "content": text_}], created_at=clock(), updated_at=clock()))
-    dispatch.step(goal.id, 0)
-    dispatch.drain()
-    return goal
-
-
-def sent(redis: Redis) -> list[OutboxMessage]:
-    return [OutboxMessage.model_validate_json(f[b"json"]) for _, f in redis.xrange(OUTBOX_STREAM)]
+def rig(redis: Redis, decide, limits: RunnerLimits = RunnerLimits()) -> InlineDeputy:
+    return InlineDeputy(redis, FunctionModel(decide), Catalog(), {}, limits=limits)
 
 
 def first_user_text(messages: list[dict[str, Any]]) -> str:
@@ -58,21 +42,18 @@ def test_three_parts_run_as_children_and_a_failed_part_is_reported(redis: Redis)
             {"title": "Calendar", "instructions": "Check my free days"},
         ])
 
-    clock = ManualClock()
-    dispatch, goals, model = rig(redis, decide, clock)
-    start(goals, dispatch, "plan a 4-day Chicago trip", clock)
+    deputy = rig(redis, decide)
+    deputy.start(USER, "plan a 4-day Chicago trip", goal_id="g_main")
     # Children run; the failing one uses up its retries (delayed steps released by the test).
     for _ in range(5):
-        clock.now += 60
-        dispatch.release_delayed()
-        dispatch.drain()
+        deputy.tick(60)
 
-    parent = goals.get("g_main")
+    parent = deputy.goals.get("g_main")
     assert parent.status is GoalStatus.done
-    children = [goals.get(c) for c in parent.children]
+    children = [deputy.goals.get(c) for c in parent.children]
     assert [c.status for c in children] == [GoalStatus.done, GoalStatus.failed, GoalStatus.done]
     assert all(c.parent_id == "g_main" and c.depth == 1 for c in children)
-    [message] = sent(redis)  # children never message the user; the parent speaks once
+    [message] = deputy.messages()  # children never message the user; the parent speaks once
     assert "Flights: found" in message.text and "Calendar: found" in message.text
     assert "Hotel: FAILED" in message.text
 
@@ -85,9 +66,8 @@ def test_parts_cannot_split_again_beyond_the_depth_limit(redis: Redis) -> None:
         return tool_call("split_into_subgoals", parts=[{"title": "A", "instructions": "a"},
                                                        {"title": "B", "instructions": "b"}])
 
-    clock = ManualClock()
-    dispatch, goals, model = rig(redis, decide, clock)
-    start(goals, dispatch, "split forever", clock)
+    deputy = rig(redis, decide)
+    deputy.start(USER, "split forever", goal_id="g_main")
     all_goals = [k for k in redis.scan_iter("deputy:goal:g_*") if k.count(b":") == 2]
     assert len(all_goals) == 1 + 2 + 4, "the main goal, its parts, and their parts; no deeper"
     depths = sorted(GoalStore(redis).get(k.decode().split(":")[2]).depth for k in all_goals)
@@ -107,31 +87,26 @@ def test_a_monitor_stays_quiet_speaks_once_when_the_price_drops_and_makes_no_cal
             return tool_call("no_news")
         return tool_call("schedule_check", what="flights to Lisbon under 400 USD", every_minutes=60, max_checks=10)
 
-    clock = ManualClock()
-    dispatch, goals, model = rig(redis, decide, clock)
-    start(goals, dispatch, "tell me when flights to Lisbon drop below $400", clock)
-    assert goals.get("g_main").status is GoalStatus.scheduled
-    assert len(model.calls) == 1 and sent(redis) == []
+    deputy = rig(redis, decide)
+    deputy.start(USER, "tell me when flights to Lisbon drop below $400", goal_id="g_main")
+    assert deputy.goals.get("g_main").status is GoalStatus.scheduled
+    assert len(deputy.model.calls) == 1 and deputy.messages() == []
 
     # Nothing runs before the check is due, even if a duplicate job shows up early.
-    dispatch.step("g_main", goals.get("g_main").step)
-    dispatch.drain()
-    assert len(model.calls) == 1 and len(dispatch.delayed) == 1
+    deputy.dispatch.step("g_main", deputy.goals.get("g_main").step)
+    deputy.dispatch.drain()
+    assert len(deputy.model.calls) == 1 and len(deputy.dispatch.delayed) == 1
 
     for _ in range(3):
-        clock.now += 3600
-        dispatch.release_delayed()
-        dispatch.drain()
-    assert len(model.calls) == 4 and sent(redis) == [], "three quiet checks, one model call each"
+        deputy.tick(3600)
+    assert len(deputy.model.calls) == 4 and deputy.messages() == [], "three quiet checks, one model call each"
 
     price["usd"] = 379
-    clock.now += 3600
-    dispatch.release_delayed()
-    dispatch.drain()
-    [news] = sent(redis)
+    deputy.tick(3600)
+    [news] = deputy.messages()
     assert "379" in news.text and news.proactive
-    assert goals.get("g_main").status is GoalStatus.done
-    assert dispatch.delayed == []
+    assert deputy.goals.get("g_main").status is GoalStatus.done
+    assert deputy.dispatch.delayed == []
 
 
 def test_a_monitor_ends_after_its_last_check_with_one_message(redis: Redis) -> None:
@@ -140,29 +115,25 @@ def test_a_monitor_ends_after_its_last_check_with_one_message(redis: Redis) -> N
             return tool_call("no_news")
         return tool_call("schedule_check", what="the ticket price", every_minutes=1, max_checks=2)
 
-    clock = ManualClock()
-    dispatch, goals, model = rig(redis, decide, clock)
-    start(goals, dispatch, "watch the ticket price twice", clock)
+    deputy = rig(redis, decide)
+    deputy.start(USER, "watch the ticket price twice", goal_id="g_main")
     for _ in range(4):
-        clock.now += 60
-        dispatch.release_delayed()
-        dispatch.drain()
-    [ended] = sent(redis)
+        deputy.tick(60)
+    [ended] = deputy.messages()
     assert "stopped watching" in ended.text and "2 checks" in ended.text
-    assert goals.get("g_main").status is GoalStatus.done
-    assert len(model.calls) == 3
+    assert deputy.goals.get("g_main").status is GoalStatus.done
+    assert len(deputy.model.calls) == 3
 
 
 def test_a_model_that_loops_is_stopped_by_the_circuit_breaker(redis: Redis) -> None:
-    clock = ManualClock()
-    dispatch, goals, model = rig(redis, lambda m, t: tool_call("read_result", handle="r1"), clock)
-    start(goals, dispatch, "loop please", clock)
-    goal = goals.get("g_main")
+    deputy = rig(redis, lambda m, t: tool_call("read_result", handle="r1"))
+    deputy.start(USER, "loop please", goal_id="g_main")
+    goal = deputy.goals.get("g_main")
     assert goal.status is GoalStatus.paused
-    [message] = sent(redis)
+    [message] = deputy.messages()
     assert "going round in circles" in message.text
     assert [b.text for b in message.buttons[0]] == ["Continue", "Stop"]
-    assert len(model.calls) == 3
+    assert len(deputy.model.calls) == 3
 
 
 def test_prompt_size_stays_flat_over_an_eighty_step_goal(redis: Redis) -> None:
@@ -174,12 +145,11 @@ def test_prompt_size_stays_flat_over_an_eighty_step_goal(redis: Redis) -> None:
             return text("All done.")
         return tool_call("update_plan", steps=[{"title": f"Step {calls['n']}: " + "x" * 200}])
 
-    clock = ManualClock()
-    dispatch, goals, model = rig(redis, decide, clock, RunnerLimits(max_steps=200))
-    start(goals, dispatch, "a very long goal", clock)
-    sizes = [len(json.dumps(messages)) for messages, _tools in model.calls]
+    deputy = rig(redis, decide, RunnerLimits(max_steps=200))
+    deputy.start(USER, "a very long goal", goal_id="g_main")
+    sizes = [len(json.dumps(messages)) for messages, _tools in deputy.model.calls]
     assert len(sizes) == 81
     # Once the first folds have happened, the prompt stops growing: steps 60-80 cost what 40-60 did.
     assert max(sizes[60:]) <= 1.02 * max(sizes[40:60]), sizes
     assert max(sizes) < 25_000
-    assert goals.get("g_main").status is GoalStatus.done
+    assert deputy.goals.get("g_main").status is GoalStatus.done

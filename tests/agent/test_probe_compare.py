@@ -8,20 +8,13 @@ from typing import Any
 
 from redis import Redis
 
-from agent.goals import Goal, GoalStatus, GoalStore
+from agent.goals import GoalStatus
 from agent.model import ModelReply
 from agent.probes import Probe, ProbeState, compare, items_of
-from agent.runner import GoalRunner
 from agent.testing import FunctionModel, message_text, tool_call
 from connectors.default import default_catalog
-from core.outbox import OUTBOX_STREAM, Outbox, OutboxMessage
-from sentinel.stores.action_store import ActionStore
 from core.actions import ActionState
-from sentinel.stores.approvals import ApprovalSigner, ApprovalStore
-from sentinel.stores.audit import AuditLog
-from executor.executor import Executor
-from workers.inline import InlineDispatch
-from executor.review_context import ReviewContextBuilder
+from workers.inline import InlineDeputy
 
 SEARCH = """2 email(s) in INBOX match from sam, newest first:
 - INBOX/7 | Mon, 30 Nov 2026 09:00 | Sam <sam@example.org> | Lunch | unread | Friday works
@@ -93,19 +86,10 @@ def test_a_probe_the_guard_would_ask_about_is_refused_and_posts_no_card(redis: R
                          probe={"tool": "open_page", "arguments": {"url": "https://offers.example/deal"},
                                 "compare": "changed"})
 
-    dispatch, goals = InlineDispatch(), GoalStore(redis)
-    dispatch.runner = GoalRunner(goals, ActionStore(redis), FunctionModel(decide), Outbox(redis), dispatch, catalog)
-    dispatch.executor = Executor(ActionStore(redis), ApprovalStore(redis), goals, Outbox(redis), AuditLog(redis),
-                                 ApprovalSigner("k"), dispatch, {"web.open_page": lambda a, k: ran.append(a) or "x"},
-                                 ReviewContextBuilder(redis, goals, catalog), approval_ttl=60)
-    goal = goals.save(Goal(id="g_page", user_id=5, chat_id=5, text="tell me when the deal changes",
-                           messages=[{"role": "user", "content": "tell me when the deal changes"}], created_at=0,
-                           updated_at=0))
-    dispatch.step(goal.id, 0)
-    dispatch.drain()
-    sent = [OutboxMessage.model_validate_json(f[b"json"]) for _, f in redis.xrange(OUTBOX_STREAM)]
-    [message] = sent
+    deputy = InlineDeputy(redis, FunctionModel(decide), catalog, {"web.open_page": lambda a, k: ran.append(a) or "x"})
+    goal = deputy.start(5, "tell me when the deal changes", goal_id="g_page")
+    [message] = deputy.messages()
     assert message.buttons == [] and "Sentinel would need to ask you" in message.text
-    assert ran == [] and goals.get("g_page").status is GoalStatus.done and goals.get("g_page").monitor is None
-    [key] = list(redis.scan_iter("deputy:action:*"))
-    assert ActionStore(redis).get(key.decode().split(":")[-1]).state is ActionState.denied
+    assert ran == [] and goal.status is GoalStatus.done and goal.monitor is None
+    [record] = deputy.stored_actions()
+    assert record.state is ActionState.denied

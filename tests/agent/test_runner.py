@@ -11,16 +11,15 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
-from dataclasses import dataclass
 from types import SimpleNamespace
 from typing import Any
 
 import pytest
 from redis import Redis
 
-from agent.goals import Goal, GoalStatus, GoalStore
+from agent.goals import Goal, GoalStatus
 from agent.model import ModelReply, ModelUnavailable, ToolCall
-from agent.runner import GoalRunner, RunnerLimits, StepOutcome
+from agent.runner import RunnerLimits, StepOutcome
 from agent.testing import (
     FunctionModel,
     last_message,
@@ -34,11 +33,9 @@ from bot.presses import decide_press
 from bot.services import BotServices
 from core.effects import EffectClass
 from connectors.default import default_catalog
-from core.ids import new_id
-from core.outbox import OUTBOX_STREAM, Outbox, OutboxMessage
-from sentinel.stores.action_store import ActionRecord, ActionStore
+from core.clock import ManualClock
 from core.actions import ActionState
-from workers.inline import RecordingDispatch
+from workers.inline import InlineDeputy, RecordingDispatch
 
 USER, CHAT = 101, 5001
 NOW = 1_700_000_000.0
@@ -48,56 +45,27 @@ EMAIL = {"to": ["alice@example.org"], "subject": "Running late", "body": "Hi Ali
 Messages = list[dict[str, Any]]
 
 
-@dataclass
-class Deputy:
-    redis: Redis
-    goals: GoalStore
-    actions: ActionStore
-    dispatch: RecordingDispatch
-    model: FunctionModel | None = None
-
-    def runner(self, fn: Callable[[Messages, list], ModelReply], limits: RunnerLimits | None = None) -> GoalRunner:
-        limits = limits or RunnerLimits()
-        self.model = FunctionModel(fn)
-        return GoalRunner(
-            self.goals,
-            self.actions,
-            self.model,
-            Outbox(self.redis),
-            self.dispatch,
-            default_catalog(),
-            clock=lambda: NOW,
-            limits=limits,
-        )
-
-    def new_goal(self, text: str = GOAL_TEXT) -> Goal:
-        """Stored exactly as the bot stores a texted goal."""
-        return self.goals.save(
-            Goal(
-                id=new_id("g"),
-                user_id=USER,
-                chat_id=CHAT,
-                text=text,
-                messages=[{"role": "user", "content": text}],
-                created_at=NOW,
-                updated_at=NOW,
-            )
-        )
-
-    def sent(self) -> list[OutboxMessage]:
-        return [OutboxMessage.model_validate_json(f[b"json"]) for _, f in self.redis.xrange(OUTBOX_STREAM)]
-
-    def stored_actions(self) -> list[ActionRecord]:
-        ids = [k.decode().split(":", 2)[2] for k in self.redis.keys("deputy:action:*")]
-        return [self.actions.get(i) for i in ids]
-
-    def requests(self) -> list[Messages]:
-        return [messages for messages, _ in self.model.calls]
+Stepped = Callable[..., InlineDeputy]
 
 
 @pytest.fixture
-def deputy(redis: Redis) -> Deputy:
-    return Deputy(redis, GoalStore(redis), ActionStore(redis), RecordingDispatch())
+def stepped(redis: Redis) -> Stepped:
+    """Makes a Deputy with `fn` as its model whose runner the test runs one step at a time."""
+
+    def make(fn: Callable[[Messages, list], ModelReply], limits: RunnerLimits | None = None) -> InlineDeputy:
+        return InlineDeputy(redis, FunctionModel(fn), default_catalog(), {}, clock=ManualClock(NOW),
+                            dispatch=RecordingDispatch(), limits=limits or RunnerLimits())
+
+    return make
+
+
+def texted(deputy: InlineDeputy, text: str = GOAL_TEXT) -> Goal:
+    """Stored exactly as the bot stores a texted goal."""
+    return deputy.new_goal(USER, text, chat_id=CHAT)
+
+
+def requests(deputy: InlineDeputy) -> list[Messages]:
+    return [messages for messages, _ in deputy.model.calls]
 
 
 def assert_tool_calls_answered(messages: Messages) -> None:
@@ -123,21 +91,21 @@ def email_then_report(messages: Messages, tools: list) -> ModelReply:
     return tool_call("send_email", **EMAIL)
 
 
-def start_email_goal(deputy: Deputy, fn=email_then_report) -> tuple[GoalRunner, Goal]:
+def start_email_goal(stepped: Stepped, fn=email_then_report) -> tuple[InlineDeputy, Goal]:
     """Goal texted, first model turn, then the step that handles its send_email call."""
-    runner = deputy.runner(fn)
-    goal = deputy.new_goal()
-    assert runner.run_step(goal.id, 0) is StepOutcome.continued
+    deputy = stepped(fn)
+    goal = texted(deputy)
+    assert deputy.runner.run_step(goal.id, 0) is StepOutcome.continued
     assert deputy.dispatch.steps == [(goal.id, 1, 0)]
-    assert runner.run_step(goal.id, 1) is StepOutcome.acting
-    return runner, goal
+    assert deputy.runner.run_step(goal.id, 1) is StepOutcome.acting
+    return deputy, goal
 
 
 # -- an email becomes an action ---------------------------------------------------------
 
 
-def test_an_email_from_the_model_becomes_one_submitted_action(deputy: Deputy) -> None:
-    _, goal = start_email_goal(deputy)
+def test_an_email_from_the_model_becomes_one_submitted_action(stepped: Stepped) -> None:
+    deputy, goal = start_email_goal(stepped)
 
     [record] = deputy.stored_actions()
     assert record.state is ActionState.submitted
@@ -153,13 +121,14 @@ def test_an_email_from_the_model_becomes_one_submitted_action(deputy: Deputy) ->
     stored = deputy.goals.get(goal.id)
     assert stored.status is GoalStatus.acting and stored.pending_action_id == action.id
     assert deputy.dispatch.actions == [(action.id, goal.id, 1)]
-    assert deputy.sent() == [], "nothing is said to the user before the guard has seen the email"
+    assert deputy.messages() == [], "nothing is said to the user before the guard has seen the email"
     assert len(deputy.model.calls) == 1
 
 
-def test_re_running_a_step_submits_nothing_new(deputy: Deputy) -> None:
+def test_re_running_a_step_submits_nothing_new(stepped: Stepped) -> None:
     """Queues deliver at least once: a duplicate job for a done step must be harmless."""
-    runner, goal = start_email_goal(deputy)
+    deputy, goal = start_email_goal(stepped)
+    runner = deputy.runner
     [first] = deputy.stored_actions()
 
     assert runner.run_step(goal.id, 0) is StepOutcome.stale
@@ -173,29 +142,31 @@ def test_re_running_a_step_submits_nothing_new(deputy: Deputy) -> None:
     assert deputy.goals.get(goal.id).status is GoalStatus.acting
 
 
-def test_the_model_continues_with_the_action_outcome_then_replies_once(deputy: Deputy) -> None:
-    runner, goal = start_email_goal(deputy)
+def test_the_model_continues_with_the_action_outcome_then_replies_once(stepped: Stepped) -> None:
+    deputy, goal = start_email_goal(stepped)
+    runner = deputy.runner
     action_id = deputy.goals.get(goal.id).pending_action_id
     call_id = deputy.stored_actions()[0].action.tool_call_id
     outcome = "Email sent to alice@example.org."
     assert deputy.actions.transition(action_id, (ActionState.submitted,), ActionState.succeeded, outcome=outcome)
 
     assert runner.run_step(goal.id, 1) is StepOutcome.continued
-    last = last_message(deputy.requests()[-1])
+    last = last_message(requests(deputy)[-1])
     assert (last["role"], last["tool_call_id"], message_text(last)) == ("tool", call_id, outcome)
 
     assert runner.run_step(goal.id, 2) is StepOutcome.finished
-    assert [(m.chat_id, m.text) for m in deputy.sent()] == [(CHAT, f"Done: {outcome}")]
+    assert [(m.chat_id, m.text) for m in deputy.messages()] == [(CHAT, f"Done: {outcome}")]
     done = deputy.goals.get(goal.id)
     assert done.status is GoalStatus.done
     assert goal.id in deputy.dispatch.idles
     # A duplicate of the finishing step sends nothing more.
     assert runner.run_step(goal.id, 2) is StepOutcome.not_running
-    assert len(deputy.sent()) == 1
+    assert len(deputy.messages()) == 1
 
 
-def test_a_step_waits_while_the_action_is_still_pending(deputy: Deputy) -> None:
-    runner, goal = start_email_goal(deputy)
+def test_a_step_waits_while_the_action_is_still_pending(stepped: Stepped) -> None:
+    deputy, goal = start_email_goal(stepped)
+    runner = deputy.runner
     action_id = deputy.goals.get(goal.id).pending_action_id
     deputy.actions.transition(action_id, (ActionState.submitted,), ActionState.awaiting_approval)
     assert runner.run_step(goal.id, 1) is StepOutcome.waiting
@@ -207,25 +178,27 @@ def test_a_step_waits_while_the_action_is_still_pending(deputy: Deputy) -> None:
 # -- replies ----------------------------------------------------------------------------
 
 
-def test_a_question_waits_for_the_users_answer(deputy: Deputy) -> None:
-    runner = deputy.runner(lambda m, t: tool_call("reply", text="Which Alice do you mean?", expects_answer=True))
-    goal = deputy.new_goal("email Alice")
+def test_a_question_waits_for_the_users_answer(stepped: Stepped) -> None:
+    deputy = stepped(lambda m, t: tool_call("reply", text="Which Alice do you mean?", expects_answer=True))
+    runner = deputy.runner
+    goal = texted(deputy, "email Alice")
     runner.run_step(goal.id, 0)
     assert runner.run_step(goal.id, 1) is StepOutcome.finished
 
-    assert [m.text for m in deputy.sent()] == ["Which Alice do you mean?"]
+    assert [m.text for m in deputy.messages()] == ["Which Alice do you mean?"]
     assert deputy.goals.get(goal.id).status is GoalStatus.waiting_user
     assert deputy.goals.awaiting_answer(USER) == goal.id
     assert deputy.stored_actions() == []
 
 
-def test_a_reply_ends_the_turn_and_later_calls_in_it_never_run(deputy: Deputy) -> None:
-    runner = deputy.runner(lambda m, t: tool_calls(("reply", {"text": "All done."}), ("send_email", EMAIL)))
-    goal = deputy.new_goal()
+def test_a_reply_ends_the_turn_and_later_calls_in_it_never_run(stepped: Stepped) -> None:
+    deputy = stepped(lambda m, t: tool_calls(("reply", {"text": "All done."}), ("send_email", EMAIL)))
+    runner = deputy.runner
+    goal = texted(deputy)
     runner.run_step(goal.id, 0)
     assert runner.run_step(goal.id, 1) is StepOutcome.finished
 
-    assert [m.text for m in deputy.sent()] == ["All done."]
+    assert [m.text for m in deputy.messages()] == ["All done."]
     assert deputy.stored_actions() == [] and deputy.dispatch.actions == []
     stored = deputy.goals.get(goal.id)
     assert stored.status is GoalStatus.done
@@ -253,51 +226,53 @@ def _unknown_tool() -> ModelReply:
     ids=["invalid-address", "non-json", "unknown-tool"],
 )
 def test_a_malformed_tool_call_goes_back_to_the_model_as_an_error(
-    deputy: Deputy, bad_reply: Callable[[], ModelReply], explains: str
+    stepped: Stepped, bad_reply: Callable[[], ModelReply], explains: str
 ) -> None:
     bad = bad_reply()
 
     def model(messages: Messages, tools: list) -> ModelReply:
         return bad if last_message(messages)["role"] == "user" else text("Sorry, I could not do that.")
 
-    runner = deputy.runner(model)
-    goal = deputy.new_goal()
+    deputy = stepped(model)
+    runner = deputy.runner
+    goal = texted(deputy)
     runner.run_step(goal.id, 0)
     assert runner.run_step(goal.id, 1) is StepOutcome.finished
 
-    second_request = deputy.requests()[1]
+    second_request = requests(deputy)[1]
     error = last_message(second_request)
     assert error["role"] == "tool" and error["tool_call_id"] == bad.tool_calls[0].id
     assert message_text(error).startswith("Error") and explains in message_text(error)
     assert_tool_calls_answered(second_request)
     assert deputy.stored_actions() == [] and deputy.dispatch.actions == []
-    assert [m.text for m in deputy.sent()] == ["Sorry, I could not do that."]
+    assert [m.text for m in deputy.messages()] == ["Sorry, I could not do that."]
 
 
 # -- model outages and runaway models ---------------------------------------------------
 
 
-def test_a_model_outage_is_retried_later_then_reported_once(deputy: Deputy) -> None:
+def test_a_model_outage_is_retried_later_then_reported_once(stepped: Stepped) -> None:
     def down(messages: Messages, tools: list) -> ModelReply:
         raise ModelUnavailable("HTTP 503 from upstream at 10.0.0.7", "I couldn't reach the language model.")
 
-    runner = deputy.runner(down, RunnerLimits(max_model_attempts=3, retry_delays=(2.0, 8.0, 30.0)))
-    goal = deputy.new_goal()
+    deputy = stepped(down, RunnerLimits(max_model_attempts=3, retry_delays=(2.0, 8.0, 30.0)))
+    runner = deputy.runner
+    goal = texted(deputy)
 
     assert runner.run_step(goal.id, 0) is StepOutcome.retrying
     assert runner.run_step(goal.id, 0) is StepOutcome.retrying
     assert deputy.dispatch.steps == [(goal.id, 0, 2.0), (goal.id, 0, 8.0)], "retries are scheduled, not slept"
-    assert deputy.sent() == [], "a passing outage is not worth a message"
+    assert deputy.messages() == [], "a passing outage is not worth a message"
 
     assert runner.run_step(goal.id, 0) is StepOutcome.finished
-    [message] = deputy.sent()
+    [message] = deputy.messages()
     assert "/retry" in message.text and "couldn't reach the language model" in message.text
     assert "503" not in message.text and "10.0.0.7" not in message.text
     assert deputy.goals.get(goal.id).status is GoalStatus.failed
     assert len(deputy.model.calls) == 3
 
 
-def test_a_model_that_recovers_carries_on_without_bothering_the_user(deputy: Deputy) -> None:
+def test_a_model_that_recovers_carries_on_without_bothering_the_user(stepped: Stepped) -> None:
     failures = iter([ModelUnavailable("timeout", "The language model didn't answer in time.")])
 
     def flaky(messages: Messages, tools: list) -> ModelReply:
@@ -305,19 +280,20 @@ def test_a_model_that_recovers_carries_on_without_bothering_the_user(deputy: Dep
             raise failure
         return text("Done.")
 
-    runner = deputy.runner(flaky)
-    goal = deputy.new_goal("say done")
+    deputy = stepped(flaky)
+    runner = deputy.runner
+    goal = texted(deputy, "say done")
     assert runner.run_step(goal.id, 0) is StepOutcome.retrying
     assert runner.run_step(goal.id, 0) is StepOutcome.finished
-    assert [m.text for m in deputy.sent()] == ["Done."]
+    assert [m.text for m in deputy.messages()] == ["Done."]
     assert deputy.goals.get(goal.id).model_attempts == 0
 
 
-def test_a_model_that_never_finishes_is_stopped_with_a_clear_message(deputy: Deputy) -> None:
-    runner = deputy.runner(
-        lambda m, t: tool_call("update_plan", steps=[{"title": "Think about it"}]), RunnerLimits(max_steps=3)
-    )
-    goal = deputy.new_goal()
+def test_a_model_that_never_finishes_is_stopped_with_a_clear_message(stepped: Stepped) -> None:
+    deputy = stepped(lambda m, t: tool_call("update_plan", steps=[{"title": "Think about it"}]),
+                     RunnerLimits(max_steps=3))
+    runner = deputy.runner
+    goal = texted(deputy)
     outcome, step = runner.run_step(goal.id, 0), 0
     for _ in range(10):
         if outcome is StepOutcome.finished:
@@ -326,7 +302,7 @@ def test_a_model_that_never_finishes_is_stopped_with_a_clear_message(deputy: Dep
         outcome = runner.run_step(goal.id, step)
     assert outcome is StepOutcome.finished
 
-    [message] = deputy.sent()
+    [message] = deputy.messages()
     assert "3 steps" in message.text and "Continue?" in message.text
     assert [b.text for b in message.buttons[0]] == ["Continue", "Stop"]
     assert deputy.goals.get(goal.id).status is GoalStatus.paused
@@ -336,7 +312,7 @@ def test_a_model_that_never_finishes_is_stopped_with_a_clear_message(deputy: Dep
 # -- the transcript ---------------------------------------------------------------------
 
 
-def test_a_multi_call_turn_keeps_the_transcript_valid_for_openai(deputy: Deputy) -> None:
+def test_a_multi_call_turn_keeps_the_transcript_valid_for_openai(stepped: Stepped) -> None:
     """update_plan + send_email in one reply: both calls are answered, in the same turn."""
 
     def model(messages: Messages, tools: list) -> ModelReply:
@@ -344,7 +320,8 @@ def test_a_multi_call_turn_keeps_the_transcript_valid_for_openai(deputy: Deputy)
             return tool_calls(("update_plan", {"steps": [{"title": "Email Alice", "status": "doing"}]}), ("send_email", EMAIL))
         return tool_call("reply", text="Emailed Alice.")
 
-    runner, goal = start_email_goal(deputy, model)
+    deputy, goal = start_email_goal(stepped, model)
+    runner = deputy.runner
     acting = deputy.goals.get(goal.id)
     assert [s.title for s in acting.plan] == ["Email Alice"]
     [record] = deputy.stored_actions()
@@ -353,7 +330,7 @@ def test_a_multi_call_turn_keeps_the_transcript_valid_for_openai(deputy: Deputy)
     assert runner.run_step(goal.id, 1) is StepOutcome.continued
     assert runner.run_step(goal.id, 2) is StepOutcome.finished
 
-    for request in deputy.requests():
+    for request in requests(deputy):
         assert_tool_calls_answered(request)
     final = deputy.goals.get(goal.id)
     assert_tool_calls_answered(final.messages)
@@ -381,11 +358,12 @@ def send_retry_command(redis: Redis) -> list[str]:
     return message.replies
 
 
-def test_continue_after_the_step_limit_lets_the_goal_go_on(deputy: Deputy) -> None:
+def test_continue_after_the_step_limit_lets_the_goal_go_on(stepped: Stepped) -> None:
     """The budget stop asks "Continue?"; pressing Continue must buy another round of steps."""
     replies = iter([tool_call("update_plan", steps=[{"title": f"Think {i}"}]) for i in range(2)])
-    runner = deputy.runner(lambda m, t: next(replies, text("Finished after all.")), RunnerLimits(max_steps=2))
-    goal = deputy.new_goal()
+    deputy = stepped(lambda m, t: next(replies, text("Finished after all.")), RunnerLimits(max_steps=2))
+    runner = deputy.runner
+    goal = texted(deputy)
     runner.run_step(goal.id, 0)
     runner.run_step(goal.id, 1)
     assert runner.run_step(goal.id, 2) is StepOutcome.finished
@@ -398,5 +376,5 @@ def test_continue_after_the_step_limit_lets_the_goal_go_on(deputy: Deputy) -> No
     assert restarted.status is GoalStatus.running
     runner.run_step(goal.id, restarted.step)
     assert len(deputy.model.calls) == 3, "after /retry the model must be asked again"
-    assert deputy.sent()[-1].text == "Finished after all."
+    assert deputy.messages()[-1].text == "Finished after all."
     assert deputy.goals.get(goal.id).status is GoalStatus.done

@@ -9,12 +9,10 @@ next request; errors keep the inline retry semantics.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-
 import pytest
 from redis import Redis
 
-from agent.goals import Goal, GoalStatus, GoalStore
+from agent.goals import Goal, GoalStatus
 from agent.model import ModelReply, ModelUnavailable, TokenUsage
 from agent.model_requests import (
     OUTCOME,
@@ -25,13 +23,11 @@ from agent.model_requests import (
     ModelRequest,
     ModelRequests,
 )
-from agent.runner import GoalRunner, RunnerLimits, StepOutcome
+from agent.runner import RunnerLimits, StepOutcome
 from agent.testing import FunctionModel, text, tool_call
 from connectors.default import default_catalog
-from core.ids import new_id
-from core.outbox import OUTBOX_STREAM, Outbox, OutboxMessage
-from sentinel.stores.action_store import ActionStore
-from workers.inline import RecordingDispatch
+from core.clock import ManualClock
+from workers.inline import InlineDeputy, RecordingDispatch
 
 NOW = 1_700_000_000.0
 
@@ -40,22 +36,16 @@ def never_inline(messages, tools) -> ModelReply:
     raise AssertionError("with a gateway the runner never calls the model itself")
 
 
-@dataclass
-class Rig:
-    redis: Redis
-    dispatch: RecordingDispatch = field(default_factory=RecordingDispatch)
+class Rig(InlineDeputy):
+    """The runner with a gateway, run step by step: what each step hands on is recorded."""
 
-    def __post_init__(self) -> None:
-        self.goals = GoalStore(self.redis)
-        self.runner = GoalRunner(self.goals, ActionStore(self.redis), FunctionModel(never_inline), Outbox(self.redis),
-                                 self.dispatch, default_catalog(), clock=lambda: NOW,
-                                 limits=RunnerLimits(max_model_attempts=3, retry_delays=(2.0, 8.0)),
-                                 gateway=ModelRequests(self.redis))
+    dispatch: RecordingDispatch
 
-    def new_goal(self) -> Goal:
-        return self.goals.save(Goal(id=new_id("g"), user_id=1, chat_id=1, text="plan my day",
-                                    messages=[{"role": "user", "content": "plan my day"}],
-                                    created_at=NOW, updated_at=NOW))
+    def __init__(self, redis: Redis) -> None:
+        super().__init__(redis, FunctionModel(never_inline), default_catalog(), {}, clock=ManualClock(NOW),
+                         dispatch=RecordingDispatch(),
+                         limits=RunnerLimits(max_model_attempts=3, retry_delays=(2.0, 8.0)),
+                         gateway=ModelRequests(redis))
 
     def requests(self) -> list[ModelRequest]:
         return [ModelRequest.parse_trusted(f[b"request"]) for _, f in self.redis.xrange(REQUESTS_STREAM)]
@@ -68,9 +58,6 @@ class Rig:
     def reply(self, request: ModelRequest, reply: ModelReply) -> None:
         self.answer(request, ModelOutcome(request_id=request.id, kind="reply", reply=reply))
 
-    def sent(self) -> list[str]:
-        return [OutboxMessage.model_validate_json(f[b"json"]).text for _, f in self.redis.xrange(OUTBOX_STREAM)]
-
 
 @pytest.fixture
 def rig(redis: Redis) -> Rig:
@@ -78,7 +65,7 @@ def rig(redis: Redis) -> Rig:
 
 
 def test_a_step_hands_the_call_over_and_the_answer_resumes_the_goal(rig: Rig) -> None:
-    goal = rig.new_goal()
+    goal = rig.new_goal(1, "plan my day")
     assert rig.runner.run_step(goal.id, 0) is StepOutcome.waiting
     [request] = rig.requests()
     waiting = rig.goals.get(goal.id)
@@ -102,7 +89,7 @@ def test_a_step_hands_the_call_over_and_the_answer_resumes_the_goal(rig: Rig) ->
 
 
 def test_a_duplicate_job_while_the_gateway_works_does_nothing(rig: Rig) -> None:
-    goal = rig.new_goal()
+    goal = rig.new_goal(1, "plan my day")
     rig.runner.run_step(goal.id, 0)
     revision = rig.goals.get(goal.id).revision
     assert rig.runner.run_step(goal.id, 0) is StepOutcome.waiting
@@ -110,7 +97,7 @@ def test_a_duplicate_job_while_the_gateway_works_does_nothing(rig: Rig) -> None:
 
 
 def test_a_request_lost_before_it_reached_the_gateway_is_sent_again(rig: Rig) -> None:
-    goal = rig.new_goal()
+    goal = rig.new_goal(1, "plan my day")
     rig.runner.run_step(goal.id, 0)
     [lost] = rig.requests()
     rig.redis.delete(REQUESTS_STREAM, PENDING.format(lost.id))  # as if the worker died before the hand-over
@@ -120,7 +107,7 @@ def test_a_request_lost_before_it_reached_the_gateway_is_sent_again(rig: Rig) ->
 
 
 def test_an_answer_set_aside_while_paused_means_asking_again(rig: Rig) -> None:
-    goal = rig.new_goal()
+    goal = rig.new_goal(1, "plan my day")
     rig.runner.run_step(goal.id, 0)
     [request] = rig.requests()
     rig.answer(request, ModelOutcome(request_id=request.id, kind="discarded"))
@@ -129,7 +116,7 @@ def test_an_answer_set_aside_while_paused_means_asking_again(rig: Rig) -> None:
 
 
 def test_an_edit_makes_the_pending_answer_moot(rig: Rig) -> None:
-    goal = rig.new_goal()
+    goal = rig.new_goal(1, "plan my day")
     rig.runner.run_step(goal.id, 0)
     [request] = rig.requests()
 
@@ -148,7 +135,7 @@ def test_an_edit_makes_the_pending_answer_moot(rig: Rig) -> None:
 
 
 def test_model_errors_keep_the_inline_retry_semantics(rig: Rig) -> None:
-    goal = rig.new_goal()
+    goal = rig.new_goal(1, "plan my day")
     outage = ModelFailure.of(ModelUnavailable("connection refused", "I couldn't reach the language model."))
     for attempt, step in enumerate([0, 0, 0], start=1):
         rig.runner.run_step(goal.id, step)

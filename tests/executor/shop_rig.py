@@ -1,9 +1,10 @@
-"""A shopper's rig: the real runner, executor, guard and approvals inline over real Redis,
+"""A shopper's Deputy: the real runner, executor, guard and approvals inline over real Redis,
 two sandbox shops and the sandbox card issuer as real HTTP services, a scripted model."""
 
 from __future__ import annotations
 
 import re
+import time
 from typing import Any
 
 import httpx
@@ -13,6 +14,7 @@ from redis import Redis
 from agent.goals import GoalStore
 from agent.testing import FunctionModel, message_text, tool_call
 from connectors.openapi import OpenApiRunner, fetch_openapi, import_openapi
+from core.clock import ManualClock
 from deputy.operations import KNOWN_OVERRIDES, build_catalog
 from executor.issuer_client import HttpIssuerClient
 from executor.mandates import MandateSigner
@@ -66,10 +68,13 @@ class Script:
         return tool_call("reply", text="Done: " + last[:300])
 
 
-class Rig:
-    def __init__(self, redis: Redis, script: Script, clock: list[float]) -> None:
-        self.redis = redis
-        self.issuer = Issuer(mandate_key=MANDATE_KEY, clock=lambda: clock[0])
+class Rig(InlineDeputy):
+    """The issuer, the card payments and Deputy share one clock: today unless a test gives one,
+    because the sandbox shops estimate delivery from the real date."""
+
+    def __init__(self, redis: Redis, script: Script, clock: ManualClock | None = None) -> None:
+        clock = clock if clock is not None else ManualClock(time.time())
+        self.issuer = Issuer(mandate_key=MANDATE_KEY, clock=clock)
         self.servers = [SiteServer(create_app(self.issuer, "agent-key", "acquirer-key"))]
         self.issuer_url = self.servers[0].start()
         self.http = httpx.Client(timeout=10, trust_env=False)
@@ -88,22 +93,22 @@ class Rig:
         self.model = FunctionModel(script)
         payments = PaymentIssuer(PaymentTokens(redis, self.vault), redis,
                                  issuer=HttpIssuerClient(self.issuer_url, SecretStr("agent-key")), vault=self.vault,
-                                 mandates=MandateSigner(MANDATE_KEY), clock=lambda: clock[0])
+                                 mandates=MandateSigner(MANDATE_KEY), clock=clock)
         contexts = ReviewContextBuilder(redis, GoalStore(redis), catalog, rules=stored_rules(RuleStore(redis)))
-        self.deputy = InlineDeputy(redis, self.model, catalog, runners, contexts=contexts, payments=payments,
-                                   approval_ttl=3600)
+        super().__init__(redis, self.model, catalog, runners, clock=clock, contexts=contexts, payments=payments,
+                         approval_ttl=3600)
 
     def add_card(self, handle: str, number: str, expiry: str, label: str) -> None:
         self.vault.put(USER, handle, SecretStr(number), CredentialKind.card, label,
                        {"holder": "Demo User", "expiry": expiry})
 
     def buy(self) -> str:
-        return self.deputy.start(USER, "buy a 1m USB-C cable from the shop").id
+        return self.start(USER, "buy a 1m USB-C cable from the shop").id
 
     def approve_last_card(self) -> str:
-        card = self.deputy.cards()[-1]
+        card = self.cards()[-1]
         approval_id = re.search(r"ap1:([^:]+):", card.buttons[0][0].data).group(1)
-        self.deputy.press(approval_id, USER, Choice.approve)
+        self.press(approval_id, USER, Choice.approve)
         return card.text
 
     def orders(self, url: str | None = None) -> list[dict[str, Any]]:

@@ -4,7 +4,6 @@ a plain message for the user, and an audit record that holds no secret."""
 from __future__ import annotations
 
 import json
-import time
 from pathlib import Path
 
 import pytest
@@ -12,8 +11,6 @@ from egress_testkit import Rebinding, fixed, no_outside_traffic
 from pydantic import SecretStr
 from redis import Redis
 
-from agent.goals import Goal, GoalStore
-from agent.runner import GoalRunner
 from agent.testing import FunctionModel, tool_call
 from connectors.custom import CustomConnectors, UserCatalogs
 from connectors.default import default_catalog
@@ -23,18 +20,14 @@ from connectors.email.mail_runners import MailRunners
 from connectors.http import guarded_client
 from core.outbox import OUTBOX_STREAM, Outbox
 from deputy.settings import Settings
-from sentinel.stores.action_store import ActionStore
-from sentinel.stores.approvals import ApprovalSigner, ApprovalStore
 from sentinel.stores.audit import AuditLog
 from sentinel.egress.policy import EgressContext, EgressPolicy, reviewer
 from sentinel.egress.transports.sockets import EndpointGuard
 from vault import KdfCost, Scrubber, Vault
 from executor.custom_connectors import CustomConnectorService
 from deputy.egress_guards import endpoint_guard, mcp_visitor
-from executor.executor import Executor
-from workers.inline import InlineDispatch
+from workers.inline import InlineDeputy
 from core.payloads import AddConnectorJob
-from executor.review_context import ReviewContextBuilder
 
 USER = 41
 PASSWORD = "imap-app-password-do-not-leak"
@@ -51,9 +44,6 @@ def chat(redis: Redis) -> list[str]:
 
 
 def run_goal(redis: Redis, vault: Vault, guard: EndpointGuard, text: str) -> FunctionModel:
-    catalog = default_catalog()
-    dispatch = InlineDispatch()
-    goals, actions, outbox = GoalStore(redis), ActionStore(redis), Outbox(redis)
     imap = guard.for_connector("imap")
     mail = MailRunners(ImapAccounts(vault).for_user, send=lambda *a: None,  # type: ignore[arg-type,return-value]
                        session=lambda account: ImapSession(account, opener=imap.connect))
@@ -65,16 +55,9 @@ def run_goal(redis: Redis, vault: Vault, guard: EndpointGuard, text: str) -> Fun
         return tool_call("reply", text=f"I couldn't search your mail. {results[-1]['content']}")
 
     brain = FunctionModel(model)
-    dispatch.runner = GoalRunner(goals, actions, brain, outbox, dispatch, catalog)
-    dispatch.executor = Executor(
-        actions, ApprovalStore(redis), goals, outbox, AuditLog(redis), ApprovalSigner("s"), dispatch,
-        mail.runners(), ReviewContextBuilder(redis, goals, catalog), approval_ttl=60, scrubber=Scrubber([PASSWORD]),
-    )
-    now = time.time()
-    goal = goals.save(Goal(id="g_egress", user_id=USER, chat_id=USER, text=text,
-                           messages=[{"role": "user", "content": text}], created_at=now, updated_at=now))
-    dispatch.step(goal.id, 0)
-    dispatch.drain()
+    deputy = InlineDeputy(redis, brain, default_catalog(), mail.runners(),
+                          executor_options={"scrubber": Scrubber([PASSWORD])})
+    deputy.start(USER, text, goal_id="g_egress")
     return brain
 
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import time
 from collections.abc import Iterator
 from decimal import Decimal
 
@@ -20,7 +19,7 @@ from shop_rig import CARD, USER, Rig, Script
 
 @pytest.fixture
 def rig(redis: Redis) -> Iterator[Rig]:
-    made = Rig(redis, Script(), [time.time()])
+    made = Rig(redis, Script())
     made.add_card("cred:card/main", CARD, "12/30", "Everyday Visa")
     yield made
     made.stop()
@@ -37,7 +36,7 @@ def test_a_purchase_within_the_rule_is_paid_without_a_card_and_the_token_is_capp
         rig: Rig, redis: Redis) -> None:
     _rule(redis, "10", rig.shop_url)
     rig.buy()
-    assert rig.deputy.cards() == [], "no tap needed"
+    assert rig.cards() == [], "no tap needed"
     [order] = rig.orders()
     assert order["total"] == "8.99"
     [token] = rig.issuer.tokens.values()
@@ -46,7 +45,7 @@ def test_a_purchase_within_the_rule_is_paid_without_a_card_and_the_token_is_capp
     assert token.mandate["approved_by"] == "rule" and token.mandate["total"] == "8.99"
     [txn] = rig.issuer.transactions.values()
     assert txn.amount == Decimal("8.99")
-    told = [t for t in rig.deputy.sent() if t.startswith("🛒")]
+    told = [t for t in rig.sent() if t.startswith("🛒")]
     assert told and "8.99 USD" in told[0] and "under $10 at the shop" in told[0] and "USB-C" in told[0]
     events = [e.kind for e in AuditLog(redis).entries(USER)]
     assert "purchase_within_rule" in events
@@ -55,21 +54,21 @@ def test_a_purchase_within_the_rule_is_paid_without_a_card_and_the_token_is_capp
 def test_a_price_above_the_rule_asks_as_usual(rig: Rig, redis: Redis) -> None:
     _rule(redis, "5", rig.shop_url)
     rig.buy()
-    assert rig.orders() == [] and len(rig.deputy.cards()) == 1
-    assert "8.99" in rig.deputy.cards()[0].text
+    assert rig.orders() == [] and len(rig.cards()) == 1
+    assert "8.99" in rig.cards()[0].text
 
 
 def test_a_rule_for_another_shop_does_not_cover_this_one(rig: Rig, redis: Redis) -> None:
     _rule(redis, "100", rig.market_url, text="under $100 at the market")
     rig.buy()
-    assert rig.orders() == [] and len(rig.deputy.cards()) == 1
+    assert rig.orders() == [] and len(rig.cards()) == 1
 
 
 def test_a_goal_that_never_asked_to_buy_gets_a_card_even_within_the_rule(rig: Rig, redis: Redis) -> None:
     _rule(redis, "10", None, text="anything under $10")
-    rig.deputy.start(USER, "look at the 1m USB-C cable in the shop")
+    rig.start(USER, "look at the 1m USB-C cable in the shop")
     assert rig.orders() == []
-    assert len(rig.deputy.cards()) == 1
+    assert len(rig.cards()) == 1
 
 
 class PriceWatch(Script):
@@ -86,20 +85,20 @@ class PriceWatch(Script):
 
 
 def test_a_price_watch_within_a_spending_rule_buys_when_the_price_drops_and_says_so(redis: Redis) -> None:
-    rig = Rig(redis, PriceWatch(product="headphones-nc"), [time.time()])
+    rig = Rig(redis, PriceWatch(product="headphones-nc"))
     try:
         rig.add_card("cred:card/main", CARD, "12/30", "Everyday Visa")
         _rule(redis, "150", rig.shop_url, text="headphones under $150 at the shop")
         headphones = rig.shop_app[shop.SHOP].products["headphones-nc"]
-        rig.deputy.start(USER, "buy the noise-cancelling headphones when they drop below $150", goal_id="g_watch")
+        rig.start(USER, "buy the noise-cancelling headphones when they drop below $150", goal_id="g_watch")
         headphones.price = Decimal("189.00")
-        rig.deputy.tick(3600)
+        rig.tick(3600)
         assert rig.orders() == []
         headphones.price = Decimal("149.00")
-        rig.deputy.tick(3600)
-        assert rig.deputy.cards() == []
+        rig.tick(3600)
+        assert rig.cards() == []
         [order] = rig.orders()
         assert order["total"] == "149.00"
-        assert any(t.startswith("🛒 Bought 1 × ") and "149.00 USD" in t for t in rig.deputy.sent())
+        assert any(t.startswith("🛒 Bought 1 × ") and "149.00 USD" in t for t in rig.sent())
     finally:
         rig.stop()

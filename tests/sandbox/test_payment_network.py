@@ -14,6 +14,7 @@ from typing import Any
 import httpx
 import pytest
 
+from core.clock import ManualClock
 from sandbox import shop
 from sandbox.acquirer import MerchantAccount
 from sandbox.issuer import ISSUER_KEY_HEADER, Declined, Issuer, sign_mandate
@@ -22,14 +23,6 @@ from sandbox.webapp_common import SiteServer
 
 CARD = "4111111111111111"
 MANDATE_KEY = b"k" * 32
-
-
-class Clock:
-    def __init__(self) -> None:
-        self.now = 1_800_000_000.0  # January 2027
-
-    def __call__(self) -> float:
-        return self.now
 
 
 class Network:
@@ -51,7 +44,7 @@ class Network:
 
 @pytest.fixture
 def network() -> Iterator[Network]:
-    clock = Clock()
+    clock = ManualClock()  # January 2027
     issuer = Issuer(mandate_key=MANDATE_KEY, clock=clock)
     servers = [SiteServer(create_app(issuer, "agent-key", "acquirer-key"))]
     url = servers[0].start()
@@ -111,7 +104,7 @@ def test_the_issuer_refuses_a_misused_token_and_says_why(network: Network, misus
         token = network.mint(network.shops[1][0], total, "k")["token"]
     elif misuse == "expired":
         token = network.mint(merchant, total, "k", ttl=60)["token"]
-        network.clock.now += 61  # type: ignore[attr-defined]
+        network.clock.advance(61)  # type: ignore[attr-defined]
     else:
         token = network.mint(merchant, total, "k")["token"]
         assert network.agent.post(f"/api/v1/tokens/{token}/revoke").json()["status"] == "revoked"

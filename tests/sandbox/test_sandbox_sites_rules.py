@@ -5,12 +5,13 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from datetime import datetime, timedelta
+from datetime import datetime
 from typing import Any
 
 import httpx
 import pytest
 
+from core.clock import ManualClock
 from sandbox import restaurants, shop, tickets
 from sandbox.webapp_common import SiteError, SiteServer
 
@@ -19,25 +20,17 @@ FRIDAY = "2026-12-04"
 TOKEN = "ptok_" + "ab" * 16
 
 
-class Clock:
-    def __init__(self) -> None:
-        self.now = MONDAY_NOON
-
-    def __call__(self) -> datetime:
-        return self.now
+@pytest.fixture
+def clock() -> ManualClock:
+    return ManualClock(MONDAY_NOON.timestamp())
 
 
 @pytest.fixture
-def clock() -> Clock:
-    return Clock()
-
-
-@pytest.fixture
-def site(clock: Clock) -> Iterator[Any]:
+def site(clock: ManualClock) -> Iterator[Any]:
     servers: list[SiteServer] = []
 
     def start(module: Any, **options: Any) -> tuple[httpx.Client, Any]:
-        app = module.create_app(clock=clock, **options)
+        app = module.create_app(clock=lambda: datetime.fromtimestamp(clock()), **options)  # the sites' local time
         server = SiteServer(app)
         servers.append(server)
         client = httpx.Client(base_url=server.start(), follow_redirects=True, timeout=5)
@@ -83,7 +76,7 @@ def test_an_idempotency_key_reused_for_another_booking_conflicts(site: Any) -> N
     assert len([b for b in app[restaurants.BOOK].bookings if not b.startswith("TB-SEED")]) == 1
 
 
-def test_a_hold_expires_and_its_seats_come_back(site: Any, clock: Clock) -> None:
+def test_a_hold_expires_and_its_seats_come_back(site: Any, clock: ManualClock) -> None:
     http, _ = site(tickets, hold_minutes=10)
     hold = http.post("/api/holds", json={"event_id": "comedy-night", "seats": ["a1", "A2"]}).json()
     assert hold["seats"] == ["A1", "A2"] and hold["total"] == "30.00"
@@ -95,7 +88,7 @@ def test_a_hold_expires_and_its_seats_come_back(site: Any, clock: Clock) -> None
     wrong = http.post("/api/orders", json={**buy, "amount": "25"})
     assert wrong.status_code == 409 and wrong.json()["message"] == "The hold costs 30.00 USD, not 25.00 USD."
 
-    clock.now += timedelta(minutes=10)
+    clock.advance(10 * 60)
     assert http.get(f"/api/holds/{hold['hold_id']}").json()["status"] == "expired"
     late = http.post("/api/orders", json=buy)
     assert late.status_code == 409 and "expired" in late.json()["message"]
