@@ -21,7 +21,7 @@ from connectors.openapi.auth import credential_handle, read_schemes
 from connectors.openapi.building import Context, Skipped, build_operation
 from connectors.openapi.document import ApiDocument, OpenApiDocumentError
 from connectors.openapi.names import check_service_name, raw_operation_name, tool_name
-from connectors.openapi.overrides import OperationOverride, Overrides, as_override
+from connectors.overrides import OperationOverride, Overrides, as_override
 from connectors.openapi.refs import RefResolver, check_local_refs
 from vault import VaultError, validate_handle
 
