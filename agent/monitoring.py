@@ -61,7 +61,7 @@ from sentinel.stores.action_store import ActionRecord
 from core.actions import Action, ActionState
 
 if TYPE_CHECKING:
-    from agent.runner import Dispatch
+    from agent.steps import Dispatch
 
 FAILURES_BEFORE_TELLING = 3
 """Failed probes in a row before the user hears that the watch cannot look."""

@@ -26,7 +26,7 @@ from agent.tools import SplitArgs
 from sentinel.provenance import MAX_ITEM_CHARS, UntrustedItem
 
 if TYPE_CHECKING:
-    from agent.runner import Dispatch
+    from agent.steps import Dispatch
 
 MAX_DEPTH = 2
 

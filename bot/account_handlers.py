@@ -19,7 +19,7 @@ from connect.forms import FORMS
 from core.card_preferences import CardPreferences
 from core.user_settings import UserSettings, UserSettingsStore
 from memory import MemoryStore, MemoryTrust
-from vault import list_credentials
+from core.credential_index import list_credentials
 
 
 class AccountHandlers:

@@ -12,7 +12,7 @@ from core.card_expiry import months_left, parse_expiry
 from core.card_preferences import CardPreferences
 from core.confidential import Locked
 from core.receipts import ReceiptStore
-from vault import CredentialInfo, list_credentials
+from core.credential_index import CredentialInfo, list_credentials
 
 MAX_SHOPS = 3
 

@@ -15,7 +15,7 @@ from memory import MemoryStore
 from sentinel.stores.audit import AuditLog
 from sentinel.stores.rule_store import RuleStore
 from sentinel.rules import describe
-from vault import list_credentials
+from core.credential_index import list_credentials
 
 
 def export_user(redis: Redis, user_id: int, now: float) -> bytes:

@@ -22,7 +22,7 @@ from __future__ import annotations
 import re
 from itertools import islice
 
-from vault import luhn_valid
+from core.card_numbers import luhn_valid
 
 # -- card numbers ------------------------------------------------------------------------
 _DIGIT_RUN = re.compile(r"(?<![\d.,/])\d+(?:[ \-.]\d+)*")

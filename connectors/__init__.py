@@ -1,7 +1,9 @@
 """Connectors: the code that acts on outside services on the user's behalf.
 
 Each connector lives in its own subpackage (e.g. `connectors.email`) and describes
-its operations with `OperationSpec`s; the shared vocabulary is re-exported here.
+its operations with `OperationSpec`s; the shared vocabulary is re-exported here. What
+several connectors share sits beside them: `addresses` (email address checks), `overrides`
+and `marks` (how the user classifies imported operations).
 """
 
 from core.effects import (

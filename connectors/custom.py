@@ -19,8 +19,13 @@ from redis import Redis
 from connectors.catalog import Catalog
 from core.confidential import confidential_keys
 from connectors.marks import OperationMark
-from connectors.mcp import McpServerConfig, McpToolset, mcp_catalog
-from connectors.openapi import ImportedApi, import_openapi, parse_openapi
+# The modules that describe operations, not the packages, whose runners open the vault.
+from connectors.mcp.config import McpServerConfig
+from connectors.mcp.operations import mcp_catalog
+from connectors.mcp.tools import McpToolset
+from connectors.openapi.api import ImportedApi
+from connectors.openapi.document import parse_openapi
+from connectors.openapi.importer import import_openapi
 
 _KEY = "deputy:user:{}:connectors"
 MAX_CONNECTORS = 10

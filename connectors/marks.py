@@ -21,7 +21,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from core.effects import EffectClass, RiskTag
-from connectors.openapi.overrides import OperationOverride
+from connectors.overrides import OperationOverride
 
 MarkKind = Literal["read", "write", "communicate", "spend", "account", "delete", "share"]
 KINDS: tuple[MarkKind, ...] = ("read", "write", "communicate", "spend", "account", "delete", "share")

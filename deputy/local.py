@@ -27,6 +27,7 @@ import httpx
 from redis import Redis
 from redis.exceptions import RedisError
 
+from core.ports import free_port
 from deputy.local_model_server import die_with_parent, stop_process
 from deputy.settings import Settings
 
@@ -36,12 +37,6 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 _RESTART_BACKOFF = 2.0
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
 
 
 def _port_free(port: int) -> bool:

@@ -16,7 +16,7 @@ from pathlib import Path
 from redis import Redis
 from redis.sentinel import Sentinel
 
-from deputy.local import free_port
+from core.ports import free_port
 from core.redis_address import sentinel_url
 from deputy.testing import wait_for
 

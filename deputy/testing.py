@@ -22,7 +22,7 @@ from redis import Redis
 
 from core.effects import EffectClass
 from core.redis_clients import sync_client
-from deputy.local import free_port
+from core.ports import free_port
 from sentinel.stores.rule_store import RuleStore
 from sentinel.rules import RequestedVerdict, RuleScope, UserRule
 

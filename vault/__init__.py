@@ -5,7 +5,16 @@ with a key derived from `DEPUTY_VAULT_KEY`, which never goes to Redis. The agent
 (`cred:email/work`) and to approved purchases by payment token id (`ptok_...`).
 """
 
-from vault.errors import (
+from core.card_numbers import luhn_valid
+from core.credential_index import (
+    HANDLE_PATTERN,
+    CredentialInfo,
+    CredentialKind,
+    UserId,
+    list_credentials,
+    validate_handle,
+)
+from core.vault_errors import (
     CredentialNotFound,
     InvalidCredential,
     InvalidPaymentRequest,
@@ -15,19 +24,10 @@ from vault.errors import (
     VaultLocked,
 )
 from vault.sealing import KdfCost, Sealer, VaultKey, open_vault_key
-from vault.patterns import REDACTED, luhn_valid, redact_patterns
+from vault.patterns import REDACTED, redact_patterns
 from vault.payments import CardCharge, PaymentToken, PaymentTokens, normalise_merchant
 from vault.scrub import MIN_SECRET_LENGTH, Scrubber
-from vault.store import (
-    HANDLE_PATTERN,
-    CredentialInfo,
-    CredentialKind,
-    UserId,
-    Vault,
-    erase_credentials,
-    list_credentials,
-    validate_handle,
-)
+from vault.store import Vault, erase_credentials
 
 __all__ = [
     "HANDLE_PATTERN",

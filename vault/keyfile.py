@@ -32,7 +32,7 @@ from keyring.errors import PasswordDeleteError
 from keyrings.cryptfile.cryptfile import CryptFileKeyring
 from keyrings.cryptfile.escape import escape
 
-from vault.errors import VaultCorrupted, VaultLocked
+from core.vault_errors import VaultCorrupted, VaultLocked
 from vault.sealing import KdfCost
 
 _SETTINGS = escape("keyring-setting")

@@ -15,10 +15,11 @@ from typing import Protocol
 from pydantic import SecretStr
 from redis import Redis
 
-from vault.errors import VaultError, VaultLocked
+from core.credential_index import list_credentials
+from core.vault_errors import VaultError, VaultLocked
 from vault.keyfile import KeyFile
 from vault.sealing import VaultKey, open_vault_key
-from vault.store import Vault, list_credentials
+from vault.store import Vault
 
 log = logging.getLogger(__name__)
 

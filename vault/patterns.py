@@ -11,6 +11,8 @@ import base64
 import binascii
 import re
 
+from core.card_numbers import looks_like_card
+
 REDACTED = "[redacted]"
 
 _NOT_REDACTED = r"(?!\[redacted\])"
@@ -62,25 +64,6 @@ _KEY_VALUE = re.compile(
     rf"(?:\"(?P<dq>{_NOT_REDACTED}(?:[^\"\\\n]|\\.)+)\"|'(?P<sq>{_NOT_REDACTED}(?:[^'\\\n]|\\.)+)'"
     rf"|(?P<bare>{_NOT_REDACTED}[^\s&,;\"'<>{{}}\[\]()]+))"
 )
-
-
-def luhn_valid(digits: str) -> bool:
-    """True when the digit string passes the Luhn checksum used by payment cards."""
-    total = 0
-    for index, char in enumerate(reversed(digits)):
-        value = ord(char) - 48
-        if index % 2:
-            value *= 2
-            if value > 9:
-                value -= 9
-        total += value
-    return total % 10 == 0
-
-
-def looks_like_card(text: str) -> bool:
-    """True for a 13-19 digit string (spaces/dashes allowed) that passes Luhn."""
-    digits = text.replace(" ", "").replace("-", "")
-    return 13 <= len(digits) <= 19 and digits.isascii() and digits.isdigit() and luhn_valid(digits)
 
 
 def _card(match: re.Match[str]) -> str:

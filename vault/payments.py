@@ -20,13 +20,14 @@ from typing import Callable
 from pydantic import BaseModel, ConfigDict, SecretStr
 from redis import Redis
 
-from vault.errors import (
+from core.credential_index import CredentialKind, UserId
+from core.vault_errors import (
     CredentialNotFound,
     InvalidPaymentRequest,
     PaymentRefused,
     VaultCorrupted,
 )
-from vault.store import CredentialKind, UserId, Vault
+from vault.store import Vault
 from core.erasure import Owned, delete_keys
 
 _TOKEN = "deputy:ptok:{}"

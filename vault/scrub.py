@@ -16,7 +16,8 @@ from urllib.parse import quote, quote_plus
 
 from pydantic import SecretStr
 
-from vault.patterns import REDACTED, looks_like_card, redact_patterns
+from core.card_numbers import looks_like_card
+from vault.patterns import REDACTED, redact_patterns
 
 MIN_SECRET_LENGTH = 4
 """Shorter secrets are only redacted where they are a whole structured value: as free text

@@ -1,5 +1,7 @@
 """Per-user credentials: secrets sealed in Redis under the vault key, a non-secret index beside them.
 
+The index's records and its reader, which needs no vault key, are in `core.credential_index`.
+
 Only the executor and the connect page open a `Vault` (only they hold `DEPUTY_VAULT_KEY`);
 Redis sees AES-GCM ciphertexts, each bound to its user and handle. The agent knows handles such as `cred:email/work` and
 what `list` shows (kind, label, public fields like a username or the card's last four
@@ -11,70 +13,35 @@ from __future__ import annotations
 
 import re
 import time
-from enum import Enum
 from typing import Callable
 
-from pydantic import BaseModel, ConfigDict, SecretStr
+from pydantic import SecretStr
 from redis import Redis
 
+from core.card_numbers import luhn_valid
 from core.confidential import confidential_keys
 from core.confidential.sealing import is_sealed
-from vault.errors import CredentialNotFound, InvalidCredential
+from core.credential_index import (
+    CredentialInfo,
+    CredentialKind,
+    UserId,
+    checked_user,
+    confidential_id,
+    index_key,
+    list_credentials,
+    opened_index,
+    validate_handle,
+)
+from core.vault_errors import CredentialNotFound, InvalidCredential
 from vault.sealing import KdfCost, VaultKey, open_vault_key
-from vault.patterns import luhn_valid
 
-UserId = int | str
-
-HANDLE_PATTERN = re.compile(r"cred:[a-z0-9][a-z0-9._-]{0,31}/[a-z0-9][a-z0-9._-]{0,63}")
-_USER_ID = re.compile(r"[A-Za-z0-9_-]{1,64}")
 _PUBLIC_KEY = re.compile(r"[a-z][a-z0-9_]{0,31}")
 # Public fields are shown to the agent; names that usually hold secrets are refused so a
 # caller cannot leak one by putting it in the wrong place.
 _SECRET_FIELD_NAMES = {"password", "passwd", "pwd", "secret", "token", "apikey", "key", "pin", "cvv", "cvc",
                        "number", "cardnumber", "pan", "privatekey", "accesstoken", "refreshtoken"}
 _MAX_SECRET = 16 * 1024
-_INDEX = "deputy:vault:{}"
 _SECRETS = "deputy:vault:{}:secrets"
-
-
-class CredentialKind(str, Enum):
-    """What a stored secret is; the executor uses it to decide how to present it."""
-
-    password = "password"
-    api_key = "api_key"
-    token = "token"
-    card = "card"
-    """The secret is the card number (digits only); `public` holds `last4` and e.g. expiry."""
-
-
-class CredentialInfo(BaseModel):
-    """What may be known about a credential without opening it: never the secret."""
-
-    model_config = ConfigDict(frozen=True)
-
-    schema_version: int = 1
-    handle: str
-    kind: CredentialKind
-    label: str
-    created_at: float
-    public: dict[str, str] = {}
-
-
-def validate_handle(handle: str) -> str:
-    """Return `handle` if it looks like `cred:<service>/<name>`, else raise InvalidCredential."""
-    if not isinstance(handle, str) or not HANDLE_PATTERN.fullmatch(handle):
-        # Never echo the rejected value: it may be a secret passed where a handle belonged.
-        raise InvalidCredential(
-            "A credential handle must look like cred:service/name (lowercase letters, digits, '.', '_', '-')."
-        )
-    return handle
-
-
-def _user(user_id: UserId) -> str:
-    text = str(user_id)
-    if not _USER_ID.fullmatch(text):
-        raise InvalidCredential("The user id is not valid for the vault.")
-    return text
 
 
 def _context(user: str, handle: str) -> str:
@@ -126,7 +93,7 @@ class Vault:
         public: dict[str, str] | None = None,
     ) -> CredentialInfo:
         """Store (or replace) the secret behind `handle` for this user and index it."""
-        user = _user(user_id)
+        user = checked_user(user_id)
         handle = validate_handle(handle)
         try:
             kind = CredentialKind(kind)
@@ -144,7 +111,7 @@ class Vault:
             raise InvalidCredential("A credential needs a label of 1 to 100 characters.")
         self._check_public(fields, value, label)
         info = CredentialInfo(handle=handle, kind=kind, label=label, created_at=self._clock(), public=fields)
-        owner = _confidential_id(user)
+        owner = confidential_id(user)
         layered = self._keys.seal_bytes(owner, value.encode()) if owner is not None else value.encode()
         index = self._keys.seal_text(owner, info.model_dump_json()) if owner is not None else info.model_dump_json()
         sealed = self._sealer.seal(layered, _context(user, handle))
@@ -152,31 +119,31 @@ class Vault:
         # cannot leave the index describing a different secret than the one stored.
         with self._redis.pipeline(transaction=True) as pipe:
             pipe.hset(_SECRETS.format(user), handle, sealed)
-            pipe.hset(_INDEX.format(user), handle, index)
+            pipe.hset(index_key(user), handle, index)
             pipe.execute()
         return info
 
     def get(self, user_id: UserId, handle: str) -> SecretStr:
         """The secret behind `handle` for this user; `CredentialNotFound` when there is none."""
-        user = _user(user_id)
+        user = checked_user(user_id)
         handle = validate_handle(handle)
         sealed = self._redis.hget(_SECRETS.format(user), handle)
         if sealed is None:
             raise CredentialNotFound(f"No credential {handle} is stored for you.")
         value = self._sealer.open(sealed, _context(user, handle))
-        owner = _confidential_id(user)
+        owner = confidential_id(user)
         if owner is not None and is_sealed(value):
             value = self._keys.open_bytes(owner, value)  # `Locked` while the user is locked
         return SecretStr(value.decode())
 
     def info(self, user_id: UserId, handle: str) -> CredentialInfo:
         """The indexed, non-secret description of `handle` (no decryption)."""
-        user = _user(user_id)
+        user = checked_user(user_id)
         handle = validate_handle(handle)
-        raw = self._redis.hget(_INDEX.format(user), handle)
+        raw = self._redis.hget(index_key(user), handle)
         if raw is None:
             raise CredentialNotFound(f"No credential {handle} is stored for you.")
-        return CredentialInfo.model_validate_json(_opened_index(self._redis, user, raw))
+        return CredentialInfo.model_validate_json(opened_index(self._redis, user, raw))
 
     def list(self, user_id: UserId) -> list[CredentialInfo]:
         """Every credential of the user, by handle, without secret values."""
@@ -184,11 +151,11 @@ class Vault:
 
     def delete(self, user_id: UserId, handle: str) -> None:
         """Forget one credential; `CredentialNotFound` when there was none."""
-        user = _user(user_id)
+        user = checked_user(user_id)
         handle = validate_handle(handle)
         with self._redis.pipeline(transaction=True) as pipe:
             pipe.hdel(_SECRETS.format(user), handle)
-            pipe.hdel(_INDEX.format(user), handle)
+            pipe.hdel(index_key(user), handle)
             removed, indexed = pipe.execute()
         if not (removed or indexed):
             raise CredentialNotFound(f"No credential {handle} is stored for you.")
@@ -208,7 +175,7 @@ class Vault:
 
     def import_secret(self, user_id: UserId, handle: str, value: str) -> None:
         """Store a secret whose index line already exists (moving an old vault file into Redis)."""
-        user = _user(user_id)
+        user = checked_user(user_id)
         handle = validate_handle(handle)
         self._redis.hset(_SECRETS.format(user), handle, self._sealer.seal(value.encode(), _context(user, handle)))
 
@@ -228,27 +195,7 @@ class Vault:
             raise InvalidCredential("The label or a public field contains the secret itself.")
 
 
-def list_credentials(redis: Redis, user_id: UserId) -> list[CredentialInfo]:
-    """What a user has connected (no secrets), readable without the vault key."""
-    user = _user(user_id)
-    raw = redis.hgetall(_INDEX.format(user))
-    return sorted((CredentialInfo.model_validate_json(_opened_index(redis, user, v)) for v in raw.values()),
-                  key=lambda i: i.handle)
-
-
-def _confidential_id(user: str) -> int | None:
-    """The user's id as confidential keys know it (numeric ids only; others are never confidential)."""
-    return int(user) if user.lstrip("-").isdigit() else None
-
-
-def _opened_index(redis: Redis, user: str, raw: bytes) -> bytes:
-    owner = _confidential_id(user)
-    if owner is None or not is_sealed(raw):
-        return raw
-    return confidential_keys(redis).open_bytes(owner, raw)  # `Locked` while the user is locked
-
-
 def erase_credentials(redis: Redis, user_id: UserId) -> int:
     """Delete every vault key of the user (sealed secrets and index); needs no vault key."""
-    user = _user(user_id)
-    return redis.delete(_INDEX.format(user), _SECRETS.format(user))
+    user = checked_user(user_id)
+    return redis.delete(index_key(user), _SECRETS.format(user))

@@ -17,7 +17,7 @@ from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Fie
 
 from connectors.calendar.ids import BadEventId, parse_event_id
 from connectors.calendar.timezones import TimeProblem, localize, parse_moment, zone_named
-from connectors.email.addresses import normalize_address
+from connectors.addresses import normalize_address
 
 MAX_LIST_DAYS = 92
 MAX_FREE_BUSY_DAYS = 31

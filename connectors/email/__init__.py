@@ -1,7 +1,7 @@
 """The email connector: send plain-text email over SMTP after the user approves."""
 
 from core.effects import EffectClass, OperationSpec
-from connectors.email.addresses import normalize_address
+from connectors.addresses import normalize_address
 from connectors.email.smtp import (
     MAX_BODY_BYTES,
     MAX_RECIPIENTS,

@@ -15,7 +15,7 @@ from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Fie
 
 from core.effects import EffectClass, OperationSpec
 from connectors.catalog import Operation
-from connectors.email.addresses import normalize_address
+from connectors.addresses import normalize_address
 from connectors.email.imap_protocol import MessageRef, check_folder_name
 from connectors.email.smtp import MAX_BODY_BYTES, MAX_RECIPIENTS, OutgoingEmail
 

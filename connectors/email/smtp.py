@@ -34,7 +34,7 @@ from core.effects import (
     ConnectorRejected,
     ConnectorUnavailable,
 )
-from connectors.email.addresses import check_header_text, normalize_address
+from connectors.addresses import check_header_text, normalize_address
 from connectors.email.sockets import OpenedSMTP, OpenedSMTP_SSL, SocketOpener, direct_connection
 from connectors.progress import report
 

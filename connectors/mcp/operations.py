@@ -30,7 +30,7 @@ from pydantic import BaseModel
 from core.effects import EffectClass, OperationSpec, RiskTag
 from connectors.catalog import Catalog, Operation
 from connectors.marks import OperationMark
-from connectors.openapi.overrides import read_amount
+from connectors.overrides import read_amount
 from connectors.mcp.schema import arguments_model, model_schema
 from connectors.mcp.tools import McpTool, McpToolset
 

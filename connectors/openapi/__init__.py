@@ -21,7 +21,7 @@ from connectors.openapi.document import (
     parse_openapi,
 )
 from connectors.openapi.importer import MAX_OPERATIONS, import_openapi
-from connectors.openapi.overrides import OperationOverride, Overrides
+from connectors.overrides import OperationOverride, Overrides
 from connectors.openapi.runner import MAX_RESPONSE_BYTES, OpenApiRunner
 
 __all__ = [

@@ -17,7 +17,8 @@ from typing import Any, Literal, Protocol
 from pydantic import SecretStr
 
 from core.effects import ConnectorAuthError, ConnectorError
-from vault import CredentialInfo, CredentialNotFound, UserId, VaultError
+from core.credential_index import CredentialInfo, UserId
+from core.vault_errors import CredentialNotFound, VaultError
 
 AuthKind = Literal["api_key", "bearer", "basic"]
 Location = Literal["header", "query", "cookie"]

@@ -20,7 +20,7 @@ from connectors.http.text import media_type
 from connectors.openapi.api import CONNECTOR, ApiCall, ApiParameter
 from connectors.openapi.arguments import ApiArguments, Check, arguments_model
 from connectors.openapi.auth import AuthPlan, AuthScheme, plan_auth
-from connectors.openapi.overrides import OperationOverride, amount_problem, read_amount
+from connectors.overrides import OperationOverride, amount_problem, read_amount
 from connectors.openapi.refs import RefResolver
 from connectors.openapi.request import SAFE_METHODS, scalar, target_url
 from connectors.openapi.schemas import model_view, request_schema

@@ -21,9 +21,10 @@ from connectors.openapi.auth import credential_handle, read_schemes
 from connectors.openapi.building import Context, Skipped, build_operation
 from connectors.openapi.document import ApiDocument, OpenApiDocumentError
 from connectors.openapi.names import check_service_name, raw_operation_name, tool_name
-from connectors.openapi.overrides import OperationOverride, Overrides, as_override
+from connectors.overrides import OperationOverride, Overrides, as_override
 from connectors.openapi.refs import RefResolver, check_local_refs
-from vault import VaultError, validate_handle
+from core.credential_index import validate_handle
+from core.vault_errors import VaultError
 
 MAX_OPERATIONS = 100
 """Most operations one connector may bring; each is a tool the model must read about."""

@@ -20,6 +20,8 @@ from importlib import resources
 
 from pydantic import BaseModel
 
+from sentinel.detectors.chunks import chunk_text
+
 PAYLOAD_MARK = "<<PAYLOAD>>"
 
 
@@ -128,8 +130,6 @@ def samples(label: Label | None = None, split: Split | None = None) -> list[Samp
 
 def train_exemplars() -> tuple[list[str], list[str]]:
     """Attack payloads and benign chunks from the train split only (for honest evaluation)."""
-    from sentinel.detectors.embedding import chunk_text
-
     attacks = [s.payload for s in samples(Label.attack, Split.train)]
     benign = [c.text for s in samples(Label.benign, Split.train) for c in chunk_text(s.text)]
     return attacks, benign
@@ -138,7 +138,6 @@ def train_exemplars() -> tuple[list[str], list[str]]:
 def default_exemplars() -> tuple[list[str], list[str]]:
     """What a deployed embedding detector compares with: every labelled sample plus the
     hand-written exemplars (measured numbers use `train_exemplars` instead)."""
-    from sentinel.detectors.embedding import chunk_text
     from sentinel.detectors.exemplars import ATTACK_EXEMPLARS, BENIGN_EXEMPLARS
 
     attacks = list(ATTACK_EXEMPLARS) + [s.payload for s in samples(Label.attack)]

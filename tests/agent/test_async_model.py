@@ -15,7 +15,7 @@ import pytest
 from agent.async_model import HttpChatModel, ModelRateLimited
 from agent.model import ModelBadResponse, ModelError, ModelReply, ModelRequestRejected, ModelUnavailable
 from agent.testing import ScriptedModelServer, ScriptedResponse, text, tool_call
-from deputy.local import free_port
+from core.ports import free_port
 
 MESSAGES = [{"role": "user", "content": "book a table"}]
 TOOLS = [{"type": "function", "function": {"name": "book", "parameters": {"type": "object", "properties": {}}}}]

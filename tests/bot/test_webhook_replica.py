@@ -24,7 +24,7 @@ from bot.app import build_application
 from bot.services import BotServices
 from bot.update_claims import UpdateClaims, Verdict
 from bot.webhook import SECRET_HEADER, WebhookConfig, WebhookReplica
-from deputy.local import free_port
+from core.ports import free_port
 from deputy.testing import RedisServer
 from emulator import EMULATOR_KEY, Emulator, bound_port, serve
 

@@ -8,7 +8,7 @@ import pytest
 from tests_support import email_script
 
 from agent.testing import ChatRequest, ScriptedModelServer, ScriptedResponse
-from deputy.local import free_port
+from core.ports import free_port
 from deputy.testing import DeputyStack, RedisServer
 
 FAST_RETRIES = {"DEPUTY_MODEL_RETRY_DELAYS": "0.2,0.2"}

@@ -13,7 +13,7 @@ from aiohttp import web
 
 from agent.model import ModelReply
 from agent.testing import ChatRequest, message_text, tool_call
-from deputy.local import free_port
+from core.ports import free_port
 from deputy.testing import DeputyStack
 from sandbox.mcp_demo import DemoMcpHttpServer
 

@@ -31,7 +31,7 @@ from agent.testing import (
     text,
     tool_call,
 )
-from deputy.local import free_port
+from core.ports import free_port
 from deputy.testing import DeputyStack, RedisServer, wait_for
 from sandbox.mail import LocalMailServer
 from sentinel.stores.rule_store import RuleStore

@@ -25,7 +25,7 @@ from agent.goals import GoalStore
 from agent.testing import ScriptedModelServer
 from bot import texts
 from bot.webhook import SECRET_HEADER
-from deputy.local import free_port
+from core.ports import free_port
 from deputy.settings import Settings
 from deputy.testing import DeputyStack, RedisServer, wait_for
 from sandbox.mail import LocalMailServer

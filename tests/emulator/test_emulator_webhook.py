@@ -14,7 +14,7 @@ from telegram import Update
 from telegram.error import Conflict
 from telegram.ext import ApplicationBuilder
 
-from deputy.local import free_port
+from core.ports import free_port
 from emulator import Emulator, bound_port, create_app, serve
 from emulator.webhook import SECRET_HEADER, Backoff
 

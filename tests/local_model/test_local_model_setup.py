@@ -16,7 +16,8 @@ import httpx
 import jinja2
 import pytest
 
-from deputy.local import _start_brain, free_port
+from core.ports import free_port
+from deputy.local import _start_brain
 from deputy.local_model import LocalModelError, ensure_local_model
 from deputy.local_model_build import _percent, cmake_flags, runtime_dir
 from deputy.local_model_server import CHAT_TEMPLATE, ServerError, server_command, start_server, stop_process

@@ -20,7 +20,7 @@ from core.effects import (
     EffectClass,
 )
 from connectors.mcp import McpConnector, McpServerConfig, McpToolset, mcp_operations, static_servers
-from deputy.local import free_port
+from core.ports import free_port
 from sandbox.mcp_demo import DemoMcpHttpServer
 from vault import KdfCost, Vault
 

@@ -3,6 +3,9 @@
 Every message is built from values we chose or validated (handles that matched the
 handle pattern, amounts, currency codes); a value that failed validation is never echoed,
 because a caller may have passed a secret where a handle belonged.
+
+They live in `core`, not in `vault`, because code that never opens the vault raises and
+catches them too: reading the credential index, checking a handle.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Strict validation of email addresses and header text for outgoing mail.
+"""Strict validation of email addresses and header text: mail recipients, calendar attendees.
 
 Deliberately narrower than RFC 5322: a bare ASCII `local@domain.tld`, no display
 names, comments or quoted local parts. An agent that sends mail should not be able

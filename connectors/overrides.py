@@ -1,4 +1,4 @@
-"""What the user says about imported operations that the document can't: what they cost.
+"""What the user says about imported operations (OpenAPI or MCP) that the service can't: what they cost.
 
 By default GET and HEAD are reads, DELETE is a write tagged `delete`, and every other
 method is `communicate` (the method can't show that nobody is spoken to). The user may mark an operation otherwise, e.g. a booking POST as `spend` with
