@@ -109,7 +109,7 @@ def goal_shape(text: str) -> Shape | None:
     if not head:
         return None
     if _CALENDAR_ADD.match(head) and _CALENDAR_ADD_OBJECT.search(head) and not _URL.search(_ADDRESS.sub(" ", head)):
-        return _shape("add event", "create_event schedule_meeting")  # before "weekly": a repeating event
+        return _adding_event(head)  # before "weekly": a repeating event is an event
     if _WATCH.search(whole):
         return _shape("watch", "schedule_check")
     if _FORGET.match(head):
@@ -133,10 +133,18 @@ def goal_shape(text: str) -> Shape | None:
     if _CALENDAR_CHANGE.match(head) and _EVENT_NOUN.search(head):
         return _shape("change event", "list_events move_event cancel_event")
     if _CALENDAR_ADD.match(head) and (_CALENDAR_NOUN.search(head) or _TIME_WORDS.search(head)):
-        return _shape("add event", "create_event schedule_meeting")
+        return _adding_event(head)
     if _WEB_SEARCH.match(head) and not _MAIL_NOUN.search(head) and not _CALENDAR_NOUN.search(head):
         return _shape("web search", "search_web")
     return None
+
+
+def _adding_event(head: str) -> Shape:
+    """An event for the user's calendar; an invitation only when the goal says whom to invite ("lunch with
+    Sam" is an entry in the user's own calendar: Sam's address is nowhere to be found)."""
+    if _ADDRESS.search(head) or re.match(r"^invite\b", head, re.IGNORECASE):
+        return _shape("add a meeting", "schedule_meeting create_event")
+    return _shape("add event", "create_event")
 
 
 def _writes_to_someone(head: str) -> bool:

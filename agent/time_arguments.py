@@ -53,6 +53,9 @@ def resolve_arguments(
             return spanned
     if not allow_past:
         arguments = _users_time_wins(operation, arguments, now, zone, user_words)
+        if isinstance(arguments.get("duration_minutes"), (int, float)) and arguments["duration_minutes"] <= 0:
+            # A length of no minutes (a small model's filler) is no length: the calendar's default applies.
+            arguments.pop("duration_minutes")
     first_day: date | None = None
     times: list[Resolved] = []
     for name in operation.time_arguments:

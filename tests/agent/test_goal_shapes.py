@@ -37,7 +37,8 @@ from agent.goal_shapes import first_clause, first_step_tools
         ("Delete the 'gym' event on Saturday", {"list_events", "move_event", "cancel_event"}),
         ("Set up a weekly 1:1 with maria@example.com on Mondays at 10", {"create_event", "schedule_meeting"}),
         ("Invite tom@example.com to a call on Monday at 3pm", {"create_event", "schedule_meeting"}),
-        ("pencil in a haircut on Thursday at 5pm", {"create_event", "schedule_meeting"}),
+        ("pencil in a haircut on Thursday at 5pm", {"create_event"}),
+        ("Put lunch with Sam on my calendar on Friday at noon", {"create_event"}),
         # Pages and the web.
         ("Go to https://shop.example and buy the blue mug", {"open_page"}),
         ("What does example.com say about pricing?", {"open_page"}),

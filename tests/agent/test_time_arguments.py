@@ -140,3 +140,13 @@ def test_an_end_written_as_the_start_itself_gives_the_default_length_not_a_refus
                    words=["Add a dentist appointment to my calendar on 3 December 2026 at 9:00"])
     assert result.arguments["start"] == "2026-12-03T09:00+01:00" and "end" not in result.arguments
     CREATE_EVENT.validate(result.arguments)
+
+
+def test_a_length_of_no_minutes_gives_the_default_length_not_a_refusal():
+    result = timed(CREATE_EVENT, {"title": "Yoga", "start": "2026-12-08T07:30", "duration_minutes": 0},
+                   words=["Add yoga next Tuesday at 7:30 in the morning"])
+    assert "duration_minutes" not in result.arguments
+    CREATE_EVENT.validate(result.arguments)
+    kept = timed(CREATE_EVENT, {"title": "Yoga", "start": "2026-12-08T07:30", "duration_minutes": 45},
+                 words=["Add yoga next Tuesday at 7:30 for 45 minutes"])
+    assert kept.arguments["duration_minutes"] == 45

@@ -194,7 +194,7 @@ def test_selection_keeps_the_tool_a_goal_needs(goal: str, expected: str) -> None
     ("goal", "expected"),
     [
         ("email alice@example.org that I'm running late", {"send_email"}),
-        ("put lunch with Sam on my calendar tomorrow at noon", {"create_event", "schedule_meeting"}),
+        ("put lunch with Sam on my calendar tomorrow at noon", {"create_event"}),
         ("open https://example.com/menu and tell me what is on it", {"open_page"}),
         ("did Bob reply to my email about the invoice?", {"search_email"}),
         ("search the web for the opening hours of the Louvre", {"search_web"}),
