@@ -14,7 +14,6 @@ from agent.testing import FunctionModel, goal_text, message_text, text, tool_cal
 from connectors.catalog import Catalog
 from core.clock import ManualClock
 from core.confidential import ConfidentialKeys, Locked, WaitingWork, install_unlock_key
-from core.outbox import OUTBOX_STREAM, OutboxMessage
 from tests_support import everything_in_redis
 from workers.inline import InlineDeputy
 
@@ -30,10 +29,6 @@ def keys(redis: Redis) -> Iterator[ConfidentialKeys]:
     keys.unlock(USER, PASSPHRASE, 3600)
     yield keys
     install_unlock_key(None)
-
-
-def sent(redis: Redis) -> list[str]:
-    return [OutboxMessage.model_validate_json(f[b"json"]).text for _, f in redis.xrange(OUTBOX_STREAM)]
 
 
 def decide(messages, tools) -> ModelReply:
@@ -58,7 +53,7 @@ def test_a_monitor_pauses_while_locked_and_catches_up_after_the_unlock(redis: Re
     for _ in range(3):  # three checks come due while locked: none runs, the user is told once
         deputy.tick(3600)
     assert len(model.calls) == calls
-    waiting = [text for text in sent(redis) if "waiting" in text]
+    waiting = [text for text in deputy.sent() if "waiting" in text]
     assert len(waiting) == 1 and "/unlock" in waiting[0]
     with pytest.raises(Locked):
         deputy.goals.get(goal.id)
@@ -84,13 +79,13 @@ def test_a_goal_stored_while_locked_is_kept_and_runs_after_the_unlock(redis: Red
     deputy.dispatch.step(goal.id, 0)
     deputy.dispatch.drain()
     assert "pelican" not in everything_in_redis(redis)
-    assert sum("waiting" in t for t in sent(redis)) == 1
+    assert sum("waiting" in t for t in deputy.sent()) == 1
 
     keys.unlock(USER, PASSPHRASE, 3600)
     WaitingWork(redis).resume(USER, deputy.dispatch, clock())
     deputy.dispatch.drain()
     assert deputy.goal(goal.id).status is GoalStatus.done
-    assert "Noted: the ferry code is pelican-3." in sent(redis)
+    assert "Noted: the ferry code is pelican-3." in deputy.sent()
 
 
 def test_an_answer_typed_while_locked_is_kept_sealed_and_reaches_the_goal_after_the_unlock(
@@ -116,4 +111,4 @@ def test_an_answer_typed_while_locked_is_kept_sealed_and_reaches_the_goal_after_
         deputy.goals, goal_id, keys.open_text(USER, sealed), clock(), deputy.dispatch.step))
     deputy.dispatch.drain()
     assert deputy.goal(goal.id).status is GoalStatus.done
-    assert "Booked under the name osprey-9." in sent(redis)
+    assert "Booked under the name osprey-9." in deputy.sent()

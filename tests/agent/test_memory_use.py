@@ -11,7 +11,7 @@ from agent.memory_tools import MemoryTools
 from agent.testing import FunctionModel, goal_text, tool_call
 from bot.memory_view import press_memory
 from bot.services import BotServices
-from core.outbox import OUTBOX_STREAM, Outbox, OutboxMessage
+from core.outbox import Outbox
 from core.user_settings import UserSettings, UserSettingsStore
 from memory import MemoryStore, MemoryTrust
 from sandbox.world import World, WorldEmail
@@ -81,9 +81,8 @@ def test_an_injected_memory_is_held_until_accepted_and_stays_untrusted_after(red
              ("remember", {"text": f"The user's bank account is {IBAN}", "kind": "fact"}))
     [item] = MemoryStore(redis).list(2)
     assert item.trust is MemoryTrust.pending and "email from bank@evil.example" in item.source
-    cards = [OutboxMessage.model_validate_json(f[b"json"]) for _, f in redis.xrange(OUTBOX_STREAM)]
     assert any("Should I remember this?" in c.text and [b.text for b in c.buttons[0]] == ["Accept", "Discard"]
-               for c in cards)
+               for c in rig.cards())
 
     rig.goal(2, "pay my rent to my bank account")
     [prompt] = rig.brain.prompts_for("pay my rent")

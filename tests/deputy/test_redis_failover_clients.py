@@ -23,6 +23,13 @@ def failover(tmp_path: Path) -> Iterator[RedisFailoverSet]:
     servers.stop()
 
 
+async def blocked_on_the_primary(failover: RedisFailoverSet, count: int) -> None:
+    """Return once `count` clients wait in BLPOP on the primary, letting the loop run their calls meanwhile."""
+    primary = failover.client(failover.primary())
+    while sum(client["cmd"] == "blpop" for client in primary.client_list()) < count:
+        await asyncio.sleep(0.05)
+
+
 def test_both_clients_write_to_the_promoted_replica_after_the_primary_dies(failover: RedisFailoverSet) -> None:
     sync, loop = sync_client(failover.url), asyncio.new_event_loop()
     asynchronous = async_client(failover.url, max_connections=2, timeout=5)
@@ -58,7 +65,7 @@ def test_a_command_waiting_on_the_primary_when_it_dies_carries_on_on_the_promote
     waiter = threading.Thread(target=wait_for_job)
     waiter.start()
     waiting_async = loop.create_task(asynchronous.blpop(["jobs-async"], timeout=15))
-    loop.run_until_complete(asyncio.sleep(0.5))  # both are blocked on the primary now
+    loop.run_until_complete(asyncio.wait_for(blocked_on_the_primary(failover, count=2), 10))
 
     old = failover.kill_primary()
     promoted = failover.client(failover.wait_for_promotion(old))

@@ -11,6 +11,7 @@ from redis import Redis
 
 from agent.model import ModelReply
 from agent.testing import ChatRequest, ScriptedModelServer, ScriptedResponse, message_text, system_text, tool_call
+from core.outbox import OUTBOX_HELD, OUTBOX_STREAM
 from deputy.testing import DeputyStack, RedisServer, wait_for
 from sandbox.mail import LocalMailServer
 from sentinel.stores.rule_store import RuleStore
@@ -119,14 +120,17 @@ def test_quiet_hours_hold_unprompted_news_until_they_end(
     user.wait_for_bot(lambda m: "Quiet hours" in m["text"], after=sent)
 
     sent = user.send("tell me when the concert has seats")
-    wait_for(lambda: redis.zcard("deputy:outbox:held") == 1, timeout=30, what="the news to be held")
+    wait_for(lambda: redis.zcard(OUTBOX_HELD) == 1, timeout=30, what="the news to be held")
     assert [m for m in user.bot_messages(after=sent) if "News:" in m["text"]] == []
 
     # The quiet hours end (moved to now): the held news goes out, once.
-    [member] = redis.zrange("deputy:outbox:held", 0, -1)
-    redis.zadd("deputy:outbox:held", {member: time.time()})
+    [member] = redis.zrange(OUTBOX_HELD, 0, -1)
+    redis.zadd(OUTBOX_HELD, {member: time.time()})
     user.wait_for_bot(lambda m: "News: the concert" in m["text"], after=sent, timeout=20)
-    time.sleep(1)
+    # Once: the goal has nothing left to run, and the bot has handled all it was given.
+    wait_until_nothing_runs(redis, 603)
+    wait_for(lambda: redis.xlen(OUTBOX_STREAM) == 0 and redis.zcard(OUTBOX_HELD) == 0, timeout=10,
+             what="every message to be delivered, none held")
     assert len([m for m in user.bot_messages(after=sent) if "News:" in m["text"]]) == 1
 
 

@@ -16,7 +16,7 @@ from test_executor_approvals import USER, Rig
 from agent.goals import GoalStatus
 from agent.testing import message_text, tool_call
 from connectors.progress import report
-from core.outbox import OUTBOX_STREAM, OutboxMessage
+from core.outbox import OutboxMessage
 from sentinel.action_lifecycle import ActionEvent, after
 from core.actions import Action, ActionState
 from sentinel.stores.approvals import ApprovalStatus, Choice
@@ -39,10 +39,6 @@ def dying_runner(rig: Rig, deaths: list[str]):
         return real(action, key)
 
     return run
-
-
-def outbox(redis: Redis) -> list[OutboxMessage]:
-    return [OutboxMessage.model_validate_json(f[b"json"]) for _, f in redis.xrange(OUTBOX_STREAM)]
 
 
 def approve_and_die(rig: Rig, deaths: list[str]) -> tuple[str, str]:
@@ -179,5 +175,5 @@ def test_a_model_that_says_done_after_a_drop_cannot_mislead_the_user(redis: Redi
     rig.model.fn = lambda messages, tools: tool_call("reply", text="Done.")
     rig.press(unknown_card(rig).buttons[0][1].data.split(":")[1], Choice.deny)
 
-    answer = [m for m in outbox(redis) if m.text.startswith("Done.")][-1]
+    answer = [m for m in rig.messages() if m.text.startswith("Done.")][-1]
     assert "can't confirm that this happened" in answer.text and "bob@example.com" in answer.text

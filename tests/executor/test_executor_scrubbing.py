@@ -4,33 +4,45 @@ from __future__ import annotations
 
 from redis import Redis
 
-from agent.testing import FunctionModel, tool_call
-from core.outbox import OUTBOX_STREAM
+from agent.testing import FunctionModel, message_text, tool_call
 from sandbox.world import World
 from sandbox.world_operations import world_catalog
-from sentinel.stores.audit import AuditLog
-from vault import Scrubber
+from vault import Scrubber, redact_patterns
 from workers.inline import InlineDeputy
 
-SECRET = "hunter2-correct-horse"
+USER = 5
+# The mailbox password Deputy signs in with. It looks like ordinary words, so no generic
+# secret pattern can tell it from prose: only a scrubber that knows it takes it out.
+MAILBOX_PASSWORD = "plum tulip orbit 42"
+CARD = "4111 1111 1111 1111"
+NOTES = f"Cottage wifi is the same as my mail, {MAILBOX_PASSWORD}. Card {CARD} for the deposit."
 
 
-def test_a_document_carrying_a_secret_is_scrubbed_before_the_model_sees_it(redis: Redis) -> None:
-    world = World(documents={"notes.txt": f"Wifi password: {SECRET}. Card 4111 1111 1111 1111."})
+def test_a_document_carrying_the_mailbox_password_is_scrubbed_before_anyone_reads_it(redis: Redis) -> None:
+    assert MAILBOX_PASSWORD in redact_patterns(NOTES), "the password is one only a knowing scrubber can find"
+    assert CARD not in redact_patterns(NOTES)
+    world = World(documents={"notes.txt": NOTES})
 
     def model(messages, tools):
-        if not any(m.get("role") == "tool" for m in messages):
+        results = [message_text(m) for m in messages if m.get("role") == "tool"]
+        if not results:
             return tool_call("read_document", name="notes.txt")
-        return tool_call("reply", text="I read your notes.")
+        # A model passes on what it read: whatever reached it would reach the chat.
+        return tool_call("reply", text=f"Your notes say: {results[-1]}")
 
     brain = FunctionModel(model)
     deputy = InlineDeputy(redis, brain, world_catalog(), world.runners(),
-                          executor_options={"scrubber": Scrubber([SECRET])})
-    goal = deputy.start(5, "read my document notes.txt", goal_id="g_scrub")
+                          executor_options={"scrubber": Scrubber([MAILBOX_PASSWORD])})
+    goal = deputy.start(USER, "read my document notes.txt", goal_id="g_scrub")
 
-    seen = repr(brain.calls)
-    assert "[redacted]" in seen, "the document was read and passed on, minus the secrets"
-    assert SECRET not in seen and "4111 1111 1111 1111" not in seen
-    assert SECRET not in repr(goal.model_dump())
-    assert all(SECRET not in e.model_dump_json() for e in AuditLog(redis).entries(5))
-    assert all(SECRET.encode() not in f[b"json"] for _, f in redis.xrange(OUTBOX_STREAM))
+    told = deputy.sent()
+    trail = [entry.model_dump_json() for entry in deputy.audit.entries(USER)]
+    transcript = repr(brain.calls) + repr(goal.model_dump())
+    everything = {"the chat": repr(told), "the audit trail": repr(trail), "the model's transcript": transcript,
+                  "the stored action": repr([a.model_dump() for a in deputy.stored_actions(USER)])}
+    for where, seen in everything.items():
+        assert MAILBOX_PASSWORD not in seen, f"the mailbox password reached {where}"
+        assert CARD not in seen, f"the card number reached {where}"
+    assert any("Cottage wifi is the same as my mail, [redacted]" in text for text in told), told
+    assert any("action_succeeded" in entry and "Cottage wifi" in entry for entry in trail), "the outcome is audited"
+    assert "Cottage wifi" in transcript, "the document was read and passed on, minus the secrets"
