@@ -131,7 +131,7 @@ def goal_shape(text: str) -> Shape | None:
                                             or (_EVENT_NOUN.search(head) and _MY.search(head)))):
         return _shape("look at calendar", "list_events free_busy")
     if _CALENDAR_CHANGE.match(head) and _EVENT_NOUN.search(head):
-        return _shape("change event", "list_events move_event cancel_event")
+        return _shape("change event", "list_events")  # the event's id comes from the list
     if _CALENDAR_ADD.match(head) and (_CALENDAR_NOUN.search(head) or _TIME_WORDS.search(head)):
         return _adding_event(head)
     if _WEB_SEARCH.match(head) and not _MAIL_NOUN.search(head) and not _CALENDAR_NOUN.search(head):
