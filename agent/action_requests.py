@@ -18,6 +18,7 @@ from typing import Any, Callable
 from agent.goal_provenance import invented_values, provenance_context, question_about
 from agent.goals import Goal, GoalStore
 from agent.model import ToolCall
+from agent.search_filters import unasked_filters_dropped
 from agent.time_arguments import invented_time, resolve_arguments, resolve_schedule, shown_times
 from agent.time_words import Unclear
 from agent.tools import ScheduleArgs, call_arguments, parse_schedule
@@ -57,7 +58,7 @@ class ActionRequests:
 
         Raises `ToolArgumentError` / `InvalidArguments` for arguments the model must fix.
         """
-        raw = call_arguments(call)
+        raw = unasked_filters_dropped(operation, call_arguments(call), goal.user_words())
         if not operation.time_arguments and operation.spec.effect is EffectClass.read:
             return self._action(goal, call, operation, raw)  # nothing to resolve, nothing to ask about
         known = provenance_context(self._goals._redis, self._goals, goal, goal.user_id, services)

@@ -84,6 +84,20 @@ _NOT_CONTENT = frozenset({
 })
 
 
+OWN_TOOLS = frozenset("""
+    split_into_subgoals schedule_check no_news read_result reply update_plan remember forget_memory recall
+    send_email search_email read_email read_thread draft_email reply_email move_email mark_email
+    list_events free_busy create_event schedule_meeting move_event cancel_event
+    open_page search_web fill_form submit_form submit_sensitive_form click screenshot pay_on_page
+""".split())
+"""Deputy's own tools, among which a shape chooses (a test keeps this list equal to the catalog's). Tools
+the user connected themselves (an OpenAPI or MCP service) are not narrowed away by a shape."""
+
+_BOOKING = re.compile(r"^(?:book|reserve|get)\b.*\b(?:table|restaurant)\b|^make an? (?:dinner |lunch )?reservation\b",
+                      re.IGNORECASE)
+_PLACE = re.compile(r"\b(?:at|in)\s+(?:[A-Z][\w'&-]+|the [A-Z])")
+
+
 @dataclass(frozen=True)
 class Shape:
     """A recognised goal shape and the tools its first step may use."""
@@ -134,6 +148,9 @@ def goal_shape(text: str) -> Shape | None:
         return _shape("change event", "list_events")  # the event's id comes from the list
     if _CALENDAR_ADD.match(head) and (_CALENDAR_NOUN.search(head) or _TIME_WORDS.search(head)):
         return _adding_event(head)
+    if _BOOKING.match(head):
+        # A table needs a place: with one named, find its booking page; with none, ask which.
+        return _shape("book a table", "search_web open_page" if _PLACE.search(head) else "reply")
     if _WEB_SEARCH.match(head) and not _MAIL_NOUN.search(head) and not _CALENDAR_NOUN.search(head):
         return _shape("web search", "search_web")
     return None

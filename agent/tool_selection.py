@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from agent.goal_shapes import first_step_tools
+from agent.goal_shapes import OWN_TOOLS, first_step_tools
 
 ALWAYS = ("reply", "update_plan", "remember")
 """Kept whatever the goal says: answering, planning and remembering are part of every goal."""
@@ -66,12 +66,14 @@ def select_tools(
         return tools
     request = _request_text(messages)
     used = _called(messages)
+    wanted = keywords(request)
     if not used:
         shaped = first_step_tools(request) or frozenset()
         first = [tool for tool in tools if _name(tool) in shaped]
         if first:
-            return first
-    wanted = keywords(request)
+            # A service the user connected themselves that fits the goal's words stays on offer too.
+            theirs = [t for t in tools if _name(t) not in OWN_TOOLS and _score(t, wanted) > 0][:max(limit - len(first), 0)]
+            return [tool for tool in tools if tool in first or tool in theirs]
     keep = {name for name in (_name(t) for t in tools) if name in always or name in used}
     scored = sorted(
         ((_score(tool, wanted), index) for index, tool in enumerate(tools) if _name(tool) not in keep),

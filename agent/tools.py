@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from pydantic import BaseModel, Field, ValidationError
+from pydantic import BaseModel, Field, ValidationError, model_validator
 
 from agent.goals import PlanStep
 from agent.model import ToolCall
@@ -45,6 +45,18 @@ class ScheduleArgs(BaseModel):
     daily_at: str | None = Field(default=None, max_length=8, description="HH:MM: a check every day at this local time.")
     max_checks: int = Field(default=20, ge=1, le=500)
     probe: ProbeArgs | None = Field(default=None, description="A read Deputy runs at each check instead of you.")
+
+    @model_validator(mode="before")
+    @classmethod
+    def _no_interval_is_none(cls, data: Any) -> Any:
+        # A small model fills every parameter: "every 0 minutes" beside a daily time means no interval,
+        # and an empty time means no time, not an error to send back.
+        if isinstance(data, dict):
+            data = {key: value for key, value in data.items()
+                    if not (key in ("every_minutes", "in_minutes") and isinstance(value, (int, float))
+                            and not isinstance(value, bool) and value <= 0)
+                    and not (key in ("at", "daily_at", "until") and isinstance(value, str) and not value.strip())}
+        return data
 
 
 class PlanArgs(BaseModel):

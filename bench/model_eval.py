@@ -36,6 +36,7 @@ from agent.memory_tools import MEMORY_TOOLS, ForgetArgs, RecallArgs, RememberArg
 from agent.memory_tools import parse as parse_memory
 from agent.model import ChatModel, ModelError, ModelReply, ToolCall
 from agent.prompt import build_messages, tool_message
+from agent.search_filters import unasked_filters_dropped
 from agent.time_arguments import invented_time, resolve_arguments
 from agent.time_words import Unclear
 from agent.tools import INTERNAL_TOOLS, ToolArgumentError, parse_plan, parse_reply, parse_schedule
@@ -187,7 +188,10 @@ def arguments_used(call: ToolCall, zone: str = "UTC", words: tuple[str, ...] = (
     resolver's question when it would ask the user instead."""
     operation = default_catalog().get(call.name)
     raw = call.parsed_arguments()
-    if operation is None or not operation.time_arguments:
+    if operation is None:
+        return raw
+    raw = unasked_filters_dropped(operation, raw, list(words))
+    if not operation.time_arguments:
         return raw
     timed = resolve_arguments(operation, raw, NOW, zone, list(words))
     return timed.question if isinstance(timed, Unclear) else timed.arguments

@@ -52,6 +52,11 @@ class Operation:
         }
 
     def validate(self, raw: dict[str, Any]) -> BaseModel:
+        # An optional parameter written as empty text (a small model filling every parameter) was not given.
+        optional = {key for name, field in self.arguments.model_fields.items() if not field.is_required()
+                    for key in (name, field.alias) if key}
+        raw = {name: value for name, value in raw.items()
+               if not (isinstance(value, str) and not value.strip() and name in optional)}
         try:
             return self.arguments.model_validate(raw)
         except ValidationError as exc:

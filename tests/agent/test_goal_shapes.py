@@ -72,7 +72,6 @@ def test_a_goal_of_a_known_shape_starts_with_its_tools(goal: str, tools: set[str
         "remember to buy milk",
         "How long does it take to boil an egg?",
         "Translate this into French: see you soon",
-        "Book a table for four at Luigi's tomorrow at 7",
         "What is the capital of France?",
     ],
 )
@@ -88,3 +87,28 @@ def test_a_goal_of_several_steps_is_read_by_its_first() -> None:
         "list_events", "free_busy"}
     assert first_step_tools("Find the email from ivan@example.com and forward it to judy@example.org") == {
         "search_email"}
+
+
+def test_the_list_of_deputys_own_tools_is_the_catalogs() -> None:
+    from agent.goal_shapes import OWN_TOOLS
+    from agent.memory_tools import MEMORY_TOOLS
+    from agent.tools import INTERNAL_TOOLS
+    from connectors.default import default_catalog
+
+    tools = [*INTERNAL_TOOLS, *MEMORY_TOOLS, *default_catalog().tool_schemas()]
+    assert OWN_TOOLS == {tool["function"]["name"] for tool in tools}
+
+
+def test_a_service_the_user_connected_stays_on_offer_beside_the_shape() -> None:
+    from agent.tool_selection import select_tools
+
+    own = [{"type": "function", "function": {"name": name, "description": "", "parameters": {}}}
+           for name in ("reply", "update_plan", "remember", "search_web", "open_page", "create_event", "send_email",
+                        "search_email", "list_events")]
+    theirs = {"type": "function", "function": {"name": "luigis.create_booking",
+                                               "description": "Book a table at Luigi's.", "parameters": {}}}
+    chosen = [t["function"]["name"] for t in select_tools([*own, theirs], [
+        {"role": "user", "content": "Book a table at Luigi's for four tomorrow at 7"}], 8)]
+    assert chosen == ["search_web", "open_page", "luigis.create_booking"]
+    # With no place named, Deputy asks which (and the user's own booking service may answer it).
+    assert first_step_tools("Book a table for dinner") == {"reply"}
