@@ -1,6 +1,6 @@
 """How well the configured model does everyday goals: 60 of them in categories, scored by what the user would see.
 
-    python -m bench.model_eval [--category NAME]
+    python -m bench.model_eval [--category NAME] [--set fresh]
 
 Uses the model Deputy would use, built by the worker's own `build_model`: `OPENAI_BASE_URL` /
 `OPENAI_API_KEY` / `DEPUTY_MODEL` (and `DEPUTY_MAX_TOOLS`, `DEPUTY_FORCE_TOOL_CALL`) when set,
@@ -161,7 +161,7 @@ CASES = [
          "search_email", "ivan@example.com", category="steps"),
     case("Look at my calendar for Friday and email the agenda to kim@example.com", "list_events", category="steps"),
     case("Check every day whether flights to Lisbon drop below $400, and tell me when they do", "schedule_check",
-         "lisbon", check=lambda a: a.get("every_minutes") is not None, category="steps"),
+         "lisbon", check=lambda a: a.get("every_minutes") is not None or bool(a.get("daily_at")), category="steps"),
     case("Read my latest email from the bank and tell me what it says", "search_email", "bank", category="steps"),
     # -- the web and bookings
     case("Open https://example.com and tell me what it says", "open_page", "example.com", category="web"),
@@ -369,7 +369,14 @@ def run(model: ChatModel, cases: list[Case] = CASES, out=sys.stdout) -> int:
 def main() -> None:
     parser = argparse.ArgumentParser(prog="python -m bench.model_eval", description=__doc__.splitlines()[0])
     parser.add_argument("--category", choices=CATEGORIES, help="only the goals of this category")
+    parser.add_argument("--set", choices=("main", "fresh"), default="main",
+                        help="the 60 goals (main) or 20 goals written after the goal shapes were built (fresh)")
     args = parser.parse_args()
+    if args.set == "fresh":
+        from bench.model_eval_fresh import FRESH
+        cases = FRESH
+    else:
+        cases = CASES
     settings = Settings()
     local = None
     if settings.openai_api_key is None and not settings.openai_base_url:
@@ -381,7 +388,7 @@ def main() -> None:
           f"{settings.max_tools or 'all'}; answers start with a tool call: {'yes' if settings.force_tool_call else 'no'}\n",
           flush=True)
     try:
-        run(build_model(settings), [c for c in CASES if args.category in (None, c.category)])
+        run(build_model(settings), [c for c in cases if args.category in (None, c.category)])
     finally:
         if local is not None:
             local.stop()

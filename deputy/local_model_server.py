@@ -7,6 +7,7 @@ arguments that arrive as JSON text. `CHAT_TEMPLATE` is the same template with bo
 
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
 import sys
@@ -89,12 +90,22 @@ class ServerError(Exception):
     """llama-server did not start; the message says why and where its log is."""
 
 
+def batch_threads(threads: int, cores: int | None = None) -> int:
+    """Threads for reading a prompt: every core (at most 8), never fewer than answer-writing `threads`."""
+    return max(threads, min(8, cores if cores is not None else (os.cpu_count() or 1)))
+
+
 def server_command(binary: Path, gguf: Path, template: Path, port: int, threads: int, alias: str) -> list[str]:
     """The llama-server command line: loopback only, one slot, the corrected template."""
     return [
         str(binary), "--model", str(gguf), "--alias", alias,
         "--host", "127.0.0.1", "--port", str(port),
-        "--threads", str(threads), "--threads-batch", str(threads),
+        # Writing the answer, token by token, uses `threads` (its threads wait for each other at every
+        # token, so a core taken by Deputy's own work stalls them all); reading the prompt, in large
+        # batches, uses every core: measured on 2 cores with a 735-token prompt, 37 tokens/s with one
+        # thread, 65 with both while the machine was otherwise idle, 41 with the other core busy
+        # (`python -m bench.first_card` shows the time to a first card).
+        "--threads", str(threads), "--threads-batch", str(batch_threads(threads)),
         "--ctx-size", str(CONTEXT_TOKENS),
         # One slot: two cores cannot decode two answers faster than one after the other,
         # and a single slot keeps the cached prompt prefix for the next step of the goal.

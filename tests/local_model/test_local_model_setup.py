@@ -20,7 +20,9 @@ from core.ports import free_port
 from deputy.local import _start_brain
 from deputy.local_model import LocalModelError, ensure_local_model
 from deputy.local_model_build import _percent, cmake_flags, runtime_dir
-from deputy.local_model_server import CHAT_TEMPLATE, ServerError, server_command, start_server, stop_process
+from deputy.local_model_server import (
+    CHAT_TEMPLATE, ServerError, batch_threads, server_command, start_server, stop_process,
+)
 from deputy.local_model_weights import QWEN_CODER_1_5B, WeightsError, WeightsSpec, assemble, ensure_weights
 from deputy.settings import Settings
 
@@ -118,7 +120,14 @@ def test_server_listens_on_loopback_only_with_the_corrected_template(tmp_path: P
     command = server_command(Path("llama-server"), Path("m.gguf"), tmp_path / "t.jinja", 8080, 2, "m")
     assert command[command.index("--host") + 1] == "127.0.0.1"
     assert command[command.index("--threads") + 1] == "2"
+    assert int(command[command.index("--threads-batch") + 1]) >= 2
     assert command[command.index("--chat-template-file") + 1] == str(tmp_path / "t.jinja")
+
+
+def test_reading_a_prompt_uses_every_core_and_writing_the_answer_the_threads_given() -> None:
+    assert batch_threads(1, cores=2) == 2
+    assert batch_threads(3, cores=2) == 3
+    assert batch_threads(1, cores=64) == 8
 
 
 def fake_binary(path: Path, body: str) -> Path:
