@@ -48,6 +48,7 @@ def resolve_arguments(
     # Reading the calendar may look back ("what did I have yesterday"); writing never does.
     allow_past = operation.spec.effect is EffectClass.read
     if allow_past and len(operation.time_arguments) == 2:
+        arguments = _read_the_users_days(operation, arguments, now, zone, user_words)
         spanned = _span(operation, arguments, now, zone)
         if spanned is not None:
             return spanned
@@ -147,7 +148,7 @@ def _users_time_wins(
     first = operation.time_arguments[0]
     written = _get(arguments, first)
     said = " ".join(user_words).lower()
-    if not isinstance(written, str) or not _ISO_START.match(written.strip()) or written.strip().lower() in said:
+    if not isinstance(written, str) or not _ISO_START.search(written) or written.strip().lower() in said:
         return arguments
     for words in reversed(user_words):
         phrase = time_phrase(words)
@@ -176,6 +177,56 @@ def _drop(arguments: dict[str, Any], path: str) -> None:
         node[part] = dict(node[part])
         node = node[part]
     node.pop(last, None)
+
+
+def _read_the_users_days(
+    operation: Operation, arguments: dict[str, Any], now: float, zone: str, user_words: list[str]
+) -> dict[str, Any]:
+    """A read over one moment (an end equal to the start, or none) reads that moment's day; and the days
+    are those the user named ("tomorrow", "this week") where the model wrote dates of its own instead.
+    Listing the calendar from 11:00 to 11:00 finds nothing; listing today for "tomorrow's lunch", the
+    wrong lunch."""
+    first, last = operation.time_arguments
+    start, end = _get(arguments, first), _get(arguments, last)
+    if not isinstance(start, str) or end not in (None, "", start):
+        return arguments
+    said = " ".join(user_words).lower()
+    days: tuple[date, date] | None = None
+    if _ISO_START.search(start) and start.strip().lower() not in said:
+        for words in reversed(user_words):
+            spoken = _SPAN_WORDS.search(words)
+            days = resolve_span(spoken.group(0), now, zone) if spoken else None
+            phrase = time_phrase(words) if days is None else None
+            if phrase is not None:
+                days = _days_named(phrase, now, zone)
+            if days is not None or phrase is not None:
+                break
+    if days is None:
+        if end == start and "T" in start:
+            modelled = resolve_time(start, now, zone, allow_past=True)
+            if isinstance(modelled, Resolved):
+                days = (_day_of(modelled), _day_of(modelled))
+    if days is None:
+        return arguments
+    corrected = dict(arguments)
+    _set(corrected, first, days[0].isoformat())
+    _set(corrected, last, days[1].isoformat())
+    return corrected
+
+
+def _days_named(phrase: str, now: float, zone: str) -> tuple[date, date] | None:
+    """The days a phrase names, reading as much of it as makes sense: for a read, "tomorrow's team
+    lunch" is tomorrow."""
+    words = [re.sub(r"'s$", "", word) for word in phrase.split()]
+    for count in range(len(words), 0, -1):
+        head = " ".join(words[:count])
+        span = resolve_span(head, now, zone)
+        if span is not None:
+            return span
+        meant = resolve_time(head, now, zone, allow_past=True)
+        if isinstance(meant, Resolved):
+            return _day_of(meant), _day_of(meant)
+    return None
 
 
 def _span(operation: Operation, arguments: dict[str, Any], now: float, zone: str) -> TimedArguments | None:
@@ -237,5 +288,6 @@ def _zone(asked: object, user_zone: str, user_words: list[str]) -> str:
 
 
 _ISO_START = re.compile(r"\d{4}-\d{2}-\d{2}")
+_SPAN_WORDS = re.compile(r"\b(?:(?:this|next|the|coming)\s+)?(?:week|weekend|month)\b", re.IGNORECASE)
 
 __all__ = ["TimedArguments", "invented_time", "resolve_arguments", "resolve_schedule", "shown_times"]

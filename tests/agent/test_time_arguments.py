@@ -150,3 +150,22 @@ def test_a_length_of_no_minutes_gives_the_default_length_not_a_refusal():
     kept = timed(CREATE_EVENT, {"title": "Yoga", "start": "2026-12-08T07:30", "duration_minutes": 45},
                  words=["Add yoga next Tuesday at 7:30 for 45 minutes"])
     assert kept.arguments["duration_minutes"] == 45
+
+
+def test_a_read_of_one_moment_reads_the_day_the_user_named():
+    # "Cancel tomorrow's team lunch": the model listed today from 12:00 to 12:00, which finds nothing.
+    listed = timed(LIST_EVENTS, {"start": "2026-12-01T12:00", "end": "2026-12-01T12:00"},
+                   words=["Cancel tomorrow's team lunch"])
+    assert (listed.arguments["start"], listed.arguments["end"]) == ("2026-12-02", "2026-12-02")
+    LIST_EVENTS.validate(listed.arguments)
+    week = timed(LIST_EVENTS, {"start": "2026-12-01", "end": "2026-12-01"}, words=["What's on my calendar this week?"])
+    assert (week.arguments["start"], week.arguments["end"]) == ("2026-11-30", "2026-12-06")
+    # With no day in the user's words, the moment the model chose is read as its whole day.
+    moment = timed(LIST_EVENTS, {"start": "2026-12-04T11:00", "end": "2026-12-04T11:00"}, words=["Move my dentist"])
+    assert (moment.arguments["start"], moment.arguments["end"]) == ("2026-12-04", "2026-12-04")
+
+
+def test_a_date_the_model_wrote_among_words_still_gives_way_to_the_users_words():
+    result = timed(CREATE_EVENT, {"title": "Yoga", "start": "Tuesday 2026-12-02T07:30:00"},
+                   words=["Add yoga next Tuesday at 7:30 in the morning"])
+    assert result.arguments["start"] == "2026-12-08T07:30+01:00"
