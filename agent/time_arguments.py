@@ -183,14 +183,16 @@ def _read_the_users_days(
     operation: Operation, arguments: dict[str, Any], now: float, zone: str, user_words: list[str]
 ) -> dict[str, Any]:
     """A read over one moment (an end equal to the start, or none) reads that moment's day; and the days
-    are those the user named ("tomorrow", "this week") where the model wrote dates of its own instead.
+    are those the user named ("tomorrow", "this week", "on Wednesday") where the model wrote dates of its
+    own instead.
     Listing the calendar from 11:00 to 11:00 finds nothing; listing today for "tomorrow's lunch", the
     wrong lunch."""
     first, last = operation.time_arguments
     start, end = _get(arguments, first), _get(arguments, last)
-    if not isinstance(start, str) or end not in (None, "", start):
-        return arguments
     said = " ".join(user_words).lower()
+    models_end = isinstance(end, str) and bool(_ISO_START.search(end)) and end.strip().lower() not in said
+    if not isinstance(start, str) or not (end in (None, "", start) or models_end):
+        return arguments
     days: tuple[date, date] | None = None
     if _ISO_START.search(start) and start.strip().lower() not in said:
         for words in reversed(user_words):

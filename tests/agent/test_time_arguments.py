@@ -169,3 +169,13 @@ def test_a_date_the_model_wrote_among_words_still_gives_way_to_the_users_words()
     result = timed(CREATE_EVENT, {"title": "Yoga", "start": "Tuesday 2026-12-02T07:30:00"},
                    words=["Add yoga next Tuesday at 7:30 in the morning"])
     assert result.arguments["start"] == "2026-12-08T07:30+01:00"
+
+
+def test_a_read_over_days_the_model_worked_out_reads_the_day_the_user_named():
+    # "What do I have on Wednesday?", asked on a Tuesday: the model listed Tuesday, all day.
+    listed = timed(LIST_EVENTS, {"start": "2026-12-01T00:00:00", "end": "2026-12-01T23:59:59"},
+                   words=["What do I have on Wednesday?"])
+    assert (listed.arguments["start"], listed.arguments["end"]) == ("2026-12-02", "2026-12-02")
+    # A range in the user's own words is theirs and stays.
+    kept = timed(LIST_EVENTS, {"start": "tomorrow", "end": "Friday"}, words=["What do I have from tomorrow to Friday?"])
+    assert kept.arguments["end"].startswith("2026-12-04")
