@@ -64,7 +64,8 @@ def test_after_the_warm_up_a_first_goal_reads_only_its_own_words(fresh_model: Lo
     timings = _first_step(fresh_model, "Send an email to bob@example.com saying the report is ready",
                           UserSettings(timezone="America/New_York"))
     read, reused = timings["prompt_n"], timings["cache_n"]
-    assert reused > 1000, timings  # the instructions and the tools, read once at start
+    # The instructions and the tools (for an email goal, the email tool alone), read once at start.
+    assert reused > 400 and reused > 4 * read, timings
     assert read < 150, timings  # the date, the memory, the goal: a few seconds instead of a minute
 
 
