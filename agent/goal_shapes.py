@@ -122,7 +122,8 @@ def goal_shape(text: str) -> Shape | None:
     head = first_clause(whole)
     if not head:
         return None
-    if _CALENDAR_ADD.match(head) and _CALENDAR_ADD_OBJECT.search(head) and not _URL.search(_ADDRESS.sub(" ", head)):
+    page = _URL.search(_ADDRESS.sub(" ", head))  # an address such as ann@example.org is no page
+    if _CALENDAR_ADD.match(head) and _CALENDAR_ADD_OBJECT.search(head) and page is None:
         return _adding_event(head)  # before "weekly": a repeating event is an event
     if _WATCH.search(whole):
         return _shape("watch", "schedule_check")
@@ -132,12 +133,10 @@ def goal_shape(text: str) -> Shape | None:
         return _shape("recall", "recall")
     if _REMEMBER.match(head):
         return _shape("remember", "remember")
-    looks_at_mail = bool(_MAIL_LOOK.match(head) and _MAIL_NOUN.search(head))
-    if looks_at_mail:
+    if _MAIL_LOOK.match(head) and _MAIL_NOUN.search(head):
         return _shape("read mail", "search_email")
-    if _writes_to_someone(head) and not _URL.search(_ADDRESS.sub(" ", head)):
-        return _sending(whole, head)
-    page = _URL.search(_ADDRESS.sub(" ", head))
+    if _writes_to_someone(head) and page is None:
+        return _sending(whole)
     if page is not None:
         return _shape("page screenshot", "screenshot") if _SCREENSHOT.search(head) else _shape("page", "open_page")
     if _CALENDAR_QUESTION.match(head) or (
@@ -171,7 +170,7 @@ def _writes_to_someone(head: str) -> bool:
     return bool(_SEND.match(head) and (_ADDRESS.search(head) or _LETTER.search(head) or _TWO_OBJECTS.match(head)))
 
 
-def _sending(whole: str, head: str) -> Shape:
+def _sending(whole: str) -> Shape:
     """A goal that writes to someone: the email is the right first step, never an answer to the user (the
     mistake this prevents). A recipient the model makes up is asked about by Deputy's own code
     (`agent.action_requests`); with nothing to say, the model may ask what to write."""

@@ -31,6 +31,6 @@ def unasked_filters_dropped(operation: Operation, raw: dict[str, Any], user_word
     if operation.spec.effect is not EffectClass.read:
         return raw
     said = " ".join(user_words)
-    accepted = {key for name, field in operation.arguments.model_fields.items() for key in (name, field.alias) if key}
+    accepted = operation.argument_keys()
     return {name: value for name, value in raw.items()
             if name not in FILTERS or name not in accepted or FILTERS[name](said)}

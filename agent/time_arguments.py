@@ -148,7 +148,7 @@ def _users_time_wins(
     first = operation.time_arguments[0]
     written = _get(arguments, first)
     said = " ".join(user_words).lower()
-    if not isinstance(written, str) or not _ISO_START.search(written) or written.strip().lower() in said:
+    if not _models_own_date(written, said):
         return arguments
     for words in reversed(user_words):
         phrase = time_phrase(words)
@@ -190,11 +190,10 @@ def _read_the_users_days(
     first, last = operation.time_arguments
     start, end = _get(arguments, first), _get(arguments, last)
     said = " ".join(user_words).lower()
-    models_end = isinstance(end, str) and bool(_ISO_START.search(end)) and end.strip().lower() not in said
-    if not isinstance(start, str) or not (end in (None, "", start) or models_end):
+    if not isinstance(start, str) or not (end in (None, "", start) or _models_own_date(end, said)):
         return arguments
     days: tuple[date, date] | None = None
-    if _ISO_START.search(start) and start.strip().lower() not in said:
+    if _models_own_date(start, said):
         for words in reversed(user_words):
             spoken = _SPAN_WORDS.search(words)
             days = resolve_span(spoken.group(0), now, zone) if spoken else None
@@ -214,6 +213,11 @@ def _read_the_users_days(
     _set(corrected, first, days[0].isoformat())
     _set(corrected, last, days[1].isoformat())
     return corrected
+
+
+def _models_own_date(value: object, said: str) -> bool:
+    """Whether `value` carries a date (ISO) that the user never wrote: the model worked it out itself."""
+    return isinstance(value, str) and bool(_ISO_START.search(value)) and value.strip().lower() not in said
 
 
 def _days_named(phrase: str, now: float, zone: str) -> tuple[date, date] | None:

@@ -51,10 +51,14 @@ class Operation:
             "function": {"name": self.name, "description": self.spec.description, "parameters": parameters},
         }
 
+    def argument_keys(self, optional_only: bool = False) -> set[str]:
+        """The keys the arguments may be written under: each parameter's name and its alias ("from")."""
+        return {key for name, field in self.arguments.model_fields.items()
+                if not (optional_only and field.is_required()) for key in (name, field.alias) if key}
+
     def validate(self, raw: dict[str, Any]) -> BaseModel:
         # An optional parameter written as empty text (a small model filling every parameter) was not given.
-        optional = {key for name, field in self.arguments.model_fields.items() if not field.is_required()
-                    for key in (name, field.alias) if key}
+        optional = self.argument_keys(optional_only=True)
         raw = {name: value for name, value in raw.items()
                if not (isinstance(value, str) and not value.strip() and name in optional)}
         try:
