@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from functools import lru_cache
 from typing import Any
 
 from sentinel.textflow import string_fields
@@ -74,7 +75,7 @@ def content_mismatches(body: str, user_words: Sequence[str], read_texts: Sequenc
         if len(terms) >= 2 and len(missing) * 2 > len(terms):
             reasons.append(f"This message says little of what you asked. You asked: “{_short(request, 100)}”; "
                            f"it says: “{_short(body, 120)}”.")
-    known = _numbers(" ".join([*user_words, *read_texts]))
+    known = set().union(*(_numbers(text) for text in [*user_words, *read_texts]))
     new = [n for n in _numbers_in_body(body) if n not in known]
     if new:
         reasons.append(f"This message states {', '.join(new[:3])}, which {'appears' if len(new) == 1 else 'appear'} "
@@ -104,11 +105,13 @@ def _same(asked: str, said: str) -> bool:
     return stem >= 3 and asked[:stem] == said[:stem]
 
 
-def _numbers(text: str) -> set[str]:
+@lru_cache(maxsize=2048)
+def _numbers(text: str) -> frozenset[str]:
+    """Memoised: the same outside content is read at every decision of a goal."""
     lowered = text.lower()
     found = {n.lstrip("0") or "0" for n in re.findall(r"\d+", lowered)}
     found |= {v for w, v in _NUMBER_WORDS.items() if re.search(rf"\b{w}\b", lowered)}
-    return found
+    return frozenset(found)
 
 
 def _numbers_in_body(body: str) -> list[str]:

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from functools import lru_cache
 
 from pydantic import BaseModel
 
@@ -72,7 +73,7 @@ _SPEAKS = re.compile("|".join(f"(?:{p})" for p in _ADDRESSING), re.IGNORECASE | 
 MAX_QUOTE_CHARS = 160
 
 
-class AddressedPassage(BaseModel):
+class AddressedPassage(BaseModel, frozen=True):
     """A passage of outside content that speaks to the assistant, and where it was read."""
 
     origin: str
@@ -86,14 +87,21 @@ def passages_to_assistant(untrusted: Sequence[UntrustedItem], limit: int = 3) ->
     """The passages of `untrusted` that address the assistant, each quoted with its exact origin."""
     found: list[AddressedPassage] = []
     for item in untrusted:
-        for part in split_sources(item.origin, item.text[:MAX_ITEM_CHARS]):
-            match = _SPEAKS.search(part.text)
-            if match is None:
-                continue
-            found.append(AddressedPassage(origin=part.origin, passage=_quote(part.text, match)))
-            if len(found) >= limit:
-                return found
+        found += _in_item(item.origin, item.text[:MAX_ITEM_CHARS])
+        if len(found) >= limit:
+            return found[:limit]
     return found
+
+
+@lru_cache(maxsize=1024)
+def _in_item(origin: str, text: str) -> tuple[AddressedPassage, ...]:
+    """Memoised: a goal's outside content is read once, not at every decision."""
+    found = []
+    for part in split_sources(origin, text):
+        match = _SPEAKS.search(part.text)
+        if match is not None:
+            found.append(AddressedPassage(origin=part.origin, passage=_quote(part.text, match)))
+    return tuple(found)
 
 
 def _quote(text: str, match: re.Match[str]) -> str:
