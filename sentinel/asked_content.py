@@ -30,7 +30,9 @@ _QUESTION_REQUEST = re.compile(
     r"se|quando|cuándo|cuando)\b", re.IGNORECASE)
 _QUESTION_MARK = re.compile(r"[?？¿]")
 _WORD = re.compile(r"[^\W_]+(?:['’][^\W_]+)?", re.UNICODE)
-_NUMBER = re.compile(r"(?<![\w.:,])\d{1,4}(?::\d{2})?(?![\w])")
+# A number standing on its own: not part of a word, a date ("11.12.", "2026-12-11") or a decimal.
+_NUMBER = re.compile(r"(?<![\w.:,/-])\d{1,4}(?::\d{2})?(?![\w]|[./-]\d)")
+_PM = re.compile(r"\b(\d{1,2})(?::\d{2})?\s*pm\b")
 _NUMBER_WORDS = {
     "one": "1", "two": "2", "three": "3", "four": "4", "five": "5", "six": "6", "seven": "7", "eight": "8",
     "nine": "9", "ten": "10", "eleven": "11", "twelve": "12", "fifteen": "15", "twenty": "20", "thirty": "30",
@@ -111,6 +113,7 @@ def _numbers(text: str) -> frozenset[str]:
     lowered = text.lower()
     found = {n.lstrip("0") or "0" for n in re.findall(r"\d+", lowered)}
     found |= {v for w, v in _NUMBER_WORDS.items() if re.search(rf"\b{w}\b", lowered)}
+    found |= {str(int(hour) + 12) for hour in _PM.findall(lowered) if int(hour) < 12}  # "3pm" is also 15:00
     return frozenset(found)
 
 

@@ -107,6 +107,9 @@ def test_numbers_in_a_body_found_nowhere_ask() -> None:
                       _context(words))
     assert decision.verdict is Verdict.ask
     assert "11, 45" in " ".join(decision.reasons)
+    same_time = review(_email("boss@work.example", "I'll be late: I arrive at 15:00 on 11.12."),
+                       _context("email boss@work.example that I'll be late and arrive at 3pm"))
+    assert same_time.verdict is Verdict.allow  # 3pm written as 15:00, and a date, are not new numbers
 
 
 @pytest.mark.parametrize("note", [
