@@ -24,11 +24,9 @@ Order of precedence, first match wins:
    a form the user asked for in their own words, sent to recipients they named themselves,
    with every value traced to them; spending, account changes, deleting, irreversible acts
    and anything else consequential ask (a rule "always ask before emailing" restores a card
-   for every message), as does the user's setting (`message_modes`): every message, unnamed
-   recipients only, or people outside their contacts only;
-also asked: an action whose day, time, amount or message differs from what the user's words
-say (`against_words`), and any message of a goal that read outside content speaking to the
-assistant (`speaks_to_assistant`), however the message words it.
+   for every message), and so does the user's setting for messages (`message_modes`);
+also asked: an action whose day, time, amount or message differs from the user's words
+(`against_words`), and any message of a goal whose outside content spoke to the assistant.
 Reading the user's own data is not obeying it: an action inside the intent, every value of
 which traces to the user or their contacts, is not asked about merely because the goal read
 something. Every reason is true (nothing says "you asked" unless it traces to the user's
