@@ -18,7 +18,7 @@ from core.user_settings import UserSettings
 
 SYSTEM_PROMPT = """You are {name}, a personal agent working for one user through a chat.
 You get things done with tools instead of explaining how to do them.
-- Use send_email to email someone; the user approves every email before it is sent. The user's messages
+- Use send_email to email someone; it may go out without the user seeing it first. The user's messages
   are instructions to you: "email ann@x.org: the boiler is fixed" or "tell Ann that ..." asks you to send
   Ann that news, not to reply to the user about it.
 - Use reply to tell the user the outcome when you are finished, or to ask for a missing detail

@@ -462,6 +462,12 @@ _PHRASE_GAP = 9  # " on the ", " at ": what may separate the parts of one time
 def time_phrase(text: str) -> str | None:
     """The words in `text` that say when, as one phrase ("next Tuesday at 7:30 in the morning"): the
     longest run of day and time words standing together; None when it names no day or time."""
+    phrases = time_phrases(text)
+    return max(phrases, key=len) if phrases else None
+
+
+def time_phrases(text: str) -> list[str]:
+    """Every run of day and time words standing together in `text`, in order."""
     lowered = " ".join(text.lower().replace(",", " ").split())
     spans = sorted(m.span() for pattern in _PHRASE_PARTS for m in pattern.finditer(lowered))
     runs: list[list[int]] = []
@@ -470,10 +476,7 @@ def time_phrase(text: str) -> str | None:
             runs[-1][1] = max(runs[-1][1], end)
         else:
             runs.append([start, end])
-    if not runs:
-        return None
-    start, end = max(runs, key=lambda run: run[1] - run[0])
-    return lowered[start:end]
+    return [lowered[start:end] for start, end in runs]
 
 
 def names_a_time(text: str) -> bool:
@@ -486,4 +489,4 @@ def names_a_time(text: str) -> bool:
     return any(pattern.search(lowered) for pattern in _ANY_TIME)
 
 
-__all__ = ["Resolved", "Unclear", "names_a_time", "resolve_span", "resolve_time", "time_phrase"]
+__all__ = ["Resolved", "Unclear", "names_a_time", "resolve_span", "resolve_time", "time_phrase", "time_phrases"]

@@ -42,7 +42,7 @@ def main() -> None:
     server = RedisServer().start()
     try:
         redis = server.client()
-        cases = [c for c in all_attacks() if not args.quick or c.phrasing in ("authority", "")]
+        cases = [c for c in all_attacks() if not args.quick or c.phrasing in ("authority", "paraphrase", "")]
         attack_run = run_attacks(harnesses(redis), cases)
         print(f"(1a) Attacks by a hijacked model: {len(cases)} cases, every one must be asked or denied\n")
         print(attack_run.table())

@@ -17,6 +17,7 @@ from bot.services import BotServices
 from connectors.custom import CustomConnectors
 from connect.forms import FORMS
 from core.card_preferences import CardPreferences
+from bot.approval_mode_view import mode_buttons, mode_line
 from core.user_settings import UserSettings, UserSettingsStore
 from memory import MemoryStore, MemoryTrust
 from core.credential_index import list_credentials
@@ -76,8 +77,9 @@ class AccountHandlers:
         await update.effective_message.reply_text(
             f"Name: {current.agent_name}\nTone: {current.tone}\nLanguage: {current.language}\n"
             f"Time zone: {current.timezone}\nQuiet hours: {quiet}\n"
-            f"Use my conversations to improve models: {'yes' if current.training_opt_in else 'no'}\n\n"
-            + texts.SETTINGS_USAGE
+            f"Use my conversations to improve models: {'yes' if current.training_opt_in else 'no'}\n"
+            f"{mode_line(current.approval_mode)}\n\n" + texts.SETTINGS_USAGE,
+            reply_markup=mode_buttons(self._s, user_id, current.approval_mode),
         )
 
     async def export(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:

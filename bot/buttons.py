@@ -46,6 +46,7 @@ KINDS = {
     "ns": "stop a negotiation",
     "na": "adjust a negotiation's mandate",
     "lk": "lock my confidential data now",
+    "ap": "choose when a message waits for a card",
 }
 
 

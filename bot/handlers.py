@@ -19,7 +19,7 @@ from agent.goal_lifecycle import GoalEvent, next_turn
 from agent.answers import add_answer
 from agent.goals import Goal, GoalStatus
 from agent.origins import user_message
-from bot import texts
+from bot import approval_mode_view, texts
 from bot.activity import format_activity, goal_card
 from bot.audit_view import audit_page
 from bot.confidential_handlers import keep_answer, locked_goals_text
@@ -74,10 +74,14 @@ class Handlers:
     async def start(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
         user = update.effective_user
         try:
-            name = UserSettingsStore(self._s.redis).get(user.id).agent_name
+            settings = UserSettingsStore(self._s.redis).get(user.id)
+            name, current = settings.agent_name, settings.approval_mode
         except Locked:  # a confidential user's chosen name is sealed: greet with the default one
-            name = UserSettings().agent_name
-        await update.effective_message.reply_text(texts.greeting(user.first_name or "there", name))
+            name, current = UserSettings().agent_name, None
+        # One message: the greeting, and the one choice of when a message waits for a card.
+        await update.effective_message.reply_text(
+            texts.greeting(user.first_name or "there", name) + "\n\n" + approval_mode_view.QUESTION,
+            reply_markup=approval_mode_view.mode_buttons(self._s, user.id, current))
 
     async def help(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
         await update.effective_message.reply_text(texts.HELP)

@@ -6,6 +6,7 @@ what to tell the presser and how to change the card, so every case is easy to te
 
 from __future__ import annotations
 
+from bot.approval_mode_view import press_approval_mode
 from bot.audit_view import press_audit_page
 from bot.buttons import InvalidButton
 from bot.confidential_handlers import press_lock
@@ -111,6 +112,8 @@ def _rule_press(services: BotServices, data: str, user_id: int) -> PressAnswer:
         return press_operation_mark(services, kind, ident, user_id)
     if kind == "lk":
         return press_lock(services, user_id)
+    if kind == "ap":
+        return press_approval_mode(services, ident, user_id)
     if kind == "dd":
         services.dispatch.erase_user(user_id, user_id)
         return PressAnswer("Erasing everything…", "🗑 Erasing everything I store about you…")

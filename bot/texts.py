@@ -4,14 +4,15 @@ MAX_MESSAGE_CHARS = 4096
 
 HELP = (
     "Text me a goal in plain words, for example “email alice@example.org that I'll be 10 minutes late”. "
-    "I work on it in the background and ask you here before anything that matters, like sending an email.\n\n"
+    "I work on it in the background. Spending, deleting and account changes always wait for your OK here; "
+    "a message waits for it as you chose in /settings (by default, when you didn't name the recipient yourself).\n\n"
     "/goals – your recent goals and where they stand\n"
     "/activity – what is done, in progress and next\n"
     "/rules – your rules for what I may do without asking (add one: /rules never spend more than $50)\n"
     "/audit – recent decisions and why\n"
     "/connect – connect your email or calendar safely; /connections – what is connected\n"
     "/quiet 22:00 07:00 – hold unprompted news at night\n"
-    "/memory – what I remember about you; /settings – my name, tone, language, time zone\n"
+    "/memory – what I remember about you; /settings – my name, tone, language, time zone, when I ask\n"
     "/confidential – encrypt your data with a passphrase only you know; /unlock, /lock\n"
     "/export – a file with all your data; /delete_me – erase it all\n"
     "/negotiate – sell, buy or lower a bill within limits you set (/negotiate shows how)\n"
@@ -25,8 +26,8 @@ HELP = (
 def greeting(first_name: str, agent_name: str) -> str:
     return (
         f"Hi {first_name}! I'm {agent_name}, your personal agent.\n"
-        "Tell me what you want done and I'll work on it in the background, asking you before anything "
-        "consequential. /help shows what I can do."
+        "Tell me what you want done and I'll work on it in the background. Spending, deleting and account "
+        "changes always wait for your OK; below, choose when a message should. /help shows what I can do."
     )
 
 

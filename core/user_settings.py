@@ -10,6 +10,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 from pydantic import BaseModel, Field, field_validator
 from redis import Redis
 
+from core.approval_mode import DEFAULT_APPROVAL_MODE, ApprovalMode
 from core.confidential import ConfidentialKeys, confidential_keys
 from core.confidential.sealing import seal
 from core.erasure import Owned, delete_keys
@@ -29,6 +30,7 @@ class UserSettings(BaseModel):
     tone: Tone = "friendly"
     language: str = Field(default="English", min_length=2, max_length=40)
     training_opt_in: bool = Field(default=False, description="May conversations be used to improve models?")
+    approval_mode: ApprovalMode = Field(default=DEFAULT_APPROVAL_MODE, description="When a message waits for a card.")
 
     @field_validator("timezone")
     @classmethod

@@ -15,9 +15,13 @@ from redis import Redis
 from agent.goals import GoalStore
 from agent.goal_provenance import add_contact, provenance_context
 from agent.guard_view import guard_view
+from agent.said_times import said_times
 from connectors.catalog import Catalog, InvalidArguments
 from connectors.custom import UserCatalogs
 from core.actions import Action
+from core.approval_mode import ApprovalMode
+from core.confidential.errors import Locked
+from core.user_settings import UserSettingsStore
 from sentinel.policy import ReviewContext, RuleVerdict, Verdict, requested_by_user
 from sentinel.stores.rule_store import RuleStore
 from sentinel.rules import RuleInput, evaluate_rules
@@ -103,11 +107,18 @@ class ReviewContextBuilder:
         provenance = provenance_context(self._redis, self._goals, goal, action.user_id,
                                         self._catalog_of(action.user_id).services())
         now = datetime.fromtimestamp(self._clock() if self._clock else datetime.now().timestamp(), tz=timezone.utc)
+        try:
+            settings = UserSettingsStore(self._redis).get(action.user_id)
+            mode, zone = settings.approval_mode, settings.timezone
+        except Locked:  # sealed settings: the strictest choice until the user unlocks
+            mode, zone = ApprovalMode.every_message, "UTC"
         context = ReviewContext(
             approved_fingerprint=approved_fingerprint,
             provenance=provenance,
             injection_warnings=seen.risk_notes,
             now=now,
+            approval_mode=mode,
+            said_times=said_times(provenance.user_words, goal.created_at if goal else now, zone),
         )
         if self._rules is not None:
             # Asked for in the user's own words, every value traced to them, nothing copied from outside.

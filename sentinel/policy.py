@@ -24,7 +24,9 @@ Order of precedence, first match wins:
    a form the user asked for in their own words, sent to recipients they named themselves,
    with every value traced to them; spending, account changes, deleting, irreversible acts
    and anything else consequential ask (a rule "always ask before emailing" restores a card
-   for every message).
+   for every message), and so does the user's setting for messages (`message_modes`);
+also asked: an action whose day, time, amount or message differs from the user's words
+(`against_words`), and any message of a goal whose outside content spoke to the assistant.
 Reading the user's own data is not obeying it: an action inside the intent, every value of
 which traces to the user or their contacts, is not asked about merely because the goal read
 something. Every reason is true (nothing says "you asked" unless it traces to the user's
@@ -39,9 +41,14 @@ from enum import Enum
 
 from pydantic import BaseModel, Field
 
+from core.approval_mode import DEFAULT_APPROVAL_MODE, ApprovalMode
 from core.effects import EffectClass, RiskTag
 from core.actions import Action
 from sentinel.addressed import addressed_by_user
+from sentinel.against_words import against_words
+from sentinel.message_modes import allowed_reason, known_contacts, message_allowed
+from sentinel.said_values import SaidTime
+from sentinel.speaks_to_assistant import passages_to_assistant
 from sentinel.intent import Kind, action_kinds, describe, intended_kinds
 from sentinel.navigation import composed_data
 from sentinel.origins import split_sources
@@ -94,6 +101,8 @@ class ReviewContext(BaseModel):
     injection_warnings: list[str] = Field(default_factory=list)
     rules: RuleVerdict = Field(default_factory=RuleVerdict)
     now: datetime = Field(default_factory=lambda: datetime.fromtimestamp(0, tz=timezone.utc))
+    approval_mode: ApprovalMode = Field(default=DEFAULT_APPROVAL_MODE, description="The user's setting for messages.")
+    said_times: list[SaidTime] = Field(default_factory=list, description="Days and times the user's words name.")
 
 
 MAX_REASON_CHARS = 640
@@ -134,8 +143,11 @@ def review(action: Action, context: ReviewContext) -> Decision:
         reasons = [*_value_reasons(untrusted), *(f"Careful: {c.explain()}." for c in copied)]
         risk = Risk.high if copied or warning or any(v.trust is Trust.tainted for v in untrusted) else Risk.medium
         return _ask(action, [*reasons, *warning], risk, untrusted, copied)
-    if warning:
-        return _ask(action, warning, Risk.high, [])
+    # Outside content that spoke to the assistant marks the goal: its words may come back
+    # paraphrased, so every message after it is shown with the passage, whatever it says.
+    spoken = passages_to_assistant(provenance.untrusted) if _delivers(action) and provenance.untrusted else []
+    if warning or spoken:
+        return _ask(action, [*(f"Careful: {p.explain()}." for p in spoken), *warning], Risk.high, [])
     if context.rules.verdict is Verdict.deny:
         return Decision(verdict=Verdict.deny, reasons=context.rules.reasons, risk=Risk.medium)
     asked_for = _asked_for(action, provenance)
@@ -144,6 +156,8 @@ def review(action: Action, context: ReviewContext) -> Decision:
         # Outside content was read and the user never asked for this kind of action: the
         # content may be what suggested it, so a human decides, whatever the rules allow.
         return _ask(action, [_steering(kinds, sources)], Risk.medium, [])
+    if differs := against_words(action, provenance, context.said_times):
+        return _ask(action, differs, Risk.medium, [])
     if context.rules.verdict is Verdict.ask:
         return _ask(action, context.rules.reasons, Risk.medium, [])
     if context.rules.verdict is Verdict.allow:
@@ -154,11 +168,17 @@ def review(action: Action, context: ReviewContext) -> Decision:
         traced_to_user = bool(named) and all(v.trust is Trust.trusted for v in traced)
         reason = "A change you asked for" if traced_to_user else "A change to your own data"
         return Decision(verdict=Verdict.allow, reasons=[reason + ", easy to undo."], risk=Risk.low)
-    if _directed_by_user(action, provenance, traced):
+    eligible = _eligible(action, provenance, traced)
+    addressed = eligible and addressed_by_user(action.targets, _kinds(action), provenance.user_words,
+                                               provenance.trusted_texts)
+    allowed, why = message_allowed(
+        context.approval_mode, eligible=eligible, addressed=addressed, targets=action.targets,
+        contacts=known_contacts(provenance.contacts, provenance.trusted_texts, provenance.user_words),
+        user_words=provenance.user_words)
+    if allowed:
         return Decision(verdict=Verdict.allow, risk=Risk.low, reasons=[
-            f"You asked for this and named {', '.join(action.targets)} yourself; "
-            "nothing in it came from outside content."])
-    decision = _ask(action, [], Risk.medium, [])
+            allowed_reason(action.targets, addressed, read_outside=bool(provenance.untrusted))])
+    decision = _ask(action, why, Risk.medium, [])
     decision.allow_always = action.effect in (EffectClass.communicate, EffectClass.write)
     return decision
 
@@ -168,17 +188,15 @@ def review(action: Action, context: ReviewContext) -> Decision:
 _DIRECTABLE = frozenset({EffectClass.communicate, EffectClass.write})
 
 
-def _directed_by_user(action: Action, provenance: ProvenanceContext, traced: list[TracedValue]) -> bool:
-    """The user asked for exactly this kind of action, named every recipient themselves (as
-    recipients, in their own words for this goal), and every value in it traces to them;
-    outside content was already ruled out above (nothing copied, no outside value)."""
+def _eligible(action: Action, provenance: ProvenanceContext, traced: list[TracedValue]) -> bool:
+    """The user asked for exactly this kind of delivery and every value in it traces to them;
+    outside content was already ruled out above (nothing copied, no outside value). Whether it
+    still waits for a card depends on the recipients and the user's setting (`message_modes`)."""
     if action.effect not in _DIRECTABLE or frozenset(action.tags) & (_ASKING_TAGS - {RiskTag.share}):
         return False
     if action.amount is not None or not _delivers(action) or not all(v.trust is Trust.trusted for v in traced):
         return False
-    kinds = _kinds(action)
-    return bool(kinds & intended_kinds(provenance.user_words)) and addressed_by_user(
-        action.targets, kinds, provenance.user_words, provenance.trusted_texts)
+    return bool(_kinds(action) & intended_kinds(provenance.user_words))
 
 
 def _delivers(action: Action) -> bool:

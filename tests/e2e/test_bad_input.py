@@ -28,6 +28,14 @@ def test_start_help_and_unknown_commands(stack: DeputyStack) -> None:
     sent = user.send("/start")
     greeting = user.wait_for_bot(lambda m: True, after=sent)
     assert "Bea" in greeting["text"] and "/help" in greeting["text"]
+    # The one setting for messages is offered with the greeting, and again under /settings.
+    choices = ["Ask before every message", "Ask only when I didn't name the recipient",
+               "Ask only for people outside my contacts"]
+    assert [row[0]["text"].removeprefix("✓ ") for row in greeting["buttons"]] == choices
+    sent = user.send("/settings")
+    shown = user.wait_for_bot(lambda m: True, after=sent)
+    assert "Messages: ask only when i didn't name the recipient" in shown["text"]
+    assert [row[0]["text"] for row in shown["buttons"]][1] == "✓ Ask only when I didn't name the recipient"
 
     sent = user.send("/help")
     assert "/goals" in user.wait_for_bot(lambda m: True, after=sent)["text"]

@@ -45,8 +45,9 @@ def test_reading_the_users_calendar_does_not_make_an_asked_for_email_ask() -> No
     sent = review(EMAIL, _context(words, INVITE))
     # No rule: a message the user asked for, to the person they named, goes without a card.
     assert sent.verdict is Verdict.allow
-    assert sent.reasons == ["You asked for this and named bob@example.com yourself; "
-                            "nothing in it came from outside content."]
+    # The goal read the calendar: the reason may not say nothing came from outside content.
+    assert sent.reasons == ["You asked for this and named bob@example.com yourself; this goal read outside "
+                            "content, but no address, amount or copied passage in it comes from there."]
 
 
 def test_a_user_rule_to_ask_before_emailing_brings_the_card_back() -> None:

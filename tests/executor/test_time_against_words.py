@@ -1,0 +1,53 @@
+"""A calendar goal for "Friday 9 to 11", texted on a Sunday, that the model puts on that Sunday.
+
+Real runner, executor, guard and records on real Redis; the calendar is a stub that records.
+What the user notices: a card showing what they said beside what the action does, and no
+event until they decide; the same goal with the right day goes into the calendar at once.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+from zoneinfo import ZoneInfo
+
+import pytest
+from redis import Redis
+
+from agent.model import ModelReply
+from agent.testing import FunctionModel, message_text, tool_call
+from connectors.default import default_catalog
+from core.clock import ManualClock
+from core.user_settings import UserSettings, UserSettingsStore
+from workers.inline import InlineDeputy
+
+USER = 6601
+SUNDAY = datetime(2026, 12, 6, 8, 0, tzinfo=ZoneInfo("Europe/Berlin")).timestamp()
+
+
+def _model(start: str, end: str):
+    def decide(messages: list[dict[str, Any]], tools: list) -> ModelReply:
+        if messages[-1]["role"] == "tool":
+            return tool_call("reply", text="Done: " + message_text(messages[-1]))
+        return tool_call("create_event", title="Team meeting", start=start, end=end)
+    return decide
+
+
+@pytest.mark.parametrize(("start", "end", "asked"), [
+    ("2026-12-06T09:00", "2026-12-06T11:00", True),  # that Sunday
+    ("2026-12-11T09:00", "2026-12-11T11:00", False),  # the Friday the user meant
+])
+def test_an_event_on_another_day_than_said_waits_for_a_card_that_shows_both(
+        redis: Redis, start: str, end: str, asked: bool) -> None:
+    settings = UserSettingsStore(redis)
+    settings.save(USER, UserSettings(timezone="Europe/Berlin"))
+    created: list[str] = []
+    deputy = InlineDeputy(redis, FunctionModel(_model(start, end)), default_catalog(),
+                          {"calendar.create_event": lambda action, key: created.append(key) or "created"},
+                          clock=ManualClock(SUNDAY), settings=settings)
+    deputy.start(USER, "put a team meeting in my calendar for Friday 9 to 11")
+    cards = deputy.cards()
+    assert len(cards) == int(asked) and len(created) == int(not asked)
+    if asked:
+        assert "You said: friday 9 to 11 → Fri 11 Dec 09:00–11:00" in cards[0].text
+        assert "this action: Sun 6 Dec 09:00" in cards[0].text
