@@ -29,6 +29,15 @@ RECHECK_NOTE = (
 )
 """Deputy's note to the model after an unbacked answer: fixed words, safe to give in the user role."""
 
+RETRY_NOTE = (
+    "(Deputy) Your last tool call failed, and its error says why. If the error names the fix (a calendar's "
+    "real name, an id a search shows, a missing or wrong field), call the tool again with the fix now. "
+    "Tell the user only what you cannot fix yourself, in plain words."
+)
+"""Deputy's note when the model gives up right after a recoverable error, before the user hears of it."""
+
+_RECOVERABLE = ("Error:", "Failed:")
+
 # Tools that only keep the goal's own books: their results are Deputy's words, not something read.
 _BOOKKEEPING = frozenset({"update_plan", "reply", "schedule_check", "no_news", "split_into_subgoals", "remember",
                           "forget_memory"})
@@ -49,6 +58,7 @@ class AnswerVerdict(BaseModel):
 
     action: Literal["deliver", "recheck", "replace"]
     text: str
+    note: str = RECHECK_NOTE
     claims: list[Claim] = []
 
 
@@ -83,11 +93,16 @@ def _calls(goal: Goal) -> list[tuple[str, str]]:
 
 
 def check_answer(goal: Goal, text: str, evidence: Evidence) -> AnswerVerdict:
-    """Deliver a backed answer; ask again once per turn for an unbacked one, then replace it.
+    """Deliver a backed answer; send an answer back once per turn, then deliver or replace it.
 
-    Marks the goal (`answer_rechecked`) so that the second unbacked answer is replaced, and
-    clears the mark when an answer is delivered.
+    An answer that gives up right after a recoverable error (a failed call the error explains)
+    goes back once with `RETRY_NOTE`; an unbacked one goes back with `RECHECK_NOTE`, and is
+    replaced by `couldnt_find` if the model insists. The goal's `answer_rechecked` mark allows
+    one send-back per turn and is cleared when an answer is delivered.
     """
+    if not goal.answer_rechecked and _gives_up_after_error(goal, text):
+        goal.answer_rechecked = True
+        return AnswerVerdict(action="recheck", text=text, note=RETRY_NOTE)
     claims = unbacked_claims(text, evidence)
     if not claims:
         goal.answer_rechecked = False
@@ -99,6 +114,19 @@ def check_answer(goal: Goal, text: str, evidence: Evidence) -> AnswerVerdict:
         return AnswerVerdict(action="recheck", text=text, claims=claims)
     goal.answer_rechecked = False
     return AnswerVerdict(action="replace", text=couldnt_find(goal), claims=claims)
+
+
+def _gives_up_after_error(goal: Goal, text: str) -> bool:
+    """The model answers the user, not asking them anything, right after a call of this turn failed."""
+    if text.rstrip().endswith("?"):
+        return False  # asking the user what is missing is the right answer to some errors
+    for message in reversed(goal.messages):
+        if message.get("role") == "tool":
+            content = message.get("content")
+            return isinstance(content, str) and content.lstrip().startswith(_RECOVERABLE)
+        if origin_of(message) is Origin.user:
+            return False
+    return False
 
 
 def couldnt_find(goal: Goal) -> str:

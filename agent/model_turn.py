@@ -15,7 +15,7 @@ from __future__ import annotations
 import logging
 from typing import Any, Callable
 
-from agent.answer_check import RECHECK_NOTE, check_answer, evidence_for
+from agent.answer_check import check_answer, evidence_for
 from agent.context import fold
 from agent.goal_lifecycle import GoalEvent, advance
 from agent.goals import Goal, GoalStatus, ModelWait
@@ -219,7 +219,7 @@ class ModelTurn:
             return Stop("end", goal)
         verdict = check_answer(goal, text, self.evidence(goal))
         if verdict.action == "recheck":
-            goal.messages.append(deputy_note(RECHECK_NOTE))
+            goal.messages.append(deputy_note(verdict.note))
             return AskModel(goal)
         text = verdict.text
         self._outbox.send(goal.chat_id, text, dedupe_key=f"{goal.id}:{goal.step}:text",

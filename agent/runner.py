@@ -18,7 +18,7 @@ import time
 from typing import Any, Callable
 
 from agent.action_requests import ActionRequests, AskUser
-from agent.answer_check import RECHECK_NOTE, check_answer
+from agent.answer_check import check_answer
 from agent.check_budget import CheckBudget
 from agent.goal_lifecycle import GoalEvent, advance
 from agent.goals import ConcurrentUpdate, Goal, GoalStatus, GoalStore
@@ -339,7 +339,7 @@ class GoalRunner:
             return self._end(goal)
         verdict = check_answer(goal, args.text, self._turn.evidence(goal))
         if verdict.action == "recheck":
-            goal.messages.append(tool_message(call.id, "Not delivered. " + RECHECK_NOTE.removeprefix("(Deputy) ")))
+            goal.messages.append(tool_message(call.id, "Not delivered. " + verdict.note.removeprefix("(Deputy) ")))
             for skipped in goal.pending_calls:
                 goal.messages.append(tool_message(skipped.id, "Not run: the answer is being written again."))
             goal.pending_calls.clear()

@@ -70,3 +70,48 @@ def test_the_reply_tool_is_checked_as_well(redis: Redis) -> None:
     rig.start(USER, QUESTION)
     assert rig.sent()[-1] == "The receipt says €57,80."
     assert not any("99" in sent for sent in rig.sent())
+
+
+def test_giving_up_after_an_error_that_names_the_fix_is_sent_back_once_and_the_fixed_call_runs(redis: Redis) -> None:
+    from core.effects import ConnectorError
+
+    read: list[str] = []
+
+    def read_email(action: Action, key: str) -> OperationResult:
+        if action.arguments["message_id"] != "INBOX/4":
+            raise ConnectorError("There is no email INBOX/99; the ids search_email shows look like INBOX/4.")
+        read.append(action.arguments["message_id"])
+        return OperationResult(summary=RECEIPT, untrusted_origin="an email from orders@kettleshop.example")
+
+    def model(messages: list[dict[str, Any]], tools: list[Any]):
+        results = [message_text(m) for m in messages if m.get("role") == "tool"]
+        if not results:
+            return tool_call("read_email", message_id="INBOX/99")
+        if len(results) == 1 and "call failed" not in message_text(messages[-1]):
+            return text("Sorry, please try again with the correct arguments.")
+        if len(results) == 1:
+            return tool_call("read_email", message_id="INBOX/4")
+        return text("Your order A-10442 came to €57,80.")
+
+    rig = InlineDeputy(redis, FunctionModel(model), default_catalog(),
+                       {"email.read_email": read_email}, clock=ManualClock(1_765_000_000.0))
+    rig.start(USER, QUESTION)
+    assert read == ["INBOX/4"], "the call was made again with the id the error pointed to"
+    assert rig.sent() == ["Your order A-10442 came to €57,80."], "the user never saw the give-up"
+
+
+def test_a_question_back_after_an_error_reaches_the_user_at_once(redis: Redis) -> None:
+    from core.effects import ConnectorError
+
+    def read_email(action: Action, key: str) -> OperationResult:
+        raise ConnectorError("There is no email INBOX/99.")
+
+    def model(messages: list[dict[str, Any]], tools: list[Any]):
+        if not any(m.get("role") == "tool" for m in messages):
+            return tool_call("read_email", message_id="INBOX/99")
+        return text("I couldn't open that email. Which shop was the order from?")
+
+    rig = InlineDeputy(redis, FunctionModel(model), default_catalog(),
+                       {"email.read_email": read_email}, clock=ManualClock(1_765_000_000.0))
+    rig.start(USER, QUESTION)
+    assert rig.sent() == ["I couldn't open that email. Which shop was the order from?"]
