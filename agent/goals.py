@@ -152,6 +152,8 @@ class Goal(BaseModel):
         description="What the next answer must tell the user (the day and time a calendar write used, what was "
         "remembered), one line each: added to it when the model's words leave it out.",
     )
+    answer_rechecked: bool = Field(
+        default=False, description="The model's last answer stated facts nothing backs and was sent back once.")
     summary: list[str] = Field(default_factory=list, description="One line per step folded out of `messages`.")
     summary_hidden: int = 0
     results_stored: int = 0

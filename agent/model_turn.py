@@ -15,6 +15,7 @@ from __future__ import annotations
 import logging
 from typing import Any, Callable
 
+from agent.answer_check import check_answer, evidence_for
 from agent.context import fold
 from agent.goal_lifecycle import GoalEvent, advance
 from agent.goals import Goal, GoalStatus, ModelWait
@@ -22,7 +23,9 @@ from agent.memory_tools import MemoryTools
 from agent.model import ChatModel, ModelError, ModelReply
 from agent.model_requests import ModelRequest, ModelRequests, new_request_id
 from agent.prompt import build_messages
-from agent.steps import Dispatch, RunCalls, RunnerLimits, StepOutcome, Stop, TurnResult
+from agent.grounding import Evidence
+from agent.origins import deputy_note
+from agent.steps import AskModel, Dispatch, RunCalls, RunnerLimits, StepOutcome, Stop, TurnResult
 from core.outbox import Outbox
 from core.quota_texts import near_text, refusal_text
 from core.quotas import Quotas
@@ -93,6 +96,12 @@ class ModelTurn:
             self._quotas.count_tokens(goal.user_id, self._model_name,
                                       reply.usage.prompt_tokens + reply.usage.completion_tokens, self._clock())
         return self._record(goal, reply)
+
+    def evidence(self, goal: Goal) -> Evidence:
+        """What the goal's answer may rest on (`agent.answer_check`), with the memories the model was shown."""
+        settings = self._settings.get(goal.user_id) if self._settings else None
+        memories = self._memory.relevant(goal) if self._memory else None
+        return evidence_for(goal, memories, settings.timezone if settings else "UTC", self._clock())
 
     def _over_plan(self, goal: Goal) -> TurnResult | None:
         """The user's plan has no model use left (or the account is on hold): pause here, between steps.
@@ -208,6 +217,11 @@ class ModelTurn:
             goal.result = text
             advance(goal, GoalEvent.finish)
             return Stop("end", goal)
+        verdict = check_answer(goal, text, self.evidence(goal))
+        if verdict.action == "recheck":
+            goal.messages.append(deputy_note(verdict.note))
+            return AskModel(goal)
+        text = verdict.text
         self._outbox.send(goal.chat_id, text, dedupe_key=f"{goal.id}:{goal.step}:text",
                           proactive=goal.monitor is not None)
         advance(goal, GoalEvent.ask_user if text.endswith("?") else GoalEvent.finish)

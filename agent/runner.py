@@ -18,6 +18,7 @@ import time
 from typing import Any, Callable
 
 from agent.action_requests import ActionRequests, AskUser
+from agent.answer_check import check_answer
 from agent.check_budget import CheckBudget
 from agent.goal_lifecycle import GoalEvent, advance
 from agent.goals import ConcurrentUpdate, Goal, GoalStatus, GoalStore
@@ -336,7 +337,14 @@ class GoalRunner:
             goal.result = args.text
             advance(goal, GoalEvent.finish)
             return self._end(goal)
-        text = args.text
+        verdict = check_answer(goal, args.text, self._turn.evidence(goal))
+        if verdict.action == "recheck":
+            goal.messages.append(tool_message(call.id, "Not delivered. " + verdict.note.removeprefix("(Deputy) ")))
+            for skipped in goal.pending_calls:
+                goal.messages.append(tool_message(skipped.id, "Not run: the answer is being written again."))
+            goal.pending_calls.clear()
+            return self._model_turn(goal)
+        text = verdict.text
         if goal.unconfirmed:
             # The model may say "Done." anyway: the user hears what is really known.
             text += ("\n\n⚠️ I can't confirm that this happened (its outcome is unknown, and you chose not to "

@@ -59,7 +59,7 @@ class RunCalls:
 
 @dataclass(frozen=True)
 class AskModel:
-    """A monitor's check found news: the runner asks the model about it in this same job."""
+    """The model must be asked again in this same job: a monitor found news, or its answer went back to it."""
 
     goal: Goal
 

@@ -1,0 +1,117 @@
+"""An answer about the user's data reaches them only when what was read backs it.
+
+The runner and executor run in one process on real Redis (InlineDeputy); the mail service
+returns a real-looking receipt; the model is a function that answers as a small model might.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from redis import Redis
+
+from agent.goals import GoalStatus
+from agent.testing import FunctionModel, message_text, text, tool_call
+from connectors.default import default_catalog
+from core.actions import Action
+from core.clock import ManualClock
+from core.effects import OperationResult
+from workers.inline import InlineDeputy
+
+USER = 7
+RECEIPT = ("1 email(s) in INBOX match, newest first:\n- INBOX/4 | Sat 28 Nov | orders@kettleshop.example | "
+           "Your order A-10442 | read | Thanks for your order A-10442. Kettle 2L. Total: €57,80 incl. VAT.")
+QUESTION = "how much was my order from the kettle shop?"
+
+
+def mail(action: Action, key: str) -> OperationResult:
+    return OperationResult(summary=RECEIPT, untrusted_origin="emails from orders@kettleshop.example")
+
+
+def deputy(redis: Redis, answers: list[Any]) -> tuple[InlineDeputy, list[list[dict[str, Any]]]]:
+    seen: list[list[dict[str, Any]]] = []
+
+    def model(messages: list[dict[str, Any]], tools: list[Any]):
+        seen.append(messages)
+        if not any(m.get("role") == "tool" for m in messages):
+            return tool_call("search_email", text="kettle")
+        return answers.pop(0)
+
+    return InlineDeputy(redis, FunctionModel(model), default_catalog(), {"email.search_email": mail},
+                        clock=ManualClock(1_765_000_000.0)), seen
+
+
+def test_a_backed_answer_is_delivered_as_the_model_wrote_it(redis: Redis) -> None:
+    rig, _ = deputy(redis, [text("Your order A-10442 came to €57,80.")])
+    goal = rig.start(USER, QUESTION)
+    assert rig.goal(goal.id).status is GoalStatus.done
+    assert rig.sent()[-1] == "Your order A-10442 came to €57,80."
+
+
+def test_an_invented_order_goes_back_to_the_model_once_and_its_corrected_answer_is_delivered(redis: Redis) -> None:
+    rig, seen = deputy(redis, [text("Your order #88213 cost $64.20."), text("It was €57,80, order A-10442.")])
+    rig.start(USER, QUESTION)
+    assert rig.sent()[-1] == "It was €57,80, order A-10442."
+    assert not any("88213" in sent for sent in rig.sent()), "the invented answer never reached the user"
+    assert "appear in nothing you read" in message_text(seen[-1][-1])
+
+
+def test_an_answer_that_stays_unbacked_is_replaced_by_where_deputy_looked(redis: Redis) -> None:
+    rig, _ = deputy(redis, [text("Your order #88213 cost $64.20."), text("Order 88213, $64.20, paid on Monday.")])
+    goal = rig.start(USER, QUESTION)
+    assert rig.sent()[-1] == "I couldn't find that in your mail, so I won't guess."
+    assert not any("64.20" in sent for sent in rig.sent())
+    assert rig.goal(goal.id).status is GoalStatus.done
+
+
+def test_the_reply_tool_is_checked_as_well(redis: Redis) -> None:
+    rig, _ = deputy(redis, [tool_call("reply", text="Sam from Accounting says €99,00."),
+                            tool_call("reply", text="The receipt says €57,80.")])
+    rig.start(USER, QUESTION)
+    assert rig.sent()[-1] == "The receipt says €57,80."
+    assert not any("99" in sent for sent in rig.sent())
+
+
+def test_giving_up_after_an_error_that_names_the_fix_is_sent_back_once_and_the_fixed_call_runs(redis: Redis) -> None:
+    from core.effects import ConnectorError
+
+    read: list[str] = []
+
+    def read_email(action: Action, key: str) -> OperationResult:
+        if action.arguments["message_id"] != "INBOX/4":
+            raise ConnectorError("There is no email INBOX/99; the ids search_email shows look like INBOX/4.")
+        read.append(action.arguments["message_id"])
+        return OperationResult(summary=RECEIPT, untrusted_origin="an email from orders@kettleshop.example")
+
+    def model(messages: list[dict[str, Any]], tools: list[Any]):
+        results = [message_text(m) for m in messages if m.get("role") == "tool"]
+        if not results:
+            return tool_call("read_email", message_id="INBOX/99")
+        if len(results) == 1 and "call failed" not in message_text(messages[-1]):
+            return text("Sorry, please try again with the correct arguments.")
+        if len(results) == 1:
+            return tool_call("read_email", message_id="INBOX/4")
+        return text("Your order A-10442 came to €57,80.")
+
+    rig = InlineDeputy(redis, FunctionModel(model), default_catalog(),
+                       {"email.read_email": read_email}, clock=ManualClock(1_765_000_000.0))
+    rig.start(USER, QUESTION)
+    assert read == ["INBOX/4"], "the call was made again with the id the error pointed to"
+    assert rig.sent() == ["Your order A-10442 came to €57,80."], "the user never saw the give-up"
+
+
+def test_a_question_back_after_an_error_reaches_the_user_at_once(redis: Redis) -> None:
+    from core.effects import ConnectorError
+
+    def read_email(action: Action, key: str) -> OperationResult:
+        raise ConnectorError("There is no email INBOX/99.")
+
+    def model(messages: list[dict[str, Any]], tools: list[Any]):
+        if not any(m.get("role") == "tool" for m in messages):
+            return tool_call("read_email", message_id="INBOX/99")
+        return text("I couldn't open that email. Which shop was the order from?")
+
+    rig = InlineDeputy(redis, FunctionModel(model), default_catalog(),
+                       {"email.read_email": read_email}, clock=ManualClock(1_765_000_000.0))
+    rig.start(USER, QUESTION)
+    assert rig.sent() == ["I couldn't open that email. Which shop was the order from?"]
