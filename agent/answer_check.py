@@ -10,6 +10,7 @@ text answer pass through `check_answer`, so no form of answer skips it.
 from __future__ import annotations
 
 import logging
+import re
 from datetime import datetime
 from typing import Literal
 from zoneinfo import ZoneInfo
@@ -36,7 +37,13 @@ RETRY_NOTE = (
 )
 """Deputy's note when the model gives up right after a recoverable error, before the user hears of it."""
 
-_RECOVERABLE = ("Error:", "Failed:")
+# A failed call the model can fix itself: its arguments were wrong (Deputy's own checks say how), or
+# the service's error points at what exists instead. Refusals (the guard, the plan, a watch that
+# cannot be set up, an address that leads somewhere private) are answers for the user, not errors to fix.
+_FIXABLE_ERROR = re.compile(r"^Error: (?:Invalid arguments|there is no tool named|The arguments were not a JSON)")
+_FIXABLE_FAILURE = re.compile(
+    r"^Failed: .*\b(?:there is no|no such|not found|unknown|does not exist|doesn't exist|did you mean|"
+    r"your calendars|available|the ids)\b", re.IGNORECASE | re.DOTALL)
 
 # Tools that only keep the goal's own books: their results are Deputy's words, not something read.
 _BOOKKEEPING = frozenset({"update_plan", "reply", "schedule_check", "no_news", "split_into_subgoals", "remember",
@@ -123,7 +130,10 @@ def _gives_up_after_error(goal: Goal, text: str) -> bool:
     for message in reversed(goal.messages):
         if message.get("role") == "tool":
             content = message.get("content")
-            return isinstance(content, str) and content.lstrip().startswith(_RECOVERABLE)
+            if not isinstance(content, str):
+                return False
+            said = content.lstrip()
+            return bool(_FIXABLE_ERROR.match(said) or _FIXABLE_FAILURE.match(said))
         if origin_of(message) is Origin.user:
             return False
     return False

@@ -194,7 +194,10 @@ def test_a_deadline_in_the_past_or_a_reminder_with_a_link_is_refused_with_the_re
     def respond(request: ChatRequest) -> ModelReply:
         last = request.messages[-1]
         if last.get("role") == "tool":
-            return tool_call("reply", text=message_text(last))
+            # Relays the refusal (also when Deputy sent its first relay back to try a fix).
+            refusal = next(message_text(m) for m in reversed(request.messages)
+                           if m.get("role") == "tool" and message_text(m).startswith("Error"))
+            return tool_call("reply", text=refusal)
         return tool_call("schedule_check", what=f"email from {SAM}", every_minutes=60,
                          probe={"tool": "search_email", "arguments": {"from": SAM}, **asked.pop(0)})
 
