@@ -74,8 +74,19 @@ def resolve_arguments(
         _set(arguments, name, result.iso if not _date_only(operation, name) else _day_of(result).isoformat())
         if first_day is None:
             first_day = _day_of(result)
+            _end_from_range(operation, arguments, result)
         times.append(result)
     return TimedArguments(arguments, times)
+
+
+def _end_from_range(operation: Operation, arguments: dict[str, Any], start: Resolved) -> None:
+    """A start said as a range ("Friday 9 to 11") gives the end, when no end or length was given."""
+    if start.until is None or len(operation.time_arguments) < 2 or arguments.get("duration_minutes"):
+        return
+    end_name = operation.time_arguments[1]
+    end = _get(arguments, end_name)
+    if end is None or (isinstance(end, str) and not end.strip()):
+        _set(arguments, end_name, start.until.isoformat(timespec="minutes"))
 
 
 def invented_time(operation: Operation, raw: dict[str, Any], known_texts: list[str]) -> bool:

@@ -64,6 +64,15 @@ _CLOCK = re.compile(r"\b(?P<h>\d{1,2}):(?P<m>\d{2})\s*(?P<ampm>[ap]\.?m\.?)?(?![
 _HOUR_AMPM = re.compile(r"\b(?P<h>\d{1,2})\s*(?P<ampm>[ap]\.?m\.?)(?!\w)")
 _OCLOCK = re.compile(r"\b(?P<h>\d{1,2})\s*o'?clock\b")
 _BARE_HOUR = re.compile(rf"\bat (?P<h>\d{{1,2}})\b(?!\s*{_ORDINAL})(?!\s*(?:{_MONTH})\b)(?![:.]\d)")
+_CLOCK_WORDS = r"\d{1,2}(?::\d{2})?(?:\s*[ap]\.?m\.?)?"
+# "9 to 11", "from 9:30 till 11am", "between 2 and 4pm", "9-11": a start and an end on one day.
+_RANGE = re.compile(
+    rf"\b(?:from |between )?(?P<a>{_CLOCK_WORDS})\s*(?:to|till|until|-|–|and)\s*(?P<b>{_CLOCK_WORDS})(?![\w:/.-])"
+    rf"(?!\s*(?:{_MONTH}|{_ORDINAL}|people|persons|guests|of us|pax|kids|adults|days|weeks|minutes|hours)\b)")
+# "Friday 9", "tomorrow 10": an hour said straight after the day.
+_DAY_HOUR = re.compile(
+    rf"\b(?:{_WEEKDAY}|today|tomorrow|tmrw|tonight)\.? (?P<h>\d{{1,2}})\b(?!\s*{_ORDINAL})(?!\s*(?:{_MONTH})\b)"
+    r"(?![:./-]\d)(?!\s*(?:people|persons|guests|minutes|min|hours|days)\b)")
 _PART_OF_DAY = re.compile(rf"\b(?:in the |this |at |around |by )?(?P<part>{_PART})\b")
 
 _DAY_AFTER_TOMORROW = re.compile(r"\b(?:the )?day after tomorrow\b")
@@ -85,6 +94,8 @@ class Resolved:
     zone: str
     at: datetime | None = None
     day: date | None = None
+    until: datetime | None = None
+    """The end the same words named ("Friday 9 to 11"), if they named one."""
 
     @property
     def iso(self) -> str:
@@ -200,6 +211,9 @@ def _grammar(text: str, now: datetime, tz: ZoneInfo, zone_key: str, on_day: date
         elapsed = timedelta(0)
         rest = _cut(rest, _NOW.search(rest))  # type: ignore[arg-type]
 
+    rest, end_words = _range_start(rest)
+    if on_day is not None and re.fullmatch(r"\s*\d{1,2}\s*", rest):
+        rest = f"at {rest.strip()}"  # an end said as a bare hour ("to 11") on the start's day
     clock, rest, problem = _time_part(rest)
     if problem:
         return Unclear(text, problem)
@@ -237,9 +251,51 @@ def _grammar(text: str, now: datetime, tz: ZoneInfo, zone_key: str, on_day: date
     if day is None:
         today = _wall(text, datetime.combine(now.date(), final), tz, zone_key)
         if isinstance(today, Resolved) and today.at is not None and today.at < now - _PAST_SLACK:
-            return _wall(text, datetime.combine(now.date() + timedelta(days=1), final), tz, zone_key)
-        return today
-    return _wall(text, datetime.combine(day, final), tz, zone_key)
+            today = _wall(text, datetime.combine(now.date() + timedelta(days=1), final), tz, zone_key)
+        return _with_end(today, end_words, part, tz, zone_key)
+    return _with_end(_wall(text, datetime.combine(day, final), tz, zone_key), end_words, part, tz, zone_key)
+
+
+def _range_start(text: str) -> tuple[str, str | None]:
+    """A range's start put where a time goes ("friday at 9"), and its end's words ("11"), if there is one.
+
+    An end's "am"/"pm" also tells the start's when the start has none ("2 to 4pm" is 14:00–16:00).
+    """
+    match = _RANGE.search(text)
+    if match is None or (not match.group(0).startswith("between") and " and " in match.group(0)):
+        return text, None
+    start, end = match["a"].strip(), match["b"].strip()
+    if start == end:
+        return text, None  # "12-12" is a date, not a range of no length
+    end_meridiem = re.search(r"[ap]\.?m\.?$", end)
+    if end_meridiem and not re.search(r"[ap]\.?m\.?$", start):
+        start_hour, end_hour = (int(re.match(r"\d+", words).group(0)) % 12 for words in (start, end))  # type: ignore[union-attr]
+        # "2 to 4pm" is 2pm; "11 to 1pm" is 11am.
+        if start_hour <= end_hour:
+            start += " " + end_meridiem.group(0)
+    return f"{text[:match.start()]} at {start} {text[match.end():]}", end
+
+
+def _with_end(result: Resolved | Unclear, end_words: str | None, part: str | None, tz: ZoneInfo,
+              zone_key: str) -> Resolved | Unclear:
+    """The start, with the end a range named on the same day (or the next, past midnight)."""
+    if end_words is None or not isinstance(result, Resolved) or result.at is None:
+        return result
+    said = end_words if re.search(r"[:ap]", end_words) else f"at {end_words}"
+    clock, rest, problem = _time_part(said)
+    leftover = [word for word in rest.split() if word not in _FILLER]
+    final = _clock(clock, part) if clock is not None and not problem and not leftover else None
+    if final is None:
+        return Unclear(result.words, f"I couldn't read when “{result.words}” ends; which time do you mean?")
+    start = result.at.replace(tzinfo=None)
+    end = datetime.combine(start.date(), final)
+    if end <= start:
+        later = end + timedelta(hours=12)
+        end = later if later > start and final.hour < 12 else end + timedelta(days=1)
+    ended = _wall(result.words, end, tz, zone_key)
+    if not isinstance(ended, Resolved) or ended.at is None:
+        return result
+    return Resolved(result.words, zone_key, at=result.at, until=ended.at)
 
 
 def _unclear(text: str) -> Unclear:
@@ -280,10 +336,17 @@ class _Clock:
 
 
 def _time_part(text: str) -> tuple[_Clock | None, str, str | None]:
-    for pattern in (_CLOCK, _HOUR_AMPM, _OCLOCK, _BARE_HOUR):
+    for pattern in (_CLOCK, _HOUR_AMPM, _OCLOCK, _BARE_HOUR, _DAY_HOUR):
         match = pattern.search(text)
         if match is None:
             continue
+        if pattern is _DAY_HOUR:
+            # Only the hour is the time: the day before it stays for the day part.
+            hour = int(match["h"])
+            if hour > 23:
+                return None, text, None
+            return (_Clock(hour, 0, None, hour >= 13 or match["h"].startswith("0")),
+                    f"{text[:match.start('h')]} {text[match.end('h'):]}", None)
         hour_text = match["h"]
         minute = int(match.groupdict().get("m") or 0)
         meridiem = (match.groupdict().get("ampm") or "").replace(".", "")[:2] or None
@@ -454,8 +517,8 @@ _ANY_TIME = (_ISO_DATE, _NOW, _RELATIVE, _HALF_HOUR, _CLOCK, _HOUR_AMPM, _OCLOCK
              _DAY_AFTER_TOMORROW, _SIMPLE_DAY, _WEEKDAY_RE, _DAY_MONTH, _MONTH_DAY, _DAY_OF_MONTH, _VAGUE)
 
 
-_PHRASE_PARTS = (_DAY_AFTER_TOMORROW, _SIMPLE_DAY, _WEEKDAY_RE, _DAY_MONTH, _MONTH_DAY, _DAY_OF_MONTH, _CLOCK,
-                 _HOUR_AMPM, _OCLOCK, _BARE_HOUR, _PART_OF_DAY, _RELATIVE, _HALF_HOUR)
+_PHRASE_PARTS = (_DAY_AFTER_TOMORROW, _SIMPLE_DAY, _WEEKDAY_RE, _DAY_MONTH, _MONTH_DAY, _DAY_OF_MONTH, _RANGE,
+                 _DAY_HOUR, _CLOCK, _HOUR_AMPM, _OCLOCK, _BARE_HOUR, _PART_OF_DAY, _RELATIVE, _HALF_HOUR)
 _PHRASE_GAP = 9  # " on the ", " at ": what may separate the parts of one time
 
 

@@ -143,7 +143,7 @@ def test_prompt_size_stays_flat_over_an_eighty_step_goal(redis: Redis) -> None:
         calls["n"] += 1
         if calls["n"] > 80:
             return text("All done.")
-        return tool_call("update_plan", steps=[{"title": f"Step {calls['n']}: " + "x" * 200}])
+        return tool_call("update_plan", steps=[{"title": f"Step {calls['n']}: " + "x" * 180}])
 
     deputy = rig(redis, decide, RunnerLimits(max_steps=200))
     deputy.start(USER, "a very long goal", goal_id="g_main")

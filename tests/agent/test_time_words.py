@@ -232,3 +232,40 @@ def test_a_weekday_that_does_not_match_the_date_is_asked_about():
 def test_an_end_time_alone_falls_on_the_start_day():
     result = resolved("15:00", TUESDAY, BERLIN, on_day=date(2026, 12, 3))
     assert result.at == at(BERLIN, 2026, 12, 3, 15, 0)
+
+
+# -- a start and an end in one breath ----------------------------------------------------------
+
+SUNDAY_MORNING = datetime(2026, 12, 6, 10, 0, tzinfo=ZoneInfo("Europe/Berlin"))
+
+
+@pytest.mark.parametrize(("words", "start", "end"), [
+    ("Friday 9 to 11", "2026-12-11T09:00", "2026-12-11T11:00"),
+    ("on Friday from 9 to 11", "2026-12-11T09:00", "2026-12-11T11:00"),
+    ("Friday 9-11", "2026-12-11T09:00", "2026-12-11T11:00"),
+    ("friday 9:30-10:15", "2026-12-11T09:30", "2026-12-11T10:15"),
+    ("tomorrow 2 to 4pm", "2026-12-07T14:00", "2026-12-07T16:00"),
+    ("monday 11 to 1pm", "2026-12-07T11:00", "2026-12-07T13:00"),
+    ("friday between 2 and 4", "2026-12-11T14:00", "2026-12-11T16:00"),
+    ("friday 10pm to 1am", "2026-12-11T22:00", "2026-12-12T01:00"),
+    ("from 9am to 5pm tomorrow", "2026-12-07T09:00", "2026-12-07T17:00"),
+])
+def test_a_range_names_its_start_and_its_end(words: str, start: str, end: str) -> None:
+    result = resolve_time(words, SUNDAY_MORNING, "Europe/Berlin")
+    assert isinstance(result, Resolved), result
+    assert result.iso.startswith(start)
+    assert result.until is not None and result.until.isoformat().startswith(end)
+
+
+@pytest.mark.parametrize(("words", "start"), [
+    ("Friday 9", "2026-12-11T09:00"), ("dinner friday 8", "2026-12-11T20:00"), ("tonight 10", "2026-12-06T22:00"),
+])
+def test_an_hour_said_straight_after_the_day_is_that_days_hour(words: str, start: str) -> None:
+    result = resolve_time(words, SUNDAY_MORNING, "Europe/Berlin")
+    assert isinstance(result, Resolved) and result.iso.startswith(start) and result.until is None
+
+
+@pytest.mark.parametrize("words", ["12-12", "friday 3-4 people", "Friday 11 December"])
+def test_dates_and_counts_are_not_ranges(words: str) -> None:
+    result = resolve_time(words, SUNDAY_MORNING, "Europe/Berlin")
+    assert not (isinstance(result, Resolved) and result.until is not None)
