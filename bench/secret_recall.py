@@ -18,19 +18,19 @@ import time
 from collections import defaultdict
 from pathlib import Path
 
-from core.secret_scan import find_secrets_after, normalise
+from core.secret_scan import find_secrets_after, is_lead, normalise
 
 CORPUS = Path(__file__).resolve().parent.parent / "tests" / "bot" / "secret_corpus" / "corpus.json"
 
 
 def kept_text(messages: list[str]) -> tuple[list[str], bool]:
     """What Deputy keeps of each message, and whether anything was taken for a secret."""
-    kept, flagged, previous = [], False, None
+    kept, flagged, after_lead = [], False, False
     for message in messages:
-        scan = find_secrets_after(previous, message)
+        scan = find_secrets_after(after_lead, message)
         flagged = flagged or scan.found
         kept.append(scan.redacted() if scan.found else scan.text)
-        previous = message
+        after_lead = not scan.found and is_lead(scan.text)
     return kept, flagged
 
 

@@ -46,6 +46,7 @@ KINDS = {
     "ns": "stop a negotiation",
     "na": "adjust a negotiation's mandate",
     "lk": "lock my confidential data now",
+    "sr": "use a message taken for a secret as it was",
 }
 
 

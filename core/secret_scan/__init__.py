@@ -81,10 +81,10 @@ def _merge(hits: list[Hit]) -> list[Hit]:
     return kept
 
 
-def find_secrets_after(previous: str | None, text: str) -> Scan:
-    """`text` read with the message before it, when that one named a secret without a value."""
+def find_secrets_after(after_lead: bool, text: str) -> Scan:
+    """`text` read as the message after one that named a secret without its value (`is_lead`), or not."""
     scan = find_secrets(text)
-    if scan.found or previous is None or not is_lead(normalise(previous)):
+    if scan.found or not after_lead:
         return scan
     hit = lone_value(scan.text)
     return Scan(scan.text, (hit,)) if hit is not None else scan

@@ -76,13 +76,17 @@ def card_hits(text: str, ibans: list[Hit]) -> list[Hit]:
     return found
 
 
-_EXPIRY_THEN_CODE = re.compile(r"[^\d\n]{0,30}?(?:0[1-9]|1[0-2])\s?/\s?(?:20)?\d{2}[^\d\n]{1,30}?(?<!\d)(\d{3,4})(?!\d)")
+_EXPIRY_THEN_CODE = re.compile(r"[^\d\n]{0,30}?(?P<expiry>(?:0[1-9]|1[0-2])\s?/\s?(?:20)?\d{2})(?!\d)"
+                               r"(?:[^\d\n]{1,30}?(?<!\d)(?P<code>\d{3,4})(?!\d))?")
 
 
 def _trailing_code(text: str, end: int) -> list[Hit]:
-    """"4111 ... 11/28 346": the digits after a card's expiry are its security code."""
+    """"4111 ... 11/28 346": a card's expiry goes with it, and the digits after the expiry are its code."""
     match = _EXPIRY_THEN_CODE.match(text, end)
-    return [Hit("card_code", *match.span(1))] if match else []
+    if match is None:
+        return []
+    found = [Hit("card", *match.span("expiry"))]
+    return found + [Hit("card_code", *match.span("code"))] if match.group("code") else found
 
 
 def code_hits(text: str) -> list[Hit]:

@@ -28,6 +28,9 @@ def is_lead(text: str) -> bool:
 def lone_value(text: str) -> Hit | None:
     """The next message, if it is a single token: the value the lead announced."""
     match = _LONE.fullmatch(text)
-    if match is None or not re.search(r"[\d\W_]", match.group("value")) and len(match.group("value")) < 6:
+    if match is None:
         return None
+    value = match.group("value")
+    if not (re.search(r"[\d\W_]", value) or (re.search(r"[a-z]", value) and re.search(r"[A-Z]", value[1:]))):
+        return None  # "thanks", "Great": a reply, not a password (those have digits, symbols or inner capitals)
     return Hit("password", *match.span("value"))
