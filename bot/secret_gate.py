@@ -156,3 +156,16 @@ class SecretGate:
         self._s.audit.append(update.effective_user.id, "secret_file_refused", self._s.clock(), what=scan.label)
         await update.effective_chat.send_message(secret_paste.FILE_NOTICE.format(kind=scan.label))
         return True
+
+
+def without_secrets(update: dict) -> dict:
+    """An update as it may be written down (kept to be handled again after a crash): secrets replaced by handles."""
+    for kind in ("message", "edited_message"):
+        message = update.get(kind)
+        if not isinstance(message, dict):
+            continue
+        for field in ("text", "caption"):
+            value = message.get(field)
+            if isinstance(value, str) and (scan := find_secrets(value)).found:
+                message[field] = scan.redacted()
+    return update
