@@ -61,15 +61,38 @@ class Scan:
 def find_secrets(text: str) -> Scan:
     original = text = normalise(text)
     private = private_key_hits(text)
-    for hit in private:  # a key block is found whole: its body is not read again by every other check
-        text = text[: hit.start] + " " * (hit.end - hit.start) + text[hit.end:]
+    text, marks = _collapse(text, private)  # a key block is found whole: no other check reads its body
     lowered = text.lower()
     ibans = iban_hits(text)
-    hits = [*private, *key_hits(text, lowered), *card_hits(text, ibans), *card_code_hits(text),
-            *seed_hits(text, lowered), *password_hits(text), *login_hits(text), *strong_token_hits(text), *ibans,
-            *identity_hits(text), *code_hits(text)]
+    found = [*key_hits(text, lowered), *card_hits(text, ibans), *card_code_hits(text), *seed_hits(text, lowered),
+             *password_hits(text), *login_hits(text), *strong_token_hits(text), *ibans, *identity_hits(text),
+             *code_hits(text)]
+    hits = [*private, *(_restore(hit, marks) for hit in found)] if marks else found
     hits.sort(key=lambda h: (_ORDER.index(h.kind), h.start))
     return Scan(original, tuple(_merge(hits)))
+
+
+def _collapse(text: str, blocks: list[Hit]) -> tuple[str, list[tuple[int, int]]]:
+    """`text` with each block replaced by one space, and where (in the new text) how much was cut before."""
+    pieces, marks, cursor, removed = [], [], 0, 0
+    for block in sorted(blocks, key=lambda h: h.start):
+        if block.start < cursor:
+            continue
+        pieces += [text[cursor: block.start], " "]
+        removed += block.end - block.start - 1
+        marks.append((block.start - (removed - (block.end - block.start - 1)) + 1, removed))
+        cursor = block.end
+    return ("".join(pieces) + text[cursor:], marks) if marks else (text, [])
+
+
+def _restore(hit: Hit, marks: list[tuple[int, int]]) -> Hit:
+    def original(index: int) -> int:
+        shift = 0
+        for after, removed in marks:
+            if index >= after:
+                shift = removed
+        return index + shift
+    return Hit(hit.kind, original(hit.start), original(hit.end - 1) + 1)
 
 
 def _merge(hits: list[Hit]) -> list[Hit]:

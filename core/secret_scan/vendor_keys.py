@@ -99,7 +99,12 @@ def _compile(pattern: str) -> re.Pattern[str] | None:
 def rules() -> tuple[_Rule, ...]:
     loaded = []
     for raw in tomllib.loads(_DATA.read_text(encoding="utf-8"))["rules"]:
-        regex = _compile(raw["regex"]) if "regex" in raw else None
+        pattern = raw.get("regex")
+        if raw["id"] == "generic-api-key" and pattern and pattern.startswith("(?i)[\\w.-]{0,50}?"):
+            # Its name part may start anywhere in a run of word characters; starting only where a run
+            # starts finds the same keys without trying (and backtracking over a long token) at every one.
+            pattern = "(?i)(?<![\\w.-])" + pattern[len("(?i)"):]
+        regex = _compile(pattern) if pattern else None
         if regex is None:
             continue  # a rule on file paths only, or one Python cannot express
         allow_secret, allow_match, stopwords = [], [], []
@@ -126,27 +131,53 @@ def _secret_span(match: re.Match[str], group: int) -> tuple[int, int]:
     return match.span()
 
 
-_LONG_LINE = 400
+_WINDOW = 200  # a key's name, its separator and a value of up to 150 characters
 
 
-def _matches(rule: _Rule, text: str):
-    """The generic rule backtracks on every character of a long base64 line: it reads short lines only."""
-    if rule.id != "generic-api-key" or len(text) <= _LONG_LINE:
+def _matches(rule: _Rule, text: str, lowered: str):
+    """The generic rule backtracks at every character of a long token: it reads only around its keywords."""
+    if rule.id != "generic-api-key":
         yield from rule.regex.finditer(text)
         return
-    offset = 0
-    for line in text.split("\n"):
-        if len(line) <= _LONG_LINE:
-            yield from rule.regex.finditer(text, offset, offset + len(line))
-        offset += len(line) + 1
+    windows: list[list[int]] = []
+    for keyword in rule.keywords:
+        start = lowered.find(keyword)
+        while start != -1:
+            windows.append([max(0, start - 60), min(len(text), start + len(keyword) + _WINDOW)])
+            start = lowered.find(keyword, start + 1)
+    windows.sort()
+    merged: list[list[int]] = []
+    for window in windows:
+        if merged and window[0] <= merged[-1][1]:
+            merged[-1][1] = max(merged[-1][1], window[1])
+        else:
+            merged.append(window)
+    for start, end in merged:
+        line_end = text.find("\n", start, end)
+        yield from rule.regex.finditer(text, start, end if line_end == -1 else line_end)
+
+
+@cache
+def _by_keyword() -> tuple[tuple[_Rule, ...], dict[str, tuple[int, ...]]]:
+    """The rules without keywords (always run), and each keyword with the rules it lets run."""
+    index: dict[str, list[int]] = {}
+    for position, rule in enumerate(rules()):
+        for keyword in rule.keywords:
+            index.setdefault(keyword, []).append(position)
+    return tuple(r for r in rules() if not r.keywords), {k: tuple(v) for k, v in index.items()}
+
+
+def _rules_for(lowered: str) -> list[_Rule]:
+    always, index = _by_keyword()
+    every = rules()
+    wanted = sorted({position for keyword, positions in index.items() if keyword in lowered for position in positions})
+    return [*always, *(every[position] for position in wanted)]
 
 
 def vendor_key_hits(text: str, lowered: str) -> list[Hit]:
     found = []
-    for rule in rules():
-        if rule.keywords and not any(keyword in lowered for keyword in rule.keywords):
-            continue
-        for match in _matches(rule, text):
+    for rule in _rules_for(lowered):
+        for match in _matches(rule, text, lowered):
             start, end = _secret_span(match, rule.group)
             secret = text[start:end]
             if rule.entropy and shannon_entropy(secret) < rule.entropy:
