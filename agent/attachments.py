@@ -67,11 +67,14 @@ def _pdf_text(data: bytes) -> str:
     from io import BytesIO
 
     from pypdf import PdfReader
-    from pypdf.errors import PdfReadError
+    from pypdf.errors import LimitReachedError, PdfReadError
 
     try:
         reader = PdfReader(BytesIO(data))
         pages = [page.extract_text() or "" for page in reader.pages[:MAX_PDF_PAGES]]
+    except LimitReachedError as exc:  # built to make the reader work without end: refused, not retried
+        raise UnreadableFile("That PDF is built in a way I can't read safely (it asks for far more work than "
+                             "its size explains), so I couldn't read it.") from exc
     except (PdfReadError, ValueError, KeyError, TypeError) as exc:
         raise UnreadableFile("That PDF is damaged or encrypted, so I couldn't read it.") from exc
     return "\n\n".join(pages)

@@ -10,6 +10,7 @@ from redis import Redis
 
 from agent.goal_provenance import reseal_contacts
 from agent.goals import GoalStore, user_goal_ids
+from agent.model_outcomes import seal_user_model_outcomes
 from agent.uploads import UPLOAD_TTL_SECONDS
 from connectors.custom import CustomConnectors
 from core.confidential import ConfidentialKeys, confidential_keys
@@ -30,7 +31,9 @@ def seal_existing(redis: Redis, user_id: int, keys: ConfidentialKeys | None = No
     keys = keys if keys is not None else confidential_keys(redis)
     sealed = 0
     goals = GoalStore(redis, keys)
-    for goal_id in user_goal_ids(redis, user_id):
+    goal_ids = list(user_goal_ids(redis, user_id))
+    sealed += seal_user_model_outcomes(redis, keys, user_id, goal_ids)
+    for goal_id in goal_ids:
         if goals.update(goal_id, lambda goal: goal) is not None:
             sealed += 1
         for key in redis.scan_iter(f"deputy:goal:{goal_id}:result:*"):

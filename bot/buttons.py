@@ -47,6 +47,7 @@ KINDS = {
     "na": "adjust a negotiation's mandate",
     "lk": "lock my confidential data now",
     "ap": "choose when a message waits for a card",
+    "sr": "use a message taken for a secret as it was",
 }
 
 

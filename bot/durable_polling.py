@@ -29,6 +29,7 @@ import redis.asyncio as aioredis
 from telegram import Update
 from telegram.ext import Application
 
+from bot.secret_gate import without_secrets
 from bot.update_claims import Delivery, UpdateClaims, delivered, delivering
 
 log = logging.getLogger(__name__)
@@ -55,7 +56,8 @@ class ReceivedQueue(asyncio.Queue):
     async def put(self, item: object) -> None:
         if self._redis is not None and isinstance(item, Update):
             delivery = Delivery(item.update_id, secrets.token_urlsafe(9), retried=False)
-            record = json.dumps({"seed": delivery.seed, "update": item.to_dict()})
+            # Written down before any handler runs, so never with a secret in it (see bot.secret_gate).
+            record = json.dumps({"seed": delivery.seed, "update": without_secrets(item.to_dict())})
             try:
                 await self._redis.hset(self._key, str(item.update_id), record)
                 self._deliveries[item.update_id] = delivery

@@ -29,7 +29,7 @@ from bot.memory_view import apply_memory_edit, editing_memory_key
 from bot.plan_handlers import admit_goal, admitted_by_invite, files_refused, flooding
 from bot.negotiation import negotiations_text
 from bot.presses import decide_press
-from bot.secret_paste import deleted_notice, pasted_secret
+from bot.secret_gate import SecretGate
 from bot.services import BotServices
 from bot.update_claims import current_delivery
 from core.confidential import Locked
@@ -57,12 +57,15 @@ _STATUS_WORDS = {
 class Handlers:
     def __init__(self, services: BotServices) -> None:
         self._s = services
+        self._secrets = SecretGate(services, self._take_text)
 
     async def gate(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
         """Runs before every other handler: strangers get one polite refusal and nothing else."""
         user = update.effective_user
         if user is None or self._s.is_allowed(user.id) or admitted_by_invite(self._s, update):
             if user is not None and await flooding(self._s, update, context):
+                raise ApplicationHandlerStop
+            if await self._secrets.screen(update, context):  # before any handler stores or logs it
                 raise ApplicationHandlerStop
             return
         if update.callback_query is not None:
@@ -202,6 +205,8 @@ class Handlers:
         if refusal is not None:
             await message.reply_text(refusal)
             return
+        if await self._secrets.file_with_secret(update, bytes(data), mime):
+            return
         # Kept in Redis under the user's id, so a worker on any machine can read it.
         attachment = await asyncio.to_thread(self._s.uploads.put, update.effective_user.id, name, mime, bytes(data))
         caption = (message.caption or "").strip() or f"Have a look at {name} and tell me what matters."
@@ -212,17 +217,11 @@ class Handlers:
         await message.reply_text(texts.EMPTY if message.text is not None else texts.NOT_TEXT)
 
     async def text(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+        await self._take_text(update, update.effective_message.text or "")
+
+    async def _take_text(self, update: Update, text: str) -> None:
+        """A text the user sent (or the part of it left once a secret was taken out)."""
         message = update.effective_message
-        text = message.text or ""
-        secret_kind = pasted_secret(text)
-        if secret_kind is not None:
-            try:
-                await message.delete()
-            except TelegramError:
-                log.warning("could not delete a message that looked like a secret")
-            self._s.audit.append(update.effective_user.id, "secret_message_deleted", self._s.clock(), what=secret_kind)
-            await context.bot.send_message(update.effective_chat.id, deleted_notice(secret_kind))
-            return
         if len(text) > texts.MAX_MESSAGE_CHARS:
             await message.reply_text(texts.too_long(len(text)))
             return
@@ -296,6 +295,8 @@ class Handlers:
         return add_answer(self._s.goals, goal_id, text, self._s.clock(), self._s.dispatch.step)
 
     async def press(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+        if await self._secrets.release(update):
+            return
         query = update.callback_query
         answer = decide_press(self._s, query.data or "", query.from_user.id)
         await query.answer(answer.toast, show_alert=answer.alert)

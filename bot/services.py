@@ -11,6 +11,7 @@ from redis import Redis
 from agent.goals import GoalStore
 from agent.uploads import Uploads
 from bot.buttons import ButtonSigner
+from bot.held_messages import HeldMessages
 from bot.intake import GoalIntake, LoopRedis, url_of
 from core.connect_links import ConnectLinks
 from core.plans import PlanBook
@@ -42,6 +43,7 @@ class BotServices:
     clock: Callable[[], float] = field(default=time.time)
     quotas: Quotas | None = None  # None: no plans enforced
     messages_per_minute: int | None = None  # per user; None: no flood limit
+    held: HeldMessages | None = None  # messages taken for secrets, releasable; None: none kept
 
     @classmethod
     def create(
@@ -71,6 +73,7 @@ class BotServices:
             allowed_users=allowed_users,
             rules=RuleStore(redis),
             buttons=ButtonSigner(secret),
+            held=HeldMessages(redis, secret),
             actions=ActionStore(redis),
             links=ConnectLinks(redis),
             intake=GoalIntake(loop_redis, dispatch, audit.key),

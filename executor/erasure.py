@@ -21,6 +21,7 @@ from rq.job import Job
 from rq.serializers import JSONSerializer
 
 from agent.goals import erase_user_goals, user_goal_ids
+from agent.model_outcomes import erase_user_model_outcomes
 from agent.uploads import Uploads
 from connectors.web.states import erase_browser_state
 from core.accounts import erase_user_account_traces
@@ -43,6 +44,7 @@ from executor.payments import erase_user_payments
 STORES: tuple[Eraser, ...] = (
     erase_user_namespace,
     erase_user_goals,
+    erase_user_model_outcomes,
     erase_user_actions,
     erase_user_approvals,
     erase_user_audit,

@@ -69,7 +69,9 @@ def to_update(
 def _content(message: dict[str, Any]) -> dict[str, Any]:
     kind = message.get("type")
     if kind == "text":
-        text = str((message.get("text") or {}).get("body") or "")
+        text = (message.get("text") or {}).get("body") or ""
+        if not isinstance(text, str):
+            raise ValueError("a text message whose body is not text")
         out: dict[str, Any] = {"text": text}
         if text.startswith("/") and len(text) > 1:
             out["entities"] = [{"type": "bot_command", "offset": 0, "length": len(text.split()[0])}]

@@ -8,7 +8,9 @@
   again), turned into a Telegram-shaped update and handled by the same Application as
   Telegram's; 200 only once every message of the delivery was handled, so Meta retries
   the rest. Status callbacks (sent, delivered, read, failed) are logged; a failure with
-  its error code and title only (no numbers, no texts).
+  its error code and title only (no numbers, no texts). A correctly signed delivery of a
+  shape Deputy cannot read (a field of the wrong type, an unknown kind of change) is
+  answered 200 and dropped with a log line: Meta would otherwise deliver it again and again.
 """
 
 from __future__ import annotations
@@ -76,22 +78,24 @@ class WhatsAppWebhook:
             return web.Response(status=403, text="wrong signature")
         try:
             body = json.loads(raw)
-            changes = [change.get("value") or {} for entry in body.get("entry") or [] for change in entry.get("changes") or []]
-        except (ValueError, AttributeError, TypeError):
-            return web.Response(status=400, text="not a WhatsApp webhook payload")
+        except ValueError:
+            log.warning("whatsapp: dropped a signed delivery that is not JSON")
+            return web.Response(text="ok")
+        changes = [_dict(change.get("value")) for entry in _dicts(_dict(body).get("entry"))
+                   for change in _dicts(entry.get("changes"))]
         ok = True
         for value in changes:
-            for status in value.get("statuses") or []:
+            for status in _dicts(value.get("statuses")):
                 ok = await self._status(status) and ok
-            names = {c.get("wa_id"): (c.get("profile") or {}).get("name", "") for c in value.get("contacts") or []}
-            for message in value.get("messages") or []:
+            names = {c.get("wa_id"): str(_dict(c.get("profile")).get("name") or "") for c in _dicts(value.get("contacts"))}
+            for message in _dicts(value.get("messages")):
                 ok = await self._one(message, names.get(message.get("from"), "")) and ok
         return web.Response(text="ok") if ok else web.Response(status=503, headers={"Retry-After": "1"})
 
     async def _status(self, status: dict[str, Any]) -> bool:
         """Log a status; a message refused as outside the window goes again as the template.
         False to have Meta deliver the callback again (it overtook our record of the message)."""
-        codes = {e.get("code") for e in status.get("errors") or []}
+        codes = {e.get("code") for e in _dicts(status.get("errors"))}
         wamid, wa_id = str(status.get("id") or ""), str(status.get("recipient_id") or "")
         if status.get("status") != "failed" or REENGAGEMENT_REQUIRED not in codes or not wa_id.isdigit():
             _log_status(status)
@@ -105,7 +109,7 @@ class WhatsAppWebhook:
             return True
         try:
             age = time.time() - float(status.get("timestamp") or 0)
-        except ValueError:
+        except (TypeError, ValueError):
             age = STATUS_PATIENCE
         return age >= STATUS_PATIENCE  # a fresh one is retried; an old unknown message is not ours to chase
 
@@ -149,19 +153,23 @@ class WhatsAppWebhook:
         await self._sender.user_wrote(wa_id)
         if message.get("type") in SILENT_TYPES:
             return  # an emoji reaction to a message, a system notice: nothing to answer
-        if message.get("type") == "text" and (message.get("text") or {}).get("body", "").strip().lower() in MENU_WORDS:
+        if message.get("type") == "text" and str(_dict(message.get("text")).get("body") or "").strip().lower() in MENU_WORDS:
             payloads = outbound.command_menu(wa_id, self._commands, MENU_INTRO)
             await self._sender.deliver(wa_id, payloads, MENU_INTRO)
             return
         update_id = await self._sender.store.next_update_id()
-        card = None
-        if pressed_data(message) is not None:
-            card = await self._sender.store.card((message.get("context") or {}).get("id"))
-        data = to_update(message, update_id=update_id, message_id=await self._sender.store.next_message_id(account),
-                         account_id=account, name=name, card=card)
-        if "callback_query" in data:
-            data["callback_query"]["id"] = callback_id(update_id, account)
-        update = Update.de_json(data, self._app.bot)
+        try:
+            card = None
+            if pressed_data(message) is not None:
+                card = await self._sender.store.card(_dict(message.get("context")).get("id"))
+            data = to_update(message, update_id=update_id, message_id=await self._sender.store.next_message_id(account),
+                             account_id=account, name=name, card=card)
+            if "callback_query" in data:
+                data["callback_query"]["id"] = callback_id(update_id, account)
+            update = Update.de_json(data, self._app.bot)
+        except (AttributeError, TypeError, ValueError, KeyError):
+            log.warning("whatsapp: dropped a message of a shape Deputy cannot read (type %r)", str(message.get("type"))[:20])
+            return  # answered as handled: read again, it would fail again
         await self._app.update_processor.process_update(update, self._handled(update, account))
 
     async def _handled(self, update: Update, account: int) -> None:
@@ -174,10 +182,19 @@ class WhatsAppWebhook:
         return web.Response(text="ok" if self._app.running else "stopping", status=200 if self._app.running else 503)
 
 
+def _dict(value: Any) -> dict[str, Any]:
+    return value if isinstance(value, dict) else {}
+
+
+def _dicts(value: Any) -> list[dict[str, Any]]:
+    """The objects of a list a delivery should hold; anything else in it (or instead of it) is skipped."""
+    return [item for item in value if isinstance(item, dict)] if isinstance(value, list) else []
+
+
 def _log_status(status: dict[str, Any]) -> None:
     state = status.get("status")
     if state == "failed":
-        errors = [f"{e.get('code')} {e.get('title')}" for e in status.get("errors") or []]
+        errors = [f"{e.get('code')} {e.get('title')}" for e in _dicts(status.get("errors"))]
         log.warning("whatsapp: message %s failed: %s", status.get("id"), "; ".join(errors) or "no reason given")
     else:
         log.debug("whatsapp: message %s %s", status.get("id"), state)

@@ -63,3 +63,37 @@ def test_erase_removes_every_file_of_the_user_and_no_other(redis: Redis) -> None
     assert uploads.erase(ANN) == 3
     assert not list(redis.scan_iter(f"deputy:upload:{ANN}:*"))
     assert uploads.read(BOB, bobs) == b"bob"
+
+
+def _crafted_pdf() -> bytes:
+    """A one-page PDF of ~80 KB whose font's character map inflates to 80 MB when its text is read."""
+    import zlib
+
+    bomb = zlib.compress(b" " * 80_000_000, 9)
+    text = b"BT /F1 12 Tf 72 720 Td (Hello) Tj ET"
+    objects = [
+        b"<< /Type /Catalog /Pages 2 0 R >>",
+        b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+        b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R /Resources << /Font << /F1 5 0 R >> >> >>",
+        b"<< /Length %d >>\nstream\n" % len(text) + text + b"\nendstream",
+        b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /ToUnicode 6 0 R >>",
+        b"<< /Length %d /Filter /FlateDecode >>\nstream\n" % len(bomb) + bomb + b"\nendstream",
+    ]
+    out, offsets = bytearray(b"%PDF-1.4\n"), []
+    for number, body in enumerate(objects, 1):
+        offsets.append(len(out))
+        out += b"%d 0 obj\n" % number + body + b"\nendobj\n"
+    xref = len(out)
+    out += b"xref\n0 %d\n0000000000 65535 f \n" % (len(objects) + 1)
+    out += b"".join(b"%010d 00000 n \n" % offset for offset in offsets)
+    out += b"trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n" % (len(objects) + 1, xref)
+    return bytes(out)
+
+
+def test_a_pdf_built_to_exhaust_the_reader_gets_a_plain_answer_not_a_crash(redis: Redis) -> None:
+    uploads = Uploads(redis)
+    reading = Reading(GoalStore(redis), None, lambda: 1.0, uploads)
+    bomb = goal_with(uploads.put(ANN, "invoice.pdf", "application/pdf", _crafted_pdf()))
+
+    answer = reading.read_attachments(bomb)
+    assert answer is not None and "invoice.pdf" not in answer and "couldn't read it" in answer

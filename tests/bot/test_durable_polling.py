@@ -144,3 +144,15 @@ async def test_a_bot_that_died_after_storing_the_goal_does_not_store_it_twice(
         await eventually(lambda: redis.hlen(RECEIVED) == 0)
     assert [g.id for g in goals(redis)] == [first[0].id]  # the retry found it under the same id
     assert bot_texts(emu) == [texts.ACK_NEW_GOAL, texts.ACK_NEW_GOAL]
+
+
+async def test_a_message_kept_to_be_handled_after_a_crash_is_kept_without_its_secret(
+    redis_server: RedisServer, redis: Redis, emulator: tuple[Emulator, str]
+) -> None:
+    emu, api_base = emulator
+    hang = Hang()
+    async with polling_bot(redis_server, redis, api_base, hang):
+        emu.user_sends(USER, "log in to the library, the password is Tr0ub4dor&3xyz, and renew my books", "Ann")
+        await asyncio.wait_for(hang.entered.wait(), 15)
+        kept = b"".join(value for key in redis.scan_iter("deputy:polling:*:received") for value in redis.hvals(key))
+    assert b"renew my books" in kept and b"Tr0ub4dor" not in kept

@@ -41,7 +41,7 @@ def test_a_look_alike_is_left_alone(message: str) -> None:
 
 @pytest.mark.parametrize(("message", "kind"), [
     ("4111 1111 1111 1111 12/27 123", "a card number"),
-    ("the cvv is 123", "a card's security code"),
+    ("the cvv is 123", "a card's security code or a PIN"),
     ("pw: hunter2", "a password"),
     ("login: bob / hunter2", "a password"),
     ("ghp_abcdefghijklmnopqrstuvwxyz0123456789", "an access key"),

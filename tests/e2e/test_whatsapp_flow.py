@@ -200,3 +200,14 @@ def test_a_message_whatsapp_refuses_as_outside_the_window_goes_again_as_the_temp
     refused = [m for m in user.bot_messages(after=before) if m["status"] == "failed"]
     assert len(refused) == 1 and refused[0]["type"] == "text"
     assert redis.get(f"deputy:wa:last_in:{wa_id}") is None, "from now on, news goes as the template at once"
+
+
+def test_a_pasted_password_is_kept_from_the_model_and_the_user_is_told_truly_it_stays_in_their_chat(
+        wa_stack: DeputyStack, redis: Redis, model_server: ScriptedModelServer) -> None:
+    user = wa_user(wa_stack, "15550001009")
+    sent = user.send("my netflix password is Gr33nTea-4417!")
+    assert sent["status"] == 200
+    notice = next(m["text"] for m in user.bot_messages() if "password" in m["text"])
+    assert "I deleted" not in notice and "does not let me delete it" in notice and "delete it yourself" in notice
+    assert "Gr33nTea-4417!" not in repr([r.model_dump() for r in model_server.requests])
+    assert not [k for k in redis.scan_iter("*") if redis.type(k) == b"string" and b"Gr33nTea" in redis.get(k)]

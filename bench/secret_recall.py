@@ -1,0 +1,75 @@
+"""Recall and precision of the chat's secret scanner on a corpus it was not written against.
+
+    python -m bench.secret_recall [--split frozen|dev|all] [--corpus PATH] [--misses]
+
+The corpus (tests/bot/secret_corpus/, see its README) lists messages as a user would send
+them, each with the secret values that must not survive and text that must. An item with
+secrets counts as caught when none of its values is left in what Deputy keeps (the message
+with each secret replaced by a handle) and its context words are; a look-alike counts as kept when nothing in it is
+taken for a secret. Messages of one item are read in order, as the chat reads them (a
+message naming a secret without its value is read with the next one).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import time
+from collections import defaultdict
+from pathlib import Path
+
+from core.secret_scan import find_secrets_after, is_lead, normalise
+
+CORPUS = Path(__file__).resolve().parent.parent / "tests" / "bot" / "secret_corpus" / "corpus.json"
+
+
+def kept_text(messages: list[str]) -> tuple[list[str], bool]:
+    """What Deputy keeps of each message, and whether anything was taken for a secret."""
+    kept, flagged, after_lead = [], False, False
+    for message in messages:
+        scan = find_secrets_after(after_lead, message)
+        flagged = flagged or scan.found
+        kept.append(scan.redacted() if scan.found else scan.text)
+        after_lead = not scan.found and is_lead(scan.text)
+    return kept, flagged
+
+
+def judge(item: dict) -> bool:
+    kept, flagged = kept_text(item["messages"])
+    if not item["secret"]:
+        return not flagged
+    joined = "\n".join(kept)
+    caught = all(secret not in joined and normalise(secret) not in joined for secret in item["secret"])
+    return caught and all(normalise(keep) in joined for keep in item["keep"])
+
+
+def evaluate(items: list[dict]) -> dict[str, tuple[int, int]]:
+    tally: dict[str, list[int]] = defaultdict(lambda: [0, 0])
+    for item in items:
+        tally[item["kind"]][0] += judge(item)
+        tally[item["kind"]][1] += 1
+    return {kind: (good, total) for kind, (good, total) in sorted(tally.items())}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--split", default="frozen")
+    parser.add_argument("--corpus", default=str(CORPUS))
+    parser.add_argument("--misses", action="store_true")
+    args = parser.parse_args()
+    items = [i for i in json.loads(Path(args.corpus).read_text()) if args.split == "all" or i["split"] == args.split]
+    started = time.perf_counter()
+    results = evaluate(items)
+    elapsed = time.perf_counter() - started
+    for kind, (good, total) in results.items():
+        what = "kept" if kind == "lookalike" else "caught"
+        print(f"{kind:20} {good:4}/{total:<4} {what} {100 * good / total:6.1f} %")
+    print(f"{len(items)} items in {elapsed * 1000:.0f} ms")
+    if args.misses:
+        for item in items:
+            if not judge(item):
+                print(item["kind"], repr(item["messages"])[:200], "| secret:", repr(item["secret"])[:80])
+
+
+if __name__ == "__main__":
+    main()

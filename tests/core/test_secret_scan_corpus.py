@@ -1,0 +1,47 @@
+"""The scanner against a corpus written without reading it (tests/bot/secret_corpus/README.md).
+
+The corpus was committed verbatim before any tuning (commit d350d74020f16479c42578767e2154c91c3b1299);
+its frozen part is never tuned on, and this test fails if anyone changes it. On the dev part
+(tuned on) every kind must be caught at 95 % or more and 99 % of look-alikes kept; on the frozen
+part the first measurement is a floor no change may fall below (BENCHMARKS.md has the numbers;
+the goal is 98 % per kind).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+
+from bench.secret_recall import CORPUS, evaluate
+
+FROZEN_SHA256 = "a131880c51a7c202f557076214f7aa81db1eb556927c002dfc990955f4976ee0"
+
+
+def _items(split: str) -> list[dict]:
+    return [item for item in json.loads(CORPUS.read_text(encoding="utf-8")) if item["split"] == split]
+
+
+def test_the_frozen_part_is_unchanged() -> None:
+    frozen = _items("frozen")
+    digest = hashlib.sha256(json.dumps(frozen, sort_keys=True, ensure_ascii=False).encode()).hexdigest()
+    assert digest == FROZEN_SHA256 and len(frozen) == 264
+
+
+# Caught (or kept, for look-alikes) on the frozen part at its first measurement.
+FROZEN_FLOOR = {"card": 12, "connection_string": 8, "cvc_pin": 8, "iban": 9, "jwt": 7, "login": 7, "lookalike": 134,
+                "national_id": 6, "otp": 7, "password_phrase": 15, "private_key": 7, "seed_phrase": 7, "split": 7,
+                "vendor_key": 18}
+
+
+def test_dev_secrets_are_caught_and_look_alikes_kept() -> None:
+    results = evaluate(_items("dev"))
+    looks_kept, looks_total = results.pop("lookalike")
+    assert looks_kept / looks_total >= 0.99, f"look-alikes kept {looks_kept}/{looks_total}"
+    low = {kind: f"{good}/{total}" for kind, (good, total) in results.items() if good / total < 0.95}
+    assert not low, f"kinds under 95 % on dev: {low}"
+
+
+def test_the_frozen_part_does_not_regress() -> None:
+    results = evaluate(_items("frozen"))
+    worse = {kind: f"{good} < {FROZEN_FLOOR[kind]}" for kind, (good, _) in results.items() if good < FROZEN_FLOOR[kind]}
+    assert not worse, f"fewer caught than at the first frozen measurement: {worse}"
