@@ -262,10 +262,10 @@ class Handlers:
     ) -> None:
         """Store the goal, audit it and enqueue its first step (one transaction), then acknowledge."""
         user_id, chat_id, now = update.effective_user.id, update.effective_chat.id, self._s.clock()
-        # Webhook replicas: a retry of an update whose replica died mid-way names the goal as
-        # the first attempt did, and does not create it twice.
+        # Every copy of one update (a webhook retry, a replayed or re-fetched poll) names the
+        # goal after the update, so a copy whose goal is already stored does not create it twice.
         delivery = current_delivery()
-        if delivery is not None and delivery.retried and self._s.goals.exists(delivery.goal_id()):
+        if delivery is not None and await self._s.intake.stored(delivery.goal_id()):
             await update.effective_message.reply_text(texts.ACK_NEW_GOAL)
             return
         goal = Goal(

@@ -12,6 +12,7 @@ after that point runs), which leaves Redis exactly as a SIGKILL at that moment w
 from __future__ import annotations
 
 import asyncio
+import json
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
@@ -27,9 +28,10 @@ from bot.app import build_application
 from bot.services import BotServices
 from deputy.testing import RedisServer
 from emulator import EMULATOR_KEY, Emulator, bound_port, serve
+from emulator.tgobjects import BotProfile
 
 USER = 6160
-RECEIVED = "deputy:polling:1:received"  # the bot's token is "1:polling": bot id 1
+RECEIVED = f"deputy:polling:{BotProfile.id}:received"  # the bot id is the one getMe answers
 
 
 async def eventually(check, timeout: float = 15.0) -> Any:
@@ -143,4 +145,23 @@ async def test_a_bot_that_died_after_storing_the_goal_does_not_store_it_twice(
         await eventually(lambda: len(bot_texts(emu)) == 2)
         await eventually(lambda: redis.hlen(RECEIVED) == 0)
     assert [g.id for g in goals(redis)] == [first[0].id]  # the retry found it under the same id
+    assert bot_texts(emu) == [texts.ACK_NEW_GOAL, texts.ACK_NEW_GOAL]
+
+
+async def test_a_bot_that_died_between_recording_an_update_and_confirming_it_makes_one_goal(
+    redis_server: RedisServer, redis: Redis, emulator: tuple[Emulator, str]
+) -> None:
+    """The dead bot wrote the fetched update to Redis and died before its next getUpdates: the
+    restarted bot replays its copy and is handed the unconfirmed update again."""
+    emu, api_base = emulator
+    emu.user_sends(USER, "email bob the minutes", "Ann")
+    [update] = emu.updates.deliverable()  # what the dead bot's getUpdates returned, never confirmed
+    redis.hset(RECEIVED, str(update["update_id"]), json.dumps({"seed": "seed-of-the-dead", "update": update}))
+
+    async with polling_bot(redis_server, redis, api_base):
+        await eventually(lambda: emu.updates.pending_count == 0)  # the copy fetched again, and confirmed
+        await eventually(lambda: bot_texts(emu) and redis.hlen(RECEIVED) == 0)
+        emu.user_sends(USER, "and book a room", "Ann")  # answered after both copies were dealt with
+        await eventually(lambda: len(bot_texts(emu)) == 2)
+    assert sorted(g.text for g in goals(redis)) == ["and book a room", "email bob the minutes"]
     assert bot_texts(emu) == [texts.ACK_NEW_GOAL, texts.ACK_NEW_GOAL]
