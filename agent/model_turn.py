@@ -20,6 +20,7 @@ from agent.goal_lifecycle import GoalEvent, advance
 from agent.goals import Goal, GoalStatus, ModelWait
 from agent.memory_tools import MemoryTools
 from agent.model import ChatModel, ModelError, ModelReply
+from agent.unconfirmed import with_caveats
 from agent.model_requests import ModelRequest, ModelRequests, new_request_id
 from agent.prompt import build_messages
 from agent.steps import Dispatch, RunCalls, RunnerLimits, StepOutcome, Stop, TurnResult
@@ -208,6 +209,7 @@ class ModelTurn:
             goal.result = text
             advance(goal, GoalEvent.finish)
             return Stop("end", goal)
+        text = with_caveats(goal, text)  # what is unknown is said whatever the model wrote
         self._outbox.send(goal.chat_id, text, dedupe_key=f"{goal.id}:{goal.step}:text",
                           proactive=goal.monitor is not None)
         advance(goal, GoalEvent.ask_user if text.endswith("?") else GoalEvent.finish)

@@ -53,7 +53,6 @@ class ReceivedQueue(asyncio.Queue):
         self._claims: UpdateClaims | None = None
         self._key = ""
         self._bot_id = 0
-        self._record = None
         self._deliveries: dict[int, Delivery] = {}
 
     def attach(self, redis: aioredis.Redis, bot_id: int) -> None:
@@ -62,7 +61,6 @@ class ReceivedQueue(asyncio.Queue):
         self._claims = UpdateClaims(redis, bot_id)
         self._key = _RECEIVED.format(bot_id)
         self._bot_id = bot_id
-        self._record = redis.register_script(_RECORD)
 
     async def put(self, item: object) -> None:
         if self._redis is not None and self._claims is not None and isinstance(item, Update):
@@ -70,8 +68,10 @@ class ReceivedQueue(asyncio.Queue):
             delivery = Delivery(item.update_id, update_seed(self._bot_id, data), retried=False)
             record = json.dumps({"seed": delivery.seed, "update": data})
             try:
-                keys = [self._key, self._claims.marker_key(item.update_id)]
-                if not await self._record(keys=keys, args=[str(item.update_id), record]):
+                # EVAL, not EVALSHA: a write that reaches Redis is run, even after a restart
+                # emptied Redis's script cache and the process died before it could load it again.
+                marker = self._claims.marker_key(item.update_id)
+                if not await self._redis.eval(_RECORD, 2, self._key, marker, str(item.update_id), record):
                     # Fetched again because a dead process never confirmed it: the copy replayed
                     # from the hash (or already handled) is the one that counts.
                     log.info("update %s was received before; this copy is dropped", item.update_id)
