@@ -25,6 +25,7 @@ from bot.audit_view import audit_page
 from bot.confidential_handlers import keep_answer, locked_goals_text
 from bot.goal_controls import apply_edit, editing_key
 from bot.handoff_reply import take_code_reply
+from bot.lost_goals import LostGoals, take_restart
 from bot.memory_view import apply_memory_edit, editing_memory_key
 from bot.plan_handlers import admit_goal, admitted_by_invite, files_refused, flooding
 from bot.negotiation import negotiations_text
@@ -55,8 +56,9 @@ _STATUS_WORDS = {
 
 
 class Handlers:
-    def __init__(self, services: BotServices) -> None:
+    def __init__(self, services: BotServices, lost: LostGoals | None = None) -> None:
         self._s = services
+        self._lost = lost or LostGoals()  # goals acknowledged and not yet finished, to tell of if Redis loses them
 
     async def gate(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
         """Runs before every other handler: strangers get one polite refusal and nothing else."""
@@ -284,6 +286,7 @@ class Handlers:
         if tip is None:
             tip = await self._s.intake.tip(user_id)
         await self._s.intake.create(goal, tip, files=len(attachments))
+        self._lost.remember(goal.id, user_id, chat_id, text)
         await update.effective_message.reply_text(texts.ACK_NEW_GOAL)
         for notice in notices:
             await update.effective_message.reply_text(notice)
@@ -293,8 +296,20 @@ class Handlers:
 
     async def press(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
         query = update.callback_query
+        restart = await take_restart(self._s, self._s.intake.client(), query.data or "", query.from_user.id)
+        if restart is not None:  # Start again, on the notice of a goal lost with Redis's data
+            await query.answer("Starting it again." if restart else "That one was started again already.")
+            await query.edit_message_reply_markup(None)
+            if restart:
+                await self._start_goal(update, restart, [])
+            return
         answer = decide_press(self._s, query.data or "", query.from_user.id)
         await query.answer(answer.toast, show_alert=answer.alert)
+        if answer.gone and query.message is not None:
+            try:
+                await query.edit_message_reply_markup(None)
+            except TelegramError as exc:
+                log.info("could not take the buttons off a card that is gone: %s", exc)
         if answer.card_suffix and query.message is not None and getattr(query.message, "text", None):
             try:
                 await query.edit_message_text(f"{query.message.text}\n\n{answer.card_suffix}", reply_markup=None)

@@ -84,7 +84,8 @@ def decide_press(services: BotServices, data: str, user_id: int) -> PressAnswer:
         )
     if result.outcome is PressOutcome.not_owner:
         return PressAnswer("Only the person this request belongs to can answer it.", alert=True)
-    return PressAnswer("I can't find that request any more, so nothing was done.")
+    return PressAnswer("I can't find that request any more (it may have been lost), so nothing was done. "
+                       "I've taken its buttons away.", gone=True)
 
 
 def _rule_press(services: BotServices, data: str, user_id: int) -> PressAnswer:
