@@ -46,6 +46,7 @@ KINDS = {
     "ns": "stop a negotiation",
     "na": "adjust a negotiation's mandate",
     "lk": "lock my confidential data now",
+    "lr": "start a goal lost with Redis's data again",
 }
 
 
