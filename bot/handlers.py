@@ -299,7 +299,10 @@ class Handlers:
         restart = await take_restart(self._s, self._s.intake.client(), query.data or "", query.from_user.id)
         if restart is not None:  # Start again, on the notice of a goal lost with Redis's data
             await query.answer("Starting it again." if restart else "That one was started again already.")
-            await query.edit_message_reply_markup(None)
+            try:
+                await query.edit_message_reply_markup(None)
+            except TelegramError as exc:  # the notice may be gone; the goal starts all the same
+                log.info("could not take the Start again button away: %s", exc)
             if restart:
                 await self._start_goal(update, restart, [])
             return
