@@ -64,7 +64,7 @@ def kill_bot_between_write_and_confirm(stack: DeputyStack, redis_server: RedisSe
         send()
         try:
             wait_for(lambda: unread_at_redis(redis_server.port, stack.pids(bot)) >= before + RECORD_BYTES,
-                     timeout=20, interval=0.01, what="the bot's record of the update to reach Redis")
+                     timeout=8, interval=0.01, what="the bot's record of the update to reach Redis")
             caught = True
         except TimeoutError:
             caught = False
