@@ -191,6 +191,11 @@ class Goal(BaseModel):
         return [*self.inherited_words, *first, *self.folded_words, *typed[len(first):]]
 
 
+def goal_key(goal_id: str) -> str:
+    """The Redis key of a goal's record (for hot paths that only ask whether it exists)."""
+    return _GOAL.format(goal_id)
+
+
 def awaiting_key(user_id: int) -> str:
     """Holds the id of the goal waiting for this user's answer, if any (see `GoalStore.awaiting_answer`)."""
     return _AWAITING.format(user_id)

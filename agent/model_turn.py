@@ -21,6 +21,7 @@ from agent.goal_lifecycle import GoalEvent, advance
 from agent.goals import Goal, GoalStatus, ModelWait
 from agent.memory_tools import MemoryTools
 from agent.model import ChatModel, ModelError, ModelReply
+from agent.unconfirmed import with_caveats
 from agent.model_requests import ModelRequest, ModelRequests, new_request_id
 from agent.prompt import build_messages
 from agent.grounding import Evidence
@@ -221,7 +222,7 @@ class ModelTurn:
         if verdict.action == "recheck":
             goal.messages.append(deputy_note(verdict.note))
             return AskModel(goal)
-        text = verdict.text
+        text = with_caveats(goal, verdict.text)  # what is unknown is said whatever the model wrote
         self._outbox.send(goal.chat_id, text, dedupe_key=f"{goal.id}:{goal.step}:text",
                           proactive=goal.monitor is not None)
         advance(goal, GoalEvent.ask_user if text.endswith("?") else GoalEvent.finish)

@@ -43,6 +43,7 @@ from agent.tools import (
     parse_reply,
     parse_split,
 )
+from agent.unconfirmed import unconfirmed_line, with_caveats
 from agent.unlock_wait import park_until_unlocked
 from agent.watch_steps import WatchSteps
 from connectors.catalog import Catalog, InvalidArguments, Operation
@@ -317,8 +318,7 @@ class GoalRunner:
         if record.state is ActionState.succeeded:
             self._state_time(goal, record.action)
         if record.state is ActionState.dropped:
-            goal.unconfirmed.append(", ".join(record.action.targets) or f"{record.action.connector}."
-                                    f"{record.action.operation}")
+            goal.unconfirmed.append(unconfirmed_line(record.action))
         observed = self._reading.observe(goal, record)
         self._remember(goal, call, observed)
         goal.messages.append(tool_message(call.id, observed))
@@ -344,12 +344,7 @@ class GoalRunner:
                 goal.messages.append(tool_message(skipped.id, "Not run: the answer is being written again."))
             goal.pending_calls.clear()
             return self._model_turn(goal)
-        text = verdict.text
-        if goal.unconfirmed:
-            # The model may say "Done." anyway: the user hears what is really known.
-            text += ("\n\n⚠️ I can't confirm that this happened (its outcome is unknown, and you chose not to "
-                     "try again): " + "; ".join(goal.unconfirmed) + ".")
-            goal.unconfirmed = []
+        text = with_caveats(goal, verdict.text)  # the model may say "Done." anyway
         # The model may leave out or misstate when, or what it remembered: the user always reads it.
         missing = [line for line in goal.confirmations if _gist(line).lower() not in text.lower()]
         if missing:
@@ -390,6 +385,7 @@ class GoalRunner:
     def _fail(self, goal: Goal, message: str) -> StepOutcome:
         if goal.parent_id is None:
             # Sent before the checkpoint (deduplicated), so a crash in between cannot lose it.
+            message = with_caveats(goal, message)
             self._outbox.send(goal.chat_id, message, dedupe_key=f"{goal.id}:{goal.step}:failed:{goal.model_attempts}")
         advance(goal, GoalEvent.fail).error = message
         return self._end(goal)

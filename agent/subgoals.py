@@ -23,6 +23,7 @@ from agent.goals import Goal, GoalStatus, GoalStore
 from agent.origins import model_note
 from agent.prompt import tool_message
 from agent.tools import SplitArgs
+from agent.unconfirmed import pass_up
 from sentinel.provenance import MAX_ITEM_CHARS, UntrustedItem
 
 if TYPE_CHECKING:
@@ -90,6 +91,7 @@ class Subgoals:
         for number, child in enumerate(children, 1):
             assert child is not None
             _take_ledger(goal, child, self._clock())
+            pass_up(goal, child)
             if child.status is GoalStatus.done:
                 lines.append(f"{number}. {child.text}: {child.result or '(no answer)'}")
             else:

@@ -21,6 +21,8 @@ from bot.confidential_handlers import ConfidentialHandlers
 from bot.durable_polling import DurableApplication, ReceivedQueue
 from bot.handlers import Handlers
 from bot.link_handlers import LinkHandlers
+from bot.lost_goals import LostGoals
+from bot.lost_goals import watch as watch_lost
 from bot.negotiation import NegotiationHandlers
 from bot.outbox_consumer import OutboxConsumer
 from bot.plan_handlers import PlanHandlers
@@ -71,6 +73,7 @@ def build_application(
     builder = application_builder(token, api_base, rate_limit, request).update_queue(received).application_class(
         DurableApplication)
     outbox_task: dict[str, asyncio.Task] = {}
+    lost = LostGoals()  # what this process acknowledged: told of if Redis loses it
 
     async def post_init(app: Application) -> None:
         # Everything loaded so far (modules, pydantic schemas: ~190,000 objects) lives as long as
@@ -84,15 +87,18 @@ def build_application(
         consumer = OutboxConsumer(async_client(redis_url, max_connections=4), app.bot, services.buttons,
                                   surface=surface)
         outbox_task["task"] = asyncio.create_task(consumer.run(), name="outbox")
+        outbox_task["lost"] = asyncio.create_task(watch_lost(services, lost, async_client(redis_url, max_connections=2)),
+                                                  name="lost goals")
 
     async def post_stop(app: Application) -> None:
-        task = outbox_task.pop("task", None)
-        if task is not None:
-            task.cancel()
-            await asyncio.gather(task, return_exceptions=True)
+        for name in ("task", "lost"):
+            task = outbox_task.pop(name, None)
+            if task is not None:
+                task.cancel()
+                await asyncio.gather(task, return_exceptions=True)
 
     app = builder.post_init(post_init).post_stop(post_stop).build()
-    handlers = Handlers(services)
+    handlers = Handlers(services, lost)
     account = AccountHandlers(services)
     links = LinkHandlers(services)
     app.add_handler(TypeHandler(Update, links.record_surface), group=-3)

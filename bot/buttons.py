@@ -48,6 +48,7 @@ KINDS = {
     "lk": "lock my confidential data now",
     "ap": "choose when a message waits for a card",
     "sr": "use a message taken for a secret as it was",
+    "lr": "start a goal lost with Redis's data again",
 }
 
 

@@ -10,9 +10,11 @@ received and not yet handled) *in* :meth:`ReceivedQueue.put`, which the Updater 
 for each update before it polls again; :class:`DurableApplication` removes it once
 `process_update` has finished with it, setting the same done-marker as webhook mode.
 At start-up, whatever a dead process left in the hash is queued again, ahead of anything
-new, and handled as a retry: each update keeps the random seed it got when received, so
-a goal it created before the crash is found under the same id, not created twice
-(:class:`bot.update_claims.Delivery`).
+new, and handled as a retry. A process that died after recording an update but before its
+next getUpdates never confirmed it, so Telegram hands it out again too: that copy is
+dropped as it arrives (it is in the hash already, or marked done), and the goal of any
+copy is named after the update itself (:func:`bot.update_claims.update_seed`), so one
+message is one goal however many copies of it reach the bot.
 
 Only one process may poll a bot at a time (Telegram refuses a second getUpdates), so
 no lease is needed: the hash is only read at start-up, before this process polls.
@@ -23,18 +25,24 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
-import secrets
 
 import redis.asyncio as aioredis
 from telegram import Update
 from telegram.ext import Application
 
 from bot.secret_gate import without_secrets
-from bot.update_claims import Delivery, UpdateClaims, delivered, delivering
+from bot.update_claims import Delivery, UpdateClaims, delivered, delivering, update_seed
 
 log = logging.getLogger(__name__)
 
 _RECEIVED = "deputy:polling:{}:received"  # update_id -> {"seed", "update"}: fetched, not yet handled
+
+# KEYS: the received hash, the update's done-marker. ARGV: the update id, its record.
+# 1 if recorded now; 0 if this update is recorded already or was handled (another copy of it).
+_RECORD = """
+if redis.call('GET', KEYS[2]) == 'done' then return 0 end
+return redis.call('HSETNX', KEYS[1], ARGV[1], ARGV[2])
+"""
 
 
 class ReceivedQueue(asyncio.Queue):
@@ -45,6 +53,7 @@ class ReceivedQueue(asyncio.Queue):
         self._redis: aioredis.Redis | None = None
         self._claims: UpdateClaims | None = None
         self._key = ""
+        self._bot_id = 0
         self._deliveries: dict[int, Delivery] = {}
 
     def attach(self, redis: aioredis.Redis, bot_id: int) -> None:
@@ -52,14 +61,23 @@ class ReceivedQueue(asyncio.Queue):
         self._redis = redis
         self._claims = UpdateClaims(redis, bot_id)
         self._key = _RECEIVED.format(bot_id)
+        self._bot_id = bot_id
 
     async def put(self, item: object) -> None:
-        if self._redis is not None and isinstance(item, Update):
-            delivery = Delivery(item.update_id, secrets.token_urlsafe(9), retried=False)
+        if self._redis is not None and self._claims is not None and isinstance(item, Update):
+            data = item.to_dict()
+            delivery = Delivery(item.update_id, update_seed(self._bot_id, data), retried=False)
             # Written down before any handler runs, so never with a secret in it (see bot.secret_gate).
-            record = json.dumps({"seed": delivery.seed, "update": without_secrets(item.to_dict())})
+            record = json.dumps({"seed": delivery.seed, "update": without_secrets(data)})
             try:
-                await self._redis.hset(self._key, str(item.update_id), record)
+                # EVAL, not EVALSHA: a write that reaches Redis is run, even after a restart
+                # emptied Redis's script cache and the process died before it could load it again.
+                marker = self._claims.marker_key(item.update_id)
+                if not await self._redis.eval(_RECORD, 2, self._key, marker, str(item.update_id), record):
+                    # Fetched again because a dead process never confirmed it: the copy replayed
+                    # from the hash (or already handled) is the one that counts.
+                    log.info("update %s was received before; this copy is dropped", item.update_id)
+                    return
                 self._deliveries[item.update_id] = delivery
             except aioredis.RedisError as exc:
                 # Better to answer now than to stall every user; only a crash before handling loses it.

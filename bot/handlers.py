@@ -25,6 +25,7 @@ from bot.audit_view import audit_page
 from bot.confidential_handlers import keep_answer, locked_goals_text
 from bot.goal_controls import apply_edit, editing_key
 from bot.handoff_reply import take_code_reply
+from bot.lost_goals import LostGoals, take_restart
 from bot.memory_view import apply_memory_edit, editing_memory_key
 from bot.plan_handlers import admit_goal, admitted_by_invite, files_refused, flooding
 from bot.negotiation import negotiations_text
@@ -55,9 +56,10 @@ _STATUS_WORDS = {
 
 
 class Handlers:
-    def __init__(self, services: BotServices) -> None:
+    def __init__(self, services: BotServices, lost: LostGoals | None = None) -> None:
         self._s = services
         self._secrets = SecretGate(services, self._take_text)
+        self._lost = lost or LostGoals()  # goals acknowledged and not yet finished, to tell of if Redis loses them
 
     async def gate(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
         """Runs before every other handler: strangers get one polite refusal and nothing else."""
@@ -265,10 +267,10 @@ class Handlers:
     ) -> None:
         """Store the goal, audit it and enqueue its first step (one transaction), then acknowledge."""
         user_id, chat_id, now = update.effective_user.id, update.effective_chat.id, self._s.clock()
-        # Webhook replicas: a retry of an update whose replica died mid-way names the goal as
-        # the first attempt did, and does not create it twice.
+        # Every copy of one update (a webhook retry, a replayed or re-fetched poll) names the
+        # goal after the update, so a copy whose goal is already stored does not create it twice.
         delivery = current_delivery()
-        if delivery is not None and delivery.retried and self._s.goals.exists(delivery.goal_id()):
+        if delivery is not None and await self._s.intake.stored(delivery.goal_id()):
             await update.effective_message.reply_text(texts.ACK_NEW_GOAL)
             return
         goal = Goal(
@@ -287,6 +289,7 @@ class Handlers:
         if tip is None:
             tip = await self._s.intake.tip(user_id)
         await self._s.intake.create(goal, tip, files=len(attachments))
+        self._lost.remember(goal.id, user_id, chat_id, text)
         await update.effective_message.reply_text(texts.ACK_NEW_GOAL)
         for notice in notices:
             await update.effective_message.reply_text(notice)
@@ -298,8 +301,23 @@ class Handlers:
         if await self._secrets.release(update):
             return
         query = update.callback_query
+        restart = await take_restart(self._s, self._s.intake.client(), query.data or "", query.from_user.id)
+        if restart is not None:  # Start again, on the notice of a goal lost with Redis's data
+            await query.answer("Starting it again." if restart else "That one was started again already.")
+            try:
+                await query.edit_message_reply_markup(None)
+            except TelegramError as exc:  # the notice may be gone; the goal starts all the same
+                log.info("could not take the Start again button away: %s", exc)
+            if restart:
+                await self._start_goal(update, restart, [])
+            return
         answer = decide_press(self._s, query.data or "", query.from_user.id)
         await query.answer(answer.toast, show_alert=answer.alert)
+        if answer.gone and query.message is not None:
+            try:
+                await query.edit_message_reply_markup(None)
+            except TelegramError as exc:
+                log.info("could not take the buttons off a card that is gone: %s", exc)
         if answer.card_suffix and query.message is not None and getattr(query.message, "text", None):
             try:
                 await query.edit_message_text(f"{query.message.text}\n\n{answer.card_suffix}", reply_markup=None)

@@ -23,7 +23,7 @@ import redis.asyncio as aioredis
 from redis import Redis
 from redis.connection import SSLConnection
 
-from agent.goals import Goal, GoalStore, awaiting_key
+from agent.goals import Goal, GoalStore, awaiting_key, goal_key
 from core.confidential.keys import public_key_field
 from core.redis_clients import async_client
 from sentinel.stores.audit import DEVELOPMENT_KEY, queue_append, tip_key
@@ -105,6 +105,10 @@ class GoalIntake:
     def client(self) -> aioredis.Redis:
         """The asyncio client of the running loop, for other small hot-path work (plans, message floods)."""
         return self._redis.get()
+
+    async def stored(self, goal_id: str) -> bool:
+        """Whether a goal with this id exists (another copy of the same message created it)."""
+        return bool(await self._redis.get().exists(goal_key(goal_id)))
 
     async def tip(self, user_id: int) -> bytes:
         return await self._redis.get().get(tip_key(user_id)) or b""

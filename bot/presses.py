@@ -18,7 +18,8 @@ from bot.operation_marks import press_operation_mark
 from bot.presses_common import PressAnswer
 from bot.services import BotServices
 from core import metrics
-from sentinel.stores.approvals import ApprovalStatus, Choice, ForgedPress, PressOutcome
+from core.actions import ActionState
+from sentinel.stores.approvals import ApprovalRequest, ApprovalStatus, Choice, ForgedPress, PressOutcome
 from sentinel.rules import describe, narrow_rule_for
 
 FORGED = PressAnswer(
@@ -70,6 +71,8 @@ def decide_press(services: BotServices, data: str, user_id: int) -> PressAnswer:
             return PressAnswer("Approved. I'm carrying it out now.", "✅ Approved. Carrying it out now.")
         return PressAnswer("Denied. I won't do it.", "❌ Denied. Nothing was done.")
     if result.outcome is PressOutcome.already_decided:
+        if request is not None:
+            _hand_on_if_stranded(services, request, approval_id)
         done = "approved" if result.status is ApprovalStatus.approved else (result.status or ApprovalStatus.denied).value
         if request is not None and request.kind == "outcome_unknown":
             done = "chose to try again" if result.status is ApprovalStatus.approved else "chose to drop it"
@@ -85,7 +88,19 @@ def decide_press(services: BotServices, data: str, user_id: int) -> PressAnswer:
         )
     if result.outcome is PressOutcome.not_owner:
         return PressAnswer("Only the person this request belongs to can answer it.", alert=True)
-    return PressAnswer("I can't find that request any more, so nothing was done.")
+    return PressAnswer("I can't find that request any more (it may have been lost), so nothing was done. "
+                       "I've taken its buttons away.", gone=True)
+
+
+def _hand_on_if_stranded(services: BotServices, request: ApprovalRequest, approval_id: str) -> None:
+    """A bot that died between recording a decision and handing it to the executor left the action
+    waiting for good: the press replayed after its restart (or pressed again) hands it on. A job
+    too many is harmless: the executor runs an action only once it has claimed it."""
+    record = services.actions.get(request.action_id)
+    waiting = ActionState.outcome_unknown if request.kind == "outcome_unknown" else ActionState.awaiting_approval
+    if record is not None and record.state is waiting:
+        goal = services.goals.get(request.goal_id)
+        services.dispatch.action(request.action_id, request.goal_id, goal.step if goal else 0, approval_id=approval_id)
 
 
 def _rule_press(services: BotServices, data: str, user_id: int) -> PressAnswer:

@@ -12,17 +12,20 @@ Before handling an update, a replica claims its ``update_id`` in Redis:
   update is acknowledged without being handled again.
 
 An update handled by a replica that died mid-way is handled again, so what it did before
-dying must not be done twice. Each update gets a random **seed** when first claimed, kept
-across attempts: a handler that creates something (a goal) names it after the seed and,
-on a retry (:attr:`Delivery.retried`), first looks whether the dead attempt already made it.
+dying must not be done twice. Each update's **seed** is derived from the update itself
+(:func:`update_seed`: the bot, the update id, the chat and the message's date; a WhatsApp
+message's id), so every copy of one update, however it arrives (a webhook retry, a
+re-fetched poll, a replayed record), names the same goal, and a handler that finds that
+goal already stored does not create it again.
 """
 
 from __future__ import annotations
 
 import asyncio
+import base64
 import contextvars
+import hashlib
 import logging
-import secrets
 from dataclasses import dataclass
 from enum import Enum
 
@@ -81,6 +84,24 @@ class Delivery:
         return f"g_{self.seed}"
 
 
+def identity_seed(*parts: object) -> str:
+    """72 bits naming one incoming message: the same parts, the same seed, on every copy of it."""
+    digest = hashlib.sha256("\x00".join(str(part) for part in parts).encode()).digest()
+    return base64.urlsafe_b64encode(digest[:9]).decode()
+
+
+def update_seed(bot_id: int | str, update: dict) -> str:
+    """The seed of a Telegram update (its JSON): its id, and its chat and date where it has them.
+
+    The chat and the date keep two different updates apart should Telegram ever reuse an id
+    (it picks a random one after a week without updates; a restarted emulator counts from 1).
+    """
+    inner = next((v for k, v in update.items() if k != "update_id" and isinstance(v, dict)), {})
+    message = inner.get("message") if isinstance(inner.get("message"), dict) else inner
+    chat = (message.get("chat") or {}).get("id", "") if isinstance(message.get("chat"), dict) else ""
+    return identity_seed("telegram", bot_id, update.get("update_id"), chat, message.get("date", ""))
+
+
 _CURRENT: contextvars.ContextVar[Delivery | None] = contextvars.ContextVar("deputy_delivery", default=None)
 
 
@@ -103,9 +124,15 @@ class UpdateClaims:
     def _keys(self, update_id: int | str) -> list[str]:
         return [_CLAIM.format(self._bot_id, update_id), _SEED.format(self._bot_id, update_id)]
 
-    async def claim(self, update_id: int | str, owner: str) -> tuple[Verdict, Delivery | None]:
-        result = await self._claim(keys=self._keys(update_id),
-                                   args=[owner, self._lease_ms, secrets.token_urlsafe(9), DONE_SECONDS])
+    def marker_key(self, update_id: int | str) -> str:
+        """Where the update's lease, then its done-marker, is kept."""
+        return self._keys(update_id)[0]
+
+    async def claim(self, update_id: int | str, owner: str, seed: str) -> tuple[Verdict, Delivery | None]:
+        """Claim the update; `seed` names what it creates (see `update_seed`).
+
+        A seed stored by an earlier attempt wins, so an attempt before an upgrade keeps its name."""
+        result = await self._claim(keys=self._keys(update_id), args=[owner, self._lease_ms, seed, DONE_SECONDS])
         kind = result[0].decode()
         if kind in ("done", "busy"):
             return Verdict(kind), None

@@ -33,7 +33,7 @@ from aiohttp import web
 from telegram import Bot, Update
 from telegram.ext import Application
 
-from bot.update_claims import LEASE_MS, UpdateClaims, Verdict, delivered, delivering
+from bot.update_claims import LEASE_MS, UpdateClaims, Verdict, delivered, delivering, update_seed
 from core.redis_clients import async_client
 
 log = logging.getLogger(__name__)
@@ -89,7 +89,7 @@ class WebhookReceiver:
             return web.Response(status=400, text="not a Telegram update")
         owner = f"{self._node}-{secrets.token_hex(6)}"
         try:
-            verdict, delivery = await self._claims.claim(update_id, owner)
+            verdict, delivery = await self._claims.claim(update_id, owner, update_seed(self._app.bot.id, data))
         except aioredis.RedisError as exc:
             log.warning("could not claim update %s (%s); Telegram will send it again", update_id, exc)
             return web.Response(status=503, headers={"Retry-After": "1"})

@@ -30,7 +30,9 @@ from redis import Redis
 
 from agent.model import ModelReply
 from agent.testing import ChatRequest, ScriptedModelServer, ScriptedResponse, last_message, message_text, tool_call
-from deputy.chaos_checks import FaultPlan, FaultReport, GoalTrack, check
+from agent.goals import GoalStore
+from deputy.bot_crash import kill_bot_between_write_and_confirm
+from deputy.chaos_checks import FaultPlan, FaultReport, GoalTrack, check, count_goals
 from deputy.testing import DeputyStack, Message, RedisServer, wait_for
 from sandbox.mail import LocalMailServer
 
@@ -83,6 +85,8 @@ class _Run:
         self.seen_cards: dict[tuple[int, int], float] = {}  # (user, message) -> when the card was first seen
         self.hold = threading.Event()  # users keep their hands off the buttons while set
         self.unpressed: set[tuple[int, int]] = set()  # cards seen and not yet pressed
+        self.tracks: list[GoalTrack] = []  # every goal texted (the injector adds the ones it texts itself)
+        self.bot_kills: list[GoalTrack] = []
 
     def log(self, text: str) -> None:
         self.report.injected.append(f"{time.monotonic() - self.began:6.1f}s {text}")
@@ -164,7 +168,10 @@ class _Run:
         self.log(f"restarted {target}")
 
     def _chosen(self, stack: DeputyStack, mail: LocalMailServer, redis_server: RedisServer, moment: str) -> None:
-        """Kill the executor at `moment`, timed on the next Approve a user presses."""
+        """Kill the executor at `moment`, timed on the next Approve a user presses (or the bot, on a goal texted)."""
+        if moment == "bot_write_confirm":
+            self._kill_bot_on_a_goal(stack, redis_server)
+            return
         self.hold.set()
         redis = redis_server.client()
         try:
@@ -196,6 +203,23 @@ class _Run:
             self.hold.clear()
             mail.set_mode("accept")
             redis.close()
+
+    def _kill_bot_on_a_goal(self, stack: DeputyStack, redis_server: RedisServer) -> None:
+        """A new user texts a goal while Redis stalls; the bot dies after recording it, before confirming it."""
+        user_id = 7900 + len(self.bot_kills)
+        track = GoalTrack(user=stack.user(user_id, f"Late{user_id}", asks_before_sending=True),
+                          address=f"friend{user_id}@example.org", next_goal=False)
+
+        def send() -> None:
+            track.sent_time = time.monotonic() - self.began
+            track.sent_at = track.user.send(f"email {track.address} that I'll be 10 minutes late")
+
+        recorded = kill_bot_between_write_and_confirm(stack, redis_server, send)
+        self.bot_kills.append(track)
+        self.tracks.append(track)
+        self.log(f"SIGKILL bot, chosen moment: user {user_id} texted a goal while Redis stalled; the bot "
+                 + ("died with its record of the update in Redis, unconfirmed" if recorded else
+                    "died before its record reached Redis") + "; restarted")
 
     def _restart_redis(self, redis_server: RedisServer) -> None:
         redis_server.stop()
@@ -326,7 +350,8 @@ def run_faults(plan: FaultPlan, workdir: Path) -> FaultReport:
         stack.start()
         names = {"worker": stack.workers()[0], "executor": "executor", "gateway": stack.gateways()[0], "bot": "bot"}
         offset = time.monotonic() - run.began
-        tracks = [
+        tracks = run.tracks
+        tracks += [
             GoalTrack(user=stack.user(7000 + i, f"User{i}", asks_before_sending=True), address=f"friend{i}@example.org",
                       send_after=offset + (0 if i == 0 else run.random.uniform(0, plan.active / 2)))
             for i in range(plan.users)
@@ -339,6 +364,8 @@ def run_faults(plan: FaultPlan, workdir: Path) -> FaultReport:
         run.log(f"{len(tracks)} goals in all")
         run.report.goals = len(tracks)
         check(run.report, tracks, mail)
+        with redis_server.client() as redis:
+            count_goals(run.report, tracks, GoalStore(redis))
         if not run.report.ok:
             run.report.logs = stack.logs()
     finally:

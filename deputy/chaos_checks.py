@@ -11,6 +11,7 @@ from typing import Literal
 
 from pydantic import BaseModel
 
+from agent.goals import GoalStore
 from deputy.testing import ChatUser
 from sandbox.mail import LocalMailServer
 
@@ -25,7 +26,9 @@ class FaultPlan(BaseModel):
     # Kills at chosen moments, each timed on a real approval: "dequeue" (executor paused while
     # waiting for a job, Approve pressed, job taken, executor killed before starting it),
     # "smtp_before" / "smtp_after" (Approve pressed, mail server hangs in DATA having kept
-    # nothing / the email, executor killed midway).
+    # nothing / the email, executor killed midway); "bot_write_confirm" (a user texts a goal while
+    # Redis stalls; the bot is killed once its record of the update waits in Redis, before
+    # its next getUpdates confirms it, so the restarted bot has the update twice).
     chosen: tuple[str, ...] = ("dequeue", "smtp_before", "smtp_after")
     model_refusals: int = 1  # windows of a few seconds where the model answers 503
     redis_restart: Literal["none", "appendonly", "plain"] = "none"
@@ -67,6 +70,7 @@ class FaultReport:
     seconds: float = 0.0
     redis_back_at: float | None = None
     goals: int = 0
+    doubled_goals: int = 0
     logs: str = ""
 
     @property
@@ -122,3 +126,16 @@ def check(report: FaultReport, tracks: list[GoalTrack], mail: LocalMailServer) -
         "invariants: each approved email sent exactly once or its card said the outcome is unknown; "
         "never more emails than the runs the user allowed; never 'Done' without an email; every goal answered"
     )
+
+
+def count_goals(report: FaultReport, tracks: list[GoalTrack], goals: GoalStore) -> None:
+    """One goal texted is at most one goal stored (Redis restarted empty may have lost some)."""
+    doubled = 0
+    for user in {id(t.user): t.user for t in tracks}.values():
+        texted = sum(1 for t in tracks if t.user is user and t.sent_at)
+        stored = len(goals.recent(user.user_id, limit=100))
+        if stored > texted:
+            doubled += stored - texted
+            report.violations.append(f"user {user.user_id}: {stored} goals stored for {texted} texted")
+    report.doubled_goals = doubled
+    report.checked.append(f"goals stored vs texted: {doubled} doubled")

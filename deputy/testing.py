@@ -94,6 +94,15 @@ class RedisServer:
         self.kill()
         return self.start()
 
+    def pause(self) -> None:
+        """SIGSTOP the server (a stall): commands sent meanwhile wait in its sockets."""
+        if self._process is not None:
+            os.kill(self._process.pid, signal.SIGSTOP)
+
+    def resume(self) -> None:
+        if self._process is not None:
+            os.kill(self._process.pid, signal.SIGCONT)
+
     def _ping(self) -> bool:
         try:
             return bool(Redis.from_url(self.url).ping())
@@ -382,6 +391,11 @@ class DeputyStack:
 
     def alive(self, name: str) -> bool:
         return self._processes[name].poll() is None
+
+    def pids(self, name: str) -> list[int]:
+        """The process and everything it forked."""
+        process = self._processes[name]
+        return [process.pid, *descendants(process.pid)]
 
     def user(self, user_id: int, first_name: str = "Tester", *, asks_before_sending: bool = False) -> ChatUser:
         """A person in the local chat; `asks_before_sending` gives them the rule a careful user

@@ -35,6 +35,7 @@ from connectors.email.imap import ImapAccount, ImapSession
 from connectors.email.imap_accounts import ImapAccounts
 from connectors.email.imap_reply import smtp_reply_sender
 from connectors.email.mail_runners import MailRunners
+from connectors.email.sent_copy import SentFolder
 from connectors.http import guarded_client
 from connectors.web import DEFAULT_SEARCH_URL, BrowserConfig, BrowserSessions, BrowserStates, VaultLogins, WebRunners
 from core.handoff import HandOffRecorder, HandOffStore
@@ -212,11 +213,12 @@ def build_executor(
     vault = vault or open_vault(redis, settings)[0]
     egress = endpoint_guard(settings)  # mail, calendar and MCP servers: checked and pinned per connection
     smtp_opener = egress.for_connector("smtp").connect
-    email = EmailAccounts(vault, email_account(settings), opener=smtp_opener)
     imap = egress.for_connector("imap")
-    mail = MailRunners(ImapAccounts(vault, imap_account(settings)).for_user,
-                       smtp_reply_sender(email.for_user, smtp_opener),
-                       session=lambda account: ImapSession(account, opener=imap.connect))
+    imap_accounts = ImapAccounts(vault, imap_account(settings)).for_user
+    imap_session = lambda account: ImapSession(account, opener=imap.connect)  # noqa: E731
+    email = EmailAccounts(vault, email_account(settings), opener=smtp_opener,
+                          sent=SentFolder(imap_accounts, session=imap_session))
+    mail = MailRunners(imap_accounts, smtp_reply_sender(email.for_user, smtp_opener), session=imap_session)
     calendar = CalendarRunners(vault, default=caldav_account(settings),
                                zone_for=lambda user_id: UserSettingsStore(redis).clock_settings(user_id).timezone,
                                connect=caldav_connect(egress))
@@ -245,6 +247,7 @@ def build_executor(
         user_runners=custom.runner_for,
         payments=payment_issuer(settings, redis, vault),
         replicated=replica_confirmation(redis),
+        evidence=email.sent_note,
     )
 
 

@@ -7,7 +7,8 @@ looks up the user's account here (their own, from the vault, or the operator's d
 from __future__ import annotations
 
 from core.effects import ConnectorError
-from connectors.email import OutgoingEmail, SmtpAccount, send_email
+from connectors.email import OutgoingEmail, SmtpAccount, build_message, message_id_for, send_email
+from connectors.email.sent_copy import SentFolder, sent_note
 from connectors.email.sockets import SocketOpener, direct_connection
 from core.actions import Action
 from vault import CredentialNotFound, Vault
@@ -16,14 +17,17 @@ SMTP_HANDLE = "cred:email/smtp"
 
 
 class EmailAccounts:
-    """`opener` opens the SMTP connection: the executor passes the egress guard's."""
+    """`opener` opens the SMTP connection: the executor passes the egress guard's. With `sent`,
+    every email sent is also filed in the user's Sent folder (see `connectors.email.sent_copy`)."""
 
     def __init__(
-        self, vault: Vault | None, default: SmtpAccount | None, opener: SocketOpener = direct_connection
+        self, vault: Vault | None, default: SmtpAccount | None, opener: SocketOpener = direct_connection,
+        sent: SentFolder | None = None,
     ) -> None:
         self._vault = vault
         self._default = default
         self.opener = opener
+        self._sent = sent
 
     def for_user(self, user_id: int) -> SmtpAccount:
         if self._vault is not None:
@@ -49,9 +53,22 @@ class EmailAccounts:
     def runner(self):
         def run(action: Action, idempotency_key: str) -> str:
             account = self.for_user(action.user_id)
-            sent = send_email(
-                account, OutgoingEmail.model_validate(action.arguments), idempotency_key, opener=self.opener
-            )
+            email = OutgoingEmail.model_validate(action.arguments)
+            sent = send_email(account, email, idempotency_key, opener=self.opener)
+            if self._sent is not None:  # the same Message-ID as the email that went out
+                self._sent.keep(action.user_id, build_message(account, email, idempotency_key))
             return f"Email sent to {', '.join(sent.accepted)}."
 
         return run
+
+    def sent_note(self, action: Action, keys: list[str]) -> str | None:
+        """For the card of an email whose outcome is unknown: whether Sent holds a copy of it
+        (sent under any of the idempotency `keys`); None when it cannot be told."""
+        if self._sent is None or (action.connector, action.operation) != ("email", "send_email"):
+            return None
+        try:
+            account = self.for_user(action.user_id)
+        except ConnectorError:
+            return None
+        message_ids = [message_id_for(key, account.from_address) for key in keys]
+        return sent_note(self._sent.find(action.user_id, message_ids))

@@ -43,7 +43,7 @@ from sentinel.policy import Decision, Risk, Verdict, review
 from sentinel.spending import SpendingLimit
 from vault import Scrubber
 from core.payloads import ActionJob
-from executor.outcome_unknown import STARTED, UnknownOutcomeCards, unknown_summary
+from executor.outcome_unknown import STARTED, Evidence, UnknownOutcomeCards, unknown_summary
 from executor.approval_cards import ApprovalCards, ExecutorDispatch, move_goal as _move
 from executor.cart_lines import CartLines
 from executor.payments import PaymentIssuer
@@ -76,6 +76,7 @@ class Executor:
         user_runners: Callable[[Action], ActionRunner | None] | None = None,
         payments: PaymentIssuer | None = None,
         replicated: Callable[[], object] = lambda: None,
+        evidence: Evidence | None = None,
     ) -> None:
         self._replicated = replicated  # workers.replication: the started mark survives a failover
         self._payments = payments
@@ -98,7 +99,7 @@ class Executor:
         self._cards = ApprovalCards(contexts.redis, actions, approvals, goals, outbox, audit, signer, dispatch,
                                     approval_ttl, clock)
         self._unknown = UnknownOutcomeCards(approvals, goals, outbox, audit, signer, dispatch.expire_approval,
-                                            approval_ttl, clock)
+                                            approval_ttl, clock, evidence)
 
     def handle(self, job: ActionJob) -> None:
         try:

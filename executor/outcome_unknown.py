@@ -21,6 +21,9 @@ from sentinel.stores.audit import AuditLog
 from sentinel.cards import card_text, unknown_outcome_buttons, unknown_outcome_text
 from sentinel.policy import Decision, Risk, Verdict
 
+Evidence = Callable[[Action, list[str]], "str | None"]
+"""What the world shows about an action (given the idempotency keys its runs used), in a sentence."""
+
 STARTED = "I had started carrying it out; I can't tell how far it got"
 
 
@@ -46,6 +49,7 @@ class UnknownOutcomeCards:
     def __init__(
         self, approvals: ApprovalStore, goals: GoalStore, outbox: Outbox, audit: AuditLog, signer: ApprovalSigner,
         expire_at: Callable[[str, float], None], approval_ttl: float, clock: Callable[[], float],
+        evidence: Evidence | None = None,
     ) -> None:
         self._approvals = approvals
         self._goals = goals
@@ -55,6 +59,7 @@ class UnknownOutcomeCards:
         self._expire_at = expire_at
         self._approval_ttl = approval_ttl
         self._clock = clock
+        self._evidence = evidence
 
     def post(self, record: ActionRecord, claim: str, known: str | None = None) -> None:
         """Tell the user, on the action's card, that it may or may not have happened; the goal waits."""
@@ -62,7 +67,11 @@ class UnknownOutcomeCards:
         known = (known or record.progress or STARTED).rstrip(".")
         request_id = request_id_for(action, claim)
         earlier = self._approvals.get(record.approval_id) if record.approval_id else None
-        text = unknown_outcome_text(action, known, earlier[0].card_text if earlier else card_text_for(action))
+        # What the user can check for themselves (an email's copy in Sent), under the keys a run used.
+        keys = list(dict.fromkeys(k for k in (record.approval_id, action.id) if k))
+        evidence = self._evidence(action, keys) if self._evidence is not None else None
+        text = unknown_outcome_text(action, known, earlier[0].card_text if earlier else card_text_for(action),
+                                    evidence=evidence)
         now = self._clock()
         request = ApprovalRequest(
             kind="outcome_unknown", id=request_id, action_id=action.id, goal_id=action.goal_id, user_id=action.user_id,

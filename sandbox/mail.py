@@ -120,7 +120,8 @@ class _Handler:
         if store is not None:
             try:
                 # IMAP APPEND blocks; keep the SMTP loop free for other sessions meanwhile.
-                await asyncio.get_running_loop().run_in_executor(None, _store_all, store, email)
+                await asyncio.get_running_loop().run_in_executor(None, _store_all, store, email,
+                                                                 self._server.files_sent)
             except Exception:  # any failure of the store: the client should try again later
                 log.exception("Could not deliver a message into the IMAP mail store")
                 return "451 4.3.0 Could not store the message; try again later"
@@ -130,9 +131,12 @@ class _Handler:
         return "250 Message accepted for delivery"
 
 
-def _store_all(store: MailStore, email: ReceivedEmail) -> None:
+def _store_all(store: MailStore, email: ReceivedEmail, files_sent: bool = False) -> None:
     for address in dict.fromkeys(a.lower() for a in email.rcpt_tos):
         store.deliver(address, email.raw)
+    if files_sent and store.has_user(email.mail_from):
+        # As Gmail and Outlook do: the sender's own copy, filed by the server as it accepts the message.
+        store.deliver(email.mail_from, email.raw, folder="Sent", flags=("\\Seen",))
 
 
 class _Authenticator:
@@ -195,7 +199,9 @@ class LocalMailServer:
     Messages are kept per recipient in memory and, with `maildir_root`, in
     `maildir_root / mailbox_name(address)` as a Maildir. With `store` (started and
     stopped by the caller), each recipient's IMAP mailbox gets the message too; give the
-    store a root of its own, not `maildir_root`.
+    store a root of its own, not `maildir_root`. With `files_sent` too, the sender's mailbox
+    (if the store has one) gets a copy in Sent, as providers that file sent mail themselves do;
+    without it, the server leaves Sent to the client, as plain SMTP servers do.
     """
 
     def __init__(
@@ -206,10 +212,12 @@ class LocalMailServer:
         username: str | None = None,
         password: str | None = None,
         store: MailStore | None = None,
+        files_sent: bool = False,
     ) -> None:
         if (username is None) != (password is None):
             raise ValueError("give both a username and a password, or neither")
         self.store = store
+        self.files_sent = files_sent
         self.host = host
         self._requested_port = port
         self.maildir_root = maildir_root

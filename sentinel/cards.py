@@ -55,12 +55,15 @@ def card_buttons(
     return rows
 
 
-def unknown_outcome_text(action: Action, known: str, earlier_card: str | None = None) -> str:
-    """The card of an action whose executor stopped midway: what is known, and the choice."""
+def unknown_outcome_text(action: Action, known: str, earlier_card: str | None = None,
+                         evidence: str | None = None) -> str:
+    """The card of an action whose executor stopped midway: what is known (and what the world
+    shows, e.g. a copy in Sent), and the choice."""
     what = "sending this email" if action.operation == "send_email" else f"{action.connector}.{action.operation}"
     lines = [
         f"⚠️ Outcome unknown: I stopped while {what}.",
         f"What I know: {known}.",
+        *([evidence] if evidence else []),
         "Check whether it happened, then tell me: Try again runs it once more; Drop it leaves it as it is.",
     ]
     if earlier_card:

@@ -6,6 +6,8 @@ from redis import Redis
 
 from agent.model import ModelReply
 from agent.testing import ChatRequest, last_message, message_text, tool_call
+from sandbox.mail import LocalMailServer
+from sandbox.mailstore import DEMO_PASSWORD, MailStore
 
 GOAL = "email alice@example.org that I'll be 10 minutes late"
 SUBJECT = "Running late"
@@ -25,6 +27,16 @@ def email_script(request: ChatRequest) -> ModelReply:
             return tool_call("reply", text="Your approval request expired, so I did not send the email.")
         return tool_call("reply", text=f"That didn't work: {outcome}")
     return tool_call("send_email", to=["alice@example.org"], subject=SUBJECT, body=BODY)
+
+
+def mailbox_env(mail: LocalMailServer, store: MailStore, address: str) -> dict[str, str]:
+    """Deputy's settings for `address`'s mailbox: sending through `mail`, reading `store` over IMAP."""
+    return {
+        "DEPUTY_SMTP_HOST": "127.0.0.1", "DEPUTY_SMTP_PORT": str(mail.port), "DEPUTY_SMTP_FROM": address,
+        "DEPUTY_SMTP_STARTTLS": "false", "DEPUTY_IMAP_HOST": store.host, "DEPUTY_IMAP_PORT": str(store.port),
+        "DEPUTY_IMAP_USERNAME": address, "DEPUTY_IMAP_PASSWORD": DEMO_PASSWORD, "DEPUTY_IMAP_SSL": "false",
+        "DEPUTY_IMAP_STARTTLS": "false",
+    }
 
 
 def tiny_pdf(text: str) -> bytes:

@@ -30,7 +30,7 @@ from aiohttp import web
 from telegram import Update
 from telegram.ext import Application
 
-from bot.update_claims import UpdateClaims, Verdict, delivered, delivering
+from bot.update_claims import UpdateClaims, Verdict, delivered, delivering, identity_seed
 from core.surfaces import SURFACE_KEY, NUMBER_KEY, account_for, is_whatsapp_only
 from whatsapp import outbound
 from whatsapp.graph import REENGAGEMENT_REQUIRED, GraphError
@@ -121,7 +121,7 @@ class WhatsAppWebhook:
             return True
         owner = f"{self._node}-{secrets.token_hex(6)}"
         try:
-            verdict, delivery = await self._claims.claim(wamid, owner)
+            verdict, delivery = await self._claims.claim(wamid, owner, identity_seed("whatsapp", wamid))
         except aioredis.RedisError as exc:
             log.warning("whatsapp: could not claim a message (%s); it will come again", exc)
             return False

@@ -45,7 +45,7 @@ _PREVIEW_BYTES = 8_192
 _THREAD_CANDIDATES = 50
 _THREAD_MESSAGES = 12
 _DRAFTS = ("drafts", "draft", "[gmail]/drafts", "inbox/drafts", "inbox.drafts")
-_SENT = ("sent", "sent items", "sent messages", "[gmail]/sent mail", "inbox/sent", "inbox.sent")
+SENT_NAMES = ("sent", "sent items", "sent messages", "[gmail]/sent mail", "inbox/sent", "inbox.sent")
 
 
 class MailRunners:
@@ -116,7 +116,7 @@ class MailRunners:
         message = draft_message(account.own_address, email, idempotency_key)
         message_id = str(message["Message-ID"])
         with self._session(account) as session:
-            drafts = _find(session.folders(), "\\drafts", _DRAFTS)
+            drafts = find_folder(session.folders(), "\\drafts", _DRAFTS)
             if drafts is None:
                 drafts = "Drafts"
                 session.create(drafts)
@@ -215,7 +215,7 @@ class MailRunners:
         return Fetched(MessageRef(folder, uid), parse_email(raw), fetched_flags(items), size, cut)
 
     def _thread_folders(self, session: ImapSession, folder: str) -> list[str]:
-        sent = _find(session.folders(), "\\sent", _SENT)
+        sent = find_folder(session.folders(), "\\sent", SENT_NAMES)
         return [folder] + ([sent] if sent and sent != folder else [])
 
     def _thread_candidates(self, session: ImapSession, folder: str, root: Fetched) -> list[Fetched]:
@@ -233,7 +233,7 @@ class MailRunners:
         return self._fetch(session, folder, newest, preview=True)
 
 
-def _find(folders: list[Folder], special_use: str, names: tuple[str, ...]) -> str | None:
+def find_folder(folders: list[Folder], special_use: str, names: tuple[str, ...]) -> str | None:
     """A folder by its special-use attribute (RFC 6154), else by a common name."""
     for folder in folders:
         if special_use in folder.attributes:

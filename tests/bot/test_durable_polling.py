@@ -12,6 +12,7 @@ after that point runs), which leaves Redis exactly as a SIGKILL at that moment w
 from __future__ import annotations
 
 import asyncio
+import json
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
@@ -27,9 +28,10 @@ from bot.app import build_application
 from bot.services import BotServices
 from deputy.testing import RedisServer
 from emulator import EMULATOR_KEY, Emulator, bound_port, serve
+from emulator.tgobjects import BotProfile
 
 USER = 6160
-RECEIVED = "deputy:polling:1:received"  # the bot's token is "1:polling": bot id 1
+RECEIVED = f"deputy:polling:{BotProfile.id}:received"  # the bot id is the one getMe answers
 
 
 async def eventually(check, timeout: float = 15.0) -> Any:
@@ -156,3 +158,22 @@ async def test_a_message_kept_to_be_handled_after_a_crash_is_kept_without_its_se
         await asyncio.wait_for(hang.entered.wait(), 15)
         kept = b"".join(value for key in redis.scan_iter("deputy:polling:*:received") for value in redis.hvals(key))
     assert b"renew my books" in kept and b"Tr0ub4dor" not in kept
+
+
+async def test_a_bot_that_died_between_recording_an_update_and_confirming_it_makes_one_goal(
+    redis_server: RedisServer, redis: Redis, emulator: tuple[Emulator, str]
+) -> None:
+    """The dead bot wrote the fetched update to Redis and died before its next getUpdates: the
+    restarted bot replays its copy and is handed the unconfirmed update again."""
+    emu, api_base = emulator
+    emu.user_sends(USER, "email bob the minutes", "Ann")
+    [update] = emu.updates.deliverable()  # what the dead bot's getUpdates returned, never confirmed
+    redis.hset(RECEIVED, str(update["update_id"]), json.dumps({"seed": "seed-of-the-dead", "update": update}))
+
+    async with polling_bot(redis_server, redis, api_base):
+        await eventually(lambda: emu.updates.pending_count == 0)  # the copy fetched again, and confirmed
+        await eventually(lambda: bot_texts(emu) and redis.hlen(RECEIVED) == 0)
+        emu.user_sends(USER, "and book a room", "Ann")  # answered after both copies were dealt with
+        await eventually(lambda: len(bot_texts(emu)) == 2)
+    assert sorted(g.text for g in goals(redis)) == ["and book a room", "email bob the minutes"]
+    assert bot_texts(emu) == [texts.ACK_NEW_GOAL, texts.ACK_NEW_GOAL]

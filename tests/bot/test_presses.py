@@ -20,7 +20,10 @@ from bot.presses import FORGED, decide_press
 from bot.services import BotServices
 from core.ids import new_id
 from sentinel.stores.approvals import ApprovalRequest, ApprovalStatus, Choice, new_approval_id
+from core.actions import Action
+from core.effects import EffectClass
 from core.payloads import ACTIONS_QUEUE
+from sentinel.action_lifecycle import ActionEvent
 
 OWNER, STRANGER = 101, 202
 SECRET = "press-test-secret"
@@ -102,6 +105,24 @@ def test_a_second_press_counts_for_nothing(
     assert "already approved" in again.toast
     assert again.card_suffix is None
     assert status_of(services, request_) is ApprovalStatus.approved
+    assert actions_queue.count == 1
+
+
+def test_a_press_replayed_after_the_bot_died_before_handing_it_on_hands_it_on(
+    services: BotServices, request_: ApprovalRequest, actions_queue: Queue
+) -> None:
+    """The decision reached Redis, the executor's job did not (the bot died in between): the
+    replayed press finds the action still waiting and hands it to the executor."""
+    action = Action(id=request_.action_id, goal_id=request_.goal_id, user_id=OWNER, chat_id=OWNER, connector="email",
+                    operation="send_email", effect=EffectClass.communicate, arguments={}, tool_call_id="t",
+                    created_at=NOW)
+    services.actions.submit(action)
+    services.actions.apply(action.id, ActionEvent.ask, approval_id=request_.id)
+    services.approvals.decide(request_.id, OWNER, Choice.approve, NOW)  # recorded; then the bot died
+    assert actions_queue.count == 0
+
+    again = decide_press(services, button(services, request_), OWNER)
+    assert "already approved" in again.toast
     assert actions_queue.count == 1
 
 

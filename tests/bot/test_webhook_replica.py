@@ -22,7 +22,7 @@ from agent.goals import Goal, GoalStore
 from bot import texts
 from bot.app import build_application
 from bot.services import BotServices
-from bot.update_claims import UpdateClaims, Verdict
+from bot.update_claims import UpdateClaims, Verdict, update_seed
 from bot.webhook import SECRET_HEADER, WebhookConfig, WebhookReplica
 from core.ports import free_port
 from deputy.testing import RedisServer
@@ -128,7 +128,7 @@ async def test_a_replayed_update_is_handled_once(rig: Rig) -> None:
 async def test_an_update_another_replica_holds_waits_for_its_lease_to_lapse(rig: Rig) -> None:
     update = message_update(rig, "check the train times", update_id=900_002)
     claims = UpdateClaims(rig.async_redis, rig.replica.application.bot.id, lease_ms=300)
-    verdict, delivery = await claims.claim(900_002, "another-replica")
+    verdict, delivery = await claims.claim(900_002, "another-replica", "another-seed")
     assert verdict is Verdict.claimed and delivery is not None
     assert await rig.post(update) == 503  # being handled elsewhere: try later
     assert rig.bot_texts() == []
@@ -144,7 +144,8 @@ async def test_an_update_another_replica_holds_waits_for_its_lease_to_lapse(rig:
 async def test_a_retry_after_a_replica_died_having_stored_the_goal_does_not_store_it_twice(rig: Rig) -> None:
     update = message_update(rig, "email bob the minutes", update_id=900_003)
     claims = UpdateClaims(rig.async_redis, rig.replica.application.bot.id, lease_ms=300)
-    verdict, delivery = await claims.claim(900_003, "replica-that-dies")
+    verdict, delivery = await claims.claim(
+        900_003, "replica-that-dies", update_seed(rig.replica.application.bot.id, update))
     assert verdict is Verdict.claimed and delivery is not None
     # The dead replica got as far as storing the goal (under the update's goal id), not as far as answering.
     services = BotServices.create(rig.redis, "signing-secret", None)

@@ -20,8 +20,8 @@ from agent.model import ModelReply
 from agent.testing import ChatRequest, ScriptedModelServer, message_text, tool_call
 from deputy.testing import ChatUser, DeputyStack, RedisServer, wait_for
 from sandbox.mail import LocalMailServer
-from sandbox.mailstore import DEMO_PASSWORD, MailStore
-from tests_support import wait_until_nothing_runs
+from sandbox.mailstore import MailStore
+from tests_support import mailbox_env, wait_until_nothing_runs
 
 ME = "me@deputy.test"
 SAM = "sam@example.org"
@@ -33,13 +33,7 @@ def mailbox(tmp_path: Path) -> Iterator[tuple[LocalMailServer, dict[str, str]]]:
         store.add_user(ME)
         server = LocalMailServer(store=store)
         server.start()
-        env = {
-            "DEPUTY_SMTP_HOST": "127.0.0.1", "DEPUTY_SMTP_PORT": str(server.port), "DEPUTY_SMTP_FROM": ME,
-            "DEPUTY_SMTP_STARTTLS": "false", "DEPUTY_IMAP_HOST": store.host, "DEPUTY_IMAP_PORT": str(store.port),
-            "DEPUTY_IMAP_USERNAME": ME, "DEPUTY_IMAP_PASSWORD": DEMO_PASSWORD, "DEPUTY_IMAP_SSL": "false",
-            "DEPUTY_IMAP_STARTTLS": "false",
-        }
-        yield server, env
+        yield server, mailbox_env(server, store, ME)
         server.stop()
 
 

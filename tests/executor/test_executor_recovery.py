@@ -14,13 +14,14 @@ from redis import Redis
 from test_executor_approvals import USER, Rig
 
 from agent.goals import GoalStatus
-from agent.testing import message_text, tool_call
+from agent.testing import message_text, text, tool_call
 from connectors.progress import report
 from core.outbox import OutboxMessage
 from sentinel.action_lifecycle import ActionEvent, after
 from core.actions import Action, ActionState
 from sentinel.stores.approvals import ApprovalStatus, Choice
 
+CAVEAT = "I couldn't confirm whether the email to bob@example.com was sent."
 KNOWN = "the mail server accepted the connection; I can't tell whether the email went out"
 
 
@@ -176,4 +177,17 @@ def test_a_model_that_says_done_after_a_drop_cannot_mislead_the_user(redis: Redi
     rig.press(unknown_card(rig).buttons[0][1].data.split(":")[1], Choice.deny)
 
     answer = [m for m in rig.messages() if m.text.startswith("Done.")][-1]
-    assert "can't confirm that this happened" in answer.text and "bob@example.com" in answer.text
+    assert CAVEAT in answer.text
+
+
+def test_a_plain_text_done_after_a_drop_carries_the_caveat_too(redis: Redis) -> None:
+    """Hosted models often end with plain text instead of the reply tool: the line is there all the same."""
+    rig = Rig(redis)
+    action_id, approval_id = approve_and_die(rig, [KNOWN])
+    rerun_job(rig, action_id, approval_id)
+    rig.model.fn = lambda messages, tools: text("Done.")
+    rig.press(unknown_card(rig).buttons[0][1].data.split(":")[1], Choice.deny)
+
+    answer = [m for m in rig.messages() if m.text.startswith("Done.")][-1]
+    assert CAVEAT in answer.text
+    assert rig.goals.get("g_rig").status is GoalStatus.done
