@@ -9,7 +9,7 @@ import pytest
 
 from sentinel.negotiation import NegotiationState, OfferVerdict, record_ours, record_theirs, review_offer
 from sentinel.negotiation.parse import parse_mandate
-from sentinel.negotiation.walkaway import Trigger, read_conditions
+from sentinel.negotiation.walkaway import conditions_met, Trigger, read_conditions
 from tests.sentinel_negotiation.test_review_offer import CAR, car, disclosed
 
 WORDS = ("sell my 2017 Civic on the marketplace, listed at $16,500, target $15,500, at least $14,000, steps of $500, "
@@ -28,10 +28,13 @@ def test_the_users_words_become_conditions_code_can_check() -> None:
     assert "walks away if" in mandate.summary()
 
 
-def test_a_condition_code_cannot_read_is_a_question_at_confirm_time_not_ignored() -> None:
-    parsed = parse_mandate("sell my bike on the marketplace, at least $200, walk away if they seem shady", 0)
-    assert parsed.mandate is None
-    assert "they seem shady" in parsed.problems[0] and "they ask for a deposit" in parsed.problems[0]
+def test_a_condition_in_no_known_form_is_kept_and_matched_by_meaning_not_ignored() -> None:
+    parsed = parse_mandate("sell my bike on the marketplace, at least $200, walk away if they pay by cashiers check", 0)
+    assert parsed.mandate is not None
+    condition = parsed.mandate.conditions[0]
+    assert condition.trigger is Trigger.meaning
+    met = conditions_met([condition], ["I'll bring a cashier's cheque on Saturday."], 1, [], True)
+    assert met and "cashier" in met[0]
     assert read_conditions(["they mention a cashier's check"])[0][0].phrase == "cashier's check"
 
 
