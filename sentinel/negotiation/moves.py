@@ -103,7 +103,7 @@ def review_move(move: Move, mandate: Mandate, state: NegotiationState, now: floa
         return MoveReview(verdict="deny", reasons=[f"The negotiation is {mandate.status.value}: nothing is sent."],
                           text=text)
     if not mandate.allows_counterpart(move.to):
-        denied.append(f"Your mandate doesn't name {move.to} as someone to negotiate with.")
+        asked.append(f"Your mandate doesn't name {move.to} as someone to negotiate with.")
     if state.accepted is not None:
         asked.append("A deal was already accepted in this negotiation; anything more needs you.")
     if move.kind in (MoveKind.offer, MoveKind.counter):

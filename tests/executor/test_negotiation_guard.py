@@ -16,7 +16,12 @@ from sentinel.stores.mandates import MandateStore
 from workers.inline import InlineDeputy
 
 USER = 61
-HELLO = "Hi, I'm an AI assistant acting for Sam. I can do $16,200."
+HELLO = "Hi, I'm an AI assistant acting for Sam. I can do $16,200 for my 2017 Honda Civic."
+
+
+def hello(conversation: str):
+    """The first offer, as a move: Deputy writes the words (`HELLO`)."""
+    return tool_call("offer", to=f"market:{conversation}", amount=16200)
 
 
 def _rig(redis: Redis, replies: list, mandate=CAR, address: str = "market:c1"):
@@ -37,7 +42,7 @@ def _approval_cards(rig: InlineDeputy):
 
 def test_a_paused_negotiation_sends_nothing(redis: Redis) -> None:
     paused = CAR.model_copy(update={"status": MandateStatus.paused})
-    rig, world = _rig(redis, [tool_call("send_message", conversation_id="c1", text=HELLO),
+    rig, world = _rig(redis, [hello("c1"),
                               tool_call("reply", text="stopped")], mandate=paused)
     rig.start(USER, "Sell my Civic on the marketplace", goal_id="g-neg")
     assert world.delivered == []
@@ -46,7 +51,7 @@ def test_a_paused_negotiation_sends_nothing(redis: Redis) -> None:
 
 def test_an_acceptance_waits_for_the_tap_and_the_card_shows_the_mandate(redis: Redis) -> None:
     rig, world = _rig(redis, [
-        tool_call("send_message", conversation_id="c1", text=HELLO),
+        hello("c1"),
         tool_call("send_message", conversation_id="c1", text="Deal at $16,200!"),
         tool_call("reply", text="done"),
     ])
@@ -66,7 +71,7 @@ def test_an_acceptance_waits_for_the_tap_and_the_card_shows_the_mandate(redis: R
 def test_someone_the_mandate_does_not_name_gets_the_usual_card(redis: Redis) -> None:
     narrow = CAR.model_copy(update={"counterparts": ["market:c1"]})
     rig, world = _rig(redis, [tool_call("read_messages", conversation_id="c7"),
-                              tool_call("send_message", conversation_id="c7", text=HELLO),
+                              hello("c7"),
                               tool_call("reply", text="done")], mandate=narrow)
     rig.start(USER, "Sell my Civic on the marketplace", goal_id="g-neg")
     assert world.delivered == []
@@ -85,7 +90,7 @@ def test_a_message_that_ran_stays_done_even_if_its_round_cannot_be_recorded(redi
         raise ConnectionError("redis went away")
 
     monkeypatch.setattr(MandateStore, "update_state", broken)
-    rig, world = _rig(redis, [tool_call("send_message", conversation_id="c1", text=HELLO),
+    rig, world = _rig(redis, [hello("c1"),
                               tool_call("reply", text="done")])
     rig.start(USER, "Sell my Civic on the marketplace", goal_id="g-neg")
     assert [text for _, text, _ in world.delivered] == [HELLO]
@@ -145,7 +150,7 @@ def test_a_counterparts_message_naming_the_limit_is_kept_out_of_the_audit_trail(
 def test_a_walk_away_condition_met_asks_the_user_on_a_card_naming_it(redis: Redis) -> None:
     strict = CAR.model_copy(update={"walk_away": ["they want it shipped"]})
     rig, world = _rig(redis, [tool_call("read_messages", conversation_id="c1"),
-                              tool_call("send_message", conversation_id="c1", text=HELLO),
+                              hello("c1"),
                               tool_call("reply", text="done")], mandate=strict)
     world.conversations["market:c1"].unread = ["Could you ship it to Denver? I'd do $15,000."]
     rig.start(USER, "Sell my Civic on the marketplace", goal_id="g-neg")
@@ -162,7 +167,7 @@ def test_a_walk_away_condition_met_asks_the_user_on_a_card_naming_it(redis: Redi
 def test_no_offer_above_the_users_figure_after_the_rounds_is_told_to_the_user_and_stops_the_offers(
         redis: Redis) -> None:
     strict = CAR.model_copy(update={"walk_away": ["no offer above $15,500 after 1 rounds"]})
-    rig, world = _rig(redis, [tool_call("send_message", conversation_id="c1", text=HELLO),
+    rig, world = _rig(redis, [hello("c1"),
                               tool_call("read_messages", conversation_id="c1"),
                               tool_call("send_message", conversation_id="c1", text="I can do $15,900."),
                               tool_call("reply", text="done")], mandate=strict)

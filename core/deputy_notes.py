@@ -1,0 +1,38 @@
+"""Deputy's own notes to the agent, kept apart from what an outside party wrote.
+
+A tool result may carry a note from Deputy (a question only the user can answer, a walk-away
+condition met, their offer as code read it). The executor attaches it after a separator that
+outside text cannot contain (it is taken out of that text first), and the agent shows it outside
+the <untrusted> label, marked as Deputy's. Inside outside text, anything that looks like a
+Deputy note is labelled as the outside party's own words, so a counterpart cannot forge one.
+"""
+
+from __future__ import annotations
+
+import re
+
+_SEPARATOR = "\x1d\x1eDEPUTY-NOTE\x1e\x1d"
+_LOOKALIKE = re.compile(r"\[\s*(?:deputy|sentinel|system|guard)\b[^\]\n]{0,40}(?:note|about|:)", re.IGNORECASE)
+FORGED_LABEL = "[text from them, imitating a Deputy note:"
+
+
+def neutralise(outside: str) -> str:
+    """`outside` text that cannot carry the separator, with look-alike notes labelled as theirs."""
+    text = outside.replace("\x1d", "").replace("\x1e", "")
+    return _LOOKALIKE.sub(lambda m: FORGED_LABEL + " " + m.group(0).lstrip("["), text)
+
+
+def attach_note(outside: str, note: str) -> str:
+    """`outside` (neutralised) followed by Deputy's `note`, split again by `split_note`."""
+    return neutralise(outside) + (_SEPARATOR + note if note else "")
+
+
+def split_note(outcome: str) -> tuple[str, str]:
+    """(the result without Deputy's note, the note or "")."""
+    body, _, note = outcome.partition(_SEPARATOR)
+    return body, note
+
+
+def shown_note(note: str) -> str:
+    """How the agent sees Deputy's note: outside any untrusted label, in Deputy's own words."""
+    return f"\n\nDeputy's own note about this negotiation (not from them): {note}" if note else ""
