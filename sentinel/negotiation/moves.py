@@ -16,8 +16,10 @@ from enum import Enum
 
 from pydantic import BaseModel, Field
 
+from sentinel.negotiation.commitments import Commitment, commitments_in
 from sentinel.negotiation.freetext import Similar, text_problems
 from sentinel.negotiation.incoming import ParsedOffer
+from sentinel.negotiation.leaks import private_leaks, reservation_leaks
 from sentinel.negotiation.mandate import Mandate, MandateStatus
 from sentinel.negotiation.money import Rates, convert, money, rate_line
 from sentinel.negotiation.state import NegotiationState, Thread, their_messages, their_offers
@@ -76,8 +78,10 @@ def compose(move: Move, mandate: Mandate, thread: Thread) -> str:
     elif move.kind is MoveKind.accept:
         theirs = find_offer(thread, move.their_offer_id)
         if theirs is not None and theirs.price is not None:
-            parts.append(f"Yes, we accept your offer of {money(theirs.total or theirs.price, theirs.currency, theirs.period)}"
-                         f" for {mandate.subject}.")
+            # No message of ours carries the limit's figure, not even as their number taken at exactly the limit.
+            amount = "" if theirs.total_in_mandate == mandate.reservation else \
+                f" of {money(theirs.total or theirs.price, theirs.currency, theirs.period)}"
+            parts.append(f"Yes, we accept your offer{amount} for {mandate.subject}.")
     elif move.kind is MoveKind.decline:
         parts.append("Thank you, but we can't accept that.")
     elif move.kind is MoveKind.ask and move.question:
@@ -134,13 +138,13 @@ def review_move(move: Move, mandate: Mandate, state: NegotiationState, now: floa
                 denied.append(f"“{unknown[0]}” is not one of the facts you gave.")
     elif move.kind is MoveKind.accept:
         accepts = find_offer(thread, move.their_offer_id)
-        if accepts is None:
-            denied.append(f"There is no offer of theirs with the id “{move.their_offer_id}”.")
-        elif not accepts.certain:
-            asked.append("I couldn't read their offer for sure: " + "; ".join(accepts.doubts or ["no price"]) + ".")
+        if accepts is None or accepts.price is None:
+            denied.append(f"There is no offer of theirs with a price and the id “{move.their_offer_id}”.")
         elif accepts.total_in_mandate is not None and mandate.past_reservation(accepts.total_in_mandate) \
                 and accepts.total_in_mandate != mandate.reservation:
             denied.append(f"Their offer comes to {mandate.money(accepts.total_in_mandate)}, past your limit.")
+        elif not accepts.certain:
+            asked.append("I couldn't read their offer for sure: " + "; ".join(accepts.doubts or ["no price"]) + ".")
         if accepts is not None:
             asked.append("This accepts their offer: the final yes is always yours.")
     elif move.kind is MoveKind.ask and not (move.question or "").strip():
@@ -148,9 +152,18 @@ def review_move(move: Move, mandate: Mandate, state: NegotiationState, now: floa
     elif move.kind is MoveKind.tell and move.fact_id not in mandate.facts:
         denied.append(f"“{move.fact_id}” is not one of the facts you gave; I only state those.")
     for words, what in ((move.note, "The note with it"), (move.question, "The question")):
-        problems = text_problems(words or "", mandate.private, similar) if words else []
+        if not words:
+            continue
+        if reservation_leaks(words, mandate.reservation) or private_leaks(words, mandate.private):
+            denied.append(f"{what} would say your limit or something you marked private.")
+        if {Commitment.pay, Commitment.sign} & set(commitments_in(words)):
+            denied.append(f"{what} speaks of paying or signing; a negotiation never does that for you.")
+        problems = text_problems(words, mandate.private, similar)
         if problems:
             asked.append(f"{what} needs you: " + ", ".join(problems) + ".")
+    if thread.open_questions and move.kind in (MoveKind.offer, MoveKind.counter, MoveKind.accept, MoveKind.tell):
+        asked.append("They asked something your mandate doesn't answer: “" + thread.open_questions[0][:120]
+                     + "”. Approve only if going on without your answer is right.")
     met = conditions_met(mandate.conditions, their_messages(thread), thread.rounds, their_offers(thread),
                          mandate.role.sells)
     if met and move.kind is not MoveKind.decline:

@@ -132,10 +132,13 @@ def _review(text: str, mandate: Mandate, state: NegotiationState, counterpart: s
     if accepts and offer is None and latest is not None and not latest.certain:
         asked.append("This agrees to their offer, which I couldn't read for sure: “" + _cut(latest.quote, 120) + "”.")
     if accepts:
-        closing = offer if offer is not None else (
-            latest.total_in_mandate if latest is not None and latest.certain else thread.their_last)
-        if closing is not None and mandate.past_reservation(closing) and closing != mandate.reservation:
-            denied.append(f"Accepting {mandate.money(closing)} would go past your limit.")
+        # Every reading of what is accepted must be inside: their latest offer, even one not read for sure.
+        readings = [offer] if offer is not None else [
+            x for x in (latest.total_in_mandate if latest is not None else None, thread.their_last) if x is not None]
+        past = [x for x in readings if mandate.past_reservation(x) and x != mandate.reservation]
+        closing = past[0] if past else (readings[0] if readings else None)
+        if past:
+            denied.append(f"Accepting {mandate.money(past[0])} would go past your limit.")
         else:
             shown = mandate.money(closing) if closing is not None else "their terms"
             asked.append(f"This accepts the deal at {shown}: the final yes is always yours.")
