@@ -12,7 +12,11 @@ from __future__ import annotations
 import re
 
 _SEPARATOR = "\x1d\x1eDEPUTY-NOTE\x1e\x1d"
-_LOOKALIKE = re.compile(r"\[\s*(?:deputy|sentinel|system|guard)\b[^\]\n]{0,40}(?:note|about|:)", re.IGNORECASE)
+_LOOKALIKE = re.compile(
+    r"\[\s*(?:deputy|sentinel|system|guard|admin|owner|assistant)\b[^\]\n]{0,40}(?:note|about|:)|"
+    r"^\s*(?:system|deputy|sentinel|guard|admin)\s*(?:notice|note|message|update)?\s*:|"
+    r"\b(?:deputy|sentinel|the guard|system) (?:note|notice|update)\b|\bmandate (?:updated|changed|raised)|"
+    r"\bnote from (?:your|the) (?:owner|user)|<\s*/?\s*(?:deputy|system|untrusted)", re.IGNORECASE | re.MULTILINE)
 FORGED_LABEL = "[text from them, imitating a Deputy note:"
 
 
@@ -20,6 +24,11 @@ def neutralise(outside: str) -> str:
     """`outside` text that cannot carry the separator, with look-alike notes labelled as theirs."""
     text = outside.replace("\x1d", "").replace("\x1e", "")
     return _LOOKALIKE.sub(lambda m: FORGED_LABEL + " " + m.group(0).lstrip("["), text)
+
+
+def looks_like_note(outside: str) -> bool:
+    """Outside text that imitates Deputy's (or the system's) own notes."""
+    return bool(_LOOKALIKE.search(outside))
 
 
 def attach_note(outside: str, note: str) -> str:

@@ -49,6 +49,7 @@ from executor.cart_lines import CartLines
 from executor.payments import PaymentIssuer
 from core.deputy_notes import attach_note, split_note
 from executor.negotiation import NegotiationGuard
+from sentinel.negotiation.meaning import Embed
 from executor.review_context import ReviewContextBuilder
 
 log = logging.getLogger(__name__)
@@ -77,6 +78,7 @@ class Executor:
         user_runners: Callable[[Action], ActionRunner | None] | None = None,
         payments: PaymentIssuer | None = None,
         replicated: Callable[[], object] = lambda: None,
+        meaning: Embed | None = None,
     ) -> None:
         self._replicated = replicated  # workers.replication: the started mark survives a failover
         self._payments = payments
@@ -91,7 +93,8 @@ class Executor:
         self._runners = runners
         self._contexts = contexts
         # Negotiating goals: every message is also held to the user's mandate.
-        self._negotiation = NegotiationGuard(contexts.redis, outbox, audit, clock, parent_of=self._parent_of)
+        self._negotiation = NegotiationGuard(contexts.redis, outbox, audit, clock, parent_of=self._parent_of,
+                                            embed=meaning)
         self._carts = CartLines(contexts.redis, runners)
         self._scrubber = scrubber or Scrubber()
         self._approval_ttl = approval_ttl

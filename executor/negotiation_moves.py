@@ -9,10 +9,13 @@ conversation, the retention desk's chat, or an email to the desk's address.
 
 from __future__ import annotations
 
+import importlib.util
 from typing import Any, Callable
 
 from core.actions import Action
+from memory.meaning import MODEL_PACKAGE, LazyEmbedder
 from sentinel.negotiation.mandate import Mandate
+from sentinel.negotiation.meaning import Embed
 from sentinel.negotiation.moves import MOVE_OPERATIONS, Move, MoveKind, MoveReview, compose
 from sentinel.negotiation.review import OfferReview, OfferVerdict
 from sentinel.negotiation.state import NegotiationState
@@ -74,3 +77,11 @@ def move_runner(action: Action, runners: dict[str, Runner], found: tuple[Mandate
         return runner(carried, key)
 
     return run
+
+
+def sentence_meaning() -> Embed | None:
+    """The memory's small sentence model, loaded on first use, for matching walk-away conditions and private
+    items by meaning; None when its package is not installed (the normalised words still match)."""
+    if importlib.util.find_spec(MODEL_PACKAGE) is None:
+        return None
+    return LazyEmbedder().embed

@@ -77,14 +77,14 @@ _CUR_AFTER = (r"(?P<after>\s*(?:CAD|AUD|USD|EUR|GBP|CHF|JPY|INR|MXN|euros?|pound
               r"canadian(?: dollars)?|australian(?: dollars)?)\b|\s*€)")
 _NUM = r"(?P<num>\d{1,3}(?:(?:,\d{3})+|(?:\.\d{3})+(?!\d)|(?:[ \u00a0\u202f]\d{3})+)(?:[.,]\d{1,2})?(?!\d)|\d+(?:[.,]\d{1,2})?(?!\d))"
 _SHORT = r"(?P<short>\s*(?:k|K|grand|thousand|thou|G'?s|gs|G)\b)?"
-_PER = (r"(?P<per>\s*(?:/\s*|a\s+|per\s+|each\s+|every\s+)(?P<unit>day|d|week|wk|w|month|mo|m|year|yr|y|annum)\b|"
-        r"\s*(?P<ly>daily|weekly|monthly|yearly|annually)\b)?")
+_PER = (r"(?P<per>\s*(?:/\s*|a\s+|per\s+|each\s+|every\s+)(?P<unit>hour|hr|h|day|d|week|wk|w|month|mo|m|year|yr|y|annum)\b|"
+        r"\s*(?P<ly>hourly|daily|weekly|monthly|yearly|annually)\b)?")
 _MONEY = re.compile(rf"(?:{_CUR_BEFORE}\s*)?(?<![\w.,]){_NUM}{_SHORT}(?:{_CUR_AFTER})?{_PER}", re.IGNORECASE)
 _CODES = {"C$": "CAD", "CA$": "CAD", "CAD": "CAD", "CAD$": "CAD", "AUD$": "AUD", "USD$": "USD", "A$": "AUD", "AU$": "AUD", "AUD": "AUD", "US$": "USD",
           "USD": "USD", "$": None, "€": "EUR", "EUR": "EUR", "EUROS": "EUR", "EURO": "EUR", "£": "GBP", "GBP": "GBP",
           "POUNDS": "GBP", "POUND": "GBP", "DOLLARS": None, "DOLLAR": None, "BUCKS": None, "CANADIAN": "CAD",
           "CANADIAN DOLLARS": "CAD", "AUSTRALIAN": "AUD", "AUSTRALIAN DOLLARS": "AUD"}
-_UNIT = {"d": "day", "day": "day", "daily": "day", "w": "week", "wk": "week", "week": "week", "weekly": "week",
+_UNIT = {"h": "hour", "hr": "hour", "hour": "hour", "hourly": "hour", "d": "day", "day": "day", "daily": "day", "w": "week", "wk": "week", "week": "week", "weekly": "week",
          "m": "month", "mo": "month", "month": "month", "monthly": "month", "y": "year", "yr": "year", "year": "year",
          "annum": "year", "yearly": "year", "annually": "year"}
 

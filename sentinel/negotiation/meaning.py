@@ -15,7 +15,12 @@ from typing import Callable, Sequence
 
 Embed = Callable[[list[str]], Sequence[Sequence[float]]]
 SURE = 0.72
-DOUBT = 0.55
+DOUBT = 0.5
+"""For the share of the phrase's content words a sentence says."""
+EMBED_SURE = 0.6
+EMBED_DOUBT = 0.36
+"""For the cosine of the small sentence model (all-MiniLM-L6-v2): paraphrases of a condition score about
+0.3 to 0.5 against it, unrelated messages about 0.1 to 0.3, so the band between goes to the user."""
 
 _SYNONYMS = {
     "cheque": "check", "checks": "check", "ship": "ship", "post": "ship", "mail": "ship", "courier": "ship",
@@ -63,30 +68,31 @@ def _cosine(a: Sequence[float], b: Sequence[float]) -> float:
     return dot / (na * nb) if na and nb else 0.0
 
 
-def score(phrase: str, text: str, embed: Embed | None = None) -> tuple[float, str]:
-    """How well some sentence of `text` says `phrase` (0..1), and that sentence."""
+def score(phrase: str, text: str, embed: Embed | None = None) -> tuple[str, str]:
+    """("sure", "doubt" or "") for how well some sentence of `text` says `phrase`, and that sentence."""
     wanted = content_words(phrase)
     parts = sentences(text) or [text]
-    best, where = 0.0, ""
+    best, where = "", ""
     for part in parts:
         have = content_words(part)
         if wanted and have:
             overlap = len(wanted & have) / len(wanted)
-            if overlap > best:
-                best, where = overlap, part
-    if embed is not None and parts:
+            level = "sure" if overlap >= SURE else "doubt" if overlap >= DOUBT else ""
+            if level == "sure" or level and not best:
+                best, where = level, part
+    if embed is not None and parts and best != "sure":
         vectors = embed([phrase, *parts])
         for part, vector in zip(parts, vectors[1:]):
             similarity = _cosine(vectors[0], vector)
-            if similarity > best:
-                best, where = similarity, part
+            level = "sure" if similarity >= EMBED_SURE else "doubt" if similarity >= EMBED_DOUBT else ""
+            if level == "sure" or level and not best:
+                best, where = level, part
     return best, where
 
 
 def says(phrase: str, text: str, embed: Embed | None = None) -> str:
     """"sure", "doubt" or "" for whether `text` says what `phrase` says."""
-    found, _ = score(phrase, text, embed)
-    return "sure" if found >= SURE else "doubt" if found >= DOUBT else ""
+    return score(phrase, text, embed)[0]
 
 
 def private_said(text: str, items: list[str], embed: Embed | None = None) -> list[str]:

@@ -13,8 +13,11 @@ from decimal import ROUND_HALF_UP, Decimal
 from pydantic import BaseModel, Field
 
 SYMBOLS = {"USD": "$", "EUR": "€", "GBP": "£", "CAD": "C$", "AUD": "A$"}
-# How many of each period fit in a month, the unit bills are negotiated in.
-_PER_MONTH = {"day": Decimal("30.4375"), "week": Decimal("4.348214"), "month": Decimal(1), "year": Decimal(1) / 12}
+# How many of each period fit in a month, the unit bills are negotiated in (a year of 365 days, 52 weeks).
+_PER_MONTH = {"day": Decimal(365) / 12, "week": Decimal(52) / 12, "month": Decimal(1), "year": Decimal(1) / 12}
+# Paid work is counted in hours worked: a day is 8, a week 40, a year 2080.
+_HOURS = {"hour": Decimal(1), "day": Decimal(8), "week": Decimal(40), "month": Decimal(2080) / 12,
+          "year": Decimal(2080)}
 
 
 class Rates(BaseModel):
@@ -48,8 +51,11 @@ def convert(amount: Decimal, currency: str, per: str | None, to_currency: str, t
     value = amount * rate
     if (per is None) != (to_per is None):
         return None
-    if per is not None and to_per is not None:
-        value = value * _PER_MONTH[per] / _PER_MONTH[to_per]
+    if per is not None and to_per is not None and per != to_per:
+        table = _HOURS if "hour" in (per, to_per) else _PER_MONTH
+        if per not in table or to_per not in table:
+            return None
+        value = value * table[to_per] / table[per] if table is _HOURS else value * table[per] / table[to_per]
     return value.quantize(Decimal("0.01"), rounding=ROUND_HALF_UP)
 
 
