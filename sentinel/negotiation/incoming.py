@@ -215,7 +215,12 @@ def _mentions(text: str, mandate: Mandate) -> tuple[list[_Mention], list[str]]:
                     or mandate.per and mandate.reservation / 5 <= value <= mandate.reservation * 5
                     and re.search(r"\b(?:do|at|for|offer|price|is|be|make it|how about|pay|take)\s*$",
                                   text[max(0, match.start() - 20):match.start()], re.IGNORECASE)):
-                if mandate.reservation / 2000 <= value <= mandate.reservation * 20:
+                # A price written short ("14" for $14,000, "1.2" for $1,200) or in full but bare.
+                plausible = any(mandate.reservation / 5 <= value * scale <= mandate.reservation * 5
+                                for scale in (1, 1000))
+                status = re.search(r"\bHTTP\s*$", text[max(0, match.start() - 6):match.start()]) or \
+                    re.match(r"\s+(?:OK|Created|Accepted)\b", text[match.end():])
+                if plausible and not status:
                     doubts.append(f"“{match.group(0).strip()}” has no currency: is it a price?")
                 continue
         found.append(_Mention(start=match.start(), end=match.end(), value=value, currency=currency, period=period,

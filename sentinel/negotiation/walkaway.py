@@ -119,8 +119,10 @@ def read_condition(words: str, scale: Decimal | None = None) -> Condition | None
             phrase = re.sub(r"^(?:a|an|the|my|any|to)\s+", "", match.group("phrase").strip(), flags=re.IGNORECASE)
             return Condition(trigger=trigger, words=text, phrase=phrase) if len(phrase) >= 3 else None
         return Condition(trigger=trigger, words=text)
+    # Something the other side does or asks, in any words: matched by meaning. A judgment of Deputy's own
+    # ("the vibe is off") is nothing their messages could show, so it stays unread and the user is asked.
     phrase = re.sub(r"^(?:if\s+)?(?:they|the (?:buyer|seller|desk|provider|other side))\s+", "", text, flags=re.IGNORECASE)
-    if len(phrase) >= 4 and re.search(r"[a-z]{3}", phrase, re.IGNORECASE):
+    if phrase != text and len(phrase) >= 4 and re.search(r"[a-z]{3}", phrase, re.IGNORECASE):
         return Condition(trigger=Trigger.meaning, words=text, phrase=phrase)
     return None
 
