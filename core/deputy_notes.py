@@ -16,7 +16,11 @@ _LOOKALIKE = re.compile(
     r"\[\s*(?:deputy|sentinel|system|guard|admin|owner|assistant)\b[^\]\n]{0,40}(?:note|about|:)|"
     r"^\s*(?:system|deputy|sentinel|guard|admin)\s*(?:notice|note|message|update)?\s*:|"
     r"\b(?:deputy|sentinel|the guard|system) (?:note|notice|update)\b|\bmandate (?:updated|changed|raised)|"
-    r"\bnote from (?:your|the) (?:owner|user)|<\s*/?\s*(?:deputy|system|untrusted)", re.IGNORECASE | re.MULTILINE)
+    r"\bnote from (?:your|the) (?:owner|user)|<\s*/?\s*(?:deputy|system|untrusted)|"
+    # Their text has no business naming Deputy, its mandate or a notice from the platform or system.
+    r"\bdeputy\b|\bmandate\b|\b(?:platform|system|admin|security|moderator) (?:notice|message|alert|update)\b|"
+    r"\binstructions? (?:from|to) (?:the|your)\b|\bpre-?authori[sz]ed\b|\(verified\)|\b(?:user|owner)_\w+\s*:|"
+    r"\bignore (?:your|all|previous)\b", re.IGNORECASE | re.MULTILINE)
 FORGED_LABEL = "[text from them, imitating a Deputy note:"
 
 

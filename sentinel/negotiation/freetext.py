@@ -30,7 +30,10 @@ _AGREE = re.compile(
     r"\b(?:deal|agreed?|agreement|accept(?:ed|s)?|confirm(?:ed|s)?|works for|it'?s yours|sold|you(?:'ve)? got it|"
     r"take it|go ahead|let'?s do (?:it|that)|sounds good|settled|shake on|we have a|count me in|i'?m in|"
     r"that'?s fine|fine by|no problem|happy (?:with|to)|on board|commit|promise|guarantee|hold it|reserve|"
-    r"it'?s a go|done|final|binding|sign)\b|[👍✅🤝✔☑👌]",
+    r"it'?s a go|done|final|binding|sign|good with (?:that|it)|fine with (?:that|it)|works)\b|[👍✅🤝✔☑👌]|"
+    # Agreement in other languages the counterpart may write in.
+    r"\b(?:s[ií]|vale|de acuerdo|trato hecho|oui|d'accord|entendu|ja|einverstanden|abgemacht|geht klar|"
+    r"passt)\b|はい|了解|お願いします|いいです|好的|可以",
     re.IGNORECASE)
 _PAYMENT = re.compile(
     r"\b(?:pay(?:ment|ing|s|ed)?|paid|link|transfer|wire|zelle|venmo|paypal|cash ?app|crypto|bitcoin|gift ?cards?|"

@@ -18,6 +18,7 @@ from decimal import ROUND_HALF_UP, Decimal, InvalidOperation
 
 from pydantic import BaseModel, Field
 
+from core.deputy_notes import looks_like_note
 from sentinel.negotiation.amounts import normalise, words_value
 from sentinel.negotiation.mandate import Mandate
 from sentinel.negotiation.money import Rates, convert, money, rate_line
@@ -111,7 +112,11 @@ _DECOY = re.compile(r"\b(?:friend|neighbou?r|cousin|brother|sister|other (?:one|
                     r"new (?:it|one) (?:was|costs?)|retail|msrp|competitor|(?:verizon|comcast|at&t|t-mobile) "
                     r"(?:offers|charges)|last (?:year|month)|used to|sold (?:his|hers?|theirs|mine|one) for|"
                     r"paid|got (?:his|hers?|one|theirs)|saw (?:one|another)|similar ones?)\b", re.IGNORECASE)
-_ARITHMETIC = re.compile(r"(?P<a>[$€£]?\s*\d[\d,.]*\s*k?)\s*(?P<op>[/*x×÷+\-])\s*(?P<b>\d[\d,.]*)\b(?!\s*(?:k|grand))",
+_ARITHMETIC = re.compile(r"(?P<a>[$€£]?\s*\d[\d,.]*\s*k?)\s*(?P<op>[/*x×÷+\-])\s*(?P<b>[$€£]?\s*\d[\d,.]*)\b"
+                         r"(?!\s*(?:k|grand))|\b(?P<w>half|a third|a quarter|twice|double|triple)\s+(?:of\s+)?[$€£]?\d|"
+                         r"\b(?:plus|minus)\s+[$€£]?\d[\d,.]*\s*(?:%|percent)|\b(?:current|existing|now)\b[^.]{0,20}"
+                         r"(?:plus|minus|\+|-)\s*\d|\b(?:before|excluding|excl\.?|not including|plus)\s+(?:the\s+)?"
+                         r"(?:tax(?:es)?|fees|vat)\b",
                          re.IGNORECASE)
 _BARE_PAIR = re.compile(r"(?<![\w.,$€£])(?P<a>\d{1,2})\s*[-–.]\s*(?P<b>\d{1,2})(?![\w.,%]|\s*(?:days?|weeks?|months?|"
                         r"years?|hours?|pm|am|miles?|people))", re.IGNORECASE)
@@ -242,7 +247,7 @@ def _mentions(text: str, mandate: Mandate) -> tuple[list[_Mention], list[str]]:
                               text=match.group(0).strip()))
         taken.append((match.start(), match.end()))
     for match in _ARITHMETIC.finditer(text):
-        if match.group("op") in "-" and not re.search(r"\s", match.group(0)):
+        if match.group("op") and match.group("op") in "-" and not re.search(r"\s", match.group(0)):
             continue
         doubts.append(f"“{match.group(0).strip()}” is arithmetic, not a price")
     return found, doubts
@@ -286,14 +291,19 @@ def parse_offer(text: str, mandate: Mandate, rates: Rates | None = None) -> Pars
     for mention in mentions:
         _classify(plain, mention, mentions)
     offer = ParsedOffer(quote=text.strip()[:300], conditions=_conditions(plain, mentions, mandate))
+    if looks_like_note(plain):
+        doubts.append("the message imitates a note from Deputy or the system")
     prices = [m for m in mentions if m.kind in ("price", "regular")]
     teasers = [m for m in mentions if m.kind == "teaser"]
     if not prices and teasers:
         prices, teasers = teasers, []
         doubts.append("only an introductory price is named, not what it costs after")
     relative = [m for m in mentions if m.kind == "relative"]
-    if relative and not prices:
-        doubts.append(f"“{relative[0].text}” is a move from a price they didn't restate")
+    if relative:
+        doubts.append(f"“{relative[0].text}” is a move from a price, not a price")
+    added = [m for m in mentions if m.kind == "price" and re.search(r"(?:\+|\bplus)\s*$", plain[:m.start])]
+    if added and len(prices) > 1:
+        doubts.append(f"“{added[0].text}” is added to another amount")
     values = {(m.value, m.currency, m.period) for m in prices}
     if len(values) > 1:
         regular = [m for m in prices if m.kind == "regular"]
