@@ -12,6 +12,10 @@ from __future__ import annotations
 import re
 
 _SEPARATOR = "\x1d\x1eDEPUTY-NOTE\x1e\x1d"
+# The forms Deputy's own notes take (and took): labelled wherever outside text imitates them.
+_NOTE_FORM = re.compile(r"\[\s*(?:deputy|sentinel|system|guard)\b[^\]\n]{0,40}(?:note|about|:)|"
+                        r"\bdeputy'?s own note\b", re.IGNORECASE)
+# Anything that poses as Deputy, the system or the platform: read as a doubt about the message, not relabelled.
 _LOOKALIKE = re.compile(
     r"\[\s*(?:deputy|sentinel|system|guard|admin|owner|assistant)\b[^\]\n]{0,40}(?:note|about|:)|"
     r"^\s*(?:system|deputy|sentinel|guard|admin)\s*(?:notice|note|message|update)?\s*:|"
@@ -27,7 +31,7 @@ FORGED_LABEL = "[text from them, imitating a Deputy note:"
 def neutralise(outside: str) -> str:
     """`outside` text that cannot carry the separator, with look-alike notes labelled as theirs."""
     text = outside.replace("\x1d", "").replace("\x1e", "")
-    return _LOOKALIKE.sub(lambda m: FORGED_LABEL + " " + m.group(0).lstrip("["), text)
+    return _NOTE_FORM.sub(lambda m: FORGED_LABEL + " " + m.group(0).lstrip("["), text)
 
 
 def looks_like_note(outside: str) -> bool:
