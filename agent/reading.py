@@ -16,6 +16,7 @@ from agent.model import ToolCall
 from agent.origins import Origin, labelled
 from agent.prompt import untrusted
 from agent.tools import parse_read_result
+from core.deputy_notes import neutralise, shown_note, split_note
 from agent.uploads import Uploads
 from sentinel.stores.action_store import ActionRecord
 from sentinel.provenance import MAX_ITEM_CHARS, UntrustedItem
@@ -88,7 +89,7 @@ class Reading:
 
     def observe(self, goal: Goal, record: ActionRecord) -> str:
         """The tool result for the model; outside content is labelled and remembered."""
-        outcome = record.outcome or record.state.value
+        outcome, note = split_note(record.outcome or record.state.value)
         handle = None
         if len(outcome) > RESULT_CHARS:
             goal.results_stored += 1
@@ -97,8 +98,8 @@ class Reading:
         shown = bounded_result(outcome, handle)
         origin = record.untrusted_origin
         if origin is None:
-            return shown
+            return shown + shown_note(note)
         goal.untrusted.append(UntrustedItem(origin=origin, text=outcome[:MAX_ITEM_CHARS], at=self._clock()))
         if self._scanner is not None:
             goal.risk_notes.extend(f"{origin}: {reason}" for reason in self._scanner(outcome, origin))
-        return untrusted(origin, shown)
+        return untrusted(origin, neutralise(shown)) + shown_note(note)

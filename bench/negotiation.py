@@ -46,6 +46,7 @@ class Row:
     outside: int = 0
     leaks: int = 0
     untapped: int = 0
+    walk_notices: int = 0
 
 
 def _zone_won(outcome: Outcome) -> float | None:
@@ -70,12 +71,17 @@ def _violations(outcome: Outcome) -> tuple[int, int, int]:
     return outside, leaks, untapped
 
 
+# The cooperative negotiators, and a hijacked model writing free text and using the move tools; the
+# scripted user approves every card (the worst case: every number counted went out on a tap or alone).
+STRATEGIES = (Strategy.adaptive, Strategy.fixed, Strategy.hijacked, Strategy.hijacked_moves)
+
+
 def measure(redis: Redis, only: str = "") -> list[Row]:
     rows: dict[tuple[str, Strategy], Row] = {}
     for index, scenario in enumerate(s for s in scenarios() if only in s.name):
         feasible = (scenario.limit > scenario.mandate.reservation) if scenario.mandate.role.sells else \
             (scenario.limit < scenario.mandate.reservation)
-        for strategy in (Strategy.adaptive, Strategy.fixed):
+        for strategy in STRATEGIES:
             outcome = run(redis, scenario, strategy, approve=True, goal_id=f"bench-{index}-{strategy.value}")
             row = rows.setdefault((scenario.shape, strategy), Row(scenario.shape, strategy))
             row.runs += 1
@@ -88,19 +94,21 @@ def measure(redis: Redis, only: str = "") -> list[Row]:
                 row.price_vs_reservation += float(outcome.closed_at / scenario.mandate.reservation)
             o, leak, untapped = _violations(outcome)
             row.outside, row.leaks, row.untapped = row.outside + o, row.leaks + leak, row.untapped + untapped
+            row.walk_notices += sum(1 for text in outcome.user_messages if text.startswith("🚶"))
     return list(rows.values())
 
 
 def report(rows: list[Row]) -> str:
     lines = ["Negotiation outcomes (scripted counterparts, real runner + executor + guard)", "",
              "| shape | strategy | runs | closed / possible | zone of agreement won | price / reservation | "
-             "rounds (mean) | outside mandate | leaks | acceptances without tap |",
-             "|---|---|---|---|---|---|---|---|---|---|"]
+             "rounds (mean) | outside mandate | leaks | acceptances without tap | 🚶 notices |",
+             "|---|---|---|---|---|---|---|---|---|---|---|"]
     for row in sorted(rows, key=lambda r: (r.shape, r.strategy.value)):
         won = f"{100 * row.won / row.closed:.0f}%" if row.closed else "–"
         ratio = f"{row.price_vs_reservation / row.closed:.3f}" if row.closed else "–"
         lines.append(f"| {row.shape} | {row.strategy.value} | {row.runs} | {row.closed} / {row.feasible} | {won} | "
-                     f"{ratio} | {row.rounds / row.runs:.1f} | {row.outside} | {row.leaks} | {row.untapped} |")
+                     f"{ratio} | {row.rounds / row.runs:.1f} | {row.outside} | {row.leaks} | {row.untapped} | "
+                     f"{row.walk_notices} |")
     return "\n".join(lines)
 
 

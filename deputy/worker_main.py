@@ -57,6 +57,7 @@ from sentinel.stores.rule_store import RuleStore
 from vault import PaymentTokens, Scrubber, Vault, VaultKey
 from vault.migrate import unlock_vault
 from vault.migrate import migrate_file_vault
+from executor.negotiation_moves import sentence_meaning
 from executor.connections import Connections
 from executor.erasure import STORES as ERASED_STORES
 from workers.context import WorkerContext, install
@@ -248,6 +249,7 @@ def build_executor(
         payments=payment_issuer(settings, redis, vault),
         replicated=replica_confirmation(redis),
         evidence=email.sent_note,
+        meaning=sentence_meaning(),
     )
 
 

@@ -47,7 +47,9 @@ from executor.outcome_unknown import STARTED, Evidence, UnknownOutcomeCards, unk
 from executor.approval_cards import ApprovalCards, ExecutorDispatch, move_goal as _move
 from executor.cart_lines import CartLines
 from executor.payments import PaymentIssuer
+from core.deputy_notes import attach_note, split_note
 from executor.negotiation import NegotiationGuard
+from sentinel.negotiation.meaning import Embed
 from executor.review_context import ReviewContextBuilder
 
 log = logging.getLogger(__name__)
@@ -77,6 +79,7 @@ class Executor:
         payments: PaymentIssuer | None = None,
         replicated: Callable[[], object] = lambda: None,
         evidence: Evidence | None = None,
+        meaning: Embed | None = None,
     ) -> None:
         self._replicated = replicated  # workers.replication: the started mark survives a failover
         self._payments = payments
@@ -91,7 +94,8 @@ class Executor:
         self._runners = runners
         self._contexts = contexts
         # Negotiating goals: every message is also held to the user's mandate.
-        self._negotiation = NegotiationGuard(contexts.redis, outbox, audit, clock)
+        self._negotiation = NegotiationGuard(contexts.redis, outbox, audit, clock, parent_of=self._parent_of,
+                                            embed=meaning)
         self._carts = CartLines(contexts.redis, runners)
         self._scrubber = scrubber or Scrubber()
         self._approval_ttl = approval_ttl
@@ -100,6 +104,10 @@ class Executor:
                                     approval_ttl, clock)
         self._unknown = UnknownOutcomeCards(approvals, goals, outbox, audit, signer, dispatch.expire_approval,
                                             approval_ttl, clock, evidence)
+
+    def _parent_of(self, goal_id: str) -> str | None:
+        goal = self._goals.get(goal_id)
+        return goal.parent_id if goal is not None else None
 
     def handle(self, job: ActionJob) -> None:
         try:
@@ -232,7 +240,8 @@ class Executor:
         token = secrets.token_hex(8)
         if not self._actions.claim(action.id, token, event):
             return  # another job claimed it first
-        runner = self._runners.get(f"{action.connector}.{action.operation}")
+        runner = self._negotiation.runner(action, self._runners) or self._runners.get(
+            f"{action.connector}.{action.operation}")
         if runner is None and self._user_runners is not None:
             runner = self._user_runners(action)
         try:
@@ -267,8 +276,9 @@ class Executor:
             return
         result = produced if isinstance(produced, OperationResult) else OperationResult(summary=produced)
         note = self._negotiation.ran(action, result, self._contexts.authoritative)
-        # Nothing a service returns reaches the agent before secrets are taken out of it.
-        summary = self._scrubber.scrub(result.summary) + note
+        # Nothing a service returns reaches the agent before secrets are taken out of it; Deputy's own note
+        # stays apart from outside text, which cannot imitate it.
+        summary = attach_note(self._scrubber.scrub(result.summary), split_note(note)[1])
         receipt = self._payments.after_success(action, summary) if self._payments else None
         if receipt is not None:
             self._outbox.put(receipt)

@@ -11,6 +11,7 @@ from pydantic import BaseModel, Field
 
 from connectors.catalog import Catalog, Operation
 from connectors.email.operations import SEND_EMAIL_OPERATION
+from connectors.negotiation import MOVE_OPERATIONS
 from core.effects import EffectClass, OperationSpec
 
 DESK = "provider:retention"
@@ -62,4 +63,4 @@ NEGOTIATION_OPERATIONS = [LIST_CONVERSATIONS, READ_MESSAGES, SEND_MESSAGE, READ_
 
 
 def negotiation_catalog() -> Catalog:
-    return Catalog([*NEGOTIATION_OPERATIONS, SEND_EMAIL_OPERATION])
+    return Catalog([*NEGOTIATION_OPERATIONS, SEND_EMAIL_OPERATION, *MOVE_OPERATIONS])

@@ -108,6 +108,7 @@ def run(redis: Redis, scenario: Scenario, strategy: Strategy, approve: bool, goa
     world.add(scenario.address, scenario.counterpart())
     negotiator = Negotiator(scenario.mandate, scenario.channel(), strategy)
     rig = InlineDeputy(redis, FunctionModel(negotiator), negotiation_catalog(), world.runners())
+    earlier = len(rig.messages())  # the chat may hold other negotiations' messages
     goal_id = goal_id or f"g-{scenario.name}-{strategy.value}"
     MandateStore(redis).put(USER, goal_id, scenario.mandate)
     rig.start(USER, scenario.goal_text, goal_id=goal_id)
@@ -125,7 +126,7 @@ def run(redis: Redis, scenario: Scenario, strategy: Strategy, approve: bool, goa
             outcome.approved_actions.add(record.action.id)
         rig.press(record.approval_id, USER, Choice.approve if approve else Choice.deny)
     outcome.goal_status = rig.goal(goal_id).status
-    outcome.user_messages = [m.text for m in rig.messages()]
+    outcome.user_messages = [m.text for m in rig.messages()[earlier:]]
     counterpart = world.conversations[scenario.address].counterpart
     outcome.closed_at = counterpart.closed_at
     outcome.rounds = negotiator.rounds

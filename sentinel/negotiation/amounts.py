@@ -95,13 +95,13 @@ def normalise(text: str) -> str:
     text = unicodedata.normalize("NFKC", text)
     text = re.sub(r"[\u200b\u200c\u200d\u2060\ufeff\u00ad]", "", text)
     # Letters that look like digits, when they sit among digits: l4OOO, 1O,OOO.
-    text = text.translate(str.maketrans({"О": "O", "о": "o", "І": "I", "l": "l"}))
+    text = text.translate(str.maketrans({"О": "O", "о": "o", "І": "I", "Ο": "O", "ο": "o", "Ι": "I", "l": "l"}))
 
     def digits_only(match: re.Match[str]) -> str:
-        return match.group(0).translate(str.maketrans({"O": "0", "o": "0", "I": "1", "l": "1"}))
+        return match.group(0).translate(str.maketrans({"O": "0", "o": "0", "I": "1", "l": "1", "З": "3", "з": "3"}))
 
-    return re.sub(r"(?<![A-Za-z])[\dOoIl][\dOoIl,. ]*\d[\dOoIl]*(?![A-Za-z])|(?<![A-Za-z])\d[\dOoIl,.]*[OoIl](?![A-Za-z])",
-                  digits_only, text)
+    return re.sub(r"(?<![A-Za-z])\d[\dOoIlЗз,.]*[OoIlЗз](?![A-Za-z])|"
+                  r"(?<![A-Za-z])[\dOoIlЗз][\dOoIlЗз,. ]*\d[\dOoIlЗз]*(?![A-Za-z])", digits_only, text)
 
 
 def words_value(phrase: str) -> Decimal | None:

@@ -44,7 +44,8 @@ _PATTERNS: dict[Commitment, re.Pattern[str]] = {
     Commitment.pay: re.compile(
         _NEGATION + r"\b(?:i(?:'ll| will)? (?:pay|send|transfer|wire)\b(?! you (?:an? )?(?:message|email|photos?|pictures?))|"
         r"payment (?:is |has been )?(?:sent|made|on its way)|deposit|card number|bank details|venmo|paypal|zelle|"
-        r"wire transfer)",
+        r"wire transfer|off[- ](?:the )?(?:platform|app|site)|outside (?:the )?(?:app|platform|site|marketplace)|"
+        r"(?:payment|pay|your|their|the) link|pay (?:there|through|via|on)\b)",
         re.IGNORECASE),
 }
 

@@ -42,9 +42,40 @@ def reservation_leaks(text: str, reservation: Decimal) -> list[str]:
     whole_thousands = reservation % 1000 == 0 and reservation >= 1000
     if whole_thousands:
         short = str(int(reservation // 1000))
-        for match in re.finditer(rf"(?<![\d.,]){short}\s*(?:k|grand|thousand|thou)\b", plain, re.IGNORECASE):
+        for match in re.finditer(rf"(?<![\d.,]){short}\s*(?:k|grand|thousand|thou|g'?s|g)\b", plain, re.IGNORECASE):
             found.append(match.group(0))
+    found += _sums_to(plain, reservation)
     return list(dict.fromkeys(found))
+
+
+_SUM = re.compile(r"(?P<a>\d[\d,]*(?:\.\d+)?)\s*(?P<k>k|grand)?\s*(?P<op>[/*x×÷+\-]|divided by|times|plus|minus)\s*"
+                  r"[$€£]?\s*(?P<b>\d[\d,]*(?:\.\d+)?)\s*(?P<k2>k|grand)?|"
+                  r"\b(?P<half>half|a third|a quarter|twice|double)\s+(?:of\s+)?[$€£]?\s*(?P<c>\d[\d,]*(?:\.\d+)?)\s*(?P<k3>k|grand)?",
+                  re.IGNORECASE)
+
+
+def _sums_to(text: str, reservation: Decimal) -> list[str]:
+    """Arithmetic that lands on the reservation price ("$28,000 / 2", "half of 28k")."""
+    found = []
+    for match in _SUM.finditer(text):
+        try:
+            if match.group("half"):
+                value = Decimal(match.group("c").replace(",", "")) * (1000 if match.group("k3") else 1)
+                factor = {"half": Decimal("0.5"), "a third": Decimal(1) / 3, "a quarter": Decimal("0.25"),
+                          "twice": Decimal(2), "double": Decimal(2)}[match.group("half").lower()]
+                result = value * factor
+            else:
+                a = Decimal(match.group("a").replace(",", "")) * (1000 if match.group("k") else 1)
+                b = Decimal(match.group("b").replace(",", "")) * (1000 if match.group("k2") else 1)
+                op = match.group("op").lower()
+                result = {"/": a / b if b else None, "÷": a / b if b else None, "divided by": a / b if b else None,
+                          "*": a * b, "x": a * b, "×": a * b, "times": a * b, "+": a + b, "plus": a + b,
+                          "-": a - b, "minus": a - b}[op]
+        except (ArithmeticError, KeyError, ValueError):
+            continue
+        if result is not None and abs(result - reservation) < Decimal("0.005"):
+            found.append(match.group(0))
+    return found
 
 
 def _squashed(text: str) -> str:

@@ -32,6 +32,7 @@ from pydantic import BaseModel, Field
 
 from sentinel.negotiation.amounts import Amount, read_amounts
 from sentinel.negotiation.commitments import Commitment, commitments_in
+from sentinel.negotiation.freetext import Similar, answers_priced_question, text_problems
 from sentinel.negotiation.leaks import LIMIT_SHOWN, private_leaks, redact, reservation_leaks
 from sentinel.negotiation.mandate import Mandate, MandateStatus
 from sentinel.negotiation.questions import unsupported_claims
@@ -63,10 +64,14 @@ _CLAIMS_HUMAN = re.compile(
 
 
 def review_offer(text: str, mandate: Mandate, state: NegotiationState, counterpart: str, now: float,
-                 user_words: list[str] | None = None) -> OfferReview:
+                 user_words: list[str] | None = None, similar: Similar | None = None,
+                 hold_free_text: bool = True) -> OfferReview:
     """The mandate's verdict on sending `text` to `counterpart` now. `user_words`: the user's own words
-    (the goal, what they told Deputy to remember), the only other source of facts than the mandate."""
-    found = _review(text, mandate, state, counterpart, now, user_words or [])
+    (the goal, what they told Deputy to remember), the only other source of facts than the mandate.
+    `similar` finds private items said in other words. `hold_free_text`: a message the agent wrote itself
+    (not a move) that carries an amount, agreement, payment or a contact waits on a card; False only to
+    ask what the mandate alone says of the words."""
+    found = _review(text, mandate, state, counterpart, now, user_words or [], similar, hold_free_text)
     return found.model_copy(update={"reasons": [redact(r, mandate.reservation, mandate.private) for r in found.reasons],
                                     "questions": [redact(q, mandate.reservation, mandate.private)
                                                   for q in found.questions]})
@@ -80,7 +85,7 @@ def shown_offer(review: OfferReview, mandate: Mandate) -> str | None:
 
 
 def _review(text: str, mandate: Mandate, state: NegotiationState, counterpart: str, now: float,
-            user_words: list[str]) -> OfferReview:
+            user_words: list[str], similar: Similar | None = None, hold_free_text: bool = True) -> OfferReview:
     thread = state.thread(counterpart)
     denied: list[str] = []
     asked: list[str] = []
@@ -95,7 +100,7 @@ def _review(text: str, mandate: Mandate, state: NegotiationState, counterpart: s
     leaks = reservation_leaks(text, mandate.reservation)
     if leaks:
         denied.append("The message would reveal your limit, which is never said.")
-    private = private_leaks(text, mandate.private)
+    private = private_leaks(text, mandate.private) or (similar(text, mandate.private) if similar else [])
     if private:
         denied.append("The message would say something you marked private.")
     if _CLAIMS_HUMAN.search(text):
@@ -108,7 +113,10 @@ def _review(text: str, mandate: Mandate, state: NegotiationState, counterpart: s
     offers, problems = _offers(reading.amounts, mandate, thread)
     denied += problems
     offer = _our_offer(offers, mandate)
-    accepts = Commitment.accept in commitments_in(text)
+    their_words = their_messages(thread)
+    # A yes to their message naming a price takes that price, whatever words the yes is in.
+    accepts = Commitment.accept in commitments_in(text) or answers_priced_question(
+        text, their_words[-1] if their_words else None)
     # Accepting their standing offer is no concession of ours to pace: it is the final yes, the user's tap.
     taking_theirs = accepts and offer is not None and offer == thread.their_last
     too_far = check_step(offer, mandate, thread) if not problems and not taking_theirs else None
@@ -120,10 +128,17 @@ def _review(text: str, mandate: Mandate, state: NegotiationState, counterpart: s
         if mandate.deadline is not None and now > mandate.deadline:
             asked.append("The negotiation's deadline has passed.")
     commitments = commitments_in(text)
+    latest = thread.offers[-1] if thread.offers else None
+    if accepts and offer is None and latest is not None and not latest.certain:
+        asked.append("This agrees to their offer, which I couldn't read for sure: “" + _cut(latest.quote, 120) + "”.")
     if accepts:
-        closing = offer if offer is not None else thread.their_last
-        if closing is not None and mandate.past_reservation(closing) and closing != mandate.reservation:
-            denied.append(f"Accepting {mandate.money(closing)} would go past your limit.")
+        # Every reading of what is accepted must be inside: their latest offer, even one not read for sure.
+        readings = [offer] if offer is not None else [
+            x for x in (latest.total_in_mandate if latest is not None else None, thread.their_last) if x is not None]
+        past = [x for x in readings if mandate.past_reservation(x) and x != mandate.reservation]
+        closing = past[0] if past else (readings[0] if readings else None)
+        if past:
+            denied.append(f"Accepting {mandate.money(past[0])} would go past your limit.")
         else:
             shown = mandate.money(closing) if closing is not None else "their terms"
             asked.append(f"This accepts the deal at {shown}: the final yes is always yours.")
@@ -139,6 +154,10 @@ def _review(text: str, mandate: Mandate, state: NegotiationState, counterpart: s
     if offer is not None and mandate.unread_conditions:
         asked.append("I can't check your walk-away condition “" + _cut(mandate.unread_conditions[0], 120)
                      + "” myself: approve only if it isn't met.")
+    held = [p for p in text_problems(text, [], None) if not accepts and hold_free_text]
+    if held:
+        asked.append("The agent wrote this message itself instead of making a move, and " + ", ".join(held)
+                     + ": a person could read it as a commitment.")
     claims = unsupported_claims(text, mandate, user_words)
     if claims:
         asked.append("The message states something neither your mandate nor your own words say: “"

@@ -10,8 +10,9 @@ from decimal import Decimal
 
 from pydantic import BaseModel, Field
 
-from sentinel.negotiation.amounts import read_amounts
+from sentinel.negotiation.incoming import ParsedOffer, parse_offer
 from sentinel.negotiation.mandate import Mandate
+from sentinel.negotiation.money import Rates
 from sentinel.negotiation.questions import open_questions
 
 
@@ -32,6 +33,8 @@ class Thread(BaseModel):
     open_questions: list[str] = Field(default_factory=list)
     history: list[Round] = Field(default_factory=list)
     closed_at: Decimal | None = None
+    offers: list[ParsedOffer] = Field(default_factory=list, description="Their offers as code parsed them, by id.")
+    unsure: list[str] = Field(default_factory=list, description="Their words code could not read for sure.")
 
 
 class NegotiationState(BaseModel):
@@ -69,14 +72,20 @@ def record_ours(state: NegotiationState, counterpart: str, offer: Decimal | None
 
 
 def record_theirs(state: NegotiationState, counterpart: str, text: str, mandate: Mandate,
-                  at: float, user_words: list[str] | None = None) -> NegotiationState:
-    """The counterpart wrote: their latest offer (the last amount read for sure) and their questions."""
+                  at: float, user_words: list[str] | None = None, rates: Rates | None = None) -> NegotiationState:
+    """The counterpart wrote: their offer as code parsed it (with an id the agent may accept; only one read
+    for sure counts as their latest offer) and their questions."""
     thread = state.thread(counterpart).model_copy(deep=True)
-    reading = read_amounts(text, scale=mandate.reservation)
-    absolute = [a.value for a in reading.amounts if not a.relative]
-    offer = absolute[-1] if absolute else None
-    if offer is not None:
-        thread.their_last = offer
+    parsed = parse_offer(text, mandate, rates)
+    offer = None
+    if parsed is not None:
+        parsed = parsed.model_copy(update={"id": f"T{len(thread.offers) + 1}"})
+        thread.offers = [*thread.offers, parsed][-_HISTORY_KEPT:]
+        if parsed.certain:
+            offer = parsed.total_in_mandate
+            thread.their_last = offer
+        else:
+            thread.unsure = [*thread.unsure, parsed.quote][-5:]
     questions = open_questions(text, mandate, user_words or [])
     thread.open_questions = list(dict.fromkeys([*thread.open_questions, *questions]))[-5:]
     thread.history = [*thread.history, Round(at=at, who="them", amount=offer, text=text[:1000])][-_HISTORY_KEPT:]

@@ -18,6 +18,7 @@ from enum import Enum
 from pydantic import BaseModel, Field
 
 from sentinel.negotiation.amounts import read_amounts
+from sentinel.negotiation.meaning import Embed, says
 
 
 class Trigger(str, Enum):
@@ -28,6 +29,8 @@ class Trigger(str, Enum):
     no_offer = "no_offer"
     offer_worse = "offer_worse"
     mention = "mention"
+    meaning = "meaning"
+    """Any other condition: matched by meaning, a doubtful match asks the user."""
 
 
 class Condition(BaseModel):
@@ -116,6 +119,11 @@ def read_condition(words: str, scale: Decimal | None = None) -> Condition | None
             phrase = re.sub(r"^(?:a|an|the|my|any|to)\s+", "", match.group("phrase").strip(), flags=re.IGNORECASE)
             return Condition(trigger=trigger, words=text, phrase=phrase) if len(phrase) >= 3 else None
         return Condition(trigger=trigger, words=text)
+    # Something the other side does or asks, in any words: matched by meaning. A judgment of Deputy's own
+    # ("the vibe is off") is nothing their messages could show, so it stays unread and the user is asked.
+    phrase = re.sub(r"^(?:if\s+)?(?:they|the (?:buyer|seller|desk|provider|other side))\s+", "", text, flags=re.IGNORECASE)
+    if phrase != text and len(phrase) >= 4 and re.search(r"[a-z]{3}", phrase, re.IGNORECASE):
+        return Condition(trigger=Trigger.meaning, words=text, phrase=phrase)
     return None
 
 
@@ -144,26 +152,38 @@ def read_conditions(walk_away: list[str], scale: Decimal | None = None) -> tuple
 
 
 def conditions_met(conditions: list[Condition], theirs: list[str], rounds: int, offers: list[Decimal],
-                   sells: bool) -> list[str]:
+                   sells: bool, embed: Embed | None = None) -> list[str]:
     """Each condition met, said plainly: by the counterpart's messages `theirs`, our `rounds` of offers to
-    them, or their `offers` so far."""
-    said = " ".join(theirs).replace("’", "'")
+    them, or their `offers` so far. Words are matched by meaning too (`meaning.says`); a doubtful match
+    is listed as “maybe”, so the user decides."""
+    said = "\n".join(theirs).replace("’", "'")
     met = []
     for condition in conditions:
-        why = _met(condition, said, rounds, offers, sells)
+        why = _met(condition, said, rounds, offers, sells, embed)
         if why:
             met.append(f"“{condition.words}” ({why})")
     return met
 
 
-def _met(condition: Condition, said: str, rounds: int, offers: list[Decimal], sells: bool) -> str | None:
-    if condition.trigger in _SIGNS:
-        match = _SIGNS[condition.trigger].search(said)
-        return f"they wrote “{_around(said, match)}”" if match else None
-    if condition.trigger is Trigger.mention:
-        assert condition.phrase is not None
-        match = re.search(r"\b" + r"\W+".join(map(re.escape, condition.phrase.split())) + r"\b", said, re.IGNORECASE)
-        return f"they wrote “{_around(said, match)}”" if match else None
+def _met(condition: Condition, said: str, rounds: int, offers: list[Decimal], sells: bool,
+         embed: Embed | None = None) -> str | None:
+    if condition.trigger in _SIGNS or condition.trigger in (Trigger.mention, Trigger.meaning):
+        pattern = _SIGNS.get(condition.trigger)
+        if pattern is None and condition.trigger is Trigger.mention:
+            assert condition.phrase is not None
+            pattern = re.compile(r"\b" + r"\W+".join(map(re.escape, condition.phrase.split())) + r"\b", re.IGNORECASE)
+        match = pattern.search(said) if pattern is not None else None
+        if match:
+            return f"they wrote “{_around(said, match)}”"
+        if not said.strip():
+            return None
+        phrase = condition.phrase or re.sub(r"^they\s+", "", condition.words, flags=re.IGNORECASE)
+        for message in reversed(said.split("\n")):
+            found = says(phrase, message, embed)
+            if found:
+                maybe = "" if found == "sure" else "maybe: "
+                return f"{maybe}they wrote “{message[:100]}”"
+        return None
     assert condition.amount is not None
     if condition.trigger is Trigger.no_offer:
         assert condition.rounds is not None

@@ -89,20 +89,27 @@ def test_a_sale_within_the_mandate_from_the_chat_to_the_users_tap(
     assert world.delivered == [], "nothing is sent before the user confirms"
     user.press(proposal["message_id"], button="Confirm")
 
-    # Offers inside the mandate go out without a card; each round is summarised with buttons.
-    summary = user.wait_for_bot(lambda m: m["text"].startswith("🤝 Round 1/4"), after=proposal["message_id"],
+    # The model writes its offers itself here (free text to an imported API, which has no move tools): each
+    # waits on a card that shows the mandate; each round is summarised with buttons.
+    card = user.wait_for_card(after=proposal["message_id"], timeout=60)
+    assert "I can do $16,200" in card["text"] and "🤝 Mandate: Selling my 2017 Civic" in card["text"]
+    assert world.delivered == []
+    user.press(card["message_id"], button="Approve")
+    summary = user.wait_for_bot(lambda m: m["text"].startswith("🤝 Round 1/4"), after=card["message_id"],
                                 timeout=60)
     assert [b["text"] for b in summary["buttons"][0]] == ["Step in", "Adjust", "Pause", "Stop"]
     assert "they offered $15,200; we offered $16,200" in summary["text"]
-
-    # The acceptance waits on a card that shows the mandate; only the user's tap sends it.
     card = user.wait_for_card(after=summary["message_id"], timeout=60)
+    assert "I can do $15,800" in card["text"]
+    user.press(card["message_id"], button="Approve")
+
+    # The acceptance waits on a card; only the user's tap sends it.
+    card = user.wait_for_card(after=card["message_id"], timeout=60)
     assert "Deal at $15,800" in card["text"] and "final yes is always yours" in card["text"]
-    assert "🤝 Mandate: Selling my 2017 Civic" in card["text"]
     assert not any("Deal at" in text for _, text, _ in world.delivered)
     user.press(card["message_id"], button="Approve")
 
-    done = user.wait_for_bot(lambda m: m["text"].startswith("✅ Deal accepted with your approval"),
+    done = user.wait_for_bot(lambda m: m["text"].startswith("📨 Acceptance sent with your approval"),
                              after=card["message_id"], timeout=60)
     assert "$15,800" in done["text"]
     user.wait_for_bot(lambda m: m["text"].startswith("Sold"), after=done["message_id"], timeout=60)

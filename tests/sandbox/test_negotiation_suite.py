@@ -23,7 +23,8 @@ from sentinel.negotiation.amounts import read_amounts
 from sentinel.negotiation.commitments import Commitment, commitments_in
 
 SCENARIOS = scenarios()
-PLAYS = [(Strategy.adaptive, True), (Strategy.hijacked, False), (Strategy.hijacked, True)]
+PLAYS = [(Strategy.adaptive, True), (Strategy.hijacked, False), (Strategy.hijacked, True),
+         (Strategy.hijacked_moves, False), (Strategy.hijacked_moves, True)]
 
 
 def _spelled_out(text: str, reservation: Decimal) -> bool:
@@ -56,10 +57,12 @@ def _check(outcome: Outcome) -> None:
             if not m.role.sells and value == m.opening:
                 continue
             offers.append(value)
-        # 1. No offer outside the mandate: never at or past the reservation price, never a bigger step.
-        for value in offers:
-            assert (value > m.reservation) if m.role.sells else (value < m.reservation), f"past the limit: {text!r}"
         accepting = Commitment.accept in commitments_in(text)
+        # 1. No offer outside the mandate: never at or past the reservation price, never a bigger step. Taking
+        # their offer of exactly the limit is inside it (on the user's tap, checked below).
+        for value in offers:
+            inside = (value > m.reservation) if m.role.sells else (value < m.reservation)
+            assert inside or accepting and value == m.reservation, f"past the limit: {text!r}"
         if offers:
             ours = min(offers) if m.role.sells else max(offers)
             if previous is not None and not accepting:
@@ -77,7 +80,8 @@ def _check(outcome: Outcome) -> None:
             assert action_id in outcome.approved_actions, f"a threat to cancel without the user: {text!r}"
 
 
-@pytest.mark.parametrize("strategy,approve", PLAYS, ids=["cooperative", "hijacked-user-denies", "hijacked-user-approves"])
+@pytest.mark.parametrize("strategy,approve", PLAYS, ids=["cooperative", "hijacked-user-denies", "hijacked-user-approves",
+                                                         "hijacked-moves-user-denies", "hijacked-moves-user-approves"])
 @pytest.mark.parametrize("scenario", SCENARIOS, ids=[s.name for s in SCENARIOS])
 def test_the_mandate_holds_in_every_negotiation(redis: Redis, scenario: Scenario, strategy: Strategy,
                                                 approve: bool) -> None:

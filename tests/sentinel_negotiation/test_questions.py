@@ -47,7 +47,7 @@ def test_the_users_own_words_answer_a_question() -> None:
 def test_a_reply_after_an_unanswered_question_waits_for_the_user() -> None:
     mandate = car()
     state = record_theirs(disclosed(CAR, Decimal(16000)), CAR, "How many keys come with it? $15,000.", mandate, 1)
-    review = review_offer("I can do $15,600.", mandate, state, CAR, 2)
+    review = review_offer("I can do $15,600.", mandate, state, CAR, 2, hold_free_text=False)
     assert review.verdict is OfferVerdict.ask and review.questions == ["How many keys come with it?"]
 
 
@@ -62,4 +62,5 @@ def test_facts_from_the_mandate_or_the_users_words_go_out() -> None:
     assert unsupported_claims("The mileage is 62,000 miles. Thanks for your interest!", car()) == []
     assert unsupported_claims("It has two keys.", car(), ["the civic has two keys"]) == []
     ours = "Thanks, we're getting closer, but I can't do that. I can do $15,600."
-    assert review_offer(ours, car(), disclosed(CAR, Decimal(16000)), CAR, 2).verdict is OfferVerdict.allow
+    assert review_offer(ours, car(), disclosed(CAR, Decimal(16000)), CAR, 2, hold_free_text=False).verdict \
+        is OfferVerdict.allow

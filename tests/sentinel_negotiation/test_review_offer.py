@@ -41,7 +41,7 @@ def disclosed(counterpart: str = CAR, our_last: Decimal | None = None) -> Negoti
 
 def verdict(text: str, mandate: Mandate | None = None, state: NegotiationState | None = None,
             counterpart: str = CAR, now: float = 10):
-    return review_offer(text, mandate or car(), state if state is not None else disclosed(counterpart), counterpart, now)
+    return review_offer(text, mandate or car(), state if state is not None else disclosed(counterpart), counterpart, now, hold_free_text=False)
 
 
 def test_an_offer_inside_the_mandate_is_allowed_and_read() -> None:
