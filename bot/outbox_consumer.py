@@ -84,6 +84,9 @@ class OutboxConsumer:
             except RedisError as exc:
                 log.warning("outbox: Redis unavailable (%s); retrying in 2 s", exc)
                 await asyncio.sleep(2)
+            except Exception:  # noqa: BLE001 - a bug must not silence every chat: log it and go on
+                log.exception("outbox: unexpected error; carrying on in 2 s")
+                await asyncio.sleep(2)
 
     async def _ensure_group(self) -> None:
         try:
@@ -115,7 +118,13 @@ class OutboxConsumer:
             await self._redis.xack(OUTBOX_STREAM, self._group, entry_id)
             await self._redis.xdel(OUTBOX_STREAM, entry_id)
             return
-        await self._send(message)
+        try:
+            await self._send(message)
+        except (asyncio.CancelledError, RedisError):
+            raise
+        except Exception:  # noqa: BLE001 - one message that cannot be built must not hold up the rest
+            log.exception("outbox: could not deliver entry %s as it is; sending its words alone", entry_id)
+            await self._send_words_only(message)
         # Delivered messages do not linger in Redis: the chat has them now.
         await self._redis.xack(OUTBOX_STREAM, self._group, entry_id)
         await self._redis.xdel(OUTBOX_STREAM, entry_id)
@@ -177,6 +186,15 @@ class OutboxConsumer:
             except TelegramError as exc:
                 log.error("outbox: giving up on a message for chat %s: %s", message.chat_id, exc)
                 break
+
+    async def _send_words_only(self, message: OutboxMessage) -> None:
+        """The message's text with no buttons or picture: what the user must not miss, whatever broke."""
+        try:
+            await self._send(message.model_copy(update={"buttons": [], "photo": None, "edit_ref": None}))
+        except (asyncio.CancelledError, RedisError):
+            raise
+        except Exception:  # noqa: BLE001 - dropped, logged, and the next message goes out
+            log.exception("outbox: dropping entry for chat %s that cannot be delivered", message.chat_id)
 
     def _data(self, button: Button, chat_id: int) -> str:
         if button.sign is None:
