@@ -17,6 +17,7 @@ from bot.services import BotServices
 from connectors.custom import CustomConnectors
 from connect.forms import FORMS
 from core.card_preferences import CardPreferences
+from core.send_window import send_window_said
 from core.user_settings import UserSettings, UserSettingsStore
 from memory import MemoryStore, MemoryTrust
 from core.credential_index import list_credentials
@@ -55,7 +56,7 @@ class AccountHandlers:
         if args:
             field, value = args[0].lower(), " ".join(args[1:]).strip()
             names = {"name": "agent_name", "tone": "tone", "language": "language", "timezone": "timezone",
-                     "training": "training_opt_in"}
+                     "training": "training_opt_in", "send": "send_window"}
             if field not in names or not value:
                 await update.effective_message.reply_text(texts.SETTINGS_USAGE)
                 return
@@ -65,6 +66,8 @@ class AccountHandlers:
                     await update.effective_message.reply_text(texts.SETTINGS_USAGE)
                     return
                 parsed = value.lower() == "on"
+            if field == "send":
+                parsed = 0 if value.lower() == "off" else value.lower().removesuffix("s").strip()
             try:
                 current = UserSettings.model_validate({**current.model_dump(), names[field]: parsed})
             except ValueError:
@@ -76,7 +79,8 @@ class AccountHandlers:
         await update.effective_message.reply_text(
             f"Name: {current.agent_name}\nTone: {current.tone}\nLanguage: {current.language}\n"
             f"Time zone: {current.timezone}\nQuiet hours: {quiet}\n"
-            f"Use my conversations to improve models: {'yes' if current.training_opt_in else 'no'}\n\n"
+            f"Use my conversations to improve models: {'yes' if current.training_opt_in else 'no'}\n"
+            f"Messages wait for Undo: {send_window_said(current.send_window)}\n\n"
             + texts.SETTINGS_USAGE
         )
 

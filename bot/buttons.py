@@ -46,6 +46,10 @@ KINDS = {
     "ns": "stop a negotiation",
     "na": "adjust a negotiation's mandate",
     "lk": "lock my confidential data now",
+    "su": "undo a message waiting to be sent",
+    "sn": "send a waiting message now",
+    "se": "correct a waiting message",
+    "sf": "show a sent message in full",
 }
 
 

@@ -245,6 +245,7 @@ def build_executor(
         user_runners=custom.runner_for,
         payments=payment_issuer(settings, redis, vault),
         replicated=replica_confirmation(redis),
+        send_window=settings.send_window_seconds,
     )
 
 

@@ -94,9 +94,11 @@ class RQDispatch:
         self._enqueue(goal_unit(goal_id), AGENT_QUEUE, STEP_FUNC, payload, f"s-{goal_id}-{step}", delay, pipeline,
                       self._owner(goal_id, owner))
 
-    def action(self, action_id: str, goal_id: str, step: int, approval_id: str | None = None) -> None:
+    def action(self, action_id: str, goal_id: str, step: int, approval_id: str | None = None,
+               delay: float = 0) -> None:
+        """Enqueue the action's job; with `delay`, scheduled (a message's send window ending)."""
         payload = ActionJob(action_id=action_id, goal_id=goal_id, step=step, approval_id=approval_id)
-        self._enqueue(action_unit(action_id), ACTIONS_QUEUE, ACTION_FUNC, payload, f"x-{action_id}", 0,
+        self._enqueue(action_unit(action_id), ACTIONS_QUEUE, ACTION_FUNC, payload, f"x-{action_id}", delay,
                       owner=self._owner(goal_id, None))
 
     def expire_approval(self, approval_id: str, when: float) -> None:
