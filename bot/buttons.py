@@ -50,6 +50,7 @@ KINDS = {
     "sn": "send a waiting message now",
     "se": "correct a waiting message",
     "sf": "show a sent message in full",
+    "uw": "undo a change made without asking",
 }
 
 

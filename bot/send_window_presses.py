@@ -1,5 +1,5 @@
-"""The buttons of a message waiting in its send window (Undo, Send now, Edit, Show all), and the
-corrected text that follows an Edit.
+"""The buttons of what ran without a card: a message waiting in its send window (Undo, Send now,
+Edit, Show all) and the corrected text that follows an Edit; Undo on a reversible change.
 
 Each press changes the waiting entry atomically (`core.send_window_store`): if the delivery
 got there first, the user is told it is too late; otherwise the executor is handed the action,
@@ -13,6 +13,7 @@ from bot.services import BotServices
 from core.outbox import Outbox, OutboxMessage
 from core.send_window import Refused, SendEvent
 from core.send_window_store import SendWindowStore
+from core.undo_store import UndoRefused, UndoStore
 from sentinel.shown import body_field, shown_text, with_body
 
 _EVENTS = {"su": SendEvent.undo, "sn": SendEvent.send_now, "se": SendEvent.edit}
@@ -41,6 +42,20 @@ def press_send_window(services: BotServices, kind: str, action_id: str, user_id:
     if kind == "su":
         return PressAnswer("Undone. Nothing was sent.", "↩️ Undone. Nothing was sent.")
     return PressAnswer("Sending it now.", "📤 Sending it now.")
+
+
+def press_undo_write(services: BotServices, action_id: str, user_id: int) -> PressAnswer:
+    """Undo on a change made without a card: begun here once, taken back by the executor."""
+    record = services.actions.get(action_id)
+    if record is None or record.action.user_id != user_id:
+        return PressAnswer("I can't find that change any more.")
+    try:
+        UndoStore(services.redis).request(action_id, services.clock())
+    except UndoRefused as refused:
+        return PressAnswer(str(refused), alert=True)
+    services.audit.append(user_id, "undo_requested", services.clock(), action_id=action_id)
+    services.dispatch.undo(action_id)
+    return PressAnswer("Undoing it…", "↩️ Undoing this…")
 
 
 def apply_send_edit(services: BotServices, user_id: int, action_id: str | None, text: str) -> str | None:

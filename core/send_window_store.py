@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import json
 
-import redis as redis_lib
 from redis import Redis
 
+from core.atomic_change import change_atomically
 from core.confidential import ConfidentialKeys, confidential_keys
 from core.erasure import Owned, delete_keys
 from core.send_window import EDIT_WAIT, HeldSend, Refused, SendEvent, advance
@@ -38,21 +38,13 @@ class SendWindowStore:
     def apply(self, action_id: str, event: SendEvent, now: float, text: str | None = None,
               edit_wait: float = EDIT_WAIT) -> HeldSend:
         """The entry after `event`, written atomically; `Refused` (with a sentence) when it does not apply."""
-        key = _KEY.format(action_id)
-        with self._redis.pipeline() as pipe:
-            while True:
-                try:
-                    pipe.watch(key)
-                    raw = pipe.get(key)
-                    if not raw:
-                        raise Refused("I can't find that message any more.")
-                    after = advance(self._load(raw), event, now, text, edit_wait)
-                    pipe.multi()
-                    pipe.set(key, self._dump(after), ex=KEEP)
-                    pipe.execute()
-                    return after
-                except redis_lib.WatchError:
-                    continue
+        def decide(raw: bytes | None) -> tuple[str, HeldSend]:
+            if not raw:
+                raise Refused("I can't find that message any more.")
+            after = advance(self._load(raw), event, now, text, edit_wait)
+            return self._dump(after), after
+
+        return change_atomically(self._redis, _KEY.format(action_id), decide, KEEP)
 
     def mark_editing(self, user_id: int, action_id: str) -> None:
         """The user's next chat message is the corrected text of this message."""

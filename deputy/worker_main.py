@@ -29,6 +29,7 @@ from agent.runner import GoalRunner, RunnerLimits
 from agent.text_tools import TextToolsOptions
 from agent.text_tools_model import TextToolsChatModel
 from connectors.calendar import CalDavAccount, CalendarRunners
+from connectors.calendar.reverts import CalendarReverts
 from connectors.custom import CustomConnectors, UserCatalogs
 from connectors.email import SmtpAccount
 from connectors.email.imap import ImapAccount, ImapSession
@@ -246,6 +247,7 @@ def build_executor(
         payments=payment_issuer(settings, redis, vault),
         replicated=replica_confirmation(redis),
         send_window=settings.send_window_seconds,
+        reverters={"calendar": CalendarReverts(calendar).revert},
     )
 
 

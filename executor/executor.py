@@ -50,6 +50,7 @@ from executor.payments import PaymentIssuer
 from executor.negotiation import NegotiationGuard
 from executor.review_context import ReviewContextBuilder
 from executor.shown_actions import CANCELLED, RUN, Settled, ShownActions
+from executor.undo_writes import Reverter, UndoWrites
 from sentinel.shown import sent_text
 
 log = logging.getLogger(__name__)
@@ -79,6 +80,7 @@ class Executor:
         payments: PaymentIssuer | None = None,
         replicated: Callable[[], object] = lambda: None,
         send_window: int = 0,
+        reverters: Mapping[str, Reverter] | None = None,
     ) -> None:
         self._replicated = replicated  # workers.replication: the started mark survives a failover
         self._payments = payments
@@ -102,6 +104,7 @@ class Executor:
                                     approval_ttl, clock)
         # What runs without a card is shown in full; messages wait `send_window` s unless the user chose otherwise.
         self._shown = ShownActions(contexts.redis, outbox, dispatch, clock, send_window)
+        self._undo = UndoWrites(contexts.redis, actions, outbox, audit, reverters or {}, clock, self._scrubber)
         self._unknown = UnknownOutcomeCards(approvals, goals, outbox, audit, signer, dispatch.expire_approval,
                                             approval_ttl, clock)
 
@@ -230,6 +233,10 @@ class Executor:
         self._finish(record, job, ActionState.dropped, f"{unknown_summary(record)} {outcome}",
                      event=ActionEvent.drop)
 
+    def undo(self, action_id: str) -> None:
+        """The user pressed Undo on a write that ran without a card: take it back through its connector."""
+        self._undo.revert(action_id)
+
     def expire(self, approval_id: str) -> None:
         """Called when a card's time is up: mark it, tell the user, let the goal go on."""
         self._cards.expire(approval_id)
@@ -293,7 +300,7 @@ class Executor:
         if receipt is not None:
             self._outbox.put(receipt)
         if held is not None:
-            self._shown.ran(action, held)
+            self._shown.ran(action, held, undoable=not held and self._undo.offer(action, result.undo))
         self._finish(record, job, ActionState.succeeded, summary, token=token, untrusted_origin=result.untrusted_origin)
 
     def _paid(self, action: Action, job: ActionJob, goal, idempotency_key: str,

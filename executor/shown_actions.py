@@ -85,7 +85,7 @@ class ShownActions:
         self._dispatch.action(action.id, action.goal_id, step, delay=max(math.ceil(held.due - now), 1))
         return True
 
-    def ran(self, action: Action, held: bool) -> None:
+    def ran(self, action: Action, held: bool, undoable: bool = False) -> None:
         """After it ran: a held message's text becomes what was sent; anything else is shown now."""
         if held:
             try:
@@ -100,8 +100,9 @@ class ShownActions:
         if not is_side_effect(action):
             return
         self._outbox.put(OutboxMessage(
-            chat_id=action.chat_id, text=shown_text(action), buttons=_show_all(action),
-            ref=shown_ref(action.id), dedupe_key=f"{action.goal_id}:shown:{action.id}",
+            chat_id=action.chat_id, text=shown_text(action), ref=shown_ref(action.id),
+            buttons=([[Button(text="Undo", sign=f"uw:{action.id}")]] if undoable else []) + _show_all(action),
+            dedupe_key=f"{action.goal_id}:shown:{action.id}",
         ))
 
     def cancelled(self, action: Action, why: str) -> None:

@@ -67,6 +67,9 @@ class InlineDispatch:
     def expire_approval(self, approval_id: str, when: float) -> None:
         """Inline runs have no clock to wait on: expiry is triggered by calling the executor."""
 
+    def undo(self, action_id: str) -> None:
+        self._jobs.append(("undo", action_id))
+
     def idle(self, goal_id: str) -> None:
         """Nothing to release: inline jobs cannot be lost."""
 
@@ -82,6 +85,8 @@ class InlineDispatch:
             if kind == "step":
                 goal_id, step = payload  # type: ignore[misc]
                 self.runner.run_step(goal_id, step)
+            elif kind == "undo":
+                self.executor.undo(payload)  # type: ignore[arg-type]
             else:
                 self.executor.handle(payload)  # type: ignore[arg-type]
             ran += 1
