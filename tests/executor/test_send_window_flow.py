@@ -9,6 +9,7 @@ from redis import Redis
 
 from agent.goals import GoalStore
 from agent.testing import FunctionModel, message_text, tool_call
+from bot.audit_view import audit_page
 from bot.presses import decide_press
 from bot.send_window_presses import apply_send_edit
 from bot.services import BotServices
@@ -111,6 +112,7 @@ def test_edit_sends_the_users_corrected_text_instead(redis: Redis) -> None:
     assert sent.arguments["body"] == "Lunch moved to 1pm, sorry!"
     content = [e.detail.get("content") for e in AuditLog(redis).entries(USER) if e.kind == "action_succeeded"]
     assert content and "Lunch moved to 1pm, sorry!" in content[-1] and "To: bob@example.com" in content[-1]
+    assert "Lunch moved to 1pm" in audit_page(AuditLog(redis), USER).text, "/audit shows what went out"
 
 
 def test_a_press_by_someone_else_or_with_forged_data_is_refused(redis: Redis) -> None:
