@@ -55,6 +55,9 @@ def press_undo_write(services: BotServices, action_id: str, user_id: int) -> Pre
         return PressAnswer(str(refused), alert=True)
     services.audit.append(user_id, "undo_requested", services.clock(), action_id=action_id)
     services.dispatch.undo(action_id)
+    if record.action.arguments.get("attendees"):  # an invitation reached people: that part stays done
+        return PressAnswer("Undoing it… The people invited may already have seen the invitation.",
+                           "↩️ Undoing this… (the people invited may already have seen the invitation)")
     return PressAnswer("Undoing it…", "↩️ Undoing this…")
 
 

@@ -22,9 +22,13 @@ def is_outgoing(action: Action) -> bool:
     return action.effect is EffectClass.communicate
 
 
+_NOTHING_LEAVES = {("web", "fill_form")}
+"""Typing into a page Deputy holds sends nothing; what sends it (a submit, a click) is shown."""
+
+
 def is_side_effect(action: Action) -> bool:
     """Anything but a read changes something outside, so the user is shown it."""
-    return action.effect is not EffectClass.read
+    return action.effect is not EffectClass.read and (action.connector, action.operation) not in _NOTHING_LEAVES
 
 
 def folded(action: Action) -> bool:
