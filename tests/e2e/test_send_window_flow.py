@@ -56,7 +56,9 @@ def test_undo_send_now_and_edit_in_the_send_window(stack: DeputyStack, model_ser
                                                    mail_server: LocalMailServer) -> None:
     model_server.responder = script
     undoer, sender, editor = (stack.user(uid) for uid in (611, 612, 613))
-    for user in (undoer, sender, editor):
+    answer = undoer.send(f"/settings send {WINDOW}")  # the user's own choice, from the chat
+    undoer.wait_for_bot(lambda m: f"Messages wait for Undo: {WINDOW} s" in m["text"], after=answer)
+    for user in (sender, editor):
         with_window(redis, user.user_id)
 
     sent = undoer.send(GOAL)
