@@ -170,8 +170,7 @@ class Executor:
     def _settled(self, record: ActionRecord, job: ActionJob, settled: Settled) -> None:
         """An outgoing message came back from its send window: sent once, or cancelled and the goal told."""
         if settled.verdict == RUN:
-            self._execute(record.model_copy(update={"action": settled.action}), job,
-                          idempotency_key=record.action.id, held=True)
+            self._execute(record, job, idempotency_key=record.action.id, held=True)
         elif settled.verdict == CANCELLED:
             self._shown.cancelled(record.action, settled.why)
             self._finish(record, job, ActionState.declined,
@@ -246,6 +245,7 @@ class Executor:
         limit: SpendingLimit | None = None, held: bool | None = None,
     ) -> None:
         """`held` says the run was not carded: False shows it now, True turns its send window into "sent"."""
+        record = self._shown.as_sent(record)  # with the user's corrected text, on every run (a retry too)
         action = record.action
         goal = self._goals.get(action.goal_id)
         if goal is not None and goal.status is GoalStatus.cancelled:

@@ -19,6 +19,7 @@ from core.outbox import Button, Outbox, OutboxMessage
 from core.send_window import DEFAULT_SEND_WINDOW, HeldSend, Refused, SendEvent, SendState, window_seconds
 from core.send_window_store import SendWindowStore
 from core.user_settings import UserSettingsStore
+from sentinel.stores.action_store import ActionRecord
 from sentinel.shown import body_field, folded, is_outgoing, is_side_effect, sent_text, shown_text, undone_text, with_body
 
 RUN, WAIT, CANCELLED = "run", "wait", "cancelled"
@@ -63,8 +64,15 @@ class ShownActions:
         if held.state is SendState.undone:
             return Settled(CANCELLED, action, f"{held.why}, so it was not sent.")
         if held.state is SendState.sending:
-            return Settled(RUN, with_body(action, held.edited_body))
+            return Settled(RUN, action)  # `as_sent` puts in a corrected text
         return Settled(WAIT, action)  # sent: the action's own record already says so
+
+    def as_sent(self, record: ActionRecord) -> ActionRecord:
+        """The record with the text the user corrected in the send window, if they did."""
+        held = self._store.get(record.action.id)
+        if held is None or held.edited_body is None:
+            return record
+        return record.model_copy(update={"action": with_body(record.action, held.edited_body)})
 
     def hold(self, action: Action, step: int) -> bool:
         """Keep an outgoing message in its send window; False when it goes out at once."""

@@ -145,3 +145,30 @@ def test_the_users_setting_decides_the_window(redis: Redis, window) -> None:
     rig = Rig(redis, window=20)
     rig.run()
     assert len(rig.world.executed) == (1 if window is None else 0)
+
+
+def test_a_corrected_message_whose_sending_was_cut_off_is_tried_again_with_the_correction(redis: Redis) -> None:
+    from core.effects import ConnectorOutcomeUnknown
+    from sentinel.stores.approvals import Choice
+
+    rig = Rig(redis)
+    send = rig.executor._runners["email.send_email"]
+    cut_off = [True]
+
+    def flaky(action, key):  # the first try is cut off midway
+        if cut_off:
+            cut_off.pop()
+            raise ConnectorOutcomeUnknown("The mail server stopped answering midway.")
+        return send(action, key)
+
+    rig.executor._runners = {**rig.executor._runners, "email.send_email": flaky}
+    action_id = rig.run()
+    rig.press("se", action_id)
+    apply_send_edit(rig.services, USER, action_id, "Lunch moved to 1pm, sorry!")
+    rig.dispatch.drain()
+    assert rig.world.executed == [] and rig.actions.get(action_id).state is ActionState.outcome_unknown
+    card = rig.cards()[-1]
+    assert "Outcome unknown" in card.text
+    InlineDeputy.press(rig, card.ref.removeprefix("card:"), USER, Choice.approve)  # Try again
+    [sent] = rig.world.executed
+    assert sent.arguments["body"] == "Lunch moved to 1pm, sorry!"
