@@ -18,6 +18,7 @@ from connectors.custom import CustomConnectors
 from connect.forms import FORMS
 from core.card_preferences import CardPreferences
 from bot.approval_mode_view import mode_buttons, mode_line
+from core.send_window import send_window_said
 from core.user_settings import UserSettings, UserSettingsStore
 from memory import MemoryStore, MemoryTrust
 from core.credential_index import list_credentials
@@ -56,7 +57,7 @@ class AccountHandlers:
         if args:
             field, value = args[0].lower(), " ".join(args[1:]).strip()
             names = {"name": "agent_name", "tone": "tone", "language": "language", "timezone": "timezone",
-                     "training": "training_opt_in"}
+                     "training": "training_opt_in", "send": "send_window"}
             if field not in names or not value:
                 await update.effective_message.reply_text(texts.SETTINGS_USAGE)
                 return
@@ -66,6 +67,8 @@ class AccountHandlers:
                     await update.effective_message.reply_text(texts.SETTINGS_USAGE)
                     return
                 parsed = value.lower() == "on"
+            if field == "send":
+                parsed = 0 if value.lower() == "off" else value.lower().removesuffix("s").strip()
             try:
                 current = UserSettings.model_validate({**current.model_dump(), names[field]: parsed})
             except ValueError:
@@ -78,6 +81,7 @@ class AccountHandlers:
             f"Name: {current.agent_name}\nTone: {current.tone}\nLanguage: {current.language}\n"
             f"Time zone: {current.timezone}\nQuiet hours: {quiet}\n"
             f"Use my conversations to improve models: {'yes' if current.training_opt_in else 'no'}\n"
+            f"Messages wait for Undo: {send_window_said(current.send_window)}\n"
             f"{mode_line(current.approval_mode)}\n\n" + texts.SETTINGS_USAGE,
             reply_markup=mode_buttons(self._s, user_id, current.approval_mode),
         )

@@ -61,6 +61,10 @@ _KIND_WORDS = {
     "approval_decided": "you decided",
     "approval_expired": "request expired",
     "action_succeeded": "done",
+    "send_window_undo": "you pressed Undo",
+    "send_window_send_now": "you pressed Send now",
+    "send_window_edit": "you pressed Edit",
+    "send_window_edited": "you corrected a message",
     "action_failed": "failed",
     "action_denied": "blocked",
     "action_declined": "you declined",
@@ -102,4 +106,6 @@ def format_audit(entry: AuditEntry) -> str:
         parts.append(shorten(str(detail["mandate"]), 160))
     if "outcome" in detail:
         parts.append(shorten(str(detail["outcome"]), 100))
+    if "content" in detail:  # what went out or was written, exactly (cut to fit a page of ten)
+        parts.append("what ran: " + shorten(str(detail["content"]), 260))
     return " · ".join(parts)

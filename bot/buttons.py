@@ -49,6 +49,11 @@ KINDS = {
     "ap": "choose when a message waits for a card",
     "sr": "use a message taken for a secret as it was",
     "lr": "start a goal lost with Redis's data again",
+    "su": "undo a message waiting to be sent",
+    "sn": "send a waiting message now",
+    "se": "correct a waiting message",
+    "sf": "show a sent message in full",
+    "uw": "undo a change made without asking",
 }
 
 

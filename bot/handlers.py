@@ -27,6 +27,8 @@ from bot.goal_controls import apply_edit, editing_key
 from bot.handoff_reply import take_code_reply
 from bot.lost_goals import LostGoals, take_restart
 from bot.memory_view import apply_memory_edit, editing_memory_key
+from bot.send_window_presses import apply_send_edit
+from core.send_window_store import editing_send_key
 from bot.plan_handlers import admit_goal, admitted_by_invite, files_refused, flooding
 from bot.negotiation import negotiations_text
 from bot.presses import decide_press
@@ -233,7 +235,7 @@ class Handlers:
         user_id = update.effective_user.id
         # One round trip decides what the message is for (in this order): a memory being
         # corrected, a goal being edited, an answer a goal waits for, else a new goal.
-        takes = [editing_memory_key(user_id), editing_key(user_id)]
+        takes = [editing_memory_key(user_id), editing_key(user_id), editing_send_key(user_id)]
         while True:
             pending = await self._s.intake.pending(user_id, takes)
             if pending.taken is None:
@@ -243,6 +245,11 @@ class Handlers:
                 corrected = apply_memory_edit(self._s, user_id, pending.value, text)
                 if corrected is not None:
                     await message.reply_text(f"Updated: I now remember “{corrected.text}”.")
+                    return
+            elif pending.taken == editing_send_key(user_id):
+                answer = apply_send_edit(self._s, user_id, pending.value, text)
+                if answer is not None:
+                    await message.reply_text(answer)
                     return
             else:
                 edited = apply_edit(self._s, pending.value, user_id, text)

@@ -16,6 +16,7 @@ from bot.memory_view import press_memory
 from bot.negotiation import press_negotiation
 from bot.operation_marks import press_operation_mark
 from bot.presses_common import PressAnswer
+from bot.send_window_presses import press_send_window, press_undo_write
 from bot.services import BotServices
 from core import metrics
 from core.actions import ActionState
@@ -125,6 +126,10 @@ def _rule_press(services: BotServices, data: str, user_id: int) -> PressAnswer:
         return press_memory(services, kind, ident, user_id)
     if kind.startswith("o"):
         return press_operation_mark(services, kind, ident, user_id)
+    if kind.startswith("s"):
+        return press_send_window(services, kind, ident, user_id)
+    if kind == "uw":
+        return press_undo_write(services, ident, user_id)
     if kind == "lk":
         return press_lock(services, user_id)
     if kind == "ap":

@@ -6,6 +6,8 @@ through its `OperationSpec`, above all through the `EffectClass` it declares.
 
 from __future__ import annotations
 
+from typing import Any
+
 from enum import Enum
 
 from pydantic import BaseModel, ConfigDict
@@ -108,3 +110,5 @@ class OperationResult(BaseModel):
 
     summary: str
     untrusted_origin: str | None = None
+    undo: dict[str, Any] | None = None
+    """What the connector's own reverter needs to take it back (an event's uid, its earlier text)."""

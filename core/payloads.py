@@ -22,6 +22,13 @@ class ActionJob(BaseModel):
     approval_id: str | None = None
 
 
+class UndoJob(BaseModel):
+    """Take back a reversible write the user pressed Undo on (the press already began it)."""
+
+    schema_version: int = 1
+    action_id: str
+
+
 class ApprovalExpiryJob(BaseModel):
     schema_version: int = 1
     approval_id: str

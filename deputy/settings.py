@@ -16,6 +16,7 @@ from pydantic import Field, SecretStr, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from core.redis_address import sentinel_url
+from core.send_window import DEFAULT_SEND_WINDOW
 
 if TYPE_CHECKING:
     from core.plans import PlanBook
@@ -63,6 +64,8 @@ class Settings(BaseSettings):
     unlock_key: SecretStr | None = Field(default=None, alias="DEPUTY_UNLOCK_KEY")
     allowed_users: str | None = Field(default=None, alias="DEPUTY_ALLOWED_USERS")
     approval_ttl_seconds: int = Field(default=24 * 3600, alias="DEPUTY_APPROVAL_TTL")
+    # Seconds a message sent without a card waits for Undo, for users who chose nothing in /settings.
+    send_window_seconds: int = Field(default=DEFAULT_SEND_WINDOW, ge=0, le=3600, alias="DEPUTY_SEND_WINDOW")
     smtp_host: str | None = Field(default=None, alias="DEPUTY_SMTP_HOST")
     smtp_port: int = Field(default=587, alias="DEPUTY_SMTP_PORT")
     smtp_username: str | None = Field(default=None, alias="DEPUTY_SMTP_USERNAME")

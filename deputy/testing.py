@@ -226,6 +226,8 @@ class DeputyStack:
             TELEGRAM_API_BASE=f"{self.chat_url}/bot",
             PYTHONUNBUFFERED="1",
             DEPUTY_DEFAULT_PLAN="pro",  # a test that needs another plan sets it in extra_env
+            # Messages go at once unless a test gives its user a send window (in their settings).
+            DEPUTY_SEND_WINDOW="0",
             **({"DEPUTY_MODEL_GATEWAY": "on"} if gateway else {}),
         )
         # With `whatsapp`, the WhatsApp surface and the local WhatsApp emulator run too.

@@ -29,6 +29,7 @@ from agent.runner import GoalRunner, RunnerLimits
 from agent.text_tools import TextToolsOptions
 from agent.text_tools_model import TextToolsChatModel
 from connectors.calendar import CalDavAccount, CalendarRunners
+from connectors.calendar.reverts import CalendarReverts
 from connectors.custom import CustomConnectors, UserCatalogs
 from connectors.email import SmtpAccount
 from connectors.email.imap import ImapAccount, ImapSession
@@ -250,6 +251,8 @@ def build_executor(
         replicated=replica_confirmation(redis),
         evidence=email.sent_note,
         meaning=sentence_meaning(),
+        send_window=settings.send_window_seconds,
+        reverters={"calendar": CalendarReverts(calendar).revert},
     )
 
 

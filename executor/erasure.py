@@ -29,6 +29,8 @@ from core.connect_links import erase_user_links
 from core.erasure import Eraser, Owned, erase_user_namespace
 from core.outbox import erase_user_deliveries, erase_user_messages
 from core.quota_store import erase_user_quotas
+from core.send_window_store import erase_user_sends
+from core.undo_store import erase_user_undos
 from core.surfaces import erase_user_surfaces
 from core.user_settings import erase_user_settings
 from agent.goal_provenance import erase_user_contacts
@@ -54,6 +56,8 @@ STORES: tuple[Eraser, ...] = (
     erase_user_contacts,
     erase_user_links,
     erase_user_deliveries,
+    erase_user_sends,
+    erase_user_undos,
     erase_user_payment_tokens,
     erase_user_payments,
     erase_user_quotas,

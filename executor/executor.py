@@ -51,6 +51,9 @@ from core.deputy_notes import attach_note, split_note
 from executor.negotiation import NegotiationGuard
 from sentinel.negotiation.meaning import Embed
 from executor.review_context import ReviewContextBuilder
+from executor.shown_actions import CANCELLED, RUN, Settled, ShownActions
+from executor.undo_writes import Reverter, UndoWrites
+from sentinel.shown import sent_text
 
 log = logging.getLogger(__name__)
 
@@ -80,6 +83,8 @@ class Executor:
         replicated: Callable[[], object] = lambda: None,
         evidence: Evidence | None = None,
         meaning: Embed | None = None,
+        send_window: int = 0,
+        reverters: Mapping[str, Reverter] | None = None,
     ) -> None:
         self._replicated = replicated  # workers.replication: the started mark survives a failover
         self._payments = payments
@@ -102,6 +107,9 @@ class Executor:
         self._clock = clock
         self._cards = ApprovalCards(contexts.redis, actions, approvals, goals, outbox, audit, signer, dispatch,
                                     approval_ttl, clock)
+        # What runs without a card is shown in full; messages wait `send_window` s unless the user chose otherwise.
+        self._shown = ShownActions(contexts.redis, outbox, dispatch, clock, send_window)
+        self._undo = UndoWrites(contexts.redis, actions, outbox, audit, reverters or {}, clock, self._scrubber)
         self._unknown = UnknownOutcomeCards(approvals, goals, outbox, audit, signer, dispatch.expire_approval,
                                             approval_ttl, clock, evidence)
 
@@ -149,10 +157,15 @@ class Executor:
 
     def _first_review(self, record: ActionRecord, job: ActionJob) -> None:
         action = record.action
+        settled = self._shown.settle(action, job.step)
+        if settled is not None:
+            self._settled(record, job, settled)
+            return
         decision = self._review(action)
         self._audit_review(action, decision)
         if decision.verdict is Verdict.allow:
-            self._execute(record, job, idempotency_key=action.id, limit=decision.spending_limit)
+            if not self._shown.hold(action, job.step):
+                self._execute(record, job, idempotency_key=action.id, limit=decision.spending_limit, held=False)
         elif decision.verdict is Verdict.deny:
             reasons = " ".join(decision.reasons)
             self._finish(record, job, ActionState.denied, f"Sentinel blocked this action: {reasons}")
@@ -162,6 +175,15 @@ class Executor:
             self._finish(record, job, ActionState.denied, f"Sentinel would need to ask you about this: {reasons}")
         else:
             self._ask(record, job, decision)
+
+    def _settled(self, record: ActionRecord, job: ActionJob, settled: Settled) -> None:
+        """An outgoing message came back from its send window: sent once, or cancelled and the goal told."""
+        if settled.verdict == RUN:
+            self._execute(record, job, idempotency_key=record.action.id, held=True)
+        elif settled.verdict == CANCELLED:
+            self._shown.cancelled(record.action, settled.why)
+            self._finish(record, job, ActionState.declined,
+                         f"The user cancelled this in the send window: {settled.why}")
 
     def _ask(
         self,
@@ -219,14 +241,20 @@ class Executor:
         self._finish(record, job, ActionState.dropped, f"{unknown_summary(record)} {outcome}",
                      event=ActionEvent.drop)
 
+    def undo(self, action_id: str) -> None:
+        """The user pressed Undo on a write that ran without a card: take it back through its connector."""
+        self._undo.revert(action_id)
+
     def expire(self, approval_id: str) -> None:
         """Called when a card's time is up: mark it, tell the user, let the goal go on."""
         self._cards.expire(approval_id)
 
     def _execute(
         self, record: ActionRecord, job: ActionJob, idempotency_key: str, event: ActionEvent = ActionEvent.claim,
-        limit: SpendingLimit | None = None,
+        limit: SpendingLimit | None = None, held: bool | None = None,
     ) -> None:
+        """`held` says the run was not carded: False shows it now, True turns its send window into "sent"."""
+        record = self._shown.as_sent(record)  # with the user's corrected text, on every run (a retry too)
         action = record.action
         goal = self._goals.get(action.goal_id)
         if goal is not None and goal.status is GoalStatus.cancelled:
@@ -282,6 +310,8 @@ class Executor:
         receipt = self._payments.after_success(action, summary) if self._payments else None
         if receipt is not None:
             self._outbox.put(receipt)
+        if held is not None:
+            self._shown.ran(action, held, undoable=not held and self._undo.offer(action, result.undo))
         self._finish(record, job, ActionState.succeeded, summary, token=token, untrusted_origin=result.untrusted_origin)
 
     def _paid(self, action: Action, job: ActionJob, goal, idempotency_key: str,
@@ -336,9 +366,12 @@ class Executor:
             moved = self._actions.apply(action_id, event or _EVENT_FOR[state], outcome=outcome,
                                         untrusted_origin=untrusted_origin)
         if moved:
+            # What ran is kept with its result: what went out, to whom, exactly (sealed like the entry).
+            content = {"content": self._negotiation.for_audit(record.action, sent_text(record.action, whole=True)
+                                                              [:_AUDIT_CONTENT])} if token is not None else {}
             self._audit.append(
                 record.action.user_id, "action_" + state.value, self._clock(), action_id=action_id,
-                outcome=self._negotiation.for_audit(record.action, outcome[:500]),
+                outcome=self._negotiation.for_audit(record.action, outcome[:500]), **content,
             )
         fresh = self._actions.get(action_id)
         if fresh is not None and fresh.state.terminal:
@@ -377,6 +410,7 @@ class Executor:
         )
 
 
+_AUDIT_CONTENT = 20_000
 _EVENT_FOR = {
     ActionState.denied: ActionEvent.deny,
     ActionState.declined: ActionEvent.decline,

@@ -20,25 +20,31 @@ _MAX_VALUE_SHOWN = 300
 
 
 def card_text(action: Action, decision: Decision) -> str:
-    lines = [_headline(action), ""]
-    args = action.arguments
-    if action.operation == "send_email":
-        lines.append("To: " + ", ".join(args.get("to", [])))
-        if args.get("cc"):
-            lines.append("Cc: " + ", ".join(args["cc"]))
-        lines.append(f"Subject: {args.get('subject', '')}")
-        body = str(args.get("body", ""))
-        if len(body) > _MAX_BODY_SHOWN:
-            body = body[:_MAX_BODY_SHOWN] + f"\n[… {len(body) - _MAX_BODY_SHOWN} more characters]"
-        lines += ["", body]
-    else:
-        when = _when(args)
-        lines += [f"When: {when}"] if when else []
-        lines += [f"{key}: {_shown(value)}" for key, value in _flat(args)]
+    lines = [_headline(action), "", *detail_lines(action)]
     lines += ["", "Why I'm asking: " + " ".join(decision.reasons)]
     if decision.risk.value == "high":
         lines.append("⚠️ Take a close look before approving.")
     return "\n".join(lines)
+
+
+def detail_lines(action: Action, max_body: int = _MAX_BODY_SHOWN) -> list[str]:
+    """What an action would do, in words: an email's recipients, subject and body (long bodies
+    cut, the cut said), else when it happens and each argument on a line of its own."""
+    args = action.arguments
+    lines: list[str] = []
+    if action.operation == "send_email":
+        lines.append("To: " + ", ".join(args.get("to", [])))
+        for field in ("cc", "bcc"):
+            if args.get(field):
+                lines.append(f"{field.capitalize()}: " + ", ".join(args[field]))
+        lines.append(f"Subject: {args.get('subject', '')}")
+        body = str(args.get("body", ""))
+        if len(body) > max_body:
+            body = body[:max_body] + f"\n[… {len(body) - max_body} more characters]"
+        return lines + ["", body]
+    when = when_said(args)
+    lines += [f"When: {when}"] if when else []
+    return lines + [f"{key}: {_shown(value)}" for key, value in _flat(args)]
 
 
 def card_buttons(
@@ -84,7 +90,7 @@ def _headline(action: Action) -> str:
     return f"Run {action.connector}.{action.operation}?"
 
 
-def _when(args: dict) -> str | None:
+def when_said(args: dict) -> str | None:
     """`Thu 3 Dec 13:30 CET` (or `Sun 6 Dec (all day)`) for an action's start, in its zone.
 
     The agent resolved the user's words into an ISO instant before the action was submitted;

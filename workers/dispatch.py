@@ -22,6 +22,7 @@ from core.payloads import (
     ActionJob,
     AddConnectorJob,
     ApprovalExpiryJob,
+    UndoJob,
     EraseUserJob,
     ForgetConnectionJob,
     GoalStepJob,
@@ -32,6 +33,7 @@ from core.payloads import (
 STEP_FUNC = "workers.jobs.run_goal_step"
 ACTION_FUNC = "workers.jobs.execute_action"
 EXPIRE_FUNC = "workers.jobs.expire_approval"
+UNDO_FUNC = "workers.jobs.undo_action"
 RULE_FUNC = "workers.jobs.propose_rule"
 FORGET_FUNC = "workers.jobs.forget_connection"
 ERASE_FUNC = "workers.jobs.erase_user"
@@ -94,9 +96,11 @@ class RQDispatch:
         self._enqueue(goal_unit(goal_id), AGENT_QUEUE, STEP_FUNC, payload, f"s-{goal_id}-{step}", delay, pipeline,
                       self._owner(goal_id, owner))
 
-    def action(self, action_id: str, goal_id: str, step: int, approval_id: str | None = None) -> None:
+    def action(self, action_id: str, goal_id: str, step: int, approval_id: str | None = None,
+               delay: float = 0) -> None:
+        """Enqueue the action's job; with `delay`, scheduled (a message's send window ending)."""
         payload = ActionJob(action_id=action_id, goal_id=goal_id, step=step, approval_id=approval_id)
-        self._enqueue(action_unit(action_id), ACTIONS_QUEUE, ACTION_FUNC, payload, f"x-{action_id}", 0,
+        self._enqueue(action_unit(action_id), ACTIONS_QUEUE, ACTION_FUNC, payload, f"x-{action_id}", delay,
                       owner=self._owner(goal_id, None))
 
     def expire_approval(self, approval_id: str, when: float) -> None:
@@ -105,6 +109,13 @@ class RQDispatch:
         self._queues[ACTIONS_QUEUE].enqueue_at(
             not_before(when), EXPIRE_FUNC, payload,
             job_id=new_job_id(f"e-{approval_id}"), result_ttl=RESULT_TTL, failure_ttl=FAILURE_TTL,
+        )
+
+    def undo(self, action_id: str) -> None:
+        """Have the executor take back a write the user pressed Undo on."""
+        payload = UndoJob(action_id=action_id).model_dump(mode="json")
+        self._queues[ACTIONS_QUEUE].enqueue(
+            UNDO_FUNC, payload, job_id=new_job_id(f"u-{action_id}"), result_ttl=RESULT_TTL, failure_ttl=FAILURE_TTL
         )
 
     def rule_request(self, user_id: int, chat_id: int, sentence: str) -> None:

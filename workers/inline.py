@@ -37,6 +37,7 @@ class InlineDispatch:
     def __init__(self) -> None:
         self._jobs: deque[tuple[str, object]] = deque()
         self.delayed: list[tuple[str, int, float]] = []
+        self.delayed_actions: list[ActionJob] = []
         self.runner: GoalRunner | None = None
         self.executor: Executor | None = None
 
@@ -49,15 +50,25 @@ class InlineDispatch:
     def release_delayed(self) -> int:
         """Queue the delayed steps now (after the test moved its clock past their time)."""
         released, self.delayed = self.delayed, []
+        actions, self.delayed_actions = self.delayed_actions, []
         for goal_id, step, _delay in released:
             self._jobs.append(("step", (goal_id, step)))
-        return len(released)
+        self._jobs.extend(("action", job) for job in actions)
+        return len(released) + len(actions)
 
-    def action(self, action_id: str, goal_id: str, step: int, approval_id: str | None = None) -> None:
-        self._jobs.append(("action", ActionJob(action_id=action_id, goal_id=goal_id, step=step, approval_id=approval_id)))
+    def action(self, action_id: str, goal_id: str, step: int, approval_id: str | None = None,
+               delay: float = 0) -> None:
+        job = ActionJob(action_id=action_id, goal_id=goal_id, step=step, approval_id=approval_id)
+        if delay > 0:
+            self.delayed_actions.append(job)  # run by `release_delayed`, when the test says
+        else:
+            self._jobs.append(("action", job))
 
     def expire_approval(self, approval_id: str, when: float) -> None:
         """Inline runs have no clock to wait on: expiry is triggered by calling the executor."""
+
+    def undo(self, action_id: str) -> None:
+        self._jobs.append(("undo", action_id))
 
     def idle(self, goal_id: str) -> None:
         """Nothing to release: inline jobs cannot be lost."""
@@ -74,6 +85,8 @@ class InlineDispatch:
             if kind == "step":
                 goal_id, step = payload  # type: ignore[misc]
                 self.runner.run_step(goal_id, step)
+            elif kind == "undo":
+                self.executor.undo(payload)  # type: ignore[arg-type]
             else:
                 self.executor.handle(payload)  # type: ignore[arg-type]
             ran += 1
@@ -93,7 +106,8 @@ class RecordingDispatch:
     def step(self, goal_id: str, step: int, delay: float = 0) -> None:
         self.steps.append((goal_id, step, delay))
 
-    def action(self, action_id: str, goal_id: str, step: int, approval_id: str | None = None) -> None:
+    def action(self, action_id: str, goal_id: str, step: int, approval_id: str | None = None,
+               delay: float = 0) -> None:
         self.actions.append((action_id, goal_id, step))
 
     def idle(self, goal_id: str) -> None:

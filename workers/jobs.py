@@ -21,6 +21,7 @@ from core.payloads import (
     GoalStepJob,
     HandOffCodeJob,
     RuleRequestJob,
+    UndoJob,
 )
 
 
@@ -50,6 +51,11 @@ def execute_action(payload: dict[str, Any]) -> str:
 
 def expire_approval(payload: dict[str, Any]) -> str:
     _service("executor", "the executor (`deputy executor`)").expire(ApprovalExpiryJob.model_validate(payload).approval_id)
+    return "checked"
+
+
+def undo_action(payload: dict[str, Any]) -> str:
+    _service("executor", "the executor (`deputy executor`)").undo(UndoJob.model_validate(payload).action_id)
     return "checked"
 
 

@@ -72,6 +72,11 @@ class CalendarRunners:
             "calendar.cancel_event": self.cancel_event,
         }
 
+    @property
+    def connect(self) -> Callable[[CalDavAccount], object]:
+        """How a CalDAV session is opened (checked and pinned by the egress guard in production)."""
+        return self._connect
+
     def account_for(self, user_id: int) -> CalDavAccount:
         """The user's CalDAV account from the vault, else the operator's default."""
         if self._vault is not None:
@@ -130,7 +135,7 @@ class CalendarRunners:
         summary = render.free_busy(busy, slots, zone, start, end, args.min_minutes, args.working_hours, unreadable)
         return OperationResult(summary=summary, untrusted_origin=render.origin(occurrences, _own(account)))
 
-    def create_event(self, action: Action, idempotency_key: str) -> str:
+    def create_event(self, action: Action, idempotency_key: str) -> OperationResult:
         if not idempotency_key:
             raise ValueError("idempotency_key must not be empty")
         model = MeetingArgs if action.operation == "schedule_meeting" else CreateEventArgs
@@ -155,9 +160,12 @@ class CalendarRunners:
         shown = render.said(event.start, event.end, zone)
         ref = EventRef(calendar.slug, event.uid)
         invited = f" Invitations go to {', '.join(args.attendees)}." if args.attendees else ""
+        undo = {"kind": "delete", "calendar": calendar.slug, "uid": event.uid, "invited": bool(args.attendees)}
         if not created:
-            return f"“{args.title}” was already created by an earlier try of this same action (id {ref})."
-        return f"Created “{args.title}”: {shown}, in your {calendar.name} calendar (id {ref}).{invited}"
+            return OperationResult(summary=f"“{args.title}” was already created by an earlier try of this same "
+                                           f"action (id {ref}).", undo=undo)
+        return OperationResult(summary=f"Created “{args.title}”: {shown}, in your {calendar.name} calendar "
+                                       f"(id {ref}).{invited}", undo=undo)
 
     def move_event(self, action: Action, idempotency_key: str) -> OperationResult:
         args = _arguments(MoveEventArgs, action)
@@ -170,7 +178,7 @@ class CalendarRunners:
             end = end + timedelta(days=1)  # the last day, given inclusive
         with CalDavClient(account, self._connect) as client:
             stored = client.find(client.calendar(ref.calendar), ref.uid)
-            title, origin = _about(stored.data, ref.uid, account)
+            title, origin = about_event(stored.data, ref.uid, account)
             try:
                 data, new_start, new_end = move(stored.data, ref.uid, ref.occurrence, start, end, self._clock())
             except Exception as exc:  # the stored object is someone else's data: any oddity is possible
@@ -178,7 +186,7 @@ class CalendarRunners:
             client.replace(stored, data)
         which = "that occurrence of " if ref.occurrence else ""
         return OperationResult(summary=f"Moved {which}“{title}” to {render.said(new_start, new_end, zone)}.",
-                               untrusted_origin=origin)
+                               untrusted_origin=origin, undo=_restore(ref, stored.data))
 
     def cancel_event(self, action: Action, idempotency_key: str) -> OperationResult:
         args = _arguments(CancelEventArgs, action)
@@ -186,11 +194,11 @@ class CalendarRunners:
         account = self.account_for(action.user_id)
         with CalDavClient(account, self._connect) as client:
             stored = client.find(client.calendar(ref.calendar), ref.uid)
-            title, origin = _about(stored.data, ref.uid, account)
+            title, origin = about_event(stored.data, ref.uid, account)
             if ref.occurrence is None:
                 client.delete(stored)
                 summary = f"Cancelled “{title}” (removed from your {stored.calendar.name} calendar)."
-                return OperationResult(summary=summary, untrusted_origin=origin)
+                return OperationResult(summary=summary, untrusted_origin=origin, undo=_restore(ref, stored.data))
             try:
                 data = cancel_occurrence(stored.data, ref.uid, ref.occurrence, self._clock())
             except Exception as exc:  # as in move_event
@@ -200,7 +208,12 @@ class CalendarRunners:
             else:
                 client.replace(stored, data)
         summary = f"Cancelled one occurrence of “{title}”; the other occurrences stay."
-        return OperationResult(summary=summary, untrusted_origin=origin)
+        return OperationResult(summary=summary, untrusted_origin=origin, undo=_restore(ref, stored.data))
+
+
+def _restore(ref: EventRef, before: bytes) -> dict:
+    """How to put the event back: its whole stored text as it was before this change."""
+    return {"kind": "restore", "calendar": ref.calendar, "uid": ref.uid, "ics": before.decode("utf-8", "replace")}
 
 
 def _arguments(model: type[M], action: Action) -> M:
@@ -283,7 +296,7 @@ def _new_times(args: CreateEventArgs, zone: ZoneInfo) -> tuple[date | datetime, 
     return start, (start.astimezone(timezone.utc) + length).astimezone(zone)
 
 
-def _about(data: bytes, uid: str, account: CalDavAccount) -> tuple[str, str]:
+def about_event(data: bytes, uid: str, account: CalDavAccount) -> tuple[str, str]:
     """The stored event's title, and whose words it is: an edit's result quotes it, and an
     invitation's title is the organiser's text, so the result is labelled like a read."""
     title, organizer = "the event", None

@@ -32,11 +32,16 @@ def test_deputy_run_with_nothing_configured_sends_the_email_the_user_asked_for(t
         user = ChatUser(f"http://127.0.0.1:{port}", 1, "Demo")
         wait_for(lambda: _bot_ready(user), timeout=30, what="the bot")
 
-        # The user asked for it and named Alice: it goes out at once, and the chat says so.
+        # The user asked for it and named Alice: no card, but it waits in its send window, shown in
+        # full; Send now sends it, and the chat says so.
         sent = user.send("email alice@example.org that I'll be 10 minutes late")
+        shown = user.wait_for_bot(lambda m: any(b["text"] == "Send now" for row in m["buttons"] for b in row),
+                                  after=sent, timeout=30)
+        assert "To: alice@example.org" in shown["text"] and not any(
+            b["text"] == "Approve" for m in user.bot_messages(after=sent) for row in m["buttons"] for b in row)
+        user.press(shown["message_id"], button="Send now")
         done = user.wait_for_bot(lambda m: m["text"].startswith("Done."), after=sent, timeout=30)
         assert "alice@example.org" in done["text"]
-        assert not any(m["buttons"] for m in user.bot_messages(after=sent))
 
         box = mailbox.Maildir(tmp_path / "data" / "sandbox" / "sent" / "alice@example.org", create=False)
         assert len(list(box)) == 1
@@ -51,6 +56,8 @@ def test_deputy_run_with_nothing_configured_sends_the_email_the_user_asked_for(t
         whatsapp = WhatsAppUser(f"http://127.0.0.1:{wa_port}", "15550002001", "Demo")
         wait_for(lambda: _whatsapp_ready(whatsapp), timeout=30, what="the WhatsApp surface")
         whatsapp.send("email bob@example.org that the meeting moved to 3pm")
+        shown = whatsapp.wait_for_bot(lambda m: any(b["title"] == "Send now" for b in m["buttons"]), timeout=30)
+        whatsapp.press(shown, title="Send now")
         done = whatsapp.wait_for_bot(lambda m: m["text"].startswith("Done."), timeout=30)
         assert "bob@example.org" in done["text"]
     finally:

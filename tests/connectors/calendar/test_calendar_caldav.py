@@ -66,10 +66,10 @@ def test_free_busy_finds_slots_within_working_hours(call: Call) -> None:
 def test_create_event_is_idempotent_per_key(call: Call, scratch: str, stored: Callable[[str], list[str]]) -> None:
     first = call("create_event", key="approval-1", title="Call the bank", start="2026-12-03T10:00",
                  duration_minutes=30, calendar=scratch)
-    assert isinstance(first, str) and first.startswith("Created “Call the bank”: Thu 3 Dec 10:00–10:30 CET, in your")
+    assert first.summary.startswith("Created “Call the bank”: Thu 3 Dec 10:00–10:30 CET, in your")
     again = call("create_event", key="approval-1", title="Call the bank", start="2026-12-03T10:00",
                  duration_minutes=30, calendar=scratch)
-    assert "already created" in str(again)
+    assert "already created" in again.summary
     assert len(stored(scratch)) == 1
     call("create_event", key="approval-2", title="Call the bank", start="2026-12-03T10:00", calendar=scratch)
     assert len(stored(scratch)) == 2
