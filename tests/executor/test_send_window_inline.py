@@ -126,7 +126,8 @@ def test_a_press_by_someone_else_or_with_forged_data_is_refused(redis: Redis) ->
 
 
 def test_with_no_window_it_goes_at_once_and_is_still_shown_in_full(redis: Redis) -> None:
-    long_body = "word " * 600
+    # Long, and still what the user asked to say (a body about something else would wait for a card).
+    long_body = "Lunch is at noon. " + "See you at the usual table by the window. " * 40
     rig = Rig(redis, window=0, body=long_body)
     rig.run()
     assert len(rig.world.executed) == 1
