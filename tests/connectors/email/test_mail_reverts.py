@@ -1,5 +1,5 @@
-"""Undo on the real sandbox IMAP server: a moved email goes back where it was, marks are put back,
-and an email moved again since is left alone with a plain answer."""
+"""Undo on the real sandbox IMAP server: an email archived without a card is shown with Undo and goes
+back where it was, marks are put back, and an email moved again since is left alone with a plain answer."""
 
 from __future__ import annotations
 
@@ -7,6 +7,16 @@ from typing import Callable
 
 import pytest
 from pydantic import SecretStr
+from redis import Redis
+
+from agent.goals import GoalStore
+from agent.testing import FunctionModel, tool_call
+from bot.presses import decide_press
+from bot.services import BotServices
+from connectors.catalog import Catalog
+from connectors.email.mail_operations import MAIL_OPERATIONS
+from executor.review_context import ReviewContextBuilder
+from workers.inline import InlineDeputy
 
 from connectors.email.imap import ImapAccount
 from connectors.email.imap_reply import smtp_reply_sender
@@ -18,6 +28,7 @@ from test_email_imap_writing import Mailbox, action, mailbox, me, store  # noqa:
 
 RECEIPT = "Your receipt for order #4821"
 INVITE = "<invite-q3@seed.sandbox.local>"
+USER = 7
 
 
 @pytest.fixture
@@ -65,3 +76,28 @@ def test_undo_of_marks_puts_read_and_flagged_back(mail: MailRunners, mailbox: Ca
     said = MailReverts(mail).revert(mark, marked.undo)
     assert said.endswith("is unread and not flagged again.")
     assert b"\\Seen" not in flags() and b"\\Flagged" not in flags()
+
+
+def test_an_archive_done_without_a_card_is_shown_with_undo_that_moves_it_back(
+    redis: Redis, mail: MailRunners, mailbox: Callable[[str], Mailbox], me: str  # noqa: F811
+) -> None:
+    def model(messages, tools):
+        if any(m.get("role") == "tool" for m in messages):
+            return tool_call("reply", text="Archived.")
+        return tool_call("move_email", message_id="INBOX/2", folder="Archive")
+
+    catalog = Catalog(MAIL_OPERATIONS)
+    rig = InlineDeputy(redis, FunctionModel(model), catalog, mail.runners(),
+                       contexts=ReviewContextBuilder(redis, GoalStore(redis), catalog),
+                       executor_options={"reverters": {"email": MailReverts(mail).revert}})
+    services = BotServices.create(redis, "s3cret", None)
+    services.dispatch, services.clock = rig.dispatch, rig.clock
+    rig.start(USER, "archive the receipt INBOX/2", goal_id="g_mail_undo")
+    assert RECEIPT not in subjects(mailbox(me))
+    action_id = next(r.action.id for r in rig.stored_actions(USER))
+    [shown] = [m for m in rig.messages() if m.ref == f"shown:{action_id}"]
+    assert [b.text for b in shown.buttons[0]] == ["Undo"]
+    decide_press(services, services.buttons.data("uw", action_id, USER), USER)
+    rig.dispatch.drain()
+    assert f"↩️ Undone: Moved the email “{RECEIPT}” back from Archive to INBOX." in rig.sent()
+    assert RECEIPT in subjects(mailbox(me))
