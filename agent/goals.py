@@ -152,6 +152,9 @@ class Goal(BaseModel):
         description="What the next answer must tell the user (the day and time a calendar write used, what was "
         "remembered), one line each: added to it when the model's words leave it out.",
     )
+    memory_undos: list[tuple[str, str]] = Field(
+        default_factory=list,
+        description="(label, undo id) of each memory change the next answer tells of: its Undo buttons.")
     answer_rechecked: bool = Field(
         default=False, description="The model's last answer stated facts nothing backs and was sent back once.")
     summary: list[str] = Field(default_factory=list, description="One line per step folded out of `messages`.")

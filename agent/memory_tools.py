@@ -23,6 +23,7 @@ from agent.model import ToolCall
 from core.outbox import Button, Outbox, OutboxMessage
 from memory import MemoryItem, MemoryKind, MemoryStore, MemoryTrust
 from memory.ranking import overlap, stems
+from memory.undo import offer_undo
 from sentinel.stores.audit import AuditLog
 
 TRACEABLE = 0.6
@@ -96,6 +97,7 @@ class MemoryTools:
         self._audit.append(goal.user_id, "memory_added" if from_user else "memory_pending", now,
                            memory_id=item.id, text=item.text, source=item.source)
         if from_user:
+            self._with_undo(goal, f"📝 Remembered: “{item.text}”", now, remembered=item)
             return f"Remembered: “{item.text}”."
         self._outbox.put(OutboxMessage(
             chat_id=goal.chat_id,
@@ -114,11 +116,24 @@ class MemoryTools:
             self._audit.append(goal.user_id, "memory_forgotten", self._clock(), memory_id=item.id, text=item.text)
         if not matches:
             return "Nothing I remember matches that."
-        return "Forgotten: " + "; ".join(f"“{i.text}”" for i in matches)
+        forgotten = "; ".join(f"“{i.text}”" for i in matches)
+        self._with_undo(goal, f"🗑 Forgot: {forgotten}", self._clock(), forgotten=matches)
+        return "Forgotten: " + forgotten
+
+    def _with_undo(self, goal: Goal, line: str, now: float, **change: object) -> None:
+        """The next answer says `line` (whatever the model writes) and carries an Undo for it."""
+        undo_id = offer_undo(self._store.redis, goal.user_id, goal.chat_id, goal.id, now, **change)  # type: ignore[arg-type]
+        goal.confirmations = [*goal.confirmations, line]
+        goal.memory_undos = [*goal.memory_undos, (f"Undo: {line.split(' ', 1)[1][:40]}", undo_id)]
 
     def recall(self, goal: Goal, args: RecallArgs) -> str:
         items = [i for i in self._store.relevant(goal.user_id, args.query, limit=10)]
         return "\n".join(f"- {i.text}" for i in items) or "I don't remember anything about that."
+
+
+def memory_undo_buttons(goal: Goal) -> list[list[Button]]:
+    """One Undo per memory change this answer tells of (`memory.undo`)."""
+    return [[Button(text=label, sign=f"mu:{undo_id}")] for label, undo_id in goal.memory_undos]
 
 
 def supporting(fact: str, user_words: list[str]) -> list[str]:

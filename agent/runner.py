@@ -22,7 +22,7 @@ from agent.answer_check import check_answer
 from agent.check_budget import CheckBudget
 from agent.goal_lifecycle import GoalEvent, advance
 from agent.goals import ConcurrentUpdate, Goal, GoalStatus, GoalStore
-from agent.memory_tools import MEMORY_TOOLS, ForgetArgs, MemoryTools, RecallArgs, RememberArgs
+from agent.memory_tools import MEMORY_TOOLS, ForgetArgs, MemoryTools, RecallArgs, RememberArgs, memory_undo_buttons
 from agent.memory_tools import parse as parse_memory
 from agent.model import ChatModel, ToolCall
 from agent.model_requests import ModelRequests
@@ -214,9 +214,7 @@ class GoalRunner:
                     return self._carry_out(self._watch.run_probe(goal))  # its first reading answers this call
                 result = scheduled
             elif call.name in ("remember", "forget_memory", "recall") and self._memory is not None:
-                result = self._memory_call(goal, call)
-                if call.name == "remember" and result.startswith("Remembered: "):
-                    goal.confirmations = [*goal.confirmations, "📝 " + result.removesuffix(".")]
+                result = self._memory_call(goal, call)  # its confirmation line comes with an Undo
             elif call.name == "no_news":
                 result = "OK, nothing to report." if goal.monitor else "Error: no check is scheduled for this goal."
             else:
@@ -350,8 +348,9 @@ class GoalRunner:
         if missing:
             text += "\n\n" + "\n".join(missing)
         goal.confirmations = []
-        self._outbox.send(goal.chat_id, text, dedupe_key=f"{goal.id}:{goal.step}:{call.id}",
-                          proactive=goal.monitor is not None)
+        self._outbox.put(OutboxMessage(chat_id=goal.chat_id, text=text, dedupe_key=f"{goal.id}:{goal.step}:{call.id}",
+                                       proactive=goal.monitor is not None, buttons=memory_undo_buttons(goal)))
+        goal.memory_undos = []
         waiting = args.expects_answer
         watching = args.keep_watching and goal.monitor is not None and not waiting
         said = "Waiting for the user's answer." if waiting else "Still watching." if watching else ""

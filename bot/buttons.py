@@ -27,6 +27,7 @@ KINDS = {
     "md": "discard memory",
     "mf": "forget memory",
     "me": "edit memory",
+    "mu": "undo a memory change",
     "dd": "delete all my data",
     "ao": "show older audit entries",
     "an": "show newer audit entries",

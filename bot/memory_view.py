@@ -6,7 +6,9 @@ from datetime import datetime, timezone
 
 from bot.presses_common import PressAnswer
 from bot.services import BotServices
+from core.undo_store import UndoRefused
 from memory import CORRECTED, MemoryItem, MemoryStore, MemoryTrust
+from memory.undo import undo
 
 _EDITING = "deputy:user:{}:editing_memory"
 _TITLES = {"preference": "Preferences", "fact": "Facts", "person": "People"}
@@ -35,6 +37,8 @@ def ordered(items: list[MemoryItem]) -> list[MemoryItem]:
 
 
 def press_memory(services: BotServices, kind: str, item_id: str, user_id: int) -> PressAnswer:
+    if kind == "mu":
+        return _undo_change(services, item_id, user_id)
     store = MemoryStore(services.redis)
     item = store.get(user_id, item_id)
     if item is None:
@@ -54,6 +58,16 @@ def press_memory(services: BotServices, kind: str, item_id: str, user_id: int) -
     if kind == "md":
         return PressAnswer("Discarded.", "❌ Discarded; I won't remember it.")
     return PressAnswer(f"Forgotten: {item.text}", f"🗑 Forgot “{item.text}”.")
+
+
+def _undo_change(services: BotServices, undo_id: str, user_id: int) -> PressAnswer:
+    """Undo on "📝 Remembered" or "🗑 Forgot": the change is taken back here, once (only the presser's own)."""
+    try:
+        said = undo(services.redis, user_id, undo_id, services.clock())
+    except UndoRefused as refused:
+        return PressAnswer(str(refused), alert=True)
+    services.audit.append(user_id, "memory_change_undone", services.clock(), undo_id=undo_id, content=said)
+    return PressAnswer(said, f"↩️ Undone: {said}")
 
 
 def editing_memory_key(user_id: int) -> str:

@@ -63,15 +63,17 @@ def request(entry: UndoEntry, now: float) -> UndoEntry:
 
 
 class UndoStore:
-    def __init__(self, redis: Redis, keys: ConfidentialKeys | None = None) -> None:
+    def __init__(self, redis: Redis, keys: ConfidentialKeys | None = None, key_format: str = _KEY) -> None:
+        """`key_format` places the entries elsewhere (a memory change's, under its user's namespace)."""
         self._redis = redis
         self._keys = keys if keys is not None else confidential_keys(redis)
+        self._key = key_format
 
     def create(self, entry: UndoEntry) -> None:
-        self._redis.set(_KEY.format(entry.action_id), self._dump(entry), nx=True, ex=UNDO_PERIOD + STUCK)
+        self._redis.set(self._key.format(entry.action_id), self._dump(entry), nx=True, ex=UNDO_PERIOD + STUCK)
 
     def get(self, action_id: str) -> UndoEntry | None:
-        raw = self._redis.get(_KEY.format(action_id))
+        raw = self._redis.get(self._key.format(action_id))
         return self._load(raw) if raw else None
 
     def request(self, action_id: str, now: float) -> UndoEntry:
@@ -82,7 +84,7 @@ class UndoStore:
             after = request(self._load(raw), now)
             return self._dump(after), after
 
-        return change_atomically(self._redis, _KEY.format(action_id), decide, UNDO_PERIOD + STUCK)
+        return change_atomically(self._redis, self._key.format(action_id), decide, UNDO_PERIOD + STUCK)
 
     def finished(self, action_id: str, ok: bool) -> None:
         def decide(raw: bytes | None) -> tuple[str, None]:
@@ -93,7 +95,7 @@ class UndoStore:
                 "state": UndoState.undone if ok else UndoState.open, "requested_at": None})), None
 
         try:
-            change_atomically(self._redis, _KEY.format(action_id), decide, UNDO_PERIOD + STUCK)
+            change_atomically(self._redis, self._key.format(action_id), decide, UNDO_PERIOD + STUCK)
         except UndoRefused:
             pass  # erased meanwhile: nothing to record
 

@@ -35,6 +35,7 @@ from connectors.email import SmtpAccount
 from connectors.email.imap import ImapAccount, ImapSession
 from connectors.email.imap_accounts import ImapAccounts
 from connectors.email.imap_reply import smtp_reply_sender
+from connectors.email.mail_reverts import MailReverts
 from connectors.email.mail_runners import MailRunners
 from connectors.email.sent_copy import SentFolder
 from connectors.http import guarded_client
@@ -252,7 +253,7 @@ def build_executor(
         evidence=email.sent_note,
         meaning=sentence_meaning(),
         send_window=settings.send_window_seconds,
-        reverters={"calendar": CalendarReverts(calendar).revert},
+        reverters={"calendar": CalendarReverts(calendar).revert, "email": MailReverts(mail).revert},
     )
 
 

@@ -1,4 +1,5 @@
-"""Undo for reversible writes that ran without a card (a calendar event created, moved, removed).
+"""Undo for reversible writes that ran without a card (a calendar event created, moved, removed;
+an email moved or marked).
 
 When such a write succeeds and its connector can revert it, `offer` keeps what the connector
 returned for that (`core.undo_store`) and the shown message gets an Undo button. The bot's
@@ -12,7 +13,7 @@ import logging
 from typing import Any, Callable, Mapping
 
 from core.actions import Action
-from core.effects import ConnectorError
+from core.effects import ConnectorError, ConnectorRejected
 from core.outbox import Outbox, OutboxMessage
 from core.undo_store import UNDO_PERIOD, UndoEntry, UndoState, UndoStore
 from sentinel.stores.action_store import ActionStore
@@ -57,8 +58,9 @@ class UndoWrites:
             log.warning("undo of %s failed: %s", action_id, message)
             self._store.finished(action_id, ok=False)
             self._audit.append(action.user_id, "undo_failed", self._clock(), action_id=action_id, outcome=message)
-            self._outbox.put(OutboxMessage(chat_id=action.chat_id, text=f"⚠️ I couldn't undo it: {message} "
-                                           "You can press Undo again."))
+            # Refused (e.g. the email was moved again since): pressing again would not help.
+            again = "" if isinstance(exc, ConnectorRejected) else " You can press Undo again."
+            self._outbox.put(OutboxMessage(chat_id=action.chat_id, text=f"⚠️ I couldn't undo it: {message}{again}"))
             return
         self._store.finished(action_id, ok=True)
         self._audit.append(action.user_id, "action_undone", self._clock(), action_id=action_id,

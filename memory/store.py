@@ -86,6 +86,10 @@ class MemoryStore:
         self._embedder = embedder
         self._keys = keys if keys is not None else confidential_keys(redis)
 
+    @property
+    def redis(self) -> Redis:
+        return self._redis
+
     def _sealed(self, user_id: int, item: MemoryItem) -> str:
         return self._keys.seal_text(user_id, item.model_dump_json())
 

@@ -145,7 +145,7 @@ class MailRunners:
         refused = f" The server refused {', '.join(sent.refused)}." if sent.refused else ""
         return f"Replied to {', '.join(sent.accepted)} with the subject {reply.subject!r}.{refused}"
 
-    def move_email(self, action: Action, idempotency_key: str) -> str:
+    def move_email(self, action: Action, idempotency_key: str) -> OperationResult:
         args = MoveEmailArgs.model_validate(action.arguments)
         ref = MessageRef.parse(args.message_id)
         with self._open(action) as session:
@@ -159,26 +159,35 @@ class MailRunners:
                 target = args.folder
                 session.create(target)
             if target == ref.folder:
-                return f"{ref} is already in {target}."
+                return OperationResult(summary=f"{ref} is already in {target}.")
             new_uid = session.move(ref.uid, target)
             if new_uid is None and message_id:
                 session.select(target)
                 new_uid = max(session.search(["HEADER", "Message-ID", quote(message_id)]), default=None)
         now = f" (now {target}/{new_uid})" if new_uid else ""
-        return f"Moved {ref} to {target}{now}."
+        # UIDs change on a move, so Undo finds the message again by its Message-ID (none: no Undo).
+        undo = {"kind": "move", "from": ref.folder, "to": target, "message_id": message_id} if message_id else None
+        return OperationResult(summary=f"Moved {ref} to {target}{now}.", undo=undo)
 
-    def mark_email(self, action: Action, idempotency_key: str) -> str:
+    def mark_email(self, action: Action, idempotency_key: str) -> OperationResult:
         args = MarkEmailArgs.model_validate(action.arguments)
         ref = MessageRef.parse(args.message_id)
         changes = [(flag, on) for flag, on in (("\\Seen", args.seen), ("\\Flagged", args.flagged)) if on is not None]
         with self._open(action) as session:
             session.select(ref.folder, readonly=False)
-            self._one(session, ref, preview=True)
+            found = self._one(session, ref, preview=True)
             for flag, on in changes:
                 session.store(ref.uid, "+FLAGS.SILENT" if on else "-FLAGS.SILENT", f"({flag})")
         words = [w for w, on in (("read" if args.seen else "unread", args.seen), (
             "flagged" if args.flagged else "not flagged", args.flagged)) if on is not None]
-        return f"Marked {ref} as {' and '.join(words)}."
+        before = {flag: flag.lower() in found.flags for flag, _ in changes}
+        undo = {"kind": "flags", "folder": ref.folder, "uid": ref.uid, "message_id": found.content.message_id,
+                "before": before}
+        return OperationResult(summary=f"Marked {ref} as {' and '.join(words)}.", undo=undo)
+
+    def session_for(self, user_id: int) -> ImapSession:
+        """An IMAP session on the user's account (not yet open), as the runners use."""
+        return self._session(self._accounts(user_id))
 
     def _open(self, action: Action) -> ImapSession:
         return self._session(self._accounts(action.user_id))

@@ -1,4 +1,5 @@
-"""Memory and settings from the chat: /memory lists and forgets, /settings renames the agent."""
+"""Memory and settings from the chat: /memory lists and forgets, Undo takes back what the agent remembered
+or forgot, /settings renames the agent."""
 
 from __future__ import annotations
 
@@ -13,6 +14,8 @@ def script(request: ChatRequest) -> ModelReply:
         return tool_call("reply", text="Noted.")
     if goal.startswith("remember"):
         return tool_call("remember", text=goal.removeprefix("remember ").strip(), kind="preference")
+    if goal.startswith("forget"):
+        return tool_call("forget_memory", description=goal.removeprefix("forget ").strip())
     return tool_call("reply", text="Hello!")
 
 
@@ -49,3 +52,38 @@ def test_memory_listed_and_forgotten_from_the_chat_and_the_agent_renamed(
     user.wait_for_bot(lambda m: m["text"] == "Hello!", after=sent)
     assert "You are Jarvis" in model_server.requests[-1].prompt_text()
     assert "vegetarian" not in model_server.requests[-1].prompt_text()
+
+
+def buttons(message: dict) -> list[str]:
+    return [b["text"] for row in message["buttons"] for b in row]
+
+
+def test_undo_takes_back_a_memory_remembered_or_forgotten(stack: DeputyStack, model_server) -> None:
+    model_server.responder = script
+    user = stack.user(702)
+
+    def memory() -> str:
+        sent = user.send("/memory")
+        return user.wait_for_bot(lambda m: "remember" in m["text"], after=sent)["text"]
+
+    sent = user.send("remember I'm vegetarian")
+    noted = user.wait_for_bot(lambda m: m["text"].startswith("Noted."), after=sent)
+    assert noted["text"] == "Noted.\n\n📝 Remembered: “I'm vegetarian”"
+    assert buttons(noted) == ["Undo: Remembered: “I'm vegetarian”"]
+    assert "I'm vegetarian (you said so" in memory()
+    user.press(noted["message_id"], button="Undo: Remembered: “I'm vegetarian”")
+    assert user.wait_for_answer(1)["text"] == "I no longer remember “I'm vegetarian”."
+    assert "don't remember anything" in memory()
+
+    sent = user.send("remember I'm vegan")
+    user.wait_for_bot(lambda m: m["text"].startswith("Noted."), after=sent)
+    sent = user.send("forget I'm vegan")
+    forgot = user.wait_for_bot(lambda m: "🗑 Forgot" in m["text"], after=sent)
+    assert "don't remember anything" in memory()
+    [undo] = [b["data"] for row in forgot["buttons"] for b in row]
+    user.press(forgot["message_id"], data=undo)
+    assert user.wait_for_answer(2)["text"] == "I remember again: “I'm vegan”."
+    assert "I'm vegan (you said so" in memory()
+    user.press(forgot["message_id"], data=undo)  # the same press again (a double tap, a stale copy)
+    assert user.wait_for_answer(3)["text"] == "It was already undone."
+    assert "I'm vegan (you said so" in memory()

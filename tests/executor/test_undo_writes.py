@@ -10,7 +10,7 @@ from agent.goals import GoalStore
 from agent.testing import FunctionModel, message_text, tool_call
 from bot.presses import decide_press
 from bot.services import BotServices
-from core.effects import ConnectorError, OperationResult
+from core.effects import ConnectorError, ConnectorRejected, OperationResult
 from core.undo_store import STUCK, UNDO_PERIOD, UndoEntry, UndoRefused, UndoState, request
 from executor.review_context import ReviewContextBuilder
 from sandbox.world_operations import world_catalog
@@ -22,7 +22,7 @@ USER = 91
 class Rig(InlineDeputy):
     def __init__(self, redis: Redis) -> None:
         self.reverted: list[dict] = []
-        self.fail_next = False
+        self.fail_next: ConnectorError | None = None
         catalog = world_catalog()
         runners = {"calendar.create_event": lambda action, key: OperationResult(
             summary="Created.", undo={"kind": "delete", "uid": key})}
@@ -33,9 +33,9 @@ class Rig(InlineDeputy):
         self.services.dispatch, self.services.clock = self.dispatch, self.clock
 
     def _revert(self, action, undo) -> str:
-        if self.fail_next:
-            self.fail_next = False
-            raise ConnectorError("The calendar server did not answer.")
+        if self.fail_next is not None:
+            failure, self.fail_next = self.fail_next, None
+            raise failure
         self.reverted.append(undo)
         return "Removed “Piano” from your calendar."
 
@@ -65,15 +65,29 @@ def test_undo_reverts_through_the_connector_once_and_says_what_it_did(redis: Red
     assert len(rig.reverted) == 1
 
 
+def piano_added(rig: Rig, goal_id: str) -> str:
+    """The id of the calendar change a goal made without a card."""
+    rig.start(USER, "put piano on 2026-12-10 from 14:00 to 15:00 in my calendar", goal_id=goal_id)
+    return next(r.action.id for r in rig.stored_actions(USER))
+
+
 def test_an_undo_that_fails_says_so_and_can_be_pressed_again(redis: Redis) -> None:
     rig = Rig(redis)
-    rig.start(USER, "put piano on 2026-12-10 from 14:00 to 15:00 in my calendar", goal_id="g_uw2")
-    action_id = next(r.action.id for r in rig.stored_actions(USER))
-    rig.fail_next = True
+    action_id = piano_added(rig, "g_uw2")
+    rig.fail_next = ConnectorError("The calendar server did not answer.")
     rig.press_undo(action_id)
     assert any("couldn't undo it: The calendar server did not answer" in text for text in rig.sent())
     rig.press_undo(action_id)
     assert len(rig.reverted) == 1
+
+
+def test_an_undo_the_service_refuses_says_why_without_inviting_another_press(redis: Redis) -> None:
+    rig = Rig(redis)
+    action_id = piano_added(rig, "g_uw3")
+    rig.fail_next = ConnectorRejected("The email is no longer in Archive (it was moved or deleted since).")
+    rig.press_undo(action_id)
+    [said] = [text for text in rig.sent() if "couldn't undo it" in text]
+    assert said == "⚠️ I couldn't undo it: The email is no longer in Archive (it was moved or deleted since)."
 
 
 def test_undo_is_refused_once_done_while_running_and_after_its_period() -> None:

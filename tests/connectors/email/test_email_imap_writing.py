@@ -148,9 +148,9 @@ def test_a_reply_to_someone_off_the_thread_is_refused_before_sending(
 
 def test_move_to_archive_and_to_a_new_folder(runners: dict[str, Runner], mailbox: Callable[[str], Mailbox],
                                              me: str) -> None:
-    assert runners["email.move_email"](action("move_email", message_id="INBOX/2", folder="archive"), "k") == (
+    assert runners["email.move_email"](action("move_email", message_id="INBOX/2", folder="archive"), "k").summary == (
         "Moved INBOX/2 to Archive (now Archive/1).")
-    assert runners["email.move_email"](action("move_email", message_id="INBOX/1", folder="Newsletters"), "k") == (
+    assert runners["email.move_email"](action("move_email", message_id="INBOX/1", folder="Newsletters"), "k").summary == (
         "Moved INBOX/1 to Newsletters (now Newsletters/1).")
     box = mailbox(me)
     assert [m["Subject"] for _, m in box.messages("Archive")] == ["Your receipt for order #4821"]
@@ -162,11 +162,11 @@ def test_move_to_archive_and_to_a_new_folder(runners: dict[str, Runner], mailbox
 
 def test_mark_read_flagged_and_back(runners: dict[str, Runner], mailbox: Callable[[str], Mailbox], me: str) -> None:
     mark = runners["email.mark_email"]
-    assert mark(action("mark_email", message_id="INBOX/3", seen=True, flagged=True), "k") == (
+    assert mark(action("mark_email", message_id="INBOX/3", seen=True, flagged=True), "k").summary == (
         "Marked INBOX/3 as read and flagged.")
     flags = {m["Message-ID"]: f for f, m in mailbox(me).messages()}
     assert b"\\Seen" in flags["<invite-q3@seed.sandbox.local>"] and b"\\Flagged" in flags["<invite-q3@seed.sandbox.local>"]
-    assert mark(action("mark_email", message_id="INBOX/3", seen=False), "k") == "Marked INBOX/3 as unread."
+    assert mark(action("mark_email", message_id="INBOX/3", seen=False), "k").summary == "Marked INBOX/3 as unread."
     flags = {m["Message-ID"]: f for f, m in mailbox(me).messages()}
     assert b"\\Seen" not in flags["<invite-q3@seed.sandbox.local>"]
     with pytest.raises(ConnectorRejected, match="There is no email INBOX/77"):
