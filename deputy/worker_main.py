@@ -34,7 +34,6 @@ from connectors.custom import CustomConnectors, UserCatalogs
 from connectors.email import SmtpAccount
 from connectors.email.imap import ImapAccount, ImapSession
 from connectors.email.imap_accounts import ImapAccounts
-from connectors.email.imap_reply import smtp_reply_sender
 from connectors.email.mail_reverts import MailReverts
 from connectors.email.mail_runners import MailRunners
 from connectors.email.sent_copy import SentFolder
@@ -221,7 +220,7 @@ def build_executor(
     imap_session = lambda account: ImapSession(account, opener=imap.connect)  # noqa: E731
     email = EmailAccounts(vault, email_account(settings), opener=smtp_opener,
                           sent=SentFolder(imap_accounts, session=imap_session))
-    mail = MailRunners(imap_accounts, smtp_reply_sender(email.for_user, smtp_opener), session=imap_session)
+    mail = MailRunners(imap_accounts, email.reply_sender(), session=imap_session)
     calendar = CalendarRunners(vault, default=caldav_account(settings),
                                zone_for=lambda user_id: UserSettingsStore(redis).clock_settings(user_id).timezone,
                                connect=caldav_connect(egress))

@@ -6,19 +6,25 @@ looks up the user's account here (their own, from the vault, or the operator's d
 
 from __future__ import annotations
 
+from email.message import EmailMessage
+
 from core.effects import ConnectorError
-from connectors.email import OutgoingEmail, SmtpAccount, build_message, message_id_for, send_email
+from connectors.email import OutgoingEmail, SentEmail, SmtpAccount, build_message, message_id_for, send_email
+from connectors.email.imap_reply import ReplyEmail, ReplySender, reply_message, send_reply
 from connectors.email.sent_copy import SentFolder, sent_note
 from connectors.email.sockets import SocketOpener, direct_connection
 from core.actions import Action
 from vault import CredentialNotFound, Vault
 
 SMTP_HANDLE = "cred:email/smtp"
+SENDS_MAIL = frozenset({("email", "send_email"), ("email", "reply_email")})
+"""The operations that hand an email to the mail server, so leave a copy in Sent."""
 
 
 class EmailAccounts:
     """`opener` opens the SMTP connection: the executor passes the egress guard's. With `sent`,
-    every email sent is also filed in the user's Sent folder (see `connectors.email.sent_copy`)."""
+    every email sent (replies included) is also filed in the user's Sent folder (see
+    `connectors.email.sent_copy`)."""
 
     def __init__(
         self, vault: Vault | None, default: SmtpAccount | None, opener: SocketOpener = direct_connection,
@@ -55,16 +61,31 @@ class EmailAccounts:
             account = self.for_user(action.user_id)
             email = OutgoingEmail.model_validate(action.arguments)
             sent = send_email(account, email, idempotency_key, opener=self.opener)
-            if self._sent is not None:  # the same Message-ID as the email that went out
-                self._sent.keep(action.user_id, build_message(account, email, idempotency_key))
+            # the same Message-ID as the email that went out
+            self._keep(action.user_id, build_message(account, email, idempotency_key))
             return f"Email sent to {', '.join(sent.accepted)}."
 
         return run
 
+    def reply_sender(self) -> ReplySender:
+        """Sends a reply for `MailRunners` and files it in Sent, threading headers and all."""
+
+        def send(user_id: int, email: ReplyEmail, idempotency_key: str) -> SentEmail:
+            account = self.for_user(user_id)
+            sent = send_reply(account, email, idempotency_key, opener=self.opener)
+            self._keep(user_id, reply_message(account, email, idempotency_key))
+            return sent
+
+        return send
+
+    def _keep(self, user_id: int, message: EmailMessage) -> None:
+        if self._sent is not None:
+            self._sent.keep(user_id, message)
+
     def sent_note(self, action: Action, keys: list[str]) -> str | None:
-        """For the card of an email whose outcome is unknown: whether Sent holds a copy of it
+        """For the card of an email (or reply) whose outcome is unknown: whether Sent holds a copy of it
         (sent under any of the idempotency `keys`); None when it cannot be told."""
-        if self._sent is None or (action.connector, action.operation) != ("email", "send_email"):
+        if self._sent is None or (action.connector, action.operation) not in SENDS_MAIL:
             return None
         try:
             account = self.for_user(action.user_id)

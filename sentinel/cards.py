@@ -61,11 +61,15 @@ def card_buttons(
     return rows
 
 
+_SENDING = {"email.send_email": "sending this email", "email.reply_email": "sending this reply"}
+
+
 def unknown_outcome_text(action: Action, known: str, earlier_card: str | None = None,
                          evidence: str | None = None) -> str:
     """The card of an action whose executor stopped midway: what is known (and what the world
     shows, e.g. a copy in Sent), and the choice."""
-    what = "sending this email" if action.operation == "send_email" else f"{action.connector}.{action.operation}"
+    name = f"{action.connector}.{action.operation}"
+    what = _SENDING.get(name, name)
     lines = [
         f"⚠️ Outcome unknown: I stopped while {what}.",
         f"What I know: {known}.",

@@ -33,7 +33,7 @@ from pydantic import BaseModel
 from redis import Redis
 from rq import Queue
 from rq.exceptions import NoSuchJobError
-from rq.job import Job
+from rq.job import Job, JobStatus
 
 from core import metrics
 from workers.fair_rq import OWNER_META
@@ -270,9 +270,10 @@ class Watchdog:
             elif state is UnitState.running:
                 seen[unit] = f"{registration.job_id}|{now}"
                 later[unit] = now + self._lease_ttl
-            elif state is UnitState.queued and self._overdue(registration, now):
+            elif state is UnitState.queued and self._overdue(registration, looks[unit][1], now):
                 # Its time came and went with no scheduler to move it (RQ's scheduler lock
-                # can stay with a killed worker for minutes): queue it ourselves.
+                # can stay with a killed worker for minutes, and a Redis error ends RQ's
+                # scheduler process until its worker's next maintenance): queue it ourselves.
                 self._queue_overdue(registration)
                 later[unit] = now + self._lease_ttl
             elif state is UnitState.queued:
@@ -320,9 +321,13 @@ class Watchdog:
         if units:
             self._redis.zadd(_DUE, {unit: now for unit in units}, xx=True, lt=True)
 
-    def _overdue(self, registration: Registration, now: float) -> bool:
+    def _overdue(self, registration: Registration, status: bytes | None, now: float) -> bool:
         when = self._redis.zscore(f"rq:scheduled:{registration.queue}", registration.job_id)
-        return when is not None and now - when > 2 * self._lease_ttl
+        if when is None:
+            # Scheduled, yet in neither the registry nor a queue: taken out of the registry by
+            # a move that Redis failed midway (see `_queue_overdue`). Nothing else would run it.
+            return status == b"scheduled"
+        return now - when > 2 * self._lease_ttl
 
     def _queue_overdue(self, registration: Registration) -> None:
         queue = self._queues[registration.queue]
@@ -331,7 +336,9 @@ class Watchdog:
         except NoSuchJobError:
             return
         # A scheduler doing the same meanwhile makes a duplicate job, which the unit's lease absorbs.
-        if queue.scheduled_job_registry.remove(job):
+        # Removing and queueing are two commands: if Redis fails between them the job is out of
+        # the registry and still "scheduled", which the next sweep sees and queues.
+        if queue.scheduled_job_registry.remove(job) or job.get_status(refresh=True) == JobStatus.SCHEDULED:
             queue.enqueue_job(job)
             log.warning("queued %s: its scheduled time had passed long ago", registration.unit)
             metrics.recovered(registration.unit)

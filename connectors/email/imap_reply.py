@@ -17,8 +17,7 @@ from typing import Annotated
 
 from pydantic import Field, StringConstraints
 
-from core.effects import ConnectorError, ConnectorRejected
-from connectors.email import smtp
+from core.effects import ConnectorRejected
 from connectors.email.imap_decode import MailContent, one_line
 from connectors.email.sockets import SocketOpener, direct_connection
 from connectors.email.smtp import (
@@ -27,6 +26,7 @@ from connectors.email.smtp import (
     SmtpAccount,
     action_hash,
     build_message,
+    deliver,
     message_id_for,
 )
 
@@ -109,33 +109,27 @@ def draft_message(from_address: str, email: OutgoingEmail, idempotency_key: str)
     return message
 
 
-def send_reply(
-    account: SmtpAccount, email: ReplyEmail, idempotency_key: str, *, opener: SocketOpener = direct_connection
-) -> SentEmail:
-    """Send `email` with its threading headers; raise a ConnectorError on any failure.
-
-    Mirrors `smtp.send_email`, which cannot add headers yet; the same key gives the
-    same Message-ID, so a retried reply is recognisable as a duplicate.
-    """
-    if not idempotency_key:
-        raise ValueError("idempotency_key must not be empty")
+def reply_message(account: SmtpAccount, email: ReplyEmail, idempotency_key: str) -> EmailMessage:
+    """The MIME message `send_reply` sends: `build_message`'s, with the threading headers."""
     message = build_message(account, email, idempotency_key)
     if email.in_reply_to:
         message["In-Reply-To"] = email.in_reply_to
     if email.references:
         message["References"] = " ".join(email.references)
-    session = smtp._Session(account, opener)
-    failure: ConnectorError
-    try:
-        refused = session.send(message, email.recipients())
-    except ConnectorError:
-        raise
-    except OSError as exc:
-        failure = session.translate(exc)
-    else:
-        accepted = [address for address in email.recipients() if address not in refused]
-        return SentEmail(message_id=str(message["Message-ID"]), accepted=accepted, refused=refused)
-    raise failure  # outside the except block, so no smtplib exception is chained to it
+    return message
+
+
+def send_reply(
+    account: SmtpAccount, email: ReplyEmail, idempotency_key: str, *, opener: SocketOpener = direct_connection
+) -> SentEmail:
+    """Send `email` with its threading headers; raise a ConnectorError on any failure.
+
+    The same key gives the same Message-ID as `smtp.send_email` would, so a retried reply
+    is recognisable as a duplicate.
+    """
+    if not idempotency_key:
+        raise ValueError("idempotency_key must not be empty")
+    return deliver(account, reply_message(account, email, idempotency_key), email.recipients(), opener=opener)
 
 
 def smtp_reply_sender(

@@ -150,17 +150,23 @@ def send_email(
     """
     if not idempotency_key:
         raise ValueError("idempotency_key must not be empty")
-    message = build_message(account, email, idempotency_key)
+    return deliver(account, build_message(account, email, idempotency_key), email.recipients(), opener=opener)
+
+
+def deliver(
+    account: SmtpAccount, message: EmailMessage, recipients: list[str], *, opener: SocketOpener = direct_connection
+) -> SentEmail:
+    """Hand a built `message` to the mail server for `recipients`; raise a ConnectorError subclass on any failure."""
     session = _Session(account, opener)
     failure: ConnectorError
     try:
-        refused = session.send(message, email.recipients())
+        refused = session.send(message, recipients)
     except ConnectorError:
         raise
     except OSError as exc:  # smtplib.SMTPException included: it subclasses OSError
         failure = session.translate(exc)
     else:
-        accepted = [address for address in email.recipients() if address not in refused]
+        accepted = [address for address in recipients if address not in refused]
         return SentEmail(message_id=str(message["Message-ID"]), accepted=accepted, refused=refused)
     # Raised here, outside the except block, so no smtplib exception is chained to it.
     raise failure

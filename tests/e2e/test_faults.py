@@ -20,12 +20,12 @@ from tests_support import GOAL, email_script, mailbox_env
 
 from agent.goals import GoalStore
 from agent.model import ModelReply
-from agent.testing import ChatRequest, ScriptedModelServer, last_message, text
+from agent.testing import ChatRequest, ScriptedModelServer, last_message, message_text, text, tool_call
 from deputy.bot_crash import kill_bot_between_write_and_confirm
 from deputy.chaos import FaultPlan, run_faults, waiting_for_jobs
 from deputy.testing import DeputyStack, Message, RedisServer, wait_for
 from sandbox.mail import LocalMailServer
-from sandbox.mailstore import DEMO_PASSWORD, MailStore
+from sandbox.mailstore import DEMO_PASSWORD, MailStore, seed_demo_inbox
 
 pytestmark = pytest.mark.slow
 
@@ -36,18 +36,18 @@ def has_button(message: Message, text: str) -> bool:
     return any(b.get("text") == text for row in message["buttons"] for b in row)
 
 
-def approve_then_pause(stack: DeputyStack, user_id: int) -> tuple[object, Message]:
+def approve_then_pause(stack: DeputyStack, user_id: int, goal: str = GOAL) -> tuple[object, Message]:
     user = stack.user(user_id, asks_before_sending=True)
-    sent = user.send(GOAL)
+    sent = user.send(goal)
     card = user.wait_for_card(after=sent, timeout=60)
     return user, card
 
 
 def kill_while_mail_hangs(stack: DeputyStack, mail: LocalMailServer, user_id: int,
-                          mode: str = "hang_after") -> tuple[object, Message, Message]:
+                          mode: str = "hang_after", goal: str = GOAL) -> tuple[object, Message, Message]:
     """Approve, let the mail server hang in DATA (having kept the email or nothing), SIGKILL the
     executor, restart it: (the user, their card, the outcome-unknown card)."""
-    user, card = approve_then_pause(stack, user_id)
+    user, card = approve_then_pause(stack, user_id, goal)
     mail.set_mode(mode)
     assert user.press(card["message_id"], button="Approve").status_code == 200
     mail.wait_for(1, timeout=60) if mode == "hang_after" else mail.wait_for_data(1, timeout=60)
@@ -160,11 +160,13 @@ ME = "me@deputy.test"
 
 @contextmanager
 def stack_with_a_mailbox(tmp_path: Path, redis_server: RedisServer, model_server: ScriptedModelServer,
-                         files_sent: bool) -> Iterator[tuple[DeputyStack, LocalMailServer, MailStore]]:
-    """Deputy with the user's IMAP mailbox; `files_sent`: the mail server files the sender's copy itself."""
-    model_server.responder = email_script
+                         files_sent: bool, script=email_script,
+                         ) -> Iterator[tuple[DeputyStack, LocalMailServer, MailStore]]:
+    """Deputy with the user's IMAP mailbox (the demo week of mail, Sam's dinner question last);
+    `files_sent`: the mail server files the sender's copy itself."""
+    model_server.responder = script
     with MailStore(tmp_path / "imap") as store:
-        store.add_user(ME)
+        seed_demo_inbox(store, ME)
         mail = LocalMailServer(store=store, files_sent=files_sent)
         mail.start()
         stack = DeputyStack(redis_server.url, model_server.base_url, tmp_path / "stack",
@@ -177,13 +179,15 @@ def stack_with_a_mailbox(tmp_path: Path, redis_server: RedisServer, model_server
 
 
 def sent_folder(store: MailStore) -> list[str]:
-    """The subjects in the user's Sent folder, as their mail client shows them."""
+    """The subjects in the user's Sent folder, as their mail client shows them (Deputy's only:
+    the demo week has the user's own hiking reply there)."""
     client = imaplib.IMAP4(store.host, store.port, timeout=5)
     try:
         client.login(ME, DEMO_PASSWORD)
         client.select('"Sent"', readonly=True)
         _, data = client.uid("FETCH", "1:*", "(BODY.PEEK[HEADER.FIELDS (SUBJECT)])")
-        return [item[1].decode().strip() for item in data if isinstance(item, tuple)]
+        subjects = [item[1].decode().strip() for item in data if isinstance(item, tuple)]
+        return [s for s in subjects if "Hike" not in s]
     finally:
         client.logout()
 
@@ -224,6 +228,65 @@ def test_when_the_provider_filed_the_email_in_sent_the_card_says_it_went_out(
         assert len(mail.messages("alice@example.org")) == 1
         assert sent_folder(store) == ["Subject: Running late"], "one copy: Deputy files none when one is there"
         print("checked: the card pointed to the copy in Sent; Drop it sent nothing more")
+
+
+REPLY_GOAL = "reply to Sam's dinner email: yes, 7pm at Luigi's works"
+SAM_DINNER = "INBOX/9"  # the demo week's newest email
+REPLY_SUBJECT = "Subject: Re: Dinner on Friday?"
+
+
+def reply_script(request: ChatRequest) -> ModelReply:
+    """A model that reads Sam's email, replies to him, then reports what happened to the reply."""
+    last = last_message(request.messages) or {}
+    if last.get("role") != "tool":
+        return tool_call("read_email", message_id=SAM_DINNER)
+    outcome = message_text(last)
+    if "Dinner on Friday?" in outcome and "sam@friends.example" in outcome and "Replied" not in outcome:
+        return tool_call("reply_email", message_id=SAM_DINNER, to=["sam@friends.example"],
+                         body="Yes, 7pm at Luigi's works!")
+    if outcome.startswith("Replied"):
+        return tool_call("reply", text="Done: I told Sam 7pm at Luigi's works.")
+    return tool_call("reply", text=f"That didn't work: {outcome}")
+
+
+@pytest.mark.timeout(240)
+def test_a_reply_cut_off_is_said_to_have_no_copy_in_sent_and_try_again_files_one(
+    tmp_path: Path, redis_server: RedisServer, redis: Redis, model_server: ScriptedModelServer
+) -> None:
+    """A reply goes out by SMTP like any email: Deputy files it in Sent once the server confirms
+    it, so a reply the server never confirmed has no copy, and its card says so."""
+    with stack_with_a_mailbox(tmp_path, redis_server, model_server, files_sent=False, script=reply_script) as (
+            stack, mail, store):
+        user, _, unknown = kill_while_mail_hangs(stack, mail, 408, goal=REPLY_GOAL)
+        print("injected: mail server kept the reply but never confirmed it; executor SIGKILLed and restarted")
+        assert "I stopped while sending this reply" in unknown["text"], unknown["text"]
+        assert "There is no copy in your Sent folder (Sent)" in unknown["text"], unknown["text"]
+        assert sent_folder(store) == []
+
+        assert user.press(unknown["message_id"], button="Try again").status_code == 200
+        user.wait_for_bot(lambda m: m["text"].startswith("Done:"), after=unknown["message_id"], timeout=60)
+        assert len(mail.messages("sam@friends.example")) == 2, "the user chose to send it once more"
+        assert sent_folder(store) == [REPLY_SUBJECT], "one copy, of the reply the server confirmed"
+        print("checked: the card said there was no copy in Sent; after Try again, Sent holds the reply once")
+
+
+@pytest.mark.timeout(240)
+def test_when_the_provider_filed_a_reply_in_sent_the_card_says_it_went_out_and_sent_keeps_one(
+    tmp_path: Path, redis_server: RedisServer, redis: Redis, model_server: ScriptedModelServer
+) -> None:
+    """A provider that files sent mail itself: the card of the unconfirmed reply points to its copy,
+    and Sent keeps that one copy."""
+    with stack_with_a_mailbox(tmp_path, redis_server, model_server, files_sent=True, script=reply_script) as (
+            stack, mail, store):
+        user, _, unknown = kill_while_mail_hangs(stack, mail, 409, goal=REPLY_GOAL)
+        print("injected: the provider filed the reply in Sent and never confirmed it; executor SIGKILLed")
+        assert "A copy is in your Sent folder (Sent), so it went out." in unknown["text"], unknown["text"]
+        assert user.press(unknown["message_id"], button="Drop it").status_code == 200
+        user.wait_for_bot(lambda m: "I couldn't confirm" in m["text"] or "didn't work" in m["text"],
+                          after=unknown["message_id"], timeout=60)
+        assert len(mail.messages("sam@friends.example")) == 1
+        assert sent_folder(store) == [REPLY_SUBJECT], "one copy: Deputy files none when one is there"
+        print("checked: the card pointed to the copy in Sent; Drop it sent nothing more; Sent holds one copy")
 
 
 @pytest.mark.timeout(300)

@@ -11,6 +11,8 @@ import time
 
 import pytest
 from redis import Redis
+from redis.exceptions import RedisError
+from redis.exceptions import TimeoutError as RedisTimeoutError
 from rq import Queue
 from rq.job import Job, JobStatus
 from rq.serializers import JSONSerializer
@@ -350,3 +352,38 @@ def test_a_delayed_step_whose_time_passed_with_no_scheduler_is_queued(
     assert queues[AGENT_QUEUE].job_ids == [job_id]
     assert inflight.get(UNIT).job_id == job_id, "the same job, not a second one"
     assert inflight.states([UNIT]) == {UNIT: UnitState.queued}
+
+
+def test_a_delayed_step_lost_when_redis_failed_while_the_watchdog_queued_it_is_queued_next_sweep(
+    redis: Redis, watchdog: Watchdog, clock: ManualClock, inflight: Inflight, queues: dict[str, Queue],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A model call's retry, scheduled while Redis stalled and RQ's scheduler died with it: the
+    watchdog took the job out of the scheduled registry, then Redis failed before the job was
+    queued. The retry still runs; the goal is not left acknowledged and silent."""
+    clock.now = time.time()
+    RQDispatch(redis, clock=clock).step(GOAL, 4, delay=5)
+    job_id = inflight.get(UNIT).job_id
+    queue = queues[AGENT_QUEUE]
+    real_enqueue = queue.enqueue_job
+    failures = iter([RedisTimeoutError("Timeout reading from socket")])
+
+    def enqueue_once_failing(job: Job, *args: object, **kwargs: object) -> Job:
+        failure = next(failures, None)
+        if failure is not None:
+            raise failure
+        return real_enqueue(job, *args, **kwargs)
+
+    monkeypatch.setattr(queue, "enqueue_job", enqueue_once_failing)
+    clock.advance(5 + 2 * LEASE_TTL + 1)
+    with pytest.raises(RedisError):
+        watchdog.sweep()  # its run loop logs this and sweeps again
+    assert queue.job_ids == [] and queue.scheduled_job_registry.get_job_ids() == [], "lost in between"
+
+    clock.advance(MAX_QUEUED_RECHECK + 1)
+    watchdog.sweep()
+    assert queue.job_ids == [job_id]
+    assert inflight.states([UNIT]) == {UNIT: UnitState.queued}
+    clock.advance(MAX_QUEUED_RECHECK + 1)
+    watchdog.sweep()
+    assert queue.job_ids == [job_id], "queued once"
