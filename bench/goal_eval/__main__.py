@@ -31,6 +31,8 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--model", choices=("scripted", "local", "env"), default="local")
     parser.add_argument("--approve", choices=("asked", "never"), default="asked",
                         help="asked: the user approves cards in cases that do not expect one (default); never")
+    parser.add_argument("--model-timeout", type=float,
+                        help="seconds a model call may take (default: Deputy's own setting); raise it on a loaded machine")
     parser.add_argument("--out", type=Path, default=Path("goal_eval_results.json"), help="where the JSON goes")
     return parser
 
@@ -41,7 +43,7 @@ def main(argv: list[str] | None = None) -> int:
     if not cases:
         print("No cases match.", file=sys.stderr)
         return 2
-    local = None
+    local, timeout = None, None
     if args.model == "scripted":
         model_name = "scripted"
 
@@ -57,13 +59,20 @@ def main(argv: list[str] | None = None) -> int:
             local = ensure_local_model(settings.cache_path(), lambda text: print(text, flush=True),
                                        gguf=settings.local_gguf, threads=settings.local_threads)
             settings = Settings(**local.env())  # exactly what `deputy run` gives the worker
-        model = build_model(settings)
+        if args.model_timeout:
+            settings = settings.model_copy(update={"model_timeout": args.model_timeout})
+        if local is not None:
+            from deputy.local_model_warmup import warm_up
+
+            # As `deputy run` does: the first goal starts with the instructions already read.
+            print(f"Warm-up: {warm_up(local.base_url, local.model, settings.max_tools):.0f} s", flush=True)
+        model, timeout = build_model(settings), settings.model_timeout
         model_name = f"{settings.model} at {settings.openai_base_url or 'OpenAI'}"
 
         def model_for(case):
             return model
     meta = {"split": args.split, "category": args.category, "limit": args.limit, "model": model_name,
-            "approve": args.approve, "cases": len(cases), "frozen_sha256": frozen_digest(),
+            "approve": args.approve, "model_timeout": timeout, "cases": len(cases), "frozen_sha256": frozen_digest(),
             "started": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")}
     print(f"Outcome evaluation: {len(cases)} cases ({args.split}), model {model_name}", flush=True)
     try:

@@ -51,6 +51,9 @@ Approve = Literal["never", "asked"]
 TURN_GAP = 60.0
 """Seconds of the case's clock between two turns (the user reads, then answers)."""
 MAX_PRESSES = 6
+RETRY_HORIZON = 120.0
+"""Steps put off by at most this many seconds are retries, run in the case; later ones are scheduled checks."""
+MAX_RETRIES = 8
 
 
 @dataclass
@@ -118,9 +121,9 @@ def run_case(case: Case, services: EvalServices, seeded: Seeded, model: ChatMode
                                              deputy.dispatch.step) is None:
                 goal = deputy.new_goal(user, text, messages=[user_message(text)])
                 deputy.dispatch.step(goal.id, 0)
-            deputy.dispatch.drain()
+            _drain(deputy, services)
             if pressing:
-                _approve_cards(deputy, user, transcript)
+                _approve_cards(deputy, user, transcript, services)
     except Exception as exc:  # a crash of Deputy or its model is this case's failure, not the run's
         transcript.error = f"{type(exc).__name__}: {exc}"[:300]
     transcript.seconds = time.monotonic() - started
@@ -136,7 +139,23 @@ def run_case(case: Case, services: EvalServices, seeded: Seeded, model: ChatMode
     return transcript
 
 
-def _approve_cards(deputy: InlineDeputy, user: int, transcript: Transcript) -> None:
+def _drain(deputy: InlineDeputy, services: EvalServices) -> None:
+    """Run what is queued; a step put off for a short while (a model call tried again) runs when its
+    time has come, as the queue would run it. Checks scheduled for later (reminders, watches) stay put."""
+    dispatch = deputy.dispatch
+    dispatch.drain()
+    for _ in range(MAX_RETRIES):
+        soon = [item for item in dispatch.delayed if item[2] <= RETRY_HORIZON]
+        if not soon:
+            return
+        dispatch.delayed = [item for item in dispatch.delayed if item[2] > RETRY_HORIZON]
+        services.clock.advance(max(item[2] for item in soon))
+        for goal_id, step, _delay in soon:
+            dispatch.step(goal_id, step)
+        dispatch.drain()
+
+
+def _approve_cards(deputy: InlineDeputy, user: int, transcript: Transcript, services: EvalServices) -> None:
     for _ in range(MAX_PRESSES):
         pending = [r for r in deputy.stored_actions(user)
                    if r.state is ActionState.awaiting_approval and r.approval_id and r.approval_id
@@ -146,3 +165,4 @@ def _approve_cards(deputy: InlineDeputy, user: int, transcript: Transcript) -> N
         record = pending[0]
         transcript.approved.append(record.approval_id)
         deputy.press(record.approval_id, user, Choice.approve)
+        _drain(deputy, services)
