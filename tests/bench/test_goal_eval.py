@@ -110,3 +110,30 @@ def test_the_command_runs_a_split_and_writes_the_results(tmp_path: Path, capsys)
     written = json.loads(out.read_text())
     assert [case["id"] for case in written["cases"]] == ["small_talk-001", "small_talk-003"]
     assert written["meta"]["frozen_sha256"] and "small_talk" in capsys.readouterr().out
+
+
+def test_a_model_call_tried_again_later_still_counts(services, cases) -> None:
+    """The model is busy once; the queue would run the step again seconds later, and so does the case."""
+    from agent.model import ModelUnavailable
+    from agent.testing import FunctionModel
+
+    right = scripted_model("memory-001", "right")
+    calls = []
+
+    def busy_once(messages, tools):
+        calls.append(1)
+        if len(calls) == 1:
+            raise ModelUnavailable("the model is busy", "The model is busy.")
+        return right.complete(messages, tools)
+
+    result = evaluate_case(cases["memory-001"], services, FunctionModel(busy_once), next(_users))
+    assert result.verdict.right, result.verdict
+
+
+def test_a_run_cut_short_still_covers_every_category() -> None:
+    from bench.goal_eval.evaluate import interleaved
+
+    ordered = interleaved(load("frozen"))
+    categories = {case.category for case in load("frozen")}
+    assert {case.category for case in ordered[:len(categories)]} == categories
+    assert sorted(case.id for case in ordered) == sorted(case.id for case in load("frozen"))
