@@ -34,6 +34,8 @@ _TIME_12 = re.compile(r"(?<![\d:])(1[0-2]|0?[1-9])(?::([0-5]\d))?\s*([ap])\.?\s*
 _ISO_INSTANT = re.compile(r"\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})")
 _NUMBER = re.compile(r"(?<![\w.,])(?:[$€£¥]\s?)?\d(?:[\d,.' ]*\d)?(?:\s?(?:[$€£¥]|usd|eur|gbp|chf|cad|aud|kr))?",
                      re.IGNORECASE)
+# Domains reserved for examples (RFC 2606): an address there is an illustration, not a fact.
+_ILLUSTRATIVE = re.compile(r"@(?:[\w-]+\.)*(?:example(?:\.(?:com|org|net))?|test|invalid|localhost)$", re.IGNORECASE)
 _CURRENCY = re.compile(r"[$€£¥]|usd|eur|gbp|chf|cad|aud|kr", re.IGNORECASE)
 _IDENTIFIER = re.compile(r"(?<![\w@.-])#?(?=[\w-]*\d)(?=[\w-]*[A-Za-z#])[A-Za-z0-9][\w-]{2,}|#\d{3,}")
 _WORD = re.compile(r"[^\W\d_][\w'’-]*", re.UNICODE)
@@ -89,8 +91,11 @@ def unbacked_claims(answer: str, evidence: Evidence) -> list[Claim]:
     text = _normal(answer)
     claims: list[Claim] = []
     for email in _EMAIL.findall(text):
-        if email.lower().rstrip(".") not in index.emails:
-            claims.append(Claim(kind="email", text=email))
+        if email.lower().rstrip(".") in index.emails:
+            continue
+        if not evidence.read_anything and _ILLUSTRATIVE.search(email):
+            continue  # an example in a general answer ("email alice@example.org that …") names nobody
+        claims.append(Claim(kind="email", text=email))
     without_emails = _EMAIL.sub(" ", text)
     for identifier in _IDENTIFIER.findall(without_emails):
         if _alnum(identifier) not in index.alnum:

@@ -56,9 +56,9 @@ def test_general_knowledge_with_nothing_read_is_not_held_to_the_reads():
 
 def test_an_address_nobody_gave_is_never_stated_even_with_nothing_read():
     evidence = Evidence(user_words=["what's my sister's email?"])
-    assert ("email", "jo.morgan@example.org") in kinds("Her address is jo.morgan@example.org.", evidence)
-    remembered = Evidence(user_words=["what's my sister's email?"], known=["My sister is Jo, jo.morgan@example.org"])
-    assert kinds("Her address is jo.morgan@example.org.", remembered) == []
+    assert ("email", "jo.morgan@mailbox.org") in kinds("Her address is jo.morgan@mailbox.org.", evidence)
+    remembered = Evidence(user_words=["what's my sister's email?"], known=["My sister is Jo, jo.morgan@mailbox.org"])
+    assert kinds("Her address is jo.morgan@mailbox.org.", remembered) == []
 
 
 def test_german_nouns_are_not_taken_for_names():
@@ -76,3 +76,11 @@ def test_an_invented_person_is_caught_among_other_capitalised_words():
 def test_an_answer_about_emails_from_a_made_up_sender_is_caught():
     evidence = Evidence(user_words=["no email, just tell me a joke"], reads=[SAM])
     assert ("name", "Doe") in kinds("You have two emails from John Doe about the invoice.", evidence)
+
+
+def test_an_example_address_in_a_general_answer_is_an_illustration_but_not_after_a_read():
+    general = Evidence(user_words=["how do I ask you to send mail?"])
+    assert kinds("Say “email alice@example.org that I'll be late”.", general) == []
+    assert ("email", "bob@company.com") in kinds("Write to bob@company.com.", general)
+    after_a_read = Evidence(user_words=["who wrote about dinner?"], reads=[SAM])
+    assert ("email", "alice@example.org") in kinds("alice@example.org wrote about dinner.", after_a_read)
