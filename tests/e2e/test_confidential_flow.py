@@ -83,7 +83,7 @@ def test_a_locked_users_data_is_unreadable_in_redis_and_work_sent_while_locked_r
 ) -> None:
     model_server.responder = script
     ann = stack.user(ANN, asks_before_sending=True)
-    sent = ann.send("remember my locker code word is heliotrope-ann")
+    sent = ann.send("remember my locker nickname is heliotrope-ann")
     ann.wait_for_bot(lambda m: m["text"].startswith("Noted."), after=sent)
     connect_email(ann)  # a vault entry from before: sealed again when the mode is turned on
 
@@ -101,7 +101,7 @@ def test_a_locked_users_data_is_unreadable_in_redis_and_work_sent_while_locked_r
     ann.wait_for_bot(lambda m: "Confidential mode is on" in m["text"], after=sent)
 
     # Used while unlocked: an approval, a file, a setting.
-    sent = ann.send("email alice@example.org that the gate code is marzipan-7731")
+    sent = ann.send("email alice@example.org that the gate colour is marzipan-7731")
     card = ann.wait_for_card(after=sent)
     ann.press(card["message_id"], button="Approve")
     ann.wait_for_bot(lambda m: m["text"].startswith("Done:"), after=card["message_id"])
@@ -122,7 +122,7 @@ def test_a_locked_users_data_is_unreadable_in_redis_and_work_sent_while_locked_r
         assert "/unlock" in ann.wait_for_bot(lambda m: True, after=sent)["text"], command
 
     # While locked: a new goal is kept (sealed) and waits; the user is told once, and how to unlock.
-    sent = ann.send("remember my second code word is zanzibar-ann")
+    sent = ann.send("remember my second nickname is zanzibar-ann")
     ann.wait_for_bot(lambda m: "waiting" in m["text"] and "/unlock" in m["text"], after=sent)
     sent = ann.send("/goals")
     assert "1 of them waiting for you to unlock" in ann.wait_for_bot(lambda m: True, after=sent)["text"]
