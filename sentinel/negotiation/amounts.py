@@ -124,7 +124,8 @@ def words_value(phrase: str) -> Decimal | None:
     return Decimal(total + current) if seen else None
 
 
-def _numeral_value(text: str) -> Decimal | None:
+def numeral_value(text: str) -> Decimal | None:
+    """A written number's value in either convention ("14.000,00", "14,5", "14,000"); None if it is none."""
     raw = text.replace("\u00a0", " ").replace("\u202f", " ")
     if re.fullmatch(r"\d{1,3}(?:\.\d{3})+(?:,\d{1,2})?", raw):  # 14.000,00
         raw = raw.replace(".", "").replace(",", ".")
@@ -158,7 +159,7 @@ def read_amounts(text: str, scale: Decimal | None = None) -> Reading:
         start, end = match.span()
         if any(a <= start < b for a, b in taken) or _TIME.match(text, max(0, start - 3)) and ":" in text[start:end + 3]:
             continue
-        value = _numeral_value(match.group("num"))
+        value = numeral_value(match.group("num"))
         if value is None:
             reading.unreadable.append(match.group(0))
             continue

@@ -14,12 +14,12 @@ number. Pure: no IO.
 from __future__ import annotations
 
 import re
-from decimal import ROUND_HALF_UP, Decimal, InvalidOperation
+from decimal import ROUND_HALF_UP, Decimal
 
 from pydantic import BaseModel, Field
 
 from core.deputy_notes import looks_like_note
-from sentinel.negotiation.amounts import normalise, words_value
+from sentinel.negotiation.amounts import normalise, numeral_value, words_value
 from sentinel.negotiation.mandate import Mandate
 from sentinel.negotiation.money import Rates, convert, money, rate_line
 
@@ -148,20 +148,6 @@ def _currency(raw: str) -> tuple[str | None, bool]:
     return key, False
 
 
-def _value(num: str) -> Decimal | None:
-    raw = num.replace("\u00a0", " ").replace("\u202f", " ")
-    if re.fullmatch(r"\d{1,3}(?:\.\d{3})+(?:,\d{1,2})?", raw):
-        raw = raw.replace(".", "").replace(",", ".")
-    elif re.fullmatch(r"\d+,\d{1,2}", raw):
-        raw = raw.replace(",", ".")
-    else:
-        raw = raw.replace(",", "").replace(" ", "")
-    try:
-        return Decimal(raw)
-    except InvalidOperation:
-        return None
-
-
 class _Mention(BaseModel):
     start: int
     end: int
@@ -190,7 +176,7 @@ def _mentions(text: str, mandate: Mandate) -> tuple[list[_Mention], list[str]]:
         doubts.append(f"“{match.group(0).strip()}” could be a price written short")
         pairs.append(match.span())
     for match in _MONEY.finditer(text):
-        value = _value(match.group("num"))
+        value = numeral_value(match.group("num"))
         if value is None:
             continue
         short = (match.group("short") or "").strip()
