@@ -244,7 +244,7 @@ def test_a_long_goal_survives_killed_workers_and_gateway_without_repeating_an_em
         n = folded + sum(1 for m in request.messages if m.get("role") == "assistant")
         if n >= steps:
             return tool_call("reply", text=f"Done: all {steps} steps finished.")
-        reply = (tool_call("send_email", to=["alice@example.org"], subject=f"Update {n}", body=f"Step {n} is done.")
+        reply = (tool_call("send_email", to=["alice@example.org"], subject=f"Update {n}", body="Another step of the project is done.")
                  if n % 6 == 5 else tool_call("update_plan", steps=[{"title": f"Step {n}", "status": "done"}]))
         return ScriptedResponse(reply=reply, delay_seconds=0.3)
 
