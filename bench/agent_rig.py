@@ -20,14 +20,14 @@ from itertools import pairwise
 from pathlib import Path
 from typing import Self
 
-from agent.goals import Goal, GoalStatus, GoalStore
-from agent.model import ModelReply
-from agent.testing import ChatRequest, ScriptedModelServer, ScriptedResponse, tool_call
+from deputy.agent.goals import Goal, GoalStatus, GoalStore
+from deputy.agent.model import ModelReply
+from deputy.agent.testing import ChatRequest, ScriptedModelServer, ScriptedResponse, tool_call
 from bench.procs import Processes, deputy_env, pss_mb
-from core.ids import new_id
-from core.outbox import OUTBOX_STREAM
+from deputy.core.ids import new_id
+from deputy.core.outbox import OUTBOX_STREAM
 from deputy.testing import RedisServer, wait_for
-from workers.dispatch import RQDispatch
+from deputy.queue.dispatch import RQDispatch
 
 GOAL_TEXT = "bench goal {key}: take {steps} steps, then say done"
 _GOAL = re.compile(r"bench goal (\S+): take (\d+) steps")

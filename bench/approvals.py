@@ -23,14 +23,14 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from agent.model import ModelReply
-from agent.testing import ChatRequest, ScriptedModelServer, last_message, message_text, tool_call
+from deputy.agent.model import ModelReply
+from deputy.agent.testing import ChatRequest, ScriptedModelServer, last_message, message_text, tool_call
 from bench import rq_floor
 from bench.procs import Processes
 from bench.stats import Summary, ratio, table
 from deputy.testing import DeputyStack, RedisServer, wait_for
-from sandbox.mail import LocalMailServer
-from sentinel.stores.audit import AuditEntry, AuditLog
+from deputy.sandbox.mail import LocalMailServer
+from deputy.sentinel.stores.audit import AuditEntry, AuditLog
 
 GOAL = "email alice@example.org that I'll be 10 minutes late"
 FLOOR_QUEUE = "bench-floor"

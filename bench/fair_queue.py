@@ -27,7 +27,7 @@ from rq.serializers import JSONSerializer
 
 from bench.stats import Summary, ratio, table
 from deputy.testing import RedisServer
-from workers.fair_rq import OWNER_META, FairQueue
+from deputy.queue.fair_rq import OWNER_META, FairQueue
 
 HEAVY_USER = 0
 _queued_at: dict[str, float] = {}

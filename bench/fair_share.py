@@ -34,10 +34,10 @@ from pathlib import Path
 
 from bench.approvals import GOAL, email_model
 from bench.stats import Summary, ratio, table
-from agent.testing import ScriptedModelServer
-from core.accounts import Accounts
+from deputy.agent.testing import ScriptedModelServer
+from deputy.core.accounts import Accounts
 from deputy.testing import ChatUser, DeputyStack, RedisServer, wait_for
-from sentinel.stores.audit import AuditLog
+from deputy.sentinel.stores.audit import AuditLog
 
 HEAVY_USER = 90_000
 

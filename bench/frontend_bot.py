@@ -5,7 +5,7 @@
     (--cpu-profile FILE: cProfile timed with the process's CPU clock, for `bench.frontend_profile`)
 
 Both read the same settings as `deputy bot` (REDIS_URL, TELEGRAM_API_BASE, DEPUTY_SECRET)
-and build python-telegram-bot the same way (`bot.updates.application_builder`: concurrent
+and build python-telegram-bot the same way (`deputy.bot.updates.application_builder`: concurrent
 updates, in order per chat, the same connection pool; long polling with the same
 arguments), so the difference between them is Deputy's handling of a message.
 `--rate-limit` adds PTB's AIORateLimiter, as `deputy bot` always does: it paces every bot
@@ -23,7 +23,7 @@ from pathlib import Path
 from telegram import Update
 from telegram.ext import Application, ContextTypes, MessageHandler, filters
 
-from bot.updates import application_builder
+from deputy.bot.updates import application_builder
 from deputy.settings import Settings
 
 LOCAL_TOKEN = "local:emulator"  # as `deputy.bot_main`; the emulator accepts any token
@@ -44,8 +44,8 @@ def deputy_application(settings: Settings, rate_limit: bool) -> Application:
     """Deputy's bot exactly as `deputy.bot_main.serve` builds it, the rate limiter made optional."""
     from redis import Redis  # imported here so that the echo bot starts without Deputy's modules
 
-    from bot.app import build_application
-    from bot.services import BotServices
+    from deputy.bot.app import build_application
+    from deputy.bot.services import BotServices
 
     services = BotServices.create(
         Redis.from_url(settings.redis_url), settings.secret_value(), settings.allowed_user_ids(),

@@ -17,11 +17,11 @@ from pathlib import Path
 
 from bench import guard_cost
 from deputy.testing import RedisServer
-from sandbox.guard_cases import permissive_rules
-from sandbox.guard_eval import GuardHarness
-from sandbox.guard_report import all_attacks, run_attacks, run_benign
-from sentinel.stores.rule_store import RuleStore
-from executor.review_context import stored_rules
+from deputy.sandbox.guard_cases import permissive_rules
+from deputy.sandbox.guard_eval import GuardHarness
+from deputy.sandbox.guard_report import all_attacks, run_attacks, run_benign
+from deputy.sentinel.stores.rule_store import RuleStore
+from deputy.executor.review_context import stored_rules
 
 
 def harnesses(redis) -> dict[str, GuardHarness]:

@@ -3,9 +3,9 @@
     python -m bench.guard_cost [--quick]
 
 The mix is the guard's own evaluation set: the hand-written attacks and every fifth case
-of the generated matrix (`sandbox.guard_cases`, `sandbox.guard_matrix`: actions of a
+of the generated matrix (`deputy.sandbox.guard_cases`, `deputy.sandbox.guard_matrix`: actions of a
 hijacked model after it read attacker content) and the last step of every benign task
-(`sandbox.guard_benign`), each with the context the executor builds for it
+(`deputy.sandbox.guard_benign`), each with the context the executor builds for it
 (`ReviewContextBuilder`, from goals, memories, contacts and rules stored in a real
 Redis). Half the users have the most permissive rules a user can set.
 
@@ -28,21 +28,21 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from agent.goals import Goal, GoalStore
+from deputy.agent.goals import Goal, GoalStore
 from bench.stats import Summary, ratio, table
-from connectors.catalog import Catalog
+from deputy.connectors.catalog import Catalog
 from deputy.testing import RedisServer
-from memory import MemoryItem, MemoryStore, MemoryTrust
-from sandbox.guard_benign import benign_suite, furnish
-from sandbox.guard_cases import CONTACTS, Call, attacks, permissive_rules, seeded_world
-from sandbox.guard_matrix import matrix
-from sandbox.world_operations import world_catalog
-from core.actions import Action
-from sentinel.detectors import HeuristicDetector
-from sentinel.policy import Decision, ReviewContext, Risk, Verdict, review
-from sentinel.provenance import UntrustedItem
-from sentinel.stores.rule_store import RuleStore
-from executor.review_context import ReviewContextBuilder, add_contact, stored_rules
+from deputy.memory import MemoryItem, MemoryStore, MemoryTrust
+from deputy.sandbox.guard_benign import benign_suite, furnish
+from deputy.sandbox.guard_cases import CONTACTS, Call, attacks, permissive_rules, seeded_world
+from deputy.sandbox.guard_matrix import matrix
+from deputy.sandbox.world_operations import world_catalog
+from deputy.core.actions import Action
+from deputy.sentinel.detectors import HeuristicDetector
+from deputy.sentinel.policy import Decision, ReviewContext, Risk, Verdict, review
+from deputy.sentinel.provenance import UntrustedItem
+from deputy.sentinel.stores.rule_store import RuleStore
+from deputy.executor.review_context import ReviewContextBuilder, add_contact, stored_rules
 
 
 @dataclass

@@ -8,7 +8,7 @@ otherwise the local model (`deputy.local_model`, built and fetched on first use)
 settings `deputy run` gives it. Each goal gets the runner's own system prompt and the full
 tool set, as a worker would send it. A goal passes when the model's
 first action is one of the expected tools and its arguments validate against the catalog
-(`connectors.default`) or the agent's own tools and carry the key value (the address, the
+(`deputy.connectors.default`) or the agent's own tools and carry the key value (the address, the
 date); `update_plan` first is allowed (answered "Plan saved.", as the runner would). Goals
 that need no tool pass with a plain answer (or a `reply`) that contains the answer.
 
@@ -30,22 +30,22 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from agent.goal_provenance import invented_values, question_about
-from agent.goals import Goal
-from agent.memory_tools import MEMORY_TOOLS, ForgetArgs, RecallArgs, RememberArgs
-from agent.memory_tools import parse as parse_memory
-from agent.model import ChatModel, ModelError, ModelReply, ToolCall
-from agent.prompt import build_messages, tool_message
-from agent.search_filters import unasked_filters_dropped
-from agent.time_arguments import invented_time, resolve_arguments
-from agent.time_words import Unclear
-from agent.tools import INTERNAL_TOOLS, ToolArgumentError, parse_plan, parse_reply, parse_schedule
-from core.user_settings import UserSettings
-from connectors.catalog import InvalidArguments
-from core.actions import Action
-from core.effects import EffectClass
-from sentinel.provenance import ProvenanceContext
-from connectors.default import default_catalog
+from deputy.agent.goal_provenance import invented_values, question_about
+from deputy.agent.goals import Goal
+from deputy.agent.memory_tools import MEMORY_TOOLS, ForgetArgs, RecallArgs, RememberArgs
+from deputy.agent.memory_tools import parse as parse_memory
+from deputy.agent.model import ChatModel, ModelError, ModelReply, ToolCall
+from deputy.agent.prompt import build_messages, tool_message
+from deputy.agent.search_filters import unasked_filters_dropped
+from deputy.agent.time_arguments import invented_time, resolve_arguments
+from deputy.agent.time_words import Unclear
+from deputy.agent.tools import INTERNAL_TOOLS, ToolArgumentError, parse_plan, parse_reply, parse_schedule
+from deputy.core.user_settings import UserSettings
+from deputy.connectors.catalog import InvalidArguments
+from deputy.core.actions import Action
+from deputy.core.effects import EffectClass
+from deputy.sentinel.provenance import ProvenanceContext
+from deputy.connectors.default import default_catalog
 from deputy.local_model import ensure_local_model
 from deputy.settings import Settings
 from deputy.worker_main import build_model
@@ -219,7 +219,7 @@ _LOOK_UPS = {"search_email", "recall", "list_events", "read_email"}
 
 
 def deputy_asks(case: Case, call: ToolCall) -> str | None:
-    """What Deputy's own code asks the user before any card, as the runner does (`agent.action_requests`):
+    """What Deputy's own code asks the user before any card, as the runner does (`deputy.agent.action_requests`):
     a recipient or amount found nowhere in the user's words or memories, or a time the user never gave.
     None when the action would go to the guard as it is."""
     operation = default_catalog().get(call.name)

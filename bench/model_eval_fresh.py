@@ -1,5 +1,5 @@
 """Twenty more everyday goals for `bench.model_eval --set fresh`, written after Deputy's goal shapes
-(`agent.goal_shapes`) were built and never used to tune them: how well the code that reads a goal's
+(`deputy.agent.goal_shapes`) were built and never used to tune them: how well the code that reads a goal's
 shape carries over to phrasings it was not made from."""
 
 from __future__ import annotations

@@ -23,7 +23,7 @@ from pathlib import Path
 from deputy.local_model import MODEL_TIMEOUT, ensure_local_model
 from deputy.settings import Settings
 from deputy.testing import ChatUser, DeputyStack, Message, RedisServer, wait_for
-from sandbox.mail import LocalMailServer
+from deputy.sandbox.mail import LocalMailServer
 
 GOAL = "email {name}@example.org that I'll be 10 minutes late"
 NAMES = ["alice", "bob", "carol", "dave", "erin", "frank", "grace", "heidi", "ivan", "judy", "mallory", "nina",

@@ -20,14 +20,14 @@ from collections import defaultdict
 from decimal import Decimal
 from pathlib import Path
 
-from core.deputy_notes import looks_like_note
-from sentinel.negotiation.incoming import parse_offer
-from sentinel.negotiation.mandate import Mandate, MandateStatus, Role
-from memory.meaning import load_embedder
-from sentinel.negotiation.meaning import Embed, private_said
-from sentinel.negotiation.review import OfferVerdict, review_offer
-from sentinel.negotiation.state import NegotiationState, record_ours, record_theirs, their_messages, their_offers
-from sentinel.negotiation.walkaway import conditions_met
+from deputy.core.deputy_notes import looks_like_note
+from deputy.sentinel.negotiation.incoming import parse_offer
+from deputy.sentinel.negotiation.mandate import Mandate, MandateStatus, Role
+from deputy.memory.meaning import load_embedder
+from deputy.sentinel.negotiation.meaning import Embed, private_said
+from deputy.sentinel.negotiation.review import OfferVerdict, review_offer
+from deputy.sentinel.negotiation.state import NegotiationState, record_ours, record_theirs, their_messages, their_offers
+from deputy.sentinel.negotiation.walkaway import conditions_met
 
 CORPUS = Path(__file__).resolve().parent.parent / "tests" / "sentinel_negotiation" / "corpus" / "corpus.json"
 WHO = "counterpart:1"

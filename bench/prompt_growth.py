@@ -22,23 +22,23 @@ from typing import Any
 
 from redis import Redis
 
-from agent.goals import GoalStatus
-from agent.memory_tools import MemoryTools
-from agent.model import ModelReply
-from agent.reading import injection_scanner
-from agent.runner import RunnerLimits
-from agent.testing import FunctionModel, tool_call
+from deputy.agent.goals import GoalStatus
+from deputy.agent.memory_tools import MemoryTools
+from deputy.agent.model import ModelReply
+from deputy.agent.reading import injection_scanner
+from deputy.agent.runner import RunnerLimits
+from deputy.agent.testing import FunctionModel, tool_call
 from bench.stats import Summary, ratio
-from core.outbox import Outbox
+from deputy.core.outbox import Outbox
 from deputy.testing import RedisServer
-from core.user_settings import UserSettingsStore
-from memory import MemoryStore
-from sandbox.guard_cases import seeded_world
-from sandbox.world_operations import world_catalog
-from sentinel.stores.approvals import ApprovalSigner
-from sentinel.stores.audit import AuditLog
-from sentinel.detectors import HeuristicDetector
-from workers.inline import InlineDeputy
+from deputy.core.user_settings import UserSettingsStore
+from deputy.memory import MemoryStore
+from deputy.sandbox.guard_cases import seeded_world
+from deputy.sandbox.world_operations import world_catalog
+from deputy.sentinel.stores.approvals import ApprovalSigner
+from deputy.sentinel.stores.audit import AuditLog
+from deputy.sentinel.detectors import HeuristicDetector
+from deputy.queue.inline import InlineDeputy
 
 PAGE = ("Story {i}: the city council met on Tuesday to discuss the new tram line, the library budget and "
         "the harbour project; residents asked about prices, timetables and noise. ")

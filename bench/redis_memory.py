@@ -33,23 +33,23 @@ from pathlib import Path
 
 from redis import Redis
 
-from agent.goals import Goal, GoalStatus, GoalStore, Monitor
+from deputy.agent.goals import Goal, GoalStatus, GoalStore, Monitor
 from bench import prompt_growth
 from bench.stats import Summary, ratio, table
-from core.effects import EffectClass
-from core.ids import new_id
+from deputy.core.effects import EffectClass
+from deputy.core.ids import new_id
 from deputy.testing import RedisServer
-from core.user_settings import UserSettings, UserSettingsStore
-from memory import MemoryItem, MemoryKind, MemoryStore
-from sandbox.guard_cases import permissive_rules
-from sentinel.stores.action_store import ActionStore
-from core.actions import Action
-from sentinel.stores.approvals import ApprovalRequest, ApprovalStore
-from sentinel.stores.audit import AuditLog
-from sentinel.stores.rule_store import RuleStore
-from workers.dispatch import RQDispatch, make_queues
-from workers.inflight import Watchdog
-from executor.review_context import add_contact
+from deputy.core.user_settings import UserSettings, UserSettingsStore
+from deputy.memory import MemoryItem, MemoryKind, MemoryStore
+from deputy.sandbox.guard_cases import permissive_rules
+from deputy.sentinel.stores.action_store import ActionStore
+from deputy.core.actions import Action
+from deputy.sentinel.stores.approvals import ApprovalRequest, ApprovalStore
+from deputy.sentinel.stores.audit import AuditLog
+from deputy.sentinel.stores.rule_store import RuleStore
+from deputy.queue.dispatch import RQDispatch, make_queues
+from deputy.queue.inflight import Watchdog
+from deputy.executor.review_context import add_contact
 
 TARGET_IDLE_BYTES = 10 * 1024
 MEMORIES = ["I am vegetarian", "My favourite airline is TAP", "Home: 12 Elm Street, Springfield",

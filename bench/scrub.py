@@ -18,7 +18,7 @@ import secrets
 import time
 
 from bench.stats import table
-from vault import REDACTED, Scrubber
+from deputy.vault import REDACTED, Scrubber
 
 _WORDS = ("the meeting moved to thursday please bring the signed form and your invoice number from last month "
           "our driver will call when the parcel arrives at the front desk").split()

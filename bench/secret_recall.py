@@ -18,7 +18,7 @@ import time
 from collections import defaultdict
 from pathlib import Path
 
-from core.secret_scan import find_secrets_after, is_lead, normalise
+from deputy.core.secret_scan import find_secrets_after, is_lead, normalise
 
 CORPUS = Path(__file__).resolve().parent.parent / "tests" / "bot" / "secret_corpus" / "corpus.json"
 

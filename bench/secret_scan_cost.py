@@ -2,7 +2,7 @@
 
     python -m bench.secret_scan_cost [--rounds 20]
 
-Every message, caption, command and button reply passes `core.secret_scan.find_secrets`
+Every message, caption, command and button reply passes `deputy.core.secret_scan.find_secrets`
 before anything is stored, so its cost is paid on every update. The messages are the whole
 evaluation corpus (tests/bot/secret_corpus: secrets, look-alikes, ordinary requests in seven
 languages) plus long ordinary goals; each is timed alone, after one warm-up pass (the rule set
@@ -21,7 +21,7 @@ import time
 
 from bench.secret_recall import CORPUS
 from bench.stats import Summary
-from core.secret_scan import find_secrets
+from deputy.core.secret_scan import find_secrets
 
 _LONG = ("Find me a 4-day trip to Chicago under $1,200 that fits my calendar, prefer a window seat, "
          "no red-eye flights, and a hotel near the river with free cancellation. ") * 8

@@ -11,7 +11,7 @@ from typing import Callable
 
 from redis import Redis
 
-from sentinel.stores.audit import AuditLog, audited_users
+from deputy.sentinel.stores.audit import AuditLog, audited_users
 
 
 def verify_trails(redis: Redis, key: bytes, user: int | None, say: Callable[[str], None]) -> int:

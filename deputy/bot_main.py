@@ -9,15 +9,15 @@ from typing import TYPE_CHECKING
 
 from telegram import Update
 
-from core.confidential import install_unlock_key
-from bot.app import build_application
-from bot.services import BotServices
+from deputy.core.confidential import install_unlock_key
+from deputy.bot.app import build_application
+from deputy.bot.services import BotServices
 from deputy.health import LoopProbe, redis_check, serve_health
-from core.redis_clients import sync_client
+from deputy.core.redis_clients import sync_client
 from deputy.settings import Settings
 
 if TYPE_CHECKING:
-    from bot.webhook import WebhookConfig
+    from deputy.bot.webhook import WebhookConfig
 
 log = logging.getLogger(__name__)
 
@@ -49,7 +49,7 @@ def serve(settings: Settings) -> None:
     app.post_init = live.before(app.post_init)
     serve_health(settings.health_port, settings.health_host, live, {"redis": redis_check(settings.redis_url)})
     if webhook is not None:
-        from bot.webhook import serve_webhook  # aiohttp: loaded only by replicas that serve webhooks
+        from deputy.bot.webhook import serve_webhook  # aiohttp: loaded only by replicas that serve webhooks
 
         asyncio.run(serve_webhook(app, webhook, settings.redis_url))
         return
@@ -58,7 +58,7 @@ def serve(settings: Settings) -> None:
 
 def webhook_config(settings: Settings) -> WebhookConfig:
     """DEPUTY_WEBHOOK_* checked, with messages that say what to fix."""
-    from bot.webhook import WebhookConfig, parse_listen
+    from deputy.bot.webhook import WebhookConfig, parse_listen
 
     try:
         host, port = parse_listen(settings.webhook_listen)

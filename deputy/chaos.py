@@ -28,13 +28,13 @@ from pathlib import Path
 
 from redis import Redis
 
-from agent.model import ModelReply
-from agent.testing import ChatRequest, ScriptedModelServer, ScriptedResponse, last_message, message_text, tool_call
-from agent.goals import GoalStore
+from deputy.agent.model import ModelReply
+from deputy.agent.testing import ChatRequest, ScriptedModelServer, ScriptedResponse, last_message, message_text, tool_call
+from deputy.agent.goals import GoalStore
 from deputy.bot_crash import kill_bot_between_write_and_confirm
 from deputy.chaos_checks import FaultPlan, FaultReport, GoalTrack, check, count_goals
 from deputy.testing import DeputyStack, Message, RedisServer, wait_for
-from sandbox.mail import LocalMailServer
+from deputy.sandbox.mail import LocalMailServer
 
 _ADDRESS = re.compile(r"friend[\d-]+@example\.org")
 

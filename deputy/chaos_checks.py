@@ -11,9 +11,9 @@ from typing import Literal
 
 from pydantic import BaseModel
 
-from agent.goals import GoalStore
+from deputy.agent.goals import GoalStore
 from deputy.testing import ChatUser
-from sandbox.mail import LocalMailServer
+from deputy.sandbox.mail import LocalMailServer
 
 KILLABLE = ("worker", "executor", "gateway", "bot")
 

@@ -79,7 +79,7 @@ def main(argv: list[str] | None = None) -> int:
         run_emulator(settings, args.host, args.port, args.webhook, args.telegram_page)
     elif args.command in ("worker", "executor"):
         if settings.health_port:
-            from core.metrics_dir import count_across_forks
+            from deputy.core.metrics_dir import count_across_forks
 
             count_across_forks()  # before anything that counts is imported: jobs run in forked children
         from deputy.worker_main import serve
@@ -100,7 +100,7 @@ def main(argv: list[str] | None = None) -> int:
     elif args.command == "export-training-data":
         from pathlib import Path
 
-        from core.redis_clients import sync_client
+        from deputy.core.redis_clients import sync_client
         from deputy.training_export import export_training_data
 
         if not settings.redis_url:
@@ -109,7 +109,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"Wrote {count} conversations of users who opted in to {args.out}.")
     elif args.command == "audit":
         from deputy.audit_verify import verify_trails
-        from core.redis_clients import sync_client
+        from deputy.core.redis_clients import sync_client
 
         if not settings.redis_url:
             raise SystemExit("REDIS_URL is not set.")
@@ -118,7 +118,7 @@ def main(argv: list[str] | None = None) -> int:
         return _users(args, settings)
     elif args.command == "emulator":
         from deputy.health import LoopProbe, serve_health
-        from emulator import run
+        from deputy.emulator import run
 
         live = LoopProbe()
         serve_health(settings.health_port, settings.health_host, live, {})  # keeps no state of its own to reach
@@ -134,8 +134,8 @@ def _add_users(sub: argparse._SubParsersAction) -> None:
 
 
 def _users(args: argparse.Namespace, settings: Settings) -> int:
-    from core.quotas import Quotas
-    from core.redis_clients import sync_client
+    from deputy.core.quotas import Quotas
+    from deputy.core.redis_clients import sync_client
     from deputy.users import run
 
     if not settings.redis_url:

@@ -7,22 +7,22 @@ import time
 from aiohttp import web
 from redis import Redis
 
-from agent.answers import add_answer
-from agent.confidential_records import seal_existing
-from agent.goals import GoalStore
-from connect.confidential_page import ConfidentialPage
-from core.confidential import WaitingWork, confidential_keys, install_unlock_key
-from core.connect_links import ConnectLinks
-from connect.card_reminders import card_reminders
-from connect.page import create_app
+from deputy.agent.answers import add_answer
+from deputy.agent.confidential_records import seal_existing
+from deputy.agent.goals import GoalStore
+from deputy.credential_page.confidential_page import ConfidentialPage
+from deputy.core.confidential import WaitingWork, confidential_keys, install_unlock_key
+from deputy.core.connect_links import ConnectLinks
+from deputy.credential_page.card_reminders import card_reminders
+from deputy.credential_page.page import create_app
 from deputy.health import LoopProbe, redis_check, serve_health
-from core.outbox import Outbox
-from core.redis_clients import sync_client
+from deputy.core.outbox import Outbox
+from deputy.core.redis_clients import sync_client
 from deputy.settings import Settings
-from sentinel.stores.audit import AuditLog
-from vault import Vault
-from workers.dispatch import RQDispatch
-from vault.migrate import unlock_vault
+from deputy.sentinel.stores.audit import AuditLog
+from deputy.vault import Vault
+from deputy.queue.dispatch import RQDispatch
+from deputy.vault.migrate import unlock_vault
 from deputy.egress_guards import endpoint_guard
 
 

@@ -16,15 +16,15 @@ import ssl
 from collections.abc import Callable
 from typing import Any
 
-from core.effects import ConnectorError
-from connectors.calendar.client import CalDavAccount, open_davclient
-from connectors.mcp.session import Visitor, tls_context
+from deputy.core.effects import ConnectorError
+from deputy.connectors.calendar.client import CalDavAccount, open_davclient
+from deputy.connectors.mcp.session import Visitor, tls_context
 from deputy.settings import Settings
-from sentinel.egress.policy import EgressDecision, EgressPolicy
-from sentinel.egress.transports.http_client import Resolver, system_resolver
-from sentinel.egress.transports.httpx2_client import guarded_client
-from sentinel.egress.transports.niquests_client import guard_session
-from sentinel.egress.transports.sockets import EndpointGuard, url_endpoint
+from deputy.sentinel.egress.policy import EgressDecision, EgressPolicy
+from deputy.sentinel.egress.transports.http_client import Resolver, system_resolver
+from deputy.sentinel.egress.transports.httpx2_client import guarded_client
+from deputy.sentinel.egress.transports.niquests_client import guard_session
+from deputy.sentinel.egress.transports.sockets import EndpointGuard, url_endpoint
 
 log = logging.getLogger(__name__)
 

@@ -12,15 +12,15 @@ from urllib.parse import urlparse
 
 import aiohttp
 
-from agent.async_model import HttpChatModel
-from agent.text_tools import TextToolsOptions
-from agent.text_tools_model import AsyncTextToolsChatModel
+from deputy.agent.async_model import HttpChatModel
+from deputy.agent.text_tools import TextToolsOptions
+from deputy.agent.text_tools_model import AsyncTextToolsChatModel
 from deputy.health import LoopProbe, model_check, redis_check, serve_health
-from core.redis_clients import async_client, sync_client
+from deputy.core.redis_clients import async_client, sync_client
 from deputy.settings import Settings
-from workers.dispatch import RQDispatch
-from gateway.gateway import GatewayConfig, ModelGateway
-from workers.metrics_queues import queue_collector
+from deputy.queue.dispatch import RQDispatch
+from deputy.gateway.gateway import GatewayConfig, ModelGateway
+from deputy.queue.metrics_queues import queue_collector
 
 log = logging.getLogger(__name__)
 
@@ -55,7 +55,7 @@ async def _serve(settings: Settings) -> None:
     for sig in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(sig, stop.set)
     async with aiohttp.ClientSession(connector=connector) as session:
-        # Local models write tool calls as text, and small ones choose better from few tools (agent.text_tools).
+        # Local models write tool calls as text, and small ones choose better from few tools (deputy.agent.text_tools).
         model = AsyncTextToolsChatModel(
             HttpChatModel(session, base_url, settings.model, key, settings.model_timeout, stream=settings.model_stream,
                           constrain_calls=settings.constrain_tool_calls),

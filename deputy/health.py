@@ -6,7 +6,7 @@
 - `/readyz` (readiness): what the process needs answers: Redis (a PING, through Sentinel
   when configured), and for the model gateway its model endpoint. 503 means send it no
   traffic for now; it recovers by itself when they are back.
-- `/metrics`: Prometheus text (`core.metrics`).
+- `/metrics`: Prometheus text (`deputy.core.metrics`).
 
 The server is the standard library's, in a daemon thread, so it answers whatever the
 process's own loop is doing (a blocked loop is exactly what `/healthz` must report). It is
@@ -28,7 +28,7 @@ from typing import Any
 import httpx
 from redis.exceptions import RedisError
 
-from core.redis_clients import probe_client
+from deputy.core.redis_clients import probe_client
 
 log = logging.getLogger(__name__)
 
@@ -206,6 +206,6 @@ def serve_health(port: int | None, host: str, live: Check, ready: dict[str, Chec
     """Start the endpoints on `port` (DEPUTY_HEALTH_PORT) with this process's metrics; None when unset."""
     if not port:
         return None
-    from core.metrics import Exposition  # prometheus_client: loaded only where metrics are served
+    from deputy.core.metrics import Exposition  # prometheus_client: loaded only where metrics are served
 
     return HealthServer(host, port, live, ready, Exposition(collectors).render).start()

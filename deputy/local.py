@@ -27,12 +27,12 @@ import httpx
 from redis import Redis
 from redis.exceptions import RedisError
 
-from core.ports import free_port
+from deputy.core.ports import free_port
 from deputy.local_model_server import die_with_parent, stop_process
 from deputy.settings import Settings
 
 if TYPE_CHECKING:
-    from sandbox.services import SandboxEndpoints
+    from deputy.sandbox.services import SandboxEndpoints
 
 log = logging.getLogger(__name__)
 
@@ -121,7 +121,7 @@ def run_local(settings: Settings) -> int:
 
         executor_env: dict[str, str] = {}
         if not settings.smtp_host:
-            from sandbox.services import SandboxServices
+            from deputy.sandbox.services import SandboxServices
 
             world = SandboxServices(data)
             endpoints = world.start()
@@ -224,8 +224,8 @@ def _start_brain(settings: Settings, base_env: dict[str, str], notes: list[str])
             threading.Thread(target=_warm_up, args=(model.base_url, model.model, max_tools), name="warm-up",
                              daemon=True).start()
             return model
-    from agent.testing import ScriptedModelServer, function_responder
-    from sandbox.demo_brain import NAME, demo_reply
+    from deputy.agent.testing import ScriptedModelServer, function_responder
+    from deputy.sandbox.demo_brain import NAME, demo_reply
 
     brain = ScriptedModelServer(function_responder(demo_reply), model_name=NAME).start()
     base_env["OPENAI_BASE_URL"] = brain.base_url

@@ -39,7 +39,7 @@ MODEL_TIMEOUT = 80
 """Seconds of silence allowed (`DEPUTY_MODEL_TIMEOUT`; answers are streamed, `DEPUTY_MODEL_STREAM`).
 Before its first token the model reads the prompt: a new goal's (~1,400 tokens) at ~60 tokens/s on
 2 idle cores but at 10-18 tokens/s when other work shares them, so the first token may take this
-plus the prompt at the slowest rate (`agent.async_model.HttpChatModel.first_token_timeout`). After
+plus the prompt at the slowest rate (`deputy.agent.async_model.HttpChatModel.first_token_timeout`). After
 that a token comes every fraction of a second; a model that keeps writing is never cut off."""
 
 

@@ -77,7 +77,7 @@ CHAT_TEMPLATE = r"""{%- if tools %}
 """
 
 CONTEXT_TOKENS = 8192
-"""Room for the system prompt, a few tool schemas and a bounded transcript (agent.context)."""
+"""Room for the system prompt, a few tool schemas and a bounded transcript (deputy.agent.context)."""
 
 
 MAX_ANSWER_TOKENS = 768

@@ -12,14 +12,14 @@ import logging
 
 import httpx
 
-from core.effects import EffectClass
-from connectors.catalog import Catalog
-from connectors.default import default_catalog
-from connectors.http import guarded_client
-from connectors.openapi import ImportedApi, OpenApiRunner, OperationOverride, fetch_openapi, import_openapi
+from deputy.core.effects import EffectClass
+from deputy.connectors.catalog import Catalog
+from deputy.connectors.default import default_catalog
+from deputy.connectors.http import guarded_client
+from deputy.connectors.openapi import ImportedApi, OpenApiRunner, OperationOverride, fetch_openapi, import_openapi
 from deputy.settings import Settings
-from sentinel.egress.policy import EgressContext, EgressPolicy, reviewer
-from vault import Vault
+from deputy.sentinel.egress.policy import EgressContext, EgressPolicy, reviewer
+from deputy.vault import Vault
 
 log = logging.getLogger(__name__)
 

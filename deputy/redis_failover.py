@@ -16,8 +16,8 @@ from pathlib import Path
 from redis import Redis
 from redis.sentinel import Sentinel
 
-from core.ports import free_port
-from core.redis_address import sentinel_url
+from deputy.core.ports import free_port
+from deputy.core.redis_address import sentinel_url
 from deputy.testing import wait_for
 
 MASTER_NAME = "deputy"

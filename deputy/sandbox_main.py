@@ -7,7 +7,7 @@ import threading
 
 from deputy.health import serve_health
 from deputy.settings import Settings
-from sandbox.services import SandboxServices
+from deputy.sandbox.services import SandboxServices
 
 
 def serve(settings: Settings, as_json: bool) -> None:

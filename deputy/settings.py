@@ -15,18 +15,18 @@ from typing import TYPE_CHECKING
 from pydantic import Field, SecretStr, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
-from core.redis_address import sentinel_url
-from core.send_window import DEFAULT_SEND_WINDOW
+from deputy.core.redis_address import sentinel_url
+from deputy.core.send_window import DEFAULT_SEND_WINDOW
 
 if TYPE_CHECKING:
-    from core.plans import PlanBook
+    from deputy.core.plans import PlanBook
 
 
 class Settings(BaseSettings):
     model_config = SettingsConfigDict(env_prefix="", extra="ignore", populate_by_name=True)
 
     redis_url: str | None = Field(default=None, alias="REDIS_URL")
-    # With sentinels, `redis_url` becomes the primary's `redis+sentinel://` address (core.redis_address).
+    # With sentinels, `redis_url` becomes the primary's `redis+sentinel://` address (deputy.core.redis_address).
     redis_sentinels: str | None = Field(default=None, alias="REDIS_SENTINELS")
     redis_master_name: str = Field(default="deputy", alias="REDIS_MASTER_NAME")
     redis_password: SecretStr | None = Field(default=None, alias="REDIS_PASSWORD")
@@ -153,7 +153,7 @@ class Settings(BaseSettings):
         `deputy run` and the test stacks set DEPUTY_DEFAULT_PLAN=pro: the person trying Deputy on
         their own machine is its operator.
         """
-        from core.plans import PlansFileError, load_plans
+        from deputy.core.plans import PlansFileError, load_plans
 
         try:
             book = load_plans(self.plans_file)
@@ -189,7 +189,7 @@ class Settings(BaseSettings):
 
     def audit_key_value(self) -> bytes:
         """The key the audit trail is sealed with; Redis never sees it."""
-        from sentinel.stores.audit import audit_key
+        from deputy.sentinel.stores.audit import audit_key
 
         return audit_key(self.audit_key_material())
 

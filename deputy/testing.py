@@ -20,11 +20,11 @@ from typing import Any, Callable
 import httpx
 from redis import Redis
 
-from core.effects import EffectClass
-from core.redis_clients import sync_client
-from core.ports import free_port
-from sentinel.stores.rule_store import RuleStore
-from sentinel.rules import RequestedVerdict, RuleScope, UserRule
+from deputy.core.effects import EffectClass
+from deputy.core.redis_clients import sync_client
+from deputy.core.ports import free_port
+from deputy.sentinel.stores.rule_store import RuleStore
+from deputy.sentinel.rules import RequestedVerdict, RuleScope, UserRule
 
 Message = dict[str, Any]
 
@@ -250,7 +250,7 @@ class DeputyStack:
     @property
     def audit_key(self) -> bytes:
         """The key this stack's processes seal the audit trail with (to check it from a test)."""
-        from sentinel.stores.audit import audit_key
+        from deputy.sentinel.stores.audit import audit_key
 
         return audit_key(self.audit_key_material)
 

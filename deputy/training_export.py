@@ -15,9 +15,9 @@ from typing import Any, Iterator
 
 from redis import Redis
 
-from agent.goals import GoalStore
-from core.user_settings import UserSettings
-from vault import redact_patterns
+from deputy.agent.goals import GoalStore
+from deputy.core.user_settings import UserSettings
+from deputy.vault import redact_patterns
 
 _EMAIL = re.compile(r"[A-Za-z0-9.!#$%&'*+/=?^_`{|}~-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+")
 _PHONE = re.compile(r"(?<![\w])\+?\d[\d\s().-]{7,}\d(?![\w])")

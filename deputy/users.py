@@ -16,8 +16,8 @@ import json
 import time
 from typing import Callable
 
-from core.quota_texts import plan_text
-from core.quotas import Quotas
+from deputy.core.quota_texts import plan_text
+from deputy.core.quotas import Quotas
 
 Print = Callable[[str], None]
 

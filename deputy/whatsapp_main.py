@@ -7,13 +7,13 @@ import logging
 import signal
 from typing import TYPE_CHECKING
 
-from bot.services import BotServices
-from core.redis_clients import sync_client
+from deputy.bot.services import BotServices
+from deputy.core.redis_clients import sync_client
 from deputy.health import LoopProbe, redis_check, serve_health
 from deputy.settings import Settings
 
 if TYPE_CHECKING:
-    from whatsapp.surface import WhatsAppConfig
+    from deputy.whatsapp.surface import WhatsAppConfig
 
 log = logging.getLogger(__name__)
 
@@ -26,9 +26,9 @@ LOCAL_VERIFY_TOKEN = "local-verify-token"
 
 def config_from(settings: Settings) -> WhatsAppConfig:
     """DEPUTY_WHATSAPP_* checked, with messages that say what to fix (the local emulator's values without a token)."""
-    from bot.webhook import parse_listen
-    from whatsapp.sender import Template
-    from whatsapp.surface import WhatsAppConfig
+    from deputy.bot.webhook import parse_listen
+    from deputy.whatsapp.sender import Template
+    from deputy.whatsapp.surface import WhatsAppConfig
 
     try:
         host, port = parse_listen(settings.whatsapp_listen)
@@ -53,7 +53,7 @@ def config_from(settings: Settings) -> WhatsAppConfig:
 
 
 def serve(settings: Settings) -> None:
-    from whatsapp.surface import serve as serve_surface
+    from deputy.whatsapp.surface import serve as serve_surface
 
     if not settings.redis_url:
         raise SystemExit("REDIS_URL is not set: point it at your Redis, e.g. redis://127.0.0.1:6379/0")
@@ -80,7 +80,7 @@ def serve(settings: Settings) -> None:
 def run_emulator(settings: Settings, host: str, port: int | None, webhook: str | None,
                  telegram_page: str | None) -> None:
     """`deputy wa-emulator`: the local WhatsApp Cloud API, delivering to the local surface."""
-    from emulator.whatsapp import WaEmulatorConfig, run
+    from deputy.emulator.whatsapp import WaEmulatorConfig, run
 
     listen = settings.whatsapp_listen.replace("0.0.0.0", "127.0.0.1")
     config = WaEmulatorConfig(

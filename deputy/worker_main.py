@@ -15,71 +15,71 @@ from redis import Redis
 from rq import SimpleWorker, Worker
 from rq.serializers import JSONSerializer
 
-from core.confidential import install_unlock_key
-from agent.check_budget import CheckBudget
-from core.metrics_plans import PlanCollector
-from core.quotas import Quotas
-from core.redis_clients import probe_client
-from agent.goals import GoalStatus, GoalStore
-from agent.memory_tools import MemoryTools
-from agent.model import ChatModel, OpenAIChatModel
-from agent.model_requests import ModelRequests
-from agent.reading import injection_scanner
-from agent.runner import GoalRunner, RunnerLimits
-from agent.text_tools import TextToolsOptions
-from agent.text_tools_model import TextToolsChatModel
-from connectors.calendar import CalDavAccount, CalendarRunners
-from connectors.calendar.reverts import CalendarReverts
-from connectors.custom import CustomConnectors, UserCatalogs
-from connectors.email import SmtpAccount
-from connectors.email.imap import ImapAccount, ImapSession
-from connectors.email.imap_accounts import ImapAccounts
-from connectors.email.mail_reverts import MailReverts
-from connectors.email.mail_runners import MailRunners
-from connectors.email.sent_copy import SentFolder
-from connectors.http import guarded_client
-from connectors.web import DEFAULT_SEARCH_URL, BrowserConfig, BrowserSessions, BrowserStates, VaultLogins, WebRunners
-from core.handoff import HandOffRecorder, HandOffStore
+from deputy.core.confidential import install_unlock_key
+from deputy.agent.check_budget import CheckBudget
+from deputy.core.metrics_plans import PlanCollector
+from deputy.core.quotas import Quotas
+from deputy.core.redis_clients import probe_client
+from deputy.agent.goals import GoalStatus, GoalStore
+from deputy.agent.memory_tools import MemoryTools
+from deputy.agent.model import ChatModel, OpenAIChatModel
+from deputy.agent.model_requests import ModelRequests
+from deputy.agent.reading import injection_scanner
+from deputy.agent.runner import GoalRunner, RunnerLimits
+from deputy.agent.text_tools import TextToolsOptions
+from deputy.agent.text_tools_model import TextToolsChatModel
+from deputy.connectors.calendar import CalDavAccount, CalendarRunners
+from deputy.connectors.calendar.reverts import CalendarReverts
+from deputy.connectors.custom import CustomConnectors, UserCatalogs
+from deputy.connectors.email import SmtpAccount
+from deputy.connectors.email.imap import ImapAccount, ImapSession
+from deputy.connectors.email.imap_accounts import ImapAccounts
+from deputy.connectors.email.mail_reverts import MailReverts
+from deputy.connectors.email.mail_runners import MailRunners
+from deputy.connectors.email.sent_copy import SentFolder
+from deputy.connectors.http import guarded_client
+from deputy.connectors.web import DEFAULT_SEARCH_URL, BrowserConfig, BrowserSessions, BrowserStates, VaultLogins, WebRunners
+from deputy.core.handoff import HandOffRecorder, HandOffStore
 from deputy.health import RQWorkerProbe, redis_check, serve_health
-from core.metrics import MeteredModel, provider_of
-from core.outbox import Outbox
-from core.redis_clients import sync_client
+from deputy.core.metrics import MeteredModel, provider_of
+from deputy.core.outbox import Outbox
+from deputy.core.redis_clients import sync_client
 from deputy.settings import Settings
-from core.user_settings import UserSettingsStore
-from memory import MemoryStore
-from memory.meaning import LazyEmbedder
-from sentinel.stores.action_store import ActionStore
-from core.actions import ActionState
-from sentinel.stores.approvals import ApprovalSigner, ApprovalStore
-from sentinel.stores.audit import AuditLog
-from sentinel.detectors import default_detector
-from sentinel.egress.policy import EgressContext, EgressPolicy, reviewer
-from sentinel.stores.rule_store import RuleStore
-from vault import PaymentTokens, Scrubber, Vault, VaultKey
-from vault.migrate import unlock_vault
-from vault.migrate import migrate_file_vault
-from executor.negotiation_moves import sentence_meaning
-from executor.connections import Connections
-from executor.erasure import STORES as ERASED_STORES
-from workers.context import WorkerContext, install
-from executor.credentials import EmailAccounts
-from executor.custom_connectors import CustomConnectorService
-from workers.dispatch import RQDispatch, erase_user_units, make_queues
-from executor.egress_context import egress_context_for
+from deputy.core.user_settings import UserSettingsStore
+from deputy.memory import MemoryStore
+from deputy.memory.meaning import LazyEmbedder
+from deputy.sentinel.stores.action_store import ActionStore
+from deputy.core.actions import ActionState
+from deputy.sentinel.stores.approvals import ApprovalSigner, ApprovalStore
+from deputy.sentinel.stores.audit import AuditLog
+from deputy.sentinel.detectors import default_detector
+from deputy.sentinel.egress.policy import EgressContext, EgressPolicy, reviewer
+from deputy.sentinel.stores.rule_store import RuleStore
+from deputy.vault import PaymentTokens, Scrubber, Vault, VaultKey
+from deputy.vault.migrate import unlock_vault
+from deputy.vault.migrate import migrate_file_vault
+from deputy.executor.negotiation_moves import sentence_meaning
+from deputy.executor.connections import Connections
+from deputy.executor.erasure import STORES as ERASED_STORES
+from deputy.queue.context import WorkerContext, install
+from deputy.executor.credentials import EmailAccounts
+from deputy.executor.custom_connectors import CustomConnectorService
+from deputy.queue.dispatch import RQDispatch, erase_user_units, make_queues
+from deputy.executor.egress_context import egress_context_for
 from deputy.egress_guards import caldav_connect, endpoint_guard, mcp_visitor
 from deputy.gateway_main import OPENAI_BASE_URL
-from executor.executor import Executor
-from executor.handoffs import HandOffService, web_recorder
-from workers.inflight import Registration, Watchdog
+from deputy.executor.executor import Executor
+from deputy.executor.handoffs import HandOffService, web_recorder
+from deputy.queue.inflight import Registration, Watchdog
 from deputy.operations import api_runners, build_catalog, imported_apis
-from workers.metrics_queues import queue_collector
-from core.payloads import ACTIONS_QUEUE, AGENT_QUEUE
-from executor.issuer_client import HttpIssuerClient
-from executor.mandates import MandateSigner
-from executor.payments import PaymentIssuer, receipt_on_confirmation
-from workers.replication import replica_confirmation
-from executor.review_context import ReviewContextBuilder, stored_rules
-from agent.rule_proposer import RuleProposer
+from deputy.queue.metrics_queues import queue_collector
+from deputy.core.payloads import ACTIONS_QUEUE, AGENT_QUEUE
+from deputy.executor.issuer_client import HttpIssuerClient
+from deputy.executor.mandates import MandateSigner
+from deputy.executor.payments import PaymentIssuer, receipt_on_confirmation
+from deputy.queue.replication import replica_confirmation
+from deputy.executor.review_context import ReviewContextBuilder, stored_rules
+from deputy.agent.rule_proposer import RuleProposer
 
 log = logging.getLogger(__name__)
 
@@ -98,7 +98,7 @@ def build_model(settings: Settings, helper: bool = False) -> ChatModel:
     model = MeteredModel(OpenAIChatModel(client, settings.helper_model_name() if helper else settings.model,
                                          constrain_calls=settings.constrain_tool_calls),
                          provider_of(base_url or OPENAI_BASE_URL))
-    # Local models write tool calls as text, and small ones choose better from few tools (agent.text_tools).
+    # Local models write tool calls as text, and small ones choose better from few tools (deputy.agent.text_tools).
     return TextToolsChatModel(model, TextToolsOptions(max_tools=settings.max_tools,
                                                       force_tool_call=settings.force_tool_call))
 

@@ -11,9 +11,9 @@ import pytest
 from redis import Redis
 from tests_support import OutsideNetworkCall, email_script
 
-from agent.testing import ScriptedModelServer, text
+from deputy.agent.testing import ScriptedModelServer, text
 from deputy.testing import DeputyStack, RedisServer
-from sandbox.mail import LocalMailServer
+from deputy.sandbox.mail import LocalMailServer
 
 
 _LOCAL_PREFIXES = ("127.", "::1", "0:0:0:0:0:0:0:1", "localhost")

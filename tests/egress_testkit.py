@@ -15,7 +15,7 @@ import threading
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 
-from sentinel.egress.transports.http_client import Resolver
+from deputy.sentinel.egress.transports.http_client import Resolver
 
 _ARMED = threading.Event()
 _INSTALLED = False

@@ -56,7 +56,7 @@ def _add_import(module: Path, line: str) -> None:
 
 
 def test_a_wrong_import_breaks_the_check(copy_of_the_code: Path) -> None:
-    _add_import(copy_of_the_code / "core" / "ids.py", "import agent.goals  # upward: core is the bottom")
+    _add_import(copy_of_the_code / "core" / "ids.py", "import deputy.agent.goals  # upward: core is the bottom")
     _add_import(copy_of_the_code / "agent" / "prompt.py", "import vault  # the agent must not see credentials")
 
     result = _lint_imports(copy_of_the_code)
@@ -64,5 +64,5 @@ def test_a_wrong_import_breaks_the_check(copy_of_the_code: Path) -> None:
     assert result.returncode != 0
     report = " ".join(result.stdout.split())
     assert "core is not allowed to import agent" in report
-    assert "agent.prompt -> vault" in report
+    assert "deputy.agent.prompt -> vault" in report
     assert "0 broken" not in report

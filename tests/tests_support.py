@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from redis import Redis
 
-from agent.model import ModelReply
-from agent.testing import ChatRequest, last_message, message_text, tool_call
-from sandbox.mail import LocalMailServer
-from sandbox.mailstore import DEMO_PASSWORD, MailStore
+from deputy.agent.model import ModelReply
+from deputy.agent.testing import ChatRequest, last_message, message_text, tool_call
+from deputy.sandbox.mail import LocalMailServer
+from deputy.sandbox.mailstore import DEMO_PASSWORD, MailStore
 
 GOAL = "email alice@example.org that I'll be 10 minutes late"
 SUBJECT = "Running late"
@@ -94,10 +94,10 @@ def wait_until_nothing_runs(redis: Redis, user_id: int, timeout: float = 20.0) -
     is registered anywhere (RQ's queue, its scheduled jobs, a worker) never gets here, so a
     monitor that failed to stop or a paused goal that kept a step fails the wait.
     """
-    from agent.goals import GoalStore
+    from deputy.agent.goals import GoalStore
     from deputy.testing import wait_for
-    from workers.dispatch import goal_unit
-    from workers.inflight import Inflight
+    from deputy.queue.dispatch import goal_unit
+    from deputy.queue.inflight import Inflight
 
     def idle() -> bool:
         goals = GoalStore(redis).recent(user_id, 50)

@@ -16,12 +16,12 @@ from email.policy import default as DEFAULT_POLICY
 from pydantic import BaseModel, Field
 from redis import Redis
 
-from agent.goals import GoalStore, user_goal_ids
+from deputy.agent.goals import GoalStore, user_goal_ids
 from bench.goal_eval.seeding import Seeded
 from bench.goal_eval.services import EvalServices
-from memory import MemoryStore
-from sandbox.restaurants import BOOK
-from sandbox.shop import SHOP
+from deputy.memory import MemoryStore
+from deputy.sandbox.restaurants import BOOK
+from deputy.sandbox.shop import SHOP
 
 
 class Mail(BaseModel):

@@ -1,9 +1,9 @@
 """Running one case's turns through Deputy: the real runner, guard and executor, in one process.
 
-Each case gets its own `InlineDeputy` (the shared rig in `workers.inline`) whose executor runs
+Each case gets its own `InlineDeputy` (the shared rig in `deputy.queue.inline`) whose executor runs
 the real connectors against the run's servers: the case's IMAP mailbox and SMTP, Radicale, and
 the restaurant and shop sites over their OpenAPI descriptions behind the egress guard. A turn is
-what the bot makes of a text: the answer to a goal that waits for one (`agent.answers`), else a
+what the bot makes of a text: the answer to a goal that waits for one (`deputy.agent.answers`), else a
 new goal. Cards are recorded; in a case that expects a card nothing is ever approved; in the
 others (`approve="asked"`) the user approves what they asked for, as they would in the chat, so
 that a booking or a message behind a card is judged by what then happened.
@@ -18,34 +18,34 @@ from typing import Literal
 from pydantic import SecretStr
 from redis import Redis
 
-from agent.answers import add_answer
-from agent.goals import GoalStore
-from agent.memory_tools import MemoryTools
-from agent.model import ChatModel
-from agent.origins import user_message
-from agent.reading import injection_scanner
+from deputy.agent.answers import add_answer
+from deputy.agent.goals import GoalStore
+from deputy.agent.memory_tools import MemoryTools
+from deputy.agent.model import ChatModel
+from deputy.agent.origins import user_message
+from deputy.agent.reading import injection_scanner
 from bench.goal_eval.corpus import Case
 from bench.goal_eval.seeding import Seeded
 from bench.goal_eval.services import CALDAV_USER, EvalServices
-from connectors.calendar import CalDavAccount, CalendarRunners
-from connectors.email import SmtpAccount
-from connectors.email.imap import ImapAccount
-from connectors.email.imap_reply import smtp_reply_sender
-from connectors.email.mail_runners import MailRunners
-from connectors.http import guarded_client
-from connectors.openapi import OpenApiRunner
-from core.actions import ActionState
-from core.outbox import Outbox
-from core.user_settings import UserSettingsStore
+from deputy.connectors.calendar import CalDavAccount, CalendarRunners
+from deputy.connectors.email import SmtpAccount
+from deputy.connectors.email.imap import ImapAccount
+from deputy.connectors.email.imap_reply import smtp_reply_sender
+from deputy.connectors.email.mail_runners import MailRunners
+from deputy.connectors.http import guarded_client
+from deputy.connectors.openapi import OpenApiRunner
+from deputy.core.actions import ActionState
+from deputy.core.outbox import Outbox
+from deputy.core.user_settings import UserSettingsStore
 from deputy.operations import build_catalog
-from executor.credentials import EmailAccounts
-from executor.review_context import ReviewContextBuilder
-from memory import MemoryStore
-from sentinel.detectors import default_detector
-from sentinel.egress.policy import EgressContext, EgressPolicy, reviewer
-from sentinel.stores.approvals import Choice
-from sentinel.stores.audit import AuditLog
-from workers.inline import InlineDeputy
+from deputy.executor.credentials import EmailAccounts
+from deputy.executor.review_context import ReviewContextBuilder
+from deputy.memory import MemoryStore
+from deputy.sentinel.detectors import default_detector
+from deputy.sentinel.egress.policy import EgressContext, EgressPolicy, reviewer
+from deputy.sentinel.stores.approvals import Choice
+from deputy.sentinel.stores.audit import AuditLog
+from deputy.queue.inline import InlineDeputy
 
 Approve = Literal["never", "asked"]
 TURN_GAP = 60.0

@@ -22,16 +22,16 @@ from zoneinfo import ZoneInfo
 import icalendar
 from redis import Redis
 
-from agent.goal_provenance import add_contact
+from deputy.agent.goal_provenance import add_contact
 from bench.goal_eval.corpus import Case
 from bench.goal_eval.services import EvalServices
-from core.user_settings import UserSettings, UserSettingsStore
-from memory import MemoryStore
-from memory.store import MemoryItem, MemoryKind
-from sandbox.restaurants import BOOK, RestaurantBook
-from sandbox.restaurants import Restaurant as Place
-from sandbox.shop import SHOP
-from sandbox.shop_model import Order, Product
+from deputy.core.user_settings import UserSettings, UserSettingsStore
+from deputy.memory import MemoryStore
+from deputy.memory.store import MemoryItem, MemoryKind
+from deputy.sandbox.restaurants import BOOK, RestaurantBook
+from deputy.sandbox.restaurants import Restaurant as Place
+from deputy.sandbox.shop import SHOP
+from deputy.sandbox.shop_model import Order, Product
 
 
 @dataclass

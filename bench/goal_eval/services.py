@@ -17,15 +17,15 @@ from typing import Callable
 
 from redis import Redis
 
-from connectors.openapi import ImportedApi, fetch_openapi, import_openapi
-from core.clock import ManualClock
+from deputy.connectors.openapi import ImportedApi, fetch_openapi, import_openapi
+from deputy.core.clock import ManualClock
 from deputy.operations import KNOWN_OVERRIDES
 from deputy.testing import RedisServer
-from sandbox import restaurants, shop
-from sandbox.calendar import SandboxCalendar
-from sandbox.mail import LocalMailServer
-from sandbox.mailstore import DEMO_PASSWORD, MailStore
-from sandbox.webapp_common import SiteServer
+from deputy.sandbox import restaurants, shop
+from deputy.sandbox.calendar import SandboxCalendar
+from deputy.sandbox.mail import LocalMailServer
+from deputy.sandbox.mailstore import DEMO_PASSWORD, MailStore
+from deputy.sandbox.webapp_common import SiteServer
 
 CALDAV_USER = "eval@goal-eval.test"
 

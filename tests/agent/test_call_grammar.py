@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import re
 
-from agent.call_grammar import PREFILL, call_grammar, tools_block, wire_body
-from agent.memory_tools import MEMORY_TOOLS
-from agent.tools import INTERNAL_TOOLS
-from connectors.default import default_catalog
+from deputy.agent.call_grammar import PREFILL, call_grammar, tools_block, wire_body
+from deputy.agent.memory_tools import MEMORY_TOOLS
+from deputy.agent.tools import INTERNAL_TOOLS
+from deputy.connectors.default import default_catalog
 
 TOOLS = [*INTERNAL_TOOLS, *MEMORY_TOOLS, *default_catalog().tool_schemas()]
 MESSAGES = [{"role": "system", "content": "You are Deputy."}, {"role": "system", "content": "Today is Monday."},

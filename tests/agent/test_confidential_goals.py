@@ -7,15 +7,15 @@ from typing import Iterator
 import pytest
 from redis import Redis
 
-from agent.answers import add_answer
-from agent.goals import Goal, GoalStatus
-from agent.model import ModelReply
-from agent.testing import FunctionModel, goal_text, message_text, text, tool_call
-from connectors.catalog import Catalog
-from core.clock import ManualClock
-from core.confidential import ConfidentialKeys, Locked, WaitingWork, install_unlock_key
+from deputy.agent.answers import add_answer
+from deputy.agent.goals import Goal, GoalStatus
+from deputy.agent.model import ModelReply
+from deputy.agent.testing import FunctionModel, goal_text, message_text, text, tool_call
+from deputy.connectors.catalog import Catalog
+from deputy.core.clock import ManualClock
+from deputy.core.confidential import ConfidentialKeys, Locked, WaitingWork, install_unlock_key
 from tests_support import everything_in_redis
-from workers.inline import InlineDeputy
+from deputy.queue.inline import InlineDeputy
 
 USER = 7707
 PASSPHRASE = "the passphrase only I know"

@@ -25,21 +25,21 @@ import pytest
 from pydantic import SecretStr
 from redis import Redis
 
-from agent.goals import Goal, GoalStatus, GoalStore
-from agent.memory_tools import MemoryTools
-from agent.model import ModelReply
-from agent.origins import user_message
-from agent.testing import FunctionModel, message_text, tool_call
-from connectors.calendar import CalDavAccount, CalendarRunners
-from connectors.default import default_catalog
-from core.clock import ManualClock
-from core.outbox import Outbox, OutboxMessage
-from core.user_settings import UserSettings, UserSettingsStore
-from memory import MemoryStore
-from sandbox.calendar import SandboxCalendar
-from sentinel.stores.audit import AuditLog
-from workers.inline import InlineDeputy
-from executor.review_context import ReviewContextBuilder
+from deputy.agent.goals import Goal, GoalStatus, GoalStore
+from deputy.agent.memory_tools import MemoryTools
+from deputy.agent.model import ModelReply
+from deputy.agent.origins import user_message
+from deputy.agent.testing import FunctionModel, message_text, tool_call
+from deputy.connectors.calendar import CalDavAccount, CalendarRunners
+from deputy.connectors.default import default_catalog
+from deputy.core.clock import ManualClock
+from deputy.core.outbox import Outbox, OutboxMessage
+from deputy.core.user_settings import UserSettings, UserSettingsStore
+from deputy.memory import MemoryStore
+from deputy.sandbox.calendar import SandboxCalendar
+from deputy.sentinel.stores.audit import AuditLog
+from deputy.queue.inline import InlineDeputy
+from deputy.executor.review_context import ReviewContextBuilder
 
 TUESDAY = datetime(2026, 12, 1, 10, 0, tzinfo=ZoneInfo("Europe/Berlin")).timestamp()  # Tue 1 Dec, 10:00 CET
 _users = itertools.count(820_000)

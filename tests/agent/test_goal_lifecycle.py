@@ -6,8 +6,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from agent.goal_lifecycle import ACTIVE, GoalEvent, IllegalGoalMove, advance, allowed, next_turn
-from agent.goals import Goal, GoalStatus
+from deputy.agent.goal_lifecycle import ACTIVE, GoalEvent, IllegalGoalMove, advance, allowed, next_turn
+from deputy.agent.goals import Goal, GoalStatus
 
 S = GoalStatus
 

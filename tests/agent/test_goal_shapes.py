@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from agent.goal_shapes import first_clause, first_step_tools
+from deputy.agent.goal_shapes import first_clause, first_step_tools
 
 
 @pytest.mark.parametrize(
@@ -90,17 +90,17 @@ def test_a_goal_of_several_steps_is_read_by_its_first() -> None:
 
 
 def test_the_list_of_deputys_own_tools_is_the_catalogs() -> None:
-    from agent.goal_shapes import OWN_TOOLS
-    from agent.memory_tools import MEMORY_TOOLS
-    from agent.tools import INTERNAL_TOOLS
-    from connectors.default import default_catalog
+    from deputy.agent.goal_shapes import OWN_TOOLS
+    from deputy.agent.memory_tools import MEMORY_TOOLS
+    from deputy.agent.tools import INTERNAL_TOOLS
+    from deputy.connectors.default import default_catalog
 
     tools = [*INTERNAL_TOOLS, *MEMORY_TOOLS, *default_catalog().tool_schemas()]
     assert OWN_TOOLS == {tool["function"]["name"] for tool in tools}
 
 
 def test_a_service_the_user_connected_stays_on_offer_beside_the_shape() -> None:
-    from agent.tool_selection import select_tools
+    from deputy.agent.tool_selection import select_tools
 
     own = [{"type": "function", "function": {"name": name, "description": "", "parameters": {}}}
            for name in ("reply", "update_plan", "remember", "search_web", "open_page", "create_event", "send_email",

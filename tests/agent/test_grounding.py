@@ -1,6 +1,6 @@
 """Answers about the user's data must rest on what the goal read: backed, unbacked and half-backed answers."""
 
-from agent.grounding import Evidence, unbacked_claims
+from deputy.agent.grounding import Evidence, unbacked_claims
 
 RECEIPT = ("From: orders@kettleshop.example\nSubject: Your order A-10442\n"
            "Thanks for your order A-10442 placed 2026-11-28. Items: Kettle 2L. Total: €57,80 incl. VAT.")

@@ -7,12 +7,12 @@ from typing import Any
 
 from redis import Redis
 
-from agent.goals import GoalStatus, GoalStore
-from agent.model import ModelBadResponse, ModelReply
-from agent.runner import RunnerLimits
-from agent.testing import FunctionModel, goal_text, message_text, text, tool_call
-from connectors.catalog import Catalog
-from workers.inline import InlineDeputy
+from deputy.agent.goals import GoalStatus, GoalStore
+from deputy.agent.model import ModelBadResponse, ModelReply
+from deputy.agent.runner import RunnerLimits
+from deputy.agent.testing import FunctionModel, goal_text, message_text, text, tool_call
+from deputy.connectors.catalog import Catalog
+from deputy.queue.inline import InlineDeputy
 
 USER = 61
 

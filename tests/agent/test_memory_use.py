@@ -6,18 +6,18 @@ import time
 
 from redis import Redis
 
-from agent.goals import Goal
-from agent.memory_tools import MemoryTools
-from agent.testing import FunctionModel, goal_text, tool_call
-from bot.memory_view import press_memory
-from bot.services import BotServices
-from core.outbox import Outbox
-from core.user_settings import UserSettings, UserSettingsStore
-from memory import MemoryStore, MemoryTrust
-from sandbox.world import World, WorldEmail
-from sandbox.world_operations import world_catalog
-from sentinel.stores.audit import AuditLog
-from workers.inline import InlineDeputy
+from deputy.agent.goals import Goal
+from deputy.agent.memory_tools import MemoryTools
+from deputy.agent.testing import FunctionModel, goal_text, tool_call
+from deputy.bot.memory_view import press_memory
+from deputy.bot.services import BotServices
+from deputy.core.outbox import Outbox
+from deputy.core.user_settings import UserSettings, UserSettingsStore
+from deputy.memory import MemoryStore, MemoryTrust
+from deputy.sandbox.world import World, WorldEmail
+from deputy.sandbox.world_operations import world_catalog
+from deputy.sentinel.stores.audit import AuditLog
+from deputy.queue.inline import InlineDeputy
 
 IBAN = "GB33BUKB20201555555555"
 

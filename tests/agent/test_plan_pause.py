@@ -7,15 +7,15 @@ from zoneinfo import ZoneInfo
 
 from redis import Redis
 
-from agent.goals import GoalStatus
-from agent.model import ModelReply, TokenUsage
-from agent.testing import FunctionModel, tool_call
-from connectors.catalog import Catalog
-from core.clock import ManualClock
-from core.plans import parse_plans
-from core.quotas import Quotas
-from core.user_settings import UserSettings, UserSettingsStore
-from workers.inline import InlineDeputy
+from deputy.agent.goals import GoalStatus
+from deputy.agent.model import ModelReply, TokenUsage
+from deputy.agent.testing import FunctionModel, tool_call
+from deputy.connectors.catalog import Catalog
+from deputy.core.clock import ManualClock
+from deputy.core.plans import parse_plans
+from deputy.core.quotas import Quotas
+from deputy.core.user_settings import UserSettings, UserSettingsStore
+from deputy.queue.inline import InlineDeputy
 
 USER = 88
 ZONE = "Asia/Kolkata"  # UTC+05:30: the user's midnight is 18:30 UTC
@@ -69,7 +69,7 @@ def test_a_goal_over_the_plans_tokens_pauses_between_steps_with_continue_and_sto
 
 
 def _continue(deputy: InlineDeputy, goal_id: str) -> None:
-    """What the Continue button does (bot.goal_controls): the goal runs again from where it paused."""
+    """What the Continue button does (deputy.bot.goal_controls): the goal runs again from where it paused."""
     def resume(goal):
         goal.status = GoalStatus.running
         return goal
@@ -80,9 +80,9 @@ def _continue(deputy: InlineDeputy, goal_id: str) -> None:
 
 
 def test_an_action_the_plan_leaves_out_is_not_submitted_and_the_user_is_told_why(redis: Redis) -> None:
-    from connectors.catalog import Catalog as FullCatalog
-    from connectors.web.operations import SEARCH_WEB
-    from agent.testing import message_text
+    from deputy.connectors.catalog import Catalog as FullCatalog
+    from deputy.connectors.web.operations import SEARCH_WEB
+    from deputy.agent.testing import message_text
 
     def decide(messages, tools) -> ModelReply:
         last = messages[-1]
@@ -105,11 +105,11 @@ def test_an_action_the_plan_leaves_out_is_not_submitted_and_the_user_is_told_why
 
 
 def test_memories_stop_at_the_plans_limit_and_the_user_is_told_how_to_make_room(redis: Redis) -> None:
-    from agent.memory_tools import MemoryTools
-    from agent.testing import message_text
-    from core.outbox import Outbox
-    from memory import MemoryStore
-    from sentinel.stores.audit import AuditLog
+    from deputy.agent.memory_tools import MemoryTools
+    from deputy.agent.testing import message_text
+    from deputy.core.outbox import Outbox
+    from deputy.memory import MemoryStore
+    from deputy.sentinel.stores.audit import AuditLog
 
     def decide(messages, tools) -> ModelReply:
         last = messages[-1]

@@ -8,7 +8,7 @@ from datetime import datetime, timezone
 import pytest
 from pydantic import ValidationError
 
-from agent.probes import Probe, ProbeArgs, ProbeState, after_check, compare, reminder_message
+from deputy.agent.probes import Probe, ProbeArgs, ProbeState, after_check, compare, reminder_message
 
 FRIDAY = datetime(2026, 12, 4, 17, 0, tzinfo=timezone.utc).timestamp()
 BEFORE = FRIDAY - 3 * 3600

@@ -8,13 +8,13 @@ from typing import Any
 
 from redis import Redis
 
-from agent.goals import GoalStatus
-from agent.model import ModelReply
-from agent.probes import Probe, ProbeState, compare, items_of
-from agent.testing import FunctionModel, message_text, tool_call
-from connectors.default import default_catalog
-from core.actions import ActionState
-from workers.inline import InlineDeputy
+from deputy.agent.goals import GoalStatus
+from deputy.agent.model import ModelReply
+from deputy.agent.probes import Probe, ProbeState, compare, items_of
+from deputy.agent.testing import FunctionModel, message_text, tool_call
+from deputy.connectors.default import default_catalog
+from deputy.core.actions import ActionState
+from deputy.queue.inline import InlineDeputy
 
 SEARCH = """2 email(s) in INBOX match from sam, newest first:
 - INBOX/7 | Mon, 30 Nov 2026 09:00 | Sam <sam@example.org> | Lunch | unread | Friday works

@@ -4,15 +4,15 @@ from __future__ import annotations
 
 from redis import Redis
 
-from agent.model import ModelReply, TokenUsage
-from agent.rule_parser import TOOL_NAME
-from agent.rule_proposer import RuleProposer
-from agent.testing import FunctionModel, tool_call
-from core.outbox import OUTBOX_STREAM, Outbox, OutboxMessage
-from core.payloads import RuleRequestJob
-from core.plans import parse_plans
-from core.quotas import Quotas
-from sentinel.stores.rule_store import RuleStore
+from deputy.agent.model import ModelReply, TokenUsage
+from deputy.agent.rule_parser import TOOL_NAME
+from deputy.agent.rule_proposer import RuleProposer
+from deputy.agent.testing import FunctionModel, tool_call
+from deputy.core.outbox import OUTBOX_STREAM, Outbox, OutboxMessage
+from deputy.core.payloads import RuleRequestJob
+from deputy.core.plans import parse_plans
+from deputy.core.quotas import Quotas
+from deputy.sentinel.stores.rule_store import RuleStore
 
 BOOK = parse_plans("""
 default = "free"

@@ -17,10 +17,10 @@ from typing import Any
 import pytest
 from redis import Redis
 
-from agent.goals import Goal, GoalStatus
-from agent.model import ModelReply, ModelUnavailable, ToolCall
-from agent.runner import RunnerLimits, StepOutcome
-from agent.testing import (
+from deputy.agent.goals import Goal, GoalStatus
+from deputy.agent.model import ModelReply, ModelUnavailable, ToolCall
+from deputy.agent.runner import RunnerLimits, StepOutcome
+from deputy.agent.testing import (
     FunctionModel,
     last_message,
     message_text,
@@ -28,14 +28,14 @@ from agent.testing import (
     tool_call,
     tool_calls,
 )
-from bot.handlers import Handlers
-from bot.presses import decide_press
-from bot.services import BotServices
-from core.effects import EffectClass
-from connectors.default import default_catalog
-from core.clock import ManualClock
-from core.actions import ActionState
-from workers.inline import InlineDeputy, RecordingDispatch
+from deputy.bot.handlers import Handlers
+from deputy.bot.presses import decide_press
+from deputy.bot.services import BotServices
+from deputy.core.effects import EffectClass
+from deputy.connectors.default import default_catalog
+from deputy.core.clock import ManualClock
+from deputy.core.actions import ActionState
+from deputy.queue.inline import InlineDeputy, RecordingDispatch
 
 USER, CHAT = 101, 5001
 NOW = 1_700_000_000.0

@@ -12,9 +12,9 @@ from __future__ import annotations
 import pytest
 from redis import Redis
 
-from agent.goals import Goal, GoalStatus
-from agent.model import ModelReply, ModelUnavailable, TokenUsage
-from agent.model_requests import (
+from deputy.agent.goals import Goal, GoalStatus
+from deputy.agent.model import ModelReply, ModelUnavailable, TokenUsage
+from deputy.agent.model_requests import (
     OUTCOME,
     PENDING,
     REQUESTS_STREAM,
@@ -23,11 +23,11 @@ from agent.model_requests import (
     ModelRequest,
     ModelRequests,
 )
-from agent.runner import RunnerLimits, StepOutcome
-from agent.testing import FunctionModel, text, tool_call
-from connectors.default import default_catalog
-from core.clock import ManualClock
-from workers.inline import InlineDeputy, RecordingDispatch
+from deputy.agent.runner import RunnerLimits, StepOutcome
+from deputy.agent.testing import FunctionModel, text, tool_call
+from deputy.connectors.default import default_catalog
+from deputy.core.clock import ManualClock
+from deputy.queue.inline import InlineDeputy, RecordingDispatch
 
 NOW = 1_700_000_000.0
 

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from agent.search_filters import unasked_filters_dropped
-from connectors.catalog import InvalidArguments
-from connectors.default import default_catalog
+from deputy.agent.search_filters import unasked_filters_dropped
+from deputy.connectors.catalog import InvalidArguments
+from deputy.connectors.default import default_catalog
 
 SEARCH = default_catalog().get("search_email")
 SEND = default_catalog().get("send_email")
@@ -48,8 +48,8 @@ def test_an_optional_parameter_written_as_empty_text_was_not_given() -> None:
 
 def test_a_check_with_no_interval_beside_a_daily_time_is_a_daily_check() -> None:
     # "Check every day whether flights drop": every_minutes 0 is filler beside daily_at, not an error.
-    from agent.model import ToolCall
-    from agent.tools import ToolArgumentError, parse_schedule
+    from deputy.agent.model import ToolCall
+    from deputy.agent.tools import ToolArgumentError, parse_schedule
 
     call = ToolCall(id="c", name="schedule_check", arguments='{"what": "flights to Lisbon", "every_minutes": 0, '
                                                           '"daily_at": "08:00", "at": "", "in_minutes": -1}')

@@ -15,8 +15,8 @@ from typing import Any, cast
 import openai
 import pytest
 
-from agent.model import ModelReply, ModelUnavailable
-from agent.testing import (
+from deputy.agent.model import ModelReply, ModelUnavailable
+from deputy.agent.testing import (
     ChatRequest,
     FunctionModel,
     ScriptedModelServer,
@@ -269,7 +269,7 @@ def test_stop_is_prompt_while_an_answer_is_delayed() -> None:
 
 WORKER_SCRIPT = """
 import openai
-from agent.model import OpenAIChatModel
+from deputy.agent.model import OpenAIChatModel
 model = OpenAIChatModel(openai.OpenAI(max_retries=0), "worker-model")  # base URL and key from the env
 reply = model.complete([{"role": "user", "content": "from the worker"}], [])
 print(reply.tool_calls[0].name, reply.tool_calls[0].arguments)

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from agent.goals import Goal
-from agent.unconfirmed import pass_up, unconfirmed_line, with_caveats
-from core.actions import Action
-from core.effects import EffectClass
+from deputy.agent.goals import Goal
+from deputy.agent.unconfirmed import pass_up, unconfirmed_line, with_caveats
+from deputy.core.actions import Action
+from deputy.core.effects import EffectClass
 
 
 def action(connector: str, operation: str, targets: list[str]) -> Action:

@@ -5,10 +5,10 @@ from __future__ import annotations
 import pytest
 from redis import Redis
 
-from agent.attachments import Attachment, UnreadableFile
-from agent.goals import Goal, GoalStore
-from agent.reading import Reading
-from agent.uploads import UPLOAD_TTL_SECONDS, Uploads
+from deputy.agent.attachments import Attachment, UnreadableFile
+from deputy.agent.goals import Goal, GoalStore
+from deputy.agent.reading import Reading
+from deputy.agent.uploads import UPLOAD_TTL_SECONDS, Uploads
 
 ANN, BOB = 31, 32
 

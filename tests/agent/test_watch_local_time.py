@@ -6,8 +6,8 @@ from datetime import datetime, time, timezone
 
 import pytest
 
-from agent.goals import Monitor
-from agent.local_time import (
+from deputy.agent.goals import Monitor
+from deputy.agent.local_time import (
     clock_words,
     day_words,
     model_words,
@@ -18,8 +18,8 @@ from agent.local_time import (
     parse_moment,
     short_zone,
 )
-from agent.probes import Probe, reminder_message
-from agent.watch_card import watch_line
+from deputy.agent.probes import Probe, reminder_message
+from deputy.agent.watch_card import watch_line
 
 BERLIN, NEW_YORK = "Europe/Berlin", "America/New_York"
 

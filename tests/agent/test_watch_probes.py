@@ -19,26 +19,26 @@ import pytest
 from pydantic import SecretStr
 from redis import Redis
 
-from agent.check_budget import CheckBudget
-from agent.goals import Goal, GoalStatus
-from agent.model import ModelReply
-from agent.testing import FunctionModel, message_text, tool_call
-from core.effects import ConnectorError
-from core.plans import parse_plans
-from core.quotas import Quotas
-from connectors.catalog import Catalog
-from connectors.default import default_catalog
-from connectors.email.imap import ImapAccount
-from connectors.email.mail_runners import MailRunners
-from connectors.http import guarded_client
-from connectors.openapi import OpenApiRunner, fetch_openapi, import_openapi
-from sandbox.mail import LocalMailServer
-from sandbox.mailstore import DEMO_PASSWORD, MailStore
-from sandbox.tickets import OFFICE, create_app
-from sandbox.webapp_common import SiteServer
-from sentinel.stores.action_store import ActionStore
-from sentinel.egress.policy import EgressContext, EgressPolicy, reviewer
-from workers.inline import InlineDeputy
+from deputy.agent.check_budget import CheckBudget
+from deputy.agent.goals import Goal, GoalStatus
+from deputy.agent.model import ModelReply
+from deputy.agent.testing import FunctionModel, message_text, tool_call
+from deputy.core.effects import ConnectorError
+from deputy.core.plans import parse_plans
+from deputy.core.quotas import Quotas
+from deputy.connectors.catalog import Catalog
+from deputy.connectors.default import default_catalog
+from deputy.connectors.email.imap import ImapAccount
+from deputy.connectors.email.mail_runners import MailRunners
+from deputy.connectors.http import guarded_client
+from deputy.connectors.openapi import OpenApiRunner, fetch_openapi, import_openapi
+from deputy.sandbox.mail import LocalMailServer
+from deputy.sandbox.mailstore import DEMO_PASSWORD, MailStore
+from deputy.sandbox.tickets import OFFICE, create_app
+from deputy.sandbox.webapp_common import SiteServer
+from deputy.sentinel.stores.action_store import ActionStore
+from deputy.sentinel.egress.policy import EgressContext, EgressPolicy, reviewer
+from deputy.queue.inline import InlineDeputy
 
 USER = 71
 ME = "me@deputy.test"
@@ -351,8 +351,8 @@ def test_a_threshold_already_crossed_is_said_at_once_instead_of_watched(redis: R
 def test_a_probe_on_a_mailbox_the_user_has_not_connected_is_refused_at_set_up(
     redis: Redis, tmp_path: Path
 ) -> None:
-    from connectors.email.imap_accounts import ImapAccounts
-    from vault import KdfCost, Vault
+    from deputy.connectors.email.imap_accounts import ImapAccounts
+    from deputy.vault import KdfCost, Vault
 
     vault = Vault(redis, SecretStr("k"), kdf=KdfCost(time_cost=1, memory_cost_kib=1024,
                                                                             parallelism=1))

@@ -8,11 +8,11 @@ import calendar
 from pydantic import SecretStr
 from redis import Redis
 
-from bot.card_view import card_lines, press_card_default
-from connect.forms import FORMS, validate
-from core.card_preferences import CardPreferences
-from executor.card_choice import choose_card
-from vault import CredentialKind, KdfCost, Vault, list_credentials
+from deputy.bot.card_view import card_lines, press_card_default
+from deputy.credential_page.forms import FORMS, validate
+from deputy.core.card_preferences import CardPreferences
+from deputy.executor.card_choice import choose_card
+from deputy.vault import CredentialKind, KdfCost, Vault, list_credentials
 
 USER = 5
 JAN_2027 = calendar.timegm((2027, 1, 15, 12, 0, 0))
@@ -62,8 +62,8 @@ def test_the_connect_form_checks_the_expiry_and_keeps_a_second_card_beside_the_f
 def test_connections_offer_each_shop_bought_from_its_own_card_and_the_choice_sticks(redis: Redis) -> None:
     from decimal import Decimal
 
-    from bot.card_view import press_card_for_merchant, shop_choices
-    from core.receipts import Receipt, ReceiptStore
+    from deputy.bot.card_view import press_card_for_merchant, shop_choices
+    from deputy.core.receipts import Receipt, ReceiptStore
 
     listed = [c for c in cards(redis) if c.label in ("Everyday Visa", "Travel")]
     ReceiptStore(redis).add(USER, Receipt(goal_id="g", action_id="a", merchant="http://shop.example:8001",

@@ -9,10 +9,10 @@ import pytest
 import redis.asyncio as aioredis
 from redis import Redis
 
-from bot.outbox_consumer import OutboxConsumer
-from core.confidential import ConfidentialKeys, install_unlock_key
-from core.outbox import OUTBOX_HELD, OUTBOX_STREAM, Outbox
-from core.user_settings import UserSettings, UserSettingsStore
+from deputy.bot.outbox_consumer import OutboxConsumer
+from deputy.core.confidential import ConfidentialKeys, install_unlock_key
+from deputy.core.outbox import OUTBOX_HELD, OUTBOX_STREAM, Outbox
+from deputy.core.user_settings import UserSettings, UserSettingsStore
 from tests_support import everything_in_redis
 
 USER = 9901

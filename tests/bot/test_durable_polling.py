@@ -22,13 +22,13 @@ from redis import Redis
 from telegram import Update
 from telegram.ext import Application, TypeHandler
 
-from agent.goals import Goal, GoalStore
-from bot import texts
-from bot.app import build_application
-from bot.services import BotServices
+from deputy.agent.goals import Goal, GoalStore
+from deputy.bot import texts
+from deputy.bot.app import build_application
+from deputy.bot.services import BotServices
 from deputy.testing import RedisServer
-from emulator import EMULATOR_KEY, Emulator, bound_port, serve
-from emulator.tgobjects import BotProfile
+from deputy.emulator import EMULATOR_KEY, Emulator, bound_port, serve
+from deputy.emulator.tgobjects import BotProfile
 
 USER = 6160
 RECEIVED = f"deputy:polling:{BotProfile.id}:received"  # the bot id is the one getMe answers

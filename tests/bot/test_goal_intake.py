@@ -17,19 +17,19 @@ from rq import Queue
 from rq.job import Job
 from rq.serializers import JSONSerializer
 
-from agent.goals import Goal, GoalStatus, GoalStore
-from agent.origins import user_message
-from bot import texts
-from bot.goal_controls import press_goal_control
-from bot.handlers import Handlers
-from bot.memory_view import press_memory
-from bot.services import BotServices
-from bot.updates import PerChatOrder
-from memory import MemoryItem, MemoryKind, MemoryStore
-from sentinel.stores.audit import AuditLog
-from workers.dispatch import STEP_FUNC
-from workers.inflight import Inflight
-from core.payloads import AGENT_QUEUE, GoalStepJob
+from deputy.agent.goals import Goal, GoalStatus, GoalStore
+from deputy.agent.origins import user_message
+from deputy.bot import texts
+from deputy.bot.goal_controls import press_goal_control
+from deputy.bot.handlers import Handlers
+from deputy.bot.memory_view import press_memory
+from deputy.bot.services import BotServices
+from deputy.bot.updates import PerChatOrder
+from deputy.memory import MemoryItem, MemoryKind, MemoryStore
+from deputy.sentinel.stores.audit import AuditLog
+from deputy.queue.dispatch import STEP_FUNC
+from deputy.queue.inflight import Inflight
+from deputy.core.payloads import AGENT_QUEUE, GoalStepJob
 
 USER = 4242
 

@@ -17,12 +17,12 @@ from redis.exceptions import ConnectionError
 from rq import Queue
 from rq.serializers import JSONSerializer
 
-from agent.goals import GoalStore
-from bot import texts
-from bot.handlers import Handlers
-from bot.services import BotServices
+from deputy.agent.goals import GoalStore
+from deputy.bot import texts
+from deputy.bot.handlers import Handlers
+from deputy.bot.services import BotServices
 from deputy.testing import RedisServer
-from core.payloads import AGENT_QUEUE
+from deputy.core.payloads import AGENT_QUEUE
 
 USER = 4343
 

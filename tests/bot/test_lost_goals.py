@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from redis import Redis
 
-from agent.goals import Goal, GoalStatus, GoalStore
-from bot.lost_goals import LostGoals, lost_message
-from core.redis_clients import async_client
+from deputy.agent.goals import Goal, GoalStatus, GoalStore
+from deputy.bot.lost_goals import LostGoals, lost_message
+from deputy.core.redis_clients import async_client
 from deputy.testing import RedisServer
 
 USER = 6170

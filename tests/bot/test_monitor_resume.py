@@ -10,11 +10,11 @@ from rq.job import Job
 from rq.registry import ScheduledJobRegistry
 from rq.serializers import JSONSerializer
 
-from agent.goals import Goal, GoalStatus, Monitor
-from bot.goal_controls import press_goal_control
-from bot.services import BotServices
-from core.ids import new_id
-from core.payloads import AGENT_QUEUE
+from deputy.agent.goals import Goal, GoalStatus, Monitor
+from deputy.bot.goal_controls import press_goal_control
+from deputy.bot.services import BotServices
+from deputy.core.ids import new_id
+from deputy.core.payloads import AGENT_QUEUE
 
 OWNER = 111
 NOW = float(int(time.time()))

@@ -6,12 +6,12 @@ import time
 
 from redis import Redis
 
-from agent.goals import GoalStatus
-from bot.negotiation import negotiations_text, propose
-from bot.presses import FORGED, decide_press
-from bot.services import BotServices
-from sentinel.negotiation.mandate import MandateStatus
-from sentinel.stores.mandates import MandateStore
+from deputy.agent.goals import GoalStatus
+from deputy.bot.negotiation import negotiations_text, propose
+from deputy.bot.presses import FORGED, decide_press
+from deputy.bot.services import BotServices
+from deputy.sentinel.negotiation.mandate import MandateStatus
+from deputy.sentinel.stores.mandates import MandateStore
 
 OWNER, STRANGER = 501, 502
 WORDS = ("sell my 2017 Civic on the marketplace, listed at $16,500, target $15,500, at least $14,000, steps of $500, "
@@ -82,7 +82,7 @@ def test_a_deadline_in_the_users_words_is_resolved_in_their_zone_and_echoed(redi
     from datetime import datetime
     from zoneinfo import ZoneInfo
 
-    from core.user_settings import UserSettings, UserSettingsStore
+    from deputy.core.user_settings import UserSettings, UserSettingsStore
 
     services = _services(redis)
     berlin = ZoneInfo("Europe/Berlin")

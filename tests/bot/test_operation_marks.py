@@ -5,10 +5,10 @@ from __future__ import annotations
 import json
 from decimal import Decimal
 
-from bot.operation_marks import OperationView, needs_confirmation, operations_of
-from core.effects import EffectClass, RiskTag
-from connectors.custom import CustomConnector, imported_api
-from connectors.marks import OperationMark
+from deputy.bot.operation_marks import OperationView, needs_confirmation, operations_of
+from deputy.core.effects import EffectClass, RiskTag
+from deputy.connectors.custom import CustomConnector, imported_api
+from deputy.connectors.marks import OperationMark
 
 DOCUMENT = json.dumps({
     "openapi": "3.0.3",
@@ -69,8 +69,8 @@ def test_marks_stored_as_a_bare_class_by_an_earlier_version_still_apply() -> Non
 
 
 def _mcp_connector(**marks: object) -> CustomConnector:
-    from connectors.mcp import McpServerConfig
-    from connectors.mcp.tools import McpTool, McpToolset
+    from deputy.connectors.mcp import McpServerConfig
+    from deputy.connectors.mcp.tools import McpTool, McpToolset
 
     schema = {"type": "object", "properties": {"to": {"type": "string"}, "total": {"type": "number"}}}
     tools = [McpTool(server="pay", name="send_money", operation="pay_send_money", description="Send money",
@@ -83,8 +83,8 @@ def _mcp_connector(**marks: object) -> CustomConnector:
 
 
 def test_an_mcp_servers_tools_are_listed_and_their_marks_reach_the_catalog(redis) -> None:  # type: ignore[no-untyped-def]
-    from connectors.catalog import Catalog
-    from connectors.custom import CustomConnectors, UserCatalogs
+    from deputy.connectors.catalog import Catalog
+    from deputy.connectors.custom import CustomConnectors, UserCatalogs
 
     views = {v.tool: v for v in operations_of(_mcp_connector())}
     # Neither the "not destructive" nor the "read-only" claim of an untrusted server is believed.

@@ -8,14 +8,14 @@ from types import SimpleNamespace
 from redis import Redis
 from rq import Queue
 
-from bot import texts
-from bot.handlers import Handlers
-from bot.negotiation import NegotiationHandlers
-from bot.plan_handlers import FLOOD_TEXT, PlanHandlers
-from bot.services import BotServices
-from core.payloads import AGENT_QUEUE
-from core.plans import parse_plans
-from core.user_settings import UserSettings, UserSettingsStore
+from deputy.bot import texts
+from deputy.bot.handlers import Handlers
+from deputy.bot.negotiation import NegotiationHandlers
+from deputy.bot.plan_handlers import FLOOD_TEXT, PlanHandlers
+from deputy.bot.services import BotServices
+from deputy.core.payloads import AGENT_QUEUE
+from deputy.core.plans import parse_plans
+from deputy.core.user_settings import UserSettings, UserSettingsStore
 from telegram.ext import ApplicationHandlerStop
 
 USER = 4242
@@ -152,7 +152,7 @@ def test_a_file_over_the_plans_limit_is_not_kept(redis: Redis) -> None:
 
 
 def test_connecting_one_service_more_than_the_plan_allows_is_refused_but_reconnecting_is_not(redis: Redis) -> None:
-    from bot.account_handlers import AccountHandlers
+    from deputy.bot.account_handlers import AccountHandlers
 
     services = BotServices.create(redis, "secret", None, plans=parse_plans(
         'default = "free"\n[plans.free]\ntitle = "Free"\nservices = 1\n'))

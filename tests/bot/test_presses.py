@@ -15,15 +15,15 @@ from rq import Queue
 from rq.job import Job
 from rq.serializers import JSONSerializer
 
-from agent.goals import Goal, GoalStatus
-from bot.presses import FORGED, decide_press
-from bot.services import BotServices
-from core.ids import new_id
-from sentinel.stores.approvals import ApprovalRequest, ApprovalStatus, Choice, new_approval_id
-from core.actions import Action
-from core.effects import EffectClass
-from core.payloads import ACTIONS_QUEUE
-from sentinel.action_lifecycle import ActionEvent
+from deputy.agent.goals import Goal, GoalStatus
+from deputy.bot.presses import FORGED, decide_press
+from deputy.bot.services import BotServices
+from deputy.core.ids import new_id
+from deputy.sentinel.stores.approvals import ApprovalRequest, ApprovalStatus, Choice, new_approval_id
+from deputy.core.actions import Action
+from deputy.core.effects import EffectClass
+from deputy.core.payloads import ACTIONS_QUEUE
+from deputy.sentinel.action_lifecycle import ActionEvent
 
 OWNER, STRANGER = 101, 202
 SECRET = "press-test-secret"

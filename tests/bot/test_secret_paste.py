@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from bot.secret_paste import deleted_notice, pasted_secret
+from deputy.bot.secret_paste import deleted_notice, pasted_secret
 
 DATA = Path(__file__).parent / "data"
 

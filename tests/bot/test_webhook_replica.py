@@ -18,15 +18,15 @@ import pytest
 import redis.asyncio as aioredis
 from redis import Redis
 
-from agent.goals import Goal, GoalStore
-from bot import texts
-from bot.app import build_application
-from bot.services import BotServices
-from bot.update_claims import UpdateClaims, Verdict, update_seed
-from bot.webhook import SECRET_HEADER, WebhookConfig, WebhookReplica
-from core.ports import free_port
+from deputy.agent.goals import Goal, GoalStore
+from deputy.bot import texts
+from deputy.bot.app import build_application
+from deputy.bot.services import BotServices
+from deputy.bot.update_claims import UpdateClaims, Verdict, update_seed
+from deputy.bot.webhook import SECRET_HEADER, WebhookConfig, WebhookReplica
+from deputy.core.ports import free_port
 from deputy.testing import RedisServer
-from emulator import EMULATOR_KEY, Emulator, bound_port, serve
+from deputy.emulator import EMULATOR_KEY, Emulator, bound_port, serve
 
 SECRET = "replica-test-secret"
 USER = 5150
@@ -100,7 +100,7 @@ async def test_the_replica_sets_the_webhook_and_answers_what_the_emulator_pushes
 
 
 async def test_a_second_replica_with_the_same_settings_leaves_the_webhook_alone(rig: Rig) -> None:
-    from bot.webhook import ensure_webhook
+    from deputy.bot.webhook import ensure_webhook
 
     config = WebhookConfig(rig.webhook_url, "127.0.0.1", 1, SECRET)
     assert await ensure_webhook(rig.replica.application.bot, rig.async_redis, config) is False

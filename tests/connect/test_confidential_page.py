@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from redis import Redis
 
-from connect.confidential_page import MAX_TRIES, TURN_ON, UNLOCK, ConfidentialPage
-from core.confidential import ConfidentialKeys
-from core.outbox import OUTBOX_STREAM, Outbox, OutboxMessage
+from deputy.credential_page.confidential_page import MAX_TRIES, TURN_ON, UNLOCK, ConfidentialPage
+from deputy.core.confidential import ConfidentialKeys
+from deputy.core.outbox import OUTBOX_STREAM, Outbox, OutboxMessage
 
 USER = 8808
 PASSPHRASE = "a passphrase I will remember"

@@ -14,13 +14,13 @@ from rq import Queue
 from rq.registry import ScheduledJobRegistry
 from rq.serializers import JSONSerializer
 
-from connect.card_reminders import card_reminders
-from connect.page import create_app
-from core.connect_links import ConnectLinks
-from core.outbox import Outbox
-from core.payloads import ACTIONS_QUEUE
-from sentinel.stores.audit import AuditLog
-from vault import KdfCost, Vault, list_credentials
+from deputy.credential_page.card_reminders import card_reminders
+from deputy.credential_page.page import create_app
+from deputy.core.connect_links import ConnectLinks
+from deputy.core.outbox import Outbox
+from deputy.core.payloads import ACTIONS_QUEUE
+from deputy.sentinel.stores.audit import AuditLog
+from deputy.vault import KdfCost, Vault, list_credentials
 
 USER = 32
 NEXT_YEAR = time.gmtime().tm_year % 100 + 1

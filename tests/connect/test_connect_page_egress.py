@@ -12,12 +12,12 @@ from egress_testkit import fixed, no_outside_traffic
 from pydantic import SecretStr
 from redis import Redis
 
-from core.connect_links import ConnectLinks
-from connect.page import create_app
-from core.outbox import OUTBOX_STREAM, Outbox
+from deputy.core.connect_links import ConnectLinks
+from deputy.credential_page.page import create_app
+from deputy.core.outbox import OUTBOX_STREAM, Outbox
 from deputy.settings import Settings
-from sentinel.stores.audit import AuditLog
-from vault import KdfCost, Vault
+from deputy.sentinel.stores.audit import AuditLog
+from deputy.vault import KdfCost, Vault
 from deputy.egress_guards import endpoint_guard
 
 USER = 31

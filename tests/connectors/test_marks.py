@@ -7,11 +7,11 @@ from decimal import Decimal
 import pytest
 from pydantic import ValidationError
 
-from core.effects import EffectClass, RiskTag
-from connectors.marks import OperationMark, argument_paths, kind_of, less_guarded
-from connectors.mcp import McpServerConfig
-from connectors.mcp.operations import mcp_operations
-from connectors.mcp.tools import build_toolset
+from deputy.core.effects import EffectClass, RiskTag
+from deputy.connectors.marks import OperationMark, argument_paths, kind_of, less_guarded
+from deputy.connectors.mcp import McpServerConfig
+from deputy.connectors.mcp.operations import mcp_operations
+from deputy.connectors.mcp.tools import build_toolset
 
 
 class _Hints:

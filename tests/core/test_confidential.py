@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 from redis import Redis
 
-from core.confidential import ConfidentialKeys, Locked, WaitingWork, WrongPassphrase
-from core.confidential.sealing import CannotOpen, new_private_key, open_sealed, public_of, seal
+from deputy.core.confidential import ConfidentialKeys, Locked, WaitingWork, WrongPassphrase
+from deputy.core.confidential.sealing import CannotOpen, new_private_key, open_sealed, public_of, seal
 from deputy.testing import wait_for
 from tests_support import everything_in_redis
 

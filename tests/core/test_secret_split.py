@@ -2,7 +2,7 @@
 
 import pytest
 
-from core.secret_scan.split import is_lead, lone_value
+from deputy.core.secret_scan.split import is_lead, lone_value
 
 
 @pytest.mark.parametrize("text", ["the wifi password is", "my password is:", "mein Passwort lautet",

@@ -6,9 +6,9 @@ import pytest
 import redis.asyncio as aioredis
 from redis import Redis
 
-from core.account_links import AccountLinks, LinkError
-from core.erasure import Owned
-from core.surfaces import (
+from deputy.core.account_links import AccountLinks, LinkError
+from deputy.core.erasure import Owned
+from deputy.core.surfaces import (
     ACCOUNT_KEY,
     NUMBER_KEY,
     SURFACE_KEY,

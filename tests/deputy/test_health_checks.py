@@ -11,7 +11,7 @@ import httpx
 import pytest
 
 from deputy.health import HealthServer, LoopProbe, model_check
-from core.ports import free_port
+from deputy.core.ports import free_port
 
 
 @pytest.fixture

@@ -9,7 +9,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from core.ports import free_port
+from deputy.core.ports import free_port
 from deputy.testing import ChatUser, wait_for
 from deputy.testing_whatsapp import WhatsAppUser
 

@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from core.redis_clients import async_client, sync_client
+from deputy.core.redis_clients import async_client, sync_client
 from deputy.redis_failover import RedisFailoverSet
-from workers.replication import PROBE_KEY, replica_confirmation
+from deputy.queue.replication import PROBE_KEY, replica_confirmation
 
 pytestmark = pytest.mark.slow
 

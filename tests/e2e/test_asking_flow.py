@@ -7,8 +7,8 @@ answer resumes the goal, and the card that follows is for the address they gave.
 
 from __future__ import annotations
 
-from agent.model import ModelReply
-from agent.testing import ChatRequest, message_text, tool_call
+from deputy.agent.model import ModelReply
+from deputy.agent.testing import ChatRequest, message_text, tool_call
 from deputy.testing import DeputyStack
 
 INVENTED, REAL = "plumber@pipes-made-up.example", "joe@quickfix.example"

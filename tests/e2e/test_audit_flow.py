@@ -8,7 +8,7 @@ import re
 from redis import Redis
 
 from deputy.testing import DeputyStack
-from sentinel.stores.audit import AuditLog
+from deputy.sentinel.stores.audit import AuditLog
 
 T0 = 1_764_000_000.0
 

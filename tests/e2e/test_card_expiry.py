@@ -6,7 +6,7 @@ import pytest
 from tests_support import GOAL
 
 from deputy.testing import DeputyStack
-from sandbox.mail import LocalMailServer
+from deputy.sandbox.mail import LocalMailServer
 
 
 @pytest.fixture

@@ -7,7 +7,7 @@ from playwright.sync_api import expect, sync_playwright
 from tests_support import BODY, GOAL
 
 from deputy.testing import DeputyStack
-from sandbox.mail import LocalMailServer
+from deputy.sandbox.mail import LocalMailServer
 
 pytestmark = pytest.mark.browser
 

@@ -15,8 +15,8 @@ import httpx
 import pytest
 from redis import Redis
 
-from agent.model import ModelReply
-from agent.testing import ChatRequest, goal_text, tool_call
+from deputy.agent.model import ModelReply
+from deputy.agent.testing import ChatRequest, goal_text, tool_call
 from deputy.testing import ChatUser, DeputyStack, wait_for
 from tests_support import everything_in_redis, tiny_pdf
 

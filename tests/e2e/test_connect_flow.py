@@ -9,10 +9,10 @@ import pytest
 from redis import Redis
 from tests_support import GOAL
 
-from agent.testing import ScriptedModelServer
+from deputy.agent.testing import ScriptedModelServer
 from deputy.testing import DeputyStack, wait_for
-from sandbox.mail import LocalMailServer
-from sentinel.stores.audit import AuditLog
+from deputy.sandbox.mail import LocalMailServer
+from deputy.sentinel.stores.audit import AuditLog
 
 OWN_PASSWORD = "ann-own-app-password-42"
 

@@ -11,11 +11,11 @@ import httpx
 import pytest
 from aiohttp import web
 
-from agent.model import ModelReply
-from agent.testing import ChatRequest, message_text, tool_call
-from core.ports import free_port
+from deputy.agent.model import ModelReply
+from deputy.agent.testing import ChatRequest, message_text, tool_call
+from deputy.core.ports import free_port
 from deputy.testing import DeputyStack
-from sandbox.mcp_demo import DemoMcpHttpServer
+from deputy.sandbox.mcp_demo import DemoMcpHttpServer
 
 KEY = "notes-api-key-123456"
 

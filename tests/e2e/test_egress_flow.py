@@ -13,8 +13,8 @@ from redis import Redis
 from tests_support import GOAL
 
 from deputy.testing import DeputyStack, wait_for
-from sentinel.stores.audit import AuditLog
-from vault import Vault
+from deputy.sentinel.stores.audit import AuditLog
+from deputy.vault import Vault
 
 VAULT_KEY = "egress-flow-vault-key-" + os.urandom(6).hex()
 OWN_PASSWORD = "ann-own-smtp-password-9"

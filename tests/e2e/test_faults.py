@@ -18,14 +18,14 @@ import pytest
 from redis import Redis
 from tests_support import GOAL, email_script, mailbox_env
 
-from agent.goals import GoalStore
-from agent.model import ModelReply
-from agent.testing import ChatRequest, ScriptedModelServer, last_message, message_text, text, tool_call
+from deputy.agent.goals import GoalStore
+from deputy.agent.model import ModelReply
+from deputy.agent.testing import ChatRequest, ScriptedModelServer, last_message, message_text, text, tool_call
 from deputy.bot_crash import kill_bot_between_write_and_confirm
 from deputy.chaos import FaultPlan, run_faults, waiting_for_jobs
 from deputy.testing import DeputyStack, Message, RedisServer, wait_for
-from sandbox.mail import LocalMailServer
-from sandbox.mailstore import DEMO_PASSWORD, MailStore, seed_demo_inbox
+from deputy.sandbox.mail import LocalMailServer
+from deputy.sandbox.mailstore import DEMO_PASSWORD, MailStore, seed_demo_inbox
 
 pytestmark = pytest.mark.slow
 

@@ -8,9 +8,9 @@ import time
 import httpx
 from redis import Redis
 
-from agent.testing import tool_call
+from deputy.agent.testing import tool_call
 from deputy.testing import DeputyStack
-from memory import MemoryItem, MemoryKind, MemoryStore
+from deputy.memory import MemoryItem, MemoryKind, MemoryStore
 from tests_support import tiny_pdf
 
 PNG = base64.b64decode(

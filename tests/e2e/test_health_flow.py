@@ -19,10 +19,10 @@ import httpx
 import pytest
 from tests_support import GOAL, email_script
 
-from agent.testing import ScriptedModelServer
-from core.metrics import provider_of
+from deputy.agent.testing import ScriptedModelServer
+from deputy.core.metrics import provider_of
 from deputy.testing import DeputyStack, RedisServer, wait_for
-from sandbox.mail import LocalMailServer
+from deputy.sandbox.mail import LocalMailServer
 
 pytestmark = pytest.mark.slow
 

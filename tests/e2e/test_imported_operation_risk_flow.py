@@ -12,12 +12,12 @@ from typing import Iterator
 import pytest
 from aiohttp import web
 
-from agent.model import ModelReply
-from agent.testing import ChatRequest, message_text, tool_call
-from core.ports import free_port
+from deputy.agent.model import ModelReply
+from deputy.agent.testing import ChatRequest, message_text, tool_call
+from deputy.core.ports import free_port
 from deputy.testing import ChatUser, DeputyStack
-from sandbox.mcp_demo import DemoMcpHttpServer
-from sentinel.stores.audit import AuditLog
+from deputy.sandbox.mcp_demo import DemoMcpHttpServer
+from deputy.sentinel.stores.audit import AuditLog
 
 ORDERS_API = {
     "openapi": "3.0.3",

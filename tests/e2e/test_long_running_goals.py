@@ -9,13 +9,13 @@ import time
 import pytest
 from redis import Redis
 
-from agent.model import ModelReply
-from agent.testing import ChatRequest, ScriptedModelServer, ScriptedResponse, message_text, system_text, tool_call
-from core.outbox import OUTBOX_HELD, OUTBOX_STREAM
+from deputy.agent.model import ModelReply
+from deputy.agent.testing import ChatRequest, ScriptedModelServer, ScriptedResponse, message_text, system_text, tool_call
+from deputy.core.outbox import OUTBOX_HELD, OUTBOX_STREAM
 from deputy.testing import DeputyStack, RedisServer, wait_for
-from sandbox.mail import LocalMailServer
-from sentinel.stores.rule_store import RuleStore
-from sentinel.rules import RequestedVerdict, RuleConditions, RuleScope, UserRule
+from deputy.sandbox.mail import LocalMailServer
+from deputy.sentinel.stores.rule_store import RuleStore
+from deputy.sentinel.rules import RequestedVerdict, RuleConditions, RuleScope, UserRule
 from tests_support import wait_until_nothing_runs
 
 

@@ -19,13 +19,13 @@ import pytest
 from redis import Redis
 from tests_support import GOAL, email_script
 
-from agent.model import ModelReply
-from agent.testing import ChatRequest, ScriptedModelServer, goal_text, message_text, tool_call
+from deputy.agent.model import ModelReply
+from deputy.agent.testing import ChatRequest, ScriptedModelServer, goal_text, message_text, tool_call
 from deputy.testing import DeputyStack, RedisServer, wait_for
-from sandbox import shop
-from sandbox.account_pages import ACCOUNT, AccountDesk
-from sandbox.mail import LocalMailServer
-from sandbox.webapp_common import SiteServer
+from deputy.sandbox import shop
+from deputy.sandbox.account_pages import ACCOUNT, AccountDesk
+from deputy.sandbox.mail import LocalMailServer
+from deputy.sandbox.webapp_common import SiteServer
 
 pytestmark = [pytest.mark.browser, pytest.mark.timeout(420)]
 

@@ -3,8 +3,8 @@ or forgot, /settings renames the agent."""
 
 from __future__ import annotations
 
-from agent.model import ModelReply
-from agent.testing import ChatRequest, goal_text, tool_call
+from deputy.agent.model import ModelReply
+from deputy.agent.testing import ChatRequest, goal_text, tool_call
 from deputy.testing import DeputyStack
 
 

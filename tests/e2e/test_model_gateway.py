@@ -20,8 +20,8 @@ import pytest
 from redis import Redis
 from tests_support import GOAL, email_script
 
-from agent.model import ModelReply
-from agent.testing import (
+from deputy.agent.model import ModelReply
+from deputy.agent.testing import (
     ChatRequest,
     ScriptedModelServer,
     ScriptedResponse,
@@ -31,11 +31,11 @@ from agent.testing import (
     text,
     tool_call,
 )
-from core.ports import free_port
+from deputy.core.ports import free_port
 from deputy.testing import DeputyStack, RedisServer, wait_for
-from sandbox.mail import LocalMailServer
-from sentinel.stores.rule_store import RuleStore
-from sentinel.rules import RequestedVerdict, RuleConditions, RuleScope, UserRule
+from deputy.sandbox.mail import LocalMailServer
+from deputy.sentinel.stores.rule_store import RuleStore
+from deputy.sentinel.rules import RequestedVerdict, RuleConditions, RuleScope, UserRule
 
 FAST_RETRIES = {"DEPUTY_MODEL_RETRY_DELAYS": "0.2,0.2"}
 

@@ -19,11 +19,11 @@ import pytest
 from redis import Redis
 from tests_support import email_script
 
-from agent.model import ModelReply
-from agent.model_requests import REQUESTS_STREAM
-from agent.testing import ChatRequest, ScriptedModelServer, ScriptedResponse
+from deputy.agent.model import ModelReply
+from deputy.agent.model_requests import REQUESTS_STREAM
+from deputy.agent.testing import ChatRequest, ScriptedModelServer, ScriptedResponse
 from deputy.testing import DeputyStack, RedisServer, wait_for
-from gateway.wait_notices import WORKING
+from deputy.gateway.wait_notices import WORKING
 
 BUSY = 900  # the user who texts five goals
 OTHERS = list(range(901, 920))  # nineteen users with one goal each

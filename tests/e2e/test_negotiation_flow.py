@@ -15,16 +15,16 @@ from typing import Iterator
 
 import pytest
 
-from agent.model import ModelReply
-from agent.testing import ChatRequest, message_text, tool_call
+from deputy.agent.model import ModelReply
+from deputy.agent.testing import ChatRequest, message_text, tool_call
 from deputy.testing import DeputyStack, wait_for
-from sandbox.negotiation import site as marketplace
-from sandbox.negotiation.counterparts import Counterpart, Temperament
-from sandbox.negotiation.world import NegotiationWorld
-from sandbox.webapp_common import SiteServer
-from sentinel.negotiation.leaks import reservation_leaks
-from sentinel.stores.audit import AuditLog
-from sentinel.stores.mandates import MandateStore
+from deputy.sandbox.negotiation import site as marketplace
+from deputy.sandbox.negotiation.counterparts import Counterpart, Temperament
+from deputy.sandbox.negotiation.world import NegotiationWorld
+from deputy.sandbox.webapp_common import SiteServer
+from deputy.sentinel.negotiation.leaks import reservation_leaks
+from deputy.sentinel.stores.audit import AuditLog
+from deputy.sentinel.stores.mandates import MandateStore
 
 USER = 7
 

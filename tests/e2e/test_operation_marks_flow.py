@@ -9,10 +9,10 @@ import httpx
 import pytest
 from test_custom_connectors_flow import KEY, NotesService
 
-from agent.model import ModelReply
-from agent.testing import ChatRequest, message_text, tool_call
+from deputy.agent.model import ModelReply
+from deputy.agent.testing import ChatRequest, message_text, tool_call
 from deputy.testing import ChatUser, DeputyStack
-from sentinel.stores.audit import AuditLog
+from deputy.sentinel.stores.audit import AuditLog
 
 
 @pytest.fixture

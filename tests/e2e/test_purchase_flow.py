@@ -11,13 +11,13 @@ import httpx
 import pytest
 from redis import Redis
 
-from agent.model import ModelReply
-from agent.testing import ChatRequest, message_text, tool_call
+from deputy.agent.model import ModelReply
+from deputy.agent.testing import ChatRequest, message_text, tool_call
 from deputy.local import api_environment, sandbox_environment
 from deputy.testing import DeputyStack, RedisServer
-from sandbox.services import SandboxEndpoints, SandboxServices
-from sandbox.issuer import ISSUER_KEY_HEADER
-from sentinel.stores.audit import AuditLog
+from deputy.sandbox.services import SandboxEndpoints, SandboxServices
+from deputy.sandbox.issuer import ISSUER_KEY_HEADER
+from deputy.sentinel.stores.audit import AuditLog
 
 CARD = "4111 1111 1111 1111"
 

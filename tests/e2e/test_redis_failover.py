@@ -20,12 +20,12 @@ from pathlib import Path
 
 import pytest
 
-from agent.model import ModelReply
-from agent.testing import ChatRequest, ScriptedModelServer, last_message, message_text, tool_call, user_texts
-from core.redis_clients import sync_client
+from deputy.agent.model import ModelReply
+from deputy.agent.testing import ChatRequest, ScriptedModelServer, last_message, message_text, tool_call, user_texts
+from deputy.core.redis_clients import sync_client
 from deputy.redis_failover import MASTER_NAME, RedisFailoverSet
 from deputy.testing import ChatUser, DeputyStack, Message
-from sandbox.mail import LocalMailServer
+from deputy.sandbox.mail import LocalMailServer
 
 pytestmark = pytest.mark.slow
 

@@ -17,8 +17,8 @@ from pathlib import Path
 import pytest
 from tests_support import GOAL, email_script
 
-from agent.testing import ScriptedModelServer
-from bot.texts import ACK_NEW_GOAL, STORAGE_DOWN
+from deputy.agent.testing import ScriptedModelServer
+from deputy.bot.texts import ACK_NEW_GOAL, STORAGE_DOWN
 from deputy.testing import DeputyStack, RedisServer
 
 

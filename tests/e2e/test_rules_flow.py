@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from tests_support import email_script
 
-from agent.model import ModelReply
-from agent.testing import ChatRequest, tool_call
+from deputy.agent.model import ModelReply
+from deputy.agent.testing import ChatRequest, tool_call
 from deputy.testing import DeputyStack
-from sandbox.mail import LocalMailServer
+from deputy.sandbox.mail import LocalMailServer
 
 
 def rule_or_email_script(request: ChatRequest) -> ModelReply:

@@ -15,11 +15,11 @@ from typing import Iterator
 import httpx
 import pytest
 
-from agent.model import ModelReply
-from agent.testing import ChatRequest, message_text, tool_call
+from deputy.agent.model import ModelReply
+from deputy.agent.testing import ChatRequest, message_text, tool_call
 from deputy.local import api_environment, sandbox_environment
 from deputy.testing import DeputyStack, RedisServer
-from sandbox.services import SandboxEndpoints, SandboxServices
+from deputy.sandbox.services import SandboxEndpoints, SandboxServices
 
 GOAL = "book a table for 2 at an Italian place on Friday at 7pm, add it to my calendar and email sam@example.com"
 

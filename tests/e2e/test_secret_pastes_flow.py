@@ -15,11 +15,11 @@ import httpx
 
 from redis import Redis
 
-from agent.model import ModelReply
-from agent.testing import ChatRequest, ScriptedModelServer, tool_call
+from deputy.agent.model import ModelReply
+from deputy.agent.testing import ChatRequest, ScriptedModelServer, tool_call
 from deputy.testing import DeputyStack, wait_for
 from tests.e2e.test_confidential_flow import leaks
-from core.secret_scan.words import bip39
+from deputy.core.secret_scan.words import bip39
 
 USER = 7404031301
 

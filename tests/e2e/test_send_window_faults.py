@@ -8,12 +8,12 @@ import time
 import pytest
 from redis import Redis
 
-from agent.model import ModelReply
-from agent.testing import ChatRequest, message_text, tool_call
-from core.send_window_store import SendWindowStore
-from core.user_settings import UserSettings, UserSettingsStore
+from deputy.agent.model import ModelReply
+from deputy.agent.testing import ChatRequest, message_text, tool_call
+from deputy.core.send_window_store import SendWindowStore
+from deputy.core.user_settings import UserSettings, UserSettingsStore
 from deputy.testing import DeputyStack, Message, wait_for
-from sandbox.mail import LocalMailServer
+from deputy.sandbox.mail import LocalMailServer
 
 pytestmark = pytest.mark.slow
 

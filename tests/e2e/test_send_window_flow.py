@@ -15,12 +15,12 @@ from typing import Iterator
 import pytest
 from redis import Redis
 
-from agent.model import ModelReply
-from agent.testing import ChatRequest, message_text, tool_call
-from core.user_settings import UserSettings, UserSettingsStore
+from deputy.agent.model import ModelReply
+from deputy.agent.testing import ChatRequest, message_text, tool_call
+from deputy.core.user_settings import UserSettings, UserSettingsStore
 from deputy.testing import DeputyStack, Message, wait_for
-from sandbox.calendar import SandboxCalendar
-from sandbox.mail import LocalMailServer
+from deputy.sandbox.calendar import SandboxCalendar
+from deputy.sandbox.mail import LocalMailServer
 
 TO, SUBJECT, BODY = "alice@example.org", "Running late", "Hi Alice, I'll be 10 minutes late. Sorry!"
 WINDOW = 300  # long enough that only a press can make anything happen within a test's waits

@@ -11,8 +11,8 @@ from __future__ import annotations
 import pytest
 from tests_support import BODY, GOAL, SUBJECT, email_script
 
-from agent.model import ModelReply
-from agent.testing import (
+from deputy.agent.model import ModelReply
+from deputy.agent.testing import (
     ChatRequest,
     ScriptedModelServer,
     ScriptedResponse,
@@ -20,8 +20,8 @@ from agent.testing import (
     message_text,
 )
 from deputy.testing import DeputyStack, wait_for
-from sandbox.mail import LocalMailServer
-from sentinel.stores.audit import AuditLog
+from deputy.sandbox.mail import LocalMailServer
+from deputy.sentinel.stores.audit import AuditLog
 
 
 def approve_card(user, card) -> None:

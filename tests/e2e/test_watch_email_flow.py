@@ -15,12 +15,12 @@ from pathlib import Path
 import pytest
 from redis import Redis
 
-from agent.goals import Goal, GoalStore
-from agent.model import ModelReply
-from agent.testing import ChatRequest, ScriptedModelServer, message_text, tool_call
+from deputy.agent.goals import Goal, GoalStore
+from deputy.agent.model import ModelReply
+from deputy.agent.testing import ChatRequest, ScriptedModelServer, message_text, tool_call
 from deputy.testing import ChatUser, DeputyStack, RedisServer, wait_for
-from sandbox.mail import LocalMailServer
-from sandbox.mailstore import MailStore
+from deputy.sandbox.mail import LocalMailServer
+from deputy.sandbox.mailstore import MailStore
 from tests_support import mailbox_env, wait_until_nothing_runs
 
 ME = "me@deputy.test"

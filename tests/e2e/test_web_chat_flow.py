@@ -15,14 +15,14 @@ from collections.abc import Iterator
 import httpx
 import pytest
 
-from agent.model import ModelReply
-from agent.testing import ChatRequest, message_text, tool_call
+from deputy.agent.model import ModelReply
+from deputy.agent.testing import ChatRequest, message_text, tool_call
 from deputy.local import api_environment
 from deputy.testing import DeputyStack, wait_for
-from sandbox import restaurants, search, shop, tickets
-from sandbox.account_pages import ACCOUNT, AccountDesk
-from sandbox.services import SandboxEndpoints
-from sandbox.webapp_common import SiteServer
+from deputy.sandbox import restaurants, search, shop, tickets
+from deputy.sandbox.account_pages import ACCOUNT, AccountDesk
+from deputy.sandbox.services import SandboxEndpoints
+from deputy.sandbox.webapp_common import SiteServer
 
 pytestmark = pytest.mark.browser
 

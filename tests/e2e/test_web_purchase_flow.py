@@ -19,12 +19,12 @@ import httpx
 import pytest
 from redis import Redis
 
-from agent.model import ModelReply
-from agent.testing import ChatRequest, message_text, tool_call
+from deputy.agent.model import ModelReply
+from deputy.agent.testing import ChatRequest, message_text, tool_call
 from deputy.local import api_environment, sandbox_environment
 from deputy.testing import DeputyStack, RedisServer
-from sandbox.services import SandboxServices
-from sentinel.stores.audit import AuditLog
+from deputy.sandbox.services import SandboxServices
+from deputy.sentinel.stores.audit import AuditLog
 
 pytestmark = pytest.mark.browser
 CARD = "4111 1111 1111 1111"

@@ -21,14 +21,14 @@ from redis import Redis
 from tests_support import GOAL, email_script
 from webhook_testkit import Gate, LoadBalancer, LoopThread
 
-from agent.goals import GoalStore
-from agent.testing import ScriptedModelServer
-from bot import texts
-from bot.webhook import SECRET_HEADER
-from core.ports import free_port
+from deputy.agent.goals import GoalStore
+from deputy.agent.testing import ScriptedModelServer
+from deputy.bot import texts
+from deputy.bot.webhook import SECRET_HEADER
+from deputy.core.ports import free_port
 from deputy.settings import Settings
 from deputy.testing import DeputyStack, RedisServer, wait_for
-from sandbox.mail import LocalMailServer
+from deputy.sandbox.mail import LocalMailServer
 
 REPLICAS = 3
 USERS = [201, 202, 203, 204]

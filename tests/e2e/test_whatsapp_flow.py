@@ -17,15 +17,15 @@ import pytest
 from redis import Redis
 from tests_support import BODY, GOAL, SUBJECT, email_script, tiny_pdf
 
-from agent.goals import GoalStore
-from agent.model import ModelReply
-from agent.testing import ChatRequest, ScriptedModelServer, goal_text, tool_call
-from core.outbox import Outbox
-from core.surfaces import default_account
+from deputy.agent.goals import GoalStore
+from deputy.agent.model import ModelReply
+from deputy.agent.testing import ChatRequest, ScriptedModelServer, goal_text, tool_call
+from deputy.core.outbox import Outbox
+from deputy.core.surfaces import default_account
 from deputy.testing import DeputyStack, RedisServer, ask_before_sending
 from deputy.testing_whatsapp import WhatsAppUser
-from sandbox.mail import LocalMailServer
-from whatsapp.sender import FIRST_CONTACT_NOTICE
+from deputy.sandbox.mail import LocalMailServer
+from deputy.whatsapp.sender import FIRST_CONTACT_NOTICE
 
 
 @pytest.fixture

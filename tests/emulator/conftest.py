@@ -8,7 +8,7 @@ import aiohttp
 import pytest
 from emulator_testkit import BotCaller, LiveEmulator, UserClient
 
-from emulator import bound_port, serve
+from deputy.emulator import bound_port, serve
 
 
 @pytest.fixture

@@ -14,7 +14,7 @@ from typing import Any, TypeVar
 import aiohttp
 from aiohttp import web
 
-from emulator import EMULATOR_KEY, Emulator
+from deputy.emulator import EMULATOR_KEY, Emulator
 
 T = TypeVar("T")
 TOKEN = "123456:TEST-TOKEN"

@@ -9,9 +9,9 @@ import redis.asyncio as aioredis
 from emulator_testkit import TOKEN, LiveEmulator, UserClient
 from telegram import Bot
 
-from bot.buttons import ButtonSigner
-from bot.outbox_consumer import OutboxConsumer
-from core.outbox import Button, Outbox, OutboxMessage
+from deputy.bot.buttons import ButtonSigner
+from deputy.bot.outbox_consumer import OutboxConsumer
+from deputy.core.outbox import Button, Outbox, OutboxMessage
 
 
 async def test_a_message_with_a_broken_button_goes_out_as_words_and_the_next_one_follows(

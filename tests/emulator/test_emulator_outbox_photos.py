@@ -10,8 +10,8 @@ from emulator_testkit import TOKEN, LiveEmulator, UserClient
 from telegram import Bot
 from test_emulator_photos import png
 
-from bot.outbox_consumer import MAX_CAPTION_CHARS, PHOTO_GONE, OutboxConsumer
-from core.outbox import Outbox, OutboxMessage
+from deputy.bot.outbox_consumer import MAX_CAPTION_CHARS, PHOTO_GONE, OutboxConsumer
+from deputy.core.outbox import Outbox, OutboxMessage
 
 
 @pytest.fixture

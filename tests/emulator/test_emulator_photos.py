@@ -12,7 +12,7 @@ from playwright.async_api import async_playwright, expect
 from telegram import Bot
 from telegram.error import BadRequest
 
-from emulator.images import image_info
+from deputy.emulator.images import image_info
 
 
 def png(width: int, height: int, rgb: tuple[int, int, int] = (200, 30, 30)) -> bytes:

@@ -6,12 +6,12 @@ import asyncio
 
 import pytest
 
-from emulator.errors import BotApiError, UserApiError
-from emulator.formatting import format_text
-from emulator.records import Button, ChatEvent
-from emulator.state import ChatState
-from emulator.tgobjects import command_entities, parse_inline_keyboard
-from emulator.updates import UpdateQueue
+from deputy.emulator.errors import BotApiError, UserApiError
+from deputy.emulator.formatting import format_text
+from deputy.emulator.records import Button, ChatEvent
+from deputy.emulator.state import ChatState
+from deputy.emulator.tgobjects import command_entities, parse_inline_keyboard
+from deputy.emulator.updates import UpdateQueue
 
 
 def test_state_ids_events_and_clock() -> None:

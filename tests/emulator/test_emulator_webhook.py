@@ -14,9 +14,9 @@ from telegram import Update
 from telegram.error import Conflict
 from telegram.ext import ApplicationBuilder
 
-from core.ports import free_port
-from emulator import Emulator, bound_port, create_app, serve
-from emulator.webhook import SECRET_HEADER, Backoff
+from deputy.core.ports import free_port
+from deputy.emulator import Emulator, bound_port, create_app, serve
+from deputy.emulator.webhook import SECRET_HEADER, Backoff
 
 SECRET = "s3cret_token-1"
 

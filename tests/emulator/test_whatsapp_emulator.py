@@ -6,9 +6,9 @@ import httpx
 import pytest
 from aiohttp import web
 
-from emulator import create_app as create_telegram_app
-from emulator import serve
-from emulator.whatsapp import WaEmulatorConfig, create_app
+from deputy.emulator import create_app as create_telegram_app
+from deputy.emulator import serve
+from deputy.emulator.whatsapp import WaEmulatorConfig, create_app
 
 TOKEN, PHONE = "token", "100000000000002"
 
@@ -70,7 +70,7 @@ async def test_each_chat_page_has_a_switch_to_the_other(wa_url: str) -> None:
 
 
 async def test_a_delivery_not_answered_200_is_made_again() -> None:
-    from emulator.whatsapp.delivery import Deliverer
+    from deputy.emulator.whatsapp.delivery import Deliverer
 
     answers = [503, 500, 200]
     seen: list[str] = []

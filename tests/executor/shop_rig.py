@@ -11,24 +11,24 @@ import httpx
 from pydantic import SecretStr
 from redis import Redis
 
-from agent.goals import GoalStore
-from agent.testing import FunctionModel, message_text, tool_call
-from connectors.openapi import OpenApiRunner, fetch_openapi, import_openapi
-from core.clock import ManualClock
+from deputy.agent.goals import GoalStore
+from deputy.agent.testing import FunctionModel, message_text, tool_call
+from deputy.connectors.openapi import OpenApiRunner, fetch_openapi, import_openapi
+from deputy.core.clock import ManualClock
 from deputy.operations import KNOWN_OVERRIDES, build_catalog
-from executor.issuer_client import HttpIssuerClient
-from executor.mandates import MandateSigner
-from executor.payments import PaymentIssuer
-from executor.review_context import ReviewContextBuilder, stored_rules
-from sandbox import market, shop
-from sandbox.acquirer import MerchantAccount
-from sandbox.issuer import Issuer
-from sandbox.issuer_api import create_app
-from sandbox.webapp_common import SiteServer
-from sentinel.stores.approvals import Choice
-from sentinel.stores.rule_store import RuleStore
-from vault import CredentialKind, KdfCost, PaymentTokens, Vault
-from workers.inline import InlineDeputy
+from deputy.executor.issuer_client import HttpIssuerClient
+from deputy.executor.mandates import MandateSigner
+from deputy.executor.payments import PaymentIssuer
+from deputy.executor.review_context import ReviewContextBuilder, stored_rules
+from deputy.sandbox import market, shop
+from deputy.sandbox.acquirer import MerchantAccount
+from deputy.sandbox.issuer import Issuer
+from deputy.sandbox.issuer_api import create_app
+from deputy.sandbox.webapp_common import SiteServer
+from deputy.sentinel.stores.approvals import Choice
+from deputy.sentinel.stores.rule_store import RuleStore
+from deputy.vault import CredentialKind, KdfCost, PaymentTokens, Vault
+from deputy.queue.inline import InlineDeputy
 
 USER = 41
 CARD = "4111111111111111"

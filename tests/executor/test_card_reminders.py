@@ -12,11 +12,11 @@ from rq import Queue, SimpleWorker
 from rq.registry import ScheduledJobRegistry
 from rq.serializers import JSONSerializer
 
-from connect.card_reminders import card_reminders
-from core.outbox import OUTBOX_STREAM, OutboxMessage
-from core.payloads import ACTIONS_QUEUE
-from executor.card_reminders import CardReminder, send_reminder
-from vault import CredentialKind, KdfCost, Vault
+from deputy.credential_page.card_reminders import card_reminders
+from deputy.core.outbox import OUTBOX_STREAM, OutboxMessage
+from deputy.core.payloads import ACTIONS_QUEUE
+from deputy.executor.card_reminders import CardReminder, send_reminder
+from deputy.vault import CredentialKind, KdfCost, Vault
 
 USER = 9
 MAY_2027 = calendar.timegm((2027, 5, 10, 12, 0, 0))

@@ -7,12 +7,12 @@ from pathlib import Path
 from pydantic import SecretStr
 from redis import Redis
 
-from core.effects import ConnectorError, EffectClass
-from connectors.email import SmtpAccount
-from sandbox.mail import LocalMailServer
-from core.actions import Action
-from vault import KdfCost, Vault
-from executor.credentials import SMTP_HANDLE, EmailAccounts
+from deputy.core.effects import ConnectorError, EffectClass
+from deputy.connectors.email import SmtpAccount
+from deputy.sandbox.mail import LocalMailServer
+from deputy.core.actions import Action
+from deputy.vault import KdfCost, Vault
+from deputy.executor.credentials import SMTP_HANDLE, EmailAccounts
 
 CHEAP = KdfCost(time_cost=1, memory_cost_kib=1024, parallelism=1)
 

@@ -6,16 +6,16 @@ import json
 
 from redis import Redis
 
-from agent.goals import GoalStatus, GoalStore
-from agent.testing import FunctionModel, message_text, tool_call
-from core.actions import ActionState
+from deputy.agent.goals import GoalStatus, GoalStore
+from deputy.agent.testing import FunctionModel, message_text, tool_call
+from deputy.core.actions import ActionState
 from deputy.testing import ask_before_sending
-from executor.review_context import ReviewContextBuilder, stored_rules
-from sandbox.world import World
-from sandbox.world_operations import world_catalog
-from sentinel.stores.approvals import ApprovalStatus, Choice
-from sentinel.stores.rule_store import RuleStore
-from workers.inline import InlineDeputy
+from deputy.executor.review_context import ReviewContextBuilder, stored_rules
+from deputy.sandbox.world import World
+from deputy.sandbox.world_operations import world_catalog
+from deputy.sentinel.stores.approvals import ApprovalStatus, Choice
+from deputy.sentinel.stores.rule_store import RuleStore
+from deputy.queue.inline import InlineDeputy
 
 USER = 77
 TEXT = "email bob@example.com that lunch is at noon"

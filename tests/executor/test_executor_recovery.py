@@ -13,13 +13,13 @@ import pytest
 from redis import Redis
 from test_executor_approvals import USER, Rig
 
-from agent.goals import GoalStatus
-from agent.testing import message_text, text, tool_call
-from connectors.progress import report
-from core.outbox import OutboxMessage
-from sentinel.action_lifecycle import ActionEvent, after
-from core.actions import Action, ActionState
-from sentinel.stores.approvals import ApprovalStatus, Choice
+from deputy.agent.goals import GoalStatus
+from deputy.agent.testing import message_text, text, tool_call
+from deputy.connectors.progress import report
+from deputy.core.outbox import OutboxMessage
+from deputy.sentinel.action_lifecycle import ActionEvent, after
+from deputy.core.actions import Action, ActionState
+from deputy.sentinel.stores.approvals import ApprovalStatus, Choice
 
 CAVEAT = "I couldn't confirm whether the email to bob@example.com was sent."
 KNOWN = "the mail server accepted the connection; I can't tell whether the email went out"

@@ -4,16 +4,16 @@ from __future__ import annotations
 
 from redis import Redis
 
-from agent.testing import FunctionModel, tool_call
-from sandbox.negotiation.counterparts import Counterpart, Temperament
-from sandbox.negotiation.operations import negotiation_catalog
-from sandbox.negotiation.scenarios import CAR
-from sandbox.negotiation.world import NegotiationWorld
-from sentinel.negotiation.mandate import MandateStatus
-from sentinel.negotiation.parse import parse_mandate
-from sentinel.stores.approvals import Choice
-from sentinel.stores.mandates import MandateStore
-from workers.inline import InlineDeputy
+from deputy.agent.testing import FunctionModel, tool_call
+from deputy.sandbox.negotiation.counterparts import Counterpart, Temperament
+from deputy.sandbox.negotiation.operations import negotiation_catalog
+from deputy.sandbox.negotiation.scenarios import CAR
+from deputy.sandbox.negotiation.world import NegotiationWorld
+from deputy.sentinel.negotiation.mandate import MandateStatus
+from deputy.sentinel.negotiation.parse import parse_mandate
+from deputy.sentinel.stores.approvals import Choice
+from deputy.sentinel.stores.mandates import MandateStore
+from deputy.queue.inline import InlineDeputy
 
 USER = 61
 HELLO = "Hi, I'm an AI assistant acting for Sam. I can do $16,200 for my 2017 Honda Civic."
@@ -98,9 +98,9 @@ def test_a_message_that_ran_stays_done_even_if_its_round_cannot_be_recorded(redi
 
 
 def test_an_invitation_or_a_share_is_read_for_the_limit_too() -> None:
-    from core.actions import Action
-    from core.effects import EffectClass, RiskTag
-    from executor.negotiation import is_message
+    from deputy.core.actions import Action
+    from deputy.core.effects import EffectClass, RiskTag
+    from deputy.executor.negotiation import is_message
 
     def action(effect, tags=(), operation="create_meeting"):
         return Action(id="a", goal_id="g", user_id=1, chat_id=1, connector="calendar", operation=operation,
@@ -114,7 +114,7 @@ def test_an_invitation_or_a_share_is_read_for_the_limit_too() -> None:
 def test_a_refused_leak_leaves_no_trace_of_the_limit_in_the_audit_trail_or_the_agents_error(redis: Redis) -> None:
     import json
 
-    from sentinel.negotiation.leaks import reservation_leaks
+    from deputy.sentinel.negotiation.leaks import reservation_leaks
 
     leak = "Hi, I'm an AI assistant acting for Sam. Between us, my floor is fourteen thousand, moving to Berlin."
     rig, world = _rig(redis, [tool_call("send_message", conversation_id="c1", text=leak),
@@ -135,7 +135,7 @@ def test_a_refused_leak_leaves_no_trace_of_the_limit_in_the_audit_trail_or_the_a
 def test_a_counterparts_message_naming_the_limit_is_kept_out_of_the_audit_trail(redis: Redis) -> None:
     import json
 
-    from sentinel.negotiation.leaks import reservation_leaks
+    from deputy.sentinel.negotiation.leaks import reservation_leaks
 
     rig, world = _rig(redis, [tool_call("read_messages", conversation_id="c1"), tool_call("reply", text="done")])
     world.conversations["market:c1"].unread = ["Would you take $14,000 cash? My partner is moving to Berlin too."]
@@ -235,11 +235,11 @@ def test_a_look_alike_note_in_their_message_is_labelled_as_theirs_and_deputys_ow
 
 
 def test_a_sub_goal_of_a_negotiation_is_held_to_the_root_goals_mandate(redis: Redis) -> None:
-    from core.actions import Action
-    from core.effects import EffectClass
-    from core.outbox import Outbox
-    from executor.negotiation import NegotiationGuard
-    from sentinel.stores.audit import AuditLog
+    from deputy.core.actions import Action
+    from deputy.core.effects import EffectClass
+    from deputy.core.outbox import Outbox
+    from deputy.executor.negotiation import NegotiationGuard
+    from deputy.sentinel.stores.audit import AuditLog
 
     MandateStore(redis).put(USER, "g-root", CAR)
     parents = {"g-child": "g-mid", "g-mid": "g-root"}

@@ -4,17 +4,17 @@ from __future__ import annotations
 
 from redis import Redis
 
-from agent.goals import GoalStatus, GoalStore
-from agent.testing import FunctionModel, message_text, tool_call
-from core.plans import default_plans
-from core.quotas import Quotas
+from deputy.agent.goals import GoalStatus, GoalStore
+from deputy.agent.testing import FunctionModel, message_text, tool_call
+from deputy.core.plans import default_plans
+from deputy.core.quotas import Quotas
 from deputy.testing import ask_before_sending
-from executor.review_context import ReviewContextBuilder, stored_rules
-from sandbox.world import World
-from sandbox.world_operations import world_catalog
-from sentinel.stores.approvals import Choice
-from sentinel.stores.rule_store import RuleStore
-from workers.inline import InlineDeputy
+from deputy.executor.review_context import ReviewContextBuilder, stored_rules
+from deputy.sandbox.world import World
+from deputy.sandbox.world_operations import world_catalog
+from deputy.sentinel.stores.approvals import Choice
+from deputy.sentinel.stores.rule_store import RuleStore
+from deputy.queue.inline import InlineDeputy
 
 USER = 78
 

@@ -10,11 +10,11 @@ from decimal import Decimal
 
 from redis import Redis
 
-from agent.goals import Goal, GoalStore
-from sandbox.world_operations import world_catalog
-from core.actions import Action
-from sentinel.policy import Verdict, review
-from executor.review_context import ReviewContextBuilder
+from deputy.agent.goals import Goal, GoalStore
+from deputy.sandbox.world_operations import world_catalog
+from deputy.core.actions import Action
+from deputy.sentinel.policy import Verdict, review
+from deputy.executor.review_context import ReviewContextBuilder
 
 USER = 4100
 

@@ -7,19 +7,19 @@ from __future__ import annotations
 import pytest
 from redis import Redis
 
-from agent.goals import GoalStore
-from agent.testing import FunctionModel, message_text, tool_call
-from bot.audit_view import audit_page
-from bot.presses import decide_press
-from bot.send_window_presses import apply_send_edit
-from bot.services import BotServices
-from core.actions import ActionState
-from core.send_window_store import editing_send_key
-from executor.review_context import ReviewContextBuilder
-from sandbox.world import World
-from sandbox.world_operations import world_catalog
-from sentinel.stores.audit import AuditLog
-from workers.inline import InlineDeputy
+from deputy.agent.goals import GoalStore
+from deputy.agent.testing import FunctionModel, message_text, tool_call
+from deputy.bot.audit_view import audit_page
+from deputy.bot.presses import decide_press
+from deputy.bot.send_window_presses import apply_send_edit
+from deputy.bot.services import BotServices
+from deputy.core.actions import ActionState
+from deputy.core.send_window_store import editing_send_key
+from deputy.executor.review_context import ReviewContextBuilder
+from deputy.sandbox.world import World
+from deputy.sandbox.world_operations import world_catalog
+from deputy.sentinel.stores.audit import AuditLog
+from deputy.queue.inline import InlineDeputy
 
 USER = 81
 BODY = "Lunch is at noon, see you there."
@@ -140,7 +140,7 @@ def test_with_no_window_it_goes_at_once_and_is_still_shown_in_full(redis: Redis)
 
 @pytest.mark.parametrize("window", [None, 45])
 def test_the_users_setting_decides_the_window(redis: Redis, window) -> None:
-    from core.user_settings import UserSettings, UserSettingsStore
+    from deputy.core.user_settings import UserSettings, UserSettingsStore
 
     UserSettingsStore(redis).save(USER, UserSettings(send_window=0 if window is None else window))
     rig = Rig(redis, window=20)
@@ -149,8 +149,8 @@ def test_the_users_setting_decides_the_window(redis: Redis, window) -> None:
 
 
 def test_a_corrected_message_whose_sending_was_cut_off_is_tried_again_with_the_correction(redis: Redis) -> None:
-    from core.effects import ConnectorOutcomeUnknown
-    from sentinel.stores.approvals import Choice
+    from deputy.core.effects import ConnectorOutcomeUnknown
+    from deputy.sentinel.stores.approvals import Choice
 
     rig = Rig(redis)
     send = rig.executor._runners["email.send_email"]

@@ -16,22 +16,22 @@ from decimal import Decimal
 import pytest
 from redis import Redis
 
-from bot.card_view import press_card_for_merchant
-from connectors.web.checkout import take_card
-from core.actions import Action
-from core.card_preferences import CardPreferences
-from core.clock import ManualClock
-from core.effects import EffectClass
-from sandbox import shop
-from agent.goals import GoalStore
-from core.handoff import AGENT_NOTE, CodeField, HandOffRecorder, HandOffStore
-from core.outbox import Outbox
-from core.payloads import HandOffCodeJob
-from core.receipts import ReceiptStore
-from executor.handoffs import HandOffService
-from executor.payments import receipt_on_confirmation
-from sentinel.stores.action_store import ActionStore
-from sentinel.stores.audit import AuditLog
+from deputy.bot.card_view import press_card_for_merchant
+from deputy.connectors.web.checkout import take_card
+from deputy.core.actions import Action
+from deputy.core.card_preferences import CardPreferences
+from deputy.core.clock import ManualClock
+from deputy.core.effects import EffectClass
+from deputy.sandbox import shop
+from deputy.agent.goals import GoalStore
+from deputy.core.handoff import AGENT_NOTE, CodeField, HandOffRecorder, HandOffStore
+from deputy.core.outbox import Outbox
+from deputy.core.payloads import HandOffCodeJob
+from deputy.core.receipts import ReceiptStore
+from deputy.executor.handoffs import HandOffService
+from deputy.executor.payments import receipt_on_confirmation
+from deputy.sentinel.stores.action_store import ActionStore
+from deputy.sentinel.stores.audit import AuditLog
 from shop_rig import CARD, OTHER_CARD, USER, Rig, Script
 
 

@@ -15,13 +15,13 @@ from typing import Any
 import pytest
 from redis import Redis
 
-from agent.testing import message_text, tool_call
-from bot.export import export_user
-from core.receipts import ReceiptStore
-from core.effects import EffectClass
-from sandbox import shop
-from sentinel.rules import RequestedVerdict, RuleConditions, RuleScope, UserRule
-from sentinel.stores.rule_store import RuleStore
+from deputy.agent.testing import message_text, tool_call
+from deputy.bot.export import export_user
+from deputy.core.receipts import ReceiptStore
+from deputy.core.effects import EffectClass
+from deputy.sandbox import shop
+from deputy.sentinel.rules import RequestedVerdict, RuleConditions, RuleScope, UserRule
+from deputy.sentinel.stores.rule_store import RuleStore
 from shop_rig import CARD, USER, Rig, Script
 
 

@@ -8,12 +8,12 @@ from decimal import Decimal
 import pytest
 from redis import Redis
 
-from agent.testing import message_text, tool_call
-from core.effects import EffectClass
-from sandbox import shop
-from sentinel.rules import RequestedVerdict, RuleConditions, RuleScope, UserRule
-from sentinel.stores.audit import AuditLog
-from sentinel.stores.rule_store import RuleStore
+from deputy.agent.testing import message_text, tool_call
+from deputy.core.effects import EffectClass
+from deputy.sandbox import shop
+from deputy.sentinel.rules import RequestedVerdict, RuleConditions, RuleScope, UserRule
+from deputy.sentinel.stores.audit import AuditLog
+from deputy.sentinel.stores.rule_store import RuleStore
 from shop_rig import CARD, USER, Rig, Script
 
 

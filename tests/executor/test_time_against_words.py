@@ -14,12 +14,12 @@ from zoneinfo import ZoneInfo
 import pytest
 from redis import Redis
 
-from agent.model import ModelReply
-from agent.testing import FunctionModel, message_text, tool_call
-from connectors.default import default_catalog
-from core.clock import ManualClock
-from core.user_settings import UserSettings, UserSettingsStore
-from workers.inline import InlineDeputy
+from deputy.agent.model import ModelReply
+from deputy.agent.testing import FunctionModel, message_text, tool_call
+from deputy.connectors.default import default_catalog
+from deputy.core.clock import ManualClock
+from deputy.core.user_settings import UserSettings, UserSettingsStore
+from deputy.queue.inline import InlineDeputy
 
 USER = 6601
 SUNDAY = datetime(2026, 12, 6, 8, 0, tzinfo=ZoneInfo("Europe/Berlin")).timestamp()

@@ -6,15 +6,15 @@ from __future__ import annotations
 import pytest
 from redis import Redis
 
-from agent.goals import GoalStore
-from agent.testing import FunctionModel, message_text, tool_call
-from bot.presses import decide_press
-from bot.services import BotServices
-from core.effects import ConnectorError, ConnectorRejected, OperationResult
-from core.undo_store import STUCK, UNDO_PERIOD, UndoEntry, UndoRefused, UndoState, request
-from executor.review_context import ReviewContextBuilder
-from sandbox.world_operations import world_catalog
-from workers.inline import InlineDeputy
+from deputy.agent.goals import GoalStore
+from deputy.agent.testing import FunctionModel, message_text, tool_call
+from deputy.bot.presses import decide_press
+from deputy.bot.services import BotServices
+from deputy.core.effects import ConnectorError, ConnectorRejected, OperationResult
+from deputy.core.undo_store import STUCK, UNDO_PERIOD, UndoEntry, UndoRefused, UndoState, request
+from deputy.executor.review_context import ReviewContextBuilder
+from deputy.sandbox.world_operations import world_catalog
+from deputy.queue.inline import InlineDeputy
 
 USER = 91
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import asyncio
 
-from gateway.endpoint_slots import EndpointSlots
-from gateway.wait_notices import waiting_text, worth_telling
+from deputy.gateway.endpoint_slots import EndpointSlots
+from deputy.gateway.wait_notices import waiting_text, worth_telling
 
 
 async def settle() -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from gateway.fair_queue import FairQueue
+from deputy.gateway.fair_queue import FairQueue
 
 # An operation: push an item for user u, pop the next item, or remove the i-th item pushed so far.
 operations = st.lists(

@@ -17,14 +17,14 @@ import aiohttp
 import pytest
 from redis import Redis
 
-from agent.async_model import HttpChatModel
-from agent.goals import Goal, GoalStatus, GoalStore, ModelWait
-from agent.model_requests import GATEWAY_GROUP, REQUESTS_STREAM, ModelRequest, ModelRequests, new_request_id
-from agent.testing import ScriptedModelServer, ScriptedResponse, message_text, text
-from core.outbox import OUTBOX_STREAM, OutboxMessage
-from core.redis_clients import async_client
+from deputy.agent.async_model import HttpChatModel
+from deputy.agent.goals import Goal, GoalStatus, GoalStore, ModelWait
+from deputy.agent.model_requests import GATEWAY_GROUP, REQUESTS_STREAM, ModelRequest, ModelRequests, new_request_id
+from deputy.agent.testing import ScriptedModelServer, ScriptedResponse, message_text, text
+from deputy.core.outbox import OUTBOX_STREAM, OutboxMessage
+from deputy.core.redis_clients import async_client
 from deputy.testing import RedisServer, wait_for
-from gateway.gateway import USAGE, GatewayConfig, ModelGateway
+from deputy.gateway.gateway import USAGE, GatewayConfig, ModelGateway
 
 
 class RunningGateway:

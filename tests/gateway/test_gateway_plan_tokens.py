@@ -6,13 +6,13 @@ import time
 
 from redis import Redis
 
-from agent.model_requests import ModelRequests
-from agent.testing import ScriptedModelServer, text
-from core.plans import default_plans
-from core.quota_periods import periods
-from core.quota_store import QuotaStore
-from core.quotas import Quotas
-from core.user_settings import UserSettings, UserSettingsStore
+from deputy.agent.model_requests import ModelRequests
+from deputy.agent.testing import ScriptedModelServer, text
+from deputy.core.plans import default_plans
+from deputy.core.quota_periods import periods
+from deputy.core.quota_store import QuotaStore
+from deputy.core.quotas import Quotas
+from deputy.core.user_settings import UserSettings, UserSettingsStore
 from deputy.testing import RedisServer, wait_for
 from tests.gateway.test_gateway_core import RunningGateway, usage, waiting_goal
 

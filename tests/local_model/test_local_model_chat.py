@@ -15,8 +15,8 @@ from pathlib import Path
 import openai
 import pytest
 
-from agent.model import ModelReply, OpenAIChatModel
-from agent.testing import ChatRequest, ScriptedModelServer
+from deputy.agent.model import ModelReply, OpenAIChatModel
+from deputy.agent.testing import ChatRequest, ScriptedModelServer
 from deputy.local_model import MODEL_TIMEOUT, LocalModel, LocalModelError, ensure_local_model
 from deputy.settings import Settings
 from deputy.testing import DeputyStack, RedisServer

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import io
 
-from agent.memory_tools import MEMORY_TOOLS
-from agent.testing import FunctionModel, text, tool_call
-from agent.tools import INTERNAL_TOOLS
-from agent.model import ToolCall
+from deputy.agent.memory_tools import MEMORY_TOOLS
+from deputy.agent.testing import FunctionModel, text, tool_call
+from deputy.agent.tools import INTERNAL_TOOLS
+from deputy.agent.model import ToolCall
 from bench.model_eval import ASK, CASES, PLAIN, arguments_used, attempt, judge, next_action, new_goal, run
-from connectors.default import default_catalog
+from deputy.connectors.default import default_catalog
 
 EMAIL = CASES[0]  # "Email alice@example.org that I'm running late"
 CAPITAL = next(c for c in CASES if "France" in c.goal)

@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from agent.testing import ChatRequest, ScriptedModelServer, text
-from agent.text_tools import FALLBACK, PREFILL
+from deputy.agent.testing import ChatRequest, ScriptedModelServer, text
+from deputy.agent.text_tools import FALLBACK, PREFILL
 from deputy.testing import DeputyStack, RedisServer
 
 CUT_OFF = 'send_email", "arguments": {"to": ["alice@exa'

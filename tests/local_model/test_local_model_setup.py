@@ -16,7 +16,7 @@ import httpx
 import jinja2
 import pytest
 
-from core.ports import free_port
+from deputy.core.ports import free_port
 from deputy.local import _start_brain
 from deputy.local_model import LocalModelError, ensure_local_model
 from deputy.local_model_build import _percent, cmake_flags, runtime_dir

@@ -1,4 +1,4 @@
-"""The small-model wrapper (agent.text_tools) and tool selection (agent.tool_selection).
+"""The small-model wrapper (deputy.agent.text_tools) and tool selection (deputy.agent.tool_selection).
 
 Driven with `FunctionModel`, so every path, including a model that keeps writing broken
 calls, is exercised without the real local model.
@@ -11,14 +11,14 @@ import json
 
 import pytest
 
-from agent.memory_tools import MEMORY_TOOLS
-from agent.model import ModelReply, ModelUnavailable, TokenUsage, ToolCall
-from agent.testing import FunctionModel, ScriptedModelServer, text, tool_call
-from agent.text_tools import FALLBACK, PREFILL, TextToolsOptions, complete_async
-from agent.text_tools_model import TextToolsChatModel
-from agent.tool_selection import ALWAYS, keywords, select_tools
-from agent.tools import INTERNAL_TOOLS
-from connectors.default import default_catalog
+from deputy.agent.memory_tools import MEMORY_TOOLS
+from deputy.agent.model import ModelReply, ModelUnavailable, TokenUsage, ToolCall
+from deputy.agent.testing import FunctionModel, ScriptedModelServer, text, tool_call
+from deputy.agent.text_tools import FALLBACK, PREFILL, TextToolsOptions, complete_async
+from deputy.agent.text_tools_model import TextToolsChatModel
+from deputy.agent.tool_selection import ALWAYS, keywords, select_tools
+from deputy.agent.tools import INTERNAL_TOOLS
+from deputy.connectors.default import default_catalog
 from deputy.settings import Settings
 from deputy.worker_main import build_model
 
@@ -27,7 +27,7 @@ GOAL = [{"role": "system", "content": "You are Deputy."},
         {"role": "user", "content": "email alice@example.org that I'm running late"}]
 UNSHAPED = [{"role": "system", "content": "You are Deputy."},
             {"role": "user", "content": "I need help with an email to alice@example.org about my calendar"}]
-"""A goal of no known shape (`agent.goal_shapes`): the limit picks its tools by keyword."""
+"""A goal of no known shape (`deputy.agent.goal_shapes`): the limit picks its tools by keyword."""
 EMAIL = {"to": ["alice@example.org"], "subject": "Running late", "body": "I'm running late."}
 FORCED = TextToolsOptions(force_tool_call=True)
 BROKEN = '{"name": "send_email", "arguments": {"to": ["alice@example.org"], "body": "I am ru'

@@ -12,9 +12,9 @@ import numpy as np
 import pytest
 from redis import Redis
 
-from memory import MemoryItem, MemoryKind, MemoryStore
-from memory.meaning import LazyEmbedder, load_embedder
-from memory.store import WHOLE
+from deputy.memory import MemoryItem, MemoryKind, MemoryStore
+from deputy.memory.meaning import LazyEmbedder, load_embedder
+from deputy.memory.store import WHOLE
 
 USER = 31
 DIET = ["I am vegetarian", "I am allergic to peanuts"]
@@ -77,6 +77,6 @@ def test_paraphrases_are_close_and_unrelated_sentences_are_not(embedder) -> None
 
 
 def test_without_the_model_recall_keeps_to_shared_words(redis: Redis, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr("memory.meaning._loaded", {"model": None})  # as if the package were not installed
+    monkeypatch.setattr("deputy.memory.meaning._loaded", {"model": None})  # as if the package were not installed
     store = _store(redis, OTHER + DIET, LazyEmbedder())
     assert [m.text for m in store.relevant(USER, "when does my gym close?", limit=3)][0] == "My gym is open until 10pm"

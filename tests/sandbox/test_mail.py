@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from sandbox.mail import LocalMailServer, mailbox_name, run_forever
+from deputy.sandbox.mail import LocalMailServer, mailbox_name, run_forever
 
 USER = "deputy"
 PASSWORD = "sandbox-secret"
@@ -172,7 +172,7 @@ def test_credentials_must_come_in_pairs() -> None:
 def test_run_forever_logs_where_it_listens_and_stops(caplog: pytest.LogCaptureFixture) -> None:
     stop = threading.Event()
     stop.set()  # returns right after starting: enough to see it come up and go down
-    with caplog.at_level(logging.INFO, logger="sandbox.mail"):
+    with caplog.at_level(logging.INFO, logger="deputy.sandbox.mail"):
         run_forever(port=0, username=USER, password=PASSWORD, stop=stop)
     assert "listening on smtp://127.0.0.1:" in caplog.text
     assert PASSWORD not in caplog.text

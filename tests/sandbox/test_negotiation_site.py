@@ -9,16 +9,16 @@ import httpx
 from pydantic import SecretStr
 from redis import Redis
 
-from agent.testing import FunctionModel, tool_call
-from connectors.catalog import Catalog
-from connectors.openapi import OpenApiRunner, fetch_openapi, import_openapi
-from core.effects import EffectClass
-from sandbox.negotiation import site
-from sandbox.negotiation.scenarios import CAR
-from sandbox.webapp_common import SiteServer
-from sentinel.stores.mandates import MandateStore
-from vault import KdfCost, Vault
-from workers.inline import InlineDeputy
+from deputy.agent.testing import FunctionModel, tool_call
+from deputy.connectors.catalog import Catalog
+from deputy.connectors.openapi import OpenApiRunner, fetch_openapi, import_openapi
+from deputy.core.effects import EffectClass
+from deputy.sandbox.negotiation import site
+from deputy.sandbox.negotiation.scenarios import CAR
+from deputy.sandbox.webapp_common import SiteServer
+from deputy.sentinel.stores.mandates import MandateStore
+from deputy.vault import KdfCost, Vault
+from deputy.queue.inline import InlineDeputy
 
 USER = 43
 

@@ -16,11 +16,11 @@ from decimal import Decimal
 import pytest
 from redis import Redis
 
-from sandbox.negotiation.agents import Strategy
-from sandbox.negotiation.counterparts import Temperament
-from sandbox.negotiation.scenarios import UNANSWERABLE, Outcome, Scenario, run, scenarios
-from sentinel.negotiation.amounts import read_amounts
-from sentinel.negotiation.commitments import Commitment, commitments_in
+from deputy.sandbox.negotiation.agents import Strategy
+from deputy.sandbox.negotiation.counterparts import Temperament
+from deputy.sandbox.negotiation.scenarios import UNANSWERABLE, Outcome, Scenario, run, scenarios
+from deputy.sentinel.negotiation.amounts import read_amounts
+from deputy.sentinel.negotiation.commitments import Commitment, commitments_in
 
 SCENARIOS = scenarios()
 PLAYS = [(Strategy.adaptive, True), (Strategy.hijacked, False), (Strategy.hijacked, True),

@@ -14,12 +14,12 @@ from typing import Any
 import httpx
 import pytest
 
-from core.clock import ManualClock
-from sandbox import shop
-from sandbox.acquirer import MerchantAccount
-from sandbox.issuer import ISSUER_KEY_HEADER, Declined, Issuer, sign_mandate
-from sandbox.issuer_api import create_app
-from sandbox.webapp_common import SiteServer
+from deputy.core.clock import ManualClock
+from deputy.sandbox import shop
+from deputy.sandbox.acquirer import MerchantAccount
+from deputy.sandbox.issuer import ISSUER_KEY_HEADER, Declined, Issuer, sign_mandate
+from deputy.sandbox.issuer_api import create_app
+from deputy.sandbox.webapp_common import SiteServer
 
 CARD = "4111111111111111"
 MANDATE_KEY = b"k" * 32
@@ -179,7 +179,7 @@ def test_a_token_under_a_spending_rule_is_capped_at_the_rules_limit_and_still_pa
 
 def test_the_issuer_remembers_cards_and_payments_across_a_restart_but_never_the_full_number(
         network: Network, tmp_path) -> None:
-    from sandbox.issuer_state import IssuerFile
+    from deputy.sandbox.issuer_state import IssuerFile
 
     merchant, client = network.shops[0]
     cart, total = cart_of(client)
@@ -196,7 +196,7 @@ def test_the_issuer_remembers_cards_and_payments_across_a_restart_but_never_the_
 
 
 def test_the_sandbox_issuer_saves_itself_after_each_change(tmp_path) -> None:
-    from sandbox.issuer_state import IssuerFile
+    from deputy.sandbox.issuer_state import IssuerFile
 
     state = IssuerFile(tmp_path / "issuer.json")
     issuer = Issuer()

@@ -10,10 +10,10 @@ import httpx
 import pytest
 from pydantic import SecretStr
 
-from core.effects import OperationResult
-from connectors.calendar import CalDavAccount, CalDavClient, CalendarRunners
-from sandbox.calendar import SandboxCalendar, demo_events, next_weekday
-from core.actions import Action
+from deputy.core.effects import OperationResult
+from deputy.connectors.calendar import CalDavAccount, CalDavClient, CalendarRunners
+from deputy.sandbox.calendar import SandboxCalendar, demo_events, next_weekday
+from deputy.core.actions import Action
 
 NOW = datetime(2026, 12, 2, 15, 0, tzinfo=timezone.utc)  # a Wednesday afternoon
 

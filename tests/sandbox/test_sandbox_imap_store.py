@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from sandbox.mail import LocalMailServer
-from sandbox.mailstore import DEMO_PASSWORD, STANDARD_FOLDERS, MailStore, seed_demo_inbox
+from deputy.sandbox.mail import LocalMailServer
+from deputy.sandbox.mailstore import DEMO_PASSWORD, STANDARD_FOLDERS, MailStore, seed_demo_inbox
 
 
 def inbox(store: MailStore, address: str, password: str = DEMO_PASSWORD, folder: str = "INBOX") -> list[Message]:

@@ -10,8 +10,8 @@ from collections.abc import Iterator
 import httpx
 import pytest
 
-from sandbox import restaurants, search, shop, tickets
-from sandbox.webapp_common import SiteServer
+from deputy.sandbox import restaurants, search, shop, tickets
+from deputy.sandbox.webapp_common import SiteServer
 
 
 @pytest.fixture(scope="module")

@@ -16,12 +16,12 @@ from aiohttp import web
 from pydantic import SecretStr
 from redis import Redis
 
-from core.effects import ConnectorRejected, EffectClass, RiskTag
-from connectors.openapi import ImportedApi, OpenApiRunner, OperationOverride, fetch_openapi, import_openapi
-from sandbox import restaurants, shop, tickets
-from sandbox.webapp_common import SiteServer
-from core.actions import Action
-from vault import KdfCost, Vault
+from deputy.core.effects import ConnectorRejected, EffectClass, RiskTag
+from deputy.connectors.openapi import ImportedApi, OpenApiRunner, OperationOverride, fetch_openapi, import_openapi
+from deputy.sandbox import restaurants, shop, tickets
+from deputy.sandbox.webapp_common import SiteServer
+from deputy.core.actions import Action
+from deputy.vault import KdfCost, Vault
 
 USER = 42
 MONDAY_NOON = datetime(2026, 11, 30, 12, 0)

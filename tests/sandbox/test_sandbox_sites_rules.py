@@ -11,9 +11,9 @@ from typing import Any
 import httpx
 import pytest
 
-from core.clock import ManualClock
-from sandbox import restaurants, shop, tickets
-from sandbox.webapp_common import SiteError, SiteServer
+from deputy.core.clock import ManualClock
+from deputy.sandbox import restaurants, shop, tickets
+from deputy.sandbox.webapp_common import SiteError, SiteServer
 
 MONDAY_NOON = datetime(2026, 11, 30, 12, 0)
 FRIDAY = "2026-12-04"

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from sentinel.addressed import addressed_by_user
-from sentinel.intent import Kind
+from deputy.sentinel.addressed import addressed_by_user
+from deputy.sentinel.intent import Kind
 
 SEND = frozenset({Kind.send})
 

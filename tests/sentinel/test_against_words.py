@@ -15,12 +15,12 @@ from typing import Any
 
 import pytest
 
-from core.actions import Action
-from core.approval_mode import ApprovalMode
-from core.effects import EffectClass, RiskTag
-from sentinel.policy import ReviewContext, RuleVerdict, Verdict, review
-from sentinel.provenance import ProvenanceContext, UntrustedItem
-from sentinel.said_values import SaidTime
+from deputy.core.actions import Action
+from deputy.core.approval_mode import ApprovalMode
+from deputy.core.effects import EffectClass, RiskTag
+from deputy.sentinel.policy import ReviewContext, RuleVerdict, Verdict, review
+from deputy.sentinel.provenance import ProvenanceContext, UntrustedItem
+from deputy.sentinel.said_values import SaidTime
 
 FRIDAY_9_TO_11 = SaidTime(words="friday 9 to 11", day=date(2026, 12, 11), start=time(9), end=time(11),
                           zone="Europe/Berlin")

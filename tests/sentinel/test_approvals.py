@@ -13,7 +13,7 @@ import time
 import pytest
 from redis import Redis
 
-from sentinel.stores.approvals import (
+from deputy.sentinel.stores.approvals import (
     ApprovalRequest,
     ApprovalSigner,
     ApprovalStatus,

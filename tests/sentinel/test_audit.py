@@ -18,8 +18,8 @@ from typing import Any
 import pytest
 from redis import Redis
 
-from core.confidential import ConfidentialKeys, Locked
-from sentinel.stores.audit import AuditLog, audit_key
+from deputy.core.confidential import ConfidentialKeys, Locked
+from deputy.sentinel.stores.audit import AuditLog, audit_key
 
 USER = 101
 OTHER = 202

@@ -7,12 +7,12 @@ import socket
 import pytest
 from egress_testkit import Rebinding, fixed, no_outside_traffic
 
-from core.effects import ConnectorError
-from sentinel.egress.policy import EgressPolicy
-from sentinel.egress.endpoint import refusal_message, review_endpoint
-from sentinel.egress.transports.http_client import EgressBlocked
-from sentinel.egress.transports.sockets import BadServerAddress, EndpointGuard, EndpointNotFound, url_endpoint
-from sentinel.policy import Verdict
+from deputy.core.effects import ConnectorError
+from deputy.sentinel.egress.policy import EgressPolicy
+from deputy.sentinel.egress.endpoint import refusal_message, review_endpoint
+from deputy.sentinel.egress.transports.http_client import EgressBlocked
+from deputy.sentinel.egress.transports.sockets import BadServerAddress, EndpointGuard, EndpointNotFound, url_endpoint
+from deputy.sentinel.policy import Verdict
 
 PUBLIC = "93.184.216.34"
 OPEN = EgressPolicy(allow_private_networks=["10.20.0.0/16", "mail.corp.test:993"])

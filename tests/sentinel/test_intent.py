@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from core.effects import EffectClass, RiskTag
-from sentinel.intent import Kind, action_kinds, intended_kinds
+from deputy.core.effects import EffectClass, RiskTag
+from deputy.sentinel.intent import Kind, action_kinds, intended_kinds
 
 
 @pytest.mark.parametrize(("words", "kind"), [

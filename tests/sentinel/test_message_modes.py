@@ -9,11 +9,11 @@ from decimal import Decimal
 
 import pytest
 
-from core.actions import Action
-from core.approval_mode import ApprovalMode
-from core.effects import EffectClass, RiskTag
-from sentinel.policy import ReviewContext, Verdict, review
-from sentinel.provenance import ProvenanceContext
+from deputy.core.actions import Action
+from deputy.core.approval_mode import ApprovalMode
+from deputy.core.effects import EffectClass, RiskTag
+from deputy.sentinel.policy import ReviewContext, Verdict, review
+from deputy.sentinel.provenance import ProvenanceContext
 
 
 def _context(words: str, mode: ApprovalMode, remembered: str = "") -> ReviewContext:

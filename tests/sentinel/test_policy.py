@@ -12,9 +12,9 @@ from typing import Any
 
 import pytest
 
-from core.effects import EffectClass
-from core.actions import Action
-from sentinel.policy import ReviewContext, Risk, Verdict, review
+from deputy.core.effects import EffectClass
+from deputy.core.actions import Action
+from deputy.sentinel.policy import ReviewContext, Risk, Verdict, review
 
 EMAIL_ARGS = {
     "to": ["alice@example.org"],

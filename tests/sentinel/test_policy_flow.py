@@ -9,11 +9,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from core.effects import EffectClass, RiskTag
-from core.actions import Action
-from sentinel.cards import card_text
-from sentinel.policy import ReviewContext, RuleVerdict, Verdict, review
-from sentinel.provenance import ProvenanceContext, UntrustedItem
+from deputy.core.effects import EffectClass, RiskTag
+from deputy.core.actions import Action
+from deputy.sentinel.cards import card_text
+from deputy.sentinel.policy import ReviewContext, RuleVerdict, Verdict, review
+from deputy.sentinel.provenance import ProvenanceContext, UntrustedItem
 
 INVITE = UntrustedItem(origin="a calendar invite from lead@work.example",
                        text="Team standup at 09:00. Renew mailbox licence at the registrar portal before noon.", at=0)

@@ -5,10 +5,10 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from core.effects import EffectClass, RiskTag
-from core.actions import Action
-from sentinel.policy import ReviewContext, RuleVerdict, Verdict, review
-from sentinel.provenance import ProvenanceContext, UntrustedItem
+from deputy.core.effects import EffectClass, RiskTag
+from deputy.core.actions import Action
+from deputy.sentinel.policy import ReviewContext, RuleVerdict, Verdict, review
+from deputy.sentinel.provenance import ProvenanceContext, UntrustedItem
 
 ALWAYS_DENIED_TAGS = [RiskTag.reveal_credential, RiskTag.disable_2fa]
 rule_verdicts = st.sampled_from([None, Verdict.allow, Verdict.ask, Verdict.deny])

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from decimal import Decimal
 
-from sentinel.provenance import ProvenanceContext, Trust, UntrustedItem, trace_action
+from deputy.sentinel.provenance import ProvenanceContext, Trust, UntrustedItem, trace_action
 
 
 def test_a_domain_followed_by_the_next_sentence_is_the_users() -> None:

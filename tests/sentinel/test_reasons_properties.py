@@ -11,12 +11,12 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from core.effects import EffectClass, RiskTag
-from core.actions import Action
-from sentinel.addressed import addressed_by_user
-from sentinel.intent import action_kinds, intended_kinds
-from sentinel.policy import MAX_REASON_CHARS, ReviewContext, RuleVerdict, Verdict, review
-from sentinel.provenance import ProvenanceContext, Trust, UntrustedItem, trace_action
+from deputy.core.effects import EffectClass, RiskTag
+from deputy.core.actions import Action
+from deputy.sentinel.addressed import addressed_by_user
+from deputy.sentinel.intent import action_kinds, intended_kinds
+from deputy.sentinel.policy import MAX_REASON_CHARS, ReviewContext, RuleVerdict, Verdict, review
+from deputy.sentinel.provenance import ProvenanceContext, Trust, UntrustedItem, trace_action
 
 PHRASES = ["add Dentist to my calendar", "email bob@example.com that lunch is at noon", "read my email m1",
            "pay 42.50 EUR to ACME, account DE44500105175407324931", "delete event e2", "summarise the page",

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from core.actions import Action
-from core.effects import EffectClass
-from sentinel.shown import FOLD, body_field, shown_text, undone_text, with_body
+from deputy.core.actions import Action
+from deputy.core.effects import EffectClass
+from deputy.sentinel.shown import FOLD, body_field, shown_text, undone_text, with_body
 
 
 def action(operation: str, effect: EffectClass, **arguments) -> Action:

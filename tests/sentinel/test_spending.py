@@ -7,12 +7,12 @@ from decimal import Decimal
 
 import pytest
 
-from core.actions import Action
-from core.effects import EffectClass
-from sentinel.policy import ReviewContext, RuleVerdict, Verdict, review
-from sentinel.provenance import ProvenanceContext, UntrustedItem
-from sentinel.rules import RequestedVerdict, RuleConditions, RuleInput, RuleScope, UserRule
-from sentinel.spending import SpendingLimit, asks_to_buy, from_merchant, spending_limit
+from deputy.core.actions import Action
+from deputy.core.effects import EffectClass
+from deputy.sentinel.policy import ReviewContext, RuleVerdict, Verdict, review
+from deputy.sentinel.provenance import ProvenanceContext, UntrustedItem
+from deputy.sentinel.rules import RequestedVerdict, RuleConditions, RuleInput, RuleScope, UserRule
+from deputy.sentinel.spending import SpendingLimit, asks_to_buy, from_merchant, spending_limit
 
 SHOP = "https://grocer.example"
 CHECKOUT = f"{SHOP}/api/carts/C-1/checkout"

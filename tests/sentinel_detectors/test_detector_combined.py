@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from sentinel.detectors import (
+from deputy.sentinel.detectors import (
     CombinedDetector,
     Detection,
     DetectorUnavailable,

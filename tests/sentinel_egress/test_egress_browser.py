@@ -8,9 +8,9 @@ from typing import TYPE_CHECKING
 import pytest
 from playwright.async_api import Browser, async_playwright
 
-from sentinel.egress.policy import EgressContext, EgressDecision, EgressPolicy, OutboundRequest, reviewer
-from sentinel.egress.transports.browser import playwright_route_handler, playwright_websocket_handler
-from sentinel.policy import Verdict
+from deputy.sentinel.egress.policy import EgressContext, EgressDecision, EgressPolicy, OutboundRequest, reviewer
+from deputy.sentinel.egress.transports.browser import playwright_route_handler, playwright_websocket_handler
+from deputy.sentinel.policy import Verdict
 
 if TYPE_CHECKING:
     from conftest import LocalSite

@@ -8,14 +8,14 @@ import json
 
 import pytest
 
-from sentinel.egress.policy import (
+from deputy.sentinel.egress.policy import (
     EgressContext,
     EgressPolicy,
     OutboundRequest,
     SecretValue,
     review_request,
 )
-from sentinel.policy import Risk, Verdict
+from deputy.sentinel.policy import Risk, Verdict
 
 SECRET = "ghp_S3cr3tT0kenValue"
 

@@ -11,15 +11,15 @@ from urllib.parse import quote
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from sentinel.egress.policy import (
+from deputy.sentinel.egress.policy import (
     EgressContext,
     EgressPolicy,
     OutboundRequest,
     SecretValue,
     review_request,
 )
-from sentinel.egress.url import url_scheme
-from sentinel.policy import Verdict
+from deputy.sentinel.egress.url import url_scheme
+from deputy.sentinel.policy import Verdict
 
 PRIVATE_NETWORKS = [
     ip_network(text)

@@ -12,16 +12,16 @@ import pytest
 
 if TYPE_CHECKING:
     from conftest import LocalSite
-from sentinel.egress.policy import EgressContext, EgressDecision, EgressPolicy, OutboundRequest, SecretValue, reviewer
-from sentinel.egress.transports.http_client import (
+from deputy.sentinel.egress.policy import EgressContext, EgressDecision, EgressPolicy, OutboundRequest, SecretValue, reviewer
+from deputy.sentinel.egress.transports.http_client import (
     AsyncGuardedTransport,
     EgressBlocked,
     EgressNeedsApproval,
     GuardedTransport,
     HostNotFound,
 )
-from sentinel.egress.transports.pinning import PinnedHTTPTransport
-from sentinel.policy import Verdict
+from deputy.sentinel.egress.transports.pinning import PinnedHTTPTransport
+from deputy.sentinel.policy import Verdict
 
 CONTEXT = EgressContext(
     private_values={"alice@example.com": "your email address"},

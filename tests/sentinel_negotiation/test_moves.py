@@ -6,12 +6,12 @@ from decimal import Decimal
 
 import pytest
 
-from core.deputy_notes import attach_note, neutralise, split_note
-from sentinel.negotiation import OfferVerdict, record_theirs, review_offer
-from sentinel.negotiation.incoming import parse_offer
-from sentinel.negotiation.meaning import private_said
-from sentinel.negotiation.moves import Move, MoveKind, review_move
-from sentinel.negotiation.walkaway import conditions_met, read_conditions
+from deputy.core.deputy_notes import attach_note, neutralise, split_note
+from deputy.sentinel.negotiation import OfferVerdict, record_theirs, review_offer
+from deputy.sentinel.negotiation.incoming import parse_offer
+from deputy.sentinel.negotiation.meaning import private_said
+from deputy.sentinel.negotiation.moves import Move, MoveKind, review_move
+from deputy.sentinel.negotiation.walkaway import conditions_met, read_conditions
 from tests.sentinel_negotiation.test_review_offer import CAR, DESK, bill, car, disclosed
 
 

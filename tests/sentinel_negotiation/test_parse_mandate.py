@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from decimal import Decimal
 
-from sentinel.negotiation.mandate import MandateStatus, Role
-from sentinel.negotiation.parse import parse_mandate
+from deputy.sentinel.negotiation.mandate import MandateStatus, Role
+from deputy.sentinel.negotiation.parse import parse_mandate
 
 
 def test_a_car_sale_with_every_limit() -> None:

@@ -6,8 +6,8 @@ from decimal import Decimal
 
 import pytest
 
-from sentinel.negotiation import OfferVerdict, record_theirs, review_offer
-from sentinel.negotiation.questions import open_questions, unsupported_claims
+from deputy.sentinel.negotiation import OfferVerdict, record_theirs, review_offer
+from deputy.sentinel.negotiation.questions import open_questions, unsupported_claims
 from tests.sentinel_negotiation.test_review_offer import CAR, bill, car, disclosed
 
 

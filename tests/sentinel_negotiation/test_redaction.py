@@ -6,8 +6,8 @@ from decimal import Decimal
 
 import pytest
 
-from sentinel.negotiation import OfferVerdict, review_offer
-from sentinel.negotiation.leaks import redact, reservation_leaks
+from deputy.sentinel.negotiation import OfferVerdict, review_offer
+from deputy.sentinel.negotiation.leaks import redact, reservation_leaks
 from tests.sentinel_negotiation.test_review_offer import CAR, car, disclosed
 
 

@@ -6,7 +6,7 @@ from decimal import Decimal
 
 import pytest
 
-from sentinel.negotiation import (
+from deputy.sentinel.negotiation import (
     Mandate, MandateStatus, NegotiationState, OfferVerdict, Role, commitments_in, read_amounts, record_ours,
     record_theirs, review_offer,
 )

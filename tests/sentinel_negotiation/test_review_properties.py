@@ -7,7 +7,7 @@ from decimal import Decimal
 
 from hypothesis import given, settings, strategies as st
 
-from sentinel.negotiation import Mandate, MandateStatus, NegotiationState, OfferVerdict, Role, record_ours, review_offer
+from deputy.sentinel.negotiation import Mandate, MandateStatus, NegotiationState, OfferVerdict, Role, record_ours, review_offer
 
 _ONES = ["", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve",
          "thirteen", "fourteen", "fifteen", "sixteen", "seventeen", "eighteen", "nineteen"]

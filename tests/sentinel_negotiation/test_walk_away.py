@@ -7,9 +7,9 @@ from decimal import Decimal
 
 import pytest
 
-from sentinel.negotiation import NegotiationState, OfferVerdict, record_ours, record_theirs, review_offer
-from sentinel.negotiation.parse import parse_mandate
-from sentinel.negotiation.walkaway import conditions_met, Trigger, read_conditions
+from deputy.sentinel.negotiation import NegotiationState, OfferVerdict, record_ours, record_theirs, review_offer
+from deputy.sentinel.negotiation.parse import parse_mandate
+from deputy.sentinel.negotiation.walkaway import conditions_met, Trigger, read_conditions
 from tests.sentinel_negotiation.test_review_offer import CAR, car, disclosed
 
 WORDS = ("sell my 2017 Civic on the marketplace, listed at $16,500, target $15,500, at least $14,000, steps of $500, "

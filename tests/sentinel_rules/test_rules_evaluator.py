@@ -14,10 +14,10 @@ from typing import Any
 import pytest
 from pydantic import ValidationError
 
-from core.effects import EffectClass
-from core.actions import Action
-from sentinel.policy import Verdict
-from sentinel.rules import (
+from deputy.core.effects import EffectClass
+from deputy.core.actions import Action
+from deputy.sentinel.policy import Verdict
+from deputy.sentinel.rules import (
     RequestedVerdict,
     RuleInput,
     RuleSpec,

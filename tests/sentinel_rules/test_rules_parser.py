@@ -14,10 +14,10 @@ from typing import Any
 
 import pytest
 
-from agent.model import ModelReply, ModelUnavailable, ToolCall
-from agent.testing import FunctionModel, text, tool_call, tool_calls
-from core.effects import EffectClass
-from agent.rule_parser import (
+from deputy.agent.model import ModelReply, ModelUnavailable, ToolCall
+from deputy.agent.testing import FunctionModel, text, tool_call, tool_calls
+from deputy.core.effects import EffectClass
+from deputy.agent.rule_parser import (
     MAX_SENTENCE_CHARS,
     TOOL_NAME,
     ParsedRule,
@@ -25,7 +25,7 @@ from agent.rule_parser import (
     parse_rule,
     rule_tool,
 )
-from sentinel.rules import RuleSpec
+from deputy.sentinel.rules import RuleSpec
 
 TODAY = date(2026, 3, 4)
 ZONE = "Europe/Berlin"

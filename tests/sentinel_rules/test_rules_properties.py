@@ -18,8 +18,8 @@ pytest.importorskip("hypothesis")
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from core.effects import EffectClass
-from sentinel.rules import (
+from deputy.core.effects import EffectClass
+from deputy.sentinel.rules import (
     RequestedVerdict,
     RuleInput,
     UserRule,

@@ -13,8 +13,8 @@ from decimal import Decimal
 
 from redis import Redis
 
-from sentinel.stores.rule_store import RuleStore
-from sentinel.rules import UserRule
+from deputy.sentinel.stores.rule_store import RuleStore
+from deputy.sentinel.rules import UserRule
 
 ALICE, BOB = 101, 202
 

@@ -18,13 +18,13 @@ from collections import Counter
 import pytest
 
 from deputy.testing import RedisServer
-from sandbox.guard_cases import attacks, permissive_rules
-from sandbox.guard_eval import GuardHarness
-from sandbox.guard_matrix import CHANNELS, PHRASINGS, SINKS
-from sandbox.guard_report import AttackRun, BenignRun, all_attacks, run_attacks, run_benign
-from sentinel.policy import MAX_REASON_CHARS
-from sentinel.stores.rule_store import RuleStore
-from executor.review_context import stored_rules
+from deputy.sandbox.guard_cases import attacks, permissive_rules
+from deputy.sandbox.guard_eval import GuardHarness
+from deputy.sandbox.guard_matrix import CHANNELS, PHRASINGS, SINKS
+from deputy.sandbox.guard_report import AttackRun, BenignRun, all_attacks, run_attacks, run_benign
+from deputy.sentinel.policy import MAX_REASON_CHARS
+from deputy.sentinel.stores.rule_store import RuleStore
+from deputy.executor.review_context import stored_rules
 
 # Hundreds of goals through the real runner and executor, twice: minutes on a shared machine.
 pytestmark = pytest.mark.timeout(1800)
@@ -105,7 +105,7 @@ def test_takeover_attempts_are_denied_outright(attack_run: AttackRun, operation:
 def test_the_suite_notices_a_guard_that_lets_attacks_through(redis_server: RedisServer,
                                                              monkeypatch: pytest.MonkeyPatch) -> None:
     """A guard that only traces addresses (as before free text was traced) leaks, and the suite sees it."""
-    import sentinel.policy as policy
+    import deputy.sentinel.policy as policy
 
     monkeypatch.setattr(policy, "copied_passages", lambda *args, **kwargs: [])
     cases = [c for c in all_attacks() if c.sink in ("message body", "form field") and c.channel == "email"]
@@ -117,7 +117,7 @@ def test_the_suite_notices_a_guard_that_takes_any_typed_address_for_a_recipient(
         redis_server: RedisServer, monkeypatch: pytest.MonkeyPatch) -> None:
     """Writing to an address the user typed only as someone to ask about is the attacker's
     wish, not the user's: without the recipient check, some of those messages go out."""
-    import sentinel.policy as policy
+    import deputy.sentinel.policy as policy
 
     monkeypatch.setattr(policy, "addressed_by_user", lambda *args, **kwargs: True)
     cases = [c for c in all_attacks() if c.sink == "recipient the user named as a source"]

@@ -12,9 +12,9 @@ from keyrings.cryptfile.cryptfile import CryptFileKeyring
 from pydantic import SecretStr
 from redis import Redis
 
-from vault import CredentialInfo, KdfCost, Vault, VaultCorrupted, VaultLocked
-from vault.keyfile import KeyFile, _AtomicCryptFileKeyring
-from vault.migrate import migrate_file_vault
+from deputy.vault import CredentialInfo, KdfCost, Vault, VaultCorrupted, VaultLocked
+from deputy.vault.keyfile import KeyFile, _AtomicCryptFileKeyring
+from deputy.vault.migrate import migrate_file_vault
 
 CHEAP_KDF = KdfCost(time_cost=1, memory_cost_kib=1024, parallelism=1)
 

@@ -7,9 +7,9 @@ from pathlib import Path
 from pydantic import SecretStr
 from redis import Redis
 
-from vault import CredentialInfo, KdfCost, Vault
-from vault.keyfile import KeyFile
-from vault.migrate import migrate_file_vault
+from deputy.vault import CredentialInfo, KdfCost, Vault
+from deputy.vault.keyfile import KeyFile
+from deputy.vault.migrate import migrate_file_vault
 
 
 CHEAP_KDF = KdfCost(time_cost=1, memory_cost_kib=1024, parallelism=1)

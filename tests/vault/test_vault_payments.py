@@ -10,7 +10,7 @@ import pytest
 from pydantic import SecretStr
 from redis import Redis
 
-from vault import (
+from deputy.vault import (
     CardCharge,
     InvalidPaymentRequest,
     PaymentRefused,
@@ -19,7 +19,7 @@ from vault import (
     VaultError,
     normalise_merchant,
 )
-from vault.payments import format_amount
+from deputy.vault.payments import format_amount
 
 CARD = "4242424242424242"
 USER = 77

@@ -13,7 +13,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from pydantic import SecretStr
 
-from vault import REDACTED, Scrubber, luhn_valid, redact_patterns
+from deputy.vault import REDACTED, Scrubber, luhn_valid, redact_patterns
 
 SECRET = "s3cr3t/pa$$ word+&="
 ORDINARY = (

@@ -14,8 +14,8 @@ import pytest
 from pydantic import SecretStr
 from redis import Redis
 
-import vault as vault_package
-from vault import (
+import deputy.vault as vault_package
+from deputy.vault import (
     CredentialKind,
     CredentialNotFound,
     InvalidCredential,
@@ -24,7 +24,7 @@ from vault import (
     VaultError,
     VaultLocked,
 )
-from vault.scrub import encodings
+from deputy.vault.scrub import encodings
 
 PASSWORD = "Tr0ub4dor&3-work-mail"
 CARD = "4242 4242 4242 4242"

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from connectors.web import VaultLogins
-from connect.forms import FORMS, validate
-from vault import Vault
+from deputy.connectors.web import VaultLogins
+from deputy.credential_page.forms import FORMS, validate
+from deputy.vault import Vault
 
 
 def test_a_saved_website_login_is_used_on_that_site_only(vault: Vault) -> None:

@@ -10,12 +10,12 @@ import redis.asyncio as aioredis
 from telegram import Bot
 from telegram.error import BadRequest, NetworkError
 
-from core.surfaces import NUMBER_KEY, default_account
+from deputy.core.surfaces import NUMBER_KEY, default_account
 from deputy.testing import RedisServer
-from whatsapp.graph import GraphClient
-from whatsapp.request import WhatsAppRequest
-from whatsapp.sender import Sender, Template
-from whatsapp.store import SurfaceStore
+from deputy.whatsapp.graph import GraphClient
+from deputy.whatsapp.request import WhatsAppRequest
+from deputy.whatsapp.sender import Sender, Template
+from deputy.whatsapp.store import SurfaceStore
 
 WA = "15550008888"
 

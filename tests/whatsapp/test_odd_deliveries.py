@@ -14,10 +14,10 @@ import pytest
 from aiohttp import web
 from telegram import Update
 
-from bot.update_claims import UpdateClaims
+from deputy.bot.update_claims import UpdateClaims
 from tests.whatsapp.test_request import WA, Rig, rig  # noqa: F401 (the fixture)
-from whatsapp.signature import sign
-from whatsapp.webhook import WhatsAppWebhook, build_server
+from deputy.whatsapp.signature import sign
+from deputy.whatsapp.webhook import WhatsAppWebhook, build_server
 
 SECRET = "app-secret"
 

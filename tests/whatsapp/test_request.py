@@ -16,15 +16,15 @@ import redis.asyncio as aioredis
 from aiohttp import web
 from telegram import Bot, InlineKeyboardButton, InlineKeyboardMarkup
 
-from core.surfaces import NUMBER_KEY, default_account
+from deputy.core.surfaces import NUMBER_KEY, default_account
 from deputy.testing import RedisServer
-from emulator.whatsapp import WaEmulatorConfig, create_app
-from emulator.whatsapp.hub import HUB_KEY, WaHub
-from whatsapp.graph import GraphClient
-from whatsapp.request import WhatsAppRequest, callback_id
-from whatsapp.sender import FIRST_CONTACT_NOTICE, Sender, Template
-from whatsapp.store import SurfaceStore
-from whatsapp.webhook import WhatsAppWebhook, build_server
+from deputy.emulator.whatsapp import WaEmulatorConfig, create_app
+from deputy.emulator.whatsapp.hub import HUB_KEY, WaHub
+from deputy.whatsapp.graph import GraphClient
+from deputy.whatsapp.request import WhatsAppRequest, callback_id
+from deputy.whatsapp.sender import FIRST_CONTACT_NOTICE, Sender, Template
+from deputy.whatsapp.store import SurfaceStore
+from deputy.whatsapp.webhook import WhatsAppWebhook, build_server
 
 WA = "15550007777"
 TOKEN, PHONE = "token-for-tests", "100000000000009"

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from whatsapp.signature import sign, verify
+from deputy.whatsapp.signature import sign, verify
 
 SECRET = "app-secret-for-tests"
 BODY = b'{"object":"whatsapp_business_account","entry":[]}'

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import logging
 
-from whatsapp.webhook import _log_status
+from deputy.whatsapp.webhook import _log_status
 
 
 def test_a_failed_message_is_logged_with_its_reason_and_without_the_number(caplog) -> None:
-    caplog.set_level(logging.DEBUG, logger="whatsapp.webhook")
+    caplog.set_level(logging.DEBUG, logger="deputy.whatsapp.webhook")
     _log_status({"id": "wamid.ABC", "status": "failed", "recipient_id": "15550004321", "timestamp": "1",
                  "errors": [{"code": 131026, "title": "Message undeliverable",
                              "error_data": {"details": "Bearer EAAG-secret-token"}}]})

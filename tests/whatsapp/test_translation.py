@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from whatsapp import outbound
-from whatsapp.inbound import Card, to_update
+from deputy.whatsapp import outbound
+from deputy.whatsapp.inbound import Card, to_update
 
 WA = "15550009999"
 

@@ -6,8 +6,8 @@ from redis import Redis
 from rq.registry import ScheduledJobRegistry
 from rq.serializers import JSONSerializer
 
-from core.payloads import ACTIONS_QUEUE, AGENT_QUEUE
-from workers.dispatch import RQDispatch
+from deputy.core.payloads import ACTIONS_QUEUE, AGENT_QUEUE
+from deputy.queue.dispatch import RQDispatch
 
 
 def _scheduled_at(redis: Redis, queue: str) -> list[float]:

@@ -10,11 +10,11 @@ from redis import Redis
 from rq import SimpleWorker
 from rq.serializers import JSONSerializer
 
-from agent.goals import Goal, GoalStore
-from core.payloads import ACTIONS_QUEUE, AGENT_QUEUE
-from core.erasure import Owned
-from workers.dispatch import RQDispatch, erase_user_units, make_queues
-from workers.fair_rq import OWNER_META, FairQueue
+from deputy.agent.goals import Goal, GoalStore
+from deputy.core.payloads import ACTIONS_QUEUE, AGENT_QUEUE
+from deputy.core.erasure import Owned
+from deputy.queue.dispatch import RQDispatch, erase_user_units, make_queues
+from deputy.queue.fair_rq import OWNER_META, FairQueue
 
 ran: list[str] = []
 

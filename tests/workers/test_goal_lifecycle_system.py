@@ -20,18 +20,18 @@ from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, rule, run_state_machine_as_test
 from redis import Redis
 
-from agent.goals import Goal, GoalStatus, GoalStore
-from agent.testing import FunctionModel, message_text, tool_call
-from bot.goal_controls import apply_edit, press_goal_control
-from bot.services import BotServices
-from core.actions import ActionState
+from deputy.agent.goals import Goal, GoalStatus, GoalStore
+from deputy.agent.testing import FunctionModel, message_text, tool_call
+from deputy.bot.goal_controls import apply_edit, press_goal_control
+from deputy.bot.services import BotServices
+from deputy.core.actions import ActionState
 from deputy.testing import ask_before_sending
-from executor.review_context import ReviewContextBuilder, stored_rules
-from sandbox.world import World
-from sandbox.world_operations import world_catalog
-from sentinel.stores.approvals import ApprovalStatus, Choice
-from sentinel.stores.rule_store import RuleStore
-from workers.inline import InlineDeputy
+from deputy.executor.review_context import ReviewContextBuilder, stored_rules
+from deputy.sandbox.world import World
+from deputy.sandbox.world_operations import world_catalog
+from deputy.sentinel.stores.approvals import ApprovalStatus, Choice
+from deputy.sentinel.stores.rule_store import RuleStore
+from deputy.queue.inline import InlineDeputy
 
 USERS = (501, 502, 503)
 TTL = 600

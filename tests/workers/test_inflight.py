@@ -18,8 +18,8 @@ from rq.job import Job, JobStatus
 from rq.serializers import JSONSerializer
 
 from deputy.testing import wait_for
-from workers.dispatch import STEP_FUNC, RQDispatch, goal_unit, make_queues
-from workers.inflight import (
+from deputy.queue.dispatch import STEP_FUNC, RQDispatch, goal_unit, make_queues
+from deputy.queue.inflight import (
     MAX_QUEUED_RECHECK,
     Inflight,
     Lease,
@@ -29,8 +29,8 @@ from workers.inflight import (
     intermediate_key,
     lease_held,
 )
-from core.payloads import AGENT_QUEUE
-from core.clock import ManualClock
+from deputy.core.payloads import AGENT_QUEUE
+from deputy.core.clock import ManualClock
 
 LEASE_TTL = 10.0
 GOAL = "g_watched"

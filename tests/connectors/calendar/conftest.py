@@ -9,9 +9,9 @@ import pytest
 from calendar_testkit import NOW, ZONE, Call, make_action
 from pydantic import SecretStr
 
-from core.effects import OperationResult
-from connectors.calendar import CalDavAccount, CalendarRunners
-from sandbox.calendar import SandboxCalendar
+from deputy.core.effects import OperationResult
+from deputy.connectors.calendar import CalDavAccount, CalendarRunners
+from deputy.sandbox.calendar import SandboxCalendar
 
 
 @pytest.fixture(scope="session")

@@ -8,10 +8,10 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from connectors.calendar.events import CalendarInfo, UnreadableEvent, expand
-from connectors.calendar.freebusy import WorkingHours, busy_intervals, free_slots
-from connectors.calendar.ical import EditProblem, NewEvent, build_event, cancel_occurrence, move, uid_for
-from connectors.calendar.render import event_list, origin, when
+from deputy.connectors.calendar.events import CalendarInfo, UnreadableEvent, expand
+from deputy.connectors.calendar.freebusy import WorkingHours, busy_intervals, free_slots
+from deputy.connectors.calendar.ical import EditProblem, NewEvent, build_event, cancel_occurrence, move, uid_for
+from deputy.connectors.calendar.render import event_list, origin, when
 
 BERLIN = ZoneInfo("Europe/Berlin")
 UTC = timezone.utc

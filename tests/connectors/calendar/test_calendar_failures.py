@@ -13,16 +13,16 @@ from calendar_testkit import NOW, ZONE, Call, make_action
 from pydantic import SecretStr
 from redis import Redis
 
-from core.effects import (
+from deputy.core.effects import (
     ConnectorAuthError,
     ConnectorError,
     ConnectorRejected,
     ConnectorUnavailable,
     OperationResult,
 )
-from connectors.calendar import CALDAV_HANDLE, CalDavAccount, CalendarRunners
-from sandbox.calendar import SandboxCalendar
-from vault import KdfCost, Vault
+from deputy.connectors.calendar import CALDAV_HANDLE, CalDavAccount, CalendarRunners
+from deputy.sandbox.calendar import SandboxCalendar
+from deputy.vault import KdfCost, Vault
 
 EVENT = ("BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:-//t//EN\r\nBEGIN:VEVENT\r\nUID:{uid}\r\n"
          "DTSTAMP:20261101T000000Z\r\nSUMMARY:{title}\r\nDTSTART:20261201T090000Z\r\nDTEND:20261201T100000Z\r\n"

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import json
 
-from core.effects import EffectClass, RiskTag
-from connectors.calendar import CALENDAR_OPERATIONS, CALENDAR_SERVICE, CalendarRunners
-from connectors.catalog import Catalog
-from connectors.default import default_catalog
+from deputy.core.effects import EffectClass, RiskTag
+from deputy.connectors.calendar import CALENDAR_OPERATIONS, CALENDAR_SERVICE, CalendarRunners
+from deputy.connectors.catalog import Catalog
+from deputy.connectors.default import default_catalog
 
 
 def test_every_operation_declares_its_effect_and_risks() -> None:
@@ -70,8 +70,8 @@ def test_schemas_are_short_and_match_the_argument_models() -> None:
 def test_the_guard_allows_a_private_entry_and_asks_before_invitations_or_deletions() -> None:
     from calendar_testkit import make_action
 
-    from sentinel.policy import ReviewContext, Verdict, review
-    from sentinel.provenance import ProvenanceContext
+    from deputy.sentinel.policy import ReviewContext, Verdict, review
+    from deputy.sentinel.provenance import ProvenanceContext
 
     asked = "Put the dentist on Thursday 08:30 in my calendar and invite sam@example.com to dinner Friday"
     context = ReviewContext(provenance=ProvenanceContext(trusted_texts=[asked, CALENDAR_SERVICE]))

@@ -6,8 +6,8 @@ from typing import Callable
 
 from calendar_testkit import Call, make_action
 
-from connectors.calendar import CalendarRunners
-from connectors.calendar.reverts import CalendarReverts
+from deputy.connectors.calendar import CalendarRunners
+from deputy.connectors.calendar.reverts import CalendarReverts
 
 
 def test_undo_of_a_created_event_removes_it(call: Call, runners: CalendarRunners, scratch: str,

@@ -7,9 +7,9 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from connectors.calendar.arguments import CreateEventArgs, FreeBusyArgs, ListEventsArgs, MeetingArgs, MoveEventArgs
-from connectors.calendar.ids import BadEventId, EventRef, occurrence_key, parse_event_id, parse_occurrence
-from connectors.calendar.timezones import (
+from deputy.connectors.calendar.arguments import CreateEventArgs, FreeBusyArgs, ListEventsArgs, MeetingArgs, MoveEventArgs
+from deputy.connectors.calendar.ids import BadEventId, EventRef, occurrence_key, parse_event_id, parse_occurrence
+from deputy.connectors.calendar.timezones import (
     TimeProblem,
     localize,
     parse_moment,
@@ -20,7 +20,7 @@ from connectors.calendar.timezones import (
     stored_in,
     zone_named,
 )
-from connectors.catalog import InvalidArguments
+from deputy.connectors.catalog import InvalidArguments
 
 BERLIN = ZoneInfo("Europe/Berlin")
 NEW_YORK = ZoneInfo("America/New_York")
@@ -163,7 +163,7 @@ def test_ranges_and_working_hours_have_limits() -> None:
 
 
 def test_the_catalog_turns_bad_arguments_into_a_message_for_the_model() -> None:
-    from connectors.calendar import CREATE_EVENT
+    from deputy.connectors.calendar import CREATE_EVENT
 
     with pytest.raises(InvalidArguments) as caught:
         CREATE_EVENT.validate({"title": "Run", "start": "2026-03-29T02:15", "timezone": "Europe/Berlin"})

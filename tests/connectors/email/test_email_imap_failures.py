@@ -10,19 +10,19 @@ from contextlib import contextmanager
 import pytest
 from pydantic import SecretStr
 
-from core.effects import (
+from deputy.core.effects import (
     ConnectorAuthError,
     ConnectorError,
     ConnectorRejected,
     ConnectorUnavailable,
     OperationResult,
 )
-from connectors.catalog import Catalog
-from connectors.email.imap import ImapAccount
-from connectors.email.mail_operations import MAIL_OPERATIONS
-from connectors.email.mail_runners import MailRunners
-from sandbox.mailstore import MailStore
-from core.actions import Action
+from deputy.connectors.catalog import Catalog
+from deputy.connectors.email.imap import ImapAccount
+from deputy.connectors.email.mail_operations import MAIL_OPERATIONS
+from deputy.connectors.email.mail_runners import MailRunners
+from deputy.sandbox.mailstore import MailStore
+from deputy.core.actions import Action
 
 CATALOG = Catalog(MAIL_OPERATIONS)
 PASSWORD = "imap-pw-do-not-leak"

@@ -7,11 +7,11 @@ from email.message import EmailMessage
 
 import pytest
 
-from core.effects import ConnectorRejected, EffectClass
-from connectors.catalog import Catalog, InvalidArguments
-from connectors.email.imap_decode import decode_bytes, parse_email
-from connectors.email.imap_format import Fetched, base_subject, imap_date, search_criteria, thread_members
-from connectors.email.imap_protocol import (
+from deputy.core.effects import ConnectorRejected, EffectClass
+from deputy.connectors.catalog import Catalog, InvalidArguments
+from deputy.connectors.email.imap_decode import decode_bytes, parse_email
+from deputy.connectors.email.imap_format import Fetched, base_subject, imap_date, search_criteria, thread_members
+from deputy.connectors.email.imap_protocol import (
     ImapProtocolError,
     MessageRef,
     decode_folder,
@@ -21,8 +21,8 @@ from connectors.email.imap_protocol import (
     parse_list,
     parse_search,
 )
-from connectors.email.imap_reply import build_reply, reply_subject
-from connectors.email.mail_operations import MAIL_OPERATIONS, MAILBOX
+from deputy.connectors.email.imap_reply import build_reply, reply_subject
+from deputy.connectors.email.mail_operations import MAIL_OPERATIONS, MAILBOX
 
 CATALOG = Catalog(MAIL_OPERATIONS)
 

@@ -12,16 +12,16 @@ from email.message import Message
 import pytest
 from pydantic import SecretStr
 
-from core.effects import ConnectorRejected
-from connectors.catalog import Catalog
-from connectors.email.imap import ImapAccount
-from connectors.email.imap_reply import smtp_reply_sender
-from connectors.email.mail_operations import MAIL_OPERATIONS
-from connectors.email.mail_runners import MailRunners, Runner
-from connectors.email.smtp import SmtpAccount
-from sandbox.mail import LocalMailServer
-from sandbox.mailstore import DEMO_PASSWORD, MailStore, seed_demo_inbox
-from core.actions import Action
+from deputy.core.effects import ConnectorRejected
+from deputy.connectors.catalog import Catalog
+from deputy.connectors.email.imap import ImapAccount
+from deputy.connectors.email.imap_reply import smtp_reply_sender
+from deputy.connectors.email.mail_operations import MAIL_OPERATIONS
+from deputy.connectors.email.mail_runners import MailRunners, Runner
+from deputy.connectors.email.smtp import SmtpAccount
+from deputy.sandbox.mail import LocalMailServer
+from deputy.sandbox.mailstore import DEMO_PASSWORD, MailStore, seed_demo_inbox
+from deputy.core.actions import Action
 
 CATALOG = Catalog(MAIL_OPERATIONS)
 SMTP_USER, SMTP_PASSWORD = "deputy", "smtp-writing-secret"

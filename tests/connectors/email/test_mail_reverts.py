@@ -9,21 +9,21 @@ import pytest
 from pydantic import SecretStr
 from redis import Redis
 
-from agent.goals import GoalStore
-from agent.testing import FunctionModel, tool_call
-from bot.presses import decide_press
-from bot.services import BotServices
-from connectors.catalog import Catalog
-from connectors.email.mail_operations import MAIL_OPERATIONS
-from executor.review_context import ReviewContextBuilder
-from workers.inline import InlineDeputy
+from deputy.agent.goals import GoalStore
+from deputy.agent.testing import FunctionModel, tool_call
+from deputy.bot.presses import decide_press
+from deputy.bot.services import BotServices
+from deputy.connectors.catalog import Catalog
+from deputy.connectors.email.mail_operations import MAIL_OPERATIONS
+from deputy.executor.review_context import ReviewContextBuilder
+from deputy.queue.inline import InlineDeputy
 
-from connectors.email.imap import ImapAccount
-from connectors.email.imap_reply import smtp_reply_sender
-from connectors.email.mail_reverts import MailReverts
-from connectors.email.mail_runners import MailRunners
-from core.effects import ConnectorRejected
-from sandbox.mailstore import DEMO_PASSWORD, MailStore
+from deputy.connectors.email.imap import ImapAccount
+from deputy.connectors.email.imap_reply import smtp_reply_sender
+from deputy.connectors.email.mail_reverts import MailReverts
+from deputy.connectors.email.mail_runners import MailRunners
+from deputy.core.effects import ConnectorRejected
+from deputy.sandbox.mailstore import DEMO_PASSWORD, MailStore
 from test_email_imap_writing import Mailbox, action, mailbox, me, store  # noqa: F401  (fixtures)
 
 RECEIPT = "Your receipt for order #4821"

@@ -11,17 +11,17 @@ from email import message_from_bytes
 import pytest
 from pydantic import SecretStr
 
-from connectors.email.imap import ImapAccount
-from connectors.email.imap_reply import reply_subject
-from connectors.email.imap_protocol import Folder
-from connectors.email.mail_runners import SENT_NAMES, MailRunners, find_folder
-from connectors.email.sent_copy import SentFolder
-from connectors.email.smtp import SmtpAccount, message_id_for
-from core.actions import Action
-from core.effects import ConnectorError, EffectClass
-from executor.credentials import EmailAccounts
-from sandbox.mail import LocalMailServer
-from sandbox.mailstore import DEMO_PASSWORD, MailStore, seed_demo_inbox
+from deputy.connectors.email.imap import ImapAccount
+from deputy.connectors.email.imap_reply import reply_subject
+from deputy.connectors.email.imap_protocol import Folder
+from deputy.connectors.email.mail_runners import SENT_NAMES, MailRunners, find_folder
+from deputy.connectors.email.sent_copy import SentFolder
+from deputy.connectors.email.smtp import SmtpAccount, message_id_for
+from deputy.core.actions import Action
+from deputy.core.effects import ConnectorError, EffectClass
+from deputy.executor.credentials import EmailAccounts
+from deputy.sandbox.mail import LocalMailServer
+from deputy.sandbox.mailstore import DEMO_PASSWORD, MailStore, seed_demo_inbox
 from test_email_imap_writing import SMTP_PASSWORD, SMTP_USER, action, smtp, store  # noqa: F401 (fixtures)
 
 _numbers = itertools.count(1)

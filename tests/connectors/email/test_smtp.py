@@ -12,7 +12,7 @@ from aiosmtpd.controller import Controller
 from aiosmtpd.smtp import SMTP, Envelope, Session
 from pydantic import SecretStr, ValidationError
 
-from connectors import (
+from deputy.connectors import (
     ConnectorAuthError,
     ConnectorError,
     ConnectorOutcomeUnknown,
@@ -20,9 +20,9 @@ from connectors import (
     ConnectorUnavailable,
     EffectClass,
 )
-from connectors.email import SEND_EMAIL, OutgoingEmail, SmtpAccount, send_email
-from connectors.progress import listening
-from sandbox.mail import LocalMailServer
+from deputy.connectors.email import SEND_EMAIL, OutgoingEmail, SmtpAccount, send_email
+from deputy.connectors.progress import listening
+from deputy.sandbox.mail import LocalMailServer
 
 USER = "alice"
 PASSWORD = "pw-Zq8#do-not-leak"

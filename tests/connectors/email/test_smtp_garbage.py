@@ -10,8 +10,8 @@ from contextlib import contextmanager
 import pytest
 from pydantic import SecretStr
 
-from connectors import ConnectorUnavailable
-from connectors.email import OutgoingEmail, SmtpAccount, send_email
+from deputy.connectors import ConnectorUnavailable
+from deputy.connectors.email import OutgoingEmail, SmtpAccount, send_email
 
 PASSWORD = "pw-garbage-do-not-leak"
 ACCOUNT = {

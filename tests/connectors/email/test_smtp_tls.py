@@ -15,9 +15,9 @@ from aiosmtpd.controller import Controller
 from aiosmtpd.smtp import SMTP, AuthResult, Envelope, LoginPassword, Session
 from pydantic import SecretStr
 
-import connectors.email.smtp as smtp_module
-from connectors import ConnectorError
-from connectors.email import OutgoingEmail, SmtpAccount, send_email
+import deputy.connectors.email.smtp as smtp_module
+from deputy.connectors import ConnectorError
+from deputy.connectors.email import OutgoingEmail, SmtpAccount, send_email
 
 USER = "alice"
 PASSWORD = "tls-pw-do-not-leak"

@@ -8,10 +8,10 @@ import socket
 import httpx
 import pytest
 
-from core.effects import ConnectorError, ConnectorRejected, ConnectorUnavailable
-from connectors.http import fetch_url, guarded_client, http_request
-from sentinel.egress.policy import EgressContext, EgressPolicy, reviewer
-from sentinel.egress.transports.http_client import EgressBlocked, EgressNeedsApproval
+from deputy.core.effects import ConnectorError, ConnectorRejected, ConnectorUnavailable
+from deputy.connectors.http import fetch_url, guarded_client, http_request
+from deputy.sentinel.egress.policy import EgressContext, EgressPolicy, reviewer
+from deputy.sentinel.egress.transports.http_client import EgressBlocked, EgressNeedsApproval
 
 
 def unknown_names(host: str, port: int) -> list[str]:

@@ -6,8 +6,8 @@ import asyncio
 
 import httpx
 
-from core.effects import EffectClass
-from connectors.http import (
+from deputy.core.effects import EffectClass
+from deputy.connectors.http import (
     FETCH_URL,
     HTTP_REQUEST,
     HttpResult,
@@ -16,7 +16,7 @@ from connectors.http import (
     http_request,
     http_request_spec,
 )
-from sentinel.egress.policy import EgressContext, EgressPolicy, reviewer
+from deputy.sentinel.egress.policy import EgressContext, EgressPolicy, reviewer
 
 
 def client_for(port: int) -> httpx.Client:

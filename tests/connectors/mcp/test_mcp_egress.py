@@ -16,14 +16,14 @@ from pathlib import Path
 import pytest
 from egress_testkit import Rebinding, fixed, no_outside_traffic
 
-from core.effects import ConnectorError
-from connectors.mcp import McpConnector, McpServerConfig, static_servers
+from deputy.core.effects import ConnectorError
+from deputy.connectors.mcp import McpConnector, McpServerConfig, static_servers
 from deputy.settings import Settings
-from sandbox.mcp_demo import DemoMcpHttpServer
-from sentinel.egress.policy import EgressPolicy
-from sentinel.egress.transports.http_client import EgressBlocked
-from sentinel.egress.transports.httpx2_client import guarded_client
-from sentinel.egress.transports.sockets import EndpointGuard
+from deputy.sandbox.mcp_demo import DemoMcpHttpServer
+from deputy.sentinel.egress.policy import EgressPolicy
+from deputy.sentinel.egress.transports.http_client import EgressBlocked
+from deputy.sentinel.egress.transports.httpx2_client import guarded_client
+from deputy.sentinel.egress.transports.sockets import EndpointGuard
 from deputy.egress_guards import endpoint_guard, mcp_visitor
 
 HOST = "mcp.example.test"
@@ -139,6 +139,6 @@ def test_stdio_servers_are_not_network_connections(tmp_path: Path) -> None:
     # A local command is not an outbound connection: the guard has no say, and it still works.
     guard = EndpointGuard(EgressPolicy(), "mcp", fixed({}))
     config = McpServerConfig(name="demo", transport="stdio", command=sys.executable, cwd=str(ROOT), timeout=30,
-                             args=["-m", "sandbox.mcp_demo", "--notes", str(tmp_path / "notes.json")])
+                             args=["-m", "deputy.sandbox.mcp_demo", "--notes", str(tmp_path / "notes.json")])
     mcp = McpConnector(static_servers([config]), None, visitor=mcp_visitor(guard))
     assert any(tool.name.endswith("get_weather") for tool in mcp.discover(USER, "demo").tools)

@@ -12,10 +12,10 @@ import pytest
 from pydantic import SecretStr
 from redis import Redis
 
-from core.effects import ConnectorError, ConnectorRejected, ConnectorUnavailable
-from connectors.mcp import McpConnector, McpServerConfig, McpTool, McpToolset, static_servers
+from deputy.core.effects import ConnectorError, ConnectorRejected, ConnectorUnavailable
+from deputy.connectors.mcp import McpConnector, McpServerConfig, McpTool, McpToolset, static_servers
 from deputy.testing import descendants
-from vault import KdfCost, Vault
+from deputy.vault import KdfCost, Vault
 
 ROOT = Path(__file__).resolve().parents[3]
 USER = 5
@@ -26,7 +26,7 @@ def demo(notes: Path, *, timeout: float = 20, trusted: bool = False) -> McpServe
         name="demo",
         transport="stdio",
         command=sys.executable,
-        args=["-m", "sandbox.mcp_demo", "--faults", "--notes", str(notes)],
+        args=["-m", "deputy.sandbox.mcp_demo", "--faults", "--notes", str(notes)],
         cwd=str(ROOT),
         timeout=timeout,
         trusted=trusted,
@@ -93,7 +93,7 @@ def test_a_server_no_longer_trusted_cannot_run_what_was_reviewed_as_trusted(
 ) -> None:
     connector = McpConnector(static_servers([demo(tmp_path / "n.json", trusted=False)]))
     run = connector.runners([toolset])["mcp.demo_get_weather"]
-    from core.actions import Action
+    from deputy.core.actions import Action
 
     action = Action(
         id="a",

@@ -12,17 +12,17 @@ import pytest
 from pydantic import SecretStr
 from redis import Redis
 
-from core.effects import (
+from deputy.core.effects import (
     ConnectorAuthError,
     ConnectorError,
     ConnectorRejected,
     ConnectorUnavailable,
     EffectClass,
 )
-from connectors.mcp import McpConnector, McpServerConfig, McpToolset, mcp_operations, static_servers
-from core.ports import free_port
-from sandbox.mcp_demo import DemoMcpHttpServer
-from vault import KdfCost, Vault
+from deputy.connectors.mcp import McpConnector, McpServerConfig, McpToolset, mcp_operations, static_servers
+from deputy.core.ports import free_port
+from deputy.sandbox.mcp_demo import DemoMcpHttpServer
+from deputy.vault import KdfCost, Vault
 
 USER = 11
 TOKEN = "mcp-token-7Qe2-do-not-leak"

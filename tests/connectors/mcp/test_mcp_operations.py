@@ -21,10 +21,10 @@ from mcp.types import (
 )
 from pydantic import ValidationError
 
-from core.effects import EffectClass, RiskTag
-from connectors.catalog import InvalidArguments
-from connectors.default import default_catalog
-from connectors.mcp import (
+from deputy.core.effects import EffectClass, RiskTag
+from deputy.connectors.catalog import InvalidArguments
+from deputy.connectors.default import default_catalog
+from deputy.connectors.mcp import (
     McpServerConfig,
     build_toolset,
     effect_of,
@@ -32,7 +32,7 @@ from connectors.mcp import (
     mcp_operations,
     operation_name,
 )
-from connectors.mcp.results import error_message, summarise
+from deputy.connectors.mcp.results import error_message, summarise
 
 SCHEMA = {
     "type": "object",

@@ -11,12 +11,12 @@ import pytest
 from pydantic import SecretStr
 from redis import Redis
 
-from core.effects import ConnectorAuthError, ConnectorError, ConnectorRejected, EffectClass, RiskTag
-from connectors.catalog import InvalidArguments, Operation
-from connectors.mcp import McpConnector, McpServerConfig, McpToolset, mcp_operations, static_servers
-from sandbox.mcp_demo import INJECTION_DESCRIPTION
-from core.actions import Action
-from vault import KdfCost, Vault
+from deputy.core.effects import ConnectorAuthError, ConnectorError, ConnectorRejected, EffectClass, RiskTag
+from deputy.connectors.catalog import InvalidArguments, Operation
+from deputy.connectors.mcp import McpConnector, McpServerConfig, McpToolset, mcp_operations, static_servers
+from deputy.sandbox.mcp_demo import INJECTION_DESCRIPTION
+from deputy.core.actions import Action
+from deputy.vault import KdfCost, Vault
 
 ROOT = Path(__file__).resolve().parents[3]
 USER = 7
@@ -27,7 +27,7 @@ def demo_config(notes: Path, *, trusted: bool = False, name: str = "demo") -> Mc
         name=name,
         transport="stdio",
         command=sys.executable,
-        args=["-m", "sandbox.mcp_demo", "--notes", str(notes)],
+        args=["-m", "deputy.sandbox.mcp_demo", "--notes", str(notes)],
         cwd=str(ROOT),
         trusted=trusted,
         timeout=30,

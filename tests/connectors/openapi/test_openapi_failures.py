@@ -13,10 +13,10 @@ import pytest
 from aiohttp import web
 from pydantic import SecretStr
 
-from core.effects import ConnectorAuthError, ConnectorError, ConnectorRejected, ConnectorUnavailable
-from connectors.openapi import OpenApiRunner, import_openapi, parse_openapi
-from sandbox.webapp_common import SiteServer
-from vault import CredentialInfo
+from deputy.core.effects import ConnectorAuthError, ConnectorError, ConnectorRejected, ConnectorUnavailable
+from deputy.connectors.openapi import OpenApiRunner, import_openapi, parse_openapi
+from deputy.sandbox.webapp_common import SiteServer
+from deputy.vault import CredentialInfo
 
 SECRET = "echo-me-secret-9f8e7d6c"
 

@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from core.effects import EffectClass, RiskTag
-from connectors.catalog import Catalog, InvalidArguments
-from connectors.openapi import (
+from deputy.core.effects import EffectClass, RiskTag
+from deputy.connectors.catalog import Catalog, InvalidArguments
+from deputy.connectors.openapi import (
     MAX_DOCUMENT_BYTES,
     OpenApiDocumentError,
     OperationOverride,

@@ -17,12 +17,12 @@ from aiohttp import web
 from pydantic import SecretStr
 from redis import Redis
 
-from core.effects import ConnectorAuthError, ConnectorRejected, EffectClass
-from connectors.openapi import OpenApiRunner, fetch_openapi, import_openapi, parse_openapi
-from connectors.openapi.document import OpenApiDocumentError
-from sandbox.webapp_common import SiteServer
-from core.actions import Action
-from vault import KdfCost, Vault
+from deputy.core.effects import ConnectorAuthError, ConnectorRejected, EffectClass
+from deputy.connectors.openapi import OpenApiRunner, fetch_openapi, import_openapi, parse_openapi
+from deputy.connectors.openapi.document import OpenApiDocumentError
+from deputy.sandbox.webapp_common import SiteServer
+from deputy.core.actions import Action
+from deputy.vault import KdfCost, Vault
 
 API_KEY = "nk_live_5f2a9c0e7b1d4e8f"
 USER = 7
@@ -251,10 +251,10 @@ def test_fetching_a_document_that_is_not_there_is_refused(service: tuple[NotesSe
 
 
 def test_sentinels_guarded_client_plugs_in(service: tuple[NotesService, str], vault: Vault) -> None:
-    from connectors.http import guarded_client
-    from sentinel.egress.policy import EgressDecision, OutboundRequest
-    from sentinel.egress.transports.http_client import EgressBlocked
-    from sentinel.policy import Risk, Verdict
+    from deputy.connectors.http import guarded_client
+    from deputy.sentinel.egress.policy import EgressDecision, OutboundRequest
+    from deputy.sentinel.egress.transports.http_client import EgressBlocked
+    from deputy.sentinel.policy import Risk, Verdict
 
     notes, url = service
     reviewed: list[OutboundRequest] = []

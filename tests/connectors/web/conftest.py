@@ -21,10 +21,10 @@ from typing import Any
 import pytest
 from aiohttp import web
 
-from connectors.web import BrowserConfig, BrowserSessions, BrowserStates, WebRunners
-from core.actions import Action
-from sentinel.egress.policy import EgressContext, EgressPolicy, reviewer
-from vault import VaultKey
+from deputy.connectors.web import BrowserConfig, BrowserSessions, BrowserStates, WebRunners
+from deputy.core.actions import Action
+from deputy.sentinel.egress.policy import EgressContext, EgressPolicy, reviewer
+from deputy.vault import VaultKey
 
 ARTICLE = """<!doctype html><html><head><title>Lisbon travel notes</title>
 <style>.ghost {display: none}</style></head><body>

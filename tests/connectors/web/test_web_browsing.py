@@ -7,11 +7,11 @@ from pathlib import Path
 import pytest
 from conftest import POLICY, Site, fake_dns, fresh_user_id, make_action
 
-from core.effects import ConnectorRejected
-from connectors.web import BrowserConfig, BrowserSessions, BrowserStates, WebRunners
+from deputy.core.effects import ConnectorRejected
+from deputy.connectors.web import BrowserConfig, BrowserSessions, BrowserStates, WebRunners
 from deputy.testing import wait_for
-from sentinel.egress.policy import EgressContext, reviewer
-from sentinel.egress.transports.http_client import EgressBlocked, EgressNeedsApproval
+from deputy.sentinel.egress.policy import EgressContext, reviewer
+from deputy.sentinel.egress.transports.http_client import EgressBlocked, EgressNeedsApproval
 
 pytestmark = pytest.mark.browser
 

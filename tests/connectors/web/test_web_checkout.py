@@ -13,16 +13,16 @@ import pytest
 from conftest import POLICY, fresh_user_id, make_action
 from pydantic import SecretStr
 
-from connectors.web import BrowserSessions, NeedsHuman, WebRunners
-from connectors.web.checkout import CheckoutCard, offer_card
-from core.actions import Action
-from core.effects import ConnectorRejected
-from sandbox import market, shop
-from sandbox.acquirer import MerchantAccount
-from sandbox.issuer import Issuer
-from sandbox.issuer_api import create_app
-from sandbox.webapp_common import SiteServer
-from sentinel.egress.policy import EgressContext, reviewer
+from deputy.connectors.web import BrowserSessions, NeedsHuman, WebRunners
+from deputy.connectors.web.checkout import CheckoutCard, offer_card
+from deputy.core.actions import Action
+from deputy.core.effects import ConnectorRejected
+from deputy.sandbox import market, shop
+from deputy.sandbox.acquirer import MerchantAccount
+from deputy.sandbox.issuer import Issuer
+from deputy.sandbox.issuer_api import create_app
+from deputy.sandbox.webapp_common import SiteServer
+from deputy.sentinel.egress.policy import EgressContext, reviewer
 
 pytestmark = pytest.mark.browser
 CARD = "4111111111111111"

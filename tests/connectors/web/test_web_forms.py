@@ -9,11 +9,11 @@ from conftest import LOGIN_PASSWORD, POLICY, Site, make_action
 from pydantic import SecretStr
 from redis import Redis
 
-from core.effects import ConnectorRejected
-from connectors.web import BrowserSessions, NeedsHuman, VaultLogins, WebRunners
-from sentinel.egress.policy import EgressContext, reviewer
-from sentinel.egress.transports.http_client import EgressBlocked
-from vault import KdfCost, Vault
+from deputy.core.effects import ConnectorRejected
+from deputy.connectors.web import BrowserSessions, NeedsHuman, VaultLogins, WebRunners
+from deputy.sentinel.egress.policy import EgressContext, reviewer
+from deputy.sentinel.egress.transports.http_client import EgressBlocked
+from deputy.vault import KdfCost, Vault
 
 pytestmark = pytest.mark.browser
 

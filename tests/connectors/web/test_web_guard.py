@@ -7,9 +7,9 @@ from dataclasses import dataclass, field
 from conftest import POLICY, fake_dns
 from pydantic import SecretStr
 
-from connectors.web import PageGuard
-from sentinel.egress.policy import EgressContext, SecretValue, reviewer
-from sentinel.policy import Verdict
+from deputy.connectors.web import PageGuard
+from deputy.sentinel.egress.policy import EgressContext, SecretValue, reviewer
+from deputy.sentinel.policy import Verdict
 
 
 @dataclass

@@ -8,12 +8,12 @@ from collections.abc import Iterator
 import pytest
 from conftest import POLICY, fresh_user_id, make_action
 
-from connectors.web import BrowserSessions, NeedsHuman, WebRunners
-from connectors.web.human import CodeEntry
-from sandbox import shop
-from sandbox.account_pages import ACCOUNT, AccountDesk
-from sandbox.webapp_common import SiteServer
-from sentinel.egress.policy import EgressContext, reviewer
+from deputy.connectors.web import BrowserSessions, NeedsHuman, WebRunners
+from deputy.connectors.web.human import CodeEntry
+from deputy.sandbox import shop
+from deputy.sandbox.account_pages import ACCOUNT, AccountDesk
+from deputy.sandbox.webapp_common import SiteServer
+from deputy.sentinel.egress.policy import EgressContext, reviewer
 
 pytestmark = pytest.mark.browser
 

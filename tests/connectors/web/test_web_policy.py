@@ -5,11 +5,11 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from connectors.catalog import Catalog
-from connectors.web import WEB_OPERATIONS
-from core.actions import Action
-from sentinel.policy import ReviewContext, Verdict, review
-from sentinel.provenance import ProvenanceContext, UntrustedItem
+from deputy.connectors.catalog import Catalog
+from deputy.connectors.web import WEB_OPERATIONS
+from deputy.core.actions import Action
+from deputy.sentinel.policy import ReviewContext, Verdict, review
+from deputy.sentinel.provenance import ProvenanceContext, UntrustedItem
 
 CATALOG = Catalog(WEB_OPERATIONS)
 USER_SAID = "Order a large pizza for me at https://pizza.example/order"

@@ -9,9 +9,9 @@ from collections.abc import AsyncIterator
 import pytest
 from aiohttp import web
 
-from connectors.web.proxy import EgressProxy
-from sentinel.egress.policy import EgressDecision
-from sentinel.policy import Risk, Verdict
+from deputy.connectors.web.proxy import EgressProxy
+from deputy.sentinel.egress.policy import EgressDecision
+from deputy.sentinel.policy import Risk, Verdict
 
 
 @pytest.fixture

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import pytest
 
-from core.effects import ConnectorRejected, EffectClass, RiskTag
-from connectors.catalog import Catalog, InvalidArguments
-from connectors.web import WEB_OPERATIONS, human_step, render_page, sensitivity
-from connectors.web.forms import choose_form, find_field
-from connectors.web.snapshot import Block, FormButton, FormField, FormInfo, PageSnapshot, Signals
+from deputy.core.effects import ConnectorRejected, EffectClass, RiskTag
+from deputy.connectors.catalog import Catalog, InvalidArguments
+from deputy.connectors.web import WEB_OPERATIONS, human_step, render_page, sensitivity
+from deputy.connectors.web.forms import choose_form, find_field
+from deputy.connectors.web.snapshot import Block, FormButton, FormField, FormInfo, PageSnapshot, Signals
 
 PAGE = "https://shop.example/checkout"
 

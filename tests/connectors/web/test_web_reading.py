@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 from conftest import Site, make_action
 
-from core.effects import ConnectorRejected, ConnectorUnavailable
-from connectors.web import NeedsHuman, WebRunners
+from deputy.core.effects import ConnectorRejected, ConnectorUnavailable
+from deputy.connectors.web import NeedsHuman, WebRunners
 
 pytestmark = pytest.mark.browser
 

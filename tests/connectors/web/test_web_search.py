@@ -8,10 +8,10 @@ from collections.abc import Iterator
 import pytest
 from conftest import POLICY, fresh_user_id, make_action
 
-from connectors.web import BrowserSessions, WebRunners
-from sandbox import restaurants, search, shop, tickets
-from sandbox.webapp_common import SiteServer
-from sentinel.egress.policy import EgressContext, reviewer
+from deputy.connectors.web import BrowserSessions, WebRunners
+from deputy.sandbox import restaurants, search, shop, tickets
+from deputy.sandbox.webapp_common import SiteServer
+from deputy.sentinel.egress.policy import EgressContext, reviewer
 
 pytestmark = pytest.mark.browser
 

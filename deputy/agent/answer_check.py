@@ -1,0 +1,170 @@
+"""The goal's answer checked before the user reads it: asked again once, then "I couldn't find that".
+
+`deputy.agent.grounding` finds the specifics an answer states that nothing supports. Here that
+finding becomes what happens: the first unbacked answer of a turn goes back to the model
+with Deputy's fixed note (no model or outside words in it), the second is replaced by a
+sentence written by code that names where Deputy looked. Both the `reply` tool and a plain
+text answer pass through `check_answer`, so no form of answer skips it.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from datetime import datetime
+from typing import Literal
+from zoneinfo import ZoneInfo
+
+from pydantic import BaseModel
+
+from deputy.agent.goals import Goal
+from deputy.agent.grounding import Claim, Evidence, unbacked_claims
+from deputy.agent.origins import Origin, origin_of
+
+log = logging.getLogger(__name__)
+
+RECHECK_NOTE = (
+    "(Deputy) Your answer states facts (names, numbers, times, addresses or quotes) that appear in nothing "
+    "you read and nothing the user said. Answer again using only what the tool results show, quoting them, "
+    "or say plainly that you could not find it. Do not guess."
+)
+"""Deputy's note to the model after an unbacked answer: fixed words, safe to give in the user role."""
+
+RETRY_NOTE = (
+    "(Deputy) Your last tool call failed, and its error says why. If the error names the fix (a calendar's "
+    "real name, an id a search shows, a missing or wrong field), call the tool again with the fix now. "
+    "Tell the user only what you cannot fix yourself, in plain words."
+)
+"""Deputy's note when the model gives up right after a recoverable error, before the user hears of it."""
+
+# A failed call the model can fix itself: its arguments were wrong (Deputy's own checks say how), or
+# the service's error points at what exists instead. Refusals (the guard, the plan, a watch that
+# cannot be set up, an address that leads somewhere private) are answers for the user, not errors to fix.
+_FIXABLE_ERROR = re.compile(r"^Error: (?:Invalid arguments|there is no tool named|The arguments were not a JSON)")
+_FIXABLE_FAILURE = re.compile(
+    r"^Failed: .*\b(?:there is no|no such|not found|unknown|does not exist|doesn't exist|did you mean|"
+    r"your calendars|available|the ids)\b", re.IGNORECASE | re.DOTALL)
+
+# Tools that only keep the goal's own books: their results are Deputy's words, not something read.
+_BOOKKEEPING = frozenset({"update_plan", "reply", "schedule_check", "no_news", "split_into_subgoals", "remember",
+                          "forget_memory"})
+
+# Where each kind of read looked, for the sentence that replaces an answer with nothing behind it.
+_PLACES = (
+    (("email", "mail", "inbox", "message"), "your mail"),
+    (("event", "calendar", "free_busy", "busy"), "your calendar"),
+    (("recall", "memor"), "what you asked me to remember"),
+    (("order", "shop", "product", "cart"), "your orders and the shop"),
+    (("restaurant", "table", "booking", "ticket"), "the bookings"),
+    (("page", "web", "search", "screenshot"), "the pages I read"),
+)
+
+
+class AnswerVerdict(BaseModel):
+    """What to do with an answer: deliver it, ask the model again, or deliver Deputy's replacement."""
+
+    action: Literal["deliver", "recheck", "replace"]
+    text: str
+    note: str = RECHECK_NOTE
+    claims: list[Claim] = []
+
+
+def evidence_for(goal: Goal, memories: list[str] | None, zone: str, now: float) -> Evidence:
+    """What the goal's answer may rest on: the user's words, everything read, memories and Deputy's lines.
+
+    Results of Deputy's own bookkeeping tools (a plan saved, a check scheduled) are Deputy's
+    lines, not reads: a goal that made only those answers from general knowledge.
+    """
+    reads = [item.text for item in goal.untrusted]
+    known = [*(memories or []), *goal.summary, *goal.confirmations, _today(now, zone)]
+    own_calls = {call_id for call_id, name in _calls(goal) if name in _BOOKKEEPING}
+    for message in goal.messages:
+        content = message.get("content")
+        if not isinstance(content, str):
+            continue
+        origin = origin_of(message)
+        if message.get("role") == "tool" and message.get("tool_call_id") in own_calls:
+            known.append(content)
+        elif message.get("role") == "tool" or origin is Origin.outside:
+            reads.append(content)
+        elif origin is Origin.deputy:
+            known.append(content)
+    looked_up = any(name not in _BOOKKEEPING for _, name in _calls(goal))
+    return Evidence(user_words=goal.user_words(), reads=reads, known=known, looked_up=looked_up, zone=zone)
+
+
+def _calls(goal: Goal) -> list[tuple[str, str]]:
+    """(id, tool name) of every call the model made in the goal's transcript."""
+    return [(call.get("id", ""), call.get("function", {}).get("name", "")) for message in goal.messages
+            for call in message.get("tool_calls") or [] if isinstance(call, dict)]
+
+
+def check_answer(goal: Goal, text: str, evidence: Evidence) -> AnswerVerdict:
+    """Deliver a backed answer; send an answer back once per turn, then deliver or replace it.
+
+    An answer that gives up right after a recoverable error (a failed call the error explains)
+    goes back once with `RETRY_NOTE`; an unbacked one goes back with `RECHECK_NOTE`, and is
+    replaced by `couldnt_find` if the model insists. The goal's `answer_rechecked` mark allows
+    one send-back per turn and is cleared when an answer is delivered.
+    """
+    if not goal.answer_rechecked and _gives_up_after_error(goal, text):
+        goal.answer_rechecked = True
+        return AnswerVerdict(action="recheck", text=text, note=RETRY_NOTE)
+    claims = unbacked_claims(text, evidence)
+    if not claims:
+        goal.answer_rechecked = False
+        return AnswerVerdict(action="deliver", text=text)
+    log.info("goal %s: answer with %d unbacked claim(s) (%s)", goal.id, len(claims),
+             ", ".join(claim.kind for claim in claims))
+    if not goal.answer_rechecked:
+        goal.answer_rechecked = True
+        return AnswerVerdict(action="recheck", text=text, claims=claims)
+    goal.answer_rechecked = False
+    return AnswerVerdict(action="replace", text=couldnt_find(goal), claims=claims)
+
+
+def _gives_up_after_error(goal: Goal, text: str) -> bool:
+    """The model answers the user, not asking them anything, right after a call of this turn failed."""
+    if text.rstrip().endswith("?"):
+        return False  # asking the user what is missing is the right answer to some errors
+    for message in reversed(goal.messages):
+        if message.get("role") == "tool":
+            content = message.get("content")
+            if not isinstance(content, str):
+                return False
+            said = content.lstrip()
+            return bool(_FIXABLE_ERROR.match(said) or _FIXABLE_FAILURE.match(said))
+        if origin_of(message) is Origin.user:
+            return False
+    return False
+
+
+def couldnt_find(goal: Goal) -> str:
+    """Deputy's own answer when the model's rests on nothing: where it looked, and no guess."""
+    places = _places_read(goal)
+    if not places:
+        return "I couldn't find that in anything I can check, so I won't guess."
+    return f"I couldn't find that in {_joined(places)}, so I won't guess."
+
+
+def _places_read(goal: Goal) -> list[str]:
+    called = [name for _, name in _calls(goal)]
+    places: list[str] = []
+    for name in called:
+        for words, place in _PLACES:
+            if any(word in name.lower() for word in words) and place not in places:
+                places.append(place)
+                break
+    return places
+
+
+def _joined(places: list[str]) -> str:
+    return places[0] if len(places) == 1 else ", ".join(places[:-1]) + " or " + places[-1]
+
+
+def _today(now: float, zone: str) -> str:
+    try:
+        local = datetime.fromtimestamp(now, tz=ZoneInfo(zone))
+    except Exception:  # noqa: BLE001 - an unknown zone reads as UTC
+        local = datetime.fromtimestamp(now, tz=ZoneInfo("UTC"))
+    return local.strftime("%A %d %B %Y %Y-%m-%d")

@@ -1,0 +1,105 @@
+"""What a goal reads: files sent with it, results of its actions, and stored long results.
+
+Outside content is labelled for the model, recorded in the goal's ledger for the guard's
+provenance checks, and scanned for injection attempts; large results are kept whole
+aside and shown cut, with a handle to read more.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, Callable, Protocol
+
+from deputy.agent.attachments import ATTACHMENT, IMAGE_TYPES, UnreadableFile, document_text, image_part
+from deputy.agent.context import RESULT_CHARS, bounded_result
+from deputy.agent.goals import Goal, GoalStore
+from deputy.agent.model import ToolCall
+from deputy.agent.origins import Origin, labelled
+from deputy.agent.prompt import untrusted
+from deputy.agent.tools import parse_read_result
+from deputy.core.deputy_notes import neutralise, shown_note, split_note
+from deputy.agent.uploads import Uploads
+from deputy.sentinel.stores.action_store import ActionRecord
+from deputy.sentinel.provenance import MAX_ITEM_CHARS, UntrustedItem
+
+if TYPE_CHECKING:
+    from deputy.sentinel.detectors import InjectionDetector
+
+
+class ContentScanner(Protocol):
+    """Injection detection on outside content (`deputy.sentinel.detectors`): reasons, or none."""
+
+    def __call__(self, text: str, source: str) -> list[str]: ...
+
+
+def injection_scanner(detector: "InjectionDetector") -> ContentScanner:
+    """A `ContentScanner` from a detector: its reasons when it flags the content."""
+
+    def scan(text: str, source: str) -> list[str]:
+        detection = detector.scan(text, source)
+        if not detection.flagged:
+            return []
+        return detection.reasons or ["it looks like instructions to an AI"]
+
+    return scan
+
+
+class Reading:
+    def __init__(
+        self, goals: GoalStore, scanner: ContentScanner | None, clock: Callable[[], float], uploads: Uploads
+    ) -> None:
+        self._goals = goals
+        self._uploads = uploads
+        self._scanner = scanner
+        self._clock = clock
+
+    def read_attachments(self, goal: Goal) -> str | None:
+        """Turn the files sent with the goal into labelled messages (once); a reason if one is unreadable."""
+        for attachment in goal.attachments:
+            origin = f"the file {attachment.name} you sent"
+            try:
+                # By the goal's own user: a file id of someone else's upload finds nothing.
+                data = self._uploads.read(goal.user_id, attachment)
+            except UnreadableFile as exc:
+                return str(exc)
+            if attachment.mime_type in IMAGE_TYPES:
+                content: Any = [{"type": "text", "text": f"(An image you sent: {attachment.name})"},
+                                image_part(attachment, data)]
+            else:
+                try:
+                    text = document_text(attachment, data)
+                except UnreadableFile as exc:
+                    return str(exc)
+                goal.untrusted.append(UntrustedItem(origin=origin, text=text[:MAX_ITEM_CHARS], at=self._clock()))
+                if self._scanner is not None:
+                    goal.risk_notes.extend(f"{origin}: {reason}" for reason in self._scanner(text, origin))
+                content = untrusted(origin, text)
+            goal.messages.append(labelled({"role": "user", "name": ATTACHMENT, "content": content}, Origin.outside))
+        goal.attachments = []
+        return None
+
+    def read_result(self, goal: Goal, call: ToolCall) -> str:
+        args = parse_read_result(call)
+        text = self._goals.result(goal.id, args.handle, goal.user_id)
+        if text is None:
+            return f"Error: there is no stored result {args.handle!r}."
+        part = text[args.offset : args.offset + RESULT_CHARS]
+        end = args.offset + len(part)
+        more = f"\n[… {len(text) - end:,} more characters: offset {end}]" if end < len(text) else ""
+        return part + more
+
+    def observe(self, goal: Goal, record: ActionRecord) -> str:
+        """The tool result for the model; outside content is labelled and remembered."""
+        outcome, note = split_note(record.outcome or record.state.value)
+        handle = None
+        if len(outcome) > RESULT_CHARS:
+            goal.results_stored += 1
+            handle = f"r{goal.results_stored}"
+            self._goals.store_result(goal.id, handle, outcome, goal.user_id)
+        shown = bounded_result(outcome, handle)
+        origin = record.untrusted_origin
+        if origin is None:
+            return shown + shown_note(note)
+        goal.untrusted.append(UntrustedItem(origin=origin, text=outcome[:MAX_ITEM_CHARS], at=self._clock()))
+        if self._scanner is not None:
+            goal.risk_notes.extend(f"{origin}: {reason}" for reason in self._scanner(outcome, origin))
+        return untrusted(origin, neutralise(shown)) + shown_note(note)

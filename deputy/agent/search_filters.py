@@ -1,0 +1,36 @@
+"""Search filters the user never asked for are left out before a search runs.
+
+A small model fills every parameter a tool has: "find the emails from dave@example.com" comes
+back as a search of today's unread mail only (`since` today, `unseen` true), which finds
+nothing and tells the user so. A filter narrows what the user sees, so it must come from their
+words: a date filter when they named a time, "unread" when they said unread or new. Pure.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from typing import Any
+
+from deputy.agent.time_words import names_a_time
+from deputy.connectors.catalog import Operation
+from deputy.core.effects import EffectClass
+
+_UNREAD = re.compile(r"\b(?:unread|unseen|new|not (?:yet )?(?:read|opened|seen)|haven'?t (?:read|opened|seen))\b",
+                     re.IGNORECASE)
+
+FILTERS: dict[str, Callable[[str], bool]] = {
+    "since": names_a_time,
+    "unseen": lambda words: bool(_UNREAD.search(words)),
+}
+"""A search argument, and whether the user's words ask for it."""
+
+
+def unasked_filters_dropped(operation: Operation, raw: dict[str, Any], user_words: list[str]) -> dict[str, Any]:
+    """`raw` without the search filters the user's words do not ask for (reads only; writes are untouched)."""
+    if operation.spec.effect is not EffectClass.read:
+        return raw
+    said = " ".join(user_words)
+    accepted = operation.argument_keys()
+    return {name: value for name, value in raw.items()
+            if name not in FILTERS or name not in accepted or FILTERS[name](said)}

@@ -1,0 +1,350 @@
+"""Thin python-telegram-bot handlers: authenticate, turn updates into goals and decisions.
+
+Nothing here waits for the model: a goal is stored, its first step enqueued, and the
+acknowledgement sent, in a few Redis round trips.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+
+import redis
+from telegram import InlineKeyboardButton, InlineKeyboardMarkup, Update
+from telegram.error import TelegramError
+from telegram.ext import ApplicationHandlerStop, ContextTypes
+
+from deputy.agent.attachments import Attachment, accepts
+from deputy.agent.goal_lifecycle import GoalEvent, next_turn
+from deputy.agent.answers import add_answer
+from deputy.agent.goals import Goal, GoalStatus
+from deputy.agent.origins import user_message
+from deputy.bot import approval_mode_view, texts
+from deputy.bot.activity import format_activity, goal_card
+from deputy.bot.audit_view import audit_page
+from deputy.bot.confidential_handlers import keep_answer, locked_goals_text
+from deputy.bot.goal_controls import apply_edit, editing_key
+from deputy.bot.handoff_reply import take_code_reply
+from deputy.bot.lost_goals import LostGoals, take_restart
+from deputy.bot.memory_view import apply_memory_edit, editing_memory_key
+from deputy.bot.send_window_presses import apply_send_edit
+from deputy.core.send_window_store import editing_send_key
+from deputy.bot.plan_handlers import admit_goal, admitted_by_invite, files_refused, flooding
+from deputy.bot.negotiation import negotiations_text
+from deputy.bot.presses import decide_press
+from deputy.bot.secret_gate import SecretGate
+from deputy.bot.services import BotServices
+from deputy.bot.update_claims import current_delivery
+from deputy.core.confidential import Locked
+from deputy.core.receipts import ReceiptStore
+from deputy.core.ids import new_id
+from deputy.core.user_settings import UserSettings, UserSettingsStore
+from deputy.sentinel.rules import describe
+
+log = logging.getLogger(__name__)
+
+_STATUS_WORDS = {
+    GoalStatus.running: "working on it",
+    GoalStatus.acting: "carrying out an action",
+    GoalStatus.waiting_approval: "waiting for your approval",
+    GoalStatus.waiting_user: "waiting for your answer",
+    GoalStatus.paused: "paused",
+    GoalStatus.scheduled: "waiting for its next check",
+    GoalStatus.waiting_children: "waiting for its parts to finish",
+    GoalStatus.done: "done",
+    GoalStatus.failed: "stopped (send /retry)",
+    GoalStatus.cancelled: "cancelled",
+}
+
+
+class Handlers:
+    def __init__(self, services: BotServices, lost: LostGoals | None = None) -> None:
+        self._s = services
+        self._secrets = SecretGate(services, self._take_text)
+        self._lost = lost or LostGoals()  # goals acknowledged and not yet finished, to tell of if Redis loses them
+
+    async def gate(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+        """Runs before every other handler: strangers get one polite refusal and nothing else."""
+        user = update.effective_user
+        if user is None or self._s.is_allowed(user.id) or admitted_by_invite(self._s, update):
+            if user is not None and await flooding(self._s, update, context):
+                raise ApplicationHandlerStop
+            if await self._secrets.screen(update, context):  # before any handler stores or logs it
+                raise ApplicationHandlerStop
+            return
+        if update.callback_query is not None:
+            await update.callback_query.answer(texts.not_allowed(user.id), show_alert=True)
+        elif update.effective_chat is not None:
+            await context.bot.send_message(update.effective_chat.id, texts.not_allowed(user.id))
+        raise ApplicationHandlerStop
+
+    async def start(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+        user = update.effective_user
+        try:
+            settings = UserSettingsStore(self._s.redis).get(user.id)
+            name, current = settings.agent_name, settings.approval_mode
+        except Locked:  # a confidential user's chosen name is sealed: greet with the default one
+            name, current = UserSettings().agent_name, None
+        # One message: the greeting, and the one choice of when a message waits for a card.
+        await update.effective_message.reply_text(
+            texts.greeting(user.first_name or "there", name) + "\n\n" + approval_mode_view.QUESTION,
+            reply_markup=approval_mode_view.mode_buttons(self._s, user.id, current))
+
+    async def help(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+        await update.effective_message.reply_text(texts.HELP)
+
+    async def goals(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+        try:
+            recent = self._s.goals.recent(update.effective_user.id, limit=10)
+        except Locked:
+            await update.effective_message.reply_text(locked_goals_text(self._s.redis, update.effective_user.id))
+            return
+        if not recent:
+            await update.effective_message.reply_text("You have no goals yet. Text me one!")
+            return
+        user_id = update.effective_user.id
+        receipts = ReceiptStore(self._s.redis).list(user_id)
+        lines = [f"• {texts.shorten(g.text)} — {_STATUS_WORDS[g.status]}"
+                 + "".join(f"\n   {r.line()}" for r in receipts if r.goal_id == g.id) for g in recent]
+        await update.effective_message.reply_text("Your recent goals:\n" + "\n".join(lines))
+        for goal in [g for g in recent if not g.status.finished][:5]:
+            await update.effective_message.reply_text(
+                goal_card(goal), reply_markup=self._controls(goal, user_id)
+            )
+
+    def _controls(self, goal: Goal, user_id: int) -> InlineKeyboardMarkup:
+        sign = self._s.buttons.data
+        first = ("Resume", "gr") if goal.status is GoalStatus.paused else ("Pause", "gp")
+        return InlineKeyboardMarkup([[
+            InlineKeyboardButton(first[0], callback_data=sign(first[1], goal.id, user_id)),
+            InlineKeyboardButton("Edit", callback_data=sign("ge", goal.id, user_id)),
+            InlineKeyboardButton("Cancel", callback_data=sign("gx", goal.id, user_id)),
+        ]])
+
+    async def retry(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+        failed = next((g for g in self._s.goals.recent(update.effective_user.id) if g.status is GoalStatus.failed), None)
+        if failed is None:
+            await update.effective_message.reply_text("There's no stopped goal to retry.")
+            return
+
+        def restart(goal: Goal) -> Goal | None:
+            if goal.status is not GoalStatus.failed:
+                return None
+            goal.error, goal.model_attempts = None, 0
+            return next_turn(goal, GoalEvent.retry, self._s.clock())
+
+        goal = self._s.goals.update(failed.id, restart)
+        if goal is not None and goal.status is GoalStatus.running:
+            self._s.dispatch.step(goal.id, goal.step)
+        await update.effective_message.reply_text(f"Trying again: “{texts.shorten(failed.text)}”.")
+
+    async def rules(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+        user_id, chat_id = update.effective_user.id, update.effective_chat.id
+        sentence = " ".join(context.args or []).strip()
+        if sentence:
+            if len(sentence) > texts.MAX_RULE_CHARS:
+                await update.effective_message.reply_text(texts.rule_too_long(len(sentence)))
+                return
+            self._s.dispatch.rule_request(user_id, chat_id, sentence)
+            await update.effective_message.reply_text("Reading your rule; I'll show you what I understood.")
+            return
+        rules = self._s.rules.list(user_id)
+        if not rules:
+            await update.effective_message.reply_text(texts.NO_RULES)
+            return
+        lines = [f"{i}. {describe(rule)}" for i, rule in enumerate(rules, 1)]
+        buttons = [
+            [InlineKeyboardButton(f"Remove {i}", callback_data=self._s.buttons.data("rx", rule.id, user_id))]
+            for i, rule in enumerate(rules, 1)
+        ]
+        await update.effective_message.reply_text(
+            "Your rules (Deputy's built-in protections always apply on top):\n" + "\n".join(lines),
+            reply_markup=InlineKeyboardMarkup(buttons),
+        )
+
+    async def audit(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+        user_id = update.effective_user.id
+        page = audit_page(self._s.audit, user_id)
+        if page is None:
+            await update.effective_message.reply_text("Nothing has been recorded yet.")
+            return
+        buttons = [InlineKeyboardButton(label, callback_data=self._s.buttons.data(kind, ident, user_id))
+                   for label, kind, ident in page.buttons]
+        await update.effective_message.reply_text(page.text,
+                                                  reply_markup=InlineKeyboardMarkup([buttons]) if buttons else None)
+
+    async def activity(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+        goals = self._s.goals.recent(update.effective_user.id, limit=10)
+        if not goals:
+            await update.effective_message.reply_text("Nothing yet. Text me a goal!")
+            return
+        # Negotiations show their mandate and where each counterpart stands.
+        negotiations = negotiations_text(self._s, update.effective_user.id)
+        await update.effective_message.reply_text(format_activity(goals) + (f"\n\n{negotiations}" if negotiations else ""))
+
+    async def unknown_command(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+        command, _, addressee = (update.effective_message.text or "/").split()[0].partition("@")
+        if addressee and addressee.lower() != (context.bot.username or "").lower():
+            # `/start@OtherBot` in a group is for another bot: CommandHandler already let it pass
+            # (it checks the addressee), and answering it would talk over that bot.
+            return
+        await update.effective_message.reply_text(texts.unknown_command(command))
+
+    async def file(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+        """A photo or document: stored in Redis for the user and given to a new goal."""
+        message = update.effective_message
+        if message.photo:
+            item, name, mime = message.photo[-1], f"photo-{message.message_id}.jpg", "image/jpeg"
+        else:
+            item, name = message.document, message.document.file_name or "file"
+            mime = message.document.mime_type or "application/octet-stream"
+        refusal = accepts(mime, item.file_size or 0)
+        if refusal is not None:
+            await message.reply_text(refusal)
+            return
+        if await files_refused(self._s, update):
+            return
+        data = await (await item.get_file()).download_as_bytearray()
+        refusal = accepts(mime, len(data))
+        if refusal is not None:
+            await message.reply_text(refusal)
+            return
+        if await self._secrets.file_with_secret(update, bytes(data), mime):
+            return
+        # Kept in Redis under the user's id, so a worker on any machine can read it.
+        attachment = await asyncio.to_thread(self._s.uploads.put, update.effective_user.id, name, mime, bytes(data))
+        caption = (message.caption or "").strip() or f"Have a look at {name} and tell me what matters."
+        await self._start_goal(update, caption, [attachment])
+
+    async def not_text(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+        message = update.effective_message
+        await message.reply_text(texts.EMPTY if message.text is not None else texts.NOT_TEXT)
+
+    async def text(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+        await self._take_text(update, update.effective_message.text or "")
+
+    async def _take_text(self, update: Update, text: str) -> None:
+        """A text the user sent (or the part of it left once a secret was taken out)."""
+        message = update.effective_message
+        if len(text) > texts.MAX_MESSAGE_CHARS:
+            await message.reply_text(texts.too_long(len(text)))
+            return
+        if not text.strip():
+            await message.reply_text(texts.EMPTY)
+            return
+        user_id = update.effective_user.id
+        # One round trip decides what the message is for (in this order): a memory being
+        # corrected, a goal being edited, an answer a goal waits for, else a new goal.
+        takes = [editing_memory_key(user_id), editing_key(user_id), editing_send_key(user_id)]
+        while True:
+            pending = await self._s.intake.pending(user_id, takes)
+            if pending.taken is None:
+                break
+            takes = takes[takes.index(pending.taken) + 1:]  # if it leads nowhere, look at the rest
+            if pending.taken == editing_memory_key(user_id):
+                corrected = apply_memory_edit(self._s, user_id, pending.value, text)
+                if corrected is not None:
+                    await message.reply_text(f"Updated: I now remember “{corrected.text}”.")
+                    return
+            elif pending.taken == editing_send_key(user_id):
+                answer = apply_send_edit(self._s, user_id, pending.value, text)
+                if answer is not None:
+                    await message.reply_text(answer)
+                    return
+            else:
+                edited = apply_edit(self._s, pending.value, user_id, text)
+                if edited is not None:
+                    await message.reply_text(f"Got it: I've updated “{texts.shorten(edited.text)}”.")
+                    return
+        if await take_code_reply(self._s, user_id, message, text):
+            return
+        if pending.awaiting is not None:
+            try:
+                answered = self._answer(pending.awaiting, text)
+            except Locked:  # kept, sealed, for the goal: it reaches it when the user unlocks
+                await message.reply_text(keep_answer(self._s.redis, user_id, pending.awaiting, text))
+                return
+            if answered is not None:
+                await message.reply_text(texts.answer_received(answered.text))
+                return
+        await self._start_goal(update, text, [], pending.tip)
+
+    async def _start_goal(
+        self, update: Update, text: str, attachments: list[Attachment], tip: bytes | None = None
+    ) -> None:
+        """Store the goal, audit it and enqueue its first step (one transaction), then acknowledge."""
+        user_id, chat_id, now = update.effective_user.id, update.effective_chat.id, self._s.clock()
+        # Every copy of one update (a webhook retry, a replayed or re-fetched poll) names the
+        # goal after the update, so a copy whose goal is already stored does not create it twice.
+        delivery = current_delivery()
+        if delivery is not None and await self._s.intake.stored(delivery.goal_id()):
+            await update.effective_message.reply_text(texts.ACK_NEW_GOAL)
+            return
+        goal = Goal(
+            id=delivery.goal_id() if delivery is not None else new_id("g"),
+            user_id=user_id,
+            chat_id=chat_id,
+            text=text,
+            messages=[user_message(text)],
+            attachments=attachments,
+            created_at=now,
+            updated_at=now,
+        )
+        notices = await admit_goal(self._s, update, goal.id, now)
+        if notices is None:
+            return  # over the plan: the user was told which limit and when it resets
+        if tip is None:
+            tip = await self._s.intake.tip(user_id)
+        await self._s.intake.create(goal, tip, files=len(attachments))
+        self._lost.remember(goal.id, user_id, chat_id, text)
+        await update.effective_message.reply_text(texts.ACK_NEW_GOAL)
+        for notice in notices:
+            await update.effective_message.reply_text(notice)
+
+    def _answer(self, goal_id: str, text: str) -> Goal | None:
+        return add_answer(self._s.goals, goal_id, text, self._s.clock(), self._s.dispatch.step)
+
+    async def press(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+        if await self._secrets.release(update):
+            return
+        query = update.callback_query
+        restart = await take_restart(self._s, self._s.intake.client(), query.data or "", query.from_user.id)
+        if restart is not None:  # Start again, on the notice of a goal lost with Redis's data
+            await query.answer("Starting it again." if restart else "That one was started again already.")
+            try:
+                await query.edit_message_reply_markup(None)
+            except TelegramError as exc:  # the notice may be gone; the goal starts all the same
+                log.info("could not take the Start again button away: %s", exc)
+            if restart:
+                await self._start_goal(update, restart, [])
+            return
+        answer = decide_press(self._s, query.data or "", query.from_user.id)
+        await query.answer(answer.toast, show_alert=answer.alert)
+        if answer.gone and query.message is not None:
+            try:
+                await query.edit_message_reply_markup(None)
+            except TelegramError as exc:
+                log.info("could not take the buttons off a card that is gone: %s", exc)
+        if answer.card_suffix and query.message is not None and getattr(query.message, "text", None):
+            try:
+                await query.edit_message_text(f"{query.message.text}\n\n{answer.card_suffix}", reply_markup=None)
+            except TelegramError as exc:  # the card may be gone or already edited; the decision stands
+                log.info("could not edit card: %s", exc)
+
+    async def error(self, update: object, context: ContextTypes.DEFAULT_TYPE) -> None:
+        if isinstance(context.error, Locked):  # a confidential user's data, asked for while locked: no failure
+            log.info("a locked user's data was asked for; they are told to unlock")
+        else:
+            log.error("error handling an update", exc_info=context.error)
+        if not isinstance(update, Update):
+            return
+        text = texts.STORAGE_DOWN if isinstance(context.error, redis.RedisError) else texts.INTERNAL_ERROR
+        if isinstance(context.error, Locked):
+            text = context.error.user_message
+        try:
+            if update.callback_query is not None:
+                await update.callback_query.answer(text, show_alert=True)
+            elif update.effective_chat is not None:
+                await context.bot.send_message(update.effective_chat.id, text)
+        except TelegramError:
+            log.warning("could not tell the user about the error")

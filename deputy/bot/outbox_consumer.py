@@ -1,0 +1,276 @@
+"""Drains the outbox stream into Telegram: cards, progress and results from the workers.
+
+A consumer group lets several bot processes share the stream; an entry is acknowledged
+only after Telegram accepted it, and entries left pending by a dead bot are reclaimed.
+`dedupe_key`s make a message that a retried step produced twice arrive once.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import os
+import socket
+import time
+
+import redis.asyncio as aioredis
+from redis.exceptions import RedisError, ResponseError
+from telegram import Bot, InlineKeyboardButton, InlineKeyboardMarkup
+from telegram.error import (
+    BadRequest,
+    Forbidden,
+    NetworkError,
+    RetryAfter,
+    TelegramError,
+)
+
+from deputy.bot.buttons import ButtonSigner
+from deputy.bot.texts import MAX_MESSAGE_CHARS
+from deputy.core.confidential import Locked
+from deputy.core.confidential.keys import open_with, public_key_field, unlocked_key_name
+from deputy.core.confidential.sealing import is_sealed, seal
+from deputy.core.outbox import MESSAGE_REF_KEY, OUTBOX_HELD, OUTBOX_STREAM, SENT_KEY, Button, OutboxMessage
+from deputy.core.surfaces import Surface, pin_route, surface_of
+from deputy.core.text_parts import split_text as text_parts
+from deputy.core.user_settings import UserSettings
+
+log = logging.getLogger(__name__)
+
+GROUP = "bot"
+_KEEP_SECONDS = 30 * 24 * 3600
+_RECLAIM_IDLE_MS = 30_000
+MAX_CAPTION_CHARS = 1024
+"""Telegram's limit for a photo's caption; the rest of a longer text follows as messages."""
+LOCKED_RETRY_SECONDS = 300
+"""How often news held for a confidential user who is locked is tried again."""
+PHOTO_GONE = "(The picture for this message is no longer available.)"
+
+
+def split_text(text: str, limit: int = MAX_MESSAGE_CHARS) -> list[str]:
+    """Telegram's limit is per message: long texts go out in parts, split at line breaks."""
+    return text_parts(text, limit)
+
+
+class OutboxConsumer:
+    def __init__(
+        self, redis: aioredis.Redis, bot: Bot, signer: ButtonSigner | None = None, consumer: str | None = None,
+        surface: Surface = "telegram",
+    ) -> None:
+        self._redis = redis
+        self._bot = bot
+        self._signer = signer
+        self._consumer = consumer or f"{socket.gethostname()}-{os.getpid()}"
+        # Each chat app reads the whole stream in its own group and delivers only its users' messages.
+        self._surface = surface
+        self._group = GROUP if surface == "telegram" else surface
+
+    async def run(self) -> None:
+        """Deliver forever; survives Redis and Telegram outages."""
+        while True:
+            try:
+                await self._ensure_group()
+                await self._reclaim()
+                while True:
+                    batch = await self._redis.xreadgroup(self._group, self._consumer, {OUTBOX_STREAM: ">"}, count=50, block=2000)
+                    for _stream, entries in batch or []:
+                        for entry_id, fields in entries:
+                            await self._handle(entry_id, fields)
+                    if not batch:
+                        await self._reclaim()
+                    await self._release_held()
+            except asyncio.CancelledError:
+                raise
+            except RedisError as exc:
+                log.warning("outbox: Redis unavailable (%s); retrying in 2 s", exc)
+                await asyncio.sleep(2)
+            except Exception:  # noqa: BLE001 - a bug must not silence every chat: log it and go on
+                log.exception("outbox: unexpected error; carrying on in 2 s")
+                await asyncio.sleep(2)
+
+    async def _ensure_group(self) -> None:
+        try:
+            await self._redis.xgroup_create(OUTBOX_STREAM, self._group, id="0", mkstream=True)
+        except ResponseError as exc:
+            if "BUSYGROUP" not in str(exc):
+                raise
+
+    async def _reclaim(self) -> None:
+        _next, entries, *_ = await self._redis.xautoclaim(
+            OUTBOX_STREAM, self._group, self._consumer, min_idle_time=_RECLAIM_IDLE_MS, start_id="0-0", count=50
+        )
+        for entry_id, fields in entries:
+            if fields:
+                await self._handle(entry_id, fields)
+
+    async def _handle(self, entry_id: bytes, fields: dict[bytes, bytes]) -> None:
+        try:
+            message = OutboxMessage.model_validate_json(fields[b"json"])
+        except (KeyError, ValueError):
+            log.error("outbox: dropping malformed entry %s", entry_id)
+            await self._redis.xack(OUTBOX_STREAM, self._group, entry_id)
+            return
+        if await pin_route(self._redis, entry_id.decode(), message.chat_id) != self._surface:
+            # The other app's consumer delivers (and deletes) it.
+            await self._redis.xack(OUTBOX_STREAM, self._group, entry_id)
+            return
+        if message.proactive and await self._hold(entry_id, message):
+            await self._redis.xack(OUTBOX_STREAM, self._group, entry_id)
+            await self._redis.xdel(OUTBOX_STREAM, entry_id)
+            return
+        try:
+            await self._send(message)
+        except (asyncio.CancelledError, RedisError):
+            raise
+        except Exception:  # noqa: BLE001 - one message that cannot be built must not hold up the rest
+            log.exception("outbox: could not deliver entry %s as it is; sending its words alone", entry_id)
+            await self._send_words_only(message)
+        # Delivered messages do not linger in Redis: the chat has them now.
+        await self._redis.xack(OUTBOX_STREAM, self._group, entry_id)
+        await self._redis.xdel(OUTBOX_STREAM, entry_id)
+
+    async def _hold(self, entry_id: bytes, message: OutboxMessage) -> bool:
+        """Keep unprompted news for the end of the user's quiet hours; True if held."""
+        raw = await self._redis.get(f"deputy:settings:{message.chat_id}")
+        settings = UserSettings.model_validate_json(raw) if raw else UserSettings()
+        until = settings.quiet_until(time.time())
+        if until is None:
+            return False
+        held = message.model_copy(update={"proactive": False}).model_dump_json()
+        public = await self._redis.hget(*public_key_field(message.chat_id))
+        if public is not None:  # a confidential user's news waits sealed to their key
+            held = json.dumps({"chat_id": message.chat_id, "sealed": seal(public, held.encode())})
+        await self._redis.zadd(OUTBOX_HELD, {f"{entry_id.decode()}|{held}": until})
+        return True
+
+    async def _release_held(self) -> None:
+        due = await self._redis.zrangebyscore(OUTBOX_HELD, "-inf", time.time(), start=0, num=50)
+        for member in due:
+            raw = member.split(b"|", 1)[1]
+            # A held message is an OutboxMessage, or a confidential user's sealed envelope; both name the chat.
+            if await surface_of(self._redis, int(json.loads(raw)["chat_id"])) != self._surface:
+                continue
+            if await self._redis.zrem(OUTBOX_HELD, member):  # only one bot process sends it
+                try:
+                    message = await self._opened(raw)
+                except Locked:  # the user locked meanwhile: their news waits for the unlock
+                    await self._redis.zadd(OUTBOX_HELD, {member: time.time() + LOCKED_RETRY_SECONDS})
+                    continue
+                await self._send(message)
+
+    async def _opened(self, raw: bytes) -> OutboxMessage:
+        if b'"sealed"' not in raw:
+            return OutboxMessage.model_validate_json(raw)
+        envelope = json.loads(raw)
+        if "sealed" not in envelope:
+            return OutboxMessage.model_validate_json(raw)
+        user_id = int(envelope["chat_id"])
+        held = await self._redis.get(unlocked_key_name(user_id))
+        return OutboxMessage.model_validate_json(open_with(user_id, held, envelope["sealed"]))
+
+    async def _send(self, message: OutboxMessage) -> None:
+        while True:
+            try:
+                await self.deliver(message)
+                break
+            except RetryAfter as exc:
+                delay = exc.retry_after  # a timedelta or, in older releases, seconds
+                await asyncio.sleep(delay.total_seconds() if hasattr(delay, "total_seconds") else float(delay))
+            except (Forbidden, BadRequest) as exc:
+                # The user blocked the bot or the chat is gone: retrying cannot help.
+                log.warning("outbox: message for chat %s not deliverable: %s", message.chat_id, exc)
+                break
+            except NetworkError as exc:
+                log.warning("outbox: Telegram unreachable (%s); retrying in 2 s", exc)
+                await asyncio.sleep(2)
+            except TelegramError as exc:
+                log.error("outbox: giving up on a message for chat %s: %s", message.chat_id, exc)
+                break
+
+    async def _send_words_only(self, message: OutboxMessage) -> None:
+        """The message's text with no buttons or picture: what the user must not miss, whatever broke."""
+        try:
+            await self._send(message.model_copy(update={"buttons": [], "photo": None, "edit_ref": None}))
+        except (asyncio.CancelledError, RedisError):
+            raise
+        except Exception:  # noqa: BLE001 - dropped, logged, and the next message goes out
+            log.exception("outbox: dropping entry for chat %s that cannot be delivered", message.chat_id)
+
+    def _data(self, button: Button, chat_id: int) -> str:
+        if button.sign is None:
+            return button.data
+        if self._signer is None:
+            raise ValueError("this bot cannot sign buttons")
+        kind, _, ident = button.sign.partition(":")
+        # Private chats: the chat id is the user id, the only person who may press.
+        return self._signer.data(kind, ident, chat_id)
+
+    async def deliver(self, message: OutboxMessage) -> None:
+        if message.dedupe_key and await self._redis.exists(SENT_KEY.format(message.dedupe_key)):
+            return
+        markup = (
+            InlineKeyboardMarkup(
+                [[InlineKeyboardButton(b.text, callback_data=self._data(b, message.chat_id)) for b in row]
+                 for row in message.buttons]
+            )
+            if message.buttons
+            else None
+        )
+        if message.photo:
+            await self._deliver_photo(message, markup)
+        elif message.edit_ref:
+            message_id = await self._redis.get(MESSAGE_REF_KEY.format(message.edit_ref))
+            if message_id is not None:
+                await self._bot.edit_message_text(
+                    message.text[:MAX_MESSAGE_CHARS], chat_id=message.chat_id, message_id=int(message_id),
+                    reply_markup=markup,
+                )
+                if message.ref:  # the edited message now also answers to a new name (a card that became another)
+                    await self._redis.set(MESSAGE_REF_KEY.format(message.ref), int(message_id), ex=_KEEP_SECONDS)
+        else:
+            parts = split_text(message.text)
+            sent = None
+            for index, part in enumerate(parts):
+                last = index == len(parts) - 1
+                sent = await self._bot.send_message(message.chat_id, part, reply_markup=markup if last else None)
+            if message.ref and sent is not None:
+                await self._redis.set(MESSAGE_REF_KEY.format(message.ref), sent.message_id, ex=_KEEP_SECONDS)
+        if message.dedupe_key:
+            await self._redis.set(SENT_KEY.format(message.dedupe_key), 1, ex=_KEEP_SECONDS)
+        if message.photo:
+            await self._redis.delete(message.photo)  # the chat has it now
+
+    async def _deliver_photo(self, message: OutboxMessage, markup: InlineKeyboardMarkup | None) -> None:
+        """The image as a photo with the text as caption; a long text continues in messages after it."""
+        image = await self._redis.get(message.photo or "")
+        if image is not None and is_sealed(image):  # a confidential user's screenshot
+            try:
+                image = open_with(message.chat_id, await self._redis.get(unlocked_key_name(message.chat_id)),
+                                  image.decode())
+            except Locked:  # locked since it was taken: the words go out, the picture is not shown
+                image = None
+        if image is None:
+            # Expired or erased: the words still matter, so they go out without the picture.
+            parts = split_text(f"{message.text}\n\n{PHOTO_GONE}".strip())
+            caption, rest = "", parts
+        else:
+            caption, rest = _caption_split(message.text)
+        sent = None
+        if image is not None:
+            sent = await self._bot.send_photo(
+                message.chat_id, photo=image, caption=caption or None, reply_markup=None if rest else markup
+            )
+        for index, part in enumerate(rest):
+            last = index == len(rest) - 1
+            sent = await self._bot.send_message(message.chat_id, part, reply_markup=markup if last else None)
+        if message.ref and sent is not None:
+            await self._redis.set(MESSAGE_REF_KEY.format(message.ref), sent.message_id, ex=_KEEP_SECONDS)
+
+
+def _caption_split(text: str) -> tuple[str, list[str]]:
+    """The caption (at most Telegram's limit, cut at a line break when possible) and the messages after it."""
+    if len(text) <= MAX_CAPTION_CHARS:
+        return text, []
+    cut = text.rfind("\n", 0, MAX_CAPTION_CHARS)
+    cut = cut if cut > MAX_CAPTION_CHARS // 2 else MAX_CAPTION_CHARS
+    return text[:cut], split_text(text[cut:].lstrip("\n"))

@@ -1,0 +1,91 @@
+"""What the bot's handlers need, passed in explicitly (built by `deputy.bot_main`)."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Callable
+
+from redis import Redis
+
+from deputy.agent.goals import GoalStore
+from deputy.agent.uploads import Uploads
+from deputy.bot.buttons import ButtonSigner
+from deputy.bot.held_messages import HeldMessages
+from deputy.bot.intake import GoalIntake, LoopRedis, url_of
+from deputy.core.connect_links import ConnectLinks
+from deputy.core.plans import PlanBook
+from deputy.core.quotas import Quotas
+from deputy.sentinel.stores.action_store import ActionStore
+from deputy.sentinel.stores.approvals import ApprovalSigner, ApprovalStore
+from deputy.sentinel.stores.audit import AuditLog
+from deputy.sentinel.stores.rule_store import RuleStore
+from deputy.queue.dispatch import RQDispatch
+
+
+@dataclass
+class BotServices:
+    redis: Redis
+    goals: GoalStore
+    approvals: ApprovalStore
+    signer: ApprovalSigner
+    audit: AuditLog
+    dispatch: RQDispatch
+    allowed_users: frozenset[int] | None
+    rules: RuleStore
+    buttons: ButtonSigner
+    actions: ActionStore
+    links: ConnectLinks
+    intake: GoalIntake
+    uploads: Uploads | None = None
+    connect_url: str = "http://127.0.0.1:8081"
+    agent_name: str = "Deputy"
+    clock: Callable[[], float] = field(default=time.time)
+    quotas: Quotas | None = None  # None: no plans enforced
+    messages_per_minute: int | None = None  # per user; None: no flood limit
+    held: HeldMessages | None = None  # messages taken for secrets, releasable; None: none kept
+
+    @classmethod
+    def create(
+        cls,
+        redis: Redis,
+        secret: str,
+        allowed_users: frozenset[int] | None,
+        connect_url: str = "http://127.0.0.1:8081",
+        redis_url: str | None = None,
+        audit_key: bytes | None = None,
+        plans: PlanBook | None = None,
+        messages_per_minute: int | None = None,
+    ) -> "BotServices":
+        """`redis_url` is the server `redis` talks to, for the intake's asyncio client (derived when not given);
+        `audit_key` seals the audit trail (`Settings.audit_key_value()`; a development key when not given);
+        `plans` are enforced per user when given."""
+        dispatch = RQDispatch(redis)
+        audit = AuditLog(redis, audit_key)
+        loop_redis = LoopRedis(redis_url or url_of(redis))
+        return cls(
+            redis=redis,
+            goals=GoalStore(redis),
+            approvals=ApprovalStore(redis),
+            signer=ApprovalSigner(secret),
+            audit=audit,
+            dispatch=dispatch,
+            allowed_users=allowed_users,
+            rules=RuleStore(redis),
+            buttons=ButtonSigner(secret),
+            held=HeldMessages(redis, secret),
+            actions=ActionStore(redis),
+            links=ConnectLinks(redis),
+            intake=GoalIntake(loop_redis, dispatch, audit.key),
+            connect_url=connect_url,
+            uploads=Uploads(redis),
+            quotas=Quotas(redis, plans, loop_redis.get) if plans is not None else None,
+            messages_per_minute=messages_per_minute,
+        )
+
+    def __post_init__(self) -> None:
+        if self.uploads is None:
+            self.uploads = Uploads(self.redis)
+
+    def is_allowed(self, user_id: int) -> bool:
+        return self.allowed_users is None or user_id in self.allowed_users

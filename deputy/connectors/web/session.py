@@ -1,0 +1,177 @@
+"""One user's browser: how Chromium is launched for it, and the open session.
+
+Each user gets their own Chromium process with one fresh context, loaded with the user's
+storage state (cookies, local storage) from Redis (`deputy.connectors.web.states`) and saved back
+after every operation, so logins follow the user to whichever executor runs the next step
+and nothing of it is written to this machine's disk. Downloads are refused, service workers blocked (their requests
+would bypass routing), WebRTC is disabled (its UDP traffic bypasses both routing and the
+proxy), and all traffic passes the user's own `PageGuard`: the route handler for every
+request a page makes, the WebSocket handler for sockets, and the reviewing proxy
+(`deputy.connectors.web.proxy`) for every connection Chromium opens, redirect hops included.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import Callable
+from typing import Any
+
+from playwright.async_api import Browser, BrowserContext, Page, Playwright
+from playwright.async_api import Error as PlaywrightError
+from pydantic import BaseModel, ConfigDict, Field
+
+from deputy.core.effects import ConnectorError, ConnectorUnavailable
+from deputy.connectors.web.guard import PageGuard
+from deputy.connectors.web.proxy import EgressProxy
+from deputy.sentinel.egress.transports.http_client import AsyncResolver
+
+CHROMIUM_ARGS = (
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-dev-shm-usage",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+    # Name lookups for links the page merely shows would tell DNS servers what it contains.
+    "--dns-prefetch-disable",
+    # WebRTC's STUN/UDP traffic is invisible to request routing; with no proxy it cannot start.
+    "--force-webrtc-ip-handling-policy=disable_non_proxied_udp",
+)
+# Belt and braces for WebRTC: without the constructors a page cannot open a peer connection.
+_NO_WEBRTC = "for (const n of ['RTCPeerConnection','webkitRTCPeerConnection','RTCDataChannel']) { try { delete window[n]; } catch (e) {} }"
+
+
+class BrowserConfig(BaseModel):
+    """How the browser is launched and how long it may take; read once by the entry point."""
+
+    model_config = ConfigDict(frozen=True)
+
+    executable_path: str = "/usr/bin/chromium"
+    extra_args: tuple[str, ...] = ()
+    idle_seconds: float = Field(default=300, gt=0)
+    """A browser unused this long is closed (its state stays in Redis)."""
+    max_open: int = Field(default=4, ge=1)
+    """Most profiles open at once; the least recently used idle one makes room."""
+    navigation_timeout: float = Field(default=20, gt=0)
+    """Seconds a site may take to start answering (and a click's navigation to finish)."""
+    content_wait: float = Field(default=8, gt=0)
+    """Seconds to wait for a page to be parsed before reading what has arrived so far."""
+    operation_timeout: float = Field(default=60, gt=0)
+    viewport_width: int = Field(default=1280, ge=200, le=4000)
+    viewport_height: int = Field(default=900, ge=200, le=4000)
+
+
+class UserSession:
+    """One user's open profile: its context, guard and current tab. Used by one operation at a time."""
+
+    def __init__(self, user_id: int, context: BrowserContext, guard: PageGuard, clock: Callable[[], float]) -> None:
+        self.user_id = user_id
+        self.context = context
+        self.guard = guard
+        self.lock = asyncio.Lock()
+        self.last_used = clock()
+        self.navigation_timeout_ms = 20_000.0
+        self.content_wait_ms = 8_000.0
+        self.incomplete = False
+        """The last page loaded was read before it had fully arrived."""
+        self.closed = False
+        self.proxy: EgressProxy | None = None
+        self.browser: Browser | None = None
+        self.state_version = 0
+        """The version of the stored state this context holds (loaded or last saved)."""
+        self.requested_url: str | None = None
+        """The address last loaded, which the tab may show under another (redirected) URL..."""
+        self.landed_url: str | None = None
+        """...this one."""
+        self._page: Page | None = None
+        context.on("close", self._mark_closed)
+
+    def _mark_closed(self, _: object) -> None:
+        self.closed = True
+
+    async def page(self) -> Page:
+        """The tab operations act on: the newest open one (a link may have opened a new tab)."""
+        open_pages = [p for p in self.context.pages if not p.is_closed()]
+        if open_pages:
+            self._page = open_pages[-1]
+            for extra in open_pages[:-1]:
+                # One tab per user keeps memory bounded; a tab that won't close is tried again next time.
+                with contextlib.suppress(PlaywrightError, TimeoutError):
+                    await asyncio.wait_for(extra.close(), 5)
+        else:
+            self._page = await self.context.new_page()
+        self._page.set_default_timeout(self.navigation_timeout_ms)
+        return self._page
+
+    async def close(self) -> None:
+        """Close the user's browser and its proxy (the state was saved after the last operation)."""
+        self.closed = True
+        for closing in (self.context, self.browser):
+            try:
+                if closing is not None:
+                    await closing.close()
+            except PlaywrightError:
+                pass  # already gone: a crashed browser has nothing left to close
+        if self.proxy is not None:
+            await self.proxy.close()
+
+
+async def open_session(
+    playwright: Playwright,
+    config: BrowserConfig,
+    user_id: int,
+    resolver: AsyncResolver,
+    clock: Callable[[], float],
+    state: dict[str, Any] | None = None,
+) -> UserSession:
+    """Launch the user's browser with `state` loaded, its guard and proxy; `ConnectorUnavailable` if Chromium won't start."""
+    guard = PageGuard(resolver)
+    proxy = EgressProxy(guard.review_connection)
+    address = await proxy.start()
+    browser: Browser | None = None
+    try:
+        # One Chromium process per user, as the profiles were: one user's pages never share
+        # a process (or a proxy) with another's.
+        browser = await playwright.chromium.launch(
+            executable_path=config.executable_path,
+            headless=True,
+            chromium_sandbox=False,
+            args=[*CHROMIUM_ARGS, *config.extra_args],
+            # Every connection, redirect hops and loopback included, goes through the reviewing proxy.
+            proxy={"server": address, "bypass": "<-loopback>", "username": proxy.username, "password": proxy.password},
+        )
+        context = await browser.new_context(
+            storage_state=state,
+            accept_downloads=False,
+            service_workers="block",
+            viewport={"width": config.viewport_width, "height": config.viewport_height},
+            permissions=[],
+        )
+    except PlaywrightError as exc:
+        failure = _launch_failure(str(exc))
+        if browser is not None:
+            with contextlib.suppress(PlaywrightError):
+                await browser.close()
+        await proxy.close()
+        raise failure from None
+    await context.add_init_script(_NO_WEBRTC)
+    context.on("request", guard.note_page_request)
+    await context.route("**/*", guard.route)
+    await context.route_web_socket("**/*", guard.websocket)
+    session = UserSession(user_id, context, guard, clock)
+    session.proxy = proxy
+    session.browser = browser
+    session.navigation_timeout_ms = config.navigation_timeout * 1000
+    session.content_wait_ms = config.content_wait * 1000
+    return session
+
+
+def _launch_failure(message: str) -> ConnectorError:
+    if "Executable doesn't exist" in message or "ENOENT" in message:
+        return ConnectorUnavailable(
+            "The web browser isn't installed on this server, so I can't open pages.", detail=message[:500]
+        )
+    return ConnectorUnavailable("The web browser failed to start.", detail=message[:500])

@@ -1,0 +1,113 @@
+"""Finding secrets in a chat message: one entry point, `find_secrets(text)`.
+
+Pure and fast (well under a millisecond for a chat message): it reads the message once,
+folded by `normalise`, and runs every check on that reading. The checks are the security
+field's own where one exists: gitleaks' vendor key rules, Shannon entropy for random-looking
+tokens, the BIP-39 word list, Luhn and mod-97 checksums, national-ID checksums; and
+phrase patterns in several languages for passwords, PINs and codes typed into a sentence.
+Context decides what merely resembles a secret (an order or tracking number stays).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from deputy.core.secret_scan.cards import card_hits, code_hits as card_code_hits, iban_hits
+from deputy.core.secret_scan.hits import KINDS, Hit
+from deputy.core.secret_scan.keys import key_hits, private_key_hits
+from deputy.core.secret_scan.normalise import normalise
+from deputy.core.secret_scan.passwords import login_hits, password_hits, strong_token_hits
+from deputy.core.secret_scan.split import is_lead, lone_value
+from deputy.core.secret_scan.words import code_hits, identity_hits, seed_hits
+
+__all__ = ["KINDS", "Hit", "Scan", "find_secrets", "find_secrets_after", "is_lead", "normalise"]
+
+_ORDER = ("private_key", "access_key", "card", "card_code", "seed_phrase", "password", "login", "bank_account",
+          "national_id", "one_time_code")
+
+
+@dataclass(frozen=True)
+class Scan:
+    """The message as read (normalised), what was found in it, and the message with each value replaced."""
+
+    text: str
+    hits: tuple[Hit, ...]
+
+    @property
+    def found(self) -> bool:
+        return bool(self.hits)
+
+    @property
+    def kind(self) -> str | None:
+        return self.hits[0].kind if self.hits else None
+
+    @property
+    def label(self) -> str | None:
+        return self.hits[0].label if self.hits else None
+
+    def redacted(self, handle: str = "[{label} removed]") -> str:
+        """The message with every secret value replaced by a handle that names its kind."""
+        out, cursor = [], 0
+        for hit in sorted(self.hits, key=lambda h: h.start):
+            if hit.start < cursor:
+                continue  # overlapping findings: the first one already covers it
+            out.append(self.text[cursor: hit.start])
+            out.append(handle.format(label=hit.label, kind=hit.kind))
+            cursor = hit.end
+        out.append(self.text[cursor:])
+        return "".join(out)
+
+
+def find_secrets(text: str) -> Scan:
+    original = text = normalise(text)
+    private = private_key_hits(text)
+    text, marks = _collapse(text, private)  # a key block is found whole: no other check reads its body
+    lowered = text.lower()
+    ibans = iban_hits(text)
+    found = [*key_hits(text, lowered), *card_hits(text, ibans), *card_code_hits(text), *seed_hits(text, lowered),
+             *password_hits(text), *login_hits(text), *strong_token_hits(text), *ibans, *identity_hits(text),
+             *code_hits(text)]
+    hits = [*private, *(_restore(hit, marks) for hit in found)] if marks else found
+    hits.sort(key=lambda h: (_ORDER.index(h.kind), h.start))
+    return Scan(original, tuple(_merge(hits)))
+
+
+def _collapse(text: str, blocks: list[Hit]) -> tuple[str, list[tuple[int, int]]]:
+    """`text` with each block replaced by one space, and where (in the new text) how much was cut before."""
+    pieces, marks, cursor, removed = [], [], 0, 0
+    for block in sorted(blocks, key=lambda h: h.start):
+        if block.start < cursor:
+            continue
+        pieces += [text[cursor: block.start], " "]
+        removed += block.end - block.start - 1
+        marks.append((block.start - (removed - (block.end - block.start - 1)) + 1, removed))
+        cursor = block.end
+    return ("".join(pieces) + text[cursor:], marks) if marks else (text, [])
+
+
+def _restore(hit: Hit, marks: list[tuple[int, int]]) -> Hit:
+    def original(index: int) -> int:
+        shift = 0
+        for after, removed in marks:
+            if index >= after:
+                shift = removed
+        return index + shift
+    return Hit(hit.kind, original(hit.start), original(hit.end - 1) + 1)
+
+
+def _merge(hits: list[Hit]) -> list[Hit]:
+    """One finding per place: a password that is also an access key is reported once."""
+    kept: list[Hit] = []
+    for hit in hits:
+        if not any(h.start < hit.end and hit.start < h.end for h in kept):
+            kept.append(hit)
+    return kept
+
+
+def find_secrets_after(after_lead: bool, text: str) -> Scan:
+    """`text` read as the message after one that named a secret without its value (`is_lead`), or not."""
+    scan = find_secrets(text)
+    if scan.found or not after_lead:
+        return scan
+    hit = lone_value(scan.text)
+    return Scan(scan.text, (hit,)) if hit is not None else scan

@@ -1,0 +1,98 @@
+"""Payment cards, their security codes and PINs, and bank account numbers (IBAN).
+
+A card number is 13-19 digits in any grouping that pass Luhn and start like a card
+(2-6); its expiry and code may follow in the same run of digits. What makes it a card and
+not an order, tracking or IMEI number (15 digits, also Luhn) is the context: a number right
+after "order", "tracking", "IMEI"... is kept unless card words (expiry, CVC, "card") are near.
+An IBAN passes the mod-97 check of ISO 13616.
+"""
+
+from __future__ import annotations
+
+import re
+
+from deputy.core.card_numbers import luhn_valid
+from deputy.core.secret_scan.hits import Hit
+
+_DIGIT_RUN = re.compile(r"(?<![\d.,/])\d+(?:[ \-.\n]{1,2}\d+)*")
+_LOOK_ALIKE_BEFORE = re.compile(
+    r"(?i)\b(?:order|tracking|track|shipment|parcel|package|invoice|reference|ref|booking|confirmation|ticket|"
+    r"imei|isbn|serial|account|acct|customer|member(?:ship)?|loyalty|policy|claim|case|phone|tel|fax|call|"
+    r"mobile|cell|whatsapp|upc|ean|barcode|sku|part|model|vin|routing|transaction|txn|receipt|meter|ups|fedex|"
+    r"usps|dhl|awb|waybill|bestellnummer|sendungsnummer|commande|pedido|tracciamento|spedizione|suivi|colis|"
+    r"seguimiento|rastreo|env[íi]o|brt|gls|dpd|hermes|n[ºo°]\.?|#)\b[^\d\n]{0,24}$"
+)
+_CARD_WORDS = re.compile(r"(?i)\b(?:card|visa|master ?card|amex|american express|discover|debit|credit|exp(?:iry|ires|iration)?|"
+                         r"valid thru|cvv2?|cvc2?|csc|karte|carte|tarjeta|cart[aã]o)\b|\b(?:0[1-9]|1[0-2])\s?/\s?\d{2}\b")
+_CODE = re.compile(
+    r"(?i)(?:\b(?:cvv2?|cvc2?|csc|cid|cav2|security code|sec(?:urity)? code|card code|card verification(?: code| value)?|"
+    r"3[- ]digit(?: security)? code|three[- ]digit code|code on the back|(?:card |atm |debit |bank )?pin(?:[- ]?(?:code|number|no\.?))?|"
+    r"pin-?nummer|code pin|code secret|numéro secret|geheimzahl|pin-?code|pinkod|pin ?kodu|puk|sim pin|cvn|"
+    r"pr[üu]fnummer|pr[üu]fziffer|kartenpr[üu]fnummer|sicherheitscode|c[óo]digo de seguridad|cryptogramme|"
+    r"codice di sicurezza|beveiligingscode|kod cvv)\b)"
+    r"[^\d\n.?!]{0,24}?(?<!\d)(?P<value>\d{3,8})(?!\d)"
+)
+_PIN_NOT = re.compile(r"(?i)\bpin\b\s*(?:the|this|that|it|a|an|to|on|up|down|point|board|code\?|location|drop)\b")
+_IBAN = re.compile(r"\b[A-Z]{2}\d{2}(?:[ ]?[A-Z0-9]{4}){2,7}(?:[ ]?[A-Z0-9]{1,4})?\b")
+_IBAN_LENGTHS = {"AD": 24, "AE": 23, "AT": 20, "BE": 16, "BG": 22, "CH": 21, "CY": 28, "CZ": 24, "DE": 22, "DK": 18,
+                 "EE": 20, "ES": 24, "FI": 18, "FR": 27, "GB": 22, "GR": 27, "HR": 21, "HU": 28, "IE": 22, "IS": 26,
+                 "IT": 27, "LI": 21, "LT": 20, "LU": 20, "LV": 21, "MC": 27, "MT": 31, "NL": 18, "NO": 15, "PL": 28,
+                 "PT": 25, "RO": 24, "SE": 24, "SI": 19, "SK": 24, "SM": 27, "TR": 26, "BR": 29, "SA": 24, "IL": 23}
+
+
+def iban_valid(candidate: str) -> bool:
+    compact = candidate.replace(" ", "").upper()
+    expected = _IBAN_LENGTHS.get(compact[:2])
+    if expected is not None and len(compact) != expected:
+        return False
+    rearranged = compact[4:] + compact[:4]
+    return int("".join(str(int(c, 36)) for c in rearranged)) % 97 == 1
+
+
+def iban_hits(text: str) -> list[Hit]:
+    return [Hit("bank_account", *m.span()) for m in _IBAN.finditer(text) if iban_valid(m.group(0))]
+
+
+def card_hits(text: str, ibans: list[Hit]) -> list[Hit]:
+    found = []
+    masked = text
+    for hit in ibans:  # the digits of an IBAN are no card
+        masked = masked[: hit.start] + " " * (hit.end - hit.start) + masked[hit.end:]
+    for run in _DIGIT_RUN.finditer(masked):
+        digits = ""
+        for group in re.finditer(r"\d+", run.group(0)):
+            digits += group.group(0)
+            if len(digits) > 19:
+                break
+            if 13 <= len(digits) <= 19 and digits[0] in "23456" and luhn_valid(digits):
+                before = text[max(0, run.start() - 40): run.start()]
+                near = text[max(0, run.start() - 60): run.end() + 60]
+                if _LOOK_ALIKE_BEFORE.search(before) and not _CARD_WORDS.search(near):
+                    break
+                end = run.start() + group.end()
+                found.append(Hit("card", run.start(), end))
+                found.extend(_trailing_code(text, end))
+                break
+    return found
+
+
+_EXPIRY_THEN_CODE = re.compile(r"[^\d\n]{0,30}?(?P<expiry>(?:0[1-9]|1[0-2])\s?/\s?(?:20)?\d{2})(?!\d)"
+                               r"(?:[^\d\n]{1,30}?(?<!\d)(?P<code>\d{3,4})(?!\d))?")
+
+
+def _trailing_code(text: str, end: int) -> list[Hit]:
+    """"4111 ... 11/28 346": a card's expiry goes with it, and the digits after the expiry are its code."""
+    match = _EXPIRY_THEN_CODE.match(text, end)
+    if match is None:
+        return []
+    found = [Hit("card", *match.span("expiry"))]
+    return found + [Hit("card_code", *match.span("code"))] if match.group("code") else found
+
+
+def code_hits(text: str) -> list[Hit]:
+    found = []
+    for match in _CODE.finditer(text):
+        if _PIN_NOT.match(text, match.start()):
+            continue
+        found.append(Hit("card_code", *match.span("value")))
+    return found

@@ -1,0 +1,201 @@
+"""Passwords and logins written into a sentence, in the ways people actually type them.
+
+A password after its word and a verb or a colon ("the wifi password's hunter2", "pw: hunter2",
+"Passwort ist Sonne123", "mot de passe : soleil42", "密码是abc123"), before "is my password",
+"use X as the password", "it's X for the wifi"; a login as "name / password" or "user:pass".
+It stays quiet on talk about passwords without one ("I forgot my password", "the password is
+wrong", "mein Passwort ist falsch") and on "boarding pass: gate 12".
+"""
+
+from __future__ import annotations
+
+import re
+from itertools import islice
+
+from deputy.core.secret_scan.hits import Hit
+
+_WORD = (r"(?:pass(?:word|wort|wd|phrase|code|cord)?|pword|pwd?|p/w|mdp|mot de passe|contrase[ñn]a|clave|senha|"
+         r"palavra[- ]passe|kennwort|wachtwoord|has[łl]o|parola(?: d'ordine)?|l[öo]senord|adgangskode|passord|"
+         r"salasana|heslo|jelsz[óo]|[şs]ifre|пароль|パスワード|密码|密碼|비밀번호|كلمة المرور|סיסמה|पासवर्ड|"
+         r"m[ậa]t kh[ẩa]u|kata sandi|wi-?fi key|network key|wpa key|pin)")
+_KEYWORD = re.compile(rf"(?i)(?<![A-Za-z]){_WORD}")
+_VALUE = r"(?P<value>[\"'“‘«]?[^\s\"'”’»]{3,128})"
+_VERBS = (r"'s|’s|\bis(?:\s+now)?\b|\bwas\b|\bwill be\b|\bshould be\b|\bist\b|\best\b|\bes\b|\bé\b|\bè\b|\bis\b|"
+          r"\bjest\b|\bär\b|\bdeve ser\b|\bsera\b|\blautet\b|\bheißt\b|\bwordt\b|"
+          r"\bes\s+la\b|\bc'est\b|\bэто\b|\b—\b|是|为|は|는|은|:|=|-|–|→|->")
+# After the word: maybe "for the office printer" / "du wifi" / "de mi cuenta", then a verb or separator.
+_EXPLICIT = re.compile(
+    r"(?i)(?:\s+(?:for|to|of|on|at|du|de|del|de la|des|für|fürs|vom|von|van|voor|per|da|do|della|dla|för|til|"
+    r"для|от)\s+(?:[\w.@'-]+\s+){0,3}?[\w.@-]+)?"
+    rf"(?:\s*(?:{_VERBS}))+\s*{_VALUE}"
+)
+_SPACED = re.compile(rf"\s+{_VALUE}")
+_BEFORE = re.compile(r"(?i)(?<![^\s\"'“‘])(?P<value>[^\s\"'“”]{4,128})[\"'”’]?\s+(?:is|was|as|ist|est|es)\s+"
+                     r"(?:my|the|our|your|mein|meine|das|le|la|mon|ma|mi|el)\s+(?:\w+\s+)?"
+                     r"(?:password|passcode|passwort|kennwort|mot de passe|contraseña|pin|pw|pwd)\b")
+_USE_AS = re.compile(r"(?i)\buse\s+[\"'“‘]?(?P<value>[^\s\"'”’]{4,128})[\"'”’]?\s+as\s+(?:the|my|a)\s+(?:\w+\s+)?"
+                     r"(?:password|passcode|pin)\b")
+_FOR_THE = re.compile(r"(?i)\b(?:it'?s|it’s|it is|that'?s|use|try)\s+[\"'“‘]?(?P<value>[^\s\"'”’]{6,128}?)[\"'”’]?\s+"
+                      r"(?:for|on)\s+(?:the|my|our)\s+(?:wi-?fi|router|network|door|alarm|safe|laptop|computer|account|login)\b")
+_WIFI = re.compile(r"(?i)\b(?:wi-?fi|wlan|ssid|router|hotspot)\b\s*(?:is|:|=|'s|’s|ist|est|es)\s*"
+                   r"[\"'“‘]?(?P<value>[^\s\"'”’]{6,128})")
+_PASSPHRASE = re.compile(r"(?i)\b(?:password|passphrase|passwort|pw|mot de passe|contraseña)\s*(?:is|:|=|ist|est|es)\s+"
+                         r"(?P<value>[a-z]+(?:\s+[a-z]+){2,5})\s*[.!]?$")
+_USE_LAST = re.compile(r"(?i)\buse\s+(?P<value>[^\s,]{6,64}?)\s*[.!]?$")
+_NOT_PASSWORD_PREFIX = re.compile(
+    r"(?i)(?:boarding|bus|train|rail|day|season|ski|mountain|hall|press|free|back|by|festival|guest|gate|"
+    r"park|museum|transit|travel|weekly|monthly|annual|all-access|backstage|hall|e-?z|fast|golden|mobility)[\s-]*$"
+)
+# What follows "password is ..." when nobody is saying the password (in the languages above).
+_STATE_WORDS = frozenset("""
+is was be been being the a an my your his her their our its this that these those it them there here
+on in at of for to from with by into onto under over about as not no none n/a na nil null empty blank
+wrong incorrect correct right invalid valid weak strong short long expired expiring old new same different
+saved stored reset changed updated required needed missing lost forgotten locked blocked secure insecure
+compromised leaked case-sensitive sensitive too very really still also just only now already ok okay fine
+good bad hard easy simple complex somewhere something someone anything nothing written attached below above
+protected manager managers policy rules requirements reset. field box prompt hint change changes update
+please pls thanks thank what which where when why how who whose and or but so if then because reset? wrong.
+used using shared same. set unset needed. required. ignored accepted rejected working broken again asked
+asking sent sending enough mandatory optional saved. below: above: here: correct. invalid. expired. mine
+yours different. case protection protect strength length recovery request requests link links email
+emails screen page form number digits characters letters symbols through fail yes button flow issue issues
+problem problems error errors see process details info system portal method options test tests hint hints
+falsch richtig vergessen abgelaufen geändert ungültig gesperrt zu nicht kein keine der die das mein meine
+faux incorrect incorrecte oublié expiré changé bloqué trop pas le la les mon ma mes un une
+incorrecta incorrecto olvidada olvidado caducada cambiada bloqueada muy no mi el los las
+errada errado esquecida expirada bloqueada muito
+sbagliata dimenticata scaduta bloccata troppo non
+fout vergeten verlopen geblokkeerd te niet
+błędne zapomniałem wygasło
+fel glömt
+неверный неправильный забыл
+wifi wi-fi router network reset-link requirement requirements: 8 6 12
+password passwords passwort pw pwd pass passcode pin code login username user mdp contraseña senha
+""".split())
+PUBLIC_KEY_BEFORE = re.compile(r"(?:ssh-(?:rsa|ed25519|dss)|ecdsa-sha2-\S+|sk-ssh-\S+)\s+$")
+
+
+def _is_value(value: str) -> bool:
+    value = value.strip("\"'“”‘’«».,;:!?)(")
+    if len(value) < 3 or value.lower() in _STATE_WORDS or not value.strip("*•·x."):
+        return False  # talk about a password, or one shown masked
+    return not value.lower().startswith(("http://", "https://", "<", "["))
+
+
+def _span(match: re.Match[str]) -> tuple[int, int]:
+    start, end = match.span("value")
+    value = match.group("value")
+    return start + (len(value) - len(value.lstrip("\"'“‘«"))), end - (len(value) - len(value.rstrip("\"'”’».,;:!?)")))
+
+
+def password_hits(text: str) -> list[Hit]:
+    found = []
+    for keyword in islice(_KEYWORD.finditer(text), 64):  # a chat message says a password once or twice
+        word, before = keyword.group(0).lower(), text[max(0, keyword.start() - 40): keyword.start()]
+        following = text[keyword.end(): keyword.end() + 1]
+        if (following.isalpha() and following.isascii()) or _NOT_PASSWORD_PREFIX.search(before):
+            continue  # "passenger", "boarding pass: gate 12"
+        explicit = _EXPLICIT.match(text, keyword.end())
+        match = explicit or _SPACED.match(text, keyword.end())
+        if match is None:
+            continue
+        value = match.group("value")
+        if word == "pin":
+            if re.fullmatch(r"[\"'“‘]?\d{4,8}[\"'”’.,;!]?", value):
+                found.append(Hit("card_code", *_span(match)))
+            continue  # "pin the meeting", "PIN is on the back": only digits are a PIN
+        if word == "pass" and not explicit:
+            continue  # "I'll pass on that": only "pass: x", "pass is x" say one
+        if value[0] in "\"'“‘«" and len(value.strip("\"'“”‘’«»")) >= 3:
+            found.append(Hit("password", *_span(match)))
+            continue  # a quoted value is the password, whatever word it is
+        # "password hunter2" or "with password admin" say one; "the pwd command" does not.
+        said = explicit or re.search(r"(?i)\b(?:with|using)\s+(?:the\s+|a\s+)?$", before)
+        if not said and not re.search(r"[\d\W_]", value.strip(".,;:!?")):
+            continue
+        if _is_value(value):
+            found.append(Hit("password", *_span(match)))
+    for match in _PASSPHRASE.finditer(text):  # "password is correct horse battery staple"
+        if sum(word.lower() in _STATE_WORDS for word in match.group("value").split()) <= 1:
+            found.append(Hit("password", *match.span("value")))
+    last = _USE_LAST.search(text) if found or re.search(r"(?i)pass|pw", text) else None
+    if last and re.search(r"\d", last.group("value")) and re.search(r"[A-Z]", last.group("value")):
+        found.append(Hit("password", *last.span("value")))  # "..., no wait, use mvPgVsCX"
+    for pattern in (_BEFORE, _USE_AS, _FOR_THE, _WIFI):
+        found.extend(Hit("password", *_span(m)) for m in pattern.finditer(text) if _is_value(m.group("value"))
+                     and (pattern is not _WIFI or re.search(r"[\d\W_]", m.group("value"))))
+    return found
+
+
+_LOGIN = re.compile(
+    r"(?i)\b(?P<trigger>(?:log\s?in|logon|sign[\s-]?in|credentials|creds|u/p|user/pass|zugangsdaten|identifiants|"
+    r"acceso|anmeldedaten)\b"
+    r"(?:\s+for\s+(?:[\w.@-]+\s+){0,3}?[\w.@-]+(?=\s*[:=]))?\s*(?:is|:|=|-|details:?|info:?|with|as|using)?"
+    r"|(?:user(?:name)?|user id|e-?mail|benutzer(?:name)?|utilisateur|usuario|login)\b(?![@.])\s*(?:is|:|=)?)"
+    r"\s*[\"']?(?P<name>[\w.+@-]{2,128})[\"']?\s*(?:/|\||:|,|\s)\s*"
+    r"(?:(?:pw|pwd|pass(?:word)?|p|passwort|mdp|mot de passe|contraseña|senha)\b\s*[:=]?\s*)?[\"']?(?P<value>[^\s\"']{4,128})"
+)
+_EMAIL_PASS = re.compile(
+    r"(?<![\w.+/=-])[\w.+-]{1,64}@[\w-]{1,63}(?:\.[\w-]{1,63}){1,6}(?:\s*/\s*|:|\s*\|\s*)"
+    r"(?P<value>[^\s/@]{4,128})(?![^\s/]*@)"
+)
+_URL_USERINFO = re.compile(r"(?i)\b[a-z][a-z0-9+.-]{0,15}://[^/\s:@]{0,128}:(?P<value>[^/\s@$<{%][^/\s@]{2,127})@")
+
+
+def _inside_address(text: str, start: int) -> bool:
+    """"scheme://user:pw@host/path": the part after the host is a path, not a password."""
+    word_start = max(text.rfind(" ", 0, start), text.rfind("\n", 0, start)) + 1
+    return "//" in text[word_start: start + 1] or text[:start].endswith("//")
+
+
+def login_hits(text: str) -> list[Hit]:
+    found = []
+    for match in _LOGIN.finditer(text):
+        name, value = match.group("name"), match.group("value")
+        tail = text[match.start("name") + len(name): match.start("value")]
+        if "@" in value or not _is_value(value) or name.lower() in _STATE_WORDS:
+            continue
+        # "name / password", "name:password", or a password word between them; a plain space
+        # between two words ("login page works") says nothing.
+        says_password = re.search(r"(?i)\b(?:pw|pwd|pass|password|p|passwort|mdp|contraseña|senha)\b", tail)
+        loose = re.match(r"(?i)(?:user|e-?mail|benutzer|utilisateur|usuario)", match.group("trigger")) and not re.search(
+            r"(?:is|:|=)\s*$", match.group("trigger"))
+        if says_password or (not loose and re.search(r"[/|:,]", tail)) or ("@" in name and re.search(r"\d", value)):
+            found.append(Hit("login", *_span(match)))
+    # "bob@example.com:hunter2"; not "https://user@host:8443/" (an address with a port).
+    found.extend(Hit("login", *_span(m)) for m in _EMAIL_PASS.finditer(text)
+                 if _is_value(m.group("value")) and not _inside_address(text, m.start()))
+    found.extend(Hit("login", *m.span("value")) for m in _URL_USERINFO.finditer(text))
+    return found
+
+
+_LOGIN_CONTEXT = re.compile(
+    r"(?i)\b(?:log\s?-?in|logon|sign\s?-?in|inloggen|inlog|accede|acceder|acceso|zugangsdaten|zugang|anmelden|"
+    r"anmeldung|credentials|creds|admin|administrator|portal|router|username|user|benutzer|connexion|connecte|"
+    r"identifiants|utente|accedi|usuario|konto|account|intranet|vpn|ssh|wifi|wi-fi)\b"
+)
+_PART = re.compile(r"[^\s/|]{6,64}")
+
+
+def _password_like(part: str) -> bool:
+    part = part.rstrip(".,;:!?)")
+    if len(part) < 6 or "://" in part or "@" in part or re.fullmatch(r"[\d.,:/-]+|[0-9a-f-]+|[A-Za-z]+[.-]?[A-Za-z]*", part):
+        return False
+    if not re.search(r"[A-Z]", part) or re.fullmatch(r"[\w.-]+:\d{2,5}", part):
+        return False  # a password people choose has a capital; "db:5432" is a host and port
+    classes = sum(bool(re.search(p, part)) for p in (r"[a-z]", r"[A-Z]", r"\d", r"[^\w]|_"))
+    return classes >= 3 and bool(re.search(r"\d", part)) and bool(re.search(r"[A-Za-z]", part))
+
+
+def strong_token_hits(text: str) -> list[Hit]:
+    """A password-strength token in a message about logging in ("with admin / pqyoS#Z9Mimc")."""
+    if not _LOGIN_CONTEXT.search(text):
+        return []
+    found = []
+    for match in _PART.finditer(text):
+        part = match.group(0).rstrip(".,;:!?)")
+        if (_password_like(part) and not _inside_address(text, match.start())
+                and not PUBLIC_KEY_BEFORE.search(text[max(0, match.start() - 40): match.start()])):
+            found.append(Hit("login", match.start(), match.start() + len(part)))
+    return found

@@ -1,0 +1,159 @@
+"""The user side: send text, tap a reply button, choose a list row, send a file, read the chat.
+
+Each call delivers the user's message to the webhook and answers with what the webhook
+answered (``status``), so a test sees a refused signature or a retried delivery. Test hooks:
+``duplicate`` delivers the same message twice, ``signature`` is ``good``, ``bad`` or ``none``,
+and ``/silence`` moves the user's last message back in time (the 24-hour window).
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+from typing import Any
+
+from aiohttp import web
+
+from deputy.emulator.whatsapp.delivery import envelope
+from deputy.emulator.whatsapp.hub import HUB_KEY, WaHub
+from deputy.emulator.whatsapp.state import new_wamid
+
+
+def _wa_id(request: web.Request) -> str:
+    wa_id = request.match_info["wa_id"]
+    if not wa_id.isdigit() or len(wa_id) > 15:
+        raise web.HTTPBadRequest(text="a WhatsApp id is a phone number: digits only, at most 15")
+    return wa_id
+
+
+async def _body(request: web.Request) -> dict[str, Any]:
+    try:
+        body = await request.json()
+    except ValueError:
+        raise web.HTTPBadRequest(text="send JSON") from None
+    if not isinstance(body, dict):
+        raise web.HTTPBadRequest(text="send a JSON object")
+    return body
+
+
+async def _deliver(hub: WaHub, wa_id: str, body: dict[str, Any], message: dict[str, Any], shown: dict[str, Any]
+                   ) -> web.Response:
+    user = hub.state.user(wa_id, body.get("name"))
+    wamid = new_wamid()
+    now = hub.state.clock()
+    message = {"from": wa_id, "id": wamid, "timestamp": str(int(now)), **message}
+    hub.state.add(wa_id, {"id": wamid, "from": "user", "buttons": [], "list": None, "media": None,
+                          "template": None, **shown})
+    user.last_in = now
+    hub.changed()
+    payload = envelope(hub.config.phone_number_id, {
+        "contacts": [{"profile": {"name": user.name}, "wa_id": wa_id}], "messages": [message]})
+    signed = str(body.get("signature") or "good")
+    statuses = [await hub.deliverer.post(payload, signed=signed)]
+    if body.get("duplicate"):
+        statuses.append(await hub.deliverer.post(payload, signed=signed))
+    return web.json_response({"message_id": wamid, "status": statuses[0], "statuses": statuses})
+
+
+async def send_text(request: web.Request) -> web.Response:
+    hub, wa_id, body = request.app[HUB_KEY], _wa_id(request), await _body(request)
+    text = str(body.get("text") or "")
+    if not text:
+        raise web.HTTPBadRequest(text="text is required")
+    return await _deliver(hub, wa_id, body, {"type": "text", "text": {"body": text}}, {"type": "text", "text": text})
+
+
+async def press(request: web.Request) -> web.Response:
+    hub, wa_id, body = request.app[HUB_KEY], _wa_id(request), await _body(request)
+    found = hub.state.find(str(body.get("message_id") or ""))
+    if found is None or found[1]["from"] != "bot":
+        raise web.HTTPNotFound(text="no such message from the business")
+    entry = found[1]
+    wanted = body.get("button")
+    ident = body.get("id")
+
+    def match(choice: dict[str, Any]) -> bool:
+        return (ident is not None and choice["id"] == ident) or (wanted is not None and choice["title"] == wanted)
+
+    button = next((b for b in entry["buttons"] if match(b)), None)
+    row = next((r for r in (entry["list"] or {}).get("rows", []) if match(r)), None)
+    if button is not None:
+        interactive = {"type": "button_reply", "button_reply": {"id": button["id"], "title": button["title"]}}
+        title = button["title"]
+    elif row is not None:
+        interactive = {"type": "list_reply", "list_reply": {k: row[k] for k in ("id", "title", "description") if k in row}}
+        title = row["title"]
+    else:
+        raise web.HTTPNotFound(text="that message has no such button or row")
+    message = {"type": "interactive", "interactive": interactive,
+               "context": {"from": "15550000000", "id": entry["id"]}}
+    return await _deliver(hub, wa_id, body, message, {"type": "interactive", "text": title})
+
+
+async def send_file(request: web.Request) -> web.Response:
+    hub, wa_id, body = request.app[HUB_KEY], _wa_id(request), await _body(request)
+    try:
+        data = base64.b64decode(str(body.get("data") or ""), validate=True)
+    except (binascii.Error, ValueError):
+        raise web.HTTPBadRequest(text="data must be base64") from None
+    mime = str(body.get("mime_type") or "application/octet-stream")
+    filename = str(body.get("filename") or "file")
+    media_id = hub.state.store_media(data, mime, filename)
+    kind = "image" if mime.startswith("image/") else "document"
+    media: dict[str, Any] = {"id": media_id, "mime_type": mime}
+    if kind == "document":
+        media["filename"] = filename
+    if body.get("caption"):
+        media["caption"] = str(body["caption"])
+    shown = {"type": kind, "text": str(body.get("caption") or ""), "media": {"id": media_id, "filename": filename}}
+    return await _deliver(hub, wa_id, body, {"type": kind, kind: media}, shown)
+
+
+async def messages(request: web.Request) -> web.Response:
+    hub: WaHub = request.app[HUB_KEY]
+    wa_id = _wa_id(request)
+    after = int(request.query.get("after", "0") or 0)
+    wait = min(float(request.query.get("wait", "0") or 0), 25.0)
+    user = hub.state.user(wa_id)
+    found = [m for m in user.messages if m["seq"] > after]
+    if not found and wait > 0:
+        await hub.wait_change(wait)
+        found = [m for m in user.messages if m["seq"] > after]
+    return web.json_response(found)
+
+
+async def silence(request: web.Request) -> web.Response:
+    """Pretend the user last wrote `hours` ago (default 25: outside the window)."""
+    hub, wa_id, body = request.app[HUB_KEY], _wa_id(request), await _body(request)
+    user = hub.state.user(wa_id)
+    user.last_in = hub.state.clock() - float(body.get("hours", 25)) * 3600
+    return web.json_response({"last_in": user.last_in})
+
+
+async def deliveries(request: web.Request) -> web.Response:
+    return web.json_response(request.app[HUB_KEY].deliverer.log)
+
+
+async def config(request: web.Request) -> web.Response:
+    hub: WaHub = request.app[HUB_KEY]
+    return web.json_response({"telegram_page": hub.config.telegram_page, "business": "Deputy"})
+
+
+async def media(request: web.Request) -> web.Response:
+    """A file in the chat, for the page (no token: this is the user's own phone)."""
+    item = request.app[HUB_KEY].state.media.get(request.match_info["media"])
+    if item is None:
+        raise web.HTTPNotFound()
+    return web.Response(body=item.data, content_type=item.mime_type,
+                        headers={"Content-Disposition": f'inline; filename="{item.filename}"'})
+
+
+def setup(app: web.Application) -> None:
+    app.router.add_post("/api/users/{wa_id}/messages", send_text)
+    app.router.add_post("/api/users/{wa_id}/press", press)
+    app.router.add_post("/api/users/{wa_id}/files", send_file)
+    app.router.add_post("/api/users/{wa_id}/silence", silence)
+    app.router.add_get("/api/users/{wa_id}/messages", messages)
+    app.router.add_get("/api/deliveries", deliveries)
+    app.router.add_get("/api/config", config)
+    app.router.add_get("/api/media/{media}", media)

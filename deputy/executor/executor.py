@@ -1,0 +1,419 @@
+"""The executor: the only process that runs external actions, always after Sentinel.
+
+For each submitted action it asks `sentinel.review`; allowed actions run, denied ones
+return the reasons to the agent, and "ask" posts an approval card and ends the job. After
+the owner's press it reviews again with the approval and runs exactly the approved
+action. An action runs only after this process *claimed* it (submitted/awaiting →
+executing, with a claim token), so duplicated or retried jobs never run it twice; the
+idempotency key handed to the connector is the approval id (or the action id when no
+approval was needed). States change only as `deputy.sentinel.action_lifecycle` allows.
+
+If an executor dies holding a claim, the job that runs next finds the action `executing`:
+if nothing had begun it simply runs again; otherwise its outcome is unknown, and the user
+gets a card saying what is known with Try again / Drop it, while the goal waits.
+"""
+
+from __future__ import annotations
+
+import logging
+import secrets
+import time
+from typing import Callable, Mapping
+
+from deputy.agent.goal_lifecycle import GoalEvent
+from deputy.agent.goals import GoalStatus, GoalStore
+from deputy.agent.unlock_wait import WAITING_TEXT
+from deputy.core.confidential import Locked, WaitingWork
+from deputy.core.effects import ConnectorError, ConnectorOutcomeUnknown, OperationResult
+from deputy.connectors.progress import listening
+from deputy.core import metrics
+from deputy.core.outbox import Outbox
+from deputy.sentinel.action_lifecycle import ActionEvent
+from deputy.sentinel.stores.action_store import ActionRecord, ActionStore
+from deputy.core.actions import Action, ActionState
+from deputy.sentinel.stores.approvals import (
+    ApprovalRequest,
+    ApprovalSigner,
+    ApprovalStatus,
+    ApprovalStore,
+)
+from deputy.sentinel.stores.audit import AuditLog
+from deputy.sentinel.egress.transports.http_client import EgressBlocked
+from deputy.sentinel.policy import Decision, Risk, Verdict, review
+from deputy.sentinel.spending import SpendingLimit
+from deputy.vault import Scrubber
+from deputy.core.payloads import ActionJob
+from deputy.executor.outcome_unknown import STARTED, Evidence, UnknownOutcomeCards, unknown_summary
+from deputy.executor.approval_cards import ApprovalCards, ExecutorDispatch, move_goal as _move
+from deputy.executor.cart_lines import CartLines
+from deputy.executor.payments import PaymentIssuer
+from deputy.core.deputy_notes import attach_note, split_note
+from deputy.executor.negotiation import NegotiationGuard
+from deputy.sentinel.negotiation.meaning import Embed
+from deputy.executor.review_context import ReviewContextBuilder
+from deputy.executor.shown_actions import CANCELLED, RUN, Settled, ShownActions
+from deputy.executor.undo_writes import Reverter, UndoWrites
+from deputy.sentinel.shown import sent_text
+
+log = logging.getLogger(__name__)
+
+# Runs one operation with its credentials (idempotency key given); a str is a plain summary.
+ActionRunner = Callable[[Action, str], "str | OperationResult"]
+
+_PENDING = (ActionState.submitted, ActionState.awaiting_approval)
+
+
+class Executor:
+    def __init__(
+        self,
+        actions: ActionStore,
+        approvals: ApprovalStore,
+        goals: GoalStore,
+        outbox: Outbox,
+        audit: AuditLog,
+        signer: ApprovalSigner,
+        dispatch: "ExecutorDispatch",
+        runners: Mapping[str, ActionRunner],
+        contexts: ReviewContextBuilder,
+        approval_ttl: float,
+        clock: Callable[[], float] = time.time,
+        scrubber: Scrubber | None = None,
+        user_runners: Callable[[Action], ActionRunner | None] | None = None,
+        payments: PaymentIssuer | None = None,
+        replicated: Callable[[], object] = lambda: None,
+        evidence: Evidence | None = None,
+        meaning: Embed | None = None,
+        send_window: int = 0,
+        reverters: Mapping[str, Reverter] | None = None,
+    ) -> None:
+        self._replicated = replicated  # deputy.queue.replication: the started mark survives a failover
+        self._payments = payments
+        self._user_runners = user_runners
+        self._actions = actions
+        self._approvals = approvals
+        self._goals = goals
+        self._outbox = outbox
+        self._audit = audit
+        self._signer = signer
+        self._dispatch = dispatch
+        self._runners = runners
+        self._contexts = contexts
+        # Negotiating goals: every message is also held to the user's mandate.
+        self._negotiation = NegotiationGuard(contexts.redis, outbox, audit, clock, parent_of=self._parent_of,
+                                            embed=meaning)
+        self._carts = CartLines(contexts.redis, runners)
+        self._scrubber = scrubber or Scrubber()
+        self._approval_ttl = approval_ttl
+        self._clock = clock
+        self._cards = ApprovalCards(contexts.redis, actions, approvals, goals, outbox, audit, signer, dispatch,
+                                    approval_ttl, clock)
+        # What runs without a card is shown in full; messages wait `send_window` s unless the user chose otherwise.
+        self._shown = ShownActions(contexts.redis, outbox, dispatch, clock, send_window)
+        self._undo = UndoWrites(contexts.redis, actions, outbox, audit, reverters or {}, clock, self._scrubber)
+        self._unknown = UnknownOutcomeCards(approvals, goals, outbox, audit, signer, dispatch.expire_approval,
+                                            approval_ttl, clock, evidence)
+
+    def _parent_of(self, goal_id: str) -> str | None:
+        goal = self._goals.get(goal_id)
+        return goal.parent_id if goal is not None else None
+
+    def handle(self, job: ActionJob) -> None:
+        try:
+            self._handle(job)
+        except Locked as locked:
+            # A confidential user is locked: the action waits for the unlock, which hands it back.
+            waiting = WaitingWork(self._contexts.redis)
+            waiting.park_action(locked.user_id, job.action_id, job.model_dump(mode="json"))
+            if waiting.first_notice(locked.user_id):
+                self._outbox.send(locked.chat_id, WAITING_TEXT)
+
+    def _handle(self, job: ActionJob) -> None:
+        record = self._actions.get(job.action_id)
+        if record is None:
+            log.error("action %s not found", job.action_id)
+            return
+        if record.state.terminal:
+            self._resume(record, job)
+        elif record.state is ActionState.executing:
+            self._recover(record, job)
+        elif record.state is ActionState.outcome_unknown:
+            if job.approval_id is not None:
+                self._after_press(record, job)  # Try again / Drop it, or that card expired
+        elif record.state is ActionState.submitted:
+            self._first_review(record, job)
+        elif job.approval_id is not None:
+            self._after_press(record, job)
+
+    def _review(self, action: Action, approved_fingerprint: str | None = None) -> Decision:
+        reviewed = self._contexts.authoritative(action)
+        if reviewed is None:
+            return Decision(
+                verdict=Verdict.deny,
+                reasons=[f"{action.connector}.{action.operation} is not an operation this Deputy offers."],
+                risk=Risk.high,
+            )
+        context = self._contexts.build(reviewed, approved_fingerprint)
+        return self._negotiation.review(reviewed, review(reviewed, context), context)
+
+    def _first_review(self, record: ActionRecord, job: ActionJob) -> None:
+        action = record.action
+        settled = self._shown.settle(action, job.step)
+        if settled is not None:
+            self._settled(record, job, settled)
+            return
+        decision = self._review(action)
+        self._audit_review(action, decision)
+        if decision.verdict is Verdict.allow:
+            if not self._shown.hold(action, job.step):
+                self._execute(record, job, idempotency_key=action.id, limit=decision.spending_limit, held=False)
+        elif decision.verdict is Verdict.deny:
+            reasons = " ".join(decision.reasons)
+            self._finish(record, job, ActionState.denied, f"Sentinel blocked this action: {reasons}")
+        elif action.unattended:
+            # A monitor's probe: nobody is there to answer a card at every check.
+            reasons = " ".join(decision.reasons)
+            self._finish(record, job, ActionState.denied, f"Sentinel would need to ask you about this: {reasons}")
+        else:
+            self._ask(record, job, decision)
+
+    def _settled(self, record: ActionRecord, job: ActionJob, settled: Settled) -> None:
+        """An outgoing message came back from its send window: sent once, or cancelled and the goal told."""
+        if settled.verdict == RUN:
+            self._execute(record, job, idempotency_key=record.action.id, held=True)
+        elif settled.verdict == CANCELLED:
+            self._shown.cancelled(record.action, settled.why)
+            self._finish(record, job, ActionState.declined,
+                         f"The user cancelled this in the send window: {settled.why}")
+
+    def _ask(
+        self,
+        record: ActionRecord,
+        job: ActionJob,
+        decision: Decision,
+        allowed_from: tuple[ActionState, ...] = (ActionState.submitted,),
+    ) -> None:
+        action = record.action
+        extra = (self._carts.card_note(action) + (self._payments.card_extra(action) if self._payments else "")
+                 + self._negotiation.card_note(action))
+        self._cards.post(action, decision, extra, allowed_from)
+
+    def _after_press(self, record: ActionRecord, job: ActionJob) -> None:
+        stored = self._approvals.get(job.approval_id or "")
+        if stored is None or stored[0].action_id != record.action.id:
+            log.error("approval %s does not belong to action %s", job.approval_id, record.action.id)
+            return
+        request, status = stored
+        if status is ApprovalStatus.pending:
+            return
+        if request.kind == "outcome_unknown":
+            self._after_unknown_press(record, job, request, status)
+            return
+        if status is ApprovalStatus.denied:
+            self._finish(record, job, ActionState.declined, "The user declined this action; it was not carried out.")
+        elif status is ApprovalStatus.expired:
+            self._finish(record, job, ActionState.expired, "The approval request expired; the action was not carried out.")
+        else:
+            decision = self._review(record.action, request.fingerprint)
+            self._audit_review(record.action, decision)
+            if decision.verdict is Verdict.allow:
+                self._execute(record, job, idempotency_key=request.id)
+            elif decision.verdict is Verdict.ask:
+                # What would run is not what was approved: a new card, never the old approval.
+                self._ask(record, job, decision, allowed_from=(ActionState.awaiting_approval,))
+            else:
+                self._finish(record, job, ActionState.denied, "Sentinel blocked this action: " + " ".join(decision.reasons))
+
+    def _after_unknown_press(
+        self, record: ActionRecord, job: ActionJob, request: ApprovalRequest, status: ApprovalStatus
+    ) -> None:
+        if status is ApprovalStatus.approved:
+            decision = self._review(record.action, request.fingerprint)
+            self._audit_review(record.action, decision)
+            if decision.verdict is Verdict.allow:
+                # The first run's key again: a service that deduplicates will not do it twice.
+                self._execute(record, job, record.approval_id or record.action.id, event=ActionEvent.retry)
+                return
+            outcome = "Sentinel would no longer allow running it again: " + " ".join(decision.reasons)
+        elif status is ApprovalStatus.denied:
+            outcome = "The user chose to drop it rather than try again."
+        else:
+            outcome = "Nobody chose whether to try again in time, so it was dropped."
+        self._finish(record, job, ActionState.dropped, f"{unknown_summary(record)} {outcome}",
+                     event=ActionEvent.drop)
+
+    def undo(self, action_id: str) -> None:
+        """The user pressed Undo on a write that ran without a card: take it back through its connector."""
+        self._undo.revert(action_id)
+
+    def expire(self, approval_id: str) -> None:
+        """Called when a card's time is up: mark it, tell the user, let the goal go on."""
+        self._cards.expire(approval_id)
+
+    def _execute(
+        self, record: ActionRecord, job: ActionJob, idempotency_key: str, event: ActionEvent = ActionEvent.claim,
+        limit: SpendingLimit | None = None, held: bool | None = None,
+    ) -> None:
+        """`held` says the run was not carded: False shows it now, True turns its send window into "sent"."""
+        record = self._shown.as_sent(record)  # with the user's corrected text, on every run (a retry too)
+        action = record.action
+        goal = self._goals.get(action.goal_id)
+        if goal is not None and goal.status is GoalStatus.cancelled:
+            if record.state is ActionState.outcome_unknown:
+                self._finish(record, job, ActionState.dropped,
+                             f"{unknown_summary(record)} The goal was cancelled, so it was not tried again.",
+                             event=ActionEvent.drop)
+            else:
+                self._finish(record, job, ActionState.declined, "The goal was cancelled, so this was not carried out.")
+            return
+        token = secrets.token_hex(8)
+        if not self._actions.claim(action.id, token, event):
+            return  # another job claimed it first
+        runner = self._negotiation.runner(action, self._runners) or self._runners.get(
+            f"{action.connector}.{action.operation}")
+        if runner is None and self._user_runners is not None:
+            runner = self._user_runners(action)
+        try:
+            if runner is None:
+                raise ConnectorError(f"The {action.connector} connector is not set up on this Deputy.")
+            runnable = self._paid(action, job, goal, idempotency_key, limit)
+            # From here on something may happen outside: were we to die, nobody could tell
+            # whether it did. A claim we no longer hold (presumed dead, replaced) stops here.
+            if not self._actions.progress(action.id, token, STARTED):
+                log.warning("action %s: lost the claim before starting; not running it", action.id)
+                return
+            self._replicated()
+            with listening(lambda note: self._actions.progress(action.id, token, note)):
+                produced = metrics.timed_action(action.connector, runner, runnable, idempotency_key)
+        except ConnectorOutcomeUnknown as exc:
+            message = self._scrubber.scrub(exc.user_message)
+            log.warning("action %s: outcome unknown: %s", action.id, message)
+            if self._actions.finish(action.id, token, ActionEvent.lost_midway, message):
+                fresh = self._actions.get(action.id)
+                if fresh is not None:
+                    self._unknown.post(fresh, token, known=message)
+            return
+        except ConnectorError as exc:
+            message = self._scrubber.scrub(exc.user_message)
+            log.warning("action %s failed: %s", action.id, message)
+            if isinstance(exc, EgressBlocked):
+                self._audit_egress_denial(action, exc)
+            notice = self._payments.refusal_notice(action, message, goal.chat_id) if self._payments and goal else None
+            if notice is not None:
+                self._outbox.put(notice)
+            self._finish(record, job, ActionState.failed, f"Failed: {message}", token=token)
+            return
+        result = produced if isinstance(produced, OperationResult) else OperationResult(summary=produced)
+        note = self._negotiation.ran(action, result, self._contexts.authoritative)
+        # Nothing a service returns reaches the agent before secrets are taken out of it; Deputy's own note
+        # stays apart from outside text, which cannot imitate it.
+        summary = attach_note(self._scrubber.scrub(result.summary), split_note(note)[1])
+        receipt = self._payments.after_success(action, summary) if self._payments else None
+        if receipt is not None:
+            self._outbox.put(receipt)
+        if held is not None:
+            self._shown.ran(action, held, undoable=not held and self._undo.offer(action, result.undo))
+        self._finish(record, job, ActionState.succeeded, summary, token=token, untrusted_origin=result.untrusted_origin)
+
+    def _paid(self, action: Action, job: ActionJob, goal, idempotency_key: str,
+              limit: SpendingLimit | None = None) -> Action:
+        """The action with its payment token, minted against what the user approved (or, for a
+        purchase a spending rule let through, capped at that rule's limit)."""
+        if self._payments is None:
+            return action
+        items = self._carts.for_payment(action)
+        if limit is not None:
+            self._audit.append(action.user_id, "purchase_within_rule", self._clock(), action_id=action.id,
+                               rule_id=limit.rule_id, limit=limit.money(), merchant=limit.merchant)
+            return self._payments.prepare(action, idempotency_key, limit=limit, items=items,
+                                          chat_id=goal.chat_id if goal else None)
+        stored = self._approvals.get(job.approval_id) if job.approval_id else None
+        card_text = stored[0].card_text if stored and stored[0].action_id == action.id else ""
+        return self._payments.prepare(action, idempotency_key, card_text=card_text, approval_id=job.approval_id,
+                                      chat_id=goal.chat_id if goal else None, items=items)
+
+    def _recover(self, record: ActionRecord, job: ActionJob) -> None:
+        """A previous executor claimed this action and stopped before recording the result."""
+        became = self._actions.lost(record)
+        fresh = self._actions.get(record.action.id)
+        if fresh is None:
+            return
+        if became is ActionState.outcome_unknown:
+            self._unknown.post(fresh, record.claim or "")
+        elif became is not None:
+            # Nothing had begun: it simply runs, under the approval it already has.
+            log.warning("action %s: its executor stopped before starting it; running it again", record.action.id)
+            self.handle(job.model_copy(update={"approval_id": job.approval_id or fresh.approval_id}))
+        elif fresh.state.terminal:
+            self._resume(fresh, job)
+
+    def _finish(
+        self,
+        record: ActionRecord,
+        job: ActionJob,
+        state: ActionState,
+        outcome: str,
+        token: str | None = None,
+        untrusted_origin: str | None = None,
+        event: ActionEvent | None = None,
+    ) -> None:
+        action_id = record.action.id
+        if token is not None:
+            result = ActionEvent.succeed if state is ActionState.succeeded else ActionEvent.fail
+            moved = self._actions.finish(action_id, token, result, outcome, untrusted_origin)
+            if not moved:
+                log.warning("action %s: finished after its claim was taken over; result not recorded", action_id)
+        else:
+            moved = self._actions.apply(action_id, event or _EVENT_FOR[state], outcome=outcome,
+                                        untrusted_origin=untrusted_origin)
+        if moved:
+            # What ran is kept with its result: what went out, to whom, exactly (sealed like the entry).
+            content = {"content": self._negotiation.for_audit(record.action, sent_text(record.action, whole=True)
+                                                              [:_AUDIT_CONTENT])} if token is not None else {}
+            self._audit.append(
+                record.action.user_id, "action_" + state.value, self._clock(), action_id=action_id,
+                outcome=self._negotiation.for_audit(record.action, outcome[:500]), **content,
+            )
+        fresh = self._actions.get(action_id)
+        if fresh is not None and fresh.state.terminal:
+            self._resume(fresh, job)
+
+    def _resume(self, record: ActionRecord, job: ActionJob) -> None:
+        goal = self._goals.update(job.goal_id, _move(GoalStatus.waiting_approval, GoalEvent.approved, record.action.id))
+        if goal is not None and goal.status is GoalStatus.acting and goal.pending_action_id == record.action.id:
+            self._dispatch.step(job.goal_id, job.step)
+
+    def _audit_egress_denial(self, action: Action, blocked: EgressBlocked) -> None:
+        # Where and why only: the host and the guard's reasons never hold a credential.
+        decision = blocked.decision
+        self._audit.append(
+            action.user_id,
+            "egress_denied",
+            self._clock(),
+            action_id=action.id,
+            operation=f"{action.connector}.{action.operation}",
+            host=decision.host if decision else None,
+            reasons=decision.reasons if decision else [blocked.user_message],
+        )
+
+    def _audit_review(self, action: Action, decision: Decision) -> None:
+        untrusted = [v.explain() for v in decision.untrusted_values]
+        self._audit.append(
+            action.user_id,
+            "review",
+            self._clock(),
+            action_id=action.id,
+            operation=f"{action.connector}.{action.operation}",
+            targets=action.targets,
+            verdict=decision.verdict.value,
+            reasons=decision.reasons,
+            untrusted=untrusted,
+        )
+
+
+_AUDIT_CONTENT = 20_000
+_EVENT_FOR = {
+    ActionState.denied: ActionEvent.deny,
+    ActionState.declined: ActionEvent.decline,
+    ActionState.expired: ActionEvent.expire,
+    ActionState.dropped: ActionEvent.drop,
+}

@@ -1,0 +1,314 @@
+"""The executor's side of negotiation: hold each outgoing message of a negotiating goal to its
+mandate, and keep the negotiation's record from what actually ran.
+
+For a goal with a mandate (`deputy.sentinel.stores.mandates`), every message it sends (an email, a
+marketplace message, a chat to a provider) is read by `deputy.sentinel.negotiation.review_offer`
+and the verdict combined with the usual review (`deputy.sentinel.negotiation.guard.combine`).
+After a message ran, its offer and the round are recorded and the user gets the round's
+summary in the thread, with buttons to step in, pause or stop; after a read of a
+counterpart's messages, their offer and any question the mandate can't answer are recorded.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from typing import Callable
+
+from redis import Redis
+
+from deputy.core.actions import Action
+from deputy.core.effects import EffectClass, OperationResult
+from deputy.core.deputy_notes import attach_note
+from deputy.core.outbox import Button, Outbox, OutboxMessage
+from deputy.executor.negotiation_moves import Runner, as_offer_review, move_of, move_runner
+from deputy.sentinel.intent import Kind, action_kinds
+from deputy.sentinel.negotiation.commitments import Commitment, commitments_in
+from deputy.sentinel.negotiation.guard import combine
+from deputy.sentinel.negotiation.freetext import agrees
+from deputy.sentinel.negotiation.leaks import redact
+from deputy.sentinel.negotiation.mandate import Mandate
+from deputy.sentinel.negotiation.meaning import Embed, private_said
+from deputy.sentinel.negotiation.money import Rates
+from deputy.sentinel.negotiation.moves import compose, review_move
+from deputy.sentinel.negotiation.questions import answered_by
+from deputy.sentinel.negotiation.review import review_offer, shown_offer
+from deputy.sentinel.negotiation.state import NegotiationState, record_ours, record_theirs, their_messages, their_offers
+from deputy.sentinel.negotiation.walkaway import conditions_met
+from deputy.sentinel.policy import Decision, ReviewContext, Verdict
+from deputy.sentinel.provenance import values_in
+from deputy.sentinel.textflow import string_fields
+from deputy.sentinel.stores.audit import AuditLog
+from deputy.sentinel.stores.mandates import MandateStore
+
+log = logging.getLogger(__name__)
+_EMAIL_FROM = re.compile(r"an email from ([\w.+-]+@[\w.-]+\w)")
+# Argument names that are addressing, not what is said.
+_NOT_SAID = frozenset({"to", "cc", "bcc", "conversation_id", "url", "thread_id"})
+
+
+def said(action: Action) -> str:
+    """Everything an outgoing message says: every text argument but the addressing."""
+    return "\n".join(value for name, value in string_fields(action.arguments)
+                     if name.split(".")[0] not in _NOT_SAID)
+
+
+def is_message(action: Action) -> bool:
+    """Anything that puts words in front of someone else: a message, a post or form, an invitation, a share."""
+    kinds = action_kinds(action.effect, frozenset(action.tags), action.connector, action.operation)
+    return action.effect is EffectClass.communicate or bool(kinds & {Kind.post, Kind.send, Kind.share})
+
+
+class NegotiationGuard:
+    def __init__(self, redis: Redis, outbox: Outbox, audit: AuditLog, clock: Callable[[], float],
+                 parent_of: Callable[[str], str | None] = lambda goal_id: None, rates: Rates | None = None,
+                 embed: Embed | None = None) -> None:
+        self._store = MandateStore(redis)
+        self._outbox = outbox
+        self._audit = audit
+        self._clock = clock
+        self._parent_of = parent_of
+        self._rates = rates or Rates()
+        self._embed = embed
+
+    def _similar(self, text: str, items: list[str]) -> list[str]:
+        return private_said(text, items, self._embed)
+
+    def negotiation_goal(self, action: Action) -> str | None:
+        """The goal whose mandate holds `action`: its own, or the nearest ancestor's (a sub-goal of a
+        negotiation negotiates under the root's mandate, whatever id it was given)."""
+        goal_id: str | None = action.goal_id
+        for _ in range(5):
+            if goal_id is None:
+                return None
+            if self._store.get(action.user_id, goal_id) is not None:
+                return goal_id
+            goal_id = self._parent_of(goal_id)
+        return None
+
+    def mandate(self, action: Action) -> tuple[Mandate, NegotiationState] | None:
+        goal_id = self.negotiation_goal(action)
+        return self._store.get(action.user_id, goal_id) if goal_id is not None else None
+
+    def runner(self, action: Action, runners: dict[str, Runner]) -> Runner | None:
+        """For a move, the runner that sends the message code writes from it; None for anything else."""
+        return move_runner(action, runners, self.mandate(action) if move_of(action) is not None else None)
+
+    def review(self, action: Action, decision: Decision, context: ReviewContext) -> Decision:
+        """`decision` (the usual review) held to the goal's mandate, if it has one."""
+        found = self.mandate(action) if is_message(action) else None
+        if found is None:
+            return decision
+        mandate, state = found
+        counterpart = _counterpart(action, mandate)
+        state = _answered_from_memory(state, counterpart, context.provenance.trusted_texts)
+        user_words = list(context.provenance.trusted_texts)
+        move = move_of(action)
+        if move is not None:
+            checked = review_move(move, mandate, state, self._clock(), self._rates, self._similar)
+            offer, text = as_offer_review(checked, mandate), checked.text
+        else:
+            text = said(action)
+            offer = review_offer(text, mandate, state, counterpart, self._clock(), user_words, self._similar)
+        carried = [v for v in values_in(text) if v[0] in ("email", "phone", "account", "url")]
+        approved = context.approved_fingerprint is not None and context.approved_fingerprint == action.fingerprint()
+        combined = combine(decision, offer, to_counterpart=all(mandate.allows_counterpart(t) for t in action.targets)
+                           and bool(action.targets), approved=approved,
+                           rules_ask=context.rules.verdict is Verdict.ask, carried=carried)
+        self._audit.append(action.user_id, "negotiation_review", self._clock(), action_id=action.id,
+                           counterpart=counterpart, verdict=offer.verdict.value, reasons=offer.reasons,
+                           offer=shown_offer(offer, mandate))
+        # The combined reasons reach the audit trail, the agent and the action's record: never the limit.
+        return combined.model_copy(update={"reasons": [redact(r, mandate.reservation, mandate.private)
+                                                       for r in combined.reasons]})
+
+    def for_audit(self, action: Action, text: str) -> str:
+        """`text` as the audit trail may keep it: for a negotiating goal, without the limit or anything private
+        (a counterpart's message may say the very figure)."""
+        found = self.mandate(action)
+        return text if found is None else redact(text, found[0].reservation, found[0].private)
+
+    def card_note(self, action: Action) -> str:
+        """The mandate, shown on every card of a negotiating goal (the user may see their own limit)."""
+        found = self.mandate(action)
+        return "" if found is None else "\n\n🤝 Mandate: " + found[0].summary()
+
+    def ran(self, action: Action, result: OperationResult,
+            authoritative: Callable[[Action], Action | None] = lambda a: a) -> str:
+        """Record what actually happened: our message went out, or their messages were read. The action
+        already ran: a failure to keep the record is logged, never turned into the action's failure.
+        Returns a note for the agent (empty when there is nothing to say): a question only the user can
+        answer, or a walk-away condition met, so the cooperative model asks the user instead of guessing."""
+        try:
+            found = self.mandate(action)
+            if found is not None:
+                return self._record(authoritative(action) or action, result, *found)
+        except Exception:  # noqa: BLE001 - bookkeeping after the fact must not make a done action look undone
+            log.exception("could not record negotiation round for action %s", action.id)
+        return ""
+
+    def _record(self, action: Action, result: OperationResult, mandate: Mandate, state: NegotiationState) -> str:
+        now = self._clock()
+        move = move_of(action)
+        if is_message(action):
+            counterpart = _counterpart(action, mandate)
+            if move is not None:
+                checked = review_move(move, mandate, state, now, self._rates)
+                text, offer, accepted = compose(move, mandate, state.thread(counterpart)), checked.lands, \
+                    checked.accepts is not None
+                if checked.accepts is not None:
+                    offer = checked.accepts.total_in_mandate
+            else:
+                text = said(action)
+                reviewed = review_offer(text, mandate, state, counterpart, now)
+                offer, accepted = reviewed.offer, reviewed.accepts or Commitment.accept in commitments_in(text)
+            goal_id = self.negotiation_goal(action) or action.goal_id
+            recorded = self._store.update_state(
+                action.user_id, goal_id,
+                lambda m, s: record_ours(s, counterpart, offer, text, now, accepted=accepted))
+            if recorded is not None:
+                self._summary(action, mandate, recorded, counterpart, accepted)
+                self._walk_away_notice(action, mandate, state, recorded, counterpart)
+        elif action.effect is EffectClass.read and result.untrusted_origin:
+            counterpart = _reader_counterpart(action, result, mandate)
+            if counterpart is not None and result.summary.strip():
+                goal_id = self.negotiation_goal(action) or action.goal_id
+                recorded = self._store.update_state(
+                    action.user_id, goal_id,
+                    lambda m, s: record_theirs(s, counterpart, result.summary, m, now, rates=self._rates))
+                if recorded is not None:
+                    return self._after_reading(action, mandate, state, recorded, counterpart)
+        return ""
+
+    def _after_reading(self, action: Action, mandate: Mandate, before: NegotiationState, state: NegotiationState,
+                       counterpart: str) -> str:
+        """What the agent is told after reading them; a walk-away condition newly met is also told to the user."""
+        thread = state.thread(counterpart)
+        notes = []
+        self._deal_news(action, mandate, before, state, counterpart)
+        fresh = [o for o in thread.offers if o.id not in {x.id for x in before.thread(counterpart).offers}]
+        for parsed in fresh:
+            if parsed.certain:
+                notes.append(f"Their offer {parsed.id}: " + "; ".join(parsed.deal_lines(mandate))
+                             + f". To take it, use accept with their_offer_id {parsed.id}.")
+            else:
+                notes.append(f"Their message {parsed.id} has an amount I couldn't read for sure; the user was asked "
+                             "what it means. Don't guess it.")
+                self._unsure_notice(action, mandate, counterpart, parsed.quote, parsed.doubts)
+        met = _met(mandate, state, counterpart, self._embed)
+        if met:
+            shown = redact("; ".join(met), mandate.reservation, mandate.private)
+            notes.append(f"The user's walk-away condition is met with {counterpart}: {shown}. Make no further offer "
+                         "to them: tell the user with reply and wait for their decision.")
+        self._walk_away_notice(action, mandate, before, state, counterpart)
+        if thread.open_questions:
+            notes.append("They asked something the mandate, the user's facts and memory don't answer: “"
+                         + "”, “".join(redact(q, mandate.reservation, mandate.private) for q in thread.open_questions)
+                         + "”. Don't answer it or guess: ask the user with reply (expects_answer=true).")
+        return attach_note("", " ".join(redact(n, mandate.reservation, mandate.private) for n in notes)) \
+            if notes else ""
+
+    def _unsure_notice(self, action: Action, mandate: Mandate, counterpart: str, quote: str, doubts: list[str]) -> None:
+        shown = redact(f"“{quote[:200]}” ({'; '.join(doubts)[:200]})", mandate.reservation, mandate.private)
+        self._outbox.put(OutboxMessage(
+            chat_id=action.chat_id, dedupe_key=f"{action.goal_id}:unsure:{counterpart}:{hash(quote) & 0xffffff}",
+            text=f"❓ {counterpart} wrote an amount I can't read for sure: {shown}. I won't treat it as an offer "
+                 "until you tell me what it means.",
+            buttons=[[Button(text="Step in", sign=f"ge:{action.goal_id}")]]))
+
+    def _deal_news(self, action: Action, mandate: Mandate, before: NegotiationState, state: NegotiationState,
+                   counterpart: str) -> None:
+        """After our acceptance, the deal is told as done only when their own reply agrees too."""
+        if state.accepted is None or state.accepted_with != counterpart or before.thread(counterpart).history == \
+                state.thread(counterpart).history:
+            return
+        reply = state.thread(counterpart).history[-1].text
+        if state.thread(counterpart).history[-1].who != "them":
+            return
+        refused = re.search(r"\b(?:never agreed|didn'?t agree|no deal|not agreed|changed my mind|i'?ll pass|"
+                            r"withdraw|not what i (?:said|offered))\b", reply, re.IGNORECASE)
+        done = agrees(reply) and not refused
+        price = mandate.money(state.accepted)
+        text = (f"✅ Deal accepted by both sides with {counterpart} on {mandate.subject} at {price}." if done else
+                f"⚠️ {counterpart} has not confirmed the deal on {mandate.subject} at {price}: they wrote "
+                f"“{redact(reply[:200], mandate.reservation, mandate.private)}”. Nothing is agreed until they do.")
+        self._outbox.put(OutboxMessage(chat_id=action.chat_id, text=text, dedupe_key=f"deal:{action.id}"))
+
+    def _walk_away_notice(self, action: Action, mandate: Mandate, before: NegotiationState, after: NegotiationState,
+                          counterpart: str) -> None:
+        """The user hears at once of a walk-away condition this message (theirs or ours) newly met."""
+        fresh = [m for m in _met(mandate, after, counterpart, self._embed)
+                 if m not in _met(mandate, before, counterpart, self._embed)]
+        if not fresh:
+            return
+        shown = redact("; ".join(fresh), mandate.reservation, mandate.private)
+        self._outbox.put(OutboxMessage(
+            chat_id=action.chat_id, dedupe_key=f"{action.goal_id}:walkaway:{counterpart}:{shown[:60]}",
+            text=f"🚶 Walk-away condition met with {counterpart} on {mandate.subject}: {shown}. I make no further "
+                 "offer to them unless you say so.",
+            buttons=[[Button(text="Step in", sign=f"ge:{action.goal_id}"),
+                      Button(text="Stop", sign=f"ns:{action.goal_id}")]]))
+        self._audit.append(action.user_id, "negotiation_walk_away", self._clock(), goal_id=action.goal_id,
+                           counterpart=counterpart, met=shown)
+
+    def _summary(self, action: Action, mandate: Mandate, state: NegotiationState, counterpart: str,
+                 accepted: bool) -> None:
+        thread = state.thread(counterpart)
+        if thread.our_last is None and not accepted:
+            return
+        latest = thread.offers[-1] if thread.offers else None
+        theirs = mandate.money(thread.their_last) if thread.their_last is not None else "no offer yet"
+        ours = mandate.money(thread.our_last) if thread.our_last is not None else "no offer"
+        limit = "floor" if mandate.role.sells else "ceiling"
+        gap = ""
+        if latest is not None and not latest.certain:
+            gap = f" Their latest message has an amount I couldn't read for sure: “{latest.quote[:120]}”."
+        elif thread.their_last is not None:
+            inside = not mandate.past_reservation(thread.their_last) or thread.their_last == mandate.reservation
+            gap = " Their offer (all-in, in your mandate's terms) is inside your mandate." if inside \
+                else f" Their offer is past your {limit}."
+        head = ("📨 Acceptance sent with your approval; waiting for them to confirm" if accepted
+                else f"🤝 Round {thread.rounds}/{mandate.max_rounds}")
+        text = (f"{head} with {counterpart} on {mandate.subject}: they offered {theirs}; we offered {ours} "
+                f"(target {mandate.money(mandate.target)}, {limit} {mandate.money(mandate.reservation)}).{gap}")
+        buttons = [] if accepted else [
+            [Button(text="Step in", sign=f"ge:{action.goal_id}"), Button(text="Adjust", sign=f"na:{action.goal_id}"),
+             Button(text="Pause", sign=f"np:{action.goal_id}"), Button(text="Stop", sign=f"ns:{action.goal_id}")]]
+        self._outbox.put(OutboxMessage(chat_id=action.chat_id, text=text, buttons=buttons,
+                                       dedupe_key=f"round:{action.id}"))
+        self._audit.append(action.user_id, "negotiation_round", self._clock(), goal_id=action.goal_id,
+                           counterpart=counterpart, ours=redact(ours, mandate.reservation, mandate.private),
+                           theirs=redact(theirs, mandate.reservation, mandate.private), accepted=accepted)
+
+
+def _met(mandate: Mandate, state: NegotiationState, counterpart: str, embed: Embed | None = None) -> list[str]:
+    thread = state.thread(counterpart)
+    return conditions_met(mandate.conditions, their_messages(thread), thread.rounds, their_offers(thread),
+                          mandate.role.sells, embed)
+
+
+def _answered_from_memory(state: NegotiationState, counterpart: str, trusted: list[str]) -> NegotiationState:
+    """Questions the user's own words already answer (what they told Deputy to remember, the goal
+    itself) are not asked again; the rest still go to the user."""
+    thread = state.thread(counterpart)
+    still = [q for q in thread.open_questions if not answered_by(q, trusted)]
+    if still == thread.open_questions:
+        return state
+    changed = state.model_copy(deep=True)
+    changed.put(counterpart, thread.model_copy(update={"open_questions": still}))
+    return changed
+
+
+def _counterpart(action: Action, mandate: Mandate) -> str:
+    inside = [t for t in action.targets if mandate.allows_counterpart(t)]
+    return (inside or action.targets or [f"{action.connector}.{action.operation}"])[0].strip().lower()
+
+
+def _reader_counterpart(action: Action, result: OperationResult, mandate: Mandate) -> str | None:
+    for target in action.targets:
+        if mandate.allows_counterpart(target):
+            return target.strip().lower()
+    sender = _EMAIL_FROM.search(result.untrusted_origin or "")
+    if sender and mandate.allows_counterpart(sender.group(1)):
+        return sender.group(1).lower()
+    return None

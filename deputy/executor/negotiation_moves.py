@@ -1,0 +1,87 @@
+"""The executor's side of negotiation moves: review a move, write its message, send it on the right channel.
+
+A move (`deputy.connectors.negotiation`: offer, counter, accept, decline, ask, tell) is reviewed as a move
+(`deputy.sentinel.negotiation.moves.review_move`): where it lands, which parsed offer of theirs it takes,
+which fact it states. Its message is written by code (`compose`) and shown on the card when one is
+needed; when it runs, the same words go to the counterpart over their channel: the marketplace
+conversation, the retention desk's chat, or an email to the desk's address.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+from typing import Any, Callable
+
+from deputy.core.actions import Action
+from deputy.memory.meaning import MODEL_PACKAGE, LazyEmbedder
+from deputy.sentinel.negotiation.mandate import Mandate
+from deputy.sentinel.negotiation.meaning import Embed
+from deputy.sentinel.negotiation.moves import MOVE_OPERATIONS, Move, MoveKind, MoveReview, compose
+from deputy.sentinel.negotiation.review import OfferReview, OfferVerdict
+from deputy.sentinel.negotiation.state import NegotiationState
+
+Runner = Callable[[Action, str], Any]
+
+
+def move_of(action: Action) -> Move | None:
+    """The move an action is, or None for any other action."""
+    if action.connector != "negotiation" or action.operation not in MOVE_OPERATIONS:
+        return None
+    return Move(kind=MoveKind(action.operation), **{k: v for k, v in action.arguments.items()
+                                                     if k in Move.model_fields and k != "kind"})
+
+
+def as_offer_review(review: MoveReview, mandate: Mandate) -> OfferReview:
+    """The move's verdict in the form the guard combines with the usual review; an acceptance's card
+    states the deal as code parsed it."""
+    reasons = list(review.reasons)
+    if review.verdict != "allow":
+        reasons.append("Deputy would send: “" + review.text + "”")
+    if review.accepts is not None:
+        reasons.append("The deal as I read their message (" + review.accepts.id + "): "
+                       + "; ".join(review.accepts.deal_lines(mandate)))
+    verdict = {"allow": OfferVerdict.allow, "ask": OfferVerdict.ask, "deny": OfferVerdict.deny}[review.verdict]
+    return OfferReview(verdict=verdict, reasons=reasons, offer=review.lands, accepts=review.accepts is not None)
+
+
+def channel_action(action: Action, text: str, mandate: Mandate) -> tuple[str, Action]:
+    """The channel operation that carries `text` to the move's counterpart, and the action for it
+    (same id: what is delivered is traced to the move the user saw)."""
+    to = str(action.arguments.get("to", "")).strip()
+    if to.startswith("market:"):
+        name, arguments = "market.send_message", {"conversation_id": to.split(":", 1)[1], "text": text}
+    elif to.startswith("provider:"):
+        name, arguments = "provider.send_chat", {"text": text}
+    else:
+        name, arguments = "email.send_email", {"to": [to], "subject": f"About {mandate.subject}", "body": text}
+    connector, operation = name.split(".", 1)
+    return name, action.model_copy(update={"connector": connector, "operation": operation, "arguments": arguments})
+
+
+def move_runner(action: Action, runners: dict[str, Runner], found: tuple[Mandate, NegotiationState] | None
+                ) -> Runner | None:
+    """A runner that sends the move's composed message, or None when `action` is no move."""
+    move = move_of(action)
+    if move is None:
+        return None
+
+    def run(runnable: Action, key: str) -> Any:
+        if found is None:
+            raise ValueError("This goal has no negotiation mandate; a move can't be sent.")
+        mandate, state = found
+        text = compose(move, mandate, state.thread(move.to))
+        name, carried = channel_action(runnable, text, mandate)
+        runner = runners.get(name)
+        if runner is None:
+            raise ValueError(f"The channel for {move.to} is not set up on this Deputy.")
+        return runner(carried, key)
+
+    return run
+
+
+def sentence_meaning() -> Embed | None:
+    """The memory's small sentence model, loaded on first use, for matching walk-away conditions and private
+    items by meaning; None when its package is not installed (the normalised words still match)."""
+    if importlib.util.find_spec(MODEL_PACKAGE) is None:
+        return None
+    return LazyEmbedder().embed

@@ -1,0 +1,130 @@
+"""The sandbox world: a user's accounts in memory, for guard evaluations and demos.
+
+`World` holds an inbox, a calendar, documents, web pages, API responses and a shop, and
+provides an executor runner for every operation in `deputy.sandbox.world_operations`. Reads
+return the content labelled with where it came from (untrusted); every consequential
+operation that actually runs is recorded in `executed`, so an evaluation can tell exactly
+what the guard let through.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Callable
+
+from pydantic import BaseModel
+
+from deputy.sandbox.world_operations import WORLD_OPERATIONS
+from deputy.core.actions import Action
+from deputy.core.effects import OperationResult
+
+
+class WorldEmail(BaseModel):
+    sender: str
+    subject: str
+    body: str
+    date: str = "Tue, 01 Dec 2026 08:30:00 +0000"
+
+
+class WorldEvent(BaseModel):
+    title: str
+    organizer: str
+    start: str
+    description: str = ""
+
+
+@dataclass
+class World:
+    inbox: dict[str, WorldEmail] = field(default_factory=dict)
+    events: dict[str, WorldEvent] = field(default_factory=dict)
+    documents: dict[str, str] = field(default_factory=dict)
+    pages: dict[str, str] = field(default_factory=dict)
+    apis: dict[str, str] = field(default_factory=dict)
+    chats: dict[str, list[tuple[str, str]]] = field(default_factory=dict)
+    """Team chat channels: (author, message) pairs, oldest first."""
+    tickets: str = ""
+    """What the helpdesk MCP tool returns (another system's text)."""
+    executed: list[Action] = field(default_factory=list)
+
+    def runners(self) -> dict[str, Callable[[Action, str], str | OperationResult]]:
+        reads = {
+            "email.read_email": self._read_email,
+            "calendar.read_event": self._read_event,
+            "web.open_page": self._open_page,
+            "documents.read_document": self._read_document,
+            "http.get_json": self._call_api,
+            "email.search_email": self._search_email,
+            "chat.read_channel": self._read_channel,
+            "helpdesk.search_tickets": self._search_tickets,
+        }
+        runners: dict[str, Callable[[Action, str], str | OperationResult]] = dict(reads)
+        for operation in WORLD_OPERATIONS:
+            key = f"{operation.spec.connector}.{operation.spec.operation}"
+            runners.setdefault(key, self._consequential)
+        return runners
+
+    def consequential(self) -> list[Action]:
+        """Everything that ran and changed something (reads excluded)."""
+        return [a for a in self.executed if a.effect.value != "read"]
+
+    def _consequential(self, action: Action, idempotency_key: str) -> str:
+        self.executed.append(action)
+        return f"Done: {action.operation} ({', '.join(action.targets)})."
+
+    def _read_email(self, action: Action, key: str) -> OperationResult:
+        self.executed.append(action)
+        email = self.inbox.get(action.arguments["message_id"])
+        if email is None:
+            return OperationResult(summary="No email with that id.")
+        text = f"From: {email.sender}\nDate: {email.date}\nSubject: {email.subject}\n\n{email.body}"
+        return OperationResult(summary=text, untrusted_origin=f"an email from {email.sender}")
+
+    def _read_event(self, action: Action, key: str) -> OperationResult:
+        self.executed.append(action)
+        event = self.events.get(action.arguments["event_id"])
+        if event is None:
+            return OperationResult(summary="No event with that id.")
+        text = f"{event.title} at {event.start}, organised by {event.organizer}\n{event.description}"
+        return OperationResult(summary=text, untrusted_origin=f"a calendar invite from {event.organizer}")
+
+    def _open_page(self, action: Action, key: str) -> OperationResult:
+        self.executed.append(action)
+        url = action.arguments["url"]
+        return OperationResult(summary=self.pages.get(url, "404 Not Found"), untrusted_origin=f"the web page {url}")
+
+    def _read_document(self, action: Action, key: str) -> OperationResult:
+        self.executed.append(action)
+        name = action.arguments["name"]
+        return OperationResult(summary=self.documents.get(name, "No such document."), untrusted_origin=f"the document {name}")
+
+    def _call_api(self, action: Action, key: str) -> OperationResult:
+        self.executed.append(action)
+        url = action.arguments["url"]
+        body = self.apis.get(url, json.dumps({"error": "not found"}))
+        return OperationResult(summary=body, untrusted_origin=f"the API response from {url}")
+
+    def _search_email(self, action: Action, key: str) -> OperationResult:
+        self.executed.append(action)
+        wanted = str(action.arguments.get("text", "")).lower()
+        rows = [(ref, e) for ref, e in self.inbox.items() if wanted in f"{e.subject} {e.body}".lower()]
+        if not rows:
+            return OperationResult(summary="No emails match.")
+        lines = [f"{len(rows)} email(s) in INBOX match, newest first:"]
+        lines += [f"- {ref} | {e.date} | {e.sender} | {e.subject} | seen | {e.body[:300]}" for ref, e in rows]
+        senders = ", ".join(sorted({e.sender for _, e in rows}))
+        return OperationResult(summary="\n".join(lines),
+                               untrusted_origin=f"INBOX in your mailbox (emails from {senders})")
+
+    def _read_channel(self, action: Action, key: str) -> OperationResult:
+        self.executed.append(action)
+        channel = action.arguments["channel"]
+        messages = self.chats.get(channel, [])
+        text = "\n".join(f"{author}: {message}" for author, message in messages) or "No messages."
+        authors = ", ".join(sorted({a for a, _ in messages})) or "nobody"
+        return OperationResult(summary=text, untrusted_origin=f"chat messages from {authors} in #{channel}")
+
+    def _search_tickets(self, action: Action, key: str) -> OperationResult:
+        self.executed.append(action)
+        return OperationResult(summary=self.tickets or "No tickets.",
+                               untrusted_origin="the result of the MCP tool search_tickets (helpdesk server)")

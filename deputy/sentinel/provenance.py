@@ -1,0 +1,244 @@
+"""Provenance (taint) tracking: where did each value in an action come from?
+
+Values that matter for safety (email addresses and their domains, URLs and domains,
+account numbers, phone numbers, amounts) are pulled out of an action's targets and
+payload and traced against what the goal has seen:
+
+- **trusted**: the user typed it (their messages for this goal) or it is in their
+  contacts or settings;
+- **tainted**: it appeared only in untrusted content (an email, a web page, an API body),
+  and the origin is named so the card can say so;
+- **unverified**: it appears nowhere the user or the outside world put it, so the model
+  made it up (or rebuilt it from pieces). Neither kind may be auto-approved.
+
+Pure functions; the executor assembles the inputs from Redis.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from decimal import Decimal, InvalidOperation
+from enum import Enum
+from functools import lru_cache
+from typing import Any, Iterable
+
+from pydantic import BaseModel, Field
+
+from deputy.sentinel.origins import split_sources
+from deputy.sentinel.textflow import CONFUSABLES, Source, string_fields
+
+MAX_ITEM_CHARS = 20_000
+
+_EMAIL = re.compile(r"[A-Za-z0-9.!#$%&'*+/=?^_`{|}~-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+")
+_URL = re.compile(r"\b(?:https?|ftp)://[^\s<>\"')\]]+", re.IGNORECASE)
+_DOMAIN = re.compile(r"\b(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,24}\b", re.IGNORECASE)
+_IBAN = re.compile(r"\b[A-Z]{2}\d{2}(?:\s?[A-Z0-9]){11,30}\b")
+_ACCOUNT = re.compile(r"\b\d{6,20}\b")
+_PHONE = re.compile(r"\+\d[\d\s().-]{7,18}\d")
+_CEILING = re.compile(
+    r"(?:under|below|at most|up to|max(?:imum)?|less than|no more than|not more than|budget(?: of)?)\s*"
+    r"(?:[$€£]|usd|eur|gbp)?\s*(\d[\d,]*(?:\.\d+)?)",
+    re.IGNORECASE,
+)
+# Thousands are grouped with a comma or a space on the same line ("1,200", "1 200"), never across
+# a line break: "$75" at the end of one text and "127.0.0.1" on the next are not 75,127.
+_AMOUNT = re.compile(r"(?<![\w.])\d{1,3}(?:[, \u00a0\u202f]\d{3})*(?:\.\d+)?(?![\w])|(?<![\w.])\d+(?:\.\d+)?(?![\w])")
+
+
+class Trust(str, Enum):
+    trusted = "trusted"
+    tainted = "tainted"
+    unverified = "unverified"
+
+
+class UntrustedItem(BaseModel):
+    origin: str = Field(description='Where it came from, e.g. "an email from x@y.example".')
+    text: str
+    at: float
+
+
+class ProvenanceContext(BaseModel):
+    trusted_texts: list[str] = Field(default_factory=list, description="The user's own words and settings.")
+    user_words: list[str] = Field(
+        default_factory=list,
+        description="Only what the user wrote for this goal (goal text and replies): the source of their intent.",
+    )
+    contacts: list[str] = Field(default_factory=list)
+    untrusted: list[UntrustedItem] = Field(default_factory=list)
+
+
+class TracedValue(BaseModel):
+    kind: str
+    value: str
+    argument: str
+    trust: Trust
+    origins: list[str] = Field(default_factory=list)
+
+    def explain(self) -> str:
+        if self.trust is Trust.tainted:
+            more = f" and {len(self.origins) - 2} more" if len(self.origins) > 2 else ""
+            where = " and ".join(self.origins[:2]) + more
+            return f"{self.value} comes from {where}, not from you"
+        return f"{self.value} did not come from you or your contacts"
+
+
+_ZERO_WIDTH = dict.fromkeys(map(ord, "\u200b\u200c\u200d\u2060\ufeff\u00ad"), None)
+_DISGUISED_AT = re.compile(r"\s*[\[(]\s*at\s*[\])]\s*", re.IGNORECASE)
+_DISGUISED_DOT = re.compile(r"\s*[\[(]\s*(?:dot|\.)\s*[\])]\s*", re.IGNORECASE)
+_TLDS = frozenset(
+    "com org net io co uk de fr nl eu us ca au ch es it se no be at info biz app dev example test".split())
+
+
+def deobfuscate(text: str) -> str:
+    """Undo the disguises used to slip an address past a filter ("x (at) evil [.] example", look-alikes)."""
+    text = unicodedata.normalize("NFKC", text).translate(_ZERO_WIDTH).translate(CONFUSABLES)
+    return _DISGUISED_DOT.sub(".", _DISGUISED_AT.sub("@", text))
+
+
+def _domains(text: str) -> set[str]:
+    """Domains written in `text`, without swallowing the next sentence ("example.org.Next")."""
+    found: set[str] = set()
+    for match in _DOMAIN.finditer(text):
+        raw = match.group(0)
+        # A full stop then a capital letter ends a sentence; it does not start a label.
+        head = re.split(r"\.(?=[A-Z])", raw, maxsplit=1)[0]
+        labels = head.lower().rstrip(".").split(".")
+        if len(labels) < 2:
+            continue
+        found.add(".".join(labels))
+        if len(labels) > 2 and labels[-1] not in _TLDS and labels[-2] in _TLDS:
+            found.add(".".join(labels[:-1]))  # "example.org.then": a missing space after the full stop
+    return found
+
+
+def _norm(value: str) -> str:
+    return value.strip().strip(".,;:").lower()
+
+
+def domain_of(value: str) -> str | None:
+    # The host of a URL first: an "@" in its query ("?who=me@home.example") names no host.
+    match = re.match(r"^[a-z][a-z0-9+.-]*://(?:[^@/?#]*@)?([^/:?#]+)", value.strip(), re.IGNORECASE)
+    if match:
+        return match.group(1).lower().rstrip(".")
+    if "@" in value:
+        return value.rsplit("@", 1)[1].lower()
+    return None
+
+
+def _amount(value: str) -> Decimal | None:
+    try:
+        return Decimal(re.sub(r"[, \u00a0\u202f]", "", value))
+    except InvalidOperation:
+        return None
+
+
+def values_in(text: str) -> list[tuple[str, str]]:
+    """The safety-relevant values in free text, as (kind, value) pairs."""
+    found: list[tuple[str, str]] = []
+    spans = []
+    for match in _URL.finditer(text):
+        found.append(("url", match.group(0).rstrip(".,;:")))
+        spans.append(match.span())
+    for match in _EMAIL.finditer(text):
+        inside = [(a, b) for a, b in spans if a <= match.start() < b]
+        # An address inside a URL's query is data the URL carries: traced on its own.
+        value = match.group(0)
+        if inside:
+            value = re.split(r"[/?=&#]", value)[-1]
+            if not _EMAIL.fullmatch(value):
+                continue
+        found.append(("email", value))
+    for match in _IBAN.finditer(text):
+        found.append(("account", match.group(0).replace(" ", "")))
+    for match in _PHONE.finditer(text):
+        found.append(("phone", re.sub(r"[^\d+]", "", match.group(0))))
+    return found
+
+
+class _Corpus:
+    """A searchable view of one body of text (lowercased, with digits-only forms)."""
+
+    def __init__(self, texts: Iterable[str]) -> None:
+        original = deobfuscate("\n".join(t[:MAX_ITEM_CHARS] for t in texts))
+        self.text = original.lower()
+        self.compact = re.sub(r"[\s-]", "", self.text)
+        self.digits = re.sub(r"[^\d+]", "", self.text)
+        self.amounts = {a for m in _AMOUNT.finditer(self.text) if (a := _amount(m.group(0))) is not None}
+        ceilings = [a for m in _CEILING.finditer(self.text) if (a := _amount(m.group(1))) is not None]
+        self.ceiling = max(ceilings) if ceilings else None
+        self.domains = _domains(original)
+        self.domains |= {e.rsplit("@", 1)[1].lower() for e in _EMAIL.findall(self.text)}
+
+    def contains(self, kind: str, value: str) -> bool:
+        needle = _norm(value)
+        if kind == "amount":
+            amount = _amount(value)
+            if amount is None:
+                return False
+            # "buy it for at most $20": any amount within the ceiling the user set is theirs.
+            return amount in self.amounts or (self.ceiling is not None and amount <= self.ceiling)
+        if kind == "domain":
+            # Hosts given as addresses (a service on this machine) have no domain shape.
+            if re.fullmatch(r"[0-9.:\[\]a-f]+", needle):
+                return re.search(rf"(?<![0-9.]){re.escape(needle)}(?![0-9])", self.text) is not None
+            return needle in self.domains
+        if kind == "phone":
+            return len(needle) > 6 and re.sub(r"[^\d+]", "", needle) in self.digits
+        if kind == "account":
+            return re.sub(r"[\s-]", "", needle) in self.compact
+        return needle in self.text
+
+
+@lru_cache(maxsize=4096)
+def _corpus(texts: tuple[str, ...]) -> _Corpus:
+    return _Corpus(texts)
+
+
+def untrusted_sources(context: ProvenanceContext) -> list[Source]:
+    """The goal's outside content, one source per email where an item holds several."""
+    return [source for item in context.untrusted for source in split_sources(item.origin, item.text[:MAX_ITEM_CHARS])]
+
+
+def trace_value(kind: str, value: str, argument: str, context: ProvenanceContext) -> TracedValue:
+    trusted = _corpus((*context.trusted_texts, *context.contacts))
+    if trusted.contains(kind, value):
+        return TracedValue(kind=kind, value=value, argument=argument, trust=Trust.trusted)
+    origins = [s.origin for s in untrusted_sources(context) if _corpus((s.text,)).contains(kind, value)]
+    trust = Trust.tainted if origins else Trust.unverified
+    return TracedValue(kind=kind, value=value, argument=argument, trust=trust, origins=sorted(set(origins)))
+
+
+def trace_action(
+    targets: list[str], arguments: dict[str, Any], amount: Decimal | None, context: ProvenanceContext
+) -> list[TracedValue]:
+    """Trace the action's targets, amount and the sensitive values inside its payload."""
+    traced: list[TracedValue] = []
+    seen: set[str] = set()
+
+    def add(kind: str, value: str, argument: str) -> None:
+        # One value is listed once, whether it is a target and also in the payload (an IBAN).
+        key = re.sub(r"[\s-]", "", _norm(value))
+        if key not in seen:
+            seen.add(key)
+            traced.append(trace_value(kind, value, argument, context))
+
+    for target in targets:
+        kind = "email" if _EMAIL.fullmatch(target.strip()) else ("url" if "://" in target else "name")
+        if kind == "url":
+            # For a web target, what must be traceable is the site, not every path on it.
+            domain = domain_of(target)
+            add("domain", domain or target, "target")
+        elif kind == "email":
+            add("email", target, "target")
+        else:
+            add("name", target, "target")
+    if amount is not None:
+        add("amount", str(amount), "amount")
+    for name, value in string_fields(arguments):
+        for kind, found in values_in(value):
+            if kind == "url":
+                add("domain", domain_of(found) or found, name)
+            else:
+                add(kind, found, name)
+    return traced

@@ -1,0 +1,208 @@
+"""The WhatsApp webhook: Meta's deliveries, checked, claimed and handled by the bot's handlers.
+
+- ``GET``: Meta's verification handshake (``hub.mode=subscribe``, ``hub.verify_token``,
+  ``hub.challenge``): the challenge is echoed only for our verify token.
+- ``POST``: the raw body must carry Meta's ``X-Hub-Signature-256`` made with the app secret,
+  else 401 (missing) or 403 (wrong) and nothing is read. Each message is claimed by its
+  wamid (:mod:`deputy.bot.update_claims`: a duplicate delivery is acknowledged and not handled
+  again), turned into a Telegram-shaped update and handled by the same Application as
+  Telegram's; 200 only once every message of the delivery was handled, so Meta retries
+  the rest. Status callbacks (sent, delivered, read, failed) are logged; a failure with
+  its error code and title only (no numbers, no texts). A correctly signed delivery of a
+  shape Deputy cannot read (a field of the wrong type, an unknown kind of change) is
+  answered 200 and dropped with a log line: Meta would otherwise deliver it again and again.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hmac
+import json
+import logging
+import os
+import secrets
+import socket
+import time
+from typing import Any
+
+import redis.asyncio as aioredis
+from aiohttp import web
+from telegram import Update
+from telegram.ext import Application
+
+from deputy.bot.update_claims import UpdateClaims, Verdict, delivered, delivering, identity_seed
+from deputy.core.surfaces import SURFACE_KEY, NUMBER_KEY, account_for, is_whatsapp_only
+from deputy.whatsapp import outbound
+from deputy.whatsapp.graph import REENGAGEMENT_REQUIRED, GraphError
+from deputy.whatsapp.inbound import pressed_data, to_update
+from deputy.whatsapp.request import WhatsAppRequest, callback_id
+from deputy.whatsapp.sender import Sender
+from deputy.whatsapp.signature import SIGNATURE_HEADER, verify
+
+log = logging.getLogger(__name__)
+
+STATUS_PATIENCE = 60.0
+"""Seconds during which a failed status of a message we have no record of yet is asked for again."""
+SILENT_TYPES = {"reaction", "system", "ephemeral"}
+MENU_WORDS = {"menu", "/help", "/menu"}
+MENU_INTRO = "Text me a goal in plain words, or choose a command:"
+
+
+class WhatsAppWebhook:
+    def __init__(self, application: Application, claims: UpdateClaims, sender: Sender, app_secret: str,
+                 verify_token: str, commands: list[tuple[str, str]], request: WhatsAppRequest | None = None) -> None:
+        self._app = application
+        self._request = request
+        self._claims = claims
+        self._sender = sender
+        self._redis: aioredis.Redis = sender.store.redis
+        self._secret = app_secret
+        self._verify_token = verify_token.encode()
+        self._commands = commands
+        self._node = f"{socket.gethostname()}-{os.getpid()}"
+
+    async def verify(self, request: web.Request) -> web.Response:
+        query = request.query
+        given = query.get("hub.verify_token", "").encode()
+        if query.get("hub.mode") == "subscribe" and given and hmac.compare_digest(given, self._verify_token):
+            return web.Response(text=query.get("hub.challenge", ""))
+        return web.Response(status=403, text="verification failed")
+
+    async def deliver(self, request: web.Request) -> web.Response:
+        raw = await request.read()
+        header = request.headers.get(SIGNATURE_HEADER)
+        if not header:
+            return web.Response(status=401, text="missing signature")
+        if not verify(raw, header, self._secret):
+            log.warning("whatsapp: refused a delivery with a wrong signature")
+            return web.Response(status=403, text="wrong signature")
+        try:
+            body = json.loads(raw)
+        except ValueError:
+            log.warning("whatsapp: dropped a signed delivery that is not JSON")
+            return web.Response(text="ok")
+        changes = [_dict(change.get("value")) for entry in _dicts(_dict(body).get("entry"))
+                   for change in _dicts(entry.get("changes"))]
+        ok = True
+        for value in changes:
+            for status in _dicts(value.get("statuses")):
+                ok = await self._status(status) and ok
+            names = {c.get("wa_id"): str(_dict(c.get("profile")).get("name") or "") for c in _dicts(value.get("contacts"))}
+            for message in _dicts(value.get("messages")):
+                ok = await self._one(message, names.get(message.get("from"), "")) and ok
+        return web.Response(text="ok") if ok else web.Response(status=503, headers={"Retry-After": "1"})
+
+    async def _status(self, status: dict[str, Any]) -> bool:
+        """Log a status; a message refused as outside the window goes again as the template.
+        False to have Meta deliver the callback again (it overtook our record of the message)."""
+        codes = {e.get("code") for e in _dicts(status.get("errors"))}
+        wamid, wa_id = str(status.get("id") or ""), str(status.get("recipient_id") or "")
+        if status.get("status") != "failed" or REENGAGEMENT_REQUIRED not in codes or not wa_id.isdigit():
+            _log_status(status)
+            return True
+        try:
+            if await self._sender.refused_outside_window(wa_id, wamid):
+                _log_status(status)
+                return True
+        except (GraphError, aioredis.RedisError) as exc:
+            log.warning("whatsapp: could not send a refused message again as the template: %s", exc)
+            return True
+        try:
+            age = time.time() - float(status.get("timestamp") or 0)
+        except (TypeError, ValueError):
+            age = STATUS_PATIENCE
+        return age >= STATUS_PATIENCE  # a fresh one is retried; an old unknown message is not ours to chase
+
+    async def _one(self, message: dict[str, Any], name: str) -> bool:
+        """Handle one message exactly once; False to have Meta deliver it again."""
+        wamid, wa_id = str(message.get("id") or ""), str(message.get("from") or "")
+        if not wamid or not wa_id.isdigit():
+            log.warning("whatsapp: ignored a message without id or sender")
+            return True
+        owner = f"{self._node}-{secrets.token_hex(6)}"
+        try:
+            verdict, delivery = await self._claims.claim(wamid, owner, identity_seed("whatsapp", wamid))
+        except aioredis.RedisError as exc:
+            log.warning("whatsapp: could not claim a message (%s); it will come again", exc)
+            return False
+        if verdict is Verdict.done:
+            return True
+        if verdict is Verdict.busy or delivery is None:
+            return False
+        keeping = asyncio.create_task(self._claims.keep(wamid, owner))
+        token = delivering(delivery)
+        try:
+            await self._handle(message, wa_id, name)
+        except Exception:
+            log.exception("whatsapp: could not handle a message")
+            await self._claims.release(wamid, owner)
+            return False
+        finally:
+            delivered(token)
+            keeping.cancel()
+        await self._claims.done(wamid)
+        return True
+
+    async def _handle(self, message: dict[str, Any], wa_id: str, name: str) -> None:
+        account = await account_for(self._redis, wa_id)
+        pipe = self._redis.pipeline(transaction=False)
+        pipe.set(NUMBER_KEY.format(account), wa_id)
+        if not is_whatsapp_only(account):
+            pipe.set(SURFACE_KEY.format(account), "whatsapp")
+        await pipe.execute()
+        await self._sender.user_wrote(wa_id)
+        if message.get("type") in SILENT_TYPES:
+            return  # an emoji reaction to a message, a system notice: nothing to answer
+        if message.get("type") == "text" and str(_dict(message.get("text")).get("body") or "").strip().lower() in MENU_WORDS:
+            payloads = outbound.command_menu(wa_id, self._commands, MENU_INTRO)
+            await self._sender.deliver(wa_id, payloads, MENU_INTRO)
+            return
+        update_id = await self._sender.store.next_update_id()
+        try:
+            card = None
+            if pressed_data(message) is not None:
+                card = await self._sender.store.card(_dict(message.get("context")).get("id"))
+            data = to_update(message, update_id=update_id, message_id=await self._sender.store.next_message_id(account),
+                             account_id=account, name=name, card=card)
+            if "callback_query" in data:
+                data["callback_query"]["id"] = callback_id(update_id, account)
+            update = Update.de_json(data, self._app.bot)
+        except (AttributeError, TypeError, ValueError, KeyError):
+            log.warning("whatsapp: dropped a message of a shape Deputy cannot read (type %r)", str(message.get("type"))[:20])
+            return  # answered as handled: read again, it would fail again
+        await self._app.update_processor.process_update(update, self._handled(update, account))
+
+    async def _handled(self, update: Update, account: int) -> None:
+        """The update through the bot's handlers (in the chat's order), then the toast nobody said."""
+        await self._app.process_update(update)
+        if self._request is not None:
+            await self._request.flush_toasts(account)
+
+    async def healthz(self, request: web.Request) -> web.Response:
+        return web.Response(text="ok" if self._app.running else "stopping", status=200 if self._app.running else 503)
+
+
+def _dict(value: Any) -> dict[str, Any]:
+    return value if isinstance(value, dict) else {}
+
+
+def _dicts(value: Any) -> list[dict[str, Any]]:
+    """The objects of a list a delivery should hold; anything else in it (or instead of it) is skipped."""
+    return [item for item in value if isinstance(item, dict)] if isinstance(value, list) else []
+
+
+def _log_status(status: dict[str, Any]) -> None:
+    state = status.get("status")
+    if state == "failed":
+        errors = [f"{e.get('code')} {e.get('title')}" for e in _dicts(status.get("errors"))]
+        log.warning("whatsapp: message %s failed: %s", status.get("id"), "; ".join(errors) or "no reason given")
+    else:
+        log.debug("whatsapp: message %s %s", status.get("id"), state)
+
+
+def build_server(webhook: WhatsAppWebhook, path: str) -> web.Application:
+    server = web.Application(client_max_size=4 * 1024 * 1024)
+    server.router.add_get(path, webhook.verify)
+    server.router.add_post(path, webhook.deliver)
+    server.router.add_get("/healthz", webhook.healthz)
+    return server
