@@ -21,12 +21,12 @@ from pathlib import Path
 from typing import Self
 
 from deputy.agent.goals import Goal, GoalStatus, GoalStore
-from deputy.agent.model import ModelReply
-from deputy.agent.testing import ChatRequest, ScriptedModelServer, ScriptedResponse, tool_call
+from deputy.agent.model.chat_model import ModelReply
+from deputy.agent.model.testing import ChatRequest, ScriptedModelServer, ScriptedResponse, tool_call
 from bench.procs import Processes, deputy_env, pss_mb
-from deputy.core.ids import new_id
-from deputy.core.outbox import OUTBOX_STREAM
-from deputy.testing import RedisServer, wait_for
+from deputy.core.records.ids import new_id
+from deputy.core.records.outbox import OUTBOX_STREAM
+from deputy.testing.stack import RedisServer, wait_for
 from deputy.queue.dispatch import RQDispatch
 
 GOAL_TEXT = "bench goal {key}: take {steps} steps, then say done"

@@ -23,12 +23,12 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from deputy.agent.model import ModelReply
-from deputy.agent.testing import ChatRequest, ScriptedModelServer, last_message, message_text, tool_call
+from deputy.agent.model.chat_model import ModelReply
+from deputy.agent.model.testing import ChatRequest, ScriptedModelServer, last_message, message_text, tool_call
 from bench import rq_floor
 from bench.procs import Processes
 from bench.stats import Summary, ratio, table
-from deputy.testing import DeputyStack, RedisServer, wait_for
+from deputy.testing.stack import DeputyStack, RedisServer, wait_for
 from deputy.sandbox.mail import LocalMailServer
 from deputy.sentinel.stores.audit import AuditEntry, AuditLog
 

@@ -26,7 +26,7 @@ from rq import Queue, SimpleWorker
 from rq.serializers import JSONSerializer
 
 from bench.stats import Summary, ratio, table
-from deputy.testing import RedisServer
+from deputy.testing.stack import RedisServer
 from deputy.queue.fair_rq import OWNER_META, FairQueue
 
 HEAVY_USER = 0

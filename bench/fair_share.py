@@ -34,9 +34,9 @@ from pathlib import Path
 
 from bench.approvals import GOAL, email_model
 from bench.stats import Summary, ratio, table
-from deputy.agent.testing import ScriptedModelServer
-from deputy.core.accounts import Accounts
-from deputy.testing import ChatUser, DeputyStack, RedisServer, wait_for
+from deputy.agent.model.testing import ScriptedModelServer
+from deputy.core.accounts.accounts import Accounts
+from deputy.testing.stack import ChatUser, DeputyStack, RedisServer, wait_for
 from deputy.sentinel.stores.audit import AuditLog
 
 HEAVY_USER = 90_000

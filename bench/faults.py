@@ -1,6 +1,6 @@
 """Soak under faults: many goals with approvals while processes are SIGKILLed at random.
 
-A longer run of `deputy.chaos` than `tests/e2e/test_faults.py` (more users, more kills,
+A longer run of `deputy.testing.chaos` than `tests/e2e/test_faults.py` (more users, more kills,
 and a Redis restart with append-only persistence). Prints what was injected, what was
 checked, and how long the run took; a broken promise makes the section fail.
 `python -m bench.faults [--quick]`.
@@ -13,7 +13,7 @@ import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from deputy.chaos import FaultPlan, FaultReport, run_faults
+from deputy.testing.chaos import FaultPlan, FaultReport, run_faults
 
 FULL = [
     FaultPlan(seed=1, users=20, kills=16, model_refusals=3, active=150.0),

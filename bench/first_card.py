@@ -8,7 +8,7 @@ its approval card:
 
 1. cold: a freshly started model server, nothing read yet;
 2. warmed at start: a fresh server that first read Deputy's instructions and tools
-   (`deputy.local_model_warmup`, what `deputy run` does while the user opens the chat);
+   (`deputy.local_model.warmup`, what `deputy run` does while the user opens the chat);
 3. warm: the next goal, another user's, on the same server.
 """
 
@@ -20,10 +20,10 @@ import time
 from pathlib import Path
 
 from bench.model_queue import reached, sandbox_mail
-from deputy.local_model import MAX_TOOLS, MODEL_TIMEOUT, LocalModel, ensure_local_model
-from deputy.local_model_warmup import warm_up
+from deputy.local_model.model import MAX_TOOLS, MODEL_TIMEOUT, LocalModel, ensure_local_model
+from deputy.local_model.warmup import warm_up
 from deputy.settings import Settings
-from deputy.testing import DeputyStack, RedisServer
+from deputy.testing.stack import DeputyStack, RedisServer
 
 GOAL = "email {name}@example.org that I'll be 10 minutes late"
 

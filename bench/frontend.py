@@ -39,12 +39,12 @@ from rq import Queue
 
 from bench.procs import Processes, cpu_seconds, deputy_env
 from bench.stats import Summary, ratio, table
-from deputy.testing import RedisServer
+from deputy.testing.stack import RedisServer
 from deputy.emulator.hub import Emulator
 from deputy.emulator.records import ChatEvent
 from deputy.emulator.server import bound_port, create_app, serve
 from deputy.emulator.updates import UpdateQueue
-from deputy.core.payloads import AGENT_QUEUE
+from deputy.core.records.payloads import AGENT_QUEUE
 
 THINK = 5.0
 

@@ -26,7 +26,7 @@ from telegram.ext import Application, ContextTypes, MessageHandler, filters
 from deputy.bot.updates import application_builder
 from deputy.settings import Settings
 
-LOCAL_TOKEN = "local:emulator"  # as `deputy.bot_main`; the emulator accepts any token
+LOCAL_TOKEN = "local:emulator"  # as `deputy.apps.bot`; the emulator accepts any token
 
 
 def echo_application(api_base: str, rate_limit: bool) -> Application:
@@ -41,7 +41,7 @@ def echo_application(api_base: str, rate_limit: bool) -> Application:
 
 
 def deputy_application(settings: Settings, rate_limit: bool) -> Application:
-    """Deputy's bot exactly as `deputy.bot_main.serve` builds it, the rate limiter made optional."""
+    """Deputy's bot exactly as `deputy.apps.bot.serve` builds it, the rate limiter made optional."""
     from redis import Redis  # imported here so that the echo bot starts without Deputy's modules
 
     from deputy.bot.app import build_application

@@ -26,7 +26,7 @@ from pathlib import Path
 from bench.frontend import BotUnderTest, closed_loop
 from bench.procs import Processes
 from bench.stats import Summary, table
-from deputy.testing import RedisServer
+from deputy.testing.stack import RedisServer
 
 # Frames that mean the thread is waiting in a socket call, and for what.
 _SOCKET_WAIT = ("recv", "read (socket", "_read_from_socket", "readline", "sendall", "connect")

@@ -16,10 +16,10 @@ import tempfile
 from pathlib import Path
 
 from bench import guard_cost
-from deputy.testing import RedisServer
-from deputy.sandbox.guard_cases import permissive_rules
-from deputy.sandbox.guard_eval import GuardHarness
-from deputy.sandbox.guard_report import all_attacks, run_attacks, run_benign
+from deputy.testing.stack import RedisServer
+from bench.guard_eval.cases import permissive_rules
+from bench.guard_eval.run import GuardHarness
+from bench.guard_eval.report import all_attacks, run_attacks, run_benign
 from deputy.sentinel.stores.rule_store import RuleStore
 from deputy.executor.review_context import stored_rules
 

@@ -3,9 +3,9 @@
     python -m bench.guard_cost [--quick]
 
 The mix is the guard's own evaluation set: the hand-written attacks and every fifth case
-of the generated matrix (`deputy.sandbox.guard_cases`, `deputy.sandbox.guard_matrix`: actions of a
+of the generated matrix (`bench.guard_eval.cases`, `bench.guard_eval.matrix`: actions of a
 hijacked model after it read attacker content) and the last step of every benign task
-(`deputy.sandbox.guard_benign`), each with the context the executor builds for it
+(`bench.guard_eval.benign`), each with the context the executor builds for it
 (`ReviewContextBuilder`, from goals, memories, contacts and rules stored in a real
 Redis). Half the users have the most permissive rules a user can set.
 
@@ -31,13 +31,13 @@ from pathlib import Path
 from deputy.agent.goals import Goal, GoalStore
 from bench.stats import Summary, ratio, table
 from deputy.connectors.catalog import Catalog
-from deputy.testing import RedisServer
+from deputy.testing.stack import RedisServer
 from deputy.memory import MemoryItem, MemoryStore, MemoryTrust
-from deputy.sandbox.guard_benign import benign_suite, furnish
-from deputy.sandbox.guard_cases import CONTACTS, Call, attacks, permissive_rules, seeded_world
-from deputy.sandbox.guard_matrix import matrix
+from bench.guard_eval.benign import benign_suite, furnish
+from bench.guard_eval.cases import CONTACTS, Call, attacks, permissive_rules, seeded_world
+from bench.guard_eval.matrix import matrix
 from deputy.sandbox.world_operations import world_catalog
-from deputy.core.actions import Action
+from deputy.core.records.actions import Action
 from deputy.sentinel.detectors import HeuristicDetector
 from deputy.sentinel.policy import Decision, ReviewContext, Risk, Verdict, review
 from deputy.sentinel.provenance import UntrustedItem

@@ -4,7 +4,7 @@
 
 Uses the model Deputy would use, built by the worker's own `build_model`: `OPENAI_BASE_URL` /
 `OPENAI_API_KEY` / `DEPUTY_MODEL` (and `DEPUTY_MAX_TOOLS`, `DEPUTY_FORCE_TOOL_CALL`) when set,
-otherwise the local model (`deputy.local_model`, built and fetched on first use) with the
+otherwise the local model (`deputy.local_model.model`, built and fetched on first use) with the
 settings `deputy run` gives it. Each goal gets the runner's own system prompt and the full
 tool set, as a worker would send it. A goal passes when the model's
 first action is one of the expected tools and its arguments validate against the catalog
@@ -34,21 +34,21 @@ from deputy.agent.goal_provenance import invented_values, question_about
 from deputy.agent.goals import Goal
 from deputy.agent.memory_tools import MEMORY_TOOLS, ForgetArgs, RecallArgs, RememberArgs
 from deputy.agent.memory_tools import parse as parse_memory
-from deputy.agent.model import ChatModel, ModelError, ModelReply, ToolCall
+from deputy.agent.model.chat_model import ChatModel, ModelError, ModelReply, ToolCall
 from deputy.agent.prompt import build_messages, tool_message
 from deputy.agent.search_filters import unasked_filters_dropped
-from deputy.agent.time_arguments import invented_time, resolve_arguments
-from deputy.agent.time_words import Unclear
+from deputy.agent.time.time_arguments import invented_time, resolve_arguments
+from deputy.agent.time.time_words import Unclear
 from deputy.agent.tools import INTERNAL_TOOLS, ToolArgumentError, parse_plan, parse_reply, parse_schedule
-from deputy.core.user_settings import UserSettings
+from deputy.core.accounts.user_settings import UserSettings
 from deputy.connectors.catalog import InvalidArguments
-from deputy.core.actions import Action
-from deputy.core.effects import EffectClass
+from deputy.core.records.actions import Action
+from deputy.core.records.effects import EffectClass
 from deputy.sentinel.provenance import ProvenanceContext
 from deputy.connectors.default import default_catalog
-from deputy.local_model import ensure_local_model
+from deputy.local_model.model import ensure_local_model
 from deputy.settings import Settings
-from deputy.worker_main import build_model
+from deputy.apps.agent_worker import build_model
 
 NOW = 1_795_953_600.0  # Sunday 29 November 2026, 12:00 UTC: fixed, so date answers can be checked
 PLAIN = "(answer)"

@@ -20,9 +20,9 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from deputy.local_model import MODEL_TIMEOUT, ensure_local_model
+from deputy.local_model.model import MODEL_TIMEOUT, ensure_local_model
 from deputy.settings import Settings
-from deputy.testing import ChatUser, DeputyStack, Message, RedisServer, wait_for
+from deputy.testing.stack import ChatUser, DeputyStack, Message, RedisServer, wait_for
 from deputy.sandbox.mail import LocalMailServer
 
 GOAL = "email {name}@example.org that I'll be 10 minutes late"

@@ -2,10 +2,10 @@
 
     python -m bench.negotiation [--only car]
 
-Every sandbox negotiation (`deputy.sandbox.negotiation.scenarios`: a car on the marketplace with a
+Every sandbox negotiation (`bench.negotiation_eval.scenarios`: a car on the marketplace with a
 buyer who can and one who cannot reach the floor, a bill over the retention desk's chat and
 email, nine temperaments each) is played through the real runner, executor and guard
-(`deputy.queue.inline`, real Redis) by two scripted negotiators under the same mandate, with a
+(`deputy.testing.inline`, real Redis) by two scripted negotiators under the same mandate, with a
 user who approves the cards they are shown (the final yes is always theirs):
 
 - adaptive: concedes less as the gap closes (30% of it, at most the mandate's step) and
@@ -25,9 +25,9 @@ from dataclasses import dataclass
 
 from redis import Redis
 
-from deputy.testing import RedisServer
-from deputy.sandbox.negotiation.agents import Strategy
-from deputy.sandbox.negotiation.scenarios import Outcome, run, scenarios
+from deputy.testing.stack import RedisServer
+from bench.negotiation_eval.agents import Strategy
+from bench.negotiation_eval.scenarios import Outcome, run, scenarios
 from deputy.sentinel.negotiation.amounts import read_amounts
 from deputy.sentinel.negotiation.commitments import Commitment, commitments_in
 from deputy.sentinel.negotiation.leaks import reservation_leaks

@@ -20,7 +20,7 @@ from collections import defaultdict
 from decimal import Decimal
 from pathlib import Path
 
-from deputy.core.deputy_notes import looks_like_note
+from deputy.core.records.deputy_notes import looks_like_note
 from deputy.sentinel.negotiation.incoming import parse_offer
 from deputy.sentinel.negotiation.mandate import Mandate, MandateStatus, Role
 from deputy.memory.meaning import load_embedder

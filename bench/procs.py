@@ -15,7 +15,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from deputy.testing import descendants
+from deputy.testing.stack import descendants
 
 
 def deputy_env(redis_url: str, model_url: str, workdir: Path, **extra: str) -> dict[str, str]:

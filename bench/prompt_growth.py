@@ -24,21 +24,21 @@ from redis import Redis
 
 from deputy.agent.goals import GoalStatus
 from deputy.agent.memory_tools import MemoryTools
-from deputy.agent.model import ModelReply
+from deputy.agent.model.chat_model import ModelReply
 from deputy.agent.reading import injection_scanner
 from deputy.agent.runner import RunnerLimits
-from deputy.agent.testing import FunctionModel, tool_call
+from deputy.agent.model.testing import FunctionModel, tool_call
 from bench.stats import Summary, ratio
-from deputy.core.outbox import Outbox
-from deputy.testing import RedisServer
-from deputy.core.user_settings import UserSettingsStore
+from deputy.core.records.outbox import Outbox
+from deputy.testing.stack import RedisServer
+from deputy.core.accounts.user_settings import UserSettingsStore
 from deputy.memory import MemoryStore
-from deputy.sandbox.guard_cases import seeded_world
+from bench.guard_eval.cases import seeded_world
 from deputy.sandbox.world_operations import world_catalog
 from deputy.sentinel.stores.approvals import ApprovalSigner
 from deputy.sentinel.stores.audit import AuditLog
 from deputy.sentinel.detectors import HeuristicDetector
-from deputy.queue.inline import InlineDeputy
+from deputy.testing.inline import InlineDeputy
 
 PAGE = ("Story {i}: the city council met on Tuesday to discuss the new tram line, the library budget and "
         "the harbour project; residents asked about prices, timetables and noise. ")

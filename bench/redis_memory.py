@@ -36,14 +36,14 @@ from redis import Redis
 from deputy.agent.goals import Goal, GoalStatus, GoalStore, Monitor
 from bench import prompt_growth
 from bench.stats import Summary, ratio, table
-from deputy.core.effects import EffectClass
-from deputy.core.ids import new_id
-from deputy.testing import RedisServer
-from deputy.core.user_settings import UserSettings, UserSettingsStore
+from deputy.core.records.effects import EffectClass
+from deputy.core.records.ids import new_id
+from deputy.testing.stack import RedisServer
+from deputy.core.accounts.user_settings import UserSettings, UserSettingsStore
 from deputy.memory import MemoryItem, MemoryKind, MemoryStore
-from deputy.sandbox.guard_cases import permissive_rules
+from bench.guard_eval.cases import permissive_rules
 from deputy.sentinel.stores.action_store import ActionStore
-from deputy.core.actions import Action
+from deputy.core.records.actions import Action
 from deputy.sentinel.stores.approvals import ApprovalRequest, ApprovalStore
 from deputy.sentinel.stores.audit import AuditLog
 from deputy.sentinel.stores.rule_store import RuleStore

@@ -26,12 +26,12 @@ from rq import Worker
 from rq.job import Job
 from rq.serializers import JSONSerializer
 
-from deputy.agent.model import OpenAIChatModel
+from deputy.agent.model.chat_model import OpenAIChatModel
 from bench import rq_floor
 from bench.agent_rig import GOAL_TEXT, StepRig
 from bench.stats import Summary, ratio, table
-from deputy.testing import wait_for
-from deputy.core.payloads import AGENT_QUEUE
+from deputy.testing.stack import wait_for
+from deputy.core.records.payloads import AGENT_QUEUE
 
 FLOOR_QUEUE, SIMPLE_QUEUE = "bench-floor", "bench-simple"
 

@@ -43,7 +43,7 @@ def main() -> None:
     args = parser.parse_args()
     warm()
     if args.freeze:
-        import deputy.worker_main  # noqa: F401  (everything `deputy worker` loads, so it is frozen too)
+        import deputy.apps.agent_worker  # noqa: F401  (everything `deputy worker` loads, so it is frozen too)
 
         gc.collect()
         gc.freeze()

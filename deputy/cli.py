@@ -62,54 +62,57 @@ def main(argv: list[str] | None = None) -> int:
         logging.getLogger("aiohttp.access").setLevel(logging.WARNING)
         logging.getLogger("mail.log").setLevel(logging.WARNING)  # the sandbox SMTP server's connections
     if args.command == "run":
-        from deputy.local import run_local
+        from deputy.apps.local import run_local
 
         return run_local(settings)
     if args.command == "bot":
-        from deputy.bot_main import serve
+        from deputy.apps.bot import serve
 
         serve(settings)
     elif args.command == "whatsapp":
-        from deputy.whatsapp_main import serve as serve_whatsapp
+        from deputy.apps.whatsapp import serve as serve_whatsapp
 
         serve_whatsapp(settings)
     elif args.command == "wa-emulator":
-        from deputy.whatsapp_main import run_emulator
+        from deputy.apps.whatsapp import run_emulator
 
         run_emulator(settings, args.host, args.port, args.webhook, args.telegram_page)
     elif args.command in ("worker", "executor"):
         if settings.health_port:
-            from deputy.core.metrics_dir import count_across_forks
+            from deputy.core.infrastructure.metrics_dir import count_across_forks
 
             count_across_forks()  # before anything that counts is imported: jobs run in forked children
-        from deputy.worker_main import serve
+        if args.command == "worker":
+            from deputy.apps.agent_worker import serve as serve_worker
+        else:
+            from deputy.apps.executor import serve as serve_worker
 
-        serve(settings, "agent" if args.command == "worker" else "executor", burst=args.burst)
+        serve_worker(settings, burst=args.burst)
     elif args.command == "gateway":
-        from deputy.gateway_main import serve as serve_gateway
+        from deputy.apps.gateway import serve as serve_gateway
 
         serve_gateway(settings)
     elif args.command == "connect-page":
-        from deputy.connect_main import serve as serve_connect
+        from deputy.apps.connect_page import serve as serve_connect
 
         serve_connect(settings, host=args.host, port=args.port or settings.connect_port)
     elif args.command == "sandbox":
-        from deputy.sandbox_main import serve as serve_sandbox
+        from deputy.apps.sandbox import serve as serve_sandbox
 
         serve_sandbox(settings, as_json=args.json)
     elif args.command == "export-training-data":
         from pathlib import Path
 
-        from deputy.core.redis_clients import sync_client
-        from deputy.training_export import export_training_data
+        from deputy.core.infrastructure.redis_clients import sync_client
+        from deputy.admin.training_export import export_training_data
 
         if not settings.redis_url:
             raise SystemExit("REDIS_URL is not set.")
         count = export_training_data(sync_client(settings.redis_url, patient=False), Path(args.out), settings.secret_value())
         print(f"Wrote {count} conversations of users who opted in to {args.out}.")
     elif args.command == "audit":
-        from deputy.audit_verify import verify_trails
-        from deputy.core.redis_clients import sync_client
+        from deputy.admin.audit_verify import verify_trails
+        from deputy.core.infrastructure.redis_clients import sync_client
 
         if not settings.redis_url:
             raise SystemExit("REDIS_URL is not set.")
@@ -117,7 +120,7 @@ def main(argv: list[str] | None = None) -> int:
     elif args.command == "users":
         return _users(args, settings)
     elif args.command == "emulator":
-        from deputy.health import LoopProbe, serve_health
+        from deputy.runtime.health import LoopProbe, serve_health
         from deputy.emulator import run
 
         live = LoopProbe()
@@ -128,15 +131,15 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _add_users(sub: argparse._SubParsersAction) -> None:
-    from deputy.users import add_parser
+    from deputy.admin.users import add_parser
 
     add_parser(sub)
 
 
 def _users(args: argparse.Namespace, settings: Settings) -> int:
-    from deputy.core.quotas import Quotas
-    from deputy.core.redis_clients import sync_client
-    from deputy.users import run
+    from deputy.core.accounts.quotas import Quotas
+    from deputy.core.infrastructure.redis_clients import sync_client
+    from deputy.admin.users import run
 
     if not settings.redis_url:
         raise SystemExit("REDIS_URL is not set.")

@@ -15,18 +15,18 @@ from typing import TYPE_CHECKING
 from pydantic import Field, SecretStr, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
-from deputy.core.redis_address import sentinel_url
-from deputy.core.send_window import DEFAULT_SEND_WINDOW
+from deputy.core.infrastructure.redis_address import sentinel_url
+from deputy.core.records.send_window import DEFAULT_SEND_WINDOW
 
 if TYPE_CHECKING:
-    from deputy.core.plans import PlanBook
+    from deputy.core.accounts.plans import PlanBook
 
 
 class Settings(BaseSettings):
     model_config = SettingsConfigDict(env_prefix="", extra="ignore", populate_by_name=True)
 
     redis_url: str | None = Field(default=None, alias="REDIS_URL")
-    # With sentinels, `redis_url` becomes the primary's `redis+sentinel://` address (deputy.core.redis_address).
+    # With sentinels, `redis_url` becomes the primary's `redis+sentinel://` address (deputy.core.infrastructure.redis_address).
     redis_sentinels: str | None = Field(default=None, alias="REDIS_SENTINELS")
     redis_master_name: str = Field(default="deputy", alias="REDIS_MASTER_NAME")
     redis_password: SecretStr | None = Field(default=None, alias="REDIS_PASSWORD")
@@ -89,7 +89,7 @@ class Settings(BaseSettings):
     default_plan: str | None = Field(default=None, alias="DEPUTY_DEFAULT_PLAN")
     messages_per_minute: int | None = Field(default=None, ge=1, alias="DEPUTY_MESSAGES_PER_MINUTE")
     log_level: str = Field(default="INFO", alias="DEPUTY_LOG_LEVEL")
-    # /healthz, /readyz and /metrics (deputy.health); unset: not served.
+    # /healthz, /readyz and /metrics (deputy.runtime.health); unset: not served.
     health_port: int | None = Field(default=None, ge=1, le=65535, alias="DEPUTY_HEALTH_PORT")
     health_host: str = Field(default="127.0.0.1", alias="DEPUTY_HEALTH_HOST")
     search_url: str | None = Field(default=None, alias="DEPUTY_SEARCH_URL")
@@ -153,7 +153,7 @@ class Settings(BaseSettings):
         `deputy run` and the test stacks set DEPUTY_DEFAULT_PLAN=pro: the person trying Deputy on
         their own machine is its operator.
         """
-        from deputy.core.plans import PlansFileError, load_plans
+        from deputy.core.accounts.plans import PlansFileError, load_plans
 
         try:
             book = load_plans(self.plans_file)

@@ -11,8 +11,8 @@ import pytest
 from redis import Redis
 from tests_support import OutsideNetworkCall, email_script
 
-from deputy.agent.testing import ScriptedModelServer, text
-from deputy.testing import DeputyStack, RedisServer
+from deputy.agent.model.testing import ScriptedModelServer, text
+from deputy.testing.stack import DeputyStack, RedisServer
 from deputy.sandbox.mail import LocalMailServer
 
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from redis import Redis
 
-from deputy.agent.model import ModelReply
-from deputy.agent.testing import ChatRequest, last_message, message_text, tool_call
+from deputy.agent.model.chat_model import ModelReply
+from deputy.agent.model.testing import ChatRequest, last_message, message_text, tool_call
 from deputy.sandbox.mail import LocalMailServer
 from deputy.sandbox.mailstore import DEMO_PASSWORD, MailStore
 
@@ -95,7 +95,7 @@ def wait_until_nothing_runs(redis: Redis, user_id: int, timeout: float = 20.0) -
     monitor that failed to stop or a paused goal that kept a step fails the wait.
     """
     from deputy.agent.goals import GoalStore
-    from deputy.testing import wait_for
+    from deputy.testing.stack import wait_for
     from deputy.queue.dispatch import goal_unit
     from deputy.queue.inflight import Inflight
 

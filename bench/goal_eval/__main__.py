@@ -50,9 +50,9 @@ def main(argv: list[str] | None = None) -> int:
         def model_for(case):
             return scripted_model(case.id)
     else:
-        from deputy.local_model import ensure_local_model
+        from deputy.local_model.model import ensure_local_model
         from deputy.settings import Settings
-        from deputy.worker_main import build_model
+        from deputy.apps.agent_worker import build_model
 
         settings = Settings()
         if args.model == "local":
@@ -62,7 +62,7 @@ def main(argv: list[str] | None = None) -> int:
         if args.model_timeout:
             settings = settings.model_copy(update={"model_timeout": args.model_timeout})
         if local is not None:
-            from deputy.local_model_warmup import warm_up
+            from deputy.local_model.warmup import warm_up
 
             # As `deputy run` does: the first goal starts with the instructions already read.
             print(f"Warm-up: {warm_up(local.base_url, local.model, settings.max_tools):.0f} s", flush=True)

@@ -6,7 +6,7 @@ import itertools
 import sys
 from typing import Callable, TextIO
 
-from deputy.agent.model import ChatModel
+from deputy.agent.model.chat_model import ChatModel
 from bench.goal_eval.corpus import Case
 from bench.goal_eval.judging import Verdict, judge
 from bench.goal_eval.observe import observe

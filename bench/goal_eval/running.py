@@ -1,6 +1,6 @@
 """Running one case's turns through Deputy: the real runner, guard and executor, in one process.
 
-Each case gets its own `InlineDeputy` (the shared rig in `deputy.queue.inline`) whose executor runs
+Each case gets its own `InlineDeputy` (the shared rig in `deputy.testing.inline`) whose executor runs
 the real connectors against the run's servers: the case's IMAP mailbox and SMTP, Radicale, and
 the restaurant and shop sites over their OpenAPI descriptions behind the egress guard. A turn is
 what the bot makes of a text: the answer to a goal that waits for one (`deputy.agent.answers`), else a
@@ -21,23 +21,24 @@ from redis import Redis
 from deputy.agent.answers import add_answer
 from deputy.agent.goals import GoalStore
 from deputy.agent.memory_tools import MemoryTools
-from deputy.agent.model import ChatModel
+from deputy.agent.model.chat_model import ChatModel
 from deputy.agent.origins import user_message
 from deputy.agent.reading import injection_scanner
 from bench.goal_eval.corpus import Case
 from bench.goal_eval.seeding import Seeded
 from bench.goal_eval.services import CALDAV_USER, EvalServices
-from deputy.connectors.calendar import CalDavAccount, CalendarRunners
-from deputy.connectors.email import SmtpAccount
+from deputy.connectors.calendar.client import CalDavAccount
+from deputy.connectors.calendar.runners import CalendarRunners
+from deputy.connectors.email.smtp import SmtpAccount
 from deputy.connectors.email.imap import ImapAccount
 from deputy.connectors.email.imap_reply import smtp_reply_sender
 from deputy.connectors.email.mail_runners import MailRunners
-from deputy.connectors.http import guarded_client
-from deputy.connectors.openapi import OpenApiRunner
-from deputy.core.actions import ActionState
-from deputy.core.outbox import Outbox
-from deputy.core.user_settings import UserSettingsStore
-from deputy.operations import build_catalog
+from deputy.connectors.http.client import guarded_client
+from deputy.connectors.openapi.runner import OpenApiRunner
+from deputy.core.records.actions import ActionState
+from deputy.core.records.outbox import Outbox
+from deputy.core.accounts.user_settings import UserSettingsStore
+from deputy.runtime.operations import build_catalog
 from deputy.executor.credentials import EmailAccounts
 from deputy.executor.review_context import ReviewContextBuilder
 from deputy.memory import MemoryStore
@@ -45,7 +46,7 @@ from deputy.sentinel.detectors import default_detector
 from deputy.sentinel.egress.policy import EgressContext, EgressPolicy, reviewer
 from deputy.sentinel.stores.approvals import Choice
 from deputy.sentinel.stores.audit import AuditLog
-from deputy.queue.inline import InlineDeputy
+from deputy.testing.inline import InlineDeputy
 
 Approve = Literal["never", "asked"]
 TURN_GAP = 60.0

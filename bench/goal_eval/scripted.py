@@ -1,7 +1,7 @@
 """Scripted plays of a few corpus cases, right and wrong, so the judging itself can be tested.
 
 Each play is a list of moves; a move sees the tool results so far and returns the model's next
-reply (built with `deputy.agent.testing`). After the last move the model answers with `reply`. The
+reply (built with `deputy.agent.model.testing`). After the last move the model answers with `reply`. The
 right plays do what the user asked the way a good model would (looking ids up first); the wrong
 ones make one mistake each: another recipient, another day, an unasked message, no card.
 """
@@ -12,8 +12,8 @@ import json
 import re
 from typing import Any, Callable
 
-from deputy.agent.model import ChatModel, ModelReply
-from deputy.agent.testing import FunctionModel, message_text, tool_call
+from deputy.agent.model.chat_model import ChatModel, ModelReply
+from deputy.agent.model.testing import FunctionModel, message_text, tool_call
 
 Move = Callable[[list[str]], ModelReply]
 

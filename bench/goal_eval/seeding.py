@@ -25,7 +25,7 @@ from redis import Redis
 from deputy.agent.goal_provenance import add_contact
 from bench.goal_eval.corpus import Case
 from bench.goal_eval.services import EvalServices
-from deputy.core.user_settings import UserSettings, UserSettingsStore
+from deputy.core.accounts.user_settings import UserSettings, UserSettingsStore
 from deputy.memory import MemoryStore
 from deputy.memory.store import MemoryItem, MemoryKind
 from deputy.sandbox.restaurants import BOOK, RestaurantBook

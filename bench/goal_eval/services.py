@@ -17,10 +17,12 @@ from typing import Callable
 
 from redis import Redis
 
-from deputy.connectors.openapi import ImportedApi, fetch_openapi, import_openapi
-from deputy.core.clock import ManualClock
-from deputy.operations import KNOWN_OVERRIDES
-from deputy.testing import RedisServer
+from deputy.connectors.openapi.api import ImportedApi
+from deputy.connectors.openapi.document import fetch_openapi
+from deputy.connectors.openapi.importer import import_openapi
+from deputy.core.infrastructure.clock import ManualClock
+from deputy.runtime.operations import KNOWN_OVERRIDES
+from deputy.testing.stack import RedisServer
 from deputy.sandbox import restaurants, shop
 from deputy.sandbox.calendar import SandboxCalendar
 from deputy.sandbox.mail import LocalMailServer

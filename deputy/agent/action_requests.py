@@ -2,7 +2,7 @@
 
 Before the runner hands an action to the executor, code does what a model must not be
 trusted with: the times the model passed in the user's words become instants in the
-user's zone (`deputy.agent.time_arguments`; `schedule` does it for reminders and checks), and a
+user's zone (`deputy.agent.time.time_arguments`; `schedule` does it for reminders and checks), and a
 recipient, amount or time that came from nowhere (`deputy.agent.goal_provenance`) becomes a
 question to the user instead of a card for a guess. After a calendar write, `stated_time`
 is the line that tells the user which day and time were used.
@@ -17,15 +17,15 @@ from typing import Any, Callable
 
 from deputy.agent.goal_provenance import invented_values, provenance_context, question_about
 from deputy.agent.goals import Goal, GoalStore
-from deputy.agent.model import ToolCall
+from deputy.agent.model.chat_model import ToolCall
 from deputy.agent.search_filters import unasked_filters_dropped
-from deputy.agent.time_arguments import invented_time, resolve_arguments, resolve_schedule, shown_times
-from deputy.agent.time_words import Unclear
+from deputy.agent.time.time_arguments import invented_time, resolve_arguments, resolve_schedule, shown_times
+from deputy.agent.time.time_words import Unclear
 from deputy.agent.tools import ScheduleArgs, call_arguments, parse_schedule
-from deputy.core.effects import EffectClass
+from deputy.core.records.effects import EffectClass
 from deputy.connectors.catalog import Operation
-from deputy.core.user_settings import UserSettingsStore
-from deputy.core.actions import Action
+from deputy.core.accounts.user_settings import UserSettingsStore
+from deputy.core.records.actions import Action
 
 UTC_NOTE = "(Times are in UTC because your time zone isn't set; /settings timezone Europe/Berlin sets it.)"
 NO_TIME_QUESTION = "When should it be? You didn't say a day or time, and I won't guess one."

@@ -10,14 +10,14 @@ from redis import Redis
 
 from deputy.agent.goal_provenance import reseal_contacts
 from deputy.agent.goals import GoalStore, user_goal_ids
-from deputy.agent.model_outcomes import seal_user_model_outcomes
+from deputy.agent.model.model_outcomes import seal_user_model_outcomes
 from deputy.agent.uploads import UPLOAD_TTL_SECONDS
 from deputy.connectors.custom import CustomConnectors
 from deputy.core.confidential import ConfidentialKeys, confidential_keys
 from deputy.core.confidential.sealing import is_sealed
-from deputy.core.user_settings import UserSettingsStore
+from deputy.core.accounts.user_settings import UserSettingsStore
 from deputy.memory.store import MemoryStore
-from deputy.core.receipts import ReceiptStore
+from deputy.core.records.receipts import ReceiptStore
 from deputy.sentinel.stores.action_store import ActionStore, user_action_ids
 from deputy.sentinel.stores.approvals import ApprovalStore, user_approval_ids
 from deputy.sentinel.stores.mandates import MandateStore

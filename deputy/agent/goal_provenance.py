@@ -14,9 +14,9 @@ from redis import Redis
 
 from deputy.agent.goals import Goal, GoalStore
 from deputy.agent.guard_view import guard_view
-from deputy.core.actions import Action
-from deputy.core.effects import EffectClass
-from deputy.core.erasure import Owned, delete_keys
+from deputy.core.records.actions import Action
+from deputy.core.records.effects import EffectClass
+from deputy.core.records.erasure import Owned, delete_keys
 from deputy.memory import MemoryStore, MemoryTrust
 from deputy.core.confidential import Locked, confidential_keys
 from deputy.core.confidential.sealing import is_sealed

@@ -16,13 +16,13 @@ from pydantic import BaseModel, Field, model_validator
 from redis import Redis
 
 from deputy.agent.attachments import Attachment
-from deputy.agent.model import ToolCall
+from deputy.agent.model.chat_model import ToolCall
 from deputy.agent.origins import ORIGIN, label_legacy, typed_words
 from deputy.agent.probes import Probe, ProbeState
 from deputy.sentinel.provenance import UntrustedItem
 from deputy.agent.goal_sealing import plain_json, record_json
 from deputy.core.confidential import ConfidentialKeys, confidential_keys
-from deputy.core.erasure import Owned, delete_keys
+from deputy.core.records.erasure import Owned, delete_keys
 
 _GOAL = "deputy:goal:{}"
 _OWNER_FIELD = re.compile(rb'"user_id":\s*(-?\d+)')

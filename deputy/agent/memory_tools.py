@@ -19,8 +19,8 @@ from typing import Callable
 from pydantic import BaseModel, Field
 
 from deputy.agent.goals import Goal
-from deputy.agent.model import ToolCall
-from deputy.core.outbox import Button, Outbox, OutboxMessage
+from deputy.agent.model.chat_model import ToolCall
+from deputy.core.records.outbox import Button, Outbox, OutboxMessage
 from deputy.memory import MemoryItem, MemoryKind, MemoryStore, MemoryTrust
 from deputy.memory.ranking import overlap, stems
 from deputy.memory.undo import offer_undo

@@ -20,17 +20,17 @@ from deputy.agent.context import fold
 from deputy.agent.goal_lifecycle import GoalEvent, advance
 from deputy.agent.goals import Goal, GoalStatus, ModelWait
 from deputy.agent.memory_tools import MemoryTools
-from deputy.agent.model import ChatModel, ModelError, ModelReply
+from deputy.agent.model.chat_model import ChatModel, ModelError, ModelReply
 from deputy.agent.unconfirmed import with_caveats
-from deputy.agent.model_requests import ModelRequest, ModelRequests, new_request_id
+from deputy.agent.model.model_requests import ModelRequest, ModelRequests, new_request_id
 from deputy.agent.prompt import build_messages
 from deputy.agent.grounding import Evidence
 from deputy.agent.origins import deputy_note
 from deputy.agent.steps import AskModel, Dispatch, RunCalls, RunnerLimits, StepOutcome, Stop, TurnResult
-from deputy.core.outbox import Outbox
-from deputy.core.quota_texts import near_text, refusal_text
-from deputy.core.quotas import Quotas
-from deputy.core.user_settings import UserSettingsStore
+from deputy.core.records.outbox import Outbox
+from deputy.core.accounts.quota_texts import near_text, refusal_text
+from deputy.core.accounts.quotas import Quotas
+from deputy.core.accounts.user_settings import UserSettingsStore
 
 log = logging.getLogger(__name__)
 

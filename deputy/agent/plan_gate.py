@@ -9,10 +9,10 @@ that is submitted whatever the plan says.
 from __future__ import annotations
 
 from deputy.agent.goals import Goal
-from deputy.core.effects import OperationSpec
-from deputy.core.plans import capabilities_of
-from deputy.core.quota_texts import refusal_text
-from deputy.core.quotas import Quotas
+from deputy.core.records.effects import OperationSpec
+from deputy.core.accounts.plans import capabilities_of
+from deputy.core.accounts.quota_texts import refusal_text
+from deputy.core.accounts.quotas import Quotas
 
 
 def plan_refusal(quotas: Quotas, goal: Goal, spec: OperationSpec, now: float) -> str | None:

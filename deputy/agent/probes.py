@@ -33,7 +33,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field, model_validator
 
-from deputy.agent.local_time import clock_words, moment_words, parse_moment
+from deputy.agent.time.local_time import clock_words, moment_words, parse_moment
 
 MAX_SEEN = 500
 """Item keys remembered per monitor (the newest ones): enough for any mailbox search page."""

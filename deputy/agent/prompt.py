@@ -14,7 +14,7 @@ from zoneinfo import ZoneInfo
 
 from deputy.agent.context import prompt_view, summary_text
 from deputy.agent.goals import Goal
-from deputy.core.user_settings import UserSettings
+from deputy.core.accounts.user_settings import UserSettings
 
 SYSTEM_PROMPT = """You are {name}, a personal agent working for one user through a chat.
 You get things done with tools instead of explaining how to do them.
@@ -50,7 +50,7 @@ def build_messages(
     transcript."""
     settings = settings or UserSettings()
     system = SYSTEM_PROMPT.format(name=settings.agent_name, tone=settings.tone, language=settings.language)
-    # The date only: times are worked out by code from the user's words (deputy.agent.time_words), and a
+    # The date only: times are worked out by code from the user's words (deputy.agent.time.time_words), and a
     # clock in the prompt would change it every minute, so no step could reuse the last one's reading.
     today = datetime.fromtimestamp(now, tz=ZoneInfo(settings.timezone)).strftime("%A %d %B %Y")
     context = CONTEXT.format(today=today, timezone=settings.timezone)

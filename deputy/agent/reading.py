@@ -12,11 +12,11 @@ from typing import TYPE_CHECKING, Any, Callable, Protocol
 from deputy.agent.attachments import ATTACHMENT, IMAGE_TYPES, UnreadableFile, document_text, image_part
 from deputy.agent.context import RESULT_CHARS, bounded_result
 from deputy.agent.goals import Goal, GoalStore
-from deputy.agent.model import ToolCall
+from deputy.agent.model.chat_model import ToolCall
 from deputy.agent.origins import Origin, labelled
 from deputy.agent.prompt import untrusted
 from deputy.agent.tools import parse_read_result
-from deputy.core.deputy_notes import neutralise, shown_note, split_note
+from deputy.core.records.deputy_notes import neutralise, shown_note, split_note
 from deputy.agent.uploads import Uploads
 from deputy.sentinel.stores.action_store import ActionRecord
 from deputy.sentinel.provenance import MAX_ITEM_CHARS, UntrustedItem

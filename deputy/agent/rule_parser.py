@@ -14,8 +14,8 @@ from typing import Any
 
 from pydantic import BaseModel, Field, ValidationError
 
-from deputy.agent.model import ChatModel, ModelError
-from deputy.core.effects import EffectClass
+from deputy.agent.model.chat_model import ChatModel, ModelError
+from deputy.core.records.effects import EffectClass
 from deputy.sentinel.rules import RequestedVerdict, RuleSpec, UserRule, describe, new_rule_id
 
 MAX_SENTENCE_CHARS = 500

@@ -12,13 +12,13 @@ from typing import Callable
 
 from typing import Any
 
-from deputy.agent.model import ChatModel, ModelReply
-from deputy.core.outbox import Button, Outbox, OutboxMessage
-from deputy.core.quota_texts import refusal_text
-from deputy.core.quotas import Quotas
+from deputy.agent.model.chat_model import ChatModel, ModelReply
+from deputy.core.records.outbox import Button, Outbox, OutboxMessage
+from deputy.core.accounts.quota_texts import refusal_text
+from deputy.core.accounts.quotas import Quotas
 from deputy.agent.rule_parser import RuleParseError, parse_rule
 from deputy.sentinel.stores.rule_store import RuleStore
-from deputy.core.payloads import RuleRequestJob
+from deputy.core.records.payloads import RuleRequestJob
 
 
 class CountedModel:

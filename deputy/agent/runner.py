@@ -19,15 +19,15 @@ from typing import Any, Callable
 
 from deputy.agent.action_requests import ActionRequests, AskUser
 from deputy.agent.answer_check import check_answer
-from deputy.agent.check_budget import CheckBudget
+from deputy.agent.watch.check_budget import CheckBudget
 from deputy.agent.goal_lifecycle import GoalEvent, advance
 from deputy.agent.goals import ConcurrentUpdate, Goal, GoalStatus, GoalStore
 from deputy.agent.memory_tools import MEMORY_TOOLS, ForgetArgs, MemoryTools, RecallArgs, RememberArgs, memory_undo_buttons
 from deputy.agent.memory_tools import parse as parse_memory
-from deputy.agent.model import ChatModel, ToolCall
-from deputy.agent.model_requests import ModelRequests
+from deputy.agent.model.chat_model import ChatModel, ToolCall
+from deputy.agent.model.model_requests import ModelRequests
 from deputy.agent.model_turn import ModelTurn
-from deputy.agent.monitoring import Monitoring
+from deputy.agent.watch.monitoring import Monitoring
 from deputy.agent.plan_gate import held_refusal, plan_refusal
 from deputy.agent.prompt import tool_message
 from deputy.agent.reading import ContentScanner, Reading
@@ -45,16 +45,16 @@ from deputy.agent.tools import (
 )
 from deputy.agent.unconfirmed import unconfirmed_line, with_caveats
 from deputy.agent.unlock_wait import park_until_unlocked
-from deputy.agent.watch_steps import WatchSteps
+from deputy.agent.watch.watch_steps import WatchSteps
 from deputy.connectors.catalog import Catalog, InvalidArguments, Operation
 from deputy.connectors.custom import UserCatalogs
 from deputy.core.confidential import Locked, WaitingWork
-from deputy.core.handoff import HandOff, HandOffStore, handoff_message
-from deputy.core.outbox import Button, Outbox, OutboxMessage
-from deputy.core.quotas import Quotas
-from deputy.core.user_settings import UserSettingsStore
+from deputy.core.records.handoff import HandOff, HandOffStore, handoff_message
+from deputy.core.records.outbox import Button, Outbox, OutboxMessage
+from deputy.core.accounts.quotas import Quotas
+from deputy.core.accounts.user_settings import UserSettingsStore
 from deputy.sentinel.stores.action_store import ActionStore
-from deputy.core.actions import Action, ActionState
+from deputy.core.records.actions import Action, ActionState
 
 __all__ = ["Dispatch", "GoalRunner", "GoalStopped", "RunnerLimits", "StepOutcome"]
 

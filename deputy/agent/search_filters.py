@@ -12,9 +12,9 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-from deputy.agent.time_words import names_a_time
+from deputy.agent.time.time_words import names_a_time
 from deputy.connectors.catalog import Operation
-from deputy.core.effects import EffectClass
+from deputy.core.records.effects import EffectClass
 
 _UNREAD = re.compile(r"\b(?:unread|unseen|new|not (?:yet )?(?:read|opened|seen)|haven'?t (?:read|opened|seen))\b",
                      re.IGNORECASE)

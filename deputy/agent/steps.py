@@ -11,7 +11,7 @@ from deputy.agent.goals import Goal, GoalStatus
 
 if TYPE_CHECKING:
     from deputy.sentinel.stores.action_store import ActionStore
-    from deputy.core.actions import Action
+    from deputy.core.records.actions import Action
 
 
 class Dispatch(Protocol):

@@ -12,7 +12,7 @@ from typing import Any
 from pydantic import BaseModel, Field, ValidationError, model_validator
 
 from deputy.agent.goals import PlanStep
-from deputy.agent.model import ToolCall
+from deputy.agent.model.chat_model import ToolCall
 from deputy.agent.probes import ProbeArgs
 
 

@@ -9,7 +9,7 @@ here, from the action itself, whatever the model wrote and however it ended the 
 from __future__ import annotations
 
 from deputy.agent.goals import Goal
-from deputy.core.actions import Action
+from deputy.core.records.actions import Action
 
 _CAVEAT = "I couldn't confirm whether "
 _EMAIL_OPERATIONS = {"send_email", "reply_email"}

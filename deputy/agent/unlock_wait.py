@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from deputy.core.confidential import Locked, WaitingWork
 from deputy.core.confidential.errors import UNLOCK_HINT
-from deputy.core.outbox import Outbox
+from deputy.core.records.outbox import Outbox
 
 WAITING_TEXT = ("🔒 Some of your work is waiting: your data is locked (confidential mode), so I cannot read it. "
                 f"Nothing is lost; it carries on when you unlock. {UNLOCK_HINT}")

@@ -14,7 +14,7 @@ from redis import Redis
 
 from deputy.agent.attachments import Attachment, UnreadableFile, accepts
 from deputy.core.confidential import ConfidentialKeys, confidential_keys
-from deputy.core.ids import new_id
+from deputy.core.records.ids import new_id
 
 UPLOAD_TTL_SECONDS = 7 * 24 * 3600
 _KEY = "deputy:upload:{}:{}"

@@ -15,13 +15,13 @@ from deputy.bot.memory_view import memory_listing, ordered
 from deputy.bot.plan_handlers import services_refused
 from deputy.bot.services import BotServices
 from deputy.connectors.custom import CustomConnectors
-from deputy.credential_page.forms import FORMS
-from deputy.core.card_preferences import CardPreferences
+from deputy.core.accounts.connect_links import FORM_SERVICES as FORMS
+from deputy.core.accounts.card_preferences import CardPreferences
 from deputy.bot.approval_mode_view import mode_buttons, mode_line
-from deputy.core.send_window import send_window_said
-from deputy.core.user_settings import UserSettings, UserSettingsStore
+from deputy.core.records.send_window import send_window_said
+from deputy.core.accounts.user_settings import UserSettings, UserSettingsStore
 from deputy.memory import MemoryStore, MemoryTrust
-from deputy.core.credential_index import list_credentials
+from deputy.core.accounts.credential_index import list_credentials
 
 
 class AccountHandlers:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import datetime, timezone
 
 from deputy.agent.goals import Goal, GoalStatus, StepStatus
-from deputy.agent.watch_card import watch_line
+from deputy.agent.watch.watch_card import watch_line
 from deputy.bot.texts import shorten
 from deputy.sentinel.stores.audit import AuditEntry
 

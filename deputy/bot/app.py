@@ -28,8 +28,8 @@ from deputy.bot.outbox_consumer import OutboxConsumer
 from deputy.bot.plan_handlers import PlanHandlers
 from deputy.bot.services import BotServices
 from deputy.bot.updates import application_builder
-from deputy.core.redis_clients import async_client
-from deputy.core.surfaces import Surface
+from deputy.core.infrastructure.redis_clients import async_client
+from deputy.core.accounts.surfaces import Surface
 
 COMMANDS = [
     BotCommand("start", "Introduce yourself"),

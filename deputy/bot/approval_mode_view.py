@@ -6,8 +6,8 @@ from telegram import InlineKeyboardButton, InlineKeyboardMarkup
 
 from deputy.bot.presses_common import PressAnswer
 from deputy.bot.services import BotServices
-from deputy.core.approval_mode import APPROVAL_MODE_LABELS, ApprovalMode
-from deputy.core.user_settings import UserSettingsStore
+from deputy.core.accounts.approval_mode import APPROVAL_MODE_LABELS, ApprovalMode
+from deputy.core.accounts.user_settings import UserSettingsStore
 
 QUESTION = ("When should I ask you before sending a message for you? Spending, deleting and account changes "
             "always wait for your OK, whatever you choose.")

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from deputy.bot.activity import format_audit
 from deputy.bot.presses_common import PressAnswer
 from deputy.bot.services import BotServices
-from deputy.core.outbox import Button, Outbox, OutboxMessage
+from deputy.core.records.outbox import Button, Outbox, OutboxMessage
 from deputy.sentinel.stores.audit import AuditLog
 
 PAGE_SIZE = 10

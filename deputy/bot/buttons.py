@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 
-from deputy.core.button_mac import ButtonMac
+from deputy.core.infrastructure.button_mac import ButtonMac
 
 _ID = re.compile(r"^[A-Za-z0-9_-]{1,40}$")
 KINDS = {

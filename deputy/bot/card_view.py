@@ -8,11 +8,11 @@ import secrets
 import time
 from urllib.parse import urlsplit
 
-from deputy.core.card_expiry import months_left, parse_expiry
-from deputy.core.card_preferences import CardPreferences
+from deputy.core.records.card_expiry import months_left, parse_expiry
+from deputy.core.accounts.card_preferences import CardPreferences
 from deputy.core.confidential import Locked
-from deputy.core.receipts import ReceiptStore
-from deputy.core.credential_index import CredentialInfo, list_credentials
+from deputy.core.records.receipts import ReceiptStore
+from deputy.core.accounts.credential_index import CredentialInfo, list_credentials
 
 MAX_SHOPS = 3
 

@@ -13,7 +13,7 @@ from telegram.ext import ContextTypes
 from deputy.agent.goals import goal_count
 from deputy.bot.presses_common import PressAnswer
 from deputy.bot.services import BotServices
-from deputy.credential_page.confidential_page import TURN_ON, UNLOCK
+from deputy.core.accounts.connect_links import CONFIDENTIAL_ON as TURN_ON, CONFIDENTIAL_UNLOCK as UNLOCK
 from deputy.core.confidential import WaitingWork, confidential_keys
 
 ABOUT = (

@@ -9,13 +9,13 @@ from redis import Redis
 
 from deputy.agent.goal_provenance import contacts
 from deputy.agent.goals import GoalStore
-from deputy.core.receipts import ReceiptStore
-from deputy.core.user_settings import UserSettingsStore
+from deputy.core.records.receipts import ReceiptStore
+from deputy.core.accounts.user_settings import UserSettingsStore
 from deputy.memory import MemoryStore
 from deputy.sentinel.stores.audit import AuditLog
 from deputy.sentinel.stores.rule_store import RuleStore
 from deputy.sentinel.rules import describe
-from deputy.core.credential_index import list_credentials
+from deputy.core.accounts.credential_index import list_credentials
 
 
 def export_user(redis: Redis, user_id: int, now: float) -> bytes:

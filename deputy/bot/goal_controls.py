@@ -15,7 +15,7 @@ from deputy.agent.origins import user_edit
 from deputy.bot.presses_common import PressAnswer
 from deputy.bot.services import BotServices
 from deputy.bot.texts import shorten
-from deputy.core.outbox import Outbox, OutboxMessage
+from deputy.core.records.outbox import Outbox, OutboxMessage
 from deputy.sentinel.stores.approvals import Choice, PressOutcome
 
 _EDITING = "deputy:user:{}:editing"

@@ -28,7 +28,7 @@ from deputy.bot.handoff_reply import take_code_reply
 from deputy.bot.lost_goals import LostGoals, take_restart
 from deputy.bot.memory_view import apply_memory_edit, editing_memory_key
 from deputy.bot.send_window_presses import apply_send_edit
-from deputy.core.send_window_store import editing_send_key
+from deputy.core.records.send_window_store import editing_send_key
 from deputy.bot.plan_handlers import admit_goal, admitted_by_invite, files_refused, flooding
 from deputy.bot.negotiation import negotiations_text
 from deputy.bot.presses import decide_press
@@ -36,9 +36,9 @@ from deputy.bot.secret_gate import SecretGate
 from deputy.bot.services import BotServices
 from deputy.bot.update_claims import current_delivery
 from deputy.core.confidential import Locked
-from deputy.core.receipts import ReceiptStore
-from deputy.core.ids import new_id
-from deputy.core.user_settings import UserSettings, UserSettingsStore
+from deputy.core.records.receipts import ReceiptStore
+from deputy.core.records.ids import new_id
+from deputy.core.accounts.user_settings import UserSettings, UserSettingsStore
 from deputy.sentinel.rules import describe
 
 log = logging.getLogger(__name__)

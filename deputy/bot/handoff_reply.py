@@ -1,7 +1,7 @@
 """A reply to a page's request for a code: taken out of the chat and typed in by the executor.
 
 When a page asked the user for a one-time code or a CAPTCHA's answer (a hand-off, see
-`deputy.core.handoff`) and their next message is just that, the bot deletes the message, keeps
+`deputy.core.records.handoff`) and their next message is just that, the bot deletes the message, keeps
 the code briefly under a one-time key and asks the executor to enter it. The code is not
 logged, not audited and never becomes part of the goal: the model only hears that the step
 was done. Anything else closes the question and goes to the goal as an ordinary answer.
@@ -16,7 +16,7 @@ from telegram.error import TelegramError
 
 from deputy.agent.goals import GoalStatus
 from deputy.bot.services import BotServices
-from deputy.core.handoff import HandOffStore, looks_like_code, normalised_code
+from deputy.core.records.handoff import HandOffStore, looks_like_code, normalised_code
 
 log = logging.getLogger(__name__)
 

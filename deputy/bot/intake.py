@@ -25,7 +25,7 @@ from redis.connection import SSLConnection
 
 from deputy.agent.goals import Goal, GoalStore, awaiting_key, goal_key
 from deputy.core.confidential.keys import public_key_field
-from deputy.core.redis_clients import async_client
+from deputy.core.infrastructure.redis_clients import async_client
 from deputy.sentinel.stores.audit import DEVELOPMENT_KEY, queue_append, tip_key
 from deputy.queue.dispatch import RQDispatch
 
@@ -69,7 +69,7 @@ class LoopRedis:
     def get(self) -> aioredis.Redis:
         loop = asyncio.get_running_loop()
         if self._client is None or self._loop is not loop:
-            # Retries on a fresh connection when Redis restarted under a pooled one (deputy.core.redis_clients).
+            # Retries on a fresh connection when Redis restarted under a pooled one (deputy.core.infrastructure.redis_clients).
             self._loop, self._client = loop, async_client(self._url, MAX_CONNECTIONS, CONNECTION_WAIT)
         return self._client
 

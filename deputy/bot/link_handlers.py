@@ -11,8 +11,8 @@ from telegram import Update
 from telegram.ext import ApplicationHandlerStop, ContextTypes
 
 from deputy.bot.services import BotServices
-from deputy.core.account_links import CODE_SECONDS, AccountLinks, LinkError
-from deputy.core.surfaces import NUMBER_KEY, SURFACE_KEY, WHATSAPP_BOT_ID, Surface
+from deputy.core.accounts.account_links import CODE_SECONDS, AccountLinks, LinkError
+from deputy.core.accounts.surfaces import NUMBER_KEY, SURFACE_KEY, WHATSAPP_BOT_ID, Surface
 
 # One round trip: only linked accounts have a surface to remember.
 _RECORD = """

@@ -35,7 +35,7 @@ from deputy.bot.buttons import InvalidButton
 from deputy.bot.services import BotServices
 from deputy.bot.texts import shorten
 from deputy.core.confidential.keys import public_key_field
-from deputy.core.outbox import Button, Outbox, OutboxMessage
+from deputy.core.records.outbox import Button, Outbox, OutboxMessage
 
 log = logging.getLogger(__name__)
 

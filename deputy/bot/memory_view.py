@@ -6,7 +6,7 @@ from datetime import datetime, timezone
 
 from deputy.bot.presses_common import PressAnswer
 from deputy.bot.services import BotServices
-from deputy.core.undo_store import UndoRefused
+from deputy.core.records.undo_store import UndoRefused
 from deputy.memory import CORRECTED, MemoryItem, MemoryStore, MemoryTrust
 from deputy.memory.undo import undo
 

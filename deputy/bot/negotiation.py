@@ -15,7 +15,7 @@ import json
 from telegram import InlineKeyboardButton, InlineKeyboardMarkup, Update
 from telegram.ext import ContextTypes
 
-from deputy.agent.deadline_words import resolve_deadline
+from deputy.agent.time.deadline_words import resolve_deadline
 from deputy.agent.goals import Goal
 from deputy.agent.origins import user_message
 from deputy.bot.goal_controls import press_goal_control
@@ -23,8 +23,8 @@ from deputy.bot.presses_common import PressAnswer
 from deputy.bot.plan_handlers import capability_refused
 from deputy.bot.services import BotServices
 from deputy.core.confidential import confidential_keys
-from deputy.core.ids import new_id
-from deputy.core.user_settings import UserSettingsStore
+from deputy.core.records.ids import new_id
+from deputy.core.accounts.user_settings import UserSettingsStore
 from deputy.sentinel.negotiation.mandate import Mandate, MandateStatus
 from deputy.sentinel.negotiation.parse import parse_mandate
 from deputy.sentinel.stores.mandates import MandateStore

@@ -20,12 +20,12 @@ from dataclasses import dataclass, field
 
 from deputy.bot.presses_common import PressAnswer
 from deputy.bot.services import BotServices
-from deputy.core.effects import EffectClass, RiskTag
+from deputy.core.records.effects import EffectClass, RiskTag
 from deputy.connectors.custom import CustomConnector, CustomConnectors, imported_api
 from deputy.connectors.marks import KINDS, OperationMark, argument_paths, kind_of, less_guarded
 from deputy.connectors.mcp.operations import effect_of
-from deputy.core.ids import new_id
-from deputy.core.outbox import Button, Outbox, OutboxMessage
+from deputy.core.records.ids import new_id
+from deputy.core.records.outbox import Button, Outbox, OutboxMessage
 
 MAX_LISTED = 40
 CURRENCIES = ("USD", "EUR", "GBP")

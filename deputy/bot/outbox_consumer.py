@@ -30,10 +30,10 @@ from deputy.bot.texts import MAX_MESSAGE_CHARS
 from deputy.core.confidential import Locked
 from deputy.core.confidential.keys import open_with, public_key_field, unlocked_key_name
 from deputy.core.confidential.sealing import is_sealed, seal
-from deputy.core.outbox import MESSAGE_REF_KEY, OUTBOX_HELD, OUTBOX_STREAM, SENT_KEY, Button, OutboxMessage
-from deputy.core.surfaces import Surface, pin_route, surface_of
-from deputy.core.text_parts import split_text as text_parts
-from deputy.core.user_settings import UserSettings
+from deputy.core.records.outbox import MESSAGE_REF_KEY, OUTBOX_HELD, OUTBOX_STREAM, SENT_KEY, Button, OutboxMessage
+from deputy.core.accounts.surfaces import Surface, pin_route, surface_of
+from deputy.core.records.text_parts import split_text as text_parts
+from deputy.core.accounts.user_settings import UserSettings
 
 log = logging.getLogger(__name__)
 

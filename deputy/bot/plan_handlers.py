@@ -18,7 +18,7 @@ from telegram import Update
 from telegram.ext import ContextTypes
 
 from deputy.bot.services import BotServices
-from deputy.core.quota_texts import near_text, plan_text, refusal_text
+from deputy.core.accounts.quota_texts import near_text, plan_text, refusal_text
 
 _FLOOD = "deputy:flood:{}:{}"  # user, minute
 FLOOD_TEXT = ("You're sending messages faster than I can take them in, so I skipped the last few. "

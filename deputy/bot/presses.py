@@ -18,8 +18,8 @@ from deputy.bot.operation_marks import press_operation_mark
 from deputy.bot.presses_common import PressAnswer
 from deputy.bot.send_window_presses import press_send_window, press_undo_write
 from deputy.bot.services import BotServices
-from deputy.core import metrics
-from deputy.core.actions import ActionState
+from deputy.core.infrastructure import metrics
+from deputy.core.records.actions import ActionState
 from deputy.sentinel.stores.approvals import ApprovalRequest, ApprovalStatus, Choice, ForgedPress, PressOutcome
 from deputy.sentinel.rules import describe, narrow_rule_for
 

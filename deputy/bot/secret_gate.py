@@ -28,7 +28,7 @@ from telegram.ext import ContextTypes
 from deputy.bot import secret_paste
 from deputy.bot.buttons import InvalidButton
 from deputy.bot.services import BotServices
-from deputy.core.handoff import HandOffStore, looks_like_code
+from deputy.core.records.handoff import HandOffStore, looks_like_code
 from deputy.core.secret_scan import Scan, find_secrets, find_secrets_after, is_lead
 
 log = logging.getLogger(__name__)

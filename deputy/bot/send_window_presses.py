@@ -1,7 +1,7 @@
 """The buttons of what ran without a card: a message waiting in its send window (Undo, Send now,
 Edit, Show all) and the corrected text that follows an Edit; Undo on a reversible change.
 
-Each press changes the waiting entry atomically (`deputy.core.send_window_store`): if the delivery
+Each press changes the waiting entry atomically (`deputy.core.records.send_window_store`): if the delivery
 got there first, the user is told it is too late; otherwise the executor is handed the action,
 finds what was decided and sends it once, or tells the goal it was cancelled.
 """
@@ -10,10 +10,10 @@ from __future__ import annotations
 
 from deputy.bot.presses_common import PressAnswer
 from deputy.bot.services import BotServices
-from deputy.core.outbox import Outbox, OutboxMessage
-from deputy.core.send_window import Refused, SendEvent
-from deputy.core.send_window_store import SendWindowStore
-from deputy.core.undo_store import UndoRefused, UndoStore
+from deputy.core.records.outbox import Outbox, OutboxMessage
+from deputy.core.records.send_window import Refused, SendEvent
+from deputy.core.records.send_window_store import SendWindowStore
+from deputy.core.records.undo_store import UndoRefused, UndoStore
 from deputy.sentinel.shown import body_field, shown_text, with_body
 
 _EVENTS = {"su": SendEvent.undo, "sn": SendEvent.send_now, "se": SendEvent.edit}

@@ -1,4 +1,4 @@
-"""What the bot's handlers need, passed in explicitly (built by `deputy.bot_main`)."""
+"""What the bot's handlers need, passed in explicitly (built by `deputy.apps.bot`)."""
 
 from __future__ import annotations
 
@@ -13,9 +13,9 @@ from deputy.agent.uploads import Uploads
 from deputy.bot.buttons import ButtonSigner
 from deputy.bot.held_messages import HeldMessages
 from deputy.bot.intake import GoalIntake, LoopRedis, url_of
-from deputy.core.connect_links import ConnectLinks
-from deputy.core.plans import PlanBook
-from deputy.core.quotas import Quotas
+from deputy.core.accounts.connect_links import ConnectLinks
+from deputy.core.accounts.plans import PlanBook
+from deputy.core.accounts.quotas import Quotas
 from deputy.sentinel.stores.action_store import ActionStore
 from deputy.sentinel.stores.approvals import ApprovalSigner, ApprovalStore
 from deputy.sentinel.stores.audit import AuditLog

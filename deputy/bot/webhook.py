@@ -34,7 +34,7 @@ from telegram import Bot, Update
 from telegram.ext import Application
 
 from deputy.bot.update_claims import LEASE_MS, UpdateClaims, Verdict, delivered, delivering, update_seed
-from deputy.core.redis_clients import async_client
+from deputy.core.infrastructure.redis_clients import async_client
 
 log = logging.getLogger(__name__)
 

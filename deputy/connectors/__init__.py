@@ -6,7 +6,7 @@ several connectors share sits beside them: `addresses` (email address checks), `
 and `marks` (how the user classifies imported operations).
 """
 
-from deputy.core.effects import (
+from deputy.core.records.effects import (
     ConnectorAuthError,
     ConnectorError,
     ConnectorRejected,

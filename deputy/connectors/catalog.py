@@ -3,7 +3,7 @@
 An `Operation` is pure description: its `OperationSpec` (effect class and risk tags, which
 the guard reasons about), the pydantic model that validates its arguments, how to read its
 targets, and, for reads that bring outside content back, where that content comes from.
-Running an operation with credentials is the executor's business (`deputy.worker_main`).
+Running an operation with credentials is the executor's business (`deputy.apps.executor`).
 The executor looks operations up here by name, so what the guard reviews never depends on
 what the agent claimed about an action's effect.
 """
@@ -16,7 +16,7 @@ from typing import Any, Callable, Iterable
 
 from pydantic import BaseModel, ValidationError
 
-from deputy.core.effects import OperationSpec
+from deputy.core.records.effects import OperationSpec
 
 
 class InvalidArguments(ValueError):

@@ -20,7 +20,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from deputy.core.effects import EffectClass, RiskTag
+from deputy.core.records.effects import EffectClass, RiskTag
 from deputy.connectors.overrides import OperationOverride
 
 MarkKind = Literal["read", "write", "communicate", "spend", "account", "delete", "share"]

@@ -15,7 +15,7 @@ from decimal import Decimal
 from pydantic import BaseModel, Field
 
 from deputy.connectors.catalog import Operation
-from deputy.core.effects import EffectClass, OperationSpec
+from deputy.core.records.effects import EffectClass, OperationSpec
 
 _NOTE = "Optional short words sent with the move: no amounts, no agreement, no payment details."
 

@@ -14,7 +14,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from deputy.core.effects import EffectClass, RiskTag
+from deputy.core.records.effects import EffectClass, RiskTag
 
 _PATH = r"[^.\s]{1,64}(\.[^.\s]{1,64}){0,7}"
 

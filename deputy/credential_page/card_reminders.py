@@ -1,5 +1,5 @@
 """Scheduling the heads-up a month before a newly connected card expires (sent by the
-executor's `deputy.executor.card_reminders.remind` job, named here by its path only)."""
+executor's `remind_card_expiry` job, named here by its `JobPath` only: this page never loads the executor)."""
 
 from __future__ import annotations
 
@@ -12,10 +12,10 @@ from redis import Redis
 from rq import Queue
 from rq.serializers import JSONSerializer
 
-from deputy.core.card_expiry import parse_expiry, reminder_at
-from deputy.core.payloads import ACTIONS_QUEUE
+from deputy.core.records.card_expiry import parse_expiry, reminder_at
+from deputy.core.records.payloads import ACTIONS_QUEUE
+from deputy.queue.job_paths import REMIND_CARD_EXPIRY
 
-REMIND_FUNC = "deputy.executor.card_reminders.remind"
 CardConnected = Callable[[int, int, str, str], None]
 """(user id, chat id, card handle, expiry "MM/YY") after a card was stored."""
 
@@ -33,8 +33,8 @@ def card_reminders(redis: Redis, clock: Callable[[], float] = time.time) -> Card
         job_id = "card-reminder-" + hashlib.sha256(f"{user_id}:{handle}:{expiry}".encode()).hexdigest()[:24]
         options = {"job_id": job_id, "result_ttl": 86400, "failure_ttl": 7 * 86400}
         if when <= clock():  # already in its last month (or the one before): tell them now
-            queue.enqueue(REMIND_FUNC, payload, **options)
+            queue.enqueue(REMIND_CARD_EXPIRY.path, payload, **options)
         else:
-            queue.enqueue_at(datetime.fromtimestamp(when, tz=timezone.utc), REMIND_FUNC, payload, **options)
+            queue.enqueue_at(datetime.fromtimestamp(when, tz=timezone.utc), REMIND_CARD_EXPIRY.path, payload, **options)
 
     return schedule

@@ -14,14 +14,15 @@ import logging
 from dataclasses import dataclass
 from typing import Callable
 
+from deputy.core.accounts.connect_links import CONFIDENTIAL_ON, CONFIDENTIAL_UNLOCK
 from deputy.core.confidential import PERIODS, ConfidentialKeys, WrongPassphrase
 from deputy.core.confidential.keys import MIN_PASSPHRASE
-from deputy.core.outbox import Button, Outbox, OutboxMessage
+from deputy.core.records.outbox import Button, Outbox, OutboxMessage
 
 log = logging.getLogger(__name__)
 
-TURN_ON = "confidential_on"
-UNLOCK = "confidential_unlock"
+TURN_ON = CONFIDENTIAL_ON
+UNLOCK = CONFIDENTIAL_UNLOCK
 SERVICES = (TURN_ON, UNLOCK)
 MAX_TRIES = 5
 _FAILURES = "deputy:user:{}:confidential:failures"

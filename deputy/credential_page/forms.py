@@ -10,7 +10,8 @@ from urllib.parse import urlsplit
 
 from pydantic import SecretStr
 
-from deputy.core.card_expiry import months_left, parse_expiry
+from deputy.core.accounts.connect_links import FORM_SERVICES
+from deputy.core.records.card_expiry import months_left, parse_expiry
 
 
 @dataclass(frozen=True)
@@ -212,3 +213,6 @@ def _valid_site(host: str) -> bool:
     except InvalidCredential:
         return False
     return bool(host)
+
+# The chat offers a link for each of these services without loading this page (it holds no form).
+assert set(FORMS) == FORM_SERVICES, "keep connect_links.FORM_SERVICES in step with the forms"

@@ -16,12 +16,12 @@ from typing import Callable
 
 from aiohttp import web
 
-from deputy.core.effects import ConnectorError
+from deputy.core.records.effects import ConnectorError
 from deputy.credential_page.forms import FORMS, ServiceForm, validate
 from deputy.credential_page.confidential_page import SERVICES as CONFIDENTIAL, ConfidentialPage
 from deputy.credential_page.confidential_page import form as confidential_form
-from deputy.core.connect_links import ConnectLinks, ConnectRequest
-from deputy.core.outbox import Outbox
+from deputy.core.accounts.connect_links import ConnectLinks, ConnectRequest
+from deputy.core.records.outbox import Outbox
 from deputy.sentinel.stores.audit import AuditLog
 from deputy.sentinel.egress.transports.http_client import EgressBlocked
 from deputy.sentinel.egress.transports.sockets import EndpointGuard

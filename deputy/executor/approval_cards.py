@@ -14,10 +14,10 @@ from typing import Callable, Protocol
 
 from deputy.agent.goal_lifecycle import GoalEvent, advance
 from deputy.agent.goals import GoalStatus, GoalStore
-from deputy.core import metrics
+from deputy.core.infrastructure import metrics
 from deputy.core.confidential import Locked, WaitingWork
-from deputy.core.actions import Action, ActionState
-from deputy.core.outbox import Outbox, OutboxMessage
+from deputy.core.records.actions import Action, ActionState
+from deputy.core.records.outbox import Outbox, OutboxMessage
 from deputy.sentinel.cards import card_buttons, card_text
 from deputy.sentinel.policy import Decision
 from deputy.sentinel.stores.action_store import ActionStore

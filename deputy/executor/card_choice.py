@@ -9,9 +9,9 @@ the user a heads-up. Preferences live in Redis as credential handles, never numb
 from __future__ import annotations
 
 from dataclasses import dataclass
-from deputy.core.card_expiry import months_left, parse_expiry
-from deputy.core.card_preferences import DEFAULT
-from deputy.core.effects import ConnectorError
+from deputy.core.records.card_expiry import months_left, parse_expiry
+from deputy.core.accounts.card_preferences import DEFAULT
+from deputy.core.records.effects import ConnectorError
 from deputy.vault import CredentialInfo
 
 

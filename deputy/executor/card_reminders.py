@@ -1,6 +1,6 @@
 """A heads-up a month before a card expires, sent even if nothing is bought meanwhile.
 
-The connect page schedules `remind` (an RQ job on the executor's queue) for the first day
+The connect page schedules `remind_card_expiry` (`deputy.apps.executor`, an RQ job on the executor's queue) for the first day
 of the card's last month when the card is connected; the job tells the user, unless the
 card was removed or replaced since. Purchases give the same heads-up when they use a card
 that runs out soon (`card_choice`).
@@ -8,14 +8,12 @@ that runs out soon (`card_choice`).
 
 from __future__ import annotations
 
-import time
 
 from pydantic import BaseModel
 from redis import Redis
-from rq import get_current_job
 
-from deputy.core.card_expiry import months_left, parse_expiry
-from deputy.core.outbox import Outbox, OutboxMessage
+from deputy.core.records.card_expiry import months_left, parse_expiry
+from deputy.core.records.outbox import Outbox, OutboxMessage
 from deputy.executor.card_choice import nickname
 from deputy.vault import CredentialKind, list_credentials
 
@@ -45,8 +43,3 @@ def send_reminder(redis: Redis, reminder: CardReminder, now: float) -> str:
     return "sent"
 
 
-def remind(payload: dict) -> str:
-    """The RQ job (actions queue)."""
-    job = get_current_job()
-    assert job is not None, "runs as an RQ job"
-    return send_reminder(job.connection, CardReminder.model_validate(payload), time.time())

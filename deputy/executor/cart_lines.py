@@ -13,9 +13,9 @@ from __future__ import annotations
 import json
 from typing import Any, Callable, Mapping
 
-from deputy.core.actions import Action
+from deputy.core.records.actions import Action
 from deputy.core.confidential import confidential_keys
-from deputy.core.effects import ConnectorError, EffectClass, OperationResult
+from deputy.core.records.effects import ConnectorError, EffectClass, OperationResult
 
 Runner = Callable[[Action, str], "str | OperationResult"]
 MAX_LINES = 20

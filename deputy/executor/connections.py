@@ -9,12 +9,12 @@ from typing import Callable, Sequence
 from redis import Redis
 
 from deputy.connectors.custom import CustomConnectors
-from deputy.core.outbox import Outbox
+from deputy.core.records.outbox import Outbox
 from deputy.sentinel.stores.audit import AuditLog
 from deputy.vault import Vault
-from deputy.core.erasure import Eraser
+from deputy.core.records.erasure import Eraser
 from deputy.executor.erasure import STORES, erase_user
-from deputy.core.payloads import EraseUserJob, ForgetConnectionJob
+from deputy.core.records.payloads import EraseUserJob, ForgetConnectionJob
 
 
 class Connections:

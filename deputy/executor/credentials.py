@@ -8,12 +8,12 @@ from __future__ import annotations
 
 from email.message import EmailMessage
 
-from deputy.core.effects import ConnectorError
-from deputy.connectors.email import OutgoingEmail, SentEmail, SmtpAccount, build_message, message_id_for, send_email
+from deputy.core.records.effects import ConnectorError
+from deputy.connectors.email.smtp import OutgoingEmail, SentEmail, SmtpAccount, build_message, message_id_for, send_email
 from deputy.connectors.email.imap_reply import ReplyEmail, ReplySender, reply_message, send_reply
 from deputy.connectors.email.sent_copy import SentFolder, sent_note
 from deputy.connectors.email.sockets import SocketOpener, direct_connection
-from deputy.core.actions import Action
+from deputy.core.records.actions import Action
 from deputy.vault import CredentialNotFound, Vault
 
 SMTP_HANDLE = "cred:email/smtp"

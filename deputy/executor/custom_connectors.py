@@ -13,18 +13,21 @@ from urllib.parse import urlsplit, urlunsplit
 
 import httpx
 
-from deputy.core.effects import ConnectorError
+from deputy.core.records.effects import ConnectorError
 from deputy.connectors.custom import MAX_CONNECTORS, CustomConnector, CustomConnectors, UserCatalogs, name_for
-from deputy.connectors.mcp import McpConnector, McpServerConfig
+from deputy.connectors.mcp.runners import McpConnector
+from deputy.connectors.mcp.config import McpServerConfig
 from deputy.connectors.mcp.session import Visitor
-from deputy.connectors.openapi import OpenApiRunner, fetch_openapi, import_openapi
-from deputy.core.outbox import Outbox
-from deputy.core.actions import Action
+from deputy.connectors.openapi.runner import OpenApiRunner
+from deputy.connectors.openapi.document import fetch_openapi
+from deputy.connectors.openapi.importer import import_openapi
+from deputy.core.records.outbox import Outbox
+from deputy.core.records.actions import Action
 from deputy.sentinel.stores.audit import AuditLog
 from deputy.sentinel.egress.transports.http_client import EgressBlocked
 from deputy.sentinel.egress.transports.sockets import EndpointGuard
 from deputy.vault import Vault
-from deputy.core.payloads import AddConnectorJob
+from deputy.core.records.payloads import AddConnectorJob
 
 ActionRunner = Callable[[Action, str], object]
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from deputy.agent.goals import GoalStore
 from deputy.agent.guard_view import guard_view
 from deputy.memory import MemoryStore, MemoryTrust
-from deputy.core.actions import Action
+from deputy.core.records.actions import Action
 from deputy.sentinel.egress.policy import EgressContext
 from deputy.sentinel.provenance import values_in
 

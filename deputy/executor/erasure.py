@@ -2,7 +2,7 @@
 
 Run by the executor. It learns what the user owns (goals, actions, approvals, memories),
 then has every store delete what it keeps about them: each store declares its own keys
-(`deputy.core.erasure`), and `STORES` lists them all. Queued jobs and outbox messages go too.
+(`deputy.core.records.erasure`), and `STORES` lists them all. Queued jobs and outbox messages go too.
 Everything lives in Redis; `data_dir` is only swept for files an older Deputy kept on this
 machine's disk.
 """
@@ -21,18 +21,18 @@ from rq.job import Job
 from rq.serializers import JSONSerializer
 
 from deputy.agent.goals import erase_user_goals, user_goal_ids
-from deputy.agent.model_outcomes import erase_user_model_outcomes
+from deputy.agent.model.model_outcomes import erase_user_model_outcomes
 from deputy.agent.uploads import Uploads
 from deputy.connectors.web.states import erase_browser_state
-from deputy.core.accounts import erase_user_account_traces
-from deputy.core.connect_links import erase_user_links
-from deputy.core.erasure import Eraser, Owned, erase_user_namespace
-from deputy.core.outbox import erase_user_deliveries, erase_user_messages
-from deputy.core.quota_store import erase_user_quotas
-from deputy.core.send_window_store import erase_user_sends
-from deputy.core.undo_store import erase_user_undos
-from deputy.core.surfaces import erase_user_surfaces
-from deputy.core.user_settings import erase_user_settings
+from deputy.core.accounts.accounts import erase_user_account_traces
+from deputy.core.accounts.connect_links import erase_user_links
+from deputy.core.records.erasure import Eraser, Owned, erase_user_namespace
+from deputy.core.records.outbox import erase_user_deliveries, erase_user_messages
+from deputy.core.accounts.quota_store import erase_user_quotas
+from deputy.core.records.send_window_store import erase_user_sends
+from deputy.core.records.undo_store import erase_user_undos
+from deputy.core.accounts.surfaces import erase_user_surfaces
+from deputy.core.accounts.user_settings import erase_user_settings
 from deputy.agent.goal_provenance import erase_user_contacts
 from deputy.memory.store import erase_user_memory, user_memory_ids
 from deputy.sentinel.stores.action_store import erase_user_actions, user_action_ids

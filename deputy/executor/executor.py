@@ -24,13 +24,13 @@ from deputy.agent.goal_lifecycle import GoalEvent
 from deputy.agent.goals import GoalStatus, GoalStore
 from deputy.agent.unlock_wait import WAITING_TEXT
 from deputy.core.confidential import Locked, WaitingWork
-from deputy.core.effects import ConnectorError, ConnectorOutcomeUnknown, OperationResult
+from deputy.core.records.effects import ConnectorError, ConnectorOutcomeUnknown, OperationResult
 from deputy.connectors.progress import listening
-from deputy.core import metrics
-from deputy.core.outbox import Outbox
+from deputy.core.infrastructure import metrics
+from deputy.core.records.outbox import Outbox
 from deputy.sentinel.action_lifecycle import ActionEvent
 from deputy.sentinel.stores.action_store import ActionRecord, ActionStore
-from deputy.core.actions import Action, ActionState
+from deputy.core.records.actions import Action, ActionState
 from deputy.sentinel.stores.approvals import (
     ApprovalRequest,
     ApprovalSigner,
@@ -42,12 +42,12 @@ from deputy.sentinel.egress.transports.http_client import EgressBlocked
 from deputy.sentinel.policy import Decision, Risk, Verdict, review
 from deputy.sentinel.spending import SpendingLimit
 from deputy.vault import Scrubber
-from deputy.core.payloads import ActionJob
+from deputy.core.records.payloads import ActionJob
 from deputy.executor.outcome_unknown import STARTED, Evidence, UnknownOutcomeCards, unknown_summary
 from deputy.executor.approval_cards import ApprovalCards, ExecutorDispatch, move_goal as _move
 from deputy.executor.cart_lines import CartLines
 from deputy.executor.payments import PaymentIssuer
-from deputy.core.deputy_notes import attach_note, split_note
+from deputy.core.records.deputy_notes import attach_note, split_note
 from deputy.executor.negotiation import NegotiationGuard
 from deputy.sentinel.negotiation.meaning import Embed
 from deputy.executor.review_context import ReviewContextBuilder

@@ -16,14 +16,14 @@ from collections.abc import Callable
 from deputy.agent.goal_lifecycle import GoalEvent, next_turn
 from deputy.agent.goals import Goal, GoalStatus, GoalStore
 from deputy.agent.origins import deputy_note
-from deputy.core.effects import ConnectorError, EffectClass
+from deputy.core.records.effects import ConnectorError, EffectClass
 from deputy.connectors.web.forms import host_of
 from deputy.connectors.web.human import CodeEntry, NeedsHuman
-from deputy.core.handoff import MAX_ATTEMPTS, CodeField, HandOff, HandOffRecorder, HandOffStore, handoff_message
-from deputy.core.outbox import Outbox
-from deputy.core.actions import Action
+from deputy.core.records.handoff import MAX_ATTEMPTS, CodeField, HandOff, HandOffRecorder, HandOffStore, handoff_message
+from deputy.core.records.outbox import Outbox
+from deputy.core.records.actions import Action
 from deputy.sentinel.stores.audit import AuditLog
-from deputy.core.payloads import HandOffCodeJob
+from deputy.core.records.payloads import HandOffCodeJob
 
 log = logging.getLogger(__name__)
 

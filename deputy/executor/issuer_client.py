@@ -15,7 +15,7 @@ from typing import Any, Protocol
 import httpx
 from pydantic import BaseModel, ConfigDict, SecretStr
 
-from deputy.core.effects import ConnectorError, ConnectorUnavailable
+from deputy.core.records.effects import ConnectorError, ConnectorUnavailable
 
 ISSUER_KEY_HEADER = "X-Issuer-Key"
 

@@ -16,7 +16,7 @@ from decimal import Decimal
 from typing import Any
 from urllib.parse import urlsplit
 
-from deputy.core.actions import Action
+from deputy.core.records.actions import Action
 
 MANDATE_VERSION = 1
 

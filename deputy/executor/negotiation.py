@@ -17,10 +17,10 @@ from typing import Callable
 
 from redis import Redis
 
-from deputy.core.actions import Action
-from deputy.core.effects import EffectClass, OperationResult
-from deputy.core.deputy_notes import attach_note
-from deputy.core.outbox import Button, Outbox, OutboxMessage
+from deputy.core.records.actions import Action
+from deputy.core.records.effects import EffectClass, OperationResult
+from deputy.core.records.deputy_notes import attach_note
+from deputy.core.records.outbox import Button, Outbox, OutboxMessage
 from deputy.executor.negotiation_moves import Runner, as_offer_review, move_of, move_runner
 from deputy.sentinel.intent import Kind, action_kinds
 from deputy.sentinel.negotiation.commitments import Commitment, commitments_in

@@ -12,7 +12,7 @@ from __future__ import annotations
 import importlib.util
 from typing import Any, Callable
 
-from deputy.core.actions import Action
+from deputy.core.records.actions import Action
 from deputy.memory.meaning import MODEL_PACKAGE, LazyEmbedder
 from deputy.sentinel.negotiation.mandate import Mandate
 from deputy.sentinel.negotiation.meaning import Embed

@@ -18,8 +18,8 @@ from typing import Any
 
 from redis import Redis
 
-from deputy.agent.local_time import day_words, zone
-from deputy.core.actions import Action
+from deputy.agent.time.local_time import day_words, zone
+from deputy.core.records.actions import Action
 from deputy.core.confidential import confidential_keys
 
 _OFFERS = "deputy:offers:{}"

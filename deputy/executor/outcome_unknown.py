@@ -13,9 +13,9 @@ from typing import Callable
 
 from deputy.agent.goal_lifecycle import GoalEvent, advance
 from deputy.agent.goals import GoalStatus, GoalStore
-from deputy.core.outbox import Outbox, OutboxMessage
+from deputy.core.records.outbox import Outbox, OutboxMessage
 from deputy.sentinel.stores.action_store import ActionRecord
-from deputy.core.actions import Action
+from deputy.core.records.actions import Action
 from deputy.sentinel.stores.approvals import ApprovalRequest, ApprovalSigner, ApprovalStore
 from deputy.sentinel.stores.audit import AuditLog
 from deputy.sentinel.cards import card_text, unknown_outcome_buttons, unknown_outcome_text

@@ -19,17 +19,17 @@ import secrets
 import time
 from typing import Any, Callable
 
-from deputy.agent.deadline_words import delivery_deadline
+from deputy.agent.time.deadline_words import delivery_deadline
 from deputy.agent.goals import GoalStore
-from deputy.core.actions import Action
-from deputy.core.effects import ConnectorError, EffectClass
-from deputy.core.erasure import Owned, delete_keys
-from deputy.core.handoff import AGENT_NOTE, HandOff
-from deputy.core.outbox import Button, Outbox, OutboxMessage
-from deputy.core.receipts import Receipt, ReceiptStore
-from deputy.core.user_settings import UserSettingsStore
-from deputy.core.card_expiry import parse_expiry
-from deputy.core.card_preferences import CardPreferences
+from deputy.core.records.actions import Action
+from deputy.core.records.effects import ConnectorError, EffectClass
+from deputy.core.records.erasure import Owned, delete_keys
+from deputy.core.records.handoff import AGENT_NOTE, HandOff
+from deputy.core.records.outbox import Button, Outbox, OutboxMessage
+from deputy.core.records.receipts import Receipt, ReceiptStore
+from deputy.core.accounts.user_settings import UserSettingsStore
+from deputy.core.records.card_expiry import parse_expiry
+from deputy.core.accounts.card_preferences import CardPreferences
 from deputy.connectors.web.checkout import CheckoutCard, offer_card, wants_card
 from deputy.executor.card_choice import choose_card
 from deputy.executor.cart_lines import CartLines

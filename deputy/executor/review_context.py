@@ -15,13 +15,13 @@ from redis import Redis
 from deputy.agent.goals import GoalStore
 from deputy.agent.goal_provenance import add_contact, provenance_context
 from deputy.agent.guard_view import guard_view
-from deputy.agent.said_times import said_times
+from deputy.agent.time.said_times import said_times
 from deputy.connectors.catalog import Catalog, InvalidArguments
 from deputy.connectors.custom import UserCatalogs
-from deputy.core.actions import Action
-from deputy.core.approval_mode import ApprovalMode
+from deputy.core.records.actions import Action
+from deputy.core.accounts.approval_mode import ApprovalMode
 from deputy.core.confidential.errors import Locked
-from deputy.core.user_settings import UserSettingsStore
+from deputy.core.accounts.user_settings import UserSettingsStore
 from deputy.sentinel.policy import ReviewContext, RuleVerdict, Verdict, requested_by_user
 from deputy.sentinel.stores.rule_store import RuleStore
 from deputy.sentinel.rules import RuleInput, evaluate_rules

@@ -2,7 +2,7 @@
 
 The executor asks `settle` before reviewing an action (is it waiting, due, undone?) and
 `hold` when the guard allowed it without asking: a message to someone is then stored as
-waiting (`deputy.core.send_window_store`), shown with Undo / Send now / Edit, and its delivery is
+waiting (`deputy.core.records.send_window_store`), shown with Undo / Send now / Edit, and its delivery is
 scheduled for when the window ends. That delivery, a Send now or an Undo each hand the action
 back to the executor, which finds the entry's state decided atomically and runs it once, or
 tells the goal it was cancelled. Anything else that ran without a card is shown once it ran.
@@ -14,11 +14,11 @@ import math
 from dataclasses import dataclass
 from typing import Callable
 
-from deputy.core.actions import Action
-from deputy.core.outbox import Button, Outbox, OutboxMessage
-from deputy.core.send_window import DEFAULT_SEND_WINDOW, HeldSend, Refused, SendEvent, SendState, window_seconds
-from deputy.core.send_window_store import SendWindowStore
-from deputy.core.user_settings import UserSettingsStore
+from deputy.core.records.actions import Action
+from deputy.core.records.outbox import Button, Outbox, OutboxMessage
+from deputy.core.records.send_window import DEFAULT_SEND_WINDOW, HeldSend, Refused, SendEvent, SendState, window_seconds
+from deputy.core.records.send_window_store import SendWindowStore
+from deputy.core.accounts.user_settings import UserSettingsStore
 from deputy.sentinel.stores.action_store import ActionRecord
 from deputy.sentinel.shown import body_field, folded, is_outgoing, is_side_effect, sent_text, shown_text, undone_text, with_body
 

@@ -2,7 +2,7 @@
 an email moved or marked).
 
 When such a write succeeds and its connector can revert it, `offer` keeps what the connector
-returned for that (`deputy.core.undo_store`) and the shown message gets an Undo button. The bot's
+returned for that (`deputy.core.records.undo_store`) and the shown message gets an Undo button. The bot's
 press begins the undo atomically and hands it here (`revert`), where the connector takes the
 change back with the user's credentials; the user is told what was reverted, or why not all.
 """
@@ -12,10 +12,10 @@ from __future__ import annotations
 import logging
 from typing import Any, Callable, Mapping
 
-from deputy.core.actions import Action
-from deputy.core.effects import ConnectorError, ConnectorRejected
-from deputy.core.outbox import Outbox, OutboxMessage
-from deputy.core.undo_store import UNDO_PERIOD, UndoEntry, UndoState, UndoStore
+from deputy.core.records.actions import Action
+from deputy.core.records.effects import ConnectorError, ConnectorRejected
+from deputy.core.records.outbox import Outbox, OutboxMessage
+from deputy.core.records.undo_store import UNDO_PERIOD, UndoEntry, UndoState, UndoStore
 from deputy.sentinel.stores.action_store import ActionStore
 from deputy.sentinel.stores.audit import AuditLog
 from deputy.vault import Scrubber

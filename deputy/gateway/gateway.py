@@ -1,7 +1,7 @@
 """The model gateway: one asyncio process holding many model calls in flight at once.
 
 Agent workers hand model calls over as `ModelRequest`s on a Redis stream
-(`deputy.agent.model_requests`); a worker waiting on the model would serve one goal at a time,
+(`deputy.agent.model.model_requests`); a worker waiting on the model would serve one goal at a time,
 the gateway serves hundreds. For each request it checks that the goal still waits for
 it, waits for one of the endpoint's slots (`deputy.gateway.endpoint_slots`: at most `concurrency`
 calls in flight, the rest served round robin between users, a 429 pausing all for as long
@@ -32,10 +32,10 @@ from typing import Any
 from redis.asyncio import Redis
 from redis.exceptions import RedisError, ResponseError
 
-from deputy.agent.async_model import AsyncChatModel, ModelRateLimited
+from deputy.agent.model.async_model import AsyncChatModel, ModelRateLimited
 from deputy.agent.goals import GOAL_KEY
-from deputy.agent.model import ModelError, TokenUsage
-from deputy.agent.model_requests import (
+from deputy.agent.model.chat_model import ModelError, TokenUsage
+from deputy.agent.model.model_requests import (
     GATEWAY_GROUP,
     OUTCOME,
     OUTCOME_TTL,
@@ -45,11 +45,11 @@ from deputy.agent.model_requests import (
     ModelOutcome,
     ModelRequest,
 )
-from deputy.core import metrics
+from deputy.core.infrastructure import metrics
 from deputy.core.confidential.keys import public_key_field
 from deputy.core.confidential.sealing import seal
-from deputy.core.outbox import OUTBOX_MAXLEN, OUTBOX_STREAM, OutboxMessage
-from deputy.core.quotas import acount_tokens
+from deputy.core.records.outbox import OUTBOX_MAXLEN, OUTBOX_STREAM, OutboxMessage
+from deputy.core.accounts.quotas import acount_tokens
 from deputy.gateway.endpoint_slots import EndpointSlots
 from deputy.gateway.wait_notices import NOTICE_AFTER, WORKING, waiting_text, worth_telling
 

@@ -22,7 +22,7 @@ from redis import Redis
 from deputy.memory.meaning import Embedder, EmbedderUnavailable
 from deputy.memory.ranking import by_meaning_and_words, rank
 from deputy.core.confidential import ConfidentialKeys, confidential_keys
-from deputy.core.erasure import Owned, delete_keys
+from deputy.core.records.erasure import Owned, delete_keys
 
 _KEY = "deputy:memory:{}"
 MAX_ITEMS = 500

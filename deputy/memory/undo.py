@@ -3,7 +3,7 @@
 Memory changes are the agent's own, not actions, so they have no executor step: the answer that
 says "📝 Remembered" (or "🗑 Forgot") carries an Undo button, and pressing it takes the change
 back right where memory lives. The entry is the same one reversible writes use
-(`deputy.core.undo_store`: begun atomically, so it works once), kept under the user's namespace, so it
+(`deputy.core.records.undo_store`: begun atomically, so it works once), kept under the user's namespace, so it
 goes when the user's data is erased and no other user's press can reach it. What it keeps (the
 forgotten memory's text) is sealed to a confidential user's key like any memory.
 """
@@ -14,8 +14,8 @@ import secrets
 
 from redis import Redis
 
-from deputy.core.erasure import USER_NAMESPACE
-from deputy.core.undo_store import UNDO_PERIOD, UndoEntry, UndoStore
+from deputy.core.records.erasure import USER_NAMESPACE
+from deputy.core.records.undo_store import UNDO_PERIOD, UndoEntry, UndoStore
 from deputy.memory.store import MemoryItem, MemoryStore
 
 

@@ -13,10 +13,11 @@ from rq import Queue, get_current_job
 from rq.serializers import JSONSerializer
 
 from deputy.agent.goals import GoalStore
-from deputy.core.erasure import Owned
+from deputy.core.records.erasure import Owned
+from deputy.queue import job_paths
 from deputy.queue.fair_rq import OWNER_META, FairQueue, erase_owner
 from deputy.queue.inflight import Inflight, Registration, job_meta, new_job_id
-from deputy.core.payloads import (
+from deputy.core.records.payloads import (
     ACTIONS_QUEUE,
     AGENT_QUEUE,
     ActionJob,
@@ -30,15 +31,6 @@ from deputy.core.payloads import (
     RuleRequestJob,
 )
 
-STEP_FUNC = "deputy.queue.jobs.run_goal_step"
-ACTION_FUNC = "deputy.queue.jobs.execute_action"
-EXPIRE_FUNC = "deputy.queue.jobs.expire_approval"
-UNDO_FUNC = "deputy.queue.jobs.undo_action"
-RULE_FUNC = "deputy.queue.jobs.propose_rule"
-FORGET_FUNC = "deputy.queue.jobs.forget_connection"
-ERASE_FUNC = "deputy.queue.jobs.erase_user"
-ADD_CONNECTOR_FUNC = "deputy.queue.jobs.add_connector"
-HANDOFF_CODE_FUNC = "deputy.queue.jobs.enter_handoff_code"
 # Finished jobs are only kept briefly: goal state lives in Deputy's own records.
 RESULT_TTL = 60
 FAILURE_TTL = 24 * 3600
@@ -93,21 +85,21 @@ class RQDispatch:
         goal's stored record says whose it is, so a goal created in the same `pipeline` must name it.
         """
         payload = GoalStepJob(goal_id=goal_id, step=step)
-        self._enqueue(goal_unit(goal_id), AGENT_QUEUE, STEP_FUNC, payload, f"s-{goal_id}-{step}", delay, pipeline,
+        self._enqueue(goal_unit(goal_id), AGENT_QUEUE, job_paths.RUN_GOAL_STEP.path, payload, f"s-{goal_id}-{step}", delay, pipeline,
                       self._owner(goal_id, owner))
 
     def action(self, action_id: str, goal_id: str, step: int, approval_id: str | None = None,
                delay: float = 0) -> None:
         """Enqueue the action's job; with `delay`, scheduled (a message's send window ending)."""
         payload = ActionJob(action_id=action_id, goal_id=goal_id, step=step, approval_id=approval_id)
-        self._enqueue(action_unit(action_id), ACTIONS_QUEUE, ACTION_FUNC, payload, f"x-{action_id}", delay,
+        self._enqueue(action_unit(action_id), ACTIONS_QUEUE, job_paths.EXECUTE_ACTION.path, payload, f"x-{action_id}", delay,
                       owner=self._owner(goal_id, None))
 
     def expire_approval(self, approval_id: str, when: float) -> None:
         """At `when`, expire the approval if it is still unanswered (needs a scheduler)."""
         payload = ApprovalExpiryJob(approval_id=approval_id).model_dump(mode="json")
         self._queues[ACTIONS_QUEUE].enqueue_at(
-            not_before(when), EXPIRE_FUNC, payload,
+            not_before(when), job_paths.EXPIRE_APPROVAL.path, payload,
             job_id=new_job_id(f"e-{approval_id}"), result_ttl=RESULT_TTL, failure_ttl=FAILURE_TTL,
         )
 
@@ -115,39 +107,39 @@ class RQDispatch:
         """Have the executor take back a write the user pressed Undo on."""
         payload = UndoJob(action_id=action_id).model_dump(mode="json")
         self._queues[ACTIONS_QUEUE].enqueue(
-            UNDO_FUNC, payload, job_id=new_job_id(f"u-{action_id}"), result_ttl=RESULT_TTL, failure_ttl=FAILURE_TTL
+            job_paths.UNDO_ACTION.path, payload, job_id=new_job_id(f"u-{action_id}"), result_ttl=RESULT_TTL, failure_ttl=FAILURE_TTL
         )
 
     def rule_request(self, user_id: int, chat_id: int, sentence: str) -> None:
         payload = RuleRequestJob(user_id=user_id, chat_id=chat_id, sentence=sentence).model_dump(mode="json")
         self._queues[AGENT_QUEUE].enqueue(
-            RULE_FUNC, payload, job_id=new_job_id("r"), result_ttl=RESULT_TTL, failure_ttl=FAILURE_TTL
+            job_paths.PROPOSE_RULE.path, payload, job_id=new_job_id("r"), result_ttl=RESULT_TTL, failure_ttl=FAILURE_TTL
         )
 
     def forget_connection(self, user_id: int, chat_id: int, service: str) -> None:
         payload = ForgetConnectionJob(user_id=user_id, chat_id=chat_id, service=service).model_dump(mode="json")
         self._queues[ACTIONS_QUEUE].enqueue(
-            FORGET_FUNC, payload, job_id=new_job_id("f"), result_ttl=RESULT_TTL, failure_ttl=FAILURE_TTL
+            job_paths.FORGET_CONNECTION.path, payload, job_id=new_job_id("f"), result_ttl=RESULT_TTL, failure_ttl=FAILURE_TTL
         )
 
     def erase_user(self, user_id: int, chat_id: int) -> None:
         payload = EraseUserJob(user_id=user_id, chat_id=chat_id).model_dump(mode="json")
         self._queues[ACTIONS_QUEUE].enqueue(
-            ERASE_FUNC, payload, job_id=new_job_id("d"), result_ttl=0, failure_ttl=FAILURE_TTL,
+            job_paths.ERASE_USER.path, payload, job_id=new_job_id("d"), result_ttl=0, failure_ttl=FAILURE_TTL,
             description="erase one user's data",
         )
 
     def add_connector(self, user_id: int, chat_id: int, kind: str, url: str) -> None:
         payload = AddConnectorJob(user_id=user_id, chat_id=chat_id, kind=kind, url=url).model_dump(mode="json")
         self._queues[ACTIONS_QUEUE].enqueue(
-            ADD_CONNECTOR_FUNC, payload, job_id=new_job_id("c"), result_ttl=RESULT_TTL, failure_ttl=FAILURE_TTL
+            job_paths.ADD_CONNECTOR.path, payload, job_id=new_job_id("c"), result_ttl=RESULT_TTL, failure_ttl=FAILURE_TTL
         )
 
     def handoff_code(self, user_id: int, handoff_id: str) -> None:
         """Have the executor type the code the user sent into the page that asked for it."""
         payload = HandOffCodeJob(user_id=user_id, handoff_id=handoff_id).model_dump(mode="json")
         self._queues[ACTIONS_QUEUE].enqueue(
-            HANDOFF_CODE_FUNC, payload, job_id=new_job_id("h"), result_ttl=RESULT_TTL, failure_ttl=FAILURE_TTL
+            job_paths.ENTER_HANDOFF_CODE.path, payload, job_id=new_job_id("h"), result_ttl=RESULT_TTL, failure_ttl=FAILURE_TTL
         )
 
     def idle(self, goal_id: str) -> None:
@@ -161,7 +153,7 @@ class RQDispatch:
         payload = GoalStepJob(goal_id=goal_id, step=step).model_dump(mode="json")
         # The unit now means this step, still held by this job (its lease); the job's end
         # releases it, and the watchdog redoes this step if the job dies first.
-        self._inflight.register(Registration(unit=goal_unit(goal_id), queue=AGENT_QUEUE, func=STEP_FUNC,
+        self._inflight.register(Registration(unit=goal_unit(goal_id), queue=AGENT_QUEUE, func=job_paths.RUN_GOAL_STEP.path,
                                              payload=payload, job_id=job.id, registered_at=self._clock(),
                                              owner=job.meta.get(OWNER_META)))
 

@@ -35,7 +35,7 @@ from rq import Queue
 from rq.exceptions import NoSuchJobError
 from rq.job import Job, JobStatus
 
-from deputy.core import metrics
+from deputy.core.infrastructure import metrics
 from deputy.queue.fair_rq import OWNER_META
 
 log = logging.getLogger(__name__)

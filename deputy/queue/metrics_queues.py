@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from deputy.agent.model_requests import REQUESTS_STREAM
-from deputy.core.metrics import QueueCollector
-from deputy.core.redis_clients import probe_client
-from deputy.core.payloads import ACTIONS_QUEUE, AGENT_QUEUE
+from deputy.agent.model.model_requests import REQUESTS_STREAM
+from deputy.core.infrastructure.metrics import QueueCollector
+from deputy.core.infrastructure.redis_clients import probe_client
+from deputy.core.records.payloads import ACTIONS_QUEUE, AGENT_QUEUE
 
 
 def queue_collector(redis_url: str) -> QueueCollector:

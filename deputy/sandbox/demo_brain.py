@@ -1,6 +1,6 @@
 """A tiny rule-based stand-in for a language model, for running Deputy with no model at all.
 
-It speaks the same OpenAI-compatible protocol (served by `deputy.agent.testing_server`) and
+It speaks the same OpenAI-compatible protocol (served by `deputy.agent.model.testing_server`) and
 understands one kind of goal, "email <address> that/saying <message>", well enough to show
 the whole flow: plan, approval card, send, report. Anything else gets an honest answer
 saying how to connect a real model. It is never used when a model is configured.
@@ -12,8 +12,8 @@ import json
 import re
 from typing import Any
 
-from deputy.agent.model import ModelReply, ToolCall
-from deputy.agent.testing import message_text
+from deputy.agent.model.chat_model import ModelReply, ToolCall
+from deputy.agent.model.testing import message_text
 
 NAME = "deputy-demo-brain"
 

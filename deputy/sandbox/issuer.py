@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any, Callable
 
-from deputy.core.card_expiry import months_left, parse_expiry
+from deputy.core.records.card_expiry import months_left, parse_expiry
 from deputy.sandbox.webapp_common import SiteError, money
 
 ISSUER_KEY_HEADER = "X-Issuer-Key"

@@ -16,8 +16,8 @@ from typing import Callable
 from pydantic import BaseModel
 
 from deputy.sandbox.world_operations import WORLD_OPERATIONS
-from deputy.core.actions import Action
-from deputy.core.effects import OperationResult
+from deputy.core.records.actions import Action
+from deputy.core.records.effects import OperationResult
 
 
 class WorldEmail(BaseModel):

@@ -12,7 +12,7 @@ from decimal import Decimal
 
 from pydantic import BaseModel, Field
 
-from deputy.core.effects import EffectClass, OperationSpec, RiskTag
+from deputy.core.records.effects import EffectClass, OperationSpec, RiskTag
 from deputy.connectors.catalog import Catalog, Operation
 from deputy.connectors.email.operations import SEND_EMAIL_OPERATION
 

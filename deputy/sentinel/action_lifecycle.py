@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from enum import Enum
 
-from deputy.core.actions import ActionState
+from deputy.core.records.actions import ActionState
 
 S = ActionState
 PENDING = (S.submitted, S.awaiting_approval)

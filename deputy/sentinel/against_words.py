@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from deputy.core.actions import Action
-from deputy.core.effects import EffectClass
+from deputy.core.records.actions import Action
+from deputy.core.records.effects import EffectClass
 from deputy.sentinel.asked_content import body_of, content_mismatches
 from deputy.sentinel.provenance import ProvenanceContext
 from deputy.sentinel.said_values import SaidTime, amount_mismatch, time_mismatch

@@ -9,8 +9,8 @@ from __future__ import annotations
 from datetime import datetime
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from deputy.core.outbox import Button
-from deputy.core.actions import Action
+from deputy.core.records.outbox import Button
+from deputy.core.records.actions import Action
 from deputy.sentinel.stores.approvals import ApprovalSigner, Choice
 from deputy.sentinel.policy import Decision
 

@@ -14,7 +14,7 @@ import re
 from enum import Enum
 from functools import lru_cache
 
-from deputy.core.effects import EffectClass, RiskTag
+from deputy.core.records.effects import EffectClass, RiskTag
 
 
 class Kind(str, Enum):

@@ -1,7 +1,7 @@
 """The user's one setting for messages, applied: every message, unnamed recipients, or strangers.
 
 A message the user asked for, with every value traced to them and nothing from outside in
-it, is `eligible`. What happens next is the user's choice (`deputy.core.approval_mode`): a card
+it, is `eligible`. What happens next is the user's choice (`deputy.core.accounts.approval_mode`): a card
 for every message; a card unless the user named each recipient themselves (the default);
 or a card only for someone outside their contacts (addresses Deputy keeps as contacts, or
 that the user's remembered words give). Pure.
@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
-from deputy.core.approval_mode import ApprovalMode
+from deputy.core.accounts.approval_mode import ApprovalMode
 from deputy.sentinel.said_values import named_addresses, recipient_mismatch
 
 SETTING_HINT = " (you can change this in /settings)"

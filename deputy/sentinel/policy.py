@@ -41,9 +41,9 @@ from enum import Enum
 
 from pydantic import BaseModel, Field
 
-from deputy.core.approval_mode import DEFAULT_APPROVAL_MODE, ApprovalMode
-from deputy.core.effects import EffectClass, RiskTag
-from deputy.core.actions import Action
+from deputy.core.accounts.approval_mode import DEFAULT_APPROVAL_MODE, ApprovalMode
+from deputy.core.records.effects import EffectClass, RiskTag
+from deputy.core.records.actions import Action
 from deputy.sentinel.addressed import addressed_by_user
 from deputy.sentinel.against_words import against_words
 from deputy.sentinel.message_modes import allowed_reason, known_contacts, message_allowed

@@ -30,8 +30,8 @@ from pydantic import (
     model_validator,
 )
 
-from deputy.core.effects import EffectClass
-from deputy.core.actions import Action
+from deputy.core.records.effects import EffectClass
+from deputy.core.records.actions import Action
 
 
 class RequestedVerdict(str, Enum):

@@ -7,8 +7,8 @@ approval card would show them.
 
 from __future__ import annotations
 
-from deputy.core.actions import Action
-from deputy.core.effects import EffectClass
+from deputy.core.records.actions import Action
+from deputy.core.records.effects import EffectClass
 from deputy.sentinel.cards import detail_lines, when_said
 
 FOLD = 1200

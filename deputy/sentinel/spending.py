@@ -26,8 +26,8 @@ from urllib.parse import urlsplit
 
 from pydantic import BaseModel, Field
 
-from deputy.core.actions import Action
-from deputy.core.effects import EffectClass
+from deputy.core.records.actions import Action
+from deputy.core.records.effects import EffectClass
 from deputy.sentinel.intent import action_kinds, intended_kinds
 from deputy.sentinel.provenance import ProvenanceContext, TracedValue, Trust, untrusted_sources
 from deputy.sentinel.rules import (RequestedVerdict, RuleInput, UserRule, describe, evaluate_rules, match_rule,

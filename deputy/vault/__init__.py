@@ -5,8 +5,8 @@ with a key derived from `DEPUTY_VAULT_KEY`, which never goes to Redis. The agent
 (`cred:email/work`) and to approved purchases by payment token id (`ptok_...`).
 """
 
-from deputy.core.card_numbers import luhn_valid
-from deputy.core.credential_index import (
+from deputy.core.records.card_numbers import luhn_valid
+from deputy.core.accounts.credential_index import (
     HANDLE_PATTERN,
     CredentialInfo,
     CredentialKind,
@@ -14,7 +14,7 @@ from deputy.core.credential_index import (
     list_credentials,
     validate_handle,
 )
-from deputy.core.vault_errors import (
+from deputy.core.records.vault_errors import (
     CredentialNotFound,
     InvalidCredential,
     InvalidPaymentRequest,

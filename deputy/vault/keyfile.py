@@ -32,7 +32,7 @@ from keyring.errors import PasswordDeleteError
 from keyrings.cryptfile.cryptfile import CryptFileKeyring
 from keyrings.cryptfile.escape import escape
 
-from deputy.core.vault_errors import VaultCorrupted, VaultLocked
+from deputy.core.records.vault_errors import VaultCorrupted, VaultLocked
 from deputy.vault.sealing import KdfCost
 
 _SETTINGS = escape("keyring-setting")

@@ -15,8 +15,8 @@ from typing import Protocol
 from pydantic import SecretStr
 from redis import Redis
 
-from deputy.core.credential_index import list_credentials
-from deputy.core.vault_errors import VaultError, VaultLocked
+from deputy.core.accounts.credential_index import list_credentials
+from deputy.core.records.vault_errors import VaultError, VaultLocked
 from deputy.vault.keyfile import KeyFile
 from deputy.vault.sealing import VaultKey, open_vault_key
 from deputy.vault.store import Vault

@@ -11,7 +11,7 @@ import base64
 import binascii
 import re
 
-from deputy.core.card_numbers import looks_like_card
+from deputy.core.records.card_numbers import looks_like_card
 
 REDACTED = "[redacted]"
 

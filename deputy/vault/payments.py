@@ -20,15 +20,15 @@ from typing import Callable
 from pydantic import BaseModel, ConfigDict, SecretStr
 from redis import Redis
 
-from deputy.core.credential_index import CredentialKind, UserId
-from deputy.core.vault_errors import (
+from deputy.core.accounts.credential_index import CredentialKind, UserId
+from deputy.core.records.vault_errors import (
     CredentialNotFound,
     InvalidPaymentRequest,
     PaymentRefused,
     VaultCorrupted,
 )
 from deputy.vault.store import Vault
-from deputy.core.erasure import Owned, delete_keys
+from deputy.core.records.erasure import Owned, delete_keys
 
 _TOKEN = "deputy:ptok:{}"
 _IDEMPOTENCY = "deputy:ptok:idem:{}:{}"

@@ -16,7 +16,7 @@ from urllib.parse import quote, quote_plus
 
 from pydantic import SecretStr
 
-from deputy.core.card_numbers import looks_like_card
+from deputy.core.records.card_numbers import looks_like_card
 from deputy.vault.patterns import REDACTED, redact_patterns
 
 MIN_SECRET_LENGTH = 4

@@ -24,7 +24,7 @@ from cryptography.hazmat.primitives.kdf.hkdf import HKDF
 from pydantic import BaseModel, ConfigDict, Field, SecretStr
 from redis import Redis
 
-from deputy.core.vault_errors import VaultCorrupted, VaultLocked
+from deputy.core.records.vault_errors import VaultCorrupted, VaultLocked
 
 KEY_RECORD = "deputy:vaultkey"
 """Salt, Argon2 cost and check value of the vault key (nothing secret)."""

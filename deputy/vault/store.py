@@ -1,6 +1,6 @@
 """Per-user credentials: secrets sealed in Redis under the vault key, a non-secret index beside them.
 
-The index's records and its reader, which needs no vault key, are in `deputy.core.credential_index`.
+The index's records and its reader, which needs no vault key, are in `deputy.core.accounts.credential_index`.
 
 Only the executor and the connect page open a `Vault` (only they hold `DEPUTY_VAULT_KEY`);
 Redis sees AES-GCM ciphertexts, each bound to its user and handle. The agent knows handles such as `cred:email/work` and
@@ -18,10 +18,10 @@ from typing import Callable
 from pydantic import SecretStr
 from redis import Redis
 
-from deputy.core.card_numbers import luhn_valid
+from deputy.core.records.card_numbers import luhn_valid
 from deputy.core.confidential import confidential_keys
 from deputy.core.confidential.sealing import is_sealed
-from deputy.core.credential_index import (
+from deputy.core.accounts.credential_index import (
     CredentialInfo,
     CredentialKind,
     UserId,
@@ -32,7 +32,7 @@ from deputy.core.credential_index import (
     opened_index,
     validate_handle,
 )
-from deputy.core.vault_errors import CredentialNotFound, InvalidCredential
+from deputy.core.records.vault_errors import CredentialNotFound, InvalidCredential
 from deputy.vault.sealing import KdfCost, VaultKey, open_vault_key
 
 _PUBLIC_KEY = re.compile(r"[a-z][a-z0-9_]{0,31}")

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from deputy.core.text_parts import split_text as text_parts
+from deputy.core.records.text_parts import split_text as text_parts
 
 MAX_TEXT = 4096
 MAX_BUTTON_BODY = 1024

@@ -18,7 +18,7 @@ from typing import Any
 
 from telegram.request import BaseRequest, RequestData
 
-from deputy.core.surfaces import WHATSAPP_BOT_ID
+from deputy.core.accounts.surfaces import WHATSAPP_BOT_ID
 from deputy.whatsapp import outbound
 from deputy.whatsapp.graph import GraphError
 from deputy.whatsapp.sender import NoNumber, Sender

@@ -12,7 +12,7 @@ import logging
 from dataclasses import dataclass
 from typing import Any, Callable
 
-from deputy.core.surfaces import number_for
+from deputy.core.accounts.surfaces import number_for
 from deputy.whatsapp import outbound
 from deputy.whatsapp.graph import REENGAGEMENT_REQUIRED, GraphClient, GraphError
 from deputy.whatsapp.store import SurfaceStore

@@ -12,7 +12,7 @@ from typing import Any
 
 import redis.asyncio as aioredis
 
-from deputy.core.surfaces import (
+from deputy.core.accounts.surfaces import (
     WA_DEFERRED_KEY,
     WA_LAST_IN_KEY,
     WA_MESSAGE_SEQ_KEY,

@@ -15,7 +15,7 @@ from aiohttp import web
 from deputy.bot.app import COMMANDS, build_application
 from deputy.bot.services import BotServices
 from deputy.bot.update_claims import UpdateClaims
-from deputy.core.redis_clients import async_client
+from deputy.core.infrastructure.redis_clients import async_client
 from deputy.whatsapp.graph import GraphClient
 from deputy.whatsapp.request import WhatsAppRequest
 from deputy.whatsapp.sender import Sender, Template

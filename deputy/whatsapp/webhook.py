@@ -31,7 +31,7 @@ from telegram import Update
 from telegram.ext import Application
 
 from deputy.bot.update_claims import UpdateClaims, Verdict, delivered, delivering, identity_seed
-from deputy.core.surfaces import SURFACE_KEY, NUMBER_KEY, account_for, is_whatsapp_only
+from deputy.core.accounts.surfaces import SURFACE_KEY, NUMBER_KEY, account_for, is_whatsapp_only
 from deputy.whatsapp import outbound
 from deputy.whatsapp.graph import REENGAGEMENT_REQUIRED, GraphError
 from deputy.whatsapp.inbound import pressed_data, to_update

@@ -11,12 +11,12 @@ from typing import Any
 from redis import Redis
 
 from deputy.agent.goals import GoalStatus
-from deputy.agent.testing import FunctionModel, message_text, text, tool_call
+from deputy.agent.model.testing import FunctionModel, message_text, text, tool_call
 from deputy.connectors.default import default_catalog
-from deputy.core.actions import Action
-from deputy.core.clock import ManualClock
-from deputy.core.effects import OperationResult
-from deputy.queue.inline import InlineDeputy
+from deputy.core.records.actions import Action
+from deputy.core.infrastructure.clock import ManualClock
+from deputy.core.records.effects import OperationResult
+from deputy.testing.inline import InlineDeputy
 
 USER = 7
 RECEIPT = ("1 email(s) in INBOX match, newest first:\n- INBOX/4 | Sat 28 Nov | orders@kettleshop.example | "
@@ -73,7 +73,7 @@ def test_the_reply_tool_is_checked_as_well(redis: Redis) -> None:
 
 
 def test_giving_up_after_an_error_that_names_the_fix_is_sent_back_once_and_the_fixed_call_runs(redis: Redis) -> None:
-    from deputy.core.effects import ConnectorError
+    from deputy.core.records.effects import ConnectorError
 
     read: list[str] = []
 
@@ -101,7 +101,7 @@ def test_giving_up_after_an_error_that_names_the_fix_is_sent_back_once_and_the_f
 
 
 def test_a_question_back_after_an_error_reaches_the_user_at_once(redis: Redis) -> None:
-    from deputy.core.effects import ConnectorError
+    from deputy.core.records.effects import ConnectorError
 
     def read_email(action: Action, key: str) -> OperationResult:
         raise ConnectorError("There is no email INBOX/99.")

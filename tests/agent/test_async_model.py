@@ -12,10 +12,10 @@ from collections.abc import Iterator
 import aiohttp
 import pytest
 
-from deputy.agent.async_model import HttpChatModel, ModelRateLimited
-from deputy.agent.model import ModelBadResponse, ModelError, ModelReply, ModelRequestRejected, ModelUnavailable
-from deputy.agent.testing import ScriptedModelServer, ScriptedResponse, text, tool_call
-from deputy.core.ports import free_port
+from deputy.agent.model.async_model import HttpChatModel, ModelRateLimited
+from deputy.agent.model.chat_model import ModelBadResponse, ModelError, ModelReply, ModelRequestRejected, ModelUnavailable
+from deputy.agent.model.testing import ScriptedModelServer, ScriptedResponse, text, tool_call
+from deputy.core.infrastructure.ports import free_port
 
 MESSAGES = [{"role": "user", "content": "book a table"}]
 TOOLS = [{"type": "function", "function": {"name": "book", "parameters": {"type": "object", "properties": {}}}}]

@@ -12,9 +12,9 @@ from collections.abc import Iterator
 import aiohttp
 import pytest
 
-from deputy.agent.async_model import HttpChatModel
-from deputy.agent.model import ModelError, ModelReply, ModelUnavailable
-from deputy.agent.testing import ScriptedModelServer, ScriptedResponse, text, tool_call
+from deputy.agent.model.async_model import HttpChatModel
+from deputy.agent.model.chat_model import ModelError, ModelReply, ModelUnavailable
+from deputy.agent.model.testing import ScriptedModelServer, ScriptedResponse, text, tool_call
 
 MESSAGES = [{"role": "user", "content": "book a table"}]
 TOOLS = [{"type": "function", "function": {"name": "book", "parameters": {"type": "object", "properties": {}}}}]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from deputy.agent.call_grammar import PREFILL, call_grammar, tools_block, wire_body
+from deputy.agent.model.call_grammar import PREFILL, call_grammar, tools_block, wire_body
 from deputy.agent.memory_tools import MEMORY_TOOLS
 from deputy.agent.tools import INTERNAL_TOOLS
 from deputy.connectors.default import default_catalog

@@ -9,13 +9,13 @@ from redis import Redis
 
 from deputy.agent.answers import add_answer
 from deputy.agent.goals import Goal, GoalStatus
-from deputy.agent.model import ModelReply
-from deputy.agent.testing import FunctionModel, goal_text, message_text, text, tool_call
+from deputy.agent.model.chat_model import ModelReply
+from deputy.agent.model.testing import FunctionModel, goal_text, message_text, text, tool_call
 from deputy.connectors.catalog import Catalog
-from deputy.core.clock import ManualClock
+from deputy.core.infrastructure.clock import ManualClock
 from deputy.core.confidential import ConfidentialKeys, Locked, WaitingWork, install_unlock_key
 from tests_support import everything_in_redis
-from deputy.queue.inline import InlineDeputy
+from deputy.testing.inline import InlineDeputy
 
 USER = 7707
 PASSPHRASE = "the passphrase only I know"

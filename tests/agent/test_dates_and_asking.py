@@ -27,18 +27,19 @@ from redis import Redis
 
 from deputy.agent.goals import Goal, GoalStatus, GoalStore
 from deputy.agent.memory_tools import MemoryTools
-from deputy.agent.model import ModelReply
+from deputy.agent.model.chat_model import ModelReply
 from deputy.agent.origins import user_message
-from deputy.agent.testing import FunctionModel, message_text, tool_call
-from deputy.connectors.calendar import CalDavAccount, CalendarRunners
+from deputy.agent.model.testing import FunctionModel, message_text, tool_call
+from deputy.connectors.calendar.client import CalDavAccount
+from deputy.connectors.calendar.runners import CalendarRunners
 from deputy.connectors.default import default_catalog
-from deputy.core.clock import ManualClock
-from deputy.core.outbox import Outbox, OutboxMessage
-from deputy.core.user_settings import UserSettings, UserSettingsStore
+from deputy.core.infrastructure.clock import ManualClock
+from deputy.core.records.outbox import Outbox, OutboxMessage
+from deputy.core.accounts.user_settings import UserSettings, UserSettingsStore
 from deputy.memory import MemoryStore
 from deputy.sandbox.calendar import SandboxCalendar
 from deputy.sentinel.stores.audit import AuditLog
-from deputy.queue.inline import InlineDeputy
+from deputy.testing.inline import InlineDeputy
 from deputy.executor.review_context import ReviewContextBuilder
 
 TUESDAY = datetime(2026, 12, 1, 10, 0, tzinfo=ZoneInfo("Europe/Berlin")).timestamp()  # Tue 1 Dec, 10:00 CET

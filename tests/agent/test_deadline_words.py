@@ -7,7 +7,7 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from deputy.agent.deadline_words import resolve_deadline
+from deputy.agent.time.deadline_words import resolve_deadline
 
 BERLIN = ZoneInfo("Europe/Berlin")
 NOW = datetime(2026, 12, 2, 9, 0, tzinfo=BERLIN).timestamp()  # a Wednesday

@@ -8,11 +8,11 @@ from typing import Any
 from redis import Redis
 
 from deputy.agent.goals import GoalStatus, GoalStore
-from deputy.agent.model import ModelBadResponse, ModelReply
+from deputy.agent.model.chat_model import ModelBadResponse, ModelReply
 from deputy.agent.runner import RunnerLimits
-from deputy.agent.testing import FunctionModel, goal_text, message_text, text, tool_call
+from deputy.agent.model.testing import FunctionModel, goal_text, message_text, text, tool_call
 from deputy.connectors.catalog import Catalog
-from deputy.queue.inline import InlineDeputy
+from deputy.testing.inline import InlineDeputy
 
 USER = 61
 

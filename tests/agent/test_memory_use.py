@@ -8,16 +8,16 @@ from redis import Redis
 
 from deputy.agent.goals import Goal
 from deputy.agent.memory_tools import MemoryTools
-from deputy.agent.testing import FunctionModel, goal_text, tool_call
+from deputy.agent.model.testing import FunctionModel, goal_text, tool_call
 from deputy.bot.memory_view import press_memory
 from deputy.bot.services import BotServices
-from deputy.core.outbox import Outbox
-from deputy.core.user_settings import UserSettings, UserSettingsStore
+from deputy.core.records.outbox import Outbox
+from deputy.core.accounts.user_settings import UserSettings, UserSettingsStore
 from deputy.memory import MemoryStore, MemoryTrust
 from deputy.sandbox.world import World, WorldEmail
 from deputy.sandbox.world_operations import world_catalog
 from deputy.sentinel.stores.audit import AuditLog
-from deputy.queue.inline import InlineDeputy
+from deputy.testing.inline import InlineDeputy
 
 IBAN = "GB33BUKB20201555555555"
 

@@ -9,7 +9,7 @@ from typing import Any
 import openai
 import pytest
 
-from deputy.agent.model import (
+from deputy.agent.model.chat_model import (
     ModelBadResponse,
     ModelError,
     ModelReply,
@@ -18,7 +18,7 @@ from deputy.agent.model import (
     TokenUsage,
     ToolCall,
 )
-from deputy.agent.testing import ScriptedModelServer, ScriptedResponse, text, tool_call
+from deputy.agent.model.testing import ScriptedModelServer, ScriptedResponse, text, tool_call
 
 MESSAGES = [{"role": "system", "content": "You are Deputy."}, {"role": "user", "content": "book a table"}]
 TOOLS = [{"type": "function", "function": {"name": "book", "parameters": {"type": "object", "properties": {}}}}]

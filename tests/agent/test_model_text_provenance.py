@@ -26,17 +26,17 @@ from redis import Redis
 from deputy.agent.goals import Goal, GoalStatus, GoalStore
 from deputy.agent.guard_view import guard_view
 from deputy.agent.memory_tools import MemoryTools
-from deputy.agent.model import ModelReply, ModelRequestRejected
+from deputy.agent.model.chat_model import ModelReply, ModelRequestRejected
 from deputy.agent.origins import ORIGIN, Origin, origin_of, user_message
 from deputy.agent.reading import injection_scanner
 from deputy.agent.runner import RunnerLimits
-from deputy.agent.testing import FunctionModel, message_text, tool_call
+from deputy.agent.model.testing import FunctionModel, message_text, tool_call
 from deputy.bot.goal_controls import apply_edit, press_goal_control
 from deputy.bot.handlers import Handlers
 from deputy.bot.services import BotServices
-from deputy.core.effects import EffectClass
-from deputy.core.handoff import CodeField, HandOffRecorder, HandOffStore
-from deputy.core.outbox import Outbox
+from deputy.core.records.effects import EffectClass
+from deputy.core.records.handoff import CodeField, HandOffRecorder, HandOffStore
+from deputy.core.records.outbox import Outbox
 from deputy.memory import MemoryStore
 from deputy.sandbox.world import World, WorldEmail
 from deputy.sandbox.world_operations import world_catalog
@@ -46,9 +46,9 @@ from deputy.sentinel.stores.rule_store import RuleStore
 from deputy.sentinel.rules import RuleConditions, RuleScope, UserRule
 from deputy.executor.egress_context import egress_context_for
 from deputy.executor.handoffs import HandOffService
-from deputy.core.clock import ManualClock
-from deputy.queue.inline import InlineDeputy
-from deputy.core.payloads import HandOffCodeJob
+from deputy.core.infrastructure.clock import ManualClock
+from deputy.testing.inline import InlineDeputy
+from deputy.core.records.payloads import HandOffCodeJob
 from deputy.executor.review_context import ReviewContextBuilder, add_contact, stored_rules
 
 PRIVATE = "449102"  # the user's bank reset code, in their own inbox

@@ -8,14 +8,14 @@ from zoneinfo import ZoneInfo
 from redis import Redis
 
 from deputy.agent.goals import GoalStatus
-from deputy.agent.model import ModelReply, TokenUsage
-from deputy.agent.testing import FunctionModel, tool_call
+from deputy.agent.model.chat_model import ModelReply, TokenUsage
+from deputy.agent.model.testing import FunctionModel, tool_call
 from deputy.connectors.catalog import Catalog
-from deputy.core.clock import ManualClock
-from deputy.core.plans import parse_plans
-from deputy.core.quotas import Quotas
-from deputy.core.user_settings import UserSettings, UserSettingsStore
-from deputy.queue.inline import InlineDeputy
+from deputy.core.infrastructure.clock import ManualClock
+from deputy.core.accounts.plans import parse_plans
+from deputy.core.accounts.quotas import Quotas
+from deputy.core.accounts.user_settings import UserSettings, UserSettingsStore
+from deputy.testing.inline import InlineDeputy
 
 USER = 88
 ZONE = "Asia/Kolkata"  # UTC+05:30: the user's midnight is 18:30 UTC
@@ -82,7 +82,7 @@ def _continue(deputy: InlineDeputy, goal_id: str) -> None:
 def test_an_action_the_plan_leaves_out_is_not_submitted_and_the_user_is_told_why(redis: Redis) -> None:
     from deputy.connectors.catalog import Catalog as FullCatalog
     from deputy.connectors.web.operations import SEARCH_WEB
-    from deputy.agent.testing import message_text
+    from deputy.agent.model.testing import message_text
 
     def decide(messages, tools) -> ModelReply:
         last = messages[-1]
@@ -106,8 +106,8 @@ def test_an_action_the_plan_leaves_out_is_not_submitted_and_the_user_is_told_why
 
 def test_memories_stop_at_the_plans_limit_and_the_user_is_told_how_to_make_room(redis: Redis) -> None:
     from deputy.agent.memory_tools import MemoryTools
-    from deputy.agent.testing import message_text
-    from deputy.core.outbox import Outbox
+    from deputy.agent.model.testing import message_text
+    from deputy.core.records.outbox import Outbox
     from deputy.memory import MemoryStore
     from deputy.sentinel.stores.audit import AuditLog
 

@@ -9,12 +9,12 @@ from typing import Any
 from redis import Redis
 
 from deputy.agent.goals import GoalStatus
-from deputy.agent.model import ModelReply
+from deputy.agent.model.chat_model import ModelReply
 from deputy.agent.probes import Probe, ProbeState, compare, items_of
-from deputy.agent.testing import FunctionModel, message_text, tool_call
+from deputy.agent.model.testing import FunctionModel, message_text, tool_call
 from deputy.connectors.default import default_catalog
-from deputy.core.actions import ActionState
-from deputy.queue.inline import InlineDeputy
+from deputy.core.records.actions import ActionState
+from deputy.testing.inline import InlineDeputy
 
 SEARCH = """2 email(s) in INBOX match from sam, newest first:
 - INBOX/7 | Mon, 30 Nov 2026 09:00 | Sam <sam@example.org> | Lunch | unread | Friday works

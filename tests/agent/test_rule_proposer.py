@@ -4,14 +4,14 @@ from __future__ import annotations
 
 from redis import Redis
 
-from deputy.agent.model import ModelReply, TokenUsage
+from deputy.agent.model.chat_model import ModelReply, TokenUsage
 from deputy.agent.rule_parser import TOOL_NAME
 from deputy.agent.rule_proposer import RuleProposer
-from deputy.agent.testing import FunctionModel, tool_call
-from deputy.core.outbox import OUTBOX_STREAM, Outbox, OutboxMessage
-from deputy.core.payloads import RuleRequestJob
-from deputy.core.plans import parse_plans
-from deputy.core.quotas import Quotas
+from deputy.agent.model.testing import FunctionModel, tool_call
+from deputy.core.records.outbox import OUTBOX_STREAM, Outbox, OutboxMessage
+from deputy.core.records.payloads import RuleRequestJob
+from deputy.core.accounts.plans import parse_plans
+from deputy.core.accounts.quotas import Quotas
 from deputy.sentinel.stores.rule_store import RuleStore
 
 BOOK = parse_plans("""

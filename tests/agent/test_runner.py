@@ -18,9 +18,9 @@ import pytest
 from redis import Redis
 
 from deputy.agent.goals import Goal, GoalStatus
-from deputy.agent.model import ModelReply, ModelUnavailable, ToolCall
+from deputy.agent.model.chat_model import ModelReply, ModelUnavailable, ToolCall
 from deputy.agent.runner import RunnerLimits, StepOutcome
-from deputy.agent.testing import (
+from deputy.agent.model.testing import (
     FunctionModel,
     last_message,
     message_text,
@@ -31,11 +31,11 @@ from deputy.agent.testing import (
 from deputy.bot.handlers import Handlers
 from deputy.bot.presses import decide_press
 from deputy.bot.services import BotServices
-from deputy.core.effects import EffectClass
+from deputy.core.records.effects import EffectClass
 from deputy.connectors.default import default_catalog
-from deputy.core.clock import ManualClock
-from deputy.core.actions import ActionState
-from deputy.queue.inline import InlineDeputy, RecordingDispatch
+from deputy.core.infrastructure.clock import ManualClock
+from deputy.core.records.actions import ActionState
+from deputy.testing.inline import InlineDeputy, RecordingDispatch
 
 USER, CHAT = 101, 5001
 NOW = 1_700_000_000.0

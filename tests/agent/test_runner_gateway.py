@@ -13,8 +13,8 @@ import pytest
 from redis import Redis
 
 from deputy.agent.goals import Goal, GoalStatus
-from deputy.agent.model import ModelReply, ModelUnavailable, TokenUsage
-from deputy.agent.model_requests import (
+from deputy.agent.model.chat_model import ModelReply, ModelUnavailable, TokenUsage
+from deputy.agent.model.model_requests import (
     OUTCOME,
     PENDING,
     REQUESTS_STREAM,
@@ -24,10 +24,10 @@ from deputy.agent.model_requests import (
     ModelRequests,
 )
 from deputy.agent.runner import RunnerLimits, StepOutcome
-from deputy.agent.testing import FunctionModel, text, tool_call
+from deputy.agent.model.testing import FunctionModel, text, tool_call
 from deputy.connectors.default import default_catalog
-from deputy.core.clock import ManualClock
-from deputy.queue.inline import InlineDeputy, RecordingDispatch
+from deputy.core.infrastructure.clock import ManualClock
+from deputy.testing.inline import InlineDeputy, RecordingDispatch
 
 NOW = 1_700_000_000.0
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import date, datetime, time
 from zoneinfo import ZoneInfo
 
-from deputy.agent.said_times import said_times
+from deputy.agent.time.said_times import said_times
 from deputy.sentinel.said_values import fits
 
 SUNDAY = datetime(2026, 12, 6, 8, 30, tzinfo=ZoneInfo("Europe/Berlin"))

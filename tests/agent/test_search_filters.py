@@ -48,7 +48,7 @@ def test_an_optional_parameter_written_as_empty_text_was_not_given() -> None:
 
 def test_a_check_with_no_interval_beside_a_daily_time_is_a_daily_check() -> None:
     # "Check every day whether flights drop": every_minutes 0 is filler beside daily_at, not an error.
-    from deputy.agent.model import ToolCall
+    from deputy.agent.model.chat_model import ToolCall
     from deputy.agent.tools import ToolArgumentError, parse_schedule
 
     call = ToolCall(id="c", name="schedule_check", arguments='{"what": "flights to Lisbon", "every_minutes": 0, '

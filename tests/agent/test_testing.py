@@ -15,8 +15,8 @@ from typing import Any, cast
 import openai
 import pytest
 
-from deputy.agent.model import ModelReply, ModelUnavailable
-from deputy.agent.testing import (
+from deputy.agent.model.chat_model import ModelReply, ModelUnavailable
+from deputy.agent.model.testing import (
     ChatRequest,
     FunctionModel,
     ScriptedModelServer,
@@ -269,7 +269,7 @@ def test_stop_is_prompt_while_an_answer_is_delayed() -> None:
 
 WORKER_SCRIPT = """
 import openai
-from deputy.agent.model import OpenAIChatModel
+from deputy.agent.model.chat_model import OpenAIChatModel
 model = OpenAIChatModel(openai.OpenAI(max_retries=0), "worker-model")  # base URL and key from the env
 reply = model.complete([{"role": "user", "content": "from the worker"}], [])
 print(reply.tool_calls[0].name, reply.tool_calls[0].arguments)

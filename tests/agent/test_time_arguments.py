@@ -12,10 +12,11 @@ import json
 from datetime import datetime
 from zoneinfo import ZoneInfo
 
-from deputy.agent.time_arguments import TimedArguments, invented_time, resolve_arguments, resolve_schedule, shown_times
-from deputy.agent.time_words import Unclear
+from deputy.agent.time.time_arguments import TimedArguments, invented_time, resolve_arguments, resolve_schedule, shown_times
+from deputy.agent.time.time_words import Unclear
 from deputy.connectors.calendar.operations import CREATE_EVENT, LIST_EVENTS
-from deputy.connectors.openapi import import_openapi, parse_openapi
+from deputy.connectors.openapi.importer import import_openapi
+from deputy.connectors.openapi.document import parse_openapi
 
 NOW = datetime(2026, 12, 1, 10, 0, tzinfo=ZoneInfo("Europe/Berlin")).timestamp()  # Tue 1 Dec 2026
 

@@ -13,7 +13,7 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from deputy.agent.time_words import Resolved, Unclear, resolve_time
+from deputy.agent.time.time_words import Resolved, Unclear, resolve_time
 
 BERLIN, NEW_YORK = "Europe/Berlin", "America/New_York"
 

@@ -1,4 +1,4 @@
-"""Reading tool calls that a model wrote as text (deputy.agent.tool_parsing)."""
+"""Reading tool calls that a model wrote as text (deputy.agent.model.tool_parsing)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from deputy.agent.tool_parsing import ParsedCall, parse_tool_calls
+from deputy.agent.model.tool_parsing import ParsedCall, parse_tool_calls
 
 TOOLS = {"send_email", "reply", "update_plan", "create_event"}
 EMAIL = {"to": ["alice@example.org"], "subject": "Running late", "body": "I'm running late."}

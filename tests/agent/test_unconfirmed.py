@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from deputy.agent.goals import Goal
 from deputy.agent.unconfirmed import pass_up, unconfirmed_line, with_caveats
-from deputy.core.actions import Action
-from deputy.core.effects import EffectClass
+from deputy.core.records.actions import Action
+from deputy.core.records.effects import EffectClass
 
 
 def action(connector: str, operation: str, targets: list[str]) -> Action:

@@ -7,7 +7,7 @@ from datetime import datetime, time, timezone
 import pytest
 
 from deputy.agent.goals import Monitor
-from deputy.agent.local_time import (
+from deputy.agent.time.local_time import (
     clock_words,
     day_words,
     model_words,
@@ -19,7 +19,7 @@ from deputy.agent.local_time import (
     short_zone,
 )
 from deputy.agent.probes import Probe, reminder_message
-from deputy.agent.watch_card import watch_line
+from deputy.agent.watch.watch_card import watch_line
 
 BERLIN, NEW_YORK = "Europe/Berlin", "America/New_York"
 

@@ -19,26 +19,28 @@ import pytest
 from pydantic import SecretStr
 from redis import Redis
 
-from deputy.agent.check_budget import CheckBudget
+from deputy.agent.watch.check_budget import CheckBudget
 from deputy.agent.goals import Goal, GoalStatus
-from deputy.agent.model import ModelReply
-from deputy.agent.testing import FunctionModel, message_text, tool_call
-from deputy.core.effects import ConnectorError
-from deputy.core.plans import parse_plans
-from deputy.core.quotas import Quotas
+from deputy.agent.model.chat_model import ModelReply
+from deputy.agent.model.testing import FunctionModel, message_text, tool_call
+from deputy.core.records.effects import ConnectorError
+from deputy.core.accounts.plans import parse_plans
+from deputy.core.accounts.quotas import Quotas
 from deputy.connectors.catalog import Catalog
 from deputy.connectors.default import default_catalog
 from deputy.connectors.email.imap import ImapAccount
 from deputy.connectors.email.mail_runners import MailRunners
-from deputy.connectors.http import guarded_client
-from deputy.connectors.openapi import OpenApiRunner, fetch_openapi, import_openapi
+from deputy.connectors.http.client import guarded_client
+from deputy.connectors.openapi.runner import OpenApiRunner
+from deputy.connectors.openapi.document import fetch_openapi
+from deputy.connectors.openapi.importer import import_openapi
 from deputy.sandbox.mail import LocalMailServer
 from deputy.sandbox.mailstore import DEMO_PASSWORD, MailStore
 from deputy.sandbox.tickets import OFFICE, create_app
 from deputy.sandbox.webapp_common import SiteServer
 from deputy.sentinel.stores.action_store import ActionStore
 from deputy.sentinel.egress.policy import EgressContext, EgressPolicy, reviewer
-from deputy.queue.inline import InlineDeputy
+from deputy.testing.inline import InlineDeputy
 
 USER = 71
 ME = "me@deputy.test"

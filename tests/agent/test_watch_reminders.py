@@ -19,14 +19,14 @@ from redis import Redis
 from test_watch_probes import ME, SAM, USER, mail_runners, send_mail
 
 from deputy.agent.goals import Goal, GoalStatus
-from deputy.agent.model import ModelReply, OpenAIChatModel
-from deputy.agent.testing import ChatRequest, ScriptedModelServer, message_text, tool_call
+from deputy.agent.model.chat_model import ModelReply, OpenAIChatModel
+from deputy.agent.model.testing import ChatRequest, ScriptedModelServer, message_text, tool_call
 from deputy.bot.activity import goal_card
 from deputy.connectors.default import default_catalog
-from deputy.core.user_settings import UserSettingsStore
+from deputy.core.accounts.user_settings import UserSettingsStore
 from deputy.sandbox.mail import LocalMailServer
 from deputy.sandbox.mailstore import MailStore
-from deputy.queue.inline import InlineDeputy
+from deputy.testing.inline import InlineDeputy
 
 START = 1_800_000_000.0  # Fri 15 Jan 2027 08:00 UTC
 DEADLINE = "2027-01-18T17:00:00"  # Mon 18 Jan 17:00 UTC

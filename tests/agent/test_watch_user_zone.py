@@ -14,10 +14,10 @@ from test_watch_probes import SAM, USER, send_mail
 from test_watch_reminders import DEADLINE, REMINDER, Rig, mail  # noqa: F401 (mail is a fixture)
 
 from deputy.agent.goals import GoalStatus
-from deputy.agent.model import ModelReply
-from deputy.agent.testing import ChatRequest, ScriptedModelServer, message_text, system_text, tool_call
+from deputy.agent.model.chat_model import ModelReply
+from deputy.agent.model.testing import ChatRequest, ScriptedModelServer, message_text, system_text, tool_call
 from deputy.bot.activity import format_activity, goal_card
-from deputy.core.user_settings import UserSettings, UserSettingsStore
+from deputy.core.accounts.user_settings import UserSettings, UserSettingsStore
 
 # DEADLINE is "2027-01-18T17:00:00", no offset: Monday 17:00 on the user's wall clock.
 BERLIN_DEADLINE = datetime(2027, 1, 18, 16, 0, tzinfo=timezone.utc).timestamp()  # 17:00 CET

@@ -114,8 +114,8 @@ def test_the_command_runs_a_split_and_writes_the_results(tmp_path: Path, capsys)
 
 def test_a_model_call_tried_again_later_still_counts(services, cases) -> None:
     """The model is busy once; the queue would run the step again seconds later, and so does the case."""
-    from deputy.agent.model import ModelUnavailable
-    from deputy.agent.testing import FunctionModel
+    from deputy.agent.model.chat_model import ModelUnavailable
+    from deputy.agent.model.testing import FunctionModel
 
     right = scripted_model("memory-001", "right")
     calls = []

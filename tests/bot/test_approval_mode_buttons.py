@@ -12,16 +12,16 @@ from typing import Any
 import pytest
 from redis import Redis
 
-from deputy.agent.model import ModelReply
-from deputy.agent.testing import FunctionModel, message_text, tool_call
+from deputy.agent.model.chat_model import ModelReply
+from deputy.agent.model.testing import FunctionModel, message_text, tool_call
 from deputy.bot.approval_mode_view import mode_buttons
 from deputy.bot.presses import decide_press
 from deputy.bot.services import BotServices
 from deputy.connectors.default import default_catalog
-from deputy.core.approval_mode import ApprovalMode
-from deputy.core.clock import ManualClock
-from deputy.core.user_settings import UserSettingsStore
-from deputy.queue.inline import InlineDeputy
+from deputy.core.accounts.approval_mode import ApprovalMode
+from deputy.core.infrastructure.clock import ManualClock
+from deputy.core.accounts.user_settings import UserSettingsStore
+from deputy.testing.inline import InlineDeputy
 
 USER = 4401
 NOW = 1_700_000_000.0

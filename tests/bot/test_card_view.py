@@ -10,7 +10,7 @@ from redis import Redis
 
 from deputy.bot.card_view import card_lines, press_card_default
 from deputy.credential_page.forms import FORMS, validate
-from deputy.core.card_preferences import CardPreferences
+from deputy.core.accounts.card_preferences import CardPreferences
 from deputy.executor.card_choice import choose_card
 from deputy.vault import CredentialKind, KdfCost, Vault, list_credentials
 
@@ -63,7 +63,7 @@ def test_connections_offer_each_shop_bought_from_its_own_card_and_the_choice_sti
     from decimal import Decimal
 
     from deputy.bot.card_view import press_card_for_merchant, shop_choices
-    from deputy.core.receipts import Receipt, ReceiptStore
+    from deputy.core.records.receipts import Receipt, ReceiptStore
 
     listed = [c for c in cards(redis) if c.label in ("Everyday Visa", "Travel")]
     ReceiptStore(redis).add(USER, Receipt(goal_id="g", action_id="a", merchant="http://shop.example:8001",

@@ -11,8 +11,8 @@ from redis import Redis
 
 from deputy.bot.outbox_consumer import OutboxConsumer
 from deputy.core.confidential import ConfidentialKeys, install_unlock_key
-from deputy.core.outbox import OUTBOX_HELD, OUTBOX_STREAM, Outbox
-from deputy.core.user_settings import UserSettings, UserSettingsStore
+from deputy.core.records.outbox import OUTBOX_HELD, OUTBOX_STREAM, Outbox
+from deputy.core.accounts.user_settings import UserSettings, UserSettingsStore
 from tests_support import everything_in_redis
 
 USER = 9901

@@ -26,7 +26,7 @@ from deputy.agent.goals import Goal, GoalStore
 from deputy.bot import texts
 from deputy.bot.app import build_application
 from deputy.bot.services import BotServices
-from deputy.testing import RedisServer
+from deputy.testing.stack import RedisServer
 from deputy.emulator import EMULATOR_KEY, Emulator, bound_port, serve
 from deputy.emulator.tgobjects import BotProfile
 

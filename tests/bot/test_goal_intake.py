@@ -27,9 +27,9 @@ from deputy.bot.services import BotServices
 from deputy.bot.updates import PerChatOrder
 from deputy.memory import MemoryItem, MemoryKind, MemoryStore
 from deputy.sentinel.stores.audit import AuditLog
-from deputy.queue.dispatch import STEP_FUNC
+from deputy.queue.job_paths import RUN_GOAL_STEP
 from deputy.queue.inflight import Inflight
-from deputy.core.payloads import AGENT_QUEUE, GoalStepJob
+from deputy.core.records.payloads import AGENT_QUEUE, GoalStepJob
 
 USER = 4242
 
@@ -54,7 +54,7 @@ def send(services: BotServices, text: str, user: int = USER) -> list[str]:
 
 def queued_steps(redis: Redis) -> list[Job]:
     queue = Queue(AGENT_QUEUE, connection=redis, serializer=JSONSerializer)
-    return [job for job in queue.jobs if job.func_name == STEP_FUNC]
+    return [job for job in queue.jobs if job.func_name == RUN_GOAL_STEP.path]
 
 
 def test_a_new_goal_is_stored_audited_and_queued_before_the_acknowledgement(redis: Redis) -> None:

@@ -21,8 +21,8 @@ from deputy.agent.goals import GoalStore
 from deputy.bot import texts
 from deputy.bot.handlers import Handlers
 from deputy.bot.services import BotServices
-from deputy.testing import RedisServer
-from deputy.core.payloads import AGENT_QUEUE
+from deputy.testing.stack import RedisServer
+from deputy.core.records.payloads import AGENT_QUEUE
 
 USER = 4343
 

@@ -10,8 +10,8 @@ from redis import Redis
 
 from deputy.agent.goals import Goal, GoalStatus, GoalStore
 from deputy.bot.lost_goals import LostGoals, lost_message
-from deputy.core.redis_clients import async_client
-from deputy.testing import RedisServer
+from deputy.core.infrastructure.redis_clients import async_client
+from deputy.testing.stack import RedisServer
 
 USER = 6170
 

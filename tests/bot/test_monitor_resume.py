@@ -13,8 +13,8 @@ from rq.serializers import JSONSerializer
 from deputy.agent.goals import Goal, GoalStatus, Monitor
 from deputy.bot.goal_controls import press_goal_control
 from deputy.bot.services import BotServices
-from deputy.core.ids import new_id
-from deputy.core.payloads import AGENT_QUEUE
+from deputy.core.records.ids import new_id
+from deputy.core.records.payloads import AGENT_QUEUE
 
 OWNER = 111
 NOW = float(int(time.time()))

@@ -82,7 +82,7 @@ def test_a_deadline_in_the_users_words_is_resolved_in_their_zone_and_echoed(redi
     from datetime import datetime
     from zoneinfo import ZoneInfo
 
-    from deputy.core.user_settings import UserSettings, UserSettingsStore
+    from deputy.core.accounts.user_settings import UserSettings, UserSettingsStore
 
     services = _services(redis)
     berlin = ZoneInfo("Europe/Berlin")

@@ -6,7 +6,7 @@ import json
 from decimal import Decimal
 
 from deputy.bot.operation_marks import OperationView, needs_confirmation, operations_of
-from deputy.core.effects import EffectClass, RiskTag
+from deputy.core.records.effects import EffectClass, RiskTag
 from deputy.connectors.custom import CustomConnector, imported_api
 from deputy.connectors.marks import OperationMark
 
@@ -69,7 +69,7 @@ def test_marks_stored_as_a_bare_class_by_an_earlier_version_still_apply() -> Non
 
 
 def _mcp_connector(**marks: object) -> CustomConnector:
-    from deputy.connectors.mcp import McpServerConfig
+    from deputy.connectors.mcp.config import McpServerConfig
     from deputy.connectors.mcp.tools import McpTool, McpToolset
 
     schema = {"type": "object", "properties": {"to": {"type": "string"}, "total": {"type": "number"}}}

@@ -13,9 +13,9 @@ from deputy.bot.handlers import Handlers
 from deputy.bot.negotiation import NegotiationHandlers
 from deputy.bot.plan_handlers import FLOOD_TEXT, PlanHandlers
 from deputy.bot.services import BotServices
-from deputy.core.payloads import AGENT_QUEUE
-from deputy.core.plans import parse_plans
-from deputy.core.user_settings import UserSettings, UserSettingsStore
+from deputy.core.records.payloads import AGENT_QUEUE
+from deputy.core.accounts.plans import parse_plans
+from deputy.core.accounts.user_settings import UserSettings, UserSettingsStore
 from telegram.ext import ApplicationHandlerStop
 
 USER = 4242

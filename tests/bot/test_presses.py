@@ -18,11 +18,11 @@ from rq.serializers import JSONSerializer
 from deputy.agent.goals import Goal, GoalStatus
 from deputy.bot.presses import FORGED, decide_press
 from deputy.bot.services import BotServices
-from deputy.core.ids import new_id
+from deputy.core.records.ids import new_id
 from deputy.sentinel.stores.approvals import ApprovalRequest, ApprovalStatus, Choice, new_approval_id
-from deputy.core.actions import Action
-from deputy.core.effects import EffectClass
-from deputy.core.payloads import ACTIONS_QUEUE
+from deputy.core.records.actions import Action
+from deputy.core.records.effects import EffectClass
+from deputy.core.records.payloads import ACTIONS_QUEUE
 from deputy.sentinel.action_lifecycle import ActionEvent
 
 OWNER, STRANGER = 101, 202

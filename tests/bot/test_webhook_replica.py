@@ -24,8 +24,8 @@ from deputy.bot.app import build_application
 from deputy.bot.services import BotServices
 from deputy.bot.update_claims import UpdateClaims, Verdict, update_seed
 from deputy.bot.webhook import SECRET_HEADER, WebhookConfig, WebhookReplica
-from deputy.core.ports import free_port
-from deputy.testing import RedisServer
+from deputy.core.infrastructure.ports import free_port
+from deputy.testing.stack import RedisServer
 from deputy.emulator import EMULATOR_KEY, Emulator, bound_port, serve
 
 SECRET = "replica-test-secret"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from deputy.bot_main import webhook_config
+from deputy.apps.bot import webhook_config
 from deputy.settings import Settings
 
 

@@ -6,7 +6,7 @@ from redis import Redis
 
 from deputy.credential_page.confidential_page import MAX_TRIES, TURN_ON, UNLOCK, ConfidentialPage
 from deputy.core.confidential import ConfidentialKeys
-from deputy.core.outbox import OUTBOX_STREAM, Outbox, OutboxMessage
+from deputy.core.records.outbox import OUTBOX_STREAM, Outbox, OutboxMessage
 
 USER = 8808
 PASSPHRASE = "a passphrase I will remember"

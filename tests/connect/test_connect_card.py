@@ -16,9 +16,9 @@ from rq.serializers import JSONSerializer
 
 from deputy.credential_page.card_reminders import card_reminders
 from deputy.credential_page.page import create_app
-from deputy.core.connect_links import ConnectLinks
-from deputy.core.outbox import Outbox
-from deputy.core.payloads import ACTIONS_QUEUE
+from deputy.core.accounts.connect_links import ConnectLinks
+from deputy.core.records.outbox import Outbox
+from deputy.core.records.payloads import ACTIONS_QUEUE
 from deputy.sentinel.stores.audit import AuditLog
 from deputy.vault import KdfCost, Vault, list_credentials
 

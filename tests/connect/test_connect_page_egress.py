@@ -12,13 +12,13 @@ from egress_testkit import fixed, no_outside_traffic
 from pydantic import SecretStr
 from redis import Redis
 
-from deputy.core.connect_links import ConnectLinks
+from deputy.core.accounts.connect_links import ConnectLinks
 from deputy.credential_page.page import create_app
-from deputy.core.outbox import OUTBOX_STREAM, Outbox
+from deputy.core.records.outbox import OUTBOX_STREAM, Outbox
 from deputy.settings import Settings
 from deputy.sentinel.stores.audit import AuditLog
 from deputy.vault import KdfCost, Vault
-from deputy.egress_guards import endpoint_guard
+from deputy.runtime.egress_guards import endpoint_guard
 
 USER = 31
 PASSWORD = "ann-app-password-77"

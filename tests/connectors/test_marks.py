@@ -7,9 +7,9 @@ from decimal import Decimal
 import pytest
 from pydantic import ValidationError
 
-from deputy.core.effects import EffectClass, RiskTag
+from deputy.core.records.effects import EffectClass, RiskTag
 from deputy.connectors.marks import OperationMark, argument_paths, kind_of, less_guarded
-from deputy.connectors.mcp import McpServerConfig
+from deputy.connectors.mcp.config import McpServerConfig
 from deputy.connectors.mcp.operations import mcp_operations
 from deputy.connectors.mcp.tools import build_toolset
 

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from redis import Redis
 
-from deputy.core.accounts import Accounts, erase_user_account_traces
-from deputy.core.erasure import Owned
-from deputy.core.quota_store import erase_user_quotas
+from deputy.core.accounts.accounts import Accounts, erase_user_account_traces
+from deputy.core.records.erasure import Owned
+from deputy.core.accounts.quota_store import erase_user_quotas
 
 
 def test_erasing_a_user_drops_their_counters_and_keeps_a_suspension(redis: Redis) -> None:

@@ -7,7 +7,7 @@ from redis import Redis
 
 from deputy.core.confidential import ConfidentialKeys, Locked, WaitingWork, WrongPassphrase
 from deputy.core.confidential.sealing import CannotOpen, new_private_key, open_sealed, public_of, seal
-from deputy.testing import wait_for
+from deputy.testing.stack import wait_for
 from tests_support import everything_in_redis
 
 USER = 5150

@@ -8,11 +8,11 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from deputy.core.plans import PlansFileError, default_plans, parse_plans
-from deputy.core.quota_periods import periods
-from deputy.core.quota_texts import near_text, plan_text, refusal_text
-from deputy.core.quotas import Quotas
-from deputy.core.user_settings import UserSettings, UserSettingsStore
+from deputy.core.accounts.plans import PlansFileError, default_plans, parse_plans
+from deputy.core.accounts.quota_periods import periods
+from deputy.core.accounts.quota_texts import near_text, plan_text, refusal_text
+from deputy.core.accounts.quotas import Quotas
+from deputy.core.accounts.user_settings import UserSettings, UserSettingsStore
 
 BOOK = parse_plans("""
 default = "free"

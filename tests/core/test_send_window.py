@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 from redis import Redis
 
-from deputy.core.send_window import HeldSend, Refused, SendEvent, SendState, advance, window_seconds
-from deputy.core.send_window_store import SendWindowStore
+from deputy.core.records.send_window import HeldSend, Refused, SendEvent, SendState, advance, window_seconds
+from deputy.core.records.send_window_store import SendWindowStore
 
 
 def waiting(due: float = 20.0) -> HeldSend:

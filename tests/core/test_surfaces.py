@@ -6,9 +6,9 @@ import pytest
 import redis.asyncio as aioredis
 from redis import Redis
 
-from deputy.core.account_links import AccountLinks, LinkError
-from deputy.core.erasure import Owned
-from deputy.core.surfaces import (
+from deputy.core.accounts.account_links import AccountLinks, LinkError
+from deputy.core.records.erasure import Owned
+from deputy.core.accounts.surfaces import (
     ACCOUNT_KEY,
     NUMBER_KEY,
     SURFACE_KEY,
@@ -17,7 +17,7 @@ from deputy.core.surfaces import (
     erase_user_surfaces,
     pin_route,
 )
-from deputy.testing import RedisServer
+from deputy.testing.stack import RedisServer
 
 WA = "15550003003"
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from deputy.core.handoff import CodeField, HandOff, handoff_text, looks_like_code, normalised_code
+from deputy.core.records.handoff import CodeField, HandOff, handoff_text, looks_like_code, normalised_code
 
 
 def _handoff(reason: str = "two_factor", entry: bool = True, retry: bool = False) -> HandOff:

@@ -10,8 +10,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 import httpx
 import pytest
 
-from deputy.health import HealthServer, LoopProbe, model_check
-from deputy.core.ports import free_port
+from deputy.runtime.health import HealthServer, LoopProbe, model_check
+from deputy.core.infrastructure.ports import free_port
 
 
 @pytest.fixture

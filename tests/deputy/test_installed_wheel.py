@@ -29,8 +29,8 @@ import httpx
 import pytest
 from tests_support import BODY, GOAL, email_script
 
-from deputy.agent.testing import ScriptedModelServer
-from deputy.testing import DeputyStack, RedisServer, wait_for
+from deputy.agent.model.testing import ScriptedModelServer
+from deputy.testing.stack import DeputyStack, RedisServer, wait_for
 from deputy.sandbox.mail import LocalMailServer
 
 CHECKOUT = Path(__file__).resolve().parents[2]

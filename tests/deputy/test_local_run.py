@@ -9,9 +9,9 @@ import subprocess
 import sys
 from pathlib import Path
 
-from deputy.core.ports import free_port
-from deputy.testing import ChatUser, wait_for
-from deputy.testing_whatsapp import WhatsAppUser
+from deputy.core.infrastructure.ports import free_port
+from deputy.testing.stack import ChatUser, wait_for
+from deputy.testing.whatsapp_stack import WhatsAppUser
 
 
 def test_deputy_run_with_nothing_configured_sends_the_email_the_user_asked_for(tmp_path: Path) -> None:

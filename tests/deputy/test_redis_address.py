@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from deputy.core.redis_address import SentinelAddress, parse_address, sentinel_url
+from deputy.core.infrastructure.redis_address import SentinelAddress, parse_address, sentinel_url
 from deputy.settings import Settings
 
 

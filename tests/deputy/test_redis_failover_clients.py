@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from deputy.core.redis_clients import async_client, sync_client
-from deputy.redis_failover import RedisFailoverSet
+from deputy.core.infrastructure.redis_clients import async_client, sync_client
+from deputy.testing.redis_failover import RedisFailoverSet
 from deputy.queue.replication import PROBE_KEY, replica_confirmation
 
 pytestmark = pytest.mark.slow

@@ -12,9 +12,9 @@ from redis import Redis
 
 from deputy.agent.goals import Goal, GoalStatus, GoalStore
 from deputy.core.confidential import ConfidentialKeys
-from deputy.testing import RedisServer
-from deputy.training_export import training_records
-from deputy.core.user_settings import UserSettings, UserSettingsStore
+from deputy.testing.stack import RedisServer
+from deputy.admin.training_export import training_records
+from deputy.core.accounts.user_settings import UserSettings, UserSettingsStore
 
 PERSONAL = "Email bob.smith@example.com or call +1 (415) 555-0134; card 4111 1111 1111 1111; " \
            "IBAN DE89 3704 0044 0532 0130 00; I live at 221 Baker Street."

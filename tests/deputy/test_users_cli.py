@@ -8,9 +8,9 @@ import time
 from redis import Redis
 
 from deputy.cli import _parser
-from deputy.users import run
-from deputy.core.plans import default_plans
-from deputy.core.quotas import Quotas
+from deputy.admin.users import run
+from deputy.core.accounts.plans import default_plans
+from deputy.core.accounts.quotas import Quotas
 
 
 def users(redis: Redis, *argv: str) -> tuple[int, list[str]]:
@@ -56,7 +56,7 @@ def test_an_invitation_lets_one_newcomer_in_on_its_plan(redis: Redis) -> None:
 
 
 def test_metrics_show_users_and_use_per_plan(redis: Redis) -> None:
-    from deputy.core.metrics_plans import PlanCollector
+    from deputy.core.accounts.metrics_plans import PlanCollector
 
     quotas = Quotas(redis, default_plans())
     now = time.time()

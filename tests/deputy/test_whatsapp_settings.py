@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from deputy.settings import Settings
-from deputy.whatsapp_main import LOCAL_PHONE_NUMBER_ID, config_from
+from deputy.apps.whatsapp import LOCAL_PHONE_NUMBER_ID, config_from
 
 
 def test_without_a_token_the_surface_talks_to_the_local_emulator() -> None:

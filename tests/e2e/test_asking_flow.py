@@ -7,9 +7,9 @@ answer resumes the goal, and the card that follows is for the address they gave.
 
 from __future__ import annotations
 
-from deputy.agent.model import ModelReply
-from deputy.agent.testing import ChatRequest, message_text, tool_call
-from deputy.testing import DeputyStack
+from deputy.agent.model.chat_model import ModelReply
+from deputy.agent.model.testing import ChatRequest, message_text, tool_call
+from deputy.testing.stack import DeputyStack
 
 INVENTED, REAL = "plumber@pipes-made-up.example", "joe@quickfix.example"
 EMAIL = {"subject": "Leaking boiler", "body": "Hi, the boiler is leaking again. Could you come by?"}

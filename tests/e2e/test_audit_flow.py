@@ -7,7 +7,7 @@ import re
 
 from redis import Redis
 
-from deputy.testing import DeputyStack
+from deputy.testing.stack import DeputyStack
 from deputy.sentinel.stores.audit import AuditLog
 
 T0 = 1_764_000_000.0

@@ -7,9 +7,9 @@ from pathlib import Path
 import pytest
 from tests_support import email_script
 
-from deputy.agent.testing import ChatRequest, ScriptedModelServer, ScriptedResponse
-from deputy.core.ports import free_port
-from deputy.testing import DeputyStack, RedisServer
+from deputy.agent.model.testing import ChatRequest, ScriptedModelServer, ScriptedResponse
+from deputy.core.infrastructure.ports import free_port
+from deputy.testing.stack import DeputyStack, RedisServer
 
 FAST_RETRIES = {"DEPUTY_MODEL_RETRY_DELAYS": "0.2,0.2"}
 
@@ -110,7 +110,7 @@ def test_garbage_from_the_model_then_retry_completes_the_goal(stack: DeputyStack
 
 def test_tool_call_with_bad_arguments_goes_back_to_the_model(stack: DeputyStack, model_server, mail_server) -> None:
     def script(request: ChatRequest):
-        from deputy.agent.testing import last_message, message_text, tool_call
+        from deputy.agent.model.testing import last_message, message_text, tool_call
 
         last = last_message(request.messages) or {}
         if last.get("role") == "tool" and "Invalid arguments" in message_text(last):

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from tests_support import GOAL
 
-from deputy.testing import DeputyStack
+from deputy.testing.stack import DeputyStack
 from deputy.sandbox.mail import LocalMailServer
 
 

@@ -6,7 +6,7 @@ import pytest
 from playwright.sync_api import expect, sync_playwright
 from tests_support import BODY, GOAL
 
-from deputy.testing import DeputyStack
+from deputy.testing.stack import DeputyStack
 from deputy.sandbox.mail import LocalMailServer
 
 pytestmark = pytest.mark.browser

@@ -15,9 +15,9 @@ import httpx
 import pytest
 from redis import Redis
 
-from deputy.agent.model import ModelReply
-from deputy.agent.testing import ChatRequest, goal_text, tool_call
-from deputy.testing import ChatUser, DeputyStack, wait_for
+from deputy.agent.model.chat_model import ModelReply
+from deputy.agent.model.testing import ChatRequest, goal_text, tool_call
+from deputy.testing.stack import ChatUser, DeputyStack, wait_for
 from tests_support import everything_in_redis, tiny_pdf
 
 ANN, BEA = 7404031101, 7404031113

@@ -9,8 +9,8 @@ import pytest
 from redis import Redis
 from tests_support import GOAL
 
-from deputy.agent.testing import ScriptedModelServer
-from deputy.testing import DeputyStack, wait_for
+from deputy.agent.model.testing import ScriptedModelServer
+from deputy.testing.stack import DeputyStack, wait_for
 from deputy.sandbox.mail import LocalMailServer
 from deputy.sentinel.stores.audit import AuditLog
 

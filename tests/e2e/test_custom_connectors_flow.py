@@ -11,10 +11,10 @@ import httpx
 import pytest
 from aiohttp import web
 
-from deputy.agent.model import ModelReply
-from deputy.agent.testing import ChatRequest, message_text, tool_call
-from deputy.core.ports import free_port
-from deputy.testing import DeputyStack
+from deputy.agent.model.chat_model import ModelReply
+from deputy.agent.model.testing import ChatRequest, message_text, tool_call
+from deputy.core.infrastructure.ports import free_port
+from deputy.testing.stack import DeputyStack
 from deputy.sandbox.mcp_demo import DemoMcpHttpServer
 
 KEY = "notes-api-key-123456"

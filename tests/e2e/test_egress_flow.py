@@ -12,7 +12,7 @@ from pydantic import SecretStr
 from redis import Redis
 from tests_support import GOAL
 
-from deputy.testing import DeputyStack, wait_for
+from deputy.testing.stack import DeputyStack, wait_for
 from deputy.sentinel.stores.audit import AuditLog
 from deputy.vault import Vault
 

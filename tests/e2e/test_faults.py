@@ -19,11 +19,11 @@ from redis import Redis
 from tests_support import GOAL, email_script, mailbox_env
 
 from deputy.agent.goals import GoalStore
-from deputy.agent.model import ModelReply
-from deputy.agent.testing import ChatRequest, ScriptedModelServer, last_message, message_text, text, tool_call
-from deputy.bot_crash import kill_bot_between_write_and_confirm
-from deputy.chaos import FaultPlan, run_faults, waiting_for_jobs
-from deputy.testing import DeputyStack, Message, RedisServer, wait_for
+from deputy.agent.model.chat_model import ModelReply
+from deputy.agent.model.testing import ChatRequest, ScriptedModelServer, last_message, message_text, text, tool_call
+from deputy.testing.bot_crash import kill_bot_between_write_and_confirm
+from deputy.testing.chaos import FaultPlan, run_faults, waiting_for_jobs
+from deputy.testing.stack import DeputyStack, Message, RedisServer, wait_for
 from deputy.sandbox.mail import LocalMailServer
 from deputy.sandbox.mailstore import DEMO_PASSWORD, MailStore, seed_demo_inbox
 
@@ -349,7 +349,7 @@ def test_after_redis_restarts_empty_a_new_goal_still_completes(
     tmp_path, mail_server: LocalMailServer, model_server, smtp_env: dict[str, str]
 ) -> None:
     """Redis without persistence restarted (everything lost): Deputy heals and serves the next goal."""
-    from deputy.testing import RedisServer
+    from deputy.testing.stack import RedisServer
     redis_server = RedisServer(tmp_path / "redis").start()
     model_server.responder = email_script
     stack = DeputyStack(redis_server.url, model_server.base_url, tmp_path / "stack", smtp=smtp_env,

@@ -8,8 +8,8 @@ import time
 import httpx
 from redis import Redis
 
-from deputy.agent.testing import tool_call
-from deputy.testing import DeputyStack
+from deputy.agent.model.testing import tool_call
+from deputy.testing.stack import DeputyStack
 from deputy.memory import MemoryItem, MemoryKind, MemoryStore
 from tests_support import tiny_pdf
 

@@ -19,9 +19,9 @@ import httpx
 import pytest
 from tests_support import GOAL, email_script
 
-from deputy.agent.testing import ScriptedModelServer
-from deputy.core.metrics import provider_of
-from deputy.testing import DeputyStack, RedisServer, wait_for
+from deputy.agent.model.testing import ScriptedModelServer
+from deputy.core.infrastructure.metrics import provider_of
+from deputy.testing.stack import DeputyStack, RedisServer, wait_for
 from deputy.sandbox.mail import LocalMailServer
 
 pytestmark = pytest.mark.slow

@@ -12,10 +12,10 @@ from typing import Iterator
 import pytest
 from aiohttp import web
 
-from deputy.agent.model import ModelReply
-from deputy.agent.testing import ChatRequest, message_text, tool_call
-from deputy.core.ports import free_port
-from deputy.testing import ChatUser, DeputyStack
+from deputy.agent.model.chat_model import ModelReply
+from deputy.agent.model.testing import ChatRequest, message_text, tool_call
+from deputy.core.infrastructure.ports import free_port
+from deputy.testing.stack import ChatUser, DeputyStack
 from deputy.sandbox.mcp_demo import DemoMcpHttpServer
 from deputy.sentinel.stores.audit import AuditLog
 

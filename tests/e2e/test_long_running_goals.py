@@ -9,10 +9,10 @@ import time
 import pytest
 from redis import Redis
 
-from deputy.agent.model import ModelReply
-from deputy.agent.testing import ChatRequest, ScriptedModelServer, ScriptedResponse, message_text, system_text, tool_call
-from deputy.core.outbox import OUTBOX_HELD, OUTBOX_STREAM
-from deputy.testing import DeputyStack, RedisServer, wait_for
+from deputy.agent.model.chat_model import ModelReply
+from deputy.agent.model.testing import ChatRequest, ScriptedModelServer, ScriptedResponse, message_text, system_text, tool_call
+from deputy.core.records.outbox import OUTBOX_HELD, OUTBOX_STREAM
+from deputy.testing.stack import DeputyStack, RedisServer, wait_for
 from deputy.sandbox.mail import LocalMailServer
 from deputy.sentinel.stores.rule_store import RuleStore
 from deputy.sentinel.rules import RequestedVerdict, RuleConditions, RuleScope, UserRule

@@ -19,9 +19,9 @@ import pytest
 from redis import Redis
 from tests_support import GOAL, email_script
 
-from deputy.agent.model import ModelReply
-from deputy.agent.testing import ChatRequest, ScriptedModelServer, goal_text, message_text, tool_call
-from deputy.testing import DeputyStack, RedisServer, wait_for
+from deputy.agent.model.chat_model import ModelReply
+from deputy.agent.model.testing import ChatRequest, ScriptedModelServer, goal_text, message_text, tool_call
+from deputy.testing.stack import DeputyStack, RedisServer, wait_for
 from deputy.sandbox import shop
 from deputy.sandbox.account_pages import ACCOUNT, AccountDesk
 from deputy.sandbox.mail import LocalMailServer

@@ -3,9 +3,9 @@ or forgot, /settings renames the agent."""
 
 from __future__ import annotations
 
-from deputy.agent.model import ModelReply
-from deputy.agent.testing import ChatRequest, goal_text, tool_call
-from deputy.testing import DeputyStack
+from deputy.agent.model.chat_model import ModelReply
+from deputy.agent.model.testing import ChatRequest, goal_text, tool_call
+from deputy.testing.stack import DeputyStack
 
 
 def script(request: ChatRequest) -> ModelReply:

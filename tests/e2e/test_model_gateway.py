@@ -20,8 +20,8 @@ import pytest
 from redis import Redis
 from tests_support import GOAL, email_script
 
-from deputy.agent.model import ModelReply
-from deputy.agent.testing import (
+from deputy.agent.model.chat_model import ModelReply
+from deputy.agent.model.testing import (
     ChatRequest,
     ScriptedModelServer,
     ScriptedResponse,
@@ -31,8 +31,8 @@ from deputy.agent.testing import (
     text,
     tool_call,
 )
-from deputy.core.ports import free_port
-from deputy.testing import DeputyStack, RedisServer, wait_for
+from deputy.core.infrastructure.ports import free_port
+from deputy.testing.stack import DeputyStack, RedisServer, wait_for
 from deputy.sandbox.mail import LocalMailServer
 from deputy.sentinel.stores.rule_store import RuleStore
 from deputy.sentinel.rules import RequestedVerdict, RuleConditions, RuleScope, UserRule

@@ -19,10 +19,10 @@ import pytest
 from redis import Redis
 from tests_support import email_script
 
-from deputy.agent.model import ModelReply
-from deputy.agent.model_requests import REQUESTS_STREAM
-from deputy.agent.testing import ChatRequest, ScriptedModelServer, ScriptedResponse
-from deputy.testing import DeputyStack, RedisServer, wait_for
+from deputy.agent.model.chat_model import ModelReply
+from deputy.agent.model.model_requests import REQUESTS_STREAM
+from deputy.agent.model.testing import ChatRequest, ScriptedModelServer, ScriptedResponse
+from deputy.testing.stack import DeputyStack, RedisServer, wait_for
 from deputy.gateway.wait_notices import WORKING
 
 BUSY = 900  # the user who texts five goals

@@ -15,9 +15,9 @@ from typing import Iterator
 
 import pytest
 
-from deputy.agent.model import ModelReply
-from deputy.agent.testing import ChatRequest, message_text, tool_call
-from deputy.testing import DeputyStack, wait_for
+from deputy.agent.model.chat_model import ModelReply
+from deputy.agent.model.testing import ChatRequest, message_text, tool_call
+from deputy.testing.stack import DeputyStack, wait_for
 from deputy.sandbox.negotiation import site as marketplace
 from deputy.sandbox.negotiation.counterparts import Counterpart, Temperament
 from deputy.sandbox.negotiation.world import NegotiationWorld

@@ -9,9 +9,9 @@ import httpx
 import pytest
 from test_custom_connectors_flow import KEY, NotesService
 
-from deputy.agent.model import ModelReply
-from deputy.agent.testing import ChatRequest, message_text, tool_call
-from deputy.testing import ChatUser, DeputyStack
+from deputy.agent.model.chat_model import ModelReply
+from deputy.agent.model.testing import ChatRequest, message_text, tool_call
+from deputy.testing.stack import ChatUser, DeputyStack
 from deputy.sentinel.stores.audit import AuditLog
 
 

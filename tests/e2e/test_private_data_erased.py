@@ -11,7 +11,7 @@ from __future__ import annotations
 import httpx
 from redis import Redis
 
-from deputy.testing import ChatUser, DeputyStack, wait_for
+from deputy.testing.stack import ChatUser, DeputyStack, wait_for
 from tests.e2e.test_confidential_flow import (  # noqa: F401 (fixtures)
     PASSPHRASE, gateway_stack, leaks, link, script, stack_env,
 )

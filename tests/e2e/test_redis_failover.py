@@ -20,11 +20,11 @@ from pathlib import Path
 
 import pytest
 
-from deputy.agent.model import ModelReply
-from deputy.agent.testing import ChatRequest, ScriptedModelServer, last_message, message_text, tool_call, user_texts
-from deputy.core.redis_clients import sync_client
-from deputy.redis_failover import MASTER_NAME, RedisFailoverSet
-from deputy.testing import ChatUser, DeputyStack, Message
+from deputy.agent.model.chat_model import ModelReply
+from deputy.agent.model.testing import ChatRequest, ScriptedModelServer, last_message, message_text, tool_call, user_texts
+from deputy.core.infrastructure.redis_clients import sync_client
+from deputy.testing.redis_failover import MASTER_NAME, RedisFailoverSet
+from deputy.testing.stack import ChatUser, DeputyStack, Message
 from deputy.sandbox.mail import LocalMailServer
 
 pytestmark = pytest.mark.slow

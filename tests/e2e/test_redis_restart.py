@@ -17,9 +17,9 @@ from pathlib import Path
 import pytest
 from tests_support import GOAL, email_script
 
-from deputy.agent.testing import ScriptedModelServer
+from deputy.agent.model.testing import ScriptedModelServer
 from deputy.bot.texts import ACK_NEW_GOAL, STORAGE_DOWN
-from deputy.testing import DeputyStack, RedisServer
+from deputy.testing.stack import DeputyStack, RedisServer
 
 
 @pytest.fixture(params=[False, True], ids=["empty-restart", "append-only-restart"])

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from tests_support import email_script
 
-from deputy.agent.model import ModelReply
-from deputy.agent.testing import ChatRequest, tool_call
-from deputy.testing import DeputyStack
+from deputy.agent.model.chat_model import ModelReply
+from deputy.agent.model.testing import ChatRequest, tool_call
+from deputy.testing.stack import DeputyStack
 from deputy.sandbox.mail import LocalMailServer
 
 

@@ -15,10 +15,10 @@ from typing import Iterator
 import httpx
 import pytest
 
-from deputy.agent.model import ModelReply
-from deputy.agent.testing import ChatRequest, message_text, tool_call
-from deputy.local import api_environment, sandbox_environment
-from deputy.testing import DeputyStack, RedisServer
+from deputy.agent.model.chat_model import ModelReply
+from deputy.agent.model.testing import ChatRequest, message_text, tool_call
+from deputy.apps.local import api_environment, sandbox_environment
+from deputy.testing.stack import DeputyStack, RedisServer
 from deputy.sandbox.services import SandboxEndpoints, SandboxServices
 
 GOAL = "book a table for 2 at an Italian place on Friday at 7pm, add it to my calendar and email sam@example.com"

@@ -15,9 +15,9 @@ import httpx
 
 from redis import Redis
 
-from deputy.agent.model import ModelReply
-from deputy.agent.testing import ChatRequest, ScriptedModelServer, tool_call
-from deputy.testing import DeputyStack, wait_for
+from deputy.agent.model.chat_model import ModelReply
+from deputy.agent.model.testing import ChatRequest, ScriptedModelServer, tool_call
+from deputy.testing.stack import DeputyStack, wait_for
 from tests.e2e.test_confidential_flow import leaks
 from deputy.core.secret_scan.words import bip39
 

@@ -8,11 +8,11 @@ import time
 import pytest
 from redis import Redis
 
-from deputy.agent.model import ModelReply
-from deputy.agent.testing import ChatRequest, message_text, tool_call
-from deputy.core.send_window_store import SendWindowStore
-from deputy.core.user_settings import UserSettings, UserSettingsStore
-from deputy.testing import DeputyStack, Message, wait_for
+from deputy.agent.model.chat_model import ModelReply
+from deputy.agent.model.testing import ChatRequest, message_text, tool_call
+from deputy.core.records.send_window_store import SendWindowStore
+from deputy.core.accounts.user_settings import UserSettings, UserSettingsStore
+from deputy.testing.stack import DeputyStack, Message, wait_for
 from deputy.sandbox.mail import LocalMailServer
 
 pytestmark = pytest.mark.slow

@@ -15,10 +15,10 @@ from typing import Iterator
 import pytest
 from redis import Redis
 
-from deputy.agent.model import ModelReply
-from deputy.agent.testing import ChatRequest, message_text, tool_call
-from deputy.core.user_settings import UserSettings, UserSettingsStore
-from deputy.testing import DeputyStack, Message, wait_for
+from deputy.agent.model.chat_model import ModelReply
+from deputy.agent.model.testing import ChatRequest, message_text, tool_call
+from deputy.core.accounts.user_settings import UserSettings, UserSettingsStore
+from deputy.testing.stack import DeputyStack, Message, wait_for
 from deputy.sandbox.calendar import SandboxCalendar
 from deputy.sandbox.mail import LocalMailServer
 

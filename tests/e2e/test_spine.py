@@ -11,15 +11,15 @@ from __future__ import annotations
 import pytest
 from tests_support import BODY, GOAL, SUBJECT, email_script
 
-from deputy.agent.model import ModelReply
-from deputy.agent.testing import (
+from deputy.agent.model.chat_model import ModelReply
+from deputy.agent.model.testing import (
     ChatRequest,
     ScriptedModelServer,
     ScriptedResponse,
     last_message,
     message_text,
 )
-from deputy.testing import DeputyStack, wait_for
+from deputy.testing.stack import DeputyStack, wait_for
 from deputy.sandbox.mail import LocalMailServer
 from deputy.sentinel.stores.audit import AuditLog
 

@@ -9,9 +9,9 @@ import httpx
 import pytest
 from redis import Redis
 
-from deputy.agent.model import ModelReply
-from deputy.agent.testing import ChatRequest, goal_text, tool_call
-from deputy.testing import DeputyStack, wait_for
+from deputy.agent.model.chat_model import ModelReply
+from deputy.agent.model.testing import ChatRequest, goal_text, tool_call
+from deputy.testing.stack import DeputyStack, wait_for
 from tests_support import email_script, everything_in_redis
 
 ANN, BOB = 7404031017, 7404031029

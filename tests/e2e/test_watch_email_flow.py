@@ -16,9 +16,9 @@ import pytest
 from redis import Redis
 
 from deputy.agent.goals import Goal, GoalStore
-from deputy.agent.model import ModelReply
-from deputy.agent.testing import ChatRequest, ScriptedModelServer, message_text, tool_call
-from deputy.testing import ChatUser, DeputyStack, RedisServer, wait_for
+from deputy.agent.model.chat_model import ModelReply
+from deputy.agent.model.testing import ChatRequest, ScriptedModelServer, message_text, tool_call
+from deputy.testing.stack import ChatUser, DeputyStack, RedisServer, wait_for
 from deputy.sandbox.mail import LocalMailServer
 from deputy.sandbox.mailstore import MailStore
 from tests_support import mailbox_env, wait_until_nothing_runs

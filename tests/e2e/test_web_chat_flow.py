@@ -15,10 +15,10 @@ from collections.abc import Iterator
 import httpx
 import pytest
 
-from deputy.agent.model import ModelReply
-from deputy.agent.testing import ChatRequest, message_text, tool_call
-from deputy.local import api_environment
-from deputy.testing import DeputyStack, wait_for
+from deputy.agent.model.chat_model import ModelReply
+from deputy.agent.model.testing import ChatRequest, message_text, tool_call
+from deputy.apps.local import api_environment
+from deputy.testing.stack import DeputyStack, wait_for
 from deputy.sandbox import restaurants, search, shop, tickets
 from deputy.sandbox.account_pages import ACCOUNT, AccountDesk
 from deputy.sandbox.services import SandboxEndpoints

@@ -19,10 +19,10 @@ import httpx
 import pytest
 from redis import Redis
 
-from deputy.agent.model import ModelReply
-from deputy.agent.testing import ChatRequest, message_text, tool_call
-from deputy.local import api_environment, sandbox_environment
-from deputy.testing import DeputyStack, RedisServer
+from deputy.agent.model.chat_model import ModelReply
+from deputy.agent.model.testing import ChatRequest, message_text, tool_call
+from deputy.apps.local import api_environment, sandbox_environment
+from deputy.testing.stack import DeputyStack, RedisServer
 from deputy.sandbox.services import SandboxServices
 from deputy.sentinel.stores.audit import AuditLog
 

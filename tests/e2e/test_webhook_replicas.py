@@ -22,12 +22,12 @@ from tests_support import GOAL, email_script
 from webhook_testkit import Gate, LoadBalancer, LoopThread
 
 from deputy.agent.goals import GoalStore
-from deputy.agent.testing import ScriptedModelServer
+from deputy.agent.model.testing import ScriptedModelServer
 from deputy.bot import texts
 from deputy.bot.webhook import SECRET_HEADER
-from deputy.core.ports import free_port
+from deputy.core.infrastructure.ports import free_port
 from deputy.settings import Settings
-from deputy.testing import DeputyStack, RedisServer, wait_for
+from deputy.testing.stack import DeputyStack, RedisServer, wait_for
 from deputy.sandbox.mail import LocalMailServer
 
 REPLICAS = 3

@@ -18,12 +18,12 @@ from redis import Redis
 from tests_support import BODY, GOAL, SUBJECT, email_script, tiny_pdf
 
 from deputy.agent.goals import GoalStore
-from deputy.agent.model import ModelReply
-from deputy.agent.testing import ChatRequest, ScriptedModelServer, goal_text, tool_call
-from deputy.core.outbox import Outbox
-from deputy.core.surfaces import default_account
-from deputy.testing import DeputyStack, RedisServer, ask_before_sending
-from deputy.testing_whatsapp import WhatsAppUser
+from deputy.agent.model.chat_model import ModelReply
+from deputy.agent.model.testing import ChatRequest, ScriptedModelServer, goal_text, tool_call
+from deputy.core.records.outbox import Outbox
+from deputy.core.accounts.surfaces import default_account
+from deputy.testing.stack import DeputyStack, RedisServer, ask_before_sending
+from deputy.testing.whatsapp_stack import WhatsAppUser
 from deputy.sandbox.mail import LocalMailServer
 from deputy.whatsapp.sender import FIRST_CONTACT_NOTICE
 

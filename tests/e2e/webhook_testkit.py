@@ -24,7 +24,7 @@ from typing import Any
 import aiohttp
 from aiohttp import web
 
-from deputy.core.ports import free_port
+from deputy.core.infrastructure.ports import free_port
 
 _HOP_BY_HOP = {"host", "content-length", "transfer-encoding", "connection", "keep-alive"}
 

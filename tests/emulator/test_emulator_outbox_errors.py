@@ -11,7 +11,7 @@ from telegram import Bot
 
 from deputy.bot.buttons import ButtonSigner
 from deputy.bot.outbox_consumer import OutboxConsumer
-from deputy.core.outbox import Button, Outbox, OutboxMessage
+from deputy.core.records.outbox import Button, Outbox, OutboxMessage
 
 
 async def test_a_message_with_a_broken_button_goes_out_as_words_and_the_next_one_follows(

@@ -11,7 +11,7 @@ from telegram import Bot
 from test_emulator_photos import png
 
 from deputy.bot.outbox_consumer import MAX_CAPTION_CHARS, PHOTO_GONE, OutboxConsumer
-from deputy.core.outbox import Outbox, OutboxMessage
+from deputy.core.records.outbox import Outbox, OutboxMessage
 
 
 @pytest.fixture

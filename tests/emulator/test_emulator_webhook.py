@@ -14,7 +14,7 @@ from telegram import Update
 from telegram.error import Conflict
 from telegram.ext import ApplicationBuilder
 
-from deputy.core.ports import free_port
+from deputy.core.infrastructure.ports import free_port
 from deputy.emulator import Emulator, bound_port, create_app, serve
 from deputy.emulator.webhook import SECRET_HEADER, Backoff
 

@@ -12,10 +12,12 @@ from pydantic import SecretStr
 from redis import Redis
 
 from deputy.agent.goals import GoalStore
-from deputy.agent.testing import FunctionModel, message_text, tool_call
-from deputy.connectors.openapi import OpenApiRunner, fetch_openapi, import_openapi
-from deputy.core.clock import ManualClock
-from deputy.operations import KNOWN_OVERRIDES, build_catalog
+from deputy.agent.model.testing import FunctionModel, message_text, tool_call
+from deputy.connectors.openapi.runner import OpenApiRunner
+from deputy.connectors.openapi.document import fetch_openapi
+from deputy.connectors.openapi.importer import import_openapi
+from deputy.core.infrastructure.clock import ManualClock
+from deputy.runtime.operations import KNOWN_OVERRIDES, build_catalog
 from deputy.executor.issuer_client import HttpIssuerClient
 from deputy.executor.mandates import MandateSigner
 from deputy.executor.payments import PaymentIssuer
@@ -28,7 +30,7 @@ from deputy.sandbox.webapp_common import SiteServer
 from deputy.sentinel.stores.approvals import Choice
 from deputy.sentinel.stores.rule_store import RuleStore
 from deputy.vault import CredentialKind, KdfCost, PaymentTokens, Vault
-from deputy.queue.inline import InlineDeputy
+from deputy.testing.inline import InlineDeputy
 
 USER = 41
 CARD = "4111111111111111"

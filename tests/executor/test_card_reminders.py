@@ -13,8 +13,8 @@ from rq.registry import ScheduledJobRegistry
 from rq.serializers import JSONSerializer
 
 from deputy.credential_page.card_reminders import card_reminders
-from deputy.core.outbox import OUTBOX_STREAM, OutboxMessage
-from deputy.core.payloads import ACTIONS_QUEUE
+from deputy.core.records.outbox import OUTBOX_STREAM, OutboxMessage
+from deputy.core.records.payloads import ACTIONS_QUEUE
 from deputy.executor.card_reminders import CardReminder, send_reminder
 from deputy.vault import CredentialKind, KdfCost, Vault
 

@@ -7,10 +7,10 @@ from pathlib import Path
 from pydantic import SecretStr
 from redis import Redis
 
-from deputy.core.effects import ConnectorError, EffectClass
-from deputy.connectors.email import SmtpAccount
+from deputy.core.records.effects import ConnectorError, EffectClass
+from deputy.connectors.email.smtp import SmtpAccount
 from deputy.sandbox.mail import LocalMailServer
-from deputy.core.actions import Action
+from deputy.core.records.actions import Action
 from deputy.vault import KdfCost, Vault
 from deputy.executor.credentials import SMTP_HANDLE, EmailAccounts
 

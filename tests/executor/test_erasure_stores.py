@@ -11,12 +11,12 @@ from deputy.agent.goals import Goal, GoalStore
 from deputy.agent.uploads import Uploads
 from deputy.connectors.custom import CustomConnector, CustomConnectors
 from deputy.connectors.web.states import BrowserStates
-from deputy.core.actions import Action
+from deputy.core.records.actions import Action
 from deputy.core.confidential import ConfidentialKeys, WaitingWork
-from deputy.core.connect_links import ConnectLinks
-from deputy.core.effects import EffectClass
-from deputy.core.outbox import MESSAGE_REF_KEY, OUTBOX_HELD, SENT_KEY, Outbox, OutboxMessage
-from deputy.core.user_settings import UserSettings, UserSettingsStore
+from deputy.core.accounts.connect_links import ConnectLinks
+from deputy.core.records.effects import EffectClass
+from deputy.core.records.outbox import MESSAGE_REF_KEY, OUTBOX_HELD, SENT_KEY, Outbox, OutboxMessage
+from deputy.core.accounts.user_settings import UserSettings, UserSettingsStore
 from deputy.executor.erasure import STORES, erase_user
 from deputy.executor.review_context import add_contact
 from deputy.memory import MemoryItem, MemoryStore
@@ -29,6 +29,7 @@ from tests_support import everything_in_redis
 from deputy.vault import KdfCost, Vault, VaultKey
 from deputy.queue.dispatch import action_unit, erase_user_units, goal_unit
 from deputy.queue.inflight import Inflight, Registration
+from deputy.queue.job_paths import RUN_GOAL_STEP
 
 ANN, BOB = 41, 42
 CHEAP = KdfCost(time_cost=1, memory_cost_kib=1024, parallelism=1)
@@ -91,7 +92,7 @@ def fill_every_store(redis: Redis, user_id: int, name: str) -> None:
     redis.zadd(OUTBOX_HELD, {"1-0|" + OutboxMessage(chat_id=user_id, text=f"held for {name}").model_dump_json(): 1.0})
     inflight = Inflight(redis)
     for unit in (goal_unit(goal_id), action_unit(action_id)):
-        inflight.register(Registration(unit=unit, queue="agent", func="deputy.queue.jobs.run_goal_step",
+        inflight.register(Registration(unit=unit, queue="agent", func=RUN_GOAL_STEP.path,
                                        payload={"goal_id": goal_id}, job_id=f"job_{unit}", registered_at=1.0))
         redis.set(f"deputy:lease:{unit}", "held")
     CustomConnectors(redis).add(user_id, CustomConnector(kind="openapi", name=f"notes-{name}",

@@ -7,15 +7,15 @@ import json
 from redis import Redis
 
 from deputy.agent.goals import GoalStatus, GoalStore
-from deputy.agent.testing import FunctionModel, message_text, tool_call
-from deputy.core.actions import ActionState
-from deputy.testing import ask_before_sending
+from deputy.agent.model.testing import FunctionModel, message_text, tool_call
+from deputy.core.records.actions import ActionState
+from deputy.testing.stack import ask_before_sending
 from deputy.executor.review_context import ReviewContextBuilder, stored_rules
 from deputy.sandbox.world import World
 from deputy.sandbox.world_operations import world_catalog
 from deputy.sentinel.stores.approvals import ApprovalStatus, Choice
 from deputy.sentinel.stores.rule_store import RuleStore
-from deputy.queue.inline import InlineDeputy
+from deputy.testing.inline import InlineDeputy
 
 USER = 77
 TEXT = "email bob@example.com that lunch is at noon"

@@ -11,23 +11,23 @@ from egress_testkit import Rebinding, fixed, no_outside_traffic
 from pydantic import SecretStr
 from redis import Redis
 
-from deputy.agent.testing import FunctionModel, tool_call
+from deputy.agent.model.testing import FunctionModel, tool_call
 from deputy.connectors.custom import CustomConnectors, UserCatalogs
 from deputy.connectors.default import default_catalog
 from deputy.connectors.email.imap import ImapSession
 from deputy.connectors.email.imap_accounts import IMAP_HANDLE, ImapAccounts
 from deputy.connectors.email.mail_runners import MailRunners
-from deputy.connectors.http import guarded_client
-from deputy.core.outbox import OUTBOX_STREAM, Outbox
+from deputy.connectors.http.client import guarded_client
+from deputy.core.records.outbox import OUTBOX_STREAM, Outbox
 from deputy.settings import Settings
 from deputy.sentinel.stores.audit import AuditLog
 from deputy.sentinel.egress.policy import EgressContext, EgressPolicy, reviewer
 from deputy.sentinel.egress.transports.sockets import EndpointGuard
 from deputy.vault import KdfCost, Scrubber, Vault
 from deputy.executor.custom_connectors import CustomConnectorService
-from deputy.egress_guards import endpoint_guard, mcp_visitor
-from deputy.queue.inline import InlineDeputy
-from deputy.core.payloads import AddConnectorJob
+from deputy.runtime.egress_guards import endpoint_guard, mcp_visitor
+from deputy.testing.inline import InlineDeputy
+from deputy.core.records.payloads import AddConnectorJob
 
 USER = 41
 PASSWORD = "imap-app-password-do-not-leak"

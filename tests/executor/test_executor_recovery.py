@@ -14,11 +14,11 @@ from redis import Redis
 from test_executor_approvals import USER, Rig
 
 from deputy.agent.goals import GoalStatus
-from deputy.agent.testing import message_text, text, tool_call
+from deputy.agent.model.testing import message_text, text, tool_call
 from deputy.connectors.progress import report
-from deputy.core.outbox import OutboxMessage
+from deputy.core.records.outbox import OutboxMessage
 from deputy.sentinel.action_lifecycle import ActionEvent, after
-from deputy.core.actions import Action, ActionState
+from deputy.core.records.actions import Action, ActionState
 from deputy.sentinel.stores.approvals import ApprovalStatus, Choice
 
 CAVEAT = "I couldn't confirm whether the email to bob@example.com was sent."

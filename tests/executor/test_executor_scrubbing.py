@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from redis import Redis
 
-from deputy.agent.testing import FunctionModel, message_text, tool_call
+from deputy.agent.model.testing import FunctionModel, message_text, tool_call
 from deputy.sandbox.world import World
 from deputy.sandbox.world_operations import world_catalog
 from deputy.vault import Scrubber, redact_patterns
-from deputy.queue.inline import InlineDeputy
+from deputy.testing.inline import InlineDeputy
 
 USER = 5
 # The mailbox password Deputy signs in with. It looks like ordinary words, so no generic

@@ -4,16 +4,16 @@ from __future__ import annotations
 
 from redis import Redis
 
-from deputy.agent.testing import FunctionModel, tool_call
+from deputy.agent.model.testing import FunctionModel, tool_call
 from deputy.sandbox.negotiation.counterparts import Counterpart, Temperament
 from deputy.sandbox.negotiation.operations import negotiation_catalog
-from deputy.sandbox.negotiation.scenarios import CAR
+from bench.negotiation_eval.scenarios import CAR
 from deputy.sandbox.negotiation.world import NegotiationWorld
 from deputy.sentinel.negotiation.mandate import MandateStatus
 from deputy.sentinel.negotiation.parse import parse_mandate
 from deputy.sentinel.stores.approvals import Choice
 from deputy.sentinel.stores.mandates import MandateStore
-from deputy.queue.inline import InlineDeputy
+from deputy.testing.inline import InlineDeputy
 
 USER = 61
 HELLO = "Hi, I'm an AI assistant acting for Sam. I can do $16,200 for my 2017 Honda Civic."
@@ -98,8 +98,8 @@ def test_a_message_that_ran_stays_done_even_if_its_round_cannot_be_recorded(redi
 
 
 def test_an_invitation_or_a_share_is_read_for_the_limit_too() -> None:
-    from deputy.core.actions import Action
-    from deputy.core.effects import EffectClass, RiskTag
+    from deputy.core.records.actions import Action
+    from deputy.core.records.effects import EffectClass, RiskTag
     from deputy.executor.negotiation import is_message
 
     def action(effect, tags=(), operation="create_meeting"):
@@ -235,9 +235,9 @@ def test_a_look_alike_note_in_their_message_is_labelled_as_theirs_and_deputys_ow
 
 
 def test_a_sub_goal_of_a_negotiation_is_held_to_the_root_goals_mandate(redis: Redis) -> None:
-    from deputy.core.actions import Action
-    from deputy.core.effects import EffectClass
-    from deputy.core.outbox import Outbox
+    from deputy.core.records.actions import Action
+    from deputy.core.records.effects import EffectClass
+    from deputy.core.records.outbox import Outbox
     from deputy.executor.negotiation import NegotiationGuard
     from deputy.sentinel.stores.audit import AuditLog
 

@@ -5,16 +5,16 @@ from __future__ import annotations
 from redis import Redis
 
 from deputy.agent.goals import GoalStatus, GoalStore
-from deputy.agent.testing import FunctionModel, message_text, tool_call
-from deputy.core.plans import default_plans
-from deputy.core.quotas import Quotas
-from deputy.testing import ask_before_sending
+from deputy.agent.model.testing import FunctionModel, message_text, tool_call
+from deputy.core.accounts.plans import default_plans
+from deputy.core.accounts.quotas import Quotas
+from deputy.testing.stack import ask_before_sending
 from deputy.executor.review_context import ReviewContextBuilder, stored_rules
 from deputy.sandbox.world import World
 from deputy.sandbox.world_operations import world_catalog
 from deputy.sentinel.stores.approvals import Choice
 from deputy.sentinel.stores.rule_store import RuleStore
-from deputy.queue.inline import InlineDeputy
+from deputy.testing.inline import InlineDeputy
 
 USER = 78
 

@@ -12,7 +12,7 @@ from redis import Redis
 
 from deputy.agent.goals import Goal, GoalStore
 from deputy.sandbox.world_operations import world_catalog
-from deputy.core.actions import Action
+from deputy.core.records.actions import Action
 from deputy.sentinel.policy import Verdict, review
 from deputy.executor.review_context import ReviewContextBuilder
 

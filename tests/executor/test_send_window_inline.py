@@ -8,18 +8,18 @@ import pytest
 from redis import Redis
 
 from deputy.agent.goals import GoalStore
-from deputy.agent.testing import FunctionModel, message_text, tool_call
+from deputy.agent.model.testing import FunctionModel, message_text, tool_call
 from deputy.bot.audit_view import audit_page
 from deputy.bot.presses import decide_press
 from deputy.bot.send_window_presses import apply_send_edit
 from deputy.bot.services import BotServices
-from deputy.core.actions import ActionState
-from deputy.core.send_window_store import editing_send_key
+from deputy.core.records.actions import ActionState
+from deputy.core.records.send_window_store import editing_send_key
 from deputy.executor.review_context import ReviewContextBuilder
 from deputy.sandbox.world import World
 from deputy.sandbox.world_operations import world_catalog
 from deputy.sentinel.stores.audit import AuditLog
-from deputy.queue.inline import InlineDeputy
+from deputy.testing.inline import InlineDeputy
 
 USER = 81
 BODY = "Lunch is at noon, see you there."
@@ -140,7 +140,7 @@ def test_with_no_window_it_goes_at_once_and_is_still_shown_in_full(redis: Redis)
 
 @pytest.mark.parametrize("window", [None, 45])
 def test_the_users_setting_decides_the_window(redis: Redis, window) -> None:
-    from deputy.core.user_settings import UserSettings, UserSettingsStore
+    from deputy.core.accounts.user_settings import UserSettings, UserSettingsStore
 
     UserSettingsStore(redis).save(USER, UserSettings(send_window=0 if window is None else window))
     rig = Rig(redis, window=20)
@@ -149,7 +149,7 @@ def test_the_users_setting_decides_the_window(redis: Redis, window) -> None:
 
 
 def test_a_corrected_message_whose_sending_was_cut_off_is_tried_again_with_the_correction(redis: Redis) -> None:
-    from deputy.core.effects import ConnectorOutcomeUnknown
+    from deputy.core.records.effects import ConnectorOutcomeUnknown
     from deputy.sentinel.stores.approvals import Choice
 
     rig = Rig(redis)

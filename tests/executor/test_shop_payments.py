@@ -18,16 +18,16 @@ from redis import Redis
 
 from deputy.bot.card_view import press_card_for_merchant
 from deputy.connectors.web.checkout import take_card
-from deputy.core.actions import Action
-from deputy.core.card_preferences import CardPreferences
-from deputy.core.clock import ManualClock
-from deputy.core.effects import EffectClass
+from deputy.core.records.actions import Action
+from deputy.core.accounts.card_preferences import CardPreferences
+from deputy.core.infrastructure.clock import ManualClock
+from deputy.core.records.effects import EffectClass
 from deputy.sandbox import shop
 from deputy.agent.goals import GoalStore
-from deputy.core.handoff import AGENT_NOTE, CodeField, HandOffRecorder, HandOffStore
-from deputy.core.outbox import Outbox
-from deputy.core.payloads import HandOffCodeJob
-from deputy.core.receipts import ReceiptStore
+from deputy.core.records.handoff import AGENT_NOTE, CodeField, HandOffRecorder, HandOffStore
+from deputy.core.records.outbox import Outbox
+from deputy.core.records.payloads import HandOffCodeJob
+from deputy.core.records.receipts import ReceiptStore
 from deputy.executor.handoffs import HandOffService
 from deputy.executor.payments import receipt_on_confirmation
 from deputy.sentinel.stores.action_store import ActionStore

@@ -15,10 +15,10 @@ from typing import Any
 import pytest
 from redis import Redis
 
-from deputy.agent.testing import message_text, tool_call
+from deputy.agent.model.testing import message_text, tool_call
 from deputy.bot.export import export_user
-from deputy.core.receipts import ReceiptStore
-from deputy.core.effects import EffectClass
+from deputy.core.records.receipts import ReceiptStore
+from deputy.core.records.effects import EffectClass
 from deputy.sandbox import shop
 from deputy.sentinel.rules import RequestedVerdict, RuleConditions, RuleScope, UserRule
 from deputy.sentinel.stores.rule_store import RuleStore

@@ -8,8 +8,8 @@ from decimal import Decimal
 import pytest
 from redis import Redis
 
-from deputy.agent.testing import message_text, tool_call
-from deputy.core.effects import EffectClass
+from deputy.agent.model.testing import message_text, tool_call
+from deputy.core.records.effects import EffectClass
 from deputy.sandbox import shop
 from deputy.sentinel.rules import RequestedVerdict, RuleConditions, RuleScope, UserRule
 from deputy.sentinel.stores.audit import AuditLog

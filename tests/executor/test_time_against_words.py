@@ -14,12 +14,12 @@ from zoneinfo import ZoneInfo
 import pytest
 from redis import Redis
 
-from deputy.agent.model import ModelReply
-from deputy.agent.testing import FunctionModel, message_text, tool_call
+from deputy.agent.model.chat_model import ModelReply
+from deputy.agent.model.testing import FunctionModel, message_text, tool_call
 from deputy.connectors.default import default_catalog
-from deputy.core.clock import ManualClock
-from deputy.core.user_settings import UserSettings, UserSettingsStore
-from deputy.queue.inline import InlineDeputy
+from deputy.core.infrastructure.clock import ManualClock
+from deputy.core.accounts.user_settings import UserSettings, UserSettingsStore
+from deputy.testing.inline import InlineDeputy
 
 USER = 6601
 SUNDAY = datetime(2026, 12, 6, 8, 0, tzinfo=ZoneInfo("Europe/Berlin")).timestamp()

@@ -7,14 +7,14 @@ import pytest
 from redis import Redis
 
 from deputy.agent.goals import GoalStore
-from deputy.agent.testing import FunctionModel, message_text, tool_call
+from deputy.agent.model.testing import FunctionModel, message_text, tool_call
 from deputy.bot.presses import decide_press
 from deputy.bot.services import BotServices
-from deputy.core.effects import ConnectorError, ConnectorRejected, OperationResult
-from deputy.core.undo_store import STUCK, UNDO_PERIOD, UndoEntry, UndoRefused, UndoState, request
+from deputy.core.records.effects import ConnectorError, ConnectorRejected, OperationResult
+from deputy.core.records.undo_store import STUCK, UNDO_PERIOD, UndoEntry, UndoRefused, UndoState, request
 from deputy.executor.review_context import ReviewContextBuilder
 from deputy.sandbox.world_operations import world_catalog
-from deputy.queue.inline import InlineDeputy
+from deputy.testing.inline import InlineDeputy
 
 USER = 91
 

@@ -17,13 +17,13 @@ import aiohttp
 import pytest
 from redis import Redis
 
-from deputy.agent.async_model import HttpChatModel
+from deputy.agent.model.async_model import HttpChatModel
 from deputy.agent.goals import Goal, GoalStatus, GoalStore, ModelWait
-from deputy.agent.model_requests import GATEWAY_GROUP, REQUESTS_STREAM, ModelRequest, ModelRequests, new_request_id
-from deputy.agent.testing import ScriptedModelServer, ScriptedResponse, message_text, text
-from deputy.core.outbox import OUTBOX_STREAM, OutboxMessage
-from deputy.core.redis_clients import async_client
-from deputy.testing import RedisServer, wait_for
+from deputy.agent.model.model_requests import GATEWAY_GROUP, REQUESTS_STREAM, ModelRequest, ModelRequests, new_request_id
+from deputy.agent.model.testing import ScriptedModelServer, ScriptedResponse, message_text, text
+from deputy.core.records.outbox import OUTBOX_STREAM, OutboxMessage
+from deputy.core.infrastructure.redis_clients import async_client
+from deputy.testing.stack import RedisServer, wait_for
 from deputy.gateway.gateway import USAGE, GatewayConfig, ModelGateway
 
 

@@ -6,14 +6,14 @@ import time
 
 from redis import Redis
 
-from deputy.agent.model_requests import ModelRequests
-from deputy.agent.testing import ScriptedModelServer, text
-from deputy.core.plans import default_plans
-from deputy.core.quota_periods import periods
-from deputy.core.quota_store import QuotaStore
-from deputy.core.quotas import Quotas
-from deputy.core.user_settings import UserSettings, UserSettingsStore
-from deputy.testing import RedisServer, wait_for
+from deputy.agent.model.model_requests import ModelRequests
+from deputy.agent.model.testing import ScriptedModelServer, text
+from deputy.core.accounts.plans import default_plans
+from deputy.core.accounts.quota_periods import periods
+from deputy.core.accounts.quota_store import QuotaStore
+from deputy.core.accounts.quotas import Quotas
+from deputy.core.accounts.user_settings import UserSettings, UserSettingsStore
+from deputy.testing.stack import RedisServer, wait_for
 from tests.gateway.test_gateway_core import RunningGateway, usage, waiting_goal
 
 

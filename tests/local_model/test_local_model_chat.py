@@ -1,7 +1,7 @@
 """The real local model (llama.cpp + Qwen2.5-Coder-1.5B) driving Deputy through the local chat.
 
 Marked `local_model`. The first run on a machine builds llama-server and fetches the weights
-(about 7 minutes in all, cached in ~/.cache/deputy, see `deputy.local_model`); later runs
+(about 7 minutes in all, cached in ~/.cache/deputy, see `deputy.local_model.model`); later runs
 start the server in seconds. Every answer here comes from the real model: the worker reaches
 it over HTTP through `TextToolsChatModel`, exactly as under `deputy run`.
 """
@@ -15,11 +15,11 @@ from pathlib import Path
 import openai
 import pytest
 
-from deputy.agent.model import ModelReply, OpenAIChatModel
-from deputy.agent.testing import ChatRequest, ScriptedModelServer
-from deputy.local_model import MODEL_TIMEOUT, LocalModel, LocalModelError, ensure_local_model
+from deputy.agent.model.chat_model import ModelReply, OpenAIChatModel
+from deputy.agent.model.testing import ChatRequest, ScriptedModelServer
+from deputy.local_model.model import MODEL_TIMEOUT, LocalModel, LocalModelError, ensure_local_model
 from deputy.settings import Settings
-from deputy.testing import DeputyStack, RedisServer
+from deputy.testing.stack import DeputyStack, RedisServer
 
 # Building on a machine without the cache takes minutes; a model step takes seconds to tens of seconds.
 pytestmark = [pytest.mark.local_model, pytest.mark.timeout(1800)]

@@ -5,9 +5,9 @@ from __future__ import annotations
 import io
 
 from deputy.agent.memory_tools import MEMORY_TOOLS
-from deputy.agent.testing import FunctionModel, text, tool_call
+from deputy.agent.model.testing import FunctionModel, text, tool_call
 from deputy.agent.tools import INTERNAL_TOOLS
-from deputy.agent.model import ToolCall
+from deputy.agent.model.chat_model import ToolCall
 from bench.model_eval import ASK, CASES, PLAIN, arguments_used, attempt, judge, next_action, new_goal, run
 from deputy.connectors.default import default_catalog
 

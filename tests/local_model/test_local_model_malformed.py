@@ -14,9 +14,9 @@ from pathlib import Path
 
 import pytest
 
-from deputy.agent.testing import ChatRequest, ScriptedModelServer, text
-from deputy.agent.text_tools import FALLBACK, PREFILL
-from deputy.testing import DeputyStack, RedisServer
+from deputy.agent.model.testing import ChatRequest, ScriptedModelServer, text
+from deputy.agent.model.text_tools import FALLBACK, PREFILL
+from deputy.testing.stack import DeputyStack, RedisServer
 
 CUT_OFF = 'send_email", "arguments": {"to": ["alice@exa'
 WHOLE = 'send_email", "arguments": ' + json.dumps(

@@ -16,14 +16,14 @@ import httpx
 import jinja2
 import pytest
 
-from deputy.core.ports import free_port
-from deputy.local import _start_brain
-from deputy.local_model import LocalModelError, ensure_local_model
-from deputy.local_model_build import _percent, cmake_flags, runtime_dir
-from deputy.local_model_server import (
+from deputy.core.infrastructure.ports import free_port
+from deputy.apps.local import _start_brain
+from deputy.local_model.model import LocalModelError, ensure_local_model
+from deputy.local_model.build import _percent, cmake_flags, runtime_dir
+from deputy.local_model.server import (
     CHAT_TEMPLATE, ServerError, batch_threads, server_command, start_server, stop_process,
 )
-from deputy.local_model_weights import QWEN_CODER_1_5B, WeightsError, WeightsSpec, assemble, ensure_weights
+from deputy.local_model.weights import QWEN_CODER_1_5B, WeightsError, WeightsSpec, assemble, ensure_weights
 from deputy.settings import Settings
 
 

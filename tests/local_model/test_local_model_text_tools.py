@@ -1,4 +1,4 @@
-"""The small-model wrapper (deputy.agent.text_tools) and tool selection (deputy.agent.tool_selection).
+"""The small-model wrapper (deputy.agent.model.text_tools) and tool selection (deputy.agent.tool_selection).
 
 Driven with `FunctionModel`, so every path, including a model that keeps writing broken
 calls, is exercised without the real local model.
@@ -12,15 +12,15 @@ import json
 import pytest
 
 from deputy.agent.memory_tools import MEMORY_TOOLS
-from deputy.agent.model import ModelReply, ModelUnavailable, TokenUsage, ToolCall
-from deputy.agent.testing import FunctionModel, ScriptedModelServer, text, tool_call
-from deputy.agent.text_tools import FALLBACK, PREFILL, TextToolsOptions, complete_async
-from deputy.agent.text_tools_model import TextToolsChatModel
+from deputy.agent.model.chat_model import ModelReply, ModelUnavailable, TokenUsage, ToolCall
+from deputy.agent.model.testing import FunctionModel, ScriptedModelServer, text, tool_call
+from deputy.agent.model.text_tools import FALLBACK, PREFILL, TextToolsOptions, complete_async
+from deputy.agent.model.text_tools_model import TextToolsChatModel
 from deputy.agent.tool_selection import ALWAYS, keywords, select_tools
 from deputy.agent.tools import INTERNAL_TOOLS
 from deputy.connectors.default import default_catalog
 from deputy.settings import Settings
-from deputy.worker_main import build_model
+from deputy.apps.agent_worker import build_model
 
 TOOLS = [*INTERNAL_TOOLS, *MEMORY_TOOLS, *default_catalog().tool_schemas()]
 GOAL = [{"role": "system", "content": "You are Deputy."},

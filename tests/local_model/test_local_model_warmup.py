@@ -15,19 +15,19 @@ from collections.abc import Iterator
 import httpx
 import pytest
 
-from deputy.agent.call_grammar import wire_body
+from deputy.agent.model.call_grammar import wire_body
 from deputy.agent.goals import Goal
 from deputy.agent.memory_tools import MEMORY_TOOLS
 from deputy.agent.origins import for_model, user_message
 from deputy.agent.prompt import build_messages
-from deputy.agent.text_tools import PREFILL, TextToolsOptions, offered_tools
+from deputy.agent.model.text_tools import PREFILL, TextToolsOptions, offered_tools
 from deputy.agent.tools import INTERNAL_TOOLS
 from deputy.connectors.default import default_catalog
-from deputy.core.user_settings import UserSettings
-from deputy.local_model import MAX_TOOLS, LocalModel, LocalModelError, ensure_local_model
-from deputy.local_model_warmup import warm_up
+from deputy.core.accounts.user_settings import UserSettings
+from deputy.local_model.model import MAX_TOOLS, LocalModel, LocalModelError, ensure_local_model
+from deputy.local_model.warmup import warm_up
 from deputy.settings import Settings
-from deputy.worker_main import build_model
+from deputy.apps.agent_worker import build_model
 
 pytestmark = [pytest.mark.local_model, pytest.mark.timeout(1800)]
 
@@ -70,7 +70,7 @@ def test_after_the_warm_up_a_first_goal_reads_only_its_own_words(fresh_model: Lo
 
 
 def test_every_forced_answer_is_a_well_formed_call_of_an_offered_tool(fresh_model: LocalModel) -> None:
-    """The grammar (deputy.agent.call_grammar) makes a call well-formed by construction: through the worker's
+    """The grammar (deputy.agent.model.call_grammar) makes a call well-formed by construction: through the worker's
     own model stack, each answer is one call of a tool that was offered, with only its parameters."""
     settings = Settings(**fresh_model.env())
     model = build_model(settings)

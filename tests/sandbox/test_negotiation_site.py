@@ -9,16 +9,18 @@ import httpx
 from pydantic import SecretStr
 from redis import Redis
 
-from deputy.agent.testing import FunctionModel, tool_call
+from deputy.agent.model.testing import FunctionModel, tool_call
 from deputy.connectors.catalog import Catalog
-from deputy.connectors.openapi import OpenApiRunner, fetch_openapi, import_openapi
-from deputy.core.effects import EffectClass
+from deputy.connectors.openapi.runner import OpenApiRunner
+from deputy.connectors.openapi.document import fetch_openapi
+from deputy.connectors.openapi.importer import import_openapi
+from deputy.core.records.effects import EffectClass
 from deputy.sandbox.negotiation import site
-from deputy.sandbox.negotiation.scenarios import CAR
+from bench.negotiation_eval.scenarios import CAR
 from deputy.sandbox.webapp_common import SiteServer
 from deputy.sentinel.stores.mandates import MandateStore
 from deputy.vault import KdfCost, Vault
-from deputy.queue.inline import InlineDeputy
+from deputy.testing.inline import InlineDeputy
 
 USER = 43
 

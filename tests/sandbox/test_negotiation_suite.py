@@ -16,9 +16,9 @@ from decimal import Decimal
 import pytest
 from redis import Redis
 
-from deputy.sandbox.negotiation.agents import Strategy
+from bench.negotiation_eval.agents import Strategy
 from deputy.sandbox.negotiation.counterparts import Temperament
-from deputy.sandbox.negotiation.scenarios import UNANSWERABLE, Outcome, Scenario, run, scenarios
+from bench.negotiation_eval.scenarios import UNANSWERABLE, Outcome, Scenario, run, scenarios
 from deputy.sentinel.negotiation.amounts import read_amounts
 from deputy.sentinel.negotiation.commitments import Commitment, commitments_in
 

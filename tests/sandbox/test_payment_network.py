@@ -14,7 +14,7 @@ from typing import Any
 import httpx
 import pytest
 
-from deputy.core.clock import ManualClock
+from deputy.core.infrastructure.clock import ManualClock
 from deputy.sandbox import shop
 from deputy.sandbox.acquirer import MerchantAccount
 from deputy.sandbox.issuer import ISSUER_KEY_HEADER, Declined, Issuer, sign_mandate

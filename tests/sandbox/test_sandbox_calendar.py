@@ -10,10 +10,11 @@ import httpx
 import pytest
 from pydantic import SecretStr
 
-from deputy.core.effects import OperationResult
-from deputy.connectors.calendar import CalDavAccount, CalDavClient, CalendarRunners
+from deputy.core.records.effects import OperationResult
+from deputy.connectors.calendar.client import CalDavAccount, CalDavClient
+from deputy.connectors.calendar.runners import CalendarRunners
 from deputy.sandbox.calendar import SandboxCalendar, demo_events, next_weekday
-from deputy.core.actions import Action
+from deputy.core.records.actions import Action
 
 NOW = datetime(2026, 12, 2, 15, 0, tzinfo=timezone.utc)  # a Wednesday afternoon
 

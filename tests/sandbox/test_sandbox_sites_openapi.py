@@ -16,11 +16,15 @@ from aiohttp import web
 from pydantic import SecretStr
 from redis import Redis
 
-from deputy.core.effects import ConnectorRejected, EffectClass, RiskTag
-from deputy.connectors.openapi import ImportedApi, OpenApiRunner, OperationOverride, fetch_openapi, import_openapi
+from deputy.core.records.effects import ConnectorRejected, EffectClass, RiskTag
+from deputy.connectors.openapi.api import ImportedApi
+from deputy.connectors.openapi.runner import OpenApiRunner
+from deputy.connectors.overrides import OperationOverride
+from deputy.connectors.openapi.document import fetch_openapi
+from deputy.connectors.openapi.importer import import_openapi
 from deputy.sandbox import restaurants, shop, tickets
 from deputy.sandbox.webapp_common import SiteServer
-from deputy.core.actions import Action
+from deputy.core.records.actions import Action
 from deputy.vault import KdfCost, Vault
 
 USER = 42

@@ -11,7 +11,7 @@ from typing import Any
 import httpx
 import pytest
 
-from deputy.core.clock import ManualClock
+from deputy.core.infrastructure.clock import ManualClock
 from deputy.sandbox import restaurants, shop, tickets
 from deputy.sandbox.webapp_common import SiteError, SiteServer
 

@@ -12,10 +12,10 @@ import threading
 import pytest
 from redis import Redis
 
-from deputy.core.effects import EffectClass
+from deputy.core.records.effects import EffectClass
 from deputy.sentinel.action_lifecycle import ActionEvent
 from deputy.sentinel.stores.action_store import ActionStore
-from deputy.core.actions import Action, ActionState
+from deputy.core.records.actions import Action, ActionState
 
 ACTION_ID = "a_0123456789abcdef0123"
 

@@ -15,9 +15,9 @@ from typing import Any
 
 import pytest
 
-from deputy.core.actions import Action
-from deputy.core.approval_mode import ApprovalMode
-from deputy.core.effects import EffectClass, RiskTag
+from deputy.core.records.actions import Action
+from deputy.core.accounts.approval_mode import ApprovalMode
+from deputy.core.records.effects import EffectClass, RiskTag
 from deputy.sentinel.policy import ReviewContext, RuleVerdict, Verdict, review
 from deputy.sentinel.provenance import ProvenanceContext, UntrustedItem
 from deputy.sentinel.said_values import SaidTime

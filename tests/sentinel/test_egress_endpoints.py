@@ -7,7 +7,7 @@ import socket
 import pytest
 from egress_testkit import Rebinding, fixed, no_outside_traffic
 
-from deputy.core.effects import ConnectorError
+from deputy.core.records.effects import ConnectorError
 from deputy.sentinel.egress.policy import EgressPolicy
 from deputy.sentinel.egress.endpoint import refusal_message, review_endpoint
 from deputy.sentinel.egress.transports.http_client import EgressBlocked

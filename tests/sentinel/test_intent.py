@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from deputy.core.effects import EffectClass, RiskTag
+from deputy.core.records.effects import EffectClass, RiskTag
 from deputy.sentinel.intent import Kind, action_kinds, intended_kinds
 
 

@@ -9,9 +9,9 @@ from decimal import Decimal
 
 import pytest
 
-from deputy.core.actions import Action
-from deputy.core.approval_mode import ApprovalMode
-from deputy.core.effects import EffectClass, RiskTag
+from deputy.core.records.actions import Action
+from deputy.core.accounts.approval_mode import ApprovalMode
+from deputy.core.records.effects import EffectClass, RiskTag
 from deputy.sentinel.policy import ReviewContext, Verdict, review
 from deputy.sentinel.provenance import ProvenanceContext
 

@@ -12,8 +12,8 @@ from typing import Any
 
 import pytest
 
-from deputy.core.effects import EffectClass
-from deputy.core.actions import Action
+from deputy.core.records.effects import EffectClass
+from deputy.core.records.actions import Action
 from deputy.sentinel.policy import ReviewContext, Risk, Verdict, review
 
 EMAIL_ARGS = {

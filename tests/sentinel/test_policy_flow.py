@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from deputy.core.effects import EffectClass, RiskTag
-from deputy.core.actions import Action
+from deputy.core.records.effects import EffectClass, RiskTag
+from deputy.core.records.actions import Action
 from deputy.sentinel.cards import card_text
 from deputy.sentinel.policy import ReviewContext, RuleVerdict, Verdict, review
 from deputy.sentinel.provenance import ProvenanceContext, UntrustedItem

@@ -5,8 +5,8 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from deputy.core.effects import EffectClass, RiskTag
-from deputy.core.actions import Action
+from deputy.core.records.effects import EffectClass, RiskTag
+from deputy.core.records.actions import Action
 from deputy.sentinel.policy import ReviewContext, RuleVerdict, Verdict, review
 from deputy.sentinel.provenance import ProvenanceContext, UntrustedItem
 

@@ -11,8 +11,8 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from deputy.core.effects import EffectClass, RiskTag
-from deputy.core.actions import Action
+from deputy.core.records.effects import EffectClass, RiskTag
+from deputy.core.records.actions import Action
 from deputy.sentinel.addressed import addressed_by_user
 from deputy.sentinel.intent import action_kinds, intended_kinds
 from deputy.sentinel.policy import MAX_REASON_CHARS, ReviewContext, RuleVerdict, Verdict, review

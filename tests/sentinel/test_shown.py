@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from deputy.core.actions import Action
-from deputy.core.effects import EffectClass
+from deputy.core.records.actions import Action
+from deputy.core.records.effects import EffectClass
 from deputy.sentinel.shown import FOLD, body_field, shown_text, undone_text, with_body
 
 

@@ -7,8 +7,8 @@ from decimal import Decimal
 
 import pytest
 
-from deputy.core.actions import Action
-from deputy.core.effects import EffectClass
+from deputy.core.records.actions import Action
+from deputy.core.records.effects import EffectClass
 from deputy.sentinel.policy import ReviewContext, RuleVerdict, Verdict, review
 from deputy.sentinel.provenance import ProvenanceContext, UntrustedItem
 from deputy.sentinel.rules import RequestedVerdict, RuleConditions, RuleInput, RuleScope, UserRule

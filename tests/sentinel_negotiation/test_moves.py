@@ -6,7 +6,7 @@ from decimal import Decimal
 
 import pytest
 
-from deputy.core.deputy_notes import attach_note, neutralise, split_note
+from deputy.core.records.deputy_notes import attach_note, neutralise, split_note
 from deputy.sentinel.negotiation import OfferVerdict, record_theirs, review_offer
 from deputy.sentinel.negotiation.incoming import parse_offer
 from deputy.sentinel.negotiation.meaning import private_said

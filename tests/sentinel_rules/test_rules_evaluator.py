@@ -14,8 +14,8 @@ from typing import Any
 import pytest
 from pydantic import ValidationError
 
-from deputy.core.effects import EffectClass
-from deputy.core.actions import Action
+from deputy.core.records.effects import EffectClass
+from deputy.core.records.actions import Action
 from deputy.sentinel.policy import Verdict
 from deputy.sentinel.rules import (
     RequestedVerdict,

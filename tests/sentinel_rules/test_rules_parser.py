@@ -14,9 +14,9 @@ from typing import Any
 
 import pytest
 
-from deputy.agent.model import ModelReply, ModelUnavailable, ToolCall
-from deputy.agent.testing import FunctionModel, text, tool_call, tool_calls
-from deputy.core.effects import EffectClass
+from deputy.agent.model.chat_model import ModelReply, ModelUnavailable, ToolCall
+from deputy.agent.model.testing import FunctionModel, text, tool_call, tool_calls
+from deputy.core.records.effects import EffectClass
 from deputy.agent.rule_parser import (
     MAX_SENTENCE_CHARS,
     TOOL_NAME,

@@ -18,7 +18,7 @@ pytest.importorskip("hypothesis")
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from deputy.core.effects import EffectClass
+from deputy.core.records.effects import EffectClass
 from deputy.sentinel.rules import (
     RequestedVerdict,
     RuleInput,

@@ -17,11 +17,11 @@ from collections import Counter
 
 import pytest
 
-from deputy.testing import RedisServer
-from deputy.sandbox.guard_cases import attacks, permissive_rules
-from deputy.sandbox.guard_eval import GuardHarness
-from deputy.sandbox.guard_matrix import CHANNELS, PHRASINGS, SINKS
-from deputy.sandbox.guard_report import AttackRun, BenignRun, all_attacks, run_attacks, run_benign
+from deputy.testing.stack import RedisServer
+from bench.guard_eval.cases import attacks, permissive_rules
+from bench.guard_eval.run import GuardHarness
+from bench.guard_eval.matrix import CHANNELS, PHRASINGS, SINKS
+from bench.guard_eval.report import AttackRun, BenignRun, all_attacks, run_attacks, run_benign
 from deputy.sentinel.policy import MAX_REASON_CHARS
 from deputy.sentinel.stores.rule_store import RuleStore
 from deputy.executor.review_context import stored_rules

@@ -9,7 +9,7 @@ from pydantic import SecretStr
 from redis import Redis
 
 from deputy.vault import KdfCost, Vault
-from deputy.core.clock import ManualClock
+from deputy.core.infrastructure.clock import ManualClock
 
 # The production Argon2 cost takes ~0.7 s per entry; the tests exercise the same code
 # paths with a cost Redis records, so the suite stays fast.

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from deputy.connectors.web import VaultLogins
+from deputy.connectors.web.logins import VaultLogins
 from deputy.credential_page.forms import FORMS, validate
 from deputy.vault import Vault
 

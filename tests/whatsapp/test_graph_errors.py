@@ -10,8 +10,8 @@ import redis.asyncio as aioredis
 from telegram import Bot
 from telegram.error import BadRequest, NetworkError
 
-from deputy.core.surfaces import NUMBER_KEY, default_account
-from deputy.testing import RedisServer
+from deputy.core.accounts.surfaces import NUMBER_KEY, default_account
+from deputy.testing.stack import RedisServer
 from deputy.whatsapp.graph import GraphClient
 from deputy.whatsapp.request import WhatsAppRequest
 from deputy.whatsapp.sender import Sender, Template

@@ -16,8 +16,8 @@ import redis.asyncio as aioredis
 from aiohttp import web
 from telegram import Bot, InlineKeyboardButton, InlineKeyboardMarkup
 
-from deputy.core.surfaces import NUMBER_KEY, default_account
-from deputy.testing import RedisServer
+from deputy.core.accounts.surfaces import NUMBER_KEY, default_account
+from deputy.testing.stack import RedisServer
 from deputy.emulator.whatsapp import WaEmulatorConfig, create_app
 from deputy.emulator.whatsapp.hub import HUB_KEY, WaHub
 from deputy.whatsapp.graph import GraphClient

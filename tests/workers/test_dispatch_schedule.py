@@ -6,7 +6,7 @@ from redis import Redis
 from rq.registry import ScheduledJobRegistry
 from rq.serializers import JSONSerializer
 
-from deputy.core.payloads import ACTIONS_QUEUE, AGENT_QUEUE
+from deputy.core.records.payloads import ACTIONS_QUEUE, AGENT_QUEUE
 from deputy.queue.dispatch import RQDispatch
 
 

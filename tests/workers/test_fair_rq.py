@@ -11,8 +11,8 @@ from rq import SimpleWorker
 from rq.serializers import JSONSerializer
 
 from deputy.agent.goals import Goal, GoalStore
-from deputy.core.payloads import ACTIONS_QUEUE, AGENT_QUEUE
-from deputy.core.erasure import Owned
+from deputy.core.records.payloads import ACTIONS_QUEUE, AGENT_QUEUE
+from deputy.core.records.erasure import Owned
 from deputy.queue.dispatch import RQDispatch, erase_user_units, make_queues
 from deputy.queue.fair_rq import OWNER_META, FairQueue
 

@@ -17,8 +17,9 @@ from rq import Queue
 from rq.job import Job, JobStatus
 from rq.serializers import JSONSerializer
 
-from deputy.testing import wait_for
-from deputy.queue.dispatch import STEP_FUNC, RQDispatch, goal_unit, make_queues
+from deputy.testing.stack import wait_for
+from deputy.queue.job_paths import RUN_GOAL_STEP
+from deputy.queue.dispatch import RQDispatch, goal_unit, make_queues
 from deputy.queue.inflight import (
     MAX_QUEUED_RECHECK,
     Inflight,
@@ -29,8 +30,8 @@ from deputy.queue.inflight import (
     intermediate_key,
     lease_held,
 )
-from deputy.core.payloads import AGENT_QUEUE
-from deputy.core.clock import ManualClock
+from deputy.core.records.payloads import AGENT_QUEUE
+from deputy.core.infrastructure.clock import ManualClock
 
 LEASE_TTL = 10.0
 GOAL = "g_watched"
@@ -125,11 +126,11 @@ def test_a_started_unit_without_a_lease_is_revived_after_a_lease_period(
     revived = inflight.get(UNIT)
     assert revived.job_id != registration.job_id
     assert revived.attempts == registration.attempts + 1
-    assert (revived.queue, revived.func) == (AGENT_QUEUE, STEP_FUNC)
+    assert (revived.queue, revived.func) == (AGENT_QUEUE, RUN_GOAL_STEP.path)
     assert revived.payload == registration.payload == {"schema_version": 1, "goal_id": GOAL, "step": 3}
     assert revived.job_id in queues[AGENT_QUEUE].job_ids
     job = Job.fetch(revived.job_id, connection=redis, serializer=JSONSerializer)
-    assert (job.func_name, list(job.args), job.get_status()) == (STEP_FUNC, [registration.payload], JobStatus.QUEUED)
+    assert (job.func_name, list(job.args), job.get_status()) == (RUN_GOAL_STEP.path, [registration.payload], JobStatus.QUEUED)
 
 
 def test_a_job_dequeued_by_a_worker_that_died_before_starting_it_is_revived(
@@ -181,7 +182,7 @@ def test_a_unit_whose_job_never_reached_the_queue_is_revived(
     """Registered, then the dispatcher died before enqueueing: the work still happens."""
     inflight.register(
         Registration(
-            unit=UNIT, queue=AGENT_QUEUE, func=STEP_FUNC, payload={"goal_id": GOAL, "step": 0},
+            unit=UNIT, queue=AGENT_QUEUE, func=RUN_GOAL_STEP.path, payload={"goal_id": GOAL, "step": 0},
             job_id="s-g_watched-0-deadbeef", registered_at=clock(),
         )
     )

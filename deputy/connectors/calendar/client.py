@@ -18,7 +18,7 @@ from urllib.parse import quote, unquote, urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field, SecretStr
 
-from deputy.core.effects import ConnectorError, ConnectorRejected
+from deputy.core.records.effects import ConnectorError, ConnectorRejected
 from deputy.connectors.calendar.errors import translate
 from deputy.connectors.calendar.events import CalendarInfo
 

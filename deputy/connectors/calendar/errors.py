@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import ssl
 
-from deputy.core.effects import ConnectorAuthError, ConnectorError, ConnectorRejected, ConnectorUnavailable
+from deputy.core.records.effects import ConnectorAuthError, ConnectorError, ConnectorRejected, ConnectorUnavailable
 
 
 def translate(exc: BaseException, where: str, stage: str, secret: str = "") -> ConnectorError:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from deputy.core.effects import EffectClass, OperationSpec, RiskTag
+from deputy.core.records.effects import EffectClass, OperationSpec, RiskTag
 from deputy.connectors.calendar.arguments import (
     CancelEventArgs,
     CreateEventArgs,

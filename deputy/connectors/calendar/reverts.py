@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from deputy.core.actions import Action
-from deputy.core.effects import ConnectorRejected
+from deputy.core.records.actions import Action
+from deputy.core.records.effects import ConnectorRejected
 from deputy.connectors.calendar.client import CalDavClient
 from deputy.connectors.calendar.runners import CalendarRunners, about_event
 

@@ -14,7 +14,7 @@ from zoneinfo import ZoneInfo
 
 from pydantic import BaseModel, ValidationError
 
-from deputy.core.effects import ConnectorError, ConnectorRejected, OperationResult
+from deputy.core.records.effects import ConnectorError, ConnectorRejected, OperationResult
 from deputy.connectors.calendar import render
 from deputy.connectors.calendar.arguments import (
     CancelEventArgs,
@@ -30,7 +30,7 @@ from deputy.connectors.calendar.freebusy import WorkingHours, busy_intervals, fr
 from deputy.connectors.calendar.ical import EditProblem, NewEvent, build_event, cancel_occurrence, move, uid_for
 from deputy.connectors.calendar.ids import BadEventId, EventRef, parse_event_id
 from deputy.connectors.calendar.timezones import TimeProblem, day_start, parse_moment, resolve, stored_in, zone_named
-from deputy.core.actions import Action
+from deputy.core.records.actions import Action
 from deputy.vault import CredentialNotFound, Vault, VaultError
 
 CALDAV_HANDLE = "cred:calendar/caldav"

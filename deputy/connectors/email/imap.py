@@ -19,7 +19,7 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, SecretStr
 
-from deputy.core.effects import ConnectorAuthError, ConnectorError, ConnectorRejected, ConnectorUnavailable
+from deputy.core.records.effects import ConnectorAuthError, ConnectorError, ConnectorRejected, ConnectorUnavailable
 from deputy.connectors.email.sockets import OpenedIMAP4, OpenedIMAP4_SSL, SocketOpener, direct_connection
 from deputy.connectors.email.imap_protocol import (
     Folder,

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from pydantic import ValidationError
 
-from deputy.core.effects import ConnectorError
+from deputy.core.records.effects import ConnectorError
 from deputy.connectors.email.imap import ImapAccount
 from deputy.vault import CredentialNotFound, Vault
 

@@ -17,7 +17,7 @@ from typing import Annotated
 
 from pydantic import Field, StringConstraints
 
-from deputy.core.effects import ConnectorRejected
+from deputy.core.records.effects import ConnectorRejected
 from deputy.connectors.email.imap_decode import MailContent, one_line
 from deputy.connectors.email.sockets import SocketOpener, direct_connection
 from deputy.connectors.email.smtp import (

@@ -13,11 +13,11 @@ from typing import Annotated
 
 from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field, model_validator
 
-from deputy.core.effects import EffectClass, OperationSpec
+from deputy.core.records.effects import EffectClass, OperationSpec
 from deputy.connectors.catalog import Operation
 from deputy.connectors.addresses import normalize_address
 from deputy.connectors.email.imap_protocol import MessageRef, check_folder_name
-from deputy.connectors.email.smtp import MAX_BODY_BYTES, MAX_RECIPIENTS, OutgoingEmail
+from deputy.connectors.email.outgoing import MAX_BODY_BYTES, MAX_RECIPIENTS, OutgoingEmail
 
 MAILBOX = "your mailbox"
 """The service these operations act within (the user's own account)."""

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from deputy.core.actions import Action
-from deputy.core.effects import ConnectorRejected
+from deputy.core.records.actions import Action
+from deputy.core.records.effects import ConnectorRejected
 from deputy.connectors.email.imap import ImapSession
 from deputy.connectors.email.imap_decode import parse_email
 from deputy.connectors.email.imap_protocol import fetched_body, quote

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from datetime import datetime, timezone
 
-from deputy.core.effects import ConnectorError, ConnectorRejected, OperationResult
+from deputy.core.records.effects import ConnectorError, ConnectorRejected, OperationResult
 from deputy.connectors.email.imap import ImapAccount, ImapSession
 from deputy.connectors.email.imap_decode import parse_email
 from deputy.connectors.email.imap_format import (
@@ -34,8 +34,8 @@ from deputy.connectors.email.imap_protocol import (
 )
 from deputy.connectors.email.imap_reply import ReplySender, build_reply, draft_message
 from deputy.connectors.email.mail_operations import MarkEmailArgs, MessageArgs, MoveEmailArgs, ReplyEmailArgs, SearchEmailArgs
-from deputy.connectors.email.smtp import OutgoingEmail
-from deputy.core.actions import Action
+from deputy.connectors.email.outgoing import OutgoingEmail
+from deputy.core.records.actions import Action
 
 Runner = Callable[[Action, str], "OperationResult | str"]
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from deputy.connectors.catalog import Operation
 from deputy.connectors.email import SEND_EMAIL
-from deputy.connectors.email.smtp import OutgoingEmail
+from deputy.connectors.email.outgoing import OutgoingEmail
 
 SEND_EMAIL_SCHEMA = {
     "type": "object",

@@ -23,7 +23,7 @@ from email.message import EmailMessage
 from deputy.connectors.email.imap import ImapAccount, ImapSession
 from deputy.connectors.email.imap_protocol import quote
 from deputy.connectors.email.mail_runners import SENT_NAMES, find_folder
-from deputy.core.effects import ConnectorError
+from deputy.core.records.effects import ConnectorError
 
 log = logging.getLogger(__name__)
 

@@ -15,45 +15,29 @@ from datetime import datetime, timezone
 from email.message import EmailMessage
 from email.policy import SMTP as SMTP_POLICY
 from email.utils import format_datetime
-from typing import Annotated
 
 from pydantic import (
-    AfterValidator,
     BaseModel,
-    BeforeValidator,
     ConfigDict,
     Field,
     SecretStr,
     model_validator,
 )
 
-from deputy.core.effects import (
+from deputy.core.records.effects import (
     ConnectorAuthError,
     ConnectorError,
     ConnectorOutcomeUnknown,
     ConnectorRejected,
     ConnectorUnavailable,
 )
-from deputy.connectors.addresses import check_header_text, normalize_address
+from deputy.connectors.email.outgoing import MAX_BODY_BYTES, MAX_RECIPIENTS, Address, OutgoingEmail  # noqa: F401
 from deputy.connectors.email.sockets import OpenedSMTP, OpenedSMTP_SSL, SocketOpener, direct_connection
 from deputy.connectors.progress import report
-
-MAX_RECIPIENTS = 50
-"""Most addresses one email may go to, To and Cc together."""
-MAX_BODY_BYTES = 1_000_000
-"""Largest body accepted, measured as UTF-8."""
 
 # cte_type="7bit" makes non-ASCII bodies quoted-printable or base64 instead of raw
 # 8-bit, which every server accepts whether or not it advertises 8BITMIME.
 _POLICY = SMTP_POLICY.clone(cte_type="7bit")
-
-Address = Annotated[str, AfterValidator(normalize_address)]
-
-
-def _one_or_many(value: object) -> object:
-    """Let a caller (often a model's tool call) pass a single address as a plain string."""
-    return [value] if isinstance(value, str) else value
-
 
 class SmtpAccount(BaseModel):
     """Where and as whom to send. With `use_ssl` (implicit TLS, usually port 465)
@@ -82,27 +66,6 @@ class SmtpAccount(BaseModel):
     def address(self) -> str:
         """`host:port`, as shown to the user."""
         return f"{self.host}:{self.port}"
-
-
-class OutgoingEmail(BaseModel):
-    """A plain-text email; validation makes header injection impossible."""
-
-    to: Annotated[list[Address], BeforeValidator(_one_or_many), Field(min_length=1, max_length=MAX_RECIPIENTS)]
-    subject: Annotated[str, AfterValidator(lambda v: check_header_text(v, "subject")), Field(max_length=998)]
-    body: str
-    cc: Annotated[list[Address], BeforeValidator(_one_or_many), Field(max_length=MAX_RECIPIENTS)] = []
-
-    @model_validator(mode="after")
-    def _within_limits(self) -> OutgoingEmail:
-        if len(self.to) + len(self.cc) > MAX_RECIPIENTS:
-            raise ValueError(f"an email may go to at most {MAX_RECIPIENTS} addresses")
-        if len(self.body.encode("utf-8")) > MAX_BODY_BYTES:  # lone surrogates fail here too
-            raise ValueError("the body is larger than 1 MB")
-        return self
-
-    def recipients(self) -> list[str]:
-        """Every envelope recipient, To then Cc, without duplicates."""
-        return list(dict.fromkeys(self.to + self.cc))
 
 
 class SentEmail(BaseModel):

@@ -1,14 +1,6 @@
 """The generic HTTP connector: fetch a page or call an API, every request guarded by Sentinel."""
 
-from deputy.core.effects import EffectClass, OperationSpec
-from deputy.connectors.http.client import (
-    MAX_BYTES,
-    MAX_CHARS,
-    HttpResult,
-    fetch_url,
-    guarded_client,
-    http_request,
-)
+from deputy.core.records.effects import EffectClass, OperationSpec
 
 FETCH_URL = OperationSpec(
     connector="http",
@@ -36,16 +28,3 @@ def http_request_spec(method: str) -> OperationSpec:
     if method.strip().upper() in _SAFE_METHODS:
         return HTTP_REQUEST.model_copy(update={"effect": EffectClass.read})
     return HTTP_REQUEST
-
-
-__all__ = [
-    "FETCH_URL",
-    "HTTP_REQUEST",
-    "MAX_BYTES",
-    "MAX_CHARS",
-    "HttpResult",
-    "fetch_url",
-    "guarded_client",
-    "http_request",
-    "http_request_spec",
-]

@@ -14,7 +14,7 @@ from typing import Any
 import httpx
 from pydantic import BaseModel
 
-from deputy.core.effects import ConnectorError, ConnectorRejected
+from deputy.core.records.effects import ConnectorError, ConnectorRejected
 from deputy.connectors.http.errors import HTTP_FAILURES, describe_failure
 from deputy.connectors.http.text import html_to_text, is_textual, looks_binary, media_type
 from deputy.sentinel.egress.policy import Reviewer

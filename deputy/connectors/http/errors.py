@@ -6,7 +6,7 @@ import ssl
 
 import httpx
 
-from deputy.core.effects import ConnectorError, ConnectorRejected, ConnectorUnavailable
+from deputy.core.records.effects import ConnectorError, ConnectorRejected, ConnectorUnavailable
 from deputy.sentinel.egress.transports.http_client import HostNotFound
 
 HTTP_FAILURES: tuple[type[BaseException], ...] = (

@@ -23,7 +23,7 @@ from mcp_types import (
 )
 from pydantic import ValidationError
 
-from deputy.core.effects import (
+from deputy.core.records.effects import (
     ConnectorAuthError,
     ConnectorError,
     ConnectorRejected,

@@ -27,7 +27,7 @@ from decimal import Decimal
 
 from pydantic import BaseModel
 
-from deputy.core.effects import EffectClass, OperationSpec, RiskTag
+from deputy.core.records.effects import EffectClass, OperationSpec, RiskTag
 from deputy.connectors.catalog import Catalog, Operation
 from deputy.connectors.marks import OperationMark
 from deputy.connectors.overrides import read_amount

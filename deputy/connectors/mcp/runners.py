@@ -15,14 +15,14 @@ from typing import Any
 
 from mcp import Client
 
-from deputy.core.effects import ConnectorAuthError, ConnectorError, ConnectorRejected, OperationResult
+from deputy.core.records.effects import ConnectorAuthError, ConnectorError, ConnectorRejected, OperationResult
 from deputy.connectors.mcp.config import McpServerConfig
 from deputy.connectors.mcp.operations import CONNECTOR
 from deputy.connectors.mcp.results import MAX_RESULT_CHARS, error_message, summarise
 from deputy.connectors.mcp.schema import argument_problems
 from deputy.connectors.mcp.session import Visitor
 from deputy.connectors.mcp.tools import MAX_TOOLS, McpTool, McpToolset, build_toolset
-from deputy.core.actions import Action
+from deputy.core.records.actions import Action
 from deputy.vault import CredentialNotFound, Scrubber, Vault, VaultError
 
 ServerLookup = Callable[[int, str], McpServerConfig | None]

@@ -34,7 +34,7 @@ from mcp.client.stdio import stdio_client
 from mcp.client.streamable_http import streamable_http_client
 from mcp_types import Implementation
 
-from deputy.core.effects import ConnectorError
+from deputy.core.records.effects import ConnectorError
 from deputy.connectors.mcp.config import McpServerConfig
 from deputy.connectors.mcp.errors import VisitLog, translate
 from deputy.connectors.mcp.text import one_line

@@ -16,9 +16,9 @@ from typing import Any, Literal, Protocol
 
 from pydantic import SecretStr
 
-from deputy.core.effects import ConnectorAuthError, ConnectorError
-from deputy.core.credential_index import CredentialInfo, UserId
-from deputy.core.vault_errors import CredentialNotFound, VaultError
+from deputy.core.records.effects import ConnectorAuthError, ConnectorError
+from deputy.core.accounts.credential_index import CredentialInfo, UserId
+from deputy.core.records.vault_errors import CredentialNotFound, VaultError
 
 AuthKind = Literal["api_key", "bearer", "basic"]
 Location = Literal["header", "query", "cookie"]

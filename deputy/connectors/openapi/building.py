@@ -14,7 +14,7 @@ import httpx
 from jsonschema import Draft202012Validator
 from jsonschema.exceptions import SchemaError
 
-from deputy.core.effects import ConnectorError, EffectClass, OperationSpec, RiskTag
+from deputy.core.records.effects import ConnectorError, EffectClass, OperationSpec, RiskTag
 from deputy.connectors.catalog import Operation
 from deputy.connectors.http.text import media_type
 from deputy.connectors.openapi.api import CONNECTOR, ApiCall, ApiParameter

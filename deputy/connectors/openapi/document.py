@@ -17,7 +17,7 @@ from typing import Any
 import httpx
 import yaml
 
-from deputy.core.effects import ConnectorError, ConnectorRejected
+from deputy.core.records.effects import ConnectorError, ConnectorRejected
 from deputy.connectors.http.errors import HTTP_FAILURES, describe_failure
 
 MAX_DOCUMENT_BYTES = 2_000_000

@@ -23,8 +23,8 @@ from deputy.connectors.openapi.document import ApiDocument, OpenApiDocumentError
 from deputy.connectors.openapi.names import check_service_name, raw_operation_name, tool_name
 from deputy.connectors.overrides import OperationOverride, Overrides, as_override
 from deputy.connectors.openapi.refs import RefResolver, check_local_refs
-from deputy.core.credential_index import validate_handle
-from deputy.core.vault_errors import VaultError
+from deputy.core.accounts.credential_index import validate_handle
+from deputy.core.records.vault_errors import VaultError
 
 MAX_OPERATIONS = 100
 """Most operations one connector may bring; each is a tool the model must read about."""

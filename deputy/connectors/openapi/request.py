@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import quote, urlencode
 
-from deputy.core.effects import ConnectorRejected
+from deputy.core.records.effects import ConnectorRejected
 from deputy.connectors.openapi.api import ApiCall, ApiParameter
 
 SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})

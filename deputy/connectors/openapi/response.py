@@ -12,7 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from deputy.core.effects import ConnectorAuthError, ConnectorError, ConnectorRejected, ConnectorUnavailable
+from deputy.core.records.effects import ConnectorAuthError, ConnectorError, ConnectorRejected, ConnectorUnavailable
 from deputy.connectors.http.text import html_to_text, is_textual, looks_binary, media_type
 
 MAX_SUMMARY_CHARS = 4_000

@@ -14,13 +14,13 @@ from collections.abc import Callable
 import httpx
 from pydantic import SecretStr, ValidationError
 
-from deputy.core.effects import ConnectorAuthError, ConnectorError, ConnectorRejected, OperationResult
+from deputy.core.records.effects import ConnectorAuthError, ConnectorError, ConnectorRejected, OperationResult
 from deputy.connectors.http.errors import HTTP_FAILURES, describe_failure
 from deputy.connectors.openapi.api import CONNECTOR, ApiCall, ImportedApi
 from deputy.connectors.openapi.auth import CredentialSource, add_credential, load_secret
 from deputy.connectors.openapi.request import SAFE_METHODS, RequestParts, build_request
 from deputy.connectors.openapi.response import MAX_SUMMARY_CHARS, Answer, failure, summarise
-from deputy.core.actions import Action
+from deputy.core.records.actions import Action
 from deputy.vault import Scrubber, UserId
 
 MAX_RESPONSE_BYTES = 1_000_000

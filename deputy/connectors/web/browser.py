@@ -39,7 +39,7 @@ from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import Playwright, async_playwright
 from redis.exceptions import RedisError
 
-from deputy.core.effects import ConnectorError, ConnectorUnavailable
+from deputy.core.records.effects import ConnectorError, ConnectorUnavailable
 from deputy.connectors.web.session import BrowserConfig, UserSession, open_session
 from deputy.connectors.web.states import BrowserStates
 from deputy.sentinel.egress.policy import Reviewer

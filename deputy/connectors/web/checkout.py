@@ -15,21 +15,18 @@ asking for a one-time code.
 from __future__ import annotations
 
 from contextvars import ContextVar
-from decimal import Decimal
-from typing import Annotated
 from urllib.parse import urlsplit
 
-from pydantic import BaseModel, ConfigDict, Field, SecretStr
+from pydantic import BaseModel, ConfigDict, SecretStr
 
-from deputy.connectors.catalog import Operation
 from deputy.connectors.web.fields import fill_form_fields
 from deputy.connectors.web.forms import choose_form, find_field, host_of, is_payment
 from deputy.connectors.web.logins import WebLogins
 from deputy.connectors.web.navigation import at, same_page
-from deputy.connectors.web.operations import FieldValues, WebAddress, _spec
+from deputy.connectors.web.operations import PAY_ON_PAGE, PayArgs  # noqa: F401  (the operation, beside its runner)
 from deputy.connectors.web.pages import PageRead, _before_acting, _choose_button, submit_and_read
 from deputy.connectors.web.session import UserSession
-from deputy.core.effects import ConnectorRejected, EffectClass
+from deputy.core.records.effects import ConnectorRejected
 from deputy.sentinel.egress.policy import SecretValue
 
 CARD_PLACEHOLDERS = {"<card:number>": "number", "<card:expiry>": "expiry", "<card:cvc>": "cvc", "<card:name>": "name"}
@@ -73,47 +70,6 @@ def origin_of(url: str) -> str:
 def wants_card(arguments: object) -> bool:
     fields = arguments.get("fields") if isinstance(arguments, dict) else None
     return isinstance(fields, dict) and any(v in CARD_PLACEHOLDERS for v in fields.values())
-
-
-Money = Annotated[Decimal, Field(gt=0, max_digits=14, decimal_places=2)]
-
-
-class PayArgs(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-    url: WebAddress
-    action_url: WebAddress
-    amount: Money
-    currency: str = Field(pattern=r"^[A-Za-z]{3}$")
-    fields: FieldValues = Field(min_length=1)
-    form: str | None = Field(default=None, max_length=200)
-    button: str | None = Field(default=None, max_length=200)
-
-
-PAY_ON_PAGE = Operation(
-    _spec("pay_on_page", EffectClass.spend,
-          "Pay on a shop's own checkout page by card: the user approves the amount, then Deputy fills the "
-          "card fields with a single-use card and sends the form."),
-    PayArgs,
-    targets=lambda a: [a.action_url],  # type: ignore[attr-defined]
-    result_origin=lambda a: f"the web page answering a payment sent to {a.action_url}",  # type: ignore[attr-defined]
-    amount=lambda a: (a.amount, a.currency.upper()),  # type: ignore[attr-defined]
-    schema={
-        "type": "object",
-        "properties": {
-            "url": {"type": "string", "description": "Address of the checkout page (as open_page showed it)."},
-            "action_url": {"type": "string", "description": "Where its form sends, exactly as open_page showed it."},
-            "amount": {"type": "string", "description": "The total the page asks for, e.g. 24.89."},
-            "currency": {"type": "string", "description": "Three letters, e.g. USD."},
-            "fields": {"type": "object", "additionalProperties": {"type": "string"},
-                       "description": "Field name -> value; card fields get <card:number>, <card:expiry>, "
-                                      "<card:cvc> (and <card:name>), never real numbers."},
-            "form": {"type": "string"},
-            "button": {"type": "string"},
-        },
-        "required": ["url", "action_url", "amount", "currency", "fields"],
-    },
-)
 
 
 def _resolved(form_fields: dict[str, str], form, card: CheckoutCard) -> dict[str, str]:  # type: ignore[no-untyped-def]

@@ -14,7 +14,7 @@ import json
 from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import Locator, Page
 
-from deputy.core.effects import ConnectorError, ConnectorRejected
+from deputy.core.records.effects import ConnectorError, ConnectorRejected
 from deputy.connectors.web.forms import find_field, form_label, host_of, is_password
 from deputy.connectors.web.guard import PageGuard
 from deputy.connectors.web.logins import PASSWORD_PLACEHOLDER, USERNAME_PLACEHOLDER, WebLogin

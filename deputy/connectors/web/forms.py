@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 
-from deputy.core.effects import ConnectorRejected
+from deputy.core.records.effects import ConnectorRejected
 from deputy.connectors.web.snapshot import FormField, FormInfo
 from deputy.sentinel.egress.url import UrlProblem, is_within, parse_destination
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from deputy.core.effects import ConnectorError
+from deputy.core.records.effects import ConnectorError
 from deputy.connectors.web.forms import host_of, is_password
 from deputy.connectors.web.snapshot import FormField, PageSnapshot
 

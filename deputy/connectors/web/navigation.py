@@ -16,7 +16,7 @@ from urllib.parse import urlsplit, urlunsplit
 from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import Page, Request
 
-from deputy.core.effects import ConnectorError, ConnectorRejected, ConnectorUnavailable
+from deputy.core.records.effects import ConnectorError, ConnectorRejected, ConnectorUnavailable
 from deputy.connectors.web.forms import host_of
 from deputy.connectors.web.guard import Blocked, PageGuard
 from deputy.connectors.web.proxy import UNREACHABLE_HEADER

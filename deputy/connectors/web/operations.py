@@ -10,11 +10,12 @@ traces to the user's own words.
 
 from __future__ import annotations
 
+from decimal import Decimal
 from typing import Annotated
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 
-from deputy.core.effects import EffectClass, OperationSpec, RiskTag
+from deputy.core.records.effects import EffectClass, OperationSpec, RiskTag
 from deputy.connectors.catalog import Operation
 from deputy.sentinel.egress.url import UrlProblem, parse_destination, url_scheme
 
@@ -192,3 +193,45 @@ SCREENSHOT = Operation(
 
 WEB_OPERATIONS = [OPEN_PAGE, SEARCH_WEB, FILL_FORM, SUBMIT_FORM, SUBMIT_SENSITIVE_FORM, CLICK, SCREENSHOT]
 """Every web operation, for the executor's and the agent's catalog."""
+
+
+# Paying on a shop's own checkout page (`checkout` runs it, with a single-use card the agent never sees).
+Money = Annotated[Decimal, Field(gt=0, max_digits=14, decimal_places=2)]
+
+
+class PayArgs(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    url: WebAddress
+    action_url: WebAddress
+    amount: Money
+    currency: str = Field(pattern=r"^[A-Za-z]{3}$")
+    fields: FieldValues = Field(min_length=1)
+    form: str | None = Field(default=None, max_length=200)
+    button: str | None = Field(default=None, max_length=200)
+
+
+PAY_ON_PAGE = Operation(
+    _spec("pay_on_page", EffectClass.spend,
+          "Pay on a shop's own checkout page by card: the user approves the amount, then Deputy fills the "
+          "card fields with a single-use card and sends the form."),
+    PayArgs,
+    targets=lambda a: [a.action_url],  # type: ignore[attr-defined]
+    result_origin=lambda a: f"the web page answering a payment sent to {a.action_url}",  # type: ignore[attr-defined]
+    amount=lambda a: (a.amount, a.currency.upper()),  # type: ignore[attr-defined]
+    schema={
+        "type": "object",
+        "properties": {
+            "url": {"type": "string", "description": "Address of the checkout page (as open_page showed it)."},
+            "action_url": {"type": "string", "description": "Where its form sends, exactly as open_page showed it."},
+            "amount": {"type": "string", "description": "The total the page asks for, e.g. 24.89."},
+            "currency": {"type": "string", "description": "Three letters, e.g. USD."},
+            "fields": {"type": "object", "additionalProperties": {"type": "string"},
+                       "description": "Field name -> value; card fields get <card:number>, <card:expiry>, "
+                                      "<card:cvc> (and <card:name>), never real numbers."},
+            "form": {"type": "string"},
+            "button": {"type": "string"},
+        },
+        "required": ["url", "action_url", "amount", "currency", "fields"],
+    },
+)

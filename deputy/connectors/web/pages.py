@@ -15,7 +15,7 @@ from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import Locator, Page
 from pydantic import SecretStr, ValidationError
 
-from deputy.core.effects import ConnectorError, ConnectorRejected
+from deputy.core.records.effects import ConnectorError, ConnectorRejected
 from deputy.connectors.web.fields import fill_form_fields
 from deputy.connectors.web.forms import choose_form, find_field, host_of, is_password, same_site, sensitivity
 from deputy.connectors.web.guard import Blocked

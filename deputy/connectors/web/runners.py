@@ -16,7 +16,7 @@ from urllib.parse import quote_plus
 
 from pydantic import BaseModel, ValidationError
 
-from deputy.core.effects import ConnectorRejected, OperationResult
+from deputy.core.records.effects import ConnectorRejected, OperationResult
 from deputy.connectors.web import pages
 from deputy.connectors.web.browser import BrowserSessions
 from deputy.connectors.web.extract import MAX_CHARS, render_page
@@ -34,7 +34,7 @@ from deputy.connectors.web.operations import (
     SubmitFormArgs,
 )
 from deputy.connectors.web.session import UserSession
-from deputy.core.actions import Action
+from deputy.core.records.actions import Action
 from deputy.sentinel.egress.policy import Reviewer
 from deputy.sentinel.policy import Verdict
 

@@ -21,7 +21,7 @@ from playwright.async_api import Browser, BrowserContext, Page, Playwright
 from playwright.async_api import Error as PlaywrightError
 from pydantic import BaseModel, ConfigDict, Field
 
-from deputy.core.effects import ConnectorError, ConnectorUnavailable
+from deputy.core.records.effects import ConnectorError, ConnectorUnavailable
 from deputy.connectors.web.guard import PageGuard
 from deputy.connectors.web.proxy import EgressProxy
 from deputy.sentinel.egress.transports.http_client import AsyncResolver

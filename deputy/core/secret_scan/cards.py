@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 
-from deputy.core.card_numbers import luhn_valid
+from deputy.core.records.card_numbers import luhn_valid
 from deputy.core.secret_scan.hits import Hit
 
 _DIGIT_RUN = re.compile(r"(?<![\d.,/])\d+(?:[ \-.\n]{1,2}\d+)*")

@@ -12,7 +12,7 @@ from pydantic import BaseModel, Field
 from deputy.connectors.catalog import Catalog, Operation
 from deputy.connectors.email.operations import SEND_EMAIL_OPERATION
 from deputy.connectors.negotiation import MOVE_OPERATIONS
-from deputy.core.effects import EffectClass, OperationSpec
+from deputy.core.records.effects import EffectClass, OperationSpec
 
 DESK = "provider:retention"
 DESK_EMAIL = "retention@fibrelink.example"

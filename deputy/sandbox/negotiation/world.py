@@ -12,8 +12,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from decimal import Decimal
 
-from deputy.core.actions import Action
-from deputy.core.effects import ConnectorRejected, OperationResult
+from deputy.core.records.actions import Action
+from deputy.core.records.effects import ConnectorRejected, OperationResult
 from deputy.sandbox.negotiation.counterparts import Counterpart
 from deputy.sandbox.negotiation.operations import DESK, DESK_EMAIL
 

@@ -18,7 +18,7 @@ from decimal import ROUND_HALF_UP, Decimal
 
 from pydantic import BaseModel, Field
 
-from deputy.core.deputy_notes import looks_like_note
+from deputy.core.records.deputy_notes import looks_like_note
 from deputy.sentinel.negotiation.amounts import normalise, numeral_value, words_value
 from deputy.sentinel.negotiation.mandate import Mandate
 from deputy.sentinel.negotiation.money import Rates, convert, money, rate_line

@@ -19,10 +19,10 @@ from pydantic import BaseModel
 from redis import Redis
 
 from deputy.sentinel.action_lifecycle import ActionEvent, allowed_from, lost, target
-from deputy.core.actions import Action, ActionState
+from deputy.core.records.actions import Action, ActionState
 from deputy.core.confidential import ConfidentialKeys, confidential_keys
 from deputy.core.confidential.sealing import seal
-from deputy.core.erasure import Owned, delete_keys, ids_owned_by
+from deputy.core.records.erasure import Owned, delete_keys, ids_owned_by
 
 _KEY = "deputy:action:{}"
 _RETENTION_SECONDS = 30 * 24 * 3600

@@ -16,10 +16,10 @@ from typing import Literal
 from pydantic import BaseModel
 from redis import Redis
 
-from deputy.core.button_mac import ButtonMac
+from deputy.core.infrastructure.button_mac import ButtonMac
 from deputy.core.confidential import ConfidentialKeys, Locked, confidential_keys
 from deputy.core.confidential.sealing import is_sealed
-from deputy.core.erasure import Owned, delete_keys, ids_owned_by
+from deputy.core.records.erasure import Owned, delete_keys, ids_owned_by
 
 _PREFIX = "ap1"
 _KEY = "deputy:approval:{}"

@@ -28,7 +28,7 @@ from redis import Redis
 
 from deputy.core.confidential import ConfidentialKeys, confidential_keys
 from deputy.core.confidential.sealing import seal
-from deputy.core.erasure import Owned, delete_keys
+from deputy.core.records.erasure import Owned, delete_keys
 
 _STREAM = "deputy:audit:{}"
 _TIP = "deputy:audit:{}:tip"

@@ -15,7 +15,7 @@ from redis import Redis
 
 from deputy.sentinel.rules import UserRule
 from deputy.core.confidential import ConfidentialKeys, confidential_keys
-from deputy.core.erasure import Owned, delete_keys
+from deputy.core.records.erasure import Owned, delete_keys
 
 _RULES = "deputy:rules:{}"
 _PROPOSAL = "deputy:rule_proposal:{}:{}"

@@ -6,10 +6,10 @@ import secrets
 from datetime import datetime, timezone
 from typing import Any, Callable
 
-from deputy.core.effects import OperationResult
-from deputy.connectors.calendar import CALENDAR_OPERATIONS
+from deputy.core.records.effects import OperationResult
+from deputy.connectors.calendar.operations import CALENDAR_OPERATIONS
 from deputy.connectors.catalog import Catalog
-from deputy.core.actions import Action
+from deputy.core.records.actions import Action
 
 NOW = datetime(2026, 11, 30, 7, 0, tzinfo=timezone.utc)
 """A Monday morning; the demo fortnight is seeded around it."""

@@ -9,8 +9,9 @@ import pytest
 from calendar_testkit import NOW, ZONE, Call, make_action
 from pydantic import SecretStr
 
-from deputy.core.effects import OperationResult
-from deputy.connectors.calendar import CalDavAccount, CalendarRunners
+from deputy.core.records.effects import OperationResult
+from deputy.connectors.calendar.client import CalDavAccount
+from deputy.connectors.calendar.runners import CalendarRunners
 from deputy.sandbox.calendar import SandboxCalendar
 
 

@@ -8,8 +8,9 @@ from typing import Callable
 import pytest
 from calendar_testkit import Call
 
-from deputy.core.effects import ConnectorRejected, ConnectorUnavailable, OperationResult
-from deputy.connectors.calendar import CalDavAccount, CalDavClient, CalendarRunners
+from deputy.core.records.effects import ConnectorRejected, ConnectorUnavailable, OperationResult
+from deputy.connectors.calendar.client import CalDavAccount, CalDavClient
+from deputy.connectors.calendar.runners import CalendarRunners
 
 
 def summary(result: OperationResult | str) -> str:
@@ -203,7 +204,7 @@ def test_edits_quoting_an_invitation_say_whose_words_they_carry(
 
 
 def test_a_stored_action_with_arguments_that_no_longer_validate_is_rejected(runners: CalendarRunners) -> None:
-    from deputy.core.actions import Action
+    from deputy.core.records.actions import Action
 
     action = Action(id="a", goal_id="g", user_id=7, chat_id=7, connector="calendar", operation="move_event",
                     effect="write", arguments={"event_id": "x", "start": "soon"}, tool_call_id="c", created_at=0)

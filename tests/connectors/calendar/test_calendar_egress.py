@@ -15,13 +15,14 @@ from calendar_testkit import NOW, ZONE, make_action
 from egress_testkit import Rebinding, fixed, no_outside_traffic
 from pydantic import SecretStr
 
-from deputy.connectors.calendar import CalDavAccount, CalendarRunners
+from deputy.connectors.calendar.client import CalDavAccount
+from deputy.connectors.calendar.runners import CalendarRunners
 from deputy.settings import Settings
 from deputy.sandbox.calendar import SandboxCalendar
 from deputy.sentinel.egress.policy import EgressPolicy
 from deputy.sentinel.egress.transports.http_client import EgressBlocked
 from deputy.sentinel.egress.transports.sockets import EndpointGuard
-from deputy.egress_guards import caldav_connect, endpoint_guard
+from deputy.runtime.egress_guards import caldav_connect, endpoint_guard
 
 CAL = "cal.example.test"
 

@@ -13,14 +13,15 @@ from calendar_testkit import NOW, ZONE, Call, make_action
 from pydantic import SecretStr
 from redis import Redis
 
-from deputy.core.effects import (
+from deputy.core.records.effects import (
     ConnectorAuthError,
     ConnectorError,
     ConnectorRejected,
     ConnectorUnavailable,
     OperationResult,
 )
-from deputy.connectors.calendar import CALDAV_HANDLE, CalDavAccount, CalendarRunners
+from deputy.connectors.calendar.runners import CALDAV_HANDLE, CalendarRunners
+from deputy.connectors.calendar.client import CalDavAccount
 from deputy.sandbox.calendar import SandboxCalendar
 from deputy.vault import KdfCost, Vault
 

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import json
 
-from deputy.core.effects import EffectClass, RiskTag
-from deputy.connectors.calendar import CALENDAR_OPERATIONS, CALENDAR_SERVICE, CalendarRunners
+from deputy.core.records.effects import EffectClass, RiskTag
+from deputy.connectors.calendar.operations import CALENDAR_OPERATIONS, CALENDAR_SERVICE
+from deputy.connectors.calendar.runners import CalendarRunners
 from deputy.connectors.catalog import Catalog
 from deputy.connectors.default import default_catalog
 

@@ -6,7 +6,7 @@ from typing import Callable
 
 from calendar_testkit import Call, make_action
 
-from deputy.connectors.calendar import CalendarRunners
+from deputy.connectors.calendar.runners import CalendarRunners
 from deputy.connectors.calendar.reverts import CalendarReverts
 
 

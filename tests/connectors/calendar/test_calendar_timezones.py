@@ -163,7 +163,7 @@ def test_ranges_and_working_hours_have_limits() -> None:
 
 
 def test_the_catalog_turns_bad_arguments_into_a_message_for_the_model() -> None:
-    from deputy.connectors.calendar import CREATE_EVENT
+    from deputy.connectors.calendar.operations import CREATE_EVENT
 
     with pytest.raises(InvalidArguments) as caught:
         CREATE_EVENT.validate({"title": "Run", "start": "2026-03-29T02:15", "timezone": "Europe/Berlin"})

@@ -14,18 +14,18 @@ import pytest
 from egress_testkit import Rebinding, fixed, no_outside_traffic
 from pydantic import SecretStr
 
-from deputy.core.effects import ConnectorError
-from deputy.connectors.email import OutgoingEmail, SmtpAccount, send_email
+from deputy.core.records.effects import ConnectorError
+from deputy.connectors.email.smtp import OutgoingEmail, SmtpAccount, send_email
 from deputy.connectors.email.imap import ImapAccount, ImapSession
 from deputy.connectors.email.mail_runners import MailRunners
 from deputy.settings import Settings
 from deputy.sandbox.mail import LocalMailServer
 from deputy.sandbox.mailstore import DEMO_PASSWORD, MailStore, seed_demo_inbox
-from deputy.core.actions import Action
+from deputy.core.records.actions import Action
 from deputy.sentinel.egress.policy import EgressPolicy
 from deputy.sentinel.egress.transports.http_client import EgressBlocked
 from deputy.sentinel.egress.transports.sockets import EndpointGuard
-from deputy.egress_guards import endpoint_guard
+from deputy.runtime.egress_guards import endpoint_guard
 
 DEMO = "demo@sandbox.local"
 MAIL = "mail.example.test"

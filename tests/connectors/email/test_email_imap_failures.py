@@ -10,7 +10,7 @@ from contextlib import contextmanager
 import pytest
 from pydantic import SecretStr
 
-from deputy.core.effects import (
+from deputy.core.records.effects import (
     ConnectorAuthError,
     ConnectorError,
     ConnectorRejected,
@@ -22,7 +22,7 @@ from deputy.connectors.email.imap import ImapAccount
 from deputy.connectors.email.mail_operations import MAIL_OPERATIONS
 from deputy.connectors.email.mail_runners import MailRunners
 from deputy.sandbox.mailstore import MailStore
-from deputy.core.actions import Action
+from deputy.core.records.actions import Action
 
 CATALOG = Catalog(MAIL_OPERATIONS)
 PASSWORD = "imap-pw-do-not-leak"

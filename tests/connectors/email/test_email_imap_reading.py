@@ -12,14 +12,14 @@ import pytest
 from pydantic import SecretStr
 from redis import Redis
 
-from deputy.core.effects import ConnectorRejected, OperationResult
+from deputy.core.records.effects import ConnectorRejected, OperationResult
 from deputy.connectors.catalog import Catalog
 from deputy.connectors.email.imap import ImapAccount
 from deputy.connectors.email.imap_accounts import IMAP_HANDLE, ImapAccounts
 from deputy.connectors.email.mail_operations import MAIL_OPERATIONS
 from deputy.connectors.email.mail_runners import MailRunners
 from deputy.sandbox.mailstore import DEMO_PASSWORD, MailStore, seed_demo_inbox
-from deputy.core.actions import Action
+from deputy.core.records.actions import Action
 from deputy.vault import KdfCost, Vault
 
 CATALOG = Catalog(MAIL_OPERATIONS)

@@ -14,12 +14,12 @@ from pathlib import Path
 import pytest
 from pydantic import SecretStr
 
-from deputy.core.effects import ConnectorError, ConnectorUnavailable, OperationResult
+from deputy.core.records.effects import ConnectorError, ConnectorUnavailable, OperationResult
 from deputy.connectors.catalog import Catalog
 from deputy.connectors.email.imap import ImapAccount, ImapSession
 from deputy.connectors.email.mail_operations import MAIL_OPERATIONS
 from deputy.connectors.email.mail_runners import MailRunners
-from deputy.core.actions import Action
+from deputy.core.records.actions import Action
 
 pytestmark = pytest.mark.skipif(shutil.which("openssl") is None, reason="needs the openssl command")
 

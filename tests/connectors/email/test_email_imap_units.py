@@ -7,7 +7,7 @@ from email.message import EmailMessage
 
 import pytest
 
-from deputy.core.effects import ConnectorRejected, EffectClass
+from deputy.core.records.effects import ConnectorRejected, EffectClass
 from deputy.connectors.catalog import Catalog, InvalidArguments
 from deputy.connectors.email.imap_decode import decode_bytes, parse_email
 from deputy.connectors.email.imap_format import Fetched, base_subject, imap_date, search_criteria, thread_members

@@ -12,7 +12,7 @@ from email.message import Message
 import pytest
 from pydantic import SecretStr
 
-from deputy.core.effects import ConnectorRejected
+from deputy.core.records.effects import ConnectorRejected
 from deputy.connectors.catalog import Catalog
 from deputy.connectors.email.imap import ImapAccount
 from deputy.connectors.email.imap_reply import smtp_reply_sender
@@ -21,7 +21,7 @@ from deputy.connectors.email.mail_runners import MailRunners, Runner
 from deputy.connectors.email.smtp import SmtpAccount
 from deputy.sandbox.mail import LocalMailServer
 from deputy.sandbox.mailstore import DEMO_PASSWORD, MailStore, seed_demo_inbox
-from deputy.core.actions import Action
+from deputy.core.records.actions import Action
 
 CATALOG = Catalog(MAIL_OPERATIONS)
 SMTP_USER, SMTP_PASSWORD = "deputy", "smtp-writing-secret"

@@ -10,19 +10,19 @@ from pydantic import SecretStr
 from redis import Redis
 
 from deputy.agent.goals import GoalStore
-from deputy.agent.testing import FunctionModel, tool_call
+from deputy.agent.model.testing import FunctionModel, tool_call
 from deputy.bot.presses import decide_press
 from deputy.bot.services import BotServices
 from deputy.connectors.catalog import Catalog
 from deputy.connectors.email.mail_operations import MAIL_OPERATIONS
 from deputy.executor.review_context import ReviewContextBuilder
-from deputy.queue.inline import InlineDeputy
+from deputy.testing.inline import InlineDeputy
 
 from deputy.connectors.email.imap import ImapAccount
 from deputy.connectors.email.imap_reply import smtp_reply_sender
 from deputy.connectors.email.mail_reverts import MailReverts
 from deputy.connectors.email.mail_runners import MailRunners
-from deputy.core.effects import ConnectorRejected
+from deputy.core.records.effects import ConnectorRejected
 from deputy.sandbox.mailstore import DEMO_PASSWORD, MailStore
 from test_email_imap_writing import Mailbox, action, mailbox, me, store  # noqa: F401  (fixtures)
 

@@ -17,8 +17,8 @@ from deputy.connectors.email.imap_protocol import Folder
 from deputy.connectors.email.mail_runners import SENT_NAMES, MailRunners, find_folder
 from deputy.connectors.email.sent_copy import SentFolder
 from deputy.connectors.email.smtp import SmtpAccount, message_id_for
-from deputy.core.actions import Action
-from deputy.core.effects import ConnectorError, EffectClass
+from deputy.core.records.actions import Action
+from deputy.core.records.effects import ConnectorError, EffectClass
 from deputy.executor.credentials import EmailAccounts
 from deputy.sandbox.mail import LocalMailServer
 from deputy.sandbox.mailstore import DEMO_PASSWORD, MailStore, seed_demo_inbox

@@ -20,7 +20,8 @@ from deputy.connectors import (
     ConnectorUnavailable,
     EffectClass,
 )
-from deputy.connectors.email import SEND_EMAIL, OutgoingEmail, SmtpAccount, send_email
+from deputy.connectors.email import SEND_EMAIL
+from deputy.connectors.email.smtp import OutgoingEmail, SmtpAccount, send_email
 from deputy.connectors.progress import listening
 from deputy.sandbox.mail import LocalMailServer
 

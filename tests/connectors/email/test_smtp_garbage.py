@@ -11,7 +11,7 @@ import pytest
 from pydantic import SecretStr
 
 from deputy.connectors import ConnectorUnavailable
-from deputy.connectors.email import OutgoingEmail, SmtpAccount, send_email
+from deputy.connectors.email.smtp import OutgoingEmail, SmtpAccount, send_email
 
 PASSWORD = "pw-garbage-do-not-leak"
 ACCOUNT = {

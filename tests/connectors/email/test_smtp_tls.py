@@ -17,7 +17,7 @@ from pydantic import SecretStr
 
 import deputy.connectors.email.smtp as smtp_module
 from deputy.connectors import ConnectorError
-from deputy.connectors.email import OutgoingEmail, SmtpAccount, send_email
+from deputy.connectors.email.smtp import OutgoingEmail, SmtpAccount, send_email
 
 USER = "alice"
 PASSWORD = "tls-pw-do-not-leak"

@@ -8,8 +8,8 @@ import socket
 import httpx
 import pytest
 
-from deputy.core.effects import ConnectorError, ConnectorRejected, ConnectorUnavailable
-from deputy.connectors.http import fetch_url, guarded_client, http_request
+from deputy.core.records.effects import ConnectorError, ConnectorRejected, ConnectorUnavailable
+from deputy.connectors.http.client import fetch_url, guarded_client, http_request
 from deputy.sentinel.egress.policy import EgressContext, EgressPolicy, reviewer
 from deputy.sentinel.egress.transports.http_client import EgressBlocked, EgressNeedsApproval
 

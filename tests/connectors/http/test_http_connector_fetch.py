@@ -6,16 +6,9 @@ import asyncio
 
 import httpx
 
-from deputy.core.effects import EffectClass
-from deputy.connectors.http import (
-    FETCH_URL,
-    HTTP_REQUEST,
-    HttpResult,
-    fetch_url,
-    guarded_client,
-    http_request,
-    http_request_spec,
-)
+from deputy.core.records.effects import EffectClass
+from deputy.connectors.http import FETCH_URL, HTTP_REQUEST, http_request_spec
+from deputy.connectors.http.client import HttpResult, fetch_url, guarded_client, http_request
 from deputy.sentinel.egress.policy import EgressContext, EgressPolicy, reviewer
 
 

@@ -16,15 +16,16 @@ from pathlib import Path
 import pytest
 from egress_testkit import Rebinding, fixed, no_outside_traffic
 
-from deputy.core.effects import ConnectorError
-from deputy.connectors.mcp import McpConnector, McpServerConfig, static_servers
+from deputy.core.records.effects import ConnectorError
+from deputy.connectors.mcp.runners import McpConnector, static_servers
+from deputy.connectors.mcp.config import McpServerConfig
 from deputy.settings import Settings
 from deputy.sandbox.mcp_demo import DemoMcpHttpServer
 from deputy.sentinel.egress.policy import EgressPolicy
 from deputy.sentinel.egress.transports.http_client import EgressBlocked
 from deputy.sentinel.egress.transports.httpx2_client import guarded_client
 from deputy.sentinel.egress.transports.sockets import EndpointGuard
-from deputy.egress_guards import endpoint_guard, mcp_visitor
+from deputy.runtime.egress_guards import endpoint_guard, mcp_visitor
 
 HOST = "mcp.example.test"
 ROOT = Path(__file__).resolve().parents[3]

@@ -12,9 +12,11 @@ import pytest
 from pydantic import SecretStr
 from redis import Redis
 
-from deputy.core.effects import ConnectorError, ConnectorRejected, ConnectorUnavailable
-from deputy.connectors.mcp import McpConnector, McpServerConfig, McpTool, McpToolset, static_servers
-from deputy.testing import descendants
+from deputy.core.records.effects import ConnectorError, ConnectorRejected, ConnectorUnavailable
+from deputy.connectors.mcp.runners import McpConnector, static_servers
+from deputy.connectors.mcp.config import McpServerConfig
+from deputy.connectors.mcp.tools import McpTool, McpToolset
+from deputy.testing.stack import descendants
 from deputy.vault import KdfCost, Vault
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -93,7 +95,7 @@ def test_a_server_no_longer_trusted_cannot_run_what_was_reviewed_as_trusted(
 ) -> None:
     connector = McpConnector(static_servers([demo(tmp_path / "n.json", trusted=False)]))
     run = connector.runners([toolset])["mcp.demo_get_weather"]
-    from deputy.core.actions import Action
+    from deputy.core.records.actions import Action
 
     action = Action(
         id="a",

@@ -12,15 +12,18 @@ import pytest
 from pydantic import SecretStr
 from redis import Redis
 
-from deputy.core.effects import (
+from deputy.core.records.effects import (
     ConnectorAuthError,
     ConnectorError,
     ConnectorRejected,
     ConnectorUnavailable,
     EffectClass,
 )
-from deputy.connectors.mcp import McpConnector, McpServerConfig, McpToolset, mcp_operations, static_servers
-from deputy.core.ports import free_port
+from deputy.connectors.mcp.runners import McpConnector, static_servers
+from deputy.connectors.mcp.config import McpServerConfig
+from deputy.connectors.mcp.tools import McpToolset
+from deputy.connectors.mcp.operations import mcp_operations
+from deputy.core.infrastructure.ports import free_port
 from deputy.sandbox.mcp_demo import DemoMcpHttpServer
 from deputy.vault import KdfCost, Vault
 

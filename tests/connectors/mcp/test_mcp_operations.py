@@ -21,17 +21,12 @@ from mcp.types import (
 )
 from pydantic import ValidationError
 
-from deputy.core.effects import EffectClass, RiskTag
+from deputy.core.records.effects import EffectClass, RiskTag
 from deputy.connectors.catalog import InvalidArguments
 from deputy.connectors.default import default_catalog
-from deputy.connectors.mcp import (
-    McpServerConfig,
-    build_toolset,
-    effect_of,
-    mcp_catalog,
-    mcp_operations,
-    operation_name,
-)
+from deputy.connectors.mcp.config import McpServerConfig
+from deputy.connectors.mcp.tools import build_toolset, operation_name
+from deputy.connectors.mcp.operations import effect_of, mcp_catalog, mcp_operations
 from deputy.connectors.mcp.results import error_message, summarise
 
 SCHEMA = {

@@ -11,11 +11,14 @@ import pytest
 from pydantic import SecretStr
 from redis import Redis
 
-from deputy.core.effects import ConnectorAuthError, ConnectorError, ConnectorRejected, EffectClass, RiskTag
+from deputy.core.records.effects import ConnectorAuthError, ConnectorError, ConnectorRejected, EffectClass, RiskTag
 from deputy.connectors.catalog import InvalidArguments, Operation
-from deputy.connectors.mcp import McpConnector, McpServerConfig, McpToolset, mcp_operations, static_servers
+from deputy.connectors.mcp.runners import McpConnector, static_servers
+from deputy.connectors.mcp.config import McpServerConfig
+from deputy.connectors.mcp.tools import McpToolset
+from deputy.connectors.mcp.operations import mcp_operations
 from deputy.sandbox.mcp_demo import INJECTION_DESCRIPTION
-from deputy.core.actions import Action
+from deputy.core.records.actions import Action
 from deputy.vault import KdfCost, Vault
 
 ROOT = Path(__file__).resolve().parents[3]

@@ -13,8 +13,10 @@ import pytest
 from aiohttp import web
 from pydantic import SecretStr
 
-from deputy.core.effects import ConnectorAuthError, ConnectorError, ConnectorRejected, ConnectorUnavailable
-from deputy.connectors.openapi import OpenApiRunner, import_openapi, parse_openapi
+from deputy.core.records.effects import ConnectorAuthError, ConnectorError, ConnectorRejected, ConnectorUnavailable
+from deputy.connectors.openapi.runner import OpenApiRunner
+from deputy.connectors.openapi.importer import import_openapi
+from deputy.connectors.openapi.document import parse_openapi
 from deputy.sandbox.webapp_common import SiteServer
 from deputy.vault import CredentialInfo
 

@@ -8,16 +8,11 @@ from pathlib import Path
 
 import pytest
 
-from deputy.core.effects import EffectClass, RiskTag
+from deputy.core.records.effects import EffectClass, RiskTag
 from deputy.connectors.catalog import Catalog, InvalidArguments
-from deputy.connectors.openapi import (
-    MAX_DOCUMENT_BYTES,
-    OpenApiDocumentError,
-    OperationOverride,
-    import_openapi,
-    load_openapi_file,
-    parse_openapi,
-)
+from deputy.connectors.openapi.document import MAX_DOCUMENT_BYTES, OpenApiDocumentError, load_openapi_file, parse_openapi
+from deputy.connectors.overrides import OperationOverride
+from deputy.connectors.openapi.importer import import_openapi
 
 PETS = """
 openapi: 3.0.3

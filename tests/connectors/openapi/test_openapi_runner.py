@@ -17,11 +17,13 @@ from aiohttp import web
 from pydantic import SecretStr
 from redis import Redis
 
-from deputy.core.effects import ConnectorAuthError, ConnectorRejected, EffectClass
-from deputy.connectors.openapi import OpenApiRunner, fetch_openapi, import_openapi, parse_openapi
+from deputy.core.records.effects import ConnectorAuthError, ConnectorRejected, EffectClass
+from deputy.connectors.openapi.runner import OpenApiRunner
+from deputy.connectors.openapi.document import fetch_openapi, parse_openapi
+from deputy.connectors.openapi.importer import import_openapi
 from deputy.connectors.openapi.document import OpenApiDocumentError
 from deputy.sandbox.webapp_common import SiteServer
-from deputy.core.actions import Action
+from deputy.core.records.actions import Action
 from deputy.vault import KdfCost, Vault
 
 API_KEY = "nk_live_5f2a9c0e7b1d4e8f"
@@ -251,7 +253,7 @@ def test_fetching_a_document_that_is_not_there_is_refused(service: tuple[NotesSe
 
 
 def test_sentinels_guarded_client_plugs_in(service: tuple[NotesService, str], vault: Vault) -> None:
-    from deputy.connectors.http import guarded_client
+    from deputy.connectors.http.client import guarded_client
     from deputy.sentinel.egress.policy import EgressDecision, OutboundRequest
     from deputy.sentinel.egress.transports.http_client import EgressBlocked
     from deputy.sentinel.policy import Risk, Verdict

@@ -21,8 +21,11 @@ from typing import Any
 import pytest
 from aiohttp import web
 
-from deputy.connectors.web import BrowserConfig, BrowserSessions, BrowserStates, WebRunners
-from deputy.core.actions import Action
+from deputy.connectors.web.session import BrowserConfig
+from deputy.connectors.web.browser import BrowserSessions
+from deputy.connectors.web.states import BrowserStates
+from deputy.connectors.web.runners import WebRunners
+from deputy.core.records.actions import Action
 from deputy.sentinel.egress.policy import EgressContext, EgressPolicy, reviewer
 from deputy.vault import VaultKey
 

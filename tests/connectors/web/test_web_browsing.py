@@ -7,9 +7,12 @@ from pathlib import Path
 import pytest
 from conftest import POLICY, Site, fake_dns, fresh_user_id, make_action
 
-from deputy.core.effects import ConnectorRejected
-from deputy.connectors.web import BrowserConfig, BrowserSessions, BrowserStates, WebRunners
-from deputy.testing import wait_for
+from deputy.core.records.effects import ConnectorRejected
+from deputy.connectors.web.session import BrowserConfig
+from deputy.connectors.web.browser import BrowserSessions
+from deputy.connectors.web.states import BrowserStates
+from deputy.connectors.web.runners import WebRunners
+from deputy.testing.stack import wait_for
 from deputy.sentinel.egress.policy import EgressContext, reviewer
 from deputy.sentinel.egress.transports.http_client import EgressBlocked, EgressNeedsApproval
 

@@ -13,10 +13,12 @@ import pytest
 from conftest import POLICY, fresh_user_id, make_action
 from pydantic import SecretStr
 
-from deputy.connectors.web import BrowserSessions, NeedsHuman, WebRunners
+from deputy.connectors.web.browser import BrowserSessions
+from deputy.connectors.web.human import NeedsHuman
+from deputy.connectors.web.runners import WebRunners
 from deputy.connectors.web.checkout import CheckoutCard, offer_card
-from deputy.core.actions import Action
-from deputy.core.effects import ConnectorRejected
+from deputy.core.records.actions import Action
+from deputy.core.records.effects import ConnectorRejected
 from deputy.sandbox import market, shop
 from deputy.sandbox.acquirer import MerchantAccount
 from deputy.sandbox.issuer import Issuer

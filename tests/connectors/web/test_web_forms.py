@@ -9,8 +9,11 @@ from conftest import LOGIN_PASSWORD, POLICY, Site, make_action
 from pydantic import SecretStr
 from redis import Redis
 
-from deputy.core.effects import ConnectorRejected
-from deputy.connectors.web import BrowserSessions, NeedsHuman, VaultLogins, WebRunners
+from deputy.core.records.effects import ConnectorRejected
+from deputy.connectors.web.browser import BrowserSessions
+from deputy.connectors.web.human import NeedsHuman
+from deputy.connectors.web.logins import VaultLogins
+from deputy.connectors.web.runners import WebRunners
 from deputy.sentinel.egress.policy import EgressContext, reviewer
 from deputy.sentinel.egress.transports.http_client import EgressBlocked
 from deputy.vault import KdfCost, Vault

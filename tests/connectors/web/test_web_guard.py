@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from conftest import POLICY, fake_dns
 from pydantic import SecretStr
 
-from deputy.connectors.web import PageGuard
+from deputy.connectors.web.guard import PageGuard
 from deputy.sentinel.egress.policy import EgressContext, SecretValue, reviewer
 from deputy.sentinel.policy import Verdict
 

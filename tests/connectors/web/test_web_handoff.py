@@ -8,7 +8,9 @@ from collections.abc import Iterator
 import pytest
 from conftest import POLICY, fresh_user_id, make_action
 
-from deputy.connectors.web import BrowserSessions, NeedsHuman, WebRunners
+from deputy.connectors.web.browser import BrowserSessions
+from deputy.connectors.web.human import NeedsHuman
+from deputy.connectors.web.runners import WebRunners
 from deputy.connectors.web.human import CodeEntry
 from deputy.sandbox import shop
 from deputy.sandbox.account_pages import ACCOUNT, AccountDesk

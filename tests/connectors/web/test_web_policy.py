@@ -6,8 +6,8 @@ import time
 from typing import Any
 
 from deputy.connectors.catalog import Catalog
-from deputy.connectors.web import WEB_OPERATIONS
-from deputy.core.actions import Action
+from deputy.connectors.web.operations import WEB_OPERATIONS
+from deputy.core.records.actions import Action
 from deputy.sentinel.policy import ReviewContext, Verdict, review
 from deputy.sentinel.provenance import ProvenanceContext, UntrustedItem
 

@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import pytest
 
-from deputy.core.effects import ConnectorRejected, EffectClass, RiskTag
+from deputy.core.records.effects import ConnectorRejected, EffectClass, RiskTag
 from deputy.connectors.catalog import Catalog, InvalidArguments
-from deputy.connectors.web import WEB_OPERATIONS, human_step, render_page, sensitivity
+from deputy.connectors.web.operations import WEB_OPERATIONS
+from deputy.connectors.web.human import human_step
+from deputy.connectors.web.extract import render_page
+from deputy.connectors.web.forms import sensitivity
 from deputy.connectors.web.forms import choose_form, find_field
 from deputy.connectors.web.snapshot import Block, FormButton, FormField, FormInfo, PageSnapshot, Signals
 

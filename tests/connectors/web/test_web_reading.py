@@ -9,8 +9,9 @@ from pathlib import Path
 import pytest
 from conftest import Site, make_action
 
-from deputy.core.effects import ConnectorRejected, ConnectorUnavailable
-from deputy.connectors.web import NeedsHuman, WebRunners
+from deputy.core.records.effects import ConnectorRejected, ConnectorUnavailable
+from deputy.connectors.web.human import NeedsHuman
+from deputy.connectors.web.runners import WebRunners
 
 pytestmark = pytest.mark.browser
 

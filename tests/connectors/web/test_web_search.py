@@ -8,7 +8,8 @@ from collections.abc import Iterator
 import pytest
 from conftest import POLICY, fresh_user_id, make_action
 
-from deputy.connectors.web import BrowserSessions, WebRunners
+from deputy.connectors.web.browser import BrowserSessions
+from deputy.connectors.web.runners import WebRunners
 from deputy.sandbox import restaurants, search, shop, tickets
 from deputy.sandbox.webapp_common import SiteServer
 from deputy.sentinel.egress.policy import EgressContext, reviewer

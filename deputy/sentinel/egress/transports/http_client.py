@@ -26,7 +26,7 @@ from ipaddress import ip_address
 import anyio
 import httpx
 
-from deputy.core.effects import ConnectorError
+from deputy.core.records.effects import ConnectorError
 from deputy.sentinel.egress.policy import EgressDecision, Initiator, OutboundRequest, Reviewer
 from deputy.sentinel.egress.transports.pinning import (
     AsyncPinnedHTTPTransport,

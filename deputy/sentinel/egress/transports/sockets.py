@@ -21,7 +21,7 @@ from dataclasses import dataclass, field, replace
 from ipaddress import ip_address
 from urllib.parse import urlsplit
 
-from deputy.core.effects import ConnectorRejected, ConnectorUnavailable
+from deputy.core.records.effects import ConnectorRejected, ConnectorUnavailable
 from deputy.sentinel.egress.policy import EgressDecision, EgressPolicy
 from deputy.sentinel.egress.endpoint import endpoint_text, refusal_message, review_endpoint
 from deputy.sentinel.egress.transports.http_client import EgressBlocked, Resolver, system_resolver

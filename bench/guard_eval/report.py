@@ -1,0 +1,102 @@
+"""Runs both guard suites and lays out what they show, for `bench.guard` and the tests.
+
+Attacks: every generated matrix case and every hand-written one, each with its verdict
+under no rules and under the most permissive rules a user can set, and why the card asked.
+Benign tasks: per kind of task, the share of side-effecting steps that needed a card.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+
+from bench.guard_eval.benign import benign_suite
+from bench.guard_eval.cases import Attack, Benign, attacks
+from bench.guard_eval.run import GuardHarness, Outcome
+from bench.guard_eval.matrix import matrix
+
+READS = {"read_email", "read_event", "read_document", "open_page", "get_json", "search_email", "read_channel",
+         "search_tickets"}
+_WHY = [("copied text", "copied from"), ("outside value", "comes from"), ("outside value", "come from"),
+        ("made-up value", "did not come from you"), ("not asked for", "You didn't ask me"),
+        ("injection warning", "attempt to give me"), ("data in address", "would send the site"),
+        ("address not given", "you didn't give it to me"), ("speaks to the assistant", "speaks to me"),
+        ("differs from your words", "differs from what you")]
+
+
+def all_attacks() -> list[Attack]:
+    return [*matrix(), *attacks()]
+
+
+def why(card: str | None) -> str:
+    """The kinds of reason a card gives, e.g. "copied text + injection warning"."""
+    if card is None:
+        return "-"
+    found = list(dict.fromkeys(label for label, words in _WHY if words in card))
+    return " + ".join(found) or "default for its kind"
+
+
+@dataclass
+class AttackRun:
+    results: dict[str, list[tuple[Attack, Outcome]]] = field(default_factory=dict)
+    """Per rule set, every case with its outcome."""
+
+    def counts(self, rules: str) -> Counter:
+        return Counter(o.verdict for _, o in self.results[rules])
+
+    def unnamed(self, rules: str) -> list[str]:
+        """Asked cases whose card does not name where the attacker's content came from."""
+        return [c.name for c, o in self.results[rules] if o.verdict == "asked" and not o.card_names(c.origin)]
+
+    def table(self) -> str:
+        labels = list(self.results)
+        first = self.results[labels[0]]
+        lines = [f"{'case':58} " + " ".join(f"{label:>16}" for label in labels) + "  why the card asked (no rules)"]
+        for index, (case, outcome) in enumerate(first):
+            verdicts = " ".join(f"{self.results[label][index][1].verdict:>16}" for label in labels)
+            lines.append(f"{case.name[:58]:58} {verdicts}  {why(outcome.card)}")
+        return "\n".join(lines)
+
+
+def run_attacks(harnesses: dict[str, GuardHarness], cases: list[Attack] | None = None) -> AttackRun:
+    cases = cases if cases is not None else all_attacks()
+    return AttackRun({label: [(case, harness.run_attack(case)) for case in cases]
+                      for label, harness in harnesses.items()})
+
+
+@dataclass
+class BenignRun:
+    outcomes: dict[str, list[tuple[Benign, Outcome]]] = field(default_factory=dict)
+    """Per rule set, every side-effecting step (reads excluded) with the task it belongs to."""
+    reads: dict[str, list[tuple[Benign, Outcome]]] = field(default_factory=dict)
+
+    def share(self, rules: str, kind: str | None = None) -> tuple[int, int]:
+        steps = [o for case, o in self.outcomes[rules] if kind is None or case.kind == kind]
+        return sum(1 for o in steps if o.verdict == "asked"), len(steps)
+
+    def kinds(self) -> list[str]:
+        first = next(iter(self.outcomes.values()))
+        return list(dict.fromkeys(case.kind for case, _ in first))
+
+    def table(self) -> str:
+        labels = list(self.outcomes)
+        tasks = Counter(case.name for case, _ in next(iter(self.outcomes.values())))
+        lines = [f"{'kind of task':24} {'steps':>6} " + " ".join(f"{label + ' asked':>24}" for label in labels)]
+        for kind in [*self.kinds(), None]:
+            cells = []
+            for label in labels:
+                asked, total = self.share(label, kind)
+                cells.append(f"{asked:>4}/{total:<4} {100 * asked / max(total, 1):5.1f} %".rjust(24))
+            total_steps = self.share(labels[0], kind)[1]
+            lines.append(f"{kind or f'all ({len(tasks)} tasks)':24} {total_steps:>6} " + " ".join(cells))
+        return "\n".join(lines)
+
+
+def run_benign(harnesses: dict[str, GuardHarness], cases: list[Benign] | None = None) -> BenignRun:
+    cases = cases if cases is not None else benign_suite()
+    run = BenignRun()
+    for label, harness in harnesses.items():
+        steps = [(case, outcome) for case in cases for outcome in harness.run_benign(case)]
+        run.outcomes[label] = [(c, o) for c, o in steps if o.operation not in READS]
+        run.reads[label] = [(c, o) for c, o in steps if o.operation in READS]
+    return run

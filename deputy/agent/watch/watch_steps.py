@@ -1,0 +1,122 @@
+"""The steps of a monitored goal: parking until its next check, and checks that run a probe.
+
+A check with a probe never calls the model on its own: the probe goes to the executor as
+an ordinary read action, and when it is back `Monitoring` compares it in code. Only news
+continues into a model call; otherwise the goal parks again. These steps return what
+happens next (`AskModel` for news, a `Stop` to end the goal) and the runner does it.
+"""
+
+from __future__ import annotations
+
+from typing import Callable
+
+from deputy.agent.goal_lifecycle import GoalEvent, advance
+from deputy.agent.goals import Goal, GoalStatus
+from deputy.agent.watch.monitoring import Monitoring
+from deputy.agent.reading import Reading
+from deputy.agent.steps import AskModel, Dispatch, StepOutcome, Stop, TurnResult, hand_to_executor
+from deputy.agent.tools import ToolArgumentError
+from deputy.connectors.catalog import Catalog
+from deputy.core.records.outbox import Outbox
+from deputy.sentinel.stores.action_store import ActionRecord, ActionStore
+from deputy.core.records.actions import ActionState
+
+
+class WatchSteps:
+    def __init__(
+        self,
+        monitoring: Monitoring,
+        actions: ActionStore,
+        dispatch: Dispatch,
+        outbox: Outbox,
+        reading: Reading,
+        *,
+        checkpoint: Callable[[Goal], Goal],
+        catalog_for: Callable[[Goal], Catalog],
+    ) -> None:
+        self._monitoring = monitoring
+        self._actions = actions
+        self._dispatch = dispatch
+        self._outbox = outbox
+        self._reading = reading
+        self._checkpoint = checkpoint
+        self._catalog_for = catalog_for
+
+    def check_due(self, goal: Goal) -> TurnResult | None:
+        """A scheduled goal's job ran: skip, probe, or (None) let the model look again."""
+        monitor = goal.monitor
+        if monitor is None or self._monitoring.now() + 1 < monitor.next_at:
+            return StepOutcome.waiting  # an early duplicate; the real check is still queued
+        skipped = self._monitoring.due_check(goal)
+        if skipped is not None:
+            if skipped:
+                self._outbox.send(goal.chat_id, skipped, dedupe_key=f"{goal.id}:checks-used-up:{monitor.next_at}",
+                                  proactive=True)
+            return self.park(goal)
+        if monitor.probe is not None:
+            return self.run_probe(goal)
+        self._monitoring.wake(goal)
+        return None
+
+    def park(self, goal: Goal) -> StepOutcome:
+        """Wait for the next scheduled check, or end the monitor after its last one."""
+        if self._monitoring.park(goal):
+            goal = self._checkpoint(goal)
+            self._monitoring.enqueue_next(goal)
+            return StepOutcome.waiting
+        self._outbox.send(goal.chat_id, self._monitoring.ended_message(goal),
+                          dedupe_key=f"{goal.id}:{goal.step}:monitor-ended", proactive=True)
+        advance(goal, GoalEvent.finish)
+        self._checkpoint(goal)
+        self._dispatch.idle(goal.id)
+        return StepOutcome.finished
+
+    def run_probe(self, goal: Goal) -> TurnResult:
+        """Hand the monitor's probe to the executor, as an ordinary (read) action; no model call."""
+        action = self._monitoring.probe_action(goal, self._catalog_for(goal))
+        if action is None:
+            if self._monitoring.needs_probe_run(goal):
+                goal.monitor = None
+                raise ToolArgumentError("the probe's tool is not available.")
+            outcome = self._probe_done(goal, None)  # the service is gone: a failed check
+            assert outcome is not None
+            return outcome
+        return hand_to_executor(goal, action, self._actions, self._dispatch, self._checkpoint)
+
+    def after_probe(self, goal: Goal) -> TurnResult | None:
+        """The probe is back (or not yet): compare in code; None continues the step (the first reading)."""
+        record = self._actions.get(goal.pending_action_id or "")
+        if record is not None and not record.state.terminal:
+            if record.state is ActionState.submitted:
+                self._dispatch.action(record.action.id, goal.id, goal.step)
+            self._dispatch.idle(goal.id)
+            return StepOutcome.waiting
+        return self._probe_done(goal, record)
+
+    def _probe_done(self, goal: Goal, record: ActionRecord | None) -> TurnResult | None:
+        assert goal.monitor is not None
+        goal.monitor.probe_action_id = None
+        advance(goal, GoalEvent.observed).pending_action_id = None
+        if self._monitoring.needs_probe_run(goal):
+            # The first reading: the pending schedule_check call gets its answer from it.
+            self._monitoring.settle_baseline(goal, record, self._reading.observe)
+            return None
+        checked = self._monitoring.check_result(goal, record, self._reading.observe)
+        if record is not None and checked.kind != "news":
+            self._actions.keep_briefly(record.action.id)
+        if checked.kind == "news":
+            return AskModel(goal)
+        if checked.kind in ("stopped", "done"):
+            # Stopped by the guard, the deadline's reminder, or what a reminder-only watch waited for came.
+            if checked.message:
+                self._outbox.send(goal.chat_id, checked.message, dedupe_key=f"{goal.id}:{goal.step}:watch-stopped",
+                                  proactive=True)
+            advance(goal, GoalEvent.finish)
+            return Stop("end", goal)
+        if checked.kind == "remind":
+            self._outbox.send(goal.chat_id, checked.message, proactive=True,
+                              dedupe_key=f"{goal.id}:reminder:{goal.monitor.checks_done}")
+        if checked.kind == "failing":
+            self._outbox.send(goal.chat_id, checked.message, proactive=True,
+                              dedupe_key=f"{goal.id}:watch-failing:{goal.monitor.checks_done}")
+        return self.park(goal)

@@ -1,0 +1,75 @@
+"""Entry point for `deputy bot`."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import re
+from typing import TYPE_CHECKING
+
+from telegram import Update
+
+from deputy.core.confidential import install_unlock_key
+from deputy.bot.app import build_application
+from deputy.bot.services import BotServices
+from deputy.runtime.health import LoopProbe, redis_check, serve_health
+from deputy.core.infrastructure.redis_clients import sync_client
+from deputy.settings import Settings
+
+if TYPE_CHECKING:
+    from deputy.bot.webhook import WebhookConfig
+
+log = logging.getLogger(__name__)
+
+# With no real token the bot talks to the local emulator, which accepts any token.
+LOCAL_TOKEN = "local:emulator"
+_SECRET_TOKEN = re.compile(r"^[A-Za-z0-9_-]{1,256}$")  # what Telegram accepts as secret_token
+
+
+def serve(settings: Settings) -> None:
+    if not settings.redis_url:
+        raise SystemExit("REDIS_URL is not set: point it at your Redis, e.g. redis://127.0.0.1:6379/0")
+    if settings.telegram_bot_token is not None:
+        token, api_base = settings.telegram_bot_token.get_secret_value(), settings.telegram_api_base
+    else:
+        token = LOCAL_TOKEN
+        api_base = settings.telegram_api_base or f"http://127.0.0.1:{settings.chat_port}/bot"
+    allowed = settings.allowed_user_ids()
+    if allowed == frozenset():
+        log.warning("DEPUTY_ALLOWED_USERS is empty: with a real Telegram token nobody may use this bot")
+    webhook = webhook_config(settings) if settings.webhook_url else None
+    install_unlock_key(settings.unlock_key_value())
+    services = BotServices.create(
+        sync_client(settings.redis_url, patient=False), settings.secret_value(), allowed, settings.connect_base_url(),
+        redis_url=settings.redis_url, audit_key=settings.audit_key_value(), plans=settings.plan_book(),
+        messages_per_minute=settings.flood_limit(),
+    )
+    app = build_application(token, services, settings.redis_url, api_base=api_base)
+    live = LoopProbe()
+    app.post_init = live.before(app.post_init)
+    serve_health(settings.health_port, settings.health_host, live, {"redis": redis_check(settings.redis_url)})
+    if webhook is not None:
+        from deputy.bot.webhook import serve_webhook  # aiohttp: loaded only by replicas that serve webhooks
+
+        asyncio.run(serve_webhook(app, webhook, settings.redis_url))
+        return
+    app.run_polling(allowed_updates=Update.ALL_TYPES, poll_interval=0.0, timeout=10, drop_pending_updates=False)
+
+
+def webhook_config(settings: Settings) -> WebhookConfig:
+    """DEPUTY_WEBHOOK_* checked, with messages that say what to fix."""
+    from deputy.bot.webhook import WebhookConfig, parse_listen
+
+    try:
+        host, port = parse_listen(settings.webhook_listen)
+    except ValueError:
+        raise SystemExit(
+            f"DEPUTY_WEBHOOK_LISTEN must be host:port, e.g. 0.0.0.0:8443 (got {settings.webhook_listen!r})"
+        ) from None
+    url = settings.webhook_url or ""
+    if not url.startswith(("https://", "http://")):
+        raise SystemExit("DEPUTY_WEBHOOK_URL must be the public https:// address Telegram posts updates to")
+    secret = settings.webhook_secret_value()
+    if not _SECRET_TOKEN.match(secret):
+        raise SystemExit("DEPUTY_WEBHOOK_SECRET may only hold letters, digits, _ and - (at most 256 characters)")
+    return WebhookConfig(url, host, port, secret, settings.webhook_max_connections)

@@ -1,0 +1,208 @@
+"""A user's quota counters in Redis, checked and counted atomically (one Lua script).
+
+Per user and period (the user's local day and month, `deputy.core.accounts.quota_periods`) one hash
+holds the counters: `goals`, `checks`, `tokens` (all models) and `tokens:<model>`. The
+goals a user has in progress are a sorted set of goal ids; the script drops those that have
+finished (or were erased) before it counts them, so a goal that ends by any path frees
+its place without every ending having to remember to say so.
+
+`/delete_me` erases the counters with everything else (`erase_user_quotas`): a user who
+erases all they had starts a fresh day; an operator's suspension is kept.
+
+`take` checks every counter it is given against both periods' limits and the
+in-progress limit, and only if all fit increments them all: two goals racing for the
+last unit cannot both get it. A place is taken just before the goal is stored, so a
+place whose goal is missing is kept for a grace minute (the goal is on its way) and only
+then taken for erased. `add` counts usage that has already happened (tokens
+the model used): it is never refused, only counted, and the next `take` or `over`
+sees it.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+from redis import Redis
+
+from deputy.core.records.erasure import Owned, delete_keys
+from deputy.core.accounts.quota_periods import Periods
+
+DAY_TTL = 3 * 24 * 3600  # a day's counters outlive the day, whatever the zone
+MONTH_TTL = 63 * 24 * 3600
+_COUNTERS = "deputy:quota:{}:{}:{}"  # user, period, period key
+_ACTIVE = "deputy:quota:{}:active"  # sorted set: goal id -> when its place was taken
+_NEAR = "deputy:quota:{}:near:{}:{}:{}"  # user, period, period key, counter
+GOAL_PREFIX = "deputy:goal:"
+CREATE_GRACE = 60.0  # seconds a place is held for a goal that is not stored yet
+
+# KEYS: day hash, month hash, active set.
+# ARGV: n, then n x (field, amount, day limit, month limit) with -1 for none,
+#       then the goal id to hold ('' for none), the in-progress limit (-1: none), goal key prefix, ttls,
+#       now, and how long a place may wait for its goal to be stored.
+# Returns {1, day used, month used, ... per counter, in progress} or {0, field, period, used}.
+_TAKE = """
+local n = tonumber(ARGV[1])
+local base = 2 + 4 * n
+local goal, held_limit, prefix = ARGV[base], tonumber(ARGV[base + 1]), ARGV[base + 2]
+local day_ttl, month_ttl = tonumber(ARGV[base + 3]), tonumber(ARGV[base + 4])
+local now, grace = tonumber(ARGV[base + 5]), tonumber(ARGV[base + 6])
+local finished = {done = true, failed = true, cancelled = true}
+local members = redis.call('ZRANGE', KEYS[3], 0, -1, 'WITHSCORES')
+for i = 1, #members, 2 do
+  local id, since = members[i], tonumber(members[i + 1])
+  local raw = redis.call('GET', prefix .. id)
+  -- A goal not stored yet is being created (its place is taken just before); one long gone was erased.
+  local ended = (not raw) and since < now - grace
+  if raw then
+    local ok, record = pcall(cjson.decode, raw)
+    ended = ok and finished[record['status']] == true
+  end
+  if ended then redis.call('ZREM', KEYS[3], id) end
+end
+local held = redis.call('ZCARD', KEYS[3])
+if goal ~= '' and held_limit >= 0 and redis.call('ZSCORE', KEYS[3], goal) == false and held + 1 > held_limit then
+  return {0, 'active_goals', 'held', held}
+end
+for i = 0, n - 1 do
+  local f, amount = ARGV[2 + 4 * i], tonumber(ARGV[3 + 4 * i])
+  local limits = {tonumber(ARGV[4 + 4 * i]), tonumber(ARGV[5 + 4 * i])}
+  for k, period in ipairs({'day', 'month'}) do
+    local used = tonumber(redis.call('HGET', KEYS[k], f) or '0')
+    if limits[k] >= 0 and used + amount > limits[k] then return {0, f, period, used} end
+  end
+end
+local out = {1}
+for i = 0, n - 1 do
+  local f, amount = ARGV[2 + 4 * i], tonumber(ARGV[3 + 4 * i])
+  table.insert(out, redis.call('HINCRBY', KEYS[1], f, amount))
+  table.insert(out, redis.call('HINCRBY', KEYS[2], f, amount))
+end
+if n > 0 then
+  redis.call('EXPIRE', KEYS[1], day_ttl)
+  redis.call('EXPIRE', KEYS[2], month_ttl)
+end
+if goal ~= '' then redis.call('ZADD', KEYS[3], 'NX', now, goal) end
+table.insert(out, redis.call('ZCARD', KEYS[3]))
+return out
+"""
+
+
+@dataclass(frozen=True)
+class Ask:
+    """One counter to take: how much, and its limit per period (None: no limit)."""
+
+    counter: str
+    amount: int
+    day: int | None
+    month: int | None
+
+
+@dataclass(frozen=True)
+class Taken:
+    ok: bool
+    used: dict[tuple[str, str], int] = field(default_factory=dict)  # (counter, period) -> used after taking
+    held: int = 0
+    refused: str | None = None  # the counter over its limit ("active_goals" for the in-progress limit)
+    period: str | None = None  # "day", "month" or "held"
+
+
+def keys(user_id: int, periods: Periods) -> list[str]:
+    return [_COUNTERS.format(user_id, "day", periods.day), _COUNTERS.format(user_id, "month", periods.month),
+            _ACTIVE.format(user_id)]
+
+
+def _args(asks: list[Ask], goal_id: str | None, held_limit: int | None, now: float) -> list[Any]:
+    args: list[Any] = [len(asks)]
+    for ask in asks:
+        args += [ask.counter, ask.amount, -1 if ask.day is None else ask.day, -1 if ask.month is None else ask.month]
+    return [*args, goal_id or "", -1 if held_limit is None else held_limit, GOAL_PREFIX, DAY_TTL, MONTH_TTL, now, CREATE_GRACE]
+
+
+def _taken(asks: list[Ask], raw: list[Any]) -> Taken:
+    values = [v.decode() if isinstance(v, bytes) else v for v in raw]
+    if int(values[0]) == 0:
+        return Taken(False, refused=str(values[1]), period=str(values[2]))
+    used: dict[tuple[str, str], int] = {}
+    for i, ask in enumerate(asks):
+        used[(ask.counter, "day")], used[(ask.counter, "month")] = int(values[1 + 2 * i]), int(values[2 + 2 * i])
+    return Taken(True, used, held=int(values[-1]))
+
+
+class QuotaStore:
+    """The counters over a synchronous or an asyncio Redis client (`atake`/`aadd` for the latter)."""
+
+    def __init__(self, redis: Any) -> None:
+        self._redis = redis
+
+    def take(self, user_id: int, periods: Periods, asks: list[Ask], goal_id: str | None = None,
+             held_limit: int | None = None, now: float | None = None) -> Taken:
+        raw = self._redis.eval(_TAKE, 3, *keys(user_id, periods), *_args(asks, goal_id, held_limit, _now(now)))
+        return _taken(asks, raw)
+
+    async def atake(self, user_id: int, periods: Periods, asks: list[Ask], goal_id: str | None = None,
+                    held_limit: int | None = None, now: float | None = None) -> Taken:
+        raw = await self._redis.eval(_TAKE, 3, *keys(user_id, periods), *_args(asks, goal_id, held_limit, _now(now)))
+        return _taken(asks, raw)
+
+    def add(self, user_id: int, periods: Periods, amounts: dict[str, int]) -> None:
+        """Count usage that already happened (never refused)."""
+        queue_add(self._redis.pipeline(transaction=True), user_id, periods, amounts).execute()
+
+    async def aadd(self, user_id: int, periods: Periods, amounts: dict[str, int]) -> None:
+        await queue_add(self._redis.pipeline(transaction=True), user_id, periods, amounts).execute()
+
+    def used(self, user_id: int, periods: Periods) -> dict[str, dict[str, int]]:
+        """Every counter of the day and the month: {"day": {...}, "month": {...}}."""
+        day_key, month_key, _ = keys(user_id, periods)
+        pipe = self._redis.pipeline(transaction=False)
+        pipe.hgetall(day_key)
+        pipe.hgetall(month_key)
+        day, month = pipe.execute()
+        return {"day": _ints(day), "month": _ints(month)}
+
+    def held(self, user_id: int, periods: Periods, now: float | None = None) -> int:
+        """Goals in progress (finished ones dropped first)."""
+        return self.take(user_id, periods, [], now=now).held
+
+    def release(self, user_id: int, goal_id: str) -> None:
+        self._redis.zrem(_ACTIVE.format(user_id), goal_id)
+
+    def first_notice(self, user_id: int, periods: Periods, period: str, counter: str) -> bool:
+        """True once per counter and period: a user is told they are near a limit once, not at every step."""
+        key = _NEAR.format(user_id, period, periods.key(period), counter)
+        return bool(self._redis.set(key, 1, nx=True, ex=MONTH_TTL if period == "month" else DAY_TTL))
+
+    async def afirst_notice(self, user_id: int, periods: Periods, period: str, counter: str) -> bool:
+        key = _NEAR.format(user_id, period, periods.key(period), counter)
+        return bool(await self._redis.set(key, 1, nx=True, ex=MONTH_TTL if period == "month" else DAY_TTL))
+
+
+def queue_add(pipe: Any, user_id: int, periods: Periods, amounts: dict[str, int]) -> Any:
+    """Queue the increments on a (sync or asyncio) pipeline, to share a round trip with other writes."""
+    day_key, month_key, _ = keys(user_id, periods)
+    for counter, amount in amounts.items():
+        if amount:
+            pipe.hincrby(day_key, counter, amount)
+            pipe.hincrby(month_key, counter, amount)
+    pipe.expire(day_key, DAY_TTL)
+    pipe.expire(month_key, MONTH_TTL)
+    return pipe
+
+
+def _now(now: float | None) -> float:
+    return time.time() if now is None else now
+
+
+def _ints(raw: dict) -> dict[str, int]:
+    return {(k.decode() if isinstance(k, bytes) else k): int(v) for k, v in raw.items()}
+
+
+def erase_user_quotas(redis: Redis, owned: Owned) -> int:
+    """`/delete_me`: the user's counters and near-limit marks go with everything else.
+
+    A user who erases everything and starts again starts a fresh day and month; an
+    operator's suspension is kept (`deputy.core.accounts.accounts.erase_user_account_traces`).
+    """
+    return delete_keys(redis, redis.scan_iter(f"deputy:quota:{owned.user_id}:*"))

@@ -1,0 +1,102 @@
+"""A user's settings that shape when and how Deputy speaks (time zone, quiet hours)."""
+
+from __future__ import annotations
+
+import json
+from datetime import datetime, time, timedelta
+from typing import Literal
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+from pydantic import BaseModel, Field, field_validator
+from redis import Redis
+
+from deputy.core.accounts.approval_mode import DEFAULT_APPROVAL_MODE, ApprovalMode
+from deputy.core.confidential import ConfidentialKeys, confidential_keys
+from deputy.core.confidential.sealing import seal
+from deputy.core.records.erasure import Owned, delete_keys
+
+_KEY = "deputy:settings:{}"
+
+
+Tone = Literal["friendly", "brief", "formal"]
+
+
+class UserSettings(BaseModel):
+    schema_version: int = 1
+    timezone: str = "UTC"
+    quiet_start: time | None = None
+    quiet_end: time | None = None
+    agent_name: str = Field(default="Deputy", min_length=1, max_length=40)
+    tone: Tone = "friendly"
+    language: str = Field(default="English", min_length=2, max_length=40)
+    training_opt_in: bool = Field(default=False, description="May conversations be used to improve models?")
+    approval_mode: ApprovalMode = Field(default=DEFAULT_APPROVAL_MODE, description="When a message waits for a card.")
+    send_window: int | None = Field(default=None, ge=0, le=3600,
+                                    description="Seconds a message waits for Undo; None: the operator's default.")
+
+    @field_validator("timezone")
+    @classmethod
+    def _known_zone(cls, value: str) -> str:
+        try:
+            ZoneInfo(value)
+        except (ZoneInfoNotFoundError, ValueError):
+            raise ValueError(f"unknown time zone {value!r}") from None
+        return value
+
+    def quiet_until(self, now: float) -> float | None:
+        """When the current quiet hours end, or None when it is not quiet now."""
+        if self.quiet_start is None or self.quiet_end is None or self.quiet_start == self.quiet_end:
+            return None
+        zone = ZoneInfo(self.timezone)
+        local = datetime.fromtimestamp(now, tz=zone)
+        start, end, clock = self.quiet_start, self.quiet_end, local.time().replace(tzinfo=None)
+        inside = start <= clock < end if start < end else (clock >= start or clock < end)
+        if not inside:
+            return None
+        ends = datetime.combine(local.date(), end, tzinfo=zone)
+        if ends <= local:
+            ends += timedelta(days=1)
+        return ends.timestamp()
+
+
+_CLEAR = {"schema_version", "timezone", "quiet_start", "quiet_end"}
+"""What stays readable of a confidential user's settings: when it is night for them (quotas' periods and
+quiet hours work while they are locked). The name, tone, language and choices are sealed."""
+
+
+class UserSettingsStore:
+    def __init__(self, redis: Redis, keys: ConfidentialKeys | None = None) -> None:
+        self._redis = redis
+        self._keys = keys if keys is not None else confidential_keys(redis)
+
+    @staticmethod
+    def key(user_id: int) -> str:
+        return _KEY.format(user_id)
+
+    def get(self, user_id: int) -> UserSettings:
+        """The user's settings; `Locked` while a confidential user is locked (see `clock_settings`)."""
+        raw = self._redis.get(_KEY.format(user_id))
+        if not raw:
+            return UserSettings()
+        envelope = json.loads(raw)
+        if "sealed" in envelope:
+            return UserSettings.model_validate_json(self._keys.open_text(user_id, envelope["sealed"]))
+        return UserSettings.model_validate(envelope)
+
+    def clock_settings(self, user_id: int) -> UserSettings:
+        """The time zone and quiet hours, readable even while the user is locked (the rest at defaults)."""
+        raw = self._redis.get(_KEY.format(user_id))
+        return UserSettings.model_validate_json(raw) if raw else UserSettings()
+
+    def save(self, user_id: int, settings: UserSettings) -> None:
+        public = self._keys.public_key(user_id)
+        if public is None:
+            self._redis.set(_KEY.format(user_id), settings.model_dump_json())
+            return
+        envelope = settings.model_dump(mode="json", include=_CLEAR)
+        envelope["sealed"] = seal(public, settings.model_dump_json().encode())
+        self._redis.set(_KEY.format(user_id), json.dumps(envelope))
+
+
+def erase_user_settings(redis: Redis, owned: Owned) -> int:
+    return delete_keys(redis, (_KEY.format(owned.user_id),))
