@@ -2,15 +2,13 @@
 
 from __future__ import annotations
 
-from typing import Callable
-
-from deputy.agent.goal_lifecycle import GoalEvent, next_turn
+from deputy.agent.goal_lifecycle import GoalEvent, StepQueue, hand_on, next_job, next_turn
 from deputy.agent.goals import Goal, GoalStatus, GoalStore
 from deputy.agent.origins import user_message
 
 
 def add_answer(goals: GoalStore, goal_id: str, text: str, now: float,
-               step: Callable[[str, int], None]) -> Goal | None:
+               step: StepQueue) -> Goal | None:
     """Give the waiting goal the user's `text` and enqueue its next step (`step`); None if it no longer waits."""
 
     def answered(goal: Goal) -> Goal | None:
@@ -19,8 +17,5 @@ def add_answer(goals: GoalStore, goal_id: str, text: str, now: float,
         goal.messages.append(user_message(text))
         return next_turn(goal, GoalEvent.answered, now)
 
-    goal = goals.update(goal_id, answered)
-    if goal is None or goal.status is not GoalStatus.running:
-        return None
-    step(goal.id, goal.step)
-    return goal
+    goal = hand_on(goals.update(goal_id, answered), step, now)
+    return goal if goal is not None and next_job(goal) is not None else None

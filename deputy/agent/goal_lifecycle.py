@@ -19,11 +19,19 @@ up as an error in the log, never as a cancelled goal that quietly runs another s
 Re-running a step (after a crash) may repeat a move the step had already made, so the
 moves a step makes (`REPEATABLE`) may lead to the status the goal is already in. The
 user's moves (an answer, a retry, an edit...) may not: each counts once.
+
+A move also names the job that follows it (`NextStep`): a move made from outside a running
+step (the user answered, retried, edited or resumed; the user approved the card the goal
+waited on) leaves work that no step is doing, so its goal needs its next step queued. Whoever
+saved the move hands it on with `hand_on`; nobody decides that for themselves. A move made
+inside a step (`act`, `observed`, `check`...) names none: the step that made it goes on.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from enum import Enum
+from typing import Callable, Protocol
 
 from deputy.agent.goals import Goal, GoalStatus
 
@@ -95,7 +103,27 @@ _TO: dict[GoalEvent, GoalStatus] = {
 
 
 # Moves a step makes, which a step run again after a crash may make a second time.
-REPEATABLE = (GoalEvent.act, GoalEvent.card, GoalEvent.observed, GoalEvent.check, GoalEvent.watch)
+# The executor's `approved` too: its action job, run again after a crash, hands the goal on again.
+REPEATABLE = (GoalEvent.act, GoalEvent.card, GoalEvent.observed, GoalEvent.check, GoalEvent.watch, GoalEvent.approved)
+
+
+# Moves made from outside a running step: the goal has work nobody is doing until its step is queued.
+_WAKING = (GoalEvent.answered, GoalEvent.retry, GoalEvent.edit, GoalEvent.resume, GoalEvent.approved)
+
+
+@dataclass(frozen=True)
+class NextStep:
+    """The job that follows a move: the goal's step `step`, not before `not_before` (epoch seconds) if set."""
+
+    goal_id: str
+    step: int
+    not_before: float | None = None
+
+
+class StepQueue(Protocol):
+    """Queues a goal's step (`Dispatch.step`), now or after `delay` seconds."""
+
+    def __call__(self, goal_id: str, step: int, delay: float = 0) -> None: ...
 
 
 class IllegalGoalMove(RuntimeError):
@@ -131,7 +159,54 @@ def advance(goal: Goal, event: GoalEvent) -> Goal:
     elif goal.status is S.paused:
         goal.paused_from = None  # resumed, edited, stopped: no longer paused
     goal.status = new
+    goal._last_move = event
     return goal
+
+
+def follow_up(goal: Goal, event: GoalEvent) -> NextStep | None:
+    """The job that follows `event` having moved `goal` (already moved): see the module's docstring."""
+    if event not in _WAKING:
+        return None
+    if goal.status in (S.running, S.acting):
+        return NextStep(goal.id, goal.step)
+    if goal.status is S.scheduled and goal.monitor is not None:
+        # Resumed between checks: a check that fell due during the pause found the goal paused and
+        # ended, so the next one is queued (if it is still queued, whichever runs second waits).
+        return NextStep(goal.id, goal.step, goal.monitor.next_at)
+    return None
+
+
+def next_job(goal: Goal | None) -> NextStep | None:
+    """The job the last move of this (saved) goal names, if any (read from the goal as it was saved)."""
+    return None if goal is None or goal._last_move is None else follow_up(goal, goal._last_move)
+
+
+def hand_on(goal: Goal | None, queue_step: StepQueue, now: float) -> Goal | None:
+    """Queue the job that follows the move `goal` just made, if it names one; returns `goal`.
+
+    Call it with what `GoalStore.update` returned: an update that changed nothing returns the
+    goal as stored, which names no job.
+    """
+    job = next_job(goal)
+    if job is not None and job.not_before is not None:
+        queue_step(job.goal_id, job.step, delay=max(job.not_before - now, 0))
+    elif job is not None:
+        queue_step(job.goal_id, job.step)
+    return goal
+
+
+def if_waiting_on(action_id: str, event: GoalEvent, *current: GoalStatus) -> Callable[[Goal], Goal | None]:
+    """A `GoalStore.update` change: move by `event` only if the goal is still in `current` and waits on this action.
+
+    A paused or cancelled goal stays so, and a job of an earlier action delivered again (a crash,
+    a replayed press) leaves a goal that now waits on another action alone.
+    """
+    def change(goal: Goal) -> Goal | None:
+        if goal.status not in current or goal.pending_action_id != action_id:
+            return None
+        return advance(goal, event)
+
+    return change
 
 
 def next_turn(goal: Goal, event: GoalEvent, now: float) -> Goal:

@@ -12,7 +12,7 @@ import re
 from enum import Enum
 from typing import Any, Callable
 
-from pydantic import BaseModel, Field, model_validator
+from pydantic import BaseModel, Field, PrivateAttr, model_validator
 from redis import Redis
 
 from deputy.agent.attachments import Attachment
@@ -111,6 +111,8 @@ SCHEMA_VERSION = 2
 class Goal(BaseModel):
     schema_version: int = SCHEMA_VERSION
     revision: int = -1
+    # The last move made on this copy (`goal_lifecycle.advance`), which names the job that follows it; never stored.
+    _last_move: Any = PrivateAttr(default=None)
     id: str
     user_id: int
     chat_id: int

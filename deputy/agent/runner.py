@@ -20,7 +20,7 @@ from typing import Any, Callable
 from deputy.agent.action_requests import ActionRequests, AskUser
 from deputy.agent.answer_check import check_answer
 from deputy.agent.watch.check_budget import CheckBudget
-from deputy.agent.goal_lifecycle import GoalEvent, advance
+from deputy.agent.goal_lifecycle import GoalEvent, advance, if_waiting_on
 from deputy.agent.goals import ConcurrentUpdate, Goal, GoalStatus, GoalStore
 from deputy.agent.memory_tools import MEMORY_TOOLS, ForgetArgs, MemoryTools, RecallArgs, RememberArgs, memory_undo_buttons
 from deputy.agent.memory_tools import parse as parse_memory
@@ -309,7 +309,7 @@ class GoalRunner:
                 self._dispatch.action(record.action.id, goal.id, goal.step)
             elif record.state is ActionState.awaiting_approval:
                 # Resumed after a pause while its card was still open: it waits for the card again.
-                self._goals.update(goal.id, _waiting_for_card(record.action.id))
+                self._goals.update(goal.id, if_waiting_on(record.action.id, GoalEvent.card, GoalStatus.acting))
             self._dispatch.idle(goal.id)
             return None
         call = goal.pending_calls.pop(0)
@@ -415,15 +415,6 @@ class GoalRunner:
             if current is not None and current.status in (GoalStatus.paused, GoalStatus.cancelled):
                 raise GoalStopped(goal.id) from None
             raise
-
-
-def _waiting_for_card(action_id: str) -> Callable[[Goal], Goal | None]:
-    def change(goal: Goal) -> Goal | None:
-        if goal.status is not GoalStatus.acting or goal.pending_action_id != action_id:
-            return None
-        return advance(goal, GoalEvent.card)
-
-    return change
 
 
 def _gist(line: str) -> str:

@@ -19,7 +19,8 @@ from redis import Redis
 from rq import SimpleWorker, Worker, get_current_job
 from rq.serializers import JSONSerializer
 
-from deputy.agent.goals import GoalStatus, GoalStore
+from deputy.agent.goal_lifecycle import GoalEvent, advance, allowed
+from deputy.agent.goals import GoalStore
 from deputy.core.accounts.quotas import Quotas
 from deputy.core.accounts.metrics_plans import PlanCollector
 from deputy.core.infrastructure.redis_clients import probe_client, sync_client
@@ -122,10 +123,10 @@ def give_up(redis: Redis) -> Callable[[Registration], None]:
             return
 
         def fail(goal):
-            if goal.status.finished:
-                return None
-            goal.status, goal.error = GoalStatus.failed, "internal error"
-            return goal
+            if not allowed(goal.status, GoalEvent.fail):
+                return None  # finished already, or failed: nothing to stop
+            goal.error = "internal error"
+            return advance(goal, GoalEvent.fail)
 
         goal = goals.update(ident, fail)
         if goal is not None:

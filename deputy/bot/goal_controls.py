@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Callable
 
-from deputy.agent.goal_lifecycle import GoalEvent, advance, allowed, next_turn
+from deputy.agent.goal_lifecycle import GoalEvent, advance, allowed, hand_on, next_turn
 from deputy.agent.goals import Goal, GoalStatus
 from deputy.agent.origins import user_edit
 from deputy.bot.presses_common import PressAnswer
@@ -46,12 +46,7 @@ def press_goal_control(services: BotServices, kind: str, goal_id: str, user_id: 
     resumed = services.goals.update(goal_id, lambda g: _resume(g, services.clock()))
     if resumed is None or resumed.status is GoalStatus.paused or resumed.status.finished:
         return PressAnswer("That goal isn't paused.")
-    if resumed.status in (GoalStatus.running, GoalStatus.acting):
-        services.dispatch.step(resumed.id, resumed.step)
-    elif resumed.status is GoalStatus.scheduled and resumed.monitor is not None:
-        # A check that fell due during the pause found the goal paused and ended: queue the next one
-        # (if it is still queued, whichever runs second finds the check done and waits).
-        services.dispatch.step(resumed.id, resumed.step, delay=max(resumed.monitor.next_at - services.clock(), 0))
+    hand_on(resumed, services.dispatch.step, services.clock())
     return PressAnswer("Back to work.", f"▶️ Continuing “{name}”.")
 
 
@@ -70,10 +65,7 @@ def apply_edit(services: BotServices, goal_id: str, user_id: int, text: str) -> 
         goal.pending_calls = []
         return next_turn(goal, GoalEvent.edit, services.clock())
 
-    goal = services.goals.update(goal_id, change)
-    if goal is not None and goal.status is GoalStatus.running:
-        services.dispatch.step(goal.id, goal.step)
-    return goal
+    return hand_on(services.goals.update(goal_id, change), services.dispatch.step, services.clock())
 
 
 def _close_open_card(services: BotServices, goal: Goal, user_id: int) -> None:

@@ -15,7 +15,7 @@ from telegram.error import TelegramError
 from telegram.ext import ApplicationHandlerStop, ContextTypes
 
 from deputy.agent.attachments import Attachment, accepts
-from deputy.agent.goal_lifecycle import GoalEvent, next_turn
+from deputy.agent.goal_lifecycle import GoalEvent, hand_on, next_turn
 from deputy.agent.answers import add_answer
 from deputy.agent.goals import Goal, GoalStatus
 from deputy.agent.origins import user_message
@@ -133,9 +133,7 @@ class Handlers:
             goal.error, goal.model_attempts = None, 0
             return next_turn(goal, GoalEvent.retry, self._s.clock())
 
-        goal = self._s.goals.update(failed.id, restart)
-        if goal is not None and goal.status is GoalStatus.running:
-            self._s.dispatch.step(goal.id, goal.step)
+        hand_on(self._s.goals.update(failed.id, restart), self._s.dispatch.step, self._s.clock())
         await update.effective_message.reply_text(f"Trying again: “{texts.shorten(failed.text)}”.")
 
     async def rules(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:

@@ -12,7 +12,7 @@ import base64
 import hashlib
 from typing import Callable, Protocol
 
-from deputy.agent.goal_lifecycle import GoalEvent, advance
+from deputy.agent.goal_lifecycle import GoalEvent, if_waiting_on
 from deputy.agent.goals import GoalStatus, GoalStore
 from deputy.core.infrastructure import metrics
 from deputy.core.confidential import Locked, WaitingWork
@@ -72,7 +72,7 @@ class ApprovalCards:
         if self._actions.transition(action.id, allowed_from, ActionState.awaiting_approval, approval_id=approval_id):
             self._audit.append(action.user_id, "approval_requested", now, action_id=action.id, approval_id=approval_id)
             metrics.card("asked")
-        self._goals.update(action.goal_id, move_goal(GoalStatus.acting, GoalEvent.card, action.id))
+        self._goals.update(action.goal_id, if_waiting_on(action.id, GoalEvent.card, GoalStatus.acting))
 
     def expire(self, approval_id: str) -> None:
         """A card's time is up: mark it, tell the user, let the goal go on."""
@@ -105,15 +105,3 @@ def approval_id_for(action: Action) -> str:
     return base64.urlsafe_b64encode(digest[:9]).decode()
 
 
-def move_goal(current: GoalStatus, event: GoalEvent, action_id: str):
-    """Move the goal by `event` if it is still `current` and waits on this action.
-
-    A paused or cancelled goal stays so, and a job of an earlier action delivered again
-    (a crash, a replayed press) leaves a goal that now waits on another action alone.
-    """
-    def change(goal):
-        if goal.status is not current or goal.pending_action_id != action_id:
-            return None
-        return advance(goal, event)
-
-    return change

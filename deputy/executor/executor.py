@@ -20,7 +20,7 @@ import secrets
 import time
 from typing import Callable, Mapping
 
-from deputy.agent.goal_lifecycle import GoalEvent
+from deputy.agent.goal_lifecycle import GoalEvent, hand_on, if_waiting_on
 from deputy.agent.goals import GoalStatus, GoalStore
 from deputy.agent.unlock_wait import WAITING_TEXT
 from deputy.core.confidential import Locked, WaitingWork
@@ -44,7 +44,7 @@ from deputy.sentinel.spending import SpendingLimit
 from deputy.vault import Scrubber
 from deputy.core.records.payloads import ActionJob
 from deputy.executor.outcome_unknown import STARTED, Evidence, UnknownOutcomeCards, unknown_summary
-from deputy.executor.approval_cards import ApprovalCards, ExecutorDispatch, move_goal as _move
+from deputy.executor.approval_cards import ApprovalCards, ExecutorDispatch
 from deputy.executor.cart_lines import CartLines
 from deputy.executor.payments import PaymentIssuer
 from deputy.core.records.deputy_notes import attach_note, split_note
@@ -378,9 +378,9 @@ class Executor:
             self._resume(fresh, job)
 
     def _resume(self, record: ActionRecord, job: ActionJob) -> None:
-        goal = self._goals.update(job.goal_id, _move(GoalStatus.waiting_approval, GoalEvent.approved, record.action.id))
-        if goal is not None and goal.status is GoalStatus.acting and goal.pending_action_id == record.action.id:
-            self._dispatch.step(job.goal_id, job.step)
+        # Run again after a crash, the goal already moved: `approved` repeats and hands it on again.
+        moved = if_waiting_on(record.action.id, GoalEvent.approved, GoalStatus.waiting_approval, GoalStatus.acting)
+        hand_on(self._goals.update(job.goal_id, moved), self._dispatch.step, self._clock())
 
     def _audit_egress_denial(self, action: Action, blocked: EgressBlocked) -> None:
         # Where and why only: the host and the guard's reasons never hold a credential.

@@ -11,7 +11,7 @@ import base64
 import hashlib
 from typing import Callable
 
-from deputy.agent.goal_lifecycle import GoalEvent, advance
+from deputy.agent.goal_lifecycle import GoalEvent, if_waiting_on
 from deputy.agent.goals import GoalStatus, GoalStore
 from deputy.core.records.outbox import Outbox, OutboxMessage
 from deputy.sentinel.stores.action_store import ActionRecord
@@ -96,9 +96,4 @@ class UnknownOutcomeCards:
 
         # Until the user chooses, the goal waits as it does for an approval: its model is not
         # told anything it could turn into "Done.".
-        def wait(goal):
-            if goal.status is not GoalStatus.acting:
-                return None
-            return advance(goal, GoalEvent.card)
-
-        self._goals.update(action.goal_id, wait)
+        self._goals.update(action.goal_id, if_waiting_on(action.id, GoalEvent.card, GoalStatus.acting))

@@ -6,8 +6,19 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from deputy.agent.goal_lifecycle import ACTIVE, GoalEvent, IllegalGoalMove, advance, allowed, next_turn
-from deputy.agent.goals import Goal, GoalStatus
+from deputy.agent.goal_lifecycle import (
+    ACTIVE,
+    GoalEvent,
+    IllegalGoalMove,
+    NextStep,
+    advance,
+    allowed,
+    hand_on,
+    if_waiting_on,
+    next_job,
+    next_turn,
+)
+from deputy.agent.goals import Goal, GoalStatus, Monitor
 
 S = GoalStatus
 
@@ -78,3 +89,51 @@ def test_any_sequence_of_events_keeps_the_goal_in_a_state_that_makes_sense(event
         assert (current.paused_from is not None) == (current.status is S.paused)
         if current.status is S.paused:
             assert current.paused_from in ACTIVE
+
+
+# A move names the job that follows it.
+
+def test_the_users_moves_name_the_goals_next_step_and_a_steps_own_moves_name_none() -> None:
+    answered = next_turn(goal(S.waiting_user, step=4), GoalEvent.answered, now=10)
+    assert next_job(answered) == NextStep("g_life", 5)
+    assert next_job(next_turn(goal(S.failed, step=2), GoalEvent.retry, now=10)) == NextStep("g_life", 3)
+    # Inside a step: the step that made the move goes on, nothing else is queued.
+    for status, event in [(S.running, GoalEvent.act), (S.acting, GoalEvent.observed), (S.running, GoalEvent.finish),
+                          (S.acting, GoalEvent.card), (S.running, GoalEvent.ask_user)]:
+        assert next_job(advance(goal(status), event)) is None, event
+    assert next_job(advance(goal(S.running), GoalEvent.pause)) is None
+
+
+def test_resuming_between_checks_queues_the_next_check_at_its_time() -> None:
+    paused = advance(goal(S.scheduled, step=7, monitor=Monitor(what="is it back in stock?", every_seconds=3600,
+                                                                  next_at=5_000)), GoalEvent.pause)
+    resumed = advance(paused, GoalEvent.resume)
+    assert next_job(resumed) == NextStep("g_life", 7, not_before=5_000)
+    queued: list[tuple] = []
+    hand_on(resumed, lambda goal_id, step, delay=0: queued.append((goal_id, step, delay)), now=4_000)
+    assert queued == [("g_life", 7, 1_000)]
+
+
+def test_hand_on_queues_only_what_the_last_move_named() -> None:
+    queued: list[tuple] = []
+
+    def queue(goal_id: str, step: int, delay: float = 0) -> None:
+        queued.append((goal_id, step, delay))
+
+    hand_on(advance(goal(S.waiting_approval, step=3), GoalEvent.approved), queue, now=0)
+    hand_on(goal(S.running), queue, now=0)  # as stored: no move was made
+    hand_on(None, queue, now=0)  # the goal is gone
+    assert queued == [("g_life", 3, 0)]
+
+
+def test_a_goal_moves_on_an_actions_card_only_while_it_waits_on_that_action() -> None:
+    waiting = if_waiting_on("a_1", GoalEvent.card, S.acting)
+    assert waiting(goal(S.acting, pending_action_id="a_1")).status is S.waiting_approval
+    assert waiting(goal(S.acting, pending_action_id="a_2")) is None  # an earlier action's job, delivered again
+    assert waiting(goal(S.paused, pending_action_id="a_1")) is None
+
+
+def test_an_approved_action_run_again_after_a_crash_hands_the_goal_on_again() -> None:
+    again = if_waiting_on("a_1", GoalEvent.approved, S.waiting_approval, S.acting)
+    moved = again(goal(S.acting, step=2, pending_action_id="a_1"))
+    assert moved is not None and moved.status is S.acting and next_job(moved) == NextStep("g_life", 2)
