@@ -1,0 +1,1 @@
+"""Sandbox negotiations run end to end with scripted negotiators (`agents`, `scenarios`)."""

@@ -2,18 +2,23 @@
 mandate, and keep the negotiation's record from what actually ran.
 
 For a goal with a mandate (`deputy.sentinel.stores.mandates`), every message it sends (an email, a
-marketplace message, a chat to a provider) is read by `deputy.sentinel.negotiation.review_offer`
-and the verdict combined with the usual review (`deputy.sentinel.negotiation.guard.combine`).
-After a message ran, its offer and the round are recorded and the user gets the round's
-summary in the thread, with buttons to step in, pause or stop; after a read of a
-counterpart's messages, their offer and any question the mandate can't answer are recorded.
+marketplace message, a chat to a provider) is reviewed in one pure call
+(`deputy.sentinel.negotiation.outgoing.review_outgoing`). After a message ran, its offer and the
+round are recorded and the user gets the round's summary in the thread, with buttons to step in,
+pause or stop; after a read of a counterpart's messages, their offer and any question the mandate
+can't answer are recorded.
+
+Everything that leaves this guard passes `_redacted` at its edge: the decision's reasons, the
+audit entries (`_log`), the user's messages that quote a counterpart (`_send`) and the notes to the
+agent (`_note`). Only the round's summary and the deal's news go out as written, because they tell
+the user their own figures.
 """
 
 from __future__ import annotations
 
 import logging
 import re
-from typing import Callable
+from typing import Any, Callable
 
 from redis import Redis
 
@@ -21,44 +26,24 @@ from deputy.core.records.actions import Action
 from deputy.core.records.effects import EffectClass, OperationResult
 from deputy.core.records.deputy_notes import attach_note
 from deputy.core.records.outbox import Button, Outbox, OutboxMessage
-from deputy.executor.negotiation_moves import Runner, as_offer_review, move_of, move_runner
-from deputy.sentinel.intent import Kind, action_kinds
+from deputy.executor.negotiation_moves import Runner, move_runner
 from deputy.sentinel.negotiation.commitments import Commitment, commitments_in
-from deputy.sentinel.negotiation.guard import combine
 from deputy.sentinel.negotiation.freetext import agrees
 from deputy.sentinel.negotiation.leaks import redact
 from deputy.sentinel.negotiation.mandate import Mandate
 from deputy.sentinel.negotiation.meaning import Embed, private_said
 from deputy.sentinel.negotiation.money import Rates
 from deputy.sentinel.negotiation.moves import compose, review_move
-from deputy.sentinel.negotiation.questions import answered_by
+from deputy.sentinel.negotiation.outgoing import counterpart_of, is_message, move_of, review_outgoing, said
 from deputy.sentinel.negotiation.review import review_offer, shown_offer
 from deputy.sentinel.negotiation.state import NegotiationState, record_ours, record_theirs, their_messages, their_offers
 from deputy.sentinel.negotiation.walkaway import conditions_met
-from deputy.sentinel.policy import Decision, ReviewContext, Verdict
-from deputy.sentinel.provenance import values_in
-from deputy.sentinel.textflow import string_fields
+from deputy.sentinel.policy import Decision, ReviewContext
 from deputy.sentinel.stores.audit import AuditLog
 from deputy.sentinel.stores.mandates import MandateStore
 
 log = logging.getLogger(__name__)
 _EMAIL_FROM = re.compile(r"an email from ([\w.+-]+@[\w.-]+\w)")
-# Argument names that are addressing, not what is said.
-_NOT_SAID = frozenset({"to", "cc", "bcc", "conversation_id", "url", "thread_id"})
-
-
-def said(action: Action) -> str:
-    """Everything an outgoing message says: every text argument but the addressing."""
-    return "\n".join(value for name, value in string_fields(action.arguments)
-                     if name.split(".")[0] not in _NOT_SAID)
-
-
-def is_message(action: Action) -> bool:
-    """Anything that puts words in front of someone else: a message, a post or form, an invitation, a share."""
-    kinds = action_kinds(action.effect, frozenset(action.tags), action.connector, action.operation)
-    return action.effect is EffectClass.communicate or bool(kinds & {Kind.post, Kind.send, Kind.share})
-
-
 class NegotiationGuard:
     def __init__(self, redis: Redis, outbox: Outbox, audit: AuditLog, clock: Callable[[], float],
                  parent_of: Callable[[str], str | None] = lambda goal_id: None, rates: Rates | None = None,
@@ -100,33 +85,31 @@ class NegotiationGuard:
         if found is None:
             return decision
         mandate, state = found
-        counterpart = _counterpart(action, mandate)
-        state = _answered_from_memory(state, counterpart, context.provenance.trusted_texts)
-        user_words = list(context.provenance.trusted_texts)
-        move = move_of(action)
-        if move is not None:
-            checked = review_move(move, mandate, state, self._clock(), self._rates, self._similar)
-            offer, text = as_offer_review(checked, mandate), checked.text
-        else:
-            text = said(action)
-            offer = review_offer(text, mandate, state, counterpart, self._clock(), user_words, self._similar)
-        carried = [v for v in values_in(text) if v[0] in ("email", "phone", "account", "url")]
-        approved = context.approved_fingerprint is not None and context.approved_fingerprint == action.fingerprint()
-        combined = combine(decision, offer, to_counterpart=all(mandate.allows_counterpart(t) for t in action.targets)
-                           and bool(action.targets), approved=approved,
-                           rules_ask=context.rules.verdict is Verdict.ask, carried=carried)
-        self._audit.append(action.user_id, "negotiation_review", self._clock(), action_id=action.id,
-                           counterpart=counterpart, verdict=offer.verdict.value, reasons=offer.reasons,
-                           offer=shown_offer(offer, mandate))
+        reviewed = review_outgoing(action, decision, context, mandate, state, self._clock(), self._rates,
+                                   self._similar)
+        self._log(action, mandate, "negotiation_review", action_id=action.id, counterpart=reviewed.counterpart,
+                  verdict=reviewed.offer.verdict.value, reasons=reviewed.offer.reasons,
+                  offer=shown_offer(reviewed.offer, mandate))
         # The combined reasons reach the audit trail, the agent and the action's record: never the limit.
-        return combined.model_copy(update={"reasons": [redact(r, mandate.reservation, mandate.private)
-                                                       for r in combined.reasons]})
+        return reviewed.decision.model_copy(update={"reasons": _redacted(mandate, reviewed.decision.reasons)})
 
     def for_audit(self, action: Action, text: str) -> str:
         """`text` as the audit trail may keep it: for a negotiating goal, without the limit or anything private
         (a counterpart's message may say the very figure)."""
         found = self.mandate(action)
-        return text if found is None else redact(text, found[0].reservation, found[0].private)
+        return text if found is None else _redacted(found[0], text)
+
+    # The edge: everything that leaves this guard is redacted here, and only here.
+
+    def _send(self, mandate: Mandate, message: OutboxMessage) -> None:
+        self._outbox.put(message.model_copy(update={"text": _redacted(mandate, message.text)}))
+
+    def _log(self, action: Action, mandate: Mandate, event: str, **fields: Any) -> None:
+        self._audit.append(action.user_id, event, self._clock(), **_redacted(mandate, fields))
+
+    @staticmethod
+    def _note(mandate: Mandate, notes: list[str]) -> str:
+        return attach_note("", _redacted(mandate, " ".join(notes))) if notes else ""
 
     def card_note(self, action: Action) -> str:
         """The mandate, shown on every card of a negotiating goal (the user may see their own limit)."""
@@ -151,7 +134,7 @@ class NegotiationGuard:
         now = self._clock()
         move = move_of(action)
         if is_message(action):
-            counterpart = _counterpart(action, mandate)
+            counterpart = counterpart_of(action, mandate)
             if move is not None:
                 checked = review_move(move, mandate, state, now, self._rates)
                 text, offer, accepted = compose(move, mandate, state.thread(counterpart)), checked.lands, \
@@ -197,20 +180,18 @@ class NegotiationGuard:
                 self._unsure_notice(action, mandate, counterpart, parsed.quote, parsed.doubts)
         met = _met(mandate, state, counterpart, self._embed)
         if met:
-            shown = redact("; ".join(met), mandate.reservation, mandate.private)
-            notes.append(f"The user's walk-away condition is met with {counterpart}: {shown}. Make no further offer "
+            notes.append(f"The user's walk-away condition is met with {counterpart}: {'; '.join(met)}. Make no further offer "
                          "to them: tell the user with reply and wait for their decision.")
         self._walk_away_notice(action, mandate, before, state, counterpart)
         if thread.open_questions:
             notes.append("They asked something the mandate, the user's facts and memory don't answer: “"
-                         + "”, “".join(redact(q, mandate.reservation, mandate.private) for q in thread.open_questions)
+                         + "”, “".join(thread.open_questions)
                          + "”. Don't answer it or guess: ask the user with reply (expects_answer=true).")
-        return attach_note("", " ".join(redact(n, mandate.reservation, mandate.private) for n in notes)) \
-            if notes else ""
+        return self._note(mandate, notes)
 
     def _unsure_notice(self, action: Action, mandate: Mandate, counterpart: str, quote: str, doubts: list[str]) -> None:
-        shown = redact(f"“{quote[:200]}” ({'; '.join(doubts)[:200]})", mandate.reservation, mandate.private)
-        self._outbox.put(OutboxMessage(
+        shown = f"“{quote[:200]}” ({'; '.join(doubts)[:200]})"
+        self._send(mandate, OutboxMessage(
             chat_id=action.chat_id, dedupe_key=f"{action.goal_id}:unsure:{counterpart}:{hash(quote) & 0xffffff}",
             text=f"❓ {counterpart} wrote an amount I can't read for sure: {shown}. I won't treat it as an offer "
                  "until you tell me what it means.",
@@ -231,7 +212,8 @@ class NegotiationGuard:
         price = mandate.money(state.accepted)
         text = (f"✅ Deal accepted by both sides with {counterpart} on {mandate.subject} at {price}." if done else
                 f"⚠️ {counterpart} has not confirmed the deal on {mandate.subject} at {price}: they wrote "
-                f"“{redact(reply[:200], mandate.reservation, mandate.private)}”. Nothing is agreed until they do.")
+                f"“{_redacted(mandate, reply[:200])}”. Nothing is agreed until they do.")
+        # States the agreed price to the user, which may be their limit itself: only their reply is redacted.
         self._outbox.put(OutboxMessage(chat_id=action.chat_id, text=text, dedupe_key=f"deal:{action.id}"))
 
     def _walk_away_notice(self, action: Action, mandate: Mandate, before: NegotiationState, after: NegotiationState,
@@ -241,15 +223,14 @@ class NegotiationGuard:
                  if m not in _met(mandate, before, counterpart, self._embed)]
         if not fresh:
             return
-        shown = redact("; ".join(fresh), mandate.reservation, mandate.private)
-        self._outbox.put(OutboxMessage(
+        shown = _redacted(mandate, "; ".join(fresh))
+        self._send(mandate, OutboxMessage(
             chat_id=action.chat_id, dedupe_key=f"{action.goal_id}:walkaway:{counterpart}:{shown[:60]}",
             text=f"🚶 Walk-away condition met with {counterpart} on {mandate.subject}: {shown}. I make no further "
                  "offer to them unless you say so.",
             buttons=[[Button(text="Step in", sign=f"ge:{action.goal_id}"),
                       Button(text="Stop", sign=f"ns:{action.goal_id}")]]))
-        self._audit.append(action.user_id, "negotiation_walk_away", self._clock(), goal_id=action.goal_id,
-                           counterpart=counterpart, met=shown)
+        self._log(action, mandate, "negotiation_walk_away", goal_id=action.goal_id, counterpart=counterpart, met=shown)
 
     def _summary(self, action: Action, mandate: Mandate, state: NegotiationState, counterpart: str,
                  accepted: bool) -> None:
@@ -274,34 +255,17 @@ class NegotiationGuard:
         buttons = [] if accepted else [
             [Button(text="Step in", sign=f"ge:{action.goal_id}"), Button(text="Adjust", sign=f"na:{action.goal_id}"),
              Button(text="Pause", sign=f"np:{action.goal_id}"), Button(text="Stop", sign=f"ns:{action.goal_id}")]]
+        # The round's own message states the user's limit to the user: it goes out as written.
         self._outbox.put(OutboxMessage(chat_id=action.chat_id, text=text, buttons=buttons,
                                        dedupe_key=f"round:{action.id}"))
-        self._audit.append(action.user_id, "negotiation_round", self._clock(), goal_id=action.goal_id,
-                           counterpart=counterpart, ours=redact(ours, mandate.reservation, mandate.private),
-                           theirs=redact(theirs, mandate.reservation, mandate.private), accepted=accepted)
+        self._log(action, mandate, "negotiation_round", goal_id=action.goal_id, counterpart=counterpart, ours=ours,
+                  theirs=theirs, accepted=accepted)
 
 
 def _met(mandate: Mandate, state: NegotiationState, counterpart: str, embed: Embed | None = None) -> list[str]:
     thread = state.thread(counterpart)
     return conditions_met(mandate.conditions, their_messages(thread), thread.rounds, their_offers(thread),
                           mandate.role.sells, embed)
-
-
-def _answered_from_memory(state: NegotiationState, counterpart: str, trusted: list[str]) -> NegotiationState:
-    """Questions the user's own words already answer (what they told Deputy to remember, the goal
-    itself) are not asked again; the rest still go to the user."""
-    thread = state.thread(counterpart)
-    still = [q for q in thread.open_questions if not answered_by(q, trusted)]
-    if still == thread.open_questions:
-        return state
-    changed = state.model_copy(deep=True)
-    changed.put(counterpart, thread.model_copy(update={"open_questions": still}))
-    return changed
-
-
-def _counterpart(action: Action, mandate: Mandate) -> str:
-    inside = [t for t in action.targets if mandate.allows_counterpart(t)]
-    return (inside or action.targets or [f"{action.connector}.{action.operation}"])[0].strip().lower()
 
 
 def _reader_counterpart(action: Action, result: OperationResult, mandate: Mandate) -> str | None:
@@ -312,3 +276,14 @@ def _reader_counterpart(action: Action, result: OperationResult, mandate: Mandat
     if sender and mandate.allows_counterpart(sender.group(1)):
         return sender.group(1).lower()
     return None
+
+
+def _redacted(mandate: Mandate, value: Any) -> Any:
+    """`value` (a text, or texts inside lists and mappings) without the mandate's limit or private facts."""
+    if isinstance(value, str):
+        return redact(value, mandate.reservation, mandate.private)
+    if isinstance(value, list):
+        return [_redacted(mandate, item) for item in value]
+    if isinstance(value, dict):
+        return {key: _redacted(mandate, item) for key, item in value.items()}
+    return value

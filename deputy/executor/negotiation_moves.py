@@ -16,32 +16,11 @@ from deputy.core.records.actions import Action
 from deputy.memory.meaning import MODEL_PACKAGE, LazyEmbedder
 from deputy.sentinel.negotiation.mandate import Mandate
 from deputy.sentinel.negotiation.meaning import Embed
-from deputy.sentinel.negotiation.moves import MOVE_OPERATIONS, Move, MoveKind, MoveReview, compose
-from deputy.sentinel.negotiation.review import OfferReview, OfferVerdict
+from deputy.sentinel.negotiation.moves import compose
+from deputy.sentinel.negotiation.outgoing import move_of
 from deputy.sentinel.negotiation.state import NegotiationState
 
 Runner = Callable[[Action, str], Any]
-
-
-def move_of(action: Action) -> Move | None:
-    """The move an action is, or None for any other action."""
-    if action.connector != "negotiation" or action.operation not in MOVE_OPERATIONS:
-        return None
-    return Move(kind=MoveKind(action.operation), **{k: v for k, v in action.arguments.items()
-                                                     if k in Move.model_fields and k != "kind"})
-
-
-def as_offer_review(review: MoveReview, mandate: Mandate) -> OfferReview:
-    """The move's verdict in the form the guard combines with the usual review; an acceptance's card
-    states the deal as code parsed it."""
-    reasons = list(review.reasons)
-    if review.verdict != "allow":
-        reasons.append("Deputy would send: “" + review.text + "”")
-    if review.accepts is not None:
-        reasons.append("The deal as I read their message (" + review.accepts.id + "): "
-                       + "; ".join(review.accepts.deal_lines(mandate)))
-    verdict = {"allow": OfferVerdict.allow, "ask": OfferVerdict.ask, "deny": OfferVerdict.deny}[review.verdict]
-    return OfferReview(verdict=verdict, reasons=reasons, offer=review.lands, accepts=review.accepts is not None)
 
 
 def channel_action(action: Action, text: str, mandate: Mandate) -> tuple[str, Action]:

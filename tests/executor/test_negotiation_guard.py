@@ -100,7 +100,7 @@ def test_a_message_that_ran_stays_done_even_if_its_round_cannot_be_recorded(redi
 def test_an_invitation_or_a_share_is_read_for_the_limit_too() -> None:
     from deputy.core.records.actions import Action
     from deputy.core.records.effects import EffectClass, RiskTag
-    from deputy.executor.negotiation import is_message
+    from deputy.sentinel.negotiation.outgoing import is_message
 
     def action(effect, tags=(), operation="create_meeting"):
         return Action(id="a", goal_id="g", user_id=1, chat_id=1, connector="calendar", operation=operation,

@@ -8,4 +8,7 @@
 
 The secret lives in the vault under `cred:api/<service>` and is added to the request only
 inside the executor.
+
+This package's `__init__` loads nothing: import each module by its full path (only the executor
+imports the runners).
 """

@@ -8,4 +8,7 @@ Operations (`WEB_OPERATIONS`): `open_page`, `search_web`, `screenshot` (reads),
 `share`). `WebRunners` runs them in the executor through `BrowserSessions`, with
 Sentinel's egress review on every request (`deputy.connectors.web.guard`). Pages that need a
 person (CAPTCHA, two-factor code, a login with no saved password) raise `NeedsHuman`.
+
+This package's `__init__` loads nothing: import each module by its full path (only the executor
+imports the runners).
 """
