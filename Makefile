@@ -14,7 +14,7 @@ run: install system-deps
 test: install system-deps
 	$(PY) -m pytest $(PYTEST_ARGS)
 
-# Every benchmark with its baseline and ratios (about 15 minutes); see BENCHMARKS.md.
+# Every benchmark with its baseline and ratios (about 15 minutes); see docs/benchmarks.md.
 bench: install system-deps $(VENV)/.bench-installed
 	$(PY) -m bench.all $(BENCH_ARGS)
 

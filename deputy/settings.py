@@ -1,4 +1,4 @@
-"""Deputy's configuration, read from environment variables (documented in README.md).
+"""Deputy's configuration, read from environment variables (each documented in docs/running/configuration.md).
 
 Only entry points build a `Settings`; everything else receives the values it needs.
 """

@@ -45,7 +45,7 @@ def config_from(settings: Settings) -> WhatsAppConfig:
         ("DEPUTY_WHATSAPP_APP_SECRET", settings.whatsapp_app_secret),
         ("DEPUTY_WHATSAPP_VERIFY_TOKEN", settings.whatsapp_verify_token)) if not value]
     if missing:
-        raise SystemExit(f"For a real WhatsApp number, set {', '.join(missing)} (see README, “Use WhatsApp”).")
+        raise SystemExit(f"For a real WhatsApp number, set {', '.join(missing)} (see docs/running/whatsapp.md).")
     return WhatsAppConfig(settings.whatsapp_token.get_secret_value(), str(settings.whatsapp_phone_number_id),
                           settings.whatsapp_app_secret.get_secret_value(),  # type: ignore[union-attr]
                           settings.whatsapp_verify_token.get_secret_value(),  # type: ignore[union-attr]

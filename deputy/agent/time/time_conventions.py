@@ -1,6 +1,6 @@
 """The conventions Deputy follows when a user's words for a time leave something open.
 
-One place, so the resolver, its tests and the README say the same thing:
+One place, so the resolver, its tests and the documentation say the same thing:
 
 - **Parts of the day** are fixed clock times (`PARTS_OF_DAY`): "after lunch" is 13:30,
   "in the morning" 09:00, "tonight" 20:00.

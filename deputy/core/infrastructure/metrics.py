@@ -1,6 +1,6 @@
 """Deputy's Prometheus metrics: every definition in this one module, moved by one-line hooks.
 
-What each metric means is in README.md ("Metrics"). Hooks are plain function calls at the
+What each metric means is in docs/operating/health.md. Hooks are plain function calls at the
 place where the thing happens (a card asked in the executor, a press in the bot, a model
 call in the gateway); they never fail the work they count.
 

