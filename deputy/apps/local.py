@@ -225,7 +225,7 @@ def _start_brain(settings: Settings, base_env: dict[str, str], notes: list[str])
                              daemon=True).start()
             return model
     from deputy.agent.model.testing import ScriptedModelServer, function_responder
-    from deputy.sandbox.demo_brain import NAME, demo_reply
+    from deputy.local_model.stand_in import NAME, demo_reply
 
     brain = ScriptedModelServer(function_responder(demo_reply), model_name=NAME).start()
     base_env["OPENAI_BASE_URL"] = brain.base_url
