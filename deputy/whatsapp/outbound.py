@@ -49,8 +49,14 @@ def links(reply_markup: dict[str, Any] | None) -> list[str]:
             for b in row if b.get("url")]
 
 
+def address(to: str) -> Payload:
+    """Whom a message goes to: a phone number (`to`), or the business-scoped user id (`recipient`)
+    of a user with a username whose number WhatsApp withholds (``US.1349…``: not all digits)."""
+    return {"to": to} if to.isdigit() else {"recipient": to}
+
+
 def text_message(to: str, text: str) -> Payload:
-    return {"messaging_product": "whatsapp", "recipient_type": "individual", "to": to, "type": "text",
+    return {"messaging_product": "whatsapp", "recipient_type": "individual", **address(to), "type": "text",
             "text": {"body": text, "preview_url": False}}
 
 
@@ -59,7 +65,7 @@ def _shorten(text: str, limit: int) -> str:
 
 
 def button_message(to: str, body: str, buttons: list[Choice]) -> Payload:
-    return {"messaging_product": "whatsapp", "recipient_type": "individual", "to": to, "type": "interactive",
+    return {"messaging_product": "whatsapp", "recipient_type": "individual", **address(to), "type": "interactive",
             "interactive": {"type": "button", "body": {"text": body}, "action": {"buttons": [
                 {"type": "reply", "reply": {"id": ident, "title": _shorten(title, MAX_BUTTON_TITLE)}}
                 for title, ident in buttons]}}}
@@ -72,7 +78,7 @@ def list_message(to: str, body: str, rows: list[Choice], label: str = LIST_LABEL
             out["description"] = _shorten(title, MAX_ROW_DESCRIPTION)
         return out
 
-    return {"messaging_product": "whatsapp", "recipient_type": "individual", "to": to, "type": "interactive",
+    return {"messaging_product": "whatsapp", "recipient_type": "individual", **address(to), "type": "interactive",
             "interactive": {"type": "list", "body": {"text": body}, "action": {
                 "button": label, "sections": [{"title": label, "rows": [row(t, i) for t, i in rows]}]}}}
 
@@ -117,13 +123,19 @@ def plan(to: str, text: str, reply_markup: dict[str, Any] | None = None) -> list
     return messages
 
 
+def template_parameter(text: str) -> str:
+    """`text` as a template parameter WhatsApp accepts (else error 132018): no line breaks or tabs,
+    no run of more than four spaces; lines are joined with " · " so a list still reads as one."""
+    lines = (" ".join(line.split()) for line in text.splitlines())
+    flat = " · ".join(line for line in lines if line)
+    return _cut_keeping_end(flat or "…")
+
+
 def template_message(to: str, name: str, language: str, text: str) -> Payload:
     """An approved template whose one body parameter carries `text` (for outside the 24-hour window)."""
-    # Template parameters may not hold line breaks, tabs or more than four spaces in a row.
-    flat = " · ".join(line.strip() for line in text.splitlines() if line.strip())
-    return {"messaging_product": "whatsapp", "recipient_type": "individual", "to": to, "type": "template",
+    return {"messaging_product": "whatsapp", "recipient_type": "individual", **address(to), "type": "template",
             "template": {"name": name, "language": {"code": language}, "components": [
-                {"type": "body", "parameters": [{"type": "text", "text": _cut_keeping_end(flat or "…")}]}]}}
+                {"type": "body", "parameters": [{"type": "text", "text": template_parameter(text)}]}]}}
 
 
 def _cut_keeping_end(text: str, limit: int = MAX_TEMPLATE_PARAMETER) -> str:
@@ -142,7 +154,7 @@ def media_message(to: str, kind: str, media_id: str, caption: str = "", filename
         media["caption"] = _shorten(caption, MAX_BUTTON_BODY)
     if filename and kind == "document":
         media["filename"] = filename
-    return {"messaging_product": "whatsapp", "recipient_type": "individual", "to": to, "type": kind, kind: media}
+    return {"messaging_product": "whatsapp", "recipient_type": "individual", **address(to), "type": kind, kind: media}
 
 
 def command_menu(to: str, commands: list[tuple[str, str]], intro: str) -> list[Payload]:

@@ -19,8 +19,9 @@ from typing import Any
 from telegram.request import BaseRequest, RequestData
 
 from deputy.core.accounts.surfaces import WHATSAPP_BOT_ID
-from deputy.whatsapp import outbound
+from deputy.whatsapp import media, outbound
 from deputy.whatsapp.graph import GraphError
+from deputy.whatsapp.media import sniff_image
 from deputy.whatsapp.sender import NoNumber, Sender
 
 log = logging.getLogger(__name__)
@@ -105,8 +106,9 @@ class WhatsAppRequest(BaseRequest):
                     shown: str | None = None) -> dict[str, Any]:
         await self.flush_toasts(chat_id)  # in the order the handler said them
         wa_id = await self._sender.number(chat_id)
-        wamids = await self._sender.deliver(wa_id, outbound.plan(wa_id, text, _markup(markup)), text)
         message_id = remember_as or await self._store.next_message_id(chat_id)
+        wamids = await self._sender.deliver(wa_id, outbound.plan(wa_id, text, _markup(markup)), text,
+                                            card=(chat_id, message_id))
         full = shown if shown is not None else text
         await self._store.remember(chat_id, message_id, full, wamids)
         return _message(chat_id, message_id, full)
@@ -144,18 +146,24 @@ class WhatsAppRequest(BaseRequest):
         if field in files:
             filename, content, mime = files[field]
             data = content if isinstance(content, bytes) else content.read()
-            mime = _sniff(data) if kind == "image" else (mime or "application/octet-stream")
             filename = filename if filename and filename != "application.octet-stream" else (
-                "image" + _EXTENSIONS.get(mime, "") if kind == "image" else "file")
-            media_id = await self._sender.graph.upload(data, mime, filename)
+                "image" + _EXTENSIONS.get(sniff_image(data), "") if kind == "image" else "file")
+            try:
+                upload = media.prepare(kind, data, mime, filename)
+            except media.Unsendable as exc:
+                # Refused before the upload: the words still go out, with the reason the file does not.
+                return await self._send(chat_id, f"{caption}\n\n({exc})".strip(), markup)
+            kind, filename = upload.kind, upload.filename
+            caption = f"{caption}\n\n{upload.note}".strip() if upload.note else caption
+            media_id = await self._sender.graph.upload(upload.data, upload.mime, filename)
         else:
             media_id = str(params[field])  # sent before: a media id
         with_buttons = bool(outbound.choices(markup))
         payloads = [outbound.media_message(wa_id, kind, media_id, "" if with_buttons else caption, filename)]
         if with_buttons:
             payloads += outbound.plan(wa_id, caption, markup)
-        wamids = await self._sender.deliver(wa_id, payloads, caption or "(a file)")
         message_id = await self._store.next_message_id(chat_id)
+        wamids = await self._sender.deliver(wa_id, payloads, caption or "(a file)", card=(chat_id, message_id))
         await self._store.remember(chat_id, message_id, caption, wamids)
         message = _message(chat_id, message_id, None)
         attached = {"file_id": media_id, "file_unique_id": media_id}
@@ -169,15 +177,6 @@ class WhatsAppRequest(BaseRequest):
 
 
 _EXTENSIONS = {"image/png": ".png", "image/jpeg": ".jpg", "image/webp": ".webp"}
-
-
-def _sniff(data: bytes) -> str:
-    """WhatsApp wants an image's real type; PTB sends bytes as application/octet-stream."""
-    if data.startswith(b"\x89PNG"):
-        return "image/png"
-    if data[:4] == b"RIFF" and data[8:12] == b"WEBP":
-        return "image/webp"
-    return "image/jpeg"
 
 
 def _markup(markup: Any) -> dict[str, Any] | None:

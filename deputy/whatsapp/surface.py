@@ -42,6 +42,22 @@ class WhatsAppConfig:
     template: Template = Template("deputy_checkin")
 
 
+BACKLOG_PERIOD = 1.0
+"""Seconds between looks for messages whose rate-limit pause is over."""
+
+
+async def send_backlogs(sender: Sender) -> None:
+    """Send what waited out a rate limit as its pause ends, forever; survives outages."""
+    while True:
+        try:
+            await sender.send_due()
+        except asyncio.CancelledError:
+            raise
+        except Exception:  # noqa: BLE001 - Redis or Graph down: the backlog waits in Redis
+            log.exception("whatsapp: could not send the waiting messages; trying again shortly")
+        await asyncio.sleep(BACKLOG_PERIOD)
+
+
 def webhook_path(url_or_path: str) -> str:
     return urlsplit(url_or_path).path or "/whatsapp"
 
@@ -64,6 +80,8 @@ async def serve(services: BotServices, config: WhatsAppConfig, redis_url: str, s
                               config.app_secret, config.verify_token, commands, request)
     runner = web.AppRunner(build_server(webhook, config.path), access_log=None, shutdown_timeout=10.0)
     await runner.setup()
+    # What the webhook recorded is handled here, after the answer; what waits out a rate limit goes here.
+    background = [asyncio.create_task(webhook.worker.run()), asyncio.create_task(send_backlogs(sender))]
     try:
         await web.TCPSite(runner, config.host, config.port).start()
         log.info("WhatsApp webhook listening on %s:%s%s", config.host, config.port, config.path)
@@ -72,6 +90,10 @@ async def serve(services: BotServices, config: WhatsAppConfig, redis_url: str, s
         await stop.wait()
     finally:
         await runner.cleanup()
+        for task in background:
+            task.cancel()
+        await asyncio.gather(*background, return_exceptions=True)
+        await webhook.worker.stop()
         if app.running:
             await app.stop()
             if app.post_stop:

@@ -1,16 +1,22 @@
-"""The WhatsApp webhook: Meta's deliveries, checked, claimed and handled by the bot's handlers.
+"""The WhatsApp webhook: Meta's deliveries, checked, recorded, answered, then handled by the bot's handlers.
 
 - ``GET``: Meta's verification handshake (``hub.mode=subscribe``, ``hub.verify_token``,
   ``hub.challenge``): the challenge is echoed only for our verify token.
 - ``POST``: the raw body must carry Meta's ``X-Hub-Signature-256`` made with the app secret,
-  else 401 (missing) or 403 (wrong) and nothing is read. Each message is claimed by its
-  wamid (:mod:`deputy.bot.update_claims`: a duplicate delivery is acknowledged and not handled
-  again), turned into a Telegram-shaped update and handled by the same Application as
-  Telegram's; 200 only once every message of the delivery was handled, so Meta retries
-  the rest. Status callbacks (sent, delivered, read, failed) are logged; a failure with
-  its error code and title only (no numbers, no texts). A correctly signed delivery of a
-  shape Deputy cannot read (a field of the wrong type, an unknown kind of change) is
-  answered 200 and dropped with a log line: Meta would otherwise deliver it again and again.
+  else 401 (missing) or 403 (wrong) and nothing is read. Each message and status of the
+  delivery is recorded once in Redis (:mod:`deputy.whatsapp.inbox`) and the delivery is
+  answered 200 at once; 503 only when it could not be recorded (Redis down), so Meta delivers
+  it again. Meta retries slow answers with a growing backoff, so nothing slow happens before
+  the answer, and one message that fails to be handled no longer makes Meta deliver them all again.
+- Afterwards each message is claimed by its wamid (:mod:`deputy.bot.update_claims`: handled
+  once however often it comes), turned into a Telegram-shaped update and handled by the same
+  Application as Telegram's. A sender is a phone number, or, for a user with a username whose
+  number is withheld, a business-scoped user id; both name one Deputy account. Status
+  callbacks (sent, delivered, read, failed) are logged, a failure with its error code and
+  title only (no numbers, no texts); a failed message's text is not lost (see
+  :meth:`deputy.whatsapp.sender.Sender.undelivered`). A correctly signed delivery of a shape
+  Deputy cannot read is answered 200 and dropped with a log line: Meta would otherwise deliver
+  it again and again.
 """
 
 from __future__ import annotations
@@ -31,10 +37,11 @@ from telegram import Update
 from telegram.ext import Application
 
 from deputy.bot.update_claims import UpdateClaims, Verdict, delivered, delivering, identity_seed
-from deputy.core.accounts.surfaces import SURFACE_KEY, NUMBER_KEY, account_for, is_whatsapp_only
+from deputy.core.accounts.surfaces import SURFACE_KEY, NUMBER_KEY, account_for, also_known_as, is_user_id, is_whatsapp_only
 from deputy.whatsapp import outbound
 from deputy.whatsapp.graph import REENGAGEMENT_REQUIRED, GraphError
 from deputy.whatsapp.inbound import pressed_data, to_update
+from deputy.whatsapp.inbox import Inbox, InboxWorker
 from deputy.whatsapp.request import WhatsAppRequest, callback_id
 from deputy.whatsapp.sender import Sender
 from deputy.whatsapp.signature import SIGNATURE_HEADER, verify
@@ -60,6 +67,8 @@ class WhatsAppWebhook:
         self._verify_token = verify_token.encode()
         self._commands = commands
         self._node = f"{socket.gethostname()}-{os.getpid()}"
+        self.inbox = Inbox(self._redis)
+        self.worker = InboxWorker(self._redis, self.handle)
 
     async def verify(self, request: web.Request) -> web.Response:
         query = request.query
@@ -81,50 +90,55 @@ class WhatsAppWebhook:
         except ValueError:
             log.warning("whatsapp: dropped a signed delivery that is not JSON")
             return web.Response(text="ok")
-        changes = [_dict(change.get("value")) for entry in _dicts(_dict(body).get("entry"))
-                   for change in _dicts(entry.get("changes"))]
-        ok = True
-        for value in changes:
-            for status in _dicts(value.get("statuses")):
-                ok = await self._status(status) and ok
-            names = {c.get("wa_id"): str(_dict(c.get("profile")).get("name") or "") for c in _dicts(value.get("contacts"))}
-            for message in _dicts(value.get("messages")):
-                ok = await self._one(message, names.get(message.get("from"), "")) and ok
-        return web.Response(text="ok") if ok else web.Response(status=503, headers={"Retry-After": "1"})
+        try:
+            await self.inbox.record(records(body))
+        except aioredis.RedisError as exc:
+            log.warning("whatsapp: could not record a delivery (%s); Meta will deliver it again", exc)
+            return web.Response(status=503, headers={"Retry-After": "1"})
+        return web.Response(text="ok")
+
+    async def handle(self, item: dict[str, Any]) -> bool:
+        """One recorded message or status; False: not yet (a status that overtook our record)."""
+        if item.get("kind") == "status":
+            return await self._status(_dict(item.get("status")))
+        return await self._one(_dict(item.get("message")), str(item.get("user") or ""), str(item.get("name") or ""),
+                               str(item.get("also") or ""))
 
     async def _status(self, status: dict[str, Any]) -> bool:
-        """Log a status; a message refused as outside the window goes again as the template.
-        False to have Meta deliver the callback again (it overtook our record of the message)."""
-        codes = {e.get("code") for e in _dicts(status.get("errors"))}
-        wamid, wa_id = str(status.get("id") or ""), str(status.get("recipient_id") or "")
-        if status.get("status") != "failed" or REENGAGEMENT_REQUIRED not in codes or not wa_id.isdigit():
-            _log_status(status)
+        """Log a status; a failed message goes again (as the template when refused as outside the
+        window, else kept for the user). False while the message is not known yet: the callback
+        can overtake our record of the message."""
+        errors = _dicts(status.get("errors"))
+        codes = {e.get("code") for e in errors}
+        wamid, wa_id = str(status.get("id") or ""), status_recipient(status)
+        _log_status(status)
+        if status.get("status") != "failed" or not wa_id:
             return True
         try:
-            if await self._sender.refused_outside_window(wa_id, wamid):
-                _log_status(status)
-                return True
-        except (GraphError, aioredis.RedisError) as exc:
-            log.warning("whatsapp: could not send a refused message again as the template: %s", exc)
+            if REENGAGEMENT_REQUIRED in codes:
+                known = await self._sender.refused_outside_window(wa_id, wamid)
+            else:
+                reason = "; ".join(f"{e.get('code')} {e.get('title')}" for e in errors) or "no reason given"
+                known = await self._sender.undelivered(wa_id, wamid, reason)
+        except GraphError as exc:
+            log.warning("whatsapp: could not send a failed message again: %s", exc)
+            return True
+        if known:
             return True
         try:
             age = time.time() - float(status.get("timestamp") or 0)
         except (TypeError, ValueError):
             age = STATUS_PATIENCE
-        return age >= STATUS_PATIENCE  # a fresh one is retried; an old unknown message is not ours to chase
+        return age >= STATUS_PATIENCE  # a fresh one is tried again; an old unknown message is not ours to chase
 
-    async def _one(self, message: dict[str, Any], name: str) -> bool:
-        """Handle one message exactly once; False to have Meta deliver it again."""
-        wamid, wa_id = str(message.get("id") or ""), str(message.get("from") or "")
-        if not wamid or not wa_id.isdigit():
+    async def _one(self, message: dict[str, Any], wa_id: str, name: str, also: str = "") -> bool:
+        """Handle one message exactly once; False to try it again later."""
+        wamid = str(message.get("id") or "")
+        if not wamid or not wa_id:
             log.warning("whatsapp: ignored a message without id or sender")
             return True
         owner = f"{self._node}-{secrets.token_hex(6)}"
-        try:
-            verdict, delivery = await self._claims.claim(wamid, owner, identity_seed("whatsapp", wamid))
-        except aioredis.RedisError as exc:
-            log.warning("whatsapp: could not claim a message (%s); it will come again", exc)
-            return False
+        verdict, delivery = await self._claims.claim(wamid, owner, identity_seed("whatsapp", wamid))
         if verdict is Verdict.done:
             return True
         if verdict is Verdict.busy or delivery is None:
@@ -132,19 +146,20 @@ class WhatsAppWebhook:
         keeping = asyncio.create_task(self._claims.keep(wamid, owner))
         token = delivering(delivery)
         try:
-            await self._handle(message, wa_id, name)
-        except Exception:
-            log.exception("whatsapp: could not handle a message")
+            await self._handle(message, wa_id, name, also)
+        except BaseException:
             await self._claims.release(wamid, owner)
-            return False
+            raise
         finally:
             delivered(token)
             keeping.cancel()
         await self._claims.done(wamid)
         return True
 
-    async def _handle(self, message: dict[str, Any], wa_id: str, name: str) -> None:
+    async def _handle(self, message: dict[str, Any], wa_id: str, name: str, also: str = "") -> None:
         account = await account_for(self._redis, wa_id)
+        if also:  # the message named both the number and the user id: the user id finds this account too
+            await also_known_as(self._redis, also, account)
         pipe = self._redis.pipeline(transaction=False)
         pipe.set(NUMBER_KEY.format(account), wa_id)
         if not is_whatsapp_only(account):
@@ -189,6 +204,63 @@ def _dict(value: Any) -> dict[str, Any]:
 def _dicts(value: Any) -> list[dict[str, Any]]:
     """The objects of a list a delivery should hold; anything else in it (or instead of it) is skipped."""
     return [item for item in value if isinstance(item, dict)] if isinstance(value, list) else []
+
+
+def records(body: Any) -> list[tuple[str, dict[str, Any]]]:
+    """The messages and statuses of a delivery as inbox records: (the key that makes each one
+    once, the record). A record names its user, whose records are handled in order."""
+    out: list[tuple[str, dict[str, Any]]] = []
+    changes = [_dict(change.get("value")) for entry in _dicts(_dict(body).get("entry"))
+               for change in _dicts(entry.get("changes"))]
+    for value in changes:
+        for status in _dicts(value.get("statuses")):
+            key = f"status:{status.get('id')}:{status.get('status')}"
+            out.append((key, {"kind": "status", "user": status_recipient(status), "status": status}))
+        contacts = _dicts(value.get("contacts"))
+        for message in _dicts(value.get("messages")):
+            user, also, name = sender_of(message, contacts)
+            wamid = str(message.get("id") or "")
+            if not wamid or not user:
+                log.warning("whatsapp: ignored a message without id or sender")
+                continue
+            out.append((f"message:{wamid}", {"kind": "message", "user": user, "also": also, "name": name,
+                                             "message": message}))
+    return out
+
+
+def _phone(value: Any) -> str:
+    text = str(value or "")
+    return text if text.isdigit() and len(text) <= 15 else ""
+
+
+def _user_id(value: Any) -> str:
+    text = str(value or "")
+    return text if is_user_id(text) else ""
+
+
+def sender_of(message: dict[str, Any], contacts: list[dict[str, Any]]) -> tuple[str, str, str]:
+    """(whom to answer, another name of the same user, their name) of a message.
+
+    Whom to answer is the phone number when WhatsApp gives it, else the business-scoped user id
+    of a user with a username (``from`` or ``from_user_id``, and ``contacts[].user_id``); when both
+    are given, the user id is the other name, kept so the account is found when the number is not."""
+    sent_from = message.get("from")
+    phone, user_id = _phone(sent_from), _user_id(message.get("from_user_id")) or _user_id(sent_from)
+    contact = next((c for c in contacts if (phone and _phone(c.get("wa_id")) == phone)
+                    or (user_id and _user_id(c.get("user_id")) == user_id)), None)
+    if contact is None and len(contacts) == 1:
+        contact = contacts[0]
+    contact = contact or {}
+    phone = phone or _phone(contact.get("wa_id"))
+    user_id = user_id or _user_id(contact.get("user_id"))
+    profile = _dict(contact.get("profile"))
+    name = str(profile.get("name") or profile.get("username") or contact.get("username") or "")
+    return (phone or user_id), (user_id if phone else ""), name
+
+
+def status_recipient(status: dict[str, Any]) -> str:
+    return _phone(status.get("recipient_id")) or _user_id(status.get("recipient_user_id")) or _user_id(
+        status.get("recipient_id"))
 
 
 def _log_status(status: dict[str, Any]) -> None:

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 from redis import Redis
 
-from deputy.core.accounts.surfaces import ACCOUNT_KEY, NUMBER_KEY, SURFACE_KEY, Surface
+from deputy.core.accounts.surfaces import ACCOUNT_KEY, NUMBER_KEY, SURFACE_KEY, WA_USER_ID_KEY, Surface
 
 CODE_SECONDS = 600
 _CODE_KEY = "deputy:link:{}"
@@ -62,8 +62,12 @@ class AccountLinks:
         if not self._redis.delete(key):  # single use: someone else redeemed it a moment ago
             raise LinkError("That code was just used. Send /link in the other app for a new one.")
         wa_id = raw_number.decode()
+        user_id = self._redis.get(WA_USER_ID_KEY.format(whatsapp))  # the number's other name, if any
         pipe = self._redis.pipeline(transaction=True)
         pipe.set(ACCOUNT_KEY.format(wa_id), telegram)
+        if user_id is not None and user_id.decode() != wa_id:
+            pipe.set(ACCOUNT_KEY.format(user_id.decode()), telegram)
+            pipe.set(WA_USER_ID_KEY.format(telegram), user_id)
         pipe.set(NUMBER_KEY.format(telegram), wa_id)
         pipe.set(SURFACE_KEY.format(telegram), surface)
         pipe.execute()

@@ -7,8 +7,19 @@ from typing import Any
 from aiohttp import web
 
 from deputy.emulator.whatsapp.hub import HUB_KEY, WaHub
-from deputy.emulator.whatsapp.rules import Refused, check
+from deputy.emulator.whatsapp.rules import (
+    MEDIA_UPLOAD_ERROR,
+    PAIR_RATE_LIMITED,
+    Refused,
+    check,
+    media_refusal,
+    recipient_of,
+)
 from deputy.emulator.whatsapp.state import new_wamid
+
+
+FAILURE_TITLES = {131026: "Message undeliverable", 131051: "Unsupported message type",
+                  130472: "User's number is part of an experiment", 131000: "Something went wrong"}
 
 
 def _error(status: int, code: int, message: str) -> web.Response:
@@ -28,13 +39,25 @@ async def messages(request: web.Request) -> web.Response:
         return _error(400, 100, "Unknown phone number id")
     try:
         payload: dict[str, Any] = await request.json()
-        check(payload, hub.config.templates)
+        check(payload, hub.config.templates, hub.config.rules)
+        to = recipient_of(payload, hub.config.rules)
     except ValueError:
         return _error(400, 100, "Invalid JSON")
     except Refused as exc:
         return _error(400, exc.code, exc.message)
-    to = str(payload.get("to") or "")
+    if hub.forced_errors:
+        code = hub.forced_errors.pop(0)
+        return _error(429 if code == 130429 else 400, code, "(#%d) Rate limit hit" % code)
+    if hub.pair_rate is not None and not hub.pair_rate.allow(to, hub.state.clock()):
+        return _error(400, PAIR_RATE_LIMITED, "(#131056) (Business Account, Consumer Account) pair rate limit hit: "
+                      "too many messages sent to this user in a short period")
     wamid = new_wamid()
+    undeliverable = hub.undeliverable.get(to)
+    if undeliverable:  # accepted, then failed in a status callback (the user's phone could not take it)
+        code = undeliverable.pop(0)
+        hub.status(to, wamid, "failed", errors=[{"code": code, "title": FAILURE_TITLES.get(code, "Failed")}])
+        hub.state.add(to, {"id": wamid, "from": "bot", "status": "failed", **_view(payload)})
+        return web.json_response(_sent(to, wamid))
     if payload.get("type") != "template" and not hub.state.window_open(to):
         # As on WhatsApp: accepted, then failed in a status callback (re-engagement required).
         hub.status(to, wamid, "failed", errors=[{"code": 131047, "title": "Re-engagement message"}])
@@ -48,7 +71,8 @@ async def messages(request: web.Request) -> web.Response:
 
 
 def _sent(to: str, wamid: str) -> dict[str, Any]:
-    return {"messaging_product": "whatsapp", "contacts": [{"input": to, "wa_id": to}], "messages": [{"id": wamid}]}
+    contact = {"input": to, "wa_id": to} if to.isdigit() else {"input": to, "user_id": to}
+    return {"messaging_product": "whatsapp", "contacts": [contact], "messages": [{"id": wamid}]}
 
 
 def _view(payload: dict[str, Any]) -> dict[str, Any]:
@@ -87,7 +111,11 @@ async def upload(request: web.Request) -> web.Response:
     if file is None or not hasattr(file, "file"):
         return _error(400, 100, "file is required")
     mime = str(form.get("type") or file.content_type or "application/octet-stream")
-    media_id = hub.state.store_media(file.file.read(), mime, file.filename or "file")
+    data = file.file.read()
+    refusal = media_refusal(mime, len(data)) if hub.config.rules.media_limits else None
+    if refusal is not None:
+        return _error(400, MEDIA_UPLOAD_ERROR, f"(#131053) Media upload error: {refusal}")
+    media_id = hub.state.store_media(data, mime, file.filename or "file")
     return web.json_response({"id": media_id})
 
 

@@ -3,7 +3,13 @@
 Each call delivers the user's message to the webhook and answers with what the webhook
 answered (``status``), so a test sees a refused signature or a retried delivery. Test hooks:
 ``duplicate`` delivers the same message twice, ``signature`` is ``good``, ``bad`` or ``none``,
-and ``/silence`` moves the user's last message back in time (the 24-hour window).
+and ``/silence`` moves the user's last message back in time (the 24-hour window). A delivery
+not answered 200 is made again in the background, after growing pauses, as Meta does.
+
+A user is a phone number (digits), or a username user whose number WhatsApp withholds, named
+by a business-scoped user id (``US.13491208655302741918``): their messages carry that id in
+``from``/``from_user_id`` and ``contacts[].user_id``, without ``wa_id``. A phone user may also
+give ``user_id`` in a body: their messages then name both, as WhatsApp does today.
 """
 
 from __future__ import annotations
@@ -19,11 +25,18 @@ from deputy.emulator.whatsapp.hub import HUB_KEY, WaHub
 from deputy.emulator.whatsapp.state import new_wamid
 
 
+def is_user_id(wa_id: str) -> bool:
+    """A business-scoped user id: country code, a dot, letters and digits (``US.1349…``)."""
+    head, dot, rest = wa_id.partition(".")
+    return bool(dot) and len(head) == 2 and head.isalpha() and 0 < len(rest) <= 128 and rest.replace(".", "").isalnum()
+
+
 def _wa_id(request: web.Request) -> str:
     wa_id = request.match_info["wa_id"]
-    if not wa_id.isdigit() or len(wa_id) > 15:
-        raise web.HTTPBadRequest(text="a WhatsApp id is a phone number: digits only, at most 15")
-    return wa_id
+    if (wa_id.isdigit() and len(wa_id) <= 15) or (request.app[HUB_KEY].config.rules.usernames and is_user_id(wa_id)):
+        return wa_id
+    raise web.HTTPBadRequest(text="a WhatsApp user is a phone number (digits only, at most 15) or a user id "
+                                  "like US.13491208655302741918")
 
 
 async def _body(request: web.Request) -> dict[str, Any]:
@@ -42,17 +55,31 @@ async def _deliver(hub: WaHub, wa_id: str, body: dict[str, Any], message: dict[s
     wamid = new_wamid()
     now = hub.state.clock()
     message = {"from": wa_id, "id": wamid, "timestamp": str(int(now)), **message}
+    contact: dict[str, Any] = {"profile": {"name": user.name}}
+    if wa_id.isdigit():
+        contact["wa_id"] = wa_id
+    also = str(body.get("user_id") or "")
+    user_id = wa_id if not wa_id.isdigit() else also if is_user_id(also) else ""
+    if user_id:
+        contact["user_id"] = message["from_user_id"] = user_id
     hub.state.add(wa_id, {"id": wamid, "from": "user", "buttons": [], "list": None, "media": None,
                           "template": None, **shown})
     user.last_in = now
     hub.changed()
-    payload = envelope(hub.config.phone_number_id, {
-        "contacts": [{"profile": {"name": user.name}, "wa_id": wa_id}], "messages": [message]})
+    payload = envelope(hub.config.phone_number_id, {"contacts": [contact], "messages": [message]})
     signed = str(body.get("signature") or "good")
-    statuses = [await hub.deliverer.post(payload, signed=signed)]
+    statuses = [await _first_try(hub, payload, signed)]
     if body.get("duplicate"):
-        statuses.append(await hub.deliverer.post(payload, signed=signed))
+        statuses.append(await _first_try(hub, payload, signed))
     return web.json_response({"message_id": wamid, "status": statuses[0], "statuses": statuses})
+
+
+async def _first_try(hub: WaHub, payload: dict[str, Any], signed: str) -> int:
+    """What the webhook answered first; a delivery not answered 200 is made again in the background."""
+    attempt = await hub.deliverer.post_once(payload, signed=signed)
+    if attempt.status not in (200, 401, 403):
+        hub.deliverer.retry_later(attempt)
+    return attempt.status
 
 
 async def send_text(request: web.Request) -> web.Response:
@@ -130,6 +157,21 @@ async def silence(request: web.Request) -> web.Response:
     return web.json_response({"last_in": user.last_in})
 
 
+async def throttle(request: web.Request) -> web.Response:
+    """The next sends are refused with these codes (e.g. 130429, the throughput limit), in order."""
+    hub, body = request.app[HUB_KEY], await _body(request)
+    codes = [int(code) for code in body.get("codes") or []]
+    hub.forced_errors.extend(codes)
+    return web.json_response({"waiting": hub.forced_errors})
+
+
+async def undeliverable(request: web.Request) -> web.Response:
+    """The user's next messages are accepted, then reported failed with these codes (131026...)."""
+    hub, wa_id, body = request.app[HUB_KEY], _wa_id(request), await _body(request)
+    hub.undeliverable.setdefault(wa_id, []).extend(int(code) for code in body.get("codes") or [131026])
+    return web.json_response({"waiting": hub.undeliverable[wa_id]})
+
+
 async def deliveries(request: web.Request) -> web.Response:
     return web.json_response(request.app[HUB_KEY].deliverer.log)
 
@@ -155,5 +197,7 @@ def setup(app: web.Application) -> None:
     app.router.add_post("/api/users/{wa_id}/silence", silence)
     app.router.add_get("/api/users/{wa_id}/messages", messages)
     app.router.add_get("/api/deliveries", deliveries)
+    app.router.add_post("/api/throttle", throttle)
+    app.router.add_post("/api/users/{wa_id}/undeliverable", undeliverable)
     app.router.add_get("/api/config", config)
     app.router.add_get("/api/media/{media}", media)
