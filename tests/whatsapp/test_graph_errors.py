@@ -1,4 +1,4 @@
-"""Graph API failures as the outbox consumer understands them: retry later, or give up with a reason."""
+"""Graph API failures as the outbox consumer understands them: the surface retries later, or gives up with a reason."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import httpx
 import pytest
 import redis.asyncio as aioredis
 from telegram import Bot
-from telegram.error import BadRequest, NetworkError
+from telegram.error import BadRequest
 
 from deputy.core.accounts.surfaces import NUMBER_KEY, default_account
 from deputy.testing.stack import RedisServer
@@ -36,12 +36,13 @@ async def bot_answering(redis_server: RedisServer, status: int, code: int) -> tu
 
 
 @pytest.mark.parametrize(("status", "code"), [(500, 2), (429, 130429), (400, 131056)])
-async def test_an_outage_or_a_rate_limit_is_retried(redis_server: RedisServer, redis, status: int, code: int) -> None:
+async def test_an_outage_or_a_rate_limit_waits_in_the_surface_not_in_the_outbox(
+        redis_server: RedisServer, redis, status: int, code: int, caplog) -> None:
     bot, client = await bot_answering(redis_server, status, code)
-    with pytest.raises(NetworkError) as raised:
-        await bot.send_message(default_account(WA), "hello")
-    assert not isinstance(raised.value, BadRequest)
-    assert "the-token" not in str(raised.value)
+    await bot.send_message(default_account(WA), "hello")  # no error: the outbox goes on to other users
+    store = SurfaceStore(client)
+    assert await store.backlogged(WA), "the message waits in the user's backlog, to be tried again"
+    assert "the-token" not in caplog.text
     await client.aclose()
 
 

@@ -68,6 +68,7 @@ async def webhook_url(rig: Rig) -> AsyncIterator[tuple[str, _App]]:  # noqa: F81
     runner = web.AppRunner(build_server(webhook, "/whatsapp"))
     await runner.setup()
     await web.TCPSite(runner, "127.0.0.1", 0).start()
+    app.webhook = webhook  # type: ignore[attr-defined]
     try:
         yield f"http://127.0.0.1:{runner.addresses[0][1]}/whatsapp", app
     finally:
@@ -89,4 +90,5 @@ async def test_the_readable_messages_of_an_odd_delivery_are_still_handled(webhoo
     async with httpx.AsyncClient() as http:
         answer = await http.post(url, content=body, headers={"X-Hub-Signature-256": sign(body, SECRET)})
     assert answer.status_code == 200
+    await app.webhook.worker.settle()  # type: ignore[attr-defined]
     assert [u.effective_message.text for u in app.handled if u.effective_message] == ["find a plumber"]
