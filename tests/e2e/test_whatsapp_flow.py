@@ -49,6 +49,7 @@ def test_a_goal_becomes_a_card_with_reply_buttons_and_approve_sends_one_email(
     user = wa_user(wa_stack, wa_id)
     sent = user.send(GOAL)
     assert sent["status"] == 200
+    user.wait_for_bot(lambda m: "background" in m["text"])  # handled after the webhook answered
     first, ack = user.bot_messages()[:2]
     assert first["text"] == FIRST_CONTACT_NOTICE, "told once, on first contact, how news comes after a day"
     assert "background" in ack["text"]
@@ -88,6 +89,9 @@ def test_a_delivery_made_twice_is_answered_once(wa_stack: DeputyStack, redis: Re
     wa_id = "15550001003"
     user = wa_user(wa_stack, wa_id)
     assert user.send(GOAL, duplicate=True)["statuses"] == [200, 200]
+    user.wait_for_bot(lambda m: "background" in m["text"])
+    user.send("/goals")  # handled after the duplicate, in order: once it is answered, the duplicate would be too
+    user.wait_for_bot(lambda m: "Your recent goals" in m["text"])
     acks = [m for m in user.bot_messages() if "background" in m["text"]]
     assert len(acks) == 1
     assert len(GoalStore(redis).recent(default_account(wa_id))) == 1
@@ -97,6 +101,7 @@ def test_news_after_a_day_of_silence_goes_out_as_the_approved_template(wa_stack:
     wa_id = "15550001004"
     user = wa_user(wa_stack, wa_id)
     user.send("/goals")
+    user.wait_for_bot(lambda m: "goals" in m["text"].lower())
     within = user.last_seq()
     Outbox(redis).send(default_account(wa_id), "Check-in: the price you watch is unchanged.", proactive=True)
     news = user.wait_for_bot(lambda m: "Check-in" in m["text"], after=within)
@@ -127,6 +132,7 @@ def test_linking_telegram_and_whatsapp_shares_goals_and_memory(
     telegram = wa_stack.user(905, "Tess")
     whatsapp = wa_user(wa_stack, "15550001005", "Tess")
     whatsapp.send("hi")  # WhatsApp knows the number now
+    whatsapp.wait_for_bot(lambda m: m["text"].startswith("Hello from Deputy"), timeout=40)
 
     sent = telegram.send("/link")
     shown = telegram.wait_for_bot(lambda m: "link code" in m["text"], after=sent)
@@ -157,6 +163,7 @@ def test_linking_telegram_and_whatsapp_shares_goals_and_memory(
     # The code was single use.
     other = wa_user(wa_stack, "15550001006")
     other.send("hi")
+    other.wait_for_bot(lambda m: m["text"].startswith("Hello from Deputy"), timeout=40)
     before = other.last_seq()
     other.send(f"/link {code}")
     assert "unknown or has expired" in other.wait_for_bot(lambda m: True, after=before)["text"]
@@ -192,6 +199,7 @@ def test_a_message_whatsapp_refuses_as_outside_the_window_goes_again_as_the_temp
     wa_id = "15550001008"
     user = wa_user(wa_stack, wa_id)
     user.send("/goals")
+    user.wait_for_bot(lambda m: "goals" in m["text"].lower())
     user.fall_silent(hours=30)  # WhatsApp's clock says a day passed; Deputy's does not know
     before = user.last_seq()
     Outbox(redis).send(default_account(wa_id), "Check-in: your parcel arrived.", proactive=True)
@@ -207,7 +215,7 @@ def test_a_pasted_password_is_kept_from_the_model_and_the_user_is_told_truly_it_
     user = wa_user(wa_stack, "15550001009")
     sent = user.send("my netflix password is Gr33nTea-4417!")
     assert sent["status"] == 200
-    notice = next(m["text"] for m in user.bot_messages() if "password" in m["text"])
+    notice = user.wait_for_bot(lambda m: "password" in m["text"])["text"]
     assert "I deleted" not in notice and "does not let me delete it" in notice and "delete it yourself" in notice
     assert "Gr33nTea-4417!" not in repr([r.model_dump() for r in model_server.requests])
     assert not [k for k in redis.scan_iter("*") if redis.type(k) == b"string" and b"Gr33nTea" in redis.get(k)]
