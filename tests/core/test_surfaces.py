@@ -74,3 +74,30 @@ def test_a_code_from_whatsapp_redeemed_on_telegram_joins_the_same_way(redis: Red
     linked = links.redeem(f" {code[:4]}-{code[4:]} ", 42, "telegram")
     assert (linked.account_id, linked.wa_id) == (42, WA)
     assert redis.get(ACCOUNT_KEY.format(WA)) == b"42" and redis.get(SURFACE_KEY.format(42)) == b"telegram"
+
+
+async def test_a_username_user_gets_one_account_of_their_own_and_erasure_forgets_it(aredis, redis: Redis) -> None:
+    from deputy.core.accounts.surfaces import USER_ID_ACCOUNTS, WA_USER_ID_KEY, also_known_as, is_whatsapp_only
+
+    first = await account_for(aredis, "US.13491208655302741918")
+    assert first > USER_ID_ACCOUNTS and is_whatsapp_only(first) and first < 2**53
+    assert await account_for(aredis, "US.13491208655302741918") == first
+    assert await account_for(aredis, "BR.1502576394655843") not in (first, default_account(WA))
+    await also_known_as(aredis, "US.999", default_account(WA))
+    assert await account_for(aredis, "US.999") == default_account(WA), "a withheld number keeps its account"
+    redis.set(NUMBER_KEY.format(first), "US.13491208655302741918")
+    erase_user_surfaces(redis, Owned(user_id=first))
+    assert redis.get(ACCOUNT_KEY.format("US.13491208655302741918")) is None
+    assert redis.get(WA_USER_ID_KEY.format(first)) is None
+
+
+async def test_linking_carries_the_numbers_user_id_along(aredis, redis: Redis) -> None:
+    from deputy.core.accounts.surfaces import also_known_as
+
+    whatsapp = default_account(WA)
+    redis.set(NUMBER_KEY.format(whatsapp), WA)
+    await also_known_as(aredis, "US.4242", whatsapp)
+    links = AccountLinks(redis)
+    code = links.issue(77, "telegram")
+    links.redeem(code, whatsapp, "whatsapp")
+    assert await account_for(aredis, "US.4242") == 77, "the withheld-number name joins the linked account too"
