@@ -219,3 +219,15 @@ def test_a_pasted_password_is_kept_from_the_model_and_the_user_is_told_truly_it_
     assert "I deleted" not in notice and "does not let me delete it" in notice and "delete it yourself" in notice
     assert "Gr33nTea-4417!" not in repr([r.model_dump() for r in model_server.requests])
     assert not [k for k in redis.scan_iter("*") if redis.type(k) == b"string" and b"Gr33nTea" in redis.get(k)]
+
+
+def test_a_username_user_without_a_phone_number_gets_their_goal_handled(wa_stack: DeputyStack, redis: Redis) -> None:
+    user = wa_user(wa_stack, "US.13491208655302741918", "Una")
+    assert user.send(GOAL)["status"] == 200
+    ack = user.wait_for_bot(lambda m: "background" in m["text"])
+    assert ack["status"] != "failed", "answered through the user id (WhatsApp's `recipient`)"
+    account = int(redis.get("deputy:wa:account:US.13491208655302741918"))
+    assert len(GoalStore(redis).recent(account)) == 1
+    user.send("/goals")
+    user.wait_for_bot(lambda m: "Your recent goals" in m["text"])
+    assert int(redis.get("deputy:wa:account:US.13491208655302741918")) == account, "one account, every time"
