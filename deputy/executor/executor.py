@@ -311,7 +311,7 @@ class Executor:
         if receipt is not None:
             self._outbox.put(receipt)
         if held is not None:
-            self._shown.ran(action, held, undoable=not held and self._undo.offer(action, result.undo))
+            self._shown.ran(action, held, undoable=self._undo.offer(action, result.undo))
         self._finish(record, job, ActionState.succeeded, summary, token=token, untrusted_origin=result.untrusted_origin)
 
     def _paid(self, action: Action, job: ActionJob, goal, idempotency_key: str,
