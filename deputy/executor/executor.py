@@ -290,7 +290,7 @@ class Executor:
             if self._actions.finish(action.id, token, ActionEvent.lost_midway, message):
                 fresh = self._actions.get(action.id)
                 if fresh is not None:
-                    self._unknown.post(fresh, token, known=message)
+                    self._unknown.post(fresh, token, known=message, sent=action)
             return
         except ConnectorError as exc:
             message = self._scrubber.scrub(exc.user_message)
@@ -338,7 +338,7 @@ class Executor:
         if fresh is None:
             return
         if became is ActionState.outcome_unknown:
-            self._unknown.post(fresh, record.claim or "")
+            self._unknown.post(fresh, record.claim or "", sent=self._shown.as_sent(fresh).action)
         elif became is not None:
             # Nothing had begun: it simply runs, under the approval it already has.
             log.warning("action %s: its executor stopped before starting it; running it again", record.action.id)
