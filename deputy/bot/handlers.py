@@ -32,6 +32,7 @@ from deputy.core.records.send_window_store import editing_send_key
 from deputy.bot.plan_handlers import admit_goal, admitted_by_invite, files_refused, flooding
 from deputy.bot.negotiation import negotiations_text
 from deputy.bot.presses import decide_press
+from deputy.bot.presses_common import without_button
 from deputy.bot.secret_gate import SecretGate
 from deputy.bot.services import BotServices
 from deputy.bot.update_claims import current_delivery
@@ -325,7 +326,8 @@ class Handlers:
                 log.info("could not take the buttons off a card that is gone: %s", exc)
         if answer.card_suffix and query.message is not None and getattr(query.message, "text", None):
             try:
-                await query.edit_message_text(f"{query.message.text}\n\n{answer.card_suffix}", reply_markup=None)
+                others = without_button(query.message.reply_markup, query.data) if answer.only_this_button else None
+                await query.edit_message_text(f"{query.message.text}\n\n{answer.card_suffix}", reply_markup=others)
             except TelegramError as exc:  # the card may be gone or already edited; the decision stands
                 log.info("could not edit card: %s", exc)
 
