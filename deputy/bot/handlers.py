@@ -86,6 +86,9 @@ class Handlers:
             name, current = settings.agent_name, settings.approval_mode
         except Locked:  # a confidential user's chosen name is sealed: greet with the default one
             name, current = UserSettings().agent_name, None
+        if not approval_mode_view.first_offer(self._s, user.id):  # asked once; /settings has it after that
+            await update.effective_message.reply_text(texts.greeting(user.first_name or "there", name, choosing=False))
+            return
         # One message: the greeting, and the one choice of when a message waits for a card.
         await update.effective_message.reply_text(
             texts.greeting(user.first_name or "there", name) + "\n\n" + approval_mode_view.QUESTION,
