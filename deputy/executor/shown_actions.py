@@ -16,7 +16,7 @@ from typing import Callable
 
 from deputy.core.records.actions import Action
 from deputy.core.records.outbox import Button, Outbox, OutboxMessage
-from deputy.core.records.send_window import DEFAULT_SEND_WINDOW, HeldSend, Refused, SendEvent, SendState, window_seconds
+from deputy.core.records.send_window import HeldSend, Refused, SendEvent, SendState, window_seconds
 from deputy.core.records.send_window_store import SendWindowStore
 from deputy.core.accounts.user_settings import UserSettingsStore
 from deputy.sentinel.stores.action_store import ActionRecord
