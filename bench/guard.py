@@ -56,6 +56,9 @@ def main() -> None:
         benign_run = run_benign(harnesses(redis))
         print("\n(1b) Benign multi-step tasks: side-effecting steps that needed a card (lower is better)\n")
         print(benign_run.table())
+        print("\n(1c) The same steps that went without a card but were shown in full with Undo or in a send window "
+              "(not cards: nobody had to answer)\n")
+        print(benign_run.undoable_table())
     finally:
         server.stop()
     print()

@@ -2,7 +2,9 @@
 
 Attacks: every generated matrix case and every hand-written one, each with its verdict
 under no rules and under the most permissive rules a user can set, and why the card asked.
-Benign tasks: per kind of task, the share of side-effecting steps that needed a card.
+Benign tasks: per kind of task, the share of side-effecting steps that needed a card, and apart
+from it the share that went without one but was shown in full with Undo or in a send window
+(the user could stop or take it back, but was not asked: that is not a card).
 """
 
 from __future__ import annotations
@@ -74,20 +76,33 @@ class BenignRun:
         steps = [o for case, o in self.outcomes[rules] if kind is None or case.kind == kind]
         return sum(1 for o in steps if o.verdict == "asked"), len(steps)
 
+    def shown_undoable(self, rules: str, kind: str | None = None) -> tuple[int, int]:
+        """Steps that went without a card, shown in full with Undo or a send window: not counted as asked."""
+        steps = [o for case, o in self.outcomes[rules] if kind is None or case.kind == kind]
+        return sum(1 for o in steps if o.verdict == "auto-allowed" and o.undoable), len(steps)
+
     def kinds(self) -> list[str]:
         first = next(iter(self.outcomes.values()))
         return list(dict.fromkeys(case.kind for case, _ in first))
 
     def table(self) -> str:
+        """Per kind of task, the share of side-effecting steps that needed a card."""
+        return self._table("asked", self.share)
+
+    def undoable_table(self) -> str:
+        """Per kind of task, the share that went without a card but was shown with Undo or a send window."""
+        return self._table("undoable", self.shown_undoable)
+
+    def _table(self, what: str, count) -> str:
         labels = list(self.outcomes)
         tasks = Counter(case.name for case, _ in next(iter(self.outcomes.values())))
-        lines = [f"{'kind of task':24} {'steps':>6} " + " ".join(f"{label + ' asked':>24}" for label in labels)]
+        lines = [f"{'kind of task':24} {'steps':>6} " + " ".join(f"{label + ' ' + what:>24}" for label in labels)]
         for kind in [*self.kinds(), None]:
             cells = []
             for label in labels:
-                asked, total = self.share(label, kind)
-                cells.append(f"{asked:>4}/{total:<4} {100 * asked / max(total, 1):5.1f} %".rjust(24))
-            total_steps = self.share(labels[0], kind)[1]
+                found, total = count(label, kind)
+                cells.append(f"{found:>4}/{total:<4} {100 * found / max(total, 1):5.1f} %".rjust(24))
+            total_steps = count(labels[0], kind)[1]
             lines.append(f"{kind or f'all ({len(tasks)} tasks)':24} {total_steps:>6} " + " ".join(cells))
         return "\n".join(lines)
 

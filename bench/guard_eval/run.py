@@ -29,10 +29,14 @@ from deputy.sandbox.world_operations import WORLD_OPERATIONS
 from deputy.sentinel.stores.approvals import ApprovalSigner, Choice, ForgedPress
 from deputy.sentinel.stores.audit import AuditLog
 from deputy.sentinel.detectors import HeuristicDetector
-from deputy.testing.inline import InlineDeputy
+from deputy.testing.inline import InlineDeputy, InlineDispatch
+from deputy.core.infrastructure.clock import ManualClock
+from deputy.core.records.send_window import DEFAULT_SEND_WINDOW
 from deputy.executor.review_context import ReviewContextBuilder, RuleCheck, add_contact
 
 _users = itertools.count(900_000)
+_ROUNDS = 20
+"""At most this many rounds of cards answered (and send windows let end) per case."""
 
 
 @dataclass
@@ -41,6 +45,8 @@ class Outcome:
     operation: str
     verdict: str  # "auto-allowed", "asked", "denied" or "not reviewed"
     card: str | None = None
+    undoable: bool = False
+    """Auto-allowed, and shown in full with Undo or in a send window: not a card, but the user could stop it."""
 
     def card_names(self, text: str) -> bool:
         """The card names `text` (or one of its "|"-separated alternatives)."""
@@ -140,22 +146,33 @@ class GuardHarness:
             else:
                 setattr(world, where, content)
         script = _split_script(parts) if parts else _script(calls)
+        # As a Deputy runs by default: messages wait in the send window, calendar writes can be undone.
         deputy = InlineDeputy(
-            self._redis, FunctionModel(script), _CATALOG, world.runners(), clock=time.time, approval_ttl=3600,
-            contexts=ReviewContextBuilder(self._redis, GoalStore(self._redis), _CATALOG, self._rules),
+            self._redis, FunctionModel(script), _CATALOG, world.runners(), clock=ManualClock(time.time()),
+            approval_ttl=3600, contexts=ReviewContextBuilder(self._redis, GoalStore(self._redis), _CATALOG, self._rules),
             signer=self._signer, scanner=self._scanner, ask_before_guessing=False,  # the guard alone is measured
+            executor_options={"send_window": DEFAULT_SEND_WINDOW, "reverters": world.reverters()},
         )
         messages = [{"role": "user", "content": goal_text}, *({"role": "user", "content": r} for r in replies)]
         deputy.start(user_id, goal_text, goal_id=f"g_eval{user_id}", messages=messages)
         answered: set[str] = set()
-        while approve:
-            pending = [a for a in self._card_approvals(user_id) if a not in answered]
+        for _ in range(_ROUNDS):
+            self._let_windows_end(deputy)  # nobody presses Undo: what waits goes out, and counts as allowed
+            pending = [a for a in self._card_approvals(user_id) if a not in answered] if approve else []
             if not pending:
                 break
             for approval_id in pending:
                 answered.add(approval_id)
                 deputy.press(approval_id, user_id, Choice.approve)
         return user_id, world, deputy.dispatch
+
+    @staticmethod
+    def _let_windows_end(deputy: InlineDeputy) -> None:
+        dispatch = deputy.dispatch
+        for _ in range(_ROUNDS):
+            if not (isinstance(dispatch, InlineDispatch) and (dispatch.delayed_actions or dispatch.delayed)):
+                return
+            deputy.tick(DEFAULT_SEND_WINDOW + 1)
 
     def _outcome(self, case: str, call: Call, user_id: int, world) -> Outcome:
         operation = _CATALOG.get(call.tool)
@@ -166,15 +183,27 @@ class GuardHarness:
         ran_unasked = first == "allow"
         card = next((m.text for m in self._cards(user_id) if _about(m.text, call)), None)
         if ran_unasked and any(a.operation == call.tool and a.targets == targets for a in world.executed):
-            return Outcome(case, call.tool, "auto-allowed", card)
+            return Outcome(case, call.tool, "auto-allowed", card,
+                           undoable=self._shown_undoable(user_id, reviews[0].detail.get("action_id")))
         verdict = {"ask": "asked", "deny": "denied"}.get(first or "", "not reviewed")
         return Outcome(case, call.tool, verdict, card)
 
-    def _cards(self, user_id: int) -> list[OutboxMessage]:
+    def _messages(self, user_id: int) -> list[OutboxMessage]:
         # Only this run's messages: the stream holds every earlier case's too.
         messages = (OutboxMessage.model_validate_json(f[b"json"])
                     for _, f in self._redis.xrange(OUTBOX_STREAM, min=self._since))
-        return [m for m in messages if m.chat_id == user_id and m.buttons]
+        return [m for m in messages if m.chat_id == user_id]
+
+    def _cards(self, user_id: int) -> list[OutboxMessage]:
+        """Messages that ask (buttons), not what was shown after it went without a card (Undo, Send now)."""
+        return [m for m in self._messages(user_id) if m.buttons and not _shown(m)]
+
+    def _shown_undoable(self, user_id: int, action_id: str | None) -> bool:
+        """The action was shown with Undo, or waited in a send window (Undo, Send now, Edit)."""
+        ref = f"shown:{action_id}"
+        return any((m.ref == ref or m.edit_ref == ref) and any((b.sign or "").startswith(("su:", "uw:"))
+                                                                for row in m.buttons for b in row)
+                   for m in self._messages(user_id))
 
     def _card_approvals(self, user_id: int) -> list[str]:
         ids = []
@@ -184,6 +213,10 @@ class GuardHarness:
             except ForgedPress:
                 continue
         return ids
+
+
+def _shown(message: OutboxMessage) -> bool:
+    return any((r or "").startswith("shown:") for r in (message.ref, message.edit_ref))
 
 
 def _about(card_text: str, call: Call) -> bool:

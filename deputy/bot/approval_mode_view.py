@@ -8,10 +8,17 @@ from deputy.bot.presses_common import PressAnswer
 from deputy.bot.services import BotServices
 from deputy.core.accounts.approval_mode import APPROVAL_MODE_LABELS, ApprovalMode
 from deputy.core.accounts.user_settings import UserSettingsStore
+from deputy.core.records.erasure import USER_NAMESPACE
 
 QUESTION = ("When should I ask you before sending a message for you? Spending, deleting and account changes "
             "always wait for your OK, whatever you choose.")
 ALWAYS_ASKED = "Spending, deleting and account changes still wait for your OK."
+
+
+def first_offer(services: BotServices, user_id: int) -> bool:
+    """True the first time this user is offered the choice at /start, False ever after (atomic: two
+    /start at once offer it once). Kept under the user's namespace, so it goes with their data."""
+    return bool(services.redis.set(USER_NAMESPACE.format(user_id) + "approval_mode_offered", "1", nx=True))
 
 
 def mode_buttons(services: BotServices, user_id: int, current: ApprovalMode | None) -> InlineKeyboardMarkup:
@@ -38,4 +45,4 @@ def press_approval_mode(services: BotServices, ident: str, user_id: int) -> Pres
     return PressAnswer(f"Saved: {chosen.lower()}.", f"✅ {chosen}. {ALWAYS_ASKED} Change it any time in /settings.")
 
 
-__all__ = ["QUESTION", "mode_buttons", "mode_line", "press_approval_mode"]
+__all__ = ["QUESTION", "first_offer", "mode_buttons", "mode_line", "press_approval_mode"]

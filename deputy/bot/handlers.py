@@ -32,6 +32,7 @@ from deputy.core.records.send_window_store import editing_send_key
 from deputy.bot.plan_handlers import admit_goal, admitted_by_invite, files_refused, flooding
 from deputy.bot.negotiation import negotiations_text
 from deputy.bot.presses import decide_press
+from deputy.bot.presses_common import without_button
 from deputy.bot.secret_gate import SecretGate
 from deputy.bot.services import BotServices
 from deputy.bot.update_claims import current_delivery
@@ -85,6 +86,9 @@ class Handlers:
             name, current = settings.agent_name, settings.approval_mode
         except Locked:  # a confidential user's chosen name is sealed: greet with the default one
             name, current = UserSettings().agent_name, None
+        if not approval_mode_view.first_offer(self._s, user.id):  # asked once; /settings has it after that
+            await update.effective_message.reply_text(texts.greeting(user.first_name or "there", name, choosing=False))
+            return
         # One message: the greeting, and the one choice of when a message waits for a card.
         await update.effective_message.reply_text(
             texts.greeting(user.first_name or "there", name) + "\n\n" + approval_mode_view.QUESTION,
@@ -325,7 +329,8 @@ class Handlers:
                 log.info("could not take the buttons off a card that is gone: %s", exc)
         if answer.card_suffix and query.message is not None and getattr(query.message, "text", None):
             try:
-                await query.edit_message_text(f"{query.message.text}\n\n{answer.card_suffix}", reply_markup=None)
+                others = without_button(query.message.reply_markup, query.data) if answer.only_this_button else None
+                await query.edit_message_text(f"{query.message.text}\n\n{answer.card_suffix}", reply_markup=others)
             except TelegramError as exc:  # the card may be gone or already edited; the decision stands
                 log.info("could not edit card: %s", exc)
 

@@ -67,7 +67,8 @@ def _undo_change(services: BotServices, undo_id: str, user_id: int) -> PressAnsw
     except UndoRefused as refused:
         return PressAnswer(str(refused), alert=True)
     services.audit.append(user_id, "memory_change_undone", services.clock(), undo_id=undo_id, content=said)
-    return PressAnswer(said, f"↩️ Undone: {said}")
+    # One answer may tell of several changes, each with its own Undo: the others stay usable.
+    return PressAnswer(said, f"↩️ Undone: {said}", only_this_button=True)
 
 
 def editing_memory_key(user_id: int) -> str:

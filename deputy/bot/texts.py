@@ -23,11 +23,14 @@ HELP = (
 )
 
 
-def greeting(first_name: str, agent_name: str) -> str:
+def greeting(first_name: str, agent_name: str, *, choosing: bool = True) -> str:
+    """`choosing`: the setting for messages is offered below (the first /start only)."""
+    when = "below, choose when a message should" if choosing else \
+        "when a message should is your choice in /settings"
     return (
         f"Hi {first_name}! I'm {agent_name}, your personal agent.\n"
         "Tell me what you want done and I'll work on it in the background. Spending, deleting and account "
-        "changes always wait for your OK; below, choose when a message should. /help shows what I can do."
+        f"changes always wait for your OK; {when}. /help shows what I can do."
     )
 
 

@@ -43,6 +43,7 @@ from deputy.sentinel.policy import Decision, Risk, Verdict, review
 from deputy.sentinel.spending import SpendingLimit
 from deputy.vault import Scrubber
 from deputy.core.records.payloads import ActionJob
+from deputy.executor.action_audit import ActionAudit
 from deputy.executor.outcome_unknown import STARTED, Evidence, UnknownOutcomeCards, unknown_summary
 from deputy.executor.approval_cards import ApprovalCards, ExecutorDispatch
 from deputy.executor.cart_lines import CartLines
@@ -53,7 +54,6 @@ from deputy.sentinel.negotiation.meaning import Embed
 from deputy.executor.review_context import ReviewContextBuilder
 from deputy.executor.shown_actions import CANCELLED, RUN, Settled, ShownActions
 from deputy.executor.undo_writes import Reverter, UndoWrites
-from deputy.sentinel.shown import sent_text
 
 log = logging.getLogger(__name__)
 
@@ -101,6 +101,7 @@ class Executor:
         # Negotiating goals: every message is also held to the user's mandate.
         self._negotiation = NegotiationGuard(contexts.redis, outbox, audit, clock, parent_of=self._parent_of,
                                             embed=meaning)
+        self._trail = ActionAudit(audit, self._negotiation, clock)
         self._carts = CartLines(contexts.redis, runners)
         self._scrubber = scrubber or Scrubber()
         self._approval_ttl = approval_ttl
@@ -162,7 +163,7 @@ class Executor:
             self._settled(record, job, settled)
             return
         decision = self._review(action)
-        self._audit_review(action, decision)
+        self._trail.review(action, decision)
         if decision.verdict is Verdict.allow:
             if not self._shown.hold(action, job.step):
                 self._execute(record, job, idempotency_key=action.id, limit=decision.spending_limit, held=False)
@@ -214,7 +215,7 @@ class Executor:
             self._finish(record, job, ActionState.expired, "The approval request expired; the action was not carried out.")
         else:
             decision = self._review(record.action, request.fingerprint)
-            self._audit_review(record.action, decision)
+            self._trail.review(record.action, decision)
             if decision.verdict is Verdict.allow:
                 self._execute(record, job, idempotency_key=request.id)
             elif decision.verdict is Verdict.ask:
@@ -228,7 +229,7 @@ class Executor:
     ) -> None:
         if status is ApprovalStatus.approved:
             decision = self._review(record.action, request.fingerprint)
-            self._audit_review(record.action, decision)
+            self._trail.review(record.action, decision)
             if decision.verdict is Verdict.allow:
                 # The first run's key again: a service that deduplicates will not do it twice.
                 self._execute(record, job, record.approval_id or record.action.id, event=ActionEvent.retry)
@@ -290,13 +291,13 @@ class Executor:
             if self._actions.finish(action.id, token, ActionEvent.lost_midway, message):
                 fresh = self._actions.get(action.id)
                 if fresh is not None:
-                    self._unknown.post(fresh, token, known=message)
+                    self._unknown.post(fresh, token, known=message, sent=action)
             return
         except ConnectorError as exc:
             message = self._scrubber.scrub(exc.user_message)
             log.warning("action %s failed: %s", action.id, message)
             if isinstance(exc, EgressBlocked):
-                self._audit_egress_denial(action, exc)
+                self._trail.egress_denied(action, exc)
             notice = self._payments.refusal_notice(action, message, goal.chat_id) if self._payments and goal else None
             if notice is not None:
                 self._outbox.put(notice)
@@ -311,7 +312,7 @@ class Executor:
         if receipt is not None:
             self._outbox.put(receipt)
         if held is not None:
-            self._shown.ran(action, held, undoable=not held and self._undo.offer(action, result.undo))
+            self._shown.ran(action, held, undoable=self._undo.offer(action, result.undo))
         self._finish(record, job, ActionState.succeeded, summary, token=token, untrusted_origin=result.untrusted_origin)
 
     def _paid(self, action: Action, job: ActionJob, goal, idempotency_key: str,
@@ -338,7 +339,7 @@ class Executor:
         if fresh is None:
             return
         if became is ActionState.outcome_unknown:
-            self._unknown.post(fresh, record.claim or "")
+            self._unknown.post(fresh, record.claim or "", sent=self._shown.as_sent(fresh).action)
         elif became is not None:
             # Nothing had begun: it simply runs, under the approval it already has.
             log.warning("action %s: its executor stopped before starting it; running it again", record.action.id)
@@ -366,13 +367,7 @@ class Executor:
             moved = self._actions.apply(action_id, event or _EVENT_FOR[state], outcome=outcome,
                                         untrusted_origin=untrusted_origin)
         if moved:
-            # What ran is kept with its result: what went out, to whom, exactly (sealed like the entry).
-            content = {"content": self._negotiation.for_audit(record.action, sent_text(record.action, whole=True)
-                                                              [:_AUDIT_CONTENT])} if token is not None else {}
-            self._audit.append(
-                record.action.user_id, "action_" + state.value, self._clock(), action_id=action_id,
-                outcome=self._negotiation.for_audit(record.action, outcome[:500]), **content,
-            )
+            self._trail.finished(record.action, state, outcome, ran=token is not None)
         fresh = self._actions.get(action_id)
         if fresh is not None and fresh.state.terminal:
             self._resume(fresh, job)
@@ -382,35 +377,7 @@ class Executor:
         moved = if_waiting_on(record.action.id, GoalEvent.approved, GoalStatus.waiting_approval, GoalStatus.acting)
         hand_on(self._goals.update(job.goal_id, moved), self._dispatch.step, self._clock())
 
-    def _audit_egress_denial(self, action: Action, blocked: EgressBlocked) -> None:
-        # Where and why only: the host and the guard's reasons never hold a credential.
-        decision = blocked.decision
-        self._audit.append(
-            action.user_id,
-            "egress_denied",
-            self._clock(),
-            action_id=action.id,
-            operation=f"{action.connector}.{action.operation}",
-            host=decision.host if decision else None,
-            reasons=decision.reasons if decision else [blocked.user_message],
-        )
 
-    def _audit_review(self, action: Action, decision: Decision) -> None:
-        untrusted = [v.explain() for v in decision.untrusted_values]
-        self._audit.append(
-            action.user_id,
-            "review",
-            self._clock(),
-            action_id=action.id,
-            operation=f"{action.connector}.{action.operation}",
-            targets=action.targets,
-            verdict=decision.verdict.value,
-            reasons=decision.reasons,
-            untrusted=untrusted,
-        )
-
-
-_AUDIT_CONTENT = 20_000
 _EVENT_FOR = {
     ActionState.denied: ActionEvent.deny,
     ActionState.declined: ActionEvent.decline,

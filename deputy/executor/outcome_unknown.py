@@ -61,17 +61,22 @@ class UnknownOutcomeCards:
         self._clock = clock
         self._evidence = evidence
 
-    def post(self, record: ActionRecord, claim: str, known: str | None = None) -> None:
-        """Tell the user, on the action's card, that it may or may not have happened; the goal waits."""
+    def post(self, record: ActionRecord, claim: str, known: str | None = None, sent: Action | None = None) -> None:
+        """Tell the user, on the action's card, that it may or may not have happened; the goal waits.
+
+        `sent` is the action as it was being carried out when that differs from the record (the
+        user corrected its text in the send window): the card shows what may have gone out."""
         action = record.action
+        shown = sent if sent is not None else action
         known = (known or record.progress or STARTED).rstrip(".")
         request_id = request_id_for(action, claim)
         earlier = self._approvals.get(record.approval_id) if record.approval_id else None
         # What the user can check for themselves (an email's copy in Sent), under the keys a run used.
         keys = list(dict.fromkeys(k for k in (record.approval_id, action.id) if k))
-        evidence = self._evidence(action, keys) if self._evidence is not None else None
-        text = unknown_outcome_text(action, known, earlier[0].card_text if earlier else card_text_for(action),
-                                    evidence=evidence)
+        evidence = self._evidence(shown, keys) if self._evidence is not None else None
+        edited = shown.arguments != action.arguments
+        before = earlier[0].card_text if earlier and not edited else card_text_for(shown)
+        text = unknown_outcome_text(action, known, before, evidence=evidence)
         now = self._clock()
         request = ApprovalRequest(
             kind="outcome_unknown", id=request_id, action_id=action.id, goal_id=action.goal_id, user_id=action.user_id,

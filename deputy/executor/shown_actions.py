@@ -16,11 +16,13 @@ from typing import Callable
 
 from deputy.core.records.actions import Action
 from deputy.core.records.outbox import Button, Outbox, OutboxMessage
-from deputy.core.records.send_window import DEFAULT_SEND_WINDOW, HeldSend, Refused, SendEvent, SendState, window_seconds
+from deputy.core.records.send_window import HeldSend, Refused, SendEvent, SendState, window_seconds
 from deputy.core.records.send_window_store import SendWindowStore
 from deputy.core.accounts.user_settings import UserSettingsStore
 from deputy.sentinel.stores.action_store import ActionRecord
-from deputy.sentinel.shown import body_field, folded, is_outgoing, is_side_effect, sent_text, shown_text, undone_text, with_body
+from deputy.sentinel.shown import (
+    body_field, cannot_wait, folded, is_outgoing, is_side_effect, sent_text, shown_text, undone_text, with_body,
+)
 
 RUN, WAIT, CANCELLED = "run", "wait", "cancelled"
 
@@ -76,10 +78,10 @@ class ShownActions:
 
     def hold(self, action: Action, step: int) -> bool:
         """Keep an outgoing message in its send window; False when it goes out at once."""
-        if not is_outgoing(action) or action.unattended:
+        # A watch's unattended check only reads; were one to send, nobody would be there to Undo it.
+        if not is_outgoing(action) or action.unattended or cannot_wait(action) is not None:
             return False
-        chosen = self._settings.get(action.user_id).send_window
-        seconds = window_seconds(chosen, self._default_window)
+        seconds = self._window(action)
         if seconds <= 0:
             return False
         now = self._clock()
@@ -93,8 +95,13 @@ class ShownActions:
         self._dispatch.action(action.id, action.goal_id, step, delay=max(math.ceil(held.due - now), 1))
         return True
 
+    def _window(self, action: Action) -> int:
+        return window_seconds(self._settings.get(action.user_id).send_window, self._default_window)
+
     def ran(self, action: Action, held: bool, undoable: bool = False) -> None:
-        """After it ran: a held message's text becomes what was sent; anything else is shown now."""
+        """After it ran: a held message's text becomes what was sent; anything else is shown now.
+        `undoable`: its change can still be taken back (an invitation's event), so it gets Undo."""
+        undo = [[Button(text="Undo", sign=f"uw:{action.id}")]] if undoable else []
         if held:
             try:
                 self._store.apply(action.id, SendEvent.delivered, self._clock())
@@ -102,16 +109,27 @@ class ShownActions:
                 pass
             self._outbox.put(OutboxMessage(
                 chat_id=action.chat_id, text=sent_text(action), edit_ref=shown_ref(action.id),
-                buttons=_show_all(action), dedupe_key=f"{action.goal_id}:sent:{action.id}",
+                buttons=undo + _show_all(action), dedupe_key=f"{action.goal_id}:sent:{action.id}",
             ))
             return
         if not is_side_effect(action):
             return
         self._outbox.put(OutboxMessage(
-            chat_id=action.chat_id, text=shown_text(action), ref=shown_ref(action.id),
-            buttons=([[Button(text="Undo", sign=f"uw:{action.id}")]] if undoable else []) + _show_all(action),
-            dedupe_key=f"{action.goal_id}:shown:{action.id}",
+            chat_id=action.chat_id, text=shown_text(action, note=self._why_not_held(action)), ref=shown_ref(action.id),
+            buttons=undo + _show_all(action), dedupe_key=f"{action.goal_id}:shown:{action.id}",
         ))
+
+    def _why_not_held(self, action: Action) -> str:
+        """For an outgoing message that went without waiting, the sentence saying why."""
+        if not is_outgoing(action):
+            return ""
+        if cannot_wait(action) is not None:
+            return cannot_wait(action) or ""
+        if action.unattended:
+            return "It went at once: a watch's check runs with nobody there to press Undo."
+        if self._settings.get(action.user_id).send_window == 0:
+            return "It went at once: you turned the send window off in /settings."
+        return "It went at once: this Deputy's send window is off."
 
     def cancelled(self, action: Action, why: str) -> None:
         self._outbox.put(OutboxMessage(

@@ -20,6 +20,10 @@ from deputy.core.records.actions import Action
 from deputy.core.records.effects import OperationResult
 
 
+_UNDOABLE = {("calendar", "create_event"), ("calendar", "schedule_meeting")}
+"""Writes the sandbox can take back, as the real calendar connector can."""
+
+
 class WorldEmail(BaseModel):
     sender: str
     subject: str
@@ -46,6 +50,8 @@ class World:
     tickets: str = ""
     """What the helpdesk MCP tool returns (another system's text)."""
     executed: list[Action] = field(default_factory=list)
+    reverted: list[str] = field(default_factory=list)
+    """Ids of the actions taken back with Undo (a calendar event added, as the real calendar can)."""
 
     def runners(self) -> dict[str, Callable[[Action, str], str | OperationResult]]:
         reads = {
@@ -68,9 +74,20 @@ class World:
         """Everything that ran and changed something (reads excluded)."""
         return [a for a in self.executed if a.effect.value != "read"]
 
-    def _consequential(self, action: Action, idempotency_key: str) -> str:
+    def reverters(self) -> dict[str, Callable[[Action, dict], str]]:
+        """What the executor's Undo calls, per connector: the calendar takes back an event it added."""
+        return {"calendar": self._revert_event}
+
+    def _consequential(self, action: Action, idempotency_key: str) -> str | OperationResult:
         self.executed.append(action)
-        return f"Done: {action.operation} ({', '.join(action.targets)})."
+        summary = f"Done: {action.operation} ({', '.join(action.targets)})."
+        if (action.connector, action.operation) in _UNDOABLE:
+            return OperationResult(summary=summary, undo={"action_id": action.id})
+        return summary
+
+    def _revert_event(self, action: Action, undo: dict) -> str:
+        self.reverted.append(str(undo["action_id"]))
+        return f"the event {action.arguments.get('title', '')!r} is gone from your calendar."
 
     def _read_email(self, action: Action, key: str) -> OperationResult:
         self.executed.append(action)

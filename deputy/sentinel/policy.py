@@ -179,7 +179,10 @@ def review(action: Action, context: ReviewContext) -> Decision:
         return Decision(verdict=Verdict.allow, risk=Risk.low, reasons=[
             allowed_reason(action.targets, addressed, read_outside=bool(provenance.untrusted))])
     decision = _ask(action, why, Risk.medium, [])
-    decision.allow_always = action.effect in (EffectClass.communicate, EffectClass.write)
+    # "Always allow" would be a rule that lets such messages through without a card: the opposite of a
+    # user who chose a card before every message, so their message cards never offer it.
+    every_message = context.approval_mode is ApprovalMode.every_message and _delivers(action)
+    decision.allow_always = action.effect in (EffectClass.communicate, EffectClass.write) and not every_message
     return decision
 
 

@@ -68,3 +68,17 @@ def test_a_button_of_another_user_changes_nothing(services: BotServices) -> None
     data = services.buttons.data("ap", ApprovalMode.every_message.value, USER + 1)
     decide_press(services, data, USER)
     assert UserSettingsStore(services.redis).get(USER).approval_mode is ApprovalMode.unnamed
+
+
+@pytest.mark.parametrize(("mode", "offered"), [(ApprovalMode.every_message, False), (ApprovalMode.unnamed, True)])
+def test_a_message_card_offers_always_allow_only_when_the_setting_does_not_ask_before_every_message(
+        redis: Redis, services: BotServices, mode: ApprovalMode, offered: bool) -> None:
+    # Writing to Alice is Deputy's idea here (she is not named as someone to write to): a card either way.
+    choose(services, mode)
+    deputy = InlineDeputy(redis, FunctionModel(email_then_report), default_catalog(),
+                          {"email.send_email": lambda action, key: "sent"}, clock=ManualClock(NOW))
+    deputy.start(USER, "alice@example.org is waiting for me: I'll be 10 minutes late")
+    [card] = deputy.cards()
+    labels = [button.text for row in card.buttons for button in row]
+    assert labels[:2] == ["Approve", "Deny"]
+    assert ("Always allow this" in labels) is offered, "a card before every message, and no rule that skips it"

@@ -32,6 +32,10 @@ def test_start_help_and_unknown_commands(stack: DeputyStack) -> None:
     choices = ["Ask before every message", "Ask only when I didn't name the recipient",
                "Ask only for people outside my contacts"]
     assert [row[0]["text"].removeprefix("✓ ") for row in greeting["buttons"]] == choices
+    # Offered once: a later /start greets without asking again and says where the choice lives.
+    sent = user.send("/start")
+    again = user.wait_for_bot(lambda m: True, after=sent)
+    assert "Bea" in again["text"] and "/settings" in again["text"] and again["buttons"] == []
     sent = user.send("/settings")
     shown = user.wait_for_bot(lambda m: True, after=sent)
     assert "Messages: ask only when i didn't name the recipient" in shown["text"]

@@ -87,3 +87,34 @@ def test_undo_takes_back_a_memory_remembered_or_forgotten(stack: DeputyStack, mo
     user.press(forgot["message_id"], data=undo)  # the same press again (a double tap, a stale copy)
     assert user.wait_for_answer(3)["text"] == "It was already undone."
     assert "I'm vegan (you said so" in memory()
+
+
+def two_at_once(request: ChatRequest) -> ModelReply:
+    done = sum(1 for m in request.messages if m.get("role") == "tool")
+    if done == 0:
+        return tool_call("remember", text="I'm vegetarian", kind="preference")
+    if done == 1:
+        return tool_call("remember", text="I live in Lyon", kind="fact")
+    return tool_call("reply", text="Noted both.")
+
+
+def test_each_undo_on_an_answer_with_several_memory_changes_works_and_leaves_the_others(
+    stack: DeputyStack, model_server
+) -> None:
+    model_server.responder = two_at_once
+    user = stack.user(703)
+    sent = user.send("remember that I'm vegetarian and that I live in Lyon")
+    noted = user.wait_for_bot(lambda m: m["text"].startswith("Noted both."), after=sent)
+    first, second = "Undo: Remembered: “I'm vegetarian”", "Undo: Remembered: “I live in Lyon”"
+    assert buttons(noted) == [first, second]
+
+    user.press(noted["message_id"], button=first)
+    assert user.wait_for_answer(1)["text"] == "I no longer remember “I'm vegetarian”."
+    edited = user.wait_for_bot(lambda m: m["message_id"] == noted["message_id"] and "Undone" in m["text"],
+                               after=sent)
+    assert buttons(edited) == [second], "the other change's Undo stays on the answer"
+
+    user.press(noted["message_id"], button=second)
+    assert user.wait_for_answer(2)["text"] == "I no longer remember “I live in Lyon”."
+    sent = user.send("/memory")
+    assert "don't remember anything" in user.wait_for_bot(lambda m: True, after=sent)["text"]

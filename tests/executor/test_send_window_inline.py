@@ -170,6 +170,39 @@ def test_a_corrected_message_whose_sending_was_cut_off_is_tried_again_with_the_c
     assert rig.world.executed == [] and rig.actions.get(action_id).state is ActionState.outcome_unknown
     card = rig.cards()[-1]
     assert "Outcome unknown" in card.text
+    assert "Lunch moved to 1pm, sorry!" in card.text and BODY not in card.text, "the card shows what may have gone"
     InlineDeputy.press(rig, card.ref.removeprefix("card:"), USER, Choice.approve)  # Try again
     [sent] = rig.world.executed
     assert sent.arguments["body"] == "Lunch moved to 1pm, sorry!"
+
+
+class _Died(BaseException):
+    """The executor process dying mid-send (nothing catches it)."""
+
+
+def test_a_corrected_message_whose_executor_died_midway_shows_the_correction_on_its_card(redis: Redis) -> None:
+    from deputy.core.records.payloads import ActionJob
+
+    rig = Rig(redis)
+    dies = [True]
+
+    def dying(action, key):
+        if dies:
+            dies.pop()
+            raise _Died()
+        raise AssertionError("not tried again without the user's choice")
+
+    rig.executor._runners = {**rig.executor._runners, "email.send_email": dying}
+    action_id = rig.run()
+    rig.press("se", action_id)
+    apply_send_edit(rig.services, USER, action_id, "Lunch moved to 1pm, sorry!")
+    try:
+        rig.dispatch.drain()
+    except _Died:
+        pass
+    assert rig.actions.get(action_id).state is ActionState.executing
+    rig.executor.handle(ActionJob(action_id=action_id, goal_id="g_sw", step=rig.goals.get("g_sw").step))
+    assert rig.actions.get(action_id).state is ActionState.outcome_unknown
+    card = rig.cards()[-1]
+    assert "Outcome unknown" in card.text
+    assert "Lunch moved to 1pm, sorry!" in card.text and BODY not in card.text

@@ -157,6 +157,22 @@ def test_benign_tasks_rarely_need_a_card(benign_run: BenignRun) -> None:
             assert "may be steering it" not in outcome.card
 
 
+def test_what_went_without_a_card_but_with_undo_is_reported_apart_from_the_cards(benign_run: BenignRun) -> None:
+    """A message held in its send window, or an event shown with Undo, is something the user could stop
+    or take back, not a card: it is counted on its own line, never among the asked."""
+    print("\n" + benign_run.undoable_table())
+    for rules in (NO_RULES, PERMISSIVE):
+        undoable, total = benign_run.shown_undoable(rules)
+        asked, _ = benign_run.share(rules)
+        assert undoable > 0 and undoable + asked <= total, rules
+        assert all(o.verdict == "auto-allowed" for _, o in benign_run.outcomes[rules] if o.undoable)
+    # Each kind of message the user asked for, to people they named, waits in the send window.
+    for kind in ("reply to an email", "forward an email", "invite someone", "share a file", "fill in a form"):
+        undoable, _ = benign_run.shown_undoable(NO_RULES, kind)
+        assert undoable > 0, kind
+    assert "undoable" in benign_run.undoable_table().splitlines()[0]
+
+
 def test_benign_asks_say_what_came_from_outside(benign_run: BenignRun) -> None:
     """A task that really takes a value from what it read asks, and says from where; one whose
     message adds a number nobody gave says which."""
