@@ -56,13 +56,17 @@ def _add_import(module: Path, line: str) -> None:
 
 
 def test_a_wrong_import_breaks_the_check(copy_of_the_code: Path) -> None:
-    _add_import(copy_of_the_code / "core" / "ids.py", "import deputy.agent.goals  # upward: core is the bottom")
-    _add_import(copy_of_the_code / "agent" / "prompt.py", "import vault  # the agent must not see credentials")
+    code = copy_of_the_code / "deputy"
+    _add_import(code / "core" / "records" / "ids.py", "import deputy.agent.goals  # upward: core is the bottom")
+    _add_import(code / "agent" / "prompt.py", "import deputy.vault  # the agent must not see credentials")
+    _add_import(code / "bot" / "texts.py", "import deputy.connectors.email.smtp  # a runner, in the chat front end")
 
     result = _lint_imports(copy_of_the_code)
 
     assert result.returncode != 0
     report = " ".join(result.stdout.split())
-    assert "core is not allowed to import agent" in report
-    assert "deputy.agent.prompt -> vault" in report
+    assert "deputy.core is not allowed to import deputy.agent" in report
+    assert "deputy.agent.prompt -> deputy.vault" in report
+    assert "deputy.bot is not allowed to import deputy.connectors.email.smtp" in report
+    assert "deputy.bot.texts -> deputy.connectors.email.smtp" in report
     assert "0 broken" not in report

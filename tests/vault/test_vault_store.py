@@ -206,7 +206,7 @@ import sys
 from pathlib import Path
 from pydantic import SecretStr
 from redis import Redis
-from vault import KdfCost, Vault
+from deputy.vault import KdfCost, Vault
 path, key, url, worker = sys.argv[1:5]
 vault = Vault(Redis.from_url(url), SecretStr(key), kdf=KdfCost(time_cost=1, memory_cost_kib=1024, parallelism=1))
 for n in range(5):
@@ -215,7 +215,7 @@ for n in range(5):
 
 
 def test_concurrent_puts_from_processes_lose_nothing(vault: Vault, vault_key: SecretStr, redis_server) -> None:
-    root = str(Path(vault_package.__file__).resolve().parent.parent)
+    root = str(Path(vault_package.__file__).resolve().parents[2])  # the checkout, above deputy/
     env = {**os.environ, "PYTHONPATH": root + os.pathsep + os.environ.get("PYTHONPATH", "")}
     processes = [
         subprocess.Popen(
