@@ -113,7 +113,7 @@ _ASKING_TAGS = {RiskTag.delete, RiskTag.share, RiskTag.irreversible}
 def review(action: Action, context: ReviewContext) -> Decision:
     """Allow, deny or ask the user about `action`, with reasons a person can read."""
     provenance = context.provenance
-    traced = trace_action(action.targets, action.arguments, action.amount, provenance)
+    traced = _trace(action, provenance)
     denied = _always_denied(action, context, traced)
     if denied is not None:
         return Decision(verdict=Verdict.deny, reasons=[denied], risk=Risk.high, untrusted_values=_untrusted(traced))
@@ -186,6 +186,18 @@ def review(action: Action, context: ReviewContext) -> Decision:
     return decision
 
 
+def acts_on_objects(action: Action) -> bool:
+    """A delete, a share or an account change: what it acts on matters as much as whom it reaches."""
+    return action.effect is EffectClass.account or bool(frozenset(action.tags) & {RiskTag.delete, RiskTag.share})
+
+
+def _trace(action: Action, provenance: ProvenanceContext) -> list[TracedValue]:
+    # In a delete, share or account change every identifier is traced (`provenance`): an id
+    # first seen in outside content, or nowhere, is asked about before any rule is weighed.
+    return trace_action(action.targets, action.arguments, action.amount, provenance,
+                        identifiers=acts_on_objects(action))
+
+
 # Effects whose only consequence is that someone the user named receives something the user
 # asked to send them. Money, accounts, deleting and irreversible acts always ask by default.
 _DIRECTABLE = frozenset({EffectClass.communicate, EffectClass.write})
@@ -236,7 +248,7 @@ def _copy_sources(action: Action, sources: list[Source]) -> list[Source]:
 def requested_by_user(action: Action, provenance: ProvenanceContext) -> bool:
     """The user's words ask for this kind of action and every value in it traces to them:
     what a rule "only if I asked for it" may let through (nothing copied from outside)."""
-    traced = trace_action(action.targets, action.arguments, action.amount, provenance)
+    traced = _trace(action, provenance)
     if any(v.trust is not Trust.trusted for v in traced):
         return False
     if not _asked_for(action, provenance):
