@@ -37,7 +37,7 @@ _AMOUNT_WORDS = frozenset({"amount", "price", "total", "cost", "sum", "value"})
 _RECIPIENT_FORMATS = frozenset({"email", "idn-email"})
 _ROLES_BY_KIND = {
     "communicate": ("recipients",), "share": ("recipients", "objects"), "account": ("recipients", "objects"),
-    "delete": ("objects",), "write": ("objects",),
+    "delete": ("objects",),
 }
 
 
