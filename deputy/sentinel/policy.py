@@ -15,7 +15,8 @@ Order of precedence, first match wins:
    rule with an amount cap that the user's own words asked for, with nothing from outside
    in it but the price (`deputy.sentinel.spending`: the token is capped at the rule's limit);
 4. a value that came from untrusted content, or from nowhere (made up), means ask; so does
-   free text (a title, a body, a form field) copied from untrusted content;
+   free text (a title, a body, a form field) copied from untrusted content; in a delete, a
+   share or an account change every identifier (an id, a name, a number) is such a value;
 5. a goal whose untrusted content looked like an injection asks before acting;
 6. an action outside the user's intent (a kind of action the user's own words never asked
    for) asks once the goal has read outside content: that content may be steering it;
