@@ -36,6 +36,7 @@ KINDS = {
     "oc": "choose an operation's class",
     "oa": "choose where a spending operation's amount is",
     "oy": "choose a spending operation's currency",
+    "oq": "confirm which arguments name an operation's recipients and objects",
     "ok": "confirm a less risky class",
     "on": "keep an operation's class",
     "cd": "pay with this card by default",

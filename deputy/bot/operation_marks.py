@@ -6,7 +6,10 @@ its DELETE deletes; anything else, and any MCP tool, may speak to someone, so it
 /connections the user opens a service's operations, picks one and a kind (read, write,
 communicate, spend, account, delete, share); for spend, the argument that holds the amount
 and the currency (fixed, or the argument that holds it), so amount rules ("never spend more
-than $50 without asking") see the money. The mark is kept with the connector
+than $50 without asking") see the money; for communicate, share, account, delete and write,
+the arguments that name the recipients and the object acted on, which Deputy proposes from
+the schema (`deputy.connectors.argument_roles`) and the user confirms, so the guard traces
+them as it traces a built-in email's recipients. The mark is kept with the connector
 (`CustomConnector.marks`), so the agent worker and the executor build the same catalog
 from it, and the executor's classification is what Sentinel trusts. A mark that makes an
 operation *less* guarded than it was (a lower class, or a dropped risk such as "may
@@ -22,6 +25,7 @@ from deputy.bot.presses_common import PressAnswer
 from deputy.bot.services import BotServices
 from deputy.core.records.effects import EffectClass, RiskTag
 from deputy.connectors.custom import CustomConnector, CustomConnectors, imported_api
+from deputy.connectors.argument_roles import propose_roles
 from deputy.connectors.marks import KINDS, OperationMark, argument_paths, kind_of, less_guarded
 from deputy.connectors.mcp.operations import effect_of
 from deputy.core.records.ids import new_id
@@ -53,6 +57,8 @@ class OperationView:
     mark: OperationMark | None = None
     parameters: list[tuple[str, str]] = field(default_factory=list)
     """(dotted path, JSON type) of its scalar arguments, to say where an amount is."""
+    schema: dict | None = None
+    """Its input schema, to propose which arguments are its recipients and objects."""
 
     def label(self) -> str:
         return f"{self.tool} ({self.method} {self.path})"
@@ -74,7 +80,8 @@ def operations_of(connector: CustomConnector) -> list[OperationView]:
         if toolset is None:
             return []
         return [OperationView(tool.operation, "MCP", tool.name, effect_of(tool, toolset.trusted),
-                              connector.marks.get(tool.operation), argument_paths(tool.input_schema))
+                              connector.marks.get(tool.operation), argument_paths(tool.input_schema),
+                              tool.input_schema)
                 for tool in toolset.tools]
     plain = imported_api(connector, with_marks=False)
     views = []
@@ -82,7 +89,7 @@ def operations_of(connector: CustomConnector) -> list[OperationView]:
         call = plain.calls[operation.name]
         views.append(OperationView(operation.name, call.method.upper(), call.path,
                                    (operation.spec.effect, operation.spec.tags), connector.marks.get(operation.name),
-                                   argument_paths(operation.schema)))
+                                   argument_paths(operation.schema), operation.schema))
     return views
 
 
@@ -134,6 +141,10 @@ def press_operation_mark(services: BotServices, kind: str, ident: str, user_id: 
         asked = _ask_for_money(services, outbox, user_id, view, choice)
         if asked is not None:
             return asked
+    if choice.get("kind") not in ("spend", "read") and kind == "oc":
+        asked = _propose_roles(services, outbox, user_id, view, choice)
+        if asked is not None:
+            return asked
     try:
         mark = _mark_of(choice)
     except ValueError:
@@ -183,9 +194,32 @@ def _ask_for_money(services: BotServices, outbox: Outbox, user_id: int, view: Op
     return None
 
 
+def _propose_roles(services: BotServices, outbox: Outbox, user_id: int, view: OperationView,
+                   choice: dict[str, str]) -> PressAnswer | None:
+    """Propose the arguments naming whom it reaches and what it acts on; None when the schema names none."""
+    proposed = propose_roles(view.schema, choice["kind"])
+    if not (proposed.recipients or proposed.objects):
+        return None
+    said = [f"{label}: {', '.join(paths)}" for label, paths in
+            (("who receives it", proposed.recipients), ("what it acts on", proposed.objects)) if paths]
+    use = _remember(services, user_id, {**choice, "recipients": " ".join(proposed.recipients),
+                                        "objects": " ".join(proposed.objects)})
+    neither = _remember(services, user_id, {**choice, "recipients": "", "objects": ""})
+    outbox.put(OutboxMessage(
+        chat_id=user_id,
+        text=(f"From its arguments, {view.tool} seems to say " + "; ".join(said) + ". With these confirmed, "
+              "Sentinel checks those values against your own words, as it does an email's recipients "
+              "(a message to someone you named can then go without a card). Are they right?"),
+        buttons=[[Button(text="Yes, use these", sign=f"oq:{use}"), Button(text="No", sign=f"oq:{neither}")]],
+    ))
+    return PressAnswer("Confirm the arguments below.")
+
+
 def _mark_of(choice: dict[str, str]) -> OperationMark:
     return OperationMark(kind=choice["kind"], amount=choice.get("amount") or None,  # type: ignore[arg-type]
-                         currency=choice.get("currency"), currency_field=choice.get("currency_field"))
+                         currency=choice.get("currency"), currency_field=choice.get("currency_field"),
+                         recipients=tuple(choice.get("recipients", "").split()),
+                         objects=tuple(choice.get("objects", "").split()))
 
 
 def _apply(services: BotServices, store: CustomConnectors, user_id: int, connector: CustomConnector,

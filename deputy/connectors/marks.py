@@ -16,11 +16,12 @@ someone: the guard asks), never as a plain write.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from deputy.core.records.effects import EffectClass, RiskTag
+from deputy.connectors.argument_roles import MAX_PATHS, PATH
 from deputy.connectors.overrides import OperationOverride
 
 MarkKind = Literal["read", "write", "communicate", "spend", "account", "delete", "share"]
@@ -50,6 +51,12 @@ class OperationMark(BaseModel):
     mark without an amount path is allowed: the guard then sees an unknown amount, which
     amount rules treat as over any limit. An amount path needs a currency (fixed, or the
     argument holding it).
+
+    `recipients` and `objects` are dotted paths too (`deputy.connectors.argument_roles`): the
+    arguments naming who receives something (a user id, a channel, an address) and what the
+    operation acts on (a file id, a record id). Their values become the action's targets,
+    traced to the user's words as a built-in email's recipients are; a spend mark says where
+    the money is instead.
     """
 
     model_config = ConfigDict(frozen=True, extra="forbid")
@@ -58,6 +65,8 @@ class OperationMark(BaseModel):
     amount: str | None = Field(default=None, pattern=_PATH)
     currency: str | None = Field(default=None, pattern=r"^[A-Z]{3}$")
     currency_field: str | None = Field(default=None, pattern=_PATH)
+    recipients: tuple[Annotated[str, Field(pattern=PATH)], ...] = Field(default=(), max_length=MAX_PATHS)
+    objects: tuple[Annotated[str, Field(pattern=PATH)], ...] = Field(default=(), max_length=MAX_PATHS)
 
     @model_validator(mode="after")
     def _money_only_for_spend(self) -> OperationMark:
@@ -69,6 +78,8 @@ class OperationMark(BaseModel):
             raise ValueError("a currency only makes sense with an amount")
         if self.amount is not None and self.currency is None and self.currency_field is None:
             raise ValueError("an amount needs a fixed currency or the argument that holds it")
+        if self.kind in ("read", "spend") and (self.recipients or self.objects):
+            raise ValueError(f"a {self.kind} mark names no recipients or objects")
         return self
 
     @model_validator(mode="before")
@@ -89,12 +100,15 @@ class OperationMark(BaseModel):
         """The same mark as the OpenAPI importer's override (effect, tags, where the money is)."""
         effect, tags = self.effect()
         return OperationOverride(effect=effect, tags=tags, amount=self.amount, currency=self.currency,
-                                 currency_field=self.currency_field)
+                                 currency_field=self.currency_field, recipients=self.recipients,
+                                 objects=self.objects)
 
     def describe(self) -> str:
         """Plain words for the chat: "spend (amount in body.total, USD)"."""
         if self.kind != "spend" or self.amount is None:
-            return self.kind
+            roles = [f"{name} in {', '.join(paths)}" for name, paths in
+                     (("recipients", self.recipients), ("acting on", self.objects)) if paths]
+            return f"{self.kind} ({'; '.join(roles)})" if roles else self.kind
         currency = self.currency or (f"currency in {self.currency_field}" if self.currency_field else "no currency")
         return f"spend (amount in {self.amount}, {currency})"
 

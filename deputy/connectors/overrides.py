@@ -10,11 +10,12 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from decimal import Decimal, InvalidOperation
-from typing import Any
+from typing import Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from deputy.core.records.effects import EffectClass, RiskTag
+from deputy.connectors.argument_roles import MAX_PATHS, PATH, marked_targets
 
 _PATH = r"[^.\s]{1,64}(\.[^.\s]{1,64}){0,7}"
 
@@ -34,6 +35,10 @@ class OperationOverride(BaseModel):
     amount: str | None = Field(default=None, pattern=_PATH)
     currency: str | None = Field(default=None, pattern=r"[A-Z]{3}")
     currency_field: str | None = Field(default=None, pattern=_PATH)
+    recipients: tuple[Annotated[str, Field(pattern=PATH)], ...] = Field(default=(), max_length=MAX_PATHS)
+    """Arguments naming who receives something: their values are the operation's targets."""
+    objects: tuple[Annotated[str, Field(pattern=PATH)], ...] = Field(default=(), max_length=MAX_PATHS)
+    """Arguments naming what the operation acts on (a file id): targets too, after the recipients."""
 
     @model_validator(mode="after")
     def _amount_needs_currency(self) -> OperationOverride:
@@ -64,6 +69,13 @@ def _at(arguments: dict[str, Any], path: str) -> Any:
             return None
         node = node[part]
     return node
+
+
+def targets_of(arguments: dict[str, Any], override: OperationOverride | None) -> list[str]:
+    """The values at the paths the user marked as recipients and objects; [] when none is marked or given."""
+    if override is None or not (override.recipients or override.objects):
+        return []
+    return marked_targets(arguments, override.recipients, override.objects)
 
 
 def read_amount(arguments: dict[str, Any], override: OperationOverride) -> tuple[Decimal, str] | None:

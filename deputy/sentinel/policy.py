@@ -15,7 +15,8 @@ Order of precedence, first match wins:
    rule with an amount cap that the user's own words asked for, with nothing from outside
    in it but the price (`deputy.sentinel.spending`: the token is capped at the rule's limit);
 4. a value that came from untrusted content, or from nowhere (made up), means ask; so does
-   free text (a title, a body, a form field) copied from untrusted content;
+   free text (a title, a body, a form field) copied from untrusted content; in a delete, a
+   share or an account change every identifier (an id, a name, a number) is such a value;
 5. a goal whose untrusted content looked like an injection asks before acting;
 6. an action outside the user's intent (a kind of action the user's own words never asked
    for) asks once the goal has read outside content: that content may be steering it;
@@ -113,7 +114,7 @@ _ASKING_TAGS = {RiskTag.delete, RiskTag.share, RiskTag.irreversible}
 def review(action: Action, context: ReviewContext) -> Decision:
     """Allow, deny or ask the user about `action`, with reasons a person can read."""
     provenance = context.provenance
-    traced = trace_action(action.targets, action.arguments, action.amount, provenance)
+    traced = _trace(action, provenance)
     denied = _always_denied(action, context, traced)
     if denied is not None:
         return Decision(verdict=Verdict.deny, reasons=[denied], risk=Risk.high, untrusted_values=_untrusted(traced))
@@ -186,6 +187,18 @@ def review(action: Action, context: ReviewContext) -> Decision:
     return decision
 
 
+def acts_on_objects(action: Action) -> bool:
+    """A delete, a share or an account change: what it acts on matters as much as whom it reaches."""
+    return action.effect is EffectClass.account or bool(frozenset(action.tags) & {RiskTag.delete, RiskTag.share})
+
+
+def _trace(action: Action, provenance: ProvenanceContext) -> list[TracedValue]:
+    # In a delete, share or account change every identifier is traced (`provenance`): an id
+    # first seen in outside content, or nowhere, is asked about before any rule is weighed.
+    return trace_action(action.targets, action.arguments, action.amount, provenance,
+                        identifiers=acts_on_objects(action))
+
+
 # Effects whose only consequence is that someone the user named receives something the user
 # asked to send them. Money, accounts, deleting and irreversible acts always ask by default.
 _DIRECTABLE = frozenset({EffectClass.communicate, EffectClass.write})
@@ -236,7 +249,7 @@ def _copy_sources(action: Action, sources: list[Source]) -> list[Source]:
 def requested_by_user(action: Action, provenance: ProvenanceContext) -> bool:
     """The user's words ask for this kind of action and every value in it traces to them:
     what a rule "only if I asked for it" may let through (nothing copied from outside)."""
-    traced = trace_action(action.targets, action.arguments, action.amount, provenance)
+    traced = _trace(action, provenance)
     if any(v.trust is not Trust.trusted for v in traced):
         return False
     if not _asked_for(action, provenance):

@@ -11,6 +11,13 @@ payload and traced against what the goal has seen:
 - **unverified**: it appears nowhere the user or the outside world put it, so the model
   made it up (or rebuilt it from pieces). Neither kind may be auto-approved.
 
+In an action that deletes, shares or changes an account, what it acts on matters as much
+as whom it reaches: there every identifier (an id, a name, a number, a channel; the
+targets that are not addresses, and the arguments whose names say they hold one) is traced
+as an `id`, as a whole token, so "13" is found in "file 13" but not in "2013". An id first
+seen in outside content, or seen nowhere, makes the action outside-sourced whatever the
+rules say: an injected `delete_file("13")` is never let through by an allow rule.
+
 Pure functions; the executor assembles the inputs from Redis.
 """
 
@@ -187,7 +194,15 @@ class _Corpus:
             return len(needle) > 6 and re.sub(r"[^\d+]", "", needle) in self.digits
         if kind == "account":
             return re.sub(r"[\s-]", "", needle) in self.compact
+        if kind == "id":
+            return bool(needle) and _whole_token(needle).search(self.text) is not None
         return needle in self.text
+
+
+@lru_cache(maxsize=4096)
+def _whole_token(needle: str) -> re.Pattern[str]:
+    # Not inside a longer word or number: "13" is not in "2013", "e2" not in "e25" or "1e2.5".
+    return re.compile(rf"(?<![\w.]){re.escape(needle)}(?![\w]|\.\d)")
 
 
 @lru_cache(maxsize=4096)
@@ -209,10 +224,42 @@ def trace_value(kind: str, value: str, argument: str, context: ProvenanceContext
     return TracedValue(kind=kind, value=value, argument=argument, trust=trust, origins=sorted(set(origins)))
 
 
+# Argument names whose value identifies something ("file_id", "channelName", "record", "to").
+_IDENTIFIER_WORDS = frozenset({
+    "id", "ids", "uid", "uuid", "key", "ref", "slug", "handle", "name", "names", "username", "user", "users",
+    "channel", "channels", "file", "files", "filename", "path", "number", "account", "iban", "record", "records",
+    "recipient", "recipients", "member", "members", "folder", "document", "item", "items", "to", "target",
+})
+MAX_ID_CHARS = 120
+
+
+def _scalars(arguments: Any, path: str = "") -> Iterable[tuple[str, str]]:
+    """(dotted path, text) of every string and whole number inside the arguments."""
+    if isinstance(arguments, dict):
+        for key, item in arguments.items():
+            yield from _scalars(item, f"{path}.{key}" if path else str(key))
+    elif isinstance(arguments, (list, tuple)):
+        for item in arguments:
+            yield from _scalars(item, path)
+    elif isinstance(arguments, (str, int)) and not isinstance(arguments, bool) and path:
+        yield path, str(arguments).strip()
+
+
+def identifier_fields(arguments: Any) -> Iterable[tuple[str, str]]:
+    """(dotted path, value) of every argument whose name says it identifies something, numbers included."""
+    for path, value in _scalars(arguments):
+        words = re.sub(r"(?<=[a-z0-9])(?=[A-Z])", " ", path.rsplit(".", 1)[-1])
+        last = re.split(r"[^A-Za-z0-9]+", words.lower().strip(" _-"))[-1]
+        if value and len(value) <= MAX_ID_CHARS and "\n" not in value and last in _IDENTIFIER_WORDS:
+            yield path, value
+
+
 def trace_action(
-    targets: list[str], arguments: dict[str, Any], amount: Decimal | None, context: ProvenanceContext
+    targets: list[str], arguments: dict[str, Any], amount: Decimal | None, context: ProvenanceContext,
+    *, identifiers: bool = False,
 ) -> list[TracedValue]:
-    """Trace the action's targets, amount and the sensitive values inside its payload."""
+    """Trace the action's targets, amount and the sensitive values inside its payload; with
+    `identifiers` (a delete, share or account change), every identifier in it too."""
     traced: list[TracedValue] = []
     seen: set[str] = set()
 
@@ -223,6 +270,9 @@ def trace_action(
             seen.add(key)
             traced.append(trace_value(kind, value, argument, context))
 
+    # A target the arguments hold is one the model picked (a file id); one they don't is the
+    # operation's own (an imported tool's server and name), which no injection can choose.
+    chosen = {v.lower() for _, v in _scalars(arguments)} if identifiers else set()
     for target in targets:
         kind = "email" if _EMAIL.fullmatch(target.strip()) else ("url" if "://" in target else "name")
         if kind == "url":
@@ -232,7 +282,7 @@ def trace_action(
         elif kind == "email":
             add("email", target, "target")
         else:
-            add("name", target, "target")
+            add("id" if target.strip().lower() in chosen else "name", target, "target")
     if amount is not None:
         add("amount", str(amount), "amount")
     for name, value in string_fields(arguments):
@@ -241,4 +291,9 @@ def trace_action(
                 add("domain", domain_of(found) or found, name)
             else:
                 add(kind, found, name)
+    if identifiers:
+        for name, value in identifier_fields(arguments):
+            if _EMAIL.fullmatch(value) or "://" in value:
+                continue  # addresses are traced as addresses above
+            add("id", value, name)
     return traced

@@ -99,3 +99,16 @@ def test_an_mcp_servers_tools_are_listed_and_their_marks_reach_the_catalog(redis
     assert send.spec.effect is EffectClass.spend
     assert send.amount(send.validate({"to": "bob", "total": 80})) == (Decimal("80"), "EUR")
     assert catalog.find("mcp", "pay_balance").spec.effect is EffectClass.communicate
+
+
+def test_a_mark_naming_the_recipient_argument_reaches_the_executors_catalog(redis) -> None:  # type: ignore[no-untyped-def]
+    """Stored with the connector, the recipient path makes the catalog's targets the recipient."""
+    from deputy.connectors.catalog import Catalog
+    from deputy.connectors.custom import CustomConnectors, UserCatalogs
+
+    view = {v.tool: v for v in operations_of(_mcp_connector())}["pay_send_money"]
+    assert view.schema is not None and "to" in view.schema["properties"]
+    store = CustomConnectors(redis)
+    store.add(7, _mcp_connector(pay_send_money=OperationMark(kind="communicate", recipients=("to",))))
+    send = UserCatalogs(Catalog(), store).for_user(7).find("mcp", "pay_send_money")
+    assert send.targets(send.validate({"to": "bob", "total": 80})) == ["bob"]

@@ -5,7 +5,8 @@ them for an untrusted server). So:
 
 - a tool the user marked (/connections → "Operations of X", `deputy.connectors.marks`) is what
   the mark says: read, write, communicate, spend (with the amount read from the argument
-  the user chose), account, delete or share;
+  the user chose), account, delete or share; the arguments the mark names as recipients
+  and objects are its targets (otherwise its targets are the server and the tool);
 - on a server the user has not marked trusted, every other tool is `communicate`,
   whatever it claims: a tool that says it only reads, or that it is harmless, may still
   send a message or publish something, so the guard asks as it would for a message;
@@ -30,7 +31,7 @@ from pydantic import BaseModel
 from deputy.core.records.effects import EffectClass, OperationSpec, RiskTag
 from deputy.connectors.catalog import Catalog, Operation
 from deputy.connectors.marks import OperationMark
-from deputy.connectors.overrides import read_amount
+from deputy.connectors.overrides import read_amount, targets_of
 from deputy.connectors.mcp.schema import arguments_model, model_schema
 from deputy.connectors.mcp.tools import McpTool, McpToolset
 
@@ -65,10 +66,13 @@ def tool_operation(tool: McpTool, trusted: bool, mark: OperationMark | None = No
     """The catalog operation for one tool, classified by the user's `mark` when there is one."""
     effect, tags = effect_of(tool, trusted, mark)
     origin = f"the MCP server {tool.server}"
-    targets = [tool.server, tool.name]
+    service_targets = [tool.server, tool.name]
+    override = mark.override() if mark is not None else None
 
     def tool_targets(args: BaseModel) -> list[str]:
-        return list(targets)
+        # The recipients and objects the user marked, traced as a built-in email's recipients
+        # are; a tool with none marked (or none given) reaches "the server's tool".
+        return targets_of(_arguments(args), override) or list(service_targets)
 
     def result_origin(args: BaseModel) -> str:
         return origin
@@ -97,10 +101,14 @@ def _amount_reader(mark: OperationMark | None):
     override = mark.override()
 
     def amount(args: BaseModel) -> tuple[Decimal, str] | None:
-        root = getattr(args, "root", None)
-        return read_amount(root if isinstance(root, dict) else args.model_dump(mode="json"), override)
+        return read_amount(_arguments(args), override)
 
     return amount
+
+
+def _arguments(args: BaseModel) -> dict:
+    root = getattr(args, "root", None)
+    return root if isinstance(root, dict) else args.model_dump(mode="json")
 
 
 def mcp_operations(toolset: McpToolset, marks: Mapping[str, OperationMark] | None = None) -> list[Operation]:

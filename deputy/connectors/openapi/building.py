@@ -20,7 +20,7 @@ from deputy.connectors.http.text import media_type
 from deputy.connectors.openapi.api import CONNECTOR, ApiCall, ApiParameter
 from deputy.connectors.openapi.arguments import ApiArguments, Check, arguments_model
 from deputy.connectors.openapi.auth import AuthPlan, AuthScheme, plan_auth
-from deputy.connectors.overrides import OperationOverride, amount_problem, read_amount
+from deputy.connectors.overrides import OperationOverride, amount_problem, read_amount, targets_of
 from deputy.connectors.openapi.refs import RefResolver
 from deputy.connectors.openapi.request import SAFE_METHODS, scalar, target_url
 from deputy.connectors.openapi.schemas import model_view, request_schema
@@ -97,7 +97,8 @@ def build_operation(
     operation = Operation(
         spec=spec,
         arguments=model,
-        targets=lambda args: [_target(call, args)],
+        # The recipients and objects the user marked, else the address the request goes to.
+        targets=lambda args: targets_of(_root(args), override) or [_target(call, args)],
         result_origin=lambda args: f"the API response from {host}",
         schema=model_view(schema),
         amount=(lambda args: read_amount(_root(args), override)) if override and override.amount else None,
