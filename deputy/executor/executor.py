@@ -165,7 +165,7 @@ class Executor:
         decision = self._review(action)
         self._trail.review(action, decision)
         if decision.verdict is Verdict.allow:
-            if not self._shown.hold(action, job.step):
+            if not self._shown.hold(action, job.step, delivered=self._negotiation.as_delivered(action)):
                 self._execute(record, job, idempotency_key=action.id, limit=decision.spending_limit, held=False)
         elif decision.verdict is Verdict.deny:
             reasons = " ".join(decision.reasons)
@@ -269,6 +269,7 @@ class Executor:
         token = secrets.token_hex(8)
         if not self._actions.claim(action.id, token, event):
             return  # another job claimed it first
+        delivered = self._negotiation.as_delivered(action)  # a move's message, as its runner composes it now
         runner = self._negotiation.runner(action, self._runners) or self._runners.get(
             f"{action.connector}.{action.operation}")
         if runner is None and self._user_runners is not None:
@@ -312,7 +313,7 @@ class Executor:
         if receipt is not None:
             self._outbox.put(receipt)
         if held is not None:
-            self._shown.ran(action, held, undoable=self._undo.offer(action, result.undo))
+            self._shown.ran(action, held, undoable=self._undo.offer(action, result.undo), delivered=delivered)
         self._finish(record, job, ActionState.succeeded, summary, token=token, untrusted_origin=result.untrusted_origin)
 
     def _paid(self, action: Action, job: ActionJob, goal, idempotency_key: str,

@@ -26,7 +26,7 @@ from deputy.core.records.actions import Action
 from deputy.core.records.effects import EffectClass, OperationResult
 from deputy.core.records.deputy_notes import attach_note
 from deputy.core.records.outbox import Button, Outbox, OutboxMessage
-from deputy.executor.negotiation_moves import Runner, move_runner
+from deputy.executor.negotiation_moves import Runner, channel_action, move_runner
 from deputy.sentinel.negotiation.commitments import Commitment, commitments_in
 from deputy.sentinel.negotiation.freetext import agrees
 from deputy.sentinel.negotiation.leaks import redact
@@ -74,6 +74,16 @@ class NegotiationGuard:
     def mandate(self, action: Action) -> tuple[Mandate, NegotiationState] | None:
         goal_id = self.negotiation_goal(action)
         return self._store.get(action.user_id, goal_id) if goal_id is not None else None
+
+    def as_delivered(self, action: Action) -> Action | None:
+        """For a move, the message that goes out (the channel action carrying the text code composed),
+        to show the user exactly what is sent; None for anything else."""
+        move = move_of(action)
+        found = self.mandate(action) if move is not None else None
+        if move is None or found is None:
+            return None
+        mandate, state = found
+        return channel_action(action, compose(move, mandate, state.thread(move.to)), mandate)[1]
 
     def runner(self, action: Action, runners: dict[str, Runner]) -> Runner | None:
         """For a move, the runner that sends the message code writes from it; None for anything else."""

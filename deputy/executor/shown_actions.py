@@ -76,8 +76,10 @@ class ShownActions:
             return record
         return record.model_copy(update={"action": with_body(record.action, held.edited_body)})
 
-    def hold(self, action: Action, step: int) -> bool:
-        """Keep an outgoing message in its send window; False when it goes out at once."""
+    def hold(self, action: Action, step: int, delivered: Action | None = None) -> bool:
+        """Keep an outgoing message in its send window; False when it goes out at once. `delivered`:
+        what will actually go out when it differs from `action` (a negotiation move's composed message),
+        which is what the user is shown."""
         # A watch's unattended check only reads; were one to send, nobody would be there to Undo it.
         if not is_outgoing(action) or action.unattended or cannot_wait(action) is not None:
             return False
@@ -89,7 +91,8 @@ class ShownActions:
                         due=now + seconds)
         self._store.create(held)  # a job run twice finds the first entry and shows the same message
         self._outbox.put(OutboxMessage(
-            chat_id=action.chat_id, text=shown_text(action, waiting=seconds), buttons=window_buttons(action),
+            chat_id=action.chat_id, buttons=window_buttons(action),
+            text=shown_text(delivered or action, waiting=seconds, editable=body_field(action) is not None),
             ref=shown_ref(action.id), dedupe_key=f"{action.goal_id}:shown:{action.id}",
         ))
         self._dispatch.action(action.id, action.goal_id, step, delay=max(math.ceil(held.due - now), 1))
@@ -98,9 +101,11 @@ class ShownActions:
     def _window(self, action: Action) -> int:
         return window_seconds(self._settings.get(action.user_id).send_window, self._default_window)
 
-    def ran(self, action: Action, held: bool, undoable: bool = False) -> None:
+    def ran(self, action: Action, held: bool, undoable: bool = False, delivered: Action | None = None) -> None:
         """After it ran: a held message's text becomes what was sent; anything else is shown now.
-        `undoable`: its change can still be taken back (an invitation's event), so it gets Undo."""
+        `undoable`: its change can still be taken back (an invitation's event), so it gets Undo;
+        `delivered`: what actually went out, when it differs from `action` (see `hold`)."""
+        shown = delivered or action
         undo = [[Button(text="Undo", sign=f"uw:{action.id}")]] if undoable else []
         if held:
             try:
@@ -108,14 +113,14 @@ class ShownActions:
             except Refused:
                 pass
             self._outbox.put(OutboxMessage(
-                chat_id=action.chat_id, text=sent_text(action), edit_ref=shown_ref(action.id),
+                chat_id=action.chat_id, text=sent_text(shown), edit_ref=shown_ref(action.id),
                 buttons=undo + _show_all(action), dedupe_key=f"{action.goal_id}:sent:{action.id}",
             ))
             return
         if not is_side_effect(action):
             return
         self._outbox.put(OutboxMessage(
-            chat_id=action.chat_id, text=shown_text(action, note=self._why_not_held(action)), ref=shown_ref(action.id),
+            chat_id=action.chat_id, text=shown_text(shown, note=self._why_not_held(action)), ref=shown_ref(action.id),
             buttons=undo + _show_all(action), dedupe_key=f"{action.goal_id}:shown:{action.id}",
         ))
 

@@ -62,10 +62,12 @@ def folded(action: Action) -> bool:
     return len(str(action.arguments.get("body", ""))) > FOLD
 
 
-def shown_text(action: Action, *, waiting: int = 0, whole: bool = False, note: str = "") -> str:
+def shown_text(action: Action, *, waiting: int = 0, whole: bool = False, note: str = "",
+               editable: bool | None = None) -> str:
     """The message that says what happens: `waiting` seconds of send window left (0: it happened);
-    `note` a sentence under the headline (why a message did not wait)."""
-    return "\n".join([_headline(action, waiting), *([note] if note else []), "", *_details(action, whole)])
+    `note` a sentence under the headline (why a message did not wait); `editable` whether Edit is
+    offered (by default, when the action has words to correct)."""
+    return "\n".join([_headline(action, waiting, editable), *([note] if note else []), "", *_details(action, whole)])
 
 
 def sent_text(action: Action, whole: bool = False) -> str:
@@ -90,10 +92,11 @@ def body_field(action: Action) -> str | None:
     return found
 
 
-def _headline(action: Action, waiting: int) -> str:
+def _headline(action: Action, waiting: int, editable: bool | None = None) -> str:
     what = _what(action)
     if waiting > 0:
-        edit = "; Edit lets you correct it first" if body_field(action) is not None else ""
+        editable = body_field(action) is not None if editable is None else editable
+        edit = "; Edit lets you correct it first" if editable else ""
         return f"⏳ Sending {what} in {waiting} s. Undo stops it{edit}."
     if action.operation in _NEW_EVENT:
         return "📅 Added to your calendar:"

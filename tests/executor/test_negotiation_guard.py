@@ -249,3 +249,12 @@ def test_a_sub_goal_of_a_negotiation_is_held_to_the_root_goals_mandate(redis: Re
     found = guard.mandate(action)
     assert found is not None and found[0].reservation == CAR.reservation
     assert guard.negotiation_goal(action) == "g-root"
+
+
+def test_a_move_that_went_without_a_card_shows_the_words_that_were_sent(redis: Redis) -> None:
+    rig, world = _rig(redis, [hello("c1"), tool_call("reply", text="done")])
+    rig.start(USER, "Sell my Civic on the marketplace", goal_id="g-neg")
+    assert [text for _, text, _ in world.delivered] == [HELLO]
+    [shown] = [m for m in rig.messages() if m.text.startswith(("✅ Done", "✉️"))]
+    assert HELLO in shown.text, "the user sees the message code composed and sent, not the move's arguments"
+    assert "market.send_message" in shown.text
