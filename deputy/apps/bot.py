@@ -13,7 +13,7 @@ from telegram.error import InvalidToken
 from deputy.core.confidential import install_unlock_key
 from deputy.bot.app import build_application
 from deputy.bot.services import BotServices
-from deputy.bot.telegram_access import REFUSED, TelegramAccess
+from deputy.bot.telegram_access import REFUSED, TelegramAccess, hide_token_in_logs
 from deputy.runtime.health import LoopProbe, redis_check, serve_health
 from deputy.core.infrastructure.redis_clients import sync_client
 from deputy.settings import Settings
@@ -33,6 +33,7 @@ def serve(settings: Settings) -> None:
         raise SystemExit("REDIS_URL is not set: point it at your Redis, e.g. redis://127.0.0.1:6379/0")
     if settings.telegram_bot_token is not None:
         token, api_base = settings.telegram_bot_token.get_secret_value(), settings.telegram_api_base
+        hide_token_in_logs(token)
     else:
         token = LOCAL_TOKEN
         api_base = settings.telegram_api_base or f"http://127.0.0.1:{settings.chat_port}/bot"

@@ -37,3 +37,28 @@ class TelegramAccess:
 
     def __call__(self) -> bool:
         return self.refused_since is None
+
+
+class HideToken(logging.Filter):
+    """Keeps the bot token out of every log line (python-telegram-bot names a refused token in its
+    error, and logs that error with its traceback while starting)."""
+
+    def __init__(self, token: str) -> None:
+        super().__init__()
+        self._token = token
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if record.exc_info and not record.exc_text:
+            record.exc_text = logging.Formatter().formatException(record.exc_info)
+        message = record.getMessage()
+        if self._token in message:
+            record.msg, record.args = message.replace(self._token, "<the bot token>"), None
+        if record.exc_text and self._token in record.exc_text:
+            record.exc_text = record.exc_text.replace(self._token, "<the bot token>")
+        return True
+
+
+def hide_token_in_logs(token: str) -> None:
+    """Every handler of the root logger leaves the token out (records of every logger pass through them)."""
+    for handler in logging.getLogger().handlers:
+        handler.addFilter(HideToken(token))

@@ -314,3 +314,21 @@ async def test_a_memory_listing_longer_than_one_message_arrives_in_parts(rig: Ri
     assert len(listing) >= 3 and all(len(m.text) <= 4096 for m in listing)
     assert all(f"fact {n:02d}" in "".join(m.text for m in listing) for n in range(30)), "nothing was left out"
     assert listing[-1].keyboard and not any(m.keyboard for m in listing[:-1]), "the buttons under the listing"
+
+
+async def test_deputy_bot_started_with_a_wrong_token_says_so_and_stops(redis_server: RedisServer, redis: Redis,
+                                                                       tmp_path) -> None:
+    import os
+    import sys
+
+    async with emulator(ApiRules(token="1:the-right-token")) as (emu, clock, api_base):
+        env = {k: v for k, v in os.environ.items() if not k.startswith(("DEPUTY_", "TELEGRAM_"))}
+        env.update(REDIS_URL=redis_server.url, TELEGRAM_BOT_TOKEN="1:a-revoked-token", TELEGRAM_API_BASE=api_base,
+                   DEPUTY_SECRET="signing-secret", DEPUTY_DATA_DIR=str(tmp_path), DEPUTY_ALLOWED_USERS=str(USER))
+        process = await asyncio.create_subprocess_exec(sys.executable, "-m", "deputy.cli", "bot", env=env,
+                                                       stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE)
+        _, stderr = await asyncio.wait_for(process.communicate(), 60)
+    assert process.returncode != 0
+    said = stderr.decode()
+    assert "401 Unauthorized" in said and "TELEGRAM_BOT_TOKEN" in said and "kept" in said
+    assert "1:a-revoked-token" not in said, "the token itself is never written out"
