@@ -42,6 +42,9 @@ def _parser() -> argparse.ArgumentParser:
     emulator = sub.add_parser("emulator", help="the local Telegram emulator and chat page alone")
     emulator.add_argument("--port", type=int, default=None, help="port (default: DEPUTY_CHAT_PORT or 8080)")
     emulator.add_argument("--host", default="127.0.0.1")
+    emulator.add_argument("--lenient", action="append", default=[], metavar="RULE",
+                          help="relax one of the real Bot API's rules for a test: query-expiry, rate-limits or "
+                               "webhook-url (also DEPUTY_EMULATOR_LENIENT=RULE,RULE)")
     return parser
 
 
@@ -121,12 +124,16 @@ def main(argv: list[str] | None = None) -> int:
         return _users(args, settings)
     elif args.command == "emulator":
         from deputy.runtime.health import LoopProbe, serve_health
-        from deputy.emulator import run
+        from deputy.emulator import ApiRules, run
 
+        try:
+            rules = ApiRules.from_environment(args.lenient)
+        except ValueError as exc:
+            raise SystemExit(str(exc)) from None
         live = LoopProbe()
         serve_health(settings.health_port, settings.health_host, live, {})  # keeps no state of its own to reach
         run(host=args.host, port=args.port or settings.chat_port, on_startup=[live.bind_running],
-            whatsapp_page=f"http://127.0.0.1:{settings.whatsapp_chat_port}/")
+            whatsapp_page=f"http://127.0.0.1:{settings.whatsapp_chat_port}/", rules=rules)
     return 0
 
 

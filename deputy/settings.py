@@ -97,6 +97,9 @@ class Settings(BaseSettings):
     webhook_listen: str = Field(default="127.0.0.1:8443", alias="DEPUTY_WEBHOOK_LISTEN")
     webhook_secret: SecretStr | None = Field(default=None, alias="DEPUTY_WEBHOOK_SECRET")
     webhook_max_connections: int = Field(default=40, ge=1, le=100, alias="DEPUTY_WEBHOOK_MAX_CONNECTIONS")
+    # Telegram posts only to HTTPS on ports 443, 80, 88 or 8443; a webhook served to the local
+    # emulator (tests, `deputy run`) may be plain http on any port when this is on.
+    webhook_allow_http: bool = Field(default=False, alias="DEPUTY_WEBHOOK_ALLOW_HTTP")
     # WhatsApp Cloud API (`deputy whatsapp`); with no token, `deputy run` uses the local WhatsApp emulator.
     whatsapp_token: SecretStr | None = Field(default=None, alias="DEPUTY_WHATSAPP_TOKEN")
     whatsapp_phone_number_id: str | None = Field(default=None, alias="DEPUTY_WHATSAPP_PHONE_NUMBER_ID")

@@ -8,6 +8,7 @@ from datetime import time
 from telegram import InlineKeyboardButton, InlineKeyboardMarkup, InputFile, Update
 from telegram.ext import ContextTypes
 
+from deputy.bot.long_replies import reply_in_parts
 from deputy.bot import texts
 from deputy.bot.card_view import card_lines, shop_choices
 from deputy.bot.export import export_user
@@ -43,9 +44,8 @@ class AccountHandlers:
                     InlineKeyboardButton(f"Edit {number}", callback_data=self._s.buttons.data("me", item.id, user_id)),
                     InlineKeyboardButton(f"Forget {number}", callback_data=self._s.buttons.data("mf", item.id, user_id)),
                 ])
-        await update.effective_message.reply_text(
-            memory_listing(items), reply_markup=InlineKeyboardMarkup(buttons) if buttons else None
-        )
+        await reply_in_parts(update.effective_message, memory_listing(items),
+                             InlineKeyboardMarkup(buttons) if buttons else None)
 
     async def settings(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
         """/settings shows them; /settings name Jarvis | tone brief | language German | timezone Europe/Berlin |

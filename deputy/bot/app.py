@@ -27,6 +27,7 @@ from deputy.bot.negotiation import NegotiationHandlers
 from deputy.bot.outbox_consumer import OutboxConsumer
 from deputy.bot.plan_handlers import PlanHandlers
 from deputy.bot.services import BotServices
+from deputy.bot.telegram_access import TelegramAccess
 from deputy.bot.updates import application_builder
 from deputy.core.infrastructure.redis_clients import async_client
 from deputy.core.accounts.surfaces import Surface
@@ -63,6 +64,7 @@ def build_application(
     rate_limit: bool = True,
     request: BaseRequest | None = None,
     surface: Surface = "telegram",
+    access: TelegramAccess | None = None,
 ) -> Application:
     """The bot: handlers plus the outbox consumer, started and stopped with the application.
 
@@ -85,7 +87,7 @@ def build_application(
         received.attach(async_client(redis_url, max_connections=4), app.bot.id)
         await received.replay(app)
         consumer = OutboxConsumer(async_client(redis_url, max_connections=4), app.bot, services.buttons,
-                                  surface=surface)
+                                  surface=surface, access=access)
         outbox_task["task"] = asyncio.create_task(consumer.run(), name="outbox")
         outbox_task["lost"] = asyncio.create_task(watch_lost(services, lost, async_client(redis_url, max_connections=2)),
                                                   name="lost goals")
@@ -102,8 +104,11 @@ def build_application(
     account = AccountHandlers(services)
     links = LinkHandlers(services)
     app.add_handler(TypeHandler(Update, links.record_surface), group=-3)
-    app.add_handler(CommandHandler("link", links.link), group=-2)
+    app.add_handler(CommandHandler("link", links.link, filters=filters.UpdateType.MESSAGE), group=-2)
     app.add_handler(TypeHandler(Update, handlers.gate), group=-1)
+    # First in its group: an edited message (PTB hands edits to every MessageHandler and
+    # CommandHandler by default) never reaches the handlers that start goals or run commands.
+    app.add_handler(MessageHandler(filters.UpdateType.EDITED_MESSAGE, handlers.edited))
     app.add_handler(CommandHandler("start", handlers.start))
     app.add_handler(CommandHandler("help", handlers.help))
     app.add_handler(CommandHandler("goals", handlers.goals))

@@ -23,14 +23,18 @@ from deputy.bot import approval_mode_view, texts
 from deputy.bot.activity import format_activity, goal_card
 from deputy.bot.audit_view import audit_page
 from deputy.bot.confidential_handlers import keep_answer, locked_goals_text
+from deputy.bot.edited_messages import IGNORED as EDIT_IGNORED
+from deputy.bot.edited_messages import apply_message_edit, remember_fed, remember_fed_now
 from deputy.bot.goal_controls import apply_edit, editing_key
 from deputy.bot.handoff_reply import take_code_reply
+from deputy.bot.long_replies import reply_in_parts
 from deputy.bot.lost_goals import LostGoals, take_restart
 from deputy.bot.memory_view import apply_memory_edit, editing_memory_key
 from deputy.bot.send_window_presses import apply_send_edit
 from deputy.core.records.send_window_store import editing_send_key
 from deputy.bot.plan_handlers import admit_goal, admitted_by_invite, files_refused, flooding
 from deputy.bot.negotiation import negotiations_text
+from deputy.bot.press_answers import answer_press
 from deputy.bot.presses import decide_press
 from deputy.bot.presses_common import without_button
 from deputy.bot.secret_gate import SecretGate
@@ -58,6 +62,17 @@ _STATUS_WORDS = {
 }
 
 
+async def _refuse(update: Update, context: ContextTypes.DEFAULT_TYPE, user_id: int) -> None:
+    """One polite refusal to a stranger, best effort: a refusal that cannot be delivered is only logged."""
+    try:
+        if update.callback_query is not None:
+            await update.callback_query.answer(texts.not_allowed_alert(user_id), show_alert=True)
+        elif update.effective_chat is not None:
+            await context.bot.send_message(update.effective_chat.id, texts.not_allowed(user_id))
+    except Exception as exc:  # noqa: BLE001 - best effort: nothing about it may let the update through
+        log.info("a stranger's refusal was not delivered: %s", exc)
+
+
 class Handlers:
     def __init__(self, services: BotServices, lost: LostGoals | None = None) -> None:
         self._s = services
@@ -73,10 +88,10 @@ class Handlers:
             if await self._secrets.screen(update, context):  # before any handler stores or logs it
                 raise ApplicationHandlerStop
             return
-        if update.callback_query is not None:
-            await update.callback_query.answer(texts.not_allowed(user.id), show_alert=True)
-        elif update.effective_chat is not None:
-            await context.bot.send_message(update.effective_chat.id, texts.not_allowed(user.id))
+        # Whatever the refusal did (a stranger who blocked the bot answers 403, a press may be
+        # too old to answer), the stranger's update goes no further: had the refusal raised,
+        # PTB would have run the error handler and then the next handler group.
+        await _refuse(update, context, user.id)
         raise ApplicationHandlerStop
 
     async def start(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
@@ -110,7 +125,7 @@ class Handlers:
         receipts = ReceiptStore(self._s.redis).list(user_id)
         lines = [f"• {texts.shorten(g.text)} — {_STATUS_WORDS[g.status]}"
                  + "".join(f"\n   {r.line()}" for r in receipts if r.goal_id == g.id) for g in recent]
-        await update.effective_message.reply_text("Your recent goals:\n" + "\n".join(lines))
+        await reply_in_parts(update.effective_message, "Your recent goals:\n" + "\n".join(lines))
         for goal in [g for g in recent if not g.status.finished][:5]:
             await update.effective_message.reply_text(
                 goal_card(goal), reply_markup=self._controls(goal, user_id)
@@ -159,10 +174,9 @@ class Handlers:
             [InlineKeyboardButton(f"Remove {i}", callback_data=self._s.buttons.data("rx", rule.id, user_id))]
             for i, rule in enumerate(rules, 1)
         ]
-        await update.effective_message.reply_text(
-            "Your rules (Deputy's built-in protections always apply on top):\n" + "\n".join(lines),
-            reply_markup=InlineKeyboardMarkup(buttons),
-        )
+        await reply_in_parts(update.effective_message,
+                             "Your rules (Deputy's built-in protections always apply on top):\n" + "\n".join(lines),
+                             InlineKeyboardMarkup(buttons))
 
     async def audit(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
         user_id = update.effective_user.id
@@ -172,8 +186,7 @@ class Handlers:
             return
         buttons = [InlineKeyboardButton(label, callback_data=self._s.buttons.data(kind, ident, user_id))
                    for label, kind, ident in page.buttons]
-        await update.effective_message.reply_text(page.text,
-                                                  reply_markup=InlineKeyboardMarkup([buttons]) if buttons else None)
+        await reply_in_parts(update.effective_message, page.text, InlineKeyboardMarkup([buttons]) if buttons else None)
 
     async def activity(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
         goals = self._s.goals.recent(update.effective_user.id, limit=10)
@@ -182,7 +195,8 @@ class Handlers:
             return
         # Negotiations show their mandate and where each counterpart stands.
         negotiations = negotiations_text(self._s, update.effective_user.id)
-        await update.effective_message.reply_text(format_activity(goals) + (f"\n\n{negotiations}" if negotiations else ""))
+        await reply_in_parts(update.effective_message,
+                             format_activity(goals) + (f"\n\n{negotiations}" if negotiations else ""))
 
     async def unknown_command(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
         command, _, addressee = (update.effective_message.text or "/").split()[0].partition("@")
@@ -190,7 +204,7 @@ class Handlers:
             # `/start@OtherBot` in a group is for another bot: CommandHandler already let it pass
             # (it checks the addressee), and answering it would talk over that bot.
             return
-        await update.effective_message.reply_text(texts.unknown_command(command))
+        await update.effective_message.reply_text(texts.unknown_command(texts.shorten(command, 64)))
 
     async def file(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
         """A photo or document: stored in Redis for the user and given to a new goal."""
@@ -267,12 +281,25 @@ class Handlers:
                 await message.reply_text(keep_answer(self._s.redis, user_id, pending.awaiting, text))
                 return
             if answered is not None:
+                remember_fed_now(self._s, user_id, message.message_id, answered)  # an edit may still reword it
                 await message.reply_text(texts.answer_received(answered.text))
                 return
-        await self._start_goal(update, text, [], pending.tip)
+        await self._start_goal(update, text, [], pending.tip, from_message=message.message_id)
+
+    async def edited(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+        """A message the user edited: it rewords what a goal has not read yet, and never starts a goal."""
+        message = update.edited_message
+        text = message.text or ""
+        if text.strip() and len(text) <= texts.MAX_MESSAGE_CHARS and not text.startswith("/"):
+            goal = apply_message_edit(self._s, update.effective_user.id, message.message_id, text)
+            if goal is not None:
+                await message.reply_text(f"Got it: I'll use your edit for “{texts.shorten(goal.text)}”.")
+                return
+        await message.reply_text(EDIT_IGNORED)
 
     async def _start_goal(
-        self, update: Update, text: str, attachments: list[Attachment], tip: bytes | None = None
+        self, update: Update, text: str, attachments: list[Attachment], tip: bytes | None = None,
+        from_message: int | None = None,
     ) -> None:
         """Store the goal, audit it and enqueue its first step (one transaction), then acknowledge."""
         user_id, chat_id, now = update.effective_user.id, update.effective_chat.id, self._s.clock()
@@ -298,6 +325,8 @@ class Handlers:
         if tip is None:
             tip = await self._s.intake.tip(user_id)
         await self._s.intake.create(goal, tip, files=len(attachments))
+        if from_message is not None:  # an edit of that message before the goal's first turn rewords it
+            await remember_fed(self._s.intake.client(), user_id, from_message, goal.id, 0)
         self._lost.remember(goal.id, user_id, chat_id, text)
         await update.effective_message.reply_text(texts.ACK_NEW_GOAL)
         for notice in notices:
@@ -312,7 +341,7 @@ class Handlers:
         query = update.callback_query
         restart = await take_restart(self._s, self._s.intake.client(), query.data or "", query.from_user.id)
         if restart is not None:  # Start again, on the notice of a goal lost with Redis's data
-            await query.answer("Starting it again." if restart else "That one was started again already.")
+            await answer_press(query, "Starting it again." if restart else "That one was started again already.")
             try:
                 await query.edit_message_reply_markup(None)
             except TelegramError as exc:  # the notice may be gone; the goal starts all the same
@@ -321,7 +350,9 @@ class Handlers:
                 await self._start_goal(update, restart, [])
             return
         answer = decide_press(self._s, query.data or "", query.from_user.id)
-        await query.answer(answer.toast, show_alert=answer.alert)
+        # Answered as soon as the decision is recorded, before any edit; a press too old to
+        # answer (it waited, or was replayed after a restart) still changes its card.
+        await answer_press(query, answer.toast, show_alert=answer.alert)
         if answer.gone and query.message is not None:
             try:
                 await query.edit_message_reply_markup(None)
@@ -346,7 +377,7 @@ class Handlers:
             text = context.error.user_message
         try:
             if update.callback_query is not None:
-                await update.callback_query.answer(text, show_alert=True)
+                await answer_press(update.callback_query, text, show_alert=True)
             elif update.effective_chat is not None:
                 await context.bot.send_message(update.effective_chat.id, text)
         except TelegramError:

@@ -13,6 +13,7 @@ import logging
 import os
 import socket
 import time
+from dataclasses import dataclass
 
 import redis.asyncio as aioredis
 from redis.exceptions import RedisError, ResponseError
@@ -20,12 +21,14 @@ from telegram import Bot, InlineKeyboardButton, InlineKeyboardMarkup
 from telegram.error import (
     BadRequest,
     Forbidden,
+    InvalidToken,
     NetworkError,
     RetryAfter,
     TelegramError,
 )
 
 from deputy.bot.buttons import ButtonSigner
+from deputy.bot.telegram_access import TelegramAccess
 from deputy.bot.texts import MAX_MESSAGE_CHARS
 from deputy.core.confidential import Locked
 from deputy.core.confidential.keys import open_with, public_key_field, unlocked_key_name
@@ -45,6 +48,21 @@ MAX_CAPTION_CHARS = 1024
 LOCKED_RETRY_SECONDS = 300
 """How often news held for a confidential user who is locked is tried again."""
 PHOTO_GONE = "(The picture for this message is no longer available.)"
+TOKEN_RETRY_SECONDS = (5, 15, 60)
+"""How long the outbox waits before trying again while Telegram refuses the token (then every minute)."""
+_EDIT_GONE = ("message to edit not found", "message can't be edited", "message_id_invalid")
+
+
+@dataclass
+class Progress:
+    """How far one message's plan of parts got: a retry (after a read timeout or a 5xx, when
+    Telegram may well have delivered the part) starts at the first part not yet confirmed."""
+
+    confirmed: int = 0
+    last_message_id: int | None = None
+
+    def done(self, index: int, message_id: int) -> None:
+        self.confirmed, self.last_message_id = index + 1, message_id
 
 
 def split_text(text: str, limit: int = MAX_MESSAGE_CHARS) -> list[str]:
@@ -55,9 +73,10 @@ def split_text(text: str, limit: int = MAX_MESSAGE_CHARS) -> list[str]:
 class OutboxConsumer:
     def __init__(
         self, redis: aioredis.Redis, bot: Bot, signer: ButtonSigner | None = None, consumer: str | None = None,
-        surface: Surface = "telegram",
+        surface: Surface = "telegram", access: TelegramAccess | None = None,
     ) -> None:
         self._redis = redis
+        self._access = access or TelegramAccess()
         self._bot = bot
         self._signer = signer
         self._consumer = consumer or f"{socket.gethostname()}-{os.getpid()}"
@@ -169,10 +188,18 @@ class OutboxConsumer:
         return OutboxMessage.model_validate_json(open_with(user_id, held, envelope["sealed"]))
 
     async def _send(self, message: OutboxMessage) -> None:
+        progress = Progress()  # kept across the retries below: confirmed parts are not sent twice
+        refusals = 0
         while True:
             try:
-                await self.deliver(message)
+                await self.deliver(message, progress)
+                self._access.accepted()
                 break
+            except InvalidToken:
+                # Every call fails alike: the message stays (unacknowledged) until the token works.
+                self._access.refused()
+                await asyncio.sleep(TOKEN_RETRY_SECONDS[min(refusals, len(TOKEN_RETRY_SECONDS) - 1)])
+                refusals += 1
             except RetryAfter as exc:
                 delay = exc.retry_after  # a timedelta or, in older releases, seconds
                 await asyncio.sleep(delay.total_seconds() if hasattr(delay, "total_seconds") else float(delay))
@@ -205,7 +232,9 @@ class OutboxConsumer:
         # Private chats: the chat id is the user id, the only person who may press.
         return self._signer.data(kind, ident, chat_id)
 
-    async def deliver(self, message: OutboxMessage) -> None:
+    async def deliver(self, message: OutboxMessage, progress: Progress | None = None) -> None:
+        """Send the message (its parts from the first not yet confirmed in `progress`)."""
+        progress = progress or Progress()
         if message.dedupe_key and await self._redis.exists(SENT_KEY.format(message.dedupe_key)):
             return
         markup = (
@@ -217,30 +246,57 @@ class OutboxConsumer:
             else None
         )
         if message.photo:
-            await self._deliver_photo(message, markup)
-        elif message.edit_ref:
-            message_id = await self._redis.get(MESSAGE_REF_KEY.format(message.edit_ref))
-            if message_id is not None:
-                await self._bot.edit_message_text(
-                    message.text[:MAX_MESSAGE_CHARS], chat_id=message.chat_id, message_id=int(message_id),
-                    reply_markup=markup,
-                )
-                if message.ref:  # the edited message now also answers to a new name (a card that became another)
-                    await self._redis.set(MESSAGE_REF_KEY.format(message.ref), int(message_id), ex=_KEEP_SECONDS)
+            await self._deliver_photo(message, markup, progress)
+        elif message.edit_ref and await self._edited(message, markup):
+            pass
         else:
-            parts = split_text(message.text)
-            sent = None
-            for index, part in enumerate(parts):
-                last = index == len(parts) - 1
-                sent = await self._bot.send_message(message.chat_id, part, reply_markup=markup if last else None)
-            if message.ref and sent is not None:
-                await self._redis.set(MESSAGE_REF_KEY.format(message.ref), sent.message_id, ex=_KEEP_SECONDS)
+            await self._send_parts(message, split_text(message.text), markup, progress)
+            if message.edit_ref and progress.last_message_id is not None:
+                # The message stands in for one that could not be edited: later edits go to it.
+                await self._redis.set(MESSAGE_REF_KEY.format(message.edit_ref), progress.last_message_id,
+                                      ex=_KEEP_SECONDS)
         if message.dedupe_key:
             await self._redis.set(SENT_KEY.format(message.dedupe_key), 1, ex=_KEEP_SECONDS)
         if message.photo:
             await self._redis.delete(message.photo)  # the chat has it now
 
-    async def _deliver_photo(self, message: OutboxMessage, markup: InlineKeyboardMarkup | None) -> None:
+    async def _edited(self, message: OutboxMessage, markup: InlineKeyboardMarkup | None) -> bool:
+        """Edit the message named `edit_ref`; False if there is none to edit (it was never recorded,
+        or the user deleted it): then the text goes out as a new message, so a card is still shown."""
+        message_id = await self._redis.get(MESSAGE_REF_KEY.format(message.edit_ref))
+        if message_id is None:
+            log.info("outbox: no message to edit for chat %s; sending it as a new one", message.chat_id)
+            return False
+        try:
+            await self._bot.edit_message_text(
+                message.text[:MAX_MESSAGE_CHARS], chat_id=message.chat_id, message_id=int(message_id),
+                reply_markup=markup,
+            )
+        except BadRequest as exc:
+            if not any(gone in str(exc).lower() for gone in _EDIT_GONE):
+                raise
+            log.info("outbox: the message to edit in chat %s is gone (%s); sending it as a new one",
+                     message.chat_id, exc)
+            return False
+        if message.ref:  # the edited message now also answers to a new name (a card that became another)
+            await self._redis.set(MESSAGE_REF_KEY.format(message.ref), int(message_id), ex=_KEEP_SECONDS)
+        return True
+
+    async def _send_parts(self, message: OutboxMessage, parts: list[str], markup: InlineKeyboardMarkup | None,
+                          progress: Progress, first: int = 0) -> None:
+        """The text parts (numbered from `first` in the plan), the buttons on the last; a part
+        already confirmed is skipped, and the message is remembered under `ref` once all went."""
+        for index, part in enumerate(parts, first):
+            if index < progress.confirmed:
+                continue
+            last = index == first + len(parts) - 1
+            sent = await self._bot.send_message(message.chat_id, part, reply_markup=markup if last else None)
+            progress.done(index, sent.message_id)
+        if message.ref and progress.last_message_id is not None:
+            await self._redis.set(MESSAGE_REF_KEY.format(message.ref), progress.last_message_id, ex=_KEEP_SECONDS)
+
+    async def _deliver_photo(self, message: OutboxMessage, markup: InlineKeyboardMarkup | None,
+                             progress: Progress) -> None:
         """The image as a photo with the text as caption; a long text continues in messages after it."""
         image = await self._redis.get(message.photo or "")
         if image is not None and is_sealed(image):  # a confidential user's screenshot
@@ -255,16 +311,12 @@ class OutboxConsumer:
             caption, rest = "", parts
         else:
             caption, rest = _caption_split(message.text)
-        sent = None
-        if image is not None:
+        if image is not None and progress.confirmed == 0:  # the photo is part 0 of the plan
             sent = await self._bot.send_photo(
                 message.chat_id, photo=image, caption=caption or None, reply_markup=None if rest else markup
             )
-        for index, part in enumerate(rest):
-            last = index == len(rest) - 1
-            sent = await self._bot.send_message(message.chat_id, part, reply_markup=markup if last else None)
-        if message.ref and sent is not None:
-            await self._redis.set(MESSAGE_REF_KEY.format(message.ref), sent.message_id, ex=_KEEP_SECONDS)
+            progress.done(0, sent.message_id)
+        await self._send_parts(message, rest, markup, progress, first=1 if image is not None else 0)
 
 
 def _caption_split(text: str) -> tuple[str, list[str]]:

@@ -27,6 +27,7 @@ from telegram.ext import ContextTypes
 
 from deputy.bot import secret_paste
 from deputy.bot.buttons import InvalidButton
+from deputy.bot.press_answers import answer_press
 from deputy.bot.services import BotServices
 from deputy.core.records.handoff import HandOffStore, looks_like_code
 from deputy.core.secret_scan import Scan, find_secrets, find_secrets_after, is_lead
@@ -129,13 +130,13 @@ class SecretGate:
         try:
             _, ident = self._s.buttons.verify(query.data or "", user_id)
         except InvalidButton:
-            await query.answer("That button isn't valid.", show_alert=True)
+            await answer_press(query, "That button isn't valid.", show_alert=True)
             return True
         text = self._s.held.release(user_id, ident) if self._s.held is not None else None
         if text is None:
-            await query.answer(secret_paste.RELEASE_GONE, show_alert=True)
+            await answer_press(query, secret_paste.RELEASE_GONE, show_alert=True)
             return True
-        await query.answer(secret_paste.RELEASED)
+        await answer_press(query, secret_paste.RELEASED)
         self._s.audit.append(user_id, "secret_message_released", self._s.clock())
         if query.message is not None:
             try:

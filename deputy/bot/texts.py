@@ -42,6 +42,15 @@ def not_allowed(user_id: int) -> str:
     )
 
 
+MAX_ALERT_CHARS = 200
+"""Telegram's limit for the text of a button press's answer (a toast or an alert)."""
+
+
+def not_allowed_alert(user_id: int) -> str:
+    """The refusal as a press's alert: within Telegram's 200 characters, whatever the id's length."""
+    return f"Sorry, this Deputy is private. Ask its operator to add your user id {user_id} to DEPUTY_ALLOWED_USERS."
+
+
 def too_long(length: int) -> str:
     return (
         f"That message is {length:,} characters long; I can take up to {MAX_MESSAGE_CHARS:,}. "

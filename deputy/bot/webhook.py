@@ -61,6 +61,30 @@ class WebhookConfig:
         return hmac.new(self.secret.encode(), b"webhook settings|" + what.encode(), hashlib.sha256).hexdigest()
 
 
+TELEGRAM_WEBHOOK_PORTS = (443, 80, 88, 8443)
+"""The only ports Telegram posts updates to (over HTTPS)."""
+
+
+def url_problem(url: str, allow_http: bool = False) -> str | None:
+    """What Telegram would refuse in a webhook URL (None if it takes it); `allow_http` for the local emulator."""
+    parts = urlsplit(url)
+    if parts.scheme not in ("https", "http") or not parts.hostname:
+        return "must be the public https:// address Telegram posts updates to"
+    if allow_http:
+        return None
+    if parts.scheme != "https":
+        return ("must be https:// (Telegram posts updates only over HTTPS; for the local emulator set "
+                "DEPUTY_WEBHOOK_ALLOW_HTTP=on)")
+    try:
+        port = parts.port or 443
+    except ValueError:
+        return "has a port that is not a number"
+    if port not in TELEGRAM_WEBHOOK_PORTS:
+        return (f"uses port {port}; Telegram posts only to ports 443, 80, 88 or 8443 "
+                "(let the load balancer listen on one of them and forward to DEPUTY_WEBHOOK_LISTEN)")
+    return None
+
+
 def parse_listen(listen: str) -> tuple[str, int]:
     """``host:port`` (``[::]:8443`` for IPv6) into its parts."""
     host, _, port = listen.rpartition(":")

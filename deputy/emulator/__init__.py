@@ -7,10 +7,12 @@ talk to the bot through the user-side HTTP API (``/api/users/...``) or the page 
 
 from deputy.emulator.errors import BotApiError, UserApiError
 from deputy.emulator.hub import EMULATOR_KEY, Emulator
+from deputy.emulator.rules import ApiRules
 from deputy.emulator.server import bound_port, create_app, run, serve
 from deputy.emulator.tgobjects import BotProfile
 
 __all__ = [
+    "ApiRules",
     "EMULATOR_KEY",
     "BotApiError",
     "BotProfile",

@@ -1,7 +1,9 @@
 """Telegram Bot API routes: ``/bot{token}/{method}`` (GET or POST) and file downloads.
 
-Any token is accepted: the emulator stands in for one bot. Answers use Telegram's
-envelope; errors carry Telegram's exact descriptions so PTB raises the same exceptions.
+The emulator stands in for one bot: any token is accepted until the bot's token is set
+(``ApiRules.token``, or ``POST /api/bot/token`` to revoke it), then any other answers 401.
+Answers use Telegram's envelope; errors carry Telegram's exact descriptions so PTB raises
+the same exceptions.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from deputy.emulator.errors import BotApiError, bad_request
 from deputy.emulator.hub import EMULATOR_KEY, Emulator
 from deputy.emulator.params import MethodTable, Params
 from deputy.emulator.records import Json
+from deputy.emulator.rules import check_webhook_url
 from deputy.emulator.state import commands_key
 from deputy.emulator.tgobjects import chat_json
 from deputy.emulator.webhook import WebhookConfig
@@ -45,13 +48,17 @@ async def accept(emu: Emulator, params: Params) -> bool:
 async def set_webhook(emu: Emulator, params: Params) -> bool:
     """Push updates to ``url`` from now on (an empty url removes the webhook, like Telegram).
 
-    Unlike Telegram, plain http and any port are accepted: the bot runs on this machine.
+    Like Telegram, only HTTPS on ports 443, 80, 88 or 8443; the ``webhook-url`` leniency
+    takes plain http and any port, for a bot served on this machine.
     """
     url = (params.text("url") or "").strip()
     if not url:
         return await delete_webhook(emu, params)
     if not _WEBHOOK_URL.match(url):
         raise bad_request("bad webhook: Wrong HTTP URL specified")
+    refused = check_webhook_url(url) if emu.rules.strict_webhook_url else None
+    if refused is not None:
+        raise bad_request(refused)
     secret = params.text("secret_token")
     if secret is not None and not _SECRET_TOKEN.match(secret):
         raise bad_request("secret token contains unallowed characters")
@@ -213,6 +220,7 @@ async def handle_method(request: web.Request) -> web.Response:
         )
         return web.json_response(error.to_json(), status=404)
     try:
+        request.app[EMULATOR_KEY].check_token(request.match_info["token"])
         params = await Params.from_request(request)
         return _envelope(await handler(request.app[EMULATOR_KEY], params))
     except BotApiError as exc:
@@ -232,6 +240,10 @@ async def handle_missing_method(request: web.Request) -> web.Response:
 
 async def handle_file(request: web.Request) -> web.Response:
     """``/file/bot{token}/documents/{file_id}/{name}``: the bytes of a sent document."""
+    try:
+        request.app[EMULATOR_KEY].check_token(request.match_info["token"])
+    except BotApiError as exc:
+        return web.json_response(exc.to_json(), status=exc.error_code)
     parts = request.match_info["path"].split("/")
     doc = request.app[EMULATOR_KEY].state.files.get(parts[1]) if len(parts) >= 2 else None
     if doc is None or doc.content is None:

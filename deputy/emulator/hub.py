@@ -11,9 +11,10 @@ from collections.abc import Callable
 
 from aiohttp import web
 
-from deputy.emulator.errors import UserApiError
+from deputy.emulator.errors import UserApiError, too_many_requests, unauthorized
 from deputy.emulator.events import EventBus
 from deputy.emulator.records import Chat, Document, Json, StoredMessage
+from deputy.emulator.rules import ApiRules, SendRates
 from deputy.emulator.state import ChatState
 from deputy.emulator.tgobjects import (
     BotProfile,
@@ -30,10 +31,15 @@ class Emulator:
 
     def __init__(
         self, profile: BotProfile | None = None, clock: Callable[[], float] = time.time,
-        webhook_backoff: Backoff | None = None,
+        webhook_backoff: Backoff | None = None, rules: ApiRules | None = None,
     ) -> None:
         self.profile = profile or BotProfile()
-        self.state = ChatState(clock)
+        self.rules = rules or ApiRules()
+        self.state = ChatState(clock, self.rules)
+        self._clock = clock
+        self.rates = SendRates(self.rules)
+        #: The bot's one valid token (None: any token is the bot's); ``revoke_token`` changes it.
+        self.token: str | None = self.rules.token
         self.updates = UpdateQueue()
         self.webhook = WebhookPusher(self.updates, webhook_backoff, clock)
         self.events = EventBus()
@@ -78,10 +84,37 @@ class Emulator:
         self.updates.put("callback_query", callback_query_json(self.profile, chat, query))
         return query.query_id
 
+    def user_edits(self, user_id: int, message_id: int, text: str) -> StoredMessage:
+        """A user edits their own message: the chat shows the new text, the bot gets ``edited_message``."""
+        msg = self.state.user_edits(user_id, message_id, text, command_entities(text))
+        chat = self.state.chats[user_id]
+        self.updates.put("edited_message", self.message_json(chat, msg))
+        return msg
+
+    def user_deletes(self, user_id: int, message_id: int) -> None:
+        """A user deletes a message (the bot is not told; editing it then finds nothing)."""
+        self.state.user_deletes(user_id, message_id)
+
+    def user_blocks(self, user_id: int, blocked: bool = True) -> None:
+        """A user blocks the bot (or unblocks it): sends to their chat answer 403 meanwhile."""
+        self.state.set_blocked(user_id, blocked)
+
+    def check_token(self, token: str) -> None:
+        """401 for a token that is not the bot's (as Telegram answers a revoked one)."""
+        if self.token is not None and token != self.token:
+            raise unauthorized()
+
+    def check_send_rate(self, chat_id: int) -> None:
+        """429 with ``retry_after`` when the chat, or the bot overall, sends faster than Telegram allows."""
+        wait = self.rates.take(chat_id, self._clock())
+        if wait is not None:
+            raise too_many_requests(wait)
+
     def reset(self) -> None:
         """Forget all chats and pending updates."""
         self.state.reset()
         self.updates.clear()
+        self.rates.reset()
 
     def close(self) -> None:
         """Release long polls and live streams so the server can stop promptly."""

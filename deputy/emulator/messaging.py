@@ -27,12 +27,20 @@ PHOTO_MAX_RATIO = 20
 
 
 def _chat(emu: Emulator, params: Params) -> Chat:
+    """The chat the call writes to: 400 if there is none, 403 if its user blocked the bot."""
     if not params.has("chat_id"):
         raise bad_request("chat_id is empty")
     # "@username" or junk can never name a private chat here.
     chat_id = params.integer("chat_id", error="chat not found")
     assert chat_id is not None
-    return emu.state.require_chat(chat_id)
+    return emu.state.writable_chat(chat_id)
+
+
+def _sending_chat(emu: Emulator, params: Params) -> Chat:
+    """The chat a new message goes to, within Telegram's send rates (else 429 with retry_after)."""
+    chat = _chat(emu, params)
+    emu.check_send_rate(chat.user_id)
+    return chat
 
 
 def _message_id(params: Params) -> int:
@@ -76,7 +84,7 @@ def _reply_to(chat: Chat, params: Params) -> int | None:
 @METHODS.register("sendMessage")
 async def send_message(emu: Emulator, params: Params) -> Json:
     """Send a text message, optionally formatted and with an inline keyboard."""
-    chat = _chat(emu, params)
+    chat = _sending_chat(emu, params)
     if not params.has("text"):
         raise bad_request("message text is empty")
     text, entities = _formatted(params, "text", "entities")
@@ -168,14 +176,14 @@ async def send_chat_action(emu: Emulator, params: Params) -> bool:
 @METHODS.register("sendDocument")
 async def send_document(emu: Emulator, params: Params) -> Json:
     """Send a file: a multipart upload, a file_id sent before, or any other string (URL)."""
-    chat = _chat(emu, params)
+    chat = _sending_chat(emu, params)
     return _send_captioned(emu, params, chat, document=_document(emu, params.file("document")))
 
 
 @METHODS.register("sendPhoto")
 async def send_photo(emu: Emulator, params: Params) -> Json:
     """Send a photo: a multipart upload (as PTB sends bytes) or the file_id of a photo sent before."""
-    chat = _chat(emu, params)
+    chat = _sending_chat(emu, params)
     return _send_captioned(emu, params, chat, photo=_photo(emu, params.file("photo")))
 
 

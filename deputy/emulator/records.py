@@ -145,6 +145,7 @@ class Chat:
     messages: dict[int, StoredMessage] = field(default_factory=dict)
     answers: list[CallbackAnswer] = field(default_factory=list)
     next_message_id: int = 1
+    blocked: bool = False  # the user blocked the bot: sends answer 403
 
 
 @dataclass
@@ -156,6 +157,7 @@ class PendingQuery:
     message_id: int
     data: str
     answered: bool = False
+    pressed_at: float = 0.0  # the emulator's clock at the press: a query expires some seconds later
 
 
 @dataclass(frozen=True)

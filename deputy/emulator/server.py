@@ -10,6 +10,7 @@ from aiohttp import web
 
 from deputy.emulator import botapi, userapi
 from deputy.emulator.hub import EMULATOR_KEY, Emulator
+from deputy.emulator.rules import ApiRules
 from deputy.emulator.tgobjects import BotProfile
 
 STATIC_DIR = Path(__file__).with_name("static")
@@ -25,9 +26,12 @@ def create_app(
     clock: Callable[[], float] = time.time,
     emulator: Emulator | None = None,
     whatsapp_page: str | None = None,
+    rules: ApiRules | None = None,
 ) -> web.Application:
-    """Build the emulator app. The :class:`Emulator` is at ``app[EMULATOR_KEY]``."""
-    emu = emulator or Emulator(BotProfile(bot_id, bot_name, bot_username), clock)
+    """Build the emulator app. The :class:`Emulator` is at ``app[EMULATOR_KEY]``.
+
+    ``rules``: the real Bot API's rules unless relaxed (see :mod:`deputy.emulator.rules`)."""
+    emu = emulator or Emulator(BotProfile(bot_id, bot_name, bot_username), clock, rules=rules)
     app = web.Application(client_max_size=MAX_BODY)
     app[EMULATOR_KEY] = emu
     botapi.setup(app)
@@ -68,13 +72,14 @@ async def _release_waiters(app: web.Application) -> None:
 
 
 async def serve(
-    host: str = "127.0.0.1", port: int = 8080, *, app: web.Application | None = None
+    host: str = "127.0.0.1", port: int = 8080, *, app: web.Application | None = None,
+    rules: ApiRules | None = None,
 ) -> web.AppRunner:
     """Start serving in the running event loop; stop with ``await runner.cleanup()``.
 
     ``port=0`` picks a free port: read it with :func:`bound_port`.
     """
-    runner = web.AppRunner(app or create_app(), shutdown_timeout=2.0)
+    runner = web.AppRunner(app or create_app(rules=rules), shutdown_timeout=2.0)
     await runner.setup()
     await web.TCPSite(runner, host, port).start()
     return runner
@@ -86,9 +91,9 @@ def bound_port(runner: web.AppRunner) -> int:
 
 
 def run(host: str = "127.0.0.1", port: int = 8080, on_startup: list | None = None,
-        whatsapp_page: str | None = None) -> None:
+        whatsapp_page: str | None = None, rules: ApiRules | None = None) -> None:
     """Serve until interrupted (Ctrl+C). Blocking. `on_startup`: more aiohttp start-up callbacks."""
     print(f"Telegram emulator: chat page http://{host}:{port}/ ; bot base_url http://{host}:{port}/bot")
-    app = create_app(whatsapp_page=whatsapp_page)
+    app = create_app(whatsapp_page=whatsapp_page, rules=rules if rules is not None else ApiRules.from_environment())
     app.on_startup.extend(on_startup or [])
     web.run_app(app, host=host, port=port, shutdown_timeout=2.0, print=None)

@@ -12,7 +12,8 @@ import itertools
 import time
 from collections.abc import Callable
 
-from deputy.emulator.errors import UserApiError, bad_request
+from deputy.emulator.errors import UserApiError, bad_request, blocked
+from deputy.emulator.rules import ApiRules
 from deputy.emulator.records import (
     Button,
     CallbackAnswer,
@@ -50,8 +51,9 @@ def commands_key(scope: Json, language_code: str = "") -> str:
 class ChatState:
     """All chats of the one emulated bot, plus its command list and uploaded files."""
 
-    def __init__(self, clock: Callable[[], float] = time.time) -> None:
+    def __init__(self, clock: Callable[[], float] = time.time, rules: ApiRules | None = None) -> None:
         self._clock = clock
+        self.rules = rules or ApiRules()
         self.listeners: list[Callable[[ChatEvent], None]] = []
         self.chats: dict[int, Chat] = {}
         self.queries: dict[str, PendingQuery] = {}
@@ -98,6 +100,13 @@ class ChatState:
         chat = self.chats.get(chat_id)
         if chat is None:
             raise bad_request("chat not found")
+        return chat
+
+    def writable_chat(self, chat_id: int) -> Chat:
+        """The chat the bot sends to or edits in: 403 if its user blocked the bot."""
+        chat = self.require_chat(chat_id)
+        if chat.blocked:
+            raise blocked()
         return chat
 
     def open_chat(self, user_id: int, first_name: str | None = None) -> Chat:
@@ -166,7 +175,7 @@ class ChatState:
         ``text`` None keeps the text (editMessageReplyMarkup); the keyboard is always
         replaced because Telegram drops an inline keyboard that an edit does not resend.
         """
-        msg = self.require_chat(chat_id).messages.get(message_id)
+        msg = self.writable_chat(chat_id).messages.get(message_id)
         if msg is None:
             raise bad_request("message to edit not found")
         if msg.sender != "bot":
@@ -194,6 +203,36 @@ class ChatState:
             raise bad_request("message to delete not found")
         self._emit(chat_id, {"type": "delete", "message_id": message_id})
 
+    def user_edits(self, user_id: int, message_id: int, text: str, entities: list[Json]) -> StoredMessage:
+        """The user edits one of their own text messages (the bot gets an ``edited_message``)."""
+        chat = self.chats.get(user_id)
+        msg = chat.messages.get(message_id) if chat else None
+        if msg is None:
+            raise UserApiError(404, f"message {message_id} not found in the chat of user {user_id}")
+        if msg.sender != "user":
+            raise UserApiError(400, f"message {message_id} is the bot's: a user can only edit their own messages")
+        if msg.document is not None or msg.photo is not None:
+            raise UserApiError(400, "only text messages can be edited here")
+        if (text, entities) == (msg.text, msg.entities):
+            raise UserApiError(400, "the new text is the same as the old one")
+        msg.text, msg.entities, msg.edit_date = text, list(entities), self.now()
+        self._emit(user_id, {"type": "edit", **msg.to_user_json()})
+        return msg
+
+    def user_deletes(self, user_id: int, message_id: int) -> None:
+        """The user deletes a message of the chat, for both sides (Telegram tells the bot nothing)."""
+        chat = self.chats.get(user_id)
+        if chat is None or chat.messages.pop(message_id, None) is None:
+            raise UserApiError(404, f"message {message_id} not found in the chat of user {user_id}")
+        self._emit(user_id, {"type": "delete", "message_id": message_id})
+
+    def set_blocked(self, user_id: int, is_blocked: bool) -> Chat:
+        """The user blocks (or unblocks) the bot."""
+        chat = self.open_chat(user_id)
+        chat.blocked = is_blocked
+        self._emit(user_id, {"type": "blocked", "blocked": is_blocked})
+        return chat
+
     # -- buttons -----------------------------------------------------------------------
     def press(
         self, user_id: int, message_id: int, *, label: str | None = None, data: str | None = None
@@ -207,7 +246,7 @@ class ChatState:
             data = self._data_for_label(msg, label)
         if data is None:
             raise UserApiError(400, 'give a button label or callback "data" to press')
-        query = PendingQuery(str(next(self._query_ids)), user_id, message_id, data)
+        query = PendingQuery(str(next(self._query_ids)), user_id, message_id, data, pressed_at=self._clock())
         self.queries[query.query_id] = query
         return query
 
@@ -232,9 +271,9 @@ class ChatState:
     def answer_callback(
         self, query_id: str, text: str = "", show_alert: bool = False, url: str | None = None
     ) -> CallbackAnswer:
-        """Record the bot's answer; each query may be answered once, like Telegram."""
+        """Record the bot's answer; each query may be answered once, and only soon after the press."""
         query = self.queries.get(query_id)
-        if query is None or query.answered:
+        if query is None or query.answered or self.expired(query):
             raise bad_request(QUERY_INVALID)
         query.answered = True
         answer = CallbackAnswer(query_id, text, show_alert, url)
@@ -244,9 +283,14 @@ class ChatState:
         self._emit(query.user_id, {"type": "answer", **answer.to_user_json()})
         return answer
 
+    def expired(self, query: PendingQuery) -> bool:
+        """Whether Telegram would no longer take an answer to this press (about 15 s after it)."""
+        limit = self.rules.callback_query_seconds
+        return limit is not None and self._clock() - query.pressed_at > limit
+
     def record_action(self, chat_id: int, action: str) -> None:
         """A chat action ("typing"); viewers show it for a few seconds."""
-        self.require_chat(chat_id)
+        self.writable_chat(chat_id)
         if action not in CHAT_ACTIONS:
             raise bad_request("wrong parameter action in request")
         self._emit(chat_id, {"type": "action", "action": action, "date": self.now()})

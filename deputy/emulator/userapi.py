@@ -4,6 +4,10 @@ Routes (a public interface of the project, keep the shapes):
 ``POST/GET /api/users/{id}/messages``, ``POST /api/users/{id}/press``,
 ``GET /api/users/{id}/answers``, ``GET /api/users/{id}/events`` (Server-Sent Events),
 ``GET /api/users``, ``GET /healthz``; plus helpers for the page and for tests:
+``POST /api/users/{id}/messages/{message_id}/edit`` (the user edits their message: the bot gets an
+``edited_message``), ``DELETE /api/users/{id}/messages/{message_id}`` (the user deletes a message),
+``POST /api/users/{id}/block`` (the user blocks or unblocks the bot), ``POST /api/bot/token`` (the
+bot's token is revoked or replaced: other tokens answer 401),
 ``GET /api/bot``, ``GET /api/users/{id}/commands``, ``GET /api/users/{id}/photos`` (photos
 the bot sent), ``GET /api/files/{file_id}`` (a file's bytes; images inline), ``POST /api/reset``.
 """
@@ -93,6 +97,56 @@ async def post_message(request: web.Request) -> web.Response:
         raise UserApiError(400, '"first_name" must be a string when given')
     msg = _emu(request).user_sends(user_id, text, first_name or None, _optional_int(body, "reply_to"))
     return web.json_response({"message_id": msg.message_id})
+
+
+def _message_id(request: web.Request) -> int:
+    raw = request.match_info["message_id"]
+    try:
+        return int(raw)
+    except ValueError:
+        raise UserApiError(400, f"message id must be an integer, got {raw!r}") from None
+
+
+@_answers_errors
+async def edit_message(request: web.Request) -> web.Response:
+    """The user edits one of their own messages; the bot receives an ``edited_message`` update."""
+    user_id, message_id = _user_id(request), _message_id(request)
+    body = await _json_object(request, '{"text": "the corrected text"}')
+    text = body.get("text")
+    if not isinstance(text, str):
+        raise UserApiError(400, '"text" must be a string; expected a JSON body like {"text": "the corrected text"}')
+    msg = _emu(request).user_edits(user_id, message_id, text)
+    return web.json_response(msg.to_user_json())
+
+
+@_answers_errors
+async def delete_message(request: web.Request) -> web.Response:
+    """The user deletes a message (theirs or the bot's) for both sides; the bot is not told."""
+    _emu(request).user_deletes(_user_id(request), _message_id(request))
+    return web.json_response({"ok": True})
+
+
+@_answers_errors
+async def block(request: web.Request) -> web.Response:
+    """The user blocks the bot (``{"blocked": true}``) or unblocks it (``false``)."""
+    user_id = _user_id(request)
+    body = await _json_object(request, '{"blocked": true}')
+    blocked = body.get("blocked", True)
+    if not isinstance(blocked, bool):
+        raise UserApiError(400, '"blocked" must be true or false')
+    _emu(request).user_blocks(user_id, blocked)
+    return web.json_response({"ok": True, "blocked": blocked})
+
+
+@_answers_errors
+async def set_token(request: web.Request) -> web.Response:
+    """The bot's token changes (revoked in @BotFather): ``{"token": "..."}``; null accepts any again."""
+    body = await _json_object(request, '{"token": "123:new-token"}')
+    token = body.get("token")
+    if token is not None and not isinstance(token, str):
+        raise UserApiError(400, '"token" must be a string or null')
+    _emu(request).token = token
+    return web.json_response({"ok": True})
 
 
 @_answers_errors
@@ -250,6 +304,10 @@ def setup(app: web.Application) -> None:
     r.add_get("/api/users", list_users)
     r.add_post("/api/users/{user_id}/messages", post_message)
     r.add_get("/api/users/{user_id}/messages", get_messages)
+    r.add_post("/api/users/{user_id}/messages/{message_id}/edit", edit_message)
+    r.add_delete("/api/users/{user_id}/messages/{message_id}", delete_message)
+    r.add_post("/api/users/{user_id}/block", block)
+    r.add_post("/api/bot/token", set_token)
     r.add_post("/api/users/{user_id}/press", press)
     r.add_post("/api/users/{user_id}/files", post_file)
     r.add_get("/api/users/{user_id}/answers", get_answers)

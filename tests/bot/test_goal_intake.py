@@ -35,6 +35,8 @@ USER = 4242
 
 
 class _Message:
+    message_id = 1
+
     def __init__(self, text: str) -> None:
         self.text = text
         self.replies: list[str] = []

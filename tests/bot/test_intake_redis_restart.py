@@ -28,6 +28,8 @@ USER = 4343
 
 
 class _Message:
+    message_id = 1
+
     def __init__(self, text: str) -> None:
         self.text = text
         self.replies: list[str] = []

@@ -31,6 +31,8 @@ title = "Plus"
 
 
 class _Message:
+    message_id = 1
+
     def __init__(self, text: str) -> None:
         self.text = text
         self.replies: list[str] = []

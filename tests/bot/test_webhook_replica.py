@@ -26,7 +26,7 @@ from deputy.bot.update_claims import UpdateClaims, Verdict, update_seed
 from deputy.bot.webhook import SECRET_HEADER, WebhookConfig, WebhookReplica
 from deputy.core.infrastructure.ports import free_port
 from deputy.testing.stack import RedisServer
-from deputy.emulator import EMULATOR_KEY, Emulator, bound_port, serve
+from deputy.emulator import EMULATOR_KEY, ApiRules, Emulator, bound_port, serve
 
 SECRET = "replica-test-secret"
 USER = 5150
@@ -65,7 +65,7 @@ async def eventually(check, timeout: float = 10.0) -> Any:
 
 @pytest.fixture
 async def rig(redis_server: RedisServer, redis: Redis) -> AsyncIterator[Rig]:
-    runner = await serve("127.0.0.1", 0)
+    runner = await serve("127.0.0.1", 0, rules=ApiRules().relaxed(["webhook-url"]))  # the replica is plain http
     chat_url = f"http://127.0.0.1:{bound_port(runner)}"
     port = free_port()
     config = WebhookConfig(f"http://127.0.0.1:{port}/telegram", "127.0.0.1", port, SECRET)

@@ -33,6 +33,8 @@ def test_listen_address_and_path() -> None:
         ({"DEPUTY_WEBHOOK_SECRET": "has spaces"}, "DEPUTY_WEBHOOK_SECRET"),
         ({"DEPUTY_WEBHOOK_LISTEN": "8443"}, "DEPUTY_WEBHOOK_LISTEN"),
         ({"DEPUTY_WEBHOOK_URL": "bot.example.org/telegram"}, "DEPUTY_WEBHOOK_URL"),
+        ({"DEPUTY_WEBHOOK_URL": "http://bot.example.org/telegram"}, "DEPUTY_WEBHOOK_URL must be https://"),
+        ({"DEPUTY_WEBHOOK_URL": "https://bot.example.org:8080/telegram"}, "ports 443, 80, 88 or 8443"),
     ],
 )
 def test_wrong_settings_stop_the_bot_with_a_sentence_saying_what_to_fix(env: dict[str, str], says: str) -> None:
@@ -42,3 +44,12 @@ def test_wrong_settings_stop_the_bot_with_a_sentence_saying_what_to_fix(env: dic
 
 def test_an_empty_webhook_url_means_long_polling() -> None:
     assert not Settings(DEPUTY_WEBHOOK_URL="").webhook_url  # compose passes "" when it is unset
+
+
+def test_telegrams_ports_are_taken_and_plain_http_only_when_the_local_setting_allows_it() -> None:
+    for url in ("https://bot.example.org/t", "https://bot.example.org:8443/t", "https://bot.example.org:88/t"):
+        assert webhook_config(settings(DEPUTY_WEBHOOK_URL=url)).url == url
+    local = "http://127.0.0.1:48123/telegram"  # the emulator posts to a bot on this machine
+    assert webhook_config(settings(DEPUTY_WEBHOOK_URL=local, DEPUTY_WEBHOOK_ALLOW_HTTP="on")).url == local
+    with pytest.raises(SystemExit, match="DEPUTY_WEBHOOK_ALLOW_HTTP"):
+        webhook_config(settings(DEPUTY_WEBHOOK_URL=local))

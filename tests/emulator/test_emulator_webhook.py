@@ -15,10 +15,12 @@ from telegram.error import Conflict
 from telegram.ext import ApplicationBuilder
 
 from deputy.core.infrastructure.ports import free_port
-from deputy.emulator import Emulator, bound_port, create_app, serve
+from deputy.emulator import ApiRules, Emulator, bound_port, create_app, serve
 from deputy.emulator.webhook import SECRET_HEADER, Backoff
 
 SECRET = "s3cret_token-1"
+# The receivers here listen on plain http and a free port, which Telegram itself would refuse.
+LOCAL_WEBHOOKS = ApiRules().relaxed(["webhook-url"])
 
 
 class Receiver:
@@ -53,9 +55,19 @@ class Receiver:
 
 
 @pytest.fixture
+async def live() -> AsyncIterator[LiveEmulator]:
+    runner = await serve("127.0.0.1", 0, rules=LOCAL_WEBHOOKS)
+    try:
+        yield LiveEmulator(runner, f"http://127.0.0.1:{bound_port(runner)}")
+    finally:
+        await runner.cleanup()
+
+
+@pytest.fixture
 async def fast_live() -> AsyncIterator[LiveEmulator]:
     """An emulator that retries failed pushes after 20 ms (a POST times out after 1 s)."""
-    app = create_app(emulator=Emulator(webhook_backoff=Backoff(first=0.02, longest=0.2, timeout=1.0)))
+    app = create_app(emulator=Emulator(webhook_backoff=Backoff(first=0.02, longest=0.2, timeout=1.0),
+                                       rules=LOCAL_WEBHOOKS))
     runner = await serve("127.0.0.1", 0, app=app)
     try:
         yield LiveEmulator(runner, f"http://127.0.0.1:{bound_port(runner)}")

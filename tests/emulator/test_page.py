@@ -109,3 +109,25 @@ async def test_chat_page_round_trip(page: Page, echo_bot: Application) -> None:
     await page.locator("#composer").press_sequentially("second")
     await page.locator("#composer").press("Enter")
     await expect(page.locator('.message[data-from="bot"]')).to_have_count(2)
+
+
+async def test_the_user_edits_and_deletes_messages_from_the_page(page: Page, live: LiveEmulator) -> None:
+    await expect(page.locator("#status")).to_have_text("bot")
+    await page.locator("#composer").fill("email Alice I'm 10 min late")
+    await page.locator("#send").click()
+    mine = page.locator('.message[data-from="user"]')
+    await expect(mine).to_have_count(1)
+
+    page.once("dialog", lambda dialog: dialog.accept("email Alice I'm 15 min late"))
+    await mine.hover()
+    await mine.locator("button.edit-message").click()
+    await expect(mine.locator(".text")).to_have_text("email Alice I'm 15 min late")
+    await expect(mine.locator(".edited")).to_be_visible()
+    kinds = [next(k for k in u if k != "update_id") for u in await live.emulator.updates.fetch()]
+    assert kinds == ["message", "edited_message"], "the bot is told of the edit"
+
+    await mine.hover()
+    await mine.locator("button.delete-message").click()
+    await expect(mine).to_have_count(0)
+    [chat] = live.emulator.state.chats.values()
+    assert chat.messages == {}, "deleted for both sides"

@@ -67,7 +67,30 @@ function renderHooks() {
     userName: page.user.name,
     onCommand: (text) => sendText(text),
     onPress: press,
+    onEdit: editMessage,
+    onDelete: deleteMessage,
   };
+}
+
+async function editMessage(msg) {
+  const text = window.prompt("Edit your message", msg.text || "");
+  if (text === null || text === msg.text) return;
+  try {
+    await api(`/api/users/${page.user.id}/messages/${msg.message_id}/edit`, {
+      method: "POST",
+      body: JSON.stringify({ text }),
+    });
+  } catch (err) {
+    toast(`Not edited: ${err.message}`, { error: true });
+  }
+}
+
+async function deleteMessage(msg) {
+  try {
+    await api(`/api/users/${page.user.id}/messages/${msg.message_id}`, { method: "DELETE" });
+  } catch (err) {
+    toast(`Not deleted: ${err.message}`, { error: true });
+  }
 }
 
 function upsert(msg) {

@@ -106,7 +106,8 @@ function fileIcon() {
 
 /**
  * Build a message element. `hooks` supplies what rendering needs from the app:
- * lookup(messageId), botName, userName, onCommand(text), onPress(messageId, data, button).
+ * lookup(messageId), botName, userName, onCommand(text), onPress(messageId, data, button),
+ * onEdit(msg) and onDelete(msg) (the user edits their own text, deletes any message).
  */
 export function renderMessage(msg, hooks) {
   const root = el("div", "message");
@@ -154,6 +155,20 @@ export function renderMessage(msg, hooks) {
   time.dateTime = new Date(msg.date * 1000).toISOString();
   time.title = new Date(msg.date * 1000).toLocaleString();
   meta.append(time);
+  if (hooks.onEdit && msg.from === "user" && !msg.document && !msg.photo) {
+    const edit = el("button", "message-action edit-message", "edit");
+    edit.type = "button";
+    edit.title = "Edit this message (the bot gets an edited_message)";
+    edit.addEventListener("click", () => hooks.onEdit(msg));
+    meta.append(edit);
+  }
+  if (hooks.onDelete) {
+    const remove = el("button", "message-action delete-message", "delete");
+    remove.type = "button";
+    remove.title = "Delete this message for both sides (the bot is not told)";
+    remove.addEventListener("click", () => hooks.onDelete(msg));
+    meta.append(remove);
+  }
   bubble.append(meta);
 
   if (msg.buttons && msg.buttons.length) root.append(renderKeyboard(msg, hooks));
