@@ -5,7 +5,15 @@ or outside content wrote. An action whose kind the user named ("email Bob", "pay
 invoice", "add it to my calendar") is inside the intent; one the user never mentioned is
 not, however plausible the model makes it look. Keyword matching is deliberately generous
 on the user's side (a missed word only costs a card) and exact on the action's side (the
-kind comes from the executor's catalog: effect class, risk tags, operation name).
+kind comes from the executor's catalog: effect class, risk tags, operation name; for an
+imported operation, the user's mark).
+
+Each kind has a small vocabulary: the words (`_WORDS`) and the phrases (`_phrase_kinds`)
+people use for it. A phrase reads the verb with what follows it, so one verb can ask for
+different kinds: "add Bob to #general" changes an account (who is in the channel), "add
+the summary to #general" posts a message there, "send 20 dollars to Ann" moves money.
+Only what the user wrote counts: a kind is never inferred from a word they did not use
+(a noun such as "invoice" says what the goal is about, not that anything be paid).
 """
 
 from __future__ import annotations
@@ -33,16 +41,19 @@ class Kind(str, Enum):
 # What a person types when they want each kind of action.
 _WORDS: dict[Kind, tuple[str, ...]] = {
     Kind.send: ("send", "email", "e-mail", "mail", "reply", "respond", "answer", "tell", "message", "text", "write to",
-                "let", "know", "notify", "forward", "ping", "contact", "ask", "thank", "confirm", "remind"),
+                "let", "know", "notify", "forward", "ping", "contact", "ask", "thank", "confirm", "remind", "dm",
+                "direct message", "announce"),
     Kind.schedule: ("schedule", "calendar", "event", "meeting", "invite", "appointment", "book a", "set up", "remind",
                     "block", "slot", "reschedule", "move", "add"),
-    Kind.pay: ("pay", "transfer", "wire", "settle", "reimburse", "payment", "invoice", "bill"),
+    Kind.pay: ("pay", "transfer", "wire", "settle", "reimburse", "repay", "refund", "top up", "top-up", "topup",
+               "recharge", "tip", "donate", "remit"),
     Kind.buy: ("buy", "order", "purchase", "get me", "restock", "checkout"),
     Kind.book: ("book", "reserve", "reservation", "table", "ticket", "flight", "hotel"),
     Kind.delete: ("delete", "remove", "cancel", "clear", "trash", "clean up", "get rid", "erase", "unsubscribe"),
     Kind.share: ("share", "give access", "access", "forward", "invite", "send the file", "send the document"),
     Kind.post: ("post", "publish", "submit", "fill", "form", "sign up", "register", "apply", "comment", "enter"),
-    Kind.account: ("password", "recovery", "account", "settings", "profile", "address", "two-factor", "2fa"),
+    Kind.account: ("password", "recovery", "account", "settings", "profile", "address", "two-factor", "2fa",
+                   "admin", "membership"),
     Kind.write: ("add", "note", "save", "create", "update", "write", "edit", "rename", "mark", "label", "draft",
                  "put", "change", "file", "record", "log", "calendar", "archive", "move", "organise", "organize"),
 }
@@ -65,9 +76,69 @@ _KIND_NAMES = {
 }
 
 
+# Where people talk in a team chat: "#general", "the team channel", "our Slack", "the group chat".
+_PLACE = (r"(?:#[\w-]+|(?:(?:the|our|my|a|this|that|their|your)\s+)?(?:[#\w-]+\s+){0,2}?"
+          r"(?:channel|channels|group|group chat|chat|team|workspace|server|thread|slack|discord)\b)")
+# What a message is: after a placing verb, any of these makes the thing placed a message, not a person.
+_MESSAGE_NOUNS = frozenset({
+    "note", "notes", "message", "messages", "msg", "line", "word", "update", "updates", "summary", "recap", "reminder",
+    "announcement", "comment", "reply", "link", "links", "post", "text", "photo", "picture", "file", "document",
+    "doc", "report", "agenda", "minutes", "it", "this", "that", "them", "something", "everything", "question",
+    "greeting", "hello", "hi", "thanks", "news", "list", "plan", "invite", "invitation", "poll", "draft",
+})
+# The verb, then at most six words (what or whom), then where it goes.
+_PLACED = re.compile(
+    r"\b(?P<verb>post|drop|put|leave|write|send|share|add|say|paste|pin|invite|bring|include|welcome)"
+    r"\s+(?P<what>(?:[^\s.!?;]+\s+){0,6}?)(?:to|in|into|on|onto)\s+" + _PLACE, re.IGNORECASE)
+_REMOVED = re.compile(
+    r"\b(?P<verb>remove|kick|drop|take|ban)\s+(?P<what>(?:[^\s.!?;]+\s+){1,4}?)(?:from|out of)\s+" + _PLACE,
+    re.IGNORECASE)
+# "send 20 dollars to Ann", "give Ann €20", "move 50 EUR to savings": money named after the verb.
+_AMOUNT = (r"(?:[$€£¥]\s?\d|\d+(?:[.,]\d+)?\s?(?:dollars?|euros?|pounds?|bucks|quid|francs?|cents?|usd|eur|gbp|"
+           r"chf|jpy)\b)")
+_MONEY = re.compile(r"\b(?:send|give|lend|wire|move|put|get)\s+(?:[^\s.!?;]+\s+){0,3}?" + _AMOUNT, re.IGNORECASE)
+_ALWAYS_MESSAGES = frozenset({"post", "write", "say", "paste", "leave", "drop", "pin"})
+_ALWAYS_MEMBERS = frozenset({"invite", "bring", "include", "welcome"})
+# "what did Bob post in #general", "who added Eve to the channel": someone else's act, reported.
+_REPORTING = frozenset({"did", "does", "has", "have", "had", "who", "whoever", "someone", "somebody", "why", "when"})
+
+
+def _reported(text: str, start: int) -> bool:
+    """The verb at `start` reports what someone did ("what did Bob post"), asking nothing."""
+    return bool(_REPORTING & set(re.findall(r"[\w']+", text[max(0, start - 40):start].lower())[-2:]))
+
+
+def _said_as_request(text: str, start: int) -> bool:
+    """The verb at `start` is the user's request, not a noun ("the post") nor a report of what someone did."""
+    before = re.findall(r"[\w']+", text[max(0, start - 40):start].lower())[-1:]
+    return not (before and before[-1] in _NOT_AFTER) and not _reported(text, start)
+
+
+def _phrase_kinds(text: str) -> set[Kind]:
+    """The kinds the user's phrases ask for, read with what follows the verb."""
+    kinds: set[Kind] = set()
+    for match in _PLACED.finditer(text):
+        if not _said_as_request(text, match.start()):
+            continue
+        verb, what = match["verb"].lower(), set(re.findall(r"[\w']+", match["what"].lower()))
+        if verb in _ALWAYS_MEMBERS or (verb not in _ALWAYS_MESSAGES and what and not what & _MESSAGE_NOUNS):
+            kinds.add(Kind.account)  # someone goes into the channel: "add Bob to #general"
+        else:
+            kinds.add(Kind.send)  # something is said there: "post the summary in #general"
+    for match in _REMOVED.finditer(text):
+        if _said_as_request(text, match.start()) and not set(re.findall(r"[\w']+", match["what"].lower())) & \
+                _MESSAGE_NOUNS:
+            kinds.add(Kind.account)  # someone leaves it: "remove Eve from the channel"
+    if any(_said_as_request(text, m.start()) for m in _MONEY.finditer(text)):
+        kinds.add(Kind.pay)
+    return kinds
+
+
 @lru_cache(maxsize=512)
 def kinds_in(text: str) -> frozenset[Kind]:
-    return frozenset(kind for kind, pattern in _PATTERNS.items() if pattern.search(text))
+    words = {kind for kind, pattern in _PATTERNS.items()
+             if any(not _reported(text, m.start()) for m in pattern.finditer(text))}
+    return frozenset(words | _phrase_kinds(text))
 
 
 def intended_kinds(user_words: list[str]) -> frozenset[Kind]:
@@ -87,15 +158,20 @@ def action_kinds(effect: EffectClass, tags: frozenset[RiskTag], connector: str, 
     if RiskTag.share in tags:
         kinds.add(Kind.share)
     posts = re.search(r"post|submit|form|publish|comment|webhook|http_request", name)
+    # A message posted where people talk ("post_message", "chat_postMessage") is a message too.
+    talks = re.search(r"message|chat|channel|direct|dm\b|_dm|thread|reply", name)
     events = re.search(r"invite|event|meeting|calendar", name)
     if effect is EffectClass.spend:
         kinds.add(Kind.book if re.search(r"book|reserv|ticket|flight|hotel|table", name)
-                  else Kind.pay if re.search(r"pay|transfer|invoice|bill", name) else Kind.buy)
+                  else Kind.pay if re.search(r"pay|transfer|invoice|bill|money|send|wire|remit|top_?up|recharge|"
+                                             r"tip|donat|refund", name) else Kind.buy)
     elif effect is EffectClass.account:
         kinds.add(Kind.account)
     elif effect in (EffectClass.communicate, EffectClass.write):
         if posts:
             kinds.add(Kind.post)
+            if talks and effect is EffectClass.communicate:
+                kinds.add(Kind.send)
         elif events:
             kinds.add(Kind.schedule)
         elif effect is EffectClass.communicate:
