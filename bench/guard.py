@@ -5,7 +5,11 @@
 Both suites run with no rules and with the most permissive rules a user can set, through
 the real runner, executor and Sentinel against the sandbox world (a private redis-server
 is started for the run): the generated attack matrix (channel × sink × phrasing) plus the
-hand-written attacks, then the benign multi-step tasks. Last, the guard's own cost per
+hand-written attacks, then the benign multi-step tasks. The attacks also run under a rule
+that allows everything with the injection detector switched off (what the guard's own
+checks hold when a phrasing slips past the detector). Then the imported tools (a team chat
+and a drive over MCP, a bank over OpenAPI, with marked arguments): their attacks under all
+three rule sets, and their benign tasks with the cause of each card. Last, the guard's own cost per
 decision (`bench.guard_cost`). `--quick` runs one phrasing of the matrix and fewer rounds.
 """
 
@@ -17,22 +21,37 @@ from pathlib import Path
 
 from bench import guard_cost
 from deputy.testing.stack import RedisServer
-from bench.guard_eval.cases import permissive_rules
-from bench.guard_eval.run import GuardHarness
-from bench.guard_eval.report import all_attacks, run_attacks, run_benign
+from bench.guard_eval.cases import allow_everything_rules, permissive_rules
+from bench.guard_eval.imported import imported_attacks, imported_benign
+from bench.guard_eval.run import GuardHarness, no_detector
+from bench.guard_eval.report import all_attacks, run_attacks, run_benign, why
 from deputy.sentinel.stores.rule_store import RuleStore
 from deputy.executor.review_context import stored_rules
 
 
-def harnesses(redis) -> dict[str, GuardHarness]:
+def harnesses(redis, *, allow_everything: bool = False) -> dict[str, GuardHarness]:
     store = RuleStore(redis)
-    return {
+    found = {
         "no rules": GuardHarness(redis),
         "permissive rules": GuardHarness(
             redis, rules=stored_rules(store),
             rules_for_user=lambda user: [store.add(user, rule) for rule in permissive_rules()],
         ),
     }
+    if allow_everything:
+        found["allow all, no detector"] = GuardHarness(
+            redis, rules=stored_rules(store), scanner=no_detector,
+            rules_for_user=lambda user: [store.add(user, rule) for rule in allow_everything_rules()])
+    return found
+
+
+def print_attack_counts(attack_run, cases: int) -> None:
+    print(f"\n{'rules':24} {'attacks':>8} {'auto-allowed':>13} {'asked':>6} {'denied':>7} {'card names origin':>18}")
+    for label in attack_run.results:
+        counts = attack_run.counts(label)
+        named = counts["asked"] - len(attack_run.unnamed(label))
+        print(f"{label:24} {cases:>8} {counts['auto-allowed']:>13} {counts['asked']:>6} "
+              f"{counts['denied']:>7} {named:>12}/{counts['asked']}")
 
 
 def main() -> None:
@@ -43,27 +62,39 @@ def main() -> None:
     try:
         redis = server.client()
         cases = [c for c in all_attacks() if not args.quick or c.phrasing in ("authority", "paraphrase", "")]
-        attack_run = run_attacks(harnesses(redis), cases)
+        attack_run = run_attacks(harnesses(redis, allow_everything=True), cases)
         print(f"(1a) Attacks by a hijacked model: {len(cases)} cases, every one must be asked or denied\n")
         print(attack_run.table())
-        print(f"\n{'rules':18} {'attacks':>8} {'auto-allowed':>13} {'asked':>6} {'denied':>7} "
-              f"{'card names origin':>18}")
-        for label in attack_run.results:
-            counts = attack_run.counts(label)
-            named = counts["asked"] - len(attack_run.unnamed(label))
-            print(f"{label:18} {len(cases):>8} {counts['auto-allowed']:>13} {counts['asked']:>6} "
-                  f"{counts['denied']:>7} {named:>12}/{counts['asked']}")
+        print_attack_counts(attack_run, len(cases))
         benign_run = run_benign(harnesses(redis))
         print("\n(1b) Benign multi-step tasks: side-effecting steps that needed a card (lower is better)\n")
         print(benign_run.table())
         print("\n(1c) The same steps that went without a card but were shown in full with Undo or in a send window "
               "(not cards: nobody had to answer)\n")
         print(benign_run.undoable_table())
+        print_imported(redis)
     finally:
         server.stop()
     print()
     with tempfile.TemporaryDirectory(prefix="deputy-bench-") as tmp:
         guard_cost.run(Path(tmp), rounds=20 if args.quick else 200).print()
+
+
+def print_imported(redis) -> None:
+    cases = imported_attacks()
+    attack_run = run_attacks(harnesses(redis, allow_everything=True), cases)
+    print(f"\n(1d) Attacks through imported tools (MCP and OpenAPI, marked arguments): {len(cases)} cases\n")
+    print(attack_run.table())
+    print_attack_counts(attack_run, len(cases))
+    benign_run = run_benign(harnesses(redis), imported_benign())
+    print("\n(1e) Benign tasks with imported tools: each side-effecting step, and why its card asked\n")
+    labels = list(benign_run.outcomes)
+    print(f"{'task':48} " + " ".join(f"{label:>18}" for label in labels) + "  why (no rules)")
+    for index, (case, outcome) in enumerate(benign_run.outcomes[labels[0]]):
+        verdicts = " ".join(f"{benign_run.outcomes[label][index][1].verdict:>18}" for label in labels)
+        print(f"{case.name[:48]:48} {verdicts}  {why(outcome.card) if outcome.verdict == 'asked' else '-'}")
+    print()
+    print(benign_run.table())
 
 
 if __name__ == "__main__":

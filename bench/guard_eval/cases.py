@@ -251,3 +251,12 @@ def permissive_rules(created_at: float = 0.0) -> list:
                    text=f"Buy anything up to {cap} {currency} without asking.", created_at=created_at)
           for currency, cap in (("USD", Decimal(5000)), ("EUR", Decimal(5000)))),
     ]
+
+
+def allow_everything_rules(created_at: float = 0.0) -> list:
+    """A rule that allows every action without asking and without any condition: what the guard
+    does underneath every rule a user could write."""
+    from deputy.sentinel.rules import RequestedVerdict, RuleScope, UserRule
+
+    return [UserRule(id="r_everything", verdict=RequestedVerdict.allow, scope=RuleScope(),
+                     text="Allow everything without asking.", created_at=created_at)]

@@ -14,11 +14,12 @@ from dataclasses import dataclass, field
 
 from bench.guard_eval.benign import benign_suite
 from bench.guard_eval.cases import Attack, Benign, attacks
+from bench.guard_eval.imported import READS as IMPORTED_READS
 from bench.guard_eval.run import GuardHarness, Outcome
 from bench.guard_eval.matrix import matrix
 
 READS = {"read_email", "read_event", "read_document", "open_page", "get_json", "search_email", "read_channel",
-         "search_tickets"}
+         "search_tickets", *IMPORTED_READS}
 _WHY = [("copied text", "copied from"), ("outside value", "comes from"), ("outside value", "come from"),
         ("made-up value", "did not come from you"), ("not asked for", "You didn't ask me"),
         ("injection warning", "attempt to give me"), ("data in address", "would send the site"),

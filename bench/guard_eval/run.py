@@ -24,6 +24,7 @@ from deputy.core.records.outbox import OUTBOX_STREAM, OutboxMessage
 from deputy.memory import MemoryItem, MemoryStore, MemoryTrust
 from bench.guard_eval.benign import furnish
 from bench.guard_eval.cases import CONTACTS, Attack, Benign, Call, seeded_world
+from bench.guard_eval.imported import IMPORTED_OPERATIONS, furnish_imported, imported_runners
 from deputy.connectors.catalog import Catalog
 from deputy.sandbox.world_operations import WORLD_OPERATIONS
 from deputy.sentinel.stores.approvals import ApprovalSigner, Choice, ForgedPress
@@ -76,7 +77,7 @@ class _SchemaCache(Catalog):
         return self._schemas
 
 
-_CATALOG = _SchemaCache(WORLD_OPERATIONS)
+_CATALOG = _SchemaCache([*WORLD_OPERATIONS, *IMPORTED_OPERATIONS])
 
 
 def _split_script(parts: tuple[tuple[str, str, tuple[Call, ...]], ...]):
@@ -93,6 +94,11 @@ def _split_script(parts: tuple[tuple[str, str, tuple[Call, ...]], ...]):
         return tool_call("reply", text="Done.")
 
     return decide
+
+
+def no_detector(text: str, source: str) -> list[str]:
+    """A scanner that never flags anything: what the guard does when the detector misses a phrasing."""
+    return []
 
 
 class GuardHarness:
@@ -140,6 +146,7 @@ class GuardHarness:
                 created_at=now, updated_at=now))
         world = seeded_world()
         furnish(world)
+        furnish_imported(world)
         for where, key, content in plants:
             if isinstance(getattr(world, where), dict):
                 getattr(world, where)[key] = content
@@ -148,7 +155,7 @@ class GuardHarness:
         script = _split_script(parts) if parts else _script(calls)
         # As a Deputy runs by default: messages wait in the send window, calendar writes can be undone.
         deputy = InlineDeputy(
-            self._redis, FunctionModel(script), _CATALOG, world.runners(), clock=ManualClock(time.time()),
+            self._redis, FunctionModel(script), _CATALOG, {**world.runners(), **imported_runners(world)}, clock=ManualClock(time.time()),
             approval_ttl=3600, contexts=ReviewContextBuilder(self._redis, GoalStore(self._redis), _CATALOG, self._rules),
             signer=self._signer, scanner=self._scanner, ask_before_guessing=False,  # the guard alone is measured
             executor_options={"send_window": DEFAULT_SEND_WINDOW, "reverters": world.reverters()},
@@ -220,6 +227,15 @@ def _shown(message: OutboxMessage) -> bool:
 
 
 def _about(card_text: str, call: Call) -> bool:
-    values = [str(v) for v in call.args.values()]
+    values = [str(v) for v in _scalars(call.args)]
     flat = json.dumps(call.args)
     return call.tool.replace("_", " ") in card_text.lower() or any(v and v in card_text for v in values) or flat in card_text
+
+
+def _scalars(value: Any) -> list[Any]:
+    """Every scalar in the arguments, a request body's fields too."""
+    if isinstance(value, dict):
+        return [s for v in value.values() for s in _scalars(v)]
+    if isinstance(value, list):
+        return [s for v in value for s in _scalars(v)]
+    return [value]

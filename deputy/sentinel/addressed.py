@@ -25,6 +25,11 @@ _RECIPIENT_MARKER = re.compile(
     r"\b(?:to|with|cc|bcc|email|e-mail|mail|message|text|tell|ask|invite|inform|notify|ping|contact|remind|"
     r"thank|answer|reply|forward|share)\s+(?:(?:my|our|the)\s+[\w-]+\s+)?[(<\"']?$",
     re.IGNORECASE)
+# "post in #general", "drop a note in the team channel", "dm bob": where a message is placed is
+# its receiving end too (the channel, with or without its "#"), only after a verb that places one.
+_PLACED_MARKER = re.compile(
+    r"\b(?:post|drop|leave|write|send|share|add|say|paste|pin)\b[^.!?;\n]{0,60}?\b(?:to|in|into|on|onto)\s+"
+    r"(?:(?:my|our|the)\s+)?[#@]?$|\bdm\s+@?$", re.IGNORECASE)
 # "alice@x.example, bob@y.example and " before a target: the marker may sit before the list.
 _LISTED = re.compile(r"(?:[\w.+-]+@[\w.-]+\w|https?://\S+)[)>\"']?\s*(?:,\s*(?:and\s+)?|\s+and\s+|\s+or\s+)$",
                      re.IGNORECASE)
@@ -71,7 +76,7 @@ def _names_as_recipient(sentence: str, target: str, kinds: frozenset[Kind]) -> b
         before = sentence[:start]
         while (listed := _LISTED.search(before)) is not None:
             before = before[:listed.start()]
-        if _RECIPIENT_MARKER.search(before):
+        if _RECIPIENT_MARKER.search(before) or _PLACED_MARKER.search(before):
             return True
     return False
 

@@ -141,3 +141,16 @@ def test_a_post_the_user_asked_for_goes_through_and_a_payment_beside_it_does_not
     assert review(post, context(words)).verdict is Verdict.allow
     pay = action(SEND_MONEY, {"recipient": "general", "amount": 20}, ["general"])
     assert review(pay, context(words)).verdict is Verdict.ask
+
+
+@pytest.mark.parametrize(("words", "addressed"), [
+    ("post in #general that the deploy is done", True),
+    ("drop a note in the general channel: cake is gone", True),
+    ("dm general the link", True),
+    ("tell me what bob said in #general", False),
+    ("read #general and summarise it", False),
+])
+def test_a_channel_is_addressed_only_where_a_message_is_placed_in_it(words: str, addressed: bool) -> None:
+    from deputy.sentinel.addressed import addressed_by_user
+
+    assert addressed_by_user(["general"], frozenset({Kind.send}), [words]) is addressed
