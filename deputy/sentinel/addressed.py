@@ -23,7 +23,7 @@ _SENTENCE_END = re.compile(r"[.!?;](?=\s|$)|\n")
 # Words after which the next value receives something.
 _RECIPIENT_MARKER = re.compile(
     r"\b(?:to|with|cc|bcc|email|e-mail|mail|message|text|tell|ask|invite|inform|notify|ping|contact|remind|"
-    r"thank|answer|reply|forward|share)\s+(?:(?:my|our|the)\s+[\w-]+\s+)?[(<\"']?$",
+    r"thank|answer|reply|forward|share|send)\s+(?:(?:my|our|the)\s+[\w-]+\s+)?[(<\"']?$",
     re.IGNORECASE)
 # "post in #general", "drop a note in the team channel", "dm bob": where a message is placed is
 # its receiving end too (the channel, with or without its "#"), only after a verb that places one.

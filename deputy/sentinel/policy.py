@@ -159,6 +159,13 @@ def review(action: Action, context: ReviewContext) -> Decision:
         return _ask(action, [_steering(kinds, sources)], Risk.medium, [])
     if differs := against_words(action, provenance, context.said_times):
         return _ask(action, differs, Risk.medium, [])
+    if sources and _delivers(action) and action.targets and not addressed_by_user(
+            action.targets, _kinds(action), provenance.user_words, provenance.trusted_texts):
+        # The goal read outside content and the user never named these people as someone to write
+        # to (only, say, as someone to ask about): the content may have chosen them, so a human
+        # decides, whatever the rules allow.
+        return _ask(action, [f"You didn't ask me to write to {', '.join(action.targets)}, and this goal read "
+                             "outside content that may have suggested it."], Risk.medium, [])
     if context.rules.verdict is Verdict.ask:
         return _ask(action, context.rules.reasons, Risk.medium, [])
     if context.rules.verdict is Verdict.allow:

@@ -61,7 +61,9 @@ def test_a_message_to_someone_the_user_named_only_as_a_source_asks() -> None:
     words = "read the email from bob@example.com and tell me what he wants"
     decision = review(EMAIL, _context(words, INVITE))
     assert decision.verdict is Verdict.ask
-    assert decision.reasons == ["I ask before this because it sends a message on your behalf to bob@example.com."]
+    assert decision.reasons == ["I ask before this because it sends a message on your behalf to bob@example.com.",
+                                "You didn't ask me to write to bob@example.com, and this goal read outside content "
+                                "that may have suggested it."]
 
 
 def test_a_message_to_a_contact_the_user_did_not_name_asks() -> None:
