@@ -159,11 +159,12 @@ def review(action: Action, context: ReviewContext) -> Decision:
         return _ask(action, [_steering(kinds, sources)], Risk.medium, [])
     if differs := against_words(action, provenance, context.said_times):
         return _ask(action, differs, Risk.medium, [])
-    if sources and _delivers(action) and action.targets and not addressed_by_user(
+    if sources and _delivers(action) and _to_people(action) and not addressed_by_user(
             action.targets, _kinds(action), provenance.user_words, provenance.trusted_texts):
         # The goal read outside content and the user never named these people as someone to write
         # to (only, say, as someone to ask about): the content may have chosen them, so a human
-        # decides, whatever the rules allow.
+        # decides, whatever the rules allow. (A form sent to a website is weighed by where its data
+        # goes: `composed_data`, the egress guard.)
         return _ask(action, [f"You didn't ask me to write to {', '.join(action.targets)}, and this goal read "
                              "outside content that may have suggested it."], Risk.medium, [])
     if context.rules.verdict is Verdict.ask:
@@ -225,6 +226,11 @@ def _eligible(action: Action, provenance: ProvenanceContext, traced: list[Traced
 def _delivers(action: Action) -> bool:
     """Someone receives something: a message, an invitation, a share, a form on a website."""
     return action.effect is EffectClass.communicate or bool(_kinds(action) & {Kind.send, Kind.share, Kind.post})
+
+
+def _to_people(action: Action) -> bool:
+    """The action reaches people (addresses, names, channels), not a website's form."""
+    return bool(action.targets) and not any("://" in target for target in action.targets)
 
 
 def _kinds(action: Action) -> frozenset[Kind]:
