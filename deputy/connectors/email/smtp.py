@@ -31,7 +31,7 @@ from deputy.core.records.effects import (
     ConnectorRejected,
     ConnectorUnavailable,
 )
-from deputy.connectors.email.outgoing import MAX_BODY_BYTES, MAX_RECIPIENTS, Address, OutgoingEmail  # noqa: F401
+from deputy.connectors.email.outgoing import Address, OutgoingEmail
 from deputy.connectors.email.sockets import OpenedSMTP, OpenedSMTP_SSL, SocketOpener, direct_connection
 from deputy.connectors.progress import report
 

@@ -23,7 +23,7 @@ from deputy.connectors.web.fields import fill_form_fields
 from deputy.connectors.web.forms import choose_form, find_field, host_of, is_payment
 from deputy.connectors.web.logins import WebLogins
 from deputy.connectors.web.navigation import at, same_page
-from deputy.connectors.web.operations import PAY_ON_PAGE, PayArgs  # noqa: F401  (the operation, beside its runner)
+from deputy.connectors.web.operations import PayArgs
 from deputy.connectors.web.pages import PageRead, _before_acting, _choose_button, submit_and_read
 from deputy.connectors.web.session import UserSession
 from deputy.core.records.effects import ConnectorRejected

@@ -22,7 +22,8 @@ from deputy.connectors.web.browser import BrowserSessions
 from deputy.connectors.web.extract import MAX_CHARS, render_page
 from deputy.connectors.web.forms import form_label
 from deputy.connectors.web.guard import Blocked
-from deputy.connectors.web.checkout import PayArgs, pay, take_card
+from deputy.connectors.web.checkout import pay, take_card
+from deputy.connectors.web.operations import PayArgs
 from deputy.connectors.web.human import CodeEntry, NeedsHuman
 from deputy.connectors.web.logins import NoLogins, WebLogins
 from deputy.connectors.web.operations import (
