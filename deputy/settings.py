@@ -49,6 +49,7 @@ class Settings(BaseSettings):
     helper_base_url: str | None = Field(default=None, alias="DEPUTY_HELPER_BASE_URL")
     max_tools: int | None = Field(default=None, ge=1, alias="DEPUTY_MAX_TOOLS")
     force_tool_call: bool = Field(default=False, alias="DEPUTY_FORCE_TOOL_CALL")
+    decide_first: bool = Field(default=False, alias="DEPUTY_DECIDE_FIRST")
     local_model: bool = Field(default=True, alias="DEPUTY_LOCAL_MODEL")
     local_gguf: Path | None = Field(default=None, alias="DEPUTY_LOCAL_GGUF")
     local_threads: int = Field(default_factory=lambda: _default_threads(os.cpu_count()), ge=1,

@@ -72,7 +72,7 @@ def select_tools(
         first = [tool for tool in tools if _name(tool) in shaped]
         if first:
             # A service the user connected themselves that fits the goal's words stays on offer too.
-            theirs = [t for t in tools if _name(t) not in OWN_TOOLS and _score(t, wanted) > 0][:max(limit - len(first), 0)]
+            theirs = connected_fit(tools, messages, limit - len(first))
             return [tool for tool in tools if tool in first or tool in theirs]
     keep = {name for name in (_name(t) for t in tools) if name in always or name in used}
     scored = sorted(
@@ -121,6 +121,22 @@ def _stem(word: str) -> str:
 
 
 _SYNONYMS = {_stem(k): tuple(_stem(w) for w in v.split()) for k, v in _SYNONYMS_TEXT.items()}
+
+
+def connected_fit(tools: list[dict[str, Any]], messages: list[dict[str, Any]], room: int) -> list[dict[str, Any]]:
+    """Up to `room` services the user connected themselves (not Deputy's own tools) that the goal's words fit."""
+    wanted = keywords(_request_text(messages))
+    return [t for t in tools if _name(t) not in OWN_TOOLS and _score(t, wanted) > 0][:max(room, 0)]
+
+
+def request_text(messages: list[dict[str, Any]]) -> str:
+    """What the user asked for: every user message (goal, answers), not outside content."""
+    return _request_text(messages)
+
+
+def called(messages: list[dict[str, Any]]) -> set[str]:
+    """The tools the transcript already called."""
+    return _called(messages)
 
 
 def _request_text(messages: list[dict[str, Any]]) -> str:

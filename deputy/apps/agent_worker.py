@@ -79,7 +79,8 @@ def build_model(settings: Settings, helper: bool = False) -> ChatModel:
                          provider_of(base_url or OPENAI_BASE_URL))
     # Local models write tool calls as text, and small ones choose better from few tools (deputy.agent.model.text_tools).
     return TextToolsChatModel(model, TextToolsOptions(max_tools=settings.max_tools,
-                                                      force_tool_call=settings.force_tool_call))
+                                                      force_tool_call=settings.force_tool_call,
+                                                      decide_first=settings.decide_first))
 
 
 def build_runner(redis: Redis, settings: Settings, apis: list) -> GoalRunner:

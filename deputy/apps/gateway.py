@@ -59,7 +59,8 @@ async def _serve(settings: Settings) -> None:
         model = AsyncTextToolsChatModel(
             HttpChatModel(session, base_url, settings.model, key, settings.model_timeout, stream=settings.model_stream,
                           constrain_calls=settings.constrain_tool_calls),
-            TextToolsOptions(max_tools=settings.max_tools, force_tool_call=settings.force_tool_call),
+            TextToolsOptions(max_tools=settings.max_tools, force_tool_call=settings.force_tool_call,
+                                                      decide_first=settings.decide_first),
         )
         gateway = ModelGateway(redis, model, dispatch.step, config, consumer)
         serve_health(settings.health_port, settings.health_host, LoopProbe.running(),

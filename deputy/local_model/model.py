@@ -59,7 +59,9 @@ class LocalModel:
     def env(self) -> dict[str, str]:
         """The settings that point Deputy's workers at this model."""
         return {"OPENAI_BASE_URL": self.base_url, "DEPUTY_MODEL": self.model, "DEPUTY_MAX_TOOLS": str(MAX_TOOLS),
-                "DEPUTY_FORCE_TOOL_CALL": "true", "DEPUTY_MODEL_TIMEOUT": str(MODEL_TIMEOUT),
+                "DEPUTY_FORCE_TOOL_CALL": "true",
+                # Before a goal's first call the model names its kind in a small constrained choice.
+                "DEPUTY_DECIDE_FIRST": "true", "DEPUTY_MODEL_TIMEOUT": str(MODEL_TIMEOUT),
                 # Streamed: a slow answer that keeps coming is not cut off, a call given up stops the server.
                 "DEPUTY_MODEL_STREAM": "true",
                 # A forced tool call follows a grammar of the offered tools: well-formed by construction.

@@ -84,15 +84,20 @@ class _Rules:
         properties = schema.get("properties")
         if not isinstance(properties, dict) or not properties:
             return "object"
-        required = set(schema.get("required") or [])
+        required = [key for key in schema.get("required") or [] if key in properties]
+        firsts = [f"{_literal(json.dumps(key))} ws \":\" ws {self.value(properties[key])}" for key in required]
         pairs = []
         for key, sub in properties.items():
-            value = self.value(sub)
-            # A parameter the tool can do without may be written as null.
-            value = value if key in required else f"( {value} | \"null\" )"
-            pairs.append(f"{_literal(json.dumps(key))} ws \":\" ws {value}")
-        pair = self.add(" | ".join(f"( {p} )" for p in pairs))
-        return self.add(f'"{{" ws ( {pair} ( ws "," ws {pair} )* )? ws "}}"')
+            if key not in required:
+                # A parameter the tool can do without may be written as null.
+                pairs.append(f"{_literal(json.dumps(key))} ws \":\" ws ( {self.value(sub)} | \"null\" )")
+        pair = self.add(" | ".join(f"( {p} )" for p in pairs)) if pairs else None
+        if not firsts:
+            return self.add(f'"{{" ws ( {pair} ( ws "," ws {pair} )* )? ws "}}"')
+        # What the tool cannot do without comes first, each once, so a call can never leave it out.
+        head = ' ws "," ws '.join(firsts)
+        tail = f' ( ws "," ws {pair} )*' if pair else ""
+        return self.add(f'"{{" ws {head}{tail} ws "}}"')
 
 
 def call_grammar(tools: list[dict[str, Any]]) -> str:

@@ -35,7 +35,9 @@ from pydantic import BaseModel
 from deputy.agent.model.call_grammar import PREFILL
 from deputy.agent.model.chat_model import ModelReply, TokenUsage, ToolCall
 from deputy.agent.model.tool_parsing import ParseResult, parse_tool_calls
-from deputy.agent.tool_selection import ALWAYS, select_tools
+from deputy.agent.model.first_decision import DECIDE_TOOL as DECIDE, decision_request, read_kind, tools_for_kind
+from deputy.agent.goal_shapes import OWN_TOOLS, first_step_tools
+from deputy.agent.tool_selection import ALWAYS, called, connected_fit, request_text, select_tools
 
 log = logging.getLogger(__name__)
 
@@ -66,6 +68,9 @@ class TextToolsOptions(BaseModel):
     max_tools: int | None = None
     always: tuple[str, ...] = ALWAYS
     force_tool_call: bool = False
+    decide_first: bool = False
+    """Before a goal's first call, the model names the kind of help it needs in a small constrained choice
+    (`deputy.agent.model.first_decision`), and the first step is offered that kind's tools. Needs `force_tool_call`."""
 
 
 ModelRequest = tuple[list[Message], list[Tool]]
@@ -130,6 +135,41 @@ def added_usage(first: TokenUsage, second: TokenUsage) -> TokenUsage:
                       completion_tokens=first.completion_tokens + second.completion_tokens)
 
 
+def needs_first_decision(messages: list[Message], tools: list[Tool], options: TextToolsOptions) -> bool:
+    """Ask for the kind first: enabled, the goal's first call (nothing called yet), a goal of no shape code
+    already recognises, and more tools on offer than the limit."""
+    if not (options.decide_first and options.force_tool_call) or called(messages):
+        return False
+    if options.max_tools is not None and len(tools) <= options.max_tools:
+        return False
+    return first_step_tools(request_text(messages)) is None
+
+
+def first_step_offer(decision: ModelReply, tools: list[Tool], messages: list[Message],
+                     options: TextToolsOptions) -> list[Tool]:
+    """The tools of the kind the model chose (empty when its answer named none, or none of its tools is on offer)."""
+    read = read_reply(decision, [DECIDE])
+    kind = next((k for k in (read_kind(c.name, json.dumps(c.arguments)) for c in read.calls) if k), None)
+    if kind is None:
+        log.info("the first decision named no kind; offering the usual tools")
+        return []
+    log.info("first decision: %s", kind.name)
+    room = options.max_tools or len(tools)
+    return tools_for_kind(kind, tools, OWN_TOOLS, connected_fit(tools, messages, room))
+
+
+_KNOWN = "What you know about the user"
+
+
+def known_about_user(messages: list[Message]) -> str:
+    """The memories the goal's prompt shows (so "email my sister" is not a question when her address is known)."""
+    for message in messages:
+        content = message.get("content")
+        if message.get("role") == "system" and isinstance(content, str) and _KNOWN in content:
+            return content[content.index(_KNOWN):].split("\n\n", 1)[0]
+    return ""
+
+
 def tool_names(tools: list[Tool]) -> list[str]:
     return [t["function"]["name"] for t in tools]
 
@@ -146,15 +186,21 @@ def text_tools_turn(
     if not tools:
         return (yield messages, tools)  # no tools offered: text is just text
     offered = offered_tools(tools, messages, options)
+    spent = TokenUsage()
+    if needs_first_decision(messages, tools, options):
+        decision = completed_reply((yield decision_request(request_text(messages), known_about_user(messages))),
+                                   options)
+        spent = decision.usage
+        offered = first_step_offer(decision, tools, messages, options) or offered
     names = tool_names(tools)  # the runner knows every tool; the limit only shapes the prompt
     reply = completed_reply((yield request_messages(messages, options), offered), options)
     read = read_reply(reply, names)
     if not read.failed:
-        return reply_with_calls(reply, read, reply.usage)
+        return reply_with_calls(reply, read, added_usage(spent, reply.usage))
     log.info("model wrote an unreadable tool call (%s); asking once more", read.error)
     retry = [*messages, correction_message(read, options)]
     second = completed_reply((yield request_messages(retry, options), offered), options)
-    usage = added_usage(reply.usage, second.usage)
+    usage = added_usage(spent, added_usage(reply.usage, second.usage))
     again = read_reply(second, names)
     if not again.failed:
         return reply_with_calls(second, again, usage)

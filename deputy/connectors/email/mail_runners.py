@@ -11,6 +11,7 @@ from collections.abc import Callable
 from datetime import datetime, timezone
 
 from deputy.core.records.effects import ConnectorError, ConnectorRejected, OperationResult
+from deputy.connectors.email.closest import CLOSEST, format_closest, rank_by_words, search_words, word_criteria
 from deputy.connectors.email.imap import ImapAccount, ImapSession
 from deputy.connectors.email.imap_decode import parse_email
 from deputy.connectors.email.imap_format import (
@@ -87,7 +88,17 @@ class MailRunners:
             uids = session.search(criteria, literal)
             newest = sorted(set(uids))[-args.limit:][::-1]
             rows = self._fetch(session, args.folder, newest, preview=True)
+            closest: list[Fetched] = []
+            if not rows and (words := search_words(args.sender, args.subject, args.text)):
+                # Nothing matched as written ("John Doe", a subject in other words): the emails sharing
+                # the most of its words, so the next step starts from real messages, not a guess.
+                ranked = rank_by_words({word: session.search(*word_criteria(word, args.since, args.unseen))
+                                        for word in words})
+                closest = self._fetch(session, args.folder, ranked[:min(args.limit, CLOSEST)], preview=True)
         summary = format_search(args.folder, len(set(uids)), rows, _describe(args))
+        if closest:
+            summary += "\n" + format_closest(args.folder, closest)
+            rows = closest
         origin = f"{args.folder} in your mailbox (emails from {senders(rows)})" if rows else None
         return OperationResult(summary=summary, untrusted_origin=origin)
 

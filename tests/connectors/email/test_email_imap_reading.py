@@ -201,3 +201,15 @@ def test_the_account_comes_from_the_vault(store: MailStore, redis: Redis, tmp_pa
     with pytest.raises(Exception, match="isn't connected yet") as missing:
         ImapAccounts(vault).for_user(8)
     assert missing.value.__class__.__name__ == "ConnectorError"
+
+
+def test_a_search_that_matches_nothing_as_written_lists_the_closest_emails(runners: dict[str, object]) -> None:
+    # The model's guess at the subject ("dinner invitation from Sam Rivera") matches nothing exactly;
+    # the email is there in other words, and comes first among the closest, marked as such.
+    result = run(runners, "search_email", subject="dinner invitation from Sam Rivera")
+    assert result.summary.startswith("No emails in INBOX match")
+    assert "The closest emails in INBOX (sharing some of its words)" in result.summary
+    assert ids_in(result.summary)[0] == "INBOX/9"
+    assert result.untrusted_origin is not None and "sam@friends.example" in result.untrusted_origin
+    nothing = run(runners, "search_email", subject="zzqx wwvy")
+    assert ids_in(nothing.summary) == [] and "closest" not in nothing.summary

@@ -1,0 +1,124 @@
+"""The first decision of a goal, made by the model in a small constrained choice, for any wording.
+
+A 1.5B model offered eight tools for a goal of a wording nobody foresaw often picks the wrong kind
+of step: it creates an event for "what's on tomorrow?", answers "did Sam reply?" without reading
+anything, or tells a joke from the inbox. Choosing among eleven kinds of help is a smaller choice
+than choosing among tools and their arguments, and it does not depend on English phrasings: the
+model reads the goal in whatever language it came and names its kind under a grammar
+(`deputy.agent.model.call_grammar`), so it cannot name anything else. The kind then names the tools the
+first step may use (`tools_for_kind`); the model writes that call in a second request, as before.
+
+Pure functions: the request for the choice (`decision_request`), reading it (`read_kind`), and the
+tools of a kind. `deputy.agent.model.text_tools` asks it once, before the goal's first call, when the
+goal has no shape code already recognises (`deputy.agent.goal_shapes`).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any
+
+from deputy.agent.model.call_grammar import PREFILL
+
+
+@dataclass(frozen=True)
+class Kind:
+    """One kind of first step: what it means (shown to the model) and the tools that start it."""
+
+    name: str
+    meaning: str
+    tools: frozenset[str]
+    connected: bool = False
+    """The services the user connected themselves (shop, restaurants, any imported API) may start it too."""
+
+
+def _kind(name: str, meaning: str, tools: str, connected: bool = False) -> Kind:
+    return Kind(name, meaning, frozenset(tools.split()), connected)
+
+
+KINDS: tuple[Kind, ...] = (
+    _kind("answer", "a question answered from general knowledge with nothing of the user's: facts, maths, "
+          "dates, translation, advice, a joke, small talk, thanks", "reply"),
+    _kind("ask", "the request cannot be done without something only the user can tell (who, which one, "
+          "when, how many) and it is not in what you know about them", "reply"),
+    _kind("mail_read", "find, read or answer a question about emails the user received or sent "
+          "(did X write, what did X say, how much was a receipt or invoice, how many unread)",
+          "search_email read_email read_thread"),
+    _kind("mail_write", "write a new email to someone", "send_email draft_email"),
+    _kind("mail_act", "reply to, forward, delete, archive or mark an email the user already has",
+          "search_email"),
+    _kind("calendar_read", "look at the user's calendar: what is on, when is something, are they free",
+          "list_events free_busy"),
+    _kind("calendar_add", "put a new event, meeting or block of time on the calendar",
+          "create_event schedule_meeting"),
+    _kind("calendar_change", "move, shorten, rename or cancel an event already on the calendar", "list_events"),
+    _kind("memory", "remember, forget or recall a fact or preference about the user or people they know",
+          "remember forget_memory recall"),
+    _kind("later", "a reminder at a later time, something repeated (every morning), or watching something "
+          "and telling the user when it changes", "schedule_check"),
+    _kind("service", "use a shop, restaurant, booking, ticket or other service or website: buy, order, "
+          "book, reserve, order status, prices, searching the web", "search_web open_page", connected=True),
+)
+KIND_NAMES = tuple(kind.name for kind in KINDS)
+_BY_NAME = {kind.name: kind for kind in KINDS}
+
+DECIDE_TOOL = "choose_kind"
+
+_INSTRUCTIONS = (
+    "You sort a user's message to their personal assistant by the kind of help it needs first. The assistant "
+    "can use the user's email, calendar, memory, reminders and connected services (shop, restaurants, web). "
+    "Kinds:\n{kinds}\nThe message may be in any language. Call " + DECIDE_TOOL + " with the one kind that fits "
+    "best."
+)
+
+
+def decide_tool() -> dict[str, Any]:
+    """The one tool of the choice: its only argument is a kind, from the list."""
+    return {"type": "function", "function": {
+        "name": DECIDE_TOOL, "description": "The kind of help the user's message needs first.",
+        "parameters": {"type": "object", "properties": {"kind": {"type": "string", "enum": list(KIND_NAMES)}},
+                       "required": ["kind"]}}}
+
+
+def decision_request(request: str, memories_note: str = "") -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """The messages and tool of the choice for the user's words `request` (their goal and later answers).
+
+    The same short instructions for every goal (a local server reuses them computed); the answer is
+    forced to start as a call (`PREFILL`), so under the grammar it can only name a kind.
+    """
+    kinds = "\n".join(f"- {kind.name}: {kind.meaning}" for kind in KINDS)
+    system = _INSTRUCTIONS.format(kinds=kinds)
+    user = request if not memories_note else f"{request}\n\n({memories_note})"
+    messages = [{"role": "system", "content": system}, {"role": "user", "content": user},
+                {"role": "assistant", "content": PREFILL}]
+    return messages, [decide_tool()]
+
+
+def read_kind(name: str, arguments: str) -> Kind | None:
+    """The kind a call of the choice names, or None when it is anything else."""
+    if name != DECIDE_TOOL:
+        return None
+    try:
+        value = json.loads(arguments or "{}").get("kind")
+    except (ValueError, AttributeError):
+        return None
+    return _BY_NAME.get(value) if isinstance(value, str) else None
+
+
+def tools_for_kind(kind: Kind, tools: list[dict[str, Any]], own: frozenset[str],
+                   connected_fit: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The offered `tools` a first step of `kind` may use, in their order.
+
+    `own` names Deputy's own tools; `connected_fit` are the services the user connected that the goal's
+    words fit (kept for a `connected` kind). Empty when none of the kind's tools is on offer: then the
+    caller falls back to its usual selection rather than offer nothing.
+    """
+    chosen = [tool for tool in tools if _name(tool) in kind.tools]
+    if kind.connected:
+        chosen += [tool for tool in connected_fit if _name(tool) not in own and tool not in chosen]
+    return chosen
+
+
+def _name(tool: dict[str, Any]) -> str:
+    return tool.get("function", {}).get("name", "")

@@ -1,0 +1,152 @@
+"""The goal's first decision: the model names the kind of help first, and the first step is offered that kind's tools.
+
+Driven with `FunctionModel` playing the model, so what is asked of it and what it is then offered can be read.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from deputy.agent.model.first_decision import DECIDE_TOOL, KIND_NAMES, KINDS, decision_request, read_kind, tools_for_kind
+from deputy.agent.goal_shapes import OWN_TOOLS
+from deputy.agent.memory_tools import MEMORY_TOOLS
+from deputy.agent.model.call_grammar import PREFILL, call_grammar
+from deputy.agent.model.chat_model import ModelReply, TokenUsage
+from deputy.agent.model.testing import FunctionModel, text
+from deputy.agent.model.text_tools import TextToolsOptions
+from deputy.agent.model.text_tools_model import TextToolsChatModel
+from deputy.agent.tools import INTERNAL_TOOLS
+from deputy.connectors.default import default_catalog
+
+TOOLS = [*INTERNAL_TOOLS, *MEMORY_TOOLS, *default_catalog().tool_schemas()]
+SHOP = {"type": "function", "function": {"name": "shop.search_products", "description": "Search the shop's products",
+                                         "parameters": {"type": "object", "properties": {"q": {"type": "string"}}}}}
+DECIDING = TextToolsOptions(max_tools=8, force_tool_call=True, decide_first=True)
+
+
+def goal(words: str, memories: str = "") -> list[dict]:
+    context = "Today is Monday." + (f"\n\nWhat you know about the user (use it; don't ask again):\n{memories}"
+                                    if memories else "")
+    return [{"role": "system", "content": "You are Deputy."}, {"role": "system", "content": context},
+            {"role": "user", "content": words}]
+
+
+def names(tools: list[dict]) -> list[str]:
+    return [t["function"]["name"] for t in tools]
+
+
+def chose(kind: str, usage: int = 0) -> ModelReply:
+    """What llama-server returns for a forced, constrained choice: the call's continuation after the opening."""
+    return ModelReply(content=f'{DECIDE_TOOL}", "arguments": {{"kind": "{kind}"}}}}\n</tool_call>',
+                      usage=TokenUsage(prompt_tokens=usage, completion_tokens=3))
+
+
+def called(name: str, arguments: dict) -> ModelReply:
+    return ModelReply(content=f'{name}", "arguments": {json.dumps(arguments)}}}\n</tool_call>',
+                      usage=TokenUsage(prompt_tokens=100, completion_tokens=10))
+
+
+def recorded(*replies: ModelReply) -> FunctionModel:
+    queue = list(replies)
+    return FunctionModel(lambda messages, tools: queue.pop(0))
+
+
+def test_an_unforeseen_question_about_the_calendar_is_offered_only_calendar_reads() -> None:
+    # "what have I got on tomorrow" matches no shape; before, keywords offered create_event too, and the
+    # model created a "Meeting with John" for a question.
+    inner = recorded(chose("calendar_read", usage=50), called("list_events", {"start": "tomorrow"}))
+    reply = TextToolsChatModel(inner, DECIDING).complete(goal("anything going on for me tmrw?"), TOOLS)
+    (decision_messages, decision_tools), (_, offered) = inner.calls
+    assert names(decision_tools) == [DECIDE_TOOL], "the first request is only the choice of a kind"
+    assert decision_messages[-1] == {"role": "assistant", "content": PREFILL}
+    assert decision_messages[1]["content"].startswith("anything going on for me tmrw?")
+    assert set(names(offered)) == {"list_events", "free_busy"}, "nothing that writes to the calendar"
+    assert [c.name for c in reply.tool_calls] == ["list_events"]
+    assert reply.usage.prompt_tokens == 150, "the choice's tokens count towards the goal"
+
+
+@pytest.mark.parametrize("kind, expected", [
+    ("answer", {"reply"}), ("ask", {"reply"}), ("mail_read", {"search_email", "read_email", "read_thread"}),
+    ("mail_write", {"send_email", "draft_email"}), ("mail_act", {"search_email"}),
+    ("calendar_add", {"create_event", "schedule_meeting"}), ("calendar_change", {"list_events"}),
+    ("memory", {"remember", "forget_memory", "recall"}), ("later", {"schedule_check"}),
+])
+def test_each_kind_offers_its_own_first_tools(kind: str, expected: set[str]) -> None:
+    inner = recorded(chose(kind), ModelReply(content='reply", "arguments": {"text": "ok"}}\n</tool_call>'))
+    TextToolsChatModel(inner, DECIDING).complete(goal("hmm, sort this out por favor"), TOOLS)
+    assert set(names(inner.calls[1][1])) == expected
+
+
+def test_a_question_about_the_inbox_is_offered_no_answer_before_reading() -> None:
+    # "did Sam reply?" answered without reading invented a reply; a read kind offers no `reply` first.
+    inner = recorded(chose("mail_read"), called("search_email", {"query": "Sam"}))
+    TextToolsChatModel(inner, DECIDING).complete(goal("any word back from sam??"), TOOLS)
+    assert "reply" not in names(inner.calls[1][1])
+
+
+def test_a_service_kind_offers_the_services_the_user_connected_that_fit() -> None:
+    inner = recorded(chose("service"), called("shop.search_products", {"q": "batteries"}))
+    TextToolsChatModel(inner, DECIDING).complete(goal("need more batteries from the shop"), [*TOOLS, SHOP])
+    assert set(names(inner.calls[1][1])) == {"search_web", "open_page", "shop.search_products"}
+
+
+def test_a_choice_that_names_no_kind_leaves_the_usual_offer() -> None:
+    inner = recorded(ModelReply(content="garbage"), called("reply", {"text": "Which one?"}))
+    TextToolsChatModel(inner, DECIDING).complete(goal("anything going on for me tmrw?"), TOOLS)
+    usual = TextToolsChatModel(recorded(called("reply", {"text": "x"})),
+                               TextToolsOptions(max_tools=8, force_tool_call=True))
+    usual._inner.calls = []  # type: ignore[attr-defined]
+    usual.complete(goal("anything going on for me tmrw?"), TOOLS)
+    assert names(inner.calls[1][1]) == names(usual._inner.calls[0][1])  # type: ignore[attr-defined]
+
+
+def test_no_choice_for_a_shape_code_knows_nor_after_the_first_call_nor_when_switched_off() -> None:
+    shaped = recorded(called("send_email", {"to": ["ann@example.org"], "subject": "x", "body": "late"}))
+    TextToolsChatModel(shaped, DECIDING).complete(goal("email ann@example.org that I'm late"), TOOLS)
+    assert len(shaped.calls) == 1 and "send_email" in names(shaped.calls[0][1])
+    later = [*goal("anything on tmrw?"), {"role": "assistant", "content": None, "tool_calls": [
+        {"id": "c1", "type": "function", "function": {"name": "list_events", "arguments": "{}"}}]},
+             {"role": "tool", "tool_call_id": "c1", "content": "[]"}]
+    second = recorded(called("reply", {"text": "Nothing."}))
+    TextToolsChatModel(second, DECIDING).complete(later, TOOLS)
+    assert len(second.calls) == 1
+    off = recorded(called("reply", {"text": "x"}))
+    TextToolsChatModel(off, TextToolsOptions(max_tools=8, force_tool_call=True)).complete(goal("anything tmrw?"), TOOLS)
+    assert len(off.calls) == 1
+
+
+def test_the_choice_sees_what_deputy_knows_about_the_user() -> None:
+    # "email my sister" is no question to the user when her address is remembered.
+    inner = recorded(chose("mail_write"), called("send_email", {"to": ["jo@example.org"], "subject": "x", "body": "y"}))
+    TextToolsChatModel(inner, DECIDING).complete(goal("pls write to my sis i'll be late",
+                                                      memories="- My sister is Jo, jo@example.org"), TOOLS)
+    assert "jo@example.org" in inner.calls[0][0][1]["content"]
+
+
+def test_reading_a_choice() -> None:
+    assert read_kind(DECIDE_TOOL, '{"kind": "memory"}').name == "memory"
+    assert read_kind(DECIDE_TOOL, '{"kind": "launch_rockets"}') is None
+    assert read_kind("send_email", '{"kind": "memory"}') is None
+    assert read_kind(DECIDE_TOOL, "not json") is None
+
+
+def test_every_kind_names_deputys_own_tools_and_the_choice_lists_every_kind() -> None:
+    catalogue = set(names(TOOLS))
+    for kind in KINDS:
+        assert kind.tools <= OWN_TOOLS and kind.tools <= catalogue, kind.name
+        assert tools_for_kind(kind, TOOLS, OWN_TOOLS, []), kind.name
+    messages, tools = decision_request("hola")
+    for name in KIND_NAMES:
+        assert f"- {name}:" in messages[0]["content"]
+    assert tools[0]["function"]["parameters"]["properties"]["kind"]["enum"] == list(KIND_NAMES)
+
+
+def test_a_required_argument_comes_first_in_the_grammar_and_cannot_be_left_out() -> None:
+    messages, tools = decision_request("hola")
+    grammar = call_grammar(tools)
+    object_rule = [line for line in grammar.splitlines() if line.startswith("r") and '"{"' in line][-1]
+    # The object starts with the kind, with no way round it: not optional, not an empty object.
+    assert '"{" ws "\\"kind\\"" ws ":" ws' in object_rule
+    assert ")?" not in object_rule
