@@ -26,6 +26,15 @@ T = TypeVar("T")
 MAX_OBJECT_BYTES = 1_000_000
 """Calendar objects larger than this are skipped when reading (and reported as unreadable)."""
 # Last path segments that name no calendar in particular (Google: /caldav/v2/<id>/events/).
+_DEFAULT_WORDS = {"default", "primary", "main", "calendar", "my calendar", "the calendar", "my default calendar",
+                  "default calendar", "primary calendar", "main calendar"}
+
+
+def means_the_default(name: str) -> bool:
+    """A calendar name that only means "the usual one" (models write "primary" or "default")."""
+    return " ".join(name.casefold().split()) in _DEFAULT_WORDS
+
+
 _GENERIC_SEGMENTS = {"events", "calendar", "calendars", "caldav", "dav", "default"}
 
 
@@ -149,6 +158,12 @@ class CalDavClient:
         for info, _ in listing:
             if wanted.strip().casefold() in (info.name.casefold(), info.slug.casefold()):
                 return info
+        if name is not None and means_the_default(name):
+            return self.calendar(None)  # "primary", "default", "my calendar": the one new events go to
+        bare = wanted.strip().casefold().removeprefix("my ").removesuffix(" calendar").strip()
+        for info, _ in listing:
+            if bare and bare in (info.name.casefold(), info.slug.casefold()):
+                return info  # "my work calendar" is the calendar called Work
         names = ", ".join(info.name for info, _ in listing[:20])
         raise ConnectorRejected(f"You have no calendar called {wanted.strip()!r}. Your calendars: {names}.")
 

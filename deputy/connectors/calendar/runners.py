@@ -117,8 +117,8 @@ class CalendarRunners:
         zone = self.zone(action.user_id, account)
         start, end = _range(args.start, args.end, zone)
         with CalDavClient(account, self._connect) as client:
-            occurrences, unreadable = _collect(client, args.calendar, start, end, zone)
-        summary = render.event_list(occurrences, zone, start, end, unreadable)
+            occurrences, unreadable, note = _collect(client, args.calendar, start, end, zone)
+        summary = note + render.event_list(occurrences, zone, start, end, unreadable)
         return OperationResult(summary=summary, untrusted_origin=render.origin(occurrences, _own(account)))
 
     def free_busy(self, action: Action, idempotency_key: str) -> OperationResult:
@@ -127,12 +127,13 @@ class CalendarRunners:
         zone = self.zone(action.user_id, account)
         start, end = _range(args.start, args.end, zone)
         with CalDavClient(account, self._connect) as client:
-            occurrences, unreadable = _collect(client, args.calendar, start, end, zone)
+            occurrences, unreadable, note = _collect(client, args.calendar, start, end, zone)
         busy = busy_intervals(occurrences, start, end, zone)
         hours = args.hours()
         working = WorkingHours(hours[0], hours[1], args.include_weekends) if hours else None
         slots = free_slots(busy, start, end, zone, timedelta(minutes=args.min_minutes), working)
-        summary = render.free_busy(busy, slots, zone, start, end, args.min_minutes, args.working_hours, unreadable)
+        summary = note + render.free_busy(busy, slots, zone, start, end, args.min_minutes, args.working_hours,
+                                          unreadable)
         return OperationResult(summary=summary, untrusted_origin=render.origin(occurrences, _own(account)))
 
     def create_event(self, action: Action, idempotency_key: str) -> OperationResult:
@@ -234,8 +235,17 @@ def _ref(text: str) -> EventRef:
 
 def _collect(
     client: CalDavClient, name: str | None, start: datetime, end: datetime, zone: ZoneInfo
-) -> tuple[list[Occurrence], int]:
-    calendars: list[CalendarInfo] = [client.calendar(name)] if name else client.calendars()
+) -> tuple[list[Occurrence], int, str]:
+    """The occurrences in [start, end), how many objects were unreadable, and a note for a name that fitted no calendar."""
+    note = ""
+    try:
+        calendars: list[CalendarInfo] = [client.calendar(name)] if name else client.calendars()
+    except ConnectorRejected as unknown:
+        if not name or "no calendar called" not in str(unknown):
+            raise
+        # Reading is harmless: a calendar name that does not exist reads them all rather than fail the step.
+        calendars = client.calendars()
+        note = f"{unknown} So this is from all of them.\n"
     if not calendars:
         # Often a wrong address: a web page that answers anything with 200.
         raise ConnectorRejected(
@@ -252,7 +262,7 @@ def _collect(
             except UnreadableEvent:
                 unreadable += 1
     found.sort(key=lambda o: (o.span(zone)[0], o.title))
-    return found, unreadable
+    return found, unreadable, note
 
 
 def _range(start_text: str, end_text: str | None, zone: ZoneInfo) -> tuple[datetime, datetime]:

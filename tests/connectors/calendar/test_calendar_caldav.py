@@ -51,8 +51,14 @@ def test_the_flight_crosses_zones_and_one_calendar_can_be_asked_alone(call: Call
     # 07:05 in Berlin, landing 09:40 in Lisbon, which is 10:40 in Berlin.
     assert "Wed 2026-12-09 07:05–10:40 Flight LH 1166 to Lisbon [Personal]" in text
     assert "Team standup" not in text
-    with pytest.raises(ConnectorRejected, match="no calendar called 'Holidays'. Your calendars: Personal, .*Work"):
-        call("list_events", start="2026-12-09", calendar="Holidays")
+    # A name that fits no calendar reads them all (it is only a read), and says so.
+    everything = summary(call("list_events", start="2026-12-09", calendar="Holidays"))
+    assert re.match(r"You have no calendar called 'Holidays'. Your calendars: Personal, .*Work.* So this is from all",
+                    everything)
+    assert "Flight LH 1166" in everything
+    # What models call "the usual one" is the default calendar; "my work calendar" is the one called Work.
+    assert "Flight LH 1166" in summary(call("list_events", start="2026-12-09", calendar="primary"))
+    assert "Flight LH 1166" not in summary(call("list_events", start="2026-12-09", calendar="my work calendar"))
 
 
 def test_free_busy_finds_slots_within_working_hours(call: Call) -> None:
