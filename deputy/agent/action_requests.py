@@ -21,7 +21,8 @@ from deputy.agent.model.chat_model import ToolCall
 from deputy.agent.search_filters import unasked_filters_dropped
 from deputy.agent.time.time_arguments import invented_time, resolve_arguments, resolve_schedule, shown_times
 from deputy.agent.time.time_words import Unclear
-from deputy.agent.tools import ScheduleArgs, call_arguments, parse_schedule
+from deputy.agent.tools import ScheduleArgs, ToolArgumentError, call_arguments, parse_schedule
+from deputy.agent.watch.reminders import ReminderProblem, chosen_repeat, first_time_words, parse_remind, schedule_arguments
 from deputy.core.records.effects import EffectClass
 from deputy.connectors.catalog import Operation
 from deputy.core.accounts.user_settings import UserSettingsStore
@@ -106,6 +107,21 @@ class ActionRequests:
         if isinstance(resolved, Unclear):
             return AskUser(resolved.question, f"it is not clear which time “{resolved.words}” means")
         return parse_schedule(call.model_copy(update={"arguments": json.dumps(resolved)}))
+
+    def reminder(self, goal: Goal, call: ToolCall) -> ScheduleArgs | AskUser:
+        """A `remind_me` call as the monitor's schedule: the first time resolved from the user's words by
+        code, the repeat the user said (`deputy.agent.watch.reminders`)."""
+        try:
+            remind = parse_remind(call_arguments(call))
+        except ReminderProblem as problem:
+            raise ToolArgumentError(str(problem)) from None
+        repeat = chosen_repeat(remind, " ".join(goal.user_words()))
+        first = {"what": remind.text, "at": first_time_words(remind.when)}
+        timed = self.schedule(goal, call.model_copy(update={"name": "schedule_check", "arguments": json.dumps(first)}))
+        if isinstance(timed, AskUser):
+            return timed
+        assert timed.at is not None
+        return timed.model_copy(update=schedule_arguments(remind, timed.at, repeat))
 
     def stated_time(self, goal: Goal, operation: Operation, action: Action) -> list[str]:
         """`🗓 Thu 3 Dec 13:30 CET — “Dentist”` for a finished write with a time (and, in UTC

@@ -46,7 +46,7 @@ _FIXABLE_FAILURE = re.compile(
     r"your calendars|available|the ids)\b", re.IGNORECASE | re.DOTALL)
 
 # Tools that only keep the goal's own books: their results are Deputy's words, not something read.
-_BOOKKEEPING = frozenset({"update_plan", "reply", "schedule_check", "no_news", "split_into_subgoals", "remember",
+_BOOKKEEPING = frozenset({"update_plan", "reply", "schedule_check", "remind_me", "no_news", "split_into_subgoals", "remember",
                           "forget_memory"})
 
 # Where each kind of read looked, for the sentence that replaces an answer with nothing behind it.

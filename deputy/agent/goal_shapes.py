@@ -85,7 +85,7 @@ _NOT_CONTENT = frozenset({
 
 
 OWN_TOOLS = frozenset("""
-    split_into_subgoals schedule_check no_news read_result reply update_plan remember forget_memory recall
+    split_into_subgoals schedule_check remind_me no_news read_result reply update_plan remember forget_memory recall
     send_email search_email read_email read_thread draft_email reply_email move_email mark_email
     list_events free_busy create_event schedule_meeting move_event cancel_event
     open_page search_web fill_form submit_form submit_sensitive_form click screenshot pay_on_page
@@ -126,7 +126,7 @@ def goal_shape(text: str) -> Shape | None:
     if _CALENDAR_ADD.match(head) and _CALENDAR_ADD_OBJECT.search(head) and page is None:
         return _adding_event(head)  # before "weekly": a repeating event is an event
     if _WATCH.search(whole):
-        return _shape("watch", "schedule_check")
+        return _shape("watch", "remind_me schedule_check")
     if _FORGET.match(head):
         return _shape("forget", "forget_memory")
     if _RECALL.match(head):

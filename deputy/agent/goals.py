@@ -95,6 +95,10 @@ class Monitor(BaseModel):
     probe_action_id: str | None = Field(default=None, description="The probe action the goal waits for, if any.")
     timezone: str = Field(default="UTC", description="The user's zone: bare times are read and shown in it.")
     daily_at: str | None = Field(default=None, description="HH:MM: checks at this local time every day.")
+    reminder: str | None = Field(default=None, description="A reminder: this text goes to the user at each time, "
+                                                          "with no model call.")
+    every_months: int | None = Field(default=None, description="Repeats on the same day of the month as `anchor_at`.")
+    anchor_at: float | None = Field(default=None, description="The first time, for monthly repeats.")
 
 
 class ModelWait(BaseModel):

@@ -162,7 +162,7 @@ class GoalRunner:
             outcome = self._resolve(goal, call)
             if outcome is not None:
                 return outcome
-            if call.name in ("schedule_check", "no_news") and goal.monitor is not None:
+            if call.name in ("schedule_check", "remind_me", "no_news") and goal.monitor is not None:
                 park = park or not str(goal.messages[-1].get("content", "")).startswith("Error")
         if park:
             return self._watch.park(goal)
@@ -205,11 +205,15 @@ class GoalRunner:
                 if refusal is None:
                     return self._split(goal, call)
                 result = refusal
-            elif call.name == "schedule_check":
-                timed = self._requests.schedule(goal, call)
+            elif call.name in ("schedule_check", "remind_me"):
+                timed = self._requests.schedule(goal, call) if call.name == "schedule_check" else \
+                    self._requests.reminder(goal, call)
                 if isinstance(timed, AskUser):
                     return self._ask(goal, call, timed.question, timed.reason)
                 scheduled = self._monitoring.schedule(goal, timed, call.id, self._catalog_for(goal))
+                if call.name == "remind_me" and goal.monitor is not None and not str(scheduled).startswith("Error"):
+                    self._outbox.send(goal.chat_id, self._monitoring.reminder_set(goal),
+                                      dedupe_key=f"{goal.id}:{call.id}:reminder-set")
                 if scheduled is None:
                     return self._carry_out(self._watch.run_probe(goal))  # its first reading answers this call
                 result = scheduled

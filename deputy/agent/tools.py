@@ -45,6 +45,9 @@ class ScheduleArgs(BaseModel):
     daily_at: str | None = Field(default=None, max_length=8, description="HH:MM: a check every day at this local time.")
     max_checks: int = Field(default=20, ge=1, le=500)
     probe: ProbeArgs | None = Field(default=None, description="A read Deputy runs at each check instead of you.")
+    # Set by code for `remind_me` (deputy.agent.watch.reminders), never offered to the model:
+    reminder: str | None = Field(default=None, max_length=300)
+    every_months: int | None = Field(default=None, ge=1, le=12)
 
     @model_validator(mode="before")
     @classmethod
@@ -61,6 +64,27 @@ class ScheduleArgs(BaseModel):
 
 class PlanArgs(BaseModel):
     steps: list[PlanStep] = Field(max_length=30)
+
+
+REMIND_TOOL: dict[str, Any] = {
+    "type": "function",
+    "function": {
+        "name": "remind_me",
+        "description": "Remind the user of something at a later time, once or repeating. Deputy sends the "
+                       "text to the user at that time, word for word.",
+        "parameters": {
+            "type": "object",
+            "properties": {
+                "text": {"type": "string", "description": "What to remind them of, e.g. \"Call the bank.\""},
+                "when": {"type": "string", "description": "The time in the user's own words, copied: "
+                                                          "\"tomorrow at 9\", \"every monday at 9am\", \"at 5pm\""},
+                "repeat": {"type": "string", "enum": ["none", "daily", "weekly", "monthly"]},
+            },
+            "required": ["text", "when"],
+        },
+    },
+}
+"""Reminders in the user's words; code resolves and repeats them (`deputy.agent.watch.reminders`)."""
 
 
 INTERNAL_TOOLS: list[dict[str, Any]] = [
@@ -231,6 +255,7 @@ INTERNAL_TOOLS: list[dict[str, Any]] = [
             },
         },
     },
+    REMIND_TOOL,
 ]
 
 

@@ -71,7 +71,7 @@ def test_an_unforeseen_question_about_the_calendar_is_offered_only_calendar_read
     ("answer", {"reply"}), ("ask", {"reply"}), ("mail_read", {"search_email", "read_email", "read_thread"}),
     ("mail_write", {"send_email", "draft_email"}), ("mail_act", {"search_email"}),
     ("calendar_add", {"create_event", "schedule_meeting"}), ("calendar_change", {"list_events"}),
-    ("memory", {"remember", "forget_memory", "recall"}), ("later", {"schedule_check"}),
+    ("memory", {"remember", "forget_memory", "recall"}), ("later", {"remind_me", "schedule_check"}),
 ])
 def test_each_kind_offers_its_own_first_tools(kind: str, expected: set[str]) -> None:
     inner = recorded(chose(kind), ModelReply(content='reply", "arguments": {"text": "ok"}}\n</tool_call>'))

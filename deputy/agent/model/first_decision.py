@@ -56,7 +56,7 @@ KINDS: tuple[Kind, ...] = (
     _kind("memory", "remember, forget or recall a fact or preference about the user or people they know",
           "remember forget_memory recall"),
     _kind("later", "a reminder at a later time, something repeated (every morning), or watching something "
-          "and telling the user when it changes", "schedule_check"),
+          "and telling the user when it changes", "remind_me schedule_check"),
     _kind("service", "use a shop, restaurant, booking, ticket or other service or website: buy, order, "
           "book, reserve, order status, prices, searching the web", "search_web open_page", connected=True),
 )

@@ -52,6 +52,7 @@ from deputy.agent.watch.probe_setup import validate_probe
 from deputy.agent.probes import ProbeState, after_check, compare, reminder_message
 from deputy.agent.prompt import tool_message
 from deputy.agent.tools import ScheduleArgs
+from deputy.agent.watch.reminders import next_monthly
 from deputy.agent.watch.watch_card import day_words as _day
 from deputy.agent.watch.watch_card import watch_line
 from deputy.core.records.effects import EffectClass
@@ -150,7 +151,7 @@ class Monitoring:
                         "Tell the user.")
         first = (args.in_minutes or args.every_minutes or 0) * 60
         every = args.every_minutes * 60 if args.every_minutes else (86400.0 if daily is not None else None)
-        max_checks = args.max_checks if every else 1
+        max_checks = args.max_checks if every or args.every_months else 1
         next_at = now + first
         if at is not None:
             next_at = at
@@ -162,10 +163,19 @@ class Monitoring:
             next_at = probe.remind_by if max_checks == 1 or next_at > probe.remind_by else next_at
         goal.monitor = Monitor(what=args.what, every_seconds=every, next_at=next_at, until=until,
                                max_checks=max_checks, probe=probe, call_id=call_id, timezone=zone,
-                               daily_at=daily.strftime("%H:%M") if daily is not None else None)
+                               daily_at=daily.strftime("%H:%M") if daily is not None else None,
+                               reminder=args.reminder, every_months=args.every_months,
+                               anchor_at=next_at if args.every_months else None)
         if probe is not None:
             return None
         return f"Scheduled: first check at {_when(goal.monitor)}{_repeat(goal.monitor)}; up to {max_checks} checks."
+
+    def reminder_set(self, goal: Goal) -> str:
+        """What the user reads when a reminder is set: when, how it repeats, and the text."""
+        monitor = goal.monitor
+        assert monitor is not None and monitor.reminder is not None
+        return (f"⏰ I'll remind you {moment_words(monitor.next_at, monitor.timezone)}"
+                f"{_repeat(monitor).replace(' the user', ' your')}: “{monitor.reminder}”")
 
     def needs_probe_run(self, goal: Goal) -> bool:
         """The monitor just set up has a probe whose baseline is not taken yet."""
@@ -390,6 +400,8 @@ class Monitoring:
             monitor.next_at = next_daily(after, parse_clock(monitor.daily_at), monitor.timezone)
         elif monitor.every_seconds:
             monitor.next_at = max(monitor.next_at + monitor.every_seconds, self._clock() + 1)
+        elif monitor.every_months and monitor.anchor_at is not None:
+            monitor.next_at = next_monthly(max(monitor.next_at, self._clock()), monitor.anchor_at, monitor.timezone)
         deadline = monitor.probe.remind_by if monitor.probe is not None else None
         if deadline is None:
             return
@@ -416,6 +428,10 @@ def _when(monitor: Monitor) -> str:
 
 
 def _repeat(monitor: Monitor) -> str:
+    if monitor.every_months:
+        return ", then on that day of every month"
+    if monitor.every_seconds == 7 * 86400:
+        return ", then every week at that time"
     if monitor.daily_at is None:
         return ""
     # The zone's name, not its abbreviation: the abbreviation changes with daylight saving, the time does not.

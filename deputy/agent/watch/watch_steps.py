@@ -13,6 +13,7 @@ from typing import Callable
 from deputy.agent.goal_lifecycle import GoalEvent, advance
 from deputy.agent.goals import Goal, GoalStatus
 from deputy.agent.watch.monitoring import Monitoring
+from deputy.agent.watch.reminders import reminder_text
 from deputy.agent.reading import Reading
 from deputy.agent.steps import AskModel, Dispatch, StepOutcome, Stop, TurnResult, hand_to_executor
 from deputy.agent.tools import ToolArgumentError
@@ -53,6 +54,11 @@ class WatchSteps:
                 self._outbox.send(goal.chat_id, skipped, dedupe_key=f"{goal.id}:checks-used-up:{monitor.next_at}",
                                   proactive=True)
             return self.park(goal)
+        if monitor.reminder is not None:
+            # A reminder is the user's own text at their time: sent as it is, no model call.
+            self._outbox.send(goal.chat_id, reminder_text(monitor.reminder),
+                              dedupe_key=f"{goal.id}:reminder:{monitor.checks_done}", proactive=True)
+            return self.park(goal)
         if monitor.probe is not None:
             return self.run_probe(goal)
         self._monitoring.wake(goal)
@@ -64,8 +70,9 @@ class WatchSteps:
             goal = self._checkpoint(goal)
             self._monitoring.enqueue_next(goal)
             return StepOutcome.waiting
-        self._outbox.send(goal.chat_id, self._monitoring.ended_message(goal),
-                          dedupe_key=f"{goal.id}:{goal.step}:monitor-ended", proactive=True)
+        if goal.monitor is None or goal.monitor.reminder is None:  # a reminder's last time says it all
+            self._outbox.send(goal.chat_id, self._monitoring.ended_message(goal),
+                              dedupe_key=f"{goal.id}:{goal.step}:monitor-ended", proactive=True)
         advance(goal, GoalEvent.finish)
         self._checkpoint(goal)
         self._dispatch.idle(goal.id)
