@@ -70,6 +70,9 @@ _WATCH = re.compile(
     r"(?:when|if|once|as soon as)\b[^.?!]*\b(?:drops?|falls?|goes (?:up|down)|rises?|below|above|under|over|"
     r"in stock|available|back|arrives?|comes? in|repl(?:y|ies)|answers?|changes?|on sale))",
     re.IGNORECASE)
+_REMIND = re.compile(r"\b(?:remind me|ping me|nudge me)\b", re.IGNORECASE)
+_REMIND_IF = re.compile(r"\b(?:if|unless|when|once|as soon as)\b", re.IGNORECASE)
+"""A reminder that depends on something happening ("remind me if Sam hasn't replied") is a watch."""
 _REMEMBER = re.compile(r"^(?:remember|note|keep in mind|don'?t forget|make a note)\b(?! to\b)", re.IGNORECASE)
 _FORGET = re.compile(r"^forget\b", re.IGNORECASE)
 _RECALL = re.compile(r"^what do you (?:remember|know)\b|^what have i told you\b", re.IGNORECASE)
@@ -86,7 +89,7 @@ _NOT_CONTENT = frozenset({
 
 OWN_TOOLS = frozenset("""
     split_into_subgoals schedule_check remind_me no_news read_result reply update_plan remember forget_memory recall
-    send_email search_email read_email read_thread draft_email reply_email move_email mark_email
+    send_email search_email read_email read_thread draft_email reply_email forward_email move_email mark_email
     list_events free_busy create_event schedule_meeting move_event cancel_event
     open_page search_web fill_form submit_form submit_sensitive_form click screenshot pay_on_page
 """.split())
@@ -125,8 +128,10 @@ def goal_shape(text: str) -> Shape | None:
     page = _URL.search(_ADDRESS.sub(" ", head))  # an address such as ann@example.org is no page
     if _CALENDAR_ADD.match(head) and _CALENDAR_ADD_OBJECT.search(head) and page is None:
         return _adding_event(head)  # before "weekly": a repeating event is an event
+    if _REMIND.search(whole) and not _REMIND_IF.search(whole):
+        return _shape("reminder", "remind_me")
     if _WATCH.search(whole):
-        return _shape("watch", "remind_me schedule_check")
+        return _shape("watch", "schedule_check")
     if _FORGET.match(head):
         return _shape("forget", "forget_memory")
     if _RECALL.match(head):

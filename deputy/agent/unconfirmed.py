@@ -12,7 +12,7 @@ from deputy.agent.goals import Goal
 from deputy.core.records.actions import Action
 
 _CAVEAT = "I couldn't confirm whether "
-_EMAIL_OPERATIONS = {"send_email", "reply_email"}
+_EMAIL_OPERATIONS = {"send_email", "reply_email", "forward_email"}
 
 
 def unconfirmed_line(action: Action) -> str:

@@ -17,7 +17,7 @@ from deputy.core.records.actions import Action
 from deputy.vault import CredentialNotFound, Vault
 
 SMTP_HANDLE = "cred:email/smtp"
-SENDS_MAIL = frozenset({("email", "send_email"), ("email", "reply_email")})
+SENDS_MAIL = frozenset({("email", "send_email"), ("email", "reply_email"), ("email", "forward_email")})
 """The operations that hand an email to the mail server, so leave a copy in Sent."""
 
 

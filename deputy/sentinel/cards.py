@@ -61,7 +61,8 @@ def card_buttons(
     return rows
 
 
-_SENDING = {"email.send_email": "sending this email", "email.reply_email": "sending this reply"}
+_SENDING = {"email.send_email": "sending this email", "email.reply_email": "sending this reply",
+            "email.forward_email": "forwarding this email"}
 
 
 def unknown_outcome_text(action: Action, known: str, earlier_card: str | None = None,

@@ -52,6 +52,9 @@ from deputy.agent.goal_shapes import first_clause, first_step_tools
         ("Watch the price of the Sony headphones and tell me when it goes below 200", {"schedule_check"}),
         ("Let me know when Bob replies", {"schedule_check"}),
         ("Every Monday morning send me a summary of my unread email", {"schedule_check"}),
+        # Reminders: the user's words for the time, resolved by code; one that waits on something is a watch.
+        ("Remind me to call mum at 5pm", {"remind_me"}),
+        ("every monday at 9am remind me to submit my timesheet", {"remind_me"}),
     ],
 )
 def test_a_goal_of_a_known_shape_starts_with_its_tools(goal: str, tools: set[str]) -> None:
@@ -68,11 +71,11 @@ def test_a_goal_of_a_known_shape_starts_with_its_tools(goal: str, tools: set[str
         "Tell me when the Louvre opens",
         "what's on for dinner if I'm out of eggs?",
         "Plan a weekend trip to Vienna",
-        "Remind me to call mum at 5pm",
         "remember to buy milk",
         "How long does it take to boil an egg?",
         "Translate this into French: see you soon",
         "What is the capital of France?",
+        "Remind me on Friday if Sam hasn't replied",  # waits on something: not a plain reminder
     ],
 )
 def test_anything_else_keeps_the_usual_choice_of_tools(goal: str) -> None:

@@ -72,6 +72,24 @@ def quoted(original: MailContent) -> str:
     return f"{when}{who} wrote:\n{lines}"
 
 
+def build_forward(original: MailContent, to: list[str], cc: list[str], note: str) -> ReplyEmail:
+    """`original` forwarded: the note, then its sender, date, subject, recipients and text as written
+    (attachments are named; they stay in the user's mailbox)."""
+    header = ["---------- Forwarded message ----------",
+              f"From: {original.sender.display() if original.sender else '(no sender)'}",
+              f"Date: {original.date or '(none)'}", f"Subject: {original.subject or '(no subject)'}",
+              f"To: {', '.join(p.display() for p in original.to) or '(none)'}"]
+    if original.attachments:
+        header.append("Attachments (not included): " + ", ".join(a.name for a in original.attachments[:20]))
+    text = original.text.strip()
+    if len(text) > MAX_QUOTED_CHARS:
+        text = text[:MAX_QUOTED_CHARS].rstrip() + "\n[...]"
+    body = "\n".join(header) + "\n\n" + (text or "(no text)")
+    subject = original.subject or ""
+    subject = subject if subject.lower().startswith(("fwd:", "fw:")) else f"Fwd: {subject}".strip()
+    return ReplyEmail(to=to, cc=cc, subject=subject[:998], body=(f"{note.strip()}\n\n" if note.strip() else "") + body)
+
+
 def build_reply(original: MailContent, to: list[str], cc: list[str], body: str) -> ReplyEmail:
     """The reply to `original`; raise ConnectorRejected if a recipient isn't on the thread."""
     allowed = participants(original)

@@ -88,6 +88,22 @@ class ReplyEmailArgs(_Args):
         return list(dict.fromkeys(self.to + self.cc))
 
 
+class ForwardEmailArgs(_Args):
+    message_id: MessageId
+    to: Annotated[Addresses, Field(min_length=1)]
+    cc: Addresses = []
+    note: str = Field(default="", max_length=20_000)
+
+    @model_validator(mode="after")
+    def _within_limits(self) -> ForwardEmailArgs:
+        if len(self.to) + len(self.cc) > MAX_RECIPIENTS:
+            raise ValueError(f"a forward may go to at most {MAX_RECIPIENTS} addresses")
+        return self
+
+    def recipients(self) -> list[str]:
+        return list(dict.fromkeys(self.to + self.cc))
+
+
 class MoveEmailArgs(_Args):
     message_id: MessageId
     folder: FolderName
@@ -172,6 +188,19 @@ REPLY_EMAIL = Operation(
         "body": {"type": "string", "description": "Your reply, plain text; the original is quoted below it."},
     }, "required": ["message_id", "to", "body"]},
 )
+FORWARD_EMAIL = Operation(
+    _spec("forward_email", EffectClass.communicate,
+          "Forward an email the user has (sends it): the original's sender, date, subject and text go below "
+          "an optional note.", "to"),
+    ForwardEmailArgs,
+    targets=lambda a: a.recipients(),  # type: ignore[attr-defined]
+    schema={"type": "object", "properties": {
+        "message_id": _ID,
+        "to": {**_ADDRESSES, "description": "Who gets the forwarded email."},
+        "cc": _ADDRESSES,
+        "note": {"type": "string", "description": "A short note above the forwarded email (may be empty)."},
+    }, "required": ["message_id", "to"]},
+)
 MOVE_EMAIL = Operation(
     _spec("move_email", EffectClass.write, "Move an email to another folder (e.g. Archive); creates the folder."),
     MoveEmailArgs,
@@ -191,5 +220,6 @@ MARK_EMAIL = Operation(
     }, "required": ["message_id"]},
 )
 
-MAIL_OPERATIONS = [SEARCH_EMAIL, READ_EMAIL, READ_THREAD, DRAFT_EMAIL, REPLY_EMAIL, MOVE_EMAIL, MARK_EMAIL]
+MAIL_OPERATIONS = [SEARCH_EMAIL, READ_EMAIL, READ_THREAD, DRAFT_EMAIL, REPLY_EMAIL, FORWARD_EMAIL, MOVE_EMAIL,
+                   MARK_EMAIL]
 """Every mailbox operation, in the order the model sees them."""

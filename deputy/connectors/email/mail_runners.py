@@ -33,8 +33,10 @@ from deputy.connectors.email.imap_protocol import (
     fetched_int,
     quote,
 )
-from deputy.connectors.email.imap_reply import ReplySender, build_reply, draft_message
-from deputy.connectors.email.mail_operations import MarkEmailArgs, MessageArgs, MoveEmailArgs, ReplyEmailArgs, SearchEmailArgs
+from deputy.connectors.email.imap_reply import ReplySender, build_forward, build_reply, draft_message
+from deputy.connectors.email.mail_operations import (
+    ForwardEmailArgs, MarkEmailArgs, MessageArgs, MoveEmailArgs, ReplyEmailArgs, SearchEmailArgs,
+)
 from deputy.connectors.email.outgoing import OutgoingEmail
 from deputy.core.records.actions import Action
 
@@ -76,6 +78,7 @@ class MailRunners:
             "email.read_thread": self.read_thread,
             "email.draft_email": self.draft_email,
             "email.reply_email": self.reply_email,
+            "email.forward_email": self.forward_email,
             "email.move_email": self.move_email,
             "email.mark_email": self.mark_email,
         }
@@ -155,6 +158,17 @@ class MailRunners:
             pass  # the reply is sent; the Answered flag is a courtesy
         refused = f" The server refused {', '.join(sent.refused)}." if sent.refused else ""
         return f"Replied to {', '.join(sent.accepted)} with the subject {reply.subject!r}.{refused}"
+
+    def forward_email(self, action: Action, idempotency_key: str) -> str:
+        args = ForwardEmailArgs.model_validate(action.arguments)
+        ref = MessageRef.parse(args.message_id)
+        with self._open(action) as session:
+            session.select(ref.folder)
+            original = self._one(session, ref).content
+        forward = build_forward(original, args.to, args.cc, args.note)
+        sent = self._send(action.user_id, forward, idempotency_key)
+        refused = f" The server refused {', '.join(sent.refused)}." if sent.refused else ""
+        return f"Forwarded {ref} to {', '.join(sent.accepted)} with the subject {forward.subject!r}.{refused}"
 
     def move_email(self, action: Action, idempotency_key: str) -> OperationResult:
         args = MoveEmailArgs.model_validate(action.arguments)

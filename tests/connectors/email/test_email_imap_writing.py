@@ -171,3 +171,24 @@ def test_mark_read_flagged_and_back(runners: dict[str, Runner], mailbox: Callabl
     assert b"\\Seen" not in flags["<invite-q3@seed.sandbox.local>"]
     with pytest.raises(ConnectorRejected, match="There is no email INBOX/77"):
         mark(action("mark_email", message_id="INBOX/77", flagged=True), "k")
+
+
+def test_a_forward_carries_the_original_to_someone_new(
+    runners: dict[str, Runner], mailbox: Callable[[str], Mailbox], store: MailStore
+) -> None:
+    # Forwarding is not writing a new email: the original's sender, subject and words arrive as they were.
+    result = runners["email.forward_email"](
+        action("forward_email", message_id="INBOX/9", to=["ruth@tax.example"], note="FYI, see below."), "fw-1")
+    assert result == "Forwarded INBOX/9 to ruth@tax.example with the subject 'Fwd: Dinner on Friday?'."
+    _, forwarded = mailbox("ruth@tax.example").messages()[-1]
+    assert forwarded["Subject"] == "Fwd: Dinner on Friday?"
+    body = forwarded.get_payload(decode=True).decode()
+    assert body.startswith("FYI, see below.")
+    assert "From: Sam Rivera <sam@friends.example>" in body and "Subject: Dinner on Friday?" in body
+    assert "Hey! Are we still on for dinner on Friday?" in body
+    assert forwarded["In-Reply-To"] is None, "a forward starts a new conversation"
+
+
+def test_a_forward_needs_someone_to_go_to() -> None:
+    with pytest.raises(ValueError):
+        CATALOG.get("forward_email").validate({"message_id": "INBOX/9", "to": []})  # type: ignore[union-attr]
