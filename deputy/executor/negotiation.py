@@ -22,6 +22,7 @@ from typing import Any, Callable
 
 from redis import Redis
 
+from deputy.core.accounts.user_settings import UserSettingsStore
 from deputy.core.records.actions import Action
 from deputy.core.records.effects import EffectClass, OperationResult
 from deputy.core.records.deputy_notes import attach_note
@@ -46,14 +47,15 @@ log = logging.getLogger(__name__)
 _EMAIL_FROM = re.compile(r"an email from ([\w.+-]+@[\w.-]+\w)")
 class NegotiationGuard:
     def __init__(self, redis: Redis, outbox: Outbox, audit: AuditLog, clock: Callable[[], float],
-                 parent_of: Callable[[str], str | None] = lambda goal_id: None, rates: Rates | None = None,
-                 embed: Embed | None = None) -> None:
+                 parent_of: Callable[[str], str | None] = lambda goal_id: None,
+                 rates: Callable[[int], Rates] | None = None, embed: Embed | None = None) -> None:
         self._store = MandateStore(redis)
         self._outbox = outbox
         self._audit = audit
         self._clock = clock
         self._parent_of = parent_of
-        self._rates = rates or Rates()
+        # Each user's exchange rates (/settings rate): Deputy's defaults with the user's own over them.
+        self._rates = rates or (lambda user_id: Rates.for_user(UserSettingsStore(redis).get(user_id).usd_per))
         self._embed = embed
 
     def _similar(self, text: str, items: list[str]) -> list[str]:
@@ -95,8 +97,8 @@ class NegotiationGuard:
         if found is None:
             return decision
         mandate, state = found
-        reviewed = review_outgoing(action, decision, context, mandate, state, self._clock(), self._rates,
-                                   self._similar)
+        reviewed = review_outgoing(action, decision, context, mandate, state, self._clock(),
+                                   self._rates(action.user_id), self._similar)
         self._log(action, mandate, "negotiation_review", action_id=action.id, counterpart=reviewed.counterpart,
                   verdict=reviewed.offer.verdict.value, reasons=reviewed.offer.reasons,
                   offer=shown_offer(reviewed.offer, mandate))
@@ -146,7 +148,7 @@ class NegotiationGuard:
         if is_message(action):
             counterpart = counterpart_of(action, mandate)
             if move is not None:
-                checked = review_move(move, mandate, state, now, self._rates)
+                checked = review_move(move, mandate, state, now, self._rates(action.user_id))
                 text, offer, accepted = compose(move, mandate, state.thread(counterpart)), checked.lands, \
                     checked.accepts is not None
                 if checked.accepts is not None:
@@ -166,9 +168,10 @@ class NegotiationGuard:
             counterpart = _reader_counterpart(action, result, mandate)
             if counterpart is not None and result.summary.strip():
                 goal_id = self.negotiation_goal(action) or action.goal_id
+                rates = self._rates(action.user_id)
                 recorded = self._store.update_state(
                     action.user_id, goal_id,
-                    lambda m, s: record_theirs(s, counterpart, result.summary, m, now, rates=self._rates))
+                    lambda m, s: record_theirs(s, counterpart, result.summary, m, now, rates=rates))
                 if recorded is not None:
                     return self._after_reading(action, mandate, state, recorded, counterpart)
         return ""
