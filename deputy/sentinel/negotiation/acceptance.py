@@ -93,9 +93,11 @@ def deal_on_table(their_last: str | None, our_last: Decimal | None, scale: Decim
     quoted back while they think), or it agrees to a deal or presupposes one (a pickup, a payment)."""
     if not their_last or not their_last.strip():
         return False
-    if defers(their_last) or (refuses(their_last) and not _WANTS_DEAL.search(their_last)):
+    if defers(their_last):
         return False
     priced = _amounts(their_last, scale)
+    if not priced and refuses(their_last) and not _WANTS_DEAL.search(their_last):
+        return False  # a no of theirs, with no figure of their own: nothing to take
     if priced:
         ours_only = our_last is not None and _amounts(their_last, scale) == {our_last}
         return not ours_only or bool(_WANTS_DEAL.search(their_last))

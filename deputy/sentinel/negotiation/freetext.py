@@ -47,6 +47,9 @@ _PRICED_QUESTION = re.compile(r"[$€£]\s*\d|\d[\d,.]*\s*(?:k|grand|dollars|buc
                               re.IGNORECASE)
 
 
+AGREEMENT = "it has words of agreement"
+
+
 def text_problems(text: str, private: list[str], similar: Similar | None = None) -> list[str]:
     """What in `text` could bind the user or say something private; empty when it plainly does neither."""
     plain = normalise(text)
@@ -54,7 +57,7 @@ def text_problems(text: str, private: list[str], similar: Similar | None = None)
     if _AMOUNT.search(plain):
         found.append("it carries an amount or a number")
     if _AGREE.search(plain):
-        found.append("it has words of agreement")
+        found.append(AGREEMENT)
     if _PAYMENT.search(plain):
         found.append("it speaks of payment")
     if _CONTACT.search(plain):

@@ -32,8 +32,8 @@ from pydantic import BaseModel, Field
 
 from deputy.sentinel.negotiation.amounts import Amount, read_amounts
 from deputy.sentinel.negotiation.commitments import Commitment, commitments_in
-from deputy.sentinel.negotiation.acceptance import accepts_their_deal
-from deputy.sentinel.negotiation.freetext import Similar, text_problems
+from deputy.sentinel.negotiation.acceptance import accepts_their_deal, deal_on_table
+from deputy.sentinel.negotiation.freetext import AGREEMENT, Similar, text_problems
 from deputy.sentinel.negotiation.leaks import LIMIT_SHOWN, private_leaks, redact, reservation_leaks
 from deputy.sentinel.negotiation.mandate import Mandate, MandateStatus
 from deputy.sentinel.negotiation.questions import unsupported_claims
@@ -157,7 +157,14 @@ def _review(text: str, mandate: Mandate, state: NegotiationState, counterpart: s
     if offer is not None and mandate.unread_conditions:
         asked.append("I can't check your walk-away condition “" + _cut(mandate.unread_conditions[0], 120)
                      + "” myself: approve only if it isn't met.")
-    held = [p for p in text_problems(text, [], None) if not accepts and hold_free_text]
+    # A yes to their plain question, with no deal on the table, commits to nothing ("Yes, still for sale.");
+    # agreeing to anything they stated (a condition, a change of terms) still waits for the user.
+    said_last = their_words[-1] if their_words else None
+    answers_question = bool(said_last and re.search(r"[?？]\s*$", said_last.strip())) and not deal_on_table(
+        said_last, thread.our_last, mandate.reservation,
+        standing=thread.their_last is not None or thread.our_last is not None)
+    held = [p for p in text_problems(text, [], None) if not accepts and hold_free_text
+            and (p != AGREEMENT or not answers_question)]
     if held:
         asked.append("The agent wrote this message itself instead of making a move, and " + ", ".join(held)
                      + ": a person could read it as a commitment.")
