@@ -1,6 +1,6 @@
 """The negotiation guard scored on the attack corpus (tests/sentinel_negotiation/corpus/).
 
-    python -m bench.negotiation_corpus [--split dev|frozen]
+    python -m bench.negotiation_corpus [--split dev|dev2|frozen]
 
 Incoming: each counterpart message is parsed into an offer by code (`incoming.parse_offer`) and
 compared with the label: exact (amount, currency, period and total as labelled), safe (exact, or
@@ -9,7 +9,8 @@ forged notes and questions about private items are scored as detected or not. Ou
 message the hijacked agent wrote itself is reviewed as free text (`review_offer`); ask or deny
 is a hold. Also shown: the same messages read by the mandate alone (`hold_free_text=False`),
 which is what the reading of amounts and commitments achieves without the free-text hold.
-The frozen part is only ever scored, never tuned on.
+The frozen part is only ever scored, never tuned on; `dev2` (outgoing only) is a second dev set
+written apart from the first, to tune on without fitting one writer's wordings.
 """
 
 from __future__ import annotations
@@ -30,11 +31,18 @@ from deputy.sentinel.negotiation.state import NegotiationState, record_ours, rec
 from deputy.sentinel.negotiation.walkaway import conditions_met
 
 CORPUS = Path(__file__).resolve().parent.parent / "tests" / "sentinel_negotiation" / "corpus" / "corpus.json"
+DEV2 = CORPUS.with_name("outgoing_dev2.json")
+"""A second dev set of outgoing messages only, written apart from the first (same mandates)."""
 WHO = "counterpart:1"
 
 
-def load() -> dict:
-    return json.loads(CORPUS.read_text(encoding="utf-8"))
+def load(split: str = "dev") -> dict:
+    """The corpus; for `dev2`, the second set's outgoing messages with the first corpus's mandates."""
+    corpus = json.loads(CORPUS.read_text(encoding="utf-8"))
+    if split == "dev2":
+        return {"mandates": corpus["mandates"], "incoming": [],
+                "outgoing": json.loads(DEV2.read_text(encoding="utf-8"))}
+    return corpus
 
 
 def mandate_of(entry: dict) -> Mandate:
@@ -102,7 +110,7 @@ def score_outgoing(entry: dict, mandate: Mandate) -> tuple[bool, bool]:
 
 
 def measure(split: str, embed: Embed | None = None) -> dict:
-    corpus = load()
+    corpus = load(split)
     mandates = {m["id"]: mandate_of(m) for m in corpus["mandates"]}
     incoming: dict[str, dict[str, list[bool]]] = defaultdict(lambda: defaultdict(list))
     for entry in corpus["incoming"]:
@@ -157,7 +165,7 @@ def report(result: dict, split: str) -> str:
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--split", default="dev", choices=["dev", "frozen"])
+    parser.add_argument("--split", default="dev", choices=["dev", "dev2", "frozen"])
     parser.add_argument("--meaning", action="store_true", help="match by meaning with the memory's sentence model too")
     args = parser.parse_args(argv)
     embed = load_embedder() if args.meaning else None

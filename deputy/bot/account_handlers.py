@@ -14,6 +14,7 @@ from deputy.bot.card_view import card_lines, shop_choices
 from deputy.bot.export import export_user
 from deputy.bot.memory_view import memory_listing, ordered
 from deputy.bot.plan_handlers import services_refused
+from deputy.bot.rates_view import rates_lines, set_rate
 from deputy.bot.services import BotServices
 from deputy.connectors.custom import CustomConnectors
 from deputy.core.accounts.connect_links import FORM_SERVICES as FORMS
@@ -54,6 +55,15 @@ class AccountHandlers:
         user_id = update.effective_user.id
         current = store.get(user_id)
         args = context.args or []
+        if args and args[0].lower() in ("rate", "rates"):
+            changed, told = set_rate(current, " ".join(args[1:]))
+            if changed is None:
+                await update.effective_message.reply_text(told)
+                return
+            store.save(user_id, changed)
+            self._s.audit.append(user_id, "settings_changed", self._s.clock(), field="rate")
+            await update.effective_message.reply_text(told + "\n" + rates_lines(changed))
+            return
         if args:
             field, value = args[0].lower(), " ".join(args[1:]).strip()
             names = {"name": "agent_name", "tone": "tone", "language": "language", "timezone": "timezone",
@@ -82,6 +92,7 @@ class AccountHandlers:
             f"Time zone: {current.timezone}\nQuiet hours: {quiet}\n"
             f"Use my conversations to improve models: {'yes' if current.training_opt_in else 'no'}\n"
             f"Messages wait for Undo: {send_window_said(current.send_window)}\n"
+            f"{rates_lines(current)}\n"
             f"{mode_line(current.approval_mode)}\n\n" + texts.SETTINGS_USAGE,
             reply_markup=mode_buttons(self._s, user_id, current.approval_mode),
         )

@@ -37,6 +37,7 @@ KINDS = {
     "oa": "choose where a spending operation's amount is",
     "oy": "choose a spending operation's currency",
     "oq": "confirm which arguments name an operation's recipients and objects",
+    "ot": "choose the argument a negotiation's messages go in",
     "ok": "confirm a less risky class",
     "on": "keep an operation's class",
     "cd": "pay with this card by default",

@@ -145,6 +145,10 @@ def press_operation_mark(services: BotServices, kind: str, ident: str, user_id: 
         asked = _propose_roles(services, outbox, user_id, view, choice)
         if asked is not None:
             return asked
+    if choice.get("kind") == "communicate" and kind in ("oc", "oq"):
+        asked = _ask_for_channel(services, outbox, user_id, view, choice)
+        if asked is not None:
+            return asked
     try:
         mark = _mark_of(choice)
     except ValueError:
@@ -215,8 +219,32 @@ def _propose_roles(services: BotServices, outbox: Outbox, user_id: int, view: Op
     return PressAnswer("Confirm the arguments below.")
 
 
+def _ask_for_channel(services: BotServices, outbox: Outbox, user_id: int, view: OperationView,
+                     choice: dict[str, str]) -> PressAnswer | None:
+    """For a communicate mark: is it how Deputy writes to counterparts in a negotiation, and which argument
+    holds the words? None when the operation has no text argument (or the user already answered)."""
+    texts = [path for path, kind in view.parameters if kind == "string"
+             and path not in choice.get("recipients", "").split()]
+    if "message" in choice or not texts:
+        return None
+    buttons = [Button(text=path, sign=f"ot:{_remember(services, user_id, {**choice, 'message': path})}")
+               for path in texts[:9]]
+    buttons.append(Button(text="Not for negotiations",
+                          sign=f"ot:{_remember(services, user_id, {**choice, 'message': ''})}"))
+    outbox.put(OutboxMessage(
+        chat_id=user_id,
+        text=(f"Should a negotiation write to people on this service through {view.tool}? If so, which argument "
+              "holds the message? Deputy's code then writes each offer, counter, acceptance or question itself "
+              "and sends it there, checked against your mandate (the agent addresses them as "
+              f"{choice['service']}:<recipient>); words the agent writes itself still wait for you."),
+        buttons=[buttons[i : i + 3] for i in range(0, len(buttons), 3)],
+    ))
+    return PressAnswer("Choose below.")
+
+
 def _mark_of(choice: dict[str, str]) -> OperationMark:
-    return OperationMark(kind=choice["kind"], amount=choice.get("amount") or None,  # type: ignore[arg-type]
+    return OperationMark(kind=choice["kind"], message=choice.get("message") or None,  # type: ignore[arg-type]
+                         amount=choice.get("amount") or None,
                          currency=choice.get("currency"), currency_field=choice.get("currency_field"),
                          recipients=tuple(choice.get("recipients", "").split()),
                          objects=tuple(choice.get("objects", "").split()))

@@ -95,5 +95,6 @@ def rule_too_long(length: int) -> str:
 SETTINGS_USAGE = (
     "Change one with: /settings name Jarvis · /settings tone friendly|brief|formal · /settings language German · "
     "/settings timezone Europe/Berlin · /settings training on|off · /settings send 30 (seconds a message waits "
-    "for Undo; 0 sends at once)"
+    "for Undo; 0 sends at once) · /settings rate EUR 1.10 (US dollars for one euro, when a negotiation compares "
+    "an offer in euros with your mandate; /settings rate EUR default for mine)"
 )

@@ -147,3 +147,27 @@ class UserCatalogs:
 
 
 CatalogFor = Callable[[int], Catalog]
+
+
+class MessageChannel(BaseModel):
+    """An imported operation the user marked as the way to write to counterparts in a negotiation: a move
+    addressed `<service>:<recipient>` is sent through it, the words at `message`, the recipient at `recipient`."""
+
+    service: str
+    connector: Literal["openapi", "mcp"]
+    operation: str
+    message: str
+    recipient: str | None = None
+
+
+def message_channels(connectors: list[CustomConnector]) -> dict[str, MessageChannel]:
+    """The message channel of each connected service that has one, by the service's name (the first marked
+    operation, in name order, when a user marked several)."""
+    found: dict[str, MessageChannel] = {}
+    for connector in connectors:
+        for tool, mark in sorted(connector.marks.items()):
+            if mark.message and connector.name not in found:
+                found[connector.name] = MessageChannel(
+                    service=connector.name, connector=connector.kind, operation=tool, message=mark.message,
+                    recipient=mark.recipients[0] if mark.recipients else None)
+    return found

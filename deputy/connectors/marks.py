@@ -67,9 +67,14 @@ class OperationMark(BaseModel):
     currency_field: str | None = Field(default=None, pattern=_PATH)
     recipients: tuple[Annotated[str, Field(pattern=PATH)], ...] = Field(default=(), max_length=MAX_PATHS)
     objects: tuple[Annotated[str, Field(pattern=PATH)], ...] = Field(default=(), max_length=MAX_PATHS)
+    message: str | None = Field(default=None, pattern=PATH)
+    """For a communicate mark: the argument that holds the words, when the user made this operation the
+    channel a negotiation's moves are sent through (code writes those words, `deputy.executor.negotiation_moves`)."""
 
     @model_validator(mode="after")
     def _money_only_for_spend(self) -> OperationMark:
+        if self.message is not None and self.kind != "communicate":
+            raise ValueError("only a communicate mark carries messages")
         if self.kind != "spend" and (self.amount or self.currency or self.currency_field):
             raise ValueError("only a spend mark says where the amount is")
         if self.currency is not None and self.currency_field is not None:
@@ -107,7 +112,8 @@ class OperationMark(BaseModel):
         """Plain words for the chat: "spend (amount in body.total, USD)"."""
         if self.kind != "spend" or self.amount is None:
             roles = [f"{name} in {', '.join(paths)}" for name, paths in
-                     (("recipients", self.recipients), ("acting on", self.objects)) if paths]
+                     (("recipients", self.recipients), ("acting on", self.objects),
+                      ("negotiation messages", (self.message,) if self.message else ())) if paths]
             return f"{self.kind} ({'; '.join(roles)})" if roles else self.kind
         currency = self.currency or (f"currency in {self.currency_field}" if self.currency_field else "no currency")
         return f"spend (amount in {self.amount}, {currency})"

@@ -270,7 +270,7 @@ class Executor:
         if not self._actions.claim(action.id, token, event):
             return  # another job claimed it first
         delivered = self._negotiation.as_delivered(action)  # a move's message, as its runner composes it now
-        runner = self._negotiation.runner(action, self._runners) or self._runners.get(
+        runner = self._negotiation.runner(action, self._runners, self._user_runners) or self._runners.get(
             f"{action.connector}.{action.operation}")
         if runner is None and self._user_runners is not None:
             runner = self._user_runners(action)

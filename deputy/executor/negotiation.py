@@ -18,15 +18,17 @@ from __future__ import annotations
 
 import logging
 import re
-from typing import Any, Callable
+from typing import Any, Callable, Mapping
 
 from redis import Redis
 
+from deputy.core.accounts.user_settings import UserSettingsStore
 from deputy.core.records.actions import Action
 from deputy.core.records.effects import EffectClass, OperationResult
 from deputy.core.records.deputy_notes import attach_note
 from deputy.core.records.outbox import Button, Outbox, OutboxMessage
-from deputy.executor.negotiation_moves import Runner, channel_action, move_runner
+from deputy.connectors.custom import CustomConnectors, message_channels
+from deputy.executor.negotiation_moves import Channels, Runner, channel_action, move_runner
 from deputy.sentinel.negotiation.commitments import Commitment, commitments_in
 from deputy.sentinel.negotiation.freetext import agrees
 from deputy.sentinel.negotiation.leaks import redact
@@ -39,6 +41,7 @@ from deputy.sentinel.negotiation.review import review_offer, shown_offer
 from deputy.sentinel.negotiation.state import NegotiationState, record_ours, record_theirs, their_messages, their_offers
 from deputy.sentinel.negotiation.walkaway import conditions_met
 from deputy.sentinel.policy import Decision, ReviewContext
+from deputy.sentinel.textflow import string_fields
 from deputy.sentinel.stores.audit import AuditLog
 from deputy.sentinel.stores.mandates import MandateStore
 
@@ -46,15 +49,19 @@ log = logging.getLogger(__name__)
 _EMAIL_FROM = re.compile(r"an email from ([\w.+-]+@[\w.-]+\w)")
 class NegotiationGuard:
     def __init__(self, redis: Redis, outbox: Outbox, audit: AuditLog, clock: Callable[[], float],
-                 parent_of: Callable[[str], str | None] = lambda goal_id: None, rates: Rates | None = None,
-                 embed: Embed | None = None) -> None:
+                 parent_of: Callable[[str], str | None] = lambda goal_id: None,
+                 rates: Callable[[int], Rates] | None = None, embed: Embed | None = None,
+                 channels: Callable[[int], Channels] | None = None) -> None:
         self._store = MandateStore(redis)
         self._outbox = outbox
         self._audit = audit
         self._clock = clock
         self._parent_of = parent_of
-        self._rates = rates or Rates()
+        # Each user's exchange rates (/settings rate): Deputy's defaults with the user's own over them.
+        self._rates = rates or (lambda user_id: Rates.for_user(UserSettingsStore(redis).get(user_id).usd_per))
         self._embed = embed
+        # Counterparts behind a service the user connected: the operation they marked as its message channel.
+        self._channels = channels or (lambda user_id: message_channels(CustomConnectors(redis).list(user_id)))
 
     def _similar(self, text: str, items: list[str]) -> list[str]:
         return private_said(text, items, self._embed)
@@ -83,11 +90,15 @@ class NegotiationGuard:
         if move is None or found is None:
             return None
         mandate, state = found
-        return channel_action(action, compose(move, mandate, state.thread(move.to)), mandate)[1]
+        return channel_action(action, compose(move, mandate, state.thread(move.to)), mandate,
+                              self._channels(action.user_id))[1]
 
-    def runner(self, action: Action, runners: dict[str, Runner]) -> Runner | None:
+    def runner(self, action: Action, runners: Mapping[str, Runner],
+               user_runner: Callable[[Action], Runner | None] | None = None) -> Runner | None:
         """For a move, the runner that sends the message code writes from it; None for anything else."""
-        return move_runner(action, runners, self.mandate(action) if move_of(action) is not None else None)
+        if move_of(action) is None:
+            return None
+        return move_runner(action, runners, self.mandate(action), self._channels(action.user_id), user_runner)
 
     def review(self, action: Action, decision: Decision, context: ReviewContext) -> Decision:
         """`decision` (the usual review) held to the goal's mandate, if it has one."""
@@ -95,8 +106,9 @@ class NegotiationGuard:
         if found is None:
             return decision
         mandate, state = found
-        reviewed = review_outgoing(action, decision, context, mandate, state, self._clock(), self._rates,
-                                   self._similar)
+        reviewed = review_outgoing(action, decision, context, mandate, state, self._clock(),
+                                   self._rates(action.user_id), self._similar,
+                                   counterpart=_channel_counterpart(action, self._channels(action.user_id)))
         self._log(action, mandate, "negotiation_review", action_id=action.id, counterpart=reviewed.counterpart,
                   verdict=reviewed.offer.verdict.value, reasons=reviewed.offer.reasons,
                   offer=shown_offer(reviewed.offer, mandate))
@@ -144,9 +156,9 @@ class NegotiationGuard:
         now = self._clock()
         move = move_of(action)
         if is_message(action):
-            counterpart = counterpart_of(action, mandate)
+            counterpart = _channel_counterpart(action, self._channels(action.user_id)) or counterpart_of(action, mandate)
             if move is not None:
-                checked = review_move(move, mandate, state, now, self._rates)
+                checked = review_move(move, mandate, state, now, self._rates(action.user_id))
                 text, offer, accepted = compose(move, mandate, state.thread(counterpart)), checked.lands, \
                     checked.accepts is not None
                 if checked.accepts is not None:
@@ -163,12 +175,13 @@ class NegotiationGuard:
                 self._summary(action, mandate, recorded, counterpart, accepted)
                 self._walk_away_notice(action, mandate, state, recorded, counterpart)
         elif action.effect is EffectClass.read and result.untrusted_origin:
-            counterpart = _reader_counterpart(action, result, mandate)
+            counterpart = _reader_counterpart(action, result, mandate, self._channels(action.user_id))
             if counterpart is not None and result.summary.strip():
                 goal_id = self.negotiation_goal(action) or action.goal_id
+                rates = self._rates(action.user_id)
                 recorded = self._store.update_state(
                     action.user_id, goal_id,
-                    lambda m, s: record_theirs(s, counterpart, result.summary, m, now, rates=self._rates))
+                    lambda m, s: record_theirs(s, counterpart, result.summary, m, now, rates=rates))
                 if recorded is not None:
                     return self._after_reading(action, mandate, state, recorded, counterpart)
         return ""
@@ -278,10 +291,29 @@ def _met(mandate: Mandate, state: NegotiationState, counterpart: str, embed: Emb
                           mandate.role.sells, embed)
 
 
-def _reader_counterpart(action: Action, result: OperationResult, mandate: Mandate) -> str | None:
+def _channel_counterpart(action: Action, channels: Channels) -> str | None:
+    """`<service>:<recipient>` for free text the agent sends through a service's marked message channel, so it
+    is weighed in the same thread as the moves to that counterpart."""
+    for channel in channels.values():
+        if (action.connector, action.operation) == (channel.connector, channel.operation):
+            recipient = dict(string_fields(action.arguments)).get(channel.recipient or "")
+            return f"{channel.service}:{recipient.strip().lower()}" if recipient else channel.service
+    return None
+
+
+def _reader_counterpart(action: Action, result: OperationResult, mandate: Mandate,
+                        channels: Channels | None = None) -> str | None:
     for target in action.targets:
         if mandate.allows_counterpart(target):
             return target.strip().lower()
+    # A read from a service whose message channel the user marked: its counterparts are `<service>:<recipient>`,
+    # the recipient named in the read's own arguments (the conversation it reads).
+    for service in (channels or {}):
+        if action.connector in ("openapi", "mcp") and action.operation.lower().startswith(service + "_"):
+            named = [*(value for _, value in string_fields(action.arguments)), *action.targets]
+            for address in [f"{service}:{value.strip().lower()}" for value in named] + [service]:
+                if mandate.allows_counterpart(address):
+                    return address
     sender = _EMAIL_FROM.search(result.untrusted_origin or "")
     if sender and mandate.allows_counterpart(sender.group(1)):
         return sender.group(1).lower()

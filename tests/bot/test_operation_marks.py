@@ -72,7 +72,8 @@ def _mcp_connector(**marks: object) -> CustomConnector:
     from deputy.connectors.mcp.config import McpServerConfig
     from deputy.connectors.mcp.tools import McpTool, McpToolset
 
-    schema = {"type": "object", "properties": {"to": {"type": "string"}, "total": {"type": "number"}}}
+    schema = {"type": "object", "properties": {"to": {"type": "string"}, "total": {"type": "number"},
+                                               "memo": {"type": "string"}}}
     tools = [McpTool(server="pay", name="send_money", operation="pay_send_money", description="Send money",
                      input_schema=schema, read_only=False, destructive=False),
              McpTool(server="pay", name="balance", operation="pay_balance", description="Balance",
@@ -112,3 +113,39 @@ def test_a_mark_naming_the_recipient_argument_reaches_the_executors_catalog(redi
     store.add(7, _mcp_connector(pay_send_money=OperationMark(kind="communicate", recipients=("to",))))
     send = UserCatalogs(Catalog(), store).for_user(7).find("mcp", "pay_send_money")
     assert send.targets(send.validate({"to": "bob", "total": 80})) == ["bob"]
+
+
+def test_the_user_marks_an_operation_as_the_message_channel_of_negotiations_from_the_chat(redis) -> None:  # type: ignore[no-untyped-def]
+    """communicate → the recipient argument → which argument holds the words: the mark a negotiation's moves use."""
+    from deputy.bot.operation_marks import press_operation_mark
+    from deputy.bot.services import BotServices
+    from deputy.connectors.custom import CustomConnectors, message_channels
+    from deputy.core.records.outbox import OUTBOX_STREAM, OutboxMessage
+
+    services = BotServices.create(redis, "secret", None)
+    store = CustomConnectors(redis)
+    store.add(7, _mcp_connector(pay_send_money=OperationMark(kind="spend")))
+
+    def latest() -> OutboxMessage:
+        return OutboxMessage.model_validate_json(redis.xrevrange(OUTBOX_STREAM, count=1)[0][1][b"json"])
+
+    def press(label: str) -> str:
+        sign = next(b.sign for row in latest().buttons for b in row if b.text == label or b.text.startswith(label))
+        kind, token = sign.split(":", 1)
+        return press_operation_mark(services, kind, token, 7).toast
+
+    press_operation_mark(services, "oo", "pay", 7)
+    number = next(i for i, line in enumerate(latest().text.splitlines()) if "pay_send_money" in line)
+    press(f"Mark {number}")
+    press("communicate")
+    assert "who receives it: to" in latest().text
+    press("Yes, use these")
+    asked = latest()
+    assert "Should a negotiation write to people on this service through pay_send_money" in asked.text
+    assert "pay:<recipient>" in asked.text and "to" not in [b.text for row in asked.buttons for b in row]
+    press("memo")
+    press("Yes, mark it communicate")  # from spend: less guarded, so confirmed with a second press
+    mark = store.get(7, "pay").marks["pay_send_money"]
+    assert (mark.kind, mark.recipients, mark.message) == ("communicate", ("to",), "memo")
+    assert message_channels(store.list(7))["pay"].operation == "pay_send_money"
+    assert "negotiation messages in memo" in mark.describe()

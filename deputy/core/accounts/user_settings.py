@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import json
+import re
 from datetime import datetime, time, timedelta
+from decimal import Decimal
 from typing import Literal
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
@@ -19,6 +21,9 @@ _KEY = "deputy:settings:{}"
 
 
 Tone = Literal["friendly", "brief", "formal"]
+RATE_MIN, RATE_MAX = Decimal("0.000001"), Decimal(100000)
+"""The range a rate in US dollars per unit may take: past it, it is a typo, not a currency."""
+MAX_RATES = 20
 
 
 class UserSettings(BaseModel):
@@ -33,6 +38,21 @@ class UserSettings(BaseModel):
     approval_mode: ApprovalMode = Field(default=DEFAULT_APPROVAL_MODE, description="When a message waits for a card.")
     send_window: int | None = Field(default=None, ge=0, le=3600,
                                     description="Seconds a message waits for Undo; None: the operator's default.")
+    usd_per: dict[str, Decimal] = Field(
+        default_factory=dict, description="Exchange rates the user set for negotiations: US dollars for one unit of "
+        "each currency (ISO code); the others are Deputy's defaults.")
+
+    @field_validator("usd_per")
+    @classmethod
+    def _sane_rates(cls, value: dict[str, Decimal]) -> dict[str, Decimal]:
+        if len(value) > MAX_RATES:
+            raise ValueError(f"at most {MAX_RATES} exchange rates")
+        for code, rate in value.items():
+            if not re.fullmatch(r"[A-Z]{3}", code) or code == "USD":
+                raise ValueError(f"{code!r} is not a currency code other than USD")
+            if not RATE_MIN <= rate <= RATE_MAX:
+                raise ValueError(f"the rate for {code} is out of range")
+        return value
 
     @field_validator("timezone")
     @classmethod

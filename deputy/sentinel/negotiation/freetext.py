@@ -4,9 +4,8 @@ A move's optional note, a question, and a message the agent wrote itself are rea
 person would take as binding: any amount (digits, words, look-alike characters, slang, a sum),
 any word of agreement ("yes", "ok", "confirmed", "works", "deal", 👍), any payment arrangement
 (a link, a transfer, a deposit, paying off the platform), any contact detail, and anything the
-user marked private (by meaning, through `similar`). A reply to a counterpart's question that
-names a price is read as an answer to that question: "Yes." to "$14,000 and it's a deal?" is an
-acceptance of $14,000. Pure: no IO.
+user marked private (by meaning, through `similar`). Whether a reply accepts the deal on the table
+is read by `acceptance.accepts_their_deal`, from the exchange's structure. Pure: no IO.
 """
 
 from __future__ import annotations
@@ -43,8 +42,9 @@ _PAYMENT = re.compile(
     re.IGNORECASE)
 _CONTACT = re.compile(r"[\w.+-]+@[\w-]+\.\w|https?://|www\.|\b\w+\.(?:com|net|org|io|me|ly)\b|\+?\d[\d\s().-]{7,}",
                       re.IGNORECASE)
-_PRICED_QUESTION = re.compile(r"[$€£]\s*\d|\d[\d,.]*\s*(?:k|grand|dollars|bucks|euros?|/\s*mo)\b|\d{2,}",
-                              re.IGNORECASE)
+
+
+AGREEMENT = "it has words of agreement"
 
 
 def text_problems(text: str, private: list[str], similar: Similar | None = None) -> list[str]:
@@ -54,7 +54,7 @@ def text_problems(text: str, private: list[str], similar: Similar | None = None)
     if _AMOUNT.search(plain):
         found.append("it carries an amount or a number")
     if _AGREE.search(plain):
-        found.append("it has words of agreement")
+        found.append(AGREEMENT)
     if _PAYMENT.search(plain):
         found.append("it speaks of payment")
     if _CONTACT.search(plain):
@@ -72,10 +72,3 @@ def exact_items(text: str, items: list[str]) -> list[str]:
 
 def agrees(text: str) -> bool:
     return bool(_AGREE.search(normalise(text)))
-
-
-def answers_priced_question(text: str, their_last: str | None) -> bool:
-    """Our `text` agrees with their last message, which named a price: a yes to a price is an acceptance."""
-    if not their_last or not agrees(text):
-        return False
-    return bool(_PRICED_QUESTION.search(normalise(their_last)))

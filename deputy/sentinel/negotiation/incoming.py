@@ -168,7 +168,7 @@ def _window(text: str, mention: "_Mention", others: list["_Mention"]) -> tuple[s
     return left, right
 
 
-def _mentions(text: str, mandate: Mandate) -> tuple[list[_Mention], list[str]]:
+def _mentions(text: str, mandate: Mandate, rates: Rates) -> tuple[list[_Mention], list[str]]:
     found: list[_Mention] = []
     doubts: list[str] = []
     pairs: list[tuple[int, int]] = []
@@ -183,7 +183,7 @@ def _mentions(text: str, mandate: Mandate) -> tuple[list[_Mention], list[str]]:
         if short:
             value *= 1000
         currency, known = _currency(match.group("cur") or match.group("after") or "")
-        if not known:
+        if not known and currency not in rates.usd_per:  # a code the user gave a rate for in /settings
             doubts.append(f"“{match.group(0).strip()}” is in a currency I have no rate for")
         unit = match.group("unit") or match.group("ly")
         period = _UNIT.get(unit.lower()) if unit else None
@@ -271,7 +271,7 @@ def parse_offer(text: str, mandate: Mandate, rates: Rates | None = None) -> Pars
     could be one."""
     rates = rates or Rates()
     plain = normalise(text)
-    mentions, doubts = _mentions(plain, mandate)
+    mentions, doubts = _mentions(plain, mandate, rates)
     if not mentions and not doubts:
         return None
     for mention in mentions:

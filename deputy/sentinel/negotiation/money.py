@@ -20,19 +20,35 @@ _HOURS = {"hour": Decimal(1), "day": Decimal(8), "week": Decimal(40), "month": D
           "year": Decimal(2080)}
 
 
-class Rates(BaseModel):
-    """Exchange rates, in US dollars per unit of each currency (the deployment's settings)."""
+DEFAULT_USD_PER: dict[str, Decimal] = {
+    "USD": Decimal(1), "EUR": Decimal("1.08"), "GBP": Decimal("1.27"), "CAD": Decimal("0.73"), "AUD": Decimal("0.66")}
+"""Deputy's own rates, used until the user sets theirs in /settings."""
 
-    usd_per: dict[str, Decimal] = Field(default_factory=lambda: {
-        "USD": Decimal(1), "EUR": Decimal("1.08"), "GBP": Decimal("1.27"), "CAD": Decimal("0.73"),
-        "AUD": Decimal("0.66")})
-    source: str = "Deputy's settings"
+
+class Rates(BaseModel):
+    """Exchange rates, in US dollars per unit of each currency: Deputy's defaults, and the user's own."""
+
+    usd_per: dict[str, Decimal] = Field(default_factory=lambda: dict(DEFAULT_USD_PER))
+    source: str = "Deputy's default rates"
+    user_set: frozenset[str] = Field(default=frozenset(), description="The currencies whose rate the user set.")
+
+    @classmethod
+    def for_user(cls, theirs: dict[str, Decimal]) -> Rates:
+        """Deputy's defaults with the rates the user set in /settings over them (the dollar stays 1)."""
+        own = {code.upper(): value for code, value in theirs.items() if code.upper() != "USD" and value > 0}
+        return cls(usd_per={**DEFAULT_USD_PER, **own}, user_set=frozenset(own))
 
     def rate(self, from_currency: str, to_currency: str) -> Decimal | None:
         a, b = self.usd_per.get(from_currency.upper()), self.usd_per.get(to_currency.upper())
         if a is None or b is None:
             return None
         return a / b
+
+    def source_of(self, *currencies: str) -> str:
+        """Where the rate between `currencies` comes from, for the card."""
+        if any(c.upper() in self.user_set for c in currencies):
+            return "your /settings"
+        return f"{self.source}; set your own with /settings rate"
 
 
 def money(amount: Decimal, currency: str, per: str | None = None) -> str:
@@ -60,11 +76,11 @@ def convert(amount: Decimal, currency: str, per: str | None, to_currency: str, t
 
 
 def rate_line(currency: str, to_currency: str, rates: Rates) -> str | None:
-    """“C$1 = $0.73 (rate from Deputy's settings)” for a card; None for the same currency."""
+    """“C$1 = $0.7300 USD (rate from your rate in /settings)” for a card; None for the same currency."""
     if currency.upper() == to_currency.upper():
         return None
     rate = rates.rate(currency, to_currency)
     if rate is None:
         return f"no rate known for {currency} to {to_currency}"
     return f"{money(Decimal(1), currency)} = {SYMBOLS.get(to_currency.upper(), '')}{rate:.4f} {to_currency.upper()}" \
-           f" (rate from {rates.source})"
+           f" (rate from {rates.source_of(currency, to_currency)})"

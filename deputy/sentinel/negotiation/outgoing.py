@@ -91,9 +91,11 @@ def as_offer_review(review: MoveReview, mandate: Mandate) -> OfferReview:
 
 def review_outgoing(action: Action, decision: Decision, context: ReviewContext, mandate: Mandate,
                     state: NegotiationState, now: float, rates: Rates,
-                    similar: Callable[[str, list[str]], list[str]] | None = None) -> OutgoingReview:
-    """`decision` (the usual review of `action`, a message of a negotiating goal) held to its mandate."""
-    counterpart = counterpart_of(action, mandate)
+                    similar: Callable[[str, list[str]], list[str]] | None = None,
+                    counterpart: str | None = None) -> OutgoingReview:
+    """`decision` (the usual review of `action`, a message of a negotiating goal) held to its mandate.
+    `counterpart`: whom it is to, when the executor knows better than the targets (a service's channel)."""
+    counterpart = counterpart or counterpart_of(action, mandate)
     user_words = list(context.provenance.trusted_texts)
     state = answered_from_memory(state, counterpart, user_words)
     move = move_of(action)

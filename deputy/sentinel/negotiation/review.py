@@ -32,7 +32,8 @@ from pydantic import BaseModel, Field
 
 from deputy.sentinel.negotiation.amounts import Amount, read_amounts
 from deputy.sentinel.negotiation.commitments import Commitment, commitments_in
-from deputy.sentinel.negotiation.freetext import Similar, answers_priced_question, text_problems
+from deputy.sentinel.negotiation.acceptance import accepts_their_deal, deal_on_table
+from deputy.sentinel.negotiation.freetext import AGREEMENT, Similar, text_problems
 from deputy.sentinel.negotiation.leaks import LIMIT_SHOWN, private_leaks, redact, reservation_leaks
 from deputy.sentinel.negotiation.mandate import Mandate, MandateStatus
 from deputy.sentinel.negotiation.questions import unsupported_claims
@@ -114,9 +115,11 @@ def _review(text: str, mandate: Mandate, state: NegotiationState, counterpart: s
     denied += problems
     offer = _our_offer(offers, mandate)
     their_words = their_messages(thread)
-    # A yes to their message naming a price takes that price, whatever words the yes is in.
-    accepts = Commitment.accept in commitments_in(text) or answers_priced_question(
-        text, their_words[-1] if their_words else None)
+    # With a deal on the table (their last message names their price, or agrees to or presupposes a deal), a
+    # reply that doesn't say no, put it off, counter or only ask takes it, whatever words it is in.
+    accepts = Commitment.accept in commitments_in(text) or accepts_their_deal(
+        text, their_words[-1] if their_words else None, thread.our_last, mandate.reservation,
+        standing=thread.their_last is not None or thread.our_last is not None)
     # Accepting their standing offer is no concession of ours to pace: it is the final yes, the user's tap.
     taking_theirs = accepts and offer is not None and offer == thread.their_last
     too_far = check_step(offer, mandate, thread) if not problems and not taking_theirs else None
@@ -154,7 +157,14 @@ def _review(text: str, mandate: Mandate, state: NegotiationState, counterpart: s
     if offer is not None and mandate.unread_conditions:
         asked.append("I can't check your walk-away condition “" + _cut(mandate.unread_conditions[0], 120)
                      + "” myself: approve only if it isn't met.")
-    held = [p for p in text_problems(text, [], None) if not accepts and hold_free_text]
+    # A yes to their plain question, with no deal on the table, commits to nothing ("Yes, still for sale.");
+    # agreeing to anything they stated (a condition, a change of terms) still waits for the user.
+    said_last = their_words[-1] if their_words else None
+    answers_question = bool(said_last and re.search(r"[?？]\s*$", said_last.strip())) and not deal_on_table(
+        said_last, thread.our_last, mandate.reservation,
+        standing=thread.their_last is not None or thread.our_last is not None)
+    held = [p for p in text_problems(text, [], None) if not accepts and hold_free_text
+            and (p != AGREEMENT or not answers_question)]
     if held:
         asked.append("The agent wrote this message itself instead of making a move, and " + ", ".join(held)
                      + ": a person could read it as a commitment.")
