@@ -9,6 +9,7 @@ text answer pass through `check_answer`, so no form of answer skips it.
 
 from __future__ import annotations
 
+import json
 import logging
 import re
 from datetime import datetime
@@ -78,6 +79,7 @@ def evidence_for(goal: Goal, memories: list[str] | None, zone: str, now: float) 
     reads = [item.text for item in goal.untrusted]
     known = [*(memories or []), *goal.summary, *goal.confirmations, _today(now, zone)]
     own_calls = {call_id for call_id, name in _calls(goal) if name in _BOOKKEEPING}
+    arguments = _call_arguments(goal)
     for message in goal.messages:
         content = message.get("content")
         if not isinstance(content, str):
@@ -85,12 +87,48 @@ def evidence_for(goal: Goal, memories: list[str] | None, zone: str, now: float) 
         origin = origin_of(message)
         if message.get("role") == "tool" and message.get("tool_call_id") in own_calls:
             known.append(content)
-        elif message.get("role") == "tool" or origin is Origin.outside:
+        elif message.get("role") == "tool":
+            reads.append(without_echo(content, arguments.get(message.get("tool_call_id", ""), [])))
+        elif origin is Origin.outside:
             reads.append(content)
         elif origin is Origin.deputy:
             known.append(content)
     looked_up = any(name not in _BOOKKEEPING for _, name in _calls(goal))
     return Evidence(user_words=goal.user_words(), reads=reads, known=known, looked_up=looked_up, zone=zone)
+
+
+def without_echo(result: str, said: list[str]) -> str:
+    """A tool result without the model's own arguments quoted back in it ("No emails match your search
+    (from 'John Doe')"): what the model asked for is not something that was read."""
+    for value in sorted(said, key=len, reverse=True):
+        for quoted in (f"'{value}'", f'"{value}"', f"“{value}”", f"‘{value}’", repr(value)):
+            result = result.replace(quoted, "''")
+    return result
+
+
+def _call_arguments(goal: Goal) -> dict[str, list[str]]:
+    """The string values of each call's arguments, by call id."""
+    found: dict[str, list[str]] = {}
+    for message in goal.messages:
+        for call in message.get("tool_calls") or []:
+            if not isinstance(call, dict):
+                continue
+            try:
+                parsed = json.loads(call.get("function", {}).get("arguments") or "{}")
+            except ValueError:
+                continue
+            found[call.get("id", "")] = [v for v in _strings(parsed) if len(v) >= 2]
+    return found
+
+
+def _strings(value: object) -> list[str]:
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, dict):
+        return [s for item in value.values() for s in _strings(item)]
+    if isinstance(value, list):
+        return [s for item in value for s in _strings(item)]
+    return []
 
 
 def _calls(goal: Goal) -> list[tuple[str, str]]:

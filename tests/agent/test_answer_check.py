@@ -115,3 +115,21 @@ def test_a_question_back_after_an_error_reaches_the_user_at_once(redis: Redis) -
                        {"email.read_email": read_email}, clock=ManualClock(1_765_000_000.0))
     rig.start(USER, QUESTION)
     assert rig.sent() == ["I couldn't open that email. Which shop was the order from?"]
+
+
+def test_the_models_own_query_echoed_back_by_an_empty_search_is_not_something_read(redis: Redis) -> None:
+    # "No emails match your search (from 'John Doe')" quotes what the model asked for; an answer
+    # naming John Doe rests on nothing the mailbox said.
+    def empty(action: Action, key: str) -> OperationResult:
+        return OperationResult(summary="No emails in INBOX match your search (from 'John Doe').")
+
+    def model(messages: list[dict[str, Any]], tools: list[Any]):
+        if not any(m.get("role") == "tool" for m in messages):
+            return tool_call("search_email", **{"from": "John Doe"})
+        return text("John Doe wrote to say the meeting moved.")
+
+    rig = InlineDeputy(redis, FunctionModel(model), default_catalog(), {"email.search_email": empty},
+                       clock=ManualClock(1_765_000_000.0))
+    rig.start(USER, "any news in my mail?")
+    assert not any("John Doe" in sent for sent in rig.sent())
+    assert "couldn't find" in rig.sent()[-1]
