@@ -80,7 +80,9 @@ def prompt_view(messages: list[Message]) -> list[Message]:
             content = str(message.get("content") or "")
             if len(content) > OLD_RESULT_CHARS:
                 message = {**message, "content": content[:OLD_RESULT_CHARS] + " […]"}
-        view.append(for_model(message))
+        kind = message.get("kind") if message.get("role") == "assistant" else None
+        # The goal's kind rides along to the small-model wrapper, which takes it off before any request.
+        view.append({**for_model(message), "kind": kind} if kind else for_model(message))
     return view
 
 

@@ -150,3 +150,22 @@ def test_a_required_argument_comes_first_in_the_grammar_and_cannot_be_left_out()
     # The object starts with the kind, with no way round it: not optional, not an empty object.
     assert '"{" ws "\\"kind\\"" ws ":" ws' in object_rule
     assert ")?" not in object_rule
+
+
+def test_the_kind_chosen_first_shapes_the_later_steps_of_the_goal(redis) -> None:
+    # "fwd the brightlane invoice to my accountant": the first step finds it; the next is offered
+    # forwarding (not only writing a new email), and the kind itself never reaches the model.
+    from deputy.testing.inline import InlineDeputy
+    from deputy.core.records.effects import OperationResult
+
+    found = "1 email(s) in INBOX match, newest first:\n- INBOX/3 | Mon | billing@brightlane.example | Invoice 4471 | read | Due"
+    replies = [chose("mail_act"), called("search_email", {"text": "brightlane"}),
+               called("reply", {"text": "Which address is your accountant's?", "expects_answer": True})]
+    model = FunctionModel(lambda messages, tools: replies.pop(0))
+    rig = InlineDeputy(redis, TextToolsChatModel(model, DECIDING), default_catalog(),
+                       {"email.search_email": lambda action, key: OperationResult(summary=found)})
+    goal = rig.start(7, "fwd the brightlane invoice to my accountant")
+    later_offer = names(model.calls[2][1])
+    assert {"forward_email", "reply_email", "read_email"} <= set(later_offer) and len(later_offer) <= 8
+    assert all("kind" not in message for call in model.calls for message in call[0])
+    assert rig.goal(goal.id).messages[1]["kind"] == "mail_act"

@@ -66,10 +66,15 @@ class ModelReply(BaseModel):
     content: str | None = None
     tool_calls: list[ToolCall] = Field(default_factory=list)
     usage: TokenUsage = Field(default_factory=TokenUsage)
+    kind: str | None = None
+    """The kind of help the goal's first decision chose (`deputy.agent.model.first_decision`), kept in the
+    transcript for the later steps; never sent to a model."""
 
     def as_message(self) -> dict[str, Any]:
-        """The assistant message to append to the transcript (OpenAI wire shape)."""
+        """The assistant message to append to the transcript (OpenAI wire shape, plus the goal's kind)."""
         message: dict[str, Any] = {"role": "assistant", "content": self.content}
+        if self.kind:
+            message["kind"] = self.kind
         if self.tool_calls:
             message["tool_calls"] = [
                 {"id": c.id, "type": "function", "function": {"name": c.name, "arguments": c.arguments}}

@@ -30,11 +30,13 @@ class Kind:
     meaning: str
     tools: frozenset[str]
     connected: bool = False
+    then: frozenset[str] = frozenset()
+    """The tools its later steps usually need (besides those that started it)."""
     """The services the user connected themselves (shop, restaurants, any imported API) may start it too."""
 
 
-def _kind(name: str, meaning: str, tools: str, connected: bool = False) -> Kind:
-    return Kind(name, meaning, frozenset(tools.split()), connected)
+def _kind(name: str, meaning: str, tools: str, connected: bool = False, then: str = "") -> Kind:
+    return Kind(name, meaning, frozenset(tools.split()), connected, frozenset(then.split()))
 
 
 KINDS: tuple[Kind, ...] = (
@@ -44,21 +46,23 @@ KINDS: tuple[Kind, ...] = (
           "when, how many) and it is not in what you know about them", "reply"),
     _kind("mail_read", "find, read or answer a question about emails the user received or sent "
           "(did X write, what did X say, how much was a receipt or invoice, how many unread)",
-          "search_email read_email read_thread"),
-    _kind("mail_write", "write a new email to someone", "send_email draft_email"),
+          "search_email read_email read_thread", then="reply"),
+    _kind("mail_write", "write a new email to someone", "send_email draft_email", then="reply"),
     _kind("mail_act", "reply to, forward, delete, archive or mark an email the user already has",
-          "search_email"),
+          "search_email", then="read_email reply_email forward_email move_email mark_email reply"),
     _kind("calendar_read", "look at the user's calendar: what is on, when is something, are they free",
-          "list_events free_busy"),
+          "list_events free_busy", then="reply"),
     _kind("calendar_add", "put a new event, meeting or block of time on the calendar",
-          "create_event schedule_meeting"),
-    _kind("calendar_change", "move, shorten, rename or cancel an event already on the calendar", "list_events"),
+          "create_event schedule_meeting", then="list_events free_busy reply"),
+    _kind("calendar_change", "move, shorten, rename or cancel an event already on the calendar", "list_events",
+          then="move_event cancel_event reply"),
     _kind("memory", "remember, forget or recall a fact or preference about the user or people they know",
-          "remember forget_memory recall"),
+          "remember forget_memory recall", then="reply"),
     _kind("later", "a reminder at a later time, something repeated (every morning), or watching something "
-          "and telling the user when it changes", "remind_me schedule_check"),
+          "and telling the user when it changes", "remind_me schedule_check", then="reply"),
     _kind("service", "use a shop, restaurant, booking, ticket or other service or website: buy, order, "
-          "book, reserve, order status, prices, searching the web", "search_web open_page", connected=True),
+          "book, reserve, order status, prices, searching the web", "search_web open_page", connected=True,
+          then="click fill_form submit_form reply"),
 )
 KIND_NAMES = tuple(kind.name for kind in KINDS)
 _BY_NAME = {kind.name: kind for kind in KINDS}
@@ -93,6 +97,29 @@ def decision_request(request: str, memories_note: str = "") -> tuple[list[dict[s
     messages = [{"role": "system", "content": system}, {"role": "user", "content": user},
                 {"role": "assistant", "content": PREFILL}]
     return messages, [decide_tool()]
+
+
+def kind_named(name: object) -> Kind | None:
+    return _BY_NAME.get(name) if isinstance(name, str) else None
+
+
+def kind_of(messages: list[dict[str, Any]]) -> Kind | None:
+    """The kind the goal's first decision chose, as its transcript keeps it (None without one)."""
+    for message in messages:
+        if message.get("role") == "assistant" and message.get("kind"):
+            return kind_named(message["kind"])
+    return None
+
+
+def later_tools(kind: Kind, tools: list[dict[str, Any]], usual: list[dict[str, Any]], own: frozenset[str],
+                connected_fit: list[dict[str, Any]], limit: int) -> list[dict[str, Any]]:
+    """A later step's offer: the kind's tools first, then the usual selection, up to `limit` (at least the kind's)."""
+    wanted = kind.tools | kind.then
+    first = [tool for tool in tools if _name(tool) in wanted]
+    if kind.connected:
+        first += [tool for tool in connected_fit if _name(tool) not in own and tool not in first]
+    rest = [tool for tool in usual if tool not in first]
+    return first + rest[:max(limit - len(first), 0)]
 
 
 def read_kind(name: str, arguments: str) -> Kind | None:

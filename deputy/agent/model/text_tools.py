@@ -35,7 +35,8 @@ from pydantic import BaseModel
 from deputy.agent.model.call_grammar import PREFILL
 from deputy.agent.model.chat_model import ModelReply, TokenUsage, ToolCall
 from deputy.agent.model.tool_parsing import ParseResult, parse_tool_calls
-from deputy.agent.model.first_decision import DECIDE_TOOL as DECIDE, decision_request, read_kind, tools_for_kind
+from deputy.agent.model.first_decision import DECIDE_TOOL as DECIDE
+from deputy.agent.model.first_decision import Kind, decision_request, kind_of, later_tools, read_kind, tools_for_kind
 from deputy.agent.goal_shapes import OWN_TOOLS, first_step_tools
 from deputy.agent.tool_selection import ALWAYS, called, connected_fit, request_text, select_tools
 
@@ -135,6 +136,11 @@ def added_usage(first: TokenUsage, second: TokenUsage) -> TokenUsage:
                       completion_tokens=first.completion_tokens + second.completion_tokens)
 
 
+def without_kind(message: Message) -> Message:
+    """The message as a model may see it: the goal's kind is Deputy's own note."""
+    return {k: v for k, v in message.items() if k != "kind"} if "kind" in message else message
+
+
 def needs_first_decision(messages: list[Message], tools: list[Tool], options: TextToolsOptions) -> bool:
     """Ask for the kind first: enabled, the goal's first call (nothing called yet), a goal of no shape code
     already recognises, and more tools on offer than the limit."""
@@ -145,15 +151,16 @@ def needs_first_decision(messages: list[Message], tools: list[Tool], options: Te
     return first_step_tools(request_text(messages)) is None
 
 
-def first_step_offer(decision: ModelReply, tools: list[Tool], messages: list[Message],
-                     options: TextToolsOptions) -> list[Tool]:
-    """The tools of the kind the model chose (empty when its answer named none, or none of its tools is on offer)."""
+def decided_kind(decision: ModelReply) -> Kind | None:
+    """The kind the choice named (None when its answer named none)."""
     read = read_reply(decision, [DECIDE])
     kind = next((k for k in (read_kind(c.name, json.dumps(c.arguments)) for c in read.calls) if k), None)
-    if kind is None:
-        log.info("the first decision named no kind; offering the usual tools")
-        return []
-    log.info("first decision: %s", kind.name)
+    log.info("first decision: %s", kind.name if kind else "none named; offering the usual tools")
+    return kind
+
+
+def first_step_offer(kind: Kind, tools: list[Tool], messages: list[Message], options: TextToolsOptions) -> list[Tool]:
+    """The tools of the kind the model chose (empty when none of its tools is on offer)."""
     room = options.max_tools or len(tools)
     return tools_for_kind(kind, tools, OWN_TOOLS, connected_fit(tools, messages, room))
 
@@ -183,27 +190,32 @@ def text_tools_turn(
     Drive it with `drive_sync` or `complete_async`; a `ModelError` from the model simply
     propagates from the driver (the runner retries those itself).
     """
+    labelled, messages = messages, [without_kind(m) for m in messages]
     if not tools:
         return (yield messages, tools)  # no tools offered: text is just text
     offered = offered_tools(tools, messages, options)
-    spent = TokenUsage()
+    spent, chosen = TokenUsage(), None
     if needs_first_decision(messages, tools, options):
         decision = completed_reply((yield decision_request(request_text(messages), known_about_user(messages))),
                                    options)
-        spent = decision.usage
-        offered = first_step_offer(decision, tools, messages, options) or offered
+        spent, chosen = decision.usage, decided_kind(decision)
+        offered = (first_step_offer(chosen, tools, messages, options) if chosen else []) or offered
+    elif options.decide_first and (earlier := kind_of(labelled)) is not None:
+        room = options.max_tools or len(tools)
+        offered = later_tools(earlier, tools, offered, OWN_TOOLS, connected_fit(tools, messages, room), room)
     names = tool_names(tools)  # the runner knows every tool; the limit only shapes the prompt
     reply = completed_reply((yield request_messages(messages, options), offered), options)
     read = read_reply(reply, names)
     if not read.failed:
-        return reply_with_calls(reply, read, added_usage(spent, reply.usage))
+        return reply_with_calls(reply, read, added_usage(spent, reply.usage)).model_copy(
+            update={"kind": chosen.name if chosen else None})
     log.info("model wrote an unreadable tool call (%s); asking once more", read.error)
     retry = [*messages, correction_message(read, options)]
     second = completed_reply((yield request_messages(retry, options), offered), options)
     usage = added_usage(spent, added_usage(reply.usage, second.usage))
     again = read_reply(second, names)
     if not again.failed:
-        return reply_with_calls(second, again, usage)
+        return reply_with_calls(second, again, usage).model_copy(update={"kind": chosen.name if chosen else None})
     log.warning("model wrote an unreadable tool call twice (%s); asking the user", again.error)
     return fallback_reply(usage)
 
