@@ -15,6 +15,7 @@ import time
 import httpx
 
 from deputy.agent.model.call_grammar import PREFILL, wire_body
+from deputy.agent.model.first_decision import decision_request
 from deputy.agent.goals import Goal
 from deputy.agent.memory_tools import MEMORY_TOOLS
 from deputy.agent.origins import for_model, user_message
@@ -39,10 +40,17 @@ def warm_up_request(model: str, max_tools: int | None, now: float) -> dict:
     return {"model": model, **body, "max_tokens": 1}
 
 
+def decision_warm_up_request(model: str) -> dict:
+    """The first decision's request (`deputy.agent.model.first_decision`): its instructions are the same for every goal."""
+    messages, tools = decision_request(TYPICAL_GOAL)
+    return {"model": model, **wire_body(messages, tools, constrain=True), "max_tokens": 1}
+
+
 def warm_up(base_url: str, model: str, max_tools: int | None, timeout: float = 600.0) -> float:
-    """Send the warm-up request and wait for it; returns the seconds it took. Raises httpx.HTTPError."""
+    """Send the warm-up requests (the first decision's, then a first step's) and wait for them; returns the
+    seconds they took. Raises httpx.HTTPError."""
     started = time.monotonic()
-    response = httpx.post(base_url.rstrip("/") + "/chat/completions",
-                          json=warm_up_request(model, max_tools, time.time()), timeout=timeout)
-    response.raise_for_status()
+    for body in (decision_warm_up_request(model), warm_up_request(model, max_tools, time.time())):
+        response = httpx.post(base_url.rstrip("/") + "/chat/completions", json=body, timeout=timeout)
+        response.raise_for_status()
     return time.monotonic() - started
