@@ -13,7 +13,7 @@ from datetime import datetime, timezone
 from deputy.core.records.effects import ConnectorError, ConnectorRejected, OperationResult
 from deputy.connectors.email.closest import CLOSEST, format_closest, rank_by_words, search_words, word_criteria
 from deputy.connectors.email.imap import ImapAccount, ImapSession
-from deputy.connectors.email.imap_decode import parse_email
+from deputy.connectors.email.imap_decode import MailContent, parse_email
 from deputy.connectors.email.imap_format import (
     Fetched,
     base_subject,
@@ -145,9 +145,7 @@ class MailRunners:
     def reply_email(self, action: Action, idempotency_key: str) -> str:
         args = ReplyEmailArgs.model_validate(action.arguments)
         ref = MessageRef.parse(args.message_id)
-        with self._open(action) as session:
-            session.select(ref.folder)
-            original = self._one(session, ref).content
+        original = self._content(action, ref)
         reply = build_reply(original, args.to, args.cc, args.body)
         sent = self._send(action.user_id, reply, idempotency_key)
         try:
@@ -162,9 +160,7 @@ class MailRunners:
     def forward_email(self, action: Action, idempotency_key: str) -> str:
         args = ForwardEmailArgs.model_validate(action.arguments)
         ref = MessageRef.parse(args.message_id)
-        with self._open(action) as session:
-            session.select(ref.folder)
-            original = self._one(session, ref).content
+        original = self._content(action, ref)
         forward = build_forward(original, args.to, args.cc, args.note)
         sent = self._send(action.user_id, forward, idempotency_key)
         refused = f" The server refused {', '.join(sent.refused)}." if sent.refused else ""
@@ -216,6 +212,12 @@ class MailRunners:
 
     def _open(self, action: Action) -> ImapSession:
         return self._session(self._accounts(action.user_id))
+
+    def _content(self, action: Action, ref: MessageRef) -> MailContent:
+        """The whole email `ref` (to reply to or forward)."""
+        with self._open(action) as session:
+            session.select(ref.folder)
+            return self._one(session, ref).content
 
     def _one(self, session: ImapSession, ref: MessageRef, *, preview: bool = False) -> Fetched:
         """The message `ref` from the folder the session has selected."""
