@@ -25,12 +25,12 @@ CORPUS = Path(__file__).resolve().parent.parent / "tests" / "bot" / "secret_corp
 
 def kept_text(messages: list[str]) -> tuple[list[str], bool]:
     """What Deputy keeps of each message, and whether anything was taken for a secret."""
-    kept, flagged, after_lead = [], False, False
+    kept, flagged, lead = [], False, None
     for message in messages:
-        scan = find_secrets_after(after_lead, message)
+        scan = find_secrets_after(lead, message)
         flagged = flagged or scan.found
         kept.append(scan.redacted() if scan.found else scan.text)
-        after_lead = not scan.found and is_lead(scan.text)
+        lead = scan.text if not scan.found and is_lead(scan.text) else None
     return kept, flagged
 
 

@@ -12,8 +12,10 @@ it), the kind is audited (never the value), and:
   login);
 - the original is held sealed for a few minutes behind a signed, single-use button, so a
   look-alike taken wrongly is released in one tap;
-- a message naming a secret without its value ("the wifi password is") flags the next one,
-  which is read with it (a lone token after it is the value).
+- a message naming a secret without its value ("the wifi password is") is remembered, sealed,
+  for a few minutes, and the next one is read as its continuation. When it is nothing but such a
+  label it starts no goal: it waits for the next message, and goes on with it (the value
+  replaced by a handle when that message is the value).
 """
 
 from __future__ import annotations
@@ -27,10 +29,11 @@ from telegram.ext import ContextTypes
 
 from deputy.bot import secret_paste
 from deputy.bot.buttons import InvalidButton
+from deputy.bot.held_messages import Lead
 from deputy.bot.press_answers import answer_press
 from deputy.bot.services import BotServices
 from deputy.core.records.handoff import HandOffStore, looks_like_code
-from deputy.core.secret_scan import Scan, find_secrets, find_secrets_after, is_lead
+from deputy.core.secret_scan import Scan, find_secrets, find_secrets_after, is_lead, waits_for_value
 
 log = logging.getLogger(__name__)
 
@@ -78,29 +81,47 @@ class SecretGate:
         said, is_text = _said(message)
         if not said:
             return False
-        lead = self._s.held.take_lead(user.id) if self._s.held is not None else False
-        scan = find_secrets_after(lead, said)
+        lead = self._s.held.take_lead(user.id) if self._s.held is not None else None
+        scan = find_secrets_after(lead.text if lead is not None else None, said)
         if scan.found and is_text and self._answers_a_page(user.id, said):
             return False  # a page asked for this code: the hand-off takes it out of the chat itself
-        if not scan.found:
-            if is_text and self._s.held is not None and is_lead(scan.text):
-                self._s.held.mark_lead(user.id)
-            return False
-        await self._take_out(update, message, said, scan, is_text)
-        return True
+        if scan.found:
+            await self._take_out(update, message, said, scan, is_text, lead)
+            return True
+        if lead is not None and lead.held and await self._let_lead_go(update, lead, said, is_text):
+            return True
+        new_text = is_text and update.message is not None and not said.startswith("/")  # not an edit, not a command
+        if new_text and self._s.held is not None and is_lead(scan.text):
+            waits = waits_for_value(scan.text)
+            self._s.held.mark_lead(user.id, said, held=waits)
+            if waits:  # a label alone starts nothing: it waits for its value
+                await update.effective_chat.send_message(secret_paste.WAITING_FOR_VALUE)
+                return True
+        return False
+
+    async def _let_lead_go(self, update: Update, lead: Lead, said: str, is_text: bool) -> bool:
+        """A held label whose next message was not its value: they go on together. True if this took the update."""
+        if is_text and not said.startswith("/"):
+            await self._take_text(update, f"{lead.text}\n{said}")
+            return True
+        if _worth_a_goal(lead.text):  # a command or a file came next: the label goes on by itself, if it says anything
+            await self._take_text(update, lead.text)
+        return False
 
     def _answers_a_page(self, user_id: int, said: str) -> bool:
         handoff = HandOffStore(self._s.redis, self._s.clock).open(user_id)
         return handoff is not None and (looks_like_code(said, handoff) or find_secrets(said).kind == "one_time_code")
 
-    async def _take_out(self, update: Update, message: Message, said: str, scan: Scan, is_text: bool) -> None:
+    async def _take_out(self, update: Update, message: Message, said: str, scan: Scan, is_text: bool,
+                        lead: Lead | None = None) -> None:
         user_id, chat = update.effective_user.id, update.effective_chat
+        before = f"{lead.text}\n" if lead is not None and lead.held else ""  # the label held for this value
         deleted = await _delete(message)
         self._s.audit.append(user_id, "secret_message_deleted", self._s.clock(), what=scan.label, removed=deleted)
         lines = [secret_paste.deleted_notice(scan.label, deleted)]
         command = said.split()[0].split("@")[0] if is_text and said.startswith("/") else None
-        redacted = scan.redacted() if is_text and command is None else None
-        if redacted is not None and not _worth_a_goal(scan.redacted("")):
+        redacted = before + scan.redacted() if is_text and command is None else None
+        if redacted is not None and not _worth_a_goal(before + scan.redacted("")):
             redacted = None  # nothing but the secret and words about it: no goal to carry on
         if command is not None:
             lines.append(secret_paste.command_notice(command))
@@ -108,13 +129,13 @@ class SecretGate:
             lines.append("Please send the file again without it in its caption or name.")
         elif redacted is not None:
             lines.append(secret_paste.carrying_on(redacted))
-        service = secret_paste.vault_service(scan.kind or "", scan.text)
+        service = secret_paste.vault_service(scan.kind or "", before + scan.text)
         if service is not None:
             token = self._s.links.create(user_id, chat.id, service)
             lines.append(secret_paste.vault_offer(service, f"{self._s.connect_url}/connect/{token}"))
         markup = None
         if is_text and command is None and self._s.held is not None:
-            ident = self._s.held.hold(user_id, said)
+            ident = self._s.held.hold(user_id, before + said)
             markup = InlineKeyboardMarkup([[InlineKeyboardButton(
                 secret_paste.RELEASE_BUTTON, callback_data=self._s.buttons.data("sr", ident, user_id))]])
         await chat.send_message("\n\n".join(lines), reply_markup=markup)

@@ -58,6 +58,9 @@ def command_notice(command: str) -> str:
     return f"Please send {command} again without it."
 
 
+WAITING_FOR_VALUE = ("I'll read that together with your next message. If it's a password, code or card number, "
+                     "you don't need to send it here: /connect keeps it in the encrypted vault, where I never see "
+                     "it. If you send it anyway, I'll delete it and carry on without it.")
 RELEASED = "Thanks, I'm using your message as you wrote it."
 RELEASE_GONE = "I no longer have that message (I keep it for 10 minutes only). Please send it again."
 FILE_NOTICE = ("That file looked like it contained {kind}, so I didn't keep it. If it is needed for a goal, "

@@ -17,10 +17,10 @@ from deputy.core.secret_scan.hits import KINDS, Hit
 from deputy.core.secret_scan.keys import key_hits, private_key_hits
 from deputy.core.secret_scan.normalise import normalise
 from deputy.core.secret_scan.passwords import login_hits, password_hits, strong_token_hits
-from deputy.core.secret_scan.split import is_lead, lone_value
+from deputy.core.secret_scan.split import is_lead, lone_value, waits_for_value
 from deputy.core.secret_scan.words import code_hits, identity_hits, seed_hits
 
-__all__ = ["KINDS", "Hit", "Scan", "find_secrets", "find_secrets_after", "is_lead", "normalise"]
+__all__ = ["KINDS", "Hit", "Scan", "find_secrets", "find_secrets_after", "is_lead", "normalise", "waits_for_value"]
 
 _ORDER = ("private_key", "access_key", "card", "card_code", "seed_phrase", "password", "login", "bank_account",
           "national_id", "one_time_code")
@@ -104,10 +104,19 @@ def _merge(hits: list[Hit]) -> list[Hit]:
     return kept
 
 
-def find_secrets_after(after_lead: bool, text: str) -> Scan:
-    """`text` read as the message after one that named a secret without its value (`is_lead`), or not."""
+def find_secrets_after(lead: str | None, text: str) -> Scan:
+    """`text` read as the message after `lead`, one that named a secret without its value (`is_lead`), if any.
+
+    Alone first; then as the continuation of the lead ("Das Passwort ist" + "Slide_garden498!" is one
+    sentence), keeping what was found in `text`; then, as a lone token, the value the lead announced.
+    """
     scan = find_secrets(text)
-    if scan.found or not after_lead:
+    if scan.found or lead is None:
         return scan
+    head = normalise(lead).rstrip() + " "
+    joined = find_secrets(head + scan.text)
+    inside = tuple(Hit(h.kind, h.start - len(head), h.end - len(head)) for h in joined.hits if h.end > len(head))
+    if inside:
+        return Scan(scan.text, tuple(Hit(h.kind, max(0, h.start), h.end) for h in inside))
     hit = lone_value(scan.text)
     return Scan(scan.text, (hit,)) if hit is not None else scan
