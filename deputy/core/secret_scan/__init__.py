@@ -18,7 +18,8 @@ from deputy.core.secret_scan.keys import key_hits, private_key_hits
 from deputy.core.secret_scan.normalise import normalise
 from deputy.core.secret_scan.passwords import login_hits, password_hits, strong_token_hits
 from deputy.core.secret_scan.split import is_lead, lone_value, waits_for_value
-from deputy.core.secret_scan.words import code_hits, identity_hits, seed_hits
+from deputy.core.secret_scan.national_ids import identity_hits
+from deputy.core.secret_scan.words import code_hits, seed_hits
 
 __all__ = ["KINDS", "Hit", "Scan", "find_secrets", "find_secrets_after", "is_lead", "normalise", "waits_for_value"]
 

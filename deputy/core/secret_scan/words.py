@@ -1,11 +1,9 @@
-"""Recovery phrases, one-time codes and identity numbers.
+"""Recovery phrases and one-time codes.
 
 A wallet's recovery phrase is 12-24 words of the BIP-39 English list (`data/bip39_english.txt`,
 MIT, see `data/README.md`); ordinary English rarely strings twelve of them together, since
 "the", "a", "I", "is" are not in it. With "seed phrase" or "recovery words" before them,
-eight are enough (part of a phrase is still worth hiding). Identity numbers are matched by
-format with a checksum where one exists (US SSN ranges, Spanish DNI/NIE letter, Dutch BSN
-11-test, Brazilian CPF, UK NINO) or by the words before them ("passport number", "SSN").
+eight are enough (part of a phrase is still worth hiding).
 """
 
 from __future__ import annotations
@@ -94,51 +92,4 @@ def code_hits(text: str) -> list[Hit]:
         found.append(Hit("one_time_code", *match.span("value")))
     found.extend(Hit("one_time_code", *m.span("value")) for m in _BEFORE_CODE.finditer(text))
     found.extend(Hit("one_time_code", *m.span("value")) for m in _SENT_ME.finditer(text))
-    return found
-
-
-_SSN = re.compile(r"(?<![\d-])(?!000|666|9\d\d)\d{3}-(?!00)\d{2}-(?!0000)\d{4}(?![\d-])")
-_SSN_PLAIN = re.compile(r"(?i)\b(?:ssn|social security(?: number| no\.?| #)?|soc sec)\b[^\d\n]{0,16}(?<!\d)"
-                        r"(?P<value>(?!000|666|9\d\d)\d{3}[ -]?\d{2}[ -]?\d{4})(?!\d)")
-_NAMED_ID = re.compile(
-    r"(?i)\b(?:passport|passeport|reisepassnummer|reisepass-?nr|passnummer|pasaporte|passaporte|reisepass|pass(?:port)? no|personalausweis|ausweis(?:nummer)?|"
-    r"national (?:id|insurance|identity)(?: card)?|id card|identity card|id number|ID-?Nummer|steuer-?id|"
-    r"steueridentifikationsnummer|tax (?:id|number|file number)|itin|dni|nie|nif|bsn|burgerservicenummer|"
-    r"aadhaa?r|pan card|codice fiscale|numéro de sécurité sociale|sécu|cpf|curp|"
-    r"driver'?s licen[cs]e|driving licen[cs]e|licen[cs]e number|dl number|medicare|nhs number|personnummer|"
-    r"henkilötunnus|pesel|insurance number)\b"
-    r"(?:\s*(?:number|no\.?|nr\.?|num(?:ber|éro)?|#|nummer|número|numero|card))?\s*(?:is|:|=|-|ist|est|es|é)?\s*"
-    r"(?P<value>(?-i:(?=[A-Z0-9 ./-]*\d)[A-Z0-9][A-Z0-9 ./-]{4,18}[A-Z0-9]))(?![A-Za-z0-9])"
-)
-_DNI = re.compile(r"(?<![\w-])(?P<digits>[XYZ]?\d{7,8})-?(?P<letter>[A-Z])(?![\w-])")
-_NINO = re.compile(r"(?<![\w])(?!BG|GB|NK|KN|TN|NT|ZZ)[A-CEGHJ-PR-TW-Z][A-CEGHJ-NPR-TW-Z] ?\d{2} ?\d{2} ?\d{2} ?[A-D](?!\w)")
-_CPF = re.compile(r"(?<![\d.])\d{3}\.\d{3}\.\d{3}-\d{2}(?![\d])")
-
-
-def _dni_valid(digits: str, letter: str) -> bool:
-    number = int(digits.replace("X", "0").replace("Y", "1").replace("Z", "2"))
-    return "TRWAGMYFPDXBNJZSQVHLCKE"[number % 23] == letter
-
-
-def _cpf_valid(value: str) -> bool:
-    digits = [int(c) for c in value if c.isdigit()]
-    if len(set(digits)) == 1:
-        return False
-    for length in (9, 10):
-        total = sum(d * w for d, w in zip(digits[:length], range(length + 1, 1, -1)))
-        if (total * 10 % 11) % 10 != digits[length]:
-            return False
-    return True
-
-
-def identity_hits(text: str) -> list[Hit]:
-    found = [Hit("national_id", *m.span()) for m in _SSN.finditer(text)]
-    found.extend(Hit("national_id", *m.span("value")) for m in _SSN_PLAIN.finditer(text))
-    for match in _NAMED_ID.finditer(text):
-        value = match.group("value")
-        if sum(c.isdigit() for c in value) >= 4 or re.search(r"[A-Z]", value):
-            found.append(Hit("national_id", *match.span("value")))
-    found.extend(Hit("national_id", *m.span()) for m in _DNI.finditer(text) if _dni_valid(m.group("digits"), m.group("letter")))
-    found.extend(Hit("national_id", *m.span()) for m in _NINO.finditer(text))
-    found.extend(Hit("national_id", *m.span()) for m in _CPF.finditer(text) if _cpf_valid(m.group(0)))
     return found
