@@ -17,6 +17,7 @@ from deputy.core.secret_scan.hits import KINDS, Hit
 from deputy.core.secret_scan.keys import key_hits, private_key_hits
 from deputy.core.secret_scan.normalise import normalise
 from deputy.core.secret_scan.passwords import login_hits, password_hits, strong_token_hits
+from deputy.core.secret_scan.structured import structured_hits
 from deputy.core.secret_scan.split import is_lead, lone_value, waits_for_value
 from deputy.core.secret_scan.national_ids import identity_hits
 from deputy.core.secret_scan.words import code_hits, seed_hits
@@ -65,9 +66,11 @@ def find_secrets(text: str) -> Scan:
     text, marks = _collapse(text, private)  # a key block is found whole: no other check reads its body
     lowered = text.lower()
     ibans = iban_hits(text)
+    settings = structured_hits(text)  # a setting's value is read whole, by its key: nothing else cuts it short
     found = [*key_hits(text, lowered), *card_hits(text, ibans), *card_code_hits(text), *seed_hits(text, lowered),
              *password_hits(text), *login_hits(text), *strong_token_hits(text), *ibans, *identity_hits(text),
              *code_hits(text)]
+    found = [*settings, *(h for h in found if not any(s.start < h.end and h.start < s.end for s in settings))]
     hits = [*private, *(_restore(hit, marks) for hit in found)] if marks else found
     hits.sort(key=lambda h: (_ORDER.index(h.kind), h.start))
     return Scan(original, tuple(_merge(hits)))
@@ -97,11 +100,18 @@ def _restore(hit: Hit, marks: list[tuple[int, int]]) -> Hit:
 
 
 def _merge(hits: list[Hit]) -> list[Hit]:
-    """One finding per place: a password that is also an access key is reported once."""
+    """One finding per place: a password that is also an access key is reported once, over the span of both."""
     kept: list[Hit] = []
     for hit in hits:
-        if not any(h.start < hit.end and hit.start < h.end for h in kept):
+        overlapping = [h for h in kept if h.start < hit.end and hit.start < h.end]
+        if not overlapping:
             kept.append(hit)
+            continue
+        first = overlapping[0]
+        for other in overlapping[1:]:
+            kept.remove(other)
+        kept[kept.index(first)] = Hit(first.kind, min(first.start, hit.start, *(h.start for h in overlapping)),
+                                      max(first.end, hit.end, *(h.end for h in overlapping)))
     return kept
 
 

@@ -176,6 +176,8 @@ _LOGIN_CONTEXT = re.compile(
     r"identifiants|utente|accedi|usuario|konto|account|intranet|vpn|ssh|wifi|wi-fi)\b"
 )
 _PART = re.compile(r"[^\s/|]{6,64}")
+_NAMED_AS = re.compile(r"(?i)\b(?:called|named|name is|ssid|network name|heißt|s'appelle|se llama|si chiama|chama-se|"
+                       r"heet)\s*[:=]?\s*[\"'“‘]?$")
 
 
 def _password_like(part: str) -> bool:
@@ -195,6 +197,8 @@ def strong_token_hits(text: str) -> list[Hit]:
     found = []
     for match in _PART.finditer(text):
         part = match.group(0).rstrip(".,;:!?)")
+        if "=" in part or ";" in part or _NAMED_AS.search(text[max(0, match.start() - 30): match.start()]):
+            continue  # settings are read by their keys (structured.py); "a network called X" names X
         if (_password_like(part) and not _inside_address(text, match.start())
                 and not PUBLIC_KEY_BEFORE.search(text[max(0, match.start() - 40): match.start()])):
             found.append(Hit("login", match.start(), match.start() + len(part)))
