@@ -13,6 +13,7 @@ import re
 from itertools import islice
 
 from deputy.core.secret_scan.hits import Hit
+from deputy.core.secret_scan.structured import placeholder
 
 _WORD = (r"(?:pass(?:word|wort|wd|phrase|code|cord)?|pword|pwd?|p/w|mdp|mot de passe|contrase[ñn]a|clave|senha|"
          r"palavra[- ]passe|kennwort|wachtwoord|has[łl]o|parola(?: d'ordine)?|l[öo]senord|adgangskode|passord|"
@@ -73,13 +74,29 @@ fel glömt
 wifi wi-fi router network reset-link requirement requirements: 8 6 12
 password passwords passwort pw pwd pass passcode pin code login username user mdp contraseña senha
 """.split())
+# Words of a sentence about the password, not the password: "is the one we discussed", "ist dasselbe wie",
+# "es la misma de siempre", "est dans le gestionnaire", "voir post-it", "è quella che", "is printed on the back".
+PROSE = frozenset("""
+the a an one same as on in at by under behind inside with we you i he she they it that this which what who there
+here see look check ask printed written saved stored kept taped stuck
+der die das dem den ein eine einen dasselbe derselbe dieselbe gleiche gleich wie beim im auf unter hinter steht siehe
+schau frag
+el la los las un una uno mismo misma igual que como en de del sobre debajo detrás está ver mira pregunta
+le les une même dans sur sous derrière comme voir regarde demande celui celle
+il lo gli stesso stessa quella quello che come su sotto dietro vedi guarda chiedi
+o os as um uma mesmo mesma aquela aquele em no na sob atrás veja
+het een dezelfde hetzelfde dat zoals op onder achter zie kijk vraag
+""".split())
 PUBLIC_KEY_BEFORE = re.compile(r"(?:ssh-(?:rsa|ed25519|dss)|ecdsa-sha2-\S+|sk-ssh-\S+)\s+$")
 
 
-def _is_value(value: str) -> bool:
+def _is_value(value: str, after: str = "") -> bool:
+    """Whether `value` (followed by `after`) is a password, not words about one, a mask or a placeholder."""
     value = value.strip("\"'“”‘’«».,;:!?)(")
-    if len(value) < 3 or value.lower() in _STATE_WORDS or not value.strip("*•·x."):
+    if len(value) < 3 or value.lower() in _STATE_WORDS or not value.strip("*•·x.") or placeholder(value):
         return False  # talk about a password, or one shown masked
+    if value.isalpha() and value.islower() and (value in PROSE or after.split()[:1] and after.split()[0].lower() in PROSE):
+        return False  # "is printed on the back", "ist dasselbe wie beim letzten Mal": a sentence goes on
     return not value.lower().startswith(("http://", "https://", "<", "["))
 
 
@@ -114,16 +131,18 @@ def password_hits(text: str) -> list[Hit]:
         said = explicit or re.search(r"(?i)\b(?:with|using)\s+(?:the\s+|a\s+)?$", before)
         if not said and not re.search(r"[\d\W_]", value.strip(".,;:!?")):
             continue
-        if _is_value(value):
+        if _is_value(value, text[match.end(): match.end() + 20]):
             found.append(Hit("password", *_span(match)))
     for match in _PASSPHRASE.finditer(text):  # "password is correct horse battery staple"
-        if sum(word.lower() in _STATE_WORDS for word in match.group("value").split()) <= 1:
+        words = [word.lower() for word in match.group("value").split()]
+        if sum(word in _STATE_WORDS for word in words) <= 1 and not any(word in PROSE for word in words):
             found.append(Hit("password", *match.span("value")))
     last = _USE_LAST.search(text) if found or re.search(r"(?i)pass|pw", text) else None
     if last and re.search(r"\d", last.group("value")) and re.search(r"[A-Z]", last.group("value")):
         found.append(Hit("password", *last.span("value")))  # "..., no wait, use mvPgVsCX"
     for pattern in (_BEFORE, _USE_AS, _FOR_THE, _WIFI):
-        found.extend(Hit("password", *_span(m)) for m in pattern.finditer(text) if _is_value(m.group("value"))
+        found.extend(Hit("password", *_span(m)) for m in pattern.finditer(text)
+                     if _is_value(m.group("value"), text[m.end(): m.end() + 20])
                      and (pattern is not _WIFI or re.search(r"[\d\W_]", m.group("value"))))
     return found
 
@@ -154,7 +173,7 @@ def login_hits(text: str) -> list[Hit]:
     for match in _LOGIN.finditer(text):
         name, value = match.group("name"), match.group("value")
         tail = text[match.start("name") + len(name): match.start("value")]
-        if "@" in value or not _is_value(value) or name.lower() in _STATE_WORDS:
+        if "@" in value or not _is_value(value) or name.lower() in _STATE_WORDS or _inside_address(text, match.start()):
             continue
         # "name / password", "name:password", or a password word between them; a plain space
         # between two words ("login page works") says nothing.
@@ -166,7 +185,7 @@ def login_hits(text: str) -> list[Hit]:
     # "bob@example.com:hunter2"; not "https://user@host:8443/" (an address with a port).
     found.extend(Hit("login", *_span(m)) for m in _EMAIL_PASS.finditer(text)
                  if _is_value(m.group("value")) and not _inside_address(text, m.start()))
-    found.extend(Hit("login", *m.span("value")) for m in _URL_USERINFO.finditer(text))
+    found.extend(Hit("login", *m.span("value")) for m in _URL_USERINFO.finditer(text) if not placeholder(m.group("value")))
     return found
 
 
