@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from deputy.core.secret_scan.answers import answer_hits
 from deputy.core.secret_scan.cards import card_hits, code_hits as card_code_hits, iban_hits
 from deputy.core.secret_scan.hits import KINDS, Hit
 from deputy.core.secret_scan.keys import key_hits, private_key_hits
@@ -68,12 +69,27 @@ def find_secrets(text: str) -> Scan:
     ibans = iban_hits(text)
     settings = structured_hits(text)  # a setting's value is read whole, by its key: nothing else cuts it short
     found = [*key_hits(text, lowered), *card_hits(text, ibans), *card_code_hits(text), *seed_hits(text, lowered),
-             *password_hits(text), *login_hits(text), *strong_token_hits(text), *ibans, *identity_hits(text),
+             *password_hits(text), *answer_hits(text), *login_hits(text), *strong_token_hits(text), *ibans, *identity_hits(text),
              *code_hits(text)]
     found = [*settings, *(h for h in found if not any(s.start < h.end and h.start < s.end for s in settings))]
     hits = [*private, *(_restore(hit, marks) for hit in found)] if marks else found
+    if "\n" in original:
+        hits.extend(_label_then_value(original, hits))
     hits.sort(key=lambda h: (_ORDER.index(h.kind), h.start))
     return Scan(original, tuple(_merge(hits)))
+
+
+def _label_then_value(text: str, hits: list[Hit]) -> list[Hit]:
+    """A label on one line and its value alone on the next ("mot de passe du coffre\nancre-pluie-renard-ancre")."""
+    found, start, previous = [], 0, None
+    for line in text.split("\n"):
+        end = start + len(line)
+        if previous is not None and line.strip() and is_lead(previous) and not any(h.start < end and start < h.end for h in hits):
+            hit = lone_value(line)
+            if hit is not None:
+                found.append(Hit(hit.kind, start + hit.start, start + hit.end))
+        previous, start = line, end + 1
+    return found
 
 
 def _collapse(text: str, blocks: list[Hit]) -> tuple[str, list[tuple[int, int]]]:

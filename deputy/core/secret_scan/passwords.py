@@ -15,7 +15,8 @@ from itertools import islice
 from deputy.core.secret_scan.hits import Hit
 from deputy.core.secret_scan.structured import placeholder
 
-_WORD = (r"(?:pass(?:word|wort|wd|phrase|code|cord)?|pword|pwd?|p/w|mdp|mot de passe|contrase[ñn]a|clave|senha|"
+_WORD = (r"(?:pas+w(?:or|ro|o|r)[dt]|passowrd|pass(?:word|wort|wd|phrase|code|cord)?|pword|pwd?|p/w|mdp|"
+         r"mot de pass?e?|contrase[ñn]a|clave|senha|ww|"
          r"palavra[- ]passe|kennwort|wachtwoord|has[łl]o|parola(?: d'ordine)?|l[öo]senord|adgangskode|passord|"
          r"salasana|heslo|jelsz[óo]|[şs]ifre|пароль|パスワード|密码|密碼|비밀번호|كلمة المرور|סיסמה|पासवर्ड|"
          r"m[ậa]t kh[ẩa]u|kata sandi|wi-?fi key|network key|wpa key|pin)")
@@ -23,7 +24,7 @@ _KEYWORD = re.compile(rf"(?i)(?<![A-Za-z]){_WORD}")
 _VALUE = r"(?P<value>[\"'“‘«]?[^\s\"'”’»]{3,128})"
 _VERBS = (r"'s|’s|\bis(?:\s+now)?\b|\bwas\b|\bwill be\b|\bshould be\b|\bist\b|\best\b|\bes\b|\bé\b|\bè\b|\bis\b|"
           r"\bjest\b|\bär\b|\bdeve ser\b|\bsera\b|\blautet\b|\bheißt\b|\bwordt\b|"
-          r"\bes\s+la\b|\bc'est\b|\bэто\b|\b—\b|是|为|は|는|은|:|=|-|–|→|->")
+          r"\bes\s+la\b|\bc'est\b|\bэто\b|\b—\b|是|为|は|는|은|:|=|(?<=\s)[-–](?=\s)|→|->")
 # After the word: maybe "for the office printer" / "du wifi" / "de mi cuenta", then a verb or separator.
 _EXPLICIT = re.compile(
     r"(?i)(?:\s+(?:for|to|of|on|at|du|de|del|de la|des|für|fürs|vom|von|van|voor|per|da|do|della|dla|för|til|"
@@ -106,6 +107,38 @@ def _span(match: re.Match[str]) -> tuple[int, int]:
     return start + (len(value) - len(value.lstrip("\"'“‘«"))), end - (len(value) - len(value.rstrip("\"'”’».,;:!?)")))
 
 
+_TOKEN = re.compile(r"\S+")
+_NOT_A_PASSWORD_SHAPE = re.compile(r"[\d.,:/-]+(?:am|pm|h|€|\$|%)?|[\d]+(?:st|nd|rd|th)|.*(?:://|@|=|;).*|"
+                                   r"(?:[\w-]+\.)+[a-z]{2,}\b.*", re.I)
+_NAMES_A_THING = re.compile(r"(?i)^(?:user(?:name)?|account|acct|order|ticket|number|no\.?|nr\.?|id|#|ref|room|"
+                            r"flight|code|case|version|v)$")
+
+
+def password_shaped(token: str) -> bool:
+    """A token people choose as a password: letters with digits or symbols ("zebra961", "Tortuga03#")."""
+    if len(token) < 5 or _NOT_A_PASSWORD_SHAPE.fullmatch(token) or placeholder(token) or re.fullmatch(r"\d+[A-Z][a-z]+", token):
+        return False  # "1Password", "7Eleven": a name
+    letters, digits = sum(c.isalpha() for c in token), sum(c.isdigit() for c in token)
+    symbols = len(token) - letters - digits
+    return letters >= 2 and (digits >= 1 or (symbols >= 1 and any(c.isupper() for c in token[1:])))
+
+
+def _nearby(text: str, end: int) -> Hit | None:
+    """After a password's name, within its clause: the first password-shaped word ("contrasena del portal zebra961",
+    "passcode Zoom per la riunione di domani: 7hrw9AdyR", "contraseña nueva es Tortuga03#", "password to panda821")."""
+    clause = re.split(r"[.?!\n](?:\s|$)", text[end: end + 100], maxsplit=1)[0]
+    previous = ""
+    for count, token in enumerate(_TOKEN.finditer(clause)):
+        if count >= 8:
+            break
+        word = token.group(0).strip(",;()«»\"'“”‘’")
+        if password_shaped(word.rstrip(".!?:")) and not _NAMES_A_THING.match(previous):
+            begin = end + token.start() + token.group(0).index(word)
+            return Hit("password", begin, begin + len(word.rstrip(".!?:")))
+        previous = word.rstrip(":")
+    return None
+
+
 def password_hits(text: str) -> list[Hit]:
     found = []
     for keyword in islice(_KEYWORD.finditer(text), 64):  # a chat message says a password once or twice
@@ -113,8 +146,15 @@ def password_hits(text: str) -> list[Hit]:
         following = text[keyword.end(): keyword.end() + 1]
         if (following.isalpha() and following.isascii()) or _NOT_PASSWORD_PREFIX.search(before):
             continue  # "passenger", "boarding pass: gate 12"
+        if _inside_address(text, keyword.start()):
+            continue  # "postgres://USER:PASSWORD@HOST": the address's own parts are read by structured.py
         explicit = _EXPLICIT.match(text, keyword.end())
         match = explicit or _SPACED.match(text, keyword.end())
+        if word != "pin" and (explicit is None or not _is_value(explicit.group("value"), text[explicit.end(): explicit.end() + 20])):
+            near = _nearby(text, keyword.end())
+            if near is not None:
+                found.append(near)
+                continue
         if match is None:
             continue
         value = match.group("value")
@@ -168,8 +208,18 @@ def _inside_address(text: str, start: int) -> bool:
     return "//" in text[word_start: start + 1] or text[:start].endswith("//")
 
 
+# "use rossi03 / Pumpkin852$", "mit anna.k / x", and in a message about logging in, "tjansen:otter307".
+_USE_NAME_SLASH = re.compile(r"(?i)\b(?:use|with|mit|con|avec|com|met|via)\s+[\w.@+-]{2,64}\s*[/|]\s*(?P<value>\S{4,128})")
+_NAME_COLON = re.compile(r"(?<![\w/:.@-])[A-Za-z][\w.+-]{1,63}:(?P<value>[^\s/:@]{4,128})(?![\w@])")
+
+
 def login_hits(text: str) -> list[Hit]:
     found = []
+    found.extend(Hit("login", *_span(m)) for m in _USE_NAME_SLASH.finditer(text)
+                 if password_shaped(m.group("value").rstrip(".,;:!?)")))
+    if _LOGIN_CONTEXT.search(text):
+        found.extend(Hit("login", *_span(m)) for m in _NAME_COLON.finditer(text)
+                     if password_shaped(m.group("value").rstrip(".,;:!?)")) and not _inside_address(text, m.start()))
     for match in _LOGIN.finditer(text):
         name, value = match.group("name"), match.group("value")
         tail = text[match.start("name") + len(name): match.start("value")]
