@@ -33,6 +33,8 @@ def placeholder(value: str) -> bool:
         return True
     if core.startswith(("$", "%", "<", "[", "{{", "#{")) or re.search(r"\$\{|\{\{|%\(|<[^>]*>", value):
         return True
+    if "example" in core.lower() or re.search(r"(.)\1{7,}", core):
+        return True  # AWS's documented wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY, "xxxxxxxxxxxx"
     if re.fullmatch(r"[A-Z][A-Z_]*", core) and len(core) >= 4:
         return True  # PASSWORD, DB_PASS: the name of a setting, written where its value goes
     # myPassword, your_password, sua_senha_aqui, <dein Passwort>: a password word with no digit in it
