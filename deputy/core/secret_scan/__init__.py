@@ -17,7 +17,7 @@ from deputy.core.secret_scan.cards import card_hits, code_hits as card_code_hits
 from deputy.core.secret_scan.hits import KINDS, Hit
 from deputy.core.secret_scan.keys import key_hits, private_key_hits
 from deputy.core.secret_scan.normalise import normalise
-from deputy.core.secret_scan.passwords import login_hits, password_hits, strong_token_hits
+from deputy.core.secret_scan.passwords import login_hits, password_hits, password_shaped, strong_token_hits
 from deputy.core.secret_scan.structured import structured_hits
 from deputy.core.secret_scan.split import is_lead, lone_value, waits_for_value
 from deputy.core.secret_scan.national_ids import identity_hits
@@ -140,9 +140,13 @@ def find_secrets_after(lead: str | None, text: str) -> Scan:
     scan = find_secrets(text)
     if scan.found or lead is None:
         return scan
-    head = normalise(lead).rstrip() + " "
+    head = normalise(lead).rstrip()
+    head += " " if head.endswith((":", "=")) else ": "  # the lead is a label, the message its value
     joined = find_secrets(head + scan.text)
     inside = tuple(Hit(h.kind, h.start - len(head), h.end - len(head)) for h in joined.hits if h.end > len(head))
+    if not waits_for_value(lead):  # "reset my github password" went on as a goal: only a value-shaped word is its value
+        inside = tuple(h for h in inside if password_shaped(scan.text[max(0, h.start): h.end])
+                       or sum(c.isdigit() for c in scan.text[max(0, h.start): h.end]) >= 4)
     if inside:
         return Scan(scan.text, tuple(Hit(h.kind, max(0, h.start), h.end) for h in inside))
     hit = lone_value(scan.text)

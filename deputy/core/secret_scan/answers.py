@@ -13,7 +13,7 @@ import re
 
 from deputy.core.secret_scan.hits import Hit
 
-_QUESTION = re.compile(
+QUESTION = re.compile(
     r"(?i)\b(?:security (?:question|answer|q)|secret (?:question|answer)|(?:answer|reply) to (?:the |my |your )?"
     r"(?:security )?question|answer to|mother'?s maiden name|maiden name|first pet|name of (?:my|your) first|"
     r"sicherheits(?:frage|antwort)|geheimfrage|antwort auf die (?:sicherheits)?frage|"
@@ -32,7 +32,7 @@ what which who where when how der die das mein dein el la mi tu le mon ton il lo
 
 def answer_hits(text: str) -> list[Hit]:
     found = []
-    for label in _QUESTION.finditer(text):
+    for label in QUESTION.finditer(text):
         start = label.end()
         window = text[start: start + 120]
         hidden = _ASIDE.sub(lambda m: " " * len(m.group(0)), window)  # "(first pet)", "'name of your first school'"

@@ -31,7 +31,7 @@ _PAN = re.compile(r"(?<![\w])[A-Z]{3}P[A-Z]\d{4}[A-Z](?![\w])")
 _VALUE = r"(?<![A-Za-z0-9])(?P<value>(?=[A-Za-z]{0,11}\d)[A-Za-z0-9]{1,12}(?:[ .\-/][A-Za-z0-9]{1,12}){0,6})"
 # Between the label and the number: "number", "is", a colon, "(NAS)", "meiner Frau:" (no digits, no new sentence).
 _BRIDGE = r"[^\d\n?!;]{0,40}?"
-_LABELS = (
+LABELS = (
     r"rijksregister(?:nummer)?|registre national|national register number|national (?:id|identity|identification|"
     r"insurance)(?: card)?(?: number)?|national number|numéro national|niss|insz|identiteitsnummer|"
     r"social security(?: number| no\.?| #)?|ssn|soc\.? sec\.?|social|sécurité sociale|s[ée]cu|insee|nir|"
@@ -49,7 +49,7 @@ _LABELS = (
     r"carnet de conducir|licencia de conducir|patente|carta de condução|rijbewijs(?:nummer)?|"
     r"medicare|nhs number|krankenversicherungsnummer|versichertennummer|tessera sanitaria"
 )
-_NAMED = re.compile(rf"(?i)(?<![\w-])(?P<label>{_LABELS})(?!\w){_BRIDGE}{_VALUE}(?![\w])")
+_NAMED = re.compile(rf"(?i)(?<![\w-])(?P<label>{LABELS})(?!\w){_BRIDGE}{_VALUE}(?![\w])")
 # Labels that are also ordinary words ("social", "pan", "sin", "nas", "cf", "tin", "patente") want their own format.
 _OWN_FORMAT = {
     "social": r"\d{3}[ -]?\d{2}[ -]?\d{4}", "pan": r"[A-Za-z]{5}\d{4}[A-Za-z]", "pan card": r"[A-Za-z]{5}\d{4}[A-Za-z]",

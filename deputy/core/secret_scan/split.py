@@ -13,7 +13,9 @@ from __future__ import annotations
 
 import re
 
+from deputy.core.secret_scan.answers import QUESTION
 from deputy.core.secret_scan.hits import Hit
+from deputy.core.secret_scan.national_ids import LABELS as ID_LABELS
 
 _LABEL_WORDS = (r"pass(?:word|wort|wd|code|phrase)?|pwd?|pw|kennwort|mot de passe|mdp|contrase[ñn]a|clave|senha|"
                 r"palavra[- ]passe|wachtwoord|has[łl]o|parola(?: d'ordine)?|l[öo]senord|пароль|pin|pin-?code|cvv|cvc|"
@@ -26,6 +28,13 @@ _SECRET_WORD = re.compile(
     r"wachtwoord|has[łl]o|parola|l[öo]senord|pin|cvv|cvc|security code|code|c[óo]digo|codice|otp|tan|token|"
     r"api[ _-]?key|secret|seed|recovery|card|karte|carte|tarjeta|cart[aã]o|kaart)\b|пароль|パスワード|密码|비밀번호")
 _LOGIN_WORD = re.compile(r"(?i)\b(?:login|username|user|iban|ssn|passport|creds|credentials|zugangsdaten|identifiants)\b")
+# Other names of secrets: identity numbers, security questions, codes ("Steuer-ID kommt hier", "Bestätigungscode aus der
+# SMS", "security answer (first pet)"), but not the codes that are no secret ("promo code", "zip code").
+_OTHER_LABEL = re.compile(rf"(?i)(?<![\w-])(?:{ID_LABELS})(?!\w)|{QUESTION.pattern.removeprefix('(?i)')}|"
+                          r"(?<![\w-])(?P<code>[\w-]*?)(?:code|codice|c[óo]digo|kode|pin)\b")
+_NOT_SECRET_CODE = re.compile(r"(?i)^(?:zip|postal|post|area|promo|discount|coupon|voucher|referral|country|error|status|"
+                              r"qr|dress|source|tracking|booking|boekings?|buchungs?|order|product|gift|bar|fehler|rabatt|"
+                              r"gutschein|promocional|sconto|kortings?)[\s-]*$")
 _LONE = re.compile(r"(?i)\s*(?:(?:pass(?:word)?|pw|pwd|pin|code|key|token|passwort|mdp)\s*[:=]?\s*)?"
                    r"[\"'“‘]?(?P<value>[^\s\"'”’]{4,128}?)[\"'”’]?[.!]?\s*")
 _VERB = r"(?:is|are|was|ist|lautet|est|es|é|è|será|sera|sont|sind|son|são|zijn|wordt|c'est|voici|ecco|aquí|hier)"
@@ -48,7 +57,7 @@ meu minha nosso nossa o os as é aqui do da e também novo nova
 mijn ons onze het de een hier voor van en ook nieuwe
 wifi wi-fi wlan router network home work office bank email e-mail mail account door alarm safe phone laptop
 computer debit credit visa mastercard amex server database db vpn wallet admin root key phrase words number
-details info no nr nº
+details info no nr nº numéro número numero nummer
 """.split())
 _WORD = re.compile(r"[^\W\d_][\w'’-]*")
 
@@ -64,11 +73,20 @@ def is_lead(text: str) -> bool:
     if text.rstrip().endswith("?"):
         return _only_label(text)  # "PIN?" asks for nothing; "what is my pin?" is a question
     if _LEAD.search(text[-120:]) is None:
-        return False
+        return len(text) <= 120 and _names_another_secret(text)
     secret_words = list(_SECRET_WORD.finditer(text))
     if not secret_words:
-        return bool(_LOGIN_WORD.search(text))
+        return bool(_LOGIN_WORD.search(text)) or _names_another_secret(text)
     return not _has_value(text[secret_words[-1].start():])
+
+
+def _names_another_secret(text: str) -> bool:
+    if re.search(r"\d{3}", text):
+        return False  # a number is there already
+    for match in _OTHER_LABEL.finditer(text):
+        if match.group("code") is None or not _NOT_SECRET_CODE.match(match.group("code")):
+            return True
+    return False
 
 
 def waits_for_value(text: str) -> bool:
@@ -89,9 +107,12 @@ def _only_label(text: str, allowed: int = 0) -> bool:
 
     The other word may not come first: "my netflix password" is a label, "change my password" a goal.
     """
-    if len(text) > 80 or (_SECRET_WORD.search(text) is None and _LOGIN_WORD.search(text) is None):
+    if len(text) > 80 or (_SECRET_WORD.search(text) is None and _LOGIN_WORD.search(text) is None
+                          and not _names_another_secret(text)):
         return False
-    words = _WORD.findall(_SECRET_WORD.sub(" _ ", _LOGIN_WORD.sub(" _ ", text)).lower())
+    bare = re.sub(r"\([^)\n]*\)", " ", text)  # "security answer (first pet)": the aside is part of the label
+    bare = _OTHER_LABEL.sub(" _ ", _SECRET_WORD.sub(" _ ", _LOGIN_WORD.sub(" _ ", bare)))
+    words = _WORD.findall(bare.lower())
     others = [i for i, w in enumerate(words) if w != "_" and w not in _FILLERS and w.rstrip("s").rstrip("'’") not in _FILLERS]
     return len(others) <= allowed and 0 not in others
 
