@@ -75,6 +75,10 @@ def is_lead(text: str) -> bool:
     if _LEAD.search(text[-120:]) is None:
         return len(text) <= 120 and _names_another_secret(text)
     secret_words = list(_SECRET_WORD.finditer(text))
+    if secret_words and secret_words[-1].group(0).lower() == "code" and _NOT_SECRET_CODE.match(
+            text[max(0, secret_words[-1].start() - 20): secret_words[-1].start()].split()[-1:][0] if
+            text[: secret_words[-1].start()].split() else ""):
+        return False  # "send me the promo code": its value is no secret
     if not secret_words:
         return bool(_LOGIN_WORD.search(text)) or _names_another_secret(text)
     return not _has_value(text[secret_words[-1].start():])
