@@ -30,7 +30,14 @@ _NOT_AN_ANSWER = frozenset("""the a an my your same one that this it not wrong c
 what which who where when how der die das mein dein el la mi tu le mon ton il lo mio o a meu de het mijn""".split())
 
 
+_HINTS = ("question", "answer", "frage", "antwort", "pregunta", "respuesta", "réponse", "reponse", "domanda",
+          "risposta", "pergunta", "resposta", "vraag", "antwoord", "maiden", "first pet", "name of")
+
+
 def answer_hits(text: str) -> list[Hit]:
+    lowered = text.lower()
+    if not any(hint in lowered for hint in _HINTS):
+        return []
     found = []
     for label in QUESTION.finditer(text):
         start = label.end()

@@ -91,9 +91,28 @@ def _id_shaped(value: str) -> bool:
     return digits >= 5 or (digits >= 1 and compact.isupper())  # a passport's or ID card's letters and digits
 
 
+_CANDIDATE = re.compile(r"(?<![A-Za-z0-9])(?=[A-Za-z]{0,11}\d)[A-Za-z0-9]{1,12}(?:[ .\-/][A-Za-z0-9]{1,12}){0,6}")
+
+
+def _named_matches(text: str):
+    """`_NAMED`'s matches, read only before numbers that could be one (its labels are many: trying them at every
+    character of a long message costs more than finding the few numbers first)."""
+    end = 0
+    for candidate in _CANDIDATE.finditer(text):
+        compact = _compact(_trim(candidate.group(0)))
+        if candidate.start() < end or len(compact) < 6 or (sum(c.isdigit() for c in compact) < 5 and compact.isdigit()):
+            continue
+        window_start = max(end, candidate.start() - 110)
+        for match in _NAMED.finditer(text, window_start, candidate.end()):
+            if match.start("value") == candidate.start():
+                yield match
+                end = match.end()
+                break
+
+
 def _named_hits(text: str) -> list[Hit]:
     found = []
-    for match in _NAMED.finditer(text):
+    for match in _named_matches(text):
         label = match.group("label").lower()
         value = _trim(match.group("value"))
         around = text[max(0, match.start("value") - 3): match.start("value")] + text[match.start("value") + len(value):][:3]
@@ -113,7 +132,12 @@ def _compact(value: str) -> str:
     return re.sub(r"[ .\-/]", "", value)
 
 
+_ID_HINT = re.compile(r"\d(?:[ .\-]?\d){3}|[A-Za-z]\d\d|\d[A-Za-z]{2}|[A-Z]\d[A-Z]")
+
+
 def identity_hits(text: str) -> list[Hit]:
+    if _ID_HINT.search(text) is None:
+        return []  # every identity number has four digits close together, or letters and digits mixed
     found = [Hit("national_id", *m.span()) for m in _SSN.finditer(text)]
     found.extend(Hit("national_id", *m.span()) for m in _DNI.finditer(text)
                  if check.dni(m.group("digits").replace(".", ""), m.group("letter")))

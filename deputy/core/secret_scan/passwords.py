@@ -215,8 +215,9 @@ _NAME_COLON = re.compile(r"(?<![\w/:.@-])[A-Za-z][\w.+-]{1,63}:(?P<value>[^\s/:@
 
 def login_hits(text: str) -> list[Hit]:
     found = []
-    found.extend(Hit("login", *_span(m)) for m in _USE_NAME_SLASH.finditer(text)
-                 if password_shaped(m.group("value").rstrip(".,;:!?)")))
+    if "/" in text or "|" in text:
+        found.extend(Hit("login", *_span(m)) for m in _USE_NAME_SLASH.finditer(text)
+                     if password_shaped(m.group("value").rstrip(".,;:!?)")))
     if _LOGIN_CONTEXT.search(text):
         found.extend(Hit("login", *_span(m)) for m in _NAME_COLON.finditer(text)
                      if password_shaped(m.group("value").rstrip(".,;:!?)")) and not _inside_address(text, m.start()))

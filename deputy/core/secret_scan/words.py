@@ -141,9 +141,15 @@ def _list_codes(text: str) -> list[Hit]:
     return found
 
 
+_CODE_HINTS = ("cod", "cód", "otp", "tan", "token", "pin", "2fa", "mfa", "combo", "combination", "kode", "kod")
+
+
 def code_hits(text: str) -> list[Hit]:
+    if not re.search(r"\d", text):
+        return []
+    lowered = text.lower()
     found = []
-    for match in _OTP.finditer(text):
+    for match in _OTP.finditer(text) if any(hint in lowered for hint in _CODE_HINTS) else ():
         word = match.group("word").lower()
         if word == "pin" or _CODE_WORD_LOOK_ALIKE.match(word):
             continue  # "promo code 1234", "zip code 94110"; a PIN is the card codes' business
