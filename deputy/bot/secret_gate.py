@@ -3,7 +3,8 @@
 Texts and their edits, commands (`/rules`, `/negotiate`, `/memory` edits, `/connect api`
 with a login in the address), photo and file captions and file names, WhatsApp texts and
 list replies (they arrive as texts) all pass `screen` first, from the bot's gate; the text
-of a text file passes `file_with_secret` before the file is kept. A message found to hold
+of a text file, and the text read in a photo or picture (`photo_text`), pass
+`file_with_secret` before the file is kept. A message found to hold
 a secret is deleted where the chat allows it (Telegram; on WhatsApp the user is told to do
 it), the kind is audited (never the value), and:
 
@@ -30,10 +31,12 @@ from telegram.ext import ContextTypes
 from deputy.bot import secret_paste
 from deputy.bot.buttons import InvalidButton
 from deputy.bot.held_messages import Lead
+from deputy.bot.photo_text import PhotoReader
 from deputy.bot.press_answers import answer_press
 from deputy.bot.services import BotServices
 from deputy.core.records.handoff import HandOffStore, looks_like_code
 from deputy.core.secret_scan import Scan, find_secrets, find_secrets_after, is_lead, waits_for_value
+from deputy.core.secret_scan.pictures import picture_secrets
 
 log = logging.getLogger(__name__)
 
@@ -69,9 +72,10 @@ def _worth_a_goal(rest: str) -> bool:
 
 
 class SecretGate:
-    def __init__(self, services: BotServices, take_text: TextTaker) -> None:
+    def __init__(self, services: BotServices, take_text: TextTaker, photos: PhotoReader | None = None) -> None:
         self._s = services
         self._take_text = take_text
+        self._photos = photos or PhotoReader()
 
     async def screen(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> bool:
         """True when the update held a secret and was dealt with here (nothing else may see it)."""
@@ -168,7 +172,9 @@ class SecretGate:
         return True
 
     async def file_with_secret(self, update: Update, data: bytes, mime: str) -> bool:
-        """True when a text file holds a secret: it is not kept, and the user is told."""
+        """True when a text file or a picture holds a secret: it is not kept, and the user is told."""
+        if mime.startswith("image/"):
+            return await self._picture_with_secret(update, data)
         if not mime.startswith(_TEXT_FILES):
             return False
         scan = find_secrets(data[:200_000].decode("utf-8", errors="replace"))
@@ -177,6 +183,30 @@ class SecretGate:
         await _delete(update.effective_message)
         self._s.audit.append(update.effective_user.id, "secret_file_refused", self._s.clock(), what=scan.label)
         await update.effective_chat.send_message(secret_paste.FILE_NOTICE.format(kind=scan.label))
+        return True
+
+
+    async def _picture_with_secret(self, update: Update, data: bytes) -> bool:
+        """A photo (or an image file) whose text shows a secret: deleted, not kept, and its caption goes on with a
+        handle in the photo's place. The text read is only scanned: never kept, logged or shown."""
+        text = await self._photos.text(data)
+        scan = picture_secrets(text) if text else None
+        if scan is None or not scan.found:
+            return False
+        message, user_id = update.effective_message, update.effective_user.id
+        deleted = await _delete(message)
+        self._s.audit.append(user_id, "secret_photo_deleted", self._s.clock(), what=scan.label, removed=deleted)
+        lines = [secret_paste.deleted_notice(scan.label, deleted, what="photo")]
+        caption = (message.caption or "").strip()
+        goal = f"{caption}\n{secret_paste.photo_handle(scan.label)}" if _worth_a_goal(caption) else None
+        lines.append(secret_paste.carrying_on(goal) if goal else secret_paste.PHOTO_AGAIN)
+        service = secret_paste.vault_service(scan.kind or "", f"{caption}\n{scan.text}")
+        if service is not None:
+            token = self._s.links.create(user_id, update.effective_chat.id, service)
+            lines.append(secret_paste.vault_offer(service, f"{self._s.connect_url}/connect/{token}"))
+        await update.effective_chat.send_message("\n\n".join(lines))
+        if goal is not None:
+            await self._take_text(update, goal)
         return True
 
 

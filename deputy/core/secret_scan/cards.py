@@ -15,7 +15,7 @@ from deputy.core.records.card_numbers import luhn_valid
 from deputy.core.secret_scan.hits import Hit
 
 _DIGIT_RUN = re.compile(r"(?<![\w.,/])\d+(?:[ \-.\n]{1,2}\d+)*")
-_LOOK_ALIKE_BEFORE = re.compile(
+LOOK_ALIKE_BEFORE = re.compile(
     r"(?i)\b(?:order|tracking|track|shipment|parcel|package|invoice|reference|ref|booking|confirmation|ticket|"
     r"imei|isbn|serial|account|acct|customer|member(?:ship)?|loyalty|policy|claim|case|phone|tel|fax|call|"
     r"mobile|cell|whatsapp|upc|ean|barcode|sku|part|model|vin|routing|transaction|txn|receipt|meter|ups|fedex|"
@@ -72,7 +72,7 @@ def card_hits(text: str, ibans: list[Hit]) -> list[Hit]:
             if 13 <= len(digits) <= 19 and digits[0] in "23456" and luhn_valid(digits):
                 before = text[max(0, run.start() - 40): run.start()]
                 near = text[max(0, run.start() - 60): run.end() + 60]
-                if _LOOK_ALIKE_BEFORE.search(before) and not _CARD_WORDS.search(near):
+                if LOOK_ALIKE_BEFORE.search(before) and not _CARD_WORDS.search(near):
                     break
                 end = run.start() + group.end()
                 found.append(Hit("card", run.start(), end))
