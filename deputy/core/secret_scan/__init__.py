@@ -84,10 +84,10 @@ def _label_then_value(text: str, hits: list[Hit]) -> list[Hit]:
     found, start, previous = [], 0, None
     for line in text.split("\n"):
         end = start + len(line)
-        if previous is not None and line.strip() and is_lead(previous) and not any(h.start < end and start < h.end for h in hits):
-            hit = lone_value(line)
-            if hit is not None:
-                found.append(Hit(hit.kind, start + hit.start, start + hit.end))
+        hit = lone_value(line) if previous is not None and line.strip() else None
+        if (hit is not None and len(previous) <= 120 and not any(h.start < end and start < h.end for h in hits)
+                and is_lead(previous)):
+            found.append(Hit(hit.kind, start + hit.start, start + hit.end))
         previous, start = line, end + 1
     return found
 

@@ -27,6 +27,31 @@ _CF = re.compile(r"(?<![\w])[A-Z]{6}\d{2}[A-EHLMPR-T]\d{2}[A-Z]\d{3}[A-Z](?![\w]
 _CC = re.compile(r"(?<![\w])\d{8} ?\d ?[A-Z]{2}\d(?![\w])")
 _PAN = re.compile(r"(?<![\w])[A-Z]{3}P[A-Z]\d{4}[A-Z](?![\w])")
 
+# One reading for every format that stands alone (each checked by its own rule after): one pass over the message.
+_STANDALONE = re.compile("|".join(f"(?P<{name}>{pattern.pattern if pattern.flags & re.I == 0 else '(?i:' + pattern.pattern + ')'})"
+                                  .replace("(?P<digits>", "(?P<dni_digits>").replace("(?P<letter>", "(?P<dni_letter>")
+                                  for name, pattern in (("ssn", _SSN), ("cpf", _CPF), ("be", _BE_DOTTED), ("nir", _NIR),
+                                                        ("dni", _DNI), ("nino", _NINO), ("cf", _CF), ("cc", _CC),
+                                                        ("pan", _PAN))))
+
+
+def _valid(match: re.Match[str]) -> bool:
+    kind, value = match.lastgroup, match.group(0)
+    if kind == "dni":
+        return check.dni(match.group("dni_digits").replace(".", ""), match.group("dni_letter"))
+    if kind == "cpf":
+        return check.cpf(value)
+    if kind == "be":
+        return check.be_national_number(_compact(value))
+    if kind == "nir":
+        return check.nir(_compact(value)) and 1 <= int(_compact(value)[3:5]) <= 12
+    if kind == "cf":
+        return check.codice_fiscale(value)
+    if kind == "cc":
+        return check.cartao_cidadao(_compact(value))
+    return True  # an SSN (its ranges are in the pattern), a NINO (its prefixes), a PAN (its fourth letter)
+
+
 # A number's possible shapes after a label: digits in groups, or letters and digits (passports).
 _VALUE = r"(?<![A-Za-z0-9])(?P<value>(?=[A-Za-z]{0,11}\d)[A-Za-z0-9]{1,12}(?:[ .\-/][A-Za-z0-9]{1,12}){0,6})"
 # Between the label and the number: "number", "is", a colon, "(NAS)", "meiner Frau:" (no digits, no new sentence).
@@ -74,6 +99,8 @@ _WORDY = re.compile(r"[A-Za-z]{4,}")
 
 def _trim(value: str) -> str:
     """The number of `value`: its groups up to the first that is a word ("QM7942341 rilasciato")."""
+    if not _SEPARATORS.search(value):
+        return value
     groups = re.split(r"([ .\-/])", value)
     kept = groups[:1]
     for separator, group in zip(groups[1::2], groups[2::2]):
@@ -84,14 +111,16 @@ def _trim(value: str) -> str:
 
 
 def _id_shaped(value: str) -> bool:
-    compact = re.sub(r"[ .\-/]", "", value)
+    compact = _compact(value)
     digits = sum(c.isdigit() for c in compact)
     if len(compact) < 6 or len(compact) > 20 or _DATE.fullmatch(value):
         return False
     return digits >= 5 or (digits >= 1 and compact.isupper())  # a passport's or ID card's letters and digits
 
 
-_CANDIDATE = re.compile(r"(?<![A-Za-z0-9])(?=[A-Za-z]{0,11}\d)[A-Za-z0-9]{1,12}(?:[ .\-/][A-Za-z0-9]{1,12}){0,6}")
+_CANDIDATE = re.compile(r"(?<![A-Za-z0-9])(?=[A-Za-z]{0,11}\d)[A-Za-z0-9]{1,12}(?:[ .\-/][A-Za-z0-9]{1,12}){0,6}"
+                        r"(?![A-Za-z0-9])")
+_SEPARATORS = re.compile(r"[ .\-/]")
 
 
 def _named_matches(text: str):
@@ -129,7 +158,7 @@ def _named_hits(text: str) -> list[Hit]:
 
 
 def _compact(value: str) -> str:
-    return re.sub(r"[ .\-/]", "", value)
+    return _SEPARATORS.sub("", value)
 
 
 _ID_HINT = re.compile(r"\d(?:[ .\-]?\d){3}|[A-Za-z]\d\d|\d[A-Za-z]{2}|[A-Z]\d[A-Z]")
@@ -138,17 +167,6 @@ _ID_HINT = re.compile(r"\d(?:[ .\-]?\d){3}|[A-Za-z]\d\d|\d[A-Za-z]{2}|[A-Z]\d[A-
 def identity_hits(text: str) -> list[Hit]:
     if _ID_HINT.search(text) is None:
         return []  # every identity number has four digits close together, or letters and digits mixed
-    found = [Hit("national_id", *m.span()) for m in _SSN.finditer(text)]
-    found.extend(Hit("national_id", *m.span()) for m in _DNI.finditer(text)
-                 if check.dni(m.group("digits").replace(".", ""), m.group("letter")))
-    found.extend(Hit("national_id", *m.span()) for m in _NINO.finditer(text))
-    found.extend(Hit("national_id", *m.span()) for m in _CPF.finditer(text) if check.cpf(m.group(0)))
-    found.extend(Hit("national_id", *m.span()) for m in _BE_DOTTED.finditer(text)
-                 if check.be_national_number(_compact(m.group(0))))
-    found.extend(Hit("national_id", *m.span()) for m in _NIR.finditer(text) if check.nir(_compact(m.group(0)))
-                 and 1 <= int(_compact(m.group(0))[3:5]) <= 12)
-    found.extend(Hit("national_id", *m.span()) for m in _CF.finditer(text) if check.codice_fiscale(m.group(0)))
-    found.extend(Hit("national_id", *m.span()) for m in _CC.finditer(text) if check.cartao_cidadao(_compact(m.group(0))))
-    found.extend(Hit("national_id", *m.span()) for m in _PAN.finditer(text))
+    found = [Hit("national_id", *m.span()) for m in _STANDALONE.finditer(text) if _valid(m)]
     found.extend(_named_hits(text))
     return found

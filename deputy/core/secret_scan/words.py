@@ -129,15 +129,22 @@ _TYPE_IT_SOON = re.compile(
 _SIX_DIGITS = re.compile(r"(?<![\w.,:/$€£-])(?P<value>\d{3}[ -]?\d{3})(?![\w.,:/%€£-])")
 
 
-def _list_codes(text: str) -> list[Hit]:
+_BACKUP_HINTS = ("backup", "back-up", "back up", "recovery", "reserve", "secours", "respaldo", "recupera", "recupero",
+                 "herstel", "wiederherstellung", "notfall")
+
+
+def _list_codes(text: str, lowered: str) -> list[Hit]:
     found = []
-    for match in _BACKUP.finditer(text):
-        block = match.group("list")
-        found.extend(Hit("one_time_code", match.start("list") + m.start(), match.start("list") + m.end())
-                     for m in _LIST_ITEM.finditer(block))
-    if _TYPE_IT_SOON.search(text):
-        found.extend(Hit("one_time_code", *m.span("value")) for m in _SIX_DIGITS.finditer(text))
-    found.extend(Hit("one_time_code", *m.span("value")) for m in _GOOGLE.finditer(text))
+    if any(hint in lowered for hint in _BACKUP_HINTS):
+        for match in _BACKUP.finditer(text):
+            block = match.group("list")
+            found.extend(Hit("one_time_code", match.start("list") + m.start(), match.start("list") + m.end())
+                         for m in _LIST_ITEM.finditer(block))
+    six = list(_SIX_DIGITS.finditer(text))
+    if six and _TYPE_IT_SOON.search(text):
+        found.extend(Hit("one_time_code", *m.span("value")) for m in six)
+    if "G-" in text:
+        found.extend(Hit("one_time_code", *m.span("value")) for m in _GOOGLE.finditer(text))
     return found
 
 
@@ -169,4 +176,4 @@ def code_hits(text: str) -> list[Hit]:
         found.append(Hit("one_time_code", *match.span("value")))
     found.extend(Hit("one_time_code", *m.span("value")) for m in _BEFORE_CODE.finditer(text))
     found.extend(Hit("one_time_code", *m.span("value")) for m in _SENT_ME.finditer(text))
-    return found + _list_codes(text)
+    return found + _list_codes(text, lowered)
