@@ -94,7 +94,7 @@ class SecretGate:
             return True
         if lead is not None and lead.held and await self._let_lead_go(update, lead, said, is_text):
             return True
-        new_text = is_text and update.message is not None and not said.startswith("/")  # not an edit, not a command
+        new_text = is_text and getattr(update, "edited_message", None) is None and not said.startswith("/")  # not an edit
         if new_text and self._s.held is not None and is_lead(scan.text):
             waits = waits_for_value(scan.text)
             self._s.held.mark_lead(user.id, said, held=waits)
