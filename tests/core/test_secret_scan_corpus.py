@@ -3,7 +3,7 @@
 The corpus was committed verbatim before any tuning (commit d350d74020f16479c42578767e2154c91c3b1299);
 its frozen part is never tuned on, and this test fails if anyone changes it. On the dev part
 (tuned on) every kind must be caught at 95 % or more and 99 % of look-alikes kept; on the frozen
-part the first measurement is a floor no change may fall below (BENCHMARKS.md has the numbers;
+part the latest measurement is a floor no change may fall below (BENCHMARKS.md has the numbers;
 the goal is 98 % per kind). A second development set (`dev2/`), written later by someone else
 who had not read the scanner either, was committed verbatim before it was tuned on; it is
 pinned by its hash too, so the figures reported on it are on the set as written.
@@ -36,9 +36,10 @@ def test_the_second_development_set_is_as_written() -> None:
     assert digest == DEV2_SHA256 and len(dev2) == 366
 
 
-# Caught (or kept, for look-alikes) on the frozen part at its first measurement.
-FROZEN_FLOOR = {"card": 12, "connection_string": 8, "cvc_pin": 8, "iban": 9, "jwt": 7, "login": 7, "lookalike": 134,
-                "national_id": 6, "otp": 7, "password_phrase": 15, "private_key": 7, "seed_phrase": 7, "split": 7,
+# Caught (or kept, for look-alikes) on the frozen part at its latest measurement (the second; the first, before the
+# second development set, was 114/128 caught and 134/136 kept).
+FROZEN_FLOOR = {"card": 12, "connection_string": 9, "cvc_pin": 8, "iban": 9, "jwt": 7, "login": 8, "lookalike": 135,
+                "national_id": 8, "otp": 8, "password_phrase": 16, "private_key": 7, "seed_phrase": 7, "split": 8,
                 "vendor_key": 18}
 
 
