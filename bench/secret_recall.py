@@ -1,8 +1,9 @@
 """Recall and precision of the chat's secret scanner on a corpus it was not written against.
 
-    python -m bench.secret_recall [--split frozen|dev|all] [--corpus PATH] [--misses]
+    python -m bench.secret_recall [--split frozen|dev|dev2|all] [--corpus PATH] [--misses]
 
-The corpus (tests/bot/secret_corpus/, see its README) lists messages as a user would send
+The corpus (tests/bot/secret_corpus/, see its README; `dev2` is a second development set in
+tests/bot/secret_corpus/dev2/, written later by someone else who had not read the scanner) lists messages as a user would send
 them, each with the secret values that must not survive and text that must. An item with
 secrets counts as caught when none of its values is left in what Deputy keeps (the message
 with each secret replaced by a handle) and its context words are; a look-alike counts as kept when nothing in it is
@@ -21,16 +22,23 @@ from pathlib import Path
 from deputy.core.secret_scan import find_secrets_after, is_lead, normalise
 
 CORPUS = Path(__file__).resolve().parent.parent / "tests" / "bot" / "secret_corpus" / "corpus.json"
+CORPUS_DEV2 = CORPUS.parent / "dev2" / "corpus_dev2.json"
+
+
+def load(split: str, corpus: Path | None = None) -> list[dict]:
+    """The items of one split ("frozen", "dev", "dev2", or "all" of the first corpus)."""
+    path = corpus or (CORPUS_DEV2 if split == "dev2" else CORPUS)
+    return [i for i in json.loads(path.read_text(encoding="utf-8")) if split == "all" or i["split"] == split]
 
 
 def kept_text(messages: list[str]) -> tuple[list[str], bool]:
     """What Deputy keeps of each message, and whether anything was taken for a secret."""
-    kept, flagged, after_lead = [], False, False
+    kept, flagged, lead = [], False, None
     for message in messages:
-        scan = find_secrets_after(after_lead, message)
+        scan = find_secrets_after(lead, message)
         flagged = flagged or scan.found
         kept.append(scan.redacted() if scan.found else scan.text)
-        after_lead = not scan.found and is_lead(scan.text)
+        lead = scan.text if not scan.found and is_lead(scan.text) else None
     return kept, flagged
 
 
@@ -54,10 +62,12 @@ def evaluate(items: list[dict]) -> dict[str, tuple[int, int]]:
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--split", default="frozen")
-    parser.add_argument("--corpus", default=str(CORPUS))
+    parser.add_argument("--corpus", default=None)
     parser.add_argument("--misses", action="store_true")
     args = parser.parse_args()
-    items = [i for i in json.loads(Path(args.corpus).read_text()) if args.split == "all" or i["split"] == args.split]
+    if args.misses and args.split not in ("dev", "dev2"):
+        parser.error("--misses is for the development sets only: nobody reads the frozen part's misses")
+    items = load(args.split, Path(args.corpus) if args.corpus else None)
     started = time.perf_counter()
     results = evaluate(items)
     elapsed = time.perf_counter() - started

@@ -104,3 +104,18 @@ def wait_until_nothing_runs(redis: Redis, user_id: int, timeout: float = 20.0) -
         return bool(goals) and all(Inflight(redis).get(goal_unit(goal.id)) is None for goal in goals)
 
     wait_for(idle, timeout=timeout, what=f"user {user_id}'s goals to have no step queued or running")
+
+
+def picture_with_text(*lines: str, size: tuple[int, int] = (1000, 420)) -> bytes:
+    """A PNG with `lines` written on it in black, one under the other, as a screenshot or a note shows them."""
+    from io import BytesIO
+
+    from PIL import Image, ImageDraw, ImageFont
+
+    image = Image.new("RGB", size, "white")
+    draw, font = ImageDraw.Draw(image), ImageFont.load_default(size=40)
+    for index, line in enumerate(lines):
+        draw.text((40, 40 + 80 * index), line, font=font, fill="black")
+    out = BytesIO()
+    image.save(out, format="PNG")
+    return out.getvalue()

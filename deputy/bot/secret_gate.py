@@ -3,7 +3,8 @@
 Texts and their edits, commands (`/rules`, `/negotiate`, `/memory` edits, `/connect api`
 with a login in the address), photo and file captions and file names, WhatsApp texts and
 list replies (they arrive as texts) all pass `screen` first, from the bot's gate; the text
-of a text file passes `file_with_secret` before the file is kept. A message found to hold
+of a text file, and the text read in a photo or picture (`photo_text`), pass
+`file_with_secret` before the file is kept. A message found to hold
 a secret is deleted where the chat allows it (Telegram; on WhatsApp the user is told to do
 it), the kind is audited (never the value), and:
 
@@ -12,8 +13,10 @@ it), the kind is audited (never the value), and:
   login);
 - the original is held sealed for a few minutes behind a signed, single-use button, so a
   look-alike taken wrongly is released in one tap;
-- a message naming a secret without its value ("the wifi password is") flags the next one,
-  which is read with it (a lone token after it is the value).
+- a message naming a secret without its value ("the wifi password is") is remembered, sealed,
+  for a few minutes, and the next one is read as its continuation. When it is nothing but such a
+  label it starts no goal: it waits for the next message, and goes on with it (the value
+  replaced by a handle when that message is the value).
 """
 
 from __future__ import annotations
@@ -27,10 +30,13 @@ from telegram.ext import ContextTypes
 
 from deputy.bot import secret_paste
 from deputy.bot.buttons import InvalidButton
+from deputy.bot.held_messages import Lead
+from deputy.bot.photo_text import PhotoReader
 from deputy.bot.press_answers import answer_press
 from deputy.bot.services import BotServices
 from deputy.core.records.handoff import HandOffStore, looks_like_code
-from deputy.core.secret_scan import Scan, find_secrets, find_secrets_after, is_lead
+from deputy.core.secret_scan import Scan, find_secrets, find_secrets_after, is_lead, waits_for_value
+from deputy.core.secret_scan.pictures import picture_secrets
 
 log = logging.getLogger(__name__)
 
@@ -66,9 +72,10 @@ def _worth_a_goal(rest: str) -> bool:
 
 
 class SecretGate:
-    def __init__(self, services: BotServices, take_text: TextTaker) -> None:
+    def __init__(self, services: BotServices, take_text: TextTaker, photos: PhotoReader | None = None) -> None:
         self._s = services
         self._take_text = take_text
+        self._photos = photos or PhotoReader()
 
     async def screen(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> bool:
         """True when the update held a secret and was dealt with here (nothing else may see it)."""
@@ -78,29 +85,47 @@ class SecretGate:
         said, is_text = _said(message)
         if not said:
             return False
-        lead = self._s.held.take_lead(user.id) if self._s.held is not None else False
-        scan = find_secrets_after(lead, said)
+        lead = self._s.held.take_lead(user.id) if self._s.held is not None else None
+        scan = find_secrets_after(lead.text if lead is not None else None, said)
         if scan.found and is_text and self._answers_a_page(user.id, said):
             return False  # a page asked for this code: the hand-off takes it out of the chat itself
-        if not scan.found:
-            if is_text and self._s.held is not None and is_lead(scan.text):
-                self._s.held.mark_lead(user.id)
-            return False
-        await self._take_out(update, message, said, scan, is_text)
-        return True
+        if scan.found:
+            await self._take_out(update, message, said, scan, is_text, lead)
+            return True
+        if lead is not None and lead.held and await self._let_lead_go(update, lead, said, is_text):
+            return True
+        new_text = is_text and getattr(update, "edited_message", None) is None and not said.startswith("/")  # not an edit
+        if new_text and self._s.held is not None and is_lead(scan.text):
+            waits = waits_for_value(scan.text)
+            self._s.held.mark_lead(user.id, said, held=waits)
+            if waits:  # a label alone starts nothing: it waits for its value
+                await update.effective_chat.send_message(secret_paste.WAITING_FOR_VALUE)
+                return True
+        return False
+
+    async def _let_lead_go(self, update: Update, lead: Lead, said: str, is_text: bool) -> bool:
+        """A held label whose next message was not its value: they go on together. True if this took the update."""
+        if is_text and not said.startswith("/"):
+            await self._take_text(update, f"{lead.text}\n{said}")
+            return True
+        if _worth_a_goal(lead.text):  # a command or a file came next: the label goes on by itself, if it says anything
+            await self._take_text(update, lead.text)
+        return False
 
     def _answers_a_page(self, user_id: int, said: str) -> bool:
         handoff = HandOffStore(self._s.redis, self._s.clock).open(user_id)
         return handoff is not None and (looks_like_code(said, handoff) or find_secrets(said).kind == "one_time_code")
 
-    async def _take_out(self, update: Update, message: Message, said: str, scan: Scan, is_text: bool) -> None:
+    async def _take_out(self, update: Update, message: Message, said: str, scan: Scan, is_text: bool,
+                        lead: Lead | None = None) -> None:
         user_id, chat = update.effective_user.id, update.effective_chat
+        before = f"{lead.text}\n" if lead is not None and lead.held else ""  # the label held for this value
         deleted = await _delete(message)
         self._s.audit.append(user_id, "secret_message_deleted", self._s.clock(), what=scan.label, removed=deleted)
         lines = [secret_paste.deleted_notice(scan.label, deleted)]
         command = said.split()[0].split("@")[0] if is_text and said.startswith("/") else None
-        redacted = scan.redacted() if is_text and command is None else None
-        if redacted is not None and not _worth_a_goal(scan.redacted("")):
+        redacted = before + scan.redacted() if is_text and command is None else None
+        if redacted is not None and not _worth_a_goal(before + scan.redacted("")):
             redacted = None  # nothing but the secret and words about it: no goal to carry on
         if command is not None:
             lines.append(secret_paste.command_notice(command))
@@ -108,13 +133,13 @@ class SecretGate:
             lines.append("Please send the file again without it in its caption or name.")
         elif redacted is not None:
             lines.append(secret_paste.carrying_on(redacted))
-        service = secret_paste.vault_service(scan.kind or "", scan.text)
+        service = secret_paste.vault_service(scan.kind or "", before + scan.text)
         if service is not None:
             token = self._s.links.create(user_id, chat.id, service)
             lines.append(secret_paste.vault_offer(service, f"{self._s.connect_url}/connect/{token}"))
         markup = None
         if is_text and command is None and self._s.held is not None:
-            ident = self._s.held.hold(user_id, said)
+            ident = self._s.held.hold(user_id, before + said)
             markup = InlineKeyboardMarkup([[InlineKeyboardButton(
                 secret_paste.RELEASE_BUTTON, callback_data=self._s.buttons.data("sr", ident, user_id))]])
         await chat.send_message("\n\n".join(lines), reply_markup=markup)
@@ -147,7 +172,9 @@ class SecretGate:
         return True
 
     async def file_with_secret(self, update: Update, data: bytes, mime: str) -> bool:
-        """True when a text file holds a secret: it is not kept, and the user is told."""
+        """True when a text file or a picture holds a secret: it is not kept, and the user is told."""
+        if mime.startswith("image/"):
+            return await self._picture_with_secret(update, data)
         if not mime.startswith(_TEXT_FILES):
             return False
         scan = find_secrets(data[:200_000].decode("utf-8", errors="replace"))
@@ -156,6 +183,30 @@ class SecretGate:
         await _delete(update.effective_message)
         self._s.audit.append(update.effective_user.id, "secret_file_refused", self._s.clock(), what=scan.label)
         await update.effective_chat.send_message(secret_paste.FILE_NOTICE.format(kind=scan.label))
+        return True
+
+
+    async def _picture_with_secret(self, update: Update, data: bytes) -> bool:
+        """A photo (or an image file) whose text shows a secret: deleted, not kept, and its caption goes on with a
+        handle in the photo's place. The text read is only scanned: never kept, logged or shown."""
+        text = await self._photos.text(data)
+        scan = picture_secrets(text) if text else None
+        if scan is None or not scan.found:
+            return False
+        message, user_id = update.effective_message, update.effective_user.id
+        deleted = await _delete(message)
+        self._s.audit.append(user_id, "secret_photo_deleted", self._s.clock(), what=scan.label, removed=deleted)
+        lines = [secret_paste.deleted_notice(scan.label, deleted, what="photo")]
+        caption = (message.caption or "").strip()
+        goal = f"{caption}\n{secret_paste.photo_handle(scan.label)}" if _worth_a_goal(caption) else None
+        lines.append(secret_paste.carrying_on(goal) if goal else secret_paste.PHOTO_AGAIN)
+        service = secret_paste.vault_service(scan.kind or "", f"{caption}\n{scan.text}")
+        if service is not None:
+            token = self._s.links.create(user_id, update.effective_chat.id, service)
+            lines.append(secret_paste.vault_offer(service, f"{self._s.connect_url}/connect/{token}"))
+        await update.effective_chat.send_message("\n\n".join(lines))
+        if goal is not None:
+            await self._take_text(update, goal)
         return True
 
 

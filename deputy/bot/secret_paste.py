@@ -29,12 +29,14 @@ def vault_service(kind: str, text: str) -> str | None:
     return "email" if service == "web" and _MAIL.search(text) else service
 
 
-def deleted_notice(kind: str, deleted: bool = True) -> str:
+def deleted_notice(kind: str, deleted: bool = True, what: str = "message") -> str:
+    """`what` was taken out: "message", or "photo" (a picture whose text showed a secret)."""
+    shown = "showed" if what == "photo" else "contained"
     if deleted:
-        opening = (f"I deleted your message because it looked like it contained {kind}, so it isn't kept in this "
+        opening = (f"I deleted your {what} because it looked like it {shown} {kind}, so it isn't kept in this "
                    "chat or shown to the AI model.")
     else:  # WhatsApp does not let a business delete what a user wrote
-        opening = (f"Your message looked like it contained {kind}. I did not keep it and it was not shown to the AI "
+        opening = (f"Your {what} looked like it {shown} {kind}. I did not keep it and it was not shown to the AI "
                    "model, but this chat app does not let me delete it: you may want to delete it yourself.")
     return (f"{opening} Please don't send passwords, card details or keys here. To give me access to an account "
             "safely, use /connect: you type the details on a private page and they go straight into the encrypted "
@@ -56,6 +58,17 @@ def command_notice(command: str) -> str:
         return ("Please send /connect again without a password in the address. Connect the service by its plain "
                 "address, then add its key on the private page: /connect key <name>.")
     return f"Please send {command} again without it."
+
+
+WAITING_FOR_VALUE = ("I'll read that together with your next message. If it's a password, code or card number, "
+                     "you don't need to send it here: /connect keeps it in the encrypted vault, where I never see "
+                     "it. If you send it anyway, I'll delete it and carry on without it.")
+PHOTO_AGAIN = "If the picture is needed for a goal, cover or crop the secret and send it again."
+
+
+def photo_handle(kind: str) -> str:
+    """What stands for a photo taken out, in the goal its caption starts."""
+    return f"[a photo that showed {kind}, removed]"
 
 
 RELEASED = "Thanks, I'm using your message as you wrote it."

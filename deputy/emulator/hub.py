@@ -13,7 +13,7 @@ from aiohttp import web
 
 from deputy.emulator.errors import UserApiError, too_many_requests, unauthorized
 from deputy.emulator.events import EventBus
-from deputy.emulator.records import Chat, Document, Json, StoredMessage
+from deputy.emulator.records import Chat, Document, Json, Photo, StoredMessage
 from deputy.emulator.rules import ApiRules, SendRates
 from deputy.emulator.state import ChatState
 from deputy.emulator.tgobjects import (
@@ -67,11 +67,12 @@ class Emulator:
         return msg
 
     def user_sends_file(
-        self, user_id: int, document: Document, caption: str = "", first_name: str | None = None
+        self, user_id: int, document: Document, caption: str = "", first_name: str | None = None,
+        photo: Photo | None = None,
     ) -> StoredMessage:
-        """A user sends a file (with an optional caption): a ``message`` update with a document."""
+        """A user sends a file or a photo (with an optional caption): a ``message`` update with a document or photo."""
         chat = self.state.open_chat(user_id, first_name)
-        msg = self.state.add_message(chat, "user", text=caption, document=document)
+        msg = self.state.add_message(chat, "user", text=caption, document=None if photo else document, photo=photo)
         self.updates.put("message", self.message_json(chat, msg))
         return msg
 

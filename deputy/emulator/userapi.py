@@ -25,7 +25,9 @@ from aiohttp import web
 
 from deputy.emulator.errors import UserApiError
 from deputy.emulator.hub import EMULATOR_KEY, Emulator
+from deputy.emulator.images import image_info
 from deputy.emulator.messaging import new_document
+from deputy.emulator.records import Photo
 
 _INLINE_IMAGES = frozenset({"image/png", "image/jpeg", "image/gif", "image/webp"})
 KEEPALIVE_SECONDS = 15.0  # an SSE comment this often keeps proxies and browsers connected
@@ -151,7 +153,8 @@ async def set_token(request: web.Request) -> web.Response:
 
 @_answers_errors
 async def post_file(request: web.Request) -> web.Response:
-    """The user sends a file: multipart with `file`, and optional `caption` and `first_name`."""
+    """The user sends a file: multipart with `file`, and optional `caption`, `first_name` and `as` (`photo`: the
+    image is sent as a photo, the way a phone's camera or gallery sends it, rather than as a file)."""
     user_id = _user_id(request)
     try:
         form = await request.post()
@@ -165,7 +168,13 @@ async def post_file(request: web.Request) -> web.Response:
     document = new_document(upload.filename or "file", len(content), mime, content)
     caption = form.get("caption") if isinstance(form.get("caption"), str) else ""
     first_name = form.get("first_name") if isinstance(form.get("first_name"), str) else None
-    msg = _emu(request).user_sends_file(user_id, document, caption, first_name)
+    photo = None
+    if form.get("as") == "photo":
+        info = image_info(content)
+        if info is None:
+            raise UserApiError(400, "a photo must be a JPEG, PNG, GIF or WebP image")
+        photo = Photo(new_document(upload.filename or "photo.jpg", len(content), info[0], content), info[1], info[2])
+    msg = _emu(request).user_sends_file(user_id, document, caption, first_name, photo=photo)
     return web.json_response({"message_id": msg.message_id})
 
 

@@ -2,6 +2,7 @@
 
 import pytest
 
+from deputy.core.secret_scan import find_secrets_after, waits_for_value
 from deputy.core.secret_scan.split import is_lead, lone_value
 
 
@@ -20,3 +21,22 @@ def test_a_message_that_gave_its_value_or_asks_about_one_waits_for_nothing(text:
 def test_a_command_is_never_the_second_half_of_a_secret() -> None:
     assert lone_value("/lock") is None
     assert lone_value("Xk9#mm2Lq") is not None
+
+
+@pytest.mark.parametrize("text", ["my password is", "the code:", "PIN?", "the wifi pw, so you have it", "PIN kommt gleich",
+                                  "my netflix password", "Steuer-ID kommt hier", "security answer (first pet)"])
+def test_a_label_alone_waits_for_its_value_and_starts_nothing(text: str) -> None:
+    assert waits_for_value(text)
+
+
+@pytest.mark.parametrize("text", ["reset my github password", "change my password please", "book with my card",
+                                  "what is my pin?", "send me the promo code", "I forgot my wifi password"])
+def test_a_goal_that_mentions_a_secret_is_not_held(text: str) -> None:
+    assert not waits_for_value(text)
+
+
+def test_the_next_message_is_read_as_the_labels_continuation() -> None:
+    assert find_secrets_after("Steuer-ID kommt hier", "86095742719").kind == "national_id"
+    assert find_secrets_after("Das Passwort ist", "Slide_garden498!").kind == "password"
+    assert not find_secrets_after("the code:", "actually, just remind me to buy a padlock tomorrow").found
+    assert not find_secrets_after("reset my github password", "tomorrow I need it").found

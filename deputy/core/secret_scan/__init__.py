@@ -12,15 +12,18 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from deputy.core.secret_scan.answers import answer_hits
 from deputy.core.secret_scan.cards import card_hits, code_hits as card_code_hits, iban_hits
 from deputy.core.secret_scan.hits import KINDS, Hit
 from deputy.core.secret_scan.keys import key_hits, private_key_hits
 from deputy.core.secret_scan.normalise import normalise
-from deputy.core.secret_scan.passwords import login_hits, password_hits, strong_token_hits
-from deputy.core.secret_scan.split import is_lead, lone_value
-from deputy.core.secret_scan.words import code_hits, identity_hits, seed_hits
+from deputy.core.secret_scan.passwords import login_hits, password_hits, password_shaped, strong_token_hits
+from deputy.core.secret_scan.structured import structured_hits
+from deputy.core.secret_scan.split import is_lead, lone_value, waits_for_value
+from deputy.core.secret_scan.national_ids import identity_hits
+from deputy.core.secret_scan.words import code_hits, seed_hits
 
-__all__ = ["KINDS", "Hit", "Scan", "find_secrets", "find_secrets_after", "is_lead", "normalise"]
+__all__ = ["KINDS", "Hit", "Scan", "find_secrets", "find_secrets_after", "is_lead", "normalise", "waits_for_value"]
 
 _ORDER = ("private_key", "access_key", "card", "card_code", "seed_phrase", "password", "login", "bank_account",
           "national_id", "one_time_code")
@@ -64,12 +67,29 @@ def find_secrets(text: str) -> Scan:
     text, marks = _collapse(text, private)  # a key block is found whole: no other check reads its body
     lowered = text.lower()
     ibans = iban_hits(text)
+    settings = structured_hits(text)  # a setting's value is read whole, by its key: nothing else cuts it short
     found = [*key_hits(text, lowered), *card_hits(text, ibans), *card_code_hits(text), *seed_hits(text, lowered),
-             *password_hits(text), *login_hits(text), *strong_token_hits(text), *ibans, *identity_hits(text),
+             *password_hits(text), *answer_hits(text), *login_hits(text), *strong_token_hits(text), *ibans, *identity_hits(text),
              *code_hits(text)]
+    found = [*settings, *(h for h in found if not any(s.start < h.end and h.start < s.end for s in settings))]
     hits = [*private, *(_restore(hit, marks) for hit in found)] if marks else found
+    if "\n" in original:
+        hits.extend(_label_then_value(original, hits))
     hits.sort(key=lambda h: (_ORDER.index(h.kind), h.start))
     return Scan(original, tuple(_merge(hits)))
+
+
+def _label_then_value(text: str, hits: list[Hit]) -> list[Hit]:
+    """A label on one line and its value alone on the next ("mot de passe du coffre\nancre-pluie-renard-ancre")."""
+    found, start, previous = [], 0, None
+    for line in text.split("\n"):
+        end = start + len(line)
+        hit = lone_value(line) if previous is not None and line.strip() else None
+        if (hit is not None and len(previous) <= 120 and not any(h.start < end and start < h.end for h in hits)
+                and is_lead(previous)):
+            found.append(Hit(hit.kind, start + hit.start, start + hit.end))
+        previous, start = line, end + 1
+    return found
 
 
 def _collapse(text: str, blocks: list[Hit]) -> tuple[str, list[tuple[int, int]]]:
@@ -96,18 +116,38 @@ def _restore(hit: Hit, marks: list[tuple[int, int]]) -> Hit:
 
 
 def _merge(hits: list[Hit]) -> list[Hit]:
-    """One finding per place: a password that is also an access key is reported once."""
+    """One finding per place: a password that is also an access key is reported once, over the span of both."""
     kept: list[Hit] = []
     for hit in hits:
-        if not any(h.start < hit.end and hit.start < h.end for h in kept):
+        overlapping = [h for h in kept if h.start < hit.end and hit.start < h.end]
+        if not overlapping:
             kept.append(hit)
+            continue
+        first = overlapping[0]
+        for other in overlapping[1:]:
+            kept.remove(other)
+        kept[kept.index(first)] = Hit(first.kind, min(first.start, hit.start, *(h.start for h in overlapping)),
+                                      max(first.end, hit.end, *(h.end for h in overlapping)))
     return kept
 
 
-def find_secrets_after(after_lead: bool, text: str) -> Scan:
-    """`text` read as the message after one that named a secret without its value (`is_lead`), or not."""
+def find_secrets_after(lead: str | None, text: str) -> Scan:
+    """`text` read as the message after `lead`, one that named a secret without its value (`is_lead`), if any.
+
+    Alone first; then as the continuation of the lead ("Das Passwort ist" + "Slide_garden498!" is one
+    sentence), keeping what was found in `text`; then, as a lone token, the value the lead announced.
+    """
     scan = find_secrets(text)
-    if scan.found or not after_lead:
+    if scan.found or lead is None:
         return scan
+    head = normalise(lead).rstrip()
+    head += " " if head.endswith((":", "=")) else ": "  # the lead is a label, the message its value
+    joined = find_secrets(head + scan.text)
+    inside = tuple(Hit(h.kind, h.start - len(head), h.end - len(head)) for h in joined.hits if h.end > len(head))
+    if not waits_for_value(lead):  # "reset my github password" went on as a goal: only a value-shaped word is its value
+        inside = tuple(h for h in inside if password_shaped(scan.text[max(0, h.start): h.end])
+                       or sum(c.isdigit() for c in scan.text[max(0, h.start): h.end]) >= 4)
+    if inside:
+        return Scan(scan.text, tuple(Hit(h.kind, max(0, h.start), h.end) for h in inside))
     hit = lone_value(scan.text)
     return Scan(scan.text, (hit,)) if hit is not None else scan

@@ -45,6 +45,11 @@ _NAMED = re.compile(
     r"schlüssel|clé(?: api)?|clave(?: api)?)\b\s*(?:is|:|=|ist|est|es|\bto\b)?\s*[\"'`]?"
     r"(?P<value>(?=[A-Za-z0-9_\-+/=.]*\d)(?=[A-Za-z0-9_\-+/=.]*[A-Za-z])[A-Za-z0-9_\-+/.:]{16,}={0,3})"
 )
+# An authenticator's secret (RFC 4648 base32), as setup pages and apps show it: "JBSW Y3DP EHPK 3PXP" or lowercase.
+_TOTP_SEED = re.compile(
+    r"(?i)\b(?:totp|2fa|mfa|otp|authenticator|setup key|secret key|secret|seed|geheimer schlüssel|schlüssel|"
+    r"clé secrète|clave secreta|chiave segreta|chave secreta|geheime sleutel)\b[^\n]{0,30}?[:=]?\s*"
+    r"(?P<value>(?=[a-z2-7 ]*[2-7])[a-z2-7]{4}(?:[ -]?[a-z2-7]{4}){3,15})(?![\w])")
 _PRIVATE_HEADER = re.compile(r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----(?:[\s\S]*?-----END[^-]*-----)?")
 _SSH_PRIVATE = re.compile(r"(?:PuTTY-User-Key-File-\d|AGE-SECRET-KEY-1[0-9A-Z]{50,})")
 _TOKEN = re.compile(r"(?<![A-Za-z0-9_\-+/.@:])[A-Za-z0-9_\-+/]{24,}={0,3}(?![A-Za-z0-9_\-+/=@]|\.[A-Za-z])")
@@ -73,6 +78,7 @@ def private_key_hits(text: str) -> list[Hit]:
 def key_hits(text: str, lowered: str) -> list[Hit]:
     found = vendor_key_hits(text, lowered)
     found.extend(Hit("access_key", *m.span()) for m in _PREFIXED.finditer(text) if not _placeholder(m.group(0)))
+    found.extend(Hit("access_key", *m.span("value")) for m in _TOTP_SEED.finditer(text))
     found.extend(Hit("access_key", *m.span("value")) for m in _NAMED.finditer(text)
                  if not m.group("value").lower().startswith(("http", "www.")))
     if len(text) >= 24:

@@ -13,8 +13,10 @@ import re
 from itertools import islice
 
 from deputy.core.secret_scan.hits import Hit
+from deputy.core.secret_scan.structured import placeholder
 
-_WORD = (r"(?:pass(?:word|wort|wd|phrase|code|cord)?|pword|pwd?|p/w|mdp|mot de passe|contrase[ñn]a|clave|senha|"
+_WORD = (r"(?:pas+w(?:or|ro|o|r)[dt]|passowrd|pass(?:word|wort|wd|phrase|code|cord)?|pword|pwd?|p/w|mdp|"
+         r"mot de pass?e?|contrase[ñn]a|clave|senha|ww|"
          r"palavra[- ]passe|kennwort|wachtwoord|has[łl]o|parola(?: d'ordine)?|l[öo]senord|adgangskode|passord|"
          r"salasana|heslo|jelsz[óo]|[şs]ifre|пароль|パスワード|密码|密碼|비밀번호|كلمة المرور|סיסמה|पासवर्ड|"
          r"m[ậa]t kh[ẩa]u|kata sandi|wi-?fi key|network key|wpa key|pin)")
@@ -22,7 +24,7 @@ _KEYWORD = re.compile(rf"(?i)(?<![A-Za-z]){_WORD}")
 _VALUE = r"(?P<value>[\"'“‘«]?[^\s\"'”’»]{3,128})"
 _VERBS = (r"'s|’s|\bis(?:\s+now)?\b|\bwas\b|\bwill be\b|\bshould be\b|\bist\b|\best\b|\bes\b|\bé\b|\bè\b|\bis\b|"
           r"\bjest\b|\bär\b|\bdeve ser\b|\bsera\b|\blautet\b|\bheißt\b|\bwordt\b|"
-          r"\bes\s+la\b|\bc'est\b|\bэто\b|\b—\b|是|为|は|는|은|:|=|-|–|→|->")
+          r"\bes\s+la\b|\bc'est\b|\bэто\b|\b—\b|是|为|は|는|은|:|=|(?<=\s)[-–](?=\s)|→|->")
 # After the word: maybe "for the office printer" / "du wifi" / "de mi cuenta", then a verb or separator.
 _EXPLICIT = re.compile(
     r"(?i)(?:\s+(?:for|to|of|on|at|du|de|del|de la|des|für|fürs|vom|von|van|voor|per|da|do|della|dla|för|til|"
@@ -73,13 +75,29 @@ fel glömt
 wifi wi-fi router network reset-link requirement requirements: 8 6 12
 password passwords passwort pw pwd pass passcode pin code login username user mdp contraseña senha
 """.split())
+# Words of a sentence about the password, not the password: "is the one we discussed", "ist dasselbe wie",
+# "es la misma de siempre", "est dans le gestionnaire", "voir post-it", "è quella che", "is printed on the back".
+PROSE = frozenset("""
+the a an one same as on in at by under behind inside with we you i he she they it that this which what who there
+here see look check ask printed written saved stored kept taped stuck
+der die das dem den ein eine einen dasselbe derselbe dieselbe gleiche gleich wie beim im auf unter hinter steht siehe
+schau frag
+el la los las un una uno mismo misma igual que como en de del sobre debajo detrás está ver mira pregunta
+le les une même dans sur sous derrière comme voir regarde demande celui celle
+il lo gli stesso stessa quella quello che come su sotto dietro vedi guarda chiedi
+o os as um uma mesmo mesma aquela aquele em no na sob atrás veja
+het een dezelfde hetzelfde dat zoals op onder achter zie kijk vraag
+""".split())
 PUBLIC_KEY_BEFORE = re.compile(r"(?:ssh-(?:rsa|ed25519|dss)|ecdsa-sha2-\S+|sk-ssh-\S+)\s+$")
 
 
-def _is_value(value: str) -> bool:
+def _is_value(value: str, after: str = "") -> bool:
+    """Whether `value` (followed by `after`) is a password, not words about one, a mask or a placeholder."""
     value = value.strip("\"'“”‘’«».,;:!?)(")
-    if len(value) < 3 or value.lower() in _STATE_WORDS or not value.strip("*•·x."):
+    if len(value) < 3 or value.lower() in _STATE_WORDS or not value.strip("*•·x.") or placeholder(value):
         return False  # talk about a password, or one shown masked
+    if value.isalpha() and value.islower() and (value in PROSE or after.split()[:1] and after.split()[0].lower() in PROSE):
+        return False  # "is printed on the back", "ist dasselbe wie beim letzten Mal": a sentence goes on
     return not value.lower().startswith(("http://", "https://", "<", "["))
 
 
@@ -89,6 +107,38 @@ def _span(match: re.Match[str]) -> tuple[int, int]:
     return start + (len(value) - len(value.lstrip("\"'“‘«"))), end - (len(value) - len(value.rstrip("\"'”’».,;:!?)")))
 
 
+_TOKEN = re.compile(r"\S+")
+_NOT_A_PASSWORD_SHAPE = re.compile(r"[\d.,:/-]+(?:am|pm|h|€|\$|%)?|[\d]+(?:st|nd|rd|th)|.*(?:://|@|=|;).*|"
+                                   r"(?:[\w-]+\.)+[a-z]{2,}\b.*", re.I)
+_NAMES_A_THING = re.compile(r"(?i)^(?:user(?:name)?|account|acct|order|ticket|number|no\.?|nr\.?|id|#|ref|room|"
+                            r"flight|code|case|version|v)$")
+
+
+def password_shaped(token: str) -> bool:
+    """A token people choose as a password: letters with digits or symbols ("zebra961", "Tortuga03#")."""
+    if len(token) < 5 or _NOT_A_PASSWORD_SHAPE.fullmatch(token) or placeholder(token) or re.fullmatch(r"\d+[A-Z][a-z]+", token):
+        return False  # "1Password", "7Eleven": a name
+    letters, digits = sum(c.isalpha() for c in token), sum(c.isdigit() for c in token)
+    symbols = len(token) - letters - digits
+    return letters >= 2 and (digits >= 1 or (symbols >= 1 and any(c.isupper() for c in token[1:])))
+
+
+def _nearby(text: str, end: int) -> Hit | None:
+    """After a password's name, within its clause: the first password-shaped word ("contrasena del portal zebra961",
+    "passcode Zoom per la riunione di domani: 7hrw9AdyR", "contraseña nueva es Tortuga03#", "password to panda821")."""
+    clause = re.split(r"[.?!\n](?:\s|$)", text[end: end + 100], maxsplit=1)[0]
+    previous = ""
+    for count, token in enumerate(_TOKEN.finditer(clause)):
+        if count >= 8:
+            break
+        word = token.group(0).strip(",;()«»\"'“”‘’")
+        if password_shaped(word.rstrip(".!?:")) and not _NAMES_A_THING.match(previous):
+            begin = end + token.start() + token.group(0).index(word)
+            return Hit("password", begin, begin + len(word.rstrip(".!?:")))
+        previous = word.rstrip(":")
+    return None
+
+
 def password_hits(text: str) -> list[Hit]:
     found = []
     for keyword in islice(_KEYWORD.finditer(text), 64):  # a chat message says a password once or twice
@@ -96,8 +146,15 @@ def password_hits(text: str) -> list[Hit]:
         following = text[keyword.end(): keyword.end() + 1]
         if (following.isalpha() and following.isascii()) or _NOT_PASSWORD_PREFIX.search(before):
             continue  # "passenger", "boarding pass: gate 12"
+        if _inside_address(text, keyword.start()):
+            continue  # "postgres://USER:PASSWORD@HOST": the address's own parts are read by structured.py
         explicit = _EXPLICIT.match(text, keyword.end())
         match = explicit or _SPACED.match(text, keyword.end())
+        if word != "pin" and (explicit is None or not _is_value(explicit.group("value"), text[explicit.end(): explicit.end() + 20])):
+            near = _nearby(text, keyword.end())
+            if near is not None:
+                found.append(near)
+                continue
         if match is None:
             continue
         value = match.group("value")
@@ -114,16 +171,18 @@ def password_hits(text: str) -> list[Hit]:
         said = explicit or re.search(r"(?i)\b(?:with|using)\s+(?:the\s+|a\s+)?$", before)
         if not said and not re.search(r"[\d\W_]", value.strip(".,;:!?")):
             continue
-        if _is_value(value):
+        if _is_value(value, text[match.end(): match.end() + 20]):
             found.append(Hit("password", *_span(match)))
     for match in _PASSPHRASE.finditer(text):  # "password is correct horse battery staple"
-        if sum(word.lower() in _STATE_WORDS for word in match.group("value").split()) <= 1:
+        words = [word.lower() for word in match.group("value").split()]
+        if sum(word in _STATE_WORDS for word in words) <= 1 and not any(word in PROSE for word in words):
             found.append(Hit("password", *match.span("value")))
     last = _USE_LAST.search(text) if found or re.search(r"(?i)pass|pw", text) else None
     if last and re.search(r"\d", last.group("value")) and re.search(r"[A-Z]", last.group("value")):
         found.append(Hit("password", *last.span("value")))  # "..., no wait, use mvPgVsCX"
     for pattern in (_BEFORE, _USE_AS, _FOR_THE, _WIFI):
-        found.extend(Hit("password", *_span(m)) for m in pattern.finditer(text) if _is_value(m.group("value"))
+        found.extend(Hit("password", *_span(m)) for m in pattern.finditer(text)
+                     if _is_value(m.group("value"), text[m.end(): m.end() + 20])
                      and (pattern is not _WIFI or re.search(r"[\d\W_]", m.group("value"))))
     return found
 
@@ -149,12 +208,23 @@ def _inside_address(text: str, start: int) -> bool:
     return "//" in text[word_start: start + 1] or text[:start].endswith("//")
 
 
+# "use rossi03 / Pumpkin852$", "mit anna.k / x", and in a message about logging in, "tjansen:otter307".
+_USE_NAME_SLASH = re.compile(r"(?i)\b(?:use|with|mit|con|avec|com|met|via)\s+[\w.@+-]{2,64}\s*[/|]\s*(?P<value>\S{4,128})")
+_NAME_COLON = re.compile(r"(?<![\w/:.@-])[A-Za-z][\w.+-]{1,63}:(?P<value>[^\s/:@]{4,128})(?![\w@])")
+
+
 def login_hits(text: str) -> list[Hit]:
     found = []
+    if "/" in text or "|" in text:
+        found.extend(Hit("login", *_span(m)) for m in _USE_NAME_SLASH.finditer(text)
+                     if password_shaped(m.group("value").rstrip(".,;:!?)")))
+    if _LOGIN_CONTEXT.search(text):
+        found.extend(Hit("login", *_span(m)) for m in _NAME_COLON.finditer(text)
+                     if password_shaped(m.group("value").rstrip(".,;:!?)")) and not _inside_address(text, m.start()))
     for match in _LOGIN.finditer(text):
         name, value = match.group("name"), match.group("value")
         tail = text[match.start("name") + len(name): match.start("value")]
-        if "@" in value or not _is_value(value) or name.lower() in _STATE_WORDS:
+        if "@" in value or not _is_value(value) or name.lower() in _STATE_WORDS or _inside_address(text, match.start()):
             continue
         # "name / password", "name:password", or a password word between them; a plain space
         # between two words ("login page works") says nothing.
@@ -166,7 +236,7 @@ def login_hits(text: str) -> list[Hit]:
     # "bob@example.com:hunter2"; not "https://user@host:8443/" (an address with a port).
     found.extend(Hit("login", *_span(m)) for m in _EMAIL_PASS.finditer(text)
                  if _is_value(m.group("value")) and not _inside_address(text, m.start()))
-    found.extend(Hit("login", *m.span("value")) for m in _URL_USERINFO.finditer(text))
+    found.extend(Hit("login", *m.span("value")) for m in _URL_USERINFO.finditer(text) if not placeholder(m.group("value")))
     return found
 
 
@@ -176,6 +246,8 @@ _LOGIN_CONTEXT = re.compile(
     r"identifiants|utente|accedi|usuario|konto|account|intranet|vpn|ssh|wifi|wi-fi)\b"
 )
 _PART = re.compile(r"[^\s/|]{6,64}")
+_NAMED_AS = re.compile(r"(?i)\b(?:called|named|name is|ssid|network name|heißt|s'appelle|se llama|si chiama|chama-se|"
+                       r"heet)\s*[:=]?\s*[\"'“‘]?$")
 
 
 def _password_like(part: str) -> bool:
@@ -195,6 +267,8 @@ def strong_token_hits(text: str) -> list[Hit]:
     found = []
     for match in _PART.finditer(text):
         part = match.group(0).rstrip(".,;:!?)")
+        if "=" in part or ";" in part or _NAMED_AS.search(text[max(0, match.start() - 30): match.start()]):
+            continue  # settings are read by their keys (structured.py); "a network called X" names X
         if (_password_like(part) and not _inside_address(text, match.start())
                 and not PUBLIC_KEY_BEFORE.search(text[max(0, match.start() - 40): match.start()])):
             found.append(Hit("login", match.start(), match.start() + len(part)))

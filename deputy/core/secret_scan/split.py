@@ -1,29 +1,65 @@
 """A secret split over two messages: "the wifi password is" ... "Hunter2!".
 
 A message that names a password, PIN or code but gives no value may be the first half of
-one. The chat front end holds it briefly (sealed, short TTL) and reads the next message
-with it: if the next one is a lone token, that token is the value.
+one (`is_lead`). The chat front end remembers it for a few minutes and reads the next
+message as its continuation: first alone, then joined to it ("Das Passwort ist" +
+"Slide_garden498!" reads as one sentence), and if neither finds a secret, a lone token
+is the value. A message that is nothing but such a label ("my password is", "the code:",
+"PIN?", "wifi pw, coming in a sec") `waits_for_value`: it starts no goal on its own, and
+the chat holds it until the next message arrives.
 """
 
 from __future__ import annotations
 
 import re
 
+from deputy.core.secret_scan.answers import QUESTION
 from deputy.core.secret_scan.hits import Hit
+from deputy.core.secret_scan.national_ids import LABELS as ID_LABELS
 
-_LEAD = re.compile(
-    r"(?i)(?:pass(?:word|wort|wd|code|phrase)?|pwd?|pw|kennwort|mot de passe|mdp|contrase[ñn]a|senha|wachtwoord|"
-    r"has[łl]o|parola|l[öo]senord|пароль|パスワード|密码|비밀번호|pin|cvv|cvc|security code|code|otp|token|"
-    r"api[ _-]?key|secret|seed|recovery|iban|ssn|passport|login|username|user)\b[^\n]{0,60}$"
-)
-
+_LABEL_WORDS = (r"pass(?:word|wort|wd|code|phrase)?|pwd?|pw|kennwort|mot de passe|mdp|contrase[ñn]a|clave|senha|"
+                r"palavra[- ]passe|wachtwoord|has[łl]o|parola(?: d'ordine)?|l[öo]senord|пароль|pin|pin-?code|cvv|cvc|"
+                r"security code|code|c[óo]digo|codice|otp|tan|token|api[ _-]?key|secret(?: key)?|seed(?: phrase)?|"
+                r"recovery(?: phrase| words)?|iban|ssn|passport|login|username|user|card|karte|carte|tarjeta|"
+                r"cart[aã]o|kaart|creds|credentials|zugangsdaten|identifiants")
+_LEAD = re.compile(rf"(?i)(?:{_LABEL_WORDS})\b[^\n]{{0,60}}$")
 _SECRET_WORD = re.compile(
-    r"(?i)\b(?:pass(?:word|wort|wd|code|phrase)?|pwd?|pw|kennwort|mot de passe|mdp|contrase[ñn]a|senha|wachtwoord|"
-    r"has[łl]o|parola|l[öo]senord|pin|cvv|cvc|security code|code|otp|token|api[ _-]?key|secret|seed|recovery)\b|"
-    r"пароль|パスワード|密码|비밀번호")
-_LOGIN_WORD = re.compile(r"(?i)\b(?:login|username|user|iban|ssn|passport)\b")
+    r"(?i)\b(?:pass(?:word|wort|wd|code|phrase)?|pwd?|pw|kennwort|mot de passe|mdp|contrase[ñn]a|clave|senha|"
+    r"wachtwoord|has[łl]o|parola|l[öo]senord|pin|cvv|cvc|security code|code|c[óo]digo|codice|otp|tan|token|"
+    r"api[ _-]?key|secret|seed|recovery|card|karte|carte|tarjeta|cart[aã]o|kaart)\b|пароль|パスワード|密码|비밀번호")
+_LOGIN_WORD = re.compile(r"(?i)\b(?:login|username|user|iban|ssn|passport|creds|credentials|zugangsdaten|identifiants)\b")
+# Other names of secrets: identity numbers, security questions, codes ("Steuer-ID kommt hier", "Bestätigungscode aus der
+# SMS", "security answer (first pet)"), but not the codes that are no secret ("promo code", "zip code").
+_OTHER_LABEL = re.compile(rf"(?i)(?<![\w-])(?:{ID_LABELS})(?!\w)|{QUESTION.pattern.removeprefix('(?i)')}|"
+                          r"(?<![\w-])(?P<code>[\w-]*?)(?:code|codice|c[óo]digo|kode|pin)\b")
+_NOT_SECRET_CODE = re.compile(r"(?i)^(?:zip|postal|post|area|promo|discount|coupon|voucher|referral|country|error|status|"
+                              r"qr|dress|source|tracking|booking|boekings?|buchungs?|order|product|gift|bar|fehler|rabatt|"
+                              r"gutschein|promocional|sconto|kortings?)[\s-]*$")
 _LONE = re.compile(r"(?i)\s*(?:(?:pass(?:word)?|pw|pwd|pin|code|key|token|passwort|mdp)\s*[:=]?\s*)?"
                    r"[\"'“‘]?(?P<value>[^\s\"'”’]{4,128}?)[\"'”’]?[.!]?\s*")
+_VERB = r"(?:is|are|was|ist|lautet|est|es|é|è|será|sera|sont|sind|son|são|zijn|wordt|c'est|voici|ecco|aquí|hier)"
+# The label ends with a verb or a separator: the value was to follow ("mot de passe :", "a senha é").
+_ENDS_OPEN = re.compile(rf"(?i)(?:\b{_VERB}|[:=→>-]|->|\besta|\beste|\bthis|\bdies|\bceci|\bquesto)\s*$")
+# "in the next message", "kommt gleich", "coming up": the value is announced for later.
+_ANNOUNCED = re.compile(
+    r"(?i)\b(?:next (?:msg|message|text)|(?:coming|comes|follows|following|below)\b|in a (?:sec|second|moment|minute)|"
+    r"kommt(?: gleich)?|folgt|gleich|nächste nachricht|suit|ci-dessous|prochain message|sigue|a continuación|"
+    r"siguiente mensaje|segue|a seguir|próxima mensagem|segue|prossimo messaggio|volgt|volgende bericht|hieronder)\b")
+# Words that only frame a label ("my", "the wifi", "so you have it"): a message of nothing else waits for its value.
+_FILLERS = frozenset("""
+my the a an our your his her their this that these here here's is are was it its it's so you have has keep safe
+for to of on in at and with just now please pls ok okay also new old current
+mein meine meinen unser unsere das der die den dem ist lautet hier für von vom und auch neue alte
+mon ma mes notre le la les l est voici voilà pour du de des et aussi nouveau nouvelle
+mi mis nuestro nuestra el los las es aquí para del y también nuevo nueva
+il lo mio mia nostro nostra è ecco per di del della e anche nuovo nuova
+meu minha nosso nossa o os as é aqui do da e também novo nova
+mijn ons onze het de een hier voor van en ook nieuwe
+wifi wi-fi wlan router network home work office bank email e-mail mail account door alarm safe phone laptop
+computer debit credit visa mastercard amex server database db vpn wallet admin root key phrase words number
+details info no nr nº numéro número numero nummer
+""".split())
+_WORD = re.compile(r"[^\W\d_][\w'’-]*")
 
 
 def is_lead(text: str) -> bool:
@@ -32,18 +68,67 @@ def is_lead(text: str) -> bool:
     "the wifi password is" and "password in next msg" wait; "my lock code is wombat-2468" gave its
     value already; "router login: admin" gave the user name, so the password is still to come.
     """
-    if _LEAD.search(text[-120:]) is None or len(text) > 240 or text.rstrip().endswith("?"):
-        return False  # a question about a password announces no value
+    if len(text) > 240:
+        return False
+    if text.rstrip().endswith("?"):
+        return _only_label(text)  # "PIN?" asks for nothing; "what is my pin?" is a question
+    if _LEAD.search(text[-120:]) is None:
+        return len(text) <= 120 and _names_another_secret(text)
     secret_words = list(_SECRET_WORD.finditer(text))
+    if secret_words and secret_words[-1].group(0).lower() == "code" and _NOT_SECRET_CODE.match(
+            text[max(0, secret_words[-1].start() - 20): secret_words[-1].start()].split()[-1:][0] if
+            text[: secret_words[-1].start()].split() else ""):
+        return False  # "send me the promo code": its value is no secret
     if not secret_words:
-        return bool(_LOGIN_WORD.search(text))
+        return bool(_LOGIN_WORD.search(text)) or _names_another_secret(text)
     return not _has_value(text[secret_words[-1].start():])
+
+
+def _names_another_secret(text: str) -> bool:
+    if re.search(r"\d{3}", text):
+        return False  # a number is there already
+    for match in _OTHER_LABEL.finditer(text):
+        if match.group("code") is None or not _NOT_SECRET_CODE.match(match.group("code")):
+            return True
+    return False
+
+
+def waits_for_value(text: str) -> bool:
+    """True when `text` is only a label waiting for its value: it should start nothing on its own.
+
+    "my password is", "the code:", "PIN?", "the wifi pw, so you have it", "PIN kommt gleich" wait;
+    "reset my github password" and "log in to my bank, I forgot the password" are goals (they
+    are still leads: a lone token right after them is read as the value).
+    """
+    if not is_lead(text):
+        return False
+    stripped = text.strip()
+    return bool(_ENDS_OPEN.search(stripped) or _ANNOUNCED.search(stripped) or _only_label(stripped, allowed=1))
+
+
+def _only_label(text: str, allowed: int = 0) -> bool:
+    """Whether `text` is a secret's label and framing words, with at most `allowed` other words (a service's name).
+
+    The other word may not come first: "my netflix password" is a label, "change my password" a goal.
+    """
+    if len(text) > 80 or (_SECRET_WORD.search(text) is None and _LOGIN_WORD.search(text) is None
+                          and not _names_another_secret(text)):
+        return False
+    bare = re.sub(r"\([^)\n]*\)", " ", text)  # "security answer (first pet)": the aside is part of the label
+    bare = _OTHER_LABEL.sub(" _ ", _SECRET_WORD.sub(" _ ", _LOGIN_WORD.sub(" _ ", bare)))
+    words = _WORD.findall(bare.lower())
+    others = [i for i, w in enumerate(words) if w != "_" and w not in _FILLERS and w.rstrip("s").rstrip("'’") not in _FILLERS]
+    return len(others) <= allowed and 0 not in others
 
 
 def _has_value(tail: str) -> bool:
     """Whether a word after the lead's "is" / ":" already is the value."""
-    parts = re.split(r"(?i)\b(?:is|are|was|ist|lautet|est|es|é|è|será|sera)\b|[:=]", tail, maxsplit=1)
-    return len(parts) == 2 and bool(parts[1].strip(" .!,;:=-–\n"))
+    parts = re.split(rf"(?i)\b{_VERB}\b|[:=]", tail, maxsplit=1)
+    if len(parts) != 2:
+        return False
+    rest = parts[1].strip(" .!,;:=-–\n")
+    return bool(rest) and not _ANNOUNCED.fullmatch(rest) and not re.fullmatch(r"(?i)(?:esta|este|this|dies|ceci|questo)",
+                                                                                rest)
 
 
 def lone_value(text: str) -> Hit | None:

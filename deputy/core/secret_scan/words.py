@@ -1,15 +1,14 @@
-"""Recovery phrases, one-time codes and identity numbers.
+"""Recovery phrases and one-time codes.
 
 A wallet's recovery phrase is 12-24 words of the BIP-39 English list (`data/bip39_english.txt`,
 MIT, see `data/README.md`); ordinary English rarely strings twelve of them together, since
 "the", "a", "I", "is" are not in it. With "seed phrase" or "recovery words" before them,
-eight are enough (part of a phrase is still worth hiding). Identity numbers are matched by
-format with a checksum where one exists (US SSN ranges, Spanish DNI/NIE letter, Dutch BSN
-11-test, Brazilian CPF, UK NINO) or by the words before them ("passport number", "SSN").
+eight are enough (part of a phrase is still worth hiding).
 """
 
 from __future__ import annotations
 
+import hashlib
 import re
 from functools import cache
 from pathlib import Path
@@ -30,28 +29,50 @@ _NAMED_SEED = re.compile(r"(?i)\b(?:seed|recovery|backup|secret|mnemonic)\s+(?:p
                          r"(?P<value>(?:[a-z]{3,8}[\s,]+){11,23}[a-z]{3,8})\b")
 
 
+@cache
+def _bip39_index() -> dict[str, int]:
+    return {word: index for index, word in enumerate(sorted(bip39()))}
+
+
+def checksum_ok(words: list[str]) -> bool:
+    """BIP-39: the last bits of the phrase are the first bits of the SHA-256 of the rest (one phrase in 16 to 256 passes)."""
+    index = _bip39_index()
+    bits = "".join(format(index[w], "011b") for w in words)
+    size = len(bits) * 32 // 33
+    entropy = int(bits[:size], 2).to_bytes(size // 8, "big")
+    return format(hashlib.sha256(entropy).digest()[0], "08b")[: len(bits) - size] == bits[size:]
+
+
 def seed_hits(text: str, lowered: str) -> list[Hit]:
     words = bip39()
-    need = 8 if _SEED_CONTEXT.search(text) else 12
+    context = _SEED_CONTEXT.search(text) is not None
+    need = 8 if context else 12
     run: list[re.Match[str]] = []
     found = []
+
+    def close(run: list[re.Match[str]]) -> None:
+        if len(run) < need:
+            return
+        phrase = [m.group(0) for m in run]
+        if not context and len(phrase) in (12, 15, 18, 21, 24) and not checksum_ok(phrase):
+            return  # twelve list words with no wallet in sight, and no checksum: a list of things, not a phrase
+        found.append(Hit("seed_phrase", run[0].start(), run[-1].end()))
+
     for match in _WORDS.finditer(lowered):
         gap = lowered[run[-1].end(): match.start()] if run else ""
         if match.group(0) in words and (not run or re.fullmatch(r"[\s,;.\-]*(?:\d{1,2}[.):]?\s*)?", gap)):
             run.append(match)
             continue
-        if len(run) >= need:
-            found.append(Hit("seed_phrase", run[0].start(), run[-1].end()))
+        close(run)
         run = [match] if match.group(0) in words else []
-    if len(run) >= need:
-        found.append(Hit("seed_phrase", run[0].start(), run[-1].end()))
+    close(run)
     found.extend(Hit("seed_phrase", *m.span("value")) for m in _NAMED_SEED.finditer(text))
     return found
 
 
 _OTP = re.compile(
     r"(?i)(?<![\w-])(?P<word>[\w-]*?(?:code|codes|kode|c[óo]digo|codice|otp|tan|passcode|combo|combination|kod|"
-    r"token|pin)|2fa|mfa)\b(?P<gap>[^\d\n.?!]{0,20}?)(?<![\w-])"
+    r"token|pin)|2fa|mfa)\b(?P<gap>[^\d\n.?!]{0,40}?)(?<![\w-])"
     r"(?P<value>\d{3}[ -]?\d{1,5}|\d{4,8}|(?=[A-Z]*\d)(?=\d*[A-Z])[A-Z0-9]{5,8})(?![\w-])"
 )
 _BEFORE_CODE = re.compile(
@@ -67,7 +88,8 @@ _CODE_WORD_LOOK_ALIKE = re.compile(
     r"reference|invoice|event|ticket|promotion|bar|postleitzahl|gutschein|rabatt|aktions|"
     r"promocional|descuento|postal|barcode|zipcode|postcode|promocode|discountcode|errorcode|qrcode|sourcecode|"
     r"area-?code|fehlercode|artikel|article|articolo|sconto|codice fiscale|cap|departure|flight|seat|room|"
-    r"train|platform|bus|track|unit|apartment|suite|table|lot|parking|bay|dock|pin)$"
+    r"train|platform|bus|track|unit|apartment|suite|table|lot|parking|bay|dock|pin|boekings?|buchungs?|reserva|"
+    r"reservierungs?|prenotazione|réservation|vouchers?|kortings?|rabatt|gutschein|postale?|cupom|cupón)$"
 )
 _CODE_BEFORE_LOOK_ALIKE = re.compile(
     r"(?i)\b(?:zip|postal|post|area|promo|discount|coupon|voucher|referral|country|error|status|qr|dress|source|"
@@ -77,9 +99,64 @@ _CODE_BEFORE_LOOK_ALIKE = re.compile(
 )
 
 
-def code_hits(text: str) -> list[Hit]:
+# Words between "code" and its digits that still say a one-time code: "code de connexion à usage unique: ...",
+# "codice di verifica ...", "code bekommen ...", "código SMS ...".
+_CODE_QUALIFIERS = frozenset("""
+sms text e-mail email mail login sign-in signin security verification confirmation one-time one time single use
+unique usage verify access auth authentication 2fa mfa otp app authenticator google microsoft bank of the my your
+from via by is was just got received sent new
+de du la le à a d' connexion vérification confirmation sécurité usage unique reçu par
+der die den dem das aus von per vom zur bestätigung bestätigungs sicherheits anmelde einmal bekommen erhalten
+gerade grad hab habe ist lautet neue neuer
+del el la de para verificación confirmación seguridad acceso un solo uso recibido que llegó es
+di del della per verifica conferma sicurezza accesso monouso ricevuto arrivato è il
+do da de para verificação confirmação segurança acesso uso único recebido que chegou é o
+van de het voor verificatie bevestiging beveiliging inlog eenmalige ontvangen gekregen is
+""".split())
+_LOOK_ALIKE_AFTER = frozenset("""postal postale postaux promocional promo promotionnel descuento sconto rabatt
+réservation reserva prenotazione reservierung boeking booking buchung suivi seguimiento tracking""".split())
+
+
+_GOOGLE = re.compile(r"(?<![\w-])G-(?P<value>\d{6})(?![\w-])")  # Google's sign-in texts: "G-123456 is your code"
+_BACKUP = re.compile(
+    r"(?i)\b(?:backup|recovery|back-?up|reserve|secours|respaldo|recuperaci[óo]n|recupero|recupera[çc][ãa]o|herstel|"
+    r"wiederherstellungs|notfall)[ -]?(?:codes?|c[óo]digos|codici|kodes?)\b(?P<list>[^\n]{0,40}(?:\n[ \t]*[\w -]{4,20}){0,16})")
+_LIST_ITEM = re.compile(r"(?<![\w-])(?=[\w-]*\d)[A-Za-z0-9]{4,10}(?:[ -][A-Za-z0-9]{4,10})?(?![\w-])")
+# A code to type in soon: "enter it before it expires", "valid for 5 minutes", "läuft ab", "scade tra".
+_TYPE_IT_SOON = re.compile(
+    r"(?i)\b(?:expires?|expiring|expira|expire|scade|läuft|verloopt|valid for|gültig für|válido por|valable|"
+    r"enter (?:it|that|this)|type (?:it|that|this)|tippe|gib (?:den|ihn)|introduce|inserisci|digite|voer)\b")
+_SIX_DIGITS = re.compile(r"(?<![\w.,:/$€£-])(?P<value>\d{3}[ -]?\d{3})(?![\w.,:/%€£-])")
+
+
+_BACKUP_HINTS = ("backup", "back-up", "back up", "recovery", "reserve", "secours", "respaldo", "recupera", "recupero",
+                 "herstel", "wiederherstellung", "notfall")
+
+
+def _list_codes(text: str, lowered: str) -> list[Hit]:
     found = []
-    for match in _OTP.finditer(text):
+    if any(hint in lowered for hint in _BACKUP_HINTS):
+        for match in _BACKUP.finditer(text):
+            block = match.group("list")
+            found.extend(Hit("one_time_code", match.start("list") + m.start(), match.start("list") + m.end())
+                         for m in _LIST_ITEM.finditer(block))
+    six = list(_SIX_DIGITS.finditer(text))
+    if six and _TYPE_IT_SOON.search(text):
+        found.extend(Hit("one_time_code", *m.span("value")) for m in six)
+    if "G-" in text:
+        found.extend(Hit("one_time_code", *m.span("value")) for m in _GOOGLE.finditer(text))
+    return found
+
+
+_CODE_HINTS = ("cod", "cód", "otp", "tan", "token", "pin", "2fa", "mfa", "combo", "combination", "kode", "kod")
+
+
+def code_hits(text: str) -> list[Hit]:
+    if not re.search(r"\d", text):
+        return []
+    lowered = text.lower()
+    found = []
+    for match in _OTP.finditer(text) if any(hint in lowered for hint in _CODE_HINTS) else ():
         word = match.group("word").lower()
         if word == "pin" or _CODE_WORD_LOOK_ALIKE.match(word):
             continue  # "promo code 1234", "zip code 94110"; a PIN is the card codes' business
@@ -89,56 +166,14 @@ def code_hits(text: str) -> list[Hit]:
         if _CODE_BEFORE_LOOK_ALIKE.search(text[max(0, match.start() - 24): match.start()]):
             continue
         gap = match.group("gap")
-        if len(gap.strip()) > 2 and not re.search(r"(?i)\b(?:is|was|ist|est|es|lautet|è|é|for|to|are|sont|sind)\b|[:=]", gap):
-            continue  # "code of conduct section 4" etc.
+        first = gap.split()[:1]
+        if first and (_CODE_WORD_LOOK_ALIKE.match(first[0]) or first[0].lower() in _LOOK_ALIKE_AFTER):
+            continue  # "código postal es 08001", "code de réservation"
+        said = re.search(r"(?i)\b(?:is|was|ist|est|es|lautet|è|é|for|to|are|sont|sind|é)\b|[:=]", gap)
+        qualified = all(w.lower().strip(",'’") in _CODE_QUALIFIERS for w in re.findall(r"[^\W\d_][\w'’-]*", gap))
+        if len(gap.strip()) > 2 and not (qualified or (said and len(gap) <= 30)):
+            continue  # "code of conduct section 4" etc.; "codice di verifica 687344", "code bekommen 953090" say one
         found.append(Hit("one_time_code", *match.span("value")))
     found.extend(Hit("one_time_code", *m.span("value")) for m in _BEFORE_CODE.finditer(text))
     found.extend(Hit("one_time_code", *m.span("value")) for m in _SENT_ME.finditer(text))
-    return found
-
-
-_SSN = re.compile(r"(?<![\d-])(?!000|666|9\d\d)\d{3}-(?!00)\d{2}-(?!0000)\d{4}(?![\d-])")
-_SSN_PLAIN = re.compile(r"(?i)\b(?:ssn|social security(?: number| no\.?| #)?|soc sec)\b[^\d\n]{0,16}(?<!\d)"
-                        r"(?P<value>(?!000|666|9\d\d)\d{3}[ -]?\d{2}[ -]?\d{4})(?!\d)")
-_NAMED_ID = re.compile(
-    r"(?i)\b(?:passport|passeport|reisepassnummer|reisepass-?nr|passnummer|pasaporte|passaporte|reisepass|pass(?:port)? no|personalausweis|ausweis(?:nummer)?|"
-    r"national (?:id|insurance|identity)(?: card)?|id card|identity card|id number|ID-?Nummer|steuer-?id|"
-    r"steueridentifikationsnummer|tax (?:id|number|file number)|itin|dni|nie|nif|bsn|burgerservicenummer|"
-    r"aadhaa?r|pan card|codice fiscale|numéro de sécurité sociale|sécu|cpf|curp|"
-    r"driver'?s licen[cs]e|driving licen[cs]e|licen[cs]e number|dl number|medicare|nhs number|personnummer|"
-    r"henkilötunnus|pesel|insurance number)\b"
-    r"(?:\s*(?:number|no\.?|nr\.?|num(?:ber|éro)?|#|nummer|número|numero|card))?\s*(?:is|:|=|-|ist|est|es|é)?\s*"
-    r"(?P<value>(?-i:(?=[A-Z0-9 ./-]*\d)[A-Z0-9][A-Z0-9 ./-]{4,18}[A-Z0-9]))(?![A-Za-z0-9])"
-)
-_DNI = re.compile(r"(?<![\w-])(?P<digits>[XYZ]?\d{7,8})-?(?P<letter>[A-Z])(?![\w-])")
-_NINO = re.compile(r"(?<![\w])(?!BG|GB|NK|KN|TN|NT|ZZ)[A-CEGHJ-PR-TW-Z][A-CEGHJ-NPR-TW-Z] ?\d{2} ?\d{2} ?\d{2} ?[A-D](?!\w)")
-_CPF = re.compile(r"(?<![\d.])\d{3}\.\d{3}\.\d{3}-\d{2}(?![\d])")
-
-
-def _dni_valid(digits: str, letter: str) -> bool:
-    number = int(digits.replace("X", "0").replace("Y", "1").replace("Z", "2"))
-    return "TRWAGMYFPDXBNJZSQVHLCKE"[number % 23] == letter
-
-
-def _cpf_valid(value: str) -> bool:
-    digits = [int(c) for c in value if c.isdigit()]
-    if len(set(digits)) == 1:
-        return False
-    for length in (9, 10):
-        total = sum(d * w for d, w in zip(digits[:length], range(length + 1, 1, -1)))
-        if (total * 10 % 11) % 10 != digits[length]:
-            return False
-    return True
-
-
-def identity_hits(text: str) -> list[Hit]:
-    found = [Hit("national_id", *m.span()) for m in _SSN.finditer(text)]
-    found.extend(Hit("national_id", *m.span("value")) for m in _SSN_PLAIN.finditer(text))
-    for match in _NAMED_ID.finditer(text):
-        value = match.group("value")
-        if sum(c.isdigit() for c in value) >= 4 or re.search(r"[A-Z]", value):
-            found.append(Hit("national_id", *match.span("value")))
-    found.extend(Hit("national_id", *m.span()) for m in _DNI.finditer(text) if _dni_valid(m.group("digits"), m.group("letter")))
-    found.extend(Hit("national_id", *m.span()) for m in _NINO.finditer(text))
-    found.extend(Hit("national_id", *m.span()) for m in _CPF.finditer(text) if _cpf_valid(m.group(0)))
-    return found
+    return found + _list_codes(text, lowered)

@@ -1,0 +1,172 @@
+"""Identity numbers: by their format and check digit, or by the words that name them.
+
+Formats distinctive enough to stand alone are matched anywhere when their check passes:
+US SSN (ranges), Spanish DNI/NIE (letter), UK NINO (prefixes), Brazilian CPF, Belgian
+national number (dotted), French NIR, Italian codice fiscale, Portuguese citizen card and
+Indian PAN. Others are plain runs of digits that order and phone numbers share (German
+Steuer-ID, Dutch BSN, Polish PESEL, Swedish personnummer, Portuguese NIF, Canadian SIN,
+Aadhaar...): those count when a word naming an identity number comes right before them
+(in any of the seven languages), with the number's shape; passports, ID cards and driving
+licences have no check digit at all and are found by their names only.
+"""
+
+from __future__ import annotations
+
+import re
+
+from deputy.core.secret_scan import id_checksums as check
+from deputy.core.secret_scan.hits import Hit
+
+_SSN = re.compile(r"(?<![\d-])(?!000|666|9\d\d)\d{3}-(?!00)\d{2}-(?!0000)\d{4}(?![\d-])")
+_DNI = re.compile(r"(?<![\w-])(?P<digits>[XYZ]?\d{7,8}|\d{2}\.\d{3}\.\d{3})-?(?P<letter>[A-Z])(?![\w-])")
+_NINO = re.compile(r"(?<![\w])(?!BG|GB|NK|KN|TN|NT|ZZ)[A-CEGHJ-PR-TW-Z][A-CEGHJ-NPR-TW-Z] ?\d{2} ?\d{2} ?\d{2} ?[A-D](?!\w)")
+_CPF = re.compile(r"(?<![\d.])\d{3}\.\d{3}\.\d{3}-\d{2}(?![\d])")
+_BE_DOTTED = re.compile(r"(?<![\d.])\d{2}\.\d{2}\.\d{2}-\d{3}\.\d{2}(?![\d.])")
+_NIR = re.compile(r"(?<![\w])[12378] ?\d{2} ?\d{2} ?(?:\d{2}|2[AB]) ?\d{3} ?\d{3} ?\d{2}(?![\w])", re.I)
+_CF = re.compile(r"(?<![\w])[A-Z]{6}\d{2}[A-EHLMPR-T]\d{2}[A-Z]\d{3}[A-Z](?![\w])", re.I)
+_CC = re.compile(r"(?<![\w])\d{8} ?\d ?[A-Z]{2}\d(?![\w])")
+_PAN = re.compile(r"(?<![\w])[A-Z]{3}P[A-Z]\d{4}[A-Z](?![\w])")
+
+# One reading for every format that stands alone (each checked by its own rule after): one pass over the message.
+_STANDALONE = re.compile("|".join(f"(?P<{name}>{pattern.pattern if pattern.flags & re.I == 0 else '(?i:' + pattern.pattern + ')'})"
+                                  .replace("(?P<digits>", "(?P<dni_digits>").replace("(?P<letter>", "(?P<dni_letter>")
+                                  for name, pattern in (("ssn", _SSN), ("cpf", _CPF), ("be", _BE_DOTTED), ("nir", _NIR),
+                                                        ("dni", _DNI), ("nino", _NINO), ("cf", _CF), ("cc", _CC),
+                                                        ("pan", _PAN))))
+
+
+def _valid(match: re.Match[str]) -> bool:
+    kind, value = match.lastgroup, match.group(0)
+    if kind == "dni":
+        return check.dni(match.group("dni_digits").replace(".", ""), match.group("dni_letter"))
+    if kind == "cpf":
+        return check.cpf(value)
+    if kind == "be":
+        return check.be_national_number(_compact(value))
+    if kind == "nir":
+        return check.nir(_compact(value)) and 1 <= int(_compact(value)[3:5]) <= 12
+    if kind == "cf":
+        return check.codice_fiscale(value)
+    if kind == "cc":
+        return check.cartao_cidadao(_compact(value))
+    return True  # an SSN (its ranges are in the pattern), a NINO (its prefixes), a PAN (its fourth letter)
+
+
+# A number's possible shapes after a label: digits in groups, or letters and digits (passports).
+_VALUE = r"(?<![A-Za-z0-9])(?P<value>(?=[A-Za-z]{0,11}\d)[A-Za-z0-9]{1,12}(?:[ .\-/][A-Za-z0-9]{1,12}){0,6})"
+# Between the label and the number: "number", "is", a colon, "(NAS)", "meiner Frau:" (no digits, no new sentence).
+_BRIDGE = r"[^\d\n?!;]{0,40}?"
+LABELS = (
+    r"rijksregister(?:nummer)?|registre national|national register number|national (?:id|identity|identification|"
+    r"insurance)(?: card)?(?: number)?|national number|numéro national|niss|insz|identiteitsnummer|"
+    r"social security(?: number| no\.?| #)?|ssn|soc\.? sec\.?|social|sécurité sociale|s[ée]cu|insee|nir|"
+    r"steuer-?id(?:-?nr)?|steuer-?identifikationsnummer|steuerliche identifikationsnummer|identifikationsnummer|"
+    r"idnr|steuernummer|tax (?:id|identification number|number|code|file number)|tin|itin|"
+    r"personnummer|personennummer|personal (?:identity )?number|pesel|"
+    r"contribuinte|nif|nie|dni|nif/nie|documento (?:nacional )?de identidad|cart[aã]o (?:de|do) cidad[aã]o|"
+    r"bilhete de identidade|n[úu]mero de identifica[cç][aã]o(?: fiscal)?|codice fiscale|cod\.? fisc\.?|cf|"
+    r"fiscal code|cpf|aadhaa?r|pan(?: card)?|sin|social insurance number|nas|assurance sociale|bsn|"
+    r"burgerservicenummer|sofi-?nummer|ni no|ni number|nino|"
+    r"passport|passeport|reisepass(?:nummer)?|pass-?nr|passnummer|pasaporte|passaporto|passaporte|paspoort(?:nummer)?|"
+    r"personalausweis(?:nummer)?|ausweis(?:nummer)?|ausweis-?nr|carte d'identité|carta d'identità|"
+    r"documento d'identità|identiteitskaart|identiteitsbewijs|id card|identity card|id number|id-?nummer|"
+    r"driver'?s licen[cs]e|driving licen[cs]e|licen[cs]e number|führerschein(?:nummer)?|permis de conduire|"
+    r"carnet de conducir|licencia de conducir|patente|carta de condução|rijbewijs(?:nummer)?|"
+    r"medicare|nhs number|krankenversicherungsnummer|versichertennummer|tessera sanitaria"
+)
+_NAMED = re.compile(rf"(?i)(?<![\w-])(?P<label>{LABELS})(?!\w){_BRIDGE}{_VALUE}(?![\w])")
+# Labels that are also ordinary words ("social", "pan", "sin", "nas", "cf", "tin", "patente") want their own format.
+_OWN_FORMAT = {
+    "social": r"\d{3}[ -]?\d{2}[ -]?\d{4}", "pan": r"[A-Za-z]{5}\d{4}[A-Za-z]", "pan card": r"[A-Za-z]{5}\d{4}[A-Za-z]",
+    "sin": r"\d{3}[ -]?\d{3}[ -]?\d{3}", "nas": r"\d{3}[ -]?\d{3}[ -]?\d{3}", "cf": r"[A-Za-z]{6}\d{2}[A-Za-z]\d{2}[A-Za-z]\d{3}[A-Za-z]",
+    "tin": r"\d{2,3}[ -]?\d{2,7}[ -]?\d{3,4}", "patente": r"[A-Za-z]{2}\d{7}[A-Za-z]?",
+}
+_SSN_RULES = r"(?!000|666|9\d\d)\d{3}[ -]?(?!00)\d{2}[ -]?(?!0000)\d{4}"
+_NINO_RULES = r"(?i)(?!BG|GB|NK|KN|TN|NT|ZZ|QQ)[A-CEGHJ-PR-TW-Z][A-CEGHJ-NPR-TW-Z] ?\d{2} ?\d{2} ?\d{2} ?[A-D]"
+for _label in ("ssn", "social security", "social security number", "social security no", "social security no.",
+               "social", "soc sec", "soc. sec.", "soc sec."):
+    _OWN_FORMAT[_label] = _SSN_RULES
+for _label in ("ni no", "ni number", "nino", "national insurance", "national insurance number"):
+    _OWN_FORMAT[_label] = _NINO_RULES
+# Said of an example, a company or a masked number: not someone's identity number.
+_NOT_A_PERSON = re.compile(r"(?i)\b(?:e\.g|for example|example|exemple|ejemplo|esempio|exemplo|voorbeeld|beispiel|"
+                           r"z\.\s?b|p\.\s?ex|format|template|company|business|empresa|firma|société|entreprise|"
+                           r"azienda|bedrijf|unternehmen|fatura|factura|invoice)\b")
+_MASK = "*•xX#"
+_DATE = re.compile(r"\d{1,2}[./-]\d{1,2}[./-]\d{2,4}|\d{4}[./-]\d{1,2}[./-]\d{1,2}")
+_WORDY = re.compile(r"[A-Za-z]{4,}")
+
+
+def _trim(value: str) -> str:
+    """The number of `value`: its groups up to the first that is a word ("QM7942341 rilasciato")."""
+    if not _SEPARATORS.search(value):
+        return value
+    groups = re.split(r"([ .\-/])", value)
+    kept = groups[:1]
+    for separator, group in zip(groups[1::2], groups[2::2]):
+        if _WORDY.fullmatch(group) or (separator == " " and group.isalpha() and group.islower()):
+            break
+        kept += [separator, group]
+    return "".join(kept)
+
+
+def _id_shaped(value: str) -> bool:
+    compact = _compact(value)
+    digits = sum(c.isdigit() for c in compact)
+    if len(compact) < 6 or len(compact) > 20 or _DATE.fullmatch(value):
+        return False
+    return digits >= 5 or (digits >= 1 and compact.isupper())  # a passport's or ID card's letters and digits
+
+
+_CANDIDATE = re.compile(r"(?<![A-Za-z0-9])(?=[A-Za-z]{0,11}\d)[A-Za-z0-9]{1,12}(?:[ .\-/][A-Za-z0-9]{1,12}){0,6}"
+                        r"(?![A-Za-z0-9])")
+_SEPARATORS = re.compile(r"[ .\-/]")
+
+
+def _named_matches(text: str):
+    """`_NAMED`'s matches, read only before numbers that could be one (its labels are many: trying them at every
+    character of a long message costs more than finding the few numbers first)."""
+    end = 0
+    for candidate in _CANDIDATE.finditer(text):
+        compact = _compact(_trim(candidate.group(0)))
+        if candidate.start() < end or len(compact) < 6 or (sum(c.isdigit() for c in compact) < 5 and compact.isdigit()):
+            continue
+        window_start = max(end, candidate.start() - 110)
+        for match in _NAMED.finditer(text, window_start, candidate.end()):
+            if match.start("value") == candidate.start():
+                yield match
+                end = match.end()
+                break
+
+
+def _named_hits(text: str) -> list[Hit]:
+    found = []
+    for match in _named_matches(text):
+        label = match.group("label").lower()
+        value = _trim(match.group("value"))
+        around = text[max(0, match.start("value") - 3): match.start("value")] + text[match.start("value") + len(value):][:3]
+        if _NOT_A_PERSON.search(text[match.end("label"): match.start("value")]) or any(c in _MASK for c in around):
+            continue
+        own = _OWN_FORMAT.get(label)
+        if own is not None:
+            if re.fullmatch(own, value):
+                found.append(Hit("national_id", match.start("value"), match.start("value") + len(value)))
+            continue
+        if _id_shaped(value):
+            found.append(Hit("national_id", match.start("value"), match.start("value") + len(value)))
+    return found
+
+
+def _compact(value: str) -> str:
+    return _SEPARATORS.sub("", value)
+
+
+_ID_HINT = re.compile(r"\d(?:[ .\-]?\d){3}|[A-Za-z]\d\d|\d[A-Za-z]{2}|[A-Z]\d[A-Z]")
+
+
+def identity_hits(text: str) -> list[Hit]:
+    if _ID_HINT.search(text) is None:
+        return []  # every identity number has four digits close together, or letters and digits mixed
+    found = [Hit("national_id", *m.span()) for m in _STANDALONE.finditer(text) if _valid(m)]
+    found.extend(_named_hits(text))
+    return found
