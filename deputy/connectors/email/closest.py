@@ -10,8 +10,6 @@ Pure functions; the IMAP calls stay in `deputy.connectors.email.mail_runners`.
 from __future__ import annotations
 
 import re
-from datetime import date
-
 from deputy.connectors.email.imap_format import format_search, search_criteria
 
 CLOSEST = 5
@@ -25,19 +23,34 @@ _COMMON = frozenset("""
 """.split())
 
 
+_ENDINGS = ("ers", "ing", "er", "ed", "es", "s")
+
+
+def stem(word: str) -> str:
+    """The word's stem for a substring search, so "plumber" finds "plumbing" and "invoices" finds "invoice"."""
+    for ending in _ENDINGS:
+        if word.lower().endswith(ending) and len(word) - len(ending) >= 4:
+            return word[: -len(ending)]
+    return word
+
+
 def search_words(*terms: str | None) -> list[str]:
-    """The distinct words worth looking up alone, in the order written."""
+    """The distinct stems worth looking up alone, in the order written."""
     seen: list[str] = []
     for term in terms:
         for word in _WORD.findall(term or ""):
-            if word.lower() not in _COMMON and word.lower() not in (w.lower() for w in seen):
-                seen.append(word)
+            if word.lower() in _COMMON:
+                continue
+            root = stem(word)
+            if root.lower() not in (w.lower() for w in seen):
+                seen.append(root)
     return seen[:8]
 
 
-def word_criteria(word: str, since: date | None, unseen: bool) -> tuple[list[str], bytes | None]:
-    """IMAP SEARCH for one word anywhere in an email (headers included, so a sender's name counts)."""
-    return search_criteria(None, None, word, since, unseen)
+def word_criteria(word: str) -> tuple[list[str], bytes | None]:
+    """IMAP SEARCH for one word anywhere in an email (headers included, so a sender's name counts). No date or
+    unread filter: those were part of the guess that matched nothing."""
+    return search_criteria(None, None, word, None, False)
 
 
 def rank_by_words(found: dict[str, list[int]]) -> list[int]:

@@ -95,7 +95,7 @@ class MailRunners:
             if not rows and (words := search_words(args.sender, args.subject, args.text)):
                 # Nothing matched as written ("John Doe", a subject in other words): the emails sharing
                 # the most of its words, so the next step starts from real messages, not a guess.
-                ranked = rank_by_words({word: session.search(*word_criteria(word, args.since, args.unseen))
+                ranked = rank_by_words({word: session.search(*word_criteria(word))
                                         for word in words})
                 closest = self._fetch(session, args.folder, ranked[:min(args.limit, CLOSEST)], preview=True)
         summary = format_search(args.folder, len(set(uids)), rows, _describe(args))

@@ -211,5 +211,8 @@ def test_a_search_that_matches_nothing_as_written_lists_the_closest_emails(runne
     assert "The closest emails in INBOX (sharing some of its words)" in result.summary
     assert ids_in(result.summary)[0] == "INBOX/9"
     assert result.untrusted_origin is not None and "sam@friends.example" in result.untrusted_origin
+    # The model's guessed date and a word's other form do not hide it: "dinners" finds the dinner email.
+    guessed = run(runners, "search_email", subject="dinners", since="2026-12-30")
+    assert "INBOX/9" in ids_in(guessed.summary)
     nothing = run(runners, "search_email", subject="zzqx wwvy")
     assert ids_in(nothing.summary) == [] and "closest" not in nothing.summary
