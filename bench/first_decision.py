@@ -19,7 +19,7 @@ import httpx
 
 from bench.goal_eval.corpus import Case, load
 from deputy.agent.model.call_grammar import PREFILL, wire_body
-from deputy.agent.model.first_decision import decision_request
+from deputy.agent.model.first_decision import decision_request, kind_named
 from deputy.agent.model.tool_parsing import parse_tool_calls
 
 RIGHT_KINDS: dict[str, set[str]] = {
@@ -69,8 +69,10 @@ def choose(base_url: str, model: str, text: str) -> tuple[str | None, float]:
     started = time.monotonic()
     answer = httpx.post(base_url.rstrip("/") + "/chat/completions", json=body, timeout=600).json()
     content = answer["choices"][0]["message"].get("content") or ""
-    calls = parse_tool_calls(PREFILL + content, ["choose_kind"]).calls
-    return (calls[0].arguments.get("kind") if calls else None), time.monotonic() - started
+    whole = content if content.lstrip().startswith("<tool_call>") else PREFILL + content  # servers differ
+    calls = parse_tool_calls(whole, ["choose_kind"]).calls
+    kind = kind_named(calls[0].arguments.get("kind")) if calls else None
+    return (kind.name if kind else None), time.monotonic() - started
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -78,6 +80,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--split", choices=("dev", "frozen", "all"), default="dev")
     parser.add_argument("--base-url", help="an OpenAI-compatible llama-server (default: start the local model)")
     parser.add_argument("--model", default="local")
+    parser.add_argument("--limit", type=int, help="at most this many goals per category")
     args = parser.parse_args(argv)
     local = None
     base_url, model = args.base_url, args.model
@@ -94,7 +97,7 @@ def main(argv: list[str] | None = None) -> int:
     chosen: dict[str, Counter[str]] = defaultdict(Counter)
     seconds: list[float] = []
     try:
-        for case in load(args.split):
+        for case in load(args.split, limit=args.limit):
             kind, took = choose(base_url, model, case.turns[0])
             seconds.append(took)
             total[case.category] += 1

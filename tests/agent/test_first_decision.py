@@ -127,6 +127,7 @@ def test_the_choice_sees_what_deputy_knows_about_the_user() -> None:
 
 def test_reading_a_choice() -> None:
     assert read_kind(DECIDE_TOOL, '{"kind": "memory"}').name == "memory"
+    assert read_kind(DECIDE_TOOL, '{"kind": "move_or_cancel_event"}').name == "calendar_change"
     assert read_kind(DECIDE_TOOL, '{"kind": "launch_rockets"}') is None
     assert read_kind("send_email", '{"kind": "memory"}') is None
     assert read_kind(DECIDE_TOOL, "not json") is None
@@ -138,9 +139,10 @@ def test_every_kind_names_deputys_own_tools_and_the_choice_lists_every_kind() ->
         assert kind.tools <= OWN_TOOLS and kind.tools <= catalogue, kind.name
         assert tools_for_kind(kind, TOOLS, OWN_TOOLS, []), kind.name
     messages, tools = decision_request("hola")
-    for name in KIND_NAMES:
-        assert f"- {name}:" in messages[0]["content"]
-    assert tools[0]["function"]["parameters"]["properties"]["kind"]["enum"] == list(KIND_NAMES)
+    for kind in KINDS:
+        assert f"- {kind.label}:" in messages[0]["content"]  # the model names kinds by their self-explaining labels
+    assert tools[0]["function"]["parameters"]["properties"]["kind"]["enum"] == [kind.label for kind in KINDS]
+    assert len(set(KIND_NAMES)) == len(KINDS)
 
 
 def test_a_required_argument_comes_first_in_the_grammar_and_cannot_be_left_out() -> None:

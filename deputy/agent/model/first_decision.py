@@ -27,6 +27,8 @@ class Kind:
     """One kind of first step: what it means (shown to the model) and the tools that start it."""
 
     name: str
+    label: str
+    """What the model names it: self-explaining words, which a small model picks far better than short names."""
     meaning: str
     tools: frozenset[str]
     connected: bool = False
@@ -35,37 +37,45 @@ class Kind:
     """The services the user connected themselves (shop, restaurants, any imported API) may start it too."""
 
 
-def _kind(name: str, meaning: str, tools: str, connected: bool = False, then: str = "") -> Kind:
-    return Kind(name, meaning, frozenset(tools.split()), connected, frozenset(then.split()))
+def _kind(name: str, label: str, meaning: str, tools: str, connected: bool = False, then: str = "") -> Kind:
+    return Kind(name, label, meaning, frozenset(tools.split()), connected, frozenset(then.split()))
 
+
+_MAIL_LATER = "read_email read_thread reply_email forward_email move_email mark_email reply"
 
 KINDS: tuple[Kind, ...] = (
-    _kind("answer", "a question answered from general knowledge with nothing of the user's: facts, maths, "
-          "dates, translation, advice, a joke, small talk, thanks", "reply"),
-    _kind("ask", "the request cannot be done without something only the user can tell (who, which one, "
-          "when, how many) and it is not in what you know about them", "reply"),
-    _kind("mail_read", "find, read or answer a question about emails the user received or sent "
-          "(did X write, what did X say, how much was a receipt or invoice, how many unread)",
-          "search_email read_email read_thread", then="reply"),
-    _kind("mail_write", "write a new email to someone", "send_email draft_email", then="reply"),
-    _kind("mail_act", "reply to, forward, delete, archive or mark an email the user already has",
-          "search_email", then="read_email reply_email forward_email move_email mark_email reply"),
-    _kind("calendar_read", "look at the user's calendar: what is on, when is something, are they free",
-          "list_events free_busy", then="reply"),
-    _kind("calendar_add", "put a new event, meeting or block of time on the calendar",
-          "create_event schedule_meeting", then="list_events free_busy reply"),
-    _kind("calendar_change", "move, shorten, rename or cancel an event already on the calendar", "list_events",
-          then="move_event cancel_event reply"),
-    _kind("memory", "remember, forget or recall a fact or preference about the user or people they know",
-          "remember forget_memory recall", then="reply"),
-    _kind("later", "a reminder at a later time, something repeated (every morning), or watching something "
-          "and telling the user when it changes", "remind_me schedule_check", then="reply"),
-    _kind("service", "use a shop, restaurant, booking, ticket or other service or website: buy, order, "
-          "book, reserve, order status, prices, searching the web", "search_web open_page", connected=True,
-          then="click fill_form submit_form reply"),
+    _kind("answer", "answer_from_knowledge", "a question answered from general knowledge, nothing of the user's "
+          "needed: facts, maths, dates, translation, advice, a joke, small talk, thanks. E.g. 'how many days has "
+          "June?', 'say hello in Italian'", "reply"),
+    _kind("ask", "ask_user_first", "the request cannot be done without a detail only the user can give (who, "
+          "which one, when). E.g. 'book a table' with no place or time", "reply"),
+    _kind("mail_read", "search_or_read_email", "find or read emails, or answer a question about them. E.g. 'did "
+          "Tom write back?', 'what did the school say about the trip?'", "search_email read_email read_thread",
+          then=_MAIL_LATER),
+    _kind("mail_write", "write_new_email", "write a new email to someone. E.g. 'email Ann that I am late'",
+          "send_email draft_email", then="reply"),
+    _kind("mail_act", "reply_forward_or_delete_email", "act on an email the user already has: reply, forward, "
+          "delete, archive, mark. E.g. 'forward the hotel confirmation to Sam', 'delete the spam from Acme'",
+          "search_email", then=_MAIL_LATER),
+    _kind("calendar_read", "read_calendar", "look at the calendar: what is on, when is something, am I free. "
+          "E.g. 'what have I got on Friday?'", "list_events free_busy", then="reply"),
+    _kind("calendar_add", "add_to_calendar", "put a new event or appointment on the calendar. E.g. 'dentist on "
+          "Monday at 3', 'lunch with Bo tomorrow noon'", "create_event schedule_meeting",
+          then="list_events free_busy reply"),
+    _kind("calendar_change", "move_or_cancel_event", "move or cancel an event already on the calendar. E.g. "
+          "'push my 1:1 to 4pm', 'cancel the yoga class'", "list_events", then="move_event cancel_event reply"),
+    _kind("memory", "memory", "remember, forget or recall a fact about the user. E.g. 'remember I'm vegan', "
+          "'what's my wife's birthday?'", "remember forget_memory recall", then="reply"),
+    _kind("later", "reminder_or_watch", "remind the user at a later time, or watch something and tell them when "
+          "it changes. E.g. 'remind me at 6 to call mum', 'tell me when the price drops'",
+          "remind_me schedule_check", then="reply"),
+    _kind("service", "shop_book_or_web", "buy or order something, book a table or tickets, check an order, "
+          "search the web. E.g. 'order more printer ink', 'table for 2 at Roma tonight'", "search_web open_page",
+          connected=True, then="click fill_form submit_form reply"),
 )
 KIND_NAMES = tuple(kind.name for kind in KINDS)
-_BY_NAME = {kind.name: kind for kind in KINDS}
+KIND_LABELS = tuple(kind.label for kind in KINDS)
+_BY_NAME = {**{kind.name: kind for kind in KINDS}, **{kind.label: kind for kind in KINDS}}
 
 DECIDE_TOOL = "choose_kind"
 
@@ -81,7 +91,7 @@ def decide_tool() -> dict[str, Any]:
     """The one tool of the choice: its only argument is a kind, from the list."""
     return {"type": "function", "function": {
         "name": DECIDE_TOOL, "description": "The kind of help the user's message needs first.",
-        "parameters": {"type": "object", "properties": {"kind": {"type": "string", "enum": list(KIND_NAMES)}},
+        "parameters": {"type": "object", "properties": {"kind": {"type": "string", "enum": list(KIND_LABELS)}},
                        "required": ["kind"]}}}
 
 
@@ -91,7 +101,7 @@ def decision_request(request: str, memories_note: str = "") -> tuple[list[dict[s
     The same short instructions for every goal (a local server reuses them computed); the answer is
     forced to start as a call (`PREFILL`), so under the grammar it can only name a kind.
     """
-    kinds = "\n".join(f"- {kind.name}: {kind.meaning}" for kind in KINDS)
+    kinds = "\n".join(f"- {kind.label}: {kind.meaning}" for kind in KINDS)
     system = _INSTRUCTIONS.format(kinds=kinds)
     user = request if not memories_note else f"{request}\n\n({memories_note})"
     messages = [{"role": "system", "content": system}, {"role": "user", "content": user},
