@@ -1,8 +1,8 @@
 """The passage of outside content that holds a value, as it was written there, for a card.
 
 A card that says where a value came from also shows what that place said around it: the
-line holding it (a listing's cell, a JSON record's field, decoded), narrowed to its sentence
-when the line is long, and cut around the value when the sentence is too. Whitespace is
+sentence holding it, within its line (a listing's cell, a JSON record's field, decoded), the
+whole line when the sentence is only a fragment, cut around the value when it is too long. Whitespace is
 collapsed so the quote stays one short line; nothing else is changed. Pure functions.
 """
 
@@ -13,6 +13,7 @@ import re
 
 MAX_PASSAGE_CHARS = 140
 """A quoted passage on a card: about one sentence."""
+_MIN_SENTENCE = 40
 
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
 _CELL = " | "
@@ -30,9 +31,11 @@ def passage_at(text: str, start: int, end: int, limit: int = MAX_PASSAGE_CHARS) 
     cell_end = text.find(_CELL, end, line_end)
     line_end = cell_end if cell_end >= 0 else line_end
     piece, start, end = text[line_start:line_end], start - line_start, end - line_start
-    if len(" ".join(piece.split())) > limit:
-        piece, start, end = _sentence(piece, start, end)
-    return _around(piece, start, end, limit)
+    sentence = _sentence(piece, start, end)
+    # The sentence that says it; its whole line when the sentence alone is a fragment ("to x@y.").
+    if len(" ".join(sentence[0].split())) >= _MIN_SENTENCE or len(" ".join(piece.split())) > limit:
+        piece, start, end = sentence
+    return _unquoted(_around(piece, start, end, limit))
 
 
 def _sentence(text: str, start: int, end: int) -> tuple[str, int, int]:
@@ -62,6 +65,16 @@ def _around(text: str, start: int, end: int, limit: int) -> str:
         right = space if space >= 0 else right
     shown = " ".join(text[left:right].split())
     return ("…" if left > 0 else "") + shown + ("…" if right < len(text) else "")
+
+
+def _unquoted(text: str) -> str:
+    """Without a quotation mark the cut left open at either end (`notes: "… please."` → `… please.`)."""
+    for mark in ('"', "'"):
+        if text.count(mark) % 2 and text.endswith(mark):
+            text = text[:-1].rstrip()
+        if text.count(mark) % 2 and text.startswith(mark):
+            text = text[1:].lstrip()
+    return text
 
 
 def _inside_json_string(text: str, start: int, end: int) -> tuple[str, int, int]:
