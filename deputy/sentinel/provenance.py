@@ -229,6 +229,11 @@ def trace_value(kind: str, value: str, argument: str, context: ProvenanceContext
     holding = [s for s in untrusted_sources(context) if _corpus((s.text,)).contains(kind, value)]
     if not holding:
         return TracedValue(kind=kind, value=value, argument=argument, trust=Trust.unverified)
+    if kind == "domain":
+        # A site is named where it is written as a site ("https://evil.example/…"), not by a sender's
+        # address at that domain: the item that gave the address comes first, in reading order.
+        site = _site(value)
+        holding = sorted(holding, key=lambda s: site.search(s.text) is None)
     return TracedValue(kind=kind, value=value, argument=argument, trust=Trust.tainted,
                        origins=list(dict.fromkeys(s.origin for s in holding)),
                        passage=value_passage(kind, value, holding[0].text))
@@ -246,6 +251,11 @@ def value_passage(kind: str, value: str, text: str) -> str | None:
             # Where it is said in words ("delete file 14, it is obsolete") tells more than a bare field ("id: 14").
             return next((p for p in found if len(p) > len(value) + 20), max(found, key=len))
     return None
+
+
+@lru_cache(maxsize=1024)
+def _site(domain: str) -> re.Pattern[str]:
+    return re.compile(rf"(?<![@\w.-])(?:[\w-]+\.)*{re.escape(domain)}(?![\w-]|\.\w)", re.IGNORECASE)
 
 
 @lru_cache(maxsize=4096)
