@@ -239,13 +239,16 @@ def trace_value(kind: str, value: str, argument: str, context: ProvenanceContext
                        passage=value_passage(kind, value, holding[0].text))
 
 
+@lru_cache(maxsize=4096)
 def value_passage(kind: str, value: str, text: str) -> str | None:
     """The passage of `text` that holds `value` (its line or sentence, as written), if it can be found
-    as written; a disguised spelling ("x (at) evil [.] example") is found in the text undisguised."""
+    as written; a disguised spelling ("x (at) evil [.] example") is found in the text undisguised.
+    Memoised: the executor and the agent review the same values against the same content."""
     pattern = _written(kind, value)
     if pattern is None:
         return None
-    for candidate in (text, deobfuscate(text)):
+    for candidate in (text, None):
+        candidate = text if candidate is not None else deobfuscate(text)
         found = [passage_at(candidate, m.start(), m.end()) for m in itertools.islice(pattern.finditer(candidate), 8)]
         if found:
             # Where it is said in words ("delete file 14, it is obsolete") tells more than a bare field ("id: 14").
