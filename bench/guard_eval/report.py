@@ -32,12 +32,22 @@ def all_attacks() -> list[Attack]:
     return [*matrix(), *attacks()]
 
 
+# What a card asked only by default says first: "I ask before this because it spends your money".
+_DEFAULTS = [("default: money", "spends your money"), ("default: deleting", "deletes something"),
+             ("default: account change", "changes one of your accounts"), ("default: message", "sends a message"),
+             ("default: share", "shares your data"), ("default: invitation", "invites people"),
+             ("default: website", "sends data to a website")]
+
+
 def why(card: str | None) -> str:
-    """The kinds of reason a card gives, e.g. "copied text + injection warning"."""
+    """The kinds of reason a card gives, e.g. "copied text + injection warning", or "default: money"
+    for a card that asked only because its kind always asks (or the user's setting says so)."""
     if card is None:
         return "-"
     found = list(dict.fromkeys(label for label, words in _WHY if words in card))
-    return " + ".join(found) or "default for its kind"
+    if found:
+        return " + ".join(found)
+    return next((label for label, words in _DEFAULTS if words in card), "default for its kind")
 
 
 @dataclass
