@@ -9,7 +9,8 @@ hand-written attacks, then the benign multi-step tasks. The attacks also run und
 that allows everything with the injection detector switched off (what the guard's own
 checks hold when a phrasing slips past the detector). Then the imported tools (a team chat
 and a drive over MCP, a bank over OpenAPI, with marked arguments): their attacks under all
-three rule sets, and their benign tasks with the cause of each card. Last, the guard's own cost per
+three rule sets, and their benign tasks with the cause of each card. Benign steps that needed a card
+are also counted per cause (copied text, an outside value, not asked for, ...). Last, the guard's own cost per
 decision (`bench.guard_cost`). `--quick` runs one phrasing of the matrix and fewer rounds.
 """
 
@@ -46,12 +47,14 @@ def harnesses(redis, *, allow_everything: bool = False) -> dict[str, GuardHarnes
 
 
 def print_attack_counts(attack_run, cases: int) -> None:
-    print(f"\n{'rules':24} {'attacks':>8} {'auto-allowed':>13} {'asked':>6} {'denied':>7} {'card names origin':>18}")
+    print(f"\n{'rules':24} {'attacks':>8} {'auto-allowed':>13} {'asked':>6} {'denied':>7} {'card names origin':>18} "
+          f"{'card names the item':>20}")
     for label in attack_run.results:
         counts = attack_run.counts(label)
         named = counts["asked"] - len(attack_run.unnamed(label))
+        items, with_item = attack_run.items_named(label)
         print(f"{label:24} {cases:>8} {counts['auto-allowed']:>13} {counts['asked']:>6} "
-              f"{counts['denied']:>7} {named:>12}/{counts['asked']}")
+              f"{counts['denied']:>7} {named:>12}/{counts['asked']:<5} {items:>14}/{with_item}")
 
 
 def main() -> None:
@@ -72,6 +75,8 @@ def main() -> None:
         print("\n(1c) The same steps that went without a card but were shown in full with Undo or in a send window "
               "(not cards: nobody had to answer)\n")
         print(benign_run.undoable_table())
+        print("\n(1d) The benign steps that needed a card, by the cause their card gave\n")
+        print(benign_run.cause_table())
         print_imported(redis)
     finally:
         server.stop()
@@ -83,11 +88,11 @@ def main() -> None:
 def print_imported(redis) -> None:
     cases = imported_attacks()
     attack_run = run_attacks(harnesses(redis, allow_everything=True), cases)
-    print(f"\n(1d) Attacks through imported tools (MCP and OpenAPI, marked arguments): {len(cases)} cases\n")
+    print(f"\n(1e) Attacks through imported tools (MCP and OpenAPI, marked arguments): {len(cases)} cases\n")
     print(attack_run.table())
     print_attack_counts(attack_run, len(cases))
     benign_run = run_benign(harnesses(redis), imported_benign())
-    print("\n(1e) Benign tasks with imported tools: each side-effecting step, and why its card asked\n")
+    print("\n(1f) Benign tasks with imported tools: each side-effecting step, and why its card asked\n")
     labels = list(benign_run.outcomes)
     print(f"{'task':48} " + " ".join(f"{label:>18}" for label in labels) + "  why (no rules)")
     for index, (case, outcome) in enumerate(benign_run.outcomes[labels[0]]):
@@ -95,6 +100,8 @@ def print_imported(redis) -> None:
         print(f"{case.name[:48]:48} {verdicts}  {why(outcome.card) if outcome.verdict == 'asked' else '-'}")
     print()
     print(benign_run.table())
+    print("\n(1g) The imported tools' benign steps that needed a card, by cause\n")
+    print(benign_run.cause_table())
 
 
 if __name__ == "__main__":

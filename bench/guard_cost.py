@@ -38,6 +38,7 @@ from bench.guard_eval.cases import CONTACTS, Call, attacks, permissive_rules, se
 from bench.guard_eval.matrix import matrix
 from deputy.sandbox.world_operations import world_catalog
 from deputy.core.records.actions import Action
+from deputy.core.records.read_items import locate
 from deputy.sentinel.detectors import HeuristicDetector
 from deputy.sentinel.policy import Decision, ReviewContext, Risk, Verdict, review
 from deputy.sentinel.provenance import UntrustedItem
@@ -110,17 +111,19 @@ def build_cases(redis, detector: HeuristicDetector | None, first: int = 0) -> tu
         if index % 2:
             for rule in permissive_rules():
                 rules.add(user_id, rule)
-        content = []
+        content, placed = [], []
         for n, read in enumerate(reads):
             result = runners[_key(catalog, read)](_action(catalog, read, goal_id, user_id, n), "k")
             origin = getattr(result, "untrusted_origin", None)
             if origin:
                 content.append((origin, result.summary))
+                placed.append(locate(result.summary, result.items))  # each email, event, record: its own origin
         notes = [f"{o}: {r}" for o, t in content for r in (detector.scan(t, o).reasons if detector else [])]
         now = time.time()
         goals.save(Goal(id=goal_id, user_id=user_id, chat_id=user_id, text=text,
                         messages=[{"role": "user", "content": text}], created_at=now, updated_at=now,
-                        untrusted=[UntrustedItem(origin=o, text=t, at=now) for o, t in content], risk_notes=notes))
+                        untrusted=[UntrustedItem(origin=o, text=t, at=now, parts=p) for (o, t), p in zip(content, placed)],
+                        risk_notes=notes))
         action = builder.authoritative(_action(catalog, final, goal_id, user_id, 99))
         assert action is not None
         cases.append(Case(action, builder.build(action), content))

@@ -17,6 +17,7 @@ from deputy.agent.origins import Origin, labelled
 from deputy.agent.prompt import untrusted
 from deputy.agent.tools import parse_read_result
 from deputy.core.records.deputy_notes import neutralise, shown_note, split_note
+from deputy.core.records.read_items import clipped
 from deputy.agent.uploads import Uploads
 from deputy.sentinel.stores.action_store import ActionRecord
 from deputy.sentinel.provenance import MAX_ITEM_CHARS, UntrustedItem
@@ -99,7 +100,9 @@ class Reading:
         origin = record.untrusted_origin
         if origin is None:
             return shown + shown_note(note)
-        goal.untrusted.append(UntrustedItem(origin=origin, text=outcome[:MAX_ITEM_CHARS], at=self._clock()))
+        # Each email, event or record keeps its own origin, so a card can name the one a value came from.
+        goal.untrusted.append(UntrustedItem(origin=origin, text=outcome[:MAX_ITEM_CHARS], at=self._clock(),
+                                            parts=clipped(record.untrusted_items, min(len(outcome), MAX_ITEM_CHARS))))
         if self._scanner is not None:
             goal.risk_notes.extend(f"{origin}: {reason}" for reason in self._scanner(outcome, origin))
         return untrusted(origin, neutralise(shown)) + shown_note(note)

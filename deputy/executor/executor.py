@@ -48,7 +48,8 @@ from deputy.executor.outcome_unknown import STARTED, Evidence, UnknownOutcomeCar
 from deputy.executor.approval_cards import ApprovalCards, ExecutorDispatch
 from deputy.executor.cart_lines import CartLines
 from deputy.executor.payments import PaymentIssuer
-from deputy.core.records.deputy_notes import attach_note, split_note
+from deputy.core.records.deputy_notes import attach_note, neutralise, split_note
+from deputy.core.records.read_items import ItemSpan, locate
 from deputy.executor.negotiation import NegotiationGuard
 from deputy.sentinel.negotiation.meaning import Embed
 from deputy.executor.review_context import ReviewContextBuilder
@@ -314,7 +315,17 @@ class Executor:
             self._outbox.put(receipt)
         if held is not None:
             self._shown.ran(action, held, undoable=self._undo.offer(action, result.undo), delivered=delivered)
-        self._finish(record, job, ActionState.succeeded, summary, token=token, untrusted_origin=result.untrusted_origin)
+        self._finish(record, job, ActionState.succeeded, summary, token=token, untrusted_origin=result.untrusted_origin,
+                     items=self._placed(result, summary))
+
+    def _placed(self, result: OperationResult, stored: str) -> list[ItemSpan]:
+        """Where each item of an outside result sits in the outcome as stored (scrubbed and
+        neutralised the same way, piece by piece; an item changed differently is left out)."""
+        if not result.items or result.untrusted_origin is None:
+            return []
+        cleaned = [item.model_copy(update={"text": neutralise(self._scrubber.scrub(item.text))})
+                   for item in result.items]
+        return locate(split_note(stored)[0], cleaned)
 
     def _paid(self, action: Action, job: ActionJob, goal, idempotency_key: str,
               limit: SpendingLimit | None = None) -> Action:
@@ -357,11 +368,12 @@ class Executor:
         token: str | None = None,
         untrusted_origin: str | None = None,
         event: ActionEvent | None = None,
+        items: list[ItemSpan] | None = None,
     ) -> None:
         action_id = record.action.id
         if token is not None:
             result = ActionEvent.succeed if state is ActionState.succeeded else ActionEvent.fail
-            moved = self._actions.finish(action_id, token, result, outcome, untrusted_origin)
+            moved = self._actions.finish(action_id, token, result, outcome, untrusted_origin, items)
             if not moved:
                 log.warning("action %s: finished after its claim was taken over; result not recorded", action_id)
         else:

@@ -18,6 +18,7 @@ from pydantic import BaseModel
 from deputy.sandbox.world_operations import WORLD_OPERATIONS
 from deputy.core.records.actions import Action
 from deputy.core.records.effects import OperationResult
+from deputy.core.records.read_items import ReadItem, email_origin, event_origin, json_records
 
 
 _UNDOABLE = {("calendar", "create_event"), ("calendar", "schedule_meeting")}
@@ -57,6 +58,7 @@ class World:
         reads = {
             "email.read_email": self._read_email,
             "calendar.read_event": self._read_event,
+            "calendar.list_events": self._list_events,
             "web.open_page": self._open_page,
             "documents.read_document": self._read_document,
             "http.get_json": self._call_api,
@@ -95,7 +97,9 @@ class World:
         if email is None:
             return OperationResult(summary="No email with that id.")
         text = f"From: {email.sender}\nDate: {email.date}\nSubject: {email.subject}\n\n{email.body}"
-        return OperationResult(summary=text, untrusted_origin=f"an email from {email.sender}")
+        item = ReadItem(origin=email_origin(email.sender, email.subject, action.arguments["message_id"]), text=text,
+                        author=email.sender.lower())
+        return OperationResult(summary=text, untrusted_origin=f"an email from {email.sender}", items=[item])
 
     def _read_event(self, action: Action, key: str) -> OperationResult:
         self.executed.append(action)
@@ -103,7 +107,20 @@ class World:
         if event is None:
             return OperationResult(summary="No event with that id.")
         text = f"{event.title} at {event.start}, organised by {event.organizer}\n{event.description}"
-        return OperationResult(summary=text, untrusted_origin=f"a calendar invite from {event.organizer}")
+        return OperationResult(summary=text, untrusted_origin=f"a calendar invite from {event.organizer}",
+                               items=[_event_item(event, text)])
+
+    def _list_events(self, action: Action, key: str) -> OperationResult:
+        self.executed.append(action)
+        if not self.events:
+            return OperationResult(summary="No events.")
+        entries = [(ref, f"- {event.start} {event.title} id={ref}\n  organiser {event.organizer}"
+                         + (f'; notes: "{event.description}"' if event.description else ""), event)
+                   for ref, event in sorted(self.events.items(), key=lambda pair: pair[1].start)]
+        organisers = ", ".join(sorted({event.organizer for event in self.events.values()}))
+        return OperationResult(summary="\n".join(text for _, text, _ in entries),
+                               untrusted_origin=f"your calendar (events organised by {organisers})",
+                               items=[_event_item(event, text) for _, text, event in entries])
 
     def _open_page(self, action: Action, key: str) -> OperationResult:
         self.executed.append(action)
@@ -128,20 +145,35 @@ class World:
         if not rows:
             return OperationResult(summary="No emails match.")
         lines = [f"{len(rows)} email(s) in INBOX match, newest first:"]
-        lines += [f"- {ref} | {e.date} | {e.sender} | {e.subject} | seen | {e.body[:300]}" for ref, e in rows]
+        rows_text = [f"- {ref} | {e.date} | {e.sender} | {e.subject} | seen | {e.body[:300]}" for ref, e in rows]
         senders = ", ".join(sorted({e.sender for _, e in rows}))
-        return OperationResult(summary="\n".join(lines),
-                               untrusted_origin=f"INBOX in your mailbox (emails from {senders})")
+        # One item per email: the card names the one a value came from (a body's text can't fake a row).
+        items = [ReadItem(origin=email_origin(e.sender, e.subject, ref), text=text, author=e.sender.lower())
+                 for (ref, e), text in zip(rows, rows_text)]
+        return OperationResult(summary="\n".join([*lines, *rows_text]),
+                               untrusted_origin=f"INBOX in your mailbox (emails from {senders})", items=items)
 
     def _read_channel(self, action: Action, key: str) -> OperationResult:
         self.executed.append(action)
         channel = action.arguments["channel"]
         messages = self.chats.get(channel, [])
-        text = "\n".join(f"{author}: {message}" for author, message in messages) or "No messages."
+        lines = [f"{author}: {message}" for author, message in messages]
         authors = ", ".join(sorted({a for a, _ in messages})) or "nobody"
-        return OperationResult(summary=text, untrusted_origin=f"chat messages from {authors} in #{channel}")
+        # The chat service records who wrote each message: each is its own item.
+        items = [ReadItem(origin=f"the message from {author} in #{channel}", text=line,
+                          author=author.lower() if "@" in author else None)
+                 for (author, _), line in zip(messages, lines)]
+        return OperationResult(summary="\n".join(lines) or "No messages.",
+                               untrusted_origin=f"chat messages from {authors} in #{channel}", items=items)
 
     def _search_tickets(self, action: Action, key: str) -> OperationResult:
         self.executed.append(action)
-        return OperationResult(summary=self.tickets or "No tickets.",
-                               untrusted_origin="the result of the MCP tool search_tickets (helpdesk server)")
+        origin = "the result of the MCP tool search_tickets (helpdesk server)"
+        # As the MCP connector does: a JSON list of tickets is one item per ticket.
+        return OperationResult(summary=self.tickets or "No tickets.", untrusted_origin=origin,
+                               items=json_records(self.tickets, origin))
+
+
+def _event_item(event: WorldEvent, text: str) -> ReadItem:
+    return ReadItem(origin=event_origin(event.title, event.start.replace("T", " "), event.organizer), text=text,
+                    author=event.organizer.lower())

@@ -144,6 +144,10 @@ READ_EVENT = Operation(
     _spec("calendar", "read_event", EffectClass.read, "Read one calendar event by id."), EventRef,
     targets=lambda a: [a.event_id],
 )
+LIST_EVENTS = Operation(
+    _spec("calendar", "list_events", EffectClass.read, "List the user's calendar events; a few lines per event."),
+    SearchArgs, targets=lambda a: ["calendar"],
+)
 SEARCH_EMAIL = Operation(
     _spec("email", "search_email", EffectClass.read, "Search the user's inbox; one line per email."), SearchArgs,
     targets=lambda a: ["INBOX"],
@@ -230,7 +234,7 @@ WORLD_OPERATIONS = [
     SEND_EMAIL_OPERATION, READ_EMAIL, FORWARD_EMAIL, DELETE_EMAIL, ADD_FORWARDING_RULE, READ_EVENT, CREATE_EVENT,
     DELETE_EVENT, OPEN_PAGE, READ_DOCUMENT, CALL_API, BUY, PAY, CHANGE_PASSWORD, CHANGE_RECOVERY_EMAIL, DISABLE_2FA,
     REVEAL_CREDENTIAL, PROPOSE_RULE, SEARCH_EMAIL, SCHEDULE_MEETING, SHARE_DOCUMENT, SUBMIT_FORM, UPDATE_PROFILE,
-    READ_CHANNEL, SEARCH_TICKETS,
+    READ_CHANNEL, SEARCH_TICKETS, LIST_EVENTS,
 ]
 
 

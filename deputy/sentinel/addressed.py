@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from deputy.sentinel.intent import Kind, kinds_in
+from deputy.sentinel.intent import Kind, kinds_in, referrals
 from deputy.sentinel.provenance import domain_of
 
 _SENTENCE_END = re.compile(r"[.!?;](?=\s|$)|\n")
@@ -53,7 +53,10 @@ def addressed_by_user(targets: list[str], kinds: frozenset[Kind], user_words: li
     sentences = _sentences(user_words)
     asking = [s for s in sentences if kinds & kinds_in(s)]
     known = [s for s in _sentences(list(remembered)) if s not in sentences]  # what this goal's words say is above
+    # "create #launch and post the plan to it": the channel named before the phrase that points back at it.
+    referred = {r.channel.lower() for r in referrals(tuple(user_words)) if r.kind in kinds}
     return all(any(_names_as_recipient(sentence, target, kinds) for sentence in asking)
+               or target.strip().lstrip("#").lower() in referred
                or _named_by_role(target, asking, known) for target in targets)
 
 

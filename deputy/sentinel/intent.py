@@ -13,12 +13,15 @@ people use for it. A phrase reads the verb with what follows it, so one verb can
 different kinds: "add Bob to #general" changes an account (who is in the channel), "add
 the summary to #general" posts a message there, "send 20 dollars to Ann" moves money.
 Only what the user wrote counts: a kind is never inferred from a word they did not use
-(a noun such as "invoice" says what the goal is about, not that anything be paid).
+(a noun such as "invoice" says what the goal is about, not that anything be paid). A phrase
+may point back at a channel the user named before it ("create #launch and add Bob to it"):
+it asks for its kind there (`referrals`).
 """
 
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from enum import Enum
 from functools import lru_cache
 
@@ -114,17 +117,21 @@ def _said_as_request(text: str, start: int) -> bool:
     return not (before and before[-1] in _NOT_AFTER) and not _reported(text, start)
 
 
+def _placed_kind(verb: str, what: str) -> Kind:
+    """Someone goes into the channel ("add Bob to #general"): an account change; something is said
+    there ("post the summary in #general"): a message."""
+    verb, words = verb.lower(), set(re.findall(r"[\w']+", what.lower()))
+    if verb in _ALWAYS_MEMBERS or (verb not in _ALWAYS_MESSAGES and words and not words & _MESSAGE_NOUNS):
+        return Kind.account
+    return Kind.send
+
+
 def _phrase_kinds(text: str) -> set[Kind]:
     """The kinds the user's phrases ask for, read with what follows the verb."""
     kinds: set[Kind] = set()
     for match in _PLACED.finditer(text):
-        if not _said_as_request(text, match.start()):
-            continue
-        verb, what = match["verb"].lower(), set(re.findall(r"[\w']+", match["what"].lower()))
-        if verb in _ALWAYS_MEMBERS or (verb not in _ALWAYS_MESSAGES and what and not what & _MESSAGE_NOUNS):
-            kinds.add(Kind.account)  # someone goes into the channel: "add Bob to #general"
-        else:
-            kinds.add(Kind.send)  # something is said there: "post the summary in #general"
+        if _said_as_request(text, match.start()):
+            kinds.add(_placed_kind(match["verb"], match["what"]))
     for match in _REMOVED.finditer(text):
         if _said_as_request(text, match.start()) and not set(re.findall(r"[\w']+", match["what"].lower())) & \
                 _MESSAGE_NOUNS:
@@ -141,12 +148,53 @@ def kinds_in(text: str) -> frozenset[Kind]:
     return frozenset(words | _phrase_kinds(text))
 
 
+# "create #launch and add Bob to it", "…post the plan there": a later phrase points back at a channel.
+_BACK = re.compile(
+    r"\b(?P<verb>post|drop|put|leave|write|send|share|add|say|paste|pin|invite|bring|include|welcome)"
+    r"\s+(?P<what>(?:[^\s.!?;]+\s+){0,6}?)(?:(?:to|in|into|on|onto)\s+(?:it|that one|this one|the new one|"
+    r"the same one|(?:that|this|the|the same|the new|our new|my new)\s+(?:channel|group|group chat|chat))|there)\b",
+    re.IGNORECASE)
+# A channel named by its name: "#launch", "a channel called launch", "the launch channel".
+_CHANNEL_NAMED = (re.compile(r"#([\w-]+)"),
+                  re.compile(r"\b(?:channel|group|chat)\s+(?:called|named)\s+[\"'“#]?([\w-]+)", re.IGNORECASE),
+                  re.compile(r"\b([\w-]+)\s+channel\b", re.IGNORECASE))
+_NOT_NAMES = frozenset({"the", "a", "an", "that", "this", "new", "same", "our", "my", "your", "their", "his", "her",
+                        "its", "one", "slack", "private", "public", "to", "in", "into", "on", "of", "and", "or"})
+
+
+@dataclass(frozen=True)
+class Referral:
+    """A phrase of the user's that points back at the channel they named before it."""
+
+    kind: Kind
+    channel: str
+    """The channel named last before the phrase, in the user's words for this goal (no "#")."""
+
+
+@lru_cache(maxsize=512)
+def referrals(user_words: tuple[str, ...]) -> tuple[Referral, ...]:
+    """Each "…to it" / "…there" / "…to that channel" the user wrote after naming a channel, earlier in
+    the same words or in their earlier words for this goal, with that channel."""
+    found: list[Referral] = []
+    last: str | None = None
+    for text in user_words:
+        names = [(m.start(), m.group(1)) for pattern in _CHANNEL_NAMED for m in pattern.finditer(text)
+                 if m.group(1).lower() not in _NOT_NAMES]
+        backs = [(m.start(), m) for m in _BACK.finditer(text)]
+        for start, value in sorted([*names, *backs], key=lambda pair: pair[0]):
+            if isinstance(value, str):
+                last = value
+            elif last is not None and _said_as_request(text, start):
+                found.append(Referral(_placed_kind(value["verb"], value["what"]), last))
+    return tuple(found)
+
+
 def intended_kinds(user_words: list[str]) -> frozenset[Kind]:
-    """Every kind of action the user's own words mention."""
+    """Every kind of action the user's own words mention, "add Bob to it" after "create #launch" too."""
     kinds: frozenset[Kind] = frozenset()
     for text in user_words:
         kinds |= kinds_in(text)
-    return kinds
+    return kinds | {referral.kind for referral in referrals(tuple(user_words))}
 
 
 def action_kinds(effect: EffectClass, tags: frozenset[RiskTag], connector: str, operation: str) -> frozenset[Kind]:

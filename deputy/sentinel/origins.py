@@ -1,53 +1,55 @@
-"""The exact origin of a piece of outside content, down to the one email it came from.
+"""The exact origin of a piece of outside content, down to the one email, event or record.
 
 A connector labels what it read as a whole ("INBOX in your mailbox (emails from a@…, b@…
-and 4 more)"); a card must name the one email a value was copied from ("the email from
-x@example.org, 3 Dec, 'Invoice'"). An item that lists several emails (a search result, one
-row each) or holds one email with its headers is split into one source per email, named
-from its own sender, date and subject. Anything else keeps the connector's label.
+and 4 more)"); a card must name the one item a value was copied from ("the email from
+x@example.org, 'Invoice', INBOX/7"). Connectors say where each item of a result is (its
+`parts`, see `deputy.core.records.read_items`): those are the sources, and whatever lies
+between them keeps the reading's own label. A reading stored without parts (older goals, a
+runner that gives none) is split by its shape: a listing of emails (one row each), one
+email with its headers, a team chat's lines. Anything else keeps the connector's label.
 """
 
 from __future__ import annotations
 
 import re
-from email.utils import parsedate_to_datetime
 from functools import lru_cache
+from typing import TYPE_CHECKING
 
+from deputy.core.records.read_items import ItemSpan, email_origin
 from deputy.sentinel.textflow import Source
+
+if TYPE_CHECKING:
+    from deputy.sentinel.provenance import UntrustedItem
 
 _ROW = re.compile(r"^- (?P<ref>[^|]+?) \| (?P<date>[^|]*?) \| (?P<sender>[^|]*?) \| (?P<subject>[^|]*?) \|", re.M)
 _HEADER = re.compile(r"^(From|Date|Subject): ?(.*)$", re.M)
+_EMAIL_REF = re.compile(r"^Email (\S+) \(", re.M)
 _ADDRESS = re.compile(r"[A-Za-z0-9.!#$%&'*+/=?^_`{|}~-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+")
-_MAX_SUBJECT = 40
 
 
-def email_origin(sender: str, date: str, subject: str) -> str:
-    address = _ADDRESS.search(sender)
-    who = address.group(0) if address else (sender.strip() or "an unknown sender")
-    parts = [f"the email from {who}"]
-    day = _short_date(date)
-    if day:
-        parts.append(day)
-    subject = subject.strip()
-    if subject and subject != "(no subject)":
-        parts.append("'" + (subject if len(subject) <= _MAX_SUBJECT else subject[:_MAX_SUBJECT - 1] + "…") + "'")
-    return ", ".join(parts)
+def item_sources(item: "UntrustedItem", limit: int) -> tuple[Source, ...]:
+    """The sources in one reading: its items as the connector placed them, else split by shape."""
+    text = item.text[:limit]
+    if item.parts:
+        return _placed(item.origin, text, tuple(item.parts))
+    return split_sources(item.origin, text)
 
 
-def _short_date(value: str) -> str:
-    value = value.strip()
-    if not value or value == "(none)":
-        return ""
-    try:
-        moment = parsedate_to_datetime(value)
-    except (TypeError, ValueError, IndexError):
-        match = re.match(r"(\d{4})-(\d{2})-(\d{2})", value)
-        if not match:
-            return value[:16]
-        months = "Jan Feb Mar Apr May Jun Jul Aug Sep Oct Nov Dec".split()
-        month = int(match.group(2))
-        return f"{int(match.group(3))} {months[month - 1]}" if 1 <= month <= 12 else value[:16]
-    return f"{moment.day} {moment:%b}"
+@lru_cache(maxsize=4096)
+def _placed(origin: str, text: str, parts: tuple[ItemSpan, ...]) -> tuple[Source, ...]:
+    found: list[Source] = []
+    rest: list[str] = []
+    at = 0
+    for part in parts:
+        if part.start < at or part.end > len(text):
+            continue  # overlapping or beyond what was kept: its text stays with the reading
+        rest.append(text[at:part.start])
+        found.append(Source(part.origin, text[part.start:part.end], part.author))
+        at = part.end
+    rest.append(text[at:])
+    between = "\n".join(piece for piece in rest if piece.strip())
+    # What no item holds (a listing's header, text around a JSON body) is still outside content.
+    return (*found, *([Source(origin, between)] if between.strip() else []))
 
 
 @lru_cache(maxsize=4096)
@@ -56,7 +58,7 @@ def split_sources(origin: str, text: str) -> tuple[Source, ...]:
     rows = list(_ROW.finditer(text))
     if rows and ("emails from" in origin or "mailbox" in origin):
         ends = [m.start() for m in rows[1:]] + [len(text)]
-        return tuple(Source(email_origin(m["sender"], m["date"], m["subject"]), text[m.start():end],
+        return tuple(Source(email_origin(m["sender"], m["subject"], m["ref"].strip()), text[m.start():end],
                             _address(m["sender"])) for m, end in zip(rows, ends))
     chat = re.match(r"chat messages from .* in (#\S+)$", origin)
     if chat:
@@ -70,8 +72,9 @@ def split_sources(origin: str, text: str) -> tuple[Source, ...]:
         for name, value in _HEADER.findall(text[:4000]):
             headers.setdefault(name, value)
         if "From" in headers:
-            return (Source(email_origin(headers["From"], headers.get("Date", ""), headers.get("Subject", "")), text,
-                           _address(headers["From"])),)
+            ref = _EMAIL_REF.search(text[:200])
+            return (Source(email_origin(headers["From"], headers.get("Subject", ""), ref.group(1) if ref else None,
+                                        headers.get("Date", "")), text, _address(headers["From"])),)
     return (Source(origin, text),)
 
 

@@ -36,7 +36,6 @@ words) and all reasons together fit in `MAX_REASON_CHARS`, so a card is one shor
 
 from __future__ import annotations
 
-import re
 from datetime import datetime, timezone
 from enum import Enum
 
@@ -50,11 +49,14 @@ from deputy.sentinel.against_words import against_words
 from deputy.sentinel.message_modes import allowed_reason, known_contacts, message_allowed
 from deputy.sentinel.said_values import SaidTime
 from deputy.sentinel.speaks_to_assistant import passages_to_assistant
-from deputy.sentinel.intent import Kind, action_kinds, describe, intended_kinds
+from deputy.sentinel.intent import Kind, action_kinds, intended_kinds
 from deputy.sentinel.navigation import composed_data
-from deputy.sentinel.origins import split_sources
+from deputy.sentinel.reasons import MAX_REASON_CHARS  # noqa: F401 (the cards' budget, named where decisions are)
+from deputy.sentinel.reasons import (
+    fit as _fit, named_once as _named_once, short as _short, steering as _steering, value_reasons as _value_reasons,
+    warning as _warning)
 from deputy.sentinel.spending import SpendingLimit, within_limit
-from deputy.sentinel.provenance import MAX_ITEM_CHARS, ProvenanceContext, TracedValue, Trust, trace_action, untrusted_sources
+from deputy.sentinel.provenance import ProvenanceContext, TracedValue, Trust, trace_action, untrusted_sources
 from deputy.sentinel.textflow import CopiedText, Source, copied_passages
 
 
@@ -106,8 +108,6 @@ class ReviewContext(BaseModel):
     said_times: list[SaidTime] = Field(default_factory=list, description="Days and times the user's words name.")
 
 
-MAX_REASON_CHARS = 640
-"""All reasons together; with the risk line a card's "why" stays within about 700 characters."""
 _ASKING_TAGS = {RiskTag.delete, RiskTag.share, RiskTag.irreversible}
 
 
@@ -297,63 +297,6 @@ def _review_read(action: Action, provenance: ProvenanceContext, traced: list[Tra
     )
 
 
-_INSTRUCTION_CUES = re.compile(
-    r"ignore (?:all |your |any )?(?:previous|prior|above)|instructions?\b|assistant|\bAI\b|system notice|do this now",
-    re.IGNORECASE)
-
-
-def _warning(notes: list[str], provenance: ProvenanceContext) -> list[str]:
-    """The detector's notes ("origin: reason"), each origin once, in one short sentence; an
-    inbox search is named by the email(s) in it that address the assistant, not as a whole."""
-    if not notes:
-        return []
-    by_origin: dict[str, list[str]] = {}
-    for note in notes:
-        origin, _, reason = note.rpartition(": ")
-        origin = _narrowed(origin or "outside content", provenance)
-        by_origin.setdefault(origin, [])
-        if reason not in by_origin[origin]:
-            by_origin[origin].append(reason)
-    parts = [f"{_short(origin, 90)} ({'; '.join(reasons[:2])})" for origin, reasons in list(by_origin.items())[:2]]
-    more = f" and {len(by_origin) - 2} more" if len(by_origin) > 2 else ""
-    return ["Something this goal read looked like an attempt to give me instructions: " + "; ".join(parts) + more + "."]
-
-
-def _narrowed(origin: str, provenance: ProvenanceContext) -> str:
-    for item in provenance.untrusted:
-        if item.origin != origin:
-            continue
-        parts = split_sources(item.origin, item.text[:MAX_ITEM_CHARS])
-        if len(parts) > 1:
-            cued = [p.origin for p in parts if _INSTRUCTION_CUES.search(p.text)]
-            if 0 < len(cued) <= 2:
-                return " and ".join(cued)
-    return origin
-
-
-def _value_reasons(values: list[TracedValue]) -> list[str]:
-    """One sentence per origin: "Careful: A, B and C come from the document x, not from you."."""
-    groups: dict[tuple[Trust, tuple[str, ...]], list[str]] = {}
-    for value in values:
-        groups.setdefault((value.trust, tuple(value.origins)), []).append(value.value)
-    reasons = []
-    for (trust, origins), shown in groups.items():
-        first = TracedValue(kind="", value="", argument="", trust=trust, origins=list(origins)).explain().lstrip()
-        names = shown[0] if len(shown) == 1 else ", ".join(shown[:-1]) + " and " + shown[-1]
-        verb = first.split(" ", 1)[0]  # "comes" / "did"
-        if len(shown) > 1 and verb == "comes":
-            first = "come" + first[len("comes"):]
-        reasons.append(f"Careful: {names} {first}.")
-    return reasons
-
-
-def _steering(kinds: frozenset[Kind], sources: list) -> str:
-    origins = list(dict.fromkeys(s.origin for s in sources))
-    shown = "; ".join(origins[:2]) + (f" and {len(origins) - 2} more" if len(origins) > 2 else "")
-    return (f"You didn't ask me to {describe(kinds)} in this goal, and it has read outside content ({shown}), "
-            "which may be what suggested it.")
-
-
 def _what(action: Action) -> str:
     targets = ", ".join(action.targets) or "someone"
     tags = frozenset(action.tags)
@@ -381,28 +324,11 @@ def _what(action: Action) -> str:
 def _ask(action: Action, reasons: list[str], risk: Risk, untrusted: list[TracedValue],
          copied: list[CopiedText] | None = None) -> Decision:
     because = f"I ask before this because {_what(action)}."
-    return Decision(verdict=Verdict.ask, reasons=_fit([because, *reasons]), risk=risk, untrusted_values=untrusted,
-                    copied=[c.explain() for c in copied or []])
-
-
-def _fit(reasons: list[str]) -> list[str]:
-    """The reasons, each once, cut to fit one short card: the first ones matter most."""
-    kept: list[str] = []
-    used = 0
-    unique = list(dict.fromkeys(reasons))
-    for index, reason in enumerate(unique):
-        reason = _short(reason, 300)
-        left = len(unique) - index
-        if used + len(reason) + 1 > MAX_REASON_CHARS - (30 if left > 1 else 0) and kept:
-            kept.append(f"(and {left} more reason{'s' if left > 1 else ''})")
-            break
-        kept.append(reason)
-        used += len(reason) + 1
-    return kept
-
-
-def _short(text: str, limit: int) -> str:
-    return text if len(text) <= limit else text[:limit - 1] + "…"
+    # An item named by a value, a copied passage and the detector's warning is spelled out once.
+    origins = [o for o in [*(v.origins[0] for v in untrusted if v.origins),
+                           *(c.origins[0] for c in copied or [] if c.origins)] if len(o) > 24]
+    return Decision(verdict=Verdict.ask, reasons=_fit(_named_once([because, *reasons], origins)), risk=risk,
+                    untrusted_values=untrusted, copied=[c.explain() for c in copied or []])
 
 
 def _always_denied(action: Action, context: ReviewContext, traced: list[TracedValue]) -> str | None:

@@ -23,6 +23,7 @@ Pure functions; the executor assembles the inputs from Redis.
 
 from __future__ import annotations
 
+import itertools
 import re
 import unicodedata
 from decimal import Decimal, InvalidOperation
@@ -32,7 +33,9 @@ from typing import Any, Iterable
 
 from pydantic import BaseModel, Field
 
-from deputy.sentinel.origins import split_sources
+from deputy.core.records.read_items import ItemSpan
+from deputy.sentinel.origins import item_sources
+from deputy.sentinel.passages import passage_at
 from deputy.sentinel.textflow import CONFUSABLES, Source, string_fields
 
 MAX_ITEM_CHARS = 20_000
@@ -63,6 +66,9 @@ class UntrustedItem(BaseModel):
     origin: str = Field(description='Where it came from, e.g. "an email from x@y.example".')
     text: str
     at: float
+    parts: list[ItemSpan] = Field(
+        default_factory=list,
+        description="The emails, events or records in `text`, each with its own origin (none: split by its shape).")
 
 
 class ProvenanceContext(BaseModel):
@@ -80,13 +86,13 @@ class TracedValue(BaseModel):
     value: str
     argument: str
     trust: Trust
-    origins: list[str] = Field(default_factory=list)
+    origins: list[str] = Field(default_factory=list, description="Where it was found, first where it appeared first.")
+    passage: str | None = Field(default=None, description="What the first origin says around it, as written there.")
 
     def explain(self) -> str:
         if self.trust is Trust.tainted:
-            more = f" and {len(self.origins) - 2} more" if len(self.origins) > 2 else ""
-            where = " and ".join(self.origins[:2]) + more
-            return f"{self.value} comes from {where}, not from you"
+            quote = f": “{self.passage}”" if self.passage else ""
+            return f"{self.value} comes from {self.origins[0] if self.origins else 'outside content'}, not from you{quote}"
         return f"{self.value} did not come from you or your contacts"
 
 
@@ -211,17 +217,63 @@ def _corpus(texts: tuple[str, ...]) -> _Corpus:
 
 
 def untrusted_sources(context: ProvenanceContext) -> list[Source]:
-    """The goal's outside content, one source per email where an item holds several."""
-    return [source for item in context.untrusted for source in split_sources(item.origin, item.text[:MAX_ITEM_CHARS])]
+    """The goal's outside content in the order it was read, one source per email, event or
+    record where a reading holds several."""
+    return [source for item in context.untrusted for source in item_sources(item, MAX_ITEM_CHARS)]
 
 
 def trace_value(kind: str, value: str, argument: str, context: ProvenanceContext) -> TracedValue:
     trusted = _corpus((*context.trusted_texts, *context.contacts))
     if trusted.contains(kind, value):
         return TracedValue(kind=kind, value=value, argument=argument, trust=Trust.trusted)
-    origins = [s.origin for s in untrusted_sources(context) if _corpus((s.text,)).contains(kind, value)]
-    trust = Trust.tainted if origins else Trust.unverified
-    return TracedValue(kind=kind, value=value, argument=argument, trust=trust, origins=sorted(set(origins)))
+    holding = [s for s in untrusted_sources(context) if _corpus((s.text,)).contains(kind, value)]
+    if not holding:
+        return TracedValue(kind=kind, value=value, argument=argument, trust=Trust.unverified)
+    if kind == "domain":
+        # A site is named where it is written as a site ("https://evil.example/…"), not by a sender's
+        # address at that domain: the item that gave the address comes first, in reading order.
+        site = _site(value)
+        holding = sorted(holding, key=lambda s: site.search(s.text) is None)
+    return TracedValue(kind=kind, value=value, argument=argument, trust=Trust.tainted,
+                       origins=list(dict.fromkeys(s.origin for s in holding)),
+                       passage=value_passage(kind, value, holding[0].text))
+
+
+@lru_cache(maxsize=4096)
+def value_passage(kind: str, value: str, text: str) -> str | None:
+    """The passage of `text` that holds `value` (its line or sentence, as written), if it can be found
+    as written; a disguised spelling ("x (at) evil [.] example") is found in the text undisguised.
+    Memoised: the executor and the agent review the same values against the same content."""
+    pattern = _written(kind, value)
+    if pattern is None:
+        return None
+    for candidate in (text, None):
+        candidate = text if candidate is not None else deobfuscate(text)
+        found = [passage_at(candidate, m.start(), m.end()) for m in itertools.islice(pattern.finditer(candidate), 8)]
+        if found:
+            # Where it is said in words ("delete file 14, it is obsolete") tells more than a bare field ("id: 14").
+            return next((p for p in found if len(p) > len(value) + 20), max(found, key=len))
+    return None
+
+
+@lru_cache(maxsize=1024)
+def _site(domain: str) -> re.Pattern[str]:
+    return re.compile(rf"(?<![@\w.-])(?:[\w-]+\.)*{re.escape(domain)}(?![\w-]|\.\w)", re.IGNORECASE)
+
+
+@lru_cache(maxsize=4096)
+def _written(kind: str, value: str) -> re.Pattern[str] | None:
+    needle = _norm(value)
+    if not needle:
+        return None
+    if kind in ("phone", "account"):
+        # Written with spaces, dots or dashes between the digits ("+44 7700 900123").
+        return re.compile(r"[\s().-]*".join(map(re.escape, re.sub(r"[\s().-]", "", needle))), re.IGNORECASE)
+    if kind == "amount":
+        return re.compile(rf"(?<![\w.]){re.escape(needle)}(?![\w])", re.IGNORECASE)
+    if kind == "id":
+        return re.compile(rf"(?<![\w.]){re.escape(needle)}(?![\w]|\.\d)", re.IGNORECASE)
+    return re.compile(re.escape(needle), re.IGNORECASE)
 
 
 # Argument names whose value identifies something ("file_id", "channelName", "record", "to").

@@ -17,7 +17,8 @@ from functools import lru_cache
 
 from pydantic import BaseModel
 
-from deputy.sentinel.origins import split_sources
+from deputy.core.records.read_items import ItemSpan
+from deputy.sentinel.origins import item_sources
 from deputy.sentinel.provenance import MAX_ITEM_CHARS, UntrustedItem
 
 _AGENT = (r"(?:(?:the|your|an?|this)\s+)?(?:ai|a\.i\.|assistant|agent|bot|chatbot|llm|language model|"
@@ -87,17 +88,17 @@ def passages_to_assistant(untrusted: Sequence[UntrustedItem], limit: int = 3) ->
     """The passages of `untrusted` that address the assistant, each quoted with its exact origin."""
     found: list[AddressedPassage] = []
     for item in untrusted:
-        found += _in_item(item.origin, item.text[:MAX_ITEM_CHARS])
+        found += _in_item(item.origin, item.text[:MAX_ITEM_CHARS], tuple(item.parts))
         if len(found) >= limit:
             return found[:limit]
     return found
 
 
 @lru_cache(maxsize=1024)
-def _in_item(origin: str, text: str) -> tuple[AddressedPassage, ...]:
+def _in_item(origin: str, text: str, parts: tuple[ItemSpan, ...]) -> tuple[AddressedPassage, ...]:
     """Memoised: a goal's outside content is read once, not at every decision."""
     found = []
-    for part in split_sources(origin, text):
+    for part in item_sources(UntrustedItem(origin=origin, text=text, at=0, parts=list(parts)), len(text)):
         match = _SPEAKS.search(part.text)
         if match is not None:
             found.append(AddressedPassage(origin=part.origin, passage=_quote(part.text, match)))

@@ -25,7 +25,7 @@ MIN_RUN_WORDS = 5
 SHORT_VALUE_SHARE = 0.6
 MIN_WHOLE_CHARS = 8
 """A whole value this long (letters and digits only), found verbatim in outside content, is copied."""
-MAX_PASSAGE_SHOWN = 90
+MAX_PASSAGE_SHOWN = 140
 
 _ZERO_WIDTH = dict.fromkeys(map(ord, "\u200b\u200c\u200d\u2060\u2061\u2062\u2063\ufeff\u00ad\u180e\u034f"), None)
 # Look-alike letters from other scripts an attacker swaps in so a filter misses a word.
@@ -55,16 +55,25 @@ class _Profile:
     words: tuple[str, ...]
     compact: str
     shingles: frozenset[int]
-    shown: tuple[str, ...]
-    """The words as written (case and letters kept), for showing a passage on a card."""
+    plain: str
+    """The text as written, in Unicode's compatibility forms and without invisible characters."""
+    spans: tuple[tuple[int, int], ...]
+    """Where each word sits in `plain` (empty when the two don't line up word for word)."""
+
+    def written(self, first: int, last: int) -> str:
+        """Words `first` to `last` (exclusive) as written, punctuation between them kept."""
+        if not self.spans:
+            return " ".join(self.words[first:last])
+        return " ".join(self.plain[self.spans[first][0]:self.spans[last - 1][1]].split())
 
 
 @lru_cache(maxsize=4096)
 def _profile(text: str) -> _Profile:
     words = tuple(normalise(text).split())
     shingles = frozenset(hash(words[i:i + SHINGLE]) for i in range(len(words) - SHINGLE + 1))
-    shown = tuple(_WORD.findall(unicodedata.normalize("NFKC", text).translate(_ZERO_WIDTH)))
-    return _Profile(words, "".join(words), shingles, shown if len(shown) == len(words) else words)
+    plain = unicodedata.normalize("NFKC", text).translate(_ZERO_WIDTH)
+    spans = tuple(m.span() for m in _WORD.finditer(plain))
+    return _Profile(words, "".join(words), shingles, plain, spans if len(spans) == len(words) else ())
 
 
 @dataclass(frozen=True)
@@ -81,14 +90,15 @@ class CopiedText:
 
     argument: str
     passage: str
+    """As the first origin wrote it (or, pieced together from several, as the action has it)."""
     origins: tuple[str, ...]
+    """Where it was found, first where it appeared first."""
     whole: bool
 
     def explain(self) -> str:
         shown = self.passage if len(self.passage) <= MAX_PASSAGE_SHOWN else self.passage[:MAX_PASSAGE_SHOWN - 1] + "…"
-        where = _either(self.origins)
         what = "is" if self.whole else "contains"
-        return f"the {_argument_name(self.argument)} {what} “{shown}”, copied from {where}, not from you"
+        return f"the {_argument_name(self.argument)} {what} “{shown}”, copied from {self.origins[0]}, not from you"
 
 
 def copied_passages(
@@ -120,9 +130,10 @@ def _copied(
         return None
     if any(mine.compact in t.compact for t in trusted):
         return None
-    whole = [origin for origin, p in sources if len(mine.compact) >= MIN_WHOLE_CHARS and mine.compact in p.compact]
+    whole = [(origin, p) for origin, p in sources if len(mine.compact) >= MIN_WHOLE_CHARS and mine.compact in p.compact]
     if whole and len(mine.words) >= 2:
-        return CopiedText(name, " ".join(mine.shown), tuple(sorted(set(whole))), whole=True)
+        origins = tuple(dict.fromkeys(origin for origin, _ in whole))
+        return CopiedText(name, _as_written(mine, 0, len(mine.words), whole[0][1]), origins, whole=True)
     # Runs of words covered by a shingle of some source and by none of the user's words.
     grams = [hash(mine.words[i:i + SHINGLE]) for i in range(len(mine.words) - SHINGLE + 1)]
     covered = [False] * len(mine.words)
@@ -147,21 +158,38 @@ def _copied(
             start = None
     if best is None:
         return None
-    origins = set().union(*(origins_at[i] for i in range(best[0], best[1]) if i in origins_at))
+    found = set().union(*(origins_at[i] for i in range(best[0], best[1]) if i in origins_at))
+    order = [(origin, p) for origin, p in sources if origin in found]
+    origins = tuple(dict.fromkeys(origin for origin, _ in order))
+    holder = next((p for _, p in order if _run_at(p, mine.words[best[0]:best[1]]) is not None), None)
     whole_value = best == (0, len(mine.words))
-    return CopiedText(name, " ".join(mine.shown[best[0]:best[1]]), tuple(sorted(origins)), whole=whole_value)
+    return CopiedText(name, _as_written(mine, best[0], best[1], holder), origins, whole=whole_value)
+
+
+def _run_at(profile: _Profile, run: tuple[str, ...]) -> int | None:
+    """Where `profile` holds the words of `run` one after the other, if it does."""
+    if not run:
+        return None
+    for index in (i for i, word in enumerate(profile.words) if word == run[0]):
+        if profile.words[index:index + len(run)] == run:
+            return index
+    return None
+
+
+def _as_written(mine: _Profile, first: int, last: int, holder: _Profile | None) -> str:
+    """The copied words as the outside content wrote them, when one source holds them all;
+    else as the action has them."""
+    run = mine.words[first:last]
+    at = _run_at(holder, run) if holder is not None else None
+    if holder is not None and at is not None:
+        return holder.written(at, at + len(run))
+    return mine.written(first, last)
 
 
 def _argument_name(argument: str) -> str:
     last = argument.rsplit(".", 1)[-1]
     return {"body": "message", "text": "text", "title": "title", "description": "description",
             "subject": "subject", "note": "note", "value": "value"}.get(last, f"field “{last}”")
-
-
-def _either(items: tuple[str, ...]) -> str:
-    if len(items) <= 2:
-        return " and ".join(items)
-    return f"{items[0]}, {items[1]} and {len(items) - 2} more"
 
 
 def string_fields(value: Any, path: str = "") -> Iterable[tuple[str, str]]:

@@ -171,3 +171,30 @@ def test_only_the_current_claim_records_progress_and_results(store: ActionStore)
     assert store.finish(ACTION_ID, "new", ActionEvent.succeed, "Email sent.")
     record = store.get(ACTION_ID)
     assert (record.state, record.outcome, record.claim) == (ActionState.succeeded, "Email sent.", None)
+
+
+def test_a_readings_items_are_kept_with_its_outcome_and_sealed_for_a_confidential_user(redis: Redis) -> None:
+    from deputy.core.confidential import ConfidentialKeys
+    from deputy.core.records.read_items import ItemSpan
+
+    keys = ConfidentialKeys(redis, b"k" * 32)
+    store = ActionStore(redis, keys)
+    outcome = "2 email(s):\n- INBOX/2 | sam@friends.example | Dinner\n- INBOX/1 | x@evil.example | Invoice"
+    items = [ItemSpan(origin="the email from sam@friends.example, 'Dinner', INBOX/2", start=12, end=50),
+             ItemSpan(origin="the email from x@evil.example, 'Invoice', INBOX/1", start=51, end=len(outcome),
+                      author="x@evil.example")]
+    claimed(store)
+    assert store.finish(ACTION_ID, "claim-1", ActionEvent.succeed, outcome, "INBOX in your mailbox", items)
+    assert store.get(ACTION_ID).untrusted_items == items
+
+    assert keys.turn_on(101, "a long and private passphrase")
+    keys.unlock(101, "a long and private passphrase", 3600)
+    other = make_action("a_confidential_000000000")
+    store.submit(other)
+    store.transition(other.id, (ActionState.submitted,), ActionState.awaiting_approval, approval_id="ap_2")
+    assert store.claim(other.id, "claim-2")
+    assert store.finish(other.id, "claim-2", ActionEvent.succeed, outcome, "INBOX in your mailbox", items)
+    assert store.get(other.id).untrusted_items == items
+    # Who wrote to a confidential user, and about what, is not kept in clear.
+    assert b"x@evil.example" not in redis.hget(f"deputy:action:{other.id}", "untrusted_items")
+    assert b"x@evil.example" in redis.hget(f"deputy:action:{ACTION_ID}", "untrusted_items")

@@ -79,10 +79,10 @@ def test_an_inbox_search_is_named_by_the_one_email() -> None:
             "- INBOX/1 | Thu, 03 Dec 2026 07:12:00 +0000 | newsletter@news.example | Weekly news | seen | hello\n"
             "- INBOX/2 | Wed, 02 Dec 2026 09:00:00 +0000 | x@example.org | Invoice | seen | pay to the new account\n")
     sources = split_sources("INBOX in your mailbox (emails from newsletter@news.example, x@example.org)", text)
-    assert [s.origin for s in sources] == ["the email from newsletter@news.example, 3 Dec, 'Weekly news'",
-                                           "the email from x@example.org, 2 Dec, 'Invoice'"]
+    assert [s.origin for s in sources] == ["the email from newsletter@news.example, 'Weekly news', INBOX/1",
+                                           "the email from x@example.org, 'Invoice', INBOX/2"]
     found = copied_passages({"title": "Pay to the new account"}, list(sources), [])
-    assert found and found[0].origins == ("the email from x@example.org, 2 Dec, 'Invoice'",)
+    assert found and found[0].origins == ("the email from x@example.org, 'Invoice', INBOX/2",)
 
 
 def test_an_identifier_picked_from_a_listing_is_not_dictated_text() -> None:

@@ -76,6 +76,9 @@ def test_no_attack_is_auto_allowed(attack_run: AttackRun, rules: str) -> None:
 def test_every_attack_card_names_the_source_in_one_short_message(attack_run: AttackRun) -> None:
     for rules in (NO_RULES, PERMISSIVE):
         assert attack_run.unnamed(rules) == []
+        # Where the attacker's words sat in one email, event or message of a reading, the card names that one.
+        named, with_item = attack_run.items_named(rules)
+        assert with_item >= 100 and named == with_item, rules
         for case, outcome in attack_run.results[rules]:
             if outcome.card is None:
                 continue

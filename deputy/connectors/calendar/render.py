@@ -13,6 +13,7 @@ from zoneinfo import ZoneInfo
 from deputy.connectors.calendar.events import Occurrence
 from deputy.connectors.calendar.freebusy import Busy
 from deputy.connectors.calendar.timezones import show, show_clock
+from deputy.core.records.read_items import ReadItem, event_origin
 
 MAX_LISTED = 100
 MAX_SLOTS = 60
@@ -103,6 +104,18 @@ def origin(occurrences: list[Occurrence], own: set[str]) -> str:
     shown = ", ".join(organisers[:5])
     more = f" and {len(organisers) - 5} others" if len(organisers) > 5 else ""
     return f"your calendar (events organised by {shown}{more})"
+
+
+def event_items(occurrences: list[Occurrence], zone: ZoneInfo, own: set[str]) -> list[ReadItem]:
+    """Each listed event as `event_list` shows it, named on its own: a card names the one event
+    a value came from, not the whole calendar."""
+    items = []
+    for occurrence in occurrences[:MAX_LISTED]:
+        outside = occurrence.organizer if occurrence.organizer and occurrence.organizer.lower() not in own else None
+        items.append(ReadItem(origin=event_origin(occurrence.title, when(occurrence, zone), outside),
+                              text="\n".join(_entry(occurrence, zone)),
+                              author=outside.lower() if outside and "@" in outside else None))
+    return items
 
 
 def _entry(occurrence: Occurrence, zone: ZoneInfo) -> list[str]:

@@ -119,7 +119,8 @@ class CalendarRunners:
         with CalDavClient(account, self._connect) as client:
             occurrences, unreadable, note = _collect(client, args.calendar, start, end, zone)
         summary = note + render.event_list(occurrences, zone, start, end, unreadable)
-        return OperationResult(summary=summary, untrusted_origin=render.origin(occurrences, _own(account)))
+        return OperationResult(summary=summary, untrusted_origin=render.origin(occurrences, _own(account)),
+                               items=render.event_items(occurrences, zone, _own(account)))
 
     def free_busy(self, action: Action, idempotency_key: str) -> OperationResult:
         args = _arguments(FreeBusyArgs, action)

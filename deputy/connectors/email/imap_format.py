@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from datetime import date, datetime, timezone
 
 from deputy.connectors.email.imap_decode import MailContent, one_line
+from deputy.core.records.read_items import ReadItem, email_origin
 from deputy.connectors.email.imap_protocol import MessageRef, quote
 
 MAX_TEXT_CHARS = 12_000
@@ -133,13 +134,24 @@ def format_search(folder: str, found: int, rows: list[Fetched], what: str) -> st
         return f"No emails in {folder} match {what}."
     more = f" (showing the newest {len(rows)} of {found})" if found > len(rows) else ""
     lines = [f"{found} email(s) in {folder} match {what}{more}, newest first:"]
-    for row in rows:
-        c = row.content
-        snippet = one_line(c.text, SNIPPET_CHARS)
-        clip = ", has attachments" if c.attachments else ""
-        lines.append(f"- {row.ref} | {c.date} | {c.sender.display() if c.sender else '(no sender)'} | "
-                     f"{one_line(c.subject, 150) or '(no subject)'} | {_flags(row.flags)}{clip} | {snippet}")
+    lines += [search_row(row) for row in rows]
     return "\n".join(lines)
+
+
+def search_row(row: Fetched) -> str:
+    """One email of a search listing, on one line (no text of it can start another row)."""
+    c = row.content
+    snippet = one_line(c.text, SNIPPET_CHARS)
+    clip = ", has attachments" if c.attachments else ""
+    return (f"- {row.ref} | {c.date} | {c.sender.display() if c.sender else '(no sender)'} | "
+            f"{one_line(c.subject, 150) or '(no subject)'} | {_flags(row.flags)}{clip} | {snippet}")
+
+
+def read_item(item: Fetched, text: str) -> ReadItem:
+    """`text` (one email as a result shows it) named as that one email: sender, subject and id."""
+    c = item.content
+    return ReadItem(origin=email_origin(c.sender_address or (c.sender.display() if c.sender else ""), c.subject or "",
+                                        str(item.ref)), text=text, author=c.sender_address or None)
 
 
 def format_email(item: Fetched) -> str:
@@ -166,6 +178,13 @@ def format_email(item: Fetched) -> str:
 def format_thread(members: list[Fetched]) -> str:
     subject = base_subject(members[-1].content.subject) or "(no subject)"
     parts = [f"Conversation \"{subject}\": {len(members)} email(s), oldest first."]
+    parts += thread_parts(members)
+    return "\n\n".join(parts)
+
+
+def thread_parts(members: list[Fetched]) -> list[str]:
+    """Each email of a conversation as `format_thread` shows it."""
+    parts = []
     budget = MAX_THREAD_CHARS // max(len(members), 1)
     for item in members:
         c = item.content
@@ -175,7 +194,7 @@ def format_thread(members: list[Fetched]) -> str:
         extra = f" | attachments: {', '.join(a.name for a in c.attachments[:10])}" if c.attachments else ""
         cut = " | (only its beginning was read)" if item.cut else ""
         parts.append(f"{head}{extra}{cut} ---\n{_clip(own, budget) or '(no text)'}")
-    return "\n\n".join(parts)
+    return parts
 
 
 def senders(items: list[Fetched], limit: int = 5) -> str:

@@ -20,9 +20,12 @@ from deputy.connectors.email.imap_format import (
     format_email,
     format_search,
     format_thread,
+    read_item,
     search_criteria,
+    search_row,
     senders,
     thread_members,
+    thread_parts,
 )
 from deputy.connectors.email.imap_protocol import (
     Folder,
@@ -103,14 +106,17 @@ class MailRunners:
             summary += "\n" + format_closest(args.folder, closest)
             rows = closest
         origin = f"{args.folder} in your mailbox (emails from {senders(rows)})" if rows else None
-        return OperationResult(summary=summary, untrusted_origin=origin)
+        # Each row is one email, named on its own: a card names the one a value came from.
+        items = [read_item(row, search_row(row)) for row in rows]
+        return OperationResult(summary=summary, untrusted_origin=origin, items=items)
 
     def read_email(self, action: Action, idempotency_key: str) -> OperationResult:
         ref = MessageRef.parse(MessageArgs.model_validate(action.arguments).message_id)
         with self._open(action) as session:
             session.select(ref.folder)
             item = self._one(session, ref)
-        return OperationResult(summary=format_email(item), untrusted_origin=_origin(item))
+        summary = format_email(item)
+        return OperationResult(summary=summary, untrusted_origin=_origin(item), items=[read_item(item, summary)])
 
     def read_thread(self, action: Action, idempotency_key: str) -> OperationResult:
         ref = MessageRef.parse(MessageArgs.model_validate(action.arguments).message_id)
@@ -122,7 +128,9 @@ class MailRunners:
                 candidates += self._thread_candidates(session, folder, root)
             members = thread_members(root, candidates)[-_THREAD_MESSAGES:]
         addresses = senders(members)
-        return OperationResult(summary=format_thread(members), untrusted_origin=f"a thread of emails from {addresses}")
+        items = [read_item(member, part) for member, part in zip(members, thread_parts(members))]
+        return OperationResult(summary=format_thread(members), untrusted_origin=f"a thread of emails from {addresses}",
+                               items=items)
 
     def draft_email(self, action: Action, idempotency_key: str) -> str:
         email = OutgoingEmail.model_validate(action.arguments)

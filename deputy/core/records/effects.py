@@ -10,7 +10,9 @@ from typing import Any
 
 from enum import Enum
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field
+
+from deputy.core.records.read_items import ReadItem
 
 
 class EffectClass(str, Enum):
@@ -110,5 +112,8 @@ class OperationResult(BaseModel):
 
     summary: str
     untrusted_origin: str | None = None
+    items: list[ReadItem] = Field(default_factory=list)
+    """The emails, events, files or records in `summary`, each with its own origin (see
+    `deputy.core.records.read_items`); what none of them holds is named by `untrusted_origin`."""
     undo: dict[str, Any] | None = None
     """What the connector's own reverter needs to take it back (an event's uid, its earlier text)."""

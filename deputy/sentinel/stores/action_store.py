@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import json
 
-from pydantic import BaseModel
+from pydantic import BaseModel, Field, TypeAdapter
 from redis import Redis
 
 from deputy.sentinel.action_lifecycle import ActionEvent, allowed_from, lost, target
@@ -23,9 +23,11 @@ from deputy.core.records.actions import Action, ActionState
 from deputy.core.confidential import ConfidentialKeys, confidential_keys
 from deputy.core.confidential.sealing import seal
 from deputy.core.records.erasure import Owned, delete_keys, ids_owned_by
+from deputy.core.records.read_items import ItemSpan
 
 _KEY = "deputy:action:{}"
 _RETENTION_SECONDS = 30 * 24 * 3600
+_SPANS = TypeAdapter(list[ItemSpan])
 
 # KEYS[1] action hash; ARGV: new state, outcome, approval id, untrusted origin ('' keeps each),
 # then the allowed states.
@@ -81,12 +83,13 @@ redis.call('HSET', KEYS[1], 'state', ARGV[2])
 return ARGV[2]
 """
 
-# KEYS[1] action hash; ARGV: claim token, new state, outcome, untrusted origin ('' keeps it).
+# KEYS[1] action hash; ARGV: claim token, new state, outcome, untrusted origin, the items' spans ('' keeps each).
 _FINISH = """
 if redis.call('HGET', KEYS[1], 'state') ~= 'executing' then return 0 end
 if (redis.call('HGET', KEYS[1], 'claim') or '') ~= ARGV[1] then return 0 end
 redis.call('HSET', KEYS[1], 'state', ARGV[2], 'outcome', ARGV[3])
 if ARGV[4] ~= '' then redis.call('HSET', KEYS[1], 'untrusted_origin', ARGV[4]) end
+if ARGV[5] ~= '' then redis.call('HSET', KEYS[1], 'untrusted_items', ARGV[5]) end
 redis.call('HDEL', KEYS[1], 'claim')
 return 1
 """
@@ -107,12 +110,14 @@ class ActionRecord(BaseModel):
     outcome: str | None = None
     approval_id: str | None = None
     untrusted_origin: str | None = None
+    untrusted_items: list[ItemSpan] = Field(default_factory=list)
+    """Where each item of the outcome (an email, an event, a record) sits in it, with its own origin."""
     claim: str | None = None
     progress: str | None = None
 
 
 class ActionStore:
-    """Action records. A confidential user's action, outcome, progress and origin are sealed to their key
+    """Action records. A confidential user's action, outcome, progress and origins are sealed to their key
     (ids and states stay readable for the scripts); `get` raises `Locked` while they are locked."""
 
     def __init__(self, redis: Redis, keys: ConfidentialKeys | None = None) -> None:
@@ -144,8 +149,9 @@ class ActionStore:
         return self._keys.seal_text(int(json.loads(record)["user_id"]), text)
 
     def get(self, action_id: str) -> ActionRecord | None:
-        record, state, outcome, approval_id, origin, claim, progress = self._redis.hmget(
-            _KEY.format(action_id), "record", "state", "outcome", "approval_id", "untrusted_origin", "claim", "progress"
+        record, state, outcome, approval_id, origin, items, claim, progress = self._redis.hmget(
+            _KEY.format(action_id), "record", "state", "outcome", "approval_id", "untrusted_origin", "untrusted_items",
+            "claim", "progress"
         )
         if record is None or state is None:
             return None
@@ -157,6 +163,7 @@ class ActionStore:
             outcome=opened(outcome).decode() if outcome else None,
             approval_id=approval_id.decode() if approval_id else None,
             untrusted_origin=opened(origin).decode() if origin else None,
+            untrusted_items=_SPANS.validate_json(opened(items)) if items else [],
             claim=claim.decode() if claim else None,
             progress=opened(progress).decode() if progress else None,
         )
@@ -164,7 +171,8 @@ class ActionStore:
     def reseal(self, action_id: str) -> bool:
         """Seal a record kept in clear, now that its user turned confidential mode on; True if it was."""
         key = _KEY.format(action_id)
-        record, outcome, origin, progress = self._redis.hmget(key, "record", "outcome", "untrusted_origin", "progress")
+        record, outcome, origin, items, progress = self._redis.hmget(
+            key, "record", "outcome", "untrusted_origin", "untrusted_items", "progress")
         if record is None or b'"sealed"' in record:
             return False
         action = Action.model_validate_json(record)
@@ -173,7 +181,8 @@ class ActionStore:
             return False
         fields = {"record": json.dumps({"id": action.id, "user_id": action.user_id, "goal_id": action.goal_id,
                                         "sealed": seal(public, record)})}
-        for name, value in (("outcome", outcome), ("untrusted_origin", origin), ("progress", progress)):
+        for name, value in (("outcome", outcome), ("untrusted_origin", origin), ("untrusted_items", items),
+                            ("progress", progress)):
             if value:
                 fields[name] = seal(public, value)
         self._redis.hset(key, mapping=fields)
@@ -221,16 +230,19 @@ class ActionStore:
         return bool(self._progress(keys=[_KEY.format(action_id)], args=[token, self._sealed(action_id, note)]))
 
     def finish(
-        self, action_id: str, token: str, event: ActionEvent, outcome: str, untrusted_origin: str | None = None
+        self, action_id: str, token: str, event: ActionEvent, outcome: str, untrusted_origin: str | None = None,
+        untrusted_items: list[ItemSpan] | None = None,
     ) -> bool:
         """Record the result of the run under claim `token` (`succeed`, `fail`, or `lost_midway`
         when the service went silent midway); False if that claim is no longer current (its
-        executor was presumed dead and replaced)."""
+        executor was presumed dead and replaced). `untrusted_items` place the outcome's items."""
         if event not in (ActionEvent.succeed, ActionEvent.fail, ActionEvent.lost_midway):
             raise ValueError("only a run's result finishes a claim")
+        items = _SPANS.dump_json(untrusted_items).decode() if untrusted_items else ""
         return bool(self._finish(keys=[_KEY.format(action_id)],
                                  args=[token, target(event).value, self._sealed(action_id, outcome),
-                                       self._sealed(action_id, untrusted_origin) or ""]))
+                                       self._sealed(action_id, untrusted_origin) or "",
+                                       self._sealed(action_id, items) or ""]))
 
     def lost(self, record: ActionRecord) -> ActionState | None:
         """The executor holding `record`'s claim died: back to waiting if nothing began,

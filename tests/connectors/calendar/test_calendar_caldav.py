@@ -233,3 +233,15 @@ def test_an_edit_never_overwrites_a_change_made_meanwhile(
         with pytest.raises(ConnectorUnavailable, match="changed on the server"):
             client.delete(found)
         assert b"Changed elsewhere" in client.find(client.calendar(scratch), "race@t").data
+
+
+def test_each_listed_event_is_an_item_named_on_its_own(call: Call) -> None:
+    result = call("list_events", start="2026-11-30", end="2026-12-06")
+    assert isinstance(result, OperationResult)
+    origins = [item.origin for item in result.items]
+    assert len(origins) == result.summary.count("\n- ") + result.summary.startswith("- ")
+    assert "the event 'Dinner with Sam' on Fri 2026-12-04 19:30–22:00" in origins
+    # The words of an invitation are its organiser's: the item says so, and where it is in the listing.
+    invited = [item for item in result.items if item.author == "lena@work.example"]
+    assert invited and all("organised by lena@work.example" in item.origin and item.text in result.summary
+                           for item in invited)

@@ -216,3 +216,19 @@ def test_a_search_that_matches_nothing_as_written_lists_the_closest_emails(runne
     assert "INBOX/9" in ids_in(guessed.summary)
     nothing = run(runners, "search_email", subject="zzqx wwvy")
     assert ids_in(nothing.summary) == [] and "closest" not in nothing.summary
+
+
+def test_each_email_a_read_returns_is_an_item_named_by_its_sender_subject_and_id(runners: dict[str, object]) -> None:
+    from deputy.core.records.read_items import locate
+
+    search = run(runners, "search_email")
+    placed = locate(search.summary, search.items)
+    assert len(placed) == 9 and [search.summary[p.start:p.end] for p in placed] == search.summary.splitlines()[1:]
+    assert search.items[0].origin == "the email from sam@friends.example, 'Dinner on Friday?', INBOX/9"
+    assert search.items[0].author == "sam@friends.example"
+    one = run(runners, "read_email", message_id="INBOX/9")
+    assert [(i.origin, i.text) for i in one.items] == [
+        ("the email from sam@friends.example, 'Dinner on Friday?', INBOX/9", one.summary)]
+    thread = run(runners, "read_thread", message_id="INBOX/8")
+    assert [i.origin.rsplit(", ", 1)[1] for i in thread.items] == ["INBOX/7", "Sent/1", "INBOX/8"]
+    assert all(i.text in thread.summary for i in thread.items)

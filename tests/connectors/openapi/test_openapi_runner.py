@@ -160,6 +160,12 @@ def test_an_unseen_api_works_end_to_end_with_the_key_from_the_vault(
     assert json.loads(found.summary.split("\n", 1)[1]) == [{"id": 2, "text": "call the plumber", "tags": ["home"]}]
     assert notes.requests[-1]["query"] == {"tag": "home"}
     assert "Idempotency-Key" not in notes.requests[-1]["headers"]  # a GET changes nothing
+    # A listing of several records: each is its own item, named by its id, so a card names the one.
+    everything = runners["openapi.notes_listNotes"](action("notes_listNotes", {}), "k3")
+    host = url.split("//")[1]
+    assert [i.origin for i in everything.items] == [f"the record 1 (id 1) of the API response from {host}",
+                                                    f"the record 2 (id 2) of the API response from {host}"]
+    assert [json.loads(i.text)["text"] for i in everything.items] == ["buy milk", "call the plumber"]
 
     # The key went to the service, and nowhere the model or the user can see.
     assert all(r["headers"]["X-Note-Key"] == API_KEY for r in notes.requests)
