@@ -158,8 +158,10 @@ def test_operations_declare_their_effects_and_targets() -> None:
     assert effects == {
         "search_email": EffectClass.read, "read_email": EffectClass.read, "read_thread": EffectClass.read,
         "draft_email": EffectClass.write, "reply_email": EffectClass.communicate,
-        "move_email": EffectClass.write, "mark_email": EffectClass.write,
+        "forward_email": EffectClass.communicate, "move_email": EffectClass.write, "mark_email": EffectClass.write,
     }
+    forward = CATALOG.get("forward_email")
+    assert forward.targets(forward.validate({"message_id": "INBOX/3", "to": ["ruth@tax.example"]})) == ["ruth@tax.example"]
     reply = CATALOG.get("reply_email")
     args = reply.validate({"message_id": "INBOX/3", "to": "Sam@Friends.example", "cc": ["a@b.example"], "body": "Yes"})
     assert reply.targets(args) == ["Sam@friends.example", "a@b.example"]
