@@ -133,7 +133,8 @@ def test_a_spend_marked_operation_carries_its_amount_to_the_users_amount_rules(
     user.wait_for_bot(lambda m: m["message_id"] == currency["message_id"] and "is now spend" in m["text"])
     stored = json.loads(redis.hget("deputy:user:971:connectors", "flowers"))["marks"]
     assert list(stored.values()) == [{"kind": "spend", "amount": "body.price.value", "currency": None,
-                                      "currency_field": "body.price.currency", "recipients": [], "objects": []}]
+                                      "currency_field": "body.price.currency", "recipients": [], "objects": [],
+                                      "message": None}]
 
     _rule(user, model_server, "you may spend up to $50 without asking",
           {"verdict": "allow", "scope": {"effects": ["spend"]},

@@ -34,6 +34,15 @@ def stem(word: str) -> str:
     return word
 
 
+_ADDRESS = re.compile(r"^[^@\s]+@[^@\s]+\.[^@\s]+$")
+
+
+def guessed_sender(sender: str | None) -> str | None:
+    """The sender as a guess worth splitting into words: a name ("John Doe") is, a whole address is not.
+    No email from sam@example.org means none came from him; words like "example" would find Bob."""
+    return None if sender and _ADDRESS.match(sender.strip()) else sender
+
+
 def search_words(*terms: str | None) -> list[str]:
     """The distinct stems worth looking up alone, in the order written."""
     seen: list[str] = []

@@ -11,7 +11,9 @@ from collections.abc import Callable
 from datetime import datetime, timezone
 
 from deputy.core.records.effects import ConnectorError, ConnectorRejected, OperationResult
-from deputy.connectors.email.closest import CLOSEST, format_closest, rank_by_words, search_words, word_criteria
+from deputy.connectors.email.closest import (
+    CLOSEST, format_closest, guessed_sender, rank_by_words, search_words, word_criteria,
+)
 from deputy.connectors.email.imap import ImapAccount, ImapSession
 from deputy.connectors.email.imap_decode import MailContent, parse_email
 from deputy.connectors.email.imap_format import (
@@ -95,7 +97,9 @@ class MailRunners:
             newest = sorted(set(uids))[-args.limit:][::-1]
             rows = self._fetch(session, args.folder, newest, preview=True)
             closest: list[Fetched] = []
-            if not rows and (words := search_words(args.sender, args.subject, args.text)):
+            # A watch's probe compares readings, so near matches would be news that is not: only exact ones.
+            if not rows and not action.unattended \
+                    and (words := search_words(guessed_sender(args.sender), args.subject, args.text)):
                 # Nothing matched as written ("John Doe", a subject in other words): the emails sharing
                 # the most of its words, so the next step starts from real messages, not a guess.
                 ranked = rank_by_words({word: session.search(*word_criteria(word))

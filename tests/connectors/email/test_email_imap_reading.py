@@ -218,6 +218,24 @@ def test_a_search_that_matches_nothing_as_written_lists_the_closest_emails(runne
     assert ids_in(nothing.summary) == [] and "closest" not in nothing.summary
 
 
+def test_no_email_from_an_exact_address_lists_no_near_matches(runners: dict[str, object]) -> None:
+    # "friends.example" is in Sam's address; nobody wrote from alex@friends.example, so none came from Alex:
+    # near matches on the address's words would hand the model Sam's email as if it were Alex's.
+    result = run(runners, "search_email", sender="alex@friends.example")
+    assert ids_in(result.summary) == [] and "closest" not in result.summary
+    # A name is a guess, and its words still find the closest emails.
+    named = run(runners, "search_email", sender="Rivera Sam")
+    assert "INBOX/9" in ids_in(named.summary)
+
+
+def test_a_watchs_probe_gets_only_exact_matches(runners: dict[str, object]) -> None:
+    # A probe compares each reading with the last: near matches would wake the watch with news that is not.
+    runners["current"]["address"] = DEMO  # type: ignore[index]
+    probe = action("search_email", subject="dinner invitation from Sam Rivera").model_copy(update={"unattended": True})
+    result = runners["runners"]["email.search_email"](probe, "key-1")  # type: ignore[index]
+    assert ids_in(result.summary) == [] and "closest" not in result.summary
+
+
 def test_each_email_a_read_returns_is_an_item_named_by_its_sender_subject_and_id(runners: dict[str, object]) -> None:
     from deputy.core.records.read_items import locate
 
