@@ -40,6 +40,7 @@ from deputy.agent.search_filters import unasked_filters_dropped
 from deputy.agent.time.time_arguments import invented_time, resolve_arguments
 from deputy.agent.time.time_words import Unclear
 from deputy.agent.tools import INTERNAL_TOOLS, ToolArgumentError, parse_plan, parse_reply, parse_schedule
+from deputy.agent.workspace_tools import WORKSPACE_TOOLS
 from deputy.core.accounts.user_settings import UserSettings
 from deputy.connectors.catalog import InvalidArguments
 from deputy.core.records.actions import Action
@@ -340,7 +341,7 @@ CATEGORIES = ("email", "calendar", "question", "memory", "ask", "steps", "web")
 
 def run(model: ChatModel, cases: list[Case] = CASES, out=sys.stdout) -> int:
     """Run every case, print one line each, a table per category and the total; return the number passed."""
-    tools = [*INTERNAL_TOOLS, *MEMORY_TOOLS, *default_catalog().tool_schemas()]
+    tools = [*INTERNAL_TOOLS, *MEMORY_TOOLS, *WORKSPACE_TOOLS, *default_catalog().tool_schemas()]
     first = corrected = 0
     per: dict[str, list[tuple[bool, bool, float]]] = {}
     for number, item in enumerate(cases, 1):

@@ -16,6 +16,7 @@ from pydantic import Field, SecretStr, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from deputy.core.infrastructure.redis_address import sentinel_url
+from deputy.workspace.files import WorkspaceLimits
 from deputy.core.records.send_window import DEFAULT_SEND_WINDOW
 
 if TYPE_CHECKING:
@@ -86,6 +87,10 @@ class Settings(BaseSettings):
     openapi_services_spec: str | None = Field(default=None, alias="DEPUTY_OPENAPI_SERVICES")
     egress_allow_spec: str | None = Field(default=None, alias="DEPUTY_EGRESS_ALLOW")
     checks_per_day: int = Field(default=1000, ge=1, alias="DEPUTY_CHECKS_PER_DAY")
+    # Each user's workspace of files, and the limits on code the agent runs over them (deputy.workspace).
+    workspace_quota_mb: int = Field(default=20, ge=1, alias="DEPUTY_WORKSPACE_QUOTA_MB")
+    code_cpu_seconds: int = Field(default=20, ge=1, alias="DEPUTY_CODE_CPU_SECONDS")
+    code_memory_mb: int = Field(default=512, ge=64, alias="DEPUTY_CODE_MEMORY_MB")
     plans_file: Path | None = Field(default=None, alias="DEPUTY_PLANS_FILE")
     default_plan: str | None = Field(default=None, alias="DEPUTY_DEFAULT_PLAN")
     messages_per_minute: int | None = Field(default=None, ge=1, alias="DEPUTY_MESSAGES_PER_MINUTE")
@@ -169,6 +174,9 @@ class Settings(BaseSettings):
                                  f"{', '.join(book.plans)}")
             book = book.model_copy(update={"default": self.default_plan})
         return book
+
+    def workspace_limits(self) -> WorkspaceLimits:
+        return WorkspaceLimits(quota_bytes=self.workspace_quota_mb * 1024 * 1024)
 
     def flood_limit(self) -> int | None:
         """Messages one user may send a minute: DEPUTY_MESSAGES_PER_MINUTE, else 30 with a real Telegram bot

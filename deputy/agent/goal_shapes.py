@@ -92,6 +92,7 @@ OWN_TOOLS = frozenset("""
     send_email search_email read_email read_thread draft_email reply_email forward_email move_email mark_email
     list_events free_busy create_event schedule_meeting move_event cancel_event
     open_page search_web fill_form submit_form submit_sensitive_form click screenshot pay_on_page
+    list_files read_file write_file delete_file run_python send_file
 """.split())
 """Deputy's own tools, among which a shape chooses (a test keeps this list equal to the catalog's). Tools
 the user connected themselves (an OpenAPI or MCP service) are not narrowed away by a shape."""

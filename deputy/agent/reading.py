@@ -21,6 +21,7 @@ from deputy.core.records.read_items import clipped
 from deputy.agent.uploads import Uploads
 from deputy.sentinel.stores.action_store import ActionRecord
 from deputy.sentinel.provenance import MAX_ITEM_CHARS, UntrustedItem
+from deputy.workspace.files import Workspace, WorkspaceError
 
 if TYPE_CHECKING:
     from deputy.sentinel.detectors import InjectionDetector
@@ -46,10 +47,12 @@ def injection_scanner(detector: "InjectionDetector") -> ContentScanner:
 
 class Reading:
     def __init__(
-        self, goals: GoalStore, scanner: ContentScanner | None, clock: Callable[[], float], uploads: Uploads
+        self, goals: GoalStore, scanner: ContentScanner | None, clock: Callable[[], float], uploads: Uploads,
+        workspace: Workspace | None = None,
     ) -> None:
         self._goals = goals
         self._uploads = uploads
+        self._workspace = workspace
         self._scanner = scanner
         self._clock = clock
 
@@ -62,8 +65,9 @@ class Reading:
                 data = self._uploads.read(goal.user_id, attachment)
             except UnreadableFile as exc:
                 return str(exc)
+            kept = self._keep(goal, attachment.name, data)
             if attachment.mime_type in IMAGE_TYPES:
-                content: Any = [{"type": "text", "text": f"(An image you sent: {attachment.name})"},
+                content: Any = [{"type": "text", "text": f"(An image you sent: {attachment.name}){kept}"},
                                 image_part(attachment, data)]
             else:
                 try:
@@ -73,10 +77,20 @@ class Reading:
                 goal.untrusted.append(UntrustedItem(origin=origin, text=text[:MAX_ITEM_CHARS], at=self._clock()))
                 if self._scanner is not None:
                     goal.risk_notes.extend(f"{origin}: {reason}" for reason in self._scanner(text, origin))
-                content = untrusted(origin, text)
+                content = untrusted(origin, text) + kept
             goal.messages.append(labelled({"role": "user", "name": ATTACHMENT, "content": content}, Origin.outside))
         goal.attachments = []
         return None
+
+    def _keep(self, goal: Goal, name: str, data: bytes) -> str:
+        """The file in the user's workspace too, for code to work on; the note saying under which name."""
+        if self._workspace is None:
+            return ""
+        try:
+            stored = self._workspace.add_sent(goal.user_id, name, data)
+        except WorkspaceError as exc:
+            return f"\n(Not kept in your workspace: {exc})"
+        return f"\n(Kept in your workspace as {stored.name}.)"
 
     def read_result(self, goal: Goal, call: ToolCall) -> str:
         args = parse_read_result(call)
@@ -91,18 +105,27 @@ class Reading:
     def observe(self, goal: Goal, record: ActionRecord) -> str:
         """The tool result for the model; outside content is labelled and remembered."""
         outcome, note = split_note(record.outcome or record.state.value)
-        handle = None
-        if len(outcome) > RESULT_CHARS:
-            goal.results_stored += 1
-            handle = f"r{goal.results_stored}"
-            self._goals.store_result(goal.id, handle, outcome, goal.user_id)
-        shown = bounded_result(outcome, handle)
         origin = record.untrusted_origin
         if origin is None:
-            return shown + shown_note(note)
+            return self._bounded(goal, outcome) + shown_note(note)
+        return self.outside(goal, origin, outcome, record.untrusted_items) + shown_note(note)
+
+    def outside(self, goal: Goal, origin: str, text: str, items: list | None = None) -> str:
+        """Content that came from outside the user's own words (a reply, a file, what code printed over
+        files): kept whole when long, labelled for the model, remembered for the guard, scanned."""
+        shown = self._bounded(goal, text)
         # Each email, event or record keeps its own origin, so a card can name the one a value came from.
-        goal.untrusted.append(UntrustedItem(origin=origin, text=outcome[:MAX_ITEM_CHARS], at=self._clock(),
-                                            parts=clipped(record.untrusted_items, min(len(outcome), MAX_ITEM_CHARS))))
+        goal.untrusted.append(UntrustedItem(origin=origin, text=text[:MAX_ITEM_CHARS], at=self._clock(),
+                                            parts=clipped(items or [], min(len(text), MAX_ITEM_CHARS))))
         if self._scanner is not None:
-            goal.risk_notes.extend(f"{origin}: {reason}" for reason in self._scanner(outcome, origin))
-        return untrusted(origin, neutralise(shown)) + shown_note(note)
+            goal.risk_notes.extend(f"{origin}: {reason}" for reason in self._scanner(text, origin))
+        return untrusted(origin, neutralise(shown))
+
+    def _bounded(self, goal: Goal, text: str) -> str:
+        """The text, or its start with a handle to read on when it is long (the whole kept aside)."""
+        handle = None
+        if len(text) > RESULT_CHARS:
+            goal.results_stored += 1
+            handle = f"r{goal.results_stored}"
+            self._goals.store_result(goal.id, handle, text, goal.user_id)
+        return bounded_result(text, handle)

@@ -39,6 +39,7 @@ from deputy.agent.uploads import Uploads
 from deputy.agent.tools import (
     INTERNAL_TOOLS,
     ToolArgumentError,
+    call_arguments,
     parse_plan,
     parse_reply,
     parse_split,
@@ -48,6 +49,9 @@ from deputy.agent.unlock_wait import park_until_unlocked
 from deputy.agent.watch.watch_steps import WatchSteps
 from deputy.connectors.catalog import Catalog, InvalidArguments, Operation
 from deputy.connectors.custom import UserCatalogs
+from deputy.workspace.confined_run import RunLimits
+from deputy.workspace.files import Workspace
+from deputy.agent.workspace_tools import WORKSPACE_TOOL_NAMES, WORKSPACE_TOOLS, WorkspaceTools
 from deputy.core.confidential import Locked, WaitingWork
 from deputy.core.records.handoff import HandOff, HandOffStore, handoff_message
 from deputy.core.records.outbox import Button, Outbox, OutboxMessage
@@ -81,6 +85,8 @@ class GoalRunner:
         ask_before_guessing: bool = True,
         quotas: Quotas | None = None,
         model_name: str | None = None,
+        workspace: Workspace | None = None,
+        code_limits: RunLimits = RunLimits(),
     ) -> None:
         """`ask_before_guessing=False` submits actions with made-up values as they are: only for
         showing that the guard alone still holds when the agent is compromised."""
@@ -93,11 +99,12 @@ class GoalRunner:
         self._catalog = catalog
         self._memory = memory
         self._requests = ActionRequests(goals, settings, clock, ask_before_guessing=ask_before_guessing)
-        self._own_tools = [*INTERNAL_TOOLS, *(MEMORY_TOOLS if memory else [])]
+        self._own_tools = [*INTERNAL_TOOLS, *(MEMORY_TOOLS if memory else []), *(WORKSPACE_TOOLS if workspace else [])]
         self._user_catalogs = user_catalogs
         self._subgoals = Subgoals(goals, dispatch, clock)
         # Files users sent live in the same Redis as their goals.
-        self._reading = Reading(goals, scanner, clock, uploads or Uploads(goals._redis))
+        self._reading = Reading(goals, scanner, clock, uploads or Uploads(goals._redis), workspace)
+        self._files = WorkspaceTools(workspace, outbox, self._reading.outside, code_limits) if workspace else None
         self._monitoring = Monitoring(dispatch, clock, checks, settings)
         self._turn = ModelTurn(model, dispatch, outbox, clock, limits, settings, memory, gateway,
                                tools_for=self._tools_for, checkpoint=self._checkpoint, quotas=quotas,
@@ -217,6 +224,8 @@ class GoalRunner:
                 if scheduled is None:
                     return self._carry_out(self._watch.run_probe(goal))  # its first reading answers this call
                 result = scheduled
+            elif call.name in WORKSPACE_TOOL_NAMES and self._files is not None:
+                result = self._files.handle(goal, call, call_arguments(call))
             elif call.name in ("remember", "forget_memory", "recall") and self._memory is not None:
                 result = self._memory_call(goal, call)  # its confirmation line comes with an Undo
             elif call.name == "no_news":

@@ -16,6 +16,8 @@ from redis import Redis
 
 from deputy.agent.goals import GoalStore
 from deputy.agent.memory_tools import MemoryTools
+from deputy.workspace.confined_run import RunLimits
+from deputy.workspace.files import Workspace
 from deputy.agent.model.chat_model import ChatModel, OpenAIChatModel
 from deputy.agent.model.model_requests import ModelRequests
 from deputy.agent.model.text_tools import TextToolsOptions
@@ -105,6 +107,9 @@ def build_runner(redis: Redis, settings: Settings, apis: list) -> GoalRunner:
         gateway=ModelRequests(redis) if settings.model_gateway else None,
         quotas=quotas,
         model_name=settings.model,
+        workspace=Workspace(redis, limits=settings.workspace_limits()),
+        code_limits=RunLimits(cpu_seconds=settings.code_cpu_seconds, wall_seconds=settings.code_cpu_seconds * 1.5 + 5,
+                              memory_mb=settings.code_memory_mb),
     )
 
 

@@ -45,7 +45,7 @@ def serve(settings: Settings) -> None:
     services = BotServices.create(
         sync_client(settings.redis_url, patient=False), settings.secret_value(), allowed, settings.connect_base_url(),
         redis_url=settings.redis_url, audit_key=settings.audit_key_value(), plans=settings.plan_book(),
-        messages_per_minute=settings.flood_limit(),
+        messages_per_minute=settings.flood_limit(), workspace_limits=settings.workspace_limits(),
     )
     access = TelegramAccess()
     app = build_application(token, services, settings.redis_url, api_base=api_base, access=access)

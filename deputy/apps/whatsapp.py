@@ -62,6 +62,7 @@ def serve(settings: Settings) -> None:
         sync_client(settings.redis_url, patient=False), settings.secret_value(), settings.allowed_user_ids(),
         settings.connect_base_url(), redis_url=settings.redis_url, audit_key=settings.audit_key_value(),
         plans=settings.plan_book(), messages_per_minute=settings.flood_limit(),
+        workspace_limits=settings.workspace_limits(),
     )
     live = LoopProbe()
     serve_health(settings.health_port, settings.health_host, live, {"redis": redis_check(settings.redis_url)})

@@ -23,6 +23,7 @@ from deputy.bot.approval_mode_view import mode_buttons, mode_line
 from deputy.core.records.send_window import send_window_said
 from deputy.core.accounts.user_settings import UserSettings, UserSettingsStore
 from deputy.memory import MemoryStore, MemoryTrust
+from deputy.workspace.files import Workspace, files_listing
 from deputy.core.accounts.credential_index import list_credentials
 
 
@@ -47,6 +48,12 @@ class AccountHandlers:
                 ])
         await reply_in_parts(update.effective_message, memory_listing(items),
                              InlineKeyboardMarkup(buttons) if buttons else None)
+
+    async def files(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+        """/files: the user's workspace, with the room left."""
+        workspace = Workspace(self._s.redis, limits=self._s.workspace_limits)
+        entries = workspace.list(update.effective_user.id)
+        await reply_in_parts(update.effective_message, files_listing(entries, workspace.quota_bytes))
 
     async def settings(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
         """/settings shows them; /settings name Jarvis | tone brief | language German | timezone Europe/Berlin |

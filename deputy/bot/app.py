@@ -43,6 +43,7 @@ COMMANDS = [
     BotCommand("connections", "What is connected, with buttons to disconnect"),
     BotCommand("quiet", "Quiet hours for unprompted news, e.g. /quiet 22:00 07:00"),
     BotCommand("memory", "What Deputy remembers about you"),
+    BotCommand("files", "Your files: the ones you sent and the ones Deputy made"),
     BotCommand("settings", "Name, tone, language, time zone, model training"),
     BotCommand("confidential", "Encrypt your data with a passphrase only you know"),
     BotCommand("unlock", "A private link to unlock your confidential data"),
@@ -120,6 +121,7 @@ def build_application(
     app.add_handler(CommandHandler("connect", account.connect))
     app.add_handler(CommandHandler("quiet", account.quiet))
     app.add_handler(CommandHandler("memory", account.memory))
+    app.add_handler(CommandHandler("files", account.files))
     app.add_handler(CommandHandler("settings", account.settings))
     app.add_handler(CommandHandler("export", account.export))
     app.add_handler(CommandHandler("delete_me", account.delete_me))

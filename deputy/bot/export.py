@@ -12,6 +12,7 @@ from deputy.agent.goals import GoalStore
 from deputy.core.records.receipts import ReceiptStore
 from deputy.core.accounts.user_settings import UserSettingsStore
 from deputy.memory import MemoryStore
+from deputy.workspace.files import Workspace
 from deputy.sentinel.stores.audit import AuditLog
 from deputy.sentinel.stores.rule_store import RuleStore
 from deputy.sentinel.rules import describe
@@ -32,5 +33,6 @@ def export_user(redis: Redis, user_id: int, now: float) -> bytes:
         "goals": [g.model_dump(mode="json") for gid in goal_ids if (g := goals.get(gid)) is not None],
         "activity": [e.model_dump(mode="json") for e in AuditLog(redis).entries(user_id)],
         "receipts": [r.model_dump(mode="json") for r in ReceiptStore(redis).list(user_id)],
+        "workspace": Workspace(redis).export(user_id),
     }
     return json.dumps(document, indent=2, ensure_ascii=False).encode()

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 import redis.asyncio as aioredis
 from redis.exceptions import RedisError, ResponseError
-from telegram import Bot, InlineKeyboardButton, InlineKeyboardMarkup
+from telegram import Bot, InlineKeyboardButton, InlineKeyboardMarkup, InputFile
 from telegram.error import (
     BadRequest,
     Forbidden,
@@ -48,6 +48,7 @@ MAX_CAPTION_CHARS = 1024
 LOCKED_RETRY_SECONDS = 300
 """How often news held for a confidential user who is locked is tried again."""
 PHOTO_GONE = "(The picture for this message is no longer available.)"
+FILE_GONE = "(The file {} is no longer available here; ask me to send it again.)"
 TOKEN_RETRY_SECONDS = (5, 15, 60)
 """How long the outbox waits before trying again while Telegram refuses the token (then every minute)."""
 _EDIT_GONE = ("message to edit not found", "message can't be edited", "message_id_invalid")
@@ -307,11 +308,18 @@ class OutboxConsumer:
                 image = None
         if image is None:
             # Expired or erased: the words still matter, so they go out without the picture.
-            parts = split_text(f"{message.text}\n\n{PHOTO_GONE}".strip())
+            gone = FILE_GONE.format(message.document_name) if message.document_name else PHOTO_GONE
+            parts = split_text(f"{message.text}\n\n{gone}".strip())
             caption, rest = "", parts
         else:
             caption, rest = _caption_split(message.text)
-        if image is not None and progress.confirmed == 0:  # the photo is part 0 of the plan
+        if image is not None and progress.confirmed == 0 and message.document_name:  # a file, part 0 of the plan
+            sent = await self._bot.send_document(
+                message.chat_id, document=InputFile(image, filename=message.document_name),
+                caption=caption or None, reply_markup=None if rest else markup,
+            )
+            progress.done(0, sent.message_id)
+        elif image is not None and progress.confirmed == 0:  # the photo is part 0 of the plan
             sent = await self._bot.send_photo(
                 message.chat_id, photo=image, caption=caption or None, reply_markup=None if rest else markup
             )

@@ -9,6 +9,7 @@ from typing import Callable
 from redis import Redis
 
 from deputy.agent.goals import GoalStore
+from deputy.workspace.files import WorkspaceLimits
 from deputy.agent.uploads import Uploads
 from deputy.bot.buttons import ButtonSigner
 from deputy.bot.held_messages import HeldMessages
@@ -44,6 +45,7 @@ class BotServices:
     quotas: Quotas | None = None  # None: no plans enforced
     messages_per_minute: int | None = None  # per user; None: no flood limit
     held: HeldMessages | None = None  # messages taken for secrets, releasable; None: none kept
+    workspace_limits: WorkspaceLimits = field(default_factory=WorkspaceLimits)
 
     @classmethod
     def create(
@@ -56,6 +58,7 @@ class BotServices:
         audit_key: bytes | None = None,
         plans: PlanBook | None = None,
         messages_per_minute: int | None = None,
+        workspace_limits: WorkspaceLimits | None = None,
     ) -> "BotServices":
         """`redis_url` is the server `redis` talks to, for the intake's asyncio client (derived when not given);
         `audit_key` seals the audit trail (`Settings.audit_key_value()`; a development key when not given);
@@ -81,6 +84,7 @@ class BotServices:
             uploads=Uploads(redis),
             quotas=Quotas(redis, plans, loop_redis.get) if plans is not None else None,
             messages_per_minute=messages_per_minute,
+            workspace_limits=workspace_limits or WorkspaceLimits(),
         )
 
     def __post_init__(self) -> None:

@@ -13,6 +13,7 @@ HELP = (
     "/connect – connect your email or calendar safely; /connections – what is connected\n"
     "/quiet 22:00 07:00 – hold unprompted news at night\n"
     "/memory – what I remember about you; /settings – my name, tone, language, time zone, when I ask\n"
+    "/files – the files you sent and the ones I made for you (send a file with what to do with it)\n"
     "/confidential – encrypt your data with a passphrase only you know; /unlock, /lock\n"
     "/export – a file with all your data; /delete_me – erase it all\n"
     "/negotiate – sell, buy or lower a bill within limits you set (/negotiate shows how)\n"

@@ -22,6 +22,7 @@ from deputy.agent.origins import for_model, user_message
 from deputy.agent.prompt import build_messages
 from deputy.agent.tool_selection import select_tools
 from deputy.agent.tools import INTERNAL_TOOLS
+from deputy.agent.workspace_tools import WORKSPACE_TOOLS
 from deputy.connectors.default import default_catalog
 
 TYPICAL_GOAL = "Email alice@example.org that I'm running late"
@@ -33,7 +34,7 @@ def warm_up_request(model: str, max_tools: int | None, now: float) -> dict:
     goal = Goal(id="warm-up", user_id=0, chat_id=0, text=TYPICAL_GOAL, created_at=now, updated_at=now,
                 messages=[user_message(TYPICAL_GOAL)])
     messages = build_messages(goal, now)
-    tools = select_tools([*INTERNAL_TOOLS, *MEMORY_TOOLS, *default_catalog().tool_schemas()], messages, max_tools)
+    tools = select_tools([*INTERNAL_TOOLS, *MEMORY_TOOLS, *WORKSPACE_TOOLS, *default_catalog().tool_schemas()], messages, max_tools)
     # As the workers send it (forced and constrained, deputy.agent.model.call_grammar); one token: reading the
     # prompt is the point, not the answer.
     body = wire_body([*map(for_model, messages), {"role": "assistant", "content": PREFILL}], tools, constrain=True)

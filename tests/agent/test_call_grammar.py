@@ -7,9 +7,10 @@ import re
 from deputy.agent.model.call_grammar import PREFILL, call_grammar, tools_block, wire_body
 from deputy.agent.memory_tools import MEMORY_TOOLS
 from deputy.agent.tools import INTERNAL_TOOLS
+from deputy.agent.workspace_tools import WORKSPACE_TOOLS
 from deputy.connectors.default import default_catalog
 
-TOOLS = [*INTERNAL_TOOLS, *MEMORY_TOOLS, *default_catalog().tool_schemas()]
+TOOLS = [*INTERNAL_TOOLS, *MEMORY_TOOLS, *WORKSPACE_TOOLS, *default_catalog().tool_schemas()]
 MESSAGES = [{"role": "system", "content": "You are Deputy."}, {"role": "system", "content": "Today is Monday."},
             {"role": "user", "content": "email ann@example.org that I'm late"}]
 FORCED = [*MESSAGES, {"role": "assistant", "content": PREFILL}]

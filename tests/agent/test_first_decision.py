@@ -18,9 +18,10 @@ from deputy.agent.model.testing import FunctionModel, text
 from deputy.agent.model.text_tools import TextToolsOptions
 from deputy.agent.model.text_tools_model import TextToolsChatModel
 from deputy.agent.tools import INTERNAL_TOOLS
+from deputy.agent.workspace_tools import WORKSPACE_TOOLS
 from deputy.connectors.default import default_catalog
 
-TOOLS = [*INTERNAL_TOOLS, *MEMORY_TOOLS, *default_catalog().tool_schemas()]
+TOOLS = [*INTERNAL_TOOLS, *MEMORY_TOOLS, *WORKSPACE_TOOLS, *default_catalog().tool_schemas()]
 SHOP = {"type": "function", "function": {"name": "shop.search_products", "description": "Search the shop's products",
                                          "parameters": {"type": "object", "properties": {"q": {"type": "string"}}}}}
 DECIDING = TextToolsOptions(max_tools=8, force_tool_call=True, decide_first=True)

@@ -96,9 +96,10 @@ def test_the_list_of_deputys_own_tools_is_the_catalogs() -> None:
     from deputy.agent.goal_shapes import OWN_TOOLS
     from deputy.agent.memory_tools import MEMORY_TOOLS
     from deputy.agent.tools import INTERNAL_TOOLS
+    from deputy.agent.workspace_tools import WORKSPACE_TOOLS
     from deputy.connectors.default import default_catalog
 
-    tools = [*INTERNAL_TOOLS, *MEMORY_TOOLS, *default_catalog().tool_schemas()]
+    tools = [*INTERNAL_TOOLS, *MEMORY_TOOLS, *WORKSPACE_TOOLS, *default_catalog().tool_schemas()]
     assert OWN_TOOLS == {tool["function"]["name"] for tool in tools}
 
 

@@ -59,7 +59,7 @@ def make_request(approval_id: str | None = None, *, ttl: float = 3600) -> Approv
 
 
 @pytest.mark.parametrize("choice", list(Choice))
-@pytest.mark.parametrize("approval_id", [new_approval_id(), "AbCdEfGhIjKl", "x" * 16])
+@pytest.mark.parametrize("approval_id", [new_approval_id(), "AbCdEfGhIjKl", "x" * 16], ids=["new", "letters", "long"])
 def test_button_data_fits_telegram_and_verifies_for_the_owner(
     signer: ApprovalSigner, approval_id: str, choice: Choice
 ) -> None:

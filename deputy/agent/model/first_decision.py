@@ -69,6 +69,10 @@ KINDS: tuple[Kind, ...] = (
     _kind("later", "reminder_or_watch", "remind the user at a later time, or watch something and tell them when "
           "it changes. E.g. 'remind me at 6 to call mum', 'tell me when the price drops'",
           "remind_me schedule_check", then="reply"),
+    _kind("files", "files_or_code", "work on the user's files or calculate exactly with code: total, count, "
+          "sort, convert, merge or rename files they sent. E.g. 'sum the invoice amounts in the spreadsheet by "
+          "month', 'turn this list into a CSV'", "list_files read_file run_python",
+          then="write_file send_file delete_file reply"),
     _kind("service", "shop_book_or_web", "buy or order something, book a table or tickets, check an order, "
           "search the web. E.g. 'order more printer ink', 'table for 2 at Roma tonight'", "search_web open_page",
           connected=True, then="click fill_form submit_form reply"),

@@ -30,6 +30,8 @@ PHOTO_KEY = "deputy:photo:{chat_id}:{digest}"
 PHOTO_TTL = 7 * 24 * 3600
 MAX_PHOTO_BYTES = 10 * 1024 * 1024
 """Telegram's limit for a photo."""
+MAX_DOCUMENT_BYTES = 50 * 1024 * 1024
+"""Telegram's limit for a file a bot sends."""
 
 
 class Button(BaseModel):
@@ -52,6 +54,9 @@ class OutboxMessage(BaseModel):
     photo: str | None = Field(
         default=None, description="Redis key of an image to send as a photo; the text becomes its caption."
     )
+    document_name: str | None = Field(
+        default=None, description="With `photo`: the bytes there go as a file of this name, not as a picture."
+    )
 
 
 class Outbox:
@@ -68,10 +73,11 @@ class Outbox:
     def send(self, chat_id: int, text: str, *, dedupe_key: str | None = None, proactive: bool = False) -> None:
         self.put(OutboxMessage(chat_id=chat_id, text=text, dedupe_key=dedupe_key, proactive=proactive))
 
-    def store_photo(self, chat_id: int, image: bytes) -> str:
+    def store_photo(self, chat_id: int, image: bytes, limit: int = MAX_PHOTO_BYTES) -> str:
         """Keep an image (PNG or JPEG) for the bot to send; returns the key for `OutboxMessage.photo`."""
-        if len(image) > MAX_PHOTO_BYTES:
-            raise ValueError("the image is larger than Telegram accepts for a photo")
+        if len(image) > limit:
+            raise ValueError("the image is larger than Telegram accepts for a photo" if limit == MAX_PHOTO_BYTES
+                             else "the file is larger than the 50 MB a chat accepts from a bot")
         key = PHOTO_KEY.format(chat_id=int(chat_id), digest=hashlib.sha256(image).hexdigest()[:24])
         # A confidential user's screenshot waits sealed to their key (private chats: the chat is the user).
         self._redis.set(key, confidential_keys(self._redis).seal_bytes(int(chat_id), image), ex=PHOTO_TTL)
@@ -85,6 +91,13 @@ class Outbox:
         key = self.store_photo(chat_id, image)
         self.put(OutboxMessage(chat_id=chat_id, text=caption, photo=key, dedupe_key=dedupe_key,
                                buttons=buttons or []))
+
+
+    def send_document(self, chat_id: int, name: str, data: bytes, caption: str, *,
+                      dedupe_key: str | None = None) -> None:
+        """Send `data` to the chat as a file named `name` (kept aside and sealed like a photo)."""
+        key = self.store_photo(chat_id, data, limit=MAX_DOCUMENT_BYTES)
+        self.put(OutboxMessage(chat_id=chat_id, text=caption, photo=key, document_name=name, dedupe_key=dedupe_key))
 
 
 def erase_user_messages(redis: Redis, user_id: int) -> int:

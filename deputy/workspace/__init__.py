@@ -1,0 +1,1 @@
+"""Each user's workspace: their files, and code run confined over a copy of them."""
