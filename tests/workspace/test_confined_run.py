@@ -258,7 +258,14 @@ def test_sleeping_past_the_wall_clock_is_stopped_with_nothing_left_behind(worksp
     assert wait_until_gone(marker) == []
 
 
+def memory_in_use_kb(field: str) -> int:
+    status = Path("/proc/self/status").read_text()
+    return int(status.split(f"{field}:")[1].split()[0])
+
+
 def test_a_flood_of_output_is_cut_to_the_limit_and_returns_promptly(workspace: Path) -> None:
+    Path("/proc/self/clear_refs").write_text("5")  # the peak below starts from now
+    resident_before = memory_in_use_kb("VmRSS")
     started = time.monotonic()
 
     result = run(workspace, """
@@ -272,6 +279,7 @@ def test_a_flood_of_output_is_cut_to_the_limit_and_returns_promptly(workspace: P
     assert result.stdout == "x" * 1000 and result.truncated
     assert result.stderr == "finished\n"
     assert time.monotonic() - started < 10
+    assert memory_in_use_kb("VmHWM") - resident_before < 20_000, "Deputy never held the 50 MB"
 
 
 def test_writing_a_file_past_the_size_limit_fails(workspace: Path) -> None:
