@@ -8,9 +8,10 @@ RUN pip wheel --no-cache-dir --no-deps --wheel-dir /wheels .
 
 FROM python:3.11-slim
 # Debian's Chromium for the web connector (the executor drives it at /usr/bin/chromium); Tesseract (with its
-# English model) for reading the text in photos users send, before the bot keeps them.
+# English model) for reading the text in photos users send, before the bot keeps them; bubblewrap to confine
+# the code the agent runs over a user's files.
 RUN apt-get update \
-    && apt-get install -y --no-install-recommends chromium fonts-dejavu-core ca-certificates tesseract-ocr \
+    && apt-get install -y --no-install-recommends chromium fonts-dejavu-core ca-certificates tesseract-ocr bubblewrap \
     && rm -rf /var/lib/apt/lists/*
 COPY --from=wheel /wheels /wheels
 # The embedding model for memories recalled by meaning, without torch (Deputy runs it with numpy).

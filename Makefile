@@ -36,10 +36,11 @@ $(VENV)/.installed: pyproject.toml
 # redis-server backs the local run and the tests; Chromium drives the browser tests; Tesseract reads the
 # text in photos users send, so a picture of a card or a password is caught like a typed one.
 system-deps:
-	@command -v redis-server >/dev/null && [ -x /usr/bin/chromium ] && command -v tesseract >/dev/null || { \
-	  echo "Installing redis-server, chromium and tesseract-ocr with apt-get (once)..."; \
+	@command -v redis-server >/dev/null && [ -x /usr/bin/chromium ] && command -v tesseract >/dev/null \
+	  && command -v bwrap >/dev/null || { \
+	  echo "Installing redis-server, chromium, tesseract-ocr and bubblewrap with apt-get (once)..."; \
 	  $(SUDO) apt-get update -qq && \
-	  $(SUDO) apt-get install -y -qq redis-server chromium tesseract-ocr >/dev/null; }
+	  $(SUDO) apt-get install -y -qq redis-server chromium tesseract-ocr bubblewrap >/dev/null; }
 
 clean:
 	rm -rf $(VENV) .pytest_cache

@@ -1,1 +1,11 @@
-"""Each user's workspace: their files, and code run confined over a copy of them."""
+"""The user's workspace of files, and running untrusted code over them."""
+
+from deputy.workspace.confined_run import (
+    ConfinementUnavailable,
+    RunLimits,
+    RunResult,
+    confinement_available,
+    run_confined,
+)
+
+__all__ = ["ConfinementUnavailable", "RunLimits", "RunResult", "confinement_available", "run_confined"]
