@@ -24,6 +24,9 @@ from deputy.workspace.confined_run import ConfinementUnavailable, RunLimits, Run
 from deputy.workspace.files import Workspace, WorkspaceError, WorkspaceFile, files_listing, size_words
 
 MAX_READ_CHARS = 20_000
+SCRATCH_ROOT = "/tmp"
+"""Where a run's copy of the files is written: every parent must let the sandbox's unprivileged uid pass,
+which a TMPDIR set to a private directory may not."""
 MAX_WRITE_CHARS = 200_000
 
 Outside = Callable[[Goal, str, str], str]
@@ -163,7 +166,7 @@ class WorkspaceTools:
         return self._outside(goal, f"the file {args.name} in your workspace", part + more)
 
     def _run_code(self, goal: Goal, code: str) -> str:
-        with tempfile.TemporaryDirectory(prefix="deputy-run-") as scratch:
+        with tempfile.TemporaryDirectory(prefix="deputy-run-", dir=SCRATCH_ROOT) as scratch:
             directory = Path(scratch)
             before = self._workspace.materialise(goal.user_id, directory)
             result = self._run(directory, code, self._limits)
