@@ -11,8 +11,11 @@ SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 run: install system-deps
 	$(VENV)/bin/deputy run
 
+# Two test processes by default (TEST_WORKERS=0 runs them in this one); a module's tests stay in one process,
+# so the stacks and the local model a module starts once are started once.
+TEST_WORKERS ?= 2
 test: install system-deps
-	$(PY) -m pytest $(PYTEST_ARGS)
+	$(PY) -m pytest -n $(TEST_WORKERS) --dist loadscope --durations=25 $(PYTEST_ARGS)
 
 # Every benchmark with its baseline and ratios (about 15 minutes); see docs/benchmarks.md.
 bench: install system-deps $(VENV)/.bench-installed
