@@ -88,7 +88,8 @@ class MemoryReport:
         print(f"target: under 10 KB per idle user -> {idle / 1024:.1f} KB ({verdict})")
         print("one idle user's keys (MEMORY USAGE): " + ", ".join(f"{k} {b:,} B" for k, b in self.idle_keys))
         if self.active:
-            print("(5b) Redis memory per user by MEMORY USAGE of the user's keys; baseline: the idle user, same measure")
+            print("(5b) Redis memory per user by MEMORY USAGE of the user's keys; baseline: the idle user, "
+                  "same measure")
             base = self.active[0][2]
             print(table(["what", "count", "bytes each", "KB each", "vs idle"],
                         [(w, n, b, b / 1024, ratio(b, base)) for w, n, b in self.active]))
