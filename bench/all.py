@@ -56,7 +56,7 @@ def sections(quick: bool) -> list[tuple[str, Callable[[Path], object]]]:
             ("guard", lambda d: guard_cost.run(d, rounds=20)),
             ("queue and throughput", lambda d: steps.run(d, goals=2, steps=10, floor_jobs=30, throughput_goals=4,
                                                          throughput_steps=5, simple_goals=10)),
-            ("redis memory", lambda d: redis_memory.run(d, users=1000, goals=100)),
+            ("redis memory", lambda d: redis_memory.run(d, users=1000, goals=100, active=20, entries=500)),
             ("prompt growth", lambda d: prompt_growth.run(d, steps=50)),
             ("approvals", lambda d: approvals.run(d, samples=5)),
             ("concurrency", lambda d: concurrency.run(d, concurrency.QUICK, 50)),

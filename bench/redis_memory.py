@@ -1,14 +1,19 @@
 """Redis memory per idle user, per active goal and per scheduled monitor.
 
-    python -m bench.redis_memory [--users 10000] [--goals 1000]
+    python -m bench.redis_memory [--users 10000] [--goals 1000] [--active 100] [--entries 1000]
 
 Synthetic users are written through Deputy's own stores (settings, memory, rules,
 contacts, the audit trail, goals, actions, approvals, the dispatcher), so the keys,
 encodings and TTLs are exactly Deputy's. Memory is Redis's `used_memory` before and after
-each population, divided by its size.
+each population, divided by its size; for active users (whose folds leave Lua and reply
+buffers in `used_memory` too), the MEMORY USAGE of each user's keys, every node counted,
+with idle users measured the same way beside them.
 
 - idle user: settings (name, tone, quiet hours), 5 memories, 1 rule, 3 contacts and 8
   audit entries (about a week of use), no goal;
+- active user: the same with `--entries` audit entries (months of daily use), twice: with the
+  whole trail kept (as before the window; the same-run baseline) and with the default window
+  (`DEPUTY_AUDIT_KEEP`, the rest folded into the sealed checkpoint);
 - finished goal: a short email goal at its end (kept with no expiry, in the user's history);
 - goal waiting for approval: the same goal at its card: the goal, the action, the approval
   request and the scheduled job that expires the card;
@@ -45,7 +50,7 @@ from bench.guard_eval.cases import permissive_rules
 from deputy.sentinel.stores.action_store import ActionStore
 from deputy.core.records.actions import Action
 from deputy.sentinel.stores.approvals import ApprovalRequest, ApprovalStore
-from deputy.sentinel.stores.audit import AuditLog
+from deputy.sentinel.stores.audit import DEFAULT_KEEP, AuditLog
 from deputy.sentinel.stores.rule_store import RuleStore
 from deputy.queue.dispatch import RQDispatch, make_queues
 from deputy.queue.inflight import Watchdog
@@ -55,6 +60,7 @@ TARGET_IDLE_BYTES = 10 * 1024
 MEMORIES = ["I am vegetarian", "My favourite airline is TAP", "Home: 12 Elm Street, Springfield",
             "My sister Ana lives in Lisbon", "I prefer aisle seats"]
 EMAIL_GOAL = "email alice@example.org that the meeting moved to Thursday 3pm, and tell me when it's done"
+WHOLE_TRAIL = 10**9  # a window no trail reaches: every entry kept, as before trails were folded
 
 
 @dataclass
@@ -62,6 +68,9 @@ class MemoryReport:
     rows: list[tuple[str, int, float]] = field(default_factory=list)  # (what, how many, bytes each)
     floor: float = float("nan")  # bytes per user of the smallest record Redis can keep: one short string key
     idle_keys: list[tuple[str, int]] = field(default_factory=list)  # one idle user's keys and their bytes
+    # (what, users, bytes each by MEMORY USAGE of their keys): idle, active with the whole trail, windowed
+    active: list[tuple[str, int, float]] = field(default_factory=list)
+    active_keys: list[tuple[str, int]] = field(default_factory=list)  # one active user's audit keys (window)
     sweep: tuple[int, float] = (0, 0.0)  # (in-flight units, seconds for one watchdog sweep), the median sweep
     sweeps: Summary = field(default_factory=lambda: Summary.of([]))  # seconds per watchdog sweep
 
@@ -78,6 +87,14 @@ class MemoryReport:
         verdict = "met" if idle < TARGET_IDLE_BYTES else "missed"
         print(f"target: under 10 KB per idle user -> {idle / 1024:.1f} KB ({verdict})")
         print("one idle user's keys (MEMORY USAGE): " + ", ".join(f"{k} {b:,} B" for k, b in self.idle_keys))
+        if self.active:
+            print("(5b) Redis memory per user by MEMORY USAGE of the user's keys; baseline: the idle user, "
+                  "same measure")
+            base = self.active[0][2]
+            print(table(["what", "count", "bytes each", "KB each", "vs idle"],
+                        [(w, n, b, b / 1024, ratio(b, base)) for w, n, b in self.active]))
+            print("one active user's audit keys, windowed (MEMORY USAGE): "
+                  + ", ".join(f"{k} {b:,} B" for k, b in self.active_keys))
         units, _ = self.sweep
         print(f"one watchdog sweep over {units:,} in-flight units: median {self.sweeps.median_ms:,.0f} ms, "
               f"p99 {self.sweeps.p99_ms:,.0f} ms over {self.sweeps.n} sweeps (every worker and executor sweeps "
@@ -86,6 +103,17 @@ class MemoryReport:
 
 def _used(redis: Redis) -> int:
     return int(redis.info("memory")["used_memory"])
+
+
+def _user_keys(user_id: int) -> list[str]:
+    return [f"deputy:settings:{user_id}", f"deputy:memory:{user_id}", f"deputy:rules:{user_id}",
+            f"deputy:contacts:{user_id}", f"deputy:audit:{user_id}", f"deputy:audit:{user_id}:tip",
+            f"deputy:audit:{user_id}:checkpoint"]
+
+
+def _key_bytes(redis: Redis, users: range) -> float:
+    """Mean bytes of each user's keys by MEMORY USAGE (SAMPLES 0: every node of a stream counted)."""
+    return sum(int(redis.memory_usage(k, samples=0) or 0) for u in users for k in _user_keys(u)) / len(users)
 
 
 def _measure(redis: Redis, count: int, make: Callable[[int], None], threads: int = 8) -> float:
@@ -104,7 +132,12 @@ class Population:
         self.dispatch, self.audit = RQDispatch(redis), AuditLog(redis)
         self._research = Goal.model_validate_json(research_goal)
 
-    def idle_user(self, user_id: int) -> None:
+    def active_user(self, user_id: int, entries: int, keep: int) -> None:
+        """An idle user's records, and `entries` audit entries written with a window of `keep`."""
+        self.idle_user(user_id, entries, AuditLog(self.redis, keep=keep))
+
+    def idle_user(self, user_id: int, entries: int = 8, audit: AuditLog | None = None) -> None:
+        audit = audit or self.audit
         now = time.time()
         UserSettingsStore(self.redis).save(user_id, UserSettings(
             timezone="Europe/Berlin", agent_name="Jarvis", tone="brief",
@@ -117,7 +150,7 @@ class Population:
         for contact in ("carol@example.net", "ana@example.pt", "bob@example.com"):
             add_contact(self.redis, user_id, contact)
         goal_id, action_id = new_id("g"), new_id("a")
-        for kind, detail in [
+        week = [
             ("goal_created", {"goal_id": goal_id, "files": 0}),
             ("review", {"action_id": action_id, "operation": "email.send_email", "targets": ["alice@example.org"],
                         "verdict": "ask", "untrusted": [],
@@ -129,8 +162,10 @@ class Population:
             ("action_succeeded", {"action_id": action_id, "outcome": "Email sent to alice@example.org."}),
             ("memory_added", {"memory_id": "m_abc123", "kind": "preference"}),
             ("settings_changed", {"field": "tone"}),
-        ]:
-            self.audit.append(user_id, kind, now, **detail)
+        ]
+        for i in range(entries):
+            kind, detail = week[i % len(week)]
+            audit.append(user_id, kind, now, **detail)
 
     def _email_goal(self, user_id: int, status: GoalStatus, finished: bool) -> Goal:
         now = time.time()
@@ -192,7 +227,8 @@ class Population:
         self.dispatch.step(saved.id, saved.step, delay=3600)
 
 
-def run(workdir: Path, users: int = 10_000, goals: int = 1_000, sweeps: int = 5) -> MemoryReport:
+def run(workdir: Path, users: int = 10_000, goals: int = 1_000, sweeps: int = 5, active: int = 100,
+        entries: int = 1_000) -> MemoryReport:
     growth = prompt_growth.run(workdir / "growth", steps=12, keep_records=True)
     server = RedisServer(workdir / "redis").start()
     try:
@@ -208,6 +244,18 @@ def run(workdir: Path, users: int = 10_000, goals: int = 1_000, sweeps: int = 5)
                            ("running goal (research, step 10)", people.running_goal),
                            ("scheduled monitor", people.monitor)]:
             report.rows.append((what, goals, _measure(redis, goals, lambda i, make=make: make(1_000_000 + i))))
+        if active:
+            idle = range(1_000_000, 1_000_000 + min(users, active))
+            report.active.append(("idle user (8 entries)", len(idle), _key_bytes(redis, idle)))
+            for what, keep, first in [(f"active user, whole trail ({entries:,} entries)", WHOLE_TRAIL, 3_000_000),
+                                      (f"active user, window of {DEFAULT_KEEP} ({entries:,} entries)", DEFAULT_KEEP,
+                                       4_000_000)]:
+                with ThreadPoolExecutor(8) as pool:
+                    list(pool.map(lambda i, keep=keep, first=first: people.active_user(first + i, entries, keep),
+                                  range(active)))
+                report.active.append((what, active, _key_bytes(redis, range(first, first + active))))
+            report.active_keys = [(k.replace("4000000", "U"), int(redis.memory_usage(k, samples=0) or 0))
+                                  for k in _user_keys(4_000_000)[4:]]
         sample = 1_000_000
         keys = [f"deputy:settings:{sample}", f"deputy:memory:{sample}", f"deputy:rules:{sample}",
                 f"deputy:contacts:{sample}", f"deputy:audit:{sample}", f"deputy:audit:{sample}:tip"]
@@ -229,9 +277,11 @@ def main() -> None:
     parser = argparse.ArgumentParser(prog="python -m bench.redis_memory", description=__doc__)
     parser.add_argument("--users", type=int, default=10_000)
     parser.add_argument("--goals", type=int, default=1_000)
+    parser.add_argument("--active", type=int, default=100, help="active users (0: none)")
+    parser.add_argument("--entries", type=int, default=1_000, help="audit entries per active user")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="deputy-bench-") as tmp:
-        run(Path(tmp), args.users, args.goals).print()
+        run(Path(tmp), args.users, args.goals, active=args.active, entries=args.entries).print()
 
 
 if __name__ == "__main__":

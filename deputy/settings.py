@@ -63,6 +63,9 @@ class Settings(BaseSettings):
     data_dir: Path = Field(default=Path("data"), alias="DEPUTY_DATA_DIR")
     secret: SecretStr | None = Field(default=None, alias="DEPUTY_SECRET")
     audit_key: SecretStr | None = Field(default=None, alias="DEPUTY_AUDIT_KEY")
+    # Audit entries kept per user before the oldest are folded into a sealed checkpoint
+    # (deputy.sentinel.stores.audit.DEFAULT_KEEP, docs/running/configuration.md).
+    audit_keep: int = Field(default=200, ge=1, alias="DEPUTY_AUDIT_KEEP")
     unlock_key: SecretStr | None = Field(default=None, alias="DEPUTY_UNLOCK_KEY")
     allowed_users: str | None = Field(default=None, alias="DEPUTY_ALLOWED_USERS")
     approval_ttl_seconds: int = Field(default=24 * 3600, alias="DEPUTY_APPROVAL_TTL")

@@ -1,8 +1,8 @@
 """`deputy audit verify`: check every user's audit trail (or one) and say what was checked.
 
-Exits 0 when every trail is intact, 1 naming the first bad entry of each broken trail. The
-last seal of each trail is printed: note it somewhere outside Redis, and a later run that
-shows an older one means the newest entries were cut off.
+Exits 0 when every trail is intact, 1 naming the first bad entry (or the checkpoint of folded
+entries) of each broken trail. The last seal of each trail is printed: note it somewhere outside
+Redis, and a later run that shows an older one means the newest entries were cut off.
 """
 
 from __future__ import annotations
@@ -22,10 +22,16 @@ def verify_trails(redis: Redis, key: bytes, user: int | None, say: Callable[[str
         check = log.check(user_id)
         entries += check.entries
         if check.intact:
-            say(f"user {user_id}: {check.entries} entries, intact (last seal {check.tip[:16]})")
+            earlier = f", after {check.folded} folded into a sealed checkpoint" if check.folded else ""
+            say(f"user {user_id}: {check.entries} entries{earlier}, intact (last seal {check.tip[:16]})")
             continue
         broken += 1
-        where = f"entry {check.bad_entry} (number {check.bad_position})" if check.bad_entry else "its first entry"
+        if check.bad_position == 0:
+            where = "its checkpoint of folded entries"
+        elif check.bad_entry:
+            where = f"entry {check.bad_entry} (number {check.bad_position})"
+        else:
+            where = "its first entry"
         say(f"user {user_id}: TAMPERED: {where}: {check.problem}")
     if not users:
         say("No audit trail found in this Redis.")

@@ -99,7 +99,7 @@ def build_runner(redis: Redis, settings: Settings, apis: list) -> GoalRunner:
         limits=limits,
         user_catalogs=UserCatalogs(build_catalog(apis), CustomConnectors(redis)),
         memory=MemoryTools(MemoryStore(redis, LazyEmbedder()), Outbox(redis),
-                           AuditLog(redis, settings.audit_key_value())),
+                           AuditLog(redis, settings.audit_key_value(), keep=settings.audit_keep)),
         scanner=injection_scanner(default_detector()),
         settings=UserSettingsStore(redis),
         checks=CheckBudget(redis, settings.checks_per_day, quotas),

@@ -44,8 +44,9 @@ def serve(settings: Settings) -> None:
     install_unlock_key(settings.unlock_key_value())
     services = BotServices.create(
         sync_client(settings.redis_url, patient=False), settings.secret_value(), allowed, settings.connect_base_url(),
-        redis_url=settings.redis_url, audit_key=settings.audit_key_value(), plans=settings.plan_book(),
-        messages_per_minute=settings.flood_limit(), workspace_limits=settings.workspace_limits(),
+        redis_url=settings.redis_url, audit_key=settings.audit_key_value(), audit_keep=settings.audit_keep,
+        plans=settings.plan_book(), messages_per_minute=settings.flood_limit(),
+        workspace_limits=settings.workspace_limits(),
     )
     access = TelegramAccess()
     app = build_application(token, services, settings.redis_url, api_base=api_base, access=access)

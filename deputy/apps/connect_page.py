@@ -55,7 +55,7 @@ def serve(settings: Settings, host: str, port: int) -> None:
     redis = sync_client(settings.redis_url, patient=False)
     vault = Vault(redis, unlock_vault(redis, settings))
     install_unlock_key(settings.unlock_key_value())
-    audit = AuditLog(redis, settings.audit_key_value())
+    audit = AuditLog(redis, settings.audit_key_value(), keep=settings.audit_keep)
     app = create_app(ConnectLinks(redis), vault, Outbox(redis), audit,
                      egress=endpoint_guard(settings), card_connected=card_reminders(redis),
                      confidential=confidential_page(redis, audit, vault))

@@ -185,14 +185,14 @@ def web_connector(settings: Settings, redis: Redis, vault: Vault, key: VaultKey)
                       search_url=settings.search_url or DEFAULT_SEARCH_URL, show_user=show_user, handoffs=recorder)
 
 
-def build_handoffs(redis: Redis, web: WebRunners | None, audit_key: bytes,
+def build_handoffs(redis: Redis, web: WebRunners | None, audit: AuditLog,
                    payments: PaymentIssuer | None = None) -> HandOffService | None:
     """Typing the codes users send into the pages that asked for them (needs the browser); a
     payment the bank made the user confirm gets its receipt once the page accepted the code."""
     if web is None:
         return None
     return HandOffService(HandOffStore(redis), HandOffRecorder(HandOffStore(redis), Outbox(redis)), GoalStore(redis),
-                          Outbox(redis), AuditLog(redis, audit_key), RQDispatch(redis).step, web.enter_code,
+                          Outbox(redis), audit, RQDispatch(redis).step, web.enter_code,
                           confirmed=receipt_on_confirmation(redis, payments) if payments else None)
 
 
@@ -208,6 +208,7 @@ def build_executor(
     redis: Redis, settings: Settings, apis: list, web: WebRunners | None = None, vault: Vault | None = None
 ) -> tuple[CustomConnectorService, Executor]:
     vault = vault or open_vault(redis, settings)[0]
+    audit = AuditLog(redis, settings.audit_key_value(), keep=settings.audit_keep)
     egress = endpoint_guard(settings)  # mail, calendar and MCP servers: checked and pinned per connection
     smtp_opener = egress.for_connector("smtp").connect
     imap = egress.for_connector("imap")
@@ -227,14 +228,14 @@ def build_executor(
     catalogs = UserCatalogs(build_catalog(apis), CustomConnectors(redis))
     custom = CustomConnectorService(
         CustomConnectors(redis), catalogs, guarded_client(reviewer(EgressPolicy(allow_private_networks=settings.egress_allow()), EgressContext()), connector="custom"),
-        vault, Outbox(redis), AuditLog(redis, settings.audit_key_value()), egress=egress, visitor=mcp_visitor(egress),
+        vault, Outbox(redis), audit, egress=egress, visitor=mcp_visitor(egress),
     )
     return custom, Executor(
         ActionStore(redis),
         ApprovalStore(redis),
         goals,
         Outbox(redis),
-        AuditLog(redis, settings.audit_key_value()),
+        audit,
         ApprovalSigner(settings.secret_value()),
         RQDispatch(redis),
         runners,
@@ -279,9 +280,9 @@ def serve(settings: Settings, burst: bool = False) -> None:
     vault, key = open_vault(redis, settings)
     web = web_connector(settings, redis, vault, key)
     context.custom_connectors, context.executor = build_executor(redis, settings, apis, web=web, vault=vault)
-    context.handoffs = build_handoffs(redis, web, settings.audit_key_value(), payment_issuer(settings, redis, vault))
-    context.connections = Connections(vault, Outbox(redis), AuditLog(redis, settings.audit_key_value()),
-                                      redis=redis, data_dir=settings.data_dir,
+    audit = AuditLog(redis, settings.audit_key_value(), keep=settings.audit_keep)
+    context.handoffs = build_handoffs(redis, web, audit, payment_issuer(settings, redis, vault))
+    context.connections = Connections(vault, Outbox(redis), audit, redis=redis, data_dir=settings.data_dir,
                                       stores=(*ERASED_STORES, erase_user_units))
     install(context)
     # Always a fork per job: an action must not share a crash with the next one.

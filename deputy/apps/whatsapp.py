@@ -61,7 +61,7 @@ def serve(settings: Settings) -> None:
     services = BotServices.create(
         sync_client(settings.redis_url, patient=False), settings.secret_value(), settings.allowed_user_ids(),
         settings.connect_base_url(), redis_url=settings.redis_url, audit_key=settings.audit_key_value(),
-        plans=settings.plan_book(), messages_per_minute=settings.flood_limit(),
+        audit_keep=settings.audit_keep, plans=settings.plan_book(), messages_per_minute=settings.flood_limit(),
         workspace_limits=settings.workspace_limits(),
     )
     live = LoopProbe()

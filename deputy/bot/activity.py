@@ -8,6 +8,7 @@ from deputy.agent.goals import Goal, GoalStatus, StepStatus
 from deputy.agent.watch.watch_card import watch_line
 from deputy.bot.texts import shorten
 from deputy.sentinel.stores.audit import AuditEntry
+from deputy.sentinel.stores.audit_checkpoint import Checkpoint
 
 _DOING = {GoalStatus.running, GoalStatus.acting}
 _WAITING = {
@@ -109,3 +110,34 @@ def format_audit(entry: AuditEntry) -> str:
     if "content" in detail:  # what went out or was written, exactly (cut to fit a page of ten)
         parts.append("what ran: " + shorten(str(detail["content"]), 260))
     return " · ".join(parts)
+
+
+# How the summary of folded entries counts the common kinds; any other kind is named by its words.
+_KIND_COUNTED = {
+    "goal_created": "new goals",
+    "review": "reviews",
+    "approval_requested": "questions to you",
+    "approval_decided": "decisions by you",
+    "approval_expired": "expired requests",
+    "action_succeeded": "actions done",
+    "action_failed": "failures",
+    "action_denied": "blocked actions",
+    "memory_added": "memories added",
+    "rule_added": "rules added",
+    "settings_changed": "settings changes",
+}
+_SUMMARY_KINDS = 4
+
+
+def format_checkpoint(checkpoint: Checkpoint) -> str:
+    """The line /audit ends its oldest page with: what the folded entries were, from when to when."""
+    first, last = (moment.strftime("%d %b %Y") for moment in checkpoint.span())
+    ranked = sorted(checkpoint.kinds.items(), key=lambda item: (-item[1], item[0]))
+    shown = ranked if len(ranked) <= _SUMMARY_KINDS + 1 else ranked[:_SUMMARY_KINDS]
+    counts = [f"{n:,} {_KIND_COUNTED.get(kind) or _KIND_WORDS.get(kind, kind.replace('_', ' '))}"
+              for kind, n in shown]
+    if rest := ranked[len(shown):]:
+        counts.append(f"{sum(n for _, n in rest):,} of {len(rest)} other kinds")
+    entries = "entry" if checkpoint.folded == 1 else "entries"
+    return (f"Earlier: {checkpoint.folded:,} {entries} ({', '.join(counts)}) from {first} to {last}, "
+            "folded and sealed")

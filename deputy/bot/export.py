@@ -20,7 +20,11 @@ from deputy.core.accounts.credential_index import list_credentials
 
 
 def export_user(redis: Redis, user_id: int, now: float) -> bytes:
+    """`activity` is the audit trail's kept entries; `activity_earlier`, the sealed checkpoint of the
+    entries folded before them (counts by kind, first and last time, the last one's seal), or null."""
     goals = GoalStore(redis)
+    audit = AuditLog(redis)
+    checkpoint = audit.checkpoint(user_id)
     goal_ids = [g.decode() for g in redis.zrange(f"deputy:user:{user_id}:goals", 0, -1)]
     document = {
         "exported_at": datetime.fromtimestamp(now, tz=timezone.utc).isoformat(),
@@ -31,7 +35,8 @@ def export_user(redis: Redis, user_id: int, now: float) -> bytes:
         "connections": [c.model_dump(mode="json") for c in list_credentials(redis, user_id)],
         "contacts": contacts(redis, user_id),
         "goals": [g.model_dump(mode="json") for gid in goal_ids if (g := goals.get(gid)) is not None],
-        "activity": [e.model_dump(mode="json") for e in AuditLog(redis).entries(user_id)],
+        "activity": [e.model_dump(mode="json") for e in audit.entries(user_id)],
+        "activity_earlier": checkpoint.model_dump(mode="json") if checkpoint is not None else None,
         "receipts": [r.model_dump(mode="json") for r in ReceiptStore(redis).list(user_id)],
         "workspace": Workspace(redis).export(user_id),
     }

@@ -10,24 +10,30 @@ some twenty synchronous round trips per message.
 2. `create`: one MULTI/EXEC: the goal record and the user's goal index, the `goal_created`
    audit entry (appended only if the tip has not moved; appended again if it has), the
    in-flight registration and RQ's job and queue push. All or nothing: a message that is
-   acknowledged always has its goal stored and its first step queued.
+   acknowledged always has its goal stored and its first step queued. When the entry takes
+   the trail past its window, the oldest entries are folded afterwards (two more round trips,
+   once every `keep / 10` entries).
 """
 
 from __future__ import annotations
 
 import asyncio
+import logging
 from dataclasses import dataclass
 from typing import Any
 
 import redis.asyncio as aioredis
-from redis import Redis
+from redis import Redis, RedisError
 from redis.connection import SSLConnection
 
 from deputy.agent.goals import Goal, GoalStore, awaiting_key, goal_key
 from deputy.core.confidential.keys import public_key_field
 from deputy.core.infrastructure.redis_clients import async_client
-from deputy.sentinel.stores.audit import DEVELOPMENT_KEY, queue_append, tip_key
+from deputy.sentinel.stores.audit import DEFAULT_KEEP, DEVELOPMENT_KEY, queue_append, tip_key
+from deputy.sentinel.stores.audit_fold import fold_async, fold_due
 from deputy.queue.dispatch import RQDispatch
+
+log = logging.getLogger(__name__)
 
 # KEYS: the keys to take (GETDEL) in order, then the awaiting-answer key, then the audit tip.
 # Returns {n, value} for the first key taken (1-based), else {0, awaiting goal id, audit tip}.
@@ -88,10 +94,12 @@ def url_of(redis: Redis) -> str:
 
 
 class GoalIntake:
-    def __init__(self, redis: LoopRedis, dispatch: RQDispatch, audit_key: bytes = DEVELOPMENT_KEY) -> None:
+    def __init__(self, redis: LoopRedis, dispatch: RQDispatch, audit_key: bytes = DEVELOPMENT_KEY,
+                 audit_keep: int = DEFAULT_KEEP) -> None:
         self._redis = redis
         self._dispatch = dispatch
         self._audit_key = audit_key
+        self._audit_keep = audit_keep
 
     async def pending(self, user_id: int, takes: list[str]) -> Pending:
         """Take the first of `takes` that is set; if none is, read the awaited goal and the audit tip."""
@@ -130,12 +138,22 @@ class GoalIntake:
             return saved
         while not appended:  # a worker appended to this user's trail since `pending` read the tip
             appended = await self._append(goal.user_id, "goal_created", goal.created_at, goal_id=goal.id, **audit)
+        if fold_due(int(appended), self._audit_keep):
+            await self._fold(goal.user_id)
         return saved
 
-    async def _append(self, user_id: int, kind: str, at: float, /, **detail: Any) -> bool:
+    async def _append(self, user_id: int, kind: str, at: float, /, **detail: Any) -> int:
+        """Append an entry chained to the current tip: the trail's length, or 0 if the tip moved meanwhile."""
         client = self._redis.get()
         pipe = client.pipeline(transaction=False)
         public = await client.hget(*public_key_field(user_id))
         queue_append(pipe, self._audit_key, user_id, await self.tip(user_id), kind, at, public, **detail)
         [appended] = await pipe.execute()
-        return bool(appended)
+        return int(appended)
+
+    async def _fold(self, user_id: int) -> None:
+        # The goal is stored and queued by now: a fold that fails is left to a later entry, not the user.
+        try:
+            await fold_async(self._redis.get(), self._audit_key, user_id, self._audit_keep)
+        except RedisError:
+            log.warning("could not fold the audit trail of user %s; a later entry will", user_id, exc_info=True)

@@ -19,7 +19,7 @@ from deputy.core.accounts.plans import PlanBook
 from deputy.core.accounts.quotas import Quotas
 from deputy.sentinel.stores.action_store import ActionStore
 from deputy.sentinel.stores.approvals import ApprovalSigner, ApprovalStore
-from deputy.sentinel.stores.audit import AuditLog
+from deputy.sentinel.stores.audit import DEFAULT_KEEP, AuditLog
 from deputy.sentinel.stores.rule_store import RuleStore
 from deputy.queue.dispatch import RQDispatch
 
@@ -56,15 +56,17 @@ class BotServices:
         connect_url: str = "http://127.0.0.1:8081",
         redis_url: str | None = None,
         audit_key: bytes | None = None,
+        audit_keep: int = DEFAULT_KEEP,
         plans: PlanBook | None = None,
         messages_per_minute: int | None = None,
         workspace_limits: WorkspaceLimits | None = None,
     ) -> "BotServices":
         """`redis_url` is the server `redis` talks to, for the intake's asyncio client (derived when not given);
-        `audit_key` seals the audit trail (`Settings.audit_key_value()`; a development key when not given);
+        `audit_key` seals the audit trail (`Settings.audit_key_value()`; a development key when not given),
+        which keeps its newest `audit_keep` entries (`Settings.audit_keep`);
         `plans` are enforced per user when given."""
         dispatch = RQDispatch(redis)
-        audit = AuditLog(redis, audit_key)
+        audit = AuditLog(redis, audit_key, keep=audit_keep)
         loop_redis = LoopRedis(redis_url or url_of(redis))
         return cls(
             redis=redis,
@@ -79,7 +81,7 @@ class BotServices:
             held=HeldMessages(redis, secret),
             actions=ActionStore(redis),
             links=ConnectLinks(redis),
-            intake=GoalIntake(loop_redis, dispatch, audit.key),
+            intake=GoalIntake(loop_redis, dispatch, audit.key, audit.keep),
             connect_url=connect_url,
             uploads=Uploads(redis),
             quotas=Quotas(redis, plans, loop_redis.get) if plans is not None else None,

@@ -89,8 +89,10 @@ def test_steps_smoke(tmp_path: Path) -> None:
 
 
 def test_redis_memory_smoke(tmp_path: Path) -> None:
-    report = redis_memory.run(tmp_path, users=40, goals=10)
+    report = redis_memory.run(tmp_path, users=40, goals=10, active=4, entries=300)
     assert report.rows[0][0] == "idle user"
+    idle, whole, windowed = (size for _, _, size in report.active)
+    assert idle < windowed < whole, "a windowed trail holds more than a week's entries, fewer than the whole trail"
     assert all(count > 0 and size > 0 for _, count, size in report.rows)
     assert report.bytes_each("running goal (research, step 10)") > report.bytes_each("finished goal (history)")
     assert report.sweep[0] == 20  # the running goals' and the monitors' registrations

@@ -95,6 +95,18 @@ def test_the_audit_chain_holds_when_a_worker_appends_at_the_same_moment(redis: R
     assert len(queued_steps(redis)) == 1
 
 
+def test_a_message_that_takes_the_trail_past_its_window_folds_it(redis: Redis) -> None:
+    services = BotServices.create(redis, "secret", None, audit_keep=3)
+    for i in range(4):  # the window (3) and its slack (1) are full
+        AuditLog(redis, keep=10**9).append(USER, "review", time.time(), i=i)
+    assert send(services, "book dinner for 4 on Friday") == [texts.ACK_NEW_GOAL]
+    audit = AuditLog(redis)
+    checkpoint = audit.checkpoint(USER)
+    assert checkpoint is not None and checkpoint.kinds == {"review": 2}, "the two oldest entries were folded"
+    assert [e.kind for e in audit.entries(USER)] == ["review", "review", "goal_created"]
+    assert audit.verify(USER)
+
+
 def test_a_correction_is_taken_as_one_and_in_order(redis: Redis) -> None:
     services = BotServices.create(redis, "secret", None)
     now = time.time()

@@ -73,7 +73,10 @@ def fill_every_store(redis: Redis, user_id: int, name: str) -> None:
         id=approval_id, action_id=action_id, goal_id=goal_id, user_id=user_id, chat_id=user_id,
         fingerprint="f" * 64, reasons=[f"it emails {name}"], created_at=1.0, expires_at=10**10,
     ))
-    AuditLog(redis).append(user_id, "review", 1.0, goal_id=goal_id, note=f"reviewed for {name}")
+    audit = AuditLog(redis, keep=1)  # a window of one: the earlier entries are folded into a checkpoint
+    for _ in range(3):
+        audit.append(user_id, "review", 1.0, goal_id=goal_id, note=f"reviewed for {name}")
+    assert audit.checkpoint(user_id) is not None
     rule = UserRule(id=f"rule_{name}", text=f"ask before emailing {name}", verdict="ask", scope={}, conditions={},
                     created_at=1.0)
     RuleStore(redis).add(user_id, rule)

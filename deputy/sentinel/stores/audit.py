@@ -12,6 +12,11 @@ so dropping the newest entries is caught too, unless the tamperer also rewinds t
 an older seal they saw: only a tip remembered outside Redis (`deputy audit verify` prints
 it) catches that.
 
+The trail is kept to a window: its newest `keep` entries (`DEPUTY_AUDIT_KEEP`, plus a slack of a
+tenth); older entries are folded into the user's sealed checkpoint (`audit_fold`,
+`audit_checkpoint`), which the oldest kept entry links to, so `check` verifies the checkpoint's seal
+and then the chain from it.
+
 Entries hold summaries chosen by the caller; callers never pass secrets.
 """
 
@@ -20,6 +25,7 @@ from __future__ import annotations
 import hashlib
 import hmac
 import json
+import logging
 from typing import Any
 
 import redis as redis_lib
@@ -27,13 +33,17 @@ from pydantic import BaseModel
 from redis import Redis
 
 from deputy.core.confidential import ConfidentialKeys, confidential_keys
-from deputy.core.confidential.sealing import seal
 from deputy.core.records.erasure import Owned, delete_keys
+from deputy.sentinel.stores.audit_chain import GENESIS, STREAM, TIP, sealed_fields, walk
+from deputy.sentinel.stores.audit_checkpoint import CHECKPOINT, Checkpoint, read_checkpoint
+from deputy.sentinel.stores import audit_fold
 
-_STREAM = "deputy:audit:{}"
-_TIP = "deputy:audit:{}:tip"
-_GENESIS = "0" * 64
+log = logging.getLogger(__name__)
+
 _LABEL = b"deputy-audit-seal-v2"
+
+DEFAULT_KEEP = 200
+"""Entries a trail keeps by default (`DEPUTY_AUDIT_KEEP`): twenty pages of /audit."""
 
 DEVELOPMENT_KEY = hashlib.sha256(b"deputy-audit development key: for tests and tools, never for production").digest()
 """The key of an `AuditLog` given none: tests and read-only tools. Every process that writes a real
@@ -64,48 +74,50 @@ class AuditCheck(BaseModel):
     entries: int
     tip: str
     """The seal of the last entry (or of nothing): compare it with one noted earlier to catch a rewind."""
+    folded: int = 0
+    """Entries before the kept ones, counted in the sealed checkpoint (whose seal was checked)."""
     bad_entry: str | None = None
     """The stream id of the first entry that fails, if one does."""
     bad_position: int | None = None
-    """Its 1-based position in the trail."""
+    """Its 1-based position in the whole trail, folded entries included; 0 when the checkpoint fails."""
     problem: str | None = None
 
     @property
     def intact(self) -> bool:
         return self.problem is None
 
+    @property
+    def where(self) -> str:
+        """Where the first problem is, in words."""
+        if self.bad_position == 0:
+            return "the sealed summary of earlier entries"
+        return f"entry {self.bad_position:,}" if self.bad_position else "its start"
+
 
 # KEYS: tip, stream; ARGV: the tip the entry was chained to ('' for none), then the entry's fields.
+# Returns the trail's length once appended (to see whether a fold is due), 0 when the tip had moved.
 _APPEND_IF_TIP = """
 if (redis.call('GET', KEYS[1]) or '') ~= ARGV[1] then return 0 end
 redis.call('XADD', KEYS[2], '*', 'kind', ARGV[2], 'at', ARGV[3], 'detail', ARGV[4], 'prev', ARGV[5], 'hash', ARGV[6])
 redis.call('SET', KEYS[1], ARGV[6])
-return 1
+return redis.call('XLEN', KEYS[2])
 """
 
-
-def _seal(key: bytes, user_id: int, prev: str, kind: str, at: str, detail: str) -> str:
-    message = "\n".join((str(user_id), prev, kind, at, detail)).encode()
-    return hmac.new(key, message, hashlib.sha256).hexdigest()
-
-
-def _fields(key: bytes, user_id: int, prev: str, kind: str, at: float, detail: dict[str, Any],
-            public: bytes | None = None) -> dict[str, str]:
-    """One entry as stored, chained to `prev` and sealed over exactly these strings.
-
-    With a confidential user's `public` key the detail is stored encrypted to it (the kind and time
-    stay readable); the HMAC covers the encrypted form, so the chain verifies without the user's key.
-    """
-    at_text, detail_text = repr(at), json.dumps(detail, sort_keys=True)
-    if public is not None:
-        detail_text = json.dumps({"sealed": seal(public, detail_text.encode())})
-    return {"kind": kind, "at": at_text, "detail": detail_text, "prev": prev,
-            "hash": _seal(key, user_id, prev, kind, at_text, detail_text)}
+_LINK_PROBLEMS = {
+    "malformed": "it is malformed (fields are missing)",
+    "seal": "its seal does not match its content: it was edited, forged or moved from another user",
+    "link": "it does not follow the entry before it: an entry was deleted, inserted or moved",
+}
+# What it means when the oldest kept entry does not follow what comes before it.
+_NOT_AFTER_CHECKPOINT = ("it does not follow the sealed summary of earlier entries: the summary was replaced "
+                         "with another, or the entries after it were deleted")
+_NOT_AFTER_ANYTHING = ("it follows an entry that is not there: the sealed summary of earlier entries was "
+                       "deleted, or the entries before it were")
 
 
 def tip_key(user_id: int) -> str:
     """Where the seal of the user's last entry is kept (read it to chain an entry with `queue_append`)."""
-    return _TIP.format(user_id)
+    return TIP.format(user_id)
 
 
 def queue_append(pipe: Any, key: bytes, user_id: int, tip: bytes | str | None, kind: str, at: float, /,
@@ -113,64 +125,100 @@ def queue_append(pipe: Any, key: bytes, user_id: int, tip: bytes | str | None, k
     """Queue, on a (sync or asyncio) pipeline, one entry sealed with `key` and chained to `tip`,
     the tip read beforehand.
 
-    It is appended only if the tip has not moved since; the pipeline's result for it is 1 if it
-    was, 0 if someone else appended first (then append it again with `AuditLog.append`).
+    It is appended only if the tip has not moved since; the pipeline's result for it is the trail's
+    length if it was (when `fold_due`, fold it: `audit_fold.fold_async`), 0 if someone else appended
+    first (then append it again).
     """
-    prev = (tip.decode() if isinstance(tip, bytes) else tip) or _GENESIS
-    fields = _fields(key, user_id, prev, kind, at, detail, public)
-    pipe.eval(_APPEND_IF_TIP, 2, _TIP.format(user_id), _STREAM.format(user_id),
-              "" if prev == _GENESIS else prev, *fields.values())
+    prev = (tip.decode() if isinstance(tip, bytes) else tip) or GENESIS
+    fields = sealed_fields(key, user_id, prev, kind, at, detail, public)
+    pipe.eval(_APPEND_IF_TIP, 2, TIP.format(user_id), STREAM.format(user_id),
+              "" if prev == GENESIS else prev, *fields.values())
 
 
 def audited_users(redis: Redis) -> list[int]:
-    """Every user with a trail or a tip in `redis` (a trail whose stream was deleted still has its tip)."""
+    """Every user with a trail, a tip or a checkpoint in `redis` (a trail whose stream was deleted still
+    has its tip)."""
     users: set[int] = set()
     for raw in redis.scan_iter(match="deputy:audit:*", count=500):
         parts = (raw.decode() if isinstance(raw, bytes) else raw).split(":")
-        if len(parts) in (3, 4) and parts[2].lstrip("-").isdigit() and (len(parts) == 3 or parts[3] == "tip"):
+        if len(parts) in (3, 4) and parts[2].lstrip("-").isdigit() and (len(parts) == 3 or
+                                                                         parts[3] in ("tip", "checkpoint")):
             users.add(int(parts[2]))
     return sorted(users)
 
 
 class AuditLog:
-    """A user's trail; a confidential user's entry details are sealed to their key (`Locked` to read while
-    locked), and `check` verifies the chain either way."""
+    """A user's trail, kept to its newest `keep` entries and a sealed checkpoint of the ones before; a
+    confidential user's entry details are sealed to their key (`Locked` to read while locked), and `check`
+    verifies the chain either way."""
 
-    def __init__(self, redis: Redis, key: bytes | None = None, keys: ConfidentialKeys | None = None) -> None:
+    def __init__(self, redis: Redis, key: bytes | None = None, keys: ConfidentialKeys | None = None,
+                 keep: int = DEFAULT_KEEP) -> None:
+        if keep < 1:
+            raise ValueError("a trail keeps at least its newest entry")
         self._redis = redis
         self._key = key if key is not None else DEVELOPMENT_KEY
         self._keys = keys if keys is not None else confidential_keys(redis)
+        self._keep = keep
 
     @property
     def key(self) -> bytes:
         return self._key
 
+    @property
+    def keep(self) -> int:
+        return self._keep
+
     def append(self, user_id: int, kind: str, at: float, /, **detail: Any) -> str:
         """Append one entry; returns its seal."""
-        tip_key, stream = _TIP.format(user_id), _STREAM.format(user_id)
+        tip_key, stream = TIP.format(user_id), STREAM.format(user_id)
         public = self._keys.public_key(user_id)
         with self._redis.pipeline() as pipe:
             while True:
                 try:
                     pipe.watch(tip_key)
                     raw = pipe.get(tip_key)
-                    prev = raw.decode() if raw else _GENESIS
-                    fields = _fields(self._key, user_id, prev, kind, at, detail, public)
+                    prev = raw.decode() if raw else GENESIS
+                    fields = sealed_fields(self._key, user_id, prev, kind, at, detail, public)
                     pipe.multi()
                     pipe.xadd(stream, fields)
                     pipe.set(tip_key, fields["hash"])
-                    pipe.execute()
-                    return fields["hash"]
+                    pipe.xlen(stream)
+                    *_, length = pipe.execute()
+                    break
                 except redis_lib.WatchError:
                     continue
+        if audit_fold.fold_due(length, self._keep):
+            self.fold(user_id)
+        return fields["hash"]
+
+    def fold(self, user_id: int) -> int:
+        """Fold the entries beyond the window into the user's checkpoint (`audit_fold`); returns how many.
+
+        The entry that made it due is already appended: a fold that fails (Redis went away) is logged
+        and left to a later append, never reported as a failed append.
+        """
+        try:
+            return audit_fold.fold(self._redis, self._key, user_id, self._keep)
+        except redis_lib.RedisError:
+            log.warning("could not fold the audit trail of user %s; a later entry will", user_id, exc_info=True)
+            return 0
 
     def queue_append(self, pipe: Any, user_id: int, tip: bytes | str | None, kind: str, at: float, /,
                      **detail: Any) -> None:
         """`queue_append` with this log's key."""
         queue_append(pipe, self._key, user_id, tip, kind, at, self._keys.public_key(user_id), **detail)
 
+    def checkpoint(self, user_id: int) -> Checkpoint | None:
+        """The user's checkpoint of folded entries as stored (None if there is none, or it is not one:
+        `check` says whether it is intact)."""
+        try:
+            return read_checkpoint(self._redis.hgetall(CHECKPOINT.format(user_id)))
+        except ValueError:
+            return None
+
     def entries(self, user_id: int, count: int | None = None) -> list[AuditEntry]:
-        rows = self._redis.xrange(_STREAM.format(user_id), count=count)
+        rows = self._redis.xrange(STREAM.format(user_id), count=count)
         return [self._entry(user_id, entry_id, fields) for entry_id, fields in rows]
 
     def _entry(self, user_id: int, entry_id: bytes, fields: dict[bytes, bytes]) -> AuditEntry:
@@ -183,7 +231,7 @@ class AuditLog:
              size: int = 10) -> list[AuditEntry]:
         """Up to `size` entries in order: the newest (no bound), the ones just older than stream id
         `before`, or the ones just newer than `after`."""
-        stream = _STREAM.format(user_id)
+        stream = STREAM.format(user_id)
         if after is not None:
             rows = self._redis.xrange(stream, min=f"({after}", count=size)
         else:
@@ -193,23 +241,28 @@ class AuditLog:
     def reseal(self, user_id: int) -> int:
         """Rewrite the user's trail with every detail sealed to their key (turning confidential mode on).
 
-        The entries keep their kind, time and order; the chain is made anew over the sealed forms, so
-        `check` still verifies it (a tip noted before this no longer matches). Returns how many entries.
+        The entries keep their kind, time and order; the chain is made anew over the sealed forms, from
+        the checkpoint of folded entries (which holds no detail), so `check` still verifies it (a tip
+        noted before this no longer matches). Returns how many entries.
         """
-        stream, tip = _STREAM.format(user_id), _TIP.format(user_id)
+        stream, tip, checkpoint_key = STREAM.format(user_id), TIP.format(user_id), CHECKPOINT.format(user_id)
         public = self._keys.public_key(user_id)
         with self._redis.pipeline() as pipe:
             while True:
                 try:
-                    pipe.watch(tip, stream)
+                    pipe.watch(tip, stream, checkpoint_key)
                     rows = [_entry(entry_id, fields) for entry_id, fields in pipe.xrange(stream)]
-                    prev = _GENESIS
+                    try:
+                        checkpoint = read_checkpoint(pipe.hgetall(checkpoint_key))
+                    except ValueError:
+                        checkpoint = None  # left as found, for `check` to name
+                    prev = checkpoint.last if checkpoint is not None else GENESIS
                     chained = []
                     for row in rows:
                         detail = row.detail
                         if set(detail) == {"sealed"}:
                             detail = json.loads(self._keys.open_text(user_id, detail["sealed"]))
-                        fields = _fields(self._key, user_id, prev, row.kind, row.at, detail, public)
+                        fields = sealed_fields(self._key, user_id, prev, row.kind, row.at, detail, public)
                         chained.append(fields)
                         prev = fields["hash"]
                     pipe.multi()
@@ -224,36 +277,43 @@ class AuditLog:
                     continue
 
     def count(self, user_id: int) -> int:
-        return int(self._redis.xlen(_STREAM.format(user_id)))
+        """How many entries are kept (the checkpoint counts the folded ones)."""
+        return int(self._redis.xlen(STREAM.format(user_id)))
 
     def check(self, user_id: int) -> AuditCheck:
-        """Walk the user's whole trail: every seal, every link, and the tip."""
-        prev, position, last_id = _GENESIS, 0, None
-        for entry_id, fields in self._redis.xrange(_STREAM.format(user_id)):
-            position += 1
-            entry_id = entry_id.decode()
-
-            def bad(problem: str) -> AuditCheck:
-                return AuditCheck(user_id=user_id, entries=position, tip=prev, bad_entry=entry_id,
-                                  bad_position=position, problem=problem)
-
-            try:
-                kind, at, detail, linked, seal = (fields[name].decode() for name in
-                                                  (b"kind", b"at", b"detail", b"prev", b"hash"))
-            except (KeyError, UnicodeDecodeError):
-                return bad("it is malformed (fields are missing)")
-            if not hmac.compare_digest(seal, _seal(self._key, user_id, linked, kind, at, detail)):
-                return bad("its seal does not match its content: it was edited, forged or moved from another user")
-            if linked != prev:
-                return bad("it does not follow the entry before it: an entry was deleted, inserted or moved")
-            prev, last_id = seal, entry_id
-        raw = self._redis.get(_TIP.format(user_id))
-        tip = raw.decode() if raw else _GENESIS
-        if tip != prev:
-            return AuditCheck(user_id=user_id, entries=position, tip=prev, bad_entry=last_id, bad_position=position,
+        """Verify the user's whole trail: the checkpoint's seal, every kept entry's seal and link from
+        it, and the tip."""
+        # One transaction: a fold or an append between the reads would look like tampering.
+        with self._redis.pipeline(transaction=True) as pipe:
+            pipe.hgetall(CHECKPOINT.format(user_id))
+            pipe.xrange(STREAM.format(user_id))
+            pipe.get(TIP.format(user_id))
+            raw_checkpoint, rows, raw_tip = pipe.execute()
+        try:
+            checkpoint = read_checkpoint(raw_checkpoint)
+        except ValueError:
+            checkpoint = None
+        if raw_checkpoint and (checkpoint is None or not checkpoint.sealed_by(self._key, user_id)):
+            return AuditCheck(user_id=user_id, entries=0, tip=GENESIS, bad_position=0,
+                              problem="its seal does not match its content: it was edited, forged or moved "
+                                      "from another user")
+        folded = checkpoint.folded if checkpoint is not None else 0
+        start = checkpoint.last if checkpoint is not None else GENESIS
+        linked, broken = walk(self._key, user_id, start, rows)
+        last = linked[-1].seal if linked else start
+        if broken is not None:
+            problem = _LINK_PROBLEMS[broken.failure]
+            if broken.failure == "link" and not linked:
+                problem = _NOT_AFTER_CHECKPOINT if checkpoint is not None else _NOT_AFTER_ANYTHING
+            return AuditCheck(user_id=user_id, entries=len(linked) + 1, tip=last, folded=folded,
+                              bad_entry=broken.id, bad_position=folded + len(linked) + 1, problem=problem)
+        tip = raw_tip.decode() if raw_tip else GENESIS
+        if tip != last:
+            return AuditCheck(user_id=user_id, entries=len(linked), tip=last, folded=folded,
+                              bad_entry=linked[-1].id if linked else None, bad_position=folded + len(linked),
                               problem="it is not the recorded last entry: newer entries were deleted, "
                                       "or the tip was changed")
-        return AuditCheck(user_id=user_id, entries=position, tip=prev)
+        return AuditCheck(user_id=user_id, entries=len(linked), tip=last, folded=folded)
 
     def verify(self, user_id: int) -> bool:
         """True when every entry is sealed, linked to the one before, and the last is the tip."""
@@ -272,5 +332,6 @@ def _entry(entry_id: bytes, fields: dict[bytes, bytes]) -> AuditEntry:
 
 
 def erase_user_audit(redis: Redis, owned: Owned) -> int:
-    """The user's trail and its tip: erasing a user is the one time a trail is cut."""
-    return delete_keys(redis, (_STREAM.format(owned.user_id), _TIP.format(owned.user_id)))
+    """The user's trail, its tip and its checkpoint: erasing a user is the one time a trail is cut."""
+    return delete_keys(redis, (STREAM.format(owned.user_id), TIP.format(owned.user_id),
+                               CHECKPOINT.format(owned.user_id)))
