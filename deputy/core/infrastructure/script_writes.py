@@ -53,11 +53,12 @@ class ScriptWrites:
         out: list[bytes] = [_ENCODER.encode(len(self.pipeline.command_stack))]
         for args, _options in self.pipeline.command_stack:
             words = list(args)
-            if str(words[0]).upper() == "EVAL":
-                source = words[1]
-                if source not in self._nested:
+            name = str(words[0]).upper()
+            if name in ("EVAL", "EVALSHA", "FCALL"):
+                # Refused here, before anything is sent: Redis would stop the script half way.
+                if name != "EVAL" or words[1] not in self._nested:
                     raise ValueError("a script queued for the writes is not one the calling script embeds")
-                words = ["@" + self._nested[source], *words[2:]]
+                words = ["@" + self._nested[words[1]], *words[2:]]
             out.append(_ENCODER.encode(len(words)))
             out.extend(_ENCODER.encode(word) for word in words)
         self.pipeline.reset()
