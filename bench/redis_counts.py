@@ -43,7 +43,8 @@ BEFORE = "c6288d8"  # main before the intake's Lua scripts
 USER, FREE_USER, SEALED_USER, FLOOD_USER, OTHER_USER, BUSY_USER = 5001, 5002, 5003, 5004, 5005, 5006
 BUSY_GOALS = 40
 FLOOD_LIMIT = 30
-KINDS = ["new goal (pro)", f"new goal (pro, {BUSY_GOALS} in progress)", "new goal (confidential)", "plan refusal", "flood limit", "duplicate (re-fetched)",
+KINDS = ["new goal (pro)", f"new goal (pro, {BUSY_GOALS} in progress)", "new goal (confidential)", "plan refusal",
+         "flood limit", "duplicate (re-fetched)",
          "duplicate (after a crash)"]
 
 
@@ -54,7 +55,8 @@ async def _measure(url: str, goals: int) -> dict[str, dict]:
     from deputy.testing.redis_counts import counting_commands
 
     plans = default_plans().model_copy(update={"default": "pro"})  # as `deputy run` (DEPUTY_DEFAULT_PLAN)
-    bot = InProcessBot(url, frozenset({USER, FREE_USER, SEALED_USER, FLOOD_USER, OTHER_USER, BUSY_USER}), plans, FLOOD_LIMIT)
+    users = frozenset({USER, FREE_USER, SEALED_USER, FLOOD_USER, OTHER_USER, BUSY_USER})
+    bot = InProcessBot(url, users, plans, FLOOD_LIMIT)
     await bot.start()
     results: dict[str, dict] = {}
 
@@ -114,7 +116,8 @@ def _before(revision: str, goals: int) -> dict[str, dict] | None:
     """The same measurement on `revision`'s code, in a subprocess importing that revision's `deputy`."""
     root = Path(__file__).resolve().parent.parent
     try:
-        archive = subprocess.run(["git", "archive", revision, "deputy"], cwd=root, capture_output=True, check=True).stdout
+        archive = subprocess.run(["git", "archive", revision, "deputy"], cwd=root, capture_output=True,
+                                 check=True).stdout
     except (OSError, subprocess.CalledProcessError) as exc:
         print(f"(no baseline: revision {revision} could not be read: {exc})")
         return None
@@ -124,8 +127,8 @@ def _before(revision: str, goals: int) -> dict[str, dict] | None:
         for helper in ("redis_counts.py", "bot_in_process.py"):
             (Path(old) / "deputy" / "testing" / helper).write_text((root / "deputy" / "testing" / helper).read_text())
         env = {**os.environ, "PYTHONPATH": os.pathsep.join([old, str(root)])}
-        done = subprocess.run([sys.executable, "-m", "bench.redis_counts", "--json", "--no-before", "--goals", str(goals)],
-                              cwd=old, env=env, capture_output=True, text=True)
+        command = [sys.executable, "-m", "bench.redis_counts", "--json", "--no-before", "--goals", str(goals)]
+        done = subprocess.run(command, cwd=old, env=env, capture_output=True, text=True)
         if done.returncode != 0:
             print(f"(no baseline: the run on {revision} failed)\n{done.stderr[-2000:]}")
             return None

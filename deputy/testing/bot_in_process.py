@@ -42,7 +42,8 @@ class LocalBotApi(BaseRequest):
     async def shutdown(self) -> None:
         """Nothing to close."""
 
-    async def do_request(self, url: str, method: str, request_data: Any = None, *_: Any, **__: Any) -> tuple[int, bytes]:
+    async def do_request(self, url: str, method: str, request_data: Any = None, *_: Any,
+                         **__: Any) -> tuple[int, bytes]:
         name = url.rstrip("/").rsplit("/", 1)[-1]
         params = request_data.parameters if request_data is not None else {}
         result: Any = True

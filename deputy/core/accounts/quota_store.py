@@ -92,7 +92,8 @@ for i = 0, n - 1 do
   local f, amount = ARGV[2 + 4 * i], tonumber(ARGV[3 + 4 * i])
   for k = 1, 2 do
     local used = redis.call('HINCRBY', KEYS[k], f, amount)
-    -- Every writer of these hashes sets their expiry when it creates them: a counter just made is a new hash, or one already set.
+    -- Every writer of these hashes sets their expiry as it creates them: a counter just made is in a
+    -- new hash (expiry set here) or in one whose expiry is set already.
     if used == amount then redis.call('EXPIRE', KEYS[k], ttls[k]) end
     table.insert(out, used)
   end
@@ -157,7 +158,8 @@ class QuotaStore:
 
     def take(self, user_id: int, periods: Periods, asks: list[Ask], goal_id: str | None = None,
              held_limit: int | None = None, now: float | None = None) -> Taken:
-        raw = self._redis.eval(TAKE_SCRIPT, 3, *keys(user_id, periods), *take_args(asks, goal_id, held_limit, _now(now)))
+        args = take_args(asks, goal_id, held_limit, _now(now))
+        raw = self._redis.eval(TAKE_SCRIPT, 3, *keys(user_id, periods), *args)
         return parse_taken(asks, raw)
 
     def add(self, user_id: int, periods: Periods, amounts: dict[str, int]) -> None:
