@@ -98,6 +98,7 @@ def _subprocess(module: str, *args: str) -> Callable[[Path], object]:
 EXTRA = [("guard evaluation", _subprocess("bench.guard")),
          ("secret scrubbing", _subprocess("bench.scrub")),
          ("fair queue", _subprocess("bench.fair_queue")),
+         ("redis commands per message", _subprocess("bench.redis_counts")),
          ("injection detectors", _subprocess("bench.detectors", "--no-embedding"))]
 
 

@@ -110,8 +110,7 @@ class ReceivedQueue(asyncio.Queue):
     async def handled(self, update_id: int) -> None:
         assert self._redis is not None and self._claims is not None
         try:
-            await self._claims.done(update_id)  # first: a crash between the two leaves it done, not lost
-            await self._redis.hdel(self._key, str(update_id))
+            await self._claims.done(update_id, received=self._key)  # marked done and forgotten at once
         except aioredis.RedisError as exc:
             log.warning("could not record update %s as handled: %s", update_id, exc)
         self._deliveries.pop(update_id, None)

@@ -13,25 +13,27 @@ Which goal a message fed is kept for a few days under the user's namespace (eras
 from __future__ import annotations
 
 import json
-
-import redis.asyncio as aioredis
+from typing import TYPE_CHECKING, Any
 
 from deputy.agent.goals import Goal, GoalStatus
-from deputy.bot.services import BotServices
 from deputy.core.confidential import Locked
+
+if TYPE_CHECKING:  # the goal intake (which the services hold) queues `queue_fed`
+    from deputy.bot.services import BotServices
 
 _FED = "deputy:user:{}:message:{}:fed"
 KEEP_SECONDS = 3 * 24 * 3600
 IGNORED = "I saw your edit; send the change as a new message or use Edit on the goal (/goals)."
 
 
-async def remember_fed(redis: aioredis.Redis, user_id: int, message_id: int, goal_id: str, index: int) -> None:
-    """The message at `message_id` became the goal's message number `index` (its text, or an answer)."""
-    await redis.set(_FED.format(user_id, message_id), json.dumps([goal_id, index]), ex=KEEP_SECONDS)
+def queue_fed(pipe: Any, user_id: int, message_id: int, goal_id: str, index: int) -> None:
+    """The message at `message_id` became the goal's message number `index` (its text, or an answer):
+    queued on a pipeline (the goal intake's writes)."""
+    pipe.set(_FED.format(user_id, message_id), json.dumps([goal_id, index]), ex=KEEP_SECONDS)
 
 
 def remember_fed_now(services: BotServices, user_id: int, message_id: int, goal: Goal) -> None:
-    """As `remember_fed`, for the goal's newest message (an answer just added)."""
+    """As `queue_fed`, at once, for the goal's newest message (an answer just added)."""
     services.redis.set(_FED.format(user_id, message_id), json.dumps([goal.id, len(goal.messages) - 1]),
                        ex=KEEP_SECONDS)
 

@@ -1,7 +1,7 @@
 """Thin python-telegram-bot handlers: authenticate, turn updates into goals and decisions.
 
 Nothing here waits for the model: a goal is stored, its first step enqueued, and the
-acknowledgement sent, in a few Redis round trips.
+acknowledgement sent, in a few Redis commands (`deputy.bot.intake`).
 """
 
 from __future__ import annotations
@@ -24,15 +24,16 @@ from deputy.bot.activity import format_activity, goal_card
 from deputy.bot.audit_view import audit_page
 from deputy.bot.confidential_handlers import keep_answer, locked_goals_text
 from deputy.bot.edited_messages import IGNORED as EDIT_IGNORED
-from deputy.bot.edited_messages import apply_message_edit, remember_fed, remember_fed_now
+from deputy.bot.edited_messages import apply_message_edit, remember_fed_now
 from deputy.bot.goal_controls import apply_edit, editing_key
+from deputy.bot.intake import Pending
 from deputy.bot.handoff_reply import take_code_reply
 from deputy.bot.long_replies import reply_in_parts
 from deputy.bot.lost_goals import LostGoals, take_restart
 from deputy.bot.memory_view import apply_memory_edit, editing_memory_key
 from deputy.bot.send_window_presses import apply_send_edit
 from deputy.core.records.send_window_store import editing_send_key
-from deputy.bot.plan_handlers import admit_goal, admitted_by_invite, files_refused, flooding
+from deputy.bot.plan_handlers import admitted_by_invite, files_refused, flooding, near_notices, tell_refusal
 from deputy.bot.negotiation import negotiations_text
 from deputy.bot.press_answers import answer_press
 from deputy.bot.presses import decide_press
@@ -71,6 +72,12 @@ async def _refuse(update: Update, context: ContextTypes.DEFAULT_TYPE, user_id: i
             await context.bot.send_message(update.effective_chat.id, texts.not_allowed(user_id))
     except Exception as exc:  # noqa: BLE001 - best effort: nothing about it may let the update through
         log.info("a stranger's refusal was not delivered: %s", exc)
+
+
+def _new_goal_id() -> str:
+    """The id of the goal the message being handled would start: the same for every copy of one update."""
+    delivery = current_delivery()
+    return delivery.goal_id() if delivery is not None else new_id("g")
 
 
 class Handlers:
@@ -249,11 +256,13 @@ class Handlers:
             await message.reply_text(texts.EMPTY)
             return
         user_id = update.effective_user.id
-        # One round trip decides what the message is for (in this order): a memory being
-        # corrected, a goal being edited, an answer a goal waits for, else a new goal.
+        goal_id = _new_goal_id()
+        # One command decides what the message is for (in this order): a memory being corrected,
+        # a goal being edited, a send window being edited, an answer a goal waits for, else a new
+        # goal, whose start it also reads for.
         takes = [editing_memory_key(user_id), editing_key(user_id), editing_send_key(user_id)]
         while True:
-            pending = await self._s.intake.pending(user_id, takes)
+            pending = await self._s.intake.pending(user_id, takes, goal_id)
             if pending.taken is None:
                 break
             takes = takes[takes.index(pending.taken) + 1:]  # if it leads nowhere, look at the rest
@@ -272,7 +281,7 @@ class Handlers:
                 if edited is not None:
                     await message.reply_text(f"Got it: I've updated “{texts.shorten(edited.text)}”.")
                     return
-        if await take_code_reply(self._s, user_id, message, text):
+        if await take_code_reply(self._s, user_id, message, text, pending.new_goal.handoff):
             return
         if pending.awaiting is not None:
             try:
@@ -284,7 +293,7 @@ class Handlers:
                 remember_fed_now(self._s, user_id, message.message_id, answered)  # an edit may still reword it
                 await message.reply_text(texts.answer_received(answered.text))
                 return
-        await self._start_goal(update, text, [], pending.tip, from_message=message.message_id)
+        await self._start_goal(update, text, [], pending, from_message=message.message_id)
 
     async def edited(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
         """A message the user edited: it rewords what a goal has not read yet, and never starts a goal."""
@@ -298,19 +307,21 @@ class Handlers:
         await message.reply_text(EDIT_IGNORED)
 
     async def _start_goal(
-        self, update: Update, text: str, attachments: list[Attachment], tip: bytes | None = None,
+        self, update: Update, text: str, attachments: list[Attachment], pending: Pending | None = None,
         from_message: int | None = None,
     ) -> None:
-        """Store the goal, audit it and enqueue its first step (one transaction), then acknowledge."""
+        """Take the goal's place in the plan, store it, audit it and enqueue its first step (one
+        script), then acknowledge. `pending`: what the intake read for this message, if it did."""
         user_id, chat_id, now = update.effective_user.id, update.effective_chat.id, self._s.clock()
+        if pending is None:
+            pending = await self._s.intake.pending(user_id, [], _new_goal_id())
         # Every copy of one update (a webhook retry, a replayed or re-fetched poll) names the
         # goal after the update, so a copy whose goal is already stored does not create it twice.
-        delivery = current_delivery()
-        if delivery is not None and await self._s.intake.stored(delivery.goal_id()):
+        if pending.new_goal.stored:
             await update.effective_message.reply_text(texts.ACK_NEW_GOAL)
             return
         goal = Goal(
-            id=delivery.goal_id() if delivery is not None else new_id("g"),
+            id=pending.new_goal.goal_id,
             user_id=user_id,
             chat_id=chat_id,
             text=text,
@@ -319,17 +330,13 @@ class Handlers:
             created_at=now,
             updated_at=now,
         )
-        notices = await admit_goal(self._s, update, goal.id, now)
-        if notices is None:
-            return  # over the plan: the user was told which limit and when it resets
-        if tip is None:
-            tip = await self._s.intake.tip(user_id)
-        await self._s.intake.create(goal, tip, files=len(attachments))
-        if from_message is not None:  # an edit of that message before the goal's first turn rewords it
-            await remember_fed(self._s.intake.client(), user_id, from_message, goal.id, 0)
+        admission = await self._s.intake.admit(goal, pending, from_message, files=len(attachments))
+        if admission.goal is None:
+            await tell_refusal(self._s, update, admission.started)  # which limit, and when it resets
+            return
         self._lost.remember(goal.id, user_id, chat_id, text)
         await update.effective_message.reply_text(texts.ACK_NEW_GOAL)
-        for notice in notices:
+        for notice in near_notices(admission.started, now):
             await update.effective_message.reply_text(notice)
 
     def _answer(self, goal_id: str, text: str) -> Goal | None:

@@ -21,10 +21,15 @@ from deputy.core.records.handoff import HandOffStore, looks_like_code, normalise
 log = logging.getLogger(__name__)
 
 
-async def take_code_reply(services: BotServices, user_id: int, message: Message, text: str) -> bool:
-    """True when `text` was the answer to a page's request and is on its way to the page."""
+async def take_code_reply(services: BotServices, user_id: int, message: Message, text: str,
+                          open_id: str | None) -> bool:
+    """True when `text` was the answer to a page's request and is on its way to the page.
+
+    `open_id`: the page waiting for this user, as the intake read it (None: no page is waiting)."""
+    if open_id is None:
+        return False
     store = HandOffStore(services.redis, services.clock)
-    handoff = store.open(user_id)
+    handoff = store.get(user_id, open_id)
     if handoff is None:
         return False
     goal = services.goals.get(handoff.goal_id)

@@ -1,50 +1,61 @@
-"""The goal intake: a text message becomes a stored goal with its first step enqueued, in two round trips.
+"""The goal intake: a text message becomes a stored goal with its first step enqueued, in two commands.
 
-This is the bot's hot path, so its Redis work is batched and asynchronous (redis.asyncio):
-the event loop keeps serving other users' updates while it waits, instead of stalling on
-some twenty synchronous round trips per message.
+This is the bot's hot path, so its Redis work is batched into two Lua scripts sent by their
+SHA1 (`deputy.bot.intake_scripts`) on the asynchronous client (redis.asyncio): the event loop
+keeps serving other users' updates while it waits.
 
-1. `pending`: one Lua script, atomic, in the order the handler asks: a memory the user is
-   correcting (taken), else a goal the user is editing (taken), else the goal waiting for
-   the user's answer (read); and the user's audit tip, to chain the next entry to.
-2. `create`: one MULTI/EXEC: the goal record and the user's goal index, the `goal_created`
-   audit entry (appended only if the tip has not moved; appended again if it has), the
-   in-flight registration and RQ's job and queue push. All or nothing: a message that is
-   acknowledged always has its goal stored and its first step queued. When the entry takes
-   the trail past its window, the oldest entries are folded afterwards (two more round trips,
-   once every `keep / 10` entries).
+1. `pending` (`LOOK`): in the order the handler asks, a memory the user is correcting (taken),
+   else a goal the user is editing (taken), else the send window being edited (taken); if
+   none, the goal waiting for the user's answer, the audit tip to chain the next entry to,
+   and what a new goal needs (`NewGoal`: is this message's goal stored already, the account,
+   the time zone, the confidential key, a page waiting for a code).
+2. `admit` (`ADMIT`): one atomic script takes the goal's place in the user's plan and, only if
+   there is room, stores the goal and its index entry, appends the `goal_created` audit entry
+   (only if the tip has not moved; appended again after if it has), registers the in-flight
+   unit and writes RQ's job and queue push. A message that is acknowledged always has its
+   goal stored and its first step queued; a refused one has nothing stored or counted.
+   When the entry takes the trail past its window, the oldest entries are folded afterwards
+   (two more round trips, once every `keep / 10` entries).
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import redis.asyncio as aioredis
-from redis import Redis, RedisError
+from redis import Redis
 from redis.connection import SSLConnection
 
 from deputy.agent.goals import Goal, GoalStore, awaiting_key, goal_key
+from deputy.bot.edited_messages import queue_fed
+from deputy.bot.intake_scripts import ADMIT, LOOK, NESTED
+from deputy.core.accounts.accounts import Accounts
+from deputy.core.accounts.quotas import Quotas, Started
+from deputy.core.accounts.user_settings import UserSettingsStore
 from deputy.core.confidential.keys import public_key_field
 from deputy.core.infrastructure.redis_clients import async_client
+from deputy.core.infrastructure.script_writes import ScriptWrites, encode
+from deputy.core.records.handoff import open_key
 from deputy.sentinel.stores.audit import DEFAULT_KEEP, DEVELOPMENT_KEY, queue_append, tip_key
 from deputy.sentinel.stores.audit_fold import fold_async, fold_due
 from deputy.queue.dispatch import RQDispatch
 
+
 log = logging.getLogger(__name__)
 
-# KEYS: the keys to take (GETDEL) in order, then the awaiting-answer key, then the audit tip.
-# Returns {n, value} for the first key taken (1-based), else {0, awaiting goal id, audit tip}.
-_PENDING = """
-local takes = #KEYS - 2
-for i = 1, takes do
-  local value = redis.call('GETDEL', KEYS[i])
-  if value then return {i, value} end
-end
-return {0, redis.call('GET', KEYS[takes + 1]) or '', redis.call('GET', KEYS[takes + 2]) or ''}
-"""
+@dataclass(frozen=True)
+class NewGoal:
+    """What starting the message's goal needs, read with the rest (`GoalIntake.pending`)."""
+
+    goal_id: str
+    stored: bool  # a copy of this message was handled already: its goal exists
+    account: dict  # the account hash as Redis returns it (plan, suspension)
+    settings: bytes | None  # the user's settings record (their time zone)
+    public: bytes | None  # a confidential user's public key: their goal is sealed to it
+    handoff: str | None  # the page waiting for a code from the user, if any
 
 
 @dataclass(frozen=True)
@@ -55,6 +66,13 @@ class Pending:
     value: str | None  # its value (the memory or goal being edited)
     awaiting: str | None  # the goal waiting for the user's answer (only read when nothing was taken)
     tip: bytes  # the user's audit tip (empty when nothing was taken and the trail is empty)
+    new_goal: NewGoal | None = None  # read when nothing was taken
+
+
+@dataclass(frozen=True)
+class Admission:
+    goal: Goal | None  # the stored goal; None when the plan refused it (nothing stored or counted)
+    started: Started | None  # the plan's answer (refusal, limits now near); None when no plan is enforced
 
 
 # A round trip takes well under a millisecond, so a few connections serve every update in
@@ -95,58 +113,85 @@ def url_of(redis: Redis) -> str:
 
 class GoalIntake:
     def __init__(self, redis: LoopRedis, dispatch: RQDispatch, audit_key: bytes = DEVELOPMENT_KEY,
-                 audit_keep: int = DEFAULT_KEEP) -> None:
+                 quotas: Quotas | None = None, audit_keep: int = DEFAULT_KEEP) -> None:
         self._redis = redis
         self._dispatch = dispatch
         self._audit_key = audit_key
+        self._quotas = quotas
         self._audit_keep = audit_keep
 
-    async def pending(self, user_id: int, takes: list[str]) -> Pending:
-        """Take the first of `takes` that is set; if none is, read the awaited goal and the audit tip."""
-        result = await self._redis.get().eval(_PENDING, len(takes) + 2, *takes, awaiting_key(user_id),
-                                              tip_key(user_id))
+    async def pending(self, user_id: int, takes: list[str], goal_id: str) -> Pending:
+        """Take the first of `takes` that is set; if none is, read the awaited goal, the audit tip
+        and what starting goal `goal_id` needs."""
+        keys = [*takes, awaiting_key(user_id), tip_key(user_id), goal_key(goal_id), Accounts.key(user_id),
+                UserSettingsStore.key(user_id), public_key_field(user_id)[0], open_key(user_id)]
+        result = await LOOK(self._redis.get(), keys, [len(takes)])
         index = int(result[0])
         if index:
             return Pending(takes[index - 1], result[1].decode(), None, b"")
-        return Pending(None, None, result[1].decode() or None, result[2])
+        awaiting, tip, stored, account, settings, public, handoff = result[1:]
+        fields = dict(zip(account[::2], account[1::2]))
+        new_goal = NewGoal(goal_id, bool(stored), fields, settings or None, public or None,
+                           handoff.decode() if handoff else None)
+        return Pending(None, None, awaiting.decode() or None, tip, new_goal)
 
     def client(self) -> aioredis.Redis:
-        """The asyncio client of the running loop, for other small hot-path work (plans, message floods)."""
+        """The asyncio client of the running loop, for other small hot-path work (message floods)."""
         return self._redis.get()
-
-    async def stored(self, goal_id: str) -> bool:
-        """Whether a goal with this id exists (another copy of the same message created it)."""
-        return bool(await self._redis.get().exists(goal_key(goal_id)))
 
     async def tip(self, user_id: int) -> bytes:
         return await self._redis.get().get(tip_key(user_id)) or b""
 
-    async def create(self, goal: Goal, tip: bytes, **audit: Any) -> Goal:
-        """Store the new goal, audit it (chained to `tip`) and enqueue its first step, in one transaction."""
-        client = self._redis.get()
-        public = await client.hget(*public_key_field(goal.user_id))  # a confidential user's goal is sealed
-        pipe = client.pipeline(transaction=True)
-        pipe.multi()  # RQ adds its writes to a pipeline only if it is already in MULTI mode
-        saved = GoalStore.queue_create(pipe, goal, public)
-        queue_append(pipe, self._audit_key, goal.user_id, tip, "goal_created", goal.created_at, public,
+    async def admit(self, goal: Goal, pending: Pending, fed_message: int | None = None, **audit: Any) -> Admission:
+        """Take the goal's place in the user's plan and, if there is room, store it, audit it (chained to
+        the tip `pending` read) and enqueue its first step: one atomic script.
+
+        `pending` is the answer of `pending` for `goal.id`; `fed_message`, the message the goal's text
+        came from (an edit of it before the goal's first turn rewords the goal)."""
+        new = pending.new_goal
+        if new is None or new.goal_id != goal.id:
+            raise ValueError("admit needs what `pending` read for this goal")
+        place = None
+        if self._quotas is not None:
+            place = self._quotas.goal_place(goal.user_id, goal.id, new.account, new.settings, goal.created_at)
+            if place.refusal is not None:
+                return Admission(None, Started(place.refusal, [], place.span.zone))
+        writes = ScriptWrites(NESTED)
+        pipe = writes.pipeline
+        saved = GoalStore.queue_create(pipe, goal, new.public)
+        queue_append(pipe, self._audit_key, goal.user_id, pending.tip, "goal_created", goal.created_at, new.public,
                      goal_id=goal.id, **audit)
         self._dispatch.step(saved.id, saved.step, pipeline=pipe, owner=saved.user_id)
-        stored, _, appended, *_ = await pipe.execute()
-        if not stored:
-            # Ids have 72 random bits, so the id is taken by this very transaction: Redis ran it, the
-            # connection dropped before its reply and the client sent it again. All of it is stored.
-            return saved
+        if place is not None:
+            pipe.sadd(Accounts.users_key(), goal.user_id)  # the operator's `deputy users` lists them
+        if fed_message is not None:
+            queue_fed(pipe, goal.user_id, fed_message, goal.id, 0)
+        quota_args = encode(place.args) if place is not None else []
+        client = self._redis.get()
+        reply = await ADMIT(client, [goal_key(goal.id), *(place.keys if place is not None else [])],
+                            [len(quota_args), *quota_args, *writes.args()])
+        status = reply[0].decode()
+        if status == "exists":
+            # Another copy of this message stored it, or this very script ran and its reply was lost
+            # (the client sent it again on a fresh connection): either way it is stored and queued.
+            return Admission(saved, None if place is None else Started(None, [], place.span.zone))
+        started = None if place is None else self._quotas.place_taken(place, reply[1])
+        if status == "refused":
+            return Admission(None, started)
+        appended = reply[2][0]  # the embedded scripts' results, in order: the audit append's comes first
         while not appended:  # a worker appended to this user's trail since `pending` read the tip
-            appended = await self._append(goal.user_id, "goal_created", goal.created_at, goal_id=goal.id, **audit)
+            appended = await self._append(goal.user_id, new.public, "goal_created", goal.created_at,
+                                          goal_id=goal.id, **audit)
         if fold_due(int(appended), self._audit_keep):
             await self._fold(goal.user_id)
-        return saved
+        if started is not None and started.near:
+            started = replace(started, near=await Quotas.afirst_notices(client, place, started.near))
+        return Admission(saved, started)
 
-    async def _append(self, user_id: int, kind: str, at: float, /, **detail: Any) -> int:
+    async def _append(self, user_id: int, public: bytes | None, kind: str, at: float, /, **detail: Any) -> int:
         """Append an entry chained to the current tip: the trail's length, or 0 if the tip moved meanwhile."""
         client = self._redis.get()
         pipe = client.pipeline(transaction=False)
-        public = await client.hget(*public_key_field(user_id))
         queue_append(pipe, self._audit_key, user_id, await self.tip(user_id), kind, at, public, **detail)
         [appended] = await pipe.execute()
         return int(appended)

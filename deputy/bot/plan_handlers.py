@@ -1,8 +1,9 @@
 """The user's side of plans: a new goal admitted or refused, /plan, invitations, message floods.
 
-- A new goal takes its place in the user's plan before it is stored (`admit_goal`): over a
-  limit the user reads which limit, when it resets and how to get more, and nothing is
-  stored or queued. Near a limit they are told once.
+- A new goal takes its place in the user's plan as it is stored (`deputy.bot.intake.GoalIntake.admit`):
+  over a limit the user reads which limit, when it resets and how to get more
+  (`tell_refusal`), and nothing is stored or queued. Near a limit they are told once
+  (`near_notices`).
 - `/plan` shows the plan, what is used today and this month and when each resets.
 - `/start <code>`: a stranger with an invitation code is let in (`deputy.bot.handlers.Handlers.gate`
   asks `admitted_by_invite`).
@@ -19,23 +20,32 @@ from telegram.ext import ContextTypes
 
 from deputy.bot.services import BotServices
 from deputy.core.accounts.quota_texts import near_text, plan_text, refusal_text
+from deputy.core.accounts.quotas import Started
+from deputy.core.infrastructure.lua_scripts import LuaScript
 
 _FLOOD = "deputy:flood:{}:{}"  # user, minute
+_FLOOD_SECONDS = 120  # a minute's count outlives its minute
+# KEYS: the minute's count. ARGV: how long to keep it. Returns the count with this message.
+_COUNT_MESSAGE = LuaScript("""
+local count = redis.call('INCR', KEYS[1])
+if count == 1 then redis.call('EXPIRE', KEYS[1], ARGV[1]) end
+return count
+""")
 FLOOD_TEXT = ("You're sending messages faster than I can take them in, so I skipped the last few. "
               "Please wait a minute, then send what you still need.")
 
 
-async def admit_goal(services: BotServices, update: Update, goal_id: str, now: float) -> list[str] | None:
-    """Take the new goal's place in the user's plan. None: refused (the user was told); else notices to send."""
-    quotas = services.quotas
-    if quotas is None:
+async def tell_refusal(services: BotServices, update: Update, started: Started) -> None:
+    """Tell the user their new goal was refused: which limit, when it resets, how to get more."""
+    now = services.clock()
+    await update.effective_message.reply_text(refusal_text(started.refusal, now, started.zone,
+                                                           services.quotas.book.upgrade))
+
+
+def near_notices(started: Started | None, now: float) -> list[str]:
+    """The heads-ups to send after the acknowledgement: limits the new goal brought near (once a period)."""
+    if started is None:
         return []
-    user_id = update.effective_user.id
-    started = await quotas.astart_goal(user_id, goal_id, now)
-    if started.refusal is not None:
-        await update.effective_message.reply_text(refusal_text(started.refusal, now, started.zone,
-                                                               quotas.book.upgrade))
-        return None
     return [near_text(near, now, started.zone) for near in started.near]
 
 
@@ -96,11 +106,7 @@ async def flooding(services: BotServices, update: Update, context: ContextTypes.
     if limit is None or user is None or update.effective_message is None or update.callback_query is not None:
         return False
     key = _FLOOD.format(user.id, int(services.clock() // 60))
-    client = services.intake.client()
-    pipe = client.pipeline(transaction=True)
-    pipe.incr(key)
-    pipe.expire(key, 120)
-    count, _ = await pipe.execute()
+    count = await _COUNT_MESSAGE(services.intake.client(), [key], [_FLOOD_SECONDS])
     if count <= limit:
         return False
     if count == limit + 1 and update.effective_chat is not None:

@@ -68,6 +68,7 @@ class BotServices:
         dispatch = RQDispatch(redis)
         audit = AuditLog(redis, audit_key, keep=audit_keep)
         loop_redis = LoopRedis(redis_url or url_of(redis))
+        quotas = Quotas(redis, plans) if plans is not None else None
         return cls(
             redis=redis,
             goals=GoalStore(redis),
@@ -81,10 +82,10 @@ class BotServices:
             held=HeldMessages(redis, secret),
             actions=ActionStore(redis),
             links=ConnectLinks(redis),
-            intake=GoalIntake(loop_redis, dispatch, audit.key, audit.keep),
+            intake=GoalIntake(loop_redis, dispatch, audit.key, quotas, audit.keep),
             connect_url=connect_url,
             uploads=Uploads(redis),
-            quotas=Quotas(redis, plans, loop_redis.get) if plans is not None else None,
+            quotas=quotas,
             messages_per_minute=messages_per_minute,
             workspace_limits=workspace_limits or WorkspaceLimits(),
         )

@@ -31,6 +31,8 @@ from enum import Enum
 
 import redis.asyncio as aioredis
 
+from deputy.core.infrastructure.lua_scripts import LuaScript
+
 log = logging.getLogger(__name__)
 
 LEASE_MS = 10_000
@@ -59,10 +61,21 @@ _RENEW_SCRIPT = """
 if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('PEXPIRE', KEYS[1], ARGV[2]) end
 return 0
 """
+# KEYS: the claim, the seed, and (polling) the hash of updates received and not yet handled.
+# ARGV: seconds to keep the done-marker, and (polling) the update's field in that hash.
+_DONE_SCRIPT = """
+redis.call('SET', KEYS[1], 'done', 'EX', ARGV[1])
+redis.call('DEL', KEYS[2])
+if KEYS[3] then redis.call('HDEL', KEYS[3], ARGV[2]) end
+return 1
+"""
 _RELEASE_SCRIPT = """
 if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
 return 0
 """
+
+
+_DONE = LuaScript(_DONE_SCRIPT)
 
 
 class Verdict(Enum):
@@ -149,12 +162,13 @@ class UpdateClaims:
             except aioredis.RedisError as exc:
                 log.warning("could not renew the claim on update %s: %s", update_id, exc)
 
-    async def done(self, update_id: int | str) -> None:
-        claim, seed = self._keys(update_id)
-        pipe = self._redis.pipeline(transaction=True)
-        pipe.set(claim, "done", ex=DONE_SECONDS)
-        pipe.delete(seed)
-        await pipe.execute()
+    async def done(self, update_id: int | str, received: str | None = None) -> None:
+        """Mark the update handled (one command); with `received`, also forget it from that hash of
+        updates received and not yet handled (`deputy.bot.durable_polling`)."""
+        keys, args = self._keys(update_id), [DONE_SECONDS]
+        if received is not None:
+            keys, args = [*keys, received], [*args, str(update_id)]
+        await _DONE(self._redis, keys, args)
 
     async def is_done(self, update_id: int | str) -> bool:
         return await self._redis.get(self._keys(update_id)[0]) == b"done"

@@ -35,7 +35,8 @@ _MAX_STALE_PIVOTS = 64
 # order they came in (a sorted set orders equal scores by name); formatted with %.17g because
 # Lua would otherwise print them with 14 digits and lose the fraction.
 # KEYS: queue list, tags zset, last zset, now string. ARGV: job id, owner.
-_PUSH = f"""
+# The goal intake embeds this script in its own (deputy.bot.intake_scripts): keep it a body over KEYS and ARGV.
+PUSH_SCRIPT = f"""
 local function num(x) return string.format('%.17g', x) end
 local head = redis.call('LINDEX', KEYS[1], 0)
 local now = tonumber(redis.call('GET', KEYS[4]) or '0')
@@ -109,7 +110,7 @@ class FairQueue(Queue):
         connection = pipeline if pipeline is not None else self.connection
         # EVAL, not EVALSHA: inside a MULTI (sync or asyncio) a missing script cannot be loaded
         # half way, and the script is short.
-        connection.eval(_PUSH, 4, *fair_keys(self.key), job_id, owner)
+        connection.eval(PUSH_SCRIPT, 4, *fair_keys(self.key), job_id, owner)
 
     def empty(self) -> None:
         super().empty()

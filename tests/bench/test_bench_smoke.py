@@ -20,6 +20,7 @@ from bench import (
     guard_cost,
     profile,
     prompt_growth,
+    redis_counts,
     redis_memory,
     steps,
 )
@@ -165,3 +166,11 @@ def test_fair_queue_smoke(tmp_path: Path, capsys: pytest.CaptureFixture[str]) ->
     # wait for all 40 jobs and in turn for one, so the order holds on however slow a machine.
     assert found["FairQueue"][1].p99 < found["Queue"][1].p99
     assert "FairQueue" in capsys.readouterr().out
+
+
+def test_redis_counts_smoke(capsys: pytest.CaptureFixture[str]) -> None:
+    found = redis_counts.measure(goals=2)
+    assert set(found) == set(redis_counts.KINDS)
+    assert all(figures["sent"] >= 1 and figures["executed"] >= figures["sent"] for figures in found.values())
+    redis_counts.report(found, None, detail=True)
+    assert "new goal (pro)" in capsys.readouterr().out

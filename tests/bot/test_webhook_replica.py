@@ -152,7 +152,7 @@ async def test_a_retry_after_a_replica_died_having_stored_the_goal_does_not_stor
     now = services.clock()
     goal = Goal(id=delivery.goal_id(), user_id=USER, chat_id=USER, text="email bob the minutes",
                 messages=[{"role": "user", "content": "email bob the minutes"}], created_at=now, updated_at=now)
-    await services.intake.create(goal, await services.intake.tip(USER))
+    assert (await services.intake.admit(goal, await services.intake.pending(USER, [], goal.id))).goal is not None
     status = 503
     while status != 200:
         status = await rig.post(update)

@@ -3,19 +3,20 @@
 Per user and period (the user's local day and month, `deputy.core.accounts.quota_periods`) one hash
 holds the counters: `goals`, `checks`, `tokens` (all models) and `tokens:<model>`. The
 goals a user has in progress are a sorted set of goal ids; the script drops those that have
-finished (or were erased) before it counts them, so a goal that ends by any path frees
-its place without every ending having to remember to say so.
+finished (or were erased) whenever their number matters, so a goal that ends by any path
+frees its place without every ending having to remember to say so.
 
 `/delete_me` erases the counters with everything else (`erase_user_quotas`): a user who
 erases all they had starts a fresh day; an operator's suspension is kept.
 
 `take` checks every counter it is given against both periods' limits and the
 in-progress limit, and only if all fit increments them all: two goals racing for the
-last unit cannot both get it. A place is taken just before the goal is stored, so a
-place whose goal is missing is kept for a grace minute (the goal is on its way) and only
-then taken for erased. `add` counts usage that has already happened (tokens
-the model used): it is never refused, only counted, and the next `take` or `over`
-sees it.
+last unit cannot both get it. The bot's goal intake runs it inside the script that stores
+the goal (`deputy.bot.intake_scripts`), so the place and the goal come together; where a
+place is taken on its own before the goal is stored, a place whose goal is missing is kept
+for a grace minute (the goal is on its way) and only then taken for erased. `add` counts
+usage that has already happened (tokens the model used): it is never refused, only
+counted, and the next `take` or `over` sees it.
 """
 
 from __future__ import annotations
@@ -37,54 +38,71 @@ _NEAR = "deputy:quota:{}:near:{}:{}:{}"  # user, period, period key, counter
 GOAL_PREFIX = "deputy:goal:"
 CREATE_GRACE = 60.0  # seconds a place is held for a goal that is not stored yet
 
+PRUNE_ABOVE = 64  # goals in progress kept before finished ones are dropped although no limit is near
+
 # KEYS: day hash, month hash, active set.
 # ARGV: n, then n x (field, amount, day limit, month limit) with -1 for none,
 #       then the goal id to hold ('' for none), the in-progress limit (-1: none), goal key prefix, ttls,
 #       now, and how long a place may wait for its goal to be stored.
 # Returns {1, day used, month used, ... per counter, in progress} or {0, field, period, used}.
-_TAKE = """
+# Finished goals are dropped from the active set only when their count matters (reporting, a new
+# goal that would not fit, a set grown past PRUNE_ABOVE): dropping reads every goal's record.
+# The goal intake embeds this script in its own (deputy.bot.intake_scripts): keep it a body over KEYS and ARGV.
+TAKE_SCRIPT = f"""
 local n = tonumber(ARGV[1])
 local base = 2 + 4 * n
 local goal, held_limit, prefix = ARGV[base], tonumber(ARGV[base + 1]), ARGV[base + 2]
 local day_ttl, month_ttl = tonumber(ARGV[base + 3]), tonumber(ARGV[base + 4])
 local now, grace = tonumber(ARGV[base + 5]), tonumber(ARGV[base + 6])
-local finished = {done = true, failed = true, cancelled = true}
-local members = redis.call('ZRANGE', KEYS[3], 0, -1, 'WITHSCORES')
-for i = 1, #members, 2 do
-  local id, since = members[i], tonumber(members[i + 1])
-  local raw = redis.call('GET', prefix .. id)
-  -- A goal not stored yet is being created (its place is taken just before); one long gone was erased.
-  local ended = (not raw) and since < now - grace
-  if raw then
-    local ok, record = pcall(cjson.decode, raw)
-    ended = ok and finished[record['status']] == true
-  end
-  if ended then redis.call('ZREM', KEYS[3], id) end
-end
 local held = redis.call('ZCARD', KEYS[3])
-if goal ~= '' and held_limit >= 0 and redis.call('ZSCORE', KEYS[3], goal) == false and held + 1 > held_limit then
-  return {0, 'active_goals', 'held', held}
+local holding = goal ~= '' and redis.call('ZSCORE', KEYS[3], goal) ~= false
+local needs_place = goal ~= '' and held_limit >= 0 and not holding
+if goal == '' or (needs_place and held + 1 > held_limit) or held > {PRUNE_ABOVE} then
+  local finished = {{done = true, failed = true, cancelled = true}}
+  local members = redis.call('ZRANGE', KEYS[3], 0, -1, 'WITHSCORES')
+  for i = 1, #members, 2 do
+    local id, since = members[i], tonumber(members[i + 1])
+    local raw = redis.call('GET', prefix .. id)
+    -- A goal not stored yet is being created (its place is taken just before); one long gone was erased.
+    local ended = (not raw) and since < now - grace
+    if raw then
+      local ok, record = pcall(cjson.decode, raw)
+      ended = ok and finished[record['status']] == true
+    end
+    if ended then redis.call('ZREM', KEYS[3], id) end
+  end
+  held = redis.call('ZCARD', KEYS[3])
+  holding = goal ~= '' and redis.call('ZSCORE', KEYS[3], goal) ~= false
+  needs_place = goal ~= '' and held_limit >= 0 and not holding
+end
+if needs_place and held + 1 > held_limit then
+  return {{0, 'active_goals', 'held', held}}
 end
 for i = 0, n - 1 do
   local f, amount = ARGV[2 + 4 * i], tonumber(ARGV[3 + 4 * i])
-  local limits = {tonumber(ARGV[4 + 4 * i]), tonumber(ARGV[5 + 4 * i])}
-  for k, period in ipairs({'day', 'month'}) do
+  local limits = {{tonumber(ARGV[4 + 4 * i]), tonumber(ARGV[5 + 4 * i])}}
+  for k, period in ipairs({{'day', 'month'}}) do
     local used = tonumber(redis.call('HGET', KEYS[k], f) or '0')
-    if limits[k] >= 0 and used + amount > limits[k] then return {0, f, period, used} end
+    if limits[k] >= 0 and used + amount > limits[k] then return {{0, f, period, used}} end
   end
 end
-local out = {1}
+local out = {{1}}
+local ttls = {{day_ttl, month_ttl}}
 for i = 0, n - 1 do
   local f, amount = ARGV[2 + 4 * i], tonumber(ARGV[3 + 4 * i])
-  table.insert(out, redis.call('HINCRBY', KEYS[1], f, amount))
-  table.insert(out, redis.call('HINCRBY', KEYS[2], f, amount))
+  for k = 1, 2 do
+    local used = redis.call('HINCRBY', KEYS[k], f, amount)
+    -- Every writer of these hashes sets their expiry as it creates them: a counter just made is in a
+    -- new hash (expiry set here) or in one whose expiry is set already.
+    if used == amount then redis.call('EXPIRE', KEYS[k], ttls[k]) end
+    table.insert(out, used)
+  end
 end
-if n > 0 then
-  redis.call('EXPIRE', KEYS[1], day_ttl)
-  redis.call('EXPIRE', KEYS[2], month_ttl)
+if goal ~= '' and not holding then
+  redis.call('ZADD', KEYS[3], 'NX', now, goal)
+  held = held + 1
 end
-if goal ~= '' then redis.call('ZADD', KEYS[3], 'NX', now, goal) end
-table.insert(out, redis.call('ZCARD', KEYS[3]))
+table.insert(out, held)
 return out
 """
 
@@ -113,14 +131,16 @@ def keys(user_id: int, periods: Periods) -> list[str]:
             _ACTIVE.format(user_id)]
 
 
-def _args(asks: list[Ask], goal_id: str | None, held_limit: int | None, now: float) -> list[Any]:
+def take_args(asks: list[Ask], goal_id: str | None, held_limit: int | None, now: float) -> list[Any]:
+    """The take script's ARGV (with `keys` for its KEYS)."""
     args: list[Any] = [len(asks)]
     for ask in asks:
         args += [ask.counter, ask.amount, -1 if ask.day is None else ask.day, -1 if ask.month is None else ask.month]
     return [*args, goal_id or "", -1 if held_limit is None else held_limit, GOAL_PREFIX, DAY_TTL, MONTH_TTL, now, CREATE_GRACE]
 
 
-def _taken(asks: list[Ask], raw: list[Any]) -> Taken:
+def parse_taken(asks: list[Ask], raw: list[Any]) -> Taken:
+    """The take script's reply."""
     values = [v.decode() if isinstance(v, bytes) else v for v in raw]
     if int(values[0]) == 0:
         return Taken(False, refused=str(values[1]), period=str(values[2]))
@@ -131,20 +151,16 @@ def _taken(asks: list[Ask], raw: list[Any]) -> Taken:
 
 
 class QuotaStore:
-    """The counters over a synchronous or an asyncio Redis client (`atake`/`aadd` for the latter)."""
+    """The counters over a synchronous or an asyncio Redis client (`aadd` for the latter)."""
 
     def __init__(self, redis: Any) -> None:
         self._redis = redis
 
     def take(self, user_id: int, periods: Periods, asks: list[Ask], goal_id: str | None = None,
              held_limit: int | None = None, now: float | None = None) -> Taken:
-        raw = self._redis.eval(_TAKE, 3, *keys(user_id, periods), *_args(asks, goal_id, held_limit, _now(now)))
-        return _taken(asks, raw)
-
-    async def atake(self, user_id: int, periods: Periods, asks: list[Ask], goal_id: str | None = None,
-                    held_limit: int | None = None, now: float | None = None) -> Taken:
-        raw = await self._redis.eval(_TAKE, 3, *keys(user_id, periods), *_args(asks, goal_id, held_limit, _now(now)))
-        return _taken(asks, raw)
+        args = take_args(asks, goal_id, held_limit, _now(now))
+        raw = self._redis.eval(TAKE_SCRIPT, 3, *keys(user_id, periods), *args)
+        return parse_taken(asks, raw)
 
     def add(self, user_id: int, periods: Periods, amounts: dict[str, int]) -> None:
         """Count usage that already happened (never refused)."""

@@ -16,7 +16,7 @@ from redis import Redis
 from deputy.core.accounts.accounts import Accounts
 from deputy.core.accounts.plans import Plan, PlanBook
 from deputy.core.accounts.quota_periods import Periods, periods
-from deputy.core.accounts.quota_store import Ask, QuotaStore, queue_add
+from deputy.core.accounts.quota_store import Ask, QuotaStore, keys, parse_taken, queue_add, take_args
 from deputy.core.accounts.user_settings import UserSettings, UserSettingsStore
 
 NEAR = 0.8
@@ -48,6 +48,19 @@ class Started:
 
 
 @dataclass(frozen=True)
+class GoalPlace:
+    """A new goal's place in its user's plan, ready to be taken by the take script (`keys`, `args`)."""
+
+    user_id: int
+    plan: Plan
+    span: Periods
+    asks: list[Ask]
+    refusal: Refusal | None  # refused without asking Redis: the operator suspended the user
+    keys: list[str]
+    args: list[Any]
+
+
+@dataclass(frozen=True)
 class Usage:
     plan: Plan
     suspended: bool
@@ -61,13 +74,11 @@ def token_counters(model: str | None) -> list[str]:
 
 
 class Quotas:
-    def __init__(self, redis: Redis, book: PlanBook, async_redis: Any = None) -> None:
-        """`async_redis` (a redis.asyncio client, or a callable returning the loop's client) serves `astart_goal`."""
+    def __init__(self, redis: Redis, book: PlanBook) -> None:
         self.book = book
         self.accounts = Accounts(redis)
         self.store = QuotaStore(redis)
         self._settings = UserSettingsStore(redis)
-        self._async = async_redis
 
     def plan_of(self, user_id: int) -> Plan:
         return self.book.get(self.accounts.get(user_id).plan)
@@ -95,28 +106,31 @@ class Quotas:
         taken = self.store.take(user_id, span, asks, goal_id, plan.active_goals, now)
         return self._started(user_id, plan, span, asks, taken)
 
-    async def astart_goal(self, user_id: int, goal_id: str, now: float) -> Started:
-        """`start_goal` on the asyncio client (the bot's hot path): three round trips, none blocking the loop."""
-        client = self._async() if callable(self._async) else self._async
-        pipe = client.pipeline(transaction=False)
-        pipe.hgetall(Accounts.key(user_id))
-        pipe.get(UserSettingsStore.key(user_id))
-        raw_account, raw_settings = await pipe.execute()
+    def goal_place(self, user_id: int, goal_id: str, raw_account: dict, raw_settings: bytes | None,
+                   now: float) -> GoalPlace:
+        """The new goal's place in the plan, from the account hash and settings the caller read
+        (the bot's intake reads them with everything else a message needs, in one round trip)."""
         account = Accounts.parse(user_id, raw_account)
         plan = self.book.get(account.plan)
         zone = UserSettings.model_validate_json(raw_settings).timezone if raw_settings else None
-        if account.suspended:
-            return Started(Refusal(plan.title, "suspended", "suspended", 0, None), [], zone or "UTC")
         span = periods(now, zone)
         asks = self._goal_asks(plan)
-        store = QuotaStore(client)
-        taken = await store.atake(user_id, span, asks, goal_id, plan.active_goals, now)
+        refusal = Refusal(plan.title, "suspended", "suspended", 0, None) if account.suspended else None
+        return GoalPlace(user_id, plan, span, asks, refusal, keys(user_id, span),
+                         take_args(asks, goal_id, plan.active_goals, now))
+
+    def place_taken(self, place: GoalPlace, raw: list[Any]) -> Started:
+        """What the take script answered for `place`: refused, or taken with the limits now near."""
+        taken = parse_taken(place.asks, raw)
         if not taken.ok:
-            return Started(self._refusal(plan, span, taken.refused, taken.period), [], span.zone)
-        await client.sadd(Accounts.users_key(), user_id)
-        near = [n for n in self._near(plan, span, taken.used)
-                if await store.afirst_notice(user_id, span, n.period, n.counter)]
-        return Started(None, near, span.zone)
+            return Started(self._refusal(place.plan, place.span, taken.refused, taken.period), [], place.span.zone)
+        return Started(None, self._near(place.plan, place.span, taken.used), place.span.zone)
+
+    @staticmethod
+    async def afirst_notices(client: Any, place: GoalPlace, near: list[Near]) -> list[Near]:
+        """The near limits not told yet this period (marked told), on an asyncio client."""
+        store = QuotaStore(client)
+        return [n for n in near if await store.afirst_notice(place.user_id, place.span, n.period, n.counter)]
 
     def _started(self, user_id: int, plan: Plan, span: Periods, asks: list[Ask], taken: Any) -> Started:
         if not taken.ok:

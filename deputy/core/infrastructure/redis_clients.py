@@ -20,12 +20,12 @@ the bot's too, waits out a promotion (about ten seconds) before giving up.
 
 Retrying is safe for what Deputy sends: a command that never reached the new server did
 nothing, and the one non-idempotent case (a MULTI/EXEC whose reply was lost after the
-server ran it) is handled by the caller (see `deputy.bot.intake.GoalIntake.create`).
+server ran it) is handled by the caller (see `deputy.bot.intake.GoalIntake.admit`).
 
 What a client *owns* on the server (consumer groups, loaded scripts) is not restored by
 reconnecting: the owners re-create it when Redis answers NOGROUP (`deputy.gateway.gateway`,
-`deputy.bot.outbox_consumer`); Lua runs either through EVAL or through redis-py `Script`
-objects, which load themselves again on NOSCRIPT.
+`deputy.bot.outbox_consumer`); Lua runs through EVAL, redis-py `Script` objects or
+`deputy.core.infrastructure.lua_scripts.LuaScript`, which send the script again on NOSCRIPT.
 """
 
 from __future__ import annotations

@@ -69,6 +69,11 @@ class HandOff(BaseModel):
     expires_at: float
 
 
+def open_key(user_id: int) -> str:
+    """Where the id of the page waiting for this user is kept (the bot's intake reads it with the rest)."""
+    return _OPEN.format(uid=user_id)
+
+
 class HandOffStore:
     """Hand-offs per user, under `deputy:user:<id>:` so erasing a user erases them."""
 

@@ -96,7 +96,8 @@ class AuditCheck(BaseModel):
 
 # KEYS: tip, stream; ARGV: the tip the entry was chained to ('' for none), then the entry's fields.
 # Returns the trail's length once appended (to see whether a fold is due), 0 when the tip had moved.
-_APPEND_IF_TIP = """
+# The goal intake embeds this script in its own (deputy.bot.intake_scripts): keep it a body over KEYS and ARGV.
+APPEND_IF_TIP = """
 if (redis.call('GET', KEYS[1]) or '') ~= ARGV[1] then return 0 end
 redis.call('XADD', KEYS[2], '*', 'kind', ARGV[2], 'at', ARGV[3], 'detail', ARGV[4], 'prev', ARGV[5], 'hash', ARGV[6])
 redis.call('SET', KEYS[1], ARGV[6])
@@ -131,7 +132,7 @@ def queue_append(pipe: Any, key: bytes, user_id: int, tip: bytes | str | None, k
     """
     prev = (tip.decode() if isinstance(tip, bytes) else tip) or GENESIS
     fields = sealed_fields(key, user_id, prev, kind, at, detail, public)
-    pipe.eval(_APPEND_IF_TIP, 2, TIP.format(user_id), STREAM.format(user_id),
+    pipe.eval(APPEND_IF_TIP, 2, TIP.format(user_id), STREAM.format(user_id),
               "" if prev == GENESIS else prev, *fields.values())
 
 
