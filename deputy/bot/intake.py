@@ -26,7 +26,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 import redis.asyncio as aioredis
-from redis import Redis
+from redis import Redis, RedisError
 from redis.connection import SSLConnection
 
 from deputy.agent.goals import Goal, GoalStore, awaiting_key, goal_key

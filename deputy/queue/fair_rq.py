@@ -48,6 +48,10 @@ if head then
     redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', '(' .. num(now))
   end
 else
+  -- Every queued job has been taken: the virtual time moves on to the last one's tag, so a user
+  -- whose jobs just ran does not start the next round ahead of one who waited.
+  local last = redis.call('ZREVRANGE', KEYS[2], 0, 0, 'WITHSCORES')[2]
+  if last then now = math.max(now, math.floor(tonumber(last))) end
   redis.call('DEL', KEYS[2])
 end
 local round = math.floor(now)

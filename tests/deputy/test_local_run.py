@@ -30,7 +30,7 @@ def test_deputy_run_with_nothing_configured_sends_the_email_the_user_asked_for(t
     try:
         wait_for(lambda: f"http://127.0.0.1:{port}" in log.read_text(), timeout=60, what="the printed address")
         user = ChatUser(f"http://127.0.0.1:{port}", 1, "Demo")
-        wait_for(lambda: _bot_ready(user), timeout=30, what="the bot")
+        wait_for(lambda: _bot_ready(user), timeout=90, what="the bot")  # every process starts on 2 cores
 
         # The user asked for it and named Alice: no card, but it waits in its send window, shown in
         # full; Send now sends it, and the chat says so.

@@ -27,9 +27,9 @@ async def test_a_message_with_a_broken_button_goes_out_as_words_and_the_next_one
     async with bot:
         task = asyncio.create_task(OutboxConsumer(client, bot, ButtonSigner("k")).run())
         try:
-            for _ in range(200):
+            for _ in range(400):  # until the news is shown and its entry acknowledged
                 texts = [m["text"] for m in await user.messages(41)]
-                if "And here is the news." in texts:
+                if "And here is the news." in texts and redis.xlen("deputy:outbox") == 0:
                     break
                 await asyncio.sleep(0.05)
         finally:
