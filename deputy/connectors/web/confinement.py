@@ -50,14 +50,14 @@ INSTALL_HINT = (
 class BrowserBox:
     """One browser's private directory: the launcher script Playwright runs, and the proxy socket."""
 
-    def __init__(self, executable: str) -> None:
+    def __init__(self, executable: str, bwrap: Path = BWRAP) -> None:
         self.directory = Path(tempfile.mkdtemp(prefix="deputy-browser-"))
         # Others may pass through to the socket (bwrap binds it as the sandbox's uid), not list or write.
         self.directory.chmod(0o711)
         self.socket = self.directory / "proxy.sock"
         self.launcher = self.directory / "launch"
         plan = {
-            "bwrap": str(BWRAP),
+            "bwrap": str(bwrap),
             "setpriv": str(SETPRIV),
             "python": str(_sandbox_python()),
             "relay": relay.__file__,
@@ -85,10 +85,10 @@ class BrowserBox:
 
 
 @functools.cache
-def confinement_problem() -> str | None:
-    """None when a browser can be confined here, else a plain reason for the operator. Probed once."""
-    if not BWRAP.exists():
-        return f"bubblewrap is not installed (no {BWRAP})"
+def confinement_problem(bwrap: Path = BWRAP) -> str | None:
+    """None when a browser can be confined here with `bwrap`, else a plain reason for the operator. Probed once."""
+    if not bwrap.exists():
+        return f"bubblewrap is not installed (no {bwrap})"
     if os.geteuid() == 0 and not SETPRIV.exists():
         return f"setpriv is not installed (no {SETPRIV}), so the browser cannot leave root"
     if _sandbox_python() is None:
@@ -96,7 +96,7 @@ def confinement_problem() -> str | None:
     drop = [str(SETPRIV), f"--reuid={launcher.SANDBOX_UID}", f"--regid={launcher.SANDBOX_GID}", "--clear-groups"]
     probe = [
         *(drop if os.geteuid() == 0 else []),
-        str(BWRAP), "--unshare-user", "--unshare-pid", "--unshare-ipc", "--unshare-uts", "--unshare-net",
+        str(bwrap), "--unshare-user", "--unshare-pid", "--unshare-ipc", "--unshare-uts", "--unshare-net",
         "--die-with-parent", "--ro-bind", "/usr", "/usr", "--symlink", "usr/lib", "/lib",
         "--symlink", "usr/lib64", "/lib64", "--symlink", "usr/bin", "/bin", "--proc", "/proc", "--dev", "/dev",
         # Chromium's own sandbox makes user namespaces inside this one: they must be allowed too.

@@ -19,6 +19,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 from playwright.async_api import Browser, BrowserContext, Page, Playwright
@@ -56,6 +57,7 @@ class BrowserConfig(BaseModel):
     executable_path: str = "/usr/bin/chromium"
     confined: bool = True
     """Run Chromium in bubblewrap with its own sandbox on; off only where user namespaces are unavailable."""
+    bwrap_path: str = "/usr/bin/bwrap"
     extra_args: tuple[str, ...] = ()
     idle_seconds: float = Field(default=300, gt=0)
     """A browser unused this long is closed (its state stays in Redis)."""
@@ -201,13 +203,13 @@ async def open_session(
 
 async def _confined_box(config: BrowserConfig) -> BrowserBox:
     """A private directory for a confined browser; `ConnectorUnavailable` if it cannot be confined here."""
-    problem = await asyncio.to_thread(confinement_problem)
+    problem = await asyncio.to_thread(confinement_problem, Path(config.bwrap_path))
     if problem is not None:
         raise ConnectorUnavailable(
             "The web browser can't be started safely on this server, so I can't open pages.",
             detail=f"{INSTALL_HINT} ({problem}.)",
         )
-    return await asyncio.to_thread(BrowserBox, config.executable_path)
+    return await asyncio.to_thread(BrowserBox, config.executable_path, Path(config.bwrap_path))
 
 
 def _launch_failure(message: str) -> ConnectorError:
