@@ -36,7 +36,8 @@ RELAY_PORT = 3128
 # Python 3.11 has no os.unshare; CLONE_NEWUSER is 0x10000000.
 _NESTED_USERNS = (
     "import ctypes, os, sys; libc = ctypes.CDLL(None, use_errno=True)\n"
-    "if libc.unshare(0x10000000): sys.exit('nested user namespaces are not allowed: ' + os.strerror(ctypes.get_errno()))"
+    "if libc.unshare(0x10000000):\n"
+    "    sys.exit('nested user namespaces are not allowed: ' + os.strerror(ctypes.get_errno()))"
 )
 
 INSTALL_HINT = (

@@ -96,7 +96,8 @@ def status(pid: int, field: str) -> str:
 
 def browser_process(session: UserSession) -> tuple[int, list[bytes]]:
     """Chromium's main process (its renderers sit in namespaces of their own, inside this one's)."""
-    return next((pid, cmd) for pid, cmd in chromium_processes(session).items() if not any(a.startswith(b"--type=") for a in cmd))
+    processes = chromium_processes(session).items()
+    return next((pid, cmd) for pid, cmd in processes if not any(arg.startswith(b"--type=") for arg in cmd))
 
 
 def profile_of(session: UserSession) -> str:
