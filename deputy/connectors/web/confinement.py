@@ -4,7 +4,9 @@ A confined browser (`deputy.connectors.web.launcher`) reaches the network only t
 reviewing proxy's Unix socket, and Playwright starts it through a small script. Each open
 browser gets a private directory holding both: the script (root's alone when Deputy runs as
 root, since root runs it) and the socket (handed to the sandbox's uid, which must connect to it).
-The directory goes when the browser closes.
+The directory goes when the browser closes. It is made in the temporary directory (`TMPDIR`,
+else /tmp), which must therefore let root run the script there (not mounted `noexec`) and, when
+Deputy runs as root, let others pass through it, as /tmp does.
 
 The switch `BrowserConfig.confined` (`DEPUTY_BROWSER_CONFINED`) is on by default. When it is on
 and bubblewrap cannot build the sandbox here, the browser does not start at all and
@@ -30,6 +32,7 @@ SETPRIV = Path("/usr/bin/setpriv")
 # Debian's interpreter first, then the one the official Python images install under /usr/local:
 # the relay runs with what the sandbox's read-only /usr holds.
 SANDBOX_PYTHONS = (Path("/usr/bin/python3"), Path("/usr/local/bin/python3"))
+_PREFIX = "deputy-browser-"
 RELAY_PORT = 3128
 """Where the relay listens on the sandbox's own loopback (every sandbox has its own)."""
 
@@ -52,7 +55,8 @@ class BrowserBox:
     """One browser's private directory: the launcher script Playwright runs, and the proxy socket."""
 
     def __init__(self, executable: str, bwrap: Path = BWRAP) -> None:
-        self.directory = Path(tempfile.mkdtemp(prefix="deputy-browser-"))
+        sweep_abandoned()
+        self.directory = Path(tempfile.mkdtemp(prefix=f"{_PREFIX}{os.getpid()}-"))
         # Others may pass through to the socket (bwrap binds it as the sandbox's uid), not list or write.
         self.directory.chmod(0o711)
         self.socket = self.directory / "proxy.sock"
@@ -83,6 +87,24 @@ class BrowserBox:
 
     def remove(self) -> None:
         shutil.rmtree(self.directory, ignore_errors=True)
+
+
+def sweep_abandoned(temporary: Path | None = None) -> None:
+    """Remove the directories of browsers whose process has ended without closing them.
+
+    A forking executor's job ends with its process, never closing its browser; the directory
+    names the process that made it, so the next browser launched on the machine removes it.
+    """
+    for directory in Path(temporary or tempfile.gettempdir()).glob(f"{_PREFIX}*-*"):
+        maker = directory.name.removeprefix(_PREFIX).split("-", 1)[0]
+        if not maker.isdigit() or directory.lstat().st_uid != os.geteuid():
+            continue
+        try:
+            os.kill(int(maker), 0)
+        except ProcessLookupError:
+            shutil.rmtree(directory, ignore_errors=True)
+        except PermissionError:
+            pass  # alive, as someone else
 
 
 @functools.cache

@@ -81,6 +81,16 @@ def profile_directory(chromium_args: list[str]) -> Path:
     raise SystemExit("deputy browser launcher: Playwright passed no --user-data-dir")
 
 
+def check_reachable(directory: Path) -> None:
+    """bwrap finds the profile as the sandbox's uid: every parent must let others pass."""
+    for parent in directory.parents:
+        if not parent.stat().st_mode & 0o001:
+            raise SystemExit(
+                f"deputy browser launcher: uid {SANDBOX_UID} cannot reach the browser profile {directory}, since "
+                f"{parent} is not searchable by others; give the executor a TMPDIR under /tmp"
+            )
+
+
 def hand_over(directory: Path, uid: int, gid: int) -> None:
     """Give the profile tree to the sandbox's uid; never follows a symlink."""
     os.chown(directory, uid, gid, follow_symlinks=False)
@@ -94,6 +104,7 @@ def main(argv: list[str]) -> None:
     chromium_args = argv[2:]
     as_root = os.geteuid() == 0
     if as_root:
+        check_reachable(profile_directory(chromium_args))
         hand_over(profile_directory(chromium_args), SANDBOX_UID, SANDBOX_GID)
     relay_fd = os.memfd_create("deputy-relay", 0)  # inheritable: bwrap reads it, then closes it
     os.write(relay_fd, Path(str(plan["relay"])).read_bytes())

@@ -222,4 +222,12 @@ def _launch_failure(message: str) -> ConnectorError:
             "The web browser can't be started safely on this server, so I can't open pages.",
             detail=f"Chromium's own sandbox could not start inside bubblewrap. {INSTALL_HINT} {message[:400]}",
         )
-    return ConnectorUnavailable("The web browser failed to start.", detail=message[:500])
+    # Playwright's message starts with the whole command line; the launcher's or bwrap's own
+    # complaint, at its end, is what tells the operator what to fix.
+    said = [
+        line[line.index(marker) :]
+        for line in message.splitlines()
+        for marker in ("deputy browser launcher:", "bwrap:")
+        if marker in line
+    ]
+    return ConnectorUnavailable("The web browser failed to start.", detail=" ".join([*dict.fromkeys(said), message])[:800])

@@ -14,6 +14,7 @@ from conftest import POLICY, Site, fake_dns, make_action
 from playwright.async_api import Error as PlaywrightError
 
 from deputy.connectors.web.browser import BrowserSessions
+from deputy.connectors.web.confinement import sweep_abandoned
 from deputy.connectors.web.runners import WebRunners
 from deputy.connectors.web.session import BrowserConfig, UserSession
 from deputy.core.records.effects import ConnectorUnavailable
@@ -231,3 +232,15 @@ def test_without_bubblewrap_the_browser_does_not_start(tmp_path: Path) -> None:
         manager.close()
     assert str(refused.value) == "The web browser can't be started safely on this server, so I can't open pages."
     assert "bubblewrap" in refused.value.detail and "DEPUTY_BROWSER_CONFINED=false" in refused.value.detail
+
+
+def test_a_browser_directory_left_by_an_ended_process_is_swept(tmp_path: Path) -> None:
+    ended = subprocess.Popen(["true"])
+    ended.wait()  # reaped: its pid names no process now
+    gone = tmp_path / f"deputy-browser-{ended.pid}-x"
+    live = tmp_path / f"deputy-browser-{os.getpid()}-y"
+    for directory in (gone, live):
+        directory.mkdir()
+        (directory / "launch").write_text("#!/bin/sh\n")
+    sweep_abandoned(tmp_path)
+    assert not gone.exists() and live.exists()
