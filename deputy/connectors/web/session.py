@@ -149,7 +149,7 @@ async def open_session(
             box = await _confined_box(config)
             await proxy.start_unix(str(box.socket))
             box.admit_sandbox()
-            launch = {
+            launch: dict[str, Any] = {
                 "executable_path": str(box.launcher),
                 "chromium_sandbox": True,
                 # The launcher builds the sandbox's environment from nothing; this is only its own.
@@ -230,4 +230,5 @@ def _launch_failure(message: str) -> ConnectorError:
         for marker in ("deputy browser launcher:", "bwrap:")
         if marker in line
     ]
-    return ConnectorUnavailable("The web browser failed to start.", detail=" ".join([*dict.fromkeys(said), message])[:800])
+    detail = " ".join([*dict.fromkeys(said), message])[:800]
+    return ConnectorUnavailable("The web browser failed to start.", detail=detail)

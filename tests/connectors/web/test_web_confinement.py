@@ -190,6 +190,8 @@ def test_the_browser_reaches_the_host_only_through_its_proxy(confined: BrowserSe
             try:
                 await page.goto(f"http://127.0.0.1:{port}/")
             except PlaywrightError as refused:
+                # The tab goes on to show an error page; the next test's navigation must not race it.
+                await page.wait_for_url("chrome-error://chromewebdata/")
                 return str(refused)
             return await page.content()
 
