@@ -94,6 +94,9 @@ class Settings(BaseSettings):
     workspace_quota_mb: int = Field(default=20, ge=1, alias="DEPUTY_WORKSPACE_QUOTA_MB")
     code_cpu_seconds: int = Field(default=20, ge=1, alias="DEPUTY_CODE_CPU_SECONDS")
     code_memory_mb: int = Field(default=512, ge=64, alias="DEPUTY_CODE_MEMORY_MB")
+    # Chromium in bubblewrap with its own sandbox on (deputy.connectors.web.launcher); off only
+    # where user namespaces are unavailable, and then it runs as the executor's own user.
+    browser_confined: bool = Field(default=True, alias="DEPUTY_BROWSER_CONFINED")
     plans_file: Path | None = Field(default=None, alias="DEPUTY_PLANS_FILE")
     default_plan: str | None = Field(default=None, alias="DEPUTY_DEFAULT_PLAN")
     messages_per_minute: int | None = Field(default=None, ge=1, alias="DEPUTY_MESSAGES_PER_MINUTE")

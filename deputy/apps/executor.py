@@ -34,6 +34,7 @@ from deputy.connectors.openapi.runner import OpenApiRunner
 from deputy.connectors.web.browser import BrowserSessions
 from deputy.connectors.web.logins import VaultLogins
 from deputy.connectors.web.runners import DEFAULT_SEARCH_URL, WebRunners
+from deputy.connectors.web.confinement import INSTALL_HINT, confinement_problem
 from deputy.connectors.web.session import BrowserConfig
 from deputy.connectors.web.states import BrowserStates
 from deputy.core.accounts.user_settings import UserSettingsStore
@@ -169,6 +170,12 @@ def web_connector(settings: Settings, redis: Redis, vault: Vault, key: VaultKey)
     if not Path(BrowserConfig.model_fields["executable_path"].default).exists():
         log.warning("Chromium is not installed: web browsing is off")
         return None
+    config = BrowserConfig(confined=settings.browser_confined)
+    if not config.confined:
+        log.warning("DEPUTY_BROWSER_CONFINED is off: Chromium runs unconfined, as this process's own user")
+    elif (problem := confinement_problem()) is not None:
+        # The operations stay, so users are told the browser is unavailable; nothing runs unconfined.
+        log.error("the browser cannot be confined here, so web browsing will fail: %s. %s", problem, INSTALL_HINT)
     policy = EgressPolicy(allow_private_networks=settings.egress_allow())
     goals, memory = GoalStore(redis), MemoryStore(redis)
 
@@ -179,7 +186,7 @@ def web_connector(settings: Settings, redis: Redis, vault: Vault, key: VaultKey)
         Outbox(redis).send_photo(action.chat_id, image, caption, dedupe_key=dedupe_key)
 
     # Cookies and local storage are kept sealed in Redis: a login follows the user to any executor.
-    sessions = BrowserSessions(BrowserConfig(), states=BrowserStates(redis, key.sealer("browser")))
+    sessions = BrowserSessions(config, states=BrowserStates(redis, key.sealer("browser")))
     recorder = web_recorder(HandOffRecorder(HandOffStore(redis), Outbox(redis)))
     return WebRunners(sessions, review_for, logins=VaultLogins(vault),
                       search_url=settings.search_url or DEFAULT_SEARCH_URL, show_user=show_user, handoffs=recorder)

@@ -14,7 +14,7 @@ What the proxy sees: for https only the host and port (the tunnel is end-to-end
 encrypted), for plain http the full request head. Bodies and headers of first requests
 are reviewed by the route handler, which sees them before encryption.
 
-Each browser profile gets its own proxy (its own port and random password), so a
+Each browser profile gets its own proxy (its own port or socket and random password), so a
 connection is always reviewed with its own user's guard. Plain-http connections are
 closed after one exchange ("Connection: close"), so Chromium cannot reuse one reviewed
 connection for a request meant for another host.
@@ -45,7 +45,11 @@ _HOP_BY_HOP = {"proxy-authorization", "proxy-connection", "connection", "keep-al
 
 
 class EgressProxy:
-    """Serve on 127.0.0.1 (a free port); `review` decides every connection. Start with `start()`."""
+    """Serve on 127.0.0.1 (a free port) or a Unix socket; `review` decides every connection.
+
+    Start with `start()` (TCP) or `start_unix(path)` (for a confined browser, which reaches the
+    socket through the relay in its sandbox: `deputy.connectors.web.relay`).
+    """
 
     def __init__(self, review: ConnectionReview) -> None:
         self._review = review
@@ -59,6 +63,10 @@ class EgressProxy:
         self._server = await asyncio.start_server(self._serve, "127.0.0.1", 0, limit=_MAX_HEAD)
         port = self._server.sockets[0].getsockname()[1]
         return f"http://127.0.0.1:{port}"
+
+    async def start_unix(self, path: str) -> None:
+        """Start listening on the Unix socket `path` (made here; the caller sets who may connect)."""
+        self._server = await asyncio.start_unix_server(self._serve, path, limit=_MAX_HEAD)
 
     async def close(self) -> None:
         if self._server is not None:

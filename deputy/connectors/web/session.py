@@ -8,6 +8,10 @@ would bypass routing), WebRTC is disabled (its UDP traffic bypasses both routing
 proxy), and all traffic passes the user's own `PageGuard`: the route handler for every
 request a page makes, the WebSocket handler for sockets, and the reviewing proxy
 (`deputy.connectors.web.proxy`) for every connection Chromium opens, redirect hops included.
+
+Chromium runs confined (`deputy.connectors.web.launcher`): its own sandbox on, inside a
+bubblewrap sandbox as an unprivileged uid, with no network but its proxy's socket. Only an
+operator switching `confined` off runs it as Deputy's own user, with no sandbox of either kind.
 """
 
 from __future__ import annotations
@@ -15,6 +19,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 from playwright.async_api import Browser, BrowserContext, Page, Playwright
@@ -22,13 +27,13 @@ from playwright.async_api import Error as PlaywrightError
 from pydantic import BaseModel, ConfigDict, Field
 
 from deputy.core.records.effects import ConnectorError, ConnectorUnavailable
+from deputy.connectors.web.confinement import INSTALL_HINT, BrowserBox, confinement_problem
 from deputy.connectors.web.guard import PageGuard
 from deputy.connectors.web.proxy import EgressProxy
 from deputy.sentinel.egress.transports.http_client import AsyncResolver
 
 CHROMIUM_ARGS = (
     "--headless",
-    "--no-sandbox",
     "--disable-gpu",
     "--disable-dev-shm-usage",
     "--disable-background-networking",
@@ -50,6 +55,9 @@ class BrowserConfig(BaseModel):
     model_config = ConfigDict(frozen=True)
 
     executable_path: str = "/usr/bin/chromium"
+    confined: bool = True
+    """Run Chromium in bubblewrap with its own sandbox on; off only where user namespaces are unavailable."""
+    bwrap_path: str = "/usr/bin/bwrap"
     extra_args: tuple[str, ...] = ()
     idle_seconds: float = Field(default=300, gt=0)
     """A browser unused this long is closed (its state stays in Redis)."""
@@ -80,6 +88,8 @@ class UserSession:
         self.closed = False
         self.proxy: EgressProxy | None = None
         self.browser: Browser | None = None
+        self.box: BrowserBox | None = None
+        """The confined browser's launcher and proxy socket (None when it runs unconfined)."""
         self.state_version = 0
         """The version of the stored state this context holds (loaded or last saved)."""
         self.requested_url: str | None = None
@@ -117,6 +127,8 @@ class UserSession:
                 pass  # already gone: a crashed browser has nothing left to close
         if self.proxy is not None:
             await self.proxy.close()
+        if self.box is not None:
+            self.box.remove()
 
 
 async def open_session(
@@ -130,18 +142,35 @@ async def open_session(
     """Launch the user's browser with `state` loaded, its guard and proxy; `ConnectorUnavailable` if Chromium won't start."""
     guard = PageGuard(resolver)
     proxy = EgressProxy(guard.review_connection)
-    address = await proxy.start()
+    box: BrowserBox | None = None
     browser: Browser | None = None
     try:
+        if config.confined:
+            box = await _confined_box(config)
+            await proxy.start_unix(str(box.socket))
+            box.admit_sandbox()
+            launch: dict[str, Any] = {
+                "executable_path": str(box.launcher),
+                "chromium_sandbox": True,
+                # The launcher builds the sandbox's environment from nothing; this is only its own.
+                "env": {"PATH": "/usr/bin:/bin"},
+                "args": [*CHROMIUM_ARGS, *config.extra_args],
+            }
+            address = box.proxy_server
+        else:
+            address = await proxy.start()
+            launch = {
+                "executable_path": config.executable_path,
+                "chromium_sandbox": False,
+                "args": [*CHROMIUM_ARGS, "--no-sandbox", *config.extra_args],
+            }
         # One Chromium process per user, as the profiles were: one user's pages never share
         # a process (or a proxy) with another's.
         browser = await playwright.chromium.launch(
-            executable_path=config.executable_path,
             headless=True,
-            chromium_sandbox=False,
-            args=[*CHROMIUM_ARGS, *config.extra_args],
             # Every connection, redirect hops and loopback included, goes through the reviewing proxy.
             proxy={"server": address, "bypass": "<-loopback>", "username": proxy.username, "password": proxy.password},
+            **launch,
         )
         context = await browser.new_context(
             storage_state=state,
@@ -150,12 +179,14 @@ async def open_session(
             viewport={"width": config.viewport_width, "height": config.viewport_height},
             permissions=[],
         )
-    except PlaywrightError as exc:
-        failure = _launch_failure(str(exc))
+    except (PlaywrightError, ConnectorError) as exc:
+        failure = exc if isinstance(exc, ConnectorError) else _launch_failure(str(exc))
         if browser is not None:
             with contextlib.suppress(PlaywrightError):
                 await browser.close()
         await proxy.close()
+        if box is not None:
+            box.remove()
         raise failure from None
     await context.add_init_script(_NO_WEBRTC)
     context.on("request", guard.note_page_request)
@@ -164,9 +195,21 @@ async def open_session(
     session = UserSession(user_id, context, guard, clock)
     session.proxy = proxy
     session.browser = browser
+    session.box = box
     session.navigation_timeout_ms = config.navigation_timeout * 1000
     session.content_wait_ms = config.content_wait * 1000
     return session
+
+
+async def _confined_box(config: BrowserConfig) -> BrowserBox:
+    """A private directory for a confined browser; `ConnectorUnavailable` if it cannot be confined here."""
+    problem = await asyncio.to_thread(confinement_problem, Path(config.bwrap_path))
+    if problem is not None:
+        raise ConnectorUnavailable(
+            "The web browser can't be started safely on this server, so I can't open pages.",
+            detail=f"{INSTALL_HINT} ({problem}.)",
+        )
+    return await asyncio.to_thread(BrowserBox, config.executable_path, Path(config.bwrap_path))
 
 
 def _launch_failure(message: str) -> ConnectorError:
@@ -174,4 +217,18 @@ def _launch_failure(message: str) -> ConnectorError:
         return ConnectorUnavailable(
             "The web browser isn't installed on this server, so I can't open pages.", detail=message[:500]
         )
-    return ConnectorUnavailable("The web browser failed to start.", detail=message[:500])
+    if "No usable sandbox" in message:
+        return ConnectorUnavailable(
+            "The web browser can't be started safely on this server, so I can't open pages.",
+            detail=f"Chromium's own sandbox could not start inside bubblewrap. {INSTALL_HINT} {message[:400]}",
+        )
+    # Playwright's message starts with the whole command line; the launcher's or bwrap's own
+    # complaint, at its end, is what tells the operator what to fix.
+    said = [
+        line[line.index(marker) :]
+        for line in message.splitlines()
+        for marker in ("deputy browser launcher:", "bwrap:")
+        if marker in line
+    ]
+    detail = " ".join([*dict.fromkeys(said), message])[:800]
+    return ConnectorUnavailable("The web browser failed to start.", detail=detail)

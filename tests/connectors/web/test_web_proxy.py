@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import base64
 from collections.abc import AsyncIterator
+from pathlib import Path
 
 import pytest
 from aiohttp import web
@@ -116,5 +117,33 @@ async def test_tunnels_are_reviewed_by_host_and_port(upstream: int) -> None:
         ]
         garbage = await exchange(address, b"NONSENSE\r\n\r\n")
         assert garbage == b""
+    finally:
+        await proxy.close()
+
+
+async def test_on_a_unix_socket_the_proxy_reviews_just_the_same(upstream: int, tmp_path: Path) -> None:
+    reviews = Reviews()
+    proxy = EgressProxy(reviews)
+    path = str(tmp_path / "proxy.sock")
+    await proxy.start_unix(path)
+
+    async def over_socket(request: bytes) -> bytes:
+        reader, writer = await asyncio.open_unix_connection(path)
+        writer.write(request)
+        await writer.drain()
+        answer = await asyncio.wait_for(reader.read(), 10)
+        writer.close()
+        return answer
+
+    try:
+        unauthorised = await over_socket(b"GET http://good.example/ HTTP/1.1\r\nHost: good.example\r\n\r\n")
+        assert unauthorised.startswith(b"HTTP/1.1 407 ")
+        denied = await over_socket(b"CONNECT evil.example:443 HTTP/1.1\r\n" + auth(proxy) + b"\r\n")
+        assert denied.startswith(b"HTTP/1.1 403 ")
+        page = await over_socket(
+            f"GET http://good.example:{upstream}/x HTTP/1.1\r\nHost: good.example\r\n".encode() + auth(proxy) + b"\r\n"
+        )
+        assert page.startswith(b"HTTP/1.1 200 ") and page.endswith(b"hello from good.example/x")
+        assert reviews.seen == [("CONNECT", "https://evil.example:443/"), ("GET", f"http://good.example:{upstream}/x")]
     finally:
         await proxy.close()
