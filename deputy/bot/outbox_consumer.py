@@ -3,6 +3,11 @@
 A consumer group lets several bot processes share the stream; an entry is acknowledged
 only after Telegram accepted it, and entries left pending by a dead bot are reclaimed.
 `dedupe_key`s make a message that a retried step produced twice arrive once.
+
+Each chat's messages go out one after another, in the order they were written; different
+chats' messages go out side by side (`ChatTurns`). So when Telegram tells the bot to wait
+before writing to one chat again ("retry after", a 429), only that chat's messages wait:
+the rest of the outbox keeps flowing past them.
 """
 
 from __future__ import annotations
@@ -13,6 +18,7 @@ import logging
 import os
 import socket
 import time
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
 import redis.asyncio as aioredis
@@ -28,6 +34,8 @@ from telegram.error import (
 )
 
 from deputy.bot.buttons import ButtonSigner
+from deputy.bot.chat_rate_limiter import retry_seconds
+from deputy.bot.chat_turns import ChatTurns
 from deputy.bot.telegram_access import TelegramAccess
 from deputy.bot.texts import MAX_MESSAGE_CHARS
 from deputy.core.confidential import Locked
@@ -52,6 +60,10 @@ FILE_GONE = "(The file {} is no longer available here; ask me to send it again.)
 TOKEN_RETRY_SECONDS = (5, 15, 60)
 """How long the outbox waits before trying again while Telegram refuses the token (then every minute)."""
 _EDIT_GONE = ("message to edit not found", "message can't be edited", "message_id_invalid")
+MAX_IN_FLIGHT = 1000
+"""Entries read from the stream and not yet delivered, at most (a few megabytes): beyond it the
+outbox reads on only as deliveries finish. Only a chat with this many messages waiting for
+Telegram to take them could hold the other chats up."""
 
 
 @dataclass
@@ -84,29 +96,76 @@ class OutboxConsumer:
         # Each chat app reads the whole stream in its own group and delivers only its users' messages.
         self._surface = surface
         self._group = GROUP if surface == "telegram" else surface
+        self.turns = ChatTurns()
+        self._deliveries: set[asyncio.Task] = set()
+        self._entries: set[bytes] = set()  # stream entries being delivered by this process
 
     async def run(self) -> None:
         """Deliver forever; survives Redis and Telegram outages."""
-        while True:
-            try:
-                await self._ensure_group()
-                await self._reclaim()
-                while True:
-                    batch = await self._redis.xreadgroup(self._group, self._consumer, {OUTBOX_STREAM: ">"}, count=50, block=2000)
-                    for _stream, entries in batch or []:
-                        for entry_id, fields in entries:
-                            await self._handle(entry_id, fields)
-                    if not batch:
-                        await self._reclaim()
-                    await self._release_held()
-            except asyncio.CancelledError:
-                raise
-            except RedisError as exc:
-                log.warning("outbox: Redis unavailable (%s); retrying in 2 s", exc)
-                await asyncio.sleep(2)
-            except Exception:  # noqa: BLE001 - a bug must not silence every chat: log it and go on
-                log.exception("outbox: unexpected error; carrying on in 2 s")
-                await asyncio.sleep(2)
+        try:
+            while True:
+                try:
+                    await self._ensure_group()
+                    await self._reclaim()
+                    while True:
+                        room = await self._room()
+                        batch = await self._redis.xreadgroup(self._group, self._consumer, {OUTBOX_STREAM: ">"},
+                                                             count=min(50, room), block=2000)
+                        for _stream, entries in batch or []:
+                            for entry_id, fields in entries:
+                                self._start(entry_id, fields)
+                        if not batch:
+                            await self._reclaim()
+                        await self._release_held()
+                except asyncio.CancelledError:
+                    raise
+                except RedisError as exc:
+                    log.warning("outbox: Redis unavailable (%s); retrying in 2 s", exc)
+                    await asyncio.sleep(2)
+                except Exception:  # noqa: BLE001 - a bug must not silence every chat: log it and go on
+                    log.exception("outbox: unexpected error; carrying on in 2 s")
+                    await asyncio.sleep(2)
+        finally:
+            for task in list(self._deliveries):
+                task.cancel()
+            await asyncio.gather(*self._deliveries, return_exceptions=True)
+
+    async def settled(self) -> None:
+        """Return once every delivery started so far has finished (for tests and orderly stops)."""
+        while self._deliveries:
+            await asyncio.wait(list(self._deliveries))
+
+    async def _room(self) -> int:
+        """How many more entries may be read now (waiting for deliveries to finish if none)."""
+        while len(self._deliveries) >= MAX_IN_FLIGHT:
+            await asyncio.wait(list(self._deliveries), return_when=asyncio.FIRST_COMPLETED)
+        return MAX_IN_FLIGHT - len(self._deliveries)
+
+    def _start(self, entry_id: bytes, fields: dict[bytes, bytes]) -> None:
+        """Deliver the entry in its chat's turn, without waiting for it (nor for any other chat)."""
+        if entry_id in self._entries:  # reclaimed from ourselves while it waits for its chat's turn
+            return
+        self._entries.add(entry_id)
+        self._spawn(self._handle(entry_id, fields), lambda: self._entries.discard(entry_id))
+
+    def _spawn(self, delivery: Awaitable[None], then: Callable[[], None] = lambda: None) -> None:
+        # Created in the order the entries were read, and each enters its chat's line before its
+        # first pause: so each chat's messages are delivered in that order.
+        task = asyncio.ensure_future(delivery)
+        self._deliveries.add(task)
+
+        def finished(done: asyncio.Task) -> None:
+            self._deliveries.discard(done)
+            then()
+            if done.cancelled():
+                return
+            error = done.exception()
+            if isinstance(error, RedisError):  # the entry stays pending: reclaimed once Redis is back
+                log.warning("outbox: Redis unavailable during a delivery (%s); it will be tried again", error)
+            elif error is not None:
+                log.error("outbox: unexpected error in a delivery; it will be tried again", exc_info=error)
+
+        task.add_done_callback(finished)
 
     async def _ensure_group(self) -> None:
         try:
@@ -121,7 +180,7 @@ class OutboxConsumer:
         )
         for entry_id, fields in entries:
             if fields:
-                await self._handle(entry_id, fields)
+                self._start(entry_id, fields)
 
     async def _handle(self, entry_id: bytes, fields: dict[bytes, bytes]) -> None:
         try:
@@ -130,6 +189,10 @@ class OutboxConsumer:
             log.error("outbox: dropping malformed entry %s", entry_id)
             await self._redis.xack(OUTBOX_STREAM, self._group, entry_id)
             return
+        async with self.turns.turn(message.chat_id):
+            await self._handle_in_turn(entry_id, message)
+
+    async def _handle_in_turn(self, entry_id: bytes, message: OutboxMessage) -> None:
         if await pin_route(self._redis, entry_id.decode(), message.chat_id) != self._surface:
             # The other app's consumer delivers (and deletes) it.
             await self._redis.xack(OUTBOX_STREAM, self._group, entry_id)
@@ -176,7 +239,11 @@ class OutboxConsumer:
                 except Locked:  # the user locked meanwhile: their news waits for the unlock
                     await self._redis.zadd(OUTBOX_HELD, {member: time.time() + LOCKED_RETRY_SECONDS})
                     continue
-                await self._send(message)
+                self._spawn(self._send_in_turn(message))
+
+    async def _send_in_turn(self, message: OutboxMessage) -> None:
+        async with self.turns.turn(message.chat_id):
+            await self._send(message)
 
     async def _opened(self, raw: bytes) -> OutboxMessage:
         if b'"sealed"' not in raw:
@@ -202,8 +269,8 @@ class OutboxConsumer:
                 await asyncio.sleep(TOKEN_RETRY_SECONDS[min(refusals, len(TOKEN_RETRY_SECONDS) - 1)])
                 refusals += 1
             except RetryAfter as exc:
-                delay = exc.retry_after  # a timedelta or, in older releases, seconds
-                await asyncio.sleep(delay.total_seconds() if hasattr(delay, "total_seconds") else float(delay))
+                # Only this chat's turn waits: the other chats' deliveries go on meanwhile.
+                await asyncio.sleep(retry_seconds(exc))
             except (Forbidden, BadRequest) as exc:
                 # The user blocked the bot or the chat is gone: retrying cannot help.
                 log.warning("outbox: message for chat %s not deliverable: %s", message.chat_id, exc)

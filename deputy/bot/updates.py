@@ -4,7 +4,9 @@ The handlers await Redis and the Bot API, so while one update waits another can 
 PTB's concurrent processing lets the bot serve hundreds of users at once. But two
 messages from the same person must not overtake each other (an answer to a question,
 then a new goal; Edit pressed, then the change): updates of one chat wait for the one
-before them, updates of different chats do not wait for each other.
+before them, updates of different chats do not wait for each other, and an update waiting
+for its chat's turn holds no processing slot (`PerChatOrder`). Likewise for what the bot
+sends: Telegram's "retry after" for one chat pauses that chat's sends only (`ChatRateLimiter`).
 
 Concurrency is bounded and the Bot API connection pool kept small: httpx's pool does work
 proportional to its open connections on every request (an expiry check, with a system
@@ -15,13 +17,15 @@ the CPU busy: a handler's waits (two Redis round trips, one Bot API call) are sh
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Awaitable
 from typing import Any
 
 from telegram import Update
-from telegram.ext import AIORateLimiter, ApplicationBuilder, BaseUpdateProcessor
+from telegram.ext import ApplicationBuilder, BaseUpdateProcessor
 from telegram.request import BaseRequest
+
+from deputy.bot.chat_rate_limiter import ChatRateLimiter
+from deputy.bot.chat_turns import ChatTurns
 
 MAX_CONCURRENT_UPDATES = 32
 # A Bot API call takes a few milliseconds, so a few connections carry hundreds of calls per
@@ -44,34 +48,36 @@ def application_builder(
         base = api_base.rstrip("/")
         builder = builder.base_url(base).base_file_url(base.replace("/bot", "/file/bot", 1))
     if rate_limit:
-        builder = builder.rate_limiter(AIORateLimiter(max_retries=3))
+        builder = builder.rate_limiter(ChatRateLimiter(max_retries=3))
     return builder
 
 
 class PerChatOrder(BaseUpdateProcessor):
-    """Up to `max_concurrent_updates` updates at once; one chat's updates one after another."""
+    """Up to `max_concurrent_updates` updates at once; one chat's updates one after another.
+
+    An update first waits for its chat's turn and only then takes one of the processing slots,
+    so a chat holds at most one slot: a user who sends a thousand messages gets them handled
+    one by one while everyone else's go past them. Updates without a chat (inline queries,
+    polls) take a slot at once."""
 
     def __init__(self, max_concurrent_updates: int = MAX_CONCURRENT_UPDATES) -> None:
         super().__init__(max_concurrent_updates)
-        self._chats: dict[int, tuple[asyncio.Lock, int]] = {}  # chat id -> (its lock, updates holding or waiting)
+        self.turns = ChatTurns()
 
-    async def do_process_update(self, update: object, coroutine: Awaitable[Any]) -> None:
+    # PTB marks `process_update` final (it takes the slot, then calls `do_process_update`); taking
+    # the slot first would let one chat's waiting updates fill every slot, so the order is ours here.
+    async def process_update(self, update: object, coroutine: Awaitable[Any]) -> None:  # type: ignore[misc]
         chat = update.effective_chat if isinstance(update, Update) else None
         if chat is None:
-            await coroutine
+            async with self._semaphore:
+                await self.do_process_update(update, coroutine)
             return
-        lock, users = self._chats.get(chat.id, (None, 0))
-        lock = lock or asyncio.Lock()  # asyncio.Lock wakes its waiters in the order they came
-        self._chats[chat.id] = (lock, users + 1)
-        try:
-            async with lock:
-                await coroutine
-        finally:
-            lock, users = self._chats[chat.id]
-            if users == 1:
-                del self._chats[chat.id]
-            else:
-                self._chats[chat.id] = (lock, users - 1)
+        async with self.turns.turn(chat.id):
+            async with self._semaphore:
+                await self.do_process_update(update, coroutine)
+
+    async def do_process_update(self, update: object, coroutine: Awaitable[Any]) -> None:
+        await coroutine
 
     async def initialize(self) -> None:
         """Nothing to set up."""

@@ -60,11 +60,13 @@ async def test_held_news_is_sealed_and_waits_for_the_unlock(consumer, redis: Red
     [member] = redis.zrange(OUTBOX_HELD, 0, -1)
     redis.zadd(OUTBOX_HELD, {member: 0})  # the quiet hours end while the user is locked
     await outbox_consumer._release_held()
+    await outbox_consumer.settled()
     assert bot.sent == [] and redis.zcard(OUTBOX_HELD) == 1, "it waits for the unlock, still sealed"
 
     keys.unlock(USER, PASSPHRASE, 3600)
     redis.zadd(OUTBOX_HELD, {member: 0})
     await outbox_consumer._release_held()
+    await outbox_consumer.settled()
     assert bot.sent == ["The ferry to Hydra has seats: albatross-77"] and redis.zcard(OUTBOX_HELD) == 0
 
 
