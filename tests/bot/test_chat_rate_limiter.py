@@ -36,7 +36,8 @@ async def eventually(check: Callable[[], Any], timeout: float = 30.0) -> Any:
 
 
 @asynccontextmanager
-async def deputy_bot(redis_server: RedisServer, redis: Redis, rules: ApiRules) -> AsyncIterator[tuple[Emulator, Application]]:
+async def deputy_bot(redis_server: RedisServer, redis: Redis,
+                     rules: ApiRules) -> AsyncIterator[tuple[Emulator, Application]]:
     """`deputy bot` as deployed on Telegram (rate limiter on), polling an emulator with `rules`."""
     emu = Emulator(rules=rules)
     runner = await serve("127.0.0.1", 0, app=create_app(emulator=emu))
