@@ -98,3 +98,30 @@ def test_a_broken_stream_is_a_clear_error(server: ScriptedModelServer) -> None:
     with pytest.raises(ModelError) as caught:
         complete(server.base_url, silence=5)
     assert "language model" in caught.value.user_message
+
+
+_SSE = (b'data: {"choices":[{"index":0,"delta":{"role":"assistant","content":"hello"},"finish_reason":null}]}\n\n'
+        b'data: {"choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}\n\ndata: [DONE]\n\n')
+
+
+async def _answer_then_hang_up(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+    """As llama-server does: a streamed answer, then the connection closed without a `Connection: close`."""
+    head = await reader.readuntil(b"\r\n\r\n")
+    length = next(int(line.split(b":")[1]) for line in head.split(b"\r\n") if line.lower().startswith(b"content-length"))
+    await reader.readexactly(length)
+    writer.write(b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nTransfer-Encoding: chunked\r\n\r\n"
+                 + b"%x\r\n%s\r\n0\r\n\r\n" % (len(_SSE), _SSE))
+    await writer.drain()
+    writer.transport.abort()
+
+
+async def test_a_call_after_a_streamed_answer_is_not_lost_to_the_connection_the_server_closed() -> None:
+    # The goal's first decision read to the end, then its first step on the same kept-alive connection:
+    # the body could not be written, and every retry of the step met the same fate ("couldn't reach
+    # the language model"). Nothing reached the server, so the call goes again on a fresh connection.
+    server = await asyncio.start_server(_answer_then_hang_up, "127.0.0.1", 0)
+    port = server.sockets[0].getsockname()[1]
+    async with server, aiohttp.ClientSession() as session:
+        model = HttpChatModel(session, f"http://127.0.0.1:{port}/v1", "m", None, 10, stream=True)
+        answers = [(await model.complete(MESSAGES, TOOLS)).content for _ in range(6)]
+    assert answers == ["hello"] * 6

@@ -74,15 +74,19 @@ class HttpChatModel:
             body["stream"] = True
             body["stream_options"] = {"include_usage": True}
             return await self._streamed(json.dumps(body))
-        try:
-            async with self._session.post(self._url, data=json.dumps(body), headers=self._headers,
-                                          timeout=self._timeout) as response:
-                status, text = response.status, await response.text()
-                retry_after = response.headers.get("Retry-After")
-        except TimeoutError:
-            raise ModelUnavailable("model endpoint timed out", _LATE) from None
-        except (aiohttp.ClientError, UnicodeDecodeError) as exc:
-            raise _unreachable(exc) from None
+        for attempt in range(2):
+            try:
+                async with self._session.post(self._url, data=json.dumps(body), headers=self._headers,
+                                              timeout=self._timeout) as response:
+                    status, text = response.status, await response.text()
+                    retry_after = response.headers.get("Retry-After")
+                break
+            except TimeoutError:
+                raise ModelUnavailable("model endpoint timed out", _LATE) from None
+            except (aiohttp.ClientError, UnicodeDecodeError) as exc:
+                if attempt == 0 and _stale_connection(exc):
+                    continue
+                raise _unreachable(exc) from None
         if status >= 400:
             raise _status_error(status, retry_after)
         return parse_completion_body(text)
@@ -92,7 +96,14 @@ class HttpChatModel:
         return self._timeout_seconds + (body_chars / CHARS_PER_TOKEN) / SLOWEST_READ_TOKENS_PER_SECOND
 
     async def _streamed(self, data: str) -> ModelReply:
+        try:
+            return await self._stream_once(data)
+        except _Stale:
+            return await self._stream_once(data, retried=True)
+
+    async def _stream_once(self, data: str, retried: bool = False) -> ModelReply:
         answer = StreamedAnswer()
+        heard = False
         silence = self.first_token_timeout(len(data))
         try:
             async with asyncio.timeout(silence) as deadline:
@@ -102,14 +113,28 @@ class HttpChatModel:
                     if response.status >= 400:
                         raise _status_error(response.status, response.headers.get("Retry-After"))
                     async for line in response.content:
+                        heard = True
                         deadline.reschedule(asyncio.get_running_loop().time() + self._timeout_seconds)
                         if answer.feed(line):
                             break
         except TimeoutError:
             raise ModelUnavailable("model endpoint went silent", _LATE) from None
         except (aiohttp.ClientError, UnicodeDecodeError) as exc:
+            if not heard and not retried and _stale_connection(exc):
+                raise _Stale() from exc
             raise _unreachable(exc) from None
         return answer.reply()
+
+
+class _Stale(Exception):
+    """The request went down a kept-alive connection the server had closed: nothing reached it."""
+
+
+def _stale_connection(exc: Exception) -> bool:
+    """llama-server closes its connection after a streamed answer read to the end, and aiohttp may hand
+    that connection to the next request, whose body then cannot be written: sent again on a fresh
+    connection it goes through (a model call has no effect to repeat). Refused connections are not this."""
+    return isinstance(exc, aiohttp.ClientOSError) and not isinstance(exc, aiohttp.ClientConnectorError)
 
 
 _LATE = "The language model didn't answer in time."
