@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import asyncio
+from collections.abc import Callable
+from typing import Any
+
 from redis import Redis
 
 from deputy.agent.model.chat_model import ModelReply
@@ -119,3 +123,13 @@ def picture_with_text(*lines: str, size: tuple[int, int] = (1000, 420)) -> bytes
     out = BytesIO()
     image.save(out, format="PNG")
     return out.getvalue()
+
+
+async def eventually(check: Callable[[], Any], timeout: float = 30.0) -> Any:
+    """Await until `check()` is truthy (its value), polling the event loop; fail after `timeout` s."""
+    deadline = asyncio.get_running_loop().time() + timeout
+    while not (value := check()):
+        if asyncio.get_running_loop().time() > deadline:
+            raise AssertionError("condition not met in time")
+        await asyncio.sleep(0.02)
+    return value

@@ -21,18 +21,12 @@ from deputy.core.records.outbox import OUTBOX_STREAM, Outbox, OutboxMessage
 from deputy.emulator import ApiRules, Emulator, bound_port, create_app, serve
 from deputy.emulator.records import ChatEvent
 from deputy.testing.stack import RedisServer
+from tests_support import eventually
 
 PAUSED = 7401
 OTHER = 7402
 
 
-async def eventually(check: Callable[[], Any], timeout: float = 30.0) -> Any:
-    deadline = asyncio.get_running_loop().time() + timeout
-    while not (value := check()):
-        if asyncio.get_running_loop().time() > deadline:
-            raise AssertionError("condition not met in time")
-        await asyncio.sleep(0.02)
-    return value
 
 
 @asynccontextmanager

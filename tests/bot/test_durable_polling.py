@@ -29,18 +29,12 @@ from deputy.bot.services import BotServices
 from deputy.testing.stack import RedisServer
 from deputy.emulator import EMULATOR_KEY, Emulator, bound_port, serve
 from deputy.emulator.tgobjects import BotProfile
+from tests_support import eventually
 
 USER = 6160
 RECEIVED = f"deputy:polling:{BotProfile.id}:received"  # the bot id is the one getMe answers
 
 
-async def eventually(check, timeout: float = 15.0) -> Any:
-    deadline = asyncio.get_running_loop().time() + timeout
-    while not (value := check()):
-        if asyncio.get_running_loop().time() > deadline:
-            raise AssertionError("condition not met in time")
-        await asyncio.sleep(0.02)
-    return value
 
 
 class Hang:

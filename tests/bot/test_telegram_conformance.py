@@ -37,6 +37,7 @@ from deputy.emulator import ApiRules, Emulator, bound_port, create_app, serve
 from deputy.memory import MemoryItem, MemoryKind, MemoryStore
 from deputy.sentinel.stores.audit import AuditLog
 from deputy.testing.stack import RedisServer
+from tests_support import eventually
 
 USER = 6301
 STRANGER = 6666
@@ -67,13 +68,6 @@ class Rig:
         return [m for m in self.emulator.state.messages_after(user) if m.sender == "bot"]
 
 
-async def eventually(check: Callable[[], Any], timeout: float = 15.0) -> Any:
-    deadline = asyncio.get_running_loop().time() + timeout
-    while not (value := check()):
-        if asyncio.get_running_loop().time() > deadline:
-            raise AssertionError("condition not met in time")
-        await asyncio.sleep(0.02)
-    return value
 
 
 @asynccontextmanager

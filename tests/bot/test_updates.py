@@ -16,6 +16,7 @@ from telegram.ext import Application, ContextTypes, TypeHandler
 
 from deputy.bot.updates import MAX_CONCURRENT_UPDATES, PerChatOrder, application_builder
 from deputy.emulator import ApiRules, Emulator, bound_port, create_app, serve
+from tests_support import eventually
 
 FLOODER = 7101
 OTHER = 7102
@@ -23,13 +24,6 @@ OTHER = 7102
 Handle = Callable[[Update, ContextTypes.DEFAULT_TYPE], Any]
 
 
-async def eventually(check: Callable[[], Any], timeout: float = 30.0) -> Any:
-    deadline = asyncio.get_running_loop().time() + timeout
-    while not (value := check()):
-        if asyncio.get_running_loop().time() > deadline:
-            raise AssertionError("condition not met in time")
-        await asyncio.sleep(0.02)
-    return value
 
 
 @asynccontextmanager

@@ -27,6 +27,7 @@ from deputy.bot.webhook import SECRET_HEADER, WebhookConfig, WebhookReplica
 from deputy.core.infrastructure.ports import free_port
 from deputy.testing.stack import RedisServer
 from deputy.emulator import EMULATOR_KEY, ApiRules, Emulator, bound_port, serve
+from tests_support import eventually
 
 SECRET = "replica-test-secret"
 USER = 5150
@@ -54,13 +55,6 @@ class Rig:
                 return response.status
 
 
-async def eventually(check, timeout: float = 10.0) -> Any:
-    deadline = asyncio.get_running_loop().time() + timeout
-    while not (value := check()):
-        if asyncio.get_running_loop().time() > deadline:
-            raise AssertionError("condition not met in time")
-        await asyncio.sleep(0.02)
-    return value
 
 
 @pytest.fixture
