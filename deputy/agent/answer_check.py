@@ -38,6 +38,13 @@ RETRY_NOTE = (
 )
 """Deputy's note when the model gives up right after a recoverable error, before the user hears of it."""
 
+CODE_RETRY_NOTE = (
+    "(Deputy) Your code failed, and its errors are in the tool result above. Fix the code and call run_python "
+    "again now. Tell the user only what you cannot fix yourself, in plain words."
+)
+"""Deputy's note when the model gives up right after its own code failed: a small model that wrote a syntax
+error reads the traceback and writes working code far more often than it tells the user why it stopped."""
+
 # A failed call the model can fix itself: its arguments were wrong (Deputy's own checks say how), or
 # the service's error points at what exists instead. Refusals (the guard, the plan, a watch that
 # cannot be set up, an address that leads somewhere private) are answers for the user, not errors to fix.
@@ -45,6 +52,10 @@ _FIXABLE_ERROR = re.compile(r"^Error: (?:Invalid arguments|there is no tool name
 _FIXABLE_FAILURE = re.compile(
     r"^Failed: .*\b(?:there is no|no such|not found|unknown|does not exist|doesn't exist|did you mean|"
     r"your calendars|available|the ids)\b", re.IGNORECASE | re.DOTALL)
+# Code the model wrote that raised (a syntax error, a wrong column name): the traceback says what to fix.
+# A run stopped by its limits (time, memory) is not: the same code would be stopped again.
+# Its report comes labelled as outside content when it ran over the user's files.
+_CODE_FAILED = re.compile(r"^(?:<untrusted [^>\n]*>\n)?The code failed \(exit code")
 
 # Tools that only keep the goal's own books: their results are Deputy's words, not something read.
 _BOOKKEEPING = frozenset({"update_plan", "reply", "schedule_check", "remind_me", "no_news", "split_into_subgoals", "remember",
@@ -145,9 +156,10 @@ def check_answer(goal: Goal, text: str, evidence: Evidence) -> AnswerVerdict:
     replaced by `couldnt_find` if the model insists. The goal's `answer_rechecked` mark allows
     one send-back per turn and is cleared when an answer is delivered.
     """
-    if not goal.answer_rechecked and _gives_up_after_error(goal, text):
+    failed = None if goal.answer_rechecked else _gives_up_after_error(goal, text)
+    if failed is not None:
         goal.answer_rechecked = True
-        return AnswerVerdict(action="recheck", text=text, note=RETRY_NOTE)
+        return AnswerVerdict(action="recheck", text=text, note=CODE_RETRY_NOTE if failed == "code" else RETRY_NOTE)
     claims = unbacked_claims(text, evidence)
     if not claims:
         goal.answer_rechecked = False
@@ -161,20 +173,23 @@ def check_answer(goal: Goal, text: str, evidence: Evidence) -> AnswerVerdict:
     return AnswerVerdict(action="replace", text=couldnt_find(goal), claims=claims)
 
 
-def _gives_up_after_error(goal: Goal, text: str) -> bool:
-    """The model answers the user, not asking them anything, right after a call of this turn failed."""
+def _gives_up_after_error(goal: Goal, text: str) -> Literal["call", "code"] | None:
+    """Which fixable failure the model answers the user right after ("call": a call's arguments or target,
+    "code": its own code), without asking them anything; None when it does not."""
     if text.rstrip().endswith("?"):
-        return False  # asking the user what is missing is the right answer to some errors
+        return None  # asking the user what is missing is the right answer to some errors
     for message in reversed(goal.messages):
         if message.get("role") == "tool":
             content = message.get("content")
             if not isinstance(content, str):
-                return False
+                return None
             said = content.lstrip()
-            return bool(_FIXABLE_ERROR.match(said) or _FIXABLE_FAILURE.match(said))
+            if _CODE_FAILED.match(said):
+                return "code"
+            return "call" if _FIXABLE_ERROR.match(said) or _FIXABLE_FAILURE.match(said) else None
         if origin_of(message) is Origin.user:
-            return False
-    return False
+            return None
+    return None
 
 
 def couldnt_find(goal: Goal) -> str:

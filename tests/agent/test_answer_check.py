@@ -133,3 +133,51 @@ def test_the_models_own_query_echoed_back_by_an_empty_search_is_not_something_re
     rig.start(USER, "any news in my mail?")
     assert not any("John Doe" in sent for sent in rig.sent())
     assert "couldn't find" in rig.sent()[-1]
+
+
+def test_giving_up_after_the_models_own_code_failed_is_sent_back_once_and_the_fixed_code_runs(redis: Redis) -> None:
+    from deputy.workspace.confined_run import RunLimits
+    from deputy.workspace.files import Workspace
+
+    workspace = Workspace(redis)
+    workspace.write(USER, "amounts.csv", b"amount\n5\n7\n4\n", made_by="you")
+    runs: list[str] = []
+
+    def model(messages: list[dict[str, Any]], tools: list[Any]):
+        results = [message_text(m) for m in messages if m.get("role") == "tool"]
+        if not results:
+            runs.append("broken")
+            return tool_call("run_python", code="import csv\nprint(sum(int(r['amount']) for r in csv.reader(open("
+                                                 "'amounts.csv'))))")  # the header row is not a number: ValueError
+        if len(results) == 1 and "Your code failed" not in message_text(messages[-1]):
+            return text("Sorry, the code to add them up failed.")
+        if len(results) == 1:
+            runs.append("fixed")
+            return tool_call("run_python",
+                             code="import csv\nprint(sum(int(r['amount']) for r in csv.DictReader(open('amounts.csv'))))")
+        return text(f"The total is {results[-1].split('Output:')[1].split()[0]}.")
+
+    rig = InlineDeputy(redis, FunctionModel(model), default_catalog(), {}, clock=ManualClock(1_765_000_000.0),
+                       workspace=workspace, code_limits=RunLimits(cpu_seconds=5, wall_seconds=15))
+    rig.start(USER, "add up the amounts in amounts.csv")
+    assert runs == ["broken", "fixed"], "the code was run again after Deputy's note"
+    assert rig.sent() == ["The total is 16."], "the user never saw the give-up, only the right total"
+
+
+def test_code_stopped_by_its_limits_is_not_sent_back_to_run_again(redis: Redis) -> None:
+    from deputy.workspace.confined_run import RunLimits
+    from deputy.workspace.files import Workspace
+
+    runs: list[int] = []
+
+    def model(messages: list[dict[str, Any]], tools: list[Any]):
+        if not any(m.get("role") == "tool" for m in messages):
+            runs.append(1)
+            return tool_call("run_python", code="while True:\n    pass\n")
+        return text("That calculation took too long, so I stopped it.")
+
+    rig = InlineDeputy(redis, FunctionModel(model), default_catalog(), {}, clock=ManualClock(1_765_000_000.0),
+                       workspace=Workspace(redis), code_limits=RunLimits(cpu_seconds=1, wall_seconds=5))
+    rig.start(USER, "count forever")
+    assert runs == [1]
+    assert rig.sent() == ["That calculation took too long, so I stopped it."]
