@@ -31,6 +31,7 @@ from deputy.agent.watch.monitoring import Monitoring
 from deputy.agent.plan_gate import held_refusal, plan_refusal
 from deputy.agent.prompt import tool_message
 from deputy.agent.reading import ContentScanner, Reading
+from deputy.agent.repeated_reads import SAME_READ, already_read
 from deputy.agent.steps import (
     AskModel, Dispatch, GoalStopped, RunCalls, RunnerLimits, StepOutcome, TurnResult, hand_to_executor,
 )
@@ -59,8 +60,12 @@ from deputy.core.accounts.quotas import Quotas
 from deputy.core.accounts.user_settings import UserSettingsStore
 from deputy.sentinel.stores.action_store import ActionStore
 from deputy.core.records.actions import Action, ActionState
+from deputy.core.records.effects import EffectClass
 
 __all__ = ["Dispatch", "GoalRunner", "GoalStopped", "RunnerLimits", "StepOutcome"]
+
+_OWN_READS = frozenset({"reply", "update_plan", "recall", "list_files", "read_file", "read_result"})
+"""Deputy's own tools that change nothing a read could see: a read repeated after them is still the same read."""
 
 
 class GoalRunner:
@@ -198,11 +203,13 @@ class GoalRunner:
         """Handle one pending call; an outcome means the step ends here."""
         try:
             operation = self._catalog_for(goal).get(call.name)
-            if operation is not None:
+            if operation is not None and not self._repeats_a_read(goal, call, operation):
                 return self._submit(goal, call, operation)
-            if call.name == "reply":
+            if operation is not None:
+                result = SAME_READ
+            elif call.name == "reply":
                 return self._reply(goal, call)
-            if call.name == "update_plan":
+            elif call.name == "update_plan":
                 goal.plan = parse_plan(call).steps
                 result = "Plan saved."
             elif call.name == "read_result":
@@ -239,6 +246,19 @@ class GoalRunner:
         goal.messages.append(tool_message(call.id, result))
         goal.pending_calls.pop(0)
         return None
+
+    def _repeats_a_read(self, goal: Goal, call: ToolCall, operation: Operation) -> bool:
+        """A read whose result the goal already holds, nothing having changed since (`deputy.agent.repeated_reads`).
+        A watch reads again on purpose, to see what changed, so its goals always read."""
+        if operation.spec.effect is not EffectClass.read or goal.monitor is not None:
+            return False
+        catalog = self._catalog_for(goal)
+
+        def is_read(name: str) -> bool:
+            found = catalog.get(name)
+            return found.spec.effect is EffectClass.read if found is not None else name in _OWN_READS
+
+        return already_read(goal.messages, call.name, call.arguments, is_read)
 
     def _remember(self, goal: Goal, call: ToolCall, result: str) -> None:
         """Keep a digest of (call, result) to notice a goal going round in circles."""

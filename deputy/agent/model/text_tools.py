@@ -38,6 +38,7 @@ from deputy.agent.model.tool_parsing import ParseResult, parse_tool_calls
 from deputy.agent.model.first_decision import DECIDE_TOOL as DECIDE
 from deputy.agent.model.first_decision import Kind, decision_request, kind_of, later_tools, read_kind, tools_for_kind
 from deputy.agent.goal_shapes import OWN_TOOLS, first_step_tools
+from deputy.agent.repeated_reads import repeated_tool
 from deputy.agent.tool_selection import ALWAYS, called, connected_fit, request_text, select_tools
 
 log = logging.getLogger(__name__)
@@ -177,6 +178,14 @@ def known_about_user(messages: list[Message]) -> str:
     return ""
 
 
+def without_repeated(offered: list[Tool], messages: list[Message]) -> list[Tool]:
+    """The offer without a read the last call repeated to no purpose (`deputy.agent.repeated_reads`), so the model
+    answers from the result it has or does something else; never an empty offer."""
+    gone = repeated_tool(messages)
+    kept = [tool for tool in offered if tool["function"]["name"] != gone]
+    return kept or offered
+
+
 def tool_names(tools: list[Tool]) -> list[str]:
     return [t["function"]["name"] for t in tools]
 
@@ -203,6 +212,7 @@ def text_tools_turn(
     elif options.decide_first and (earlier := kind_of(labelled)) is not None:
         room = options.max_tools or len(tools)
         offered = later_tools(earlier, tools, offered, OWN_TOOLS, connected_fit(tools, messages, room), room)
+    offered = without_repeated(offered, messages)
     names = tool_names(tools)  # the runner knows every tool; the limit only shapes the prompt
     reply = completed_reply((yield request_messages(messages, options), offered), options)
     read = read_reply(reply, names)
