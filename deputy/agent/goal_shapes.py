@@ -33,7 +33,9 @@ _TWO_OBJECTS = re.compile(r"^send\s+(?:my\s+|our\s+)?\w+\s+(?:the|a|an|my|our|th
                           re.IGNORECASE)
 _LETTER = re.compile(r"\b(?:e-?mail|mail|note|message|letter|line|thank-?you|reply)\b|\bto\s+(?!me\b|us\b)\w+",
                      re.IGNORECASE)
-_DRAFT = re.compile(r"\bdraft\b|\b(?:don'?t|do not|not yet|without) send", re.IGNORECASE)
+_DRAFT = re.compile(r"\bdrafts?\b|\b(?:don'?t|do not|not yet|without) send|\bentwurf\b|\bnicht (?:ab)?senden\b|"
+                    r"\bborrador\b|\bno (?:lo )?envíes\b|\bbrouillon\b|\bn'envoie pas\b|\bbozza\b|\brascunho\b|"
+                    r"\bconcept\b", re.IGNORECASE)
 _MAIL_NOUN = re.compile(r"\b(?:e-?mails?|e-?mailed|mails?|inbox|mailbox|messages?|newsletters?|spam|replies|repl(?:y|ied)|"
                         r"invoices?|receipts?)\b", re.IGNORECASE)
 _MAIL_LOOK = re.compile(
@@ -185,6 +187,11 @@ def _sending(whole: str) -> Shape:
     if len(said) >= 2:
         return _shape("write to someone", tools)
     return _shape("write to someone, saying what?", f"{tools} reply")
+
+
+def asks_for_draft(text: str) -> bool:
+    """The user asked for a draft (or not to send yet): otherwise writing to someone means sending it."""
+    return bool(_DRAFT.search(text))
 
 
 def first_step_tools(text: str) -> frozenset[str] | None:

@@ -70,7 +70,7 @@ def test_an_unforeseen_question_about_the_calendar_is_offered_only_calendar_read
 
 @pytest.mark.parametrize("kind, expected", [
     ("answer", {"reply"}), ("ask", {"reply"}), ("mail_read", {"search_email", "read_email", "read_thread"}),
-    ("mail_write", {"send_email", "draft_email"}), ("mail_act", {"search_email"}),
+    ("mail_write", {"send_email"}), ("mail_act", {"search_email"}),
     ("calendar_add", {"create_event", "schedule_meeting"}), ("calendar_change", {"list_events"}),
     ("memory", {"remember", "forget_memory", "recall"}), ("later", {"remind_me", "schedule_check"}),
 ])
@@ -78,6 +78,18 @@ def test_each_kind_offers_its_own_first_tools(kind: str, expected: set[str]) -> 
     inner = recorded(chose(kind), ModelReply(content='reply", "arguments": {"text": "ok"}}\n</tool_call>'))
     TextToolsChatModel(inner, DECIDING).complete(goal("hmm, sort this out por favor"), TOOLS)
     assert set(names(inner.calls[1][1])) == expected
+
+
+@pytest.mark.parametrize("words, offered", [
+    ("drop a line to ann@example.org that the boiler is fixed", "send_email"),
+    ("schreib Ann, dass der Boiler repariert ist", "send_email"),
+    ("could you prepare something for Ann about the boiler? just a draft, I'll send it myself", "draft_email"),
+    ("écris un brouillon pour Ann à propos de la chaudière", "draft_email"),
+])
+def test_writing_to_someone_sends_and_a_draft_only_when_asked_for(words: str, offered: str) -> None:
+    inner = recorded(chose("mail_write"), ModelReply(content='reply", "arguments": {"text": "ok"}}\n</tool_call>'))
+    TextToolsChatModel(inner, DECIDING).complete(goal(words), TOOLS)
+    assert set(names(inner.calls[1][1])) == {offered}
 
 
 def test_a_question_about_the_inbox_is_offered_no_answer_before_reading() -> None:

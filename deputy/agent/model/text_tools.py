@@ -37,7 +37,7 @@ from deputy.agent.model.chat_model import ModelReply, TokenUsage, ToolCall
 from deputy.agent.model.tool_parsing import ParseResult, parse_tool_calls
 from deputy.agent.model.first_decision import DECIDE_TOOL as DECIDE
 from deputy.agent.model.first_decision import Kind, decision_request, kind_of, later_tools, read_kind, tools_for_kind
-from deputy.agent.goal_shapes import OWN_TOOLS, first_step_tools
+from deputy.agent.goal_shapes import OWN_TOOLS, asks_for_draft, first_step_tools
 from deputy.agent.repeated_reads import repeated_tool
 from deputy.agent.tool_selection import ALWAYS, called, connected_fit, request_text, select_tools
 
@@ -163,7 +163,10 @@ def decided_kind(decision: ModelReply) -> Kind | None:
 def first_step_offer(kind: Kind, tools: list[Tool], messages: list[Message], options: TextToolsOptions) -> list[Tool]:
     """The tools of the kind the model chose (empty when none of its tools is on offer)."""
     room = options.max_tools or len(tools)
-    return tools_for_kind(kind, tools, OWN_TOOLS, connected_fit(tools, messages, room))
+    offer = tools_for_kind(kind, tools, OWN_TOOLS, connected_fit(tools, messages, room))
+    # "Drop a line to ann@…" saved as a draft leaves the user thinking it went: a draft only when asked for.
+    unwanted = "send_email" if asks_for_draft(request_text(messages)) else "draft_email"
+    return [tool for tool in offer if tool["function"]["name"] != unwanted] or offer
 
 
 _KNOWN = "What you know about the user"
