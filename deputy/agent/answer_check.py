@@ -45,6 +45,27 @@ CODE_RETRY_NOTE = (
 """Deputy's note when the model gives up right after its own code failed: a small model that wrote a syntax
 error reads the traceback and writes working code far more often than it tells the user why it stopped."""
 
+PERMISSION_NOTE = (
+    "(Deputy) Do not ask the user for permission in text. If you know what to do, call the tool that does it "
+    "now: Deputy shows the user a card to approve before anything consequential happens, and nothing happens "
+    "without their tap. Ask the user only for a detail you are missing."
+)
+"""Deputy's note when the model asks "shall I go ahead?" in words: the user would answer "yes" into a new message
+and nothing would happen, while the card is where a yes does something (and where the guard looks first)."""
+
+# A yes/no question asking leave to act, in the languages Deputy speaks: the last question of the answer starts
+# with it. Questions for a missing detail ("Which restaurant would you like me to book?") start otherwise.
+_PERMISSION = re.compile(
+    r"^(?:(?:ok(?:ay)?|so|great|alright|perfect|sure)[,!.]?\s+)?(?:shall i|should i|would you like me to|do you want "
+    r"me to|want me to|may i|can i (?:go ahead|proceed)|is it ok(?:ay)? (?:if|to|for me to)|ready (?:for me )?to|"
+    r"(?:would|do) you (?:like|want) (?:me )?to (?:proceed|go ahead|continue|confirm)|proceed|go ahead|confirm|"
+    r"soll ich|möchtest du,? dass ich|möchten sie,? dass ich|sollen wir|"
+    r"¿?(?:quieres|quiere|deseas|desea) que (?:lo |la |te |le )?|¿?procedo|¿?lo (?:compro|reservo|envío|pido)|"
+    r"(?:veux|voulez)-(?:tu|vous) que je|dois-je|je (?:le |la )?(?:réserve|commande|envoie|achète)|"
+    r"vuoi che|devo procedere|procedo|quer que eu|posso prosseguir|zal ik|wil je dat ik)\b",
+    re.IGNORECASE)
+_QUESTION = re.compile(r"[^.!?\n]*\?")
+
 # A failed call the model can fix itself: its arguments were wrong (Deputy's own checks say how), or
 # the service's error points at what exists instead. Refusals (the guard, the plan, a watch that
 # cannot be set up, an address that leads somewhere private) are answers for the user, not errors to fix.
@@ -60,6 +81,10 @@ _CODE_FAILED = re.compile(r"^(?:<untrusted [^>\n]*>\n)?The code failed \(exit co
 # Tools that only keep the goal's own books: their results are Deputy's words, not something read.
 _BOOKKEEPING = frozenset({"update_plan", "reply", "schedule_check", "remind_me", "no_news", "split_into_subgoals", "remember",
                           "forget_memory"})
+
+# Calls that only look (their names say so): asking leave after them is still asking before acting.
+_READS = re.compile(r"(?:^|[._])(?:search|list|read|recall|get|find|look|check|free_busy|open_page|screenshot)",
+                    re.IGNORECASE)
 
 # Where each kind of read looked, for the sentence that replaces an answer with nothing behind it.
 _PLACES = (
@@ -160,6 +185,9 @@ def check_answer(goal: Goal, text: str, evidence: Evidence) -> AnswerVerdict:
     if failed is not None:
         goal.answer_rechecked = True
         return AnswerVerdict(action="recheck", text=text, note=CODE_RETRY_NOTE if failed == "code" else RETRY_NOTE)
+    if not goal.answer_rechecked and asks_permission(text) and not _acted_since_user(goal):
+        goal.answer_rechecked = True
+        return AnswerVerdict(action="recheck", text=text, note=PERMISSION_NOTE)
     claims = unbacked_claims(text, evidence)
     if not claims:
         goal.answer_rechecked = False
@@ -171,6 +199,25 @@ def check_answer(goal: Goal, text: str, evidence: Evidence) -> AnswerVerdict:
         return AnswerVerdict(action="recheck", text=text, claims=claims)
     goal.answer_rechecked = False
     return AnswerVerdict(action="replace", text=couldnt_find(goal), claims=claims)
+
+
+def asks_permission(text: str) -> bool:
+    """The answer ends by asking leave to act (a yes/no question), rather than for a missing detail."""
+    questions = _QUESTION.findall(text)
+    return bool(questions) and bool(_PERMISSION.match(questions[-1].strip().lstrip("¿").strip()))
+
+
+def _acted_since_user(goal: Goal) -> bool:
+    """A call other than a read or Deputy's bookkeeping was made since the user last wrote (a card shown, an
+    action run or declined): a question after that is about what comes next, not leave for the first step."""
+    for message in reversed(goal.messages):
+        if origin_of(message) is Origin.user and message.get("role") == "user":
+            return False
+        for call in message.get("tool_calls") or []:
+            name = call.get("function", {}).get("name", "") if isinstance(call, dict) else ""
+            if name and name not in _BOOKKEEPING and not _READS.search(name):
+                return True
+    return False
 
 
 def _gives_up_after_error(goal: Goal, text: str) -> Literal["call", "code"] | None:

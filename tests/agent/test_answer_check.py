@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
+
 from redis import Redis
 
 from deputy.agent.goals import GoalStatus
@@ -181,3 +183,40 @@ def test_code_stopped_by_its_limits_is_not_sent_back_to_run_again(redis: Redis) 
     rig.start(USER, "count forever")
     assert runs == [1]
     assert rig.sent() == ["That calculation took too long, so I stopped it."]
+
+
+def _calendar_rig(redis: Redis, model: Any, created: list[dict[str, Any]]) -> InlineDeputy:
+    def create_event(action: Action, key: str) -> OperationResult:
+        created.append(dict(action.arguments))
+        return OperationResult(summary="Created the event ev-9.")
+
+    return InlineDeputy(redis, FunctionModel(model), default_catalog(), {"calendar.create_event": create_event},
+                        clock=ManualClock(1_765_000_000.0))
+
+
+def test_asking_leave_in_words_is_sent_back_once_and_the_model_acts_instead(redis: Redis) -> None:
+    created: list[dict[str, Any]] = []
+
+    def model(messages: list[dict[str, Any]], tools: list[Any]):
+        last = message_text(messages[-1])
+        if "permission in text" in last:
+            return tool_call("create_event", title="Dentist", start="monday 3pm")
+        if any(m.get("role") == "tool" for m in messages):
+            return text("Done: the dentist is on your calendar for Monday at 3pm.")
+        return text("I can add 'Dentist' on Monday at 3pm. Shall I go ahead?")
+
+    rig = _calendar_rig(redis, model, created)
+    rig.start(USER, "dentist monday 3pm")
+    assert [event["title"] for event in created] == ["Dentist"]
+    assert not any("Shall I" in sent for sent in rig.sent()), "the user was not asked for leave in words"
+
+
+@pytest.mark.parametrize("question", [
+    "Which restaurant would you like me to book, and for what time?",
+    "Wann soll der Termin sein?",
+])
+def test_a_question_for_a_missing_detail_reaches_the_user_at_once(redis: Redis, question: str) -> None:
+    rig = _calendar_rig(redis, lambda messages, tools: text(question), [])
+    goal = rig.start(USER, "book a table for tonight")
+    assert rig.sent() == [question]
+    assert rig.goal(goal.id).status is GoalStatus.waiting_user
