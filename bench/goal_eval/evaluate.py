@@ -27,7 +27,8 @@ def evaluate_case(case: Case, services: EvalServices, model: ChatModel, user_id:
     outcome = observe(services, redis, seeded, orders)
     verdict = judge(case, seeded, outcome, transcript)
     return CaseResult(id=case.id, category=case.category, split=case.split, turns=case.turns, verdict=verdict,
-                      seconds=round(transcript.seconds, 2), said=transcript.said, error=transcript.error)
+                      seconds=round(transcript.seconds, 2), said=transcript.said, error=transcript.error,
+                      steps=transcript.steps if case.split != "frozen" else [])
 
 
 def interleaved(cases: list[Case]) -> list[Case]:

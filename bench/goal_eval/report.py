@@ -21,6 +21,8 @@ class CaseResult(BaseModel):
     seconds: float
     said: list[str] = Field(default_factory=list)
     error: str | None = None
+    steps: list[str] = Field(default_factory=list)
+    """The model's calls and the start of their results (not shown for the frozen split: never tuned on)."""
 
 
 class CategoryRow(BaseModel):

@@ -70,6 +70,8 @@ class Transcript:
     approved: list[str] = field(default_factory=list)
     error: str | None = None
     seconds: float = 0.0
+    steps: list[str] = field(default_factory=list)
+    """What the model did, call by call, with the start of each result: to read why a case went wrong."""
 
 
 def runners(case: Case, services: EvalServices, seeded: Seeded) -> dict:
@@ -113,6 +115,7 @@ def run_case(case: Case, services: EvalServices, seeded: Seeded, model: ChatMode
     seen = len(deputy.messages())
     pressing = approve == "asked" and case.expect.card_for is None
     started = time.monotonic()
+    goal_ids: list[str] = []
     try:
         for number, text in enumerate(case.turns):
             if number:
@@ -121,6 +124,7 @@ def run_case(case: Case, services: EvalServices, seeded: Seeded, model: ChatMode
             if waiting is None or add_answer(deputy.goals, waiting, text, services.clock(),
                                              deputy.dispatch.step) is None:
                 goal = deputy.new_goal(user, text, messages=[user_message(text)])
+                goal_ids.append(goal.id)
                 deputy.dispatch.step(goal.id, 0)
             _drain(deputy, services)
             if pressing:
@@ -137,7 +141,28 @@ def run_case(case: Case, services: EvalServices, seeded: Seeded, model: ChatMode
     transcript.card_actions = [(r.action.operation, r.action.arguments) for r in deputy.stored_actions(user)
                                if r.approval_id]
     transcript.waiting = deputy.goals.awaiting_answer(user) is not None
+    transcript.steps = [line for goal_id in goal_ids for line in _steps(deputy, goal_id)]
     return transcript
+
+
+def _steps(deputy: InlineDeputy, goal_id: str) -> list[str]:
+    goal = deputy.goals.get(goal_id)
+    if goal is None:
+        return []
+    lines = [f"goal {goal_id}: {goal.status.value}"]
+    for message in goal.messages:
+        if message.get("kind"):
+            lines.append(f"  kind: {message['kind']}")
+        for call in message.get("tool_calls") or []:
+            function = call.get("function", {})
+            lines.append(f"  call {function.get('name')} {function.get('arguments')}"[:300])
+        if message.get("role") == "tool":
+            lines.append("    -> " + " ".join(str(message.get("content", "")).split())[:240])
+        elif message.get("role") == "assistant" and message.get("content"):
+            lines.append("  said: " + " ".join(str(message["content"]).split())[:240])
+        elif message.get("role") == "user" and message is not goal.messages[0]:
+            lines.append("  user-role: " + " ".join(str(message.get("content", "")).split())[:160])
+    return lines
 
 
 def _drain(deputy: InlineDeputy, services: EvalServices) -> None:
