@@ -71,7 +71,9 @@ def rank_by_words(found: dict[str, list[int]]) -> list[int]:
     return sorted(counts, key=lambda uid: (-counts[uid], -uid))
 
 
-def format_closest(folder: str, rows: list) -> str:
-    """The near matches, said as such (never as matches)."""
+def format_closest(folder: str, rows: list, what: str) -> str:
+    """The near matches, said as such (never as matches), first: a small model reading "No emails match"
+    at the top told the user there were none, though the email it was after was listed below."""
     listed = format_search(folder, len(rows), rows, "some of its words").split("\n", 1)[1]
-    return f"The closest emails in {folder} (sharing some of its words), best first:\n{listed}"
+    return (f"The closest emails in {folder} (sharing some of its words), best first:\n{listed}\n"
+            f"(None matched the whole of {what}; if one of these is the email, use its id.)")

@@ -107,7 +107,7 @@ class MailRunners:
                 closest = self._fetch(session, args.folder, ranked[:min(args.limit, CLOSEST)], preview=True)
         summary = format_search(args.folder, len(set(uids)), rows, _describe(args))
         if closest:
-            summary += "\n" + format_closest(args.folder, closest)
+            summary = format_closest(args.folder, closest, _describe(args))
             rows = closest
         origin = f"{args.folder} in your mailbox (emails from {senders(rows)})" if rows else None
         # Each row is one email, named on its own: a card names the one a value came from.
