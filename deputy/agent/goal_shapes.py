@@ -189,6 +189,17 @@ def _sending(whole: str) -> Shape:
     return _shape("write to someone, saying what?", f"{tools} reply")
 
 
+_WITH_PEOPLE = re.compile(
+    r"@|\binvit|\bwith\b|\bmit\b|\bcon\b|\bavec\b|\bmet\b|\bcom\b|\beinlad|\bconvid|\bmeeting\b|\bmeet\b|"
+    r"\btreffen\b|\breuni[oó]n\b|\br[ée]union\b|\briunione\b|\bvergadering\b|\breuni[ãa]o\b", re.IGNORECASE)
+
+
+def names_people(text: str) -> bool:
+    """The user's words bring someone in (an address, "with Bo", "invite", a meeting): otherwise a new event is the
+    user's own, and a meeting invitation would make the model invent whom to send it to."""
+    return bool(_WITH_PEOPLE.search(text))
+
+
 def asks_for_draft(text: str) -> bool:
     """The user asked for a draft (or not to send yet): otherwise writing to someone means sending it."""
     return bool(_DRAFT.search(text))

@@ -71,7 +71,7 @@ def test_an_unforeseen_question_about_the_calendar_is_offered_only_calendar_read
 @pytest.mark.parametrize("kind, expected", [
     ("answer", {"reply"}), ("ask", {"reply"}), ("mail_read", {"search_email", "read_email", "read_thread"}),
     ("mail_write", {"send_email"}), ("mail_act", {"search_email"}),
-    ("calendar_add", {"create_event", "schedule_meeting"}), ("calendar_change", {"list_events"}),
+    ("calendar_add", {"create_event"}), ("calendar_change", {"list_events"}),
     ("memory", {"remember", "forget_memory", "recall"}), ("later", {"remind_me", "schedule_check"}),
 ])
 def test_each_kind_offers_its_own_first_tools(kind: str, expected: set[str]) -> None:
@@ -90,6 +90,19 @@ def test_writing_to_someone_sends_and_a_draft_only_when_asked_for(words: str, of
     inner = recorded(chose("mail_write"), ModelReply(content='reply", "arguments": {"text": "ok"}}\n</tool_call>'))
     TextToolsChatModel(inner, DECIDING).complete(goal(words), TOOLS)
     assert set(names(inner.calls[1][1])) == {offered}
+
+
+@pytest.mark.parametrize("words, offered", [
+    ("dentist next tuesday at 4:30pm", {"create_event"}),
+    ("Zahnarzt am Dienstag um 16:30", {"create_event"}),
+    ("lunch with Bo on friday at noon", {"create_event", "schedule_meeting"}),
+    ("thursday 3pm, priya@example.org and me, 30 minutes on the budget", {"create_event", "schedule_meeting"}),
+    ("réunion avec l'équipe lundi à 10h", {"create_event", "schedule_meeting"}),
+])
+def test_an_invitation_is_offered_only_when_the_user_brings_someone_in(words: str, offered: set[str]) -> None:
+    inner = recorded(chose("calendar_add"), ModelReply(content='reply", "arguments": {"text": "ok"}}\n</tool_call>'))
+    TextToolsChatModel(inner, DECIDING).complete(goal(words), TOOLS)
+    assert set(names(inner.calls[1][1])) == offered
 
 
 def test_a_question_about_the_inbox_is_offered_no_answer_before_reading() -> None:

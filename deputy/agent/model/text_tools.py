@@ -37,7 +37,7 @@ from deputy.agent.model.chat_model import ModelReply, TokenUsage, ToolCall
 from deputy.agent.model.tool_parsing import ParseResult, parse_tool_calls
 from deputy.agent.model.first_decision import DECIDE_TOOL as DECIDE
 from deputy.agent.model.first_decision import Kind, decision_request, kind_of, later_tools, read_kind, tools_for_kind
-from deputy.agent.goal_shapes import OWN_TOOLS, asks_for_draft, first_step_tools
+from deputy.agent.goal_shapes import OWN_TOOLS, asks_for_draft, first_step_tools, names_people
 from deputy.agent.repeated_reads import repeated_tool
 from deputy.agent.tool_selection import ALWAYS, called, connected_fit, request_text, select_tools
 
@@ -164,9 +164,12 @@ def first_step_offer(kind: Kind, tools: list[Tool], messages: list[Message], opt
     """The tools of the kind the model chose (empty when none of its tools is on offer)."""
     room = options.max_tools or len(tools)
     offer = tools_for_kind(kind, tools, OWN_TOOLS, connected_fit(tools, messages, room))
+    words = request_text(messages)
     # "Drop a line to ann@…" saved as a draft leaves the user thinking it went: a draft only when asked for.
-    unwanted = "send_email" if asks_for_draft(request_text(messages)) else "draft_email"
-    return [tool for tool in offer if tool["function"]["name"] != unwanted] or offer
+    unwanted = {"send_email" if asks_for_draft(words) else "draft_email"}
+    if not names_people(words):
+        unwanted.add("schedule_meeting")  # "dentist tuesday 4:30" is the user's own event, invitations to nobody
+    return [tool for tool in offer if tool["function"]["name"] not in unwanted] or offer
 
 
 _KNOWN = "What you know about the user"
