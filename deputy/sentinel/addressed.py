@@ -23,7 +23,7 @@ _SENTENCE_END = re.compile(r"[.!?;](?=\s|$)|\n")
 # Words after which the next value receives something.
 _RECIPIENT_MARKER = re.compile(
     r"\b(?:to|with|cc|bcc|email|e-mail|mail|message|text|tell|ask|invite|inform|notify|ping|contact|remind|"
-    r"thank|answer|reply|forward|share|send)\s+(?:(?:my|our|the)\s+[\w-]+\s+)?[(<\"']?$",
+    r"thank|answer|reply|forward|fwd|share|send)\s+(?:(?:my|our|the)\s+[\w-]+\s+)?[(<\"']?$",
     re.IGNORECASE)
 # "post in #general", "drop a note in the team channel", "dm bob": where a message is placed is
 # its receiving end too (the channel, with or without its "#"), only after a verb that places one.
@@ -38,7 +38,7 @@ _LISTED = re.compile(r"(?:[\w.+-]+@[\w.-]+\w|https?://\S+)[)>\"']?\s*(?:,\s*(?:a
 # After a recipient marker: the role the user writes to ("email my accountant ...").
 _ROLE = re.compile(
     r"\b(?:to|with|cc|bcc|email|e-mail|mail|message|text|tell|ask|invite|inform|notify|ping|contact|remind|"
-    r"thank|answer|reply|forward|share)\s+(?:(?:my|our|the)\s+)?([a-z][\w-]{2,})", re.IGNORECASE)
+    r"thank|answer|reply|forward|fwd|share)\s+(?:(?:my|our|the)\s+)?([a-z][\w-]{2,})", re.IGNORECASE)
 _NOT_ROLES = frozenset({"remember", "that", "this", "the", "and", "his", "her", "their", "email", "mail", "address",
                         "from", "with", "you", "are", "was", "also", "please", "note", "know"})
 

@@ -44,7 +44,7 @@ class Kind(str, Enum):
 # What a person types when they want each kind of action.
 _WORDS: dict[Kind, tuple[str, ...]] = {
     Kind.send: ("send", "email", "e-mail", "mail", "reply", "respond", "answer", "tell", "message", "text", "write to",
-                "let", "know", "notify", "forward", "ping", "contact", "ask", "thank", "confirm", "remind", "dm",
+                "let", "know", "notify", "forward", "fwd", "ping", "contact", "ask", "thank", "confirm", "remind", "dm",
                 "direct message", "announce"),
     Kind.schedule: ("schedule", "calendar", "event", "meeting", "invite", "appointment", "book a", "set up", "remind",
                     "block", "slot", "reschedule", "move", "add"),
@@ -53,7 +53,7 @@ _WORDS: dict[Kind, tuple[str, ...]] = {
     Kind.buy: ("buy", "order", "purchase", "get me", "restock", "checkout"),
     Kind.book: ("book", "reserve", "reservation", "table", "ticket", "flight", "hotel"),
     Kind.delete: ("delete", "remove", "cancel", "clear", "trash", "clean up", "get rid", "erase", "unsubscribe"),
-    Kind.share: ("share", "give access", "access", "forward", "invite", "send the file", "send the document"),
+    Kind.share: ("share", "give access", "access", "forward", "fwd", "invite", "send the file", "send the document"),
     Kind.post: ("post", "publish", "submit", "fill", "form", "sign up", "register", "apply", "comment", "enter"),
     Kind.account: ("password", "recovery", "account", "settings", "profile", "address", "two-factor", "2fa",
                    "admin", "membership"),

@@ -154,3 +154,9 @@ def test_a_channel_is_addressed_only_where_a_message_is_placed_in_it(words: str,
     from deputy.sentinel.addressed import addressed_by_user
 
     assert addressed_by_user(["general"], frozenset({Kind.send}), [words]) is addressed
+
+
+@pytest.mark.parametrize("words", ["fwd the brightlane invoice to my accountant", "pls fwd this to sam@example.org"])
+def test_the_usual_abbreviation_of_forward_asks_for_the_forward(words: str) -> None:
+    forward = action_kinds(EffectClass.communicate, frozenset(), "email", "forward_email")
+    assert forward & intended_kinds([words])
