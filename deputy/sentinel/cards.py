@@ -43,6 +43,8 @@ def detail_lines(action: Action, max_body: int = _MAX_BODY_SHOWN) -> list[str]:
             body = body[:max_body] + f"\n[… {len(body) - max_body} more characters]"
         return lines + ["", body]
     when = when_said(args)
+    if when and action.operation == "move_event" and when.endswith(" (all day)"):
+        when = when.removesuffix(" (all day)") + ", at the same time of day"  # the calendar keeps its time
     lines += [f"When: {when}"] if when else []
     return lines + [f"{key}: {_shown(value)}" for key, value in _flat(args)]
 

@@ -118,6 +118,10 @@ def move(
         target = _override(calendar, uid, occurrence) or _new_override(calendar, master, uid, occurrence)
     old_start = target["DTSTART"].dt
     old_end = _end_of(target, old_start)
+    if isinstance(old_start, datetime) and not isinstance(start, datetime):
+        # "push the dentist to Thursday": another day, the same time of day and length.
+        start = datetime.combine(start, old_start.timetz())
+        end = None if end is None or not isinstance(end, datetime) else end
     _check_kind(old_start, start)
     if end is None:
         end = _shifted(start, _length(old_start, old_end))

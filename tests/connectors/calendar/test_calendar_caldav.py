@@ -126,6 +126,16 @@ def test_move_event_keeps_the_length_or_takes_a_new_end(call: Call, scratch: str
     assert "Fri 2026-12-04 17:00–18:30 Haircut" in listed and listed.count("Haircut") == 1
 
 
+def test_an_event_moved_to_another_day_alone_keeps_its_time_of_day_and_length(call: Call, scratch: str) -> None:
+    # "push the dentist to Thursday, same time": the new day comes without a time.
+    created = words(call("create_event", key="d1", title="Dentist", start="2026-12-15T16:30", duration_minutes=45,
+                       calendar=scratch))
+    event_id = created.split("(id ")[1].rstrip(").")
+    assert words(call("move_event", event_id=event_id, start="2026-12-17", end="2026-12-17")) == (
+        "Moved “Dentist” to Thu 17 Dec 16:30–17:15 CET."
+    )
+
+
 def test_one_occurrence_of_a_recurring_event_moves_or_is_cancelled(
     call: Call, scratch: str, put_event: Callable[[str, str], None]
 ) -> None:

@@ -186,8 +186,9 @@ def test_one_occurrence_of_a_series_can_be_moved_or_cancelled_but_not_the_whole_
         cancel_occurrence(cancelled, "s", "20261202T083000Z", NOW)
     with pytest.raises(EditProblem):
         move(text, "s", "20261215T083000Z", datetime(2026, 12, 15, 11, tzinfo=BERLIN), None, NOW)
-    with pytest.raises(EditProblem, match="time of day"):
-        move(text, "s", "20261201T083000Z", date(2026, 12, 1), None, NOW)
+    # A new day alone keeps the occurrence's time of day and length.
+    _, start, end = move(text, "s", "20261201T083000Z", date(2026, 12, 5), None, NOW)
+    assert (start, end) == (datetime(2026, 12, 5, 9, 30, tzinfo=BERLIN), datetime(2026, 12, 5, 9, 45, tzinfo=BERLIN))
 
 
 def test_the_list_is_bounded_and_says_whose_words_it_carries() -> None:
