@@ -78,6 +78,8 @@ def test_on_sunday_sent_on_a_tuesday_is_the_coming_sunday_as_the_card_shows_it()
     ("at 4", at(BERLIN, 2026, 12, 1, 16, 0)),  # a bare 1-6 is the afternoon
     ("at 9", at(BERLIN, 2026, 12, 2, 9, 0)),  # 09:00 has passed today: tomorrow
     ("2026-12-03T14:00", at(BERLIN, 2026, 12, 3, 14, 0)),  # a bare ISO time is the user's wall clock
+    ("Thursday 3 December 2026T14:00", at(BERLIN, 2026, 12, 3, 14, 0)),  # a model's day in words with ISO's "T"
+    ("thursdayT14:00", at(BERLIN, 2026, 12, 3, 14, 0)),
 ])
 def test_words_with_a_time_are_that_wall_clock_time_in_the_users_zone(words, expected):
     result = resolved(words, TUESDAY, BERLIN)

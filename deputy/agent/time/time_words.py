@@ -58,6 +58,7 @@ _PART = "|".join(sorted((re.escape(p) for p in PARTS_OF_DAY), key=len, reverse=T
 _RELATIVE = re.compile(
     rf"\bin (?P<half_first>half an? )?(?P<count>\d+|{_COUNT})?\s*(?P<unit>minute|min|hour|hr|h|day|week)s?"
     rf"(?P<and_half> and a half)?\b")
+_WORDS_T_TIME = re.compile(r"([A-Za-z]|\b\d{4})T(\d{1,2}:\d{2})\b")
 _HALF_HOUR = re.compile(r"\bin half an hour\b")
 _NOW = re.compile(r"\b(?:right )?now\b")
 _CLOCK = re.compile(r"\b(?P<h>\d{1,2}):(?P<m>\d{2})\s*(?P<ampm>[ap]\.?m\.?)?(?![\w:])")
@@ -140,6 +141,8 @@ def resolve_time(
     moment_now = (datetime.fromtimestamp(now, tz=tz) if isinstance(now, (int, float))
                   else now.astimezone(tz))
     text = " ".join(str(words).split())
+    # "Thursday 17 December 2026T16:30": a model mixing the day in words with ISO's "T" before the time.
+    text = _WORDS_T_TIME.sub(r"\1 \2", text)
     if not text:
         return Unclear(text, "Which day and time do you mean?")
     if len(text) > 120:
