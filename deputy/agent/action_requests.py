@@ -92,7 +92,7 @@ class ActionRequests:
             connector=operation.spec.connector,
             operation=operation.spec.operation,
             effect=operation.spec.effect,
-            tags=sorted(operation.spec.tags),
+            tags=operation.risk_tags(args),
             arguments=args.model_dump(mode="json"),
             targets=operation.targets(args),
             amount=money[0] if money else None,

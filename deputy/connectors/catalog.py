@@ -16,7 +16,7 @@ from typing import Any, Callable, Iterable
 
 from pydantic import BaseModel, ValidationError
 
-from deputy.core.records.effects import OperationSpec
+from deputy.core.records.effects import OperationSpec, RiskTag
 
 
 class InvalidArguments(ValueError):
@@ -36,6 +36,8 @@ class Operation:
     """For spending: the amount and currency the arguments commit to."""
     service: str | None = None
     """The account the operation acts within (a shop the user connected): trusted as a target."""
+    tags_for: Callable[[BaseModel], frozenset[RiskTag]] | None = None
+    """Risks that depend on the arguments (a move into the Trash deletes), besides the spec's own."""
     time_arguments: tuple[str, ...] = ()
     """Arguments that hold a time: the model passes the user's words ("Thursday after lunch"), and
     the agent resolves them into ISO instants in the user's zone before the arguments are checked."""
@@ -43,6 +45,10 @@ class Operation:
     @property
     def name(self) -> str:
         return self.spec.operation
+
+    def risk_tags(self, args: BaseModel) -> list[RiskTag]:
+        """The risks of this call: the operation's own and those its arguments add."""
+        return sorted(self.spec.tags | (self.tags_for(args) if self.tags_for is not None else frozenset()))
 
     def tool_schema(self) -> dict[str, Any]:
         parameters = self.schema or _plain_schema(self.arguments)

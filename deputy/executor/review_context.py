@@ -93,7 +93,7 @@ class ReviewContextBuilder:
             return None
         money = operation.amount(args) if operation.amount is not None else None
         return action.model_copy(update={
-            "effect": operation.spec.effect, "tags": sorted(operation.spec.tags), "targets": operation.targets(args),
+            "effect": operation.spec.effect, "tags": operation.risk_tags(args), "targets": operation.targets(args),
             "amount": money[0] if money else None, "currency": money[1] if money else None,
         })
 

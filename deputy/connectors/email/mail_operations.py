@@ -8,12 +8,13 @@ the user's words. Messages are named `<folder>/<UID>`, as search results show th
 
 from __future__ import annotations
 
+import re
 from datetime import date
 from typing import Annotated
 
 from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field, model_validator
 
-from deputy.core.records.effects import EffectClass, OperationSpec
+from deputy.core.records.effects import EffectClass, OperationSpec, RiskTag
 from deputy.connectors.catalog import Operation
 from deputy.connectors.addresses import normalize_address
 from deputy.connectors.email.imap_protocol import MessageRef, check_folder_name
@@ -201,9 +202,20 @@ FORWARD_EMAIL = Operation(
         "note": {"type": "string", "description": "A short note above the forwarded email (may be empty)."},
     }, "required": ["message_id", "to"]},
 )
+_BIN = re.compile(r"trash|bin|deleted|junk|spam|papierkorb|gel[öo]scht|papelera|eliminad|corbeille|supprim|cestino|"
+                  r"eliminat|lixeira|exclu[ií]d|prullenbak|verwijderd", re.IGNORECASE)
+
+
+def _moved_into_bin(args: BaseModel) -> frozenset[RiskTag]:
+    """A move into the Trash (Bin, Deleted Items, Spam…, in the languages mail programs name them) is a delete."""
+    return frozenset({RiskTag.delete}) if _BIN.search(str(getattr(args, "folder", ""))) else frozenset()
+
+
 MOVE_EMAIL = Operation(
-    _spec("move_email", EffectClass.write, "Move an email to another folder (e.g. Archive); creates the folder."),
+    _spec("move_email", EffectClass.write,
+          "Move an email to another folder: Trash to delete it, Archive to archive it; creates the folder."),
     MoveEmailArgs,
+    tags_for=_moved_into_bin,
     targets=lambda a: [MAILBOX],
     service=MAILBOX,
     schema={"type": "object", "properties": {"message_id": _ID, "folder": {"type": "string"}},
