@@ -87,9 +87,12 @@ class PollingTurn:
             try:
                 holder = await lease.take()
             except RedisError as exc:
-                log.warning("cannot reach Redis to take the poller lease (%s); trying again", exc)
+                if not self._unreachable:
+                    log.warning("cannot reach Redis to take the poller lease (%s); trying every second", exc)
+                self._unreachable = True
                 await asyncio.sleep(self._retry)
                 continue
+            self._unreachable = False
             if holder is None:
                 break
             if not self._told_waiting:
@@ -97,11 +100,10 @@ class PollingTurn:
                             "takes over when that one stops", holder)
                 self._told_waiting = True
             await asyncio.sleep(self._retry)
-        self._held_from(began)
         if self._told_waiting:
             log.warning("the other bot process stopped polling; this one polls now")
             self._told_waiting = False
-        await self._taken(retaken=False)
+        await self._taken(began, retaken=False)
         if self._keeper is None or self._keeper.done():
             self._keeper = asyncio.create_task(self._keep(), name="poller lease")
 
@@ -147,9 +149,16 @@ class PollingTurn:
         self._holding = True
         self._valid_until = began + self._attached().lease_ms / 1000
 
-    async def _taken(self, retaken: bool) -> None:
-        if self._on_taken is not None:
+    async def _taken(self, began: float, retaken: bool) -> None:
+        self._held_from(began)
+        if self._on_taken is None:
+            return
+        try:
             await self._on_taken(retaken)
+        except RedisError as exc:
+            # Nothing polled yet: the next getUpdates takes the lease (ours still) and replays again.
+            log.warning("cannot reach Redis to replay what was left before polling (%s); trying again", exc)
+            self._holding = False
 
     async def _keep(self) -> None:
         while True:
@@ -180,11 +189,11 @@ class PollingTurn:
             self._unreachable = False
         if renewal is Renewal.lost:
             self.lost()
-            return
-        self._held_from(began)
-        if renewal is Renewal.retaken:
+        elif renewal is Renewal.retaken:
             log.info("the poller lease had lapsed and nobody held it; this process holds it again")
-            await self._taken(retaken=True)
+            await self._taken(began, retaken=True)
+        else:
+            self._held_from(began)
 
 
 class TurnGatedRequest(BaseRequest):
