@@ -6,7 +6,7 @@ import asyncio
 import gc
 
 from telegram import BotCommand, Update
-from telegram.request import BaseRequest
+from telegram.request import BaseRequest, HTTPXRequest
 from telegram.ext import (
     Application,
     CallbackQueryHandler,
@@ -26,6 +26,8 @@ from deputy.bot.lost_goals import watch as watch_lost
 from deputy.bot.negotiation import NegotiationHandlers
 from deputy.bot.outbox_consumer import OutboxConsumer
 from deputy.bot.plan_handlers import PlanHandlers
+from deputy.bot.poller_lease import PollerLease
+from deputy.bot.polling_turn import PollingTurn, TurnGatedRequest
 from deputy.bot.services import BotServices
 from deputy.bot.telegram_access import TelegramAccess
 from deputy.bot.updates import application_builder
@@ -71,10 +73,14 @@ def build_application(
 
     `request` replaces the Bot API transport (the WhatsApp surface translates the calls), and
     `surface` says whose outbox messages this application's consumer delivers."""
-    # Long polling: updates are kept in Redis from fetched until handled (see deputy.bot.durable_polling).
+    # Long polling: updates are kept in Redis from fetched until handled (see deputy.bot.durable_polling),
+    # and only the process holding the poller lease polls (see deputy.bot.polling_turn).
     received = ReceivedQueue()
-    builder = application_builder(token, api_base, rate_limit, request).update_queue(received).application_class(
-        DurableApplication)
+    turn = PollingTurn()
+    # PTB's own getUpdates transport, as its builder makes it (one connection), behind the turn.
+    polling = TurnGatedRequest(request or HTTPXRequest(connection_pool_size=1), turn)
+    builder = application_builder(token, api_base, rate_limit, request, polling).update_queue(
+        received).application_class(DurableApplication)
     outbox_task: dict[str, asyncio.Task] = {}
     lost = LostGoals()  # what this process acknowledged: told of if Redis loses it
 
@@ -84,9 +90,12 @@ def build_application(
         # otherwise walk all of it and stall the event loop for tens of milliseconds each time.
         gc.freeze()
         await app.bot.set_my_commands(COMMANDS)
-        # Before polling starts: what a killed process received and never handled goes first.
-        received.attach(async_client(redis_url, max_connections=4), app.bot.id)
-        await received.replay(app)
+        # What a killed process received and never handled goes first, replayed when this process
+        # takes the poller lease, before its first getUpdates.
+        polling_redis = async_client(redis_url, max_connections=4)
+        received.attach(polling_redis, app.bot.id, turn)
+        turn.attach(PollerLease(polling_redis, app.bot.id),
+                    on_taken=lambda retaken: received.taken(app, retaken), on_lost=received.lost)
         consumer = OutboxConsumer(async_client(redis_url, max_connections=4), app.bot, services.buttons,
                                   surface=surface, access=access)
         outbox_task["task"] = asyncio.create_task(consumer.run(), name="outbox")
@@ -94,6 +103,8 @@ def build_application(
                                                   name="lost goals")
 
     async def post_stop(app: Application) -> None:
+        # After the application handled what it fetched: a waiting process may poll now.
+        await turn.close()
         for name in ("task", "lost"):
             task = outbox_task.pop(name, None)
             if task is not None:

@@ -16,8 +16,20 @@ dropped as it arrives (it is in the hash already, or marked done), and the goal 
 copy is named after the update itself (:func:`deputy.bot.update_claims.update_seed`), so one
 message is one goal however many copies of it reach the bot.
 
-Only one process may poll a bot at a time (Telegram refuses a second getUpdates), so
-no lease is needed: the hash is only read at start-up, before this process polls.
+Only one process polls a bot at a time: the one holding the poller lease
+(:mod:`deputy.bot.polling_turn`). The hash is read when a process takes the lease, before its
+first getUpdates, so what a dead poller left is handled by exactly one process: the one
+that polls next. Handing over never handles an update twice:
+
+- a poller stopped gracefully handles what it fetched *before* releasing the lease, and the
+  next one replays only what is still in the hash then (nothing, or what a crash left);
+- an update is recorded only while the lease is this process's (checked in the same Lua
+  script): a poller that lost it records nothing more and leaves the batch unconfirmed
+  (:class:`HandedOver`), so the next poller is handed it by Telegram;
+- what a process fetched and had not begun to handle when it lost the lease is dropped from
+  its queue: the process that took over replayed it from the hash. Only a handler already
+  running when its process stalled for longer than the lease (5 s) can run twice, exactly as
+  after a crash at that point, and the update's seed keeps it to one goal.
 """
 
 from __future__ import annotations
@@ -30,6 +42,9 @@ import redis.asyncio as aioredis
 from telegram import Update
 from telegram.ext import Application
 
+from telegram.error import TimedOut
+
+from deputy.bot.polling_turn import PollingTurn
 from deputy.bot.secret_gate import without_secrets
 from deputy.bot.update_claims import Delivery, UpdateClaims, delivered, delivering, update_seed
 
@@ -37,12 +52,25 @@ log = logging.getLogger(__name__)
 
 _RECEIVED = "deputy:polling:{}:received"  # update_id -> {"seed", "update"}: fetched, not yet handled
 
-# KEYS: the received hash, the update's done-marker. ARGV: the update id, its record.
-# 1 if recorded now; 0 if this update is recorded already or was handled (another copy of it).
+# KEYS: the received hash, the update's done-marker[, the poller lease]. ARGV: the update id,
+# its record[, this process's name in the lease]. 1 if recorded now; 0 if this update is
+# recorded already or was handled (another copy of it); -1 if another process polls now.
 _RECORD = """
+if KEYS[3] then
+  local poller = redis.call('GET', KEYS[3])
+  if poller and poller ~= ARGV[3] then return -1 end
+end
 if redis.call('GET', KEYS[2]) == 'done' then return 0 end
 return redis.call('HSETNX', KEYS[1], ARGV[1], ARGV[2])
 """
+
+
+class HandedOver(TimedOut):
+    """Another process polls now: this batch is not recorded, so it must not be confirmed.
+
+    Raised from the queue's `put`, in the Updater's polling loop, before the Updater moves its
+    offset past the batch; PTB retries a timed-out poll at once and quietly, and the retry
+    waits for this process's turn (`deputy.bot.polling_turn`)."""
 
 
 class ReceivedQueue(asyncio.Queue):
@@ -55,13 +83,30 @@ class ReceivedQueue(asyncio.Queue):
         self._key = ""
         self._bot_id = 0
         self._deliveries: dict[int, Delivery] = {}
+        self._turn: PollingTurn | None = None
+        # Polled updates in the queue (by object: a replay queues a second object for one id) ->
+        # the era they were queued in and their delivery. Losing the lease starts a new era and
+        # drops the older ones' updates not yet begun; taking it again after it had lapsed makes
+        # them check they were not handled meanwhile.
+        self._queued: dict[int, tuple[int, Delivery, Update]] = {}
+        self._era = 0
+        self._dropped_before = 0
+        self._checked_before = 0
+        self._running: set[int] = set()
 
-    def attach(self, redis: aioredis.Redis, bot_id: int) -> None:
-        """Start recording (from post_init: the bot id is known, polling has not begun)."""
+    def attach(self, redis: aioredis.Redis, bot_id: int, turn: PollingTurn | None = None) -> None:
+        """Start recording (from post_init: the bot id is known, polling has not begun); with `turn`,
+        only while this process holds the poller lease."""
         self._redis = redis
         self._claims = UpdateClaims(redis, bot_id)
         self._key = _RECEIVED.format(bot_id)
         self._bot_id = bot_id
+        self._turn = turn
+
+    @property
+    def turn(self) -> PollingTurn | None:
+        """The poller lease this queue records under (None: it records without one)."""
+        return self._turn
 
     async def put(self, item: object) -> None:
         if self._redis is not None and self._claims is not None and isinstance(item, Update):
@@ -69,38 +114,102 @@ class ReceivedQueue(asyncio.Queue):
             delivery = Delivery(item.update_id, update_seed(self._bot_id, data), retried=False)
             # Written down before any handler runs, so never with a secret in it (see deputy.bot.secret_gate).
             record = json.dumps({"seed": delivery.seed, "update": without_secrets(data)})
+            keys = [self._key, self._claims.marker_key(item.update_id)]
+            args = [str(item.update_id), record]
+            lease = self._turn.lease if self._turn is not None else None
+            if lease is not None:
+                keys, args = [*keys, lease.key], [*args, lease.name]
             try:
                 # EVAL, not EVALSHA: a write that reaches Redis is run, even after a restart
                 # emptied Redis's script cache and the process died before it could load it again.
-                marker = self._claims.marker_key(item.update_id)
-                if not await self._redis.eval(_RECORD, 2, self._key, marker, str(item.update_id), record):
-                    # Fetched again because a dead process never confirmed it: the copy replayed
-                    # from the hash (or already handled) is the one that counts.
-                    log.info("update %s was received before; this copy is dropped", item.update_id)
-                    return
-                self._deliveries[item.update_id] = delivery
+                recorded = await self._redis.eval(_RECORD, len(keys), *keys, *args)
             except aioredis.RedisError as exc:
                 # Better to answer now than to stall every user; only a crash before handling loses it.
                 log.warning("could not record update %s before confirming it: %s", item.update_id, exc)
+                recorded = None
+            if recorded == -1 and self._turn is not None:
+                self._turn.lost()
+                raise HandedOver(f"update {item.update_id} was fetched after another process took over polling")
+            if recorded == 0:
+                # Fetched again because a dead process never confirmed it: the copy replayed
+                # from the hash (or already handled) is the one that counts.
+                log.info("update %s was received before; this copy is dropped", item.update_id)
+                return
+            if recorded is not None:
+                self._keep_delivery(item, delivery)
         await super().put(item)
 
+    def _keep_delivery(self, update: Update, delivery: Delivery) -> None:
+        self._deliveries[update.update_id] = delivery
+        if self._turn is not None:
+            self._queued[id(update)] = (self._era, delivery, update)  # held: its id() stays unique
+
     async def replay(self, application: Application) -> int:
-        """Queue again what a dead process received and did not finish; returns how many."""
+        """Queue again what a dead process received and did not finish; returns how many.
+
+        Updates this process has in hand (queued or being handled) are not queued twice."""
         assert self._redis is not None and self._claims is not None, "attach first"
         left = await self._redis.hgetall(self._key)
         replayed = 0
         for raw_id in sorted(left, key=int):
             update_id = int(raw_id)
+            if update_id in self._deliveries:
+                continue
             if await self._claims.is_done(update_id):  # handled; died before forgetting it
                 await self._redis.hdel(self._key, raw_id)
                 continue
             record = json.loads(left[raw_id])
-            self._deliveries[update_id] = Delivery(update_id, record["seed"], retried=True)
-            super().put_nowait(Update.de_json(record["update"], application.bot))
+            update = Update.de_json(record["update"], application.bot)
+            self._keep_delivery(update, Delivery(update_id, record["seed"], retried=True))
+            super().put_nowait(update)
             replayed += 1
         if replayed:
             log.info("handling %s update(s) received before a restart and never handled", replayed)
         return replayed
+
+    async def taken(self, application: Application, retaken: bool = False) -> None:
+        """This process holds the poller lease now: replay what was left. `retaken`: it had lapsed
+        while this process held it, so another may have handled what this one has queued meanwhile."""
+        if retaken:
+            self._era += 1
+            self._checked_before = self._era
+        await self.replay(application)
+
+    def lost(self) -> None:
+        """Another process polls now and replayed what this one recorded: what is queued here and
+        not begun is dropped when its turn comes (it is the other process's to handle)."""
+        self._era += 1
+        self._dropped_before = self._era
+        self._deliveries = {i: d for i, d in self._deliveries.items() if i in self._running}
+
+    async def begin(self, update: object) -> tuple[bool, Delivery | None]:
+        """Whether this process handles the update now, and under which delivery (None: the update
+        was not recorded, or came from elsewhere, e.g. the webhook server). Marks it begun."""
+        queued = self._queued.pop(id(update), None)
+        if queued is None or queued[2] is not update:
+            delivery = self.delivery(update)
+            if delivery is not None:
+                self._running.add(delivery.update_id)
+            return True, delivery
+        era, delivery, _ = queued
+        if self._turn is not None:
+            await self._turn.confirm()  # after a stall past the lease's lifetime: asks Redis, may lose it
+        mine = self._deliveries.get(delivery.update_id) is delivery
+        if era < self._dropped_before or not mine:
+            log.info("update %s is left to the process that took over polling", delivery.update_id)
+            return False, None
+        if era < self._checked_before and await self._is_done(delivery.update_id):
+            self._deliveries.pop(delivery.update_id, None)
+            return False, None
+        self._running.add(delivery.update_id)
+        return True, delivery
+
+    async def _is_done(self, update_id: int) -> bool:
+        assert self._claims is not None
+        try:
+            return await self._claims.is_done(update_id)
+        except aioredis.RedisError:
+            return False
 
     def delivery(self, update: object) -> Delivery | None:
         if isinstance(update, Update):
@@ -115,19 +224,29 @@ class ReceivedQueue(asyncio.Queue):
             log.warning("could not record update %s as handled: %s", update_id, exc)
         self._deliveries.pop(update_id, None)
 
+    def ended(self, update_id: int) -> None:
+        """Its handler is over (handled, or stopped midway by a crash-like cancellation)."""
+        self._running.discard(update_id)
+
 
 class DurableApplication(Application):
     """Handles each polled update under its delivery (seed, retried) and then forgets it."""
 
     async def process_update(self, update: object) -> None:
         queue = self.update_queue
-        delivery = queue.delivery(update) if isinstance(queue, ReceivedQueue) else None
+        if not isinstance(queue, ReceivedQueue):
+            await super().process_update(update)
+            return
+        handle, delivery = await queue.begin(update)
+        if not handle:  # another process polls now and handles it
+            return
         if delivery is None:  # webhook mode (its server sets the delivery), or not recorded
             await super().process_update(update)
             return
         token = delivering(delivery)
         try:
             await super().process_update(update)
+            await queue.handled(delivery.update_id)
         finally:
             delivered(token)
-        await queue.handled(delivery.update_id)
+            queue.ended(delivery.update_id)

@@ -11,7 +11,7 @@ import logging
 
 import redis
 from telegram import InlineKeyboardButton, InlineKeyboardMarkup, Update
-from telegram.error import TelegramError
+from telegram.error import Conflict, TelegramError
 from telegram.ext import ApplicationHandlerStop, ContextTypes
 
 from deputy.agent.attachments import Attachment, accepts
@@ -375,6 +375,9 @@ class Handlers:
     async def error(self, update: object, context: ContextTypes.DEFAULT_TYPE) -> None:
         if isinstance(context.error, Locked):  # a confidential user's data, asked for while locked: no failure
             log.info("a locked user's data was asked for; they are told to unlock")
+        elif isinstance(context.error, Conflict) and update is None:  # from polling, not from a handler
+            log.warning("Telegram ended this bot's long poll (%s); if this repeats, a program that does not "
+                        "share this Redis polls with the same token (stop it)", context.error)
         else:
             log.error("error handling an update", exc_info=context.error)
         if not isinstance(update, Update):

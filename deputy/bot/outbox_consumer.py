@@ -2,7 +2,9 @@
 
 A consumer group lets several bot processes share the stream; an entry is acknowledged
 only after Telegram accepted it, and entries left pending by a dead bot are reclaimed.
-`dedupe_key`s make a message that a retried step produced twice arrive once.
+`dedupe_key`s make a message that a retried step produced twice arrive once, and a message
+in parts resumes at the first part Telegram did not confirm, in this bot or the next one
+(`deputy.bot.outbox_progress`).
 
 Each chat's messages go out one after another, in the order they were written; different
 chats' messages go out side by side (`ChatTurns`). So when Telegram tells the bot to wait
@@ -19,7 +21,6 @@ import os
 import socket
 import time
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
 
 import redis.asyncio as aioredis
 from redis.exceptions import RedisError, ResponseError
@@ -36,6 +37,7 @@ from telegram.error import (
 from deputy.bot.buttons import ButtonSigner
 from deputy.bot.chat_rate_limiter import retry_seconds
 from deputy.bot.chat_turns import ChatTurns
+from deputy.bot.outbox_progress import Progress, progress_keys
 from deputy.bot.telegram_access import TelegramAccess
 from deputy.bot.texts import MAX_MESSAGE_CHARS
 from deputy.core.confidential import Locked
@@ -64,18 +66,6 @@ MAX_IN_FLIGHT = 1000
 """Entries read from the stream and not yet delivered, at most (a few megabytes): beyond it the
 outbox reads on only as deliveries finish. Only a chat with this many messages waiting for
 Telegram to take them could hold the other chats up."""
-
-
-@dataclass
-class Progress:
-    """How far one message's plan of parts got: a retry (after a read timeout or a 5xx, when
-    Telegram may well have delivered the part) starts at the first part not yet confirmed."""
-
-    confirmed: int = 0
-    last_message_id: int | None = None
-
-    def done(self, index: int, message_id: int) -> None:
-        self.confirmed, self.last_message_id = index + 1, message_id
 
 
 def split_text(text: str, limit: int = MAX_MESSAGE_CHARS) -> list[str]:
@@ -141,12 +131,13 @@ class OutboxConsumer:
             await asyncio.wait(list(self._deliveries), return_when=asyncio.FIRST_COMPLETED)
         return MAX_IN_FLIGHT - len(self._deliveries)
 
-    def _start(self, entry_id: bytes, fields: dict[bytes, bytes]) -> None:
-        """Deliver the entry in its chat's turn, without waiting for it (nor for any other chat)."""
+    def _start(self, entry_id: bytes, fields: dict[bytes, bytes], reclaimed: bool = False) -> None:
+        """Deliver the entry in its chat's turn, without waiting for it (nor for any other chat);
+        `reclaimed`: tried before, by a bot that may have sent some of its parts."""
         if entry_id in self._entries:  # reclaimed from ourselves while it waits for its chat's turn
             return
         self._entries.add(entry_id)
-        self._spawn(self._handle(entry_id, fields), lambda: self._entries.discard(entry_id))
+        self._spawn(self._handle(entry_id, fields, reclaimed), lambda: self._entries.discard(entry_id))
 
     def _spawn(self, delivery: Awaitable[None], then: Callable[[], None] = lambda: None) -> None:
         # Created in the order the entries were read, and each enters its chat's line before its
@@ -180,9 +171,9 @@ class OutboxConsumer:
         )
         for entry_id, fields in entries:
             if fields:
-                self._start(entry_id, fields)
+                self._start(entry_id, fields, reclaimed=True)
 
-    async def _handle(self, entry_id: bytes, fields: dict[bytes, bytes]) -> None:
+    async def _handle(self, entry_id: bytes, fields: dict[bytes, bytes], reclaimed: bool = False) -> None:
         try:
             message = OutboxMessage.model_validate_json(fields[b"json"])
         except (KeyError, ValueError):
@@ -190,27 +181,32 @@ class OutboxConsumer:
             await self._redis.xack(OUTBOX_STREAM, self._group, entry_id)
             return
         async with self.turns.turn(message.chat_id):
-            await self._handle_in_turn(entry_id, message)
+            await self._handle_in_turn(entry_id, message, reclaimed)
 
-    async def _handle_in_turn(self, entry_id: bytes, message: OutboxMessage) -> None:
+    async def _handle_in_turn(self, entry_id: bytes, message: OutboxMessage, reclaimed: bool) -> None:
         if await pin_route(self._redis, entry_id.decode(), message.chat_id) != self._surface:
             # The other app's consumer delivers (and deletes) it.
             await self._redis.xack(OUTBOX_STREAM, self._group, entry_id)
             return
         if message.proactive and await self._hold(entry_id, message):
-            await self._redis.xack(OUTBOX_STREAM, self._group, entry_id)
-            await self._redis.xdel(OUTBOX_STREAM, entry_id)
+            await self._acknowledge(entry_id)
             return
         try:
-            await self._send(message)
+            await self._send(message, await Progress.of(self._redis, entry_id, written=reclaimed))
         except (asyncio.CancelledError, RedisError):
             raise
         except Exception:  # noqa: BLE001 - one message that cannot be built must not hold up the rest
             log.exception("outbox: could not deliver entry %s as it is; sending its words alone", entry_id)
-            await self._send_words_only(message)
-        # Delivered messages do not linger in Redis: the chat has them now.
-        await self._redis.xack(OUTBOX_STREAM, self._group, entry_id)
-        await self._redis.xdel(OUTBOX_STREAM, entry_id)
+            await self._send_words_only(message, await Progress.of(self._redis, entry_id, reclaimed, words_only=True))
+        await self._acknowledge(entry_id)
+
+    async def _acknowledge(self, entry_id: bytes) -> None:
+        """Done with the entry: delivered messages do not linger in Redis (the chat has them now)."""
+        pipe = self._redis.pipeline(transaction=False)
+        pipe.xack(OUTBOX_STREAM, self._group, entry_id)
+        pipe.xdel(OUTBOX_STREAM, entry_id)
+        pipe.delete(*progress_keys(entry_id))
+        await pipe.execute()
 
     async def _hold(self, entry_id: bytes, message: OutboxMessage) -> bool:
         """Keep unprompted news for the end of the user's quiet hours; True if held."""
@@ -255,8 +251,8 @@ class OutboxConsumer:
         held = await self._redis.get(unlocked_key_name(user_id))
         return OutboxMessage.model_validate_json(open_with(user_id, held, envelope["sealed"]))
 
-    async def _send(self, message: OutboxMessage) -> None:
-        progress = Progress()  # kept across the retries below: confirmed parts are not sent twice
+    async def _send(self, message: OutboxMessage, progress: Progress | None = None) -> None:
+        progress = progress or Progress()  # kept across the retries below: confirmed parts are not sent twice
         refusals = 0
         while True:
             try:
@@ -282,10 +278,10 @@ class OutboxConsumer:
                 log.error("outbox: giving up on a message for chat %s: %s", message.chat_id, exc)
                 break
 
-    async def _send_words_only(self, message: OutboxMessage) -> None:
+    async def _send_words_only(self, message: OutboxMessage, progress: Progress | None = None) -> None:
         """The message's text with no buttons or picture: what the user must not miss, whatever broke."""
         try:
-            await self._send(message.model_copy(update={"buttons": [], "photo": None, "edit_ref": None}))
+            await self._send(message.model_copy(update={"buttons": [], "photo": None, "edit_ref": None}), progress)
         except (asyncio.CancelledError, RedisError):
             raise
         except Exception:  # noqa: BLE001 - dropped, logged, and the next message goes out
@@ -359,7 +355,7 @@ class OutboxConsumer:
                 continue
             last = index == first + len(parts) - 1
             sent = await self._bot.send_message(message.chat_id, part, reply_markup=markup if last else None)
-            progress.done(index, sent.message_id)
+            await progress.done(index, sent.message_id)
         if message.ref and progress.last_message_id is not None:
             await self._redis.set(MESSAGE_REF_KEY.format(message.ref), progress.last_message_id, ex=_KEEP_SECONDS)
 
@@ -385,12 +381,12 @@ class OutboxConsumer:
                 message.chat_id, document=InputFile(image, filename=message.document_name),
                 caption=caption or None, reply_markup=None if rest else markup,
             )
-            progress.done(0, sent.message_id)
+            await progress.done(0, sent.message_id)
         elif image is not None and progress.confirmed == 0:  # the photo is part 0 of the plan
             sent = await self._bot.send_photo(
                 message.chat_id, photo=image, caption=caption or None, reply_markup=None if rest else markup
             )
-            progress.done(0, sent.message_id)
+            await progress.done(0, sent.message_id)
         await self._send_parts(message, rest, markup, progress, first=1 if image is not None else 0)
 
 

@@ -36,13 +36,17 @@ POOL_TIMEOUT = 30.0
 
 def application_builder(
     token: str, api_base: str | None = None, rate_limit: bool = True, request: BaseRequest | None = None,
+    updates_request: BaseRequest | None = None,
 ) -> ApplicationBuilder:
     """PTB configured as Deputy runs it (the front-end benchmark's echo baseline uses it too).
 
-    A `request` of its own carries every Bot API call instead of PTB's HTTP client."""
+    A `request` of its own carries every Bot API call instead of PTB's HTTP client, and an
+    `updates_request` the getUpdates calls (by default `request`, or PTB's own)."""
     builder = ApplicationBuilder().token(token).concurrent_updates(PerChatOrder())
     if request is not None:
-        return builder.request(request).get_updates_request(request)
+        return builder.request(request).get_updates_request(updates_request or request)
+    if updates_request is not None:
+        builder = builder.get_updates_request(updates_request)
     builder = builder.connection_pool_size(CONNECTION_POOL_SIZE).pool_timeout(POOL_TIMEOUT)
     if api_base:
         base = api_base.rstrip("/")

@@ -33,6 +33,7 @@ from aiohttp import web
 from telegram import Bot, Update
 from telegram.ext import Application
 
+from deputy.bot.durable_polling import ReceivedQueue
 from deputy.bot.update_claims import LEASE_MS, UpdateClaims, Verdict, delivered, delivering, update_seed
 from deputy.core.infrastructure.redis_clients import async_client
 
@@ -182,6 +183,11 @@ class WebhookReplica:
         await app.initialize()
         if app.post_init:
             await app.post_init(app)
+        if isinstance(app.update_queue, ReceivedQueue):
+            # What a long-polling bot received and never handled before the switch to webhooks. No
+            # poller lease here: nothing polls (Telegram refuses getUpdates while a webhook is set),
+            # and each update is claimed per update instead.
+            await app.update_queue.replay(app)
         await app.start()
         claims = UpdateClaims(self._redis, app.bot.id, self._lease_ms)
         self._runner = web.AppRunner(build_server(app, claims, self._config), access_log=None, shutdown_timeout=10.0)

@@ -15,6 +15,9 @@ The real rules (Bot API documentation and FAQ):
 - ``401 Unauthorized`` for a token that is not the bot's (revoked in @BotFather);
 - ``403 Forbidden: bot was blocked by the user`` for a chat whose user blocked the bot;
 - a webhook URL must be HTTPS on port 443, 80, 88 or 8443.
+- one long poll per bot: a getUpdates that would wait terminates the one already waiting,
+  which is answered ``409 Conflict: terminated by other getUpdates request; ...`` (always
+  kept: ``deputy/emulator/updates.py``).
 """
 
 from __future__ import annotations

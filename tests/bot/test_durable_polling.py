@@ -7,14 +7,19 @@ was stored just before the crash does not get a second goal.
 
 "Dying" here stops the first bot in the middle of a handler (its task cancelled, nothing
 after that point runs), which leaves Redis exactly as a SIGKILL at that moment would.
+
+Two bots polling one token (a rolling restart): only the one holding the poller lease polls,
+so Telegram never answers 409 and each message is handled once; the other takes over when the
+first stops (here), is killed (`test_polling_handover.py`, real processes) or loses the lease.
 """
 
 from __future__ import annotations
 
 import asyncio
 import json
+import logging
 from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
+from contextlib import AsyncExitStack, asynccontextmanager
 from typing import Any
 
 import pytest
@@ -25,6 +30,7 @@ from telegram.ext import Application, TypeHandler
 from deputy.agent.goals import Goal, GoalStore
 from deputy.bot import texts
 from deputy.bot.app import build_application
+from deputy.bot.poller_lease import LEASE_KEY, LEASE_MS
 from deputy.bot.services import BotServices
 from deputy.testing.stack import RedisServer
 from deputy.emulator import EMULATOR_KEY, Emulator, bound_port, serve
@@ -33,6 +39,8 @@ from tests_support import eventually
 
 USER = 6160
 RECEIVED = f"deputy:polling:{BotProfile.id}:received"  # the bot id is the one getMe answers
+POLLER = LEASE_KEY.format(BotProfile.id)
+WAITING = "is polling Telegram for this bot; this one waits"
 
 
 
@@ -40,11 +48,14 @@ RECEIVED = f"deputy:polling:{BotProfile.id}:received"  # the bot id is the one g
 class Hang:
     """A handler that stops the bot where it is placed, until the test 'kills' the bot."""
 
-    def __init__(self) -> None:
+    def __init__(self, first_only: bool = False) -> None:
         self.entered = asyncio.Event()
         self.task: asyncio.Task | None = None
+        self.first_only = first_only  # the updates after the first go on to the handlers
 
     async def __call__(self, update: Update, context: object) -> None:
+        if self.first_only and self.task is not None:
+            return
         self.task = asyncio.current_task()
         self.entered.set()
         await asyncio.Event().wait()
@@ -171,3 +182,62 @@ async def test_a_bot_that_died_between_recording_an_update_and_confirming_it_mak
         await eventually(lambda: len(bot_texts(emu)) == 2)
     assert sorted(g.text for g in goals(redis)) == ["and book a room", "email bob the minutes"]
     assert bot_texts(emu) == [texts.ACK_NEW_GOAL, texts.ACK_NEW_GOAL]
+
+
+async def test_two_bots_polling_one_token_answer_each_message_once_and_the_second_takes_over_when_the_first_stops(
+    redis_server: RedisServer, redis: Redis, emulator: tuple[Emulator, str], caplog: pytest.LogCaptureFixture
+) -> None:
+    emu, api_base = emulator
+    caplog.set_level(logging.INFO, logger="deputy.bot")
+    async with AsyncExitStack() as second:
+        first = AsyncExitStack()
+        await first.enter_async_context(polling_bot(redis_server, redis, api_base))
+        await eventually(lambda: emu.updates.waiting == 1)
+        await second.enter_async_context(polling_bot(redis_server, redis, api_base))  # a rolling restart
+        await eventually(lambda: WAITING in caplog.text)
+        for n in range(3):
+            emu.user_sends(USER, f"errand {n}", "Ann")
+        await eventually(lambda: len(bot_texts(emu)) == 3)
+        for n in range(3, 6):  # sent while the old bot stops: fetched by one of them, answered once
+            emu.user_sends(USER, f"errand {n}", "Ann")
+        await first.aclose()
+        await eventually(lambda: "this one polls now" in caplog.text)
+        for n in range(6, 9):  # only the new bot is left to answer these
+            emu.user_sends(USER, f"errand {n}", "Ann")
+        await eventually(lambda: len(bot_texts(emu)) >= 9 and redis.hlen(RECEIVED) == 0)
+    assert bot_texts(emu) == [texts.ACK_NEW_GOAL] * 9
+    assert sorted(g.text for g in goals(redis)) == [f"errand {n}" for n in range(9)]
+    assert emu.updates.conflicts == 0, "Telegram never had to end one poll for another"
+    assert caplog.text.count(WAITING) == 1, "the waiting bot said so once"
+    assert not redis.exists(POLLER), "the last bot handed the lease back as it stopped"
+
+
+async def test_a_bot_that_lost_the_poller_lease_leaves_what_it_had_not_begun_to_the_one_that_took_over(
+    redis_server: RedisServer, redis: Redis, emulator: tuple[Emulator, str], caplog: pytest.LogCaptureFixture
+) -> None:
+    """The first bot stalls on a message with another queued behind it, for longer than its lease:
+    the waiting bot takes over and replays both. The first, when it comes to, stops polling and
+    drops the queued message instead of answering it a second time."""
+    emu, api_base = emulator
+    caplog.set_level(logging.INFO, logger="deputy.bot")
+    hang = Hang(first_only=True)
+    async with AsyncExitStack() as second:
+        async with polling_bot(redis_server, redis, api_base, hang):
+            emu.user_sends(USER, "book a table for two", "Ann")
+            await asyncio.wait_for(hang.entered.wait(), 15)
+            emu.user_sends(USER, "and a taxi at eight", "Ann")  # queued behind the first, in its chat's turn
+            await eventually(lambda: redis.hlen(RECEIVED) == 2)
+            waiting = await second.enter_async_context(polling_bot(redis_server, redis, api_base))
+            await eventually(lambda: WAITING in caplog.text)
+            # The first bot's lease lapses while it stalls and the waiting one takes it, as it would.
+            redis.set(POLLER, waiting.update_queue.turn.lease.name, px=LEASE_MS)
+            await eventually(lambda: len(bot_texts(emu)) == 2 and redis.hlen(RECEIVED) == 0)
+            await eventually(lambda: "took over polling Telegram for this bot" in caplog.text)
+            await hang.kill()  # the stalled handler dies; the one queued behind it gets its turn
+        # The first bot has stopped, having dealt with everything it had queued.
+        emu.user_sends(USER, "thanks", "Ann")
+        await eventually(lambda: len(goals(redis)) == 3 and redis.hlen(RECEIVED) == 0)
+    assert bot_texts(emu) == [texts.ACK_NEW_GOAL] * 3
+    assert sorted(g.text for g in goals(redis)) == ["and a taxi at eight", "book a table for two", "thanks"]
+    # At most the stalled bot's last long poll, open when the other began to poll: no 409 loop.
+    assert emu.updates.conflicts <= 1

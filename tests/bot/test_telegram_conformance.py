@@ -197,19 +197,29 @@ async def test_an_edit_after_the_goal_took_its_turn_is_left_alone_with_a_note(ri
 # -- the outbox -------------------------------------------------------------------------------
 
 class FlakyProxy:
-    """Stands between the bot and Telegram: the first call carrying `fail_once` gets a 502 and never reaches it."""
+    """Stands between the bot and Telegram: the first call carrying `fail_once` gets a 502 and never reaches it;
+    a call carrying `hold` waits, unanswered, until `release()`, and then never reaches it either."""
 
-    def __init__(self, upstream: str, fail_once: bytes) -> None:
+    def __init__(self, upstream: str, fail_once: bytes | None = None, hold: bytes | None = None) -> None:
         self.upstream, self.fail_once, self.failed = upstream, fail_once, 0
+        self.hold, self.holding, self.released = hold, asyncio.Event(), asyncio.Event()
         self.runner: web.AppRunner | None = None
         self.url = ""
+
+    def release(self) -> None:
+        self.released.set()
 
     async def _forward(self, request: web.Request) -> web.Response:
         method = request.match_info["method"]
         body = await request.read()
-        if self.fail_once in body and not self.failed:
+        bad_gateway = web.json_response({"ok": False, "error_code": 502, "description": "Bad Gateway"}, status=502)
+        if self.fail_once is not None and self.fail_once in body and not self.failed:
             self.failed += 1
-            return web.json_response({"ok": False, "error_code": 502, "description": "Bad Gateway"}, status=502)
+            return bad_gateway
+        if self.hold is not None and self.hold in body:
+            self.holding.set()
+            await self.released.wait()
+            return bad_gateway
         async with aiohttp.ClientSession() as http:
             async with http.request(request.method, f"{self.upstream}{request.match_info['token']}/{method}",
                                     data=body, headers={"Content-Type": request.content_type}) as answer:
@@ -244,6 +254,33 @@ async def test_a_long_answer_whose_second_part_failed_is_resumed_not_sent_again_
     assert proxy.failed == 1
     delivered = [t for t in rig.bot_texts() if t.startswith("Part")]
     assert delivered == parts, "each part once, in order"
+
+
+async def test_a_long_answer_cut_short_by_the_bot_stopping_is_resumed_by_the_next_bot_at_the_first_part_not_sent(
+    redis_server: RedisServer, redis: Redis, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The next bot reclaims the entry its predecessor left pending at once, not after 30 s.
+    monkeypatch.setattr(outbox_consumer, "_RECLAIM_IDLE_MS", 100)
+    parts = [f"Part-{n}: " + "x" * 3000 for n in (1, 2, 3, 4)]
+    async with emulator() as (emu, clock, api_base):
+        proxy = await FlakyProxy(api_base, hold=b"Part-3").start()
+        try:
+            async with deputy_bot(redis_server, redis, proxy.url, emu, clock) as rig:
+                emu.user_sends(USER, "/help")
+                await eventually(lambda: rig.bot_texts())
+                Outbox(redis).put(OutboxMessage(chat_id=USER, text="\n".join(parts), dedupe_key="long-answer"))
+                await asyncio.wait_for(proxy.holding.wait(), 30)  # parts 1 and 2 confirmed, part 3 under way
+            # The bot stopped there (its delivery cancelled mid-call, as a kill would): part 3 never arrived.
+            proxy.release()
+            assert [t[:6] for t in rig.bot_texts() if t.startswith("Part")] == ["Part-1", "Part-2"]
+            async with deputy_bot(redis_server, redis, api_base, emu, clock) as rig:
+                await eventually(lambda: any(t.startswith("Part-4") for t in rig.bot_texts()))
+                await eventually(lambda: redis.xlen(OUTBOX_STREAM) == 0)
+        finally:
+            await proxy.runner.cleanup()
+    delivered = [t for t in rig.bot_texts() if t.startswith("Part")]
+    assert delivered == parts, "each part once, in order, across the restart"
+    assert not list(redis.scan_iter("deputy:outbox:progress:*")), "the progress went with the entry"
 
 
 async def test_a_card_the_user_deleted_is_shown_again_as_a_new_message(rig: Rig) -> None:

@@ -6,18 +6,20 @@ clock is the emulator's own (injected), so "16 seconds later" needs no waiting.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+import asyncio
+from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
 
 import aiohttp
 import pytest
 from emulator_testkit import TOKEN, BotCaller, UserClient
 from telegram import Bot
-from telegram.error import BadRequest, Forbidden, InvalidToken, RetryAfter
+from telegram.error import BadRequest, Conflict, Forbidden, InvalidToken, RetryAfter
 
 from deputy.emulator import ApiRules, Emulator, bound_port, create_app, serve
 from deputy.emulator.rules import LENIENCIES, Bucket, SendRates
 from deputy.emulator.state import QUERY_INVALID
+from deputy.emulator.updates import POLL_CONFLICT
 
 USER = 7001
 
@@ -184,6 +186,27 @@ async def test_rate_limits_can_be_switched_off_for_a_benchmark() -> None:
         await rig.user.send(USER, "hi")
         for n in range(60):
             await rig.bot.ok("sendMessage", chat_id=USER, text=f"part {n}")
+
+
+async def test_a_second_poller_terminates_the_first_ones_long_poll_with_409_like_telegram(rig: Rig) -> None:
+    """Telegram keeps one long poll per bot: the newer one takes its place and the older is answered 409
+    (telegram-bot-api's `abort_long_poll`); python-telegram-bot raises Conflict for it."""
+    first, second = Bot(TOKEN, base_url=f"{rig.url}/bot"), Bot(TOKEN, base_url=f"{rig.url}/bot")
+    async with first, second:
+        older = asyncio.create_task(first.get_updates(timeout=20))
+        await until(lambda: rig.emulator.updates.waiting == 1)
+        newer = asyncio.create_task(second.get_updates(timeout=20))
+        with pytest.raises(Conflict) as lost:
+            await asyncio.wait_for(older, 5)
+        assert lost.value.message == POLL_CONFLICT
+        await until(lambda: rig.emulator.updates.waiting == 1)
+        await rig.user.send(USER, "hello")
+        (update,) = await asyncio.wait_for(newer, 5)
+    assert update.message.text == "hello" and rig.emulator.updates.conflicts == 1
+
+
+async def until(check: Callable[[], bool]) -> None:
+    await UserClient.eventually(lambda: asyncio.sleep(0, check()), bool)
 
 
 async def test_a_webhook_must_be_https_on_a_port_telegram_allows(rig: Rig) -> None:

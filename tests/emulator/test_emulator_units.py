@@ -11,7 +11,7 @@ from deputy.emulator.formatting import format_text
 from deputy.emulator.records import Button, ChatEvent
 from deputy.emulator.state import ChatState
 from deputy.emulator.tgobjects import command_entities, parse_inline_keyboard
-from deputy.emulator.updates import UpdateQueue
+from deputy.emulator.updates import POLL_CONFLICT, UpdateQueue
 
 
 def test_state_ids_events_and_clock() -> None:
@@ -104,16 +104,22 @@ def test_parse_mode_errors(src: str, mode: str, error: str) -> None:
     assert error in err.value.description
 
 
-async def test_update_queue_wakes_every_waiter_and_close_releases() -> None:
-    queue = UpdateQueue()
-    waiters = [asyncio.create_task(queue.fetch(timeout=10)) for _ in range(2)]
-    while queue.waiting < 2:
+async def test_a_newer_long_poll_terminates_the_waiting_one_as_telegram_does_and_close_releases() -> None:
+    queue = UpdateQueue(conflict_pause=0.01)
+    first = asyncio.create_task(queue.fetch(timeout=10))
+    while queue.waiting < 1:
         await asyncio.sleep(0)
+    second = asyncio.create_task(queue.fetch(timeout=10))
+    with pytest.raises(BotApiError) as lost:
+        await asyncio.wait_for(first, 1)
+    assert (lost.value.error_code, lost.value.description) == (409, POLL_CONFLICT)
     queue.put("message", {"text": "x"})
-    results = await asyncio.wait_for(asyncio.gather(*waiters), 1)
-    assert all(r == [{"update_id": 1, "message": {"text": "x"}}] for r in results)
+    assert await asyncio.wait_for(second, 1) == [{"update_id": 1, "message": {"text": "x"}}]
+    assert queue.conflicts == 1
     late = asyncio.create_task(queue.fetch(offset=2, timeout=10))
     while queue.waiting < 1:
         await asyncio.sleep(0)
+    assert await queue.fetch(offset=2, timeout=0) == [], "a short poll does not wait, so it terminates nothing"
     queue.close()
     assert await asyncio.wait_for(late, 1) == []
+    assert queue.conflicts == 1
