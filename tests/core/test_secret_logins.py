@@ -17,6 +17,8 @@ from deputy.core.secret_scan import find_secrets
     ('{"host": "intranet.example.com", "user": "kim", "password": "Rz8#kLm2!q"}', '"kim", "password": "', "Rz8#kLm2!q"),
     ("usr/pwd: bob/hunter22", "bob", "hunter22"),
     ("creds -> bob / hunter22", "bob", "hunter22"),
+    ("Steam: anna_k92 : Dragon!2022", "anna_k92", "Dragon!2022"),
+    ("anna.k@example.com;Sonne!2024", "anna.k@example.com", "Sonne!2024"),  # as a spreadsheet exports it
 ])
 def test_the_password_is_taken_out_and_the_user_name_stays(message: str, name: str, password: str) -> None:
     kept = find_secrets(message).redacted()
@@ -28,6 +30,7 @@ def test_the_password_is_taken_out_and_the_user_name_stays(message: str, name: s
     "versions: node18 / python3.11",
     "the flight is LH2034 / LH2035 return",
     "ticket PROJ-1234 / PROJ-1235 for the login page",
+    "new user: anna.k / role: editor2",  # the next field's label is no password
     "The wifi is Casa_5G, the password is on the fridge",  # the network's name, its password said apart
     "docker run -e POSTGRES_PASSWORD_FILE=/run/secrets/db-passwd -d postgres:16",  # a file holds it
 ])

@@ -26,7 +26,7 @@ _LOGIN = re.compile(
     r"(?:(?:pw|pwd|pass(?:word)?|p|passwort|mdp|mot de passe|contraseña|senha)\b\s*[:=]?\s*)?[\"']?(?P<value>[^\s\"']{4,128})"
 )
 _EMAIL_PASS = re.compile(
-    r"(?<![\w.+/=-])[\w.+-]{1,64}@[\w-]{1,63}(?:\.[\w-]{1,63}){1,6}(?:\s*/\s*|:|\s*\|\s*)"
+    r"(?<![\w.+/=-])[\w.+-]{1,64}@[\w-]{1,63}(?:\.[\w-]{1,63}){1,6}(?:\s*/\s*|:|\s*\|\s*|;|\t)"
     r"(?P<value>[^\s/@]{4,128})(?![^\s/]*@)"
 )
 _URL_USERINFO = re.compile(r"(?i)\b[a-z][a-z0-9+.-]{0,15}://[^/\s:@]{0,128}:(?P<value>[^/\s@$<{%][^/\s@]{2,127})@")
@@ -38,10 +38,12 @@ _USE_NAME_SLASH = re.compile(r"(?i)\b(?:use|with|mit|con|avec|com|met|via)\s+[\w
 # "Account van oma bij de bank: bram.smit / tulp1972", "for the school portal it's emma.b and tiger77",
 # "log in with bob and Hunter22", "for netflix: anna@example.com hunter22".
 _PAIR = re.compile(
-    r"(?i)(?:[:>→]|\b(?:it'?s|it’s|is|ist|es|est|è|é|c'est|sono|zijn|são|(?P<with>with|mit|avec|con|com|met))|^)\s*[\"'`]?"
-    r"(?P<name>[\w.+-]{2,64}(?:@[\w-]+(?:\.[\w-]+)+)?)[\"'`]?"
-    r"(?=(?P<sep>\s*[/|]\s*|\s+(?:and|und|et|y|e|en|&)\s+(?:(?:the|my|la|das|o|a|het|il|le)\s+)?"
-    r"(?:(?:password|passwort|kennwort|pw|pwd|pass|mdp|mot de passe|contrase[ñn]a|clave|senha|wachtwoord)\s+)?|\s+)"
+    r"(?i)(?:[:>→]|\b(?=[iecszwèéam])(?:it'?s|it’s|is|ist|es|est|è|é|c'est|sono|zijn|são|"
+    r"(?P<with>with|mit|avec|con|com|met))|^)\s*[\"'`]?"
+    r"(?P<name>[\w.+-]{2,64}+(?P<email>@[\w-]+(?:\.[\w-]+)+)?)[\"'`]?"  # (possessive: a long token is tried once)
+    r"(?=(?P<sep>\s*[/|]\s*|\s+:\s+|\s+(?:and|und|et|y|e|en|&)\s+(?:(?:the|my|la|das|o|a|het|il|le)\s+)?"
+    r"(?:(?:password|passwort|kennwort|pw|pwd|pass|mdp|mot de passe|contrase[ñn]a|clave|senha|wachtwoord)\s+)?|"
+    r"(?(email)\s+|(?!)))"  # only an e-mail address and its password stand with nothing but a space between
     r"(?P<value>[^\s,;]{4,128}))", re.M)  # (the pair is looked ahead at: a value may be the next pair's name)
 # Words of a message about an account (with _LOGIN_WORDS below): where a user name and a password may stand side by side.
 _ACCOUNT_WORDS = frozenset("""app apps site website web bank banking mail email e-mail webmail konto compte cuenta conta
@@ -56,16 +58,10 @@ def _pair_hits(text: str) -> list[Hit]:
     found = []
     for match in _PAIR.finditer(text):
         name, sep, value = match.group("name"), match.group("sep"), match.group("value").rstrip(".,;:!?)")
-        if not password_shaped(value) or "@" in value or name.lower() in STATE_WORDS:
-            continue
-        username = bool(re.search(r"[\d._@]", name)) and not re.fullmatch(r"[\d.]{1,5}", name)
-        if not sep.strip():  # side by side with only a space: an e-mail address and then its password
-            ok = "@" in name
-        elif "/" in sep or "|" in sep:
-            ok = username or match.group("with") is not None
-        else:  # "emma.b and tiger77", "with bob and Hunter22"
-            ok = username or match.group("with") is not None
-        if ok:
+        # "mara.k / tiger1987", "emma.b and tiger77", "with bob and Hunter22", "anna@example.com hunter22"
+        ok = not sep.strip() or match.group("with") is not None or (bool(re.search(r"[\d._@]", name))
+                                                                     and not re.fullmatch(r"[\d.]{1,5}", name))
+        if ok and "@" not in value and name.lower() not in STATE_WORDS and password_shaped(value):
             found.append(Hit("login", *value_span(match)))
     return found
 
@@ -86,6 +82,8 @@ def login_hits(text: str) -> list[Hit]:
         tail = text[match.start("name") + len(name): match.start("value")]
         if "@" in value or not is_value(value) or name.lower() in STATE_WORDS or inside_address(text, match.start()):
             continue
+        if value.endswith(":"):
+            continue  # "new user: anna.k / role: editor": the next field's label, not a password
         # "name / password", "name:password", or a password word between them; a plain space
         # between two words ("login page works") says nothing.
         says_password = re.search(r"(?i)\b(?:pw|pwd|pass|password|p|passwort|mdp|contraseña|senha)\b", tail)

@@ -104,7 +104,7 @@ LABELS = (
     r"cpr(?:-?nummer|-?nr\.?)?|personnummeret|f[øo]dselsnummer|f[øo]dselsnr\.?|henkil[öo]tunnus|hetu|"
     r"personbeteckning|pps(?:n| number| no\.?)?|personal public service number|"
     r"resident (?:id|identity)(?: card)?(?: number)?|citizen id|dl|driver'?s? licen[cs]e(?: number| no\.?)?|"
-    r"carte vitale|rut|curp|cuil"
+    r"carte vitale|rut|curp|cuil|steuer-?identnummer|identit[äa]tskarte|id-?kaart|dnie|n[úu]mero de identidad"
 )
 _NAMED = re.compile(rf"(?i)(?<![\w-])(?P<label>{LABELS})(?!\w){_BRIDGE}{_VALUE}(?![\w])")
 # Labels that are also ordinary words ("social", "pan", "sin", "nas", "cf", "tin", "patente") want their own format.

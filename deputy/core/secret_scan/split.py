@@ -20,14 +20,18 @@ from deputy.core.secret_scan.national_ids import LABELS as ID_LABELS
 from deputy.core.secret_scan.passwords import PROSE, STATE_WORDS
 
 _LABEL_WORDS = (r"pass(?:word|wort|wd|code|phrase)?|pwd?|pw|kennwort|mot de passe|mdp|contrase[ñn]a|clave|senha|"
-                r"palavra[- ]passe|wachtwoord|has[łl]o|parola(?: d'ordine)?|l[öo]senord|пароль|pin|pin-?code|cvv|cvc|"
+                r"palavra[- ]passe|wachtwoord|has[łl]o|parola(?: d'ordine)?|l[öo]senord|пароль|pin|pin-?code|puk|cvv|cvc|"
+                r"wi-?fi[- ]?key|wlan-?schl[üu]ssel|network key|wpa2? key|combination|kombination|combinaison|"
+                r"combinaci[óo]n|combinazione|combina[çc][ãa]o|combinatie|"
                 r"security code|codes?|c[óo]digos?|codici|codice|otp|tan|token|api[ _-]?key|secret(?: key)?|"
                 r"seed(?: phrase)?|recovery(?: phrase| words)?|iban|ssn|passport|login|username|user|card|karte|carte|tarjeta|"
                 r"cart[aã]o|kaart|creds|credentials|zugangsdaten|identifiants")
 _LEAD = re.compile(rf"(?i)(?:{_LABEL_WORDS})\b[^\n]{{0,60}}$")
 _SECRET_WORD = re.compile(
     r"(?i)\b(?:pass(?:word|wort|wd|code|phrase)?|pwd?|pw|kennwort|mot de passe|mdp|contrase[ñn]a|clave|senha|"
-    r"wachtwoord|has[łl]o|parola|l[öo]senord|pin|cvv|cvc|security code|codes?|c[óo]digos?|codici|codice|otp|tan|"
+    r"wachtwoord|has[łl]o|parola|l[öo]senord|pin|puk|cvv|cvc|wi-?fi[- ]?key|wlan-?schl[üu]ssel|network key|wpa2? key|"
+    r"combination|kombination|combinaison|combinaci[óo]n|combinazione|combina[çc][ãa]o|combinatie|"
+    r"security code|codes?|c[óo]digos?|codici|codice|otp|tan|"
     r"token|api[ _-]?key|secret|seed|recovery|card|karte|carte|tarjeta|cart[aã]o|kaart)\b|пароль|パスワード|密码|비밀번호")
 _LOGIN_WORD = re.compile(r"(?i)\b(?:login|username|user|iban|ssn|passport|creds|credentials|zugangsdaten|identifiants)\b")
 # Other names of secrets: identity numbers, security questions, codes ("Steuer-ID kommt hier", "Bestätigungscode aus der
