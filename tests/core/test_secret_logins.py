@@ -31,6 +31,7 @@ def test_the_password_is_taken_out_and_the_user_name_stays(message: str, name: s
     "the flight is LH2034 / LH2035 return",
     "ticket PROJ-1234 / PROJ-1235 for the login page",
     "new user: anna.k / role: editor2",  # the next field's label is no password
+    "my paypal link: paypal.me/AnnaK22",  # an address and its path
     "The wifi is Casa_5G, the password is on the fridge",  # the network's name, its password said apart
     "docker run -e POSTGRES_PASSWORD_FILE=/run/secrets/db-passwd -d postgres:16",  # a file holds it
 ])

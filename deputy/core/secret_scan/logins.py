@@ -41,9 +41,9 @@ _PAIR = re.compile(
     r"(?i)(?:[:>→]|\b(?=[iecszwèéam])(?:it'?s|it’s|is|ist|es|est|è|é|c'est|sono|zijn|são|"
     r"(?P<with>with|mit|avec|con|com|met))|^)\s*[\"'`]?"
     r"(?P<name>[\w.+-]{2,64}+(?P<email>@[\w-]+(?:\.[\w-]+)+)?)[\"'`]?"  # (possessive: a long token is tried once)
-    r"(?=(?P<sep>\s*[/|]\s*|\s+:\s+|\s+(?:and|und|et|y|e|en|&)\s+(?:(?:the|my|la|das|o|a|het|il|le)\s+)?"
-    r"(?:(?:password|passwort|kennwort|pw|pwd|pass|mdp|mot de passe|contrase[ñn]a|clave|senha|wachtwoord)\s+)?|"
-    r"(?(email)\s+|(?!)))"  # only an e-mail address and its password stand with nothing but a space between
+    r"(?=(?P<sep>[ \t]*[/|][ \t]*|[ \t]+:[ \t]+|[ \t]+(?:and|und|et|y|e|en|&)[ \t]+(?:(?:the|my|la|das|o|a|het|il|le)[ \t]+)?"
+    r"(?:(?:password|passwort|kennwort|pw|pwd|pass|mdp|mot de passe|contrase[ñn]a|clave|senha|wachtwoord)[ \t]+)?|"
+    r"(?(email)[ \t]+|(?!)))"  # only an e-mail address and its password stand with nothing but a space between
     r"(?P<value>[^\s,;]{4,128}))", re.M)  # (the pair is looked ahead at: a value may be the next pair's name)
 # Words of a message about an account (with _LOGIN_WORDS below): where a user name and a password may stand side by side.
 _ACCOUNT_WORDS = frozenset("""app apps site website web bank banking mail email e-mail webmail konto compte cuenta conta
@@ -52,15 +52,21 @@ netflix spotify amazon prime disney disney+ hulu gmail outlook hotmail icloud fa
 dropbox wordpress moodle uber airbnb booking""".split())
 
 
+_HOST = re.compile(r"(?i)(?:[\w-]+\.)+(?:com|net|org|io|me|de|fr|es|it|nl|pt|be|ch|at|uk|co|eu|info|app|dev|ly|gl|tv|"
+                   r"us|ca|gov|edu|ai|to|link|page|site|online)")
+
+
 def _pair_hits(text: str) -> list[Hit]:
     if not (_about_logging_in(text) or _ACCOUNT_WORDS & _words(text)):
         return []
     found = []
     for match in _PAIR.finditer(text):
-        name, sep, value = match.group("name"), match.group("sep"), match.group("value").rstrip(".,;:!?)")
+        name, sep, value = match.group("name"), match.group("sep"), match.group("value").rstrip(".,;:!?)").strip("\"'`")
         # "mara.k / tiger1987", "emma.b and tiger77", "with bob and Hunter22", "anna@example.com hunter22"
         ok = not sep.strip() or match.group("with") is not None or (bool(re.search(r"[\d._@]", name))
                                                                      and not re.fullmatch(r"[\d.]{1,5}", name))
+        if sep in ("/", "|") and ("/" in value or _HOST.fullmatch(name)):
+            continue  # "paypal.me/anna/25", "example.com/Docs2": an address and its path
         if ok and "@" not in value and name.lower() not in STATE_WORDS and password_shaped(value):
             found.append(Hit("login", *value_span(match)))
     return found
@@ -102,7 +108,7 @@ def login_hits(text: str) -> list[Hit]:
 _LOGIN_WORDS = frozenset("""login log-in logon signin sign-in inloggen inlog accede acceder acceso zugangsdaten zugang
 anmelden anmeldung credentials creds admin administrator portal router username user benutzer connexion connecte
 identifiants utente accedi usuario konto account intranet vpn ssh wifi wi-fi""".split())
-_WORD_RUN = re.compile(r"[^\W\d_]+(?:-[^\W\d_]+)*\+?")
+_WORD_RUN = re.compile(r"\w+(?:-\w+)*\+?")  # words as "\b" sees them: "user_id" is one, "Wi-Fi" is "wi" and "fi" too
 
 
 @lru_cache(maxsize=16)

@@ -159,6 +159,18 @@ def _random_case(value: str) -> bool:
                                                   or (inner_capitals >= 3 and sum(c.islower() for c in value) >= 2))
 
 
+_CLOSING = {"\"": "\"", "'": "'", "“": "”", "‘": "’", "«": "»", "`": "`"}
+
+
+def _quoted(text: str, match: re.Match[str]) -> Hit:
+    """A quoted value, up to its closing quote on the same line: '"password": "hunter 2"' is all of "hunter 2"."""
+    start = match.start("value") + 1
+    close = text.find(_CLOSING[text[start - 1]], start, min(len(text), start + 128))
+    if close > start and "\n" not in text[start: close]:
+        return Hit("password", start, close)
+    return Hit("password", *value_span(match))
+
+
 def password_hits(text: str) -> list[Hit]:
     found = []
     for keyword in islice(KEYWORD.finditer(text), 64):  # a chat message says a password once or twice
@@ -193,7 +205,7 @@ def password_hits(text: str) -> list[Hit]:
         if word == "pass" and not explicit:
             continue  # "I'll pass on that": only "pass: x", "pass is x" say one
         if value[0] in "\"'“‘«`" and len(value.strip("\"'“”‘’«»`")) >= 3:
-            found.append(Hit("password", *value_span(match)))
+            found.append(_quoted(text, match))
             continue  # a quoted value is the password, whatever word it is
         # "password hunter2" or "with password admin" say one; "the pwd command" does not.
         said = explicit or re.search(r"(?i)\b(?:with|using)\s+(?:the\s+|a\s+)?$", before)

@@ -35,7 +35,7 @@ _CLI_PASSWORD = re.compile(
     r"|\b(?:docker|podman|helm|oras|buildah|skopeo|nerdctl|az)\b[^\n|;&]*?\blogin\b[^\n|;&]*?\s-p\s+"
     r"(?P<login>\S{3,128})"
     r"|\bhtpasswd\s+(?:-\w+\s+)*?-\w*b\w*\s+(?:-\w+\s+)*[^\s-]\S*\s+\S+\s+(?P<htpasswd>\S{3,128})"
-    r"|(?<!\S)--(?:[\w-]+-)?(?:password|passwd|pass)(?:=|\s+)[\"']?(?P<option>[^\s\"'-][^\s\"']{2,127})"
+    r"|(?<!\S)--(?:[\w-]+-)?(?:password|passwd|pass)(?:=|\s+)[\"']?(?P<option>[^\s\"'`-][^\s\"'`]{3,127})"
 )
 _CLI_HINT = re.compile(r"(?i)mysql|mariadb|redis-cli|sqlcmd|bcp|osql|sshpass|ldap|login|htpasswd|--[\w-]*pass")
 # An XML element named for a secret: <password>X</password> (an attribute, password="X", is read as a setting).
