@@ -46,9 +46,10 @@ def test_the_third_development_set_is_as_written() -> None:
     assert digest == DEV3_SHA256 and len(dev3) == 274
 
 
-# Caught (or kept, for look-alikes) on the frozen part at its latest measurement (the second; the first, before the
-# second development set, was 114/128 caught and 134/136 kept).
-FROZEN_FLOOR = {"card": 12, "connection_string": 9, "cvc_pin": 8, "iban": 9, "jwt": 7, "login": 8, "lookalike": 135,
+# Caught (or kept, for look-alikes) on the frozen part at its latest measurement (the third, after tuning on the third
+# development set: 125/128 caught, 135/136 kept; the second was 124/128 and 135/136, the first, before the second
+# development set, 114/128 and 134/136).
+FROZEN_FLOOR = {"card": 12, "connection_string": 9, "cvc_pin": 8, "iban": 9, "jwt": 7, "login": 9, "lookalike": 135,
                 "national_id": 8, "otp": 8, "password_phrase": 16, "private_key": 7, "seed_phrase": 7, "split": 8,
                 "vendor_key": 18}
 
@@ -80,4 +81,4 @@ def test_third_development_set_secrets_are_caught_and_look_alikes_kept() -> None
 def test_the_frozen_part_does_not_regress() -> None:
     results = evaluate(_items("frozen"))
     worse = {kind: f"{good} < {FROZEN_FLOOR[kind]}" for kind, (good, _) in results.items() if good < FROZEN_FLOOR[kind]}
-    assert not worse, f"fewer caught than at the first frozen measurement: {worse}"
+    assert not worse, f"fewer caught than at the latest frozen measurement: {worse}"
