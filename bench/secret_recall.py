@@ -1,10 +1,10 @@
 """Recall and precision of the chat's secret scanner on a corpus it was not written against.
 
-    python -m bench.secret_recall [--split frozen|dev|dev2|all] [--corpus PATH] [--misses]
+    python -m bench.secret_recall [--split frozen|dev|dev2|dev3|all] [--corpus PATH] [--misses]
 
-The corpus (tests/bot/secret_corpus/, see its README; `dev2` is a second development set in
-tests/bot/secret_corpus/dev2/, written later by someone else who had not read the scanner) lists messages as a user would send
-them, each with the secret values that must not survive and text that must. An item with
+The corpus (tests/bot/secret_corpus/, see its README; `dev2` and `dev3` are a second and a third development
+set in tests/bot/secret_corpus/dev2/ and dev3/, each written later by someone who had not read the scanner)
+lists messages as a user would send them, each with the secret values that must not survive and text that must. An item with
 secrets counts as caught when none of its values is left in what Deputy keeps (the message
 with each secret replaced by a handle) and its context words are; a look-alike counts as kept when nothing in it is
 taken for a secret. Messages of one item are read in order, as the chat reads them (a
@@ -23,11 +23,13 @@ from deputy.core.secret_scan import find_secrets_after, is_lead, normalise
 
 CORPUS = Path(__file__).resolve().parent.parent / "tests" / "bot" / "secret_corpus" / "corpus.json"
 CORPUS_DEV2 = CORPUS.parent / "dev2" / "corpus_dev2.json"
+CORPUS_DEV3 = CORPUS.parent / "dev3" / "corpus_dev3.json"
+DEVELOPMENT = ("dev", "dev2", "dev3")
 
 
 def load(split: str, corpus: Path | None = None) -> list[dict]:
-    """The items of one split ("frozen", "dev", "dev2", or "all" of the first corpus)."""
-    path = corpus or (CORPUS_DEV2 if split == "dev2" else CORPUS)
+    """The items of one split ("frozen", "dev", "dev2", "dev3", or "all" of the first corpus)."""
+    path = corpus or {"dev2": CORPUS_DEV2, "dev3": CORPUS_DEV3}.get(split, CORPUS)
     return [i for i in json.loads(path.read_text(encoding="utf-8")) if split == "all" or i["split"] == split]
 
 
@@ -65,7 +67,7 @@ def main() -> None:
     parser.add_argument("--corpus", default=None)
     parser.add_argument("--misses", action="store_true")
     args = parser.parse_args()
-    if args.misses and args.split not in ("dev", "dev2"):
+    if args.misses and args.split not in DEVELOPMENT:
         parser.error("--misses is for the development sets only: nobody reads the frozen part's misses")
     items = load(args.split, Path(args.corpus) if args.corpus else None)
     started = time.perf_counter()

@@ -1,11 +1,12 @@
 """What reading one chat message for secrets costs.
 
-    python -m bench.secret_scan_cost [--rounds 20]
+    python -m bench.secret_scan_cost [--rounds 20] [--all-sets]
 
 Every message, caption, command and button reply passes `deputy.core.secret_scan.find_secrets`
 before anything is stored, so its cost is paid on every update. The messages are the whole
 evaluation corpus (tests/bot/secret_corpus: secrets, look-alikes, ordinary requests in seven
-languages) plus long ordinary goals; each is timed alone, after one warm-up pass (the rule set
+languages) plus long ordinary goals (with `--all-sets`, the second and third development sets' messages
+too); each is timed alone, after one warm-up pass (the rule set
 is compiled once per process). The target is under 1 ms at p99. On a shared machine a single
 timing may include time the process was not running at all, so each message's cost is the
 median of its rounds; the p99 is taken over messages. Every raw timing is summarised too.
@@ -19,7 +20,7 @@ import json
 import statistics
 import time
 
-from bench.secret_recall import CORPUS
+from bench.secret_recall import CORPUS, CORPUS_DEV2, CORPUS_DEV3
 from bench.stats import Summary
 from deputy.core.secret_scan import find_secrets
 
@@ -27,14 +28,16 @@ _LONG = ("Find me a 4-day trip to Chicago under $1,200 that fits my calendar, pr
          "no red-eye flights, and a hotel near the river with free cancellation. ") * 8
 
 
-def messages() -> list[str]:
-    texts = [message for item in json.loads(CORPUS.read_text(encoding="utf-8")) for message in item["messages"]]
+def messages(all_sets: bool = False) -> list[str]:
+    corpora = (CORPUS, CORPUS_DEV2, CORPUS_DEV3) if all_sets else (CORPUS,)
+    texts = [message for corpus in corpora for item in json.loads(corpus.read_text(encoding="utf-8"))
+             for message in item["messages"]]
     return texts + [_LONG, _LONG[:400], "ok", "thanks!"]
 
 
-def run(rounds: int = 20) -> tuple[Summary, Summary, Summary]:
+def run(rounds: int = 20, all_sets: bool = False) -> tuple[Summary, Summary, Summary]:
     """(per-message median wall time, per-message median CPU time, every raw wall-clock timing)."""
-    texts = messages()
+    texts = messages(all_sets)
     for text in texts:
         find_secrets(text)
     wall: list[list[float]] = [[] for _ in texts]
@@ -54,7 +57,9 @@ def run(rounds: int = 20) -> tuple[Summary, Summary, Summary]:
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--rounds", type=int, default=20)
-    for name, summary in zip(("per message", "CPU per msg", "raw timings"), run(parser.parse_args().rounds)):
+    parser.add_argument("--all-sets", action="store_true", help="also the second and third development sets")
+    args = parser.parse_args()
+    for name, summary in zip(("per message", "CPU per msg", "raw timings"), run(args.rounds, args.all_sets)):
         print(f"{name:12} n={summary.n}: median {summary.median * 1e3:.3f} ms, p99 {summary.p99 * 1e3:.3f} ms, "
               f"mean {summary.mean * 1e3:.3f} ms")
 

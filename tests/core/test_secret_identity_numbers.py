@@ -10,7 +10,8 @@ from deputy.core.secret_scan import id_checksums as check
     (check.nir, "255081416802538"), (check.steuer_id, "86095742719"), (check.pesel, "44051401359"),
     (check.nif_pt, "123456789"), (check.cartao_cidadao, "000000000ZZ4"), (check.bsn, "111222333"),
     (check.cpf, "11144477735"), (check.verhoeff, "2363"), (check.codice_fiscale, "RSSMRA85T10A562S"),
-    (check.se_personnummer, "8112289874"),
+    (check.se_personnummer, "8112289874"), (check.norway_fnr, "15108695088"), (check.ahv, "7561234567897"),
+    (check.china_resident_id, "11010519491231002X"),
 ])
 def test_each_issuers_published_example_passes_its_check(rule, value: str) -> None:
     assert rule(value)
@@ -26,6 +27,44 @@ def test_each_issuers_published_example_passes_its_check(rule, value: str) -> No
 ])
 def test_an_identity_number_is_taken_out(message: str) -> None:
     assert find_secrets(message).kind == "national_id"
+
+
+def test_a_finnish_identity_code_and_a_passports_machine_readable_line_pass_their_checks() -> None:
+    assert check.hetu("131052-308T") and not check.hetu("131052-308U")
+    line = "L898902C36UTO7408122F1204159ZE184226B<<<<<10"  # ICAO 9303's specimen passport
+    assert check.mrz_td3(line) and not check.mrz_td3(line[:-1] + "1")
+
+
+@pytest.mark.parametrize("message, number", [
+    ("the Kela form wants the henkilötunnus 131052-308T", "131052-308T"),  # Finland, by its check character alone
+    ("AHV 756.1234.5678.97, für die Krankenkasse", "756.1234.5678.97"),  # Switzerland
+    ("my colleague's ID for the invitation letter: 11010519491231002X", "11010519491231002X"),  # China
+    ("P<UTOERIKSSON<<ANNA<MARIA<<<<<<<<<<<<<<<<<<<\nL898902C36UTO7408122F1204159ZE184226B<<<<<10",
+     "L898902C36UTO7408122F1204159ZE184226B<<<<<10"),  # a passport's machine-readable zone
+    ("fødselsnummer til skjemaet: 15108695088", "15108695088"),  # Norway, by its name
+    ("CPR-nr. 131052-3087 til lægen", "131052-3087"),  # Denmark
+    ("my PPS number is 1234567TW", "1234567TW"),  # Ireland
+    ("Sozialversicherungsnummer meines Sohnes 1237 010180", "1237 010180"),  # Austria
+    ("mon numéro AVS est le 7561234567897", "7561234567897"),
+    ("firma el contrato con Y-1234567-X", "Y-1234567-X"),  # a Spanish NIE written with hyphens, by its letter
+    ("driving licence number MORGA753116SM9IJ (section 5)", "MORGA753116SM9IJ"),  # 16 characters in one piece
+    ("Texas DL# 12345678 for the rental", "12345678"),
+    ("my wife's passport number, which the booking form asks for: X1234567", "X1234567"),
+    ("social insurance number 046 454 286 for the T4", "046 454 286"),
+])
+def test_identity_numbers_of_more_countries_are_taken_out(message: str, number: str) -> None:
+    scan = find_secrets(message)
+    assert scan.kind == "national_id" and number not in scan.redacted()
+
+
+@pytest.mark.parametrize("message", [
+    "CPR training on Friday 140324-1100",  # a short label that is also an ordinary word wants its number close
+    "the DL 1234 to Atlanta is delayed",
+    "invoice 11010519491231002X for the server order",  # a reference that happens to pass a check digit
+    "SIRET de la boulangerie : 442 819 357 00017",  # a firm's number passes Luhn, as a card's does
+])
+def test_references_and_short_labels_used_otherwise_stay(message: str) -> None:
+    assert not find_secrets(message).found
 
 
 @pytest.mark.parametrize("message", [

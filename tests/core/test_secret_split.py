@@ -2,7 +2,7 @@
 
 import pytest
 
-from deputy.core.secret_scan import find_secrets_after, waits_for_value
+from deputy.core.secret_scan import find_secrets, find_secrets_after, waits_for_value
 from deputy.core.secret_scan.split import is_lead, lone_value
 
 
@@ -40,3 +40,26 @@ def test_the_next_message_is_read_as_the_labels_continuation() -> None:
     assert find_secrets_after("Das Passwort ist", "Slide_garden498!").kind == "password"
     assert not find_secrets_after("the code:", "actually, just remind me to buy a padlock tomorrow").found
     assert not find_secrets_after("reset my github password", "tomorrow I need it").found
+
+
+@pytest.mark.parametrize("lead, value, secret", [
+    ("backup codes, keep them somewhere safe", "4821 9930\n1177 2045", "1177 2045"),  # "codes", plural, names them
+    ("passphrase for the NAS, 4 words", "lantern copper meadow violet", "lantern copper meadow violet"),
+    ("password for the vpn, next message", "correct horse battery staple", "correct horse battery staple"),
+    ("SV-Nummer für den Arbeitgeber", "1237 010180", "1237 010180"),
+    ("Das Kennwort fürs Gäste-WLAN:", "Igel!Birne4471", "Igel!Birne4471"),
+])
+def test_a_value_after_its_label_is_taken_out(lead: str, value: str, secret: str) -> None:
+    assert is_lead(lead)
+    scan = find_secrets_after(lead, value)
+    assert scan.found and secret not in scan.redacted()
+
+
+def test_a_label_that_ends_with_the_things_name_keeps_the_name() -> None:
+    assert not find_secrets("Das Kennwort fürs Gäste-WLAN:").found  # "Gäste-WLAN" names the network
+    assert waits_for_value("Das Kennwort fürs Gäste-WLAN:")
+
+
+@pytest.mark.parametrize("reply", ["ok see you later", "thanks got it", "sounds good, will do"])
+def test_a_plain_reply_after_a_password_label_is_no_passphrase(reply: str) -> None:
+    assert not find_secrets_after("password for the vpn, next message", reply).found

@@ -17,9 +17,10 @@ from deputy.core.secret_scan.cards import card_hits, code_hits as card_code_hits
 from deputy.core.secret_scan.hits import KINDS, Hit
 from deputy.core.secret_scan.keys import key_hits, private_key_hits
 from deputy.core.secret_scan.normalise import normalise
-from deputy.core.secret_scan.passwords import login_hits, password_hits, password_shaped, strong_token_hits
+from deputy.core.secret_scan.logins import login_hits, strong_token_hits
+from deputy.core.secret_scan.passwords import password_hits, password_shaped
 from deputy.core.secret_scan.structured import structured_hits
-from deputy.core.secret_scan.split import is_lead, lone_value, waits_for_value
+from deputy.core.secret_scan.split import is_lead, lone_phrase, lone_value, waits_for_value
 from deputy.core.secret_scan.national_ids import identity_hits
 from deputy.core.secret_scan.words import code_hits, seed_hits
 
@@ -149,5 +150,5 @@ def find_secrets_after(lead: str | None, text: str) -> Scan:
                        or sum(c.isdigit() for c in scan.text[max(0, h.start): h.end]) >= 4)
     if inside:
         return Scan(scan.text, tuple(Hit(h.kind, max(0, h.start), h.end) for h in inside))
-    hit = lone_value(scan.text)
+    hit = lone_value(scan.text) or lone_phrase(lead, scan.text)
     return Scan(scan.text, (hit,)) if hit is not None else scan

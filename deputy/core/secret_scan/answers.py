@@ -47,7 +47,7 @@ def answer_hits(text: str) -> list[Hit]:
         if not separators:
             continue
         first = separators[0]
-        clause_end = _BREAK.search(hidden, first.end())
+        clause_end = _BREAK.search(window, first.end())  # an aside after the answer ends it: "Mr Whiskers (capital M)"
         limit = clause_end.start() if clause_end else len(hidden)
         last = [s for s in separators if s.start() < limit][-1]
         answer = window[last.end(): limit]

@@ -20,7 +20,9 @@ LOOK_ALIKE_BEFORE = re.compile(
     r"imei|isbn|serial|account|acct|customer|member(?:ship)?|loyalty|policy|claim|case|phone|tel|fax|call|"
     r"mobile|cell|whatsapp|upc|ean|barcode|sku|part|model|vin|routing|transaction|txn|receipt|meter|ups|fedex|"
     r"usps|dhl|awb|waybill|bestellnummer|sendungsnummer|commande|pedido|tracciamento|spedizione|suivi|colis|"
-    r"seguimiento|rastreo|env[íi]o|brt|gls|dpd|hermes|n[ºo°]\.?|#)\b[^\d\n]{0,24}$"
+    r"seguimiento|rastreo|env[íi]o|brt|gls|dpd|hermes|n[ºo°]\.?|#|"
+    # A firm's registration or VAT number (SIRET and SIREN pass Luhn too) is printed on its every invoice.
+    r"siret|siren|rcs|tva|vat|partita iva|p\.\s?iva|kvk|ust-?id(?:nr)?|cnpj|abn|ein)\b[^\d\n]{0,24}$"
 )
 _CARD_WORDS = re.compile(r"(?i)\b(?:card|visa|master ?card|amex|american express|discover|debit|credit|exp(?:iry|ires|iration)?|"
                          r"valid thru|cvv2?|cvc2?|csc|karte|carte|tarjeta|cart[aã]o)\b|\b(?:0[1-9]|1[0-2])\s?/\s?\d{2}\b")

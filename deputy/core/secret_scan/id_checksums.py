@@ -8,10 +8,13 @@ passes, and the callers also want the number's shape or a label next to it.
 
 from __future__ import annotations
 
+from datetime import date
+
 from deputy.core.records.card_numbers import luhn_valid
 
-__all__ = ["be_national_number", "bsn", "cartao_cidadao", "codice_fiscale", "cpf", "dni", "luhn_valid", "nir",
-           "nif_pt", "pesel", "se_personnummer", "steuer_id", "verhoeff"]
+__all__ = ["ahv", "be_national_number", "bsn", "cartao_cidadao", "china_resident_id", "codice_fiscale", "cpf", "dni",
+           "hetu", "luhn_valid", "mrz_td3", "nir", "nif_pt", "norway_fnr", "pesel", "se_personnummer", "steuer_id",
+           "verhoeff"]
 
 
 def be_national_number(digits: str) -> bool:
@@ -148,3 +151,70 @@ def verhoeff(digits: str) -> bool:
     for position, digit in enumerate(reversed(digits)):
         check = _VERHOEFF_D[check][_VERHOEFF_P[position % 8][int(digit)]]
     return check == 0
+
+
+def _is_date(year: int, month: int, day: int) -> bool:
+    try:
+        date(year, month, day)
+    except ValueError:
+        return False
+    return True
+
+
+_HETU_CENTURY = {"+": 1800, "-": 1900, "U": 1900, "V": 1900, "W": 1900, "X": 1900, "Y": 1900,
+                 "A": 2000, "B": 2000, "C": 2000, "D": 2000, "E": 2000, "F": 2000}
+
+
+def hetu(value: str) -> bool:
+    """Finland's personal identity code: DDMMYY, a century sign, 002-899, and a check character (nine digits mod 31)."""
+    value = value.upper()
+    if len(value) != 11 or value[6] not in _HETU_CENTURY or not (value[:6] + value[7:10]).isdigit():
+        return False
+    if not 2 <= int(value[7:10]) <= 899 or not _is_date(_HETU_CENTURY[value[6]] + int(value[4:6]), int(value[2:4]),
+                                                         int(value[:2])):
+        return False
+    return "0123456789ABCDEFHJKLMNPRSTUVWXY"[int(value[:6] + value[7:10]) % 31] == value[10]
+
+
+def norway_fnr(digits: str) -> bool:
+    """Norway's national identity number (fødselsnummer): two mod-11 control digits after DDMMYY and three digits."""
+    if len(digits) != 11 or not digits.isdigit():
+        return False
+    numbers = [int(d) for d in digits]
+    for weights, position in (((3, 7, 6, 1, 8, 9, 4, 5, 2), 9), ((5, 4, 3, 2, 7, 6, 5, 4, 3, 2), 10)):
+        control = 11 - sum(d * w for d, w in zip(numbers, weights)) % 11
+        if (0 if control == 11 else control) != numbers[position]:  # 10 never is one: no number gets it
+            return False
+    return 1 <= int(digits[:2]) % 40 <= 31 and 1 <= int(digits[2:4]) % 40 <= 12  # D- and H-numbers add 40
+
+
+def ahv(digits: str) -> bool:
+    """Switzerland's social security number (AHV/AVS): 756, nine digits, and an EAN-13 check digit."""
+    if len(digits) != 13 or not digits.isdigit() or not digits.startswith("756"):
+        return False
+    total = sum(int(d) * (3 if i % 2 else 1) for i, d in enumerate(digits[:12]))
+    return (10 - total % 10) % 10 == int(digits[12])
+
+
+def china_resident_id(value: str) -> bool:
+    """China's resident identity number: region, birth date YYYYMMDD, sequence, ISO 7064 MOD 11-2 check (0-9, X)."""
+    value = value.upper()
+    if len(value) != 18 or not value[:17].isdigit() or not _is_date(int(value[6:10]), int(value[10:12]),
+                                                                    int(value[12:14])):
+        return False
+    total = sum(int(d) * (2 ** (17 - i) % 11) for i, d in enumerate(value[:17]))
+    return "10X98765432"[total % 11] == value[17]
+
+
+def _mrz_digit(field: str, check: str) -> bool:
+    values = (int(c) if c.isdigit() else 0 if c == "<" else ord(c) - 55 for c in field)  # A=10 ... Z=35, filler 0
+    total = sum(value * (7, 3, 1)[i % 3] for i, value in enumerate(values))
+    return check.isdigit() and total % 10 == int(check)
+
+
+def mrz_td3(line: str) -> bool:
+    """The second line of a passport's machine-readable zone (ICAO 9303 TD3): its four 7-3-1 check digits."""
+    if len(line) != 44:
+        return False
+    return (_mrz_digit(line[0:9], line[9]) and _mrz_digit(line[13:19], line[19]) and _mrz_digit(line[21:27], line[27])
+            and _mrz_digit(line[0:10] + line[13:20] + line[21:43], line[43]))

@@ -5,7 +5,8 @@ around it; in a chat people paste a key alone or in a sentence. The extra forms 
 documented prefixes of common providers, a key named in words ("my api key is ..."), a
 private key's first line without its end (a paste cut short is still a private key), and
 any long token that looks random (mixed case and digits, high Shannon entropy) which is
-neither an address nor an identifier of a thing (UUIDs, hashes in hex).
+neither an address nor an identifier of a thing (UUIDs, hashes in hex). A BitLocker recovery
+password is known by its own check (eight blocks of six digits, each a multiple of 11).
 """
 
 from __future__ import annotations
@@ -50,6 +51,8 @@ _TOTP_SEED = re.compile(
     r"(?i)\b(?:totp|2fa|mfa|otp|authenticator|setup key|secret key|secret|seed|geheimer schlüssel|schlüssel|"
     r"clé secrète|clave secreta|chiave segreta|chave secreta|geheime sleutel)\b[^\n]{0,30}?[:=]?\s*"
     r"(?P<value>(?=[a-z2-7 ]*[2-7])[a-z2-7]{4}(?:[ -]?[a-z2-7]{4}){3,15})(?![\w])")
+# A BitLocker recovery password: eight blocks of six digits, each a multiple of 11 below 720896 (Microsoft's format).
+_BITLOCKER = re.compile(r"(?<![\d-])\d{6}(?:-\d{6}){7}(?![\d-])")
 _PRIVATE_HEADER = re.compile(r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----(?:[\s\S]*?-----END[^-]*-----)?")
 _SSH_PRIVATE = re.compile(r"(?:PuTTY-User-Key-File-\d|AGE-SECRET-KEY-1[0-9A-Z]{50,})")
 _TOKEN = re.compile(r"(?<![A-Za-z0-9_\-+/.@:])[A-Za-z0-9_\-+/]{24,}={0,3}(?![A-Za-z0-9_\-+/=@]|\.[A-Za-z])")
@@ -75,12 +78,23 @@ def private_key_hits(text: str) -> list[Hit]:
     return found
 
 
+# "admin:i7dsOtt0aEbFEh1x_17LO" (curl -u, a basic-auth pair): the user name before the colon is no part of the key.
+_USER_PART = re.compile(r"[A-Za-z][\w.-]{0,31}:(?=\S{8})")
+
+
+def _without_user(hit: Hit, text: str) -> Hit:
+    user = _USER_PART.match(text, hit.start, hit.end)
+    return Hit(hit.kind, user.end(), hit.end) if user and not text[user.end(): hit.end].startswith("//") else hit
+
+
 def key_hits(text: str, lowered: str) -> list[Hit]:
-    found = vendor_key_hits(text, lowered)
+    found = [_without_user(hit, text) for hit in vendor_key_hits(text, lowered)]
     found.extend(Hit("access_key", *m.span()) for m in _PREFIXED.finditer(text) if not _placeholder(m.group(0)))
     found.extend(Hit("access_key", *m.span("value")) for m in _TOTP_SEED.finditer(text))
     found.extend(Hit("access_key", *m.span("value")) for m in _NAMED.finditer(text)
                  if not m.group("value").lower().startswith(("http", "www.")))
+    found.extend(Hit("password", *m.span()) for m in _BITLOCKER.finditer(text)
+                 if all(int(block) % 11 == 0 and int(block) < 720896 for block in m.group(0).split("-")))
     if len(text) >= 24:
         found.extend(Hit("access_key", *m.span()) for m in _TOKEN.finditer(text) if _random_looking(m.group(0))
                      and not PUBLIC_KEY_BEFORE.search(text[max(0, m.start() - 40): m.start()]))

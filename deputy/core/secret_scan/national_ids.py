@@ -2,8 +2,9 @@
 
 Formats distinctive enough to stand alone are matched anywhere when their check passes:
 US SSN (ranges), Spanish DNI/NIE (letter), UK NINO (prefixes), Brazilian CPF, Belgian
-national number (dotted), French NIR, Italian codice fiscale, Portuguese citizen card and
-Indian PAN. Others are plain runs of digits that order and phone numbers share (German
+national number (dotted), French NIR, Italian codice fiscale, Portuguese citizen card,
+Indian PAN, Finnish HETU (with a letter in it), Swiss AHV (dotted), Chinese resident ID and
+a passport's machine-readable line. Others are plain runs of digits that order and phone numbers share (German
 Steuer-ID, Dutch BSN, Polish PESEL, Swedish personnummer, Portuguese NIF, Canadian SIN,
 Aadhaar...): those count when a word naming an identity number comes right before them
 (in any of the seven languages), with the number's shape; passports, ID cards and driving
@@ -15,10 +16,11 @@ from __future__ import annotations
 import re
 
 from deputy.core.secret_scan import id_checksums as check
+from deputy.core.secret_scan.cards import LOOK_ALIKE_BEFORE
 from deputy.core.secret_scan.hits import Hit
 
 _SSN = re.compile(r"(?<![\d-])(?!000|666|9\d\d)\d{3}-(?!00)\d{2}-(?!0000)\d{4}(?![\d-])")
-_DNI = re.compile(r"(?<![\w-])(?P<digits>[XYZ]?\d{7,8}|\d{2}\.\d{3}\.\d{3})-?(?P<letter>[A-Z])(?![\w-])")
+_DNI = re.compile(r"(?<![\w-])(?P<digits>[XYZ]-?\d{7}|\d{7,8}|\d{2}\.\d{3}\.\d{3})-?(?P<letter>[A-Z])(?![\w-])")
 _NINO = re.compile(r"(?<![\w])(?!BG|GB|NK|KN|TN|NT|ZZ)[A-CEGHJ-PR-TW-Z][A-CEGHJ-NPR-TW-Z] ?\d{2} ?\d{2} ?\d{2} ?[A-D](?!\w)")
 _CPF = re.compile(r"(?<![\d.])\d{3}\.\d{3}\.\d{3}-\d{2}(?![\d])")
 _BE_DOTTED = re.compile(r"(?<![\d.])\d{2}\.\d{2}\.\d{2}-\d{3}\.\d{2}(?![\d.])")
@@ -26,19 +28,31 @@ _NIR = re.compile(r"(?<![\w])[12378] ?\d{2} ?\d{2} ?(?:\d{2}|2[AB]) ?\d{3} ?\d{3
 _CF = re.compile(r"(?<![\w])[A-Z]{6}\d{2}[A-EHLMPR-T]\d{2}[A-Z]\d{3}[A-Z](?![\w])", re.I)
 _CC = re.compile(r"(?<![\w])\d{8} ?\d ?[A-Z]{2}\d(?![\w])")
 _PAN = re.compile(r"(?<![\w])[A-Z]{3}P[A-Z]\d{4}[A-Z](?![\w])")
+# Finland's HETU alone only with a letter in it (a century sign of the 2000s, or a check letter): "DDMMYY-NNNN"
+# is also a Swedish personnummer's or a booking number's shape, and a digit passes the check one time in 31.
+_HETU = re.compile(r"(?<![\w-])\d{6}(?:[A-F]\d{3}[0-9A-Y]|[-+U-Y]\d{3}[A-Y])(?![\w-])")
+_AHV = re.compile(r"(?<![\w.])756\.\d{4}\.\d{4}\.\d{2}(?![\w.])")
+_RID = re.compile(r"(?<![\w])[1-8]\d{5}(?:18|19|20)\d{2}[01]\d[0-3]\d{4}[\dX](?![\w])")
+_MRZ = re.compile(r"(?<![\w<])[A-Z0-9<]{9}\d[A-Z<]{3}\d{7}[MFX<]\d{7}[A-Z0-9<]{14}[\d<]\d(?![\w<])")
 
-# One reading for every format that stands alone (each checked by its own rule after): one pass over the message.
-_STANDALONE = re.compile("|".join(f"(?P<{name}>{pattern.pattern if pattern.flags & re.I == 0 else '(?i:' + pattern.pattern + ')'})"
+# One reading for every format that stands alone (each checked by its own rule after): one pass over the message,
+# tried only where a word starts (inside a long token no format can start; one test there instead of one each).
+_STANDALONE = re.compile("(?<![A-Za-z0-9])(?:" + "|".join(f"(?P<{name}>{pattern.pattern if pattern.flags & re.I == 0 else '(?i:' + pattern.pattern + ')'})"
                                   .replace("(?P<digits>", "(?P<dni_digits>").replace("(?P<letter>", "(?P<dni_letter>")
                                   for name, pattern in (("ssn", _SSN), ("cpf", _CPF), ("be", _BE_DOTTED), ("nir", _NIR),
                                                         ("dni", _DNI), ("nino", _NINO), ("cf", _CF), ("cc", _CC),
-                                                        ("pan", _PAN))))
+                                                        ("pan", _PAN), ("hetu", _HETU), ("ahv", _AHV), ("rid", _RID),
+                                                        ("mrz", _MRZ))) + ")")
+
+
+# Formats that a long reference number can take by chance: after "invoice", "order", "ticket"... they are one.
+_REFERENCE_SHAPED = frozenset({"hetu", "rid", "ahv"})
 
 
 def _valid(match: re.Match[str]) -> bool:
     kind, value = match.lastgroup, match.group(0)
     if kind == "dni":
-        return check.dni(match.group("dni_digits").replace(".", ""), match.group("dni_letter"))
+        return check.dni(match.group("dni_digits").replace(".", "").replace("-", ""), match.group("dni_letter"))
     if kind == "cpf":
         return check.cpf(value)
     if kind == "be":
@@ -49,17 +63,26 @@ def _valid(match: re.Match[str]) -> bool:
         return check.codice_fiscale(value)
     if kind == "cc":
         return check.cartao_cidadao(_compact(value))
+    if kind == "hetu":
+        return check.hetu(value)
+    if kind == "ahv":
+        return check.ahv(_compact(value))
+    if kind == "rid":
+        return check.china_resident_id(value)
+    if kind == "mrz":
+        return check.mrz_td3(value)
     return True  # an SSN (its ranges are in the pattern), a NINO (its prefixes), a PAN (its fourth letter)
 
 
 # A number's possible shapes after a label: digits in groups, or letters and digits (passports).
-_VALUE = r"(?<![A-Za-z0-9])(?P<value>(?=[A-Za-z]{0,11}\d)[A-Za-z0-9]{1,12}(?:[ .\-/][A-Za-z0-9]{1,12}){0,6})"
+_VALUE = r"(?<![A-Za-z0-9])(?P<value>(?=[A-Za-z]{0,11}\d)[A-Za-z0-9]{1,18}(?:[ .\-/][A-Za-z0-9]{1,12}){0,6})"
 # Between the label and the number: "number", "is", a colon, "(NAS)", "meiner Frau:" (no digits, no new sentence).
-_BRIDGE = r"[^\d\n?!;]{0,40}?"
+_BRIDGE = r"[^\d\n?!;]{0,60}?"
 LABELS = (
     r"rijksregister(?:nummer)?|registre national|national register number|national (?:id|identity|identification|"
     r"insurance)(?: card)?(?: number)?|national number|numéro national|niss|insz|identiteitsnummer|"
-    r"social security(?: number| no\.?| #)?|ssn|soc\.? sec\.?|social|sécurité sociale|s[ée]cu|insee|nir|"
+    r"social insurance number|social security(?: number| no\.?| #)?|ssn|soc\.? sec\.?|social|sécurité sociale|"
+    r"s[ée]cu|insee|nir|"
     r"steuer-?id(?:-?nr)?|steuer-?identifikationsnummer|steuerliche identifikationsnummer|identifikationsnummer|"
     r"idnr|steuernummer|tax (?:id|identification number|number|code|file number)|tin|itin|"
     r"personnummer|personennummer|personal (?:identity )?number|pesel|"
@@ -72,7 +95,16 @@ LABELS = (
     r"documento d'identità|identiteitskaart|identiteitsbewijs|id card|identity card|id number|id-?nummer|"
     r"driver'?s licen[cs]e|driving licen[cs]e|licen[cs]e number|führerschein(?:nummer)?|permis de conduire|"
     r"carnet de conducir|licencia de conducir|patente|carta de condução|rijbewijs(?:nummer)?|"
-    r"medicare|nhs number|krankenversicherungsnummer|versichertennummer|tessera sanitaria"
+    r"medicare|nhs number|krankenversicherungsnummer|versichertennummer|tessera sanitaria|"
+    # Social security and personal numbers of more countries, in the seven languages and their own words.
+    r"sozialversicherungsnummer|rentenversicherungsnummer|sv-?nummer|sv-?nr\.?|"
+    r"ahv(?:-?nummer|-?nr\.?)?|avs|num[ée]ro avs|num[ée]ro d'assur[ée](?: social)?|num[ée]ro fiscal|"
+    r"n[úu]mero de (?:la )?seguridad social|nss|c[ée]dula(?: de identidad)?|"
+    r"numero di previdenza|n[úu]mero de utente|n[úu]mero de seguran[çc]a social|rg|"
+    r"cpr(?:-?nummer|-?nr\.?)?|personnummeret|f[øo]dselsnummer|f[øo]dselsnr\.?|henkil[öo]tunnus|hetu|"
+    r"personbeteckning|pps(?:n| number| no\.?)?|personal public service number|"
+    r"resident (?:id|identity)(?: card)?(?: number)?|citizen id|dl|driver'?s? licen[cs]e(?: number| no\.?)?|"
+    r"carte vitale|rut|curp|cuil|steuer-?identnummer|identit[äa]tskarte|id-?kaart|dnie|n[úu]mero de identidad"
 )
 _NAMED = re.compile(rf"(?i)(?<![\w-])(?P<label>{LABELS})(?!\w){_BRIDGE}{_VALUE}(?![\w])")
 # Labels that are also ordinary words ("social", "pan", "sin", "nas", "cf", "tin", "patente") want their own format.
@@ -80,7 +112,14 @@ _OWN_FORMAT = {
     "social": r"\d{3}[ -]?\d{2}[ -]?\d{4}", "pan": r"[A-Za-z]{5}\d{4}[A-Za-z]", "pan card": r"[A-Za-z]{5}\d{4}[A-Za-z]",
     "sin": r"\d{3}[ -]?\d{3}[ -]?\d{3}", "nas": r"\d{3}[ -]?\d{3}[ -]?\d{3}", "cf": r"[A-Za-z]{6}\d{2}[A-Za-z]\d{2}[A-Za-z]\d{3}[A-Za-z]",
     "tin": r"\d{2,3}[ -]?\d{2,7}[ -]?\d{3,4}", "patente": r"[A-Za-z]{2}\d{7}[A-Za-z]?",
+    "cpr": r"\d{6}-?\d{4}", "avs": r"756[ .]?\d{4}[ .]?\d{4}[ .]?\d{2}", "ahv": r"756[ .]?\d{4}[ .]?\d{4}[ .]?\d{2}",
+    "pps": r"\d{7}[A-Wa-w][A-Ia-iWw]?", "nss": r"\d{2}[ /-]?\d{8}[ /-]?\d{2}|\d{11,12}",
+    "rg": r"\d{1,2}\.?\d{3}\.?\d{3}-?[\dXx]", "dl": r"[A-Za-z]{1,2}\d{6,14}|\d{7,14}",
+    "rut": r"\d{1,2}\.?\d{3}\.?\d{3}-?[\dKk]", "cuil": r"\d{2}-?\d{8}-?\d",
 }
+# Short labels that are also other things ("CPR training", "RG cable", "DL 1234 to Atlanta"): their number follows
+# them closely ("CPR-nr. 010673-1675", "DL# D7675738", "mon NAS est le ...").
+_CLOSE_ONLY = frozenset({"cpr", "avs", "ahv", "pps", "nss", "rg", "dl", "rut"})
 _SSN_RULES = r"(?!000|666|9\d\d)\d{3}[ -]?(?!00)\d{2}[ -]?(?!0000)\d{4}"
 _NINO_RULES = r"(?i)(?!BG|GB|NK|KN|TN|NT|ZZ|QQ)[A-CEGHJ-PR-TW-Z][A-CEGHJ-NPR-TW-Z] ?\d{2} ?\d{2} ?\d{2} ?[A-D]"
 for _label in ("ssn", "social security", "social security number", "social security no", "social security no.",
@@ -118,7 +157,7 @@ def _id_shaped(value: str) -> bool:
     return digits >= 5 or (digits >= 1 and compact.isupper())  # a passport's or ID card's letters and digits
 
 
-_CANDIDATE = re.compile(r"(?<![A-Za-z0-9])(?=[A-Za-z]{0,11}\d)[A-Za-z0-9]{1,12}(?:[ .\-/][A-Za-z0-9]{1,12}){0,6}"
+_CANDIDATE = re.compile(r"(?<![A-Za-z0-9])(?=[A-Za-z]{0,11}\d)[A-Za-z0-9]{1,18}(?:[ .\-/][A-Za-z0-9]{1,12}){0,6}"
                         r"(?![A-Za-z0-9])")
 _SEPARATORS = re.compile(r"[ .\-/]")
 
@@ -145,9 +184,12 @@ def _named_hits(text: str) -> list[Hit]:
         label = match.group("label").lower()
         value = _trim(match.group("value"))
         around = text[max(0, match.start("value") - 3): match.start("value")] + text[match.start("value") + len(value):][:3]
+        around = re.sub(r"#\s+$", " ", around[:3]) + around[3:]  # "DL# D7675738": a number sign, not a masked digit
         if _NOT_A_PERSON.search(text[match.end("label"): match.start("value")]) or any(c in _MASK for c in around):
             continue
         own = _OWN_FORMAT.get(label)
+        if label in _CLOSE_ONLY and len(text[match.end("label"): match.start("value")]) > 14:
+            continue
         if own is not None:
             if re.fullmatch(own, value):
                 found.append(Hit("national_id", match.start("value"), match.start("value") + len(value)))
@@ -167,6 +209,7 @@ _ID_HINT = re.compile(r"\d(?:[ .\-]?\d){3}|[A-Za-z]\d\d|\d[A-Za-z]{2}|[A-Z]\d[A-
 def identity_hits(text: str) -> list[Hit]:
     if _ID_HINT.search(text) is None:
         return []  # every identity number has four digits close together, or letters and digits mixed
-    found = [Hit("national_id", *m.span()) for m in _STANDALONE.finditer(text) if _valid(m)]
+    found = [Hit("national_id", *m.span()) for m in _STANDALONE.finditer(text) if _valid(m) and not (
+        m.lastgroup in _REFERENCE_SHAPED and LOOK_ALIKE_BEFORE.search(text[max(0, m.start() - 40): m.start()]))]
     found.extend(_named_hits(text))
     return found

@@ -19,19 +19,27 @@ _WORD = (r"(?:pas+w(?:or|ro|o|r)[dt]|passowrd|pass(?:word|wort|wd|phrase|code|co
          r"mot de pass?e?|contrase[ñn]a|clave|senha|ww|"
          r"palavra[- ]passe|kennwort|wachtwoord|has[łl]o|parola(?: d'ordine)?|l[öo]senord|adgangskode|passord|"
          r"salasana|heslo|jelsz[óo]|[şs]ifre|пароль|パスワード|密码|密碼|비밀번호|كلمة المرور|סיסמה|पासवर्ड|"
-         r"m[ậa]t kh[ẩa]u|kata sandi|wi-?fi key|network key|wpa key|pin)")
-_KEYWORD = re.compile(rf"(?i)(?<![A-Za-z]){_WORD}")
-_VALUE = r"(?P<value>[\"'“‘«]?[^\s\"'”’»]{3,128})"
+         r"m[ậa]t kh[ẩa]u|kata sandi|wi-?fi key|network key|wpa2? key|(?:wlan|wi-?fi|netzwerk|wpa2?)[- ]?schl[üu]ssel|"
+         r"cl[ée] (?:wi-?fi|wpa2?|r[ée]seau)|clave (?:wi-?fi|wpa2?|de red)|chiave (?:wi-?fi|wpa2?)|"
+         r"chave (?:wi-?fi|wpa2?)|wi-?fi[- ]?sleutel|netwerksleutel|pin)")
+KEYWORD = re.compile(rf"(?i)(?<![A-Za-z]){_WORD}")
+_VALUE = r"(?P<value>[\"'“‘«`]?[^\s\"'”’»`]{3,128})"
 _VERBS = (r"'s|’s|\bis(?:\s+now)?\b|\bwas\b|\bwill be\b|\bshould be\b|\bist\b|\best\b|\bes\b|\bé\b|\bè\b|\bis\b|"
           r"\bjest\b|\bär\b|\bdeve ser\b|\bsera\b|\blautet\b|\bheißt\b|\bwordt\b|"
           r"\bes\s+la\b|\bc'est\b|\bэто\b|\b—\b|是|为|は|는|은|:|=|(?<=\s)[-–](?=\s)|→|->")
 # After the word: maybe "for the office printer" / "du wifi" / "de mi cuenta", then a verb or separator.
 _EXPLICIT = re.compile(
     r"(?i)(?:\s+(?:for|to|of|on|at|du|de|del|de la|des|für|fürs|vom|von|van|voor|per|da|do|della|dla|för|til|"
-    r"для|от)\s+(?:[\w.@'-]+\s+){0,3}?[\w.@-]+)?"
-    rf"(?:\s*(?:{_VERBS}))+\s*{_VALUE}"
+    r"для|от)\s+(?:[\w.@'-]+\s+){0,3}?[\w.@-]+(?:\s*(?:" + _VERBS.removeprefix("'s|’s|") + r"))+"
+    rf"|[\"'`]?(?:\s*(?:{_VERBS}))+)\s*{_VALUE}"
 )
+# (After "for tomorrow" an "'s" is the possessive of what follows, "the passcode for tomorrow's Zoom is K7tOIP";
+# a JSON key's closing quote may stand between the word and its colon, "password": "vK%Uvd*!#2re".)
 _SPACED = re.compile(rf"\s+{_VALUE}")
+_BOTH_NAMED = re.compile(r"(?i)\b(?:user(?:name)?|login|e-?mail|benutzer(?:name)?|nutzername|usuario|utilisateur|"
+                         r"identifiant|utente|nome utente|gebruikersnaam|usu[áa]rio)\s*(?:and|&|und|et|y|e|en|\+|/)\s*"
+                         r"(?:(?:the|das|le|la|el|il|o|a|het|de)\s+)?$")
+_SECOND = re.compile(rf"\s*[/|,]?\s*{_VALUE}")
 _BEFORE = re.compile(r"(?i)(?<![^\s\"'“‘])(?P<value>[^\s\"'“”]{4,128})[\"'”’]?\s+(?:is|was|as|ist|est|es)\s+"
                      r"(?:my|the|our|your|mein|meine|das|le|la|mon|ma|mi|el)\s+(?:\w+\s+)?"
                      r"(?:password|passcode|passwort|kennwort|mot de passe|contraseña|pin|pw|pwd)\b")
@@ -49,7 +57,7 @@ _NOT_PASSWORD_PREFIX = re.compile(
     r"park|museum|transit|travel|weekly|monthly|annual|all-access|backstage|hall|e-?z|fast|golden|mobility)[\s-]*$"
 )
 # What follows "password is ..." when nobody is saying the password (in the languages above).
-_STATE_WORDS = frozenset("""
+STATE_WORDS = frozenset("""
 is was be been being the a an my your his her their our its this that these those it them there here
 on in at of for to from with by into onto under over about as not no none n/a na nil null empty blank
 wrong incorrect correct right invalid valid weak strong short long expired expiring old new same different
@@ -91,25 +99,26 @@ het een dezelfde hetzelfde dat zoals op onder achter zie kijk vraag
 PUBLIC_KEY_BEFORE = re.compile(r"(?:ssh-(?:rsa|ed25519|dss)|ecdsa-sha2-\S+|sk-ssh-\S+)\s+$")
 
 
-def _is_value(value: str, after: str = "") -> bool:
+def is_value(value: str, after: str = "") -> bool:
     """Whether `value` (followed by `after`) is a password, not words about one, a mask or a placeholder."""
     value = value.strip("\"'“”‘’«».,;:!?)(")
-    if len(value) < 3 or value.lower() in _STATE_WORDS or not value.strip("*•·x.") or placeholder(value):
+    if len(value) < 3 or value.lower() in STATE_WORDS or not value.strip("*•·x.") or placeholder(value):
         return False  # talk about a password, or one shown masked
     if value.isalpha() and value.islower() and (value in PROSE or after.split()[:1] and after.split()[0].lower() in PROSE):
         return False  # "is printed on the back", "ist dasselbe wie beim letzten Mal": a sentence goes on
     return not value.lower().startswith(("http://", "https://", "<", "["))
 
 
-def _span(match: re.Match[str]) -> tuple[int, int]:
+def value_span(match: re.Match[str]) -> tuple[int, int]:
     start, end = match.span("value")
     value = match.group("value")
-    return start + (len(value) - len(value.lstrip("\"'“‘«"))), end - (len(value) - len(value.rstrip("\"'”’».,;:!?)")))
+    return start + (len(value) - len(value.lstrip("\"'“‘«`"))), end - (len(value) - len(value.rstrip("\"'”’».,;:!?)`")))
 
 
 _TOKEN = re.compile(r"\S+")
 _NOT_A_PASSWORD_SHAPE = re.compile(r"[\d.,:/-]+(?:am|pm|h|€|\$|%)?|[\d]+(?:st|nd|rd|th)|.*(?:://|@|=|;).*|"
-                                   r"(?:[\w-]+\.)+[a-z]{2,}\b.*", re.I)
+                                   r"(?:[\w-]+\.)+[a-z]{2,}\b.*|(?-i:[a-z][a-z.-]*):[\d.]+|"  # "postgres:16"
+                                   r"(?-i:[A-Z][A-Z0-9]{1,9})-\d{1,6}", re.I)  # "PROJ-1234": an issue's key
 _NAMES_A_THING = re.compile(r"(?i)^(?:user(?:name)?|account|acct|order|ticket|number|no\.?|nr\.?|id|#|ref|room|"
                             r"flight|code|case|version|v)$")
 
@@ -118,6 +127,8 @@ def password_shaped(token: str) -> bool:
     """A token people choose as a password: letters with digits or symbols ("zebra961", "Tortuga03#")."""
     if len(token) < 5 or _NOT_A_PASSWORD_SHAPE.fullmatch(token) or placeholder(token) or re.fullmatch(r"\d+[A-Z][a-z]+", token):
         return False  # "1Password", "7Eleven": a name
+    if re.fullmatch(r"[^\W\d_]+(?:-[^\W\d_]+)+", token):
+        return False  # "Gäste-WLAN", "Wi-Fi", "Coca-Cola": words joined by a hyphen name a thing
     letters, digits = sum(c.isalpha() for c in token), sum(c.isdigit() for c in token)
     symbols = len(token) - letters - digits
     return letters >= 2 and (digits >= 1 or (symbols >= 1 and any(c.isupper() for c in token[1:])))
@@ -131,7 +142,9 @@ def _nearby(text: str, end: int) -> Hit | None:
     for count, token in enumerate(_TOKEN.finditer(clause)):
         if count >= 8:
             break
-        word = token.group(0).strip(",;()«»\"'“”‘’")
+        word = token.group(0).strip(",;()«»\"'“”‘’`{}[]")
+        if word.endswith(":") and count + 1 == len(clause.split()):
+            break  # "Das Passwort fürs Gäste-WLAN:": the label ends with the thing's name, its value is still to come
         if password_shaped(word.rstrip(".!?:")) and not _NAMES_A_THING.match(previous):
             begin = end + token.start() + token.group(0).index(word)
             return Hit("password", begin, begin + len(word.rstrip(".!?:")))
@@ -139,18 +152,45 @@ def _nearby(text: str, end: int) -> Hit | None:
     return None
 
 
+def _random_case(value: str) -> bool:
+    """Capitals with digits, or capitals scattered through lower case ("mvPgVsCX"), as generated passwords have."""
+    inner_capitals = sum(c.isupper() for c in value[1:])
+    return bool(re.search(r"[A-Z]", value)) and (bool(re.search(r"\d", value))
+                                                  or (inner_capitals >= 3 and sum(c.islower() for c in value) >= 2))
+
+
+_CLOSING = {"\"": "\"", "'": "'", "“": "”", "‘": "’", "«": "»", "`": "`"}
+
+
+def _quoted(text: str, match: re.Match[str]) -> Hit:
+    """A quoted value, up to its closing quote on the same line: '"password": "hunter 2"' is all of "hunter 2"."""
+    start = match.start("value") + 1
+    close = text.find(_CLOSING[text[start - 1]], start, min(len(text), start + 128))
+    if close > start and "\n" not in text[start: close]:
+        return Hit("password", start, close)
+    return Hit("password", *value_span(match))
+
+
 def password_hits(text: str) -> list[Hit]:
     found = []
-    for keyword in islice(_KEYWORD.finditer(text), 64):  # a chat message says a password once or twice
+    for keyword in islice(KEYWORD.finditer(text), 64):  # a chat message says a password once or twice
         word, before = keyword.group(0).lower(), text[max(0, keyword.start() - 40): keyword.start()]
         following = text[keyword.end(): keyword.end() + 1]
         if (following.isalpha() and following.isascii()) or _NOT_PASSWORD_PREFIX.search(before):
             continue  # "passenger", "boarding pass: gate 12"
-        if _inside_address(text, keyword.start()):
+        if inside_address(text, keyword.start()):
             continue  # "postgres://USER:PASSWORD@HOST": the address's own parts are read by structured.py
+        if re.match(r"_[A-Za-z]", text[keyword.end(): keyword.end() + 2]) or "/" in _token_before(text, keyword.start()):
+            continue  # "POSTGRES_PASSWORD_FILE", "/run/secrets/postgres-passwd": a setting's or a file's name
         explicit = _EXPLICIT.match(text, keyword.end())
+        if explicit and _BOTH_NAMED.search(before):
+            # "username and password for the portal: emma.b hunter22": the name comes first, then the password.
+            second = _SECOND.match(text, explicit.end())
+            if second and password_shaped(second.group("value").rstrip(".,;:!?)")):
+                found.append(Hit("login", *value_span(second)))
+                continue
         match = explicit or _SPACED.match(text, keyword.end())
-        if word != "pin" and (explicit is None or not _is_value(explicit.group("value"), text[explicit.end(): explicit.end() + 20])):
+        if word != "pin" and (explicit is None or not is_value(explicit.group("value"), text[explicit.end(): explicit.end() + 20])):
             near = _nearby(text, keyword.end())
             if near is not None:
                 found.append(near)
@@ -160,116 +200,41 @@ def password_hits(text: str) -> list[Hit]:
         value = match.group("value")
         if word == "pin":
             if re.fullmatch(r"[\"'“‘]?\d{4,8}[\"'”’.,;!]?", value):
-                found.append(Hit("card_code", *_span(match)))
+                found.append(Hit("card_code", *value_span(match)))
             continue  # "pin the meeting", "PIN is on the back": only digits are a PIN
         if word == "pass" and not explicit:
             continue  # "I'll pass on that": only "pass: x", "pass is x" say one
-        if value[0] in "\"'“‘«" and len(value.strip("\"'“”‘’«»")) >= 3:
-            found.append(Hit("password", *_span(match)))
+        if value[0] in "\"'“‘«`" and len(value.strip("\"'“”‘’«»`")) >= 3:
+            found.append(_quoted(text, match))
             continue  # a quoted value is the password, whatever word it is
         # "password hunter2" or "with password admin" say one; "the pwd command" does not.
         said = explicit or re.search(r"(?i)\b(?:with|using)\s+(?:the\s+|a\s+)?$", before)
         if not said and not re.search(r"[\d\W_]", value.strip(".,;:!?")):
             continue
-        if _is_value(value, text[match.end(): match.end() + 20]):
-            found.append(Hit("password", *_span(match)))
+        if is_value(value, text[match.end(): match.end() + 20]):
+            found.append(Hit("password", *value_span(match)))
     for match in _PASSPHRASE.finditer(text):  # "password is correct horse battery staple"
         words = [word.lower() for word in match.group("value").split()]
-        if sum(word in _STATE_WORDS for word in words) <= 1 and not any(word in PROSE for word in words):
+        if sum(word in STATE_WORDS for word in words) <= 1 and not any(word in PROSE for word in words):
             found.append(Hit("password", *match.span("value")))
     last = _USE_LAST.search(text) if found or re.search(r"(?i)pass|pw", text) else None
-    if last and re.search(r"\d", last.group("value")) and re.search(r"[A-Z]", last.group("value")):
+    if last and _random_case(last.group("value")):
         found.append(Hit("password", *last.span("value")))  # "..., no wait, use mvPgVsCX"
     for pattern in (_BEFORE, _USE_AS, _FOR_THE, _WIFI):
-        found.extend(Hit("password", *_span(m)) for m in pattern.finditer(text)
-                     if _is_value(m.group("value"), text[m.end(): m.end() + 20])
-                     and (pattern is not _WIFI or re.search(r"[\d\W_]", m.group("value"))))
+        found.extend(Hit("password", *value_span(m)) for m in pattern.finditer(text)
+                     if is_value(m.group("value"), text[m.end(): m.end() + 20])
+                     and (pattern is not _WIFI or (re.search(r"[\d\W_]", m.group("value"))
+                                                   and not KEYWORD.search(text, m.end()))))
+    # ("The Wi-Fi is CasaRossi_5G, the password is ...": with a password named after it, "the wifi is" named the network.)
     return found
 
 
-_LOGIN = re.compile(
-    r"(?i)\b(?P<trigger>(?:log\s?in|logon|sign[\s-]?in|credentials|creds|u/p|user/pass|zugangsdaten|identifiants|"
-    r"acceso|anmeldedaten)\b"
-    r"(?:\s+for\s+(?:[\w.@-]+\s+){0,3}?[\w.@-]+(?=\s*[:=]))?\s*(?:is|:|=|-|details:?|info:?|with|as|using)?"
-    r"|(?:user(?:name)?|user id|e-?mail|benutzer(?:name)?|utilisateur|usuario|login)\b(?![@.])\s*(?:is|:|=)?)"
-    r"\s*[\"']?(?P<name>[\w.+@-]{2,128})[\"']?\s*(?:/|\||:|,|\s)\s*"
-    r"(?:(?:pw|pwd|pass(?:word)?|p|passwort|mdp|mot de passe|contraseña|senha)\b\s*[:=]?\s*)?[\"']?(?P<value>[^\s\"']{4,128})"
-)
-_EMAIL_PASS = re.compile(
-    r"(?<![\w.+/=-])[\w.+-]{1,64}@[\w-]{1,63}(?:\.[\w-]{1,63}){1,6}(?:\s*/\s*|:|\s*\|\s*)"
-    r"(?P<value>[^\s/@]{4,128})(?![^\s/]*@)"
-)
-_URL_USERINFO = re.compile(r"(?i)\b[a-z][a-z0-9+.-]{0,15}://[^/\s:@]{0,128}:(?P<value>[^/\s@$<{%][^/\s@]{2,127})@")
+def _token_before(text: str, start: int) -> str:
+    """The part of the whitespace-delimited token that holds `start`, before it."""
+    return text[max(text.rfind(" ", 0, start), text.rfind("\n", 0, start)) + 1: start]
 
 
-def _inside_address(text: str, start: int) -> bool:
+def inside_address(text: str, start: int) -> bool:
     """"scheme://user:pw@host/path": the part after the host is a path, not a password."""
     word_start = max(text.rfind(" ", 0, start), text.rfind("\n", 0, start)) + 1
     return "//" in text[word_start: start + 1] or text[:start].endswith("//")
-
-
-# "use rossi03 / Pumpkin852$", "mit anna.k / x", and in a message about logging in, "tjansen:otter307".
-_USE_NAME_SLASH = re.compile(r"(?i)\b(?:use|with|mit|con|avec|com|met|via)\s+[\w.@+-]{2,64}\s*[/|]\s*(?P<value>\S{4,128})")
-_NAME_COLON = re.compile(r"(?<![\w/:.@-])[A-Za-z][\w.+-]{1,63}:(?P<value>[^\s/:@]{4,128})(?![\w@])")
-
-
-def login_hits(text: str) -> list[Hit]:
-    found = []
-    if "/" in text or "|" in text:
-        found.extend(Hit("login", *_span(m)) for m in _USE_NAME_SLASH.finditer(text)
-                     if password_shaped(m.group("value").rstrip(".,;:!?)")))
-    if _LOGIN_CONTEXT.search(text):
-        found.extend(Hit("login", *_span(m)) for m in _NAME_COLON.finditer(text)
-                     if password_shaped(m.group("value").rstrip(".,;:!?)")) and not _inside_address(text, m.start()))
-    for match in _LOGIN.finditer(text):
-        name, value = match.group("name"), match.group("value")
-        tail = text[match.start("name") + len(name): match.start("value")]
-        if "@" in value or not _is_value(value) or name.lower() in _STATE_WORDS or _inside_address(text, match.start()):
-            continue
-        # "name / password", "name:password", or a password word between them; a plain space
-        # between two words ("login page works") says nothing.
-        says_password = re.search(r"(?i)\b(?:pw|pwd|pass|password|p|passwort|mdp|contraseña|senha)\b", tail)
-        loose = re.match(r"(?i)(?:user|e-?mail|benutzer|utilisateur|usuario)", match.group("trigger")) and not re.search(
-            r"(?:is|:|=)\s*$", match.group("trigger"))
-        if says_password or (not loose and re.search(r"[/|:,]", tail)) or ("@" in name and re.search(r"\d", value)):
-            found.append(Hit("login", *_span(match)))
-    # "bob@example.com:hunter2"; not "https://user@host:8443/" (an address with a port).
-    found.extend(Hit("login", *_span(m)) for m in _EMAIL_PASS.finditer(text)
-                 if _is_value(m.group("value")) and not _inside_address(text, m.start()))
-    found.extend(Hit("login", *m.span("value")) for m in _URL_USERINFO.finditer(text) if not placeholder(m.group("value")))
-    return found
-
-
-_LOGIN_CONTEXT = re.compile(
-    r"(?i)\b(?:log\s?-?in|logon|sign\s?-?in|inloggen|inlog|accede|acceder|acceso|zugangsdaten|zugang|anmelden|"
-    r"anmeldung|credentials|creds|admin|administrator|portal|router|username|user|benutzer|connexion|connecte|"
-    r"identifiants|utente|accedi|usuario|konto|account|intranet|vpn|ssh|wifi|wi-fi)\b"
-)
-_PART = re.compile(r"[^\s/|]{6,64}")
-_NAMED_AS = re.compile(r"(?i)\b(?:called|named|name is|ssid|network name|heißt|s'appelle|se llama|si chiama|chama-se|"
-                       r"heet)\s*[:=]?\s*[\"'“‘]?$")
-
-
-def _password_like(part: str) -> bool:
-    part = part.rstrip(".,;:!?)")
-    if len(part) < 6 or "://" in part or "@" in part or re.fullmatch(r"[\d.,:/-]+|[0-9a-f-]+|[A-Za-z]+[.-]?[A-Za-z]*", part):
-        return False
-    if not re.search(r"[A-Z]", part) or re.fullmatch(r"[\w.-]+:\d{2,5}", part):
-        return False  # a password people choose has a capital; "db:5432" is a host and port
-    classes = sum(bool(re.search(p, part)) for p in (r"[a-z]", r"[A-Z]", r"\d", r"[^\w]|_"))
-    return classes >= 3 and bool(re.search(r"\d", part)) and bool(re.search(r"[A-Za-z]", part))
-
-
-def strong_token_hits(text: str) -> list[Hit]:
-    """A password-strength token in a message about logging in ("with admin / pqyoS#Z9Mimc")."""
-    if not _LOGIN_CONTEXT.search(text):
-        return []
-    found = []
-    for match in _PART.finditer(text):
-        part = match.group(0).rstrip(".,;:!?)")
-        if "=" in part or ";" in part or _NAMED_AS.search(text[max(0, match.start() - 30): match.start()]):
-            continue  # settings are read by their keys (structured.py); "a network called X" names X
-        if (_password_like(part) and not _inside_address(text, match.start())
-                and not PUBLIC_KEY_BEFORE.search(text[max(0, match.start() - 40): match.start()])):
-            found.append(Hit("login", match.start(), match.start() + len(part)))
-    return found

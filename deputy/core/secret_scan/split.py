@@ -6,7 +6,8 @@ message as its continuation: first alone, then joined to it ("Das Passwort ist" 
 "Slide_garden498!" reads as one sentence), and if neither finds a secret, a lone token
 is the value. A message that is nothing but such a label ("my password is", "the code:",
 "PIN?", "wifi pw, coming in a sec") `waits_for_value`: it starts no goal on its own, and
-the chat holds it until the next message arrives.
+the chat holds it until the next message arrives. After a password's label, a few plain
+words alone ("walnut basket parade glacier") are a passphrase (`lone_phrase`).
 """
 
 from __future__ import annotations
@@ -16,22 +17,27 @@ import re
 from deputy.core.secret_scan.answers import QUESTION
 from deputy.core.secret_scan.hits import Hit
 from deputy.core.secret_scan.national_ids import LABELS as ID_LABELS
+from deputy.core.secret_scan.passwords import PROSE, STATE_WORDS
 
 _LABEL_WORDS = (r"pass(?:word|wort|wd|code|phrase)?|pwd?|pw|kennwort|mot de passe|mdp|contrase[ñn]a|clave|senha|"
-                r"palavra[- ]passe|wachtwoord|has[łl]o|parola(?: d'ordine)?|l[öo]senord|пароль|pin|pin-?code|cvv|cvc|"
-                r"security code|code|c[óo]digo|codice|otp|tan|token|api[ _-]?key|secret(?: key)?|seed(?: phrase)?|"
-                r"recovery(?: phrase| words)?|iban|ssn|passport|login|username|user|card|karte|carte|tarjeta|"
+                r"palavra[- ]passe|wachtwoord|has[łl]o|parola(?: d'ordine)?|l[öo]senord|пароль|pin|pin-?code|puk|cvv|cvc|"
+                r"wi-?fi[- ]?key|wlan-?schl[üu]ssel|network key|wpa2? key|combination|kombination|combinaison|"
+                r"combinaci[óo]n|combinazione|combina[çc][ãa]o|combinatie|"
+                r"security code|codes?|c[óo]digos?|codici|codice|otp|tan|token|api[ _-]?key|secret(?: key)?|"
+                r"seed(?: phrase)?|recovery(?: phrase| words)?|iban|ssn|passport|login|username|user|card|karte|carte|tarjeta|"
                 r"cart[aã]o|kaart|creds|credentials|zugangsdaten|identifiants")
 _LEAD = re.compile(rf"(?i)(?:{_LABEL_WORDS})\b[^\n]{{0,60}}$")
 _SECRET_WORD = re.compile(
     r"(?i)\b(?:pass(?:word|wort|wd|code|phrase)?|pwd?|pw|kennwort|mot de passe|mdp|contrase[ñn]a|clave|senha|"
-    r"wachtwoord|has[łl]o|parola|l[öo]senord|pin|cvv|cvc|security code|code|c[óo]digo|codice|otp|tan|token|"
-    r"api[ _-]?key|secret|seed|recovery|card|karte|carte|tarjeta|cart[aã]o|kaart)\b|пароль|パスワード|密码|비밀번호")
+    r"wachtwoord|has[łl]o|parola|l[öo]senord|pin|puk|cvv|cvc|wi-?fi[- ]?key|wlan-?schl[üu]ssel|network key|wpa2? key|"
+    r"combination|kombination|combinaison|combinaci[óo]n|combinazione|combina[çc][ãa]o|combinatie|"
+    r"security code|codes?|c[óo]digos?|codici|codice|otp|tan|"
+    r"token|api[ _-]?key|secret|seed|recovery|card|karte|carte|tarjeta|cart[aã]o|kaart)\b|пароль|パスワード|密码|비밀번호")
 _LOGIN_WORD = re.compile(r"(?i)\b(?:login|username|user|iban|ssn|passport|creds|credentials|zugangsdaten|identifiants)\b")
 # Other names of secrets: identity numbers, security questions, codes ("Steuer-ID kommt hier", "Bestätigungscode aus der
 # SMS", "security answer (first pet)"), but not the codes that are no secret ("promo code", "zip code").
 _OTHER_LABEL = re.compile(rf"(?i)(?<![\w-])(?:{ID_LABELS})(?!\w)|{QUESTION.pattern.removeprefix('(?i)')}|"
-                          r"(?<![\w-])(?P<code>[\w-]*?)(?:code|codice|c[óo]digo|kode|pin)\b")
+                          r"(?<![\w-])(?P<code>[\w-]*?)(?:codes?|codice|codici|c[óo]digos?|kode|pin)\b")
 _NOT_SECRET_CODE = re.compile(r"(?i)^(?:zip|postal|post|area|promo|discount|coupon|voucher|referral|country|error|status|"
                               r"qr|dress|source|tracking|booking|boekings?|buchungs?|order|product|gift|bar|fehler|rabatt|"
                               r"gutschein|promocional|sconto|kortings?)[\s-]*$")
@@ -75,7 +81,7 @@ def is_lead(text: str) -> bool:
     if _LEAD.search(text[-120:]) is None:
         return len(text) <= 120 and _names_another_secret(text)
     secret_words = list(_SECRET_WORD.finditer(text))
-    if secret_words and secret_words[-1].group(0).lower() == "code" and _NOT_SECRET_CODE.match(
+    if secret_words and secret_words[-1].group(0).lower() in ("code", "codes") and _NOT_SECRET_CODE.match(
             text[max(0, secret_words[-1].start() - 20): secret_words[-1].start()].split()[-1:][0] if
             text[: secret_words[-1].start()].split() else ""):
         return False  # "send me the promo code": its value is no secret
@@ -141,4 +147,28 @@ def lone_value(text: str) -> Hit | None:
     value = match.group("value")
     if not (re.search(r"[\d\W_]", value) or (re.search(r"[a-z]", value) and re.search(r"[A-Z]", value[1:]))):
         return None  # "thanks", "Great": a reply, not a password (those have digits, symbols or inner capitals)
+    return Hit("password", *match.span("value"))
+
+
+# A passphrase sent after its label: a few plain words ("walnut basket parade glacier"). Only after a label that names
+# a password, and only words that are no reply: "thanks, got it", "ok see you later" answer, they are no phrase.
+_PASSWORD_LABEL = re.compile(r"(?i)\b(?:pass(?:word|wort|phrase|code)?|pwd?|pw|kennwort|mot de passe|mdp|contrase[ñn]a|"
+                             r"clave|senha|palavra[- ]passe|wachtwoord|parola d'ordine|passphrase|mnemonic)\b")
+_PHRASE = re.compile(r"\s*(?P<value>[a-z]{3,12}(?:[ -][a-z]{3,12}){2,7})\s*[.!]?\s*")
+_REPLIES = frozenset("""thanks thank thx cheers great good nice cool sure yes yeah yep nope sorry later tomorrow tonight
+soon see will send sent got get give tell call text wait sec moment minute done perfect awesome lol haha hmm okay
+danke bitte gut super genau gleich morgen später merci bien oui non demain gracias vale bueno claro luego mañana
+grazie bene dopo domani obrigado obrigada bom depois amanhã dank goed prima straks morgen""".split())
+
+
+def lone_phrase(lead: str, text: str) -> Hit | None:
+    """The next message after a password's label, if it is a passphrase of three to eight plain words."""
+    match = _PHRASE.fullmatch(text)
+    if match is None or _PASSWORD_LABEL.search(lead) is None:
+        return None
+    words = re.split(r"[ -]", match.group("value"))
+    if any(w in PROSE or w in _FILLERS or w in _REPLIES for w in words):
+        return None
+    if sum(w in STATE_WORDS for w in words) > (1 if len(words) >= 4 else 0):
+        return None  # "correct horse battery staple" is one; "wrong again sorry" is a reply
     return Hit("password", *match.span("value"))

@@ -1,5 +1,12 @@
 """Recovery phrases and one-time codes.
 
+One-time codes are read after the words that name them in seven languages ("code", "TAN", "OTP",
+"Bestätigungscode", "código de verificação"...), with the words that may stand between ("code de
+connexion à usage unique", "authenticator says"); a word that only ever names one (TAN, 3-D Secure,
+verification code) may have a whole clause before its value ("mTAN für Überweisung ... 250,00 EUR:
+883893"). Backup-code lists, Google's "G-" codes, and a lock's or safe's combination ("Tresor-Kombination:
+18-37-12") are read here too.
+
 A wallet's recovery phrase is 12-24 words of the BIP-39 English list (`data/bip39_english.txt`,
 MIT, see `data/README.md`); ordinary English rarely strings twelve of them together, since
 "the", "a", "I", "is" are not in it. With "seed phrase" or "recovery words" before them,
@@ -71,9 +78,37 @@ def seed_hits(text: str, lowered: str) -> list[Hit]:
 
 
 _OTP = re.compile(
-    r"(?i)(?<![\w-])(?P<word>[\w-]*?(?:code|codes|kode|c[óo]digo|codice|otp|tan|passcode|combo|combination|kod|"
-    r"token|pin)|2fa|mfa)\b(?P<gap>[^\d\n.?!]{0,40}?)(?<![\w-])"
-    r"(?P<value>\d{3}[ -]?\d{1,5}|\d{4,8}|(?=[A-Z]*\d)(?=\d*[A-Z])[A-Z0-9]{5,8})(?![\w-])"
+    r"(?i)(?<![\w-])(?P<word>[\w-]{0,32}?(?:code|codes|kode|c[óo]digo|codice|otp|tan|passcode|combo|combination|kod|"
+    r"kombination|combinaison|combinaci[óo]n|combinazione|combina[çc][ãa]o|combinatie|token|pin)|2fa|mfa|"
+    r"authenticator|authy)\b(?P<gap>[^\d\n.?!]{0,40}?)(?<![\w-])"
+    r"(?P<value>\d{2}[ -]\d{2}[ -]\d{2}(?:[ -]\d{2})?|\d{3}[ -]?\d{1,5}|\d{4,8}|(?=[A-Z]*\d)(?=\d*[A-Z])[A-Z0-9]{5,8})"
+    r"(?![\w-])"
+)
+# A code word that only ever names a one-time code, then anything on its line, then the value after a colon:
+# "mTAN für Überweisung an M. Keller über 250,00 EUR: 883893", "code de confirmation 3D Secure ... : 415135".
+_STRONG_CODE = re.compile(  # (the lookahead lets the matcher skip, at one test, every word that starts otherwise)
+    r"(?i)(?<![\w-])(?=[mspcaeiotv23lb])(?:(?:m|sms|push|chip|photo|app|e|i)-?tan|otp|2fa|mfa|3-?d secure|"
+    r"(?:verification|security|login|sign-?in|access|one-time|authentication|2fa) code|"
+    r"code (?:de |d')(?:confirmation|v[ée]rification|connexion|s[ée]curit[ée]|acc[èe]s)|"
+    r"c[óo]digo de (?:verificaci[óo]n|confirmaci[óo]n|acceso|seguridad|verifica[çc][ãa]o|confirma[çc][ãa]o|acesso|"
+    r"seguran[çc]a)|codice (?:di )?(?:verifica|conferma|accesso|sicurezza)|"
+    r"(?:sms-?|e-?mail-?)?(?:best[äa]tigungs|sicherheits|verifizierungs|anmelde|einmal|verificatie|bevestigings|"
+    r"beveiligings)-?code)"
+    r"\b(?P<gap>[^\n]{0,80}?)(?:(?<![\d,.])[:=]|\s(?:is|est|ist|es|è|é|lautet))\s*"
+    r"(?P<value>\d{5,8}|\d{3}[ -]\d{3})(?![\w-]|[.,]\d)"
+)
+# Between such a word and its value, the code of something else: "confirmation code for order 55512, please: 88123".
+_OF_A_THING = re.compile(
+    r"(?i)\b(?:order|booking|reservation|ticket|invoice|tracking|parcel|commande|r[ée]servation|facture|colis|"
+    r"pedido|reserva|factura|env[íi]o|bestellung|buchung|rechnung|sendung|ordine|prenotazione|fattura|spedizione|"
+    r"encomenda|fatura|bestelling|boeking|factuur|pakket)\b")
+# "Use 2558868 as Microsoft account security code", "gib 493021 als Bestätigungscode ein".
+_USE_AS_CODE = re.compile(
+    r"(?i)\b(?=[uetsvgidc])(?:use|enter|type|utilisez|utilise|entrez|saisissez|saisis|verwende|verwenden sie|gib|"
+    r"geben sie|usa|usar|use o|introduce|introduzca|inserisci|digite|gebruik|voer)\s+(?P<value>\d{4,8})\s+(?:(?:as|als|comme|como|come|"
+    r"in)\b[^\n.]{0,40}?(?:code|otp|tan|c[óo]digo|codice|passcode|token)\b|"
+    r"(?:to|um|pour|para|per|om)\s+(?:\w+\s+)?(?:verify|confirm|sign in|log in|login|continue|complete|"
+    r"zu bestätigen|confirmer|vérifier|verificar|confirmar|verificare|confermare|bevestigen|verifiëren))"
 )
 _BEFORE_CODE = re.compile(
     r"(?i)(?<![\w-])(?:[A-Z]-)?(?P<value>\d{4,8})\s+(?:is|est|ist|es|è|é|is je|er)\s+(?:your|my|the|votre|ihr|dein|tu|su|"
@@ -112,15 +147,21 @@ del el la de para verificación confirmación seguridad acceso un solo uso recib
 di del della per verifica conferma sicurezza accesso monouso ricevuto arrivato è il
 do da de para verificação confirmação segurança acesso uso único recebido que chegou é o
 van de het voor verificatie bevestiging beveiliging inlog eenmalige ontvangen gekregen is
+says shows showing gives zeigt affiche dice muestra mostra geeft zegt app
+door gate garage alarm lock locker safe keypad keybox lockbox building entrance front back bike
+porte portail immeuble entrée cadenas coffre casier tür tor haustür garagentor schloss tresor spind
+puerta portal portón edificio candado caja fuerte porta portão prédio cadeado cofre cancello portone lucchetto
+cassaforte armadietto deur poort voordeur kluis slot fietsslot
 """.split())
 _LOOK_ALIKE_AFTER = frozenset("""postal postale postaux promocional promo promotionnel descuento sconto rabatt
-réservation reserva prenotazione reservierung boeking booking buchung suivi seguimiento tracking""".split())
+réduction remise réservation reserva prenotazione reservierung boeking booking buchung suivi seguimiento tracking""".split())
 
 
 _GOOGLE = re.compile(r"(?<![\w-])G-(?P<value>\d{6})(?![\w-])")  # Google's sign-in texts: "G-123456 is your code"
 _BACKUP = re.compile(
     r"(?i)\b(?:backup|recovery|back-?up|reserve|secours|respaldo|recuperaci[óo]n|recupero|recupera[çc][ãa]o|herstel|"
-    r"wiederherstellungs|notfall)[ -]?(?:codes?|c[óo]digos|codici|kodes?)\b(?P<list>[^\n]{0,40}(?:\n[ \t]*[\w -]{4,20}){0,16})")
+    r"wiederherstellungs|notfall)[ -]?(?:codes?|c[óo]digos|codici|kodes?)\b(?P<line>[^\n]{0,160})"
+    r"(?P<list>(?:\n[ \t]*(?:\d{1,2}[.)]\s*|[-•*]\s*)?[\w -]{4,20}){0,16})")
 _LIST_ITEM = re.compile(r"(?<![\w-])(?=[\w-]*\d)[A-Za-z0-9]{4,10}(?:[ -][A-Za-z0-9]{4,10})?(?![\w-])")
 # A code to type in soon: "enter it before it expires", "valid for 5 minutes", "läuft ab", "scade tra".
 _TYPE_IT_SOON = re.compile(
@@ -137,9 +178,15 @@ def _list_codes(text: str, lowered: str) -> list[Hit]:
     found = []
     if any(hint in lowered for hint in _BACKUP_HINTS):
         for match in _BACKUP.finditer(text):
-            block = match.group("list")
+            # On the label's own line the codes follow its colon ("Backup-Codes für das Google-Konto: 1835 4339, ...");
+            # with no colon, they start right after it. Then one code (or numbered code) a line.
+            line, colon = match.group("line"), match.group("line").rfind(":")
+            start = match.start("line") + colon + 1 if colon >= 0 else match.start("line")
+            block = text[start: match.end("line") if colon >= 0 else match.start("line") + min(len(line), 40)]
+            found.extend(Hit("one_time_code", start + m.start(), start + m.end()) for m in _LIST_ITEM.finditer(block)
+                         if len(re.sub(r"[ -]", "", m.group(0))) >= 6)  # on the label's line, not "version 2: 2024"
             found.extend(Hit("one_time_code", match.start("list") + m.start(), match.start("list") + m.end())
-                         for m in _LIST_ITEM.finditer(block))
+                         for m in _LIST_ITEM.finditer(match.group("list")))
     six = list(_SIX_DIGITS.finditer(text))
     if six and _TYPE_IT_SOON.search(text):
         found.extend(Hit("one_time_code", *m.span("value")) for m in six)
@@ -148,7 +195,8 @@ def _list_codes(text: str, lowered: str) -> list[Hit]:
     return found
 
 
-_CODE_HINTS = ("cod", "cód", "otp", "tan", "token", "pin", "2fa", "mfa", "combo", "combination", "kode", "kod")
+_CODE_HINTS = ("cod", "cód", "otp", "tan", "token", "pin", "2fa", "mfa", "combo", "combin", "kombin", "kode", "kod",
+               "authenticator", "authy", "3d secure", "3-d secure")
 
 
 def code_hits(text: str) -> list[Hit]:
@@ -156,7 +204,8 @@ def code_hits(text: str) -> list[Hit]:
         return []
     lowered = text.lower()
     found = []
-    for match in _OTP.finditer(text) if any(hint in lowered for hint in _CODE_HINTS) else ():
+    hinted = any(hint in lowered for hint in _CODE_HINTS)
+    for match in _OTP.finditer(text) if hinted else ():
         word = match.group("word").lower()
         if word == "pin" or _CODE_WORD_LOOK_ALIKE.match(word):
             continue  # "promo code 1234", "zip code 94110"; a PIN is the card codes' business
@@ -167,13 +216,20 @@ def code_hits(text: str) -> list[Hit]:
             continue
         gap = match.group("gap")
         first = gap.split()[:1]
-        if first and (_CODE_WORD_LOOK_ALIKE.match(first[0]) or first[0].lower() in _LOOK_ALIKE_AFTER):
-            continue  # "código postal es 08001", "code de réservation"
+        if (first and _CODE_WORD_LOOK_ALIKE.match(first[0])) or any(w.lower() in _LOOK_ALIKE_AFTER for w in gap.split()):
+            continue  # "código postal es 08001", "code de réservation", "code de réduction : 12345"
         said = re.search(r"(?i)\b(?:is|was|ist|est|es|lautet|è|é|for|to|are|sont|sind|é)\b|[:=]", gap)
         qualified = all(w.lower().strip(",'’") in _CODE_QUALIFIERS for w in re.findall(r"[^\W\d_][\w'’-]*", gap))
         if len(gap.strip()) > 2 and not (qualified or (said and len(gap) <= 30)):
             continue  # "code of conduct section 4" etc.; "codice di verifica 687344", "code bekommen 953090" say one
-        found.append(Hit("one_time_code", *match.span("value")))
+        # A locker's or safe's combination is no one-time code, but a password all the same.
+        kind = "password" if re.search(r"(?i)comb|kombin", word) else "one_time_code"
+        found.append(Hit(kind, *match.span("value")))
     found.extend(Hit("one_time_code", *m.span("value")) for m in _BEFORE_CODE.finditer(text))
+    if hinted:
+        found.extend(Hit("one_time_code", *m.span("value")) for m in _STRONG_CODE.finditer(text)
+                     if not _CODE_BEFORE_LOOK_ALIKE.search(text[max(0, m.start() - 24): m.start()])
+                     and not _OF_A_THING.search(m.group("gap")))
+    found.extend(Hit("one_time_code", *m.span("value")) for m in _USE_AS_CODE.finditer(text))
     found.extend(Hit("one_time_code", *m.span("value")) for m in _SENT_ME.finditer(text))
     return found + _list_codes(text, lowered)
