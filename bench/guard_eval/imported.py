@@ -25,7 +25,7 @@ from deputy.connectors.openapi.document import ApiDocument
 from deputy.connectors.openapi.importer import import_openapi
 from deputy.core.records.actions import Action
 from deputy.core.records.effects import OperationResult
-from deputy.core.records.read_items import json_records
+from deputy.core.records.record_listings import listed_records
 from deputy.sandbox.world import World
 
 BANK_TRANSACTIONS = "bank:transactions"
@@ -98,9 +98,9 @@ def imported_runners(world: World) -> dict[str, Callable[[Action, str], str | Op
     """What each imported operation does in the sandbox world; every call is recorded in `executed`."""
 
     # Each service answers in JSON, and its connector splits a list of records into items
-    # (`json_records`), as the MCP and OpenAPI connectors do.
+    # (`listed_records`), as the MCP and OpenAPI connectors do.
     def answer(summary: str, origin: str) -> OperationResult:
-        return OperationResult(summary=summary, untrusted_origin=origin, items=json_records(summary, origin))
+        return OperationResult(summary=summary, untrusted_origin=origin, items=listed_records(summary, origin))
 
     def channel(action: Action, key: str) -> OperationResult:
         world.executed.append(action)
