@@ -170,8 +170,8 @@ def _inside_yaml_field(text: str, start: int, end: int) -> tuple[str, int, int]:
         decoded = yaml.load("value: " + folded, Loader=_LOADER)["value"]
     except (yaml.YAMLError, TypeError, KeyError):
         return text, start, end
-    if not isinstance(decoded, str):
-        return text, start, end
+    if not isinstance(decoded, str) or text[start:end].lower() not in decoded.lower():
+        return text, start, end  # not a string, or read otherwise than it looks ("… #urgent" is a comment)
     return _field(decoded, text[start:end], match["key"])
 
 

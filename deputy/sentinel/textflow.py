@@ -90,15 +90,13 @@ _EDGE_BEFORE, _EDGE_AFTER = r"(?<![^\W_])", r"(?![^\W_])"
 
 
 @lru_cache(maxsize=4096)
-def _word_pattern(run: tuple[str, ...]) -> re.Pattern[str] | None:
-    if not all(word.isascii() for word in run):
-        return None  # a casefolded or look-alike letter is not matched back by ignoring case
+def _word_pattern(run: tuple[str, ...]) -> re.Pattern[str]:
     return re.compile(_EDGE_BEFORE + r"[\W_]+".join(map(re.escape, run)) + _EDGE_AFTER, re.IGNORECASE)
 
 
 @lru_cache(maxsize=4096)
 def _letter_pattern(letters: str) -> re.Pattern[str] | None:
-    if not letters.isascii() or len(letters) > 400:
+    if len(letters) > 400:
         return None
     return re.compile(_EDGE_BEFORE + r"[\W_]*".join(map(re.escape, letters)) + _EDGE_AFTER, re.IGNORECASE)
 
