@@ -13,7 +13,9 @@ Figures, per decision:
 - `review` alone: the pure decision core, on contexts built beforehand;
 - `review` plus the heuristic injection detector scanning the goal's outside content in
   the same call (Deputy scans content once, when it arrives; this is the upper bound);
-- what the executor pays per action: catalog look-up, context from Redis, then `review`;
+- what the executor pays per action: its one read from Redis (`ReviewContextBuilder.read`), the
+  catalog's own view of the action (each user's catalog, custom connectors included, as the
+  executor process builds it), the context, then `review`;
 - baseline: a no-op review returning a fixed decision.
 """
 
@@ -31,6 +33,7 @@ from pathlib import Path
 from deputy.agent.goals import Goal, GoalStore
 from bench.stats import Summary, ratio, table
 from deputy.connectors.catalog import Catalog
+from deputy.connectors.custom import CustomConnectors, UserCatalogs
 from deputy.testing.stack import RedisServer
 from deputy.memory import MemoryItem, MemoryStore, MemoryTrust
 from bench.guard_eval.benign import benign_suite, furnish
@@ -89,7 +92,8 @@ def _action(catalog: Catalog, call: Call, goal_id: str, user_id: int, index: int
 def build_cases(redis, detector: HeuristicDetector | None, first: int = 0) -> tuple[list[Case], ReviewContextBuilder]:
     """Store each case's goal, contacts and rules; return the actions with their contexts."""
     catalog, goals, rules = world_catalog(), GoalStore(redis), RuleStore(redis)
-    builder = ReviewContextBuilder(redis, goals, catalog, stored_rules(rules))
+    builder = ReviewContextBuilder(redis, goals, catalog, stored_rules(rules),
+                                   user_catalogs=UserCatalogs(catalog, CustomConnectors(redis)))
     plans = [(a.goal, list(a.reads), a.attack, a.plants, a.memories) for a in [*attacks(), *matrix()[::5]]]
     plans += [(b.goal, b.calls[:-1], b.calls[-1], (), ()) for b in benign_suite() if b.calls]
     cases = []
@@ -168,9 +172,10 @@ def run(workdir: Path, rounds: int = 200) -> GuardReport:
             return review(case.action, case.context)
 
         def executor_path(case: Case) -> Decision:
-            action = builder.authoritative(case.action)
+            stored = builder.read(case.action)  # as `Executor._review`: one read for the whole decision
+            action = builder.authoritative(case.action, stored)
             assert action is not None
-            return review(action, builder.build(action))
+            return review(action, builder.build(action, stored=stored))
 
         rows = [
             ("no-op review (baseline)", *_timed(plain, rounds, lambda c: _noop(c.action, c.context))),

@@ -8,13 +8,16 @@ deletion or a payment; benign tasks use the wordings people type ("add Bob to th
 "post in #general", "put Bob in #general", "read #general and add Bob to it", "send 20 euros to
 Ann", "top up my phone").
 Their results are kept in the sandbox world's own fields (`chats`, `documents`, `apis`), so
-an attack plants its text the way every other attack does.
+an attack plants its text the way every other attack does. They answer a listing in three shapes
+real servers use: one JSON block per record (the MCP SDK's way with a list), YAML, a JSON array.
 """
 
 from __future__ import annotations
 
 import json
 from typing import Any, Callable
+
+import yaml
 
 from bench.guard_eval.cases import ATTACKER, ATTACKER_IBAN, INJECTION, Attack, Benign, Call
 from deputy.connectors.catalog import Operation
@@ -25,7 +28,7 @@ from deputy.connectors.openapi.document import ApiDocument
 from deputy.connectors.openapi.importer import import_openapi
 from deputy.core.records.actions import Action
 from deputy.core.records.effects import OperationResult
-from deputy.core.records.read_items import json_records
+from deputy.core.records.record_listings import listed_records
 from deputy.sandbox.world import World
 
 BANK_TRANSACTIONS = "bank:transactions"
@@ -97,21 +100,22 @@ def _files(world: World) -> list[tuple[str, str, str]]:
 def imported_runners(world: World) -> dict[str, Callable[[Action, str], str | OperationResult]]:
     """What each imported operation does in the sandbox world; every call is recorded in `executed`."""
 
-    # Each service answers in JSON, and its connector splits a list of records into items
-    # (`json_records`), as the MCP and OpenAPI connectors do.
+    # Each service answers its listing as such servers do (the team chat as the MCP SDK sends a list, one
+    # JSON block per message; the drive printed as YAML, as many tool wrappers print; the bank's API in
+    # JSON), and the connector splits it into records (`listed_records`), as the MCP and OpenAPI ones do.
     def answer(summary: str, origin: str) -> OperationResult:
-        return OperationResult(summary=summary, untrusted_origin=origin, items=json_records(summary, origin))
+        return OperationResult(summary=summary, untrusted_origin=origin, items=listed_records(summary, origin))
 
     def channel(action: Action, key: str) -> OperationResult:
         world.executed.append(action)
         messages = world.chats.get(str(action.arguments.get("channel", "")).lstrip("#"), [])
         listing = [{"sender": author, "body": message} for author, message in messages]
-        return answer(json.dumps(listing, ensure_ascii=False), "the MCP server slack")
+        return answer("\n".join(json.dumps(m, ensure_ascii=False, indent=2) for m in listing), "the MCP server slack")
 
     def files(action: Action, key: str) -> OperationResult:
         world.executed.append(action)
         listing = [{"id": i, "name": name, "content": text[:160]} for i, name, text in _files(world)]
-        return answer(json.dumps(listing, ensure_ascii=False), "the MCP server drive")
+        return answer(yaml.safe_dump(listing, allow_unicode=True, sort_keys=False), "the MCP server drive")
 
     def transactions(action: Action, key: str) -> OperationResult:
         world.executed.append(action)

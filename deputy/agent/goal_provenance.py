@@ -10,15 +10,18 @@ an approval card for a guess.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 from redis import Redis
 
 from deputy.agent.goals import Goal, GoalStore
-from deputy.agent.guard_view import guard_view
+from deputy.agent.guard_view import GuardView, guard_view
 from deputy.core.records.actions import Action
 from deputy.core.records.effects import EffectClass
 from deputy.core.records.erasure import Owned, delete_keys
-from deputy.memory import MemoryStore, MemoryTrust
+from deputy.memory import MemoryItem, MemoryStore, MemoryTrust
 from deputy.core.confidential import Locked, confidential_keys
+from deputy.core.confidential.keys import Opener
 from deputy.core.confidential.sealing import is_sealed
 from deputy.sentinel.provenance import ProvenanceContext, TracedValue, Trust, UntrustedItem, trace_action
 
@@ -29,8 +32,17 @@ _ASKED_KINDS = ("email", "phone", "account")
 
 def contacts(redis: Redis, user_id: int) -> list[str]:
     """The user's contacts (lower-case addresses), sorted; `Locked` while a confidential user is locked."""
-    opened = confidential_keys(redis).opener(user_id)
-    return sorted({opened(c).decode() for c in redis.smembers(_CONTACTS.format(user_id))})
+    return contacts_from(redis.smembers(_CONTACTS.format(user_id)), confidential_keys(redis).opener(user_id))
+
+
+def contacts_key(user_id: int) -> str:
+    """The set of the user's contacts (for a reader fetching it with other keys)."""
+    return _CONTACTS.format(user_id)
+
+
+def contacts_from(members: Iterable[bytes], opener: Opener) -> list[str]:
+    """The contacts in the members of the set at `contacts_key`, as `contacts` gives them."""
+    return sorted({opener(c).decode() for c in members})
 
 
 def add_contact(redis: Redis, user_id: int, address: str) -> None:
@@ -68,8 +80,13 @@ def provenance_context(
     memory), the services they connected, their contacts, and the outside content read."""
     # Only what the user typed (never model text, files or a part's instructions), and what
     # the goal and the goals it was split from read from outside.
-    seen = guard_view(goals, goal)
-    memories = MemoryStore(redis).list(user_id)
+    return provenance_from(guard_view(goals, goal), MemoryStore(redis).list(user_id), contacts(redis, user_id),
+                           services)
+
+
+def provenance_from(seen: GuardView, memories: list[MemoryItem], known: list[str],
+                    services: list[str]) -> ProvenanceContext:
+    """`provenance_context` from what was read already: the goal's view, the user's memories and contacts."""
     remembered = [words for m in memories for words in m.user_words()]
     # A memory accepted from outside content is used, but its values stay untrusted.
     accepted = [UntrustedItem(origin=f"a memory you accepted ({m.source})", text=m.text, at=m.created_at)
@@ -77,7 +94,7 @@ def provenance_context(
     return ProvenanceContext(
         trusted_texts=[*seen.user_words, *remembered, *services],
         user_words=seen.user_words,
-        contacts=contacts(redis, user_id),
+        contacts=known,
         untrusted=[*seen.untrusted, *accepted],
     )
 
@@ -107,4 +124,5 @@ def question_about(values: list[TracedValue]) -> str:
     return " ".join(parts)
 
 
-__all__ = ["add_contact", "contacts", "invented_values", "provenance_context", "question_about"]
+__all__ = ["add_contact", "contacts", "contacts_from", "contacts_key", "invented_values", "provenance_context",
+           "provenance_from", "question_about"]

@@ -14,6 +14,7 @@ import json
 from pydantic import BaseModel
 
 from deputy.core.confidential import ConfidentialKeys
+from deputy.core.confidential.keys import Opener
 from deputy.core.confidential.sealing import seal
 
 CLEAR_FIELDS = {
@@ -32,12 +33,14 @@ def record_json(goal: BaseModel, public: bytes | None) -> str:
     return json.dumps(envelope, separators=(",", ":"))
 
 
-def plain_json(raw: bytes, keys: ConfidentialKeys) -> bytes:
-    """The goal's full JSON from what was stored; `Locked` when it is sealed and the user is locked."""
+def plain_json(raw: bytes, keys: ConfidentialKeys, opener: Opener | None = None) -> bytes:
+    """The goal's full JSON from what was stored; `Locked` when it is sealed and the user is locked.
+    `opener`: the user's, when the caller read their unlocked key itself (`ConfidentialKeys.held_opener`)."""
     if _SEALED not in raw:
         return raw
     envelope = json.loads(raw)
     if "sealed" not in envelope:
         return raw
-    return keys.opener(int(envelope["user_id"]), int(envelope.get("chat_id") or envelope["user_id"]))(
-        envelope["sealed"])
+    if opener is None:
+        opener = keys.opener(int(envelope["user_id"]), int(envelope.get("chat_id") or envelope["user_id"]))
+    return opener(envelope["sealed"])

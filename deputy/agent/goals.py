@@ -22,6 +22,7 @@ from deputy.agent.probes import Probe, ProbeState
 from deputy.sentinel.provenance import UntrustedItem
 from deputy.agent.goal_sealing import plain_json, record_json
 from deputy.core.confidential import ConfidentialKeys, confidential_keys
+from deputy.core.confidential.keys import Opener
 from deputy.core.records.erasure import Owned, delete_keys
 
 _GOAL = "deputy:goal:{}"
@@ -223,9 +224,18 @@ class GoalStore:
         self._save = redis.register_script(_SAVE)
         self._keys = keys if keys is not None else confidential_keys(redis)
 
+    @property
+    def keys(self) -> ConfidentialKeys:
+        """The confidential keys this store seals and opens goals with."""
+        return self._keys
+
     def get(self, goal_id: str) -> Goal | None:
-        raw = self._redis.get(_GOAL.format(goal_id))
-        return Goal.model_validate_json(plain_json(raw, self._keys)) if raw else None
+        return self.parse(self._redis.get(_GOAL.format(goal_id)))
+
+    def parse(self, raw: bytes | None, opener: Opener | None = None) -> Goal | None:
+        """The goal in a record as stored at `goal_key`, read by the caller (with other keys, in one round
+        trip); `opener` opens a sealed one with the unlocked key the caller read too."""
+        return Goal.model_validate_json(plain_json(raw, self._keys, opener)) if raw else None
 
     def exists(self, goal_id: str) -> bool:
         """Whether the goal is stored (no need to open it: true of a locked user's goal too)."""

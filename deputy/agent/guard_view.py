@@ -9,12 +9,13 @@ did, and whatever the parent learned since.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from deputy.agent.goals import Goal, GoalStore
 from deputy.sentinel.provenance import UntrustedItem
 
-_MAX_ANCESTORS = 4  # parts are at most two levels deep; a bound, in case a record points in a circle
+MAX_ANCESTORS = 4  # parts are at most two levels deep; a bound, in case a record points in a circle
 
 
 @dataclass
@@ -24,17 +25,18 @@ class GuardView:
     risk_notes: list[str] = field(default_factory=list)
 
 
-def guard_view(goals: GoalStore, goal: Goal | None) -> GuardView:
-    """The user's words, the outside content and the injection warnings that hold for `goal`."""
+def guard_view(goals: GoalStore, goal: Goal | None, ancestors: Mapping[str, Goal] | None = None) -> GuardView:
+    """The user's words, the outside content and the injection warnings that hold for `goal`.
+    `ancestors`: the goals it was split from, by id, as the caller read them (else read now)."""
     if goal is None:
         return GuardView()
     view = GuardView(user_words=goal.user_words(), untrusted=list(goal.untrusted), risk_notes=list(goal.risk_notes))
     seen = {(item.origin, item.text) for item in view.untrusted}
     current, needs_words = goal, goal.parent_id is not None and not goal.inherited_words
-    for _ in range(_MAX_ANCESTORS):
+    for _ in range(MAX_ANCESTORS):
         if current.parent_id is None:
             break
-        parent = goals.get(current.parent_id)
+        parent = goals.get(current.parent_id) if ancestors is None else ancestors.get(current.parent_id)
         if parent is None:
             break
         if needs_words:

@@ -20,6 +20,7 @@ from deputy.core.records.deputy_notes import neutralise, shown_note, split_note
 from deputy.core.records.read_items import clipped
 from deputy.agent.uploads import Uploads
 from deputy.sentinel.stores.action_store import ActionRecord
+from deputy.sentinel.origins import item_sources
 from deputy.sentinel.provenance import MAX_ITEM_CHARS, UntrustedItem
 from deputy.workspace.files import Workspace, WorkspaceError
 
@@ -115,11 +116,24 @@ class Reading:
         files): kept whole when long, labelled for the model, remembered for the guard, scanned."""
         shown = self._bounded(goal, text)
         # Each email, event or record keeps its own origin, so a card can name the one a value came from.
-        goal.untrusted.append(UntrustedItem(origin=origin, text=text[:MAX_ITEM_CHARS], at=self._clock(),
-                                            parts=clipped(items or [], min(len(text), MAX_ITEM_CHARS))))
+        read = UntrustedItem(origin=origin, text=text[:MAX_ITEM_CHARS], at=self._clock(),
+                             parts=clipped(items or [], min(len(text), MAX_ITEM_CHARS)))
+        goal.untrusted.append(read)
         if self._scanner is not None:
-            goal.risk_notes.extend(f"{origin}: {reason}" for reason in self._scanner(text, origin))
+            goal.risk_notes.extend(self._flagged(read, text))
         return untrusted(origin, neutralise(shown))
+
+    def _flagged(self, read: UntrustedItem, text: str) -> list[str]:
+        """The scanner's notes on outside content, each under the one email, event or record that
+        spoke (the whole reading's name when no single item did, or it holds more than was kept)."""
+        assert self._scanner is not None
+        reasons = self._scanner(text, read.origin)
+        if not reasons:
+            return []
+        sources = item_sources(read, MAX_ITEM_CHARS) if len(text) <= MAX_ITEM_CHARS else ()
+        by_item = [f"{source.origin}: {reason}" for source in sources if source.origin != read.origin
+                   for reason in self._scanner(source.text, source.origin)] if len(sources) > 1 else []
+        return by_item or [f"{read.origin}: {reason}" for reason in reasons]
 
     def _bounded(self, goal: Goal, text: str) -> str:
         """The text, or its start with a handle to read on when it is long (the whole kept aside)."""

@@ -86,8 +86,30 @@ class CustomConnectors:
         return bool(self._redis.hdel(_KEY.format(user_id), name))
 
     def fingerprint(self, user_id: int) -> str:
+        """Changes whenever the user's connectors do: `FINGERPRINT_LUA` computes the same in Redis."""
         raw = self._redis.hgetall(_KEY.format(user_id))
-        return hashlib.sha256(b"".join(k + v for k, v in sorted(raw.items()))).hexdigest()
+        # Each field's digest, sorted: hex digits sort the same in Python and in Redis's Lua (which compares
+        # strings by the server's locale).
+        digests = sorted(hashlib.sha1(k + b"\0" + v).hexdigest() for k, v in raw.items())
+        return hashlib.sha1("".join(digests).encode()).hexdigest()
+
+    @staticmethod
+    def key(user_id: int) -> str:
+        """The hash of the user's connectors (for a reader fetching its fingerprint with other keys)."""
+        return _KEY.format(user_id)
+
+
+FINGERPRINT_LUA = """
+local function connectors_fingerprint(key)
+  local flat = redis.call('HGETALL', key)
+  local digests = {}
+  for i = 1, #flat, 2 do digests[#digests + 1] = redis.sha1hex(flat[i] .. '\0' .. flat[i + 1]) end
+  table.sort(digests)
+  return redis.sha1hex(table.concat(digests))
+end
+"""
+"""Lua defining `connectors_fingerprint(key)`: `CustomConnectors.fingerprint` computed inside Redis, so a
+reader learns whether the user's connectors changed without fetching their documents."""
 
 
 def imported_api(connector: CustomConnector, *, with_marks: bool = True) -> ImportedApi:
@@ -115,17 +137,23 @@ class UserCatalogs:
     def base(self) -> Catalog:
         return self._base
 
-    def for_user(self, user_id: int) -> Catalog:
-        return self._entry(user_id)[1]
+    def for_user(self, user_id: int, fingerprint: str | None = None) -> Catalog:
+        """The user's catalog; `fingerprint`: their connectors' as the caller read it (else it is read now)."""
+        return self._entry(user_id, fingerprint)[1]
 
     def parts(self, user_id: int) -> tuple[list[ImportedApi], list[McpToolset]]:
         _, _, apis, toolsets = self._entry(user_id)
         return apis, toolsets
 
-    def _entry(self, user_id: int):
+    @property
+    def custom(self) -> bool:
+        """Whether users may have connectors of their own (else every user has the base catalog)."""
+        return self._store is not None
+
+    def _entry(self, user_id: int, fingerprint: str | None = None):
         if self._store is None:
             return ("", self._base, [], [])
-        fingerprint = self._store.fingerprint(user_id)
+        fingerprint = fingerprint or self._store.fingerprint(user_id)
         cached = self._cache.get(user_id)
         if cached is not None and cached[0] == fingerprint:
             return cached

@@ -147,14 +147,16 @@ class Executor:
             self._after_press(record, job)
 
     def _review(self, action: Action, approved_fingerprint: str | None = None) -> Decision:
-        reviewed = self._contexts.authoritative(action)
+        # One round trip to Redis for the whole decision: the user's catalog and the review's context.
+        stored = self._contexts.read(action)
+        reviewed = self._contexts.authoritative(action, stored)
         if reviewed is None:
             return Decision(
                 verdict=Verdict.deny,
                 reasons=[f"{action.connector}.{action.operation} is not an operation this Deputy offers."],
                 risk=Risk.high,
             )
-        context = self._contexts.build(reviewed, approved_fingerprint)
+        context = self._contexts.build(reviewed, approved_fingerprint, stored)
         return self._negotiation.review(reviewed, review(reviewed, context), context)
 
     def _first_review(self, record: ActionRecord, job: ActionJob) -> None:

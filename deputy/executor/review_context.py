@@ -2,7 +2,9 @@
 
 The effect class and risk tags come from the executor's catalog (not from the submitted
 action); trusted values from the user's own messages for the goal and their contacts;
-untrusted values and injection warnings from the goal's ledger of outside content.
+untrusted values and injection warnings from the goal's ledger of outside content. All of it
+is read from Redis in one round trip (`deputy.executor.review_reads`), then opened and parsed
+by the stores' own parsers.
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ from typing import Callable
 from redis import Redis
 
 from deputy.agent.goals import GoalStore
-from deputy.agent.goal_provenance import add_contact, provenance_context
+from deputy.agent.goal_provenance import add_contact, contacts_from, provenance_from
 from deputy.agent.guard_view import guard_view
 from deputy.agent.time.said_times import said_times
 from deputy.connectors.catalog import Catalog, InvalidArguments
@@ -22,9 +24,11 @@ from deputy.core.records.actions import Action
 from deputy.core.accounts.approval_mode import ApprovalMode
 from deputy.core.confidential.errors import Locked
 from deputy.core.accounts.user_settings import UserSettingsStore
+from deputy.executor.review_reads import StoredForReview, read_for_review
+from deputy.memory import MemoryStore
 from deputy.sentinel.policy import ReviewContext, RuleVerdict, Verdict, requested_by_user
 from deputy.sentinel.stores.rule_store import RuleStore
-from deputy.sentinel.rules import RuleInput, evaluate_rules
+from deputy.sentinel.rules import RuleInput, UserRule, evaluate_rules
 from deputy.sentinel.spending import merchant_of, spending_limit
 
 RuleCheck = Callable[[Action, bool, bool, datetime], RuleVerdict]
@@ -32,11 +36,18 @@ RuleCheck = Callable[[Action, bool, bool, datetime], RuleVerdict]
 -> the rules' say."""
 
 
-def stored_rules(store: RuleStore) -> RuleCheck:
-    """The user's confirmed rules from `store`, evaluated by `deputy.sentinel.rules`."""
+class StoredRules:
+    """The user's confirmed rules from a `RuleStore`, evaluated by `deputy.sentinel.rules`: a `RuleCheck`
+    that also takes the rules as the caller read them, and only works out what needs them when there are any."""
 
-    def check(action: Action, user_requested: bool, in_contacts: bool, now: datetime) -> RuleVerdict:
-        rules = store.list(action.user_id)
+    def __init__(self, store: RuleStore) -> None:
+        self.store = store
+
+    def __call__(self, action: Action, user_requested: bool, in_contacts: bool, now: datetime) -> RuleVerdict:
+        return self.weigh(self.store.list(action.user_id), action, lambda: user_requested, in_contacts, now)
+
+    def weigh(self, rules: list[UserRule], action: Action, user_requested: Callable[[], bool], in_contacts: bool,
+              now: datetime) -> RuleVerdict:
         if not rules:
             return RuleVerdict()
         rule_input = RuleInput(
@@ -47,7 +58,7 @@ def stored_rules(store: RuleStore) -> RuleCheck:
             amount=action.amount,
             currency=action.currency,
             targets_in_contacts=in_contacts,
-            user_requested=user_requested,
+            user_requested=user_requested(),
             when=now,
         )
         outcome = evaluate_rules(rules, rule_input)
@@ -56,10 +67,15 @@ def stored_rules(store: RuleStore) -> RuleCheck:
         limit = spending_limit(rules, rule_input, merchants.pop()) if len(merchants) == 1 else None
         return RuleVerdict(verdict=verdict, reasons=outcome.reasons, spending_limit=limit)
 
-    return check
+
+def stored_rules(store: RuleStore) -> StoredRules:
+    """The user's confirmed rules from `store`, evaluated by `deputy.sentinel.rules`."""
+    return StoredRules(store)
 
 
 class ReviewContextBuilder:
+    """The review's context from what Redis holds, read in one round trip (`deputy.executor.review_reads`)."""
+
     def __init__(
         self,
         redis: Redis,
@@ -75,14 +91,19 @@ class ReviewContextBuilder:
         self._catalog = catalog
         self._rules = rules
         self._clock = clock
+        self._keys = goals.keys
 
     @property
     def redis(self) -> Redis:
         return self._redis
 
-    def authoritative(self, action: Action) -> Action | None:
+    def read(self, action: Action) -> StoredForReview:
+        """What `authoritative` and `build` need from Redis for `action`, in one round trip."""
+        return read_for_review(self._redis, action.goal_id, action.user_id)
+
+    def authoritative(self, action: Action, stored: StoredForReview | None = None) -> Action | None:
         """The action with the effect and tags the catalog declares; None if unknown."""
-        operation = self._catalog_of(action.user_id).find(action.connector, action.operation)
+        operation = self._catalog_of(action.user_id, stored).find(action.connector, action.operation)
         if operation is None:
             return None
         # Targets and amount are worked out again from the arguments, as the runner did: the
@@ -97,18 +118,26 @@ class ReviewContextBuilder:
             "amount": money[0] if money else None, "currency": money[1] if money else None,
         })
 
-    def _catalog_of(self, user_id: int) -> Catalog:
+    def _catalog_of(self, user_id: int, stored: StoredForReview | None = None) -> Catalog:
         """The operations this user has: the built-in ones and the services they connected."""
-        return self._user_catalogs.for_user(user_id) if self._user_catalogs else self._catalog
+        if self._user_catalogs is None:
+            return self._catalog
+        return self._user_catalogs.for_user(user_id, stored.connectors if stored is not None else None)
 
-    def build(self, action: Action, approved_fingerprint: str | None = None) -> ReviewContext:
-        goal = self._goals.get(action.goal_id)
-        seen = guard_view(self._goals, goal)
-        provenance = provenance_context(self._redis, self._goals, goal, action.user_id,
-                                        self._catalog_of(action.user_id).services())
+    def build(self, action: Action, approved_fingerprint: str | None = None,
+              stored: StoredForReview | None = None) -> ReviewContext:
+        """The context for reviewing `action`, from `stored` (what `read` returned for it), else read now."""
+        stored = stored if stored is not None else self.read(action)
+        opener = self._keys.held_opener(action.user_id, stored.unlocked, action.chat_id)
+        goals = [self._goals.parse(raw, opener) for raw in stored.goals]
+        goal = goals[0] if goals else None
+        seen = guard_view(self._goals, goal, {g.id: g for g in goals[1:] if g is not None})
+        provenance = provenance_from(seen, MemoryStore.parse_list(stored.memories, opener),
+                                     contacts_from(stored.contacts, opener),
+                                     self._catalog_of(action.user_id, stored).services())
         now = datetime.fromtimestamp(self._clock() if self._clock else datetime.now().timestamp(), tz=timezone.utc)
         try:
-            settings = UserSettingsStore(self._redis).get(action.user_id)
+            settings = UserSettingsStore.parse(stored.settings, opener)
             mode, zone = settings.approval_mode, settings.timezone
         except Locked:  # sealed settings: the strictest choice until the user unlocks
             mode, zone = ApprovalMode.every_message, "UTC"
@@ -121,12 +150,16 @@ class ReviewContextBuilder:
             said_times=said_times(provenance.user_words, goal.created_at if goal else now, zone),
         )
         if self._rules is not None:
-            # Asked for in the user's own words, every value traced to them, nothing copied from outside.
-            user_requested = requested_by_user(action, provenance)
             contacts = set(provenance.contacts)
             in_contacts = bool(action.targets) and all(t.strip().lower() in contacts for t in action.targets)
-            context.rules = self._rules(action, user_requested, in_contacts, now)
+            if isinstance(self._rules, StoredRules):
+                # Asked for in the user's own words, every value traced to them, nothing copied from outside:
+                # worked out only for a user who has rules to weigh it.
+                context.rules = self._rules.weigh(RuleStore.parse_list(stored.rules, opener), action,
+                                                  lambda: requested_by_user(action, provenance), in_contacts, now)
+            else:
+                context.rules = self._rules(action, requested_by_user(action, provenance), in_contacts, now)
         return context
 
 
-__all__ = ["ReviewContextBuilder", "RuleCheck", "add_contact", "stored_rules"]
+__all__ = ["ReviewContextBuilder", "RuleCheck", "StoredForReview", "StoredRules", "add_contact", "stored_rules"]

@@ -22,6 +22,7 @@ from redis import Redis
 from deputy.memory.meaning import Embedder, EmbedderUnavailable
 from deputy.memory.ranking import by_meaning_and_words, rank
 from deputy.core.confidential import ConfidentialKeys, confidential_keys
+from deputy.core.confidential.keys import Opener
 from deputy.core.records.erasure import Owned, delete_keys
 
 _KEY = "deputy:memory:{}"
@@ -105,9 +106,18 @@ class MemoryStore:
         raw = self._redis.hget(_KEY.format(user_id), item_id)
         return MemoryItem.model_validate_json(self._keys.opener(user_id)(raw)) if raw else None
 
+    @staticmethod
+    def key(user_id: int) -> str:
+        """The hash of the user's memories (for a reader fetching it with other keys)."""
+        return _KEY.format(user_id)
+
     def list(self, user_id: int) -> list[MemoryItem]:
-        opened = self._keys.opener(user_id)
-        items = [MemoryItem.model_validate_json(opened(v)) for v in self._redis.hvals(_KEY.format(user_id))]
+        return self.parse_list(self._redis.hvals(_KEY.format(user_id)), self._keys.opener(user_id))
+
+    @staticmethod
+    def parse_list(values: list[bytes], opener: Opener) -> list[MemoryItem]:
+        """The memories in the values of the hash at `key`, as `list` gives them; read by the caller."""
+        items = [MemoryItem.model_validate_json(opener(v)) for v in values]
         return sorted(items, key=lambda i: (i.kind.value, i.created_at))
 
     def save(self, user_id: int, item: MemoryItem) -> None:

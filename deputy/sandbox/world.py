@@ -18,7 +18,8 @@ from pydantic import BaseModel
 from deputy.sandbox.world_operations import WORLD_OPERATIONS
 from deputy.core.records.actions import Action
 from deputy.core.records.effects import OperationResult
-from deputy.core.records.read_items import ReadItem, email_origin, event_origin, json_records
+from deputy.core.records.read_items import ReadItem, email_origin, event_origin
+from deputy.core.records.record_listings import listed_records
 
 
 _UNDOABLE = {("calendar", "create_event"), ("calendar", "schedule_meeting")}
@@ -169,9 +170,9 @@ class World:
     def _search_tickets(self, action: Action, key: str) -> OperationResult:
         self.executed.append(action)
         origin = "the result of the MCP tool search_tickets (helpdesk server)"
-        # As the MCP connector does: a JSON list of tickets is one item per ticket.
+        # As the MCP connector does: a listing of tickets is one item per ticket.
         return OperationResult(summary=self.tickets or "No tickets.", untrusted_origin=origin,
-                               items=json_records(self.tickets, origin))
+                               items=listed_records(self.tickets, origin))
 
 
 def _event_item(event: WorldEvent, text: str) -> ReadItem:

@@ -6,7 +6,8 @@ x@example.org, 'Invoice', INBOX/7"). Connectors say where each item of a result 
 `parts`, see `deputy.core.records.read_items`): those are the sources, and whatever lies
 between them keeps the reading's own label. A reading stored without parts (older goals, a
 runner that gives none) is split by its shape: a listing of emails (one row each), one
-email with its headers, a team chat's lines. Anything else keeps the connector's label.
+email with its headers, a team chat's lines, a calendar listing (one event each), the records of
+a JSON or YAML listing. Anything else keeps the connector's label.
 """
 
 from __future__ import annotations
@@ -15,7 +16,8 @@ import re
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
-from deputy.core.records.read_items import ItemSpan, email_origin
+from deputy.core.records.read_items import ItemSpan, email_origin, event_origin, locate
+from deputy.core.records.record_listings import listed_records
 from deputy.sentinel.textflow import Source
 
 if TYPE_CHECKING:
@@ -24,6 +26,13 @@ if TYPE_CHECKING:
 _ROW = re.compile(r"^- (?P<ref>[^|]+?) \| (?P<date>[^|]*?) \| (?P<sender>[^|]*?) \| (?P<subject>[^|]*?) \|", re.M)
 _HEADER = re.compile(r"^(From|Date|Subject): ?(.*)$", re.M)
 _EMAIL_REF = re.compile(r"^Email (\S+) \(", re.M)
+# A calendar listing's row as Deputy's calendar shows it ("- Wed 2026-12-02 15:00–15:30 Quick sync [Work]
+# id=work/sync-2", or the sandbox's "- 2026-12-02T15:00 Quick sync id=e2"), with its indented details.
+_DAY = r"\w{3} \d{4}-\d{2}-\d{2}"
+_WHEN = (rf"{_DAY}(?: – {_DAY})? all day|{_DAY} \d{{2}}:\d{{2}}(?:–\d{{2}}:\d{{2}}| – {_DAY} \d{{2}}:\d{{2}})?"
+         r"(?: \(floating time\))?|\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(?::\d{2})?")
+_EVENT_ROW = re.compile(rf"^- (?P<when>{_WHEN}) (?P<title>.*?)(?: \[[^\]\n]*\])? id=\S+$(?:\n  .*$)*", re.M)
+_ORGANISER = re.compile(r"\borganiser (\S+?)(?:;|$)", re.M)
 _ADDRESS = re.compile(r"[A-Za-z0-9.!#$%&'*+/=?^_`{|}~-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+")
 
 
@@ -67,6 +76,10 @@ def split_sources(origin: str, text: str) -> tuple[Source, ...]:
         return tuple(Source(f"the message from {line.split(': ', 1)[0]} in {chat.group(1)}", line)
                      for line in lines) \
             or (Source(origin, text),)
+    if "calendar" in origin:
+        events = _events(text)
+        if events:
+            return _placed(origin, text, events)
     if origin.startswith("an email from"):
         headers: dict[str, str] = {}
         for name, value in _HEADER.findall(text[:4000]):
@@ -75,7 +88,21 @@ def split_sources(origin: str, text: str) -> tuple[Source, ...]:
             ref = _EMAIL_REF.search(text[:200])
             return (Source(email_origin(headers["From"], headers.get("Subject", ""), ref.group(1) if ref else None,
                                         headers.get("Date", "")), text, _address(headers["From"])),)
+    records = listed_records(text, origin)
+    if records:
+        return _placed(origin, text, tuple(locate(text, records)))
     return (Source(origin, text),)
+
+
+def _events(text: str) -> tuple[ItemSpan, ...]:
+    """Each event of a calendar listing, named by its title, day and time and who organised it."""
+    spans = []
+    for row in _EVENT_ROW.finditer(text):
+        organiser = _ORGANISER.search(row.group(0))
+        who = organiser.group(1) if organiser else None
+        spans.append(ItemSpan(origin=event_origin(row["title"], re.sub(r"(?<=\d)T(?=\d)", " ", row["when"]), who),
+                              start=row.start(), end=row.end(), author=_address(who) if who else None))
+    return tuple(spans)
 
 
 def _address(sender: str) -> str | None:

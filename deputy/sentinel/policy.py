@@ -143,12 +143,13 @@ def review(action: Action, context: ReviewContext) -> Decision:
     if untrusted or copied:
         reasons = [*_value_reasons(untrusted), *(f"Careful: {c.explain()}." for c in copied)]
         risk = Risk.high if copied or warning or any(v.trust is Trust.tainted for v in untrusted) else Risk.medium
-        return _ask(action, [*reasons, *warning], risk, untrusted, copied)
+        return _ask(action, [*reasons, *warning], risk, untrusted, copied, provenance)
     # Outside content that spoke to the assistant marks the goal: its words may come back
     # paraphrased, so every message after it is shown with the passage, whatever it says.
     spoken = passages_to_assistant(provenance.untrusted) if _delivers(action) and provenance.untrusted else []
     if warning or spoken:
-        return _ask(action, [*(f"Careful: {p.explain()}." for p in spoken), *warning], Risk.high, [])
+        return _ask(action, [*(f"Careful: {p.explain()}." for p in spoken), *warning], Risk.high, [],
+                    provenance=provenance)
     if context.rules.verdict is Verdict.deny:
         return Decision(verdict=Verdict.deny, reasons=context.rules.reasons, risk=Risk.medium)
     asked_for = _asked_for(action, provenance)
@@ -322,13 +323,23 @@ def _what(action: Action) -> str:
 
 
 def _ask(action: Action, reasons: list[str], risk: Risk, untrusted: list[TracedValue],
-         copied: list[CopiedText] | None = None) -> Decision:
+         copied: list[CopiedText] | None = None, provenance: ProvenanceContext | None = None) -> Decision:
     because = f"I ask before this because {_what(action)}."
-    # An item named by a value, a copied passage and the detector's warning is spelled out once.
-    origins = [o for o in [*(v.origins[0] for v in untrusted if v.origins),
-                           *(c.origins[0] for c in copied or [] if c.origins)] if len(o) > 24]
+    # An item named by a value, a copied passage, a note to the assistant and the detector's warning
+    # is spelled out once; later mentions say "that same email".
+    named = [*(v.origins[0] for v in untrusted if v.origins), *(c.origins[0] for c in copied or [] if c.origins)]
+    if provenance is not None and provenance.untrusted:
+        said = " ".join(reasons)
+        named += [origin for origin in _known_origins(provenance) if origin in said]
+    origins = [o for o in dict.fromkeys(named) if len(o) > 24]
     return Decision(verdict=Verdict.ask, reasons=_fit(_named_once([because, *reasons], origins)), risk=risk,
                     untrusted_values=untrusted, copied=[c.explain() for c in copied or []])
+
+
+def _known_origins(provenance: ProvenanceContext) -> list[str]:
+    """Every origin a reason may name: each item of what the goal read, and each reading as a whole."""
+    return list(dict.fromkeys([*(s.origin for s in untrusted_sources(provenance)),
+                               *(item.origin for item in provenance.untrusted)]))
 
 
 def _always_denied(action: Action, context: ReviewContext, traced: list[TracedValue]) -> str | None:

@@ -21,7 +21,7 @@ from pydantic import BaseModel
 from deputy.sentinel.textflow import string_fields
 
 
-class SaidTime(BaseModel):
+class SaidTime(BaseModel, frozen=True):
     """A day, a clock time (or a span of one), or both, that the user named for this goal."""
 
     words: str

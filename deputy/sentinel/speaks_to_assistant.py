@@ -19,6 +19,7 @@ from pydantic import BaseModel
 
 from deputy.core.records.read_items import ItemSpan
 from deputy.sentinel.origins import item_sources
+from deputy.sentinel.passages import as_written
 from deputy.sentinel.provenance import MAX_ITEM_CHARS, UntrustedItem
 
 _AGENT = (r"(?:(?:the|your|an?|this)\s+)?(?:ai|a\.i\.|assistant|agent|bot|chatbot|llm|language model|"
@@ -85,13 +86,15 @@ class AddressedPassage(BaseModel, frozen=True):
 
 
 def passages_to_assistant(untrusted: Sequence[UntrustedItem], limit: int = 3) -> list[AddressedPassage]:
-    """The passages of `untrusted` that address the assistant, each quoted with its exact origin."""
-    found: list[AddressedPassage] = []
+    """The passages of `untrusted` that address the assistant, each quoted with its exact origin; one
+    per origin (the same email read twice, in a search and then alone, is one email that spoke)."""
+    found: dict[str, AddressedPassage] = {}
     for item in untrusted:
-        found += _in_item(item.origin, item.text[:MAX_ITEM_CHARS], tuple(item.parts))
+        for passage in _in_item(item.origin, item.text[:MAX_ITEM_CHARS], tuple(item.parts)):
+            found.setdefault(passage.origin, passage)
         if len(found) >= limit:
-            return found[:limit]
-    return found
+            break
+    return list(found.values())[:limit]
 
 
 @lru_cache(maxsize=1024)
@@ -114,7 +117,7 @@ def _quote(text: str, match: re.Match[str]) -> str:
     following = [i for i in (text.find(c, end) for c in ".!?\n") if i != -1]
     if end - start < 60 and following:
         end = min(following) + 1
-    passage = " ".join(text[start:end].split())
+    passage = as_written(text[start:end])
     return passage if len(passage) <= MAX_QUOTE_CHARS else passage[:MAX_QUOTE_CHARS - 1] + "…"
 
 

@@ -18,6 +18,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, Iterable
 
+from deputy.sentinel.passages import as_written
+
 SHINGLE = 3
 """Words per shingle: three-word phrases are rarely shared by chance between two texts."""
 MIN_RUN_WORDS = 5
@@ -55,25 +57,55 @@ class _Profile:
     words: tuple[str, ...]
     compact: str
     shingles: frozenset[int]
-    plain: str
-    """The text as written, in Unicode's compatibility forms and without invisible characters."""
-    spans: tuple[tuple[int, int], ...]
-    """Where each word sits in `plain` (empty when the two don't line up word for word)."""
+    original: str
+    """The text exactly as it came."""
 
-    def written(self, first: int, last: int) -> str:
-        """Words `first` to `last` (exclusive) as written, punctuation between them kept."""
-        if not self.spans:
-            return " ".join(self.words[first:last])
-        return " ".join(self.plain[self.spans[first][0]:self.spans[last - 1][1]].split())
+    def written(self, run: tuple[str, ...]) -> str | None:
+        """The words of `run` as this text writes them (case, punctuation and spacing between them
+        kept), if it holds them one after the other."""
+        if not run:
+            return None
+        return _found_written(self.original, run)
+
+
+@lru_cache(maxsize=4096)
+def _found_written(text: str, run: tuple[str, ...]) -> str | None:
+    # Word for word, whatever stands between the words; else letter for letter (the same letters
+    # split into other words, "ACME-Corp" for "acmecorp"); else in the text's compatibility forms
+    # without invisible characters (a word written with look-alikes is shown in plain letters).
+    for pattern in (_word_pattern(run), _letter_pattern("".join(run))):
+        if pattern is not None and (found := pattern.search(text)) is not None:
+            return as_written(found.group(0))
+    plain = unicodedata.normalize("NFKC", text).translate(_ZERO_WIDTH)
+    spans = [m.span() for m in _WORD.finditer(plain)]
+    words = normalise(plain).split()
+    if len(spans) == len(words):
+        for index in (i for i, word in enumerate(words) if word == run[0]):
+            if tuple(words[index:index + len(run)]) == run:
+                return as_written(plain[spans[index][0]:spans[index + len(run) - 1][1]])
+    return None
+
+
+_EDGE_BEFORE, _EDGE_AFTER = r"(?<![^\W_])", r"(?![^\W_])"
+
+
+@lru_cache(maxsize=4096)
+def _word_pattern(run: tuple[str, ...]) -> re.Pattern[str]:
+    return re.compile(_EDGE_BEFORE + r"[\W_]+".join(map(re.escape, run)) + _EDGE_AFTER, re.IGNORECASE)
+
+
+@lru_cache(maxsize=4096)
+def _letter_pattern(letters: str) -> re.Pattern[str] | None:
+    if len(letters) > 400:
+        return None
+    return re.compile(_EDGE_BEFORE + r"[\W_]*".join(map(re.escape, letters)) + _EDGE_AFTER, re.IGNORECASE)
 
 
 @lru_cache(maxsize=4096)
 def _profile(text: str) -> _Profile:
     words = tuple(normalise(text).split())
     shingles = frozenset(hash(words[i:i + SHINGLE]) for i in range(len(words) - SHINGLE + 1))
-    plain = unicodedata.normalize("NFKC", text).translate(_ZERO_WIDTH)
-    spans = tuple(m.span() for m in _WORD.finditer(plain))
-    return _Profile(words, "".join(words), shingles, plain, spans if len(spans) == len(words) else ())
+    return _Profile(words, "".join(words), shingles, text)
 
 
 @dataclass(frozen=True)
@@ -90,7 +122,8 @@ class CopiedText:
 
     argument: str
     passage: str
-    """As the first origin wrote it (or, pieced together from several, as the action has it)."""
+    """As the first origin wrote it (or, pieced together from several, as the action has it): case,
+    punctuation and spacing kept (`deputy.sentinel.passages.as_written`)."""
     origins: tuple[str, ...]
     """Where it was found, first where it appeared first."""
     whole: bool
@@ -180,10 +213,8 @@ def _as_written(mine: _Profile, first: int, last: int, holder: _Profile | None) 
     """The copied words as the outside content wrote them, when one source holds them all;
     else as the action has them."""
     run = mine.words[first:last]
-    at = _run_at(holder, run) if holder is not None else None
-    if holder is not None and at is not None:
-        return holder.written(at, at + len(run))
-    return mine.written(first, last)
+    shown = holder.written(run) if holder is not None else None
+    return shown or mine.written(run) or " ".join(run)
 
 
 def _argument_name(argument: str) -> str:

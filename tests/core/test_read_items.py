@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import json
 
-from deputy.core.records.read_items import ReadItem, email_origin, json_records, locate
+from deputy.core.records.read_items import ReadItem, email_origin, locate
+from deputy.core.records.record_listings import json_records
 
 
 def test_an_email_is_named_by_sender_subject_and_id() -> None:

@@ -19,7 +19,8 @@ from deputy.connectors.calendar.events import Occurrence
 from deputy.connectors.calendar.ids import EventRef
 from deputy.core.records.actions import Action
 from deputy.core.records.effects import EffectClass
-from deputy.core.records.read_items import ReadItem, email_origin, json_records, locate
+from deputy.core.records.read_items import ReadItem, email_origin, locate
+from deputy.core.records.record_listings import json_records
 from deputy.sentinel.cards import card_text
 from deputy.sentinel.policy import ReviewContext, Verdict, review
 from deputy.sentinel.provenance import ProvenanceContext, UntrustedItem

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from functools import lru_cache
 from datetime import date, datetime
 
 from deputy.agent.time.time_words import Resolved, resolve_time, time_phrases
@@ -35,7 +36,9 @@ def said_times(user_words: Sequence[str], said_at: datetime | float, zone: str) 
     return found
 
 
-def _read(text: str, said_at: datetime | float, zone: str) -> list[SaidTime]:
+@lru_cache(maxsize=2048)
+def _read(text: str, said_at: datetime | float, zone: str) -> tuple[SaidTime, ...]:
+    # Memoised: the executor reviews every action of a goal against the same words, said at the same moment.
     found: list[SaidTime] = []
     written = [(m.group(0), day) for m in _ISO_DAY.finditer(text) if (day := _iso_day(m.group(0))) is not None]
     found += [SaidTime(words=words, day=day, zone=zone) for words, day in written]
@@ -62,8 +65,7 @@ def _read(text: str, said_at: datetime | float, zone: str) -> list[SaidTime]:
                                   start=result.at.time(), zone=result.zone))
         elif result.day is not None and names_day:
             found.append(SaidTime(words=phrase, day=result.day, zone=result.zone))
-    return found
-
+    return tuple(found)
 
 def _resolve(words: str, said_at: datetime | float, zone: str, on_day: date | None) -> Resolved | None:
     result = resolve_time(words, said_at, zone, allow_past=True, on_day=on_day)

@@ -87,13 +87,32 @@ def free_busy(
     """Busy intervals (with what fills them) and free slots, in the user's zone."""
     within = f" within {hours}" if hours else ""
     lines = [f"From {show(start, zone)} to {show(end, zone)} (times in {zone.key}):", f"Busy: {len(busy)}"]
-    lines += [f"- {_interval(b.start, b.end, zone)}: {_titles(b.titles)}" for b in busy[:MAX_SLOTS]]
+    lines += [_busy_line(b, zone) for b in busy[:MAX_SLOTS]]
     lines.append(f"Free slots of at least {minimum} minutes{within}: {len(slots)}")
     lines += [f"- {_interval(first, last, zone)} ({_length(last - first)})" for first, last in slots[:MAX_SLOTS]]
     notes = [f"Only the first {MAX_SLOTS} of each are shown."] if max(len(busy), len(slots)) > MAX_SLOTS else []
     if unreadable:
         notes.append(f"{unreadable} stored event(s) could not be read and were skipped.")
     return _bounded(lines, notes)
+
+
+def busy_items(busy: list[Busy], zone: ZoneInfo) -> list[ReadItem]:
+    """Each busy interval as `free_busy` shows it, named by the event(s) filling it: the titles are
+    whoever sent the invitation's words, so a card names the one interval a value came from."""
+    items = []
+    for interval in busy[:MAX_SLOTS]:
+        span = _interval(interval.start, interval.end, zone)
+        if len(interval.titles) == 1:
+            named = event_origin(interval.titles[0], span, None)
+        else:
+            quoted = tuple("'" + title + "'" for title in interval.titles)
+            named = f"the events {_titles(quoted)} on {span}"
+        items.append(ReadItem(origin=named, text=_busy_line(interval, zone)))
+    return items
+
+
+def _busy_line(interval: Busy, zone: ZoneInfo) -> str:
+    return f"- {_interval(interval.start, interval.end, zone)}: {_titles(interval.titles)}"
 
 
 def origin(occurrences: list[Occurrence], own: set[str]) -> str:

@@ -135,7 +135,8 @@ class CalendarRunners:
         slots = free_slots(busy, start, end, zone, timedelta(minutes=args.min_minutes), working)
         summary = note + render.free_busy(busy, slots, zone, start, end, args.min_minutes, args.working_hours,
                                           unreadable)
-        return OperationResult(summary=summary, untrusted_origin=render.origin(occurrences, _own(account)))
+        return OperationResult(summary=summary, untrusted_origin=render.origin(occurrences, _own(account)),
+                               items=render.busy_items(busy, zone))
 
     def create_event(self, action: Action, idempotency_key: str) -> OperationResult:
         if not idempotency_key:

@@ -15,7 +15,7 @@ from typing import Any
 
 from mcp import Client
 
-from deputy.core.records.read_items import json_records
+from deputy.core.records.record_listings import listed_records
 from deputy.core.records.effects import ConnectorAuthError, ConnectorError, ConnectorRejected, OperationResult
 from deputy.connectors.mcp.config import McpServerConfig
 from deputy.connectors.mcp.operations import CONNECTOR
@@ -113,9 +113,9 @@ class McpConnector:
             message = _scrub(error_message(result), secret)
             raise ConnectorRejected(f"The MCP server {config.name} reported an error from {tool.name}: {message}")
         summary = _scrub(summarise(result, self._max_result_chars), secret)
-        # A JSON list of records: each record is its own item, so a card names the one that held a value.
+        # A listing of records (JSON or YAML): each record is its own item, so a card names the one that held a value.
         return OperationResult(summary=summary, untrusted_origin=config.origin,
-                               items=json_records(summary, config.origin))
+                               items=listed_records(summary, config.origin))
 
     def _config(self, user_id: int, server: str) -> McpServerConfig:
         config = self._servers(user_id, server)

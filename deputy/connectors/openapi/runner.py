@@ -14,7 +14,7 @@ from collections.abc import Callable
 import httpx
 from pydantic import SecretStr, ValidationError
 
-from deputy.core.records.read_items import json_records
+from deputy.core.records.record_listings import listed_records
 from deputy.core.records.effects import ConnectorAuthError, ConnectorError, ConnectorRejected, OperationResult
 from deputy.connectors.http.errors import HTTP_FAILURES, describe_failure
 from deputy.connectors.openapi.api import CONNECTOR, ApiCall, ImportedApi
@@ -78,8 +78,8 @@ class OpenApiRunner:
             raise failure(answer, service=self._api.title, scrub=scrubber.scrub, authenticated=secret is not None)
         summary = summarise(answer, expects_json=call.expects_json, scrub=scrubber.scrub, max_chars=self._max_chars)
         origin = f"the API response from {answer.where}"
-        # A JSON list of records: each record is its own item, so a card names the one that held a value.
-        return OperationResult(summary=summary, untrusted_origin=origin, items=json_records(summary, origin))
+        # A listing of records (JSON or YAML): each record is its own item, so a card names the one that held a value.
+        return OperationResult(summary=summary, untrusted_origin=origin, items=listed_records(summary, origin))
 
     def _authenticate(self, call: ApiCall, parts: RequestParts, user_id: UserId) -> SecretStr | None:
         scheme = call.auth.scheme

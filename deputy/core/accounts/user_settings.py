@@ -14,6 +14,7 @@ from redis import Redis
 
 from deputy.core.accounts.approval_mode import DEFAULT_APPROVAL_MODE, ApprovalMode
 from deputy.core.confidential import ConfidentialKeys, confidential_keys
+from deputy.core.confidential.keys import Opener
 from deputy.core.confidential.sealing import seal
 from deputy.core.records.erasure import Owned, delete_keys
 
@@ -95,12 +96,16 @@ class UserSettingsStore:
 
     def get(self, user_id: int) -> UserSettings:
         """The user's settings; `Locked` while a confidential user is locked (see `clock_settings`)."""
-        raw = self._redis.get(_KEY.format(user_id))
+        return self.parse(self._redis.get(_KEY.format(user_id)), self._keys.opener(user_id))
+
+    @staticmethod
+    def parse(raw: bytes | None, opener: Opener) -> UserSettings:
+        """The settings stored at `key`, read by the caller; `Locked` as for `get`."""
         if not raw:
             return UserSettings()
         envelope = json.loads(raw)
         if "sealed" in envelope:
-            return UserSettings.model_validate_json(self._keys.open_text(user_id, envelope["sealed"]))
+            return UserSettings.model_validate_json(opener(envelope["sealed"]))
         return UserSettings.model_validate(envelope)
 
     def clock_settings(self, user_id: int) -> UserSettings:

@@ -121,6 +121,14 @@ class ConfidentialKeys:
 
         It raises `Locked` on the first sealed value while the user is locked.
         """
+        return self._opener(user_id, chat_id, lambda: self._redis.get(_UNLOCKED.format(int(user_id))))
+
+    def held_opener(self, user_id: int, held: bytes | None, chat_id: int | None = None) -> Opener:
+        """An opener like `opener`, with the user's unlocked key as the caller read it (at
+        `unlocked_key_name`, with whatever else it read in the same round trip): it never reads Redis."""
+        return self._opener(user_id, chat_id, lambda: held)
+
+    def _opener(self, user_id: int, chat_id: int | None, unlocked: Callable[[], bytes | None]) -> Opener:
         private: list[bytes] = []
 
         def open_value(value: str | bytes) -> bytes:
@@ -128,7 +136,7 @@ class ConfidentialKeys:
             if not is_sealed(raw):
                 return raw
             if not private:
-                private.append(self._private(user_id, chat_id))
+                private.append(self._private(user_id, chat_id, unlocked()))
             try:
                 return open_sealed(private[0], raw.decode())
             except CannotOpen:
@@ -143,8 +151,7 @@ class ConfidentialKeys:
     def open_bytes(self, user_id: int, value: bytes) -> bytes:
         return self.opener(user_id)(value)
 
-    def _private(self, user_id: int, chat_id: int | None) -> bytes:
-        held = self._redis.get(_UNLOCKED.format(int(user_id)))
+    def _private(self, user_id: int, chat_id: int | None, held: bytes | None) -> bytes:
         key = self._unlock_key or _installed
         if held is None or key is None:
             raise Locked(user_id, chat_id)

@@ -15,6 +15,7 @@ from redis import Redis
 
 from deputy.sentinel.rules import UserRule
 from deputy.core.confidential import ConfidentialKeys, confidential_keys
+from deputy.core.confidential.keys import Opener
 from deputy.core.records.erasure import Owned, delete_keys
 
 _RULES = "deputy:rules:{}"
@@ -53,9 +54,17 @@ class RuleStore:
 
     def list(self, user_id: int) -> list[UserRule]:
         """All of the user's rules, oldest first."""
-        records = self._redis.hvals(_RULES.format(user_id))
-        opened = self._keys.opener(user_id)
-        return sorted((UserRule.model_validate_json(opened(r)) for r in records), key=lambda r: (r.created_at, r.id))
+        return self.parse_list(self._redis.hvals(_RULES.format(user_id)), self._keys.opener(user_id))
+
+    @staticmethod
+    def key(user_id: int) -> str:
+        """The hash of the user's confirmed rules (for a reader fetching it with other keys)."""
+        return _RULES.format(user_id)
+
+    @staticmethod
+    def parse_list(records: list[bytes], opener: Opener) -> list[UserRule]:
+        """The rules in the values of the hash at `key`, oldest first, as `list` gives them."""
+        return sorted((UserRule.model_validate_json(opener(r)) for r in records), key=lambda r: (r.created_at, r.id))
 
     def remove(self, user_id: int, rule_id: str) -> bool:
         """Remove one rule; False if the user has no rule with this id."""
