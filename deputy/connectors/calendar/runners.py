@@ -24,7 +24,7 @@ from deputy.connectors.calendar.arguments import (
     MeetingArgs,
     MoveEventArgs,
 )
-from deputy.connectors.calendar.client import CalDavAccount, CalDavClient, open_davclient
+from deputy.connectors.calendar.client import CalDavAccount, CalDavClient, means_the_default, open_davclient
 from deputy.connectors.calendar.events import CalendarInfo, Occurrence, UnreadableEvent, expand, parse_calendar
 from deputy.connectors.calendar.freebusy import WorkingHours, busy_intervals, free_slots
 from deputy.connectors.calendar.ical import EditProblem, NewEvent, build_event, cancel_occurrence, move, uid_for
@@ -240,6 +240,9 @@ def _collect(
 ) -> tuple[list[Occurrence], int, str]:
     """The occurrences in [start, end), how many objects were unreadable, and a note for a name that fitted no calendar."""
     note = ""
+    # "my calendar", "default", "primary" on a read mean everything the user has on: the Work calendar's
+    # standup is on "my calendar" too, though new events go to another one.
+    name = None if name is not None and means_the_default(name) else name
     try:
         calendars: list[CalendarInfo] = [client.calendar(name)] if name else client.calendars()
     except ConnectorRejected as unknown:
