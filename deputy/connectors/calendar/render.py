@@ -62,8 +62,11 @@ def event_list(
     occurrences: list[Occurrence], zone: ZoneInfo, start: datetime, end: datetime, unreadable: int = 0
 ) -> str:
     """The occurrences, one or two lines each, with ids; cut at MAX_LISTED with a note."""
-    header = f"Events from {show(start, zone)} to {show(end, zone)} (times in {zone.key}): {len(occurrences)}"
-    lines = [header]
+    period = f"from {show(start, zone)} to {show(end, zone)} (times in {zone.key})"
+    if not occurrences and not unreadable:
+        # Said in words: a bare count of 0 was taken by a small model for an event's id.
+        return f"No events {period}: nothing is on the calendar then."
+    lines = [f"Events {period}: {len(occurrences)}"]
     for occurrence in occurrences[:MAX_LISTED]:
         lines.extend(_entry(occurrence, zone))
     notes: list[str] = []

@@ -258,3 +258,10 @@ def test_each_listed_event_is_an_item_named_on_its_own(call: Call) -> None:
     invited = [item for item in result.items if item.author == "lena@work.example"]
     assert invited and all("organised by lena@work.example" in item.origin and item.text in result.summary
                            for item in invited)
+
+
+def test_an_empty_period_is_said_in_words_with_no_bare_count(call: Call, scratch: str) -> None:
+    # A lone "0" after the header was taken by a small model for an event's id to cancel.
+    text = summary(call("list_events", start="2026-12-09", calendar=scratch))
+    assert text.startswith("No events from Wed 2026-12-09 00:00") and "nothing is on the calendar then" in text
+    assert not re.search(r":\s*0\b", text)
