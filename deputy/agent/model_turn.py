@@ -140,8 +140,7 @@ class ModelTurn:
                 f"“{_short(goal.text)}” has used {used:,} tokens of its {self._limits.max_tokens:,} budget, so I "
                 "paused it. Continue?",
             )
-        recent = goal.loop_signatures[-self._limits.loop_repeats :]
-        if len(recent) == self._limits.loop_repeats and len(set(recent)) == 1:
+        if going_round(goal.loop_signatures, self._limits.loop_repeats):
             goal.loop_signatures = []
             return Stop(
                 "pause", goal,
@@ -227,6 +226,16 @@ class ModelTurn:
                           proactive=goal.monitor is not None)
         advance(goal, GoalEvent.ask_user if text.endswith("?") else GoalEvent.finish)
         return Stop("end", goal)
+
+
+def going_round(signatures: list[str], repeats: int) -> bool:
+    """The last steps repeat one (call, result), or alternate between two (list, a failing change, list,
+    the same failing change…), `repeats` times over: the goal is going round in circles."""
+    for period in (1, 2):
+        recent = signatures[-period * repeats:]
+        if len(recent) == period * repeats and all(recent[i] == recent[i % period] for i in range(len(recent))):
+            return True
+    return False
 
 
 def _short(text: str, limit: int = 50) -> str:

@@ -12,12 +12,15 @@ something else. Pure functions of the transcript.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable
 from typing import Any
 
 from deputy.agent.origins import Origin, origin_of
 
 Message = dict[str, Any]
+
+_NOTHING_DONE = re.compile(r"^(?:Error:|Failed:|Not done)")
 
 SAME_READ = (
     "(Deputy) You made this same call already and its result is above; nothing has changed since, so it "
@@ -29,16 +32,17 @@ def already_read(messages: list[Message], name: str, arguments: str, is_read: Ca
     """Whether the transcript holds the result of the same read (`name`, equal arguments) with nothing
     since that could change it: no call of an operation that is not a read, and no new words from the user."""
     wanted = _normal(arguments)
-    answered = {m.get("tool_call_id") for m in messages if m.get("role") == "tool"}
+    results = {m.get("tool_call_id"): str(m.get("content") or "") for m in messages if m.get("role") == "tool"}
     for message in reversed(messages):
         if origin_of(message) is Origin.user and message.get("role") == "user":
             return False
         for call in message.get("tool_calls") or []:
             function = call.get("function", {}) if isinstance(call, dict) else {}
             called = function.get("name", "")
-            if called == name and _normal(function.get("arguments")) == wanted and call.get("id") in answered:
+            if called == name and _normal(function.get("arguments")) == wanted and call.get("id") in results:
                 return True
-            if called and not is_read(called):
+            # A change that was refused or failed changed nothing: reading again shows the same.
+            if called and not is_read(called) and not _NOTHING_DONE.match(results.get(call.get("id"), "")):
                 return False
     return False
 

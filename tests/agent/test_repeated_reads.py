@@ -91,3 +91,25 @@ def test_only_an_answered_call_with_equal_arguments_counts_as_read_already() -> 
     assert not already_read([call("a", '{"text": "sam"}')], "search_email", '{"text": "sam"}', is_read)
     user_again = [*answered, {"role": "user", "content": "the other Sam", "origin": "user"}]
     assert not already_read(user_again, "search_email", '{"text": "sam"}', is_read)
+
+
+def test_a_change_that_failed_changed_nothing_so_reading_again_is_the_same_read() -> None:
+    def call(call_id: str, name: str, arguments: str) -> dict[str, Any]:
+        return {"role": "assistant", "tool_calls": [{"id": call_id, "function": {"name": name, "arguments": arguments}}]}
+    listed = [call("a", "list_events", '{"start": "tomorrow"}'), {"role": "tool", "tool_call_id": "a", "content": "…"}]
+    is_read = {"list_events"}.__contains__
+    failed = [*listed, call("b", "cancel_event", '{"event_id": "0"}'),
+              {"role": "tool", "tool_call_id": "b", "content": "Error: Invalid arguments (event_id: …)"}]
+    assert already_read(failed, "list_events", '{"start": "tomorrow"}', is_read)
+    done = [*listed, call("b", "cancel_event", '{"event_id": "work/e2"}'),
+            {"role": "tool", "tool_call_id": "b", "content": "Cancelled “Standup”."}]
+    assert not already_read(done, "list_events", '{"start": "tomorrow"}', is_read)
+
+
+def test_alternating_between_two_steps_counts_as_going_round_in_circles() -> None:
+    from deputy.agent.model_turn import going_round
+
+    assert going_round(["a", "a", "a"], 3)
+    assert going_round(["x", "l", "c", "l", "c", "l", "c"], 3), "list, failing cancel, three times over"
+    assert not going_round(["l", "c", "l", "c"], 3)
+    assert not going_round(["a", "b", "c", "a", "b", "c"], 3)
