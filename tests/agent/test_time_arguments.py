@@ -180,3 +180,15 @@ def test_a_read_over_days_the_model_worked_out_reads_the_day_the_user_named():
     # A range in the user's own words is theirs and stays.
     kept = timed(LIST_EVENTS, {"start": "tomorrow", "end": "Friday"}, words=["What do I have from tomorrow to Friday?"])
     assert kept.arguments["end"].startswith("2026-12-04")
+
+
+def test_a_read_over_dates_the_model_wrote_in_words_reads_the_day_the_user_named():
+    # "am I free friday afternoon?" asked on a Tuesday: the model wrote its own dates, in words, and wrong.
+    from deputy.connectors.calendar.operations import FREE_BUSY
+
+    free = timed(FREE_BUSY, {"start": "Wednesday 02 December 2026 15:00", "end": "Friday 02 December 2026 17:00"},
+                 words=["am I free friday afternoon?"])
+    assert (free.arguments["start"], free.arguments["end"]) == ("2026-12-04", "2026-12-04")
+    # Words the user said themselves are theirs, and stay.
+    kept = timed(FREE_BUSY, {"start": "friday", "end": "friday"}, words=["am I free friday?"])
+    assert kept.arguments["start"].startswith("2026-12-04")

@@ -190,6 +190,11 @@ def _drop(arguments: dict[str, Any], path: str) -> None:
     node.pop(last, None)
 
 
+_DATE_IN_WORDS = re.compile(
+    r"\b\d{4}\b|\b(?:jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\b|\bmay\s+\d|\d\s+may\b|"
+    r"\b(?:mon|tue|tues|wed|wednes|thu|thur|thurs|fri|sat|satur|sun)(?:day)?\b", re.IGNORECASE)
+
+
 def _read_the_users_days(
     operation: Operation, arguments: dict[str, Any], now: float, zone: str, user_words: list[str]
 ) -> dict[str, Any]:
@@ -227,8 +232,11 @@ def _read_the_users_days(
 
 
 def _models_own_date(value: object, said: str) -> bool:
-    """Whether `value` carries a date (ISO) that the user never wrote: the model worked it out itself."""
-    return isinstance(value, str) and bool(_ISO_START.search(value)) and value.strip().lower() not in said
+    """Whether `value` carries a date (ISO, or a date in words with a year, month or weekday) that the user never
+    wrote: the model worked it out itself ("Wednesday 09 December 2026 15:00" for "friday afternoon")."""
+    if not isinstance(value, str) or value.strip().lower() in said:
+        return False
+    return bool(_ISO_START.search(value) or _DATE_IN_WORDS.search(value))
 
 
 def _days_named(phrase: str, now: float, zone: str) -> tuple[date, date] | None:
