@@ -36,6 +36,7 @@ from deputy.connectors.email.mail_runners import MailRunners
 from deputy.connectors.http.client import guarded_client
 from deputy.connectors.openapi.runner import OpenApiRunner
 from deputy.core.records.actions import ActionState
+from deputy.workspace.files import Workspace
 from deputy.core.records.outbox import Outbox
 from deputy.core.accounts.user_settings import UserSettingsStore
 from deputy.runtime.operations import build_catalog
@@ -103,6 +104,7 @@ def deputy_for(case: Case, services: EvalServices, seeded: Seeded, model: ChatMo
         contexts=ReviewContextBuilder(redis, GoalStore(redis), catalog, clock=clock),
         settings=UserSettingsStore(redis), scanner=injection_scanner(default_detector()),
         memory=MemoryTools(MemoryStore(redis), Outbox(redis), AuditLog(redis), clock),
+        workspace=Workspace(redis),  # files and confined code, as every Deputy has them
     )
 
 

@@ -73,9 +73,10 @@ PLAYS: dict[str, dict[str, Callable[[], ChatModel]]] = {
     "calendar_add-001": {
         "right": lambda: play(tool_call("create_event", title="Focus time", start="2026-12-11T09:00",
                                         end="2026-12-11T11:00", calendar="Work"), final="Blocked."),
-        # In words: a date the model worked out as ISO gives way to the user's own "Friday 9 to 11".
-        "wrong day": lambda: play(tool_call("create_event", title="Focus time", start="thursday at 9",
-                                            end="thursday at 11", calendar="Work"), final="Blocked."),
+        # A date the model worked out (ISO, or a weekday in words) gives way to the user's own "Friday 9 to 11";
+        # a day counted from today in other words does not, and lands on Thursday.
+        "wrong day": lambda: play(tool_call("create_event", title="Focus time", start="in 4 days at 9",
+                                            end="in 4 days at 11", calendar="Work"), final="Blocked."),
     },
     "calendar_cancel-001": {
         "right": lambda: play(tool_call("list_events", start="2026-12-01", end="2026-12-31"), _event_id("dentist"),

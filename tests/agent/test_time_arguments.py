@@ -192,3 +192,11 @@ def test_a_read_over_dates_the_model_wrote_in_words_reads_the_day_the_user_named
     # Words the user said themselves are theirs, and stay.
     kept = timed(FREE_BUSY, {"start": "friday", "end": "friday"}, words=["am I free friday?"])
     assert kept.arguments["start"].startswith("2026-12-04")
+
+
+def test_a_weekday_the_model_wrote_in_words_gives_way_to_the_users_own_day_on_a_write():
+    # "Block Friday 9 to 11 for focus time", the model writing Thursday in words for the start and the end.
+    result = timed(CREATE_EVENT, {"title": "Focus time", "start": "thursday at 9", "end": "thursday at 11"},
+                   words=["Block Friday 9 to 11 for focus time"])
+    assert result.arguments["start"].startswith("2026-12-04T09:00")
+    assert result.arguments.get("end", "2026-12-04T11:00").startswith("2026-12-04T11:00")

@@ -45,8 +45,8 @@ _MAIL_LATER = "read_email read_thread reply_email forward_email move_email mark_
 
 KINDS: tuple[Kind, ...] = (
     _kind("answer", "answer_from_knowledge", "a question answered from general knowledge, nothing of the user's "
-          "needed: facts, maths, dates, translation, advice, a joke, small talk, thanks. E.g. 'how many days has "
-          "June?', 'say hello in Italian'", "reply"),
+          "needed: facts, translation, advice, a joke, small talk, thanks. E.g. 'capital of Peru?', 'say hello in "
+          "Italian'", "reply"),
     _kind("ask", "ask_user_first", "the request cannot be done without a detail only the user can give (who, "
           "which one, when). E.g. 'book a table' with no place or time", "reply"),
     _kind("mail_read", "search_or_read_email", "find or read emails, or answer a question about them. E.g. 'did "
@@ -69,10 +69,10 @@ KINDS: tuple[Kind, ...] = (
     _kind("later", "reminder_or_watch", "remind the user at a later time, or watch something and tell them when "
           "it changes. E.g. 'remind me at 6 to call mum', 'tell me when the price drops'",
           "remind_me schedule_check", then="reply"),
-    _kind("files", "files_or_code", "work on the user's files or calculate exactly with code: total, count, "
-          "sort, convert, merge or rename files they sent. E.g. 'sum the invoice amounts in the spreadsheet by "
-          "month', 'turn this list into a CSV'", "list_files read_file run_python",
-          then="write_file send_file delete_file reply"),
+    _kind("files", "calculate_or_files", "calculate exactly with code, or work on the user's files: arithmetic, "
+          "percentages, unit conversions, dates (how many days, which weekday); total, count, sort or convert files "
+          "they sent. E.g. 'how many days has February 2031?', 'sum the invoice amounts in the spreadsheet by "
+          "month'", "run_python list_files read_file", then="write_file send_file delete_file reply"),
     _kind("service", "shop_book_or_web", "buy or order something, book a table or tickets, check an order, "
           "search the web. E.g. 'order more printer ink', 'table for 2 at Roma tonight'", "search_web open_page",
           connected=True, then="click fill_form submit_form reply"),

@@ -175,7 +175,7 @@ def _users_time_wins(
         _set(corrected, first, phrase)
         for later in operation.time_arguments[1:]:
             value = _get(corrected, later)
-            if isinstance(value, str) and _ISO_START.match(value.strip()) and value.strip().lower() not in said:
+            if _models_own_date(value, said):
                 _drop(corrected, later)
         return corrected
     return arguments
