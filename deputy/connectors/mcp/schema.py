@@ -16,6 +16,7 @@ from jsonschema.exceptions import SchemaError
 from pydantic import RootModel, model_validator
 
 from deputy.connectors.mcp.text import one_line
+from deputy.connectors.unset_arguments import without_unset
 
 MAX_SCHEMA_CHARS = 16_000
 """Largest input schema accepted (as compact JSON); bigger ones cost the model too much."""
@@ -97,6 +98,13 @@ class McpArguments(RootModel[dict[str, Any]]):
     """Arguments of an MCP tool: a JSON object; subclasses check it against the tool's schema."""
 
     _check: Callable[[dict[str, Any]], list[str]] | None = None
+    _schema: dict[str, Any] | None = None
+
+    @model_validator(mode="before")
+    @classmethod
+    def _unset_left_out(cls, value: Any) -> Any:
+        schema = getattr(cls, "_schema", None)
+        return without_unset(value, schema) if schema is not None else value
 
     @model_validator(mode="after")
     def _fits_schema(self) -> McpArguments:
@@ -113,4 +121,5 @@ def arguments_model(name: str, schema: dict[str, Any]) -> type[McpArguments]:
     # Set after class creation: pydantic would turn an underscore attribute in the class
     # body into a private instance attribute.
     type.__setattr__(model, "_check", staticmethod(lambda arguments: argument_problems(schema, arguments)))
+    type.__setattr__(model, "_schema", schema)
     return model

@@ -16,6 +16,8 @@ from jsonschema import Draft202012Validator
 from jsonschema.exceptions import ValidationError as SchemaViolation
 from pydantic import ConfigDict, RootModel, model_validator
 
+from deputy.connectors.unset_arguments import without_unset
+
 MAX_ARGUMENT_CHARS = 200_000
 """Largest arguments accepted, measured as compact JSON."""
 _MAX_PROBLEMS = 5
@@ -36,6 +38,11 @@ def arguments_model(tool: str, validator: Draft202012Validator, checks: Sequence
     """A model class that accepts exactly the argument dicts `validator` and `checks` accept."""
 
     class Arguments(ApiArguments):
+        @model_validator(mode="before")
+        @classmethod
+        def _unset_left_out(cls, value: Any) -> Any:
+            return without_unset(value, validator.schema)
+
         @model_validator(mode="after")
         def _conforms(self) -> Arguments:
             problems = schema_problems(validator, self.root)
