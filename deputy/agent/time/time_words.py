@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from datetime import date, datetime, time, timedelta, timezone
 from zoneinfo import ZoneInfo
 
+from deputy.agent.time.foreign_time_words import in_english
 from deputy.agent.time.local_time import moment_words, zone as zone_of
 from deputy.agent.time.time_conventions import AFTERNOON_PARTS, BARE_HOUR_PM_UNTIL, PARTS_OF_DAY
 from deputy.connectors.calendar.timezones import TimeProblem, localize, parse_moment
@@ -140,7 +141,7 @@ def resolve_time(
     zone_key = tz.key
     moment_now = (datetime.fromtimestamp(now, tz=tz) if isinstance(now, (int, float))
                   else now.astimezone(tz))
-    text = " ".join(str(words).split())
+    text = in_english(" ".join(str(words).split()))
     # "Thursday 17 December 2026T16:30": a model mixing the day in words with ISO's "T" before the time.
     text = _WORDS_T_TIME.sub(r"\1 \2", text)
     if not text:
@@ -497,7 +498,7 @@ def resolve_span(words: str, now: datetime | float, zone_name: str | None) -> tu
     weekend the coming (or current) Saturday and Sunday ("next weekend" too, unless it is the
     weekend now), a month from its first to its last day.
     """
-    match = _SPAN.fullmatch(" ".join(str(words).lower().split()))
+    match = _SPAN.fullmatch(" ".join(in_english(str(words)).lower().split()))
     if match is None:
         return None
     tz = zone_of(zone_name)
@@ -533,8 +534,8 @@ def time_phrase(text: str) -> str | None:
 
 
 def time_phrases(text: str) -> list[str]:
-    """Every run of day and time words standing together in `text`, in order."""
-    lowered = " ".join(text.lower().replace(",", " ").split())
+    """Every run of day and time words standing together in `text`, in order (in English words)."""
+    lowered = " ".join(in_english(text).lower().replace(",", " ").split())
     spans = sorted(m.span() for pattern in _PHRASE_PARTS for m in pattern.finditer(lowered))
     runs: list[list[int]] = []
     for start, end in spans:
@@ -551,7 +552,7 @@ def names_a_time(text: str) -> bool:
     A write whose time appears in none of the user's words nor anything the goal read was
     made up by the model: Deputy asks instead.
     """
-    lowered = " ".join(text.lower().replace(",", " ").split())
+    lowered = " ".join(in_english(text).lower().replace(",", " ").split())
     return any(pattern.search(lowered) for pattern in _ANY_TIME)
 
 
