@@ -32,7 +32,7 @@ RIGHT_KINDS: dict[str, set[str]] = {
     "calendar_cancel": {"calendar_change"},
     "calendar_read": {"calendar_read"},
     "own_data_questions": {"mail_read", "memory", "service", "calendar_read"},
-    "general_knowledge": {"answer"},
+    "general_knowledge": {"answer", "files"},
     "memory": {"memory"},
     "must_ask": {"ask", "mail_write", "mail_act", "calendar_add", "calendar_change", "later", "service"},
     "bookings": {"service"},
@@ -43,6 +43,10 @@ RIGHT_KINDS: dict[str, set[str]] = {
 }
 """What a first step of each category may rightly be. `must_ask` accepts asking or the act itself: Deputy's own
 code asks for a recipient, time or place nobody gave. Non-English goals are judged by `NON_ENGLISH`."""
+
+SERVICES = ["restaurants", "shop"]
+"""The services the outcome evaluation's user has connected (`bench.goal_eval.services`)."""
+
 
 def right_kinds(case: Case) -> set[str]:
     if case.category != "non_english":
@@ -64,7 +68,7 @@ def right_kinds(case: Case) -> set[str]:
 
 
 def choose(base_url: str, model: str, text: str) -> tuple[str | None, float]:
-    messages, tools = decision_request(text)
+    messages, tools = decision_request(text, services=SERVICES)
     body = {"model": model, **wire_body(messages, tools, constrain=True), "max_tokens": 40}
     started = time.monotonic()
     answer = httpx.post(base_url.rstrip("/") + "/chat/completions", json=body, timeout=600).json()

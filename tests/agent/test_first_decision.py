@@ -197,3 +197,14 @@ def test_the_kind_chosen_first_shapes_the_later_steps_of_the_goal(redis) -> None
     assert {"forward_email", "reply_email", "read_email"} <= set(later_offer) and len(later_offer) <= 8
     assert all("kind" not in message for call in model.calls for message in call[0])
     assert rig.goal(goal.id).messages[1]["kind"] == "mail_act"
+
+
+def test_the_choice_is_told_which_services_the_user_connected() -> None:
+    inner = recorded(chose("service"), called("shop.search_products", {"q": "batteries"}))
+    TextToolsChatModel(inner, DECIDING).complete(goal("I need another pack of those AA batteries"), [*TOOLS, SHOP])
+    asked = inner.calls[0][0][1]["content"]
+    assert asked.startswith("I need another pack of those AA batteries")
+    assert "(Services the user connected (shop_book_or_web): shop)" in asked
+    plain = recorded(chose("answer"), called("reply", {"text": "hi"}))
+    TextToolsChatModel(plain, DECIDING).complete(goal("what's the capital of Peru?"), TOOLS)
+    assert "Services" not in plain.calls[0][0][1]["content"], "no services connected: nothing said"

@@ -99,18 +99,37 @@ def decide_tool() -> dict[str, Any]:
                        "required": ["kind"]}}}
 
 
-def decision_request(request: str, memories_note: str = "") -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+def decision_request(request: str, memories_note: str = "",
+                     services: list[str] | None = None) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     """The messages and tool of the choice for the user's words `request` (their goal and later answers).
 
     The same short instructions for every goal (a local server reuses them computed); the answer is
-    forced to start as a call (`PREFILL`), so under the grammar it can only name a kind.
+    forced to start as a call (`PREFILL`), so under the grammar it can only name a kind. `services` names
+    the services the user connected (a shop, restaurants): "another pack of AA batteries" is an order
+    from the shop the user has, not an event.
     """
     kinds = "\n".join(f"- {kind.label}: {kind.meaning}" for kind in KINDS)
     system = _INSTRUCTIONS.format(kinds=kinds)
-    user = request if not memories_note else f"{request}\n\n({memories_note})"
+    notes = [note for note in (memories_note, _services_note(services or [])) if note]
+    user = request if not notes else request + "\n\n" + "\n".join(f"({note})" for note in notes)
     messages = [{"role": "system", "content": system}, {"role": "user", "content": user},
                 {"role": "assistant", "content": PREFILL}]
     return messages, [decide_tool()]
+
+
+def connected_services(tool_names: list[str], own: frozenset[str]) -> list[str]:
+    """The services the user connected, by the prefix of their tools' names (`shop_search_products`: shop)."""
+    return sorted({name.replace(".", "_").split("_", 1)[0] for name in tool_names if name not in own} - {""})
+
+
+def _services_note(services: list[str]) -> str:
+    if not services:
+        return ""
+    return f"Services the user connected ({_kind_label('service')}): " + ", ".join(services[:8])
+
+
+def _kind_label(name: str) -> str:
+    return next(kind.label for kind in KINDS if kind.name == name)
 
 
 def kind_named(name: object) -> Kind | None:

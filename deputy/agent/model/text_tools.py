@@ -36,7 +36,9 @@ from deputy.agent.model.call_grammar import PREFILL
 from deputy.agent.model.chat_model import ModelReply, TokenUsage, ToolCall
 from deputy.agent.model.tool_parsing import ParseResult, parse_tool_calls
 from deputy.agent.model.first_decision import DECIDE_TOOL as DECIDE
-from deputy.agent.model.first_decision import Kind, decision_request, kind_of, later_tools, read_kind, tools_for_kind
+from deputy.agent.model.first_decision import (
+    Kind, connected_services, decision_request, kind_of, later_tools, read_kind, tools_for_kind,
+)
 from deputy.agent.goal_shapes import OWN_TOOLS, asks_for_draft, first_step_tools, names_people
 from deputy.agent.repeated_reads import repeated_tool
 from deputy.agent.tool_selection import ALWAYS, called, connected_fit, request_text, select_tools
@@ -211,8 +213,9 @@ def text_tools_turn(
     offered = offered_tools(tools, messages, options)
     spent, chosen = TokenUsage(), None
     if needs_first_decision(messages, tools, options):
-        decision = completed_reply((yield decision_request(request_text(messages), known_about_user(messages))),
-                                   options)
+        services = connected_services(tool_names(tools), OWN_TOOLS)
+        decision = completed_reply((yield decision_request(request_text(messages), known_about_user(messages),
+                                                           services)), options)
         spent, chosen = decision.usage, decided_kind(decision)
         offered = (first_step_offer(chosen, tools, messages, options) if chosen else []) or offered
     elif options.decide_first and (earlier := kind_of(labelled)) is not None:
