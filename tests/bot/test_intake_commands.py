@@ -39,8 +39,8 @@ PRO = default_plans().model_copy(update={"default": "pro"})  # as `deputy run` s
 NEW_GOAL = 7
 # Commands Redis runs for a user's first goal, those inside the scripts included: mostly the goal's
 # own writes, RQ's job and the fair queue's placement (59 when measured; 70 and up before the scripts,
-# growing with the goals in progress).
-RAN_FOR_NEW_GOAL = 60
+# growing with the goals in progress), and the user's latest goal read and noted for follow-ups (2).
+RAN_FOR_NEW_GOAL = 62
 REFUSAL = 7
 FLOODED = 4  # recorded, surface, flood count, handled
 COPY_FETCHED_AGAIN = 1  # recorded: found handled, dropped
