@@ -57,13 +57,15 @@ class FollowUps:
         latest = pending.new_goal.last_goal if pending.new_goal is not None else None
         if latest is None:
             return None
-        goal = await self._load(latest)
+        goal = self._parse(latest)
         if goal is None or not follows_soon(goal, update.effective_chat.id, self._s.clock()):
             return None
         return Followed(goal, False)
 
     async def _load(self, goal_id: str) -> Goal | None:
-        raw = await self._s.intake.client().get(goal_key(goal_id))
+        return self._parse(await self._s.intake.client().get(goal_key(goal_id)))
+
+    def _parse(self, raw: bytes | None) -> Goal | None:
         try:
             return self._s.goals.parse(raw)
         except Locked:  # a confidential user's goal, sealed while they are locked: no context then

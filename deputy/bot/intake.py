@@ -8,8 +8,8 @@ keeps serving other users' updates while it waits.
    else a goal the user is editing (taken), else the send window being edited (taken); if
    none, the goal waiting for the user's answer, the audit tip to chain the next entry to,
    and what a new goal needs (`NewGoal`: is this message's goal stored already, the account,
-   the time zone, the confidential key, a page waiting for a code, the latest goal it may
-   follow up, whose record is then read in one more command: `deputy.bot.follow_ups`).
+   the time zone, the confidential key, a page waiting for a code, the record of the latest
+   goal, which it may follow up: `deputy.bot.follow_ups`).
 2. `admit` (`ADMIT`): one atomic script takes the goal's place in the user's plan and, only if
    there is room, stores the goal and its index entry, appends the `goal_created` audit entry
    (only if the tip has not moved; appended again after if it has), registers the in-flight
@@ -58,7 +58,7 @@ class NewGoal:
     settings: bytes | None  # the user's settings record (their time zone)
     public: bytes | None  # a confidential user's public key: their goal is sealed to it
     handoff: str | None  # the page waiting for a code from the user, if any
-    last_goal: str | None = None  # the user's latest goal, which this one may follow up (unless /new since)
+    last_goal: bytes | None = None  # the record of the user's latest goal, which this one may follow up
 
 
 @dataclass(frozen=True)
@@ -128,14 +128,14 @@ class GoalIntake:
         and what starting goal `goal_id` needs."""
         keys = [*takes, awaiting_key(user_id), tip_key(user_id), goal_key(goal_id), Accounts.key(user_id),
                 UserSettingsStore.key(user_id), public_key_field(user_id)[0], open_key(user_id), last_goal_key(user_id)]
-        result = await LOOK(self._redis.get(), keys, [len(takes)])
+        result = await LOOK(self._redis.get(), keys, [len(takes), goal_key("")])
         index = int(result[0])
         if index:
             return Pending(takes[index - 1], result[1].decode(), None, b"")
         awaiting, tip, stored, account, settings, public, handoff, last = result[1:]
         fields = dict(zip(account[::2], account[1::2]))
         new_goal = NewGoal(goal_id, bool(stored), fields, settings or None, public or None,
-                           handoff.decode() if handoff else None, last.decode() or None)
+                           handoff.decode() if handoff else None, last or None)
         return Pending(None, None, awaiting.decode() or None, tip, new_goal)
 
     def client(self) -> aioredis.Redis:

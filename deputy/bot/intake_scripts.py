@@ -34,10 +34,11 @@ from deputy.sentinel.stores.audit import APPEND_IF_TIP
 # KEYS: the keys to take (GETDEL) in order, then the awaiting-answer key, the audit tip, the goal
 # this message would create, the account hash, the settings, the confidential hash, the open hand-off,
 # the user's latest goal (the one the message may follow up).
-# ARGV: how many keys to take.
+# ARGV: how many keys to take, the prefix of a goal's key (`goal_key('')`).
 # Returns {n, value} for the first key taken (1-based), else
 # {0, awaiting goal id, audit tip, goal stored (0/1), account (HGETALL), settings, public key, open hand-off,
-# latest goal id} with '' for what is not there.
+# latest goal's record} with '' for what is not there. The latest goal's key is read from the one before
+# it, so it is not in KEYS: fine on one Redis, as ADMIT's writes are.
 LOOK = LuaScript("""
 local takes = tonumber(ARGV[1])
 for i = 1, takes do
@@ -45,9 +46,11 @@ for i = 1, takes do
   if value then return {i, value} end
 end
 local function get(key) return redis.call('GET', key) or '' end
+local latest = get(KEYS[takes + 8])
+if latest ~= '' then latest = get(ARGV[2] .. latest) end
 return {0, get(KEYS[takes + 1]), get(KEYS[takes + 2]), redis.call('EXISTS', KEYS[takes + 3]),
         redis.call('HGETALL', KEYS[takes + 4]), get(KEYS[takes + 5]),
-        redis.call('HGET', KEYS[takes + 6], 'public') or '', get(KEYS[takes + 7]), get(KEYS[takes + 8])}
+        redis.call('HGET', KEYS[takes + 6], 'public') or '', get(KEYS[takes + 7]), latest}
 """)
 
 # The scripts queued among the writes, embedded in ADMIT by name.

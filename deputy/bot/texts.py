@@ -80,6 +80,11 @@ def continuing_from(goal_text: str) -> str:
     return f"Continuing from: “{shorten(goal_text)}” (/new starts afresh)."
 
 
+def without_continuing(text: str) -> str:
+    """`text` without the “Continuing from” line of a follow-up's acknowledgement."""
+    return text.split("\nContinuing from: ", 1)[0]
+
+
 def answer_received(goal_text: str) -> str:
     return f"Thanks, back to work on “{shorten(goal_text)}”."
 
