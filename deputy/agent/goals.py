@@ -16,6 +16,7 @@ from pydantic import BaseModel, Field, PrivateAttr, model_validator
 from redis import Redis
 
 from deputy.agent.attachments import Attachment
+from deputy.agent.earlier import Earlier
 from deputy.agent.model.chat_model import ToolCall
 from deputy.agent.origins import ORIGIN, label_legacy, typed_words
 from deputy.agent.probes import Probe, ProbeState
@@ -141,6 +142,9 @@ class Goal(BaseModel):
     folded_words: list[str] = Field(
         default_factory=list, description="What the user typed in messages since folded into `summary`."
     )
+    earlier: Earlier | None = Field(default=None, description="The user's previous request this one follows up.")
+    done: list[str] = Field(default_factory=list, description="What the goal's actions did, one line each (by code).")
+    last_told: str | None = Field(default=None, description="The last message sent to the user about this goal.")
     plan: list[PlanStep] = Field(default_factory=list)
     pending_calls: list[ToolCall] = Field(default_factory=list)
     pending_action_id: str | None = None
@@ -192,13 +196,15 @@ class Goal(BaseModel):
         """Only what the user typed for this goal: the goal, their answers and edits.
 
         A part of a split goal has the user's words of the goal it was split from, never the
-        instructions the model wrote for it. Model text, outside content and Deputy's notes
-        are never here, whatever role they were shown to the model in.
+        instructions the model wrote for it; a follow-up has the user's words of the request it
+        follows. Model text, outside content and Deputy's notes are never here, whatever role
+        they were shown to the model in.
         """
         typed = [words for m in self.messages if (words := typed_words(m)) is not None]
         # In the order they were said: the goal (its first message is never folded), then the rest.
         first = typed[:1] if self.messages and typed_words(self.messages[0]) is not None else []
-        return [*self.inherited_words, *first, *self.folded_words, *typed[len(first):]]
+        earlier = self.earlier.words if self.earlier is not None else []
+        return [*earlier, *self.inherited_words, *first, *self.folded_words, *typed[len(first):]]
 
 
 def goal_key(goal_id: str) -> str:

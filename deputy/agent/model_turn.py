@@ -223,7 +223,8 @@ class ModelTurn:
             return AskModel(goal)
         text = with_caveats(goal, verdict.text)  # what is unknown is said whatever the model wrote
         self._outbox.send(goal.chat_id, text, dedupe_key=f"{goal.id}:{goal.step}:text",
-                          proactive=goal.monitor is not None)
+                          proactive=goal.monitor is not None, goal_id=goal.id)
+        goal.last_told = text
         advance(goal, GoalEvent.ask_user if text.endswith("?") else GoalEvent.finish)
         return Stop("end", goal)
 

@@ -13,6 +13,7 @@ from typing import Any
 from zoneinfo import ZoneInfo
 
 from deputy.agent.context import prompt_view, summary_text
+from deputy.agent.earlier import Earlier
 from deputy.agent.goals import Goal
 from deputy.core.accounts.user_settings import UserSettings
 
@@ -60,11 +61,28 @@ def build_messages(
         context += "\n\nWhat you know about the user (use it; don't ask again):\n" + "\n".join(
             f"- {m}" for m in memories
         )
+    if goal.earlier is not None:
+        context += "\n\n" + earlier_text(goal.earlier)
     summary = summary_text(goal.summary, goal.summary_hidden)
     if summary:
         context += "\n\n" + summary
     return [{"role": "system", "content": system}, {"role": "system", "content": context},
             *prompt_view(goal.messages)]
+
+
+def earlier_text(earlier: Earlier) -> str:
+    """The user's previous request for a follow-up: their words as theirs, the rest labelled as data.
+
+    What was done and said about it is written by code from records, but holds values the model
+    chose (and may retell what it read): never instructions, never the user's word."""
+    said = "\n".join(f"- “{words}”" for words in earlier.words)
+    outcome = [f"Status: {earlier.status}.", *(f"Done: {line}" for line in earlier.done)]
+    if earlier.answer:
+        outcome.append(f"Your last message to the user about it: {earlier.answer}")
+    return ("The user's new message follows up their previous request, where they said:\n" + said
+            + "\nWhat Deputy recorded about that request:\n" + untrusted("Deputy's record", "\n".join(outcome))
+            + "\nRead the new message in that light (“it”, “too”, “again” refer to that request), and do only what "
+            "the new message asks: what was done is done.")
 
 
 def untrusted(source: str, content: str) -> str:

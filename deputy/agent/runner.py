@@ -19,6 +19,7 @@ from typing import Any, Callable
 
 from deputy.agent.action_requests import ActionRequests, AskUser
 from deputy.agent.answer_check import check_answer
+from deputy.agent.earlier import MAX_DONE_LINES, done_line
 from deputy.agent.watch.check_budget import CheckBudget
 from deputy.agent.goal_lifecycle import GoalEvent, advance, if_waiting_on
 from deputy.agent.goals import ConcurrentUpdate, Goal, GoalStatus, GoalStore
@@ -315,7 +316,8 @@ class GoalRunner:
             self._remember(goal, call, result)
             goal.messages.append(tool_message(call.id, result))
             return None
-        self._outbox.send(goal.chat_id, question, dedupe_key=f"{goal.id}:{goal.step}:{call.id}:ask")
+        self._outbox.send(goal.chat_id, question, dedupe_key=f"{goal.id}:{goal.step}:{call.id}:ask", goal_id=goal.id)
+        goal.last_told = question
         goal.messages.append(tool_message(
             call.id, f"Not done: {reason}. Deputy asked the user: “{question}” Use their answer."))
         for skipped in goal.pending_calls:
@@ -348,6 +350,9 @@ class GoalRunner:
         call = goal.pending_calls.pop(0)
         if record.state is ActionState.succeeded:
             self._state_time(goal, record.action)
+            did = done_line(record.action)  # what a follow-up of this goal is told was done
+            if did is not None:
+                goal.done = [*goal.done, did][-MAX_DONE_LINES:]
         if record.state is ActionState.dropped:
             goal.unconfirmed.append(unconfirmed_line(record.action))
         observed = self._reading.observe(goal, record)
@@ -382,7 +387,9 @@ class GoalRunner:
             text += "\n\n" + "\n".join(missing)
         goal.confirmations = []
         self._outbox.put(OutboxMessage(chat_id=goal.chat_id, text=text, dedupe_key=f"{goal.id}:{goal.step}:{call.id}",
-                                       proactive=goal.monitor is not None, buttons=memory_undo_buttons(goal)))
+                                       proactive=goal.monitor is not None, buttons=memory_undo_buttons(goal),
+                                       goal_id=goal.id))
+        goal.last_told = text
         goal.memory_undos = []
         waiting = args.expects_answer
         watching = args.keep_watching and goal.monitor is not None and not waiting
@@ -418,7 +425,9 @@ class GoalRunner:
         if goal.parent_id is None:
             # Sent before the checkpoint (deduplicated), so a crash in between cannot lose it.
             message = with_caveats(goal, message)
-            self._outbox.send(goal.chat_id, message, dedupe_key=f"{goal.id}:{goal.step}:failed:{goal.model_attempts}")
+            self._outbox.send(goal.chat_id, message, dedupe_key=f"{goal.id}:{goal.step}:failed:{goal.model_attempts}",
+                              goal_id=goal.id)
+            goal.last_told = message
         advance(goal, GoalEvent.fail).error = message
         return self._end(goal)
 

@@ -11,6 +11,19 @@ from deputy.sentinel.stores.audit import AuditEntry
 from deputy.sentinel.stores.audit_checkpoint import Checkpoint
 
 _DOING = {GoalStatus.running, GoalStatus.acting}
+STATUS_WORDS = {
+    GoalStatus.running: "working on it",
+    GoalStatus.acting: "carrying out an action",
+    GoalStatus.waiting_approval: "waiting for your approval",
+    GoalStatus.waiting_user: "waiting for your answer",
+    GoalStatus.paused: "paused",
+    GoalStatus.scheduled: "waiting for its next check",
+    GoalStatus.waiting_children: "waiting for its parts to finish",
+    GoalStatus.done: "done",
+    GoalStatus.failed: "stopped (send /retry)",
+    GoalStatus.cancelled: "cancelled",
+}
+"""A goal's state in the words of /goals."""
 _WAITING = {
     GoalStatus.waiting_approval: "waiting for your approval",
     GoalStatus.waiting_user: "waiting for your answer",

@@ -53,6 +53,7 @@ COMMANDS = [
     BotCommand("export", "A file with everything Deputy stores about you"),
     BotCommand("delete_me", "Erase everything Deputy stores about you"),
     BotCommand("retry", "Try your last stopped goal again"),
+    BotCommand("new", "Start afresh: the next message doesn't follow up the last one"),
     BotCommand("plan", "Your plan, what you have used and when it resets"),
     BotCommand("link", "Use Deputy from both Telegram and WhatsApp"),
     BotCommand("help", "What Deputy can do"),
@@ -125,6 +126,7 @@ def build_application(
     app.add_handler(CommandHandler("help", handlers.help))
     app.add_handler(CommandHandler("goals", handlers.goals))
     app.add_handler(CommandHandler("retry", handlers.retry))
+    app.add_handler(CommandHandler("new", handlers.follow_ups.new))
     app.add_handler(CommandHandler("rules", handlers.rules))
     app.add_handler(CommandHandler("audit", handlers.audit))
     app.add_handler(CommandHandler("activity", handlers.activity))

@@ -17,13 +17,15 @@ from telegram.ext import ApplicationHandlerStop, ContextTypes
 from deputy.agent.attachments import Attachment, accepts
 from deputy.agent.goal_lifecycle import GoalEvent, hand_on, next_turn
 from deputy.agent.answers import add_answer
+from deputy.agent.follow_ups import carry
 from deputy.agent.goals import Goal, GoalStatus
 from deputy.agent.origins import user_message
 from deputy.bot import approval_mode_view, texts
-from deputy.bot.activity import format_activity, goal_card
+from deputy.bot.activity import STATUS_WORDS, format_activity, goal_card
 from deputy.bot.audit_view import audit_page
 from deputy.bot.confidential_handlers import keep_answer, locked_goals_text
 from deputy.bot.edited_messages import IGNORED as EDIT_IGNORED
+from deputy.bot.follow_ups import FollowUps, waits_for_answer
 from deputy.bot.edited_messages import apply_message_edit, remember_fed_now
 from deputy.bot.goal_controls import apply_edit, editing_key
 from deputy.bot.intake import Pending
@@ -49,20 +51,6 @@ from deputy.sentinel.rules import describe
 
 log = logging.getLogger(__name__)
 
-_STATUS_WORDS = {
-    GoalStatus.running: "working on it",
-    GoalStatus.acting: "carrying out an action",
-    GoalStatus.waiting_approval: "waiting for your approval",
-    GoalStatus.waiting_user: "waiting for your answer",
-    GoalStatus.paused: "paused",
-    GoalStatus.scheduled: "waiting for its next check",
-    GoalStatus.waiting_children: "waiting for its parts to finish",
-    GoalStatus.done: "done",
-    GoalStatus.failed: "stopped (send /retry)",
-    GoalStatus.cancelled: "cancelled",
-}
-
-
 async def _refuse(update: Update, context: ContextTypes.DEFAULT_TYPE, user_id: int) -> None:
     """One polite refusal to a stranger, best effort: a refusal that cannot be delivered is only logged."""
     try:
@@ -85,6 +73,7 @@ class Handlers:
         self._s = services
         self._secrets = SecretGate(services, self._take_text)
         self._lost = lost or LostGoals()  # goals acknowledged and not yet finished, to tell of if Redis loses them
+        self.follow_ups = FollowUps(services)
 
     async def gate(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
         """Runs before every other handler: strangers get one polite refusal and nothing else."""
@@ -130,7 +119,7 @@ class Handlers:
             return
         user_id = update.effective_user.id
         receipts = ReceiptStore(self._s.redis).list(user_id)
-        lines = [f"• {texts.shorten(g.text)} — {_STATUS_WORDS[g.status]}"
+        lines = [f"• {texts.shorten(g.text)} — {STATUS_WORDS[g.status]}"
                  + "".join(f"\n   {r.line()}" for r in receipts if r.goal_id == g.id) for g in recent]
         await reply_in_parts(update.effective_message, "Your recent goals:\n" + "\n".join(lines))
         for goal in [g for g in recent if not g.status.finished][:5]:
@@ -283,17 +272,20 @@ class Handlers:
                     return
         if await take_code_reply(self._s, user_id, message, text, pending.new_goal.handoff):
             return
-        if pending.awaiting is not None:
+        # A reply to Deputy's message about a goal is for that goal: its answer if it waits for one.
+        replied = await self.follow_ups.replied_to(update)
+        awaiting = pending.awaiting if replied is None else replied.id if waits_for_answer(replied) else None
+        if awaiting is not None:
             try:
-                answered = self._answer(pending.awaiting, text)
+                answered = self._answer(awaiting, text)
             except Locked:  # kept, sealed, for the goal: it reaches it when the user unlocks
-                await message.reply_text(keep_answer(self._s.redis, user_id, pending.awaiting, text))
+                await message.reply_text(keep_answer(self._s.redis, user_id, awaiting, text))
                 return
             if answered is not None:
                 remember_fed_now(self._s, user_id, message.message_id, answered)  # an edit may still reword it
                 await message.reply_text(texts.answer_received(answered.text))
                 return
-        await self._start_goal(update, text, [], pending, from_message=message.message_id)
+        await self._start_goal(update, text, [], pending, from_message=message.message_id, replied=replied)
 
     async def edited(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
         """A message the user edited: it rewords what a goal has not read yet, and never starts a goal."""
@@ -308,10 +300,11 @@ class Handlers:
 
     async def _start_goal(
         self, update: Update, text: str, attachments: list[Attachment], pending: Pending | None = None,
-        from_message: int | None = None,
+        from_message: int | None = None, replied: Goal | None = None, follow: bool = True,
     ) -> None:
         """Take the goal's place in the plan, store it, audit it and enqueue its first step (one
-        script), then acknowledge. `pending`: what the intake read for this message, if it did."""
+        script), then acknowledge. `pending`: what the intake read for this message, if it did;
+        `replied`: the goal of the Deputy message it replies to; `follow`: it may follow up a goal."""
         user_id, chat_id, now = update.effective_user.id, update.effective_chat.id, self._s.clock()
         if pending is None:
             pending = await self._s.intake.pending(user_id, [], _new_goal_id())
@@ -330,12 +323,17 @@ class Handlers:
             created_at=now,
             updated_at=now,
         )
+        followed = await self.follow_ups.followed(update, pending, replied) if follow else None
+        if followed is not None:
+            carry(goal, followed.goal, now)
         admission = await self._s.intake.admit(goal, pending, from_message, files=len(attachments))
         if admission.goal is None:
             await tell_refusal(self._s, update, admission.started)  # which limit, and when it resets
             return
         self._lost.remember(goal.id, user_id, chat_id, text)
-        await update.effective_message.reply_text(texts.ACK_NEW_GOAL)
+        ack = texts.ACK_NEW_GOAL if followed is None else \
+            f"{texts.ACK_NEW_GOAL}\n{texts.continuing_from(followed.goal.text)}"
+        await update.effective_message.reply_text(ack)
         for notice in near_notices(admission.started, now):
             await update.effective_message.reply_text(notice)
 
@@ -354,7 +352,7 @@ class Handlers:
             except TelegramError as exc:  # the notice may be gone; the goal starts all the same
                 log.info("could not take the Start again button away: %s", exc)
             if restart:
-                await self._start_goal(update, restart, [])
+                await self._start_goal(update, restart, [], follow=False)
             return
         answer = decide_press(self._s, query.data or "", query.from_user.id)
         # Answered as soon as the decision is recorded, before any edit; a press too old to

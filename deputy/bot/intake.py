@@ -8,11 +8,12 @@ keeps serving other users' updates while it waits.
    else a goal the user is editing (taken), else the send window being edited (taken); if
    none, the goal waiting for the user's answer, the audit tip to chain the next entry to,
    and what a new goal needs (`NewGoal`: is this message's goal stored already, the account,
-   the time zone, the confidential key, a page waiting for a code).
+   the time zone, the confidential key, a page waiting for a code, the record of the latest
+   goal, which it may follow up: `deputy.bot.follow_ups`).
 2. `admit` (`ADMIT`): one atomic script takes the goal's place in the user's plan and, only if
    there is room, stores the goal and its index entry, appends the `goal_created` audit entry
    (only if the tip has not moved; appended again after if it has), registers the in-flight
-   unit and writes RQ's job and queue push. A message that is acknowledged always has its
+   unit, writes RQ's job and queue push, and makes the goal the user's latest. A message that is acknowledged always has its
    goal stored and its first step queued; a refused one has nothing stored or counted.
    When the entry takes the trail past its window, the oldest entries are folded afterwards
    (two more round trips, once every `keep / 10` entries).
@@ -29,6 +30,7 @@ import redis.asyncio as aioredis
 from redis import Redis, RedisError
 from redis.connection import SSLConnection
 
+from deputy.agent.follow_ups import LAST_GOAL_TTL, last_goal_key
 from deputy.agent.goals import Goal, GoalStore, awaiting_key, goal_key
 from deputy.bot.edited_messages import queue_fed
 from deputy.bot.intake_scripts import ADMIT, LOOK, NESTED
@@ -56,6 +58,7 @@ class NewGoal:
     settings: bytes | None  # the user's settings record (their time zone)
     public: bytes | None  # a confidential user's public key: their goal is sealed to it
     handoff: str | None  # the page waiting for a code from the user, if any
+    last_goal: bytes | None = None  # the record of the user's latest goal, which this one may follow up
 
 
 @dataclass(frozen=True)
@@ -124,15 +127,15 @@ class GoalIntake:
         """Take the first of `takes` that is set; if none is, read the awaited goal, the audit tip
         and what starting goal `goal_id` needs."""
         keys = [*takes, awaiting_key(user_id), tip_key(user_id), goal_key(goal_id), Accounts.key(user_id),
-                UserSettingsStore.key(user_id), public_key_field(user_id)[0], open_key(user_id)]
-        result = await LOOK(self._redis.get(), keys, [len(takes)])
+                UserSettingsStore.key(user_id), public_key_field(user_id)[0], open_key(user_id), last_goal_key(user_id)]
+        result = await LOOK(self._redis.get(), keys, [len(takes), goal_key("")])
         index = int(result[0])
         if index:
             return Pending(takes[index - 1], result[1].decode(), None, b"")
-        awaiting, tip, stored, account, settings, public, handoff = result[1:]
+        awaiting, tip, stored, account, settings, public, handoff, last = result[1:]
         fields = dict(zip(account[::2], account[1::2]))
         new_goal = NewGoal(goal_id, bool(stored), fields, settings or None, public or None,
-                           handoff.decode() if handoff else None)
+                           handoff.decode() if handoff else None, last or None)
         return Pending(None, None, awaiting.decode() or None, tip, new_goal)
 
     def client(self) -> aioredis.Redis:
@@ -162,6 +165,7 @@ class GoalIntake:
         queue_append(pipe, self._audit_key, goal.user_id, pending.tip, "goal_created", goal.created_at, new.public,
                      goal_id=goal.id, **audit)
         self._dispatch.step(saved.id, saved.step, pipeline=pipe, owner=saved.user_id)
+        pipe.set(last_goal_key(goal.user_id), goal.id, ex=LAST_GOAL_TTL)  # the next message may follow it up
         if place is not None:
             pipe.sadd(Accounts.users_key(), goal.user_id)  # the operator's `deputy users` lists them
         if fed_message is not None:

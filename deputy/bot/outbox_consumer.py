@@ -43,7 +43,16 @@ from deputy.bot.texts import MAX_MESSAGE_CHARS
 from deputy.core.confidential import Locked
 from deputy.core.confidential.keys import open_with, public_key_field, unlocked_key_name
 from deputy.core.confidential.sealing import is_sealed, seal
-from deputy.core.records.outbox import MESSAGE_REF_KEY, OUTBOX_HELD, OUTBOX_STREAM, SENT_KEY, Button, OutboxMessage
+from deputy.core.records.outbox import (
+    MESSAGE_GOAL_TTL,
+    MESSAGE_REF_KEY,
+    OUTBOX_HELD,
+    OUTBOX_STREAM,
+    SENT_KEY,
+    Button,
+    OutboxMessage,
+    message_goal_key,
+)
 from deputy.core.accounts.surfaces import Surface, pin_route, surface_of
 from deputy.core.records.text_parts import split_text as text_parts
 from deputy.core.accounts.user_settings import UserSettings
@@ -355,9 +364,15 @@ class OutboxConsumer:
                 continue
             last = index == first + len(parts) - 1
             sent = await self._bot.send_message(message.chat_id, part, reply_markup=markup if last else None)
+            await self._note_goal(message, sent.message_id)
             await progress.done(index, sent.message_id)
         if message.ref and progress.last_message_id is not None:
             await self._redis.set(MESSAGE_REF_KEY.format(message.ref), progress.last_message_id, ex=_KEEP_SECONDS)
+
+    async def _note_goal(self, message: OutboxMessage, message_id: int) -> None:
+        """Remember which goal a sent message is about: the user's reply to it follows up that goal."""
+        if message.goal_id is not None:
+            await self._redis.set(message_goal_key(message.chat_id, message_id), message.goal_id, ex=MESSAGE_GOAL_TTL)
 
     async def _deliver_photo(self, message: OutboxMessage, markup: InlineKeyboardMarkup | None,
                              progress: Progress) -> None:
@@ -381,11 +396,13 @@ class OutboxConsumer:
                 message.chat_id, document=InputFile(image, filename=message.document_name),
                 caption=caption or None, reply_markup=None if rest else markup,
             )
+            await self._note_goal(message, sent.message_id)
             await progress.done(0, sent.message_id)
         elif image is not None and progress.confirmed == 0:  # the photo is part 0 of the plan
             sent = await self._bot.send_photo(
                 message.chat_id, photo=image, caption=caption or None, reply_markup=None if rest else markup
             )
+            await self._note_goal(message, sent.message_id)
             await progress.done(0, sent.message_id)
         await self._send_parts(message, rest, markup, progress, first=1 if image is not None else 0)
 

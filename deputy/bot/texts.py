@@ -4,7 +4,8 @@ MAX_MESSAGE_CHARS = 4096
 
 HELP = (
     "Text me a goal in plain words, for example “email alice@example.org that I'll be 10 minutes late”. "
-    "I work on it in the background. Spending, deleting and account changes always wait for your OK here; "
+    "I work on it in the background. A message soon after (“send it to Bob too”) follows up your previous "
+    "request, and so does a reply to one of my messages. Spending, deleting and account changes always wait for your OK here; "
     "a message waits for it as you chose in /settings (by default, when you didn't name the recipient yourself).\n\n"
     "/goals – your recent goals and where they stand\n"
     "/activity – what is done, in progress and next\n"
@@ -18,6 +19,7 @@ HELP = (
     "/export – a file with all your data; /delete_me – erase it all\n"
     "/negotiate – sell, buy or lower a bill within limits you set (/negotiate shows how)\n"
     "/retry – try your last failed goal again\n"
+    "/new – start afresh: your next message doesn't follow up the previous one\n"
     "/plan – your plan, what you have used and when it resets\n"
     "/link – use the same Deputy from Telegram and WhatsApp\n"
     "/help – this message"
@@ -71,6 +73,16 @@ INTERNAL_ERROR = "Something went wrong on my side while handling that. Please tr
 
 def unknown_command(command: str) -> str:
     return f"I don't know the command {command}. Send /help to see what I understand, or just text me a goal."
+
+
+def continuing_from(goal_text: str) -> str:
+    """Said with the acknowledgement of a goal that follows up an earlier one."""
+    return f"Continuing from: “{shorten(goal_text)}” (/new starts afresh)."
+
+
+def without_continuing(text: str) -> str:
+    """`text` without the “Continuing from” line of a follow-up's acknowledgement."""
+    return text.split("\nContinuing from: ", 1)[0]
 
 
 def answer_received(goal_text: str) -> str:

@@ -68,6 +68,7 @@ class ApprovalCards:
         self._outbox.put(OutboxMessage(
             chat_id=action.chat_id, text=text, dedupe_key=f"card:{approval_id}", ref=f"card:{approval_id}",
             buttons=card_buttons(self._signer, approval_id, action.user_id, offer_always=decision.allow_always),
+            goal_id=action.goal_id,
         ))
         if self._actions.transition(action.id, allowed_from, ActionState.awaiting_approval, approval_id=approval_id):
             self._audit.append(action.user_id, "approval_requested", now, action_id=action.id, approval_id=approval_id)

@@ -94,6 +94,7 @@ class ShownActions:
             chat_id=action.chat_id, buttons=window_buttons(action),
             text=shown_text(delivered or action, waiting=seconds, editable=body_field(action) is not None),
             ref=shown_ref(action.id), dedupe_key=f"{action.goal_id}:shown:{action.id}",
+            goal_id=action.goal_id,
         ))
         self._dispatch.action(action.id, action.goal_id, step, delay=max(math.ceil(held.due - now), 1))
         return True
@@ -122,6 +123,7 @@ class ShownActions:
         self._outbox.put(OutboxMessage(
             chat_id=action.chat_id, text=shown_text(shown, note=self._why_not_held(action)), ref=shown_ref(action.id),
             buttons=undo + _show_all(action), dedupe_key=f"{action.goal_id}:shown:{action.id}",
+            goal_id=action.goal_id,
         ))
 
     def _why_not_held(self, action: Action) -> str:

@@ -111,7 +111,7 @@ def test_a_replica_killed_mid_burst_loses_no_message_and_answers_none_twice(
                 sent[uid].append(text)
 
     def acks(uid: int) -> int:
-        return sum(m["text"] == texts.ACK_NEW_GOAL for m in users[uid].bot_messages())
+        return sum(texts.without_continuing(m["text"]) == texts.ACK_NEW_GOAL for m in users[uid].bot_messages())
 
     send_round(1, 3)
     wait_for(lambda: sum(acks(uid) for uid in USERS) >= 4, timeout=60, what="the first answers")
@@ -146,7 +146,7 @@ def test_a_replica_killed_mid_burst_loses_no_message_and_answers_none_twice(
 def test_the_webhook_refuses_forged_updates_and_polling(replicas: ReplicaStack) -> None:
     user = replicas.user(301, "Eve")
     first = user.send("hello")
-    user.wait_for_bot(lambda m: m["text"] == texts.ACK_NEW_GOAL, after=first, timeout=30)
+    user.wait_for_bot(lambda m: texts.without_continuing(m["text"]) == texts.ACK_NEW_GOAL, after=first, timeout=30)
     forged = {"update_id": 999_999, "message": {
         "message_id": 77, "date": 0, "text": "forged", "chat": {"id": 301, "type": "private"},
         "from": {"id": 301, "is_bot": False, "first_name": "Eve"}}}
@@ -157,7 +157,7 @@ def test_the_webhook_refuses_forged_updates_and_polling(replicas: ReplicaStack) 
     assert derived != replicas.secret
     conflict = httpx.post(f"{replicas.chat_url}/botx/getUpdates", json={"timeout": 0}, timeout=10)
     assert conflict.status_code == 409
-    assert [m["text"] for m in user.bot_messages()] == [texts.ACK_NEW_GOAL]
+    assert [texts.without_continuing(m["text"]) for m in user.bot_messages()] == [texts.ACK_NEW_GOAL]
 
 
 def test_a_goal_runs_to_its_email_through_replicas_after_one_died(
@@ -180,7 +180,7 @@ def test_a_goal_runs_to_its_email_through_replicas_after_one_died(
         wait_for(lambda: stack.webhook_info()["pending_update_count"] == 0, timeout=30, what="every update answered")
         assert "Approved" in user.wait_for_answer(1, timeout=30)["text"]
         bot_texts = [m["text"] for m in user.bot_messages()]
-        assert bot_texts.count(texts.ACK_NEW_GOAL) == 1 and bot_texts.count(done["text"]) == 1
+        assert [texts.without_continuing(t) for t in bot_texts].count(texts.ACK_NEW_GOAL) == 1 and bot_texts.count(done["text"]) == 1
         assert len(user.answers()) == 1 and len(mail_server.messages()) == 1
     finally:
         stack.stop()

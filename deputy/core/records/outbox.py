@@ -23,6 +23,10 @@ SENT_KEY = "deputy:sent:{}"
 """Marks a `dedupe_key` as delivered, so a message appended twice reaches the user once."""
 MESSAGE_REF_KEY = "deputy:msgref:{}"
 """The chat message id remembered under a message's `ref`, for later edits."""
+MESSAGE_GOAL_KEY = "deputy:user:{}:message_goal:{}"
+"""The goal a message sent to a chat (chat id, message id) was about: a reply to it follows up that goal.
+Private chats: the chat id is the user's id, so the user's erasure takes these with the rest."""
+MESSAGE_GOAL_TTL = 30 * 24 * 3600
 # The stream is capped so a bot that is down for days cannot grow Redis without bound.
 OUTBOX_MAXLEN = 100_000
 PHOTO_KEY = "deputy:photo:{chat_id}:{digest}"
@@ -57,6 +61,9 @@ class OutboxMessage(BaseModel):
     document_name: str | None = Field(
         default=None, description="With `photo`: the bytes there go as a file of this name, not as a picture."
     )
+    goal_id: str | None = Field(
+        default=None, description="The goal the message is about: the user's reply to it follows up that goal."
+    )
 
 
 class Outbox:
@@ -70,8 +77,10 @@ class Outbox:
             OUTBOX_STREAM, {"json": message.model_dump_json()}, maxlen=OUTBOX_MAXLEN, approximate=True
         )
 
-    def send(self, chat_id: int, text: str, *, dedupe_key: str | None = None, proactive: bool = False) -> None:
-        self.put(OutboxMessage(chat_id=chat_id, text=text, dedupe_key=dedupe_key, proactive=proactive))
+    def send(self, chat_id: int, text: str, *, dedupe_key: str | None = None, proactive: bool = False,
+             goal_id: str | None = None) -> None:
+        self.put(OutboxMessage(chat_id=chat_id, text=text, dedupe_key=dedupe_key, proactive=proactive,
+                               goal_id=goal_id))
 
     def store_photo(self, chat_id: int, image: bytes, limit: int = MAX_PHOTO_BYTES) -> str:
         """Keep an image (PNG or JPEG) for the bot to send; returns the key for `OutboxMessage.photo`."""
@@ -98,6 +107,10 @@ class Outbox:
         """Send `data` to the chat as a file named `name` (kept aside and sealed like a photo)."""
         key = self.store_photo(chat_id, data, limit=MAX_DOCUMENT_BYTES)
         self.put(OutboxMessage(chat_id=chat_id, text=caption, photo=key, document_name=name, dedupe_key=dedupe_key))
+
+
+def message_goal_key(chat_id: int, message_id: int) -> str:
+    return MESSAGE_GOAL_KEY.format(chat_id, message_id)
 
 
 def erase_user_messages(redis: Redis, user_id: int) -> int:
