@@ -19,6 +19,7 @@ from pydantic import SecretStr
 from redis import Redis
 
 from deputy.agent.answers import add_answer
+from deputy.agent.follow_ups import carry, follows_soon
 from deputy.agent.goals import GoalStore
 from deputy.agent.memory_tools import MemoryTools
 from deputy.agent.model.chat_model import ChatModel
@@ -126,6 +127,9 @@ def run_case(case: Case, services: EvalServices, seeded: Seeded, model: ChatMode
             if waiting is None or add_answer(deputy.goals, waiting, text, services.clock(),
                                              deputy.dispatch.step) is None:
                 goal = deputy.new_goal(user, text, messages=[user_message(text)])
+                previous = deputy.goals.get(goal_ids[-1]) if goal_ids else None
+                if previous is not None and follows_soon(previous, goal.chat_id, services.clock()):
+                    goal = deputy.goals.save(carry(goal, previous, services.clock()))  # as the bot's intake does
                 goal_ids.append(goal.id)
                 deputy.dispatch.step(goal.id, 0)
             _drain(deputy, services)
