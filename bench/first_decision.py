@@ -64,7 +64,7 @@ def right_kinds(case: Case) -> set[str]:
         return {"later"}
     if expect.booking is not None or expect.card_for:
         return {"service", "mail_act", "calendar_change"}
-    return {"answer", "mail_read", "calendar_read", "memory", "ask"}
+    return {"answer", "mail_read", "calendar_read", "memory", "ask", "files"}
 
 
 def choose(base_url: str, model: str, text: str) -> tuple[str | None, float]:

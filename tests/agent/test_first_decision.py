@@ -204,7 +204,7 @@ def test_the_choice_is_told_which_services_the_user_connected() -> None:
     TextToolsChatModel(inner, DECIDING).complete(goal("I need another pack of those AA batteries"), [*TOOLS, SHOP])
     asked = inner.calls[0][0][1]["content"]
     assert asked.startswith("I need another pack of those AA batteries")
-    assert "(Services the user connected (shop_book_or_web): shop)" in asked
+    assert "(Services the user connected (buy_something_or_book_a_table): shop)" in asked
     plain = recorded(chose("answer"), called("reply", {"text": "hi"}))
     TextToolsChatModel(plain, DECIDING).complete(goal("what's the capital of Peru?"), TOOLS)
     assert "Services" not in plain.calls[0][0][1]["content"], "no services connected: nothing said"
