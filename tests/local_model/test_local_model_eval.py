@@ -103,6 +103,9 @@ def test_run_prints_every_goal_and_the_score() -> None:
 def test_a_date_in_the_users_words_is_judged_by_the_instant_deputy_resolves() -> None:
     """The model may copy "3 December 2026 at 9:00" instead of writing ISO: Deputy's resolver reads it."""
     assert judge(DENTIST, tool_call("create_event", title="Dentist", start="3 December 2026 at 9:00"))[0]
-    assert not judge(DENTIST, tool_call("create_event", title="Dentist", start="4 December 2026 at 9:00"))[0]
+    # A date the model wrote itself gives way to the user's own words, as Deputy does it; one it cannot tell
+    # from theirs (a day counted in other words) lands, and is judged wrong.
+    assert judge(DENTIST, tool_call("create_event", title="Dentist", start="4 December 2026 at 9:00"))[0]
+    assert not judge(DENTIST, tool_call("create_event", title="Dentist", start="in 400 days at 9:00"))[0]
     ok, note = judge(DENTIST, tool_call("create_event", title="Dentist", start="next week"))
     assert not ok and "could be more than one day" in note
