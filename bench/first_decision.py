@@ -32,7 +32,7 @@ RIGHT_KINDS: dict[str, set[str]] = {
     "calendar_cancel": {"calendar_change"},
     "calendar_read": {"calendar_read"},
     "own_data_questions": {"mail_read", "memory", "service", "calendar_read"},
-    "general_knowledge": {"answer", "files"},
+    "general_knowledge": {"answer"},
     "memory": {"memory"},
     "must_ask": {"ask", "mail_write", "mail_act", "calendar_add", "calendar_change", "later", "service"},
     "bookings": {"service"},
@@ -64,7 +64,7 @@ def right_kinds(case: Case) -> set[str]:
         return {"later"}
     if expect.booking is not None or expect.card_for:
         return {"service", "mail_act", "calendar_change"}
-    return {"answer", "mail_read", "calendar_read", "memory", "ask", "files"}
+    return {"answer", "mail_read", "calendar_read", "memory", "ask"}
 
 
 def choose(base_url: str, model: str, text: str) -> tuple[str | None, float]:
