@@ -48,6 +48,9 @@ def test_memory_listed_and_forgotten_from_the_chat_and_the_agent_renamed(
     assert "Name: Jarvis" in user.wait_for_bot(lambda m: True, after=sent)["text"]
     sent = user.send("/start")
     assert "I'm Jarvis" in user.wait_for_bot(lambda m: True, after=sent)["text"]
+    # A fresh start: the goal "I'm vegetarian" was sent minutes ago and a follow-up would carry its words.
+    sent = user.send("/new")
+    user.wait_for_bot(lambda m: "Fresh start" in m["text"], after=sent)
     sent = user.send("say hi")
     user.wait_for_bot(lambda m: m["text"] == "Hello!", after=sent)
     assert "You are Jarvis" in model_server.requests[-1].prompt_text()
