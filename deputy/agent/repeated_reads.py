@@ -16,7 +16,6 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-from deputy.agent.origins import Origin, origin_of
 
 Message = dict[str, Any]
 
@@ -30,12 +29,13 @@ SAME_READ = (
 
 def already_read(messages: list[Message], name: str, arguments: str, is_read: Callable[[str], bool]) -> bool:
     """Whether the transcript holds the result of the same read (`name`, equal arguments) with nothing
-    since that could change it: no call of an operation that is not a read, and no new words from the user."""
+    since that could change it: no call of an operation that is not a read, no new words from the user and no
+    note of Deputy's (a captcha the user answered, a page unlocked: the page may read differently now)."""
     wanted = _normal(arguments)
     results = {m.get("tool_call_id"): str(m.get("content") or "") for m in messages if m.get("role") == "tool"}
     for message in reversed(messages):
-        if origin_of(message) is Origin.user and message.get("role") == "user":
-            return False
+        if message.get("role") == "user":
+            return False  # the user wrote, or Deputy noted something that happened since (a hand-off done)
         for call in message.get("tool_calls") or []:
             function = call.get("function", {}) if isinstance(call, dict) else {}
             called = function.get("name", "")

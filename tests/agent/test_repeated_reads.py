@@ -113,3 +113,14 @@ def test_alternating_between_two_steps_counts_as_going_round_in_circles() -> Non
     assert going_round(["x", "l", "c", "l", "c", "l", "c"], 3), "list, failing cancel, three times over"
     assert not going_round(["l", "c", "l", "c"], 3)
     assert not going_round(["a", "b", "c", "a", "b", "c"], 3)
+
+
+def test_a_note_of_something_that_happened_since_makes_the_same_read_new() -> None:
+    # The page asked for a captcha; the user answered it through Deputy, which noted it: reading again is new.
+    call = {"role": "assistant", "tool_calls": [{"id": "a", "function": {"name": "open_page",
+                                                                        "arguments": '{"url": "https://x.example"}'}}]}
+    seen = [call, {"role": "tool", "tool_call_id": "a", "content": "The page wants a human check."}]
+    noted = [*seen, {"role": "user", "content": "(Deputy) The step can go on now.", "origin": "deputy"}]
+    is_read = {"open_page"}.__contains__
+    assert already_read(seen, "open_page", '{"url": "https://x.example"}', is_read)
+    assert not already_read(noted, "open_page", '{"url": "https://x.example"}', is_read)
