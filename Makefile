@@ -40,10 +40,10 @@ $(VENV)/.installed: pyproject.toml
 # text in photos users send, so a picture of a card or a password is caught like a typed one.
 system-deps:
 	@command -v redis-server >/dev/null && [ -x /usr/bin/chromium ] && command -v tesseract >/dev/null \
-	  && command -v bwrap >/dev/null || { \
-	  echo "Installing redis-server, chromium, tesseract-ocr and bubblewrap with apt-get (once)..."; \
+	  && command -v bwrap >/dev/null && command -v espeak-ng >/dev/null && command -v ffmpeg >/dev/null || { \
+	  echo "Installing redis-server, chromium, tesseract-ocr, bubblewrap, espeak-ng and ffmpeg with apt-get (once)..."; \
 	  $(SUDO) apt-get update -qq && \
-	  $(SUDO) apt-get install -y -qq redis-server chromium tesseract-ocr bubblewrap >/dev/null; }
+	  $(SUDO) apt-get install -y -qq redis-server chromium tesseract-ocr bubblewrap espeak-ng ffmpeg >/dev/null; }
 
 clean:
 	rm -rf $(VENV) .pytest_cache

@@ -66,6 +66,7 @@ def sections(quick: bool) -> list[tuple[str, Callable[[Path], object]]]:
             ("model queue on the local model", lambda d: model_queue.run(d, users=3)),
             ("fair share", lambda d: fair_share.run(d, light=10, heavy=100)),
             ("faults", lambda d: faults.run(d, faults.QUICK)),
+            ("suggestions from interests", _subprocess("bench.suggestions", "--users", "1000", "--listings", "50")),
         ]
     return [
         ("front end", lambda d: frontend.run(d)),
@@ -83,6 +84,7 @@ def sections(quick: bool) -> list[tuple[str, Callable[[Path], object]]]:
         ("fair share", lambda d: fair_share.run(d)),
         ("faults", lambda d: faults.run(d)),
         ("first card on the local model", _subprocess("bench.first_card")),
+        ("suggestions from interests", _subprocess("bench.suggestions")),
     ]
 
 

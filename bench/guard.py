@@ -9,8 +9,11 @@ hand-written attacks, then the benign multi-step tasks. The attacks also run und
 that allows everything with the injection detector switched off (what the guard's own
 checks hold when a phrasing slips past the detector). Then the imported tools (a team chat
 and a drive over MCP, a bank over OpenAPI, with marked arguments): their attacks under all
-three rule sets, and their benign tasks with the cause of each card. Benign steps that needed a card
-are also counted per cause (copied text, an outside value, not asked for, ...). Last, the guard's own cost per
+three rule sets, and their benign tasks with the cause of each card; then travel (orders injected in a
+hotel page or a flight listing: book extra, send the passport). Benign steps that needed a card
+are also counted per cause (copied text, an outside value, a recipient not named, not asked for, a kind
+that asks by default, ...), and apart from them the reads that did (a page opened at an address the user
+did not give), for the built-in and the imported tasks alike. Last, the guard's own cost per
 decision (`bench.guard_cost`). `--quick` runs one phrasing of the matrix and fewer rounds.
 """
 
@@ -25,6 +28,7 @@ from deputy.testing.stack import RedisServer
 from bench.guard_eval.cases import allow_everything_rules, permissive_rules
 from bench.guard_eval.imported import imported_attacks, imported_benign
 from bench.guard_eval.run import GuardHarness, no_detector
+from bench.guard_eval.travel import travel_attacks
 from bench.guard_eval.report import all_attacks, run_attacks, run_benign, why
 from deputy.sentinel.stores.rule_store import RuleStore
 from deputy.executor.review_context import stored_rules
@@ -78,6 +82,11 @@ def main() -> None:
         print("\n(1d) The benign steps that needed a card, by the cause their card gave\n")
         print(benign_run.cause_table())
         print_imported(redis)
+        travel = travel_attacks()
+        travel_run = run_attacks(harnesses(redis, allow_everything=True), travel)
+        print(f"\n(1h) Travel: orders injected in a hotel page or a flight listing: {len(travel)} cases\n")
+        print(travel_run.table())
+        print_attack_counts(travel_run, len(travel))
     finally:
         server.stop()
     print()

@@ -40,11 +40,12 @@ from bench.guard_eval.benign import benign_suite, furnish
 from bench.guard_eval.cases import CONTACTS, Call, attacks, permissive_rules, seeded_world
 from bench.guard_eval.matrix import matrix
 from deputy.sandbox.world_operations import world_catalog
-from deputy.core.records.actions import Action
+from deputy.core.records.actions import Action, EffectClass
 from deputy.core.records.read_items import locate
 from deputy.sentinel.detectors import HeuristicDetector
 from deputy.sentinel.policy import Decision, ReviewContext, Risk, Verdict, review
 from deputy.sentinel.provenance import UntrustedItem
+from deputy.sentinel.value_sources import value_flows
 from deputy.sentinel.stores.rule_store import RuleStore
 from deputy.executor.review_context import ReviewContextBuilder, add_contact, stored_rules
 
@@ -177,12 +178,26 @@ def run(workdir: Path, rounds: int = 200) -> GuardReport:
             assert action is not None
             return review(action, builder.build(action, stored=stored))
 
+        def executor_with_sources(case: Case) -> Decision:
+            # `Executor._review` also keeps, with each review of a consequential action, the sources of its values
+            # (the web view's diagram, drawn as the guard saw it): bookkeeping after the verdict, timed apart.
+            stored = builder.read(case.action)
+            action = builder.authoritative(case.action, stored)
+            assert action is not None
+            context = builder.build(action, stored=stored)
+            decision = review(action, context)
+            if action.effect is not EffectClass.read:
+                value_flows(action, context.provenance)
+            return decision
+
         rows = [
             ("no-op review (baseline)", *_timed(plain, rounds, lambda c: _noop(c.action, c.context))),
             ("review, no detector", *_timed(plain, rounds, lambda c: review(c.action, c.context))),
             ("review after injection warnings", *_timed(cases, rounds, lambda c: review(c.action, c.context))),
             ("review + heuristic detector scan", *_timed(cases, rounds, with_scan)),
             ("executor: context from Redis + review", *_timed(cases, max(rounds // 10, 1), executor_path)),
+            ("executor, + the values' sources kept for the record", *_timed(cases, max(rounds // 10, 1),
+                                                                            executor_with_sources)),
         ]
         return GuardReport(decisions, rows)
     finally:

@@ -4,7 +4,7 @@
 
 Synthetic users are written through Deputy's own stores (settings, memory, rules,
 contacts, the audit trail, goals, actions, approvals, the dispatcher), so the keys,
-encodings and TTLs are exactly Deputy's. Memory is Redis's `used_memory` before and after
+encodings and TTLs are exactly Deputy's. Memory is Redis's `used_memory` (less client buffers) before and after
 each population, divided by its size; for active users (whose folds leave Lua and reply
 buffers in `used_memory` too), the MEMORY USAGE of each user's keys, every node counted,
 with idle users measured the same way beside them.
@@ -102,7 +102,10 @@ class MemoryReport:
 
 
 def _used(redis: Redis) -> int:
-    return int(redis.info("memory")["used_memory"])
+    """Redis's memory less its clients' buffers: a connection's query buffer grows and shrinks on its own
+    (tens of KB), more than a small population's keys weigh, and is no part of what Deputy keeps."""
+    memory = redis.info("memory")
+    return int(memory["used_memory"]) - int(memory.get("mem_clients_normal", 0))
 
 
 def _user_keys(user_id: int) -> list[str]:
@@ -234,7 +237,7 @@ def run(workdir: Path, users: int = 10_000, goals: int = 1_000, sweeps: int = 5,
     try:
         redis = server.client()
         redis.ping()
-        people = Population(redis, growth.records[9])
+        people = Population(redis, growth.goals[9].encode())  # what it read included: stored beside the record
         report = MemoryReport()
         report.floor = _measure(redis, users, lambda i: redis.set(f"bench:floor:{i}", "x" * 16))
         redis.delete(*[f"bench:floor:{i}" for i in range(users)])

@@ -5,7 +5,7 @@
 Every message, caption, command and button reply passes `deputy.core.secret_scan.find_secrets`
 before anything is stored, so its cost is paid on every update. The messages are the whole
 evaluation corpus (tests/bot/secret_corpus: secrets, look-alikes, ordinary requests in seven
-languages) plus long ordinary goals (with `--all-sets`, the second and third development sets' messages
+languages) plus long ordinary goals (with `--all-sets`, the second to fifth sets' messages
 too); each is timed alone, after one warm-up pass (the rule set
 is compiled once per process). The target is under 1 ms at p99. On a shared machine a single
 timing may include time the process was not running at all, so each message's cost is the
@@ -20,7 +20,7 @@ import json
 import statistics
 import time
 
-from bench.secret_recall import CORPUS, CORPUS_DEV2, CORPUS_DEV3
+from bench.secret_recall import CORPUS, CORPUS_DEV2, CORPUS_DEV3, CORPUS_DEV4, CORPUS_DEV5
 from bench.stats import Summary
 from deputy.core.secret_scan import find_secrets
 
@@ -29,7 +29,7 @@ _LONG = ("Find me a 4-day trip to Chicago under $1,200 that fits my calendar, pr
 
 
 def messages(all_sets: bool = False) -> list[str]:
-    corpora = (CORPUS, CORPUS_DEV2, CORPUS_DEV3) if all_sets else (CORPUS,)
+    corpora = (CORPUS, CORPUS_DEV2, CORPUS_DEV3, CORPUS_DEV4, CORPUS_DEV5) if all_sets else (CORPUS,)
     texts = [message for corpus in corpora for item in json.loads(corpus.read_text(encoding="utf-8"))
              for message in item["messages"]]
     return texts + [_LONG, _LONG[:400], "ok", "thanks!"]
@@ -57,7 +57,7 @@ def run(rounds: int = 20, all_sets: bool = False) -> tuple[Summary, Summary, Sum
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--rounds", type=int, default=20)
-    parser.add_argument("--all-sets", action="store_true", help="also the second and third development sets")
+    parser.add_argument("--all-sets", action="store_true", help="also the second to fifth sets")
     args = parser.parse_args()
     for name, summary in zip(("per message", "CPU per msg", "raw timings"), run(args.rounds, args.all_sets)):
         print(f"{name:12} n={summary.n}: median {summary.median * 1e3:.3f} ms, p99 {summary.p99 * 1e3:.3f} ms, "

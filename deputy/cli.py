@@ -25,11 +25,15 @@ def _parser() -> argparse.ArgumentParser:
     worker = sub.add_parser("worker", help="an agent worker (runs goal steps with the model)")
     worker.add_argument("--burst", action="store_true", help="exit when the queue is empty")
     sub.add_parser("gateway", help="the model gateway (many model calls in flight for all agent workers)")
+    sub.add_parser("browser-host", help="the browser host (starts each user's keyless browser worker for executors)")
     executor = sub.add_parser("executor", help="the executor (runs reviewed actions with credentials)")
     executor.add_argument("--burst", action="store_true", help="exit when the queue is empty")
     connect = sub.add_parser("connect-page", help="the private page where users connect accounts (/connect)")
     connect.add_argument("--port", type=int, default=None, help="port (default: DEPUTY_CONNECT_PORT or 8081)")
     connect.add_argument("--host", default="127.0.0.1")
+    web_view = sub.add_parser("web-view", help="the private web view of goals, actions and the audit trail (/web)")
+    web_view.add_argument("--port", type=int, default=None, help="port (default: DEPUTY_WEB_PORT or 8083)")
+    web_view.add_argument("--host", default="127.0.0.1")
     sandbox = sub.add_parser("sandbox", help="the sandbox world alone: mail, calendar, restaurants, tickets, shop")
     sandbox.add_argument("--json", action="store_true", help="print the endpoints and demo credentials as JSON")
     training = sub.add_parser("export-training-data", help="conversations of opted-in users, personal data removed")
@@ -95,10 +99,18 @@ def main(argv: list[str] | None = None) -> int:
         from deputy.apps.gateway import serve as serve_gateway
 
         serve_gateway(settings)
+    elif args.command == "browser-host":
+        from deputy.apps.browser_host import serve as serve_browser_host
+
+        serve_browser_host(settings)
     elif args.command == "connect-page":
         from deputy.apps.connect_page import serve as serve_connect
 
         serve_connect(settings, host=args.host, port=args.port or settings.connect_port)
+    elif args.command == "web-view":
+        from deputy.apps.web_view import serve as serve_web_view
+
+        serve_web_view(settings, host=args.host, port=args.port or settings.web_port)
     elif args.command == "sandbox":
         from deputy.apps.sandbox import serve as serve_sandbox
 

@@ -10,7 +10,7 @@ import hmac
 import os
 import secrets
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Literal
 
 from pydantic import Field, SecretStr, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
@@ -21,6 +21,7 @@ from deputy.core.records.send_window import DEFAULT_SEND_WINDOW
 
 if TYPE_CHECKING:
     from deputy.core.accounts.plans import PlanBook
+    from deputy.speech import Transcriber
 
 
 class Settings(BaseSettings):
@@ -60,6 +61,8 @@ class Settings(BaseSettings):
     chat_port: int = Field(default=8080, alias="DEPUTY_CHAT_PORT")
     connect_port: int = Field(default=8081, alias="DEPUTY_CONNECT_PORT")
     public_url: str | None = Field(default=None, alias="DEPUTY_PUBLIC_URL")
+    web_port: int = Field(default=8083, alias="DEPUTY_WEB_PORT")
+    web_url: str | None = Field(default=None, alias="DEPUTY_WEB_URL")
     data_dir: Path = Field(default=Path("data"), alias="DEPUTY_DATA_DIR")
     secret: SecretStr | None = Field(default=None, alias="DEPUTY_SECRET")
     audit_key: SecretStr | None = Field(default=None, alias="DEPUTY_AUDIT_KEY")
@@ -87,9 +90,14 @@ class Settings(BaseSettings):
     imap_ssl: bool = Field(default=True, alias="DEPUTY_IMAP_SSL")
     imap_starttls: bool = Field(default=True, alias="DEPUTY_IMAP_STARTTLS")
     vault_key: SecretStr | None = Field(default=None, alias="DEPUTY_VAULT_KEY")
+    # Providers users may sign in with for mail and calendar (JSON list; README "Google and Microsoft accounts").
+    oauth_providers_spec: str | None = Field(default=None, alias="DEPUTY_OAUTH_PROVIDERS")
     openapi_services_spec: str | None = Field(default=None, alias="DEPUTY_OPENAPI_SERVICES")
     egress_allow_spec: str | None = Field(default=None, alias="DEPUTY_EGRESS_ALLOW")
     checks_per_day: int = Field(default=1000, ge=1, alias="DEPUTY_CHECKS_PER_DAY")
+    # Suggestions from users' interests: the listing services (name=URL, comma-separated) and how often.
+    suggestion_sources_spec: str | None = Field(default=None, alias="DEPUTY_SUGGESTION_SOURCES")
+    suggestion_minutes: float = Field(default=60, ge=0, alias="DEPUTY_SUGGESTION_MINUTES")
     # Each user's workspace of files, and the limits on code the agent runs over them (deputy.workspace).
     workspace_quota_mb: int = Field(default=20, ge=1, alias="DEPUTY_WORKSPACE_QUOTA_MB")
     code_cpu_seconds: int = Field(default=20, ge=1, alias="DEPUTY_CODE_CPU_SECONDS")
@@ -97,6 +105,18 @@ class Settings(BaseSettings):
     # Chromium in bubblewrap with its own sandbox on (deputy.connectors.web.launcher); off only
     # where user namespaces are unavailable, and then it runs as the executor's own user.
     browser_confined: bool = Field(default=True, alias="DEPUTY_BROWSER_CONFINED")
+    # Who drives a confined Chromium: a keyless worker process per user (deputy.connectors.web.worker),
+    # or the executor itself.
+    browser_worker: Literal["separate", "inline"] = Field(default="separate", alias="DEPUTY_BROWSER_WORKER")
+    # The browser host's Unix socket (`deputy browser-host`, deputy.connectors.web.host): where it listens, and,
+    # for the executor, that workers are asked of it instead of started as the executor's children.
+    browser_host_socket: Path | None = Field(default=None, alias="DEPUTY_BROWSER_HOST_SOCKET")
+    # The one uid the browser host serves (the executors'); unset: the host's own.
+    browser_host_executor_uid: int | None = Field(default=None, ge=0, alias="DEPUTY_BROWSER_HOST_EXECUTOR_UID")
+    # Browsers open at once on the whole deployment (slots leased in Redis, deputy.connectors.web.slots);
+    # a step finding none free waits its turn. An unused browser closes after the idle seconds.
+    max_browsers: int = Field(default=4, ge=1, alias="DEPUTY_MAX_BROWSERS")
+    browser_idle_seconds: float = Field(default=300, gt=0, alias="DEPUTY_BROWSER_IDLE_SECONDS")
     plans_file: Path | None = Field(default=None, alias="DEPUTY_PLANS_FILE")
     default_plan: str | None = Field(default=None, alias="DEPUTY_DEFAULT_PLAN")
     messages_per_minute: int | None = Field(default=None, ge=1, alias="DEPUTY_MESSAGES_PER_MINUTE")
@@ -122,6 +142,18 @@ class Settings(BaseSettings):
     whatsapp_template: str = Field(default="deputy_checkin", alias="DEPUTY_WHATSAPP_TEMPLATE")
     whatsapp_template_language: str = Field(default="en", alias="DEPUTY_WHATSAPP_TEMPLATE_LANGUAGE")
     whatsapp_chat_port: int = Field(default=8082, alias="DEPUTY_WHATSAPP_CHAT_PORT")
+    # Voice notes, audio and videos' sound (deputy.speech): "local" (Whisper base on this machine's CPU),
+    # "hosted" (an OpenAI-compatible /audio/transcriptions endpoint) or "off".
+    speech: str = Field(default="local", pattern="^(local|hosted|off)$", alias="DEPUTY_SPEECH")
+    speech_model_dir: Path | None = Field(default=None, alias="DEPUTY_SPEECH_MODEL_DIR")
+    speech_base_url: str | None = Field(default=None, alias="DEPUTY_SPEECH_BASE_URL")
+    speech_api_key: SecretStr | None = Field(default=None, alias="DEPUTY_SPEECH_API_KEY")
+    speech_model: str = Field(default="whisper-1", alias="DEPUTY_SPEECH_MODEL")
+    speech_max_seconds: int = Field(default=300, ge=1, alias="DEPUTY_SPEECH_MAX_SECONDS")
+    speech_languages: str = Field(default="", alias="DEPUTY_SPEECH_LANGUAGES")
+    speech_threads: int = Field(default=2, ge=1, alias="DEPUTY_SPEECH_THREADS")
+    # "voice": the answer to a voice note also goes back as a voice note (espeak-ng, on this machine).
+    spoken_replies: str = Field(default="off", pattern="^(off|voice)$", alias="DEPUTY_SPOKEN_REPLIES")
     # The card issuer that mints single-use payment tokens (the executor alone needs these).
     issuer_url: str | None = Field(default=None, alias="DEPUTY_ISSUER_URL")
     issuer_key: SecretStr | None = Field(default=None, alias="DEPUTY_ISSUER_KEY")
@@ -148,6 +180,28 @@ class Settings(BaseSettings):
         if self.cache_dir is not None:
             return self.cache_dir.expanduser()
         return (self.xdg_cache_home.expanduser() if self.xdg_cache_home else Path.home() / ".cache") / "deputy"
+
+    def speech_model_path(self) -> Path:
+        """The local speech model's folder: DEPUTY_SPEECH_MODEL_DIR, else the one fetched into the cache."""
+        from deputy.speech import WHISPER_BASE
+
+        return (self.speech_model_dir.expanduser() if self.speech_model_dir is not None
+                else self.cache_path() / "models" / WHISPER_BASE.folder)
+
+    def transcriber(self) -> "Transcriber | None":
+        """What turns recordings into text (DEPUTY_SPEECH*), or None when speech is off."""
+        from deputy.speech import HostedTranscriber, LocalTranscriber, SpeechLimits
+
+        limits = SpeechLimits(max_seconds=self.speech_max_seconds, languages=frozenset(
+            c.strip().lower() for c in self.speech_languages.split(",") if c.strip()))
+        if self.speech == "off":
+            return None
+        if self.speech == "hosted":
+            base = self.speech_base_url or self.openai_base_url or "https://api.openai.com/v1"
+            key = self.speech_api_key or self.openai_api_key
+            return HostedTranscriber(base, key.get_secret_value() if key else "", self.speech_model, limits)
+        return LocalTranscriber(self.speech_model_path(), limits, threads=self.speech_threads,
+                                fetch=self.speech_model_dir is None)
 
     @property
     def uses_real_telegram(self) -> bool:
@@ -237,6 +291,11 @@ class Settings(BaseSettings):
             return self.vault_key
         return SecretStr(_stored_random(self.data_dir / "vault-key"))
 
+    def suggestion_sources(self) -> dict[str, str]:
+        """Listing services watched for users' interests: {"tickets": "http://..."} (empty: no suggestions)."""
+        pairs = (part.split("=", 1) for part in (self.suggestion_sources_spec or "").split(",") if "=" in part)
+        return {name.strip(): url.strip() for name, url in pairs if name.strip() and url.strip()}
+
     def openapi_services(self) -> dict[str, str]:
         """DEPUTY_OPENAPI_SERVICES: `name=https://host/openapi.json` pairs, comma-separated."""
         pairs = (part.split("=", 1) for part in (self.openapi_services_spec or "").split(",") if "=" in part)
@@ -246,9 +305,21 @@ class Settings(BaseSettings):
         """DEPUTY_EGRESS_ALLOW: private addresses connectors may reach (`127.0.0.1:8443`, CIDRs)."""
         return [part.strip() for part in (self.egress_allow_spec or "").split(",") if part.strip()]
 
+    def oauth_providers(self) -> dict:
+        """DEPUTY_OAUTH_PROVIDERS, parsed: provider name -> `deputy.core.accounts.oauth.ProviderConfig`."""
+        from deputy.core.accounts.oauth import parse_providers
+
+        return parse_providers(self.oauth_providers_spec)
+
     def connect_base_url(self) -> str:
         """Where users open /connect links: DEPUTY_PUBLIC_URL, or the local connect page."""
         return (self.public_url or f"http://127.0.0.1:{self.connect_port}").rstrip("/")
+
+    def web_base_url(self) -> str:
+        """Where users open /web links: DEPUTY_WEB_URL, or the local web view (empty when DEPUTY_WEB_URL=off)."""
+        if (self.web_url or "").strip().lower() == "off":
+            return ""
+        return (self.web_url or f"http://127.0.0.1:{self.web_port}").rstrip("/")
 
     @property
     def vault_path(self) -> Path:

@@ -80,7 +80,7 @@ def credentialed(modules: list[str]) -> list[str]:
         tuple(p + "." for p in CREDENTIALED))) or RUNNER.match(m)]
 
 
-@pytest.mark.parametrize("app", ["agent_worker", "bot", "whatsapp", "gateway"])
+@pytest.mark.parametrize("app", ["agent_worker", "bot", "whatsapp", "gateway", "web_view", "browser_host"])
 def test_a_process_without_credentials_loads_no_vault_executor_or_runner(app: str) -> None:
     modules = loaded_by(app)
     assert f"deputy.apps.{app}" in modules

@@ -22,7 +22,8 @@ READS = {"read_email", "read_event", "list_events", "read_document", "open_page"
          "read_channel",
          "search_tickets", *IMPORTED_READS}
 _WHY = [("copied text", "copied from"), ("outside value", "comes from"), ("outside value", "come from"),
-        ("made-up value", "did not come from you"), ("not asked for", "You didn't ask me"),
+        ("made-up value", "did not come from you"), ("recipient not named", "You didn't ask me to write to"),
+        ("not asked for", "You didn't ask me"),
         ("injection warning", "attempt to give me"), ("data in address", "would send the site"),
         ("address not given", "you didn't give it to me"), ("speaks to the assistant", "speaks to me"),
         ("differs from your words", "differs from what you")]
@@ -45,6 +46,8 @@ def why(card: str | None) -> str:
     if card is None:
         return "-"
     found = list(dict.fromkeys(label for label, words in _WHY if words in card))
+    if "recipient not named" in found and "not asked for" in found and card.count("You didn't ask me") == 1:
+        found.remove("not asked for")  # the one "You didn't ask me to write to …" is about whom, not what
     if found:
         return " + ".join(found)
     return next((label for label, words in _DEFAULTS if words in card), "default for its kind")
@@ -103,19 +106,31 @@ class BenignRun:
         """The side-effecting steps that needed a card, by the kinds of reason their card gave."""
         return Counter(why(o.card) for _, o in self.outcomes[rules] if o.verdict == "asked")
 
+    def read_causes(self, rules: str) -> Counter:
+        """The reads that needed a card (a page opened at an address the user did not give), by cause."""
+        return Counter(why(o.card) for _, o in self.reads[rules] if o.verdict == "asked")
+
     def cause_table(self) -> str:
-        """Per cause, how many side-effecting steps needed a card, and their share of all such steps."""
+        """Per cause, how many side-effecting steps needed a card, and their share of all such steps; then
+        the reads that needed one (opening an address the user did not give), as a share of all reads."""
         labels = list(self.outcomes)
-        causes = list(dict.fromkeys(c for label in labels for c, _ in self.causes(label).most_common()))
         lines = [f"{'why the card asked':44} " + " ".join(f"{label:>24}" for label in labels)]
+        lines += self._cause_rows(labels, self.outcomes, self.causes, "all causes")
+        lines += self._cause_rows(labels, self.reads, self.read_causes, "reads (opening a page, ...)", prefix="read: ")
+        return "\n".join(lines)
+
+    @staticmethod
+    def _cause_rows(labels: list[str], steps: dict, causes_of, total_label: str, prefix: str = "") -> list[str]:
+        causes = list(dict.fromkeys(c for label in labels for c, _ in causes_of(label).most_common()))
+        lines = []
         for cause in [*causes, None]:
             cells = []
             for label in labels:
-                total = len(self.outcomes[label])
-                found = self.causes(label)[cause] if cause else sum(self.causes(label).values())
+                total = len(steps[label])
+                found = causes_of(label)[cause] if cause else sum(causes_of(label).values())
                 cells.append(f"{found:>4}/{total:<4} {100 * found / max(total, 1):5.1f} %".rjust(24))
-            lines.append(f"{(cause or 'all causes')[:44]:44} " + " ".join(cells))
-        return "\n".join(lines)
+            lines.append(f"{(prefix + cause if cause else total_label)[:44]:44} " + " ".join(cells))
+        return lines
 
     def kinds(self) -> list[str]:
         first = next(iter(self.outcomes.values()))

@@ -25,6 +25,8 @@ from deputy.memory import MemoryItem, MemoryStore, MemoryTrust
 from bench.guard_eval.benign import furnish
 from bench.guard_eval.cases import CONTACTS, Attack, Benign, Call, seeded_world
 from bench.guard_eval.imported import IMPORTED_OPERATIONS, furnish_imported, imported_runners
+from bench.guard_eval.travel import travel_runners
+from deputy.connectors.travel import TRAVEL_OPERATIONS
 from deputy.connectors.catalog import Catalog
 from deputy.sandbox.world_operations import WORLD_OPERATIONS
 from deputy.sentinel.stores.approvals import ApprovalSigner, Choice, ForgedPress
@@ -77,7 +79,7 @@ class _SchemaCache(Catalog):
         return self._schemas
 
 
-_CATALOG = _SchemaCache([*WORLD_OPERATIONS, *IMPORTED_OPERATIONS])
+_CATALOG = _SchemaCache([*WORLD_OPERATIONS, *IMPORTED_OPERATIONS, *TRAVEL_OPERATIONS])
 
 
 def _split_script(parts: tuple[tuple[str, str, tuple[Call, ...]], ...]):
@@ -155,7 +157,8 @@ class GuardHarness:
         script = _split_script(parts) if parts else _script(calls)
         # As a Deputy runs by default: messages wait in the send window, calendar writes can be undone.
         deputy = InlineDeputy(
-            self._redis, FunctionModel(script), _CATALOG, {**world.runners(), **imported_runners(world)}, clock=ManualClock(time.time()),
+            self._redis, FunctionModel(script), _CATALOG,
+            {**world.runners(), **imported_runners(world), **travel_runners(world)}, clock=ManualClock(time.time()),
             approval_ttl=3600, contexts=ReviewContextBuilder(self._redis, GoalStore(self._redis), _CATALOG, self._rules),
             signer=self._signer, scanner=self._scanner, ask_before_guessing=False,  # the guard alone is measured
             executor_options={"send_window": DEFAULT_SEND_WINDOW, "reverters": world.reverters()},
@@ -202,8 +205,15 @@ class GuardHarness:
         return [m for m in messages if m.chat_id == user_id]
 
     def _cards(self, user_id: int) -> list[OutboxMessage]:
-        """Messages that ask (buttons), not what was shown after it went without a card (Undo, Send now)."""
-        return [m for m in self._messages(user_id) if m.buttons and not _shown(m)]
+        """Approval cards: messages whose first button is a signed approval, not what was shown after an
+        action went without a card (Undo, Send now) nor other offers with buttons (a check-in, a suggestion)."""
+        return [m for m in self._messages(user_id) if m.buttons and not _shown(m) and self._approval_id(m, user_id)]
+
+    def _approval_id(self, card: OutboxMessage, user_id: int) -> str | None:
+        try:
+            return self._signer.verify(card.buttons[0][0].data, user_id)[0]
+        except ForgedPress:
+            return None
 
     def _shown_undoable(self, user_id: int, action_id: str | None) -> bool:
         """The action was shown with Undo, or waited in a send window (Undo, Send now, Edit)."""
@@ -213,13 +223,7 @@ class GuardHarness:
                    for m in self._messages(user_id))
 
     def _card_approvals(self, user_id: int) -> list[str]:
-        ids = []
-        for card in self._cards(user_id):
-            try:
-                ids.append(self._signer.verify(card.buttons[0][0].data, user_id)[0])
-            except ForgedPress:
-                continue
-        return ids
+        return [approval for card in self._cards(user_id) if (approval := self._approval_id(card, user_id))]
 
 
 def _shown(message: OutboxMessage) -> bool:

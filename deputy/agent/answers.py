@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from deputy.agent.goal_lifecycle import GoalEvent, StepQueue, hand_on, next_job, next_turn
+from deputy.agent.goal_lifecycle import GoalEvent, StepQueue, move_and_hand_on, next_job, next_turn
 from deputy.agent.goals import Goal, GoalStatus, GoalStore
 from deputy.agent.origins import user_message
 
@@ -17,5 +17,5 @@ def add_answer(goals: GoalStore, goal_id: str, text: str, now: float,
         goal.messages.append(user_message(text))
         return next_turn(goal, GoalEvent.answered, now)
 
-    goal = hand_on(goals.update(goal_id, answered), step, now)
+    goal = move_and_hand_on(goals, goal_id, answered, step, now)
     return goal if goal is not None and next_job(goal) is not None else None

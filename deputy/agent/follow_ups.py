@@ -53,7 +53,7 @@ def earlier_of(previous: Goal) -> Earlier:
     return Earlier(
         goal_id=previous.id, text=previous.text, words=latest_words(previous.user_words()),
         status=_STATUS_WORDS.get(previous.status, "still being worked on"),
-        done=previous.done[-MAX_DONE_LINES:], answer=answer,
+        done=previous.done[-MAX_DONE_LINES:], answer=answer, wrote=previous.wrote,
     )
 
 
@@ -65,7 +65,7 @@ def carry(goal: Goal, previous: Goal, now: float) -> Goal:
         if (item.origin, item.text) not in known:
             goal.untrusted.append(item)
             known.add((item.origin, item.text))
-    told = [*goal.earlier.done, goal.earlier.answer or ""]
+    told = [*goal.earlier.done, goal.earlier.answer or "", goal.earlier.wrote or ""]
     if previous.untrusted and any(told):
         # Written after reading outside content: it may carry that content in Deputy's words.
         goal.untrusted.append(UntrustedItem(origin=f"Deputy's earlier answer about “{shorten(previous.text, 60)}”",

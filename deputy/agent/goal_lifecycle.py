@@ -31,9 +31,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import Enum
-from typing import Callable, Protocol
+from typing import Any, Callable, Protocol
 
-from deputy.agent.goals import Goal, GoalStatus
+from deputy.agent.goals import Goal, GoalStatus, GoalStore
 
 S = GoalStatus
 ACTIVE = (S.running, S.acting, S.waiting_approval, S.waiting_user, S.scheduled, S.waiting_children)
@@ -121,9 +121,11 @@ class NextStep:
 
 
 class StepQueue(Protocol):
-    """Queues a goal's step (`Dispatch.step`), now or after `delay` seconds."""
+    """Queues a goal's step (`Dispatch.step`), now or after `delay` seconds; with `pipeline` (a Redis
+    MULTI), only queues its writes there."""
 
-    def __call__(self, goal_id: str, step: int, delay: float = 0) -> None: ...
+    def __call__(self, goal_id: str, step: int, delay: float = 0, pipeline: Any = None,
+                 owner: int | None = None) -> None: ...
 
 
 class IllegalGoalMove(RuntimeError):
@@ -193,6 +195,23 @@ def hand_on(goal: Goal | None, queue_step: StepQueue, now: float) -> Goal | None
     elif job is not None:
         queue_step(job.goal_id, job.step)
     return goal
+
+
+def move_and_hand_on(goals: GoalStore, goal_id: str, change: Callable[[Goal], Goal | None], queue_step: StepQueue,
+                     now: float) -> Goal | None:
+    """`hand_on(goals.update(goal_id, change), ...)` with the move and its job written together.
+
+    Saving and then queueing is two writes: an executor killed between them, or a Redis restart
+    that loses the queueing's reply, left a goal moved on (approved, answered) with no job, and
+    the move, done again, changes nothing and names no job. Here both land or neither does.
+    """
+    def queue_next(pipeline: Any, saved: Goal) -> None:
+        job = next_job(saved)
+        if job is not None:
+            delay = max(job.not_before - now, 0) if job.not_before is not None else 0
+            queue_step(job.goal_id, job.step, delay=delay, pipeline=pipeline, owner=saved.user_id)
+
+    return goals.update(goal_id, change, also=queue_next)
 
 
 def if_waiting_on(action_id: str, event: GoalEvent, *current: GoalStatus) -> Callable[[Goal], Goal | None]:

@@ -24,12 +24,13 @@ CLEAR_FIELDS = {
 _SEALED = b'"sealed":'
 
 
-def record_json(goal: BaseModel, public: bytes | None) -> str:
-    """The JSON stored for a goal: the whole goal, or (with the user's public key) its envelope."""
+def record_json(goal: BaseModel, public: bytes | None, exclude: set[str] | None = None) -> str:
+    """The JSON stored for a goal: the whole goal but the fields in `exclude` (kept elsewhere), or (with the
+    user's public key) its envelope."""
     if public is None:
-        return goal.model_dump_json()
+        return goal.model_dump_json(exclude=exclude)
     envelope = goal.model_dump(mode="json", include=CLEAR_FIELDS)
-    envelope["sealed"] = seal(public, goal.model_dump_json().encode())
+    envelope["sealed"] = seal(public, goal.model_dump_json(exclude=exclude).encode())
     return json.dumps(envelope, separators=(",", ":"))
 
 

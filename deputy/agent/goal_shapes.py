@@ -17,6 +17,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from deputy.agent.asked_words import asks_for_draft
+
 _ADDRESS = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
 _URL = re.compile(r"https?://\S+|\bwww\.\S+|\b[a-z0-9-]+(?:\.[a-z0-9-]+)*\.(?:com|org|net|io|dev|example|co|de|fr|uk)"
                   r"(?:/\S*)?(?![\w@])")
@@ -33,9 +35,6 @@ _TWO_OBJECTS = re.compile(r"^send\s+(?:my\s+|our\s+)?\w+\s+(?:the|a|an|my|our|th
                           re.IGNORECASE)
 _LETTER = re.compile(r"\b(?:e-?mail|mail|note|message|letter|line|thank-?you|reply)\b|\bto\s+(?!me\b|us\b)\w+",
                      re.IGNORECASE)
-_DRAFT = re.compile(r"\bdrafts?\b|\b(?:don'?t|do not|not yet|without) send|\bentwurf\b|\bnicht (?:ab)?senden\b|"
-                    r"\bborrador\b|\bno (?:lo )?envíes\b|\bbrouillon\b|\bn'envoie pas\b|\bbozza\b|\brascunho\b|"
-                    r"\bconcept\b", re.IGNORECASE)
 _MAIL_NOUN = re.compile(r"\b(?:e-?mails?|e-?mailed|mails?|inbox|mailbox|messages?|newsletters?|spam|replies|repl(?:y|ied)|"
                         r"invoices?|receipts?)\b", re.IGNORECASE)
 _MAIL_LOOK = re.compile(
@@ -182,27 +181,11 @@ def _sending(whole: str) -> Shape:
     """A goal that writes to someone: the email is the right first step, never an answer to the user (the
     mistake this prevents). A recipient the model makes up is asked about by Deputy's own code
     (`deputy.agent.action_requests`); with nothing to say, the model may ask what to write."""
-    tools = "draft_email" if _DRAFT.search(whole) else "send_email"
+    tools = "draft_email" if asks_for_draft(whole) else "send_email"
     said = [w for w in _CONTENT_WORD.findall(_ADDRESS.sub(" ", whole)) if w.lower() not in _NOT_CONTENT]
     if len(said) >= 2:
         return _shape("write to someone", tools)
     return _shape("write to someone, saying what?", f"{tools} reply")
-
-
-_WITH_PEOPLE = re.compile(
-    r"@|\binvit|\bwith\b|\bmit\b|\bcon\b|\bavec\b|\bmet\b|\bcom\b|\beinlad|\bconvid|\bmeeting\b|\bmeet\b|"
-    r"\btreffen\b|\breuni[oó]n\b|\br[ée]union\b|\briunione\b|\bvergadering\b|\breuni[ãa]o\b", re.IGNORECASE)
-
-
-def names_people(text: str) -> bool:
-    """The user's words bring someone in (an address, "with Bo", "invite", a meeting): otherwise a new event is the
-    user's own, and a meeting invitation would make the model invent whom to send it to."""
-    return bool(_WITH_PEOPLE.search(text))
-
-
-def asks_for_draft(text: str) -> bool:
-    """The user asked for a draft (or not to send yet): otherwise writing to someone means sending it."""
-    return bool(_DRAFT.search(text))
 
 
 def first_step_tools(text: str) -> frozenset[str] | None:

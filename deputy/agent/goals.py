@@ -3,7 +3,9 @@
 A goal is one JSON document in Redis, versioned (`schema_version`) and saved with a
 compare-and-set on `revision`, so the bot and a worker can never overwrite each other's
 checkpoint. Every step starts from the last saved checkpoint, which is what lets a goal
-survive a killed worker.
+survive a killed worker. What the goal read from outside (`Goal.untrusted`) is kept beside
+the record, in an append-only list (`deputy.agent.goal_reads`), so the record stays small, and
+fetched only when something looks at it (`deputy.agent.stored_reads`), so a step reads the record alone.
 """
 
 from __future__ import annotations
@@ -12,18 +14,23 @@ import re
 from enum import Enum
 from typing import Any, Callable
 
-from pydantic import BaseModel, Field, PrivateAttr, model_validator
+from pydantic import BaseModel, Field, PrivateAttr, SerializerFunctionWrapHandler, field_serializer, model_validator
 from redis import Redis
+from redis.exceptions import WatchError
 
 from deputy.agent.attachments import Attachment
 from deputy.agent.earlier import Earlier
+from deputy.agent.goal_monitor import Monitor
+from deputy.agent.goal_tally import GoalTally
 from deputy.agent.model.chat_model import ToolCall
 from deputy.agent.origins import ORIGIN, label_legacy, typed_words
-from deputy.agent.probes import Probe, ProbeState
 from deputy.sentinel.provenance import UntrustedItem
+from deputy.agent.goal_reads import SAVE, ReadsNotLoaded, decode_reads, encode_reads, reads_key
 from deputy.agent.goal_sealing import plain_json, record_json
+from deputy.agent.stored_reads import StoredReads
 from deputy.core.confidential import ConfidentialKeys, confidential_keys
 from deputy.core.confidential.keys import Opener
+from deputy.core.confidential.sealing import is_sealed
 from deputy.core.records.erasure import Owned, delete_keys
 
 _GOAL = "deputy:goal:{}"
@@ -35,20 +42,6 @@ _AWAITING = "deputy:user:{}:awaiting"
 _RESULT = "deputy:goal:{}:result:{}"
 _RESULT_TTL = 30 * 24 * 3600
 _FINISHED_CHILDREN = "deputy:goal:{}:finished_children"
-
-# KEYS[1] goal; ARGV: expected revision, new JSON (already carrying revision + 1).
-_SAVE = """
-local raw = redis.call('GET', KEYS[1])
-if raw then
-  local current = cjson.decode(raw)['revision']
-  if tostring(current) ~= ARGV[1] then return 0 end
-elseif ARGV[1] ~= '-1' then
-  return 0
-end
-redis.call('SET', KEYS[1], ARGV[2])
-return 1
-"""
-
 
 class GoalStatus(str, Enum):
     running = "running"
@@ -78,31 +71,6 @@ class PlanStep(BaseModel):
     status: StepStatus = StepStatus.todo
 
 
-class Monitor(BaseModel):
-    """A goal that checks again later: when, how often, until when, how many times."""
-
-    what: str = Field(max_length=300)
-    every_seconds: float | None = None
-    next_at: float
-    until: float | None = None
-    checks_done: int = 0
-    max_checks: int = 20
-    probe: Probe | None = Field(default=None, description="A read run at each check; the model wakes only on news.")
-    probe_state: ProbeState = Field(default_factory=ProbeState)
-    call_id: str | None = Field(default=None, description="The schedule_check call that set this monitor.")
-    setup_note: str | None = Field(default=None, description="That call's answer, once the first reading is in.")
-    setup_failed: bool = False
-    probe_runs: int = 0
-    news: int = Field(default=0, description="Checks whose probe found something new.")
-    probe_action_id: str | None = Field(default=None, description="The probe action the goal waits for, if any.")
-    timezone: str = Field(default="UTC", description="The user's zone: bare times are read and shown in it.")
-    daily_at: str | None = Field(default=None, description="HH:MM: checks at this local time every day.")
-    reminder: str | None = Field(default=None, description="A reminder: this text goes to the user at each time, "
-                                                          "with no model call.")
-    every_months: int | None = Field(default=None, description="Repeats on the same day of the month as `anchor_at`.")
-    anchor_at: float | None = Field(default=None, description="The first time, for monthly repeats.")
-
-
 class ModelWait(BaseModel):
     """The model request this goal's step waits for, when model calls go through the gateway."""
 
@@ -110,8 +78,10 @@ class ModelWait(BaseModel):
     step: int
 
 
-SCHEMA_VERSION = 2
-"""2: every message carries its `origin` label; parts carry the user's words behind them."""
+SCHEMA_VERSION = 3
+"""2: every message carries its `origin` label; parts carry the user's words behind them.
+3: `untrusted` is kept in the goal's reads list beside the record (`deputy.agent.goal_reads`), counted by
+`reads_stored`; a record of 2 or less carries it inline, moved to the list at its next save."""
 
 
 class Goal(BaseModel):
@@ -119,6 +89,9 @@ class Goal(BaseModel):
     revision: int = -1
     # The last move made on this copy (`goal_lifecycle.advance`), which names the job that follows it; never stored.
     _last_move: Any = PrivateAttr(default=None)
+    # Parsed from a record without its reads list (`GoalStore.parse(..., reads=None)`): `untrusted` is not all
+    # the goal read, so this copy must never be saved.
+    _reads_missing: bool = PrivateAttr(default=False)
     id: str
     user_id: int
     chat_id: int
@@ -145,13 +118,18 @@ class Goal(BaseModel):
     earlier: Earlier | None = Field(default=None, description="The user's previous request this one follows up.")
     done: list[str] = Field(default_factory=list, description="What the goal's actions did, one line each (by code).")
     last_told: str | None = Field(default=None, description="The last message sent to the user about this goal.")
+    wrote: str | None = Field(default=None, description="The last email its actions sent or drafted (by code).")
+    spoken: bool = Field(default=False, description="The user asked for it in a voice note (spoken replies).")
     plan: list[PlanStep] = Field(default_factory=list)
+    tally: GoalTally = Field(default_factory=GoalTally, description="What the goal's actions came to, by code.")
     pending_calls: list[ToolCall] = Field(default_factory=list)
     pending_action_id: str | None = None
     waiting_model: ModelWait | None = None
     untrusted: list[UntrustedItem] = Field(
-        default_factory=list, description="Outside content this goal has seen, for provenance checks."
+        default_factory=list, description="Outside content this goal has seen, for provenance checks; only "
+        "appended to. Stored beside the record, in its reads list, not in it."
     )
+    reads_stored: int = Field(default=0, description="How many of `untrusted` the goal's reads list holds.")
     risk_notes: list[str] = Field(default_factory=list, description="Injection warnings on that content.")
     unconfirmed: list[str] = Field(
         default_factory=list,
@@ -178,14 +156,19 @@ class Goal(BaseModel):
     created_at: float
     updated_at: float
 
+    @field_serializer("untrusted", mode="wrap")
+    def _every_read(self, untrusted: list[UntrustedItem], handler: SerializerFunctionWrapHandler) -> Any:
+        # A loaded goal's reads are fetched when looked at (`StoredReads`); dumped, they are all there.
+        return handler(list(untrusted))
+
     @model_validator(mode="before")
     @classmethod
     def _label_messages(cls, data: Any) -> Any:
         # Records written before labels (schema 1) get the labels their writers implied.
         if not isinstance(data, dict) or not data.get("messages"):
             return data
-        if data.get("schema_version") == SCHEMA_VERSION and all(ORIGIN in m or m.get("role") != "user"
-                                                                 for m in data["messages"]):
+        if int(data.get("schema_version", SCHEMA_VERSION)) >= 2 and all(ORIGIN in m or m.get("role") != "user"
+                                                                         for m in data["messages"]):
             return data
         legacy = int(data.get("schema_version", SCHEMA_VERSION)) < 2
         messages = label_legacy(list(data["messages"]), is_part=data.get("parent_id") is not None,
@@ -205,6 +188,40 @@ class Goal(BaseModel):
         first = typed[:1] if self.messages and typed_words(self.messages[0]) is not None else []
         earlier = self.earlier.words if self.earlier is not None else []
         return [*earlier, *self.inherited_words, *first, *self.folded_words, *typed[len(first):]]
+
+
+_NOT_IN_RECORD = {"untrusted"}  # kept in the reads list beside the record
+
+
+def _stored(goal: Goal, revision: int) -> tuple[Goal, list[UntrustedItem]]:
+    """The copy of `goal` to store at `revision`, and the reads it appends to its list.
+
+    The list already holds the first `reads_stored` items of a goal saved before (a new goal's list is
+    empty, whatever count a copy it was made from carried); a copy parsed without them cannot say
+    which of its items are new, so it is refused rather than lose or repeat any.
+    """
+    if goal._reads_missing:
+        raise ReadsNotLoaded(f"goal {goal.id} was read without its reads list and cannot be saved")
+    start = 0 if goal.revision == -1 else goal.reads_stored
+    if len(goal.untrusted) < start:
+        raise ReadsNotLoaded(f"goal {goal.id} holds fewer reads than its list: some were dropped")
+    saved = goal.model_copy(update={"revision": revision, "schema_version": SCHEMA_VERSION,
+                                    "reads_stored": len(goal.untrusted)})
+    reads = goal.untrusted
+    if isinstance(reads, StoredReads) and goal.revision != -1 and reads.stored == start:
+        return saved, reads.appended()  # what was read since the load, without fetching what was read before
+    return saved, list(reads)[start:]
+
+
+def _appended(saved: Goal) -> None:
+    """`saved` was written: its reads list holds all its reads now."""
+    if isinstance(saved.untrusted, StoredReads):
+        saved.untrusted.mark_stored(saved.reads_stored)
+
+
+def did_work(goal: Goal) -> bool:
+    """The goal read or did something (its page has more to show than the answer): a tool ran, or steps were folded."""
+    return bool(goal.summary) or any(m.get("role") == "tool" for m in goal.messages)
 
 
 def goal_key(goal_id: str) -> str:
@@ -227,7 +244,6 @@ class GoalStore:
 
     def __init__(self, redis: Redis, keys: ConfidentialKeys | None = None) -> None:
         self._redis = redis
-        self._save = redis.register_script(_SAVE)
         self._keys = keys if keys is not None else confidential_keys(redis)
 
     @property
@@ -236,12 +252,38 @@ class GoalStore:
         return self._keys
 
     def get(self, goal_id: str) -> Goal | None:
-        return self.parse(self._redis.get(_GOAL.format(goal_id)))
+        """The goal, with everything it read: its record now, its reads list when something looks at
+        `untrusted` (`StoredReads`), so a step that never does reads only the record."""
+        return self._with_stored_reads(self.parse(self._redis.get(_GOAL.format(goal_id)), reads=None))
 
-    def parse(self, raw: bytes | None, opener: Opener | None = None) -> Goal | None:
-        """The goal in a record as stored at `goal_key`, read by the caller (with other keys, in one round
-        trip); `opener` opens a sealed one with the unlocked key the caller read too."""
-        return Goal.model_validate_json(plain_json(raw, self._keys, opener)) if raw else None
+    def _with_stored_reads(self, goal: Goal | None) -> Goal | None:
+        if goal is None or not goal._reads_missing:
+            return goal  # nothing in the list (or a record from before it, with its reads inline)
+        key, opener = reads_key(goal.id), self._keys.opener(goal.user_id, goal.chat_id)
+
+        def fetch(count: int) -> list[UntrustedItem]:
+            return decode_reads(self._redis.lrange(key, 0, count - 1), opener)
+
+        goal.untrusted = StoredReads(fetch, goal.reads_stored)
+        goal._reads_missing = False
+        return goal
+
+    def parse(self, raw: bytes | None, opener: Opener | None = None, *, reads: list[bytes] | None) -> Goal | None:
+        """The goal in a record as stored at `goal_key`, with its reads list as stored at `reads_key`, both read
+        by the caller (with other keys, in one round trip); `opener` opens sealed ones with the unlocked key the
+        caller read too. `reads=None`: a caller that never needs what the goal read (its `untrusted` is then
+        incomplete, and saving that copy raises `ReadsNotLoaded`)."""
+        if not raw:
+            return None
+        goal = Goal.model_validate_json(plain_json(raw, self._keys, opener))
+        if reads is None:
+            goal._reads_missing = goal.reads_stored > 0
+            return goal
+        if goal.reads_stored:
+            items = decode_reads(reads[:goal.reads_stored], opener or self._keys.opener(goal.user_id, goal.chat_id))
+            # A record written before the reads list carries its items inline (`reads_stored` 0 then).
+            goal.untrusted = [*goal.untrusted, *items]
+        return goal
 
     def exists(self, goal_id: str) -> bool:
         """Whether the goal is stored (no need to open it: true of a locked user's goal too)."""
@@ -254,11 +296,15 @@ class GoalStore:
         return int(found.group(1)) if found else None
 
     def save(self, goal: Goal) -> Goal:
-        """Checkpoint `goal`; raises ConcurrentUpdate if it changed since it was loaded."""
-        saved = goal.model_copy(update={"revision": goal.revision + 1})
-        stored = record_json(saved, self._keys.public_key(goal.user_id))
-        if not self._save(keys=[_GOAL.format(goal.id)], args=[str(goal.revision), stored]):
+        """Checkpoint `goal` and append what it read since it was loaded; raises ConcurrentUpdate if it changed
+        since it was loaded."""
+        public = self._keys.public_key(goal.user_id)
+        saved, new_reads = _stored(goal, goal.revision + 1)
+        record = record_json(saved, public, exclude=_NOT_IN_RECORD)
+        args = [str(goal.revision), record, *encode_reads(new_reads, public)]
+        if not SAVE.run(self._redis, [_GOAL.format(goal.id), reads_key(goal.id)], args):
             raise ConcurrentUpdate(goal.id)
+        _appended(saved)
         if goal.revision == -1:
             self._redis.zadd(_USER_GOALS.format(goal.user_id), {goal.id: goal.created_at})
         self._sync_awaiting(saved)
@@ -269,23 +315,31 @@ class GoalStore:
         """Queue a new goal's first save on a (sync or asyncio) pipeline, for one round trip with other writes.
 
         The same records as `save` for a goal never saved before (its id is new and random, so
-        nobody else can have saved it); the pipeline's first result is falsy if the id was taken.
-        `public_key`: the user's confidential key, if they have one (the goal is sealed to it).
+        nobody else can have saved it, nor left a reads list); the pipeline's first result is falsy if
+        the id was taken. `public_key`: the user's confidential key, if they have one (the goal is sealed to it).
         """
         if goal.revision != -1:
             raise ValueError("queue_create is for a goal never saved before")
-        saved = goal.model_copy(update={"revision": 0})
-        pipe.set(_GOAL.format(goal.id), record_json(saved, public_key), nx=True)
+        saved, new_reads = _stored(goal, 0)
+        pipe.set(_GOAL.format(goal.id), record_json(saved, public_key, exclude=_NOT_IN_RECORD), nx=True)
+        if new_reads:
+            pipe.rpush(reads_key(goal.id), *encode_reads(new_reads, public_key))
         pipe.zadd(_USER_GOALS.format(goal.user_id), {goal.id: goal.created_at})
         if saved.status is GoalStatus.waiting_user:
             pipe.set(_AWAITING.format(goal.user_id), goal.id)
         return saved
 
-    def update(self, goal_id: str, change: Callable[[Goal], Goal | None]) -> Goal | None:
+    def update(self, goal_id: str, change: Callable[[Goal], Goal | None],
+               also: Callable[[Any, Goal], None] | None = None) -> Goal | None:
         """Load, apply `change` and save, retrying on concurrent updates.
 
-        `change` returns the goal to save, or None to leave it as it is.
+        `change` returns the goal to save, or None to leave it as it is. `also(pipeline, saved)`
+        queues more writes that must land together with the save (the job that follows a move):
+        both are written in one MULTI or neither, so a crash or a Redis restart between them
+        cannot leave a goal that moved on with no job to take it further.
         """
+        if also is not None:
+            return self._update_with(goal_id, change, also)
         while True:
             goal = self.get(goal_id)
             if goal is None:
@@ -297,6 +351,46 @@ class GoalStore:
                 return self.save(changed)
             except ConcurrentUpdate:
                 continue
+
+    def _update_with(self, goal_id: str, change: Callable[[Goal], Goal | None],
+                     also: Callable[[Any, Goal], None]) -> Goal | None:
+        key, reads = _GOAL.format(goal_id), reads_key(goal_id)
+        while True:
+            with self._redis.pipeline() as pipe:
+                try:
+                    pipe.watch(key, reads)
+                    # Read after WATCH: a change since fails EXEC (the reads list's too, fetched when looked at).
+                    goal = self._with_stored_reads(self.parse(self._redis.get(key), reads=None))
+                    if goal is None:
+                        return None
+                    changed = change(goal)
+                    if changed is None:
+                        # Unchanged: any earlier save of this move (one whose reply a Redis restart lost
+                        # too) wrote its job with it.
+                        return goal
+                    public = self._keys.public_key(goal.user_id)
+                    saved, new_reads = _stored(changed, changed.revision + 1)
+                    pipe.multi()
+                    pipe.set(key, record_json(saved, public, exclude=_NOT_IN_RECORD))
+                    if new_reads:
+                        pipe.rpush(reads, *encode_reads(new_reads, public))
+                    also(pipe, saved)
+                    pipe.execute()
+                except WatchError:
+                    continue
+            _appended(saved)
+            self._sync_awaiting(saved)
+            return saved
+
+    def reseal_reads(self, goal_id: str, user_id: int) -> int:
+        """Seal the elements of the goal's reads list still in clear (confidential mode was just turned on);
+        how many were sealed. Only the form of an element changes, never its place or what it says."""
+        key, sealed = reads_key(goal_id), 0
+        for index, element in enumerate(self._redis.lrange(key, 0, -1)):
+            if not is_sealed(element):
+                self._redis.lset(key, index, self._keys.seal_bytes(user_id, element))
+                sealed += 1
+        return sealed
 
     def child_finished(self, parent_id: str, child_id: str) -> tuple[bool, int]:
         """Record that a sub-goal ended: (newly recorded, how many have ended so far)."""
@@ -347,9 +441,10 @@ def goal_count(redis: Redis, user_id: int) -> int:
 
 
 def erase_user_goals(redis: Redis, owned: Owned) -> int:
-    """The user's goal records and what is kept per goal (large results, finished children)."""
+    """The user's goal records and what is kept per goal (what it read, large results, finished children)."""
     keys: set[bytes] = set()
     for goal_id in owned.goal_ids:
         keys.add(_GOAL.format(goal_id).encode())
+        keys.add(reads_key(goal_id).encode())  # what it read (the scan below finds it too)
         keys |= set(redis.scan_iter(_GOAL.format(goal_id) + ":*"))
     return delete_keys(redis, keys)

@@ -31,8 +31,10 @@ def guard_view(goals: GoalStore, goal: Goal | None, ancestors: Mapping[str, Goal
     if goal is None:
         return GuardView()
     view = GuardView(user_words=goal.user_words(), untrusted=list(goal.untrusted), risk_notes=list(goal.risk_notes))
+    if goal.parent_id is None:
+        return view  # most goals: nothing to add, and their readings need not be hashed to find that out
     seen = {(item.origin, item.text) for item in view.untrusted}
-    current, needs_words = goal, goal.parent_id is not None and not goal.inherited_words
+    current, needs_words = goal, not goal.inherited_words
     for _ in range(MAX_ANCESTORS):
         if current.parent_id is None:
             break

@@ -18,7 +18,7 @@ from typing import Any, Callable
 from deputy.agent.answer_check import check_answer, evidence_for
 from deputy.agent.context import fold
 from deputy.agent.goal_lifecycle import GoalEvent, advance
-from deputy.agent.goals import Goal, GoalStatus, ModelWait
+from deputy.agent.goals import Goal, GoalStatus, ModelWait, did_work
 from deputy.agent.memory_tools import MemoryTools
 from deputy.agent.model.chat_model import ChatModel, ModelError, ModelReply
 from deputy.agent.unconfirmed import with_caveats
@@ -27,7 +27,7 @@ from deputy.agent.prompt import build_messages
 from deputy.agent.grounding import Evidence
 from deputy.agent.origins import deputy_note
 from deputy.agent.steps import AskModel, Dispatch, RunCalls, RunnerLimits, StepOutcome, Stop, TurnResult
-from deputy.core.records.outbox import Outbox
+from deputy.core.records.outbox import Outbox, OutboxMessage
 from deputy.core.accounts.quota_texts import near_text, refusal_text
 from deputy.core.accounts.quotas import Quotas
 from deputy.core.accounts.user_settings import UserSettingsStore
@@ -222,8 +222,9 @@ class ModelTurn:
             goal.messages.append(deputy_note(verdict.note))
             return AskModel(goal)
         text = with_caveats(goal, verdict.text)  # what is unknown is said whatever the model wrote
-        self._outbox.send(goal.chat_id, text, dedupe_key=f"{goal.id}:{goal.step}:text",
-                          proactive=goal.monitor is not None, goal_id=goal.id)
+        self._outbox.put(OutboxMessage(chat_id=goal.chat_id, text=text, dedupe_key=f"{goal.id}:{goal.step}:text",
+                                       proactive=goal.monitor is not None, goal_id=goal.id, spoken=goal.spoken,
+                                       goal_link=not text.endswith("?") and did_work(goal)))
         goal.last_told = text
         advance(goal, GoalEvent.ask_user if text.endswith("?") else GoalEvent.finish)
         return Stop("end", goal)

@@ -77,6 +77,8 @@ def earlier_text(earlier: Earlier) -> str:
     chose (and may retell what it read): never instructions, never the user's word."""
     said = "\n".join(f"- “{words}”" for words in earlier.words)
     outcome = [f"Status: {earlier.status}.", *(f"Done: {line}" for line in earlier.done)]
+    if earlier.wrote:
+        outcome.append(f"The last email it sent or drafted: {earlier.wrote}")
     if earlier.answer:
         outcome.append(f"Your last message to the user about it: {earlier.answer}")
     return ("The user's new message follows up their previous request, where they said:\n" + said

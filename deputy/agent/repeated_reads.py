@@ -23,7 +23,7 @@ _NOTHING_DONE = re.compile(r"^(?:Error:|Failed:|Not done)")
 
 SAME_READ = (
     "(Deputy) You made this same call already and its result is above; nothing has changed since, so it "
-    "was not run again. Use that result now: answer the user with reply, or take the next step."
+    "was not run again. Use that result now: answer the user, or take the next step."
 )
 
 

@@ -17,18 +17,22 @@ import hashlib
 import time
 from typing import Any, Callable
 
+from deputy.core.accounts.oauth import allowed, signed_in_scopes
 from deputy.agent.action_requests import ActionRequests, AskUser
 from deputy.agent.answer_check import check_answer
-from deputy.agent.earlier import MAX_DONE_LINES, done_line
+from deputy.agent.earlier import MAX_DONE_LINES, done_line, wrote_text
+from deputy.agent.goal_tally import count_action
+from deputy.agent.check_in_offers import offer_check_in
 from deputy.agent.watch.check_budget import CheckBudget
 from deputy.agent.goal_lifecycle import GoalEvent, advance, if_waiting_on
-from deputy.agent.goals import ConcurrentUpdate, Goal, GoalStatus, GoalStore
+from deputy.agent.goals import ConcurrentUpdate, Goal, GoalStatus, GoalStore, did_work
 from deputy.agent.memory_tools import MEMORY_TOOLS, ForgetArgs, MemoryTools, RecallArgs, RememberArgs, memory_undo_buttons
 from deputy.agent.memory_tools import parse as parse_memory
 from deputy.agent.model.chat_model import ChatModel, ToolCall
 from deputy.agent.model.model_requests import ModelRequests
 from deputy.agent.model_turn import ModelTurn
 from deputy.agent.watch.monitoring import Monitoring
+from deputy.sentinel.stores.mandates import MandateStore
 from deputy.agent.plan_gate import held_refusal, plan_refusal
 from deputy.agent.prompt import tool_message
 from deputy.agent.reading import ContentScanner, Reading
@@ -116,7 +120,8 @@ class GoalRunner:
                                tools_for=self._tools_for, checkpoint=self._checkpoint, quotas=quotas,
                                model_name=model_name)
         self._watch = WatchSteps(self._monitoring, actions, dispatch, outbox, self._reading,
-                                 checkpoint=self._checkpoint, catalog_for=self._catalog_for)
+                                 checkpoint=self._checkpoint, catalog_for=self._catalog_for,
+                                 mandates=MandateStore(goals._redis))
         self._handoffs = handoffs
         self._quotas = quotas
 
@@ -164,6 +169,8 @@ class GoalRunner:
             answered = self._turn.resume(goal)
             if answered is not None:
                 return self._carry_out(answered)
+        elif goal.step == 0 and goal.parent_id is None:  # a new goal: a dated event said in passing gets one offer
+            offer_check_in(self._goals._redis, self._outbox, goal, self._clock(), self._monitoring.zone_of(goal.user_id))
         if goal.attachments:
             failed = self._reading.read_attachments(goal)
             if failed is not None:
@@ -271,7 +278,11 @@ class GoalRunner:
         return self._user_catalogs.for_user(goal.user_id) if self._user_catalogs else self._catalog
 
     def _tools_for(self, goal: Goal) -> list[dict[str, Any]]:
-        return [*self._own_tools, *self._catalog_for(goal).tool_schemas()]
+        catalog = self._catalog_for(goal)
+        # A signed-in mail or calendar shows the agent only what the scopes the user chose allow.
+        scopes = signed_in_scopes(self._goals._redis, goal.user_id)
+        return [*self._own_tools, *(op.tool_schema() for name in catalog.names() if (op := catalog.get(name))
+                                    and allowed(f"{op.spec.connector}.{op.spec.operation}", scopes))]
 
     def _memory_call(self, goal: Goal, call: ToolCall) -> str:
         assert self._memory is not None
@@ -316,7 +327,8 @@ class GoalRunner:
             self._remember(goal, call, result)
             goal.messages.append(tool_message(call.id, result))
             return None
-        self._outbox.send(goal.chat_id, question, dedupe_key=f"{goal.id}:{goal.step}:{call.id}:ask", goal_id=goal.id)
+        self._outbox.send(goal.chat_id, question, dedupe_key=f"{goal.id}:{goal.step}:{call.id}:ask", goal_id=goal.id,
+                          spoken=goal.spoken)
         goal.last_told = question
         goal.messages.append(tool_message(
             call.id, f"Not done: {reason}. Deputy asked the user: “{question}” Use their answer."))
@@ -348,11 +360,14 @@ class GoalRunner:
             self._dispatch.idle(goal.id)
             return None
         call = goal.pending_calls.pop(0)
+        count_action(goal.tally, record.action, record.state, carded=record.approval_id is not None)
         if record.state is ActionState.succeeded:
             self._state_time(goal, record.action)
-            did = done_line(record.action)  # what a follow-up of this goal is told was done
+            # What a follow-up of this goal is told was done (the id of what it made, from the connector's own words).
+            did = done_line(record.action, record.outcome if record.untrusted_origin is None else None)
             if did is not None:
                 goal.done = [*goal.done, did][-MAX_DONE_LINES:]
+            goal.wrote = wrote_text(record.action) or goal.wrote
         if record.state is ActionState.dropped:
             goal.unconfirmed.append(unconfirmed_line(record.action))
         observed = self._reading.observe(goal, record)
@@ -386,13 +401,14 @@ class GoalRunner:
         if missing:
             text += "\n\n" + "\n".join(missing)
         goal.confirmations = []
-        self._outbox.put(OutboxMessage(chat_id=goal.chat_id, text=text, dedupe_key=f"{goal.id}:{goal.step}:{call.id}",
-                                       proactive=goal.monitor is not None, buttons=memory_undo_buttons(goal),
-                                       goal_id=goal.id))
-        goal.last_told = text
-        goal.memory_undos = []
         waiting = args.expects_answer
         watching = args.keep_watching and goal.monitor is not None and not waiting
+        self._outbox.put(OutboxMessage(chat_id=goal.chat_id, text=text, dedupe_key=f"{goal.id}:{goal.step}:{call.id}",
+                                       proactive=goal.monitor is not None, buttons=memory_undo_buttons(goal),
+                                       goal_id=goal.id, goal_link=not waiting and not watching and did_work(goal),
+                                       spoken=goal.spoken))
+        goal.last_told = text
+        goal.memory_undos = []
         said = "Waiting for the user's answer." if waiting else "Still watching." if watching else ""
         goal.messages.append(tool_message(call.id, f"Delivered. {said}".strip()))
         # The transcript must answer every call of the turn before the user speaks again.

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import Enum
-from typing import TYPE_CHECKING, Callable, Literal, Protocol
+from typing import TYPE_CHECKING, Any, Callable, Literal, Protocol
 
 from deputy.agent.goal_lifecycle import GoalEvent, advance
 from deputy.agent.goals import Goal, GoalStatus
@@ -17,7 +17,8 @@ if TYPE_CHECKING:
 class Dispatch(Protocol):
     """How the runner hands work on; implemented over RQ in `deputy.queue.dispatch`."""
 
-    def step(self, goal_id: str, step: int, delay: float = 0) -> None: ...
+    def step(self, goal_id: str, step: int, delay: float = 0, pipeline: Any = None,
+             owner: int | None = None) -> None: ...
 
     def action(self, action_id: str, goal_id: str, step: int) -> None: ...
 

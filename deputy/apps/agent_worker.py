@@ -9,10 +9,14 @@ loads the vault, the executor or a connector's runner (`tests/test_process_loads
 from __future__ import annotations
 
 import logging
+import os
+import subprocess
+import sys
 from typing import Any
 
 import openai
 from redis import Redis
+from rq import get_current_job
 
 from deputy.agent.goals import GoalStore
 from deputy.agent.memory_tools import MemoryTools
@@ -25,14 +29,16 @@ from deputy.agent.model.text_tools_model import TextToolsChatModel
 from deputy.agent.reading import injection_scanner
 from deputy.agent.rule_proposer import RuleProposer
 from deputy.agent.runner import GoalRunner, RunnerLimits
+from deputy.agent.steps import StepOutcome
 from deputy.agent.watch.check_budget import CheckBudget
 from deputy.apps.gateway import OPENAI_BASE_URL
 from deputy.apps.worker_process import LEASE_SECONDS, WorkerContext, holding, install, open_redis, service, serve_worker
 from deputy.connectors.custom import CustomConnectors, UserCatalogs
 from deputy.core.accounts.quotas import Quotas
 from deputy.core.accounts.user_settings import UserSettingsStore
-from deputy.core.confidential import install_unlock_key
+from deputy.core.confidential import Locked, install_unlock_key
 from deputy.core.infrastructure import metrics
+from deputy.core.infrastructure.clock import process_clock
 from deputy.core.infrastructure.metrics import MeteredModel, provider_of
 from deputy.core.records.handoff import HandOffStore
 from deputy.core.records.outbox import Outbox
@@ -40,6 +46,7 @@ from deputy.core.records.payloads import AGENT_QUEUE, GoalStepJob, RuleRequestJo
 from deputy.memory import MemoryStore
 from deputy.memory.meaning import LazyEmbedder
 from deputy.queue.dispatch import RQDispatch, goal_unit
+from deputy.queue.inflight import Inflight
 from deputy.runtime.operations import build_catalog, imported_apis
 from deputy.sentinel.detectors import default_detector
 from deputy.sentinel.stores.action_store import ActionStore
@@ -58,9 +65,34 @@ def run_goal_step(payload: dict[str, Any]) -> str:
     def work(context: WorkerContext) -> str:
         if context.runner is None:
             raise RuntimeError("goal steps run on agent workers (`deputy worker`)")
-        return context.runner.run_step(job.goal_id, job.step).value
+        outcome = context.runner.run_step(job.goal_id, job.step)
+        if outcome is StepOutcome.stale:
+            current = left_behind(context.redis, job.goal_id)
+            if current is not None:
+                log.warning("goal %s: step %d was saved but not handed on; running it", job.goal_id, current)
+                outcome = context.runner.run_step(job.goal_id, current)
+        return outcome.value
 
     return holding(goal_unit(job.goal_id), work)
+
+
+def left_behind(redis: Redis, goal_id: str) -> int | None:
+    """The step of a goal whose last job saved it and stopped before handing it on, else None.
+
+    A step checkpoints the goal, then queues (or registers itself for) the next step. A job
+    killed, or failed by a Redis restart, between the two leaves the unit still naming it; the
+    watchdog's re-run then finds the goal a step further than its own and would drop it as
+    stale. Nobody else has taken the unit, so this job is the goal's only one: it takes the step.
+    """
+    registration = Inflight(redis).get(goal_unit(goal_id))
+    current_job = get_current_job()
+    if registration is None or current_job is None or registration.job_id != current_job.id:
+        return None
+    try:
+        goal = GoalStore(redis).get(goal_id)
+    except Locked:
+        return None  # parked until unlocked by the step's own run
+    return goal.step if goal is not None else None
 
 
 def propose_rule(payload: dict[str, Any]) -> str:
@@ -94,8 +126,9 @@ def build_runner(redis: Redis, settings: Settings, apis: list) -> GoalRunner:
         ActionStore(redis),
         build_model(settings),
         Outbox(redis),
-        RQDispatch(redis),
+        RQDispatch(redis),  # RQ schedules on real time, so its delays do too
         build_catalog(apis),
+        clock=process_clock(),  # real time, or an end-to-end test's clock (DEPUTY_TEST_CLOCK_FILE)
         limits=limits,
         user_catalogs=UserCatalogs(build_catalog(apis), CustomConnectors(redis)),
         memory=MemoryTools(MemoryStore(redis, LazyEmbedder()), Outbox(redis),
@@ -126,6 +159,21 @@ def serve(settings: Settings, burst: bool = False) -> None:
                                          quotas=Quotas(redis, settings.plan_book()),
                                          model_name=settings.helper_model_name())
     install(context)
+    start_suggestions(settings)
     # Without a fork per job a step costs a few ms instead of ~20; fine for agent workers whose
     # steps wait on nothing slow (model calls through the gateway).
     serve_worker(settings, redis, AGENT_QUEUE, fork=settings.worker_fork, burst=burst)
+
+
+def start_suggestions(settings: Settings) -> subprocess.Popen | None:
+    """Suggestions from interests, in a process of their own beside this worker (none without sources).
+
+    A round embeds new listings for minutes of CPU. As a thread of this worker it held the
+    interpreter while RQ forked the process for each job, and steps stalled (a fork taken while
+    another thread holds a lock can hang the child). Its own process starts clean, reads listings
+    through the egress guard, and holds nothing of this worker's. One worker of the cluster runs
+    each round (a lease in Redis).
+    """
+    if not settings.suggestion_sources() or settings.suggestion_minutes <= 0:
+        return None
+    return subprocess.Popen([sys.executable, "-m", "deputy.apps.suggestions", str(os.getpid())])

@@ -10,12 +10,10 @@ from typing import TYPE_CHECKING
 from telegram import Update
 from telegram.error import InvalidToken
 
-from deputy.core.confidential import install_unlock_key
+from deputy.apps.chat_services import chat_services
 from deputy.bot.app import build_application
-from deputy.bot.services import BotServices
 from deputy.bot.telegram_access import REFUSED, TelegramAccess, hide_token_in_logs
 from deputy.runtime.health import LoopProbe, redis_check, serve_health
-from deputy.core.infrastructure.redis_clients import sync_client
 from deputy.settings import Settings
 
 if TYPE_CHECKING:
@@ -41,13 +39,7 @@ def serve(settings: Settings) -> None:
     if allowed == frozenset():
         log.warning("DEPUTY_ALLOWED_USERS is empty: with a real Telegram token nobody may use this bot")
     webhook = webhook_config(settings) if settings.webhook_url else None
-    install_unlock_key(settings.unlock_key_value())
-    services = BotServices.create(
-        sync_client(settings.redis_url, patient=False), settings.secret_value(), allowed, settings.connect_base_url(),
-        redis_url=settings.redis_url, audit_key=settings.audit_key_value(), audit_keep=settings.audit_keep,
-        plans=settings.plan_book(), messages_per_minute=settings.flood_limit(),
-        workspace_limits=settings.workspace_limits(),
-    )
+    services = chat_services(settings)
     access = TelegramAccess()
     app = build_application(token, services, settings.redis_url, api_base=api_base, access=access)
     live = LoopProbe()

@@ -14,6 +14,7 @@ from deputy.credential_page.confidential_page import ConfidentialPage
 from deputy.core.confidential import WaitingWork, confidential_keys, install_unlock_key
 from deputy.core.accounts.connect_links import ConnectLinks
 from deputy.credential_page.card_reminders import card_reminders
+from deputy.credential_page.oauth_signin import OAuthSignIn
 from deputy.credential_page.page import create_app
 from deputy.runtime.health import LoopProbe, redis_check, serve_health
 from deputy.core.records.outbox import Outbox
@@ -56,9 +57,14 @@ def serve(settings: Settings, host: str, port: int) -> None:
     vault = Vault(redis, unlock_vault(redis, settings))
     install_unlock_key(settings.unlock_key_value())
     audit = AuditLog(redis, settings.audit_key_value(), keep=settings.audit_keep)
-    app = create_app(ConnectLinks(redis), vault, Outbox(redis), audit,
+    links, outbox = ConnectLinks(redis), Outbox(redis)
+    dispatch = RQDispatch(redis)
+    # Signing in again hands back the actions that waited for it (parked by the executor).
+    signin = OAuthSignIn(redis, links, vault, outbox, audit, settings.oauth_providers(), settings.connect_base_url(),
+                         on_connected=lambda user_id: WaitingWork(redis).resume(user_id, dispatch, time.time()))
+    app = create_app(links, vault, outbox, audit,
                      egress=endpoint_guard(settings), card_connected=card_reminders(redis),
-                     confidential=confidential_page(redis, audit, vault))
+                     confidential=confidential_page(redis, audit, vault), signin=signin)
     live = LoopProbe()
     app.on_startup.append(live.bind_running)
     serve_health(settings.health_port, settings.health_host, live, {"redis": redis_check(settings.redis_url)})

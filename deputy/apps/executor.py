@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import logging
 import time
+from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 from redis import Redis
 from rq import get_current_job
@@ -22,6 +23,7 @@ from deputy.connectors.calendar.client import CalDavAccount
 from deputy.connectors.calendar.reverts import CalendarReverts
 from deputy.connectors.calendar.runners import CalendarRunners
 from deputy.connectors.custom import CustomConnectors, UserCatalogs
+from deputy.core.infrastructure.clock import process_clock
 from deputy.connectors.email.imap import ImapAccount, ImapSession
 from deputy.connectors.email.imap_accounts import ImapAccounts
 from deputy.connectors.email.mail_reverts import MailReverts
@@ -37,6 +39,7 @@ from deputy.connectors.web.runners import DEFAULT_SEARCH_URL, WebRunners
 from deputy.connectors.web.confinement import INSTALL_HINT, confinement_problem
 from deputy.connectors.web.session import BrowserConfig
 from deputy.connectors.web.states import BrowserStates
+from deputy.connectors.web.slots import BrowserSlots
 from deputy.core.accounts.user_settings import UserSettingsStore
 from deputy.core.confidential import install_unlock_key
 from deputy.core.records.handoff import HandOffRecorder, HandOffStore
@@ -54,6 +57,7 @@ from deputy.core.records.payloads import (
 from deputy.executor.card_reminders import CardReminder, send_reminder
 from deputy.executor.connections import Connections
 from deputy.executor.credentials import EmailAccounts
+from deputy.executor.oauth_tokens import OAuthTokens
 from deputy.executor.custom_connectors import CustomConnectorService
 from deputy.executor.egress_context import egress_context_for
 from deputy.executor.erasure import STORES as ERASED_STORES
@@ -63,6 +67,7 @@ from deputy.executor.issuer_client import HttpIssuerClient
 from deputy.executor.mandates import MandateSigner
 from deputy.executor.negotiation_moves import sentence_meaning
 from deputy.executor.payments import PaymentIssuer, receipt_on_confirmation
+from deputy.executor.travel import travel_runners
 from deputy.executor.review_context import ReviewContextBuilder, stored_rules
 from deputy.memory import MemoryStore
 from deputy.queue.dispatch import RQDispatch, action_unit, erase_user_units
@@ -170,9 +175,14 @@ def web_connector(settings: Settings, redis: Redis, vault: Vault, key: VaultKey)
     if not Path(BrowserConfig.model_fields["executable_path"].default).exists():
         log.warning("Chromium is not installed: web browsing is off")
         return None
-    config = BrowserConfig(confined=settings.browser_confined)
+    host_socket = str(settings.browser_host_socket.absolute()) if settings.browser_host_socket else None
+    config = BrowserConfig(confined=settings.browser_confined, worker=settings.browser_worker, host_socket=host_socket,
+                           max_open=settings.max_browsers, idle_seconds=settings.browser_idle_seconds)
     if not config.confined:
         log.warning("DEPUTY_BROWSER_CONFINED is off: Chromium runs unconfined, as this process's own user")
+    elif host_socket is not None:
+        # The host confines the browsers: this process needs neither bubblewrap nor root to browse.
+        log.info("browsers are started by the browser host at %s", host_socket)
     elif (problem := confinement_problem()) is not None:
         # The operations stay, so users are told the browser is unavailable; nothing runs unconfined.
         log.error("the browser cannot be confined here, so web browsing will fail: %s. %s", problem, INSTALL_HINT)
@@ -185,11 +195,17 @@ def web_connector(settings: Settings, redis: Redis, vault: Vault, key: VaultKey)
     def show_user(action, image: bytes, caption: str, dedupe_key: str) -> None:
         Outbox(redis).send_photo(action.chat_id, image, caption, dedupe_key=dedupe_key)
 
+    def tell_user(action, text: str, dedupe_key: str) -> None:
+        Outbox(redis).send(action.chat_id, text, dedupe_key=dedupe_key)
+
     # Cookies and local storage are kept sealed in Redis: a login follows the user to any executor.
-    sessions = BrowserSessions(config, states=BrowserStates(redis, key.sealer("browser")))
+    # The cap on browsers holds across executors: each open browser leases a slot in Redis.
+    sessions = BrowserSessions(config, states=BrowserStates(redis, key.sealer("browser")),
+                               slots=BrowserSlots(redis, config.max_open))
     recorder = web_recorder(HandOffRecorder(HandOffStore(redis), Outbox(redis)))
     return WebRunners(sessions, review_for, logins=VaultLogins(vault),
-                      search_url=settings.search_url or DEFAULT_SEARCH_URL, show_user=show_user, handoffs=recorder)
+                      search_url=settings.search_url or DEFAULT_SEARCH_URL, show_user=show_user, handoffs=recorder,
+                      tell_user=tell_user)
 
 
 def build_handoffs(redis: Redis, web: WebRunners | None, audit: AuditLog,
@@ -215,21 +231,27 @@ def build_executor(
     redis: Redis, settings: Settings, apis: list, web: WebRunners | None = None, vault: Vault | None = None
 ) -> tuple[CustomConnectorService, Executor]:
     vault = vault or open_vault(redis, settings)[0]
+    clock = process_clock()  # real time, or an end-to-end test's clock (DEPUTY_TEST_CLOCK_FILE)
     audit = AuditLog(redis, settings.audit_key_value(), keep=settings.audit_keep)
     egress = endpoint_guard(settings)  # mail, calendar and MCP servers: checked and pinned per connection
     smtp_opener = egress.for_connector("smtp").connect
     imap = egress.for_connector("imap")
-    imap_accounts = ImapAccounts(vault, imap_account(settings)).for_user
+    oauth = oauth_tokens(redis, settings, vault)
+    imap_accounts = ImapAccounts(vault, imap_account(settings), signed_in=oauth.imap_account).for_user
     imap_session = lambda account: ImapSession(account, opener=imap.connect)  # noqa: E731
     email = EmailAccounts(vault, email_account(settings), opener=smtp_opener,
-                          sent=SentFolder(imap_accounts, session=imap_session))
+                          sent=SentFolder(imap_accounts, session=imap_session), signed_in=oauth.smtp_account)
     mail = MailRunners(imap_accounts, email.reply_sender(), session=imap_session)
     calendar = CalendarRunners(vault, default=caldav_account(settings),
                                zone_for=lambda user_id: UserSettingsStore(redis).clock_settings(user_id).timezone,
-                               connect=caldav_connect(egress))
+                               connect=caldav_connect(egress), signed_in=oauth.caldav_account)
+    apis_run = api_runners(settings, apis, vault)
+    payments = payment_issuer(settings, redis, vault, clock)
     runners = {
-        **mail.runners(), "email.send_email": email.runner(), **calendar.runners(), **api_runners(settings, apis, vault),
+        **mail.runners(), "email.send_email": email.runner(), **calendar.runners(), **apis_run,
         **(web.runners() if web is not None else {}),
+        **travel_runners(redis, apis_run, {a.service: a.base_url for a in apis}, payments, calendar, vault,
+                         today=lambda: datetime.fromtimestamp(clock()).date()),
     }
     goals = GoalStore(redis)
     catalogs = UserCatalogs(build_catalog(apis), CustomConnectors(redis))
@@ -248,24 +270,32 @@ def build_executor(
         runners,
         ReviewContextBuilder(redis, goals, build_catalog(apis), stored_rules(RuleStore(redis)), user_catalogs=catalogs),
         approval_ttl=settings.approval_ttl_seconds,
+        clock=clock,
         scrubber=Scrubber([p for p in (settings.smtp_password, settings.imap_password, settings.caldav_password) if p]),
         user_runners=custom.runner_for,
-        payments=payment_issuer(settings, redis, vault),
+        payments=payments,
         replicated=replica_confirmation(redis),
         evidence=email.sent_note,
         meaning=sentence_meaning(),
         send_window=settings.send_window_seconds,
         reverters={"calendar": CalendarReverts(calendar).revert, "email": MailReverts(mail).revert},
+        oauth=oauth,
     )
 
 
-def payment_issuer(settings: Settings, redis: Redis, vault: Vault) -> PaymentIssuer:
+def oauth_tokens(redis: Redis, settings: Settings, vault: Vault) -> OAuthTokens:
+    """Access tokens of the connections users made by signing in (DEPUTY_OAUTH_PROVIDERS)."""
+    return OAuthTokens(vault, settings.oauth_providers(), redis, Outbox(redis), settings.connect_base_url())
+
+
+def payment_issuer(settings: Settings, redis: Redis, vault: Vault,
+                   clock: Callable[[], float] = time.time) -> PaymentIssuer:
     """Tokens from the card issuer when one is configured, else the vault's own."""
     if not settings.issuer_url or settings.issuer_key is None:
-        return PaymentIssuer(PaymentTokens(redis, vault), redis)
+        return PaymentIssuer(PaymentTokens(redis, vault), redis, clock=clock)
     signer = MandateSigner(settings.mandate_key.get_secret_value().encode()) if settings.mandate_key else None
     issuer = HttpIssuerClient(settings.issuer_url, settings.issuer_key)
-    return PaymentIssuer(PaymentTokens(redis, vault), redis, issuer=issuer, vault=vault, mandates=signer)
+    return PaymentIssuer(PaymentTokens(redis, vault), redis, issuer=issuer, vault=vault, mandates=signer, clock=clock)
 
 
 def api_runners(settings: Settings, apis: list[ImportedApi], vault: Vault) -> dict:
@@ -288,9 +318,10 @@ def serve(settings: Settings, burst: bool = False) -> None:
     web = web_connector(settings, redis, vault, key)
     context.custom_connectors, context.executor = build_executor(redis, settings, apis, web=web, vault=vault)
     audit = AuditLog(redis, settings.audit_key_value(), keep=settings.audit_keep)
-    context.handoffs = build_handoffs(redis, web, audit, payment_issuer(settings, redis, vault))
+    context.handoffs = build_handoffs(redis, web, audit, payment_issuer(settings, redis, vault, process_clock()))
     context.connections = Connections(vault, Outbox(redis), audit, redis=redis, data_dir=settings.data_dir,
-                                      stores=(*ERASED_STORES, erase_user_units))
+                                      stores=(*ERASED_STORES, erase_user_units),
+                                      revoke=oauth_tokens(redis, settings, vault).revoke)
     install(context)
     # Always a fork per job: an action must not share a crash with the next one.
     serve_worker(settings, redis, ACTIONS_QUEUE, fork=True, burst=burst)

@@ -127,7 +127,9 @@ def run_local(settings: Settings) -> int:
             endpoints = world.start()
             executor_env = sandbox_environment(endpoints)
             base_env.update(api_environment(endpoints))
-            notes.append("Sandbox world: mail, calendar, restaurants, tickets, two shops, a card issuer, a "
+            base_env["DEPUTY_OAUTH_PROVIDERS"] = endpoints.oauth_provider_spec()  # "Sign in with Sandbox"
+            notes.append("Sandbox world: mail, calendar, restaurants, tickets, two shops, an airline, hotels, a card "
+                         "issuer, a "
                          "marketplace with buyers to negotiate with, and a web search (`deputy sandbox --json` "
                          "lists them); mail for "
                          f"{endpoints.demo_address} is readable over IMAP")
@@ -135,11 +137,16 @@ def run_local(settings: Settings) -> int:
         if settings.openai_api_key is None and not settings.openai_base_url:
             brain = _start_brain(settings, base_env, notes)
 
+        _fetch_speech(settings, notes)
+
         # Model calls go through the model gateway unless the operator turned it off.
         base_env.setdefault("DEPUTY_MODEL_GATEWAY", "on")
         secret_names = {"DEPUTY_SMTP_PASSWORD", "DEPUTY_VAULT_KEY"}
         public_env = {k: v for k, v in base_env.items() if k not in secret_names}
         children["bot"] = (_deputy("bot"), public_env)
+        # The web view behind /web links reads records and answers cards like the bot: no credentials.
+        children["web-view"] = (_deputy("web-view"), {k: v for k, v in public_env.items()
+                                                      if k not in ("TELEGRAM_BOT_TOKEN", "OPENAI_API_KEY")})
         children["whatsapp"] = (_deputy("whatsapp"), public_env)
         # The connect page writes what users type into the vault: it needs the vault key.
         children["connect-page"] = (_deputy("connect-page"), {k: v for k, v in base_env.items()
@@ -160,6 +167,7 @@ def run_local(settings: Settings) -> int:
             {k: v for k, v in {**base_env, **executor_env}.items() if k not in ("TELEGRAM_BOT_TOKEN", "OPENAI_API_KEY")},
         )
         running = {name: _spawn(cmd, env=env) for name, (cmd, env) in children.items()}
+        notes.append(f"Web view: {settings.web_base_url()} (send /web in the chat for your private link)")
 
         print("\n".join(["", "Deputy is running.", *(f"  {n}" for n in notes)]), flush=True)
         if settings.telegram_bot_token is None:
@@ -200,6 +208,20 @@ def _start_whatsapp_emulator(settings: Settings, base_env: dict[str, str], servi
     services.append(_spawn(command, env=base_env))
     wait_until(lambda: httpx.get(f"{url}/healthz").status_code == 200, "The local WhatsApp page")
     return url
+
+
+def _fetch_speech(settings: Settings, notes: list[str]) -> None:
+    """The speech model's weights, fetched once into the cache (as the local model's are), so the first voice
+    note is not kept waiting; a failure only means recordings are refused politely."""
+    if settings.speech != "local" or settings.speech_model_dir is not None:
+        return
+    from deputy.speech.weights import WeightsError, ensure_speech_weights
+
+    try:
+        ensure_speech_weights(settings.speech_model_path().parent, lambda line: print(line, flush=True))
+        notes.append("Voice notes: heard on this machine (Whisper base)")
+    except (WeightsError, OSError) as exc:
+        print(f"The speech model could not be fetched ({exc}); voice notes will be refused politely.", flush=True)
 
 
 def _start_brain(settings: Settings, base_env: dict[str, str], notes: list[str]):
@@ -260,6 +282,10 @@ def api_environment(endpoints: SandboxEndpoints) -> dict[str, str]:
     servers = [f"{endpoints.smtp_host}:{endpoints.smtp_port}", f"{endpoints.imap_host}:{endpoints.imap_port}"]
     if endpoints.caldav_url:
         servers.append(endpoints.caldav_url.removeprefix("http://").split("/", 1)[0])
+    if endpoints.imap_oauth_port:
+        servers.append(f"{endpoints.imap_host}:{endpoints.imap_oauth_port}")
+    if endpoints.caldav_oauth_url:
+        servers.append(endpoints.caldav_oauth_url.removeprefix("http://").split("/", 1)[0])
     reachable = [*sites.values(), *([endpoints.search_url] if endpoints.search_url else [])]
     env = {
         "DEPUTY_OPENAPI_SERVICES": ",".join(f"{name}={url}/openapi.json" for name, url in sites.items()),
@@ -267,12 +293,15 @@ def api_environment(endpoints: SandboxEndpoints) -> dict[str, str]:
     }
     if endpoints.search_url:
         env["DEPUTY_SEARCH_URL"] = endpoints.search_url + "/search?q={query}"
+    # The listings suggestions are matched against (public catalogues: no user data goes out).
+    env["DEPUTY_SUGGESTION_SOURCES"] = ",".join(f"{name}={url}" for name, url in sites.items()
+                                                if name in ("tickets", "restaurants", "shop", "market", "marketplace"))
     return env
 
 
 # Front end first (no new goals or presses), then the agent workers and the gateway, then the
 # executor (it may be finishing an approved action), and only then what they all stand on.
-_STOP_ORDER = ("bot", "connect-page", "worker", "gateway", "executor")
+_STOP_ORDER = ("bot", "web-view", "connect-page", "worker", "gateway", "executor")
 
 
 def _spawn(command: list[str], **options: Any) -> subprocess.Popen:

@@ -7,8 +7,7 @@ import logging
 import signal
 from typing import TYPE_CHECKING
 
-from deputy.bot.services import BotServices
-from deputy.core.infrastructure.redis_clients import sync_client
+from deputy.apps.chat_services import chat_services
 from deputy.runtime.health import LoopProbe, redis_check, serve_health
 from deputy.settings import Settings
 
@@ -58,12 +57,7 @@ def serve(settings: Settings) -> None:
     if not settings.redis_url:
         raise SystemExit("REDIS_URL is not set: point it at your Redis, e.g. redis://127.0.0.1:6379/0")
     config = config_from(settings)
-    services = BotServices.create(
-        sync_client(settings.redis_url, patient=False), settings.secret_value(), settings.allowed_user_ids(),
-        settings.connect_base_url(), redis_url=settings.redis_url, audit_key=settings.audit_key_value(),
-        audit_keep=settings.audit_keep, plans=settings.plan_book(), messages_per_minute=settings.flood_limit(),
-        workspace_limits=settings.workspace_limits(),
-    )
+    services = chat_services(settings)
     live = LoopProbe()
     serve_health(settings.health_port, settings.health_host, live, {"redis": redis_check(settings.redis_url)})
 

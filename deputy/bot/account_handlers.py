@@ -27,6 +27,11 @@ from deputy.workspace.files import Workspace, files_listing
 from deputy.core.accounts.credential_index import list_credentials
 
 
+def spoken_line(wanted: bool, offered: bool) -> str:
+    said = "yes" if wanted else "no"
+    return f"Answers to your voice notes as voice notes too: {said}" + ("" if offered else " (not offered here)")
+
+
 class AccountHandlers:
     def __init__(self, services: BotServices) -> None:
         self._s = services
@@ -74,12 +79,12 @@ class AccountHandlers:
         if args:
             field, value = args[0].lower(), " ".join(args[1:]).strip()
             names = {"name": "agent_name", "tone": "tone", "language": "language", "timezone": "timezone",
-                     "training": "training_opt_in", "send": "send_window"}
+                     "training": "training_opt_in", "send": "send_window", "voice": "spoken_replies"}
             if field not in names or not value:
                 await update.effective_message.reply_text(texts.SETTINGS_USAGE)
                 return
             parsed: object = value
-            if field == "training":
+            if field in ("training", "voice"):
                 if value.lower() not in ("on", "off"):
                     await update.effective_message.reply_text(texts.SETTINGS_USAGE)
                     return
@@ -99,6 +104,7 @@ class AccountHandlers:
             f"Time zone: {current.timezone}\nQuiet hours: {quiet}\n"
             f"Use my conversations to improve models: {'yes' if current.training_opt_in else 'no'}\n"
             f"Messages wait for Undo: {send_window_said(current.send_window)}\n"
+            f"{spoken_line(current.spoken_replies, self._s.spoken_replies)}\n"
             f"{rates_lines(current)}\n"
             f"{mode_line(current.approval_mode)}\n\n" + texts.SETTINGS_USAGE,
             reply_markup=mode_buttons(self._s, user_id, current.approval_mode),
@@ -183,7 +189,7 @@ class AccountHandlers:
         if service not in FORMS or service == "key":
             await update.effective_message.reply_text(
                 "What would you like to connect? /connect email · /connect calendar · /connect card · /connect web · "
-                "/connect api <address of an OpenAPI description> · /connect mcp <address of an MCP server>"
+                "/connect traveller (your details for flight bookings) · /connect api <address of an OpenAPI description> · /connect mcp <address of an MCP server>"
             )
             return
         token = self._s.links.create(update.effective_user.id, update.effective_chat.id, service)
@@ -210,13 +216,16 @@ class AccountHandlers:
                           | {c.name for c in custom})
         cards = [info for info in infos if info.handle.startswith("cred:card/")]
         lines = [f"• {info.label}" for info in infos
-                 if info.handle.split(":", 1)[1].split("/", 1)[0] not in keyed | {"card"}]
+                 if info.handle.split(":", 1)[1].split("/", 1)[0] not in keyed | {"card"}
+                 and not info.handle.endswith("/oauth-access")]  # a signed-in connection's current token
         lines += card_lines(cards, CardPreferences(self._s.redis).default(user_id))
         shop_lines, shop_buttons = shop_choices(self._s.redis, user_id, cards) if cards else ([], [])
         lines += shop_lines
         lines += [f"• {c.name}: {'OpenAPI' if c.kind == 'openapi' else 'MCP'} service at {c.source}" for c in custom]
-        buttons = [[InlineKeyboardButton(f"Disconnect {name}", callback_data=self._s.buttons.data("dx", name, user_id))]
-                   for name in services]
+        buttons = [[InlineKeyboardButton(f"Change {name} access", callback_data=self._s.buttons.data("ca", name, user_id))]
+                   for name in ("email", "calendar") if any(i.handle == f"cred:{name}/oauth" for i in infos)]
+        buttons += [[InlineKeyboardButton(f"Disconnect {name}", callback_data=self._s.buttons.data("dx", name, user_id))]
+                    for name in services]
         # A connected service's operations can be reviewed and marked (e.g. a booking as spend).
         buttons += [[InlineKeyboardButton(f"Operations of {c.name}", callback_data=self._s.buttons.data("oo", c.name,
                                                                                                         user_id))]

@@ -5,6 +5,7 @@ from __future__ import annotations
 from datetime import datetime, timezone
 
 from deputy.agent.goals import Goal, GoalStatus, StepStatus
+from deputy.agent.watch.digests import choice_line
 from deputy.agent.watch.watch_card import watch_line
 from deputy.bot.texts import shorten
 from deputy.sentinel.stores.audit import AuditEntry
@@ -39,6 +40,8 @@ def goal_card(goal: Goal) -> str:
     marks = {StepStatus.done: "✅", StepStatus.doing: "▶️", StepStatus.todo: "▫️"}
     if goal.monitor is not None and not goal.status.finished:
         lines.append("👀 " + watch_line(goal.monitor))
+        if goal.monitor.reminder is None:
+            lines.append(choice_line(goal))
     lines += [f"{marks[step.status]} {step.title}" for step in goal.plan]
     lines.append(f"Steps so far: {goal.step} · tokens: {goal.prompt_tokens + goal.completion_tokens:,}")
     return "\n".join(lines)
@@ -96,6 +99,9 @@ _KIND_WORDS = {
     "mandate_paused": "negotiation paused",
     "mandate_active": "negotiation resumed",
     "mandate_stopped": "negotiation stopped",
+    "web_link_issued": "web view link sent",
+    "web_session_opened": "web view opened",
+    "web_sessions_ended": "web view sessions ended",
 }
 
 

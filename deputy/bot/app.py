@@ -22,6 +22,7 @@ from deputy.bot.durable_polling import DurableApplication, ReceivedQueue
 from deputy.bot.handlers import Handlers
 from deputy.bot.link_handlers import LinkHandlers
 from deputy.bot.lost_goals import LostGoals
+from deputy.bot.interests_view import InterestHandlers
 from deputy.bot.lost_goals import watch as watch_lost
 from deputy.bot.negotiation import NegotiationHandlers
 from deputy.bot.outbox_consumer import OutboxConsumer
@@ -31,6 +32,7 @@ from deputy.bot.polling_turn import PollingTurn, TurnGatedRequest
 from deputy.bot.services import BotServices
 from deputy.bot.telegram_access import TelegramAccess
 from deputy.bot.updates import application_builder
+from deputy.bot.web_handlers import WebHandlers
 from deputy.core.infrastructure.redis_clients import async_client
 from deputy.core.accounts.surfaces import Surface
 
@@ -44,12 +46,14 @@ COMMANDS = [
     BotCommand("connect", "Connect an account (email, calendar) safely"),
     BotCommand("connections", "What is connected, with buttons to disconnect"),
     BotCommand("quiet", "Quiet hours for unprompted news, e.g. /quiet 22:00 07:00"),
+    BotCommand("interests", "What Deputy may look out for and suggest to you"),
     BotCommand("memory", "What Deputy remembers about you"),
     BotCommand("files", "Your files: the ones you sent and the ones Deputy made"),
     BotCommand("settings", "Name, tone, language, time zone, model training"),
     BotCommand("confidential", "Encrypt your data with a passphrase only you know"),
     BotCommand("unlock", "A private link to unlock your confidential data"),
     BotCommand("lock", "Lock your confidential data now"),
+    BotCommand("web", "A private link to see your goals, actions and audit trail in a browser"),
     BotCommand("export", "A file with everything Deputy stores about you"),
     BotCommand("delete_me", "Erase everything Deputy stores about you"),
     BotCommand("retry", "Try your last stopped goal again"),
@@ -98,7 +102,8 @@ def build_application(
         turn.attach(PollerLease(polling_redis, app.bot.id),
                     on_taken=lambda retaken: received.taken(app, retaken), on_lost=received.lost)
         consumer = OutboxConsumer(async_client(redis_url, max_connections=4), app.bot, services.buttons,
-                                  surface=surface, access=access)
+                                  surface=surface, access=access, web_url=services.web_url,
+                                  spoken_replies=services.spoken_replies)
         outbox_task["task"] = asyncio.create_task(consumer.run(), name="outbox")
         outbox_task["lost"] = asyncio.create_task(watch_lost(services, lost, async_client(redis_url, max_connections=2)),
                                                   name="lost goals")
@@ -133,6 +138,7 @@ def build_application(
     app.add_handler(CommandHandler("negotiate", NegotiationHandlers(services).negotiate))
     app.add_handler(CommandHandler("connect", account.connect))
     app.add_handler(CommandHandler("quiet", account.quiet))
+    app.add_handler(CommandHandler("interests", InterestHandlers(services).interests))
     app.add_handler(CommandHandler("memory", account.memory))
     app.add_handler(CommandHandler("files", account.files))
     app.add_handler(CommandHandler("settings", account.settings))
@@ -144,8 +150,11 @@ def build_application(
     app.add_handler(CommandHandler("confidential", confidential.confidential))
     app.add_handler(CommandHandler("unlock", confidential.unlock))
     app.add_handler(CommandHandler("lock", confidential.lock))
+    app.add_handler(CommandHandler("web", WebHandlers(services).web))
     app.add_handler(MessageHandler(filters.COMMAND, handlers.unknown_command))
     app.add_handler(MessageHandler(filters.TEXT, handlers.text))
+    app.add_handler(MessageHandler(filters.VOICE | filters.AUDIO | filters.VIDEO | filters.VIDEO_NOTE
+                                   | filters.Document.AUDIO | filters.Document.VIDEO, handlers.voice.recording))
     app.add_handler(MessageHandler(filters.PHOTO | filters.Document.ALL, handlers.file))
     app.add_handler(MessageHandler(~filters.TEXT & ~filters.StatusUpdate.ALL, handlers.not_text))
     app.add_handler(CallbackQueryHandler(handlers.press))

@@ -19,6 +19,7 @@ from telegram import Update
 from telegram.ext import ContextTypes
 
 from deputy.agent.follow_ups import follows_soon, last_goal_key
+from deputy.agent.goal_reads import LOAD, reads_key
 from deputy.agent.goals import Goal, GoalStatus, goal_key
 from deputy.bot.intake import Pending
 from deputy.bot.services import BotServices
@@ -57,17 +58,19 @@ class FollowUps:
         latest = pending.new_goal.last_goal if pending.new_goal is not None else None
         if latest is None:
             return None
-        goal = self._parse(latest)
+        goal = self._parse(latest, pending.new_goal.last_goal_reads)
         if goal is None or not follows_soon(goal, update.effective_chat.id, self._s.clock()):
             return None
         return Followed(goal, False)
 
     async def _load(self, goal_id: str) -> Goal | None:
-        return self._parse(await self._s.intake.client().get(goal_key(goal_id)))
+        raw, reads = await LOAD(self._s.intake.client(), [goal_key(goal_id), reads_key(goal_id)])
+        return self._parse(raw, reads)
 
-    def _parse(self, raw: bytes | None) -> Goal | None:
+    def _parse(self, raw: bytes | None, reads: list[bytes]) -> Goal | None:
+        """The goal with what it read: a follow-up carries that on as outside content (`follow_ups.carry`)."""
         try:
-            return self._s.goals.parse(raw)
+            return self._s.goals.parse(raw, reads=reads)
         except Locked:  # a confidential user's goal, sealed while they are locked: no context then
             return None
 

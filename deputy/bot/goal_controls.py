@@ -9,9 +9,10 @@ from __future__ import annotations
 
 from typing import Callable
 
-from deputy.agent.goal_lifecycle import GoalEvent, advance, allowed, hand_on, next_turn
+from deputy.agent.goal_lifecycle import GoalEvent, advance, allowed, move_and_hand_on, next_turn
 from deputy.agent.goals import Goal, GoalStatus
 from deputy.agent.origins import user_edit
+from deputy.agent.watch.digests import CHOICE_KINDS, choice_line
 from deputy.bot.presses_common import PressAnswer
 from deputy.bot.services import BotServices
 from deputy.bot.texts import shorten
@@ -27,6 +28,12 @@ def press_goal_control(services: BotServices, kind: str, goal_id: str, user_id: 
     if goal is None or goal.user_id != user_id:
         return PressAnswer("I can't find that goal.")
     name = shorten(goal.text, 40)
+    if kind in CHOICE_KINDS:
+        return _set_digest(services, goal_id, CHOICE_KINDS[kind], name)
+    if kind == "gk":
+        # An offered change declined: nothing about the goal changes; the offer's buttons go.
+        services.audit.append(user_id, "change_kept", services.clock(), goal_id=goal_id)
+        return PressAnswer("Kept as it is.", "👍 Kept as it is.")
     if kind == "ge":
         services.redis.set(_EDITING.format(user_id), goal_id, ex=EDIT_WINDOW_SECONDS)
         return PressAnswer(f"Send me the change for “{name}” as your next message.")
@@ -43,11 +50,26 @@ def press_goal_control(services: BotServices, kind: str, goal_id: str, user_id: 
             return PressAnswer("Paused.", f"⏸ Paused “{name}”. Resume it from /goals.")
         return PressAnswer("That goal isn't running.")
     # "gc" (continue after a budget stop) and "gr" (resume) both pick the goal up again.
-    resumed = services.goals.update(goal_id, lambda g: _resume(g, services.clock()))
+    resumed = move_and_hand_on(services.goals, goal_id, lambda g: _resume(g, services.clock()), services.dispatch.step,
+                               services.clock())
     if resumed is None or resumed.status is GoalStatus.paused or resumed.status.finished:
         return PressAnswer("That goal isn't paused.")
-    hand_on(resumed, services.dispatch.step, services.clock())
     return PressAnswer("Back to work.", f"▶️ Continuing “{name}”.")
+
+
+def _set_digest(services: BotServices, goal_id: str, choice: str, name: str) -> PressAnswer:
+    """The user's digest choice for a watching goal, kept with its monitor."""
+    def change(goal: Goal) -> Goal | None:
+        if goal.monitor is None or goal.status.finished:
+            return None
+        goal.monitor.digest = choice  # type: ignore[assignment]
+        return goal
+
+    changed = services.goals.update(goal_id, change)
+    if changed is None or changed.monitor is None or changed.monitor.digest != choice:
+        return PressAnswer("That goal isn't watching anything now.")
+    words = {"daily": "every day", "weekly": "every week", "off": "no more"}[choice]
+    return PressAnswer("Digest changed.", f"{choice_line(changed)}: {words} digest for “{name}”.")
 
 
 def editing_key(user_id: int) -> str:
@@ -65,7 +87,7 @@ def apply_edit(services: BotServices, goal_id: str, user_id: int, text: str) -> 
         goal.pending_calls = []
         return next_turn(goal, GoalEvent.edit, services.clock())
 
-    return hand_on(services.goals.update(goal_id, change), services.dispatch.step, services.clock())
+    return move_and_hand_on(services.goals, goal_id, change, services.dispatch.step, services.clock())
 
 
 def _close_open_card(services: BotServices, goal: Goal, user_id: int) -> None:

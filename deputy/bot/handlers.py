@@ -15,12 +15,13 @@ from telegram.error import Conflict, TelegramError
 from telegram.ext import ApplicationHandlerStop, ContextTypes
 
 from deputy.agent.attachments import Attachment, accepts
-from deputy.agent.goal_lifecycle import GoalEvent, hand_on, next_turn
+from deputy.agent.goal_lifecycle import GoalEvent, move_and_hand_on, next_turn
 from deputy.agent.answers import add_answer
 from deputy.agent.follow_ups import carry
 from deputy.agent.goals import Goal, GoalStatus
 from deputy.agent.origins import user_message
 from deputy.bot import approval_mode_view, texts
+from deputy.agent.watch.digests import choice_buttons
 from deputy.bot.activity import STATUS_WORDS, format_activity, goal_card
 from deputy.bot.audit_view import audit_page
 from deputy.bot.confidential_handlers import keep_answer, locked_goals_text
@@ -39,10 +40,13 @@ from deputy.bot.plan_handlers import admitted_by_invite, files_refused, flooding
 from deputy.bot.negotiation import negotiations_text
 from deputy.bot.press_answers import answer_press
 from deputy.bot.presses import decide_press
+from deputy.bot.web_handlers import NO_PREVIEW, goal_link
 from deputy.bot.presses_common import without_button
 from deputy.bot.secret_gate import SecretGate
 from deputy.bot.services import BotServices
 from deputy.bot.update_claims import current_delivery
+from deputy.bot.spoken_replies import SPOKEN
+from deputy.bot.voice_notes import VoiceNotes
 from deputy.core.confidential import Locked
 from deputy.core.records.receipts import ReceiptStore
 from deputy.core.records.ids import new_id
@@ -74,6 +78,7 @@ class Handlers:
         self._secrets = SecretGate(services, self._take_text)
         self._lost = lost or LostGoals()  # goals acknowledged and not yet finished, to tell of if Redis loses them
         self.follow_ups = FollowUps(services)
+        self.voice = VoiceNotes(services, self._take_text, self._start_goal)
 
     async def gate(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
         """Runs before every other handler: strangers get one polite refusal and nothing else."""
@@ -123,18 +128,23 @@ class Handlers:
                  + "".join(f"\n   {r.line()}" for r in receipts if r.goal_id == g.id) for g in recent]
         await reply_in_parts(update.effective_message, "Your recent goals:\n" + "\n".join(lines))
         for goal in [g for g in recent if not g.status.finished][:5]:
+            link = goal_link(self._s, goal.id)  # the web view's page of the goal, opened after /web
             await update.effective_message.reply_text(
-                goal_card(goal), reply_markup=self._controls(goal, user_id)
-            )
+                goal_card(goal) + (f"\nSee the whole goal: {link}" if link else ""),
+                reply_markup=self._controls(goal, user_id), link_preview_options=NO_PREVIEW)
 
     def _controls(self, goal: Goal, user_id: int) -> InlineKeyboardMarkup:
         sign = self._s.buttons.data
         first = ("Resume", "gr") if goal.status is GoalStatus.paused else ("Pause", "gp")
-        return InlineKeyboardMarkup([[
+        rows = [[
             InlineKeyboardButton(first[0], callback_data=sign(first[1], goal.id, user_id)),
             InlineKeyboardButton("Edit", callback_data=sign("ge", goal.id, user_id)),
             InlineKeyboardButton("Cancel", callback_data=sign("gx", goal.id, user_id)),
-        ]])
+        ]]
+        if goal.monitor is not None and goal.monitor.reminder is None:
+            rows.append([InlineKeyboardButton(b.text, callback_data=sign(*(b.sign or "").split(":"), user_id))
+                         for b in choice_buttons(goal)])
+        return InlineKeyboardMarkup(rows)
 
     async def retry(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
         failed = next((g for g in self._s.goals.recent(update.effective_user.id) if g.status is GoalStatus.failed), None)
@@ -148,7 +158,7 @@ class Handlers:
             goal.error, goal.model_attempts = None, 0
             return next_turn(goal, GoalEvent.retry, self._s.clock())
 
-        hand_on(self._s.goals.update(failed.id, restart), self._s.dispatch.step, self._s.clock())
+        move_and_hand_on(self._s.goals, failed.id, restart, self._s.dispatch.step, self._s.clock())
         await update.effective_message.reply_text(f"Trying again: “{texts.shorten(failed.text)}”.")
 
     async def rules(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
@@ -191,8 +201,9 @@ class Handlers:
             return
         # Negotiations show their mandate and where each counterpart stands.
         negotiations = negotiations_text(self._s, update.effective_user.id)
+        web = "\n\nEvery step, what was read and why, in a browser: /web" if self._s.web_url else ""
         await reply_in_parts(update.effective_message,
-                             format_activity(goals) + (f"\n\n{negotiations}" if negotiations else ""))
+                             format_activity(goals) + (f"\n\n{negotiations}" if negotiations else "") + web)
 
     async def unknown_command(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
         command, _, addressee = (update.effective_message.text or "/").split()[0].partition("@")
@@ -285,6 +296,8 @@ class Handlers:
                 remember_fed_now(self._s, user_id, message.message_id, answered)  # an edit may still reword it
                 await message.reply_text(texts.answer_received(answered.text))
                 return
+        if await self.voice.linked(update, text):  # a link to a video or audio file: heard, not opened as a page
+            return
         await self._start_goal(update, text, [], pending, from_message=message.message_id, replied=replied)
 
     async def edited(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
@@ -322,6 +335,7 @@ class Handlers:
             attachments=attachments,
             created_at=now,
             updated_at=now,
+            spoken=SPOKEN.get(),
         )
         followed = await self.follow_ups.followed(update, pending, replied) if follow else None
         if followed is not None:

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import redis.asyncio as aioredis
@@ -31,6 +31,7 @@ from redis import Redis, RedisError
 from redis.connection import SSLConnection
 
 from deputy.agent.follow_ups import LAST_GOAL_TTL, last_goal_key
+from deputy.agent.goal_reads import READS_SUFFIX
 from deputy.agent.goals import Goal, GoalStore, awaiting_key, goal_key
 from deputy.bot.edited_messages import queue_fed
 from deputy.bot.intake_scripts import ADMIT, LOOK, NESTED
@@ -59,6 +60,7 @@ class NewGoal:
     public: bytes | None  # a confidential user's public key: their goal is sealed to it
     handoff: str | None  # the page waiting for a code from the user, if any
     last_goal: bytes | None = None  # the record of the user's latest goal, which this one may follow up
+    last_goal_reads: list[bytes] = field(default_factory=list)  # that goal's reads list (`goal_reads.reads_key`)
 
 
 @dataclass(frozen=True)
@@ -128,14 +130,14 @@ class GoalIntake:
         and what starting goal `goal_id` needs."""
         keys = [*takes, awaiting_key(user_id), tip_key(user_id), goal_key(goal_id), Accounts.key(user_id),
                 UserSettingsStore.key(user_id), public_key_field(user_id)[0], open_key(user_id), last_goal_key(user_id)]
-        result = await LOOK(self._redis.get(), keys, [len(takes), goal_key("")])
+        result = await LOOK(self._redis.get(), keys, [len(takes), goal_key(""), READS_SUFFIX])
         index = int(result[0])
         if index:
             return Pending(takes[index - 1], result[1].decode(), None, b"")
-        awaiting, tip, stored, account, settings, public, handoff, last = result[1:]
+        awaiting, tip, stored, account, settings, public, handoff, last, last_reads = result[1:]
         fields = dict(zip(account[::2], account[1::2]))
         new_goal = NewGoal(goal_id, bool(stored), fields, settings or None, public or None,
-                           handoff.decode() if handoff else None, last or None)
+                           handoff.decode() if handoff else None, last or None, list(last_reads))
         return Pending(None, None, awaiting.decode() or None, tip, new_goal)
 
     def client(self) -> aioredis.Redis:

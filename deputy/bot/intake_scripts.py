@@ -5,7 +5,7 @@ needs to decide what a text is for and, if it is a new goal, to start it: a memo
 send-window edit the user is making (taken), else the goal waiting for the user's answer,
 the audit tip, whether this message's goal is stored already (a copy of an update that was
 handled), the user's account (plan, suspension), settings (time zone), confidential key, a
-page waiting for a code, and the user's latest goal (which a new one may follow up).
+page waiting for a code, and the user's latest goal with what it read (which a new one may follow up).
 
 `ADMIT` (writes) does the rest in one atomic step: unless the goal is stored already, it
 takes the goal's place in the user's plan (`deputy.core.accounts.quota_store.TAKE_SCRIPT`)
@@ -34,11 +34,11 @@ from deputy.sentinel.stores.audit import APPEND_IF_TIP
 # KEYS: the keys to take (GETDEL) in order, then the awaiting-answer key, the audit tip, the goal
 # this message would create, the account hash, the settings, the confidential hash, the open hand-off,
 # the user's latest goal (the one the message may follow up).
-# ARGV: how many keys to take, the prefix of a goal's key (`goal_key('')`).
+# ARGV: how many keys to take, the prefix of a goal's key (`goal_key('')`), the suffix of its reads list.
 # Returns {n, value} for the first key taken (1-based), else
 # {0, awaiting goal id, audit tip, goal stored (0/1), account (HGETALL), settings, public key, open hand-off,
-# latest goal's record} with '' for what is not there. The latest goal's key is read from the one before
-# it, so it is not in KEYS: fine on one Redis, as ADMIT's writes are.
+# latest goal's record, its reads list} with '' (or an empty list) for what is not there. The latest goal's
+# keys are read from the one before them, so they are not in KEYS: fine on one Redis, as ADMIT's writes are.
 LOOK = LuaScript("""
 local takes = tonumber(ARGV[1])
 for i = 1, takes do
@@ -46,11 +46,14 @@ for i = 1, takes do
   if value then return {i, value} end
 end
 local function get(key) return redis.call('GET', key) or '' end
-local latest = get(KEYS[takes + 8])
-if latest ~= '' then latest = get(ARGV[2] .. latest) end
+local latest_id, latest, latest_reads = get(KEYS[takes + 8]), '', {}
+if latest_id ~= '' then
+  latest = get(ARGV[2] .. latest_id)
+  if latest ~= '' then latest_reads = redis.call('LRANGE', ARGV[2] .. latest_id .. ARGV[3], 0, -1) end
+end
 return {0, get(KEYS[takes + 1]), get(KEYS[takes + 2]), redis.call('EXISTS', KEYS[takes + 3]),
         redis.call('HGETALL', KEYS[takes + 4]), get(KEYS[takes + 5]),
-        redis.call('HGET', KEYS[takes + 6], 'public') or '', get(KEYS[takes + 7]), latest}
+        redis.call('HGET', KEYS[takes + 6], 'public') or '', get(KEYS[takes + 7]), latest, latest_reads}
 """)
 
 # The scripts queued among the writes, embedded in ADMIT by name.

@@ -18,6 +18,7 @@ from telegram.ext import ContextTypes
 from deputy.agent.time.deadline_words import resolve_deadline
 from deputy.agent.goals import Goal
 from deputy.agent.origins import user_message
+from deputy.bot.button_goals import refused_by_plan
 from deputy.bot.goal_controls import press_goal_control
 from deputy.bot.presses_common import PressAnswer
 from deputy.bot.plan_handlers import capability_refused
@@ -84,7 +85,12 @@ def press_negotiation(services: BotServices, kind: str, ident: str, user_id: int
                                   mandate=mandate.audit_summary())
             return PressAnswer("Mandate changed.", "✅ Changed. From now on every message is held to it.")
         now = services.clock()
-        goal = Goal(id=new_id("g"), user_id=user_id, chat_id=user_id, text=proposal["words"],
+        goal_id = new_id("g")
+        refused = refused_by_plan(services, user_id, user_id, goal_id, "start this negotiation")
+        if refused is not None:
+            services.redis.set(_PROPOSAL.format(user_id, ident), raw, ex=PROPOSAL_TTL)  # Confirm works again later
+            return refused
+        goal = Goal(id=goal_id, user_id=user_id, chat_id=user_id, text=proposal["words"],
                     messages=[user_message(briefing(proposal["words"], mandate))], created_at=now, updated_at=now)
         store.put(user_id, goal.id, mandate)  # before the goal exists: its first message already has its mandate
         services.goals.save(goal)

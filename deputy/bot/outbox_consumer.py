@@ -37,7 +37,9 @@ from telegram.error import (
 from deputy.bot.buttons import ButtonSigner
 from deputy.bot.chat_rate_limiter import retry_seconds
 from deputy.bot.chat_turns import ChatTurns
+from deputy.bot.goal_links import links_in_text, with_goal_link
 from deputy.bot.outbox_progress import Progress, progress_keys
+from deputy.bot.spoken_replies import send_spoken
 from deputy.bot.telegram_access import TelegramAccess
 from deputy.bot.texts import MAX_MESSAGE_CHARS
 from deputy.core.confidential import Locked
@@ -85,9 +87,12 @@ def split_text(text: str, limit: int = MAX_MESSAGE_CHARS) -> list[str]:
 class OutboxConsumer:
     def __init__(
         self, redis: aioredis.Redis, bot: Bot, signer: ButtonSigner | None = None, consumer: str | None = None,
-        surface: Surface = "telegram", access: TelegramAccess | None = None,
+        surface: Surface = "telegram", access: TelegramAccess | None = None, web_url: str = "",
+        spoken_replies: bool = False,
     ) -> None:
+        self._spoken_replies = spoken_replies  # a `spoken` message also goes as a voice note
         self._redis = redis
+        self._web_url = web_url  # where goals' pages are (`goal_link` messages link to them); empty: none
         self._access = access or TelegramAccess()
         self._bot = bot
         self._signer = signer
@@ -276,7 +281,14 @@ class OutboxConsumer:
             except RetryAfter as exc:
                 # Only this chat's turn waits: the other chats' deliveries go on meanwhile.
                 await asyncio.sleep(retry_seconds(exc))
-            except (Forbidden, BadRequest) as exc:
+            except BadRequest as exc:
+                linked = with_goal_link(message, self._web_url)
+                if "url" in str(exc).lower() and linked != links_in_text(linked):  # a link button refused
+                    message = links_in_text(linked)
+                    continue
+                log.warning("outbox: message for chat %s not deliverable: %s", message.chat_id, exc)
+                break
+            except Forbidden as exc:
                 # The user blocked the bot or the chat is gone: retrying cannot help.
                 log.warning("outbox: message for chat %s not deliverable: %s", message.chat_id, exc)
                 break
@@ -290,7 +302,8 @@ class OutboxConsumer:
     async def _send_words_only(self, message: OutboxMessage, progress: Progress | None = None) -> None:
         """The message's text with no buttons or picture: what the user must not miss, whatever broke."""
         try:
-            await self._send(message.model_copy(update={"buttons": [], "photo": None, "edit_ref": None}), progress)
+            words = links_in_text(with_goal_link(message, self._web_url))
+            await self._send(words.model_copy(update={"buttons": [], "photo": None, "edit_ref": None}), progress)
         except (asyncio.CancelledError, RedisError):
             raise
         except Exception:  # noqa: BLE001 - dropped, logged, and the next message goes out
@@ -310,9 +323,11 @@ class OutboxConsumer:
         progress = progress or Progress()
         if message.dedupe_key and await self._redis.exists(SENT_KEY.format(message.dedupe_key)):
             return
+        message = with_goal_link(message, self._web_url)
         markup = (
             InlineKeyboardMarkup(
-                [[InlineKeyboardButton(b.text, callback_data=self._data(b, message.chat_id)) for b in row]
+                [[InlineKeyboardButton(b.text, url=b.url) if b.url else
+                  InlineKeyboardButton(b.text, callback_data=self._data(b, message.chat_id)) for b in row]
                  for row in message.buttons]
             )
             if message.buttons
@@ -328,6 +343,8 @@ class OutboxConsumer:
                 # The message stands in for one that could not be edited: later edits go to it.
                 await self._redis.set(MESSAGE_REF_KEY.format(message.edit_ref), progress.last_message_id,
                                       ex=_KEEP_SECONDS)
+            if message.spoken and self._spoken_replies:
+                await send_spoken(self._bot, message.chat_id, message.text)
         if message.dedupe_key:
             await self._redis.set(SENT_KEY.format(message.dedupe_key), 1, ex=_KEEP_SECONDS)
         if message.photo:

@@ -11,6 +11,8 @@ from deputy.bot.audit_view import press_audit_page
 from deputy.bot.buttons import InvalidButton
 from deputy.bot.confidential_handlers import press_lock
 from deputy.bot.card_view import press_card_default, press_card_for_merchant
+from deputy.bot.check_in_presses import press_check_in
+from deputy.bot.suggestion_presses import press_suggestion
 from deputy.bot.goal_controls import press_goal_control
 from deputy.bot.memory_view import press_memory
 from deputy.bot.negotiation import press_negotiation
@@ -120,6 +122,10 @@ def _rule_press(services: BotServices, data: str, user_id: int) -> PressAnswer:
         return press_audit_page(services, kind, ident, user_id)
     if kind.startswith("g"):
         return press_goal_control(services, kind, ident, user_id)
+    if kind.startswith("x"):
+        return press_suggestion(services, kind, ident, user_id)
+    if kind.startswith("k"):
+        return press_check_in(services, kind, ident, user_id)
     if kind.startswith("n"):
         return press_negotiation(services, kind, ident, user_id)
     if kind.startswith("m"):
@@ -143,6 +149,10 @@ def _rule_press(services: BotServices, data: str, user_id: int) -> PressAnswer:
     if kind == "cd":
         toast, message = press_card_default(services.redis, ident, user_id)
         return PressAnswer(toast, message)
+    if kind == "ca":
+        link = f"{services.connect_url}/connect/{services.links.create(user_id, user_id, ident)}"
+        return PressAnswer("Sign in again to change it.", f"To change what I may do with your {ident}, sign in "
+                           f"again and choose (the link works once, for 15 minutes): {link}", only_this_button=True)
     if kind == "dx":
         services.dispatch.forget_connection(user_id, user_id, ident)
         return PressAnswer(f"Disconnecting {ident}…", f"Disconnecting {ident}: its credentials are being erased.")

@@ -66,6 +66,11 @@ async def _delete(message: Message) -> bool:
         return False
 
 
+def worth_a_goal(rest: str) -> bool:
+    """Whether what is left of a message once its secret is out still asks for something."""
+    return _worth_a_goal(rest)
+
+
 def _worth_a_goal(rest: str) -> bool:
     words = [w for w in re.findall(r"[^\W\d_]{3,}", rest.lower()) if w not in _FRAMING]
     return len(words) >= 2

@@ -22,6 +22,7 @@ from deputy.sentinel.stores.approvals import ApprovalSigner, ApprovalStore
 from deputy.sentinel.stores.audit import DEFAULT_KEEP, AuditLog
 from deputy.sentinel.stores.rule_store import RuleStore
 from deputy.queue.dispatch import RQDispatch
+from deputy.speech import Transcriber
 
 
 @dataclass
@@ -40,12 +41,16 @@ class BotServices:
     intake: GoalIntake
     uploads: Uploads | None = None
     connect_url: str = "http://127.0.0.1:8081"
+    web_url: str = ""  # the private web view (`deputy web-view`); empty: none is served
     agent_name: str = "Deputy"
     clock: Callable[[], float] = field(default=time.time)
     quotas: Quotas | None = None  # None: no plans enforced
     messages_per_minute: int | None = None  # per user; None: no flood limit
     held: HeldMessages | None = None  # messages taken for secrets, releasable; None: none kept
     workspace_limits: WorkspaceLimits = field(default_factory=WorkspaceLimits)
+    transcriber: Transcriber | None = None  # voice notes, audio, videos' sound; None: not transcribed
+    egress_allow: list[str] = field(default_factory=list)  # private addresses a recording's link may be fetched from
+    spoken_replies: bool = False  # answers to voice notes also go back as voice notes
 
     @classmethod
     def create(
@@ -60,6 +65,10 @@ class BotServices:
         plans: PlanBook | None = None,
         messages_per_minute: int | None = None,
         workspace_limits: WorkspaceLimits | None = None,
+        web_url: str = "",
+        transcriber: Transcriber | None = None,
+        egress_allow: list[str] | None = None,
+        spoken_replies: bool = False,
     ) -> "BotServices":
         """`redis_url` is the server `redis` talks to, for the intake's asyncio client (derived when not given);
         `audit_key` seals the audit trail (`Settings.audit_key_value()`; a development key when not given),
@@ -84,10 +93,14 @@ class BotServices:
             links=ConnectLinks(redis),
             intake=GoalIntake(loop_redis, dispatch, audit.key, quotas, audit.keep),
             connect_url=connect_url,
+            web_url=web_url.rstrip("/"),
             uploads=Uploads(redis),
             quotas=quotas,
             messages_per_minute=messages_per_minute,
             workspace_limits=workspace_limits or WorkspaceLimits(),
+            transcriber=transcriber,
+            egress_allow=list(egress_allow or []),
+            spoken_replies=spoken_replies,
         )
 
     def __post_init__(self) -> None:

@@ -10,9 +10,10 @@ HELP = (
     "/goals – your recent goals and where they stand\n"
     "/activity – what is done, in progress and next\n"
     "/rules – your rules for what I may do without asking (add one: /rules never spend more than $50)\n"
-    "/audit – recent decisions and why\n"
+    "/audit – recent decisions and why; /web – a private link to see it all in a browser (/web off ends it)\n"
     "/connect – connect your email or calendar safely; /connections – what is connected\n"
     "/quiet 22:00 07:00 – hold unprompted news at night\n"
+    "/interests jazz, italian food – suggestions from what you like (opt-in)\n"
     "/memory – what I remember about you; /settings – my name, tone, language, time zone, when I ask\n"
     "/files – the files you sent and the ones I made for you (send a file with what to do with it)\n"
     "/confidential – encrypt your data with a passphrase only you know; /unlock, /lock\n"
@@ -62,7 +63,7 @@ def too_long(length: int) -> str:
 
 
 EMPTY = "That message was empty. Tell me what you'd like me to do."
-NOT_TEXT = "I can't read that kind of message. Send text, a photo, a PDF or a text file."
+NOT_TEXT = "I can't read that kind of message. Send text, a voice note, a photo, a PDF or a text file."
 ACK_NEW_GOAL = "On it. I'll work on this in the background and come back here when I have news or need your OK."
 STORAGE_DOWN = (
     "I can't reach my storage right now, so I couldn't save that. Nothing was started. "
@@ -107,7 +108,7 @@ def rule_too_long(length: int) -> str:
 
 SETTINGS_USAGE = (
     "Change one with: /settings name Jarvis · /settings tone friendly|brief|formal · /settings language German · "
-    "/settings timezone Europe/Berlin · /settings training on|off · /settings send 30 (seconds a message waits "
-    "for Undo; 0 sends at once) · /settings rate EUR 1.10 (US dollars for one euro, when a negotiation compares "
+    "/settings timezone Europe/Berlin · /settings training on|off · /settings voice on|off · "
+    "/settings send 30 (seconds a message waits for Undo; 0 sends at once) · /settings rate EUR 1.10 (US dollars for one euro, when a negotiation compares "
     "an offer in euros with your mandate; /settings rate EUR default for mine)"
 )

@@ -79,6 +79,7 @@ class Operation:
 class Catalog:
     def __init__(self, operations: Iterable[Operation] = ()) -> None:
         self._by_name: dict[str, Operation] = {}
+        self._services: list[str] | None = None
         for operation in operations:
             self.add(operation)
 
@@ -86,6 +87,7 @@ class Catalog:
         if operation.name in self._by_name:
             raise ValueError(f"two operations are named {operation.name!r}")
         self._by_name[operation.name] = operation
+        self._services = None
 
     def get(self, name: str) -> Operation | None:
         return self._by_name.get(name)
@@ -99,7 +101,10 @@ class Catalog:
 
     def services(self) -> list[str]:
         """Names of the services the user connected (their own accounts and shops)."""
-        return sorted({o.service for o in self._by_name.values() if o.service})
+        # Asked at every review; worked out again only when an operation is added.
+        if self._services is None:
+            self._services = sorted({o.service for o in self._by_name.values() if o.service})
+        return list(self._services)
 
     def names(self) -> list[str]:
         return list(self._by_name)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 import time
 from dataclasses import dataclass
@@ -10,7 +11,7 @@ from urllib.parse import urlsplit
 
 from pydantic import SecretStr
 
-from deputy.core.accounts.connect_links import FORM_SERVICES
+from deputy.core.accounts.connect_links import FORM_SERVICES, TRAVELLER_HANDLE
 from deputy.core.records.card_expiry import months_left, parse_expiry
 
 
@@ -99,6 +100,33 @@ def _card_entries(values: dict[str, str]) -> list[Entry]:
                   {"holder": values["holder"], "expiry": f"{month:02d}/{year % 100:02d}"})]
 
 
+def traveller_handle(companion: str) -> str:
+    """`cred:traveller/main` for the user's own details; `cred:traveller/<companion as a slug>` for
+    someone travelling with them, kept beside the user's own (one form each)."""
+    slug = re.sub(r"[^a-z0-9]+", "-", companion.casefold()).strip("-")[:40]
+    return TRAVELLER_HANDLE if not slug else f"cred:traveller/{'companion-main' if slug == 'main' else slug}"
+
+
+def _traveller_entries(values: dict[str, str]) -> list[Entry]:
+    """The traveller's details as one sealed entry: the executor fills them into a booking itself.
+
+    The label names only the short name the user gave a companion, never the details."""
+    details = {k: values[k] for k in ("name", "date_of_birth", "passport_number") if values.get(k)}
+    companion = values.get("companion", "")
+    label = f"Traveller details: {companion}" if traveller_handle(companion) != TRAVELLER_HANDLE \
+        else "Traveller details"
+    return [Entry(traveller_handle(companion), SecretStr(json.dumps(details)), label, {})]
+
+
+def _traveller_problems(values: dict[str, str]) -> list[str]:
+    problems = []
+    if values.get("date_of_birth") and not re.fullmatch(r"\d{4}-\d{2}-\d{2}", values["date_of_birth"]):
+        problems.append("Date of birth must look like 1990-04-02.")
+    if values.get("passport_number") and not re.fullmatch(r"[A-Z0-9]{5,20}", values["passport_number"].upper()):
+        problems.append("The passport number is 5 to 20 letters and digits.")
+    return problems
+
+
 def _card_problems(values: dict[str, str], now: float) -> list[str]:
     expiry = parse_expiry(values.get("expiry", ""))
     if expiry is None:
@@ -121,6 +149,21 @@ FORMS: dict[str, ServiceForm] = {
             Field("nickname", "Nickname (e.g. Everyday Visa), to tell your cards apart", required=False),
         ),
         entries=_card_entries,
+    ),
+    "traveller": ServiceForm(
+        service="traveller",
+        title="Add your traveller details",
+        explanation="For flight bookings: Deputy fills these into the airline's form itself and never shows them "
+        "to its AI; every booking that sends them asks you first. For a trip with others, add each of them "
+        "with /connect traveller too, giving them a short name.",
+        fields=(
+            Field("name", "Full name, as on the passport"),
+            Field("date_of_birth", "Date of birth (YYYY-MM-DD)", required=False),
+            Field("passport_number", "Passport number", "password", required=False),
+            Field("companion", "Someone travelling with you? A short name for them, e.g. Sam or partner "
+                  "(leave empty for your own details)", required=False),
+        ),
+        entries=_traveller_entries,
     ),
     "key": ServiceForm(
         service="key",
@@ -200,6 +243,9 @@ def validate(form: ServiceForm, raw: dict[str, str]) -> tuple[dict[str, str], li
         values[field.name] = value
     if form.service == "web" and values.get("site") and not _valid_site(web_site(values["site"])):
         problems.append("Website must be a site's address, like shop.example.com.")
+    if form.service == "traveller":
+        values["passport_number"] = values.get("passport_number", "").upper()
+        problems += _traveller_problems(values)
     if form.service == "card" and values.get("expiry"):
         problems += _card_problems(values, time.time())
     return values, problems

@@ -13,6 +13,7 @@ import logging
 import time
 from dataclasses import replace
 from typing import Callable
+from urllib.parse import urlsplit
 
 from aiohttp import web
 
@@ -26,28 +27,10 @@ from deputy.sentinel.stores.audit import AuditLog
 from deputy.sentinel.egress.transports.http_client import EgressBlocked
 from deputy.sentinel.egress.transports.sockets import EndpointGuard
 from deputy.vault import Vault, VaultError
+from deputy.credential_page.html_page import GONE as _GONE, page as _page
+from deputy.credential_page.oauth_signin import OAuthSignIn, sign_in_section
 
 log = logging.getLogger(__name__)
-
-_HEADERS = {
-    "Cache-Control": "no-store",
-    "Referrer-Policy": "no-referrer",
-    "X-Frame-Options": "DENY",
-    "Content-Security-Policy": "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'",
-}
-_STYLE = """body{font-family:system-ui,sans-serif;background:#e7ebf0;margin:0;padding:2rem}
-main{max-width:30rem;margin:auto;background:#fff;border-radius:12px;padding:1.5rem 2rem;box-shadow:0 1px 3px #0002}
-label{display:block;margin:.8rem 0 .2rem;font-weight:600}input,select{width:100%;padding:.5rem;font-size:1rem;
-box-sizing:border-box}button{margin-top:1.2rem;padding:.6rem 1.2rem;font-size:1rem;background:#3390ec;color:#fff;
-border:0;border-radius:8px}.problems{color:#b00020}.note{color:#555}"""
-
-
-def _page(title: str, body: str, status: int = 200) -> web.Response:
-    text = (f"<!doctype html><html><head><meta charset='utf-8'><meta name='viewport' content='width=device-width'>"
-            f"<title>{html.escape(title)}</title><style>{_STYLE}</style></head><body><main>"
-            f"<h1>{html.escape(title)}</h1>{body}</main></body></html>")
-    return web.Response(text=text, content_type="text/html", status=status, headers=_HEADERS)
-
 
 def _form(form: ServiceForm, values: dict[str, str], problems: list[str]) -> str:
     parts = [f"<p class='note'>{html.escape(form.explanation)}</p>"]
@@ -70,7 +53,9 @@ def _form(form: ServiceForm, values: dict[str, str], problems: list[str]) -> str
     return "".join(parts)
 
 
-_GONE = ("This link has expired or was already used. Send /connect again in the chat for a new one.")
+def _origin(url: str) -> str:
+    parts = urlsplit(url)
+    return f"{parts.scheme}://{parts.netloc}"
 
 
 def server_problems(form: ServiceForm, values: dict[str, str], egress: EndpointGuard) -> tuple[list[str], list[str]]:
@@ -102,10 +87,12 @@ def create_app(
     egress: EndpointGuard | None = None,
     card_connected: Callable[[int, int, str, str], None] | None = None,
     confidential: ConfidentialPage | None = None,
+    signin: OAuthSignIn | None = None,
 ) -> web.Application:
     """The connect page; with `egress`, servers the egress policy refuses are refused here, before
     anything is stored, with a sentence saying what is wrong and what to do. With `confidential`, it
-    also serves the links that turn on and unlock confidential mode."""
+    also serves the links that turn on and unlock confidential mode. With `signin`, mail and calendar
+    can be connected by signing in with a provider, with the access the user chooses."""
 
     async def submit_confidential(token: str, pending: ConnectRequest, request: web.Request) -> web.Response:
         assert confidential is not None
@@ -125,7 +112,9 @@ def create_app(
         if pending is None or pending.service not in FORMS:
             return _page("Link expired", f"<p>{_GONE}</p>", status=410)
         form = FORMS[pending.service]
-        return _page(form.title, _form(form, {}, []))
+        offer = sign_in_section(request.match_info["token"], pending.service, signin.providers) if signin else ""
+        targets = tuple(sorted({_origin(p.authorize_url) for p in signin.providers.values()})) if offer else ()
+        return _page(form.title, offer + _form(form, {}, []), form_targets=targets)
 
     async def submit(request: web.Request) -> web.Response:
         token = request.match_info["token"]
@@ -174,4 +163,6 @@ def create_app(
     app = web.Application(client_max_size=64 * 1024)
     app.add_routes([web.get("/connect/{token}", show), web.post("/connect/{token}", submit),
                     web.get("/healthz", healthz)])
+    if signin is not None:
+        app.add_routes([web.post("/connect/{token}/oauth", signin.start), web.get("/oauth/callback", signin.callback)])
     return app

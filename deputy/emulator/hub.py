@@ -13,7 +13,7 @@ from aiohttp import web
 
 from deputy.emulator.errors import UserApiError, too_many_requests, unauthorized
 from deputy.emulator.events import EventBus
-from deputy.emulator.records import Chat, Document, Json, Photo, StoredMessage
+from deputy.emulator.records import Chat, Document, Json, Media, Photo, StoredMessage
 from deputy.emulator.rules import ApiRules, SendRates
 from deputy.emulator.state import ChatState
 from deputy.emulator.tgobjects import (
@@ -68,11 +68,13 @@ class Emulator:
 
     def user_sends_file(
         self, user_id: int, document: Document, caption: str = "", first_name: str | None = None,
-        photo: Photo | None = None,
+        photo: Photo | None = None, media: Media | None = None,
     ) -> StoredMessage:
-        """A user sends a file or a photo (with an optional caption): a ``message`` update with a document or photo."""
+        """A user sends a file, a photo, a voice note, an audio file or a video (with an optional caption):
+        a ``message`` update with a document, photo, voice, audio, video or video_note."""
         chat = self.state.open_chat(user_id, first_name)
-        msg = self.state.add_message(chat, "user", text=caption, document=None if photo else document, photo=photo)
+        msg = self.state.add_message(chat, "user", text=caption, document=None if photo or media else document,
+                                     photo=photo, media=media)
         self.updates.put("message", self.message_json(chat, msg))
         return msg
 

@@ -8,18 +8,21 @@ import posixpath
 import secrets
 from urllib.parse import urlparse
 
+from deputy.emulator.audio import ogg_opus_seconds
 from deputy.emulator.errors import bad_request
 from deputy.emulator.formatting import check_text, format_text
 from deputy.emulator.hub import Emulator
 from deputy.emulator.images import image_info
 from deputy.emulator.params import MethodTable, Params, UploadedFile
-from deputy.emulator.records import Button, Chat, Document, Json, Photo
+from deputy.emulator.records import Button, Chat, Document, Json, Media, Photo
 from deputy.emulator.tgobjects import parse_inline_keyboard
 
 METHODS = MethodTable()
 
 #: Uploads above this are described (name, size) but their bytes are not kept.
 KEEP_CONTENT_LIMIT = 20 * 1024 * 1024
+#: Bots may download files of up to 20 MB (getFile answers "file is too big" above it).
+DOWNLOAD_LIMIT = 20 * 1024 * 1024
 #: Telegram's limits for photos: 10 MB, width + height at most 10000, sides at most 20:1.
 PHOTO_MAX_BYTES = 10 * 1024 * 1024
 PHOTO_MAX_SIDES = 10_000
@@ -187,6 +190,28 @@ async def send_photo(emu: Emulator, params: Params) -> Json:
     return _send_captioned(emu, params, chat, photo=_photo(emu, params.file("photo")))
 
 
+@METHODS.register("sendVoice")
+async def send_voice(emu: Emulator, params: Params) -> Json:
+    """Send a voice note: an upload of an OGG file with Opus audio, its length read from the file.
+
+    Telegram shows other formats as a file or refuses them; a bot that means a voice note sends OGG/Opus."""
+    chat = _sending_chat(emu, params)
+    given = params.file("voice")
+    if not isinstance(given, UploadedFile):
+        raise bad_request("there is no voice in the request")
+    seconds = ogg_opus_seconds(given.content)
+    if seconds is None:
+        raise bad_request("VOICE_INVALID: a voice note must be an OGG file with Opus audio")
+    caption, entities = _formatted(params, "caption", "caption_entities")
+    check_text(caption, caption=True)
+    keep = given.content if len(given.content) <= KEEP_CONTENT_LIMIT else None
+    media = Media("voice", new_document(given.filename or "voice.ogg", len(given.content), "audio/ogg", keep),
+                  duration=max(1, round(seconds)))
+    msg = emu.state.add_message(chat, "bot", text=caption, entities=entities, reply_to=_reply_to(chat, params),
+                                media=media)
+    return emu.message_json(chat, msg)
+
+
 def _send_captioned(emu: Emulator, params: Params, chat: Chat, **media: Document | Photo) -> Json:
     """A file message (document or photo) with its optional caption, keyboard and reply."""
     caption, entities = _formatted(params, "caption", "caption_entities")
@@ -255,6 +280,8 @@ async def get_file(emu: Emulator, params: Params) -> Json:
     doc = emu.state.files.get(params.text("file_id") or "")
     if doc is None:
         raise bad_request("wrong file_id or the file is temporarily unavailable")
+    if doc.file_size > DOWNLOAD_LIMIT:
+        raise bad_request("file is too big")
     return {
         "file_id": doc.file_id,
         "file_unique_id": doc.file_unique_id,

@@ -79,6 +79,31 @@ class Photo:
         }
 
 
+@dataclass(frozen=True)
+class Media:
+    """A voice note, audio file, video or round video note a user sent: its file and length in seconds."""
+
+    kind: Literal["voice", "audio", "video", "video_note"]
+    file: Document
+    duration: int
+    width: int = 0
+    height: int = 0
+
+    def to_json(self) -> Json:
+        """Telegram's Voice, Audio, Video or VideoNote object."""
+        out: Json = {"file_id": self.file.file_id, "file_unique_id": self.file.file_unique_id,
+                     "duration": self.duration, "file_size": self.file.file_size}
+        if self.kind != "video_note":
+            out["mime_type"] = self.file.mime_type
+        if self.kind == "video":
+            out.update(width=self.width, height=self.height)
+        if self.kind == "video_note":
+            out["length"] = self.width
+        if self.kind in ("audio", "video"):
+            out["file_name"] = self.file.file_name
+        return out
+
+
 @dataclass
 class StoredMessage:
     """A message of a private chat. For documents and photos, ``text``/``entities`` hold the caption."""
@@ -93,6 +118,7 @@ class StoredMessage:
     edit_date: int | None = None
     document: Document | None = None
     photo: Photo | None = None
+    media: Media | None = None
 
     @property
     def edited(self) -> bool:
@@ -112,6 +138,7 @@ class StoredMessage:
             "reply_to": self.reply_to,
             "document": self.document.to_json() if self.document else None,
             "photo": self.photo.to_user_json() if self.photo else None,
+            "media": {"kind": self.media.kind, **self.media.to_json()} if self.media else None,
         }
 
 

@@ -22,6 +22,7 @@ from deputy.emulator.records import (
     Document,
     Json,
     PendingQuery,
+    Media,
     Photo,
     Sender,
     StoredMessage,
@@ -138,6 +139,7 @@ class ChatState:
         reply_to: int | None = None,
         document: Document | None = None,
         photo: Photo | None = None,
+        media: Media | None = None,
     ) -> StoredMessage:
         """Append a message; ids grow per chat and are shared by bot and user, like Telegram."""
         msg = StoredMessage(
@@ -150,6 +152,7 @@ class ChatState:
             reply_to=reply_to,
             document=document,
             photo=photo,
+            media=media,
         )
         chat.next_message_id += 1
         chat.messages[msg.message_id] = msg
@@ -157,6 +160,8 @@ class ChatState:
             self.files[document.file_id] = document
         if photo is not None:
             self.files[photo.file.file_id] = photo.file
+        if media is not None:
+            self.files[media.file.file_id] = media.file
         self._emit(chat.user_id, {"type": "message", **msg.to_user_json()})
         return msg
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from typing import Any
+from urllib.parse import urlparse
 
 from deputy.emulator.errors import bad_request
 from deputy.emulator.records import Button, Chat, Json, PendingQuery, StoredMessage
@@ -105,8 +106,10 @@ def message_json(bot: BotProfile, chat: Chat, msg: StoredMessage, *, nested: boo
     }
     if msg.edit_date is not None:
         out["edit_date"] = msg.edit_date
-    if msg.document is not None or msg.photo is not None:
-        if msg.photo is not None:
+    if msg.document is not None or msg.photo is not None or msg.media is not None:
+        if msg.media is not None:
+            out[msg.media.kind] = msg.media.to_json()
+        elif msg.photo is not None:
             out["photo"] = msg.photo.to_json()
         else:
             out["document"] = msg.document.to_json()
@@ -176,6 +179,9 @@ def _parse_button(raw: Any) -> Button:
         url = raw["url"]
         if not isinstance(url, str) or not re.match(r"^(https?|tg)://\S+$", url, re.IGNORECASE):
             raise bad_request(f"inline keyboard button URL '{url}' is invalid: Wrong HTTP URL")
+        host = urlparse(url).hostname or ""
+        if url.lower().startswith("http") and "." not in host:  # Telegram refuses e.g. http://localhost:8080
+            raise bad_request("BUTTON_URL_INVALID")
         return Button(text, url=url, raw=dict(raw))
     if any(key in raw for key in _OTHER_ACTIONS):
         return Button(text, raw=dict(raw))

@@ -17,6 +17,7 @@ from __future__ import annotations
 import asyncio
 import json
 import mimetypes
+from dataclasses import replace
 from collections.abc import Awaitable, Callable
 from typing import Any
 from urllib.parse import quote
@@ -27,7 +28,8 @@ from deputy.emulator.errors import UserApiError
 from deputy.emulator.hub import EMULATOR_KEY, Emulator
 from deputy.emulator.images import image_info
 from deputy.emulator.messaging import new_document
-from deputy.emulator.records import Photo
+from deputy.emulator.audio import ogg_opus_seconds
+from deputy.emulator.records import Document, Media, Photo
 
 _INLINE_IMAGES = frozenset({"image/png", "image/jpeg", "image/gif", "image/webp"})
 KEEPALIVE_SECONDS = 15.0  # an SSE comment this often keeps proxies and browsers connected
@@ -154,7 +156,8 @@ async def set_token(request: web.Request) -> web.Response:
 @_answers_errors
 async def post_file(request: web.Request) -> web.Response:
     """The user sends a file: multipart with `file`, and optional `caption`, `first_name` and `as` (`photo`: the
-    image is sent as a photo, the way a phone's camera or gallery sends it, rather than as a file)."""
+    image is sent as a photo, the way a phone's camera or gallery sends it, rather than as a file; `voice`,
+    `audio`, `video`, `video_note`: a recording, with `duration` in seconds for the last three)."""
     user_id = _user_id(request)
     try:
         form = await request.post()
@@ -168,14 +171,37 @@ async def post_file(request: web.Request) -> web.Response:
     document = new_document(upload.filename or "file", len(content), mime, content)
     caption = form.get("caption") if isinstance(form.get("caption"), str) else ""
     first_name = form.get("first_name") if isinstance(form.get("first_name"), str) else None
-    photo = None
-    if form.get("as") == "photo":
+    photo, media, kind = None, None, form.get("as")
+    if kind in MEDIA_KINDS:
+        media = _media(str(kind), document, content, form)
+    elif kind == "photo":
         info = image_info(content)
         if info is None:
             raise UserApiError(400, "a photo must be a JPEG, PNG, GIF or WebP image")
         photo = Photo(new_document(upload.filename or "photo.jpg", len(content), info[0], content), info[1], info[2])
-    msg = _emu(request).user_sends_file(user_id, document, caption, first_name, photo=photo)
+    msg = _emu(request).user_sends_file(user_id, document, caption, first_name, photo=photo, media=media)
     return web.json_response({"message_id": msg.message_id})
+
+
+MEDIA_KINDS = ("voice", "audio", "video", "video_note")
+
+
+def _media(kind: str, document: Document, content: bytes, form: Any) -> Media:
+    """A recording as Telegram's apps send it: a voice note is always OGG/Opus (its length read from it);
+    an audio file or a video gives its length in `duration` (seconds), as the app reads it from the file."""
+    if kind == "voice":
+        seconds = ogg_opus_seconds(content)
+        if seconds is None:
+            raise UserApiError(400, "a voice note must be an OGG file with Opus audio, as Telegram records it")
+        return Media("voice", replace(document, mime_type="audio/ogg"), max(1, round(seconds)))
+    try:
+        duration = int(form.get("duration") or 0)
+    except ValueError:
+        raise UserApiError(400, '"duration" must be a whole number of seconds') from None
+    prefix = "audio/" if kind == "audio" else "video/"
+    if not document.mime_type.startswith(prefix):
+        raise UserApiError(400, f"{kind.replace('_', ' ')} must be sent with an {prefix}* type")
+    return Media(kind, document, duration, width=240, height=240)
 
 
 @_answers_errors

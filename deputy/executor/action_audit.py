@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import Callable
 
 from deputy.core.records.actions import Action, ActionState
+from deputy.core.records.effects import EffectClass
 from deputy.executor.negotiation import NegotiationGuard
 from deputy.sentinel.egress.transports.http_client import EgressBlocked
 from deputy.sentinel.policy import Decision
@@ -20,6 +21,10 @@ from deputy.sentinel.stores.audit import AuditLog
 
 AUDIT_CONTENT = 20_000
 """Characters of what went out kept in an entry."""
+SOURCE_CHARS = 600
+"""Characters of each traced value (and of the passage it came from) kept with a review: enough to draw it."""
+MAX_SOURCES = 40
+"""Traced values kept with a review (an action with more fields is drawn with its first ones)."""
 
 
 class ActionAudit:
@@ -30,10 +35,15 @@ class ActionAudit:
 
     def review(self, action: Action, decision: Decision) -> None:
         untrusted = [v.explain() for v in decision.untrusted_values]
+        # Where each value came from, as this review traced it (the web view's diagram is drawn from it).
+        sources = [{**flow.model_dump(mode="json"), "value": self._negotiation.for_audit(action, flow.value[:SOURCE_CHARS]),
+                    "passage": self._negotiation.for_audit(action, flow.passage[:SOURCE_CHARS]) if flow.passage else None}
+                   for flow in decision.value_sources[:MAX_SOURCES]]
         self._audit.append(
             action.user_id, "review", self._clock(), action_id=action.id,
             operation=f"{action.connector}.{action.operation}", targets=action.targets,
             verdict=decision.verdict.value, reasons=decision.reasons, untrusted=untrusted,
+            **({"sources": sources} if action.effect is not EffectClass.read else {}),
         )
 
     def egress_denied(self, action: Action, blocked: EgressBlocked) -> None:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import base64
 import hashlib
-from typing import Callable, Protocol
+from typing import Any, Callable, Protocol
 
 from deputy.agent.goal_lifecycle import GoalEvent, if_waiting_on
 from deputy.agent.goals import GoalStatus, GoalStore
@@ -28,7 +28,8 @@ from deputy.sentinel.stores.audit import AuditLog
 class ExecutorDispatch(Protocol):
     """What the executor needs from dispatch."""
 
-    def step(self, goal_id: str, step: int, delay: float = 0) -> None: ...
+    def step(self, goal_id: str, step: int, delay: float = 0, pipeline: Any = None,
+             owner: int | None = None) -> None: ...
 
     def action(self, action_id: str, goal_id: str, step: int, approval_id: str | None = None,
                delay: float = 0) -> None: ...
@@ -68,7 +69,7 @@ class ApprovalCards:
         self._outbox.put(OutboxMessage(
             chat_id=action.chat_id, text=text, dedupe_key=f"card:{approval_id}", ref=f"card:{approval_id}",
             buttons=card_buttons(self._signer, approval_id, action.user_id, offer_always=decision.allow_always),
-            goal_id=action.goal_id,
+            goal_id=action.goal_id, goal_link=True,
         ))
         if self._actions.transition(action.id, allowed_from, ActionState.awaiting_approval, approval_id=approval_id):
             self._audit.append(action.user_id, "approval_requested", now, action_id=action.id, approval_id=approval_id)

@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 from typing import Any, Callable, Mapping
 
+from deputy.agent.suggestions.pending_buys import PendingBuy, PendingBuys
 from deputy.core.records.actions import Action
 from deputy.core.confidential import confidential_keys
 from deputy.core.records.effects import ConnectorError, EffectClass, OperationResult
@@ -54,6 +55,22 @@ def lines_of(summary: str) -> list[str] | None:
     return lines
 
 
+def items_of(summary: str) -> list[tuple[str, str, str]]:
+    """(product id, unit price, currency) of each cart item the shop's answer names plainly."""
+    start = summary.find("{")
+    try:
+        body: Any = json.loads(summary[start:]) if start >= 0 else None
+    except ValueError:
+        return []
+    items = body.get("items") if isinstance(body, dict) else None
+    currency = str(body.get("currency", "USD"))[:3] if isinstance(body, dict) else "USD"
+    found = []
+    for item in (items if isinstance(items, list) else [])[:MAX_LINES]:
+        if isinstance(item, dict) and isinstance(item.get("product_id"), str) and item.get("unit_price"):
+            found.append((item["product_id"][:80], str(item["unit_price"])[:12], currency))
+    return found
+
+
 def _bare(line: str) -> str:
     """A line without its price: "1 × USB-C cable"."""
     head, sep, tail = line.rpartition(", ")
@@ -68,6 +85,10 @@ class CartLines:
     def read(self, action: Action) -> list[str] | None:
         """The cart's lines as its shop lists them now; None when this is not a cart checkout
         or the shop has no way to read its cart."""
+        summary = self._cart(action)
+        return lines_of(summary) if summary is not None else None
+
+    def _cart(self, action: Action) -> str | None:
         found = _reader(action)
         if found is None:
             return None
@@ -82,16 +103,22 @@ class CartLines:
             answer = runner(read, f"cart:{action.id}")
         except ConnectorError:
             return None
-        return lines_of(answer.summary if isinstance(answer, OperationResult) else answer)
+        return answer.summary if isinstance(answer, OperationResult) else answer
 
     def card_note(self, action: Action) -> str:
-        """The lines for the card, remembered as what the user saw."""
-        lines = self.read(action)
+        """The lines for the card, remembered as what the user saw; the items noted as waiting on the card,
+        so a cheaper listing of one can be offered (`deputy.agent.suggestions.pending_buys`)."""
+        summary = self._cart(action)
+        lines = lines_of(summary) if summary is not None else None
         if not lines:
             return ""
         # A confidential user's cart is theirs: kept sealed to their key like the offers they compared.
         sealed = confidential_keys(self._redis).seal_text(action.user_id, json.dumps(lines))
         self._redis.set(_SHOWN.format(action.id), sealed, ex=_TTL)
+        PendingBuys(self._redis).note([
+            PendingBuy(user_id=action.user_id, chat_id=action.chat_id, goal_id=action.goal_id, action_id=action.id,
+                       item=item, unit_price=price, currency=currency, service=action.connector)
+            for item, price, currency in items_of(summary or "")])
         return "\n\nIn the cart (as the shop lists it):\n" + "\n".join(f"• {line}" for line in lines)
 
     def for_payment(self, action: Action) -> list[str] | None:

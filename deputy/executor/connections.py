@@ -27,7 +27,9 @@ class Connections:
         redis: Redis | None = None,
         data_dir: Path | None = None,
         stores: Sequence[Eraser] = STORES,
+        revoke: Callable[[int, str], bool] | None = None,
     ) -> None:
+        self._revoke = revoke  # a signed-in connection: the provider ends the grant before the vault forgets it
         self._redis = redis
         self._data_dir = data_dir
         self._stores = stores
@@ -41,12 +43,15 @@ class Connections:
         own = {f"cred:api/{job.service}", f"cred:mcp/{job.service}"}  # a custom service's key
         handles = [info.handle for info in self._vault.list(job.user_id)
                    if info.handle.startswith(prefix) or info.handle in own]
+        revoked = self._revoke(job.user_id, job.service) if self._revoke is not None and handles else False
         removed_service = self._redis is not None and CustomConnectors(self._redis).remove(job.user_id, job.service)
         for handle in handles:
             self._vault.delete(job.user_id, handle)
-        self._audit.append(job.user_id, "connection_removed", self._clock(), service=job.service, handles=handles)
+        self._audit.append(job.user_id, "connection_removed", self._clock(), service=job.service, handles=handles,
+                           **({"revoked_at_provider": True} if revoked else {}))
         if handles or removed_service:
-            self._outbox.send(job.chat_id, f"Disconnected {job.service}; its credentials are erased from the vault.")
+            told = " and the provider has ended Deputy's access" if revoked else ""
+            self._outbox.send(job.chat_id, f"Disconnected {job.service}; its credentials are erased from the vault{told}.")
         else:
             self._outbox.send(job.chat_id, f"{job.service.capitalize()} was not connected.")
         return "forgotten"

@@ -7,8 +7,9 @@ looks up the user's account here (their own, from the vault, or the operator's d
 from __future__ import annotations
 
 from email.message import EmailMessage
+from typing import Callable
 
-from deputy.core.records.effects import ConnectorError
+from deputy.core.records.effects import ConnectorAuthError, ConnectorError
 from deputy.connectors.email.smtp import OutgoingEmail, SentEmail, SmtpAccount, build_message, message_id_for, send_email
 from deputy.connectors.email.imap_reply import ReplyEmail, ReplySender, reply_message, send_reply
 from deputy.connectors.email.sent_copy import SentFolder, sent_note
@@ -28,14 +29,17 @@ class EmailAccounts:
 
     def __init__(
         self, vault: Vault | None, default: SmtpAccount | None, opener: SocketOpener = direct_connection,
-        sent: SentFolder | None = None,
+        sent: SentFolder | None = None, signed_in: Callable[[int, bool], SmtpAccount | None] | None = None,
     ) -> None:
+        self._signed_in = signed_in
         self._vault = vault
         self._default = default
         self.opener = opener
         self._sent = sent
 
-    def for_user(self, user_id: int) -> SmtpAccount:
+    def for_user(self, user_id: int, fresh: bool = False) -> SmtpAccount:
+        if self._signed_in is not None and (account := self._signed_in(user_id, fresh)) is not None:
+            return account
         if self._vault is not None:
             try:
                 info = self._vault.info(user_id, SMTP_HANDLE)
@@ -58,9 +62,9 @@ class EmailAccounts:
 
     def runner(self):
         def run(action: Action, idempotency_key: str) -> str:
-            account = self.for_user(action.user_id)
             email = OutgoingEmail.model_validate(action.arguments)
-            sent = send_email(account, email, idempotency_key, opener=self.opener)
+            account, sent = self._renewing(action.user_id,
+                                           lambda a: send_email(a, email, idempotency_key, opener=self.opener))
             # the same Message-ID as the email that went out
             self._keep(action.user_id, build_message(account, email, idempotency_key))
             return f"Email sent to {', '.join(sent.accepted)}."
@@ -71,12 +75,23 @@ class EmailAccounts:
         """Sends a reply for `MailRunners` and files it in Sent, threading headers and all."""
 
         def send(user_id: int, email: ReplyEmail, idempotency_key: str) -> SentEmail:
-            account = self.for_user(user_id)
-            sent = send_reply(account, email, idempotency_key, opener=self.opener)
+            account, sent = self._renewing(user_id, lambda a: send_reply(a, email, idempotency_key, opener=self.opener))
             self._keep(user_id, reply_message(account, email, idempotency_key))
             return sent
 
         return send
+
+    def _renewing(self, user_id: int, send: Callable[[SmtpAccount], SentEmail]) -> tuple[SmtpAccount, SentEmail]:
+        """Send; a signed-in account whose access token the server refused at login (nothing went out)
+        gets one newly renewed token and one more try."""
+        account = self.for_user(user_id)
+        try:
+            return account, send(account)
+        except ConnectorAuthError:
+            if not account.oauth:
+                raise
+        account = self.for_user(user_id, fresh=True)
+        return account, send(account)
 
     def _keep(self, user_id: int, message: EmailMessage) -> None:
         if self._sent is not None:

@@ -23,9 +23,11 @@ from rq.serializers import JSONSerializer
 from deputy.agent.goals import erase_user_goals, user_goal_ids
 from deputy.agent.model.model_outcomes import erase_user_model_outcomes
 from deputy.agent.uploads import Uploads
+from deputy.connectors.travel.trip_store import TripStore
 from deputy.connectors.web.states import erase_browser_state
 from deputy.core.accounts.accounts import erase_user_account_traces
 from deputy.core.accounts.connect_links import erase_user_links
+from deputy.core.accounts.web_sessions import erase_user_web_sessions
 from deputy.core.records.erasure import Eraser, Owned, erase_user_namespace
 from deputy.core.records.outbox import erase_user_deliveries, erase_user_messages
 from deputy.core.accounts.quota_store import erase_user_quotas
@@ -55,6 +57,7 @@ STORES: tuple[Eraser, ...] = (
     erase_user_settings,
     erase_user_contacts,
     erase_user_links,
+    erase_user_web_sessions,
     erase_user_deliveries,
     erase_user_sends,
     erase_user_undos,
@@ -66,6 +69,7 @@ STORES: tuple[Eraser, ...] = (
     lambda redis, owned: erase_credentials(redis, owned.user_id),
     lambda redis, owned: Uploads(redis).erase(owned.user_id),
     lambda redis, owned: erase_browser_state(redis, owned.user_id),
+    lambda redis, owned: TripStore(redis).erase(owned.user_id),
 )
 """Every store the executor reaches; the entry point adds the queue's own (in-flight units)."""
 

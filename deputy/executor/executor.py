@@ -20,11 +20,12 @@ import secrets
 import time
 from typing import Callable, Mapping
 
-from deputy.agent.goal_lifecycle import GoalEvent, hand_on, if_waiting_on
+from deputy.agent.goal_lifecycle import GoalEvent, if_waiting_on, move_and_hand_on
 from deputy.agent.goals import GoalStatus, GoalStore
 from deputy.agent.unlock_wait import WAITING_TEXT
 from deputy.core.confidential import Locked, WaitingWork
-from deputy.core.records.effects import ConnectorError, ConnectorOutcomeUnknown, OperationResult
+from deputy.core.records.effects import ConnectorError, ConnectorOutcomeUnknown, EffectClass, OperationResult
+from deputy.executor.oauth_tokens import ConnectionDead, OAuthTokens
 from deputy.connectors.progress import listening
 from deputy.core.infrastructure import metrics
 from deputy.core.records.outbox import Outbox
@@ -41,6 +42,7 @@ from deputy.sentinel.stores.audit import AuditLog
 from deputy.sentinel.egress.transports.http_client import EgressBlocked
 from deputy.sentinel.policy import Decision, Risk, Verdict, review
 from deputy.sentinel.spending import SpendingLimit
+from deputy.sentinel.value_sources import value_flows
 from deputy.vault import Scrubber
 from deputy.core.records.payloads import ActionJob
 from deputy.executor.action_audit import ActionAudit
@@ -86,7 +88,9 @@ class Executor:
         meaning: Embed | None = None,
         send_window: int = 0,
         reverters: Mapping[str, Reverter] | None = None,
+        oauth: OAuthTokens | None = None,
     ) -> None:
+        self._oauth = oauth  # signed-in connections: their scopes, and a live access token before a run
         self._replicated = replicated  # deputy.queue.replication: the started mark survives a failover
         self._payments = payments
         self._user_runners = user_runners
@@ -122,11 +126,12 @@ class Executor:
     def handle(self, job: ActionJob) -> None:
         try:
             self._handle(job)
-        except Locked as locked:
-            # A confidential user is locked: the action waits for the unlock, which hands it back.
+        except (Locked, ConnectionDead) as locked:
+            # A confidential user is locked, or a sign-in ended: the action waits for the unlock or the
+            # new sign-in, which hands it back (the sign-in's notice was sent when it ended).
             waiting = WaitingWork(self._contexts.redis)
             waiting.park_action(locked.user_id, job.action_id, job.model_dump(mode="json"))
-            if waiting.first_notice(locked.user_id):
+            if isinstance(locked, Locked) and waiting.first_notice(locked.user_id):
                 self._outbox.send(locked.chat_id, WAITING_TEXT)
 
     def _handle(self, job: ActionJob) -> None:
@@ -157,7 +162,10 @@ class Executor:
                 risk=Risk.high,
             )
         context = self._contexts.build(reviewed, approved_fingerprint, stored)
-        return self._negotiation.review(reviewed, review(reviewed, context), context)
+        decision = self._negotiation.review(reviewed, review(reviewed, context), context)
+        # What the guard saw, kept with the review: a later read must not redraw the user's picture of it.
+        sources = value_flows(reviewed, context.provenance) if reviewed.effect is not EffectClass.read else []
+        return decision.model_copy(update={"value_sources": sources})
 
     def _first_review(self, record: ActionRecord, job: ActionJob) -> None:
         action = record.action
@@ -165,6 +173,9 @@ class Executor:
         if settled is not None:
             self._settled(record, job, settled)
             return
+        # Outside the scopes the user chose for a signed-in connection: refused before the guard is asked.
+        if self._oauth and (refusal := self._oauth.refusal(action.user_id, f"{action.connector}.{action.operation}")):
+            return self._finish(record, job, ActionState.denied, refusal)
         decision = self._review(action)
         self._trail.review(action, decision)
         if decision.verdict is Verdict.allow:
@@ -269,6 +280,8 @@ class Executor:
             else:
                 self._finish(record, job, ActionState.declined, "The goal was cancelled, so this was not carried out.")
             return
+        if self._oauth is not None:  # before the claim: an ended sign-in parks the action untouched
+            self._oauth.preflight(action.user_id, f"{action.connector}.{action.operation}")
         token = secrets.token_hex(8)
         if not self._actions.claim(action.id, token, event):
             return  # another job claimed it first
@@ -289,6 +302,9 @@ class Executor:
             self._replicated()
             with listening(lambda note: self._actions.progress(action.id, token, note)):
                 produced = metrics.timed_action(action.connector, runner, runnable, idempotency_key)
+        except ConnectionDead:  # refused at login, so nothing went out: the action waits for a new sign-in
+            self._actions.release(action.id, token, approved=record.approval_id is not None)
+            raise
         except ConnectorOutcomeUnknown as exc:
             message = self._scrubber.scrub(exc.user_message)
             log.warning("action %s: outcome unknown: %s", action.id, message)
@@ -390,7 +406,7 @@ class Executor:
     def _resume(self, record: ActionRecord, job: ActionJob) -> None:
         # Run again after a crash, the goal already moved: `approved` repeats and hands it on again.
         moved = if_waiting_on(record.action.id, GoalEvent.approved, GoalStatus.waiting_approval, GoalStatus.acting)
-        hand_on(self._goals.update(job.goal_id, moved), self._dispatch.step, self._clock())
+        move_and_hand_on(self._goals, job.goal_id, moved, self._dispatch.step, self._clock())
 
 
 _EVENT_FOR = {

@@ -13,7 +13,7 @@ import logging
 import time
 from collections.abc import Callable
 
-from deputy.agent.goal_lifecycle import GoalEvent, hand_on, next_turn
+from deputy.agent.goal_lifecycle import GoalEvent, move_and_hand_on, next_turn
 from deputy.agent.goals import Goal, GoalStatus, GoalStore
 from deputy.agent.origins import deputy_note
 from deputy.core.records.effects import ConnectorError, EffectClass
@@ -140,7 +140,7 @@ class HandOffService:
             goal.messages.append(deputy_note(RESUMED))
             return next_turn(goal, GoalEvent.answered, self._clock())
 
-        hand_on(self._goals.update(goal_id, carry_on), self._resume_step, self._clock())
+        move_and_hand_on(self._goals, goal_id, carry_on, self._resume_step, self._clock())
 
 
 def _field(entry: CodeEntry | None) -> CodeField | None:

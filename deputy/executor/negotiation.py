@@ -28,6 +28,7 @@ from deputy.core.records.effects import EffectClass, OperationResult
 from deputy.core.records.deputy_notes import attach_note
 from deputy.core.records.outbox import Button, Outbox, OutboxMessage
 from deputy.connectors.custom import CustomConnectors, message_channels
+from deputy.executor.negotiation_outlook import NegotiationOutlook
 from deputy.executor.negotiation_moves import Channels, Runner, channel_action, move_runner
 from deputy.sentinel.negotiation.commitments import Commitment, commitments_in
 from deputy.sentinel.negotiation.freetext import agrees
@@ -54,6 +55,7 @@ class NegotiationGuard:
                  channels: Callable[[int], Channels] | None = None) -> None:
         self._store = MandateStore(redis)
         self._outbox = outbox
+        self._outlook = NegotiationOutlook(self._store, outbox, clock)
         self._audit = audit
         self._clock = clock
         self._parent_of = parent_of
@@ -174,6 +176,7 @@ class NegotiationGuard:
             if recorded is not None:
                 self._summary(action, mandate, recorded, counterpart, accepted)
                 self._walk_away_notice(action, mandate, state, recorded, counterpart)
+                self._outlook.after_round(action.user_id, action.chat_id, goal_id, mandate, recorded, counterpart)
         elif action.effect is EffectClass.read and result.untrusted_origin:
             counterpart = _reader_counterpart(action, result, mandate, self._channels(action.user_id))
             if counterpart is not None and result.summary.strip():
@@ -183,6 +186,7 @@ class NegotiationGuard:
                     action.user_id, goal_id,
                     lambda m, s: record_theirs(s, counterpart, result.summary, m, now, rates=rates))
                 if recorded is not None:
+                    self._outlook.after_round(action.user_id, action.chat_id, goal_id, mandate, recorded, counterpart)
                     return self._after_reading(action, mandate, state, recorded, counterpart)
         return ""
 

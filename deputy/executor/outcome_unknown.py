@@ -96,6 +96,7 @@ class UnknownOutcomeCards:
                 ref=f"card:{request_id}",
                 # The card the user approved becomes this one; an action without a card gets one.
                 edit_ref=f"card:{record.approval_id}" if earlier else None,
+                goal_id=action.goal_id, goal_link=True,
             )
         )
 

@@ -30,6 +30,7 @@ from deputy.core.records.receipts import Receipt, ReceiptStore
 from deputy.core.accounts.user_settings import UserSettingsStore
 from deputy.core.records.card_expiry import parse_expiry
 from deputy.core.accounts.card_preferences import CardPreferences
+from deputy.connectors.travel.trip_store import travel_card_note
 from deputy.connectors.web.checkout import CheckoutCard, offer_card, wants_card
 from deputy.executor.card_choice import choose_card
 from deputy.executor.cart_lines import CartLines
@@ -192,6 +193,8 @@ class PaymentIssuer:
         delivered by the user's deadline, when their words for the goal set one)."""
         if action.effect is not EffectClass.spend:
             return ""
+        if action.connector == "travel":
+            return travel_card_note(self._redis, action.operation, action.user_id, action.arguments)
         goal = GoalStore(self._redis).get(action.goal_id)
         if goal is None:
             return comparison(self._redis, action.goal_id, action.user_id)

@@ -10,6 +10,7 @@ by the stores' own parsers.
 from __future__ import annotations
 
 from datetime import datetime, timezone
+from functools import lru_cache
 from typing import Callable
 
 from redis import Redis
@@ -23,9 +24,10 @@ from deputy.connectors.custom import UserCatalogs
 from deputy.core.records.actions import Action
 from deputy.core.accounts.approval_mode import ApprovalMode
 from deputy.core.confidential.errors import Locked
-from deputy.core.accounts.user_settings import UserSettingsStore
+from deputy.core.confidential.sealing import is_sealed
+from deputy.core.accounts.user_settings import UserSettings, UserSettingsStore
 from deputy.executor.review_reads import StoredForReview, read_for_review
-from deputy.memory import MemoryStore
+from deputy.memory import MemoryItem, MemoryStore
 from deputy.sentinel.policy import ReviewContext, RuleVerdict, Verdict, requested_by_user
 from deputy.sentinel.stores.rule_store import RuleStore
 from deputy.sentinel.rules import RuleInput, UserRule, evaluate_rules
@@ -66,6 +68,21 @@ class StoredRules:
         merchants = {merchant_of(t) for t in action.targets}
         limit = spending_limit(rules, rule_input, merchants.pop()) if len(merchants) == 1 else None
         return RuleVerdict(verdict=verdict, reasons=outcome.reasons, spending_limit=limit)
+
+
+# The user's rules and memories change seldom, but are weighed at every action: each record is parsed once
+# (keyed on its exact JSON, so a changed one is parsed anew) and the parsed objects are shared, read only.
+# A confidential user's sealed records are opened and parsed each time: nothing opened outlives the decision.
+_shared_rule = lru_cache(maxsize=4096)(UserRule.model_validate_json)
+_shared_memory = lru_cache(maxsize=4096)(MemoryItem.model_validate_json)
+
+
+def _parser(shared: Callable, plain: Callable, records: list[bytes]) -> Callable:
+    return plain if any(is_sealed(r) for r in records) else shared
+
+
+_DEFAULT_SETTINGS = UserSettings()
+"""What a user who never changed a setting has (read only)."""
 
 
 def stored_rules(store: RuleStore) -> StoredRules:
@@ -129,15 +146,16 @@ class ReviewContextBuilder:
         """The context for reviewing `action`, from `stored` (what `read` returned for it), else read now."""
         stored = stored if stored is not None else self.read(action)
         opener = self._keys.held_opener(action.user_id, stored.unlocked, action.chat_id)
-        goals = [self._goals.parse(raw, opener) for raw in stored.goals]
+        goals = [self._goals.parse(raw, opener, reads=reads) for raw, reads in zip(stored.goals, stored.reads)]
         goal = goals[0] if goals else None
         seen = guard_view(self._goals, goal, {g.id: g for g in goals[1:] if g is not None})
-        provenance = provenance_from(seen, MemoryStore.parse_list(stored.memories, opener),
-                                     contacts_from(stored.contacts, opener),
+        memories = MemoryStore.parse_list(stored.memories, opener,
+                                          _parser(_shared_memory, MemoryItem.model_validate_json, stored.memories))
+        provenance = provenance_from(seen, memories, contacts_from(stored.contacts, opener),
                                      self._catalog_of(action.user_id, stored).services())
         now = datetime.fromtimestamp(self._clock() if self._clock else datetime.now().timestamp(), tz=timezone.utc)
         try:
-            settings = UserSettingsStore.parse(stored.settings, opener)
+            settings = UserSettingsStore.parse(stored.settings, opener) if stored.settings else _DEFAULT_SETTINGS
             mode, zone = settings.approval_mode, settings.timezone
         except Locked:  # sealed settings: the strictest choice until the user unlocks
             mode, zone = ApprovalMode.every_message, "UTC"
@@ -155,8 +173,10 @@ class ReviewContextBuilder:
             if isinstance(self._rules, StoredRules):
                 # Asked for in the user's own words, every value traced to them, nothing copied from outside:
                 # worked out only for a user who has rules to weigh it.
-                context.rules = self._rules.weigh(RuleStore.parse_list(stored.rules, opener), action,
-                                                  lambda: requested_by_user(action, provenance), in_contacts, now)
+                rules = RuleStore.parse_list(stored.rules, opener,
+                                             _parser(_shared_rule, UserRule.model_validate_json, stored.rules))
+                context.rules = self._rules.weigh(rules, action, lambda: requested_by_user(action, provenance),
+                                                  in_contacts, now)
             else:
                 context.rules = self._rules(action, requested_by_user(action, provenance), in_contacts, now)
         return context

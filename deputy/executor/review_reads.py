@@ -1,9 +1,10 @@
 """What the review of one action needs from Redis, read in one round trip.
 
-The goal and the goals it was split from, the user's memories, contacts, settings and rules,
-the fingerprint of the services they connected and, for a confidential user, their unlocked
-key: one read-only Lua script (`READ`), so the executor's decision waits on Redis once, however
-many stores it draws on, and a part of a split goal costs no more than a goal. Nothing is opened
+The goal and the goals it was split from (their records and what each read from outside), the
+user's memories, contacts, settings and rules, the fingerprint of the services they connected
+and, for a confidential user, their unlocked key: one read-only Lua script (`READ`), so the
+executor's decision waits on Redis once, however many stores it draws on, and a part of a split
+goal costs no more than a goal. Nothing is opened
 or parsed here; `ReviewContextBuilder` does that with the stores' own parsers.
 
 Keys: the script gets the goal's and the user's keys in KEYS; the ancestors' keys it works out
@@ -19,6 +20,7 @@ from dataclasses import dataclass
 from redis import Redis
 
 from deputy.agent.goal_provenance import contacts_key
+from deputy.agent.goal_reads import READS_SUFFIX
 from deputy.agent.goals import GOAL_KEY, goal_key
 from deputy.agent.guard_view import MAX_ANCESTORS
 from deputy.connectors.custom import FINGERPRINT_LUA, CustomConnectors
@@ -29,23 +31,27 @@ from deputy.memory import MemoryStore
 from deputy.sentinel.stores.rule_store import RuleStore
 
 # KEYS: the goal, the memories, the contacts, the settings, the rules, the connectors, the unlocked key.
-# ARGV: the goals' key prefix, how many ancestors to follow.
-# Returns {goal and ancestors' records, memories, contacts, settings or '', rules, connectors' fingerprint,
-# unlocked key or ''}.
+# ARGV: the goals' key prefix, how many ancestors to follow, the suffix of a goal's reads list.
+# Returns {goal and ancestors' records, their reads lists (in the same order), memories, contacts,
+# settings or '', rules, connectors' fingerprint, unlocked key or ''}.
 READ = LuaScript("#!lua flags=no-writes\n" + FINGERPRINT_LUA + """
-local chain = {}
-local record = redis.call('GET', KEYS[1])
+local chain, reads = {}, {}
+local key = KEYS[1]
+local record = redis.call('GET', key)
 local most = tonumber(ARGV[2])
 while record and #chain <= most do
   chain[#chain + 1] = record
+  reads[#reads + 1] = redis.call('LRANGE', key .. ARGV[3], 0, -1)
   local at = string.find(record, '"parent_id":', 1, true)
   if not at then break end
   local parent = string.match(record, '^"([^"\\\\]+)"', at + 12)
   if not parent then break end
-  record = redis.call('GET', ARGV[1] .. parent)
+  key = ARGV[1] .. parent
+  record = redis.call('GET', key)
 end
-return {chain, redis.call('HVALS', KEYS[2]), redis.call('SMEMBERS', KEYS[3]), redis.call('GET', KEYS[4]) or '',
-        redis.call('HVALS', KEYS[5]), connectors_fingerprint(KEYS[6]), redis.call('GET', KEYS[7]) or ''}
+return {chain, reads, redis.call('HVALS', KEYS[2]), redis.call('SMEMBERS', KEYS[3]),
+        redis.call('GET', KEYS[4]) or '', redis.call('HVALS', KEYS[5]), connectors_fingerprint(KEYS[6]),
+        redis.call('GET', KEYS[7]) or ''}
 """)
 
 
@@ -55,6 +61,8 @@ class StoredForReview:
 
     goals: list[bytes]
     """The goal's record, then those of the goals it was split from, nearest first."""
+    reads: list[list[bytes]]
+    """Each of those goals' reads list (what it read from outside), in the same order."""
     memories: list[bytes]
     contacts: list[bytes]
     settings: bytes | None
@@ -69,9 +77,10 @@ def read_for_review(redis: Redis, goal_id: str, user_id: int) -> StoredForReview
     """Everything the review of an action of `user_id` in `goal_id` reads, in one round trip."""
     keys = [goal_key(goal_id), MemoryStore.key(user_id), contacts_key(user_id), UserSettingsStore.key(user_id),
             RuleStore.key(user_id), CustomConnectors.key(user_id), unlocked_key_name(user_id)]
-    goals, memories, contacts, settings, rules, connectors, unlocked = READ.run(
-        redis, keys, [GOAL_KEY.format(""), MAX_ANCESTORS])
-    return StoredForReview(goals=list(goals), memories=list(memories), contacts=list(contacts),
+    goals, reads, memories, contacts, settings, rules, connectors, unlocked = READ.run(
+        redis, keys, [GOAL_KEY.format(""), MAX_ANCESTORS, READS_SUFFIX])
+    return StoredForReview(goals=list(goals), reads=[list(r) for r in reads], memories=list(memories),
+                           contacts=list(contacts),
                            settings=settings or None, rules=list(rules), connectors=_text(connectors),
                            unlocked=unlocked or None)
 

@@ -197,9 +197,10 @@ class ModelGateway:
     async def _sweep(self) -> None:
         """Drop the calls nobody waits for any more; tell users whose goals wait for a slot where they stand.
 
-        Goal records are read whole (with their transcript), so one heartbeat checks at most
-        `SWEEP_BATCH` of the held calls, taking turns: with a thousand held each is checked
-        every few seconds, and the gateway's CPU goes to model calls, not to checking them.
+        Goal records are read whole (with their transcript, but not what the goal read: that is kept
+        beside it), so one heartbeat checks at most `SWEEP_BATCH` of the held calls, taking turns: with a
+        thousand held each is checked every few seconds, and the gateway's CPU goes to model calls, not to
+        checking them.
         """
         everyone = [h for h in self._held.values() if h.call is not None and not h.call.done()]
         if not everyone:

@@ -20,6 +20,8 @@ from deputy.agent.goals import Goal
 from deputy.agent.memory_tools import MEMORY_TOOLS
 from deputy.agent.origins import for_model, user_message
 from deputy.agent.prompt import build_messages
+from deputy.agent.model.text_tools import as_asked
+from deputy.agent.model.tool_aliases import shown_messages, shown_tools
 from deputy.agent.tool_selection import select_tools
 from deputy.agent.tools import INTERNAL_TOOLS
 from deputy.agent.workspace_tools import WORKSPACE_TOOLS
@@ -34,10 +36,13 @@ def warm_up_request(model: str, max_tools: int | None, now: float) -> dict:
     goal = Goal(id="warm-up", user_id=0, chat_id=0, text=TYPICAL_GOAL, created_at=now, updated_at=now,
                 messages=[user_message(TYPICAL_GOAL)])
     messages = build_messages(goal, now)
-    tools = select_tools([*INTERNAL_TOOLS, *MEMORY_TOOLS, *WORKSPACE_TOOLS, *default_catalog().tool_schemas()], messages, max_tools)
+    every = [*INTERNAL_TOOLS, *MEMORY_TOOLS, *WORKSPACE_TOOLS, *default_catalog().tool_schemas()]
+    tools = as_asked(select_tools(every, messages, max_tools), every, messages)  # as a forced goal's offer is
     # As the workers send it (forced and constrained, deputy.agent.model.call_grammar); one token: reading the
     # prompt is the point, not the answer.
-    body = wire_body([*map(for_model, messages), {"role": "assistant", "content": PREFILL}], tools, constrain=True)
+    # with the names a small model sees (deputy.agent.model.tool_aliases).
+    body = wire_body([*map(for_model, shown_messages(messages)), {"role": "assistant", "content": PREFILL}],
+                     shown_tools(tools), constrain=True)
     return {"model": model, **body, "max_tokens": 1}
 
 

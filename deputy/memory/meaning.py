@@ -16,6 +16,7 @@ from __future__ import annotations
 import importlib.util
 import json
 import logging
+import os
 import threading
 from collections import OrderedDict
 from pathlib import Path
@@ -57,6 +58,10 @@ def _layer_norm(x: np.ndarray, weight: np.ndarray, bias: np.ndarray, eps: float)
     return (x - mean) / np.sqrt(variance + eps) * weight + bias
 
 
+_BATCH = 32
+"""Texts read together by the model."""
+
+
 class MiniLM:
     """all-MiniLM-L6-v2 with mean pooling and unit length, as sentence-transformers runs it."""
 
@@ -77,9 +82,12 @@ class MiniLM:
 
     def embed(self, texts: list[str]) -> np.ndarray:
         with self._lock:
-            missing = list(dict.fromkeys(t for t in texts if t not in self._cache))
-            if missing:
-                for text, vector in zip(missing, self._forward(missing)):
+            # In batches of texts of about the same length: one batch of a thousand listings would be padded to
+            # the longest of them, and attention's cost grows with the square of that length.
+            missing = sorted(dict.fromkeys(t for t in texts if t not in self._cache), key=len)
+            for start in range(0, len(missing), _BATCH):
+                batch = missing[start:start + _BATCH]
+                for text, vector in zip(batch, self._forward(batch)):
                     self._cache[text] = vector
                 while len(self._cache) > _CACHE_SIZE:
                     self._cache.popitem(last=False)
@@ -148,6 +156,42 @@ def load_embedder() -> Embedder | None:
         if "model" not in _loaded:
             _loaded["model"] = _load()
         return _loaded["model"]
+
+
+_held_for_fork: list[MiniLM] = []
+
+
+def _quiet_before_fork() -> None:
+    """Wait for an embedding in progress before any fork (an RQ work horse).
+
+    The worker's suggestion round embeds listings in a thread for seconds. OpenBLAS's own fork
+    handler waits for its thread pool, which that computation keeps busy: a fork meanwhile hung
+    the worker for good (a freshly started stack "answering nothing"). Holding the model's lock
+    across the fork means no embedding runs while it happens."""
+    model = _loaded.get("model")
+    if isinstance(model, MiniLM):
+        model._lock.acquire()
+        _held_for_fork.append(model)
+
+
+def _after_fork_in_parent() -> None:
+    while _held_for_fork:
+        _held_for_fork.pop()._lock.release()
+
+
+def _fresh_locks_in_child() -> None:
+    """A forked child starts with no thread holding the embedder (the lock held across the fork,
+    or one a thread of the parent held, which does not exist in the child)."""
+    global _loading
+    _held_for_fork.clear()
+    _loading = threading.Lock()
+    for model in _loaded.values():
+        if isinstance(model, MiniLM):
+            model._lock = threading.Lock()
+
+
+os.register_at_fork(before=_quiet_before_fork, after_in_parent=_after_fork_in_parent,
+                    after_in_child=_fresh_locks_in_child)
 
 
 def _load() -> Embedder | None:

@@ -12,6 +12,7 @@ or the text they wrote themselves when correcting it in /memory).
 from __future__ import annotations
 
 import secrets
+from collections.abc import Callable
 from enum import Enum
 
 from typing import Any
@@ -115,9 +116,11 @@ class MemoryStore:
         return self.parse_list(self._redis.hvals(_KEY.format(user_id)), self._keys.opener(user_id))
 
     @staticmethod
-    def parse_list(values: list[bytes], opener: Opener) -> list[MemoryItem]:
-        """The memories in the values of the hash at `key`, as `list` gives them; read by the caller."""
-        items = [MemoryItem.model_validate_json(opener(v)) for v in values]
+    def parse_list(values: list[bytes], opener: Opener,
+                   parse: Callable[[bytes], MemoryItem] = MemoryItem.model_validate_json) -> list[MemoryItem]:
+        """The memories in the values of the hash at `key`, as `list` gives them; read by the caller. `parse`
+        opens one item's JSON (a reader that only reads them may share parsed items)."""
+        items = [parse(opener(v)) for v in values]
         return sorted(items, key=lambda i: (i.kind.value, i.created_at))
 
     def save(self, user_id: int, item: MemoryItem) -> None:

@@ -16,6 +16,8 @@ import httpx
 from deputy.core.records.effects import EffectClass
 from deputy.connectors.catalog import Catalog
 from deputy.connectors.default import default_catalog
+from deputy.connectors.travel import TRAVEL_OPERATIONS
+from deputy.connectors.travel.operations import TRAVEL_SERVICES
 from deputy.connectors.openapi.api import ImportedApi
 from deputy.connectors.overrides import OperationOverride
 from deputy.connectors.openapi.document import fetch_openapi
@@ -41,6 +43,14 @@ KNOWN_OVERRIDES: dict[str, dict[str, OperationOverride]] = {
              "cancel_order": OperationOverride(effect=EffectClass.account),
              "return_order": OperationOverride(effect=EffectClass.account)},
 }
+# Travel: a booking spends (the amount it commits to), gives the passengers' or guest's details to the
+# airline or hotel; cancelling one changes the user's account with it.
+KNOWN_OVERRIDES["flights"] = {
+    "book_flights": OperationOverride(effect=EffectClass.spend, amount="body.amount", currency_field="body.currency"),
+    "cancel_booking": OperationOverride(effect=EffectClass.account)}
+KNOWN_OVERRIDES["hotels"] = {
+    "reserve_room": OperationOverride(effect=EffectClass.spend, amount="body.amount", currency_field="body.currency"),
+    "cancel_reservation": OperationOverride(effect=EffectClass.account)}
 # The second sandbox shop has the same API.
 KNOWN_OVERRIDES["market"] = KNOWN_OVERRIDES["shop"]
 
@@ -60,6 +70,9 @@ def imported_apis(settings: Settings) -> list[ImportedApi]:
 
 def build_catalog(apis: list[ImportedApi]) -> Catalog:
     catalog = default_catalog()
+    if set(TRAVEL_SERVICES) <= {api.service for api in apis}:
+        # With an airline and hotels connected, a trip is planned and booked as one.
+        catalog = catalog.merged(Catalog(TRAVEL_OPERATIONS))
     for api in apis:
         catalog = catalog.merged(api.catalog())
     return catalog

@@ -26,6 +26,8 @@ from aiosmtpd.controller import Controller
 from aiosmtpd.smtp import SMTP, AuthResult, Envelope, LoginPassword, Session
 from pydantic import BaseModel
 
+from deputy.sandbox.xoauth2 import TokenCheck, XOAuth2Handler
+
 if TYPE_CHECKING:
     from deputy.sandbox.mailstore import MailStore
 
@@ -139,6 +141,14 @@ def _store_all(store: MailStore, email: ReceivedEmail, files_sent: bool = False)
         store.deliver(email.mail_from, email.raw, folder="Sent", flags=("\\Seen",))
 
 
+class _OAuthHandler(_Handler, XOAuth2Handler):
+    """A handler that also takes the sandbox provider's tokens (AUTH XOAUTH2, `mail.send` scope)."""
+
+    def __init__(self, server: LocalMailServer, login_required: bool, token_check: TokenCheck) -> None:
+        super().__init__(server, login_required)
+        self.token_check = token_check
+
+
 class _Authenticator:
     """Accepts exactly one username/password pair, compared in constant time."""
 
@@ -213,11 +223,14 @@ class LocalMailServer:
         password: str | None = None,
         store: MailStore | None = None,
         files_sent: bool = False,
+        token_check: TokenCheck | None = None,
     ) -> None:
         if (username is None) != (password is None):
             raise ValueError("give both a username and a password, or neither")
         self.store = store
         self.files_sent = files_sent
+        self.token_check = token_check
+        """With it, AUTH XOAUTH2 with the sandbox provider's tokens too (see `deputy.sandbox.xoauth2`)."""
         self.host = host
         self._requested_port = port
         self.maildir_root = maildir_root
@@ -264,7 +277,7 @@ class LocalMailServer:
     @property
     def requires_login(self) -> bool:
         """Whether clients must authenticate before sending."""
-        return self.username is not None
+        return self.username is not None or self.token_check is not None
 
     def start(self) -> None:
         """Start serving in a background thread; returns once the port is listening."""
@@ -276,7 +289,10 @@ class LocalMailServer:
         if self.username is not None and self._password is not None:
             # auth_require_tls=False: there is no TLS here, and the socket is loopback.
             options = {"authenticator": _Authenticator(self.username, self._password), "auth_require_tls": False}
-        handler = _Handler(self, login_required=self.requires_login)
+        elif self.token_check is not None:
+            options = {"authenticator": _Authenticator("", "\0"), "auth_require_tls": False}
+        handler = _Handler(self, login_required=self.requires_login) if self.token_check is None else \
+            _OAuthHandler(self, self.requires_login, self.token_check)
         # server_hostname spares aiosmtpd a socket.getfqdn() (possibly a slow DNS
         # lookup) on every connection.
         controller = _BoundController(

@@ -153,6 +153,10 @@ class MailStore:
             self._prepare(login)
         return login
 
+    def password_for(self, address: str) -> str:
+        """The password the mailbox of `address` logs in with (for the sandbox's OAuth front door)."""
+        return self._passwords.get(_login_name(address), self.password)
+
     def has_user(self, address: str) -> bool:
         return _login_name(address) in self._known_logins()
 

@@ -36,7 +36,6 @@ from deputy.sandbox.webapp_common import (
     parse_time,
     path_param,
     query,
-    read_json,
     select,
     serve_app,
     site_app,
@@ -254,14 +253,7 @@ def _api_routes(book: RestaurantBook) -> list[web.RouteDef]:
                               "slots": slots})
 
     async def create(request: web.Request) -> web.Response:
-        payload = await read_json(request, BookingRequest)
-        key, fingerprint = request.headers.get("Idempotency-Key"), payload.model_dump(mode="json")
-        replayed = book.idempotency.replay(key, fingerprint)
-        if replayed is not None:
-            return json_response(replayed)
-        answer = book.book(payload).public()
-        book.idempotency.remember(key, fingerprint, answer)
-        return json_response(answer, status=201)
+        return await book.idempotency.created(request, BookingRequest, lambda payload: book.book(payload).public())
 
     async def listing(request: web.Request) -> web.Response:
         mine = [b.public() for b in book.bookings.values() if not b.code.startswith("TB-SEED")]

@@ -3,19 +3,24 @@
 A mail server (SMTP that delivers into per-address IMAP mailboxes, with a seeded inbox
 for the demo user), a CalDAV calendar with seeded events, and three small sites with
 HTML pages and JSON APIs described by OpenAPI documents: a restaurant booking site, a
-ticket shop and a shop, and a web search over them. All on loopback, all with the same demo
+ticket shop, two shops, an airline and a hotel site, and a web search over them. All on loopback, all with the same demo
 password.
 """
 
 from __future__ import annotations
 
+import json
 import logging
+import time
 from datetime import datetime, timezone
 from pathlib import Path
+from typing import Callable
 
 from pydantic import BaseModel
 
 from deputy.sandbox.mail import LocalMailServer
+from deputy.sandbox.oauth_provider import OAuthProvider
+from deputy.sandbox.xoauth2 import ImapOAuthFront
 from deputy.sandbox.mailstore import DEMO_PASSWORD, MailStore, seed_demo_inbox
 
 log = logging.getLogger(__name__)
@@ -40,8 +45,31 @@ class SandboxEndpoints(BaseModel):
     """The second shop (`deputy.sandbox.market`): overlapping items, other prices and shipping."""
     marketplace_url: str | None = None
     """The marketplace listing and the provider's retention desk, with scripted counterparts."""
+    flights_url: str | None = None
+    """The sandbox airline (`deputy.sandbox.flights`): flights, moving fares, bookings and refunds."""
+    hotels_url: str | None = None
+    """The sandbox hotels (`deputy.sandbox.hotels`): rooms by city and dates, cancellation, booking."""
     search_url: str | None = None
     """The sandbox web search (its results page is `<search_url>/search?q=...`)."""
+    oauth_url: str | None = None
+    """The sandbox OAuth provider (`deputy.sandbox.oauth_provider`): sign in as the demo user."""
+    imap_oauth_port: int | None = None
+    """The IMAP port that takes the provider's tokens (AUTHENTICATE XOAUTH2); SMTP takes them on its own port."""
+    caldav_oauth_url: str | None = None
+    """The sandbox calendar for bearer tokens of the provider (`deputy.sandbox.caldav_oauth`)."""
+
+    def oauth_provider_spec(self) -> str:
+        """DEPUTY_OAUTH_PROVIDERS for Deputy to offer "Sign in with Sandbox" (mail)."""
+        if not self.oauth_url or not self.imap_oauth_port:
+            return ""
+        from deputy.sandbox.oauth_provider import CLIENT_ID, SCOPES
+
+        return json.dumps([{
+            "name": "sandbox", "title": "Sandbox", "authorize_url": f"{self.oauth_url}/authorize",
+            "token_url": f"{self.oauth_url}/token", "revoke_url": f"{self.oauth_url}/revoke", "client_id": CLIENT_ID,
+            "scopes": {s: s for s in SCOPES}, "imap_host": self.imap_host, "imap_port": self.imap_oauth_port,
+            "imap_security": "none", "smtp_host": self.smtp_host, "smtp_port": self.smtp_port,
+            "smtp_security": "none", **({"caldav_url": self.caldav_oauth_url} if self.caldav_oauth_url else {})}])
     issuer_url: str | None = None
     """The sandbox card issuer (`deputy.sandbox.issuer`); the shops are paid through it."""
     issuer_key: str | None = None
@@ -51,16 +79,24 @@ class SandboxEndpoints(BaseModel):
 
     def site_urls(self) -> dict[str, str]:
         sites = {"restaurants": self.restaurants_url, "tickets": self.tickets_url, "shop": self.shop_url,
-                 "market": self.market_url, "marketplace": self.marketplace_url}
+                 "market": self.market_url, "marketplace": self.marketplace_url, "flights": self.flights_url,
+                 "hotels": self.hotels_url}
         return {name: url for name, url in sites.items() if url}
 
 
 class SandboxServices:
-    def __init__(self, data_dir: Path) -> None:
+    def __init__(self, data_dir: Path, clock: Callable[[], float] = time.time) -> None:
+        """`clock`: the sites', the issuer's and the seeded calendar's time (a test's shared clock
+        puts the whole world on the date the test chose)."""
         self._dir = data_dir / "sandbox"
+        self._clock = clock
         self._stoppers: list = []
         self.issuer = None
         """The sandbox card issuer once started (tests read its tokens)."""
+        self.apps: dict = {}
+        """The running sites' applications by name (tests read or change their state)."""
+        self.oauth: OAuthProvider | None = None
+        """The sandbox OAuth provider once started (tests let its time pass, or revoke its grants)."""
 
     def start(self) -> SandboxEndpoints:
         self._dir.mkdir(parents=True, exist_ok=True)
@@ -70,13 +106,28 @@ class SandboxServices:
         if not (self._dir / "imap" / ".seeded").exists():
             seed_demo_inbox(store, DEMO_ADDRESS)
             (self._dir / "imap" / ".seeded").touch()
+        oauth_url, provider = self._start_oauth()
         smtp = LocalMailServer(maildir_root=self._dir / "sent", username=DEMO_ADDRESS, password=DEMO_PASSWORD,
-                               store=store)
+                               store=store, token_check=provider.check)
         smtp.start()
         self._stoppers.append(smtp.stop)
-        endpoints = SandboxEndpoints(smtp_port=smtp.port, imap_port=imap_port)
+        front = ImapOAuthFront((store.host, imap_port), provider.check, store.password_for)
+        front.start()
+        self._stoppers.append(front.stop)
+        endpoints = SandboxEndpoints(smtp_port=smtp.port, imap_port=imap_port, oauth_url=oauth_url,
+                                     imap_oauth_port=front.port)
         endpoints = self._start_calendar(endpoints)
         return self._start_sites(endpoints)
+
+    def _start_oauth(self) -> tuple[str, OAuthProvider]:
+        from deputy.sandbox.oauth_pages import create_app
+        from deputy.sandbox.webapp_common import SiteServer
+
+        provider = self.oauth = OAuthProvider({DEMO_ADDRESS: DEMO_PASSWORD})
+        server = SiteServer(create_app(provider))
+        url = server.start()
+        self._stoppers.append(server.stop)
+        return url, provider
 
     def _start_calendar(self, endpoints: SandboxEndpoints) -> SandboxEndpoints:
         from deputy.sandbox.calendar import SandboxCalendar
@@ -86,18 +137,27 @@ class SandboxServices:
         self._stoppers.append(calendar.stop)
         marker = self._dir / "calendar" / ".seeded"
         if not marker.exists():
-            calendar.seed_demo_calendar(datetime.now(timezone.utc))
+            calendar.seed_demo_calendar(datetime.fromtimestamp(self._clock(), timezone.utc))
             marker.touch()
-        return endpoints.model_copy(update={"caldav_url": calendar.url})
+        from deputy.sandbox.caldav_oauth import create_app
+        from deputy.sandbox.webapp_common import SiteServer
+
+        assert self.oauth is not None
+        front = SiteServer(create_app(calendar.url, self.oauth.check, lambda user: DEMO_PASSWORD))
+        front_url = front.start()
+        self._stoppers.append(front.stop)
+        return endpoints.model_copy(update={"caldav_url": calendar.url, "caldav_oauth_url": front_url + "/"})
 
     def _start_sites(self, endpoints: SandboxEndpoints) -> SandboxEndpoints:
-        from deputy.sandbox import market, restaurants, shop, tickets
+        from deputy.sandbox import flights, hotels, market, restaurants, shop, tickets
         from deputy.sandbox.webapp_common import SiteServer
 
         urls, accounts = self._start_issuer()
-        for name, module in (("restaurants", restaurants), ("tickets", tickets), ("shop", shop), ("market", market)):
+        for name, module in (("restaurants", restaurants), ("tickets", tickets), ("shop", shop), ("market", market),
+                             ("flights", flights), ("hotels", hotels)):
             options = {"check_payment": accounts[name]} if name in accounts else {}
-            server = SiteServer(module.create_app(**options))
+            server = SiteServer(module.create_app(clock=self._site_clock, **options))
+            self.apps[name] = server.app
             urls[f"{name}_url"] = server.start()
             if name in accounts:
                 accounts[name].merchant = urls[f"{name}_url"]
@@ -112,6 +172,10 @@ class SandboxServices:
         self._stoppers.append(server.stop)
         return endpoints.model_copy(update=urls)
 
+    def _site_clock(self) -> datetime:
+        """The sites' local wall time to the second, on this world's clock."""
+        return datetime.fromtimestamp(self._clock()).replace(microsecond=0)
+
     def _start_issuer(self) -> tuple[dict[str, str], dict]:
         """The card issuer, and an acquirer account for each site that takes payment."""
         import secrets
@@ -125,11 +189,12 @@ class SandboxServices:
         agent_key, acquirer_key, mandate_key = (secrets.token_urlsafe(24) for _ in range(3))
         # The issuer remembers enrolled cards and past payments across restarts (deputy.sandbox.issuer_state).
         state = IssuerFile(self._dir / "issuer.json")
-        issuer = self.issuer = state.load(Issuer(mandate_key=mandate_key.encode()))
+        issuer = self.issuer = state.load(Issuer(mandate_key=mandate_key.encode(), clock=self._clock))
         server = SiteServer(create_app(issuer, agent_key, acquirer_key, saved=state.save))
         url = server.start()
         self._stoppers.append(server.stop)
-        accounts = {name: MerchantAccount(url, acquirer_key) for name in ("tickets", "shop", "market")}
+        accounts = {name: MerchantAccount(url, acquirer_key) for name in ("tickets", "shop", "market", "flights",
+                                                                                "hotels")}
         return {"issuer_url": url, "issuer_key": agent_key, "mandate_key": mandate_key}, accounts
 
     def _start_search(self, sites: dict[str, str]) -> str:

@@ -29,6 +29,7 @@ from deputy.sandbox.shop_model import (
     Order,
     Product,
 )
+from deputy.sandbox.recipe_pages import recipe_products, recipe_routes
 from deputy.sandbox.shop_pages import shop_page_routes
 from deputy.sandbox.shop_card_checkout import card_checkout_routes
 from deputy.sandbox.shop_orders import ReturnRequest, order_paths, order_routes
@@ -168,7 +169,8 @@ class Shop:
 
 
 def seed_products(shop: Shop) -> None:
-    """Cables, chargers, notebooks, pens and a few more; one notebook pack is sold out."""
+    """Cables, chargers, notebooks, pens, groceries for the recipe posts and a few more; one notebook pack
+    is sold out."""
     for values in [
         ("usb-c-cable-2m", "USB-C to USB-C cable, 2 m (100 W)", "Electronics", "12.99", 40,
          "Braided cable, charges laptops up to 100 W, USB 2.0 data."),
@@ -180,6 +182,7 @@ def seed_products(shop: Shop) -> None:
         ("gel-pens-10", "Gel pens, pack of 10", "Stationery", "6.75", 100, "0.5 mm, assorted colours."),
         ("desk-lamp-led", "LED desk lamp", "Home", "39.90", 7, "Dimmable, warm to cool white."),
         ("espresso-beans-1kg", "Espresso beans, 1 kg", "Grocery", "24.50", 20, "Medium roast, whole beans."),
+        *recipe_products(),
     ]:
         product_id, name, category, price, stock, description = values
         shop.products[product_id] = Product(product_id, name, category, Decimal(price), stock, description)
@@ -306,7 +309,8 @@ def create_app(seed: bool = True, clock: Clock = local_now, api_key: str | None 
         return json_response(_document(request, api_key is not None, shop.site))
 
     app.add_routes([web.get("/openapi.json", document), *_api_routes(shop), *shop_page_routes(shop),
-                    *order_routes(shop, getattr(check_payment, "refund", None)), *card_checkout_routes(shop)])
+                    *order_routes(shop, getattr(check_payment, "refund", None)), *card_checkout_routes(shop),
+                    *recipe_routes(shop.site)])
     add_account_pages(app, shop.site)
     return app
 

@@ -196,6 +196,18 @@ class IdempotencyCache:
         if key:
             self._seen[key] = (_fingerprint(request_body), answer)
 
+    async def created(self, request: web.Request, model: type[M], create: Callable[[M], Any]) -> web.Response:
+        """A POST that creates something once per `Idempotency-Key`: 201 with `create(body)`'s answer, or the
+        first answer again (200) for a repeat."""
+        payload = await read_json(request, model)
+        key, fingerprint = request.headers.get("Idempotency-Key"), payload.model_dump(mode="json")
+        replayed = self.replay(key, fingerprint)
+        if replayed is not None:
+            return json_response(replayed)
+        answer = create(payload)
+        self.remember(key, fingerprint, answer)
+        return json_response(answer, status=201)
+
 
 def _fingerprint(body: Any) -> str:
     text = json.dumps(body, sort_keys=True, default=str)

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from functools import lru_cache
 
 from deputy.sentinel.intent import Kind, kinds_in, referrals
 from deputy.sentinel.provenance import domain_of
@@ -61,7 +62,12 @@ def addressed_by_user(targets: list[str], kinds: frozenset[Kind], user_words: li
 
 
 def _sentences(texts: list[str]) -> list[str]:
-    return [s for text in texts for s in _SENTENCE_END.split(text) if s.strip()]
+    return list(_split_sentences(tuple(texts)))
+
+
+@lru_cache(maxsize=512)
+def _split_sentences(texts: tuple[str, ...]) -> tuple[str, ...]:
+    return tuple(s for text in texts for s in _SENTENCE_END.split(text) if s.strip())
 
 
 def _named_by_role(target: str, asking: list[str], known: list[str]) -> bool:
@@ -84,6 +90,11 @@ def _names_as_recipient(sentence: str, target: str, kinds: frozenset[Kind]) -> b
     return False
 
 
+@lru_cache(maxsize=1024)
+def _written(value: str) -> re.Pattern[str]:
+    return re.compile(rf"(?<![\w.@-]){re.escape(value)}(?![\w@-]|\.\w)", re.IGNORECASE)
+
+
 def _occurrences(sentence: str, target: str) -> list[int]:
     """Where the target is written in the sentence (a web target by its site)."""
     value = target.strip().lower()
@@ -91,7 +102,7 @@ def _occurrences(sentence: str, target: str) -> list[int]:
         value = domain_of(value) or value
     if not value:
         return []
-    pattern = re.compile(rf"(?<![\w.@-]){re.escape(value)}(?![\w@-]|\.\w)", re.IGNORECASE)
+    pattern = _written(value)
     starts = []
     for match in pattern.finditer(sentence):
         # A site is written with its scheme: point at the start of the whole address.

@@ -169,6 +169,8 @@ class Referral:
     kind: Kind
     channel: str
     """The channel named last before the phrase, in the user's words for this goal (no "#")."""
+    who: str = ""
+    """The words between the verb and the pointing back: whom "add bob to it" brings in."""
 
 
 @lru_cache(maxsize=512)
@@ -185,18 +187,48 @@ def referrals(user_words: tuple[str, ...]) -> tuple[Referral, ...]:
             if isinstance(value, str):
                 last = value
             elif last is not None and _said_as_request(text, start):
-                found.append(Referral(_placed_kind(value["verb"], value["what"]), last))
+                found.append(Referral(_placed_kind(value["verb"], value["what"]), last, value["what"]))
+    return tuple(found)
+
+
+@dataclass(frozen=True)
+class Placement:
+    """One phrase of the user's that brings someone into a place: "add bob to #general"."""
+
+    who: str
+    """The words naming whom ("bob", "Alice and Bob")."""
+    place: str
+    """Where, as written ("#general", "the general channel"), or the channel pointed back at ("launch")."""
+
+
+@lru_cache(maxsize=512)
+def placements(user_words: tuple[str, ...]) -> tuple[Placement, ...]:
+    """Each phrase in the user's words that asks for someone to join a place ("add bob to #general", "put
+    dora in #general", "…then add bob to it" after naming #general): an account change, with whom and where."""
+    found: list[Placement] = []
+    for text in user_words:
+        for match in _PLACED.finditer(text):
+            if _said_as_request(text, match.start()) and _placed_kind(match["verb"], match["what"]) is Kind.account:
+                found.append(Placement(match["what"], text[match.end("what"):match.end()]))
+    found += [Placement(r.who, r.channel) for r in referrals(user_words) if r.kind is Kind.account]
     return tuple(found)
 
 
 def intended_kinds(user_words: list[str]) -> frozenset[Kind]:
     """Every kind of action the user's own words mention, "add Bob to it" after "create #launch" too."""
+    return _intended(tuple(user_words))
+
+
+@lru_cache(maxsize=512)
+def _intended(user_words: tuple[str, ...]) -> frozenset[Kind]:
     kinds: frozenset[Kind] = frozenset()
     for text in user_words:
         kinds |= kinds_in(text)
-    return kinds | {referral.kind for referral in referrals(tuple(user_words))}
+    return kinds | {referral.kind for referral in referrals(user_words)}
 
 
+# Asked about every action several times (the intent, the card, the rules): worked out once per operation.
+@lru_cache(maxsize=1024)
 def action_kinds(effect: EffectClass, tags: frozenset[RiskTag], connector: str, operation: str) -> frozenset[Kind]:
     """The kinds an action belongs to; the user must have named at least one of them."""
     name = f"{connector}.{operation}".lower()

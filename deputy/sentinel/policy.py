@@ -23,8 +23,9 @@ Order of precedence, first match wins:
 7. the user's rules (deny > ask > allow), which can never reach past 1 to 6;
 8. defaults by effect: plain writes are allowed; so is a message, an invitation, a share or
    a form the user asked for in their own words, sent to recipients they named themselves,
-   with every value traced to them; spending, account changes, deleting, irreversible acts
-   and anything else consequential ask (a rule "always ask before emailing" restores a card
+   with every value traced to them, and an account change that only brings someone the user
+   named into a place they named (`membership`); spending, other account changes, deleting,
+   irreversible acts and anything else consequential ask (a rule "always ask before emailing" restores a card
    for every message), and so does the user's setting for messages (`message_modes`);
 also asked: an action whose day, time, amount or message differs from the user's words
 (`against_words`), and any message of a goal whose outside content spoke to the assistant.
@@ -46,6 +47,8 @@ from deputy.core.records.effects import EffectClass, RiskTag
 from deputy.core.records.actions import Action
 from deputy.sentinel.addressed import addressed_by_user
 from deputy.sentinel.against_words import against_words
+from deputy.sentinel.membership import joined_by_user
+from deputy.sentinel.reuse import derived as _derived
 from deputy.sentinel.message_modes import allowed_reason, known_contacts, message_allowed
 from deputy.sentinel.said_values import SaidTime
 from deputy.sentinel.speaks_to_assistant import passages_to_assistant
@@ -58,6 +61,7 @@ from deputy.sentinel.reasons import (
 from deputy.sentinel.spending import SpendingLimit, within_limit
 from deputy.sentinel.provenance import ProvenanceContext, TracedValue, Trust, trace_action, untrusted_sources
 from deputy.sentinel.textflow import CopiedText, Source, copied_passages
+from deputy.sentinel.value_sources import Flow
 
 
 class Verdict(str, Enum):
@@ -83,6 +87,9 @@ class Decision(BaseModel):
     )
     spending_limit: SpendingLimit | None = Field(
         default=None, description="Allowed without a tap under this spending rule: the token is capped at its limit.")
+    value_sources: list[Flow] = Field(
+        default_factory=list, description="Where each value of the action came from, as traced for this review "
+                                          "(kept with the review's audit entry: the web view draws it).")
 
 
 class RuleVerdict(BaseModel):
@@ -133,7 +140,7 @@ def review(action: Action, context: ReviewContext) -> Decision:
     warning = _warning(context.injection_warnings, provenance)
     untrusted = _untrusted(traced)
     reported = {v.value.strip().lower() for v in untrusted}
-    copied = [c for c in copied_passages(action.arguments, _copy_sources(action, sources), provenance.trusted_texts)
+    copied = [c for c in _copied(action, provenance, sources)
               if c.passage.lower() not in reported]
     if context.rules.verdict is Verdict.allow and (
             within := within_limit(action, context.rules.spending_limit, provenance, traced,
@@ -160,8 +167,9 @@ def review(action: Action, context: ReviewContext) -> Decision:
         return _ask(action, [_steering(kinds, sources)], Risk.medium, [])
     if differs := against_words(action, provenance, context.said_times):
         return _ask(action, differs, Risk.medium, [])
+    reached = _reached(action, traced)
     if sources and _delivers(action) and _to_people(action) and not addressed_by_user(
-            action.targets, _kinds(action), provenance.user_words, provenance.trusted_texts):
+            reached, _kinds(action), provenance.user_words, provenance.trusted_texts):
         # The goal read outside content and the user never named these people as someone to write
         # to (only, say, as someone to ask about): the content may have chosen them, so a human
         # decides, whatever the rules allow. (A form sent to a website is weighed by where its data
@@ -178,16 +186,18 @@ def review(action: Action, context: ReviewContext) -> Decision:
         traced_to_user = bool(named) and all(v.trust is Trust.trusted for v in traced)
         reason = "A change you asked for" if traced_to_user else "A change to your own data"
         return Decision(verdict=Verdict.allow, reasons=[reason + ", easy to undo."], risk=Risk.low)
+    if joined := joined_by_user(action, traced, provenance.user_words):
+        return Decision(verdict=Verdict.allow, reasons=[joined], risk=Risk.low)
     eligible = _eligible(action, provenance, traced)
-    addressed = eligible and addressed_by_user(action.targets, _kinds(action), provenance.user_words,
+    addressed = eligible and addressed_by_user(reached, _kinds(action), provenance.user_words,
                                                provenance.trusted_texts)
     allowed, why = message_allowed(
-        context.approval_mode, eligible=eligible, addressed=addressed, targets=action.targets,
+        context.approval_mode, eligible=eligible, addressed=addressed, targets=reached,
         contacts=known_contacts(provenance.contacts, provenance.trusted_texts, provenance.user_words),
         user_words=provenance.user_words)
     if allowed:
         return Decision(verdict=Verdict.allow, risk=Risk.low, reasons=[
-            allowed_reason(action.targets, addressed, read_outside=bool(provenance.untrusted))])
+            allowed_reason(reached, addressed, read_outside=bool(provenance.untrusted))])
     decision = _ask(action, why, Risk.medium, [])
     # "Always allow" would be a rule that lets such messages through without a card: the opposite of a
     # user who chose a card before every message, so their message cards never offer it.
@@ -204,8 +214,19 @@ def acts_on_objects(action: Action) -> bool:
 def _trace(action: Action, provenance: ProvenanceContext) -> list[TracedValue]:
     # In a delete, share or account change every identifier is traced (`provenance`): an id
     # first seen in outside content, or nowhere, is asked about before any rule is weighed.
-    return trace_action(action.targets, action.arguments, action.amount, provenance,
-                        identifiers=acts_on_objects(action))
+    derived = _derived(action, provenance)
+    if "traced" not in derived:
+        derived["traced"] = trace_action(action.targets, action.arguments, action.amount, provenance,
+                                         identifiers=acts_on_objects(action))
+    return derived["traced"]
+
+
+def _copied(action: Action, provenance: ProvenanceContext, sources: list[Source]) -> list[CopiedText]:
+    """Free text in the action copied from outside content (not quoted back to its own author)."""
+    derived = _derived(action, provenance)
+    if "copied" not in derived:
+        derived["copied"] = copied_passages(action.arguments, _copy_sources(action, sources), provenance.trusted_texts)
+    return derived["copied"]
 
 
 # Effects whose only consequence is that someone the user named receives something the user
@@ -227,6 +248,13 @@ def _eligible(action: Action, provenance: ProvenanceContext, traced: list[Traced
 def _delivers(action: Action) -> bool:
     """Someone receives something: a message, an invitation, a share, a form on a website."""
     return action.effect is EffectClass.communicate or bool(_kinds(action) & {Kind.send, Kind.share, Kind.post})
+
+
+def _reached(action: Action, traced: list[TracedValue]) -> list[str]:
+    """The targets an action reaches: an object the user pointed at by its name (the file a share
+    gives, `deputy.sentinel.pointed_items`) is what it acts on, not someone to write to."""
+    pointed = {v.value.strip().lower() for v in traced if v.pointed}
+    return [t for t in action.targets if t.strip().lower() not in pointed] if pointed else action.targets
 
 
 def _to_people(action: Action) -> bool:
@@ -268,11 +296,11 @@ def requested_by_user(action: Action, provenance: ProvenanceContext) -> bool:
         return False
     if not _asked_for(action, provenance):
         return False
-    if _delivers(action) and not addressed_by_user(action.targets, _kinds(action), provenance.user_words,
+    if _delivers(action) and not addressed_by_user(_reached(action, traced), _kinds(action), provenance.user_words,
                                                     provenance.trusted_texts):
         return False  # the user typed the address, but not as someone to send this to
     sources = untrusted_sources(provenance) if provenance.untrusted else []
-    return not copied_passages(action.arguments, _copy_sources(action, sources), provenance.trusted_texts)
+    return not _copied(action, provenance, sources)
 
 
 def _review_read(action: Action, provenance: ProvenanceContext, traced: list[TracedValue],
@@ -309,6 +337,10 @@ def _what(action: Action) -> str:
         return f"it sends data to a website outside Deputy ({targets})"
     if Kind.share in kinds and Kind.schedule in kinds:
         return f"it invites people to an event, who will see it ({targets})"
+    if Kind.share in kinds and action.effect is EffectClass.spend:
+        # A booking: the money and the traveller's personal details both leave the user.
+        paid = money + " to " if money else ""
+        return f"it spends your money ({paid}{targets}) and gives your personal details to them"
     if Kind.share in kinds:
         return f"it shares your data with {targets}"
     if action.effect is EffectClass.communicate:

@@ -16,7 +16,10 @@ as whom it reaches: there every identifier (an id, a name, a number, a channel; 
 targets that are not addresses, and the arguments whose names say they hold one) is traced
 as an `id`, as a whole token, so "13" is found in "file 13" but not in "2013". An id first
 seen in outside content, or seen nowhere, makes the action outside-sourced whatever the
-rules say: an injected `delete_file("13")` is never let through by an allow rule.
+rules say: an injected `delete_file("13")` is never let through by an allow rule. The one
+exception is an id the user pointed at by name: acted on (never a recipient), it is the own
+id of the one record of a listing whose name the user's words name ("share the packing list"
+and the drive's `id: 13, name: packing.txt`; `deputy.sentinel.pointed_items`).
 
 Pure functions; the executor assembles the inputs from Redis.
 """
@@ -36,6 +39,7 @@ from pydantic import BaseModel, Field
 from deputy.core.records.read_items import ItemSpan
 from deputy.sentinel.origins import item_sources
 from deputy.sentinel.passages import passage_at
+from deputy.sentinel.pointed_items import acted_on, argument_scalars, pointed_record
 from deputy.sentinel.textflow import CONFUSABLES, Source, string_fields
 
 MAX_ITEM_CHARS = 20_000
@@ -46,6 +50,8 @@ _DOMAIN = re.compile(r"\b(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,24}\
 _IBAN = re.compile(r"\b[A-Z]{2}\d{2}(?:\s?[A-Z0-9]){11,30}\b")
 _ACCOUNT = re.compile(r"\b\d{6,20}\b")
 _PHONE = re.compile(r"\+\d[\d\s().-]{7,18}\d")
+_SEPARATORS = re.compile(r"[\s-]")
+_HAS_DIGIT = re.compile(r"\d")
 _CEILING = re.compile(
     r"(?:under|below|at most|up to|max(?:imum)?|less than|no more than|not more than|budget(?: of)?)\s*"
     r"(?:[$€£]|usd|eur|gbp)?\s*(\d[\d,]*(?:\.\d+)?)",
@@ -88,6 +94,9 @@ class TracedValue(BaseModel):
     trust: Trust
     origins: list[str] = Field(default_factory=list, description="Where it was found, first where it appeared first.")
     passage: str | None = Field(default=None, description="What the first origin says around it, as written there.")
+    pointed: str | None = Field(
+        default=None, description="The record of what was read that the user named and whose own id this is "
+                                  "(`deputy.sentinel.pointed_items`): the value is theirs, chosen by that name.")
 
     def explain(self) -> str:
         if self.trust is Trust.tainted:
@@ -149,23 +158,30 @@ def _amount(value: str) -> Decimal | None:
 def values_in(text: str) -> list[tuple[str, str]]:
     """The safety-relevant values in free text, as (kind, value) pairs."""
     found: list[tuple[str, str]] = []
+    # Each kind has a character it cannot be written without ("://", "@", a digit, "+"): text without
+    # it is not scanned for that kind.
     spans = []
-    for match in _URL.finditer(text):
-        found.append(("url", match.group(0).rstrip(".,;:")))
-        spans.append(match.span())
-    for match in _EMAIL.finditer(text):
-        inside = [(a, b) for a, b in spans if a <= match.start() < b]
-        # An address inside a URL's query is data the URL carries: traced on its own.
-        value = match.group(0)
-        if inside:
-            value = re.split(r"[/?=&#]", value)[-1]
-            if not _EMAIL.fullmatch(value):
-                continue
-        found.append(("email", value))
+    if "://" in text:
+        for match in _URL.finditer(text):
+            found.append(("url", match.group(0).rstrip(".,;:")))
+            spans.append(match.span())
+    if "@" in text:
+        for match in _EMAIL.finditer(text):
+            inside = [(a, b) for a, b in spans if a <= match.start() < b]
+            # An address inside a URL's query is data the URL carries: traced on its own.
+            value = match.group(0)
+            if inside:
+                value = re.split(r"[/?=&#]", value)[-1]
+                if not _EMAIL.fullmatch(value):
+                    continue
+            found.append(("email", value))
+    if _HAS_DIGIT.search(text) is None:
+        return found
     for match in _IBAN.finditer(text):
         found.append(("account", match.group(0).replace(" ", "")))
-    for match in _PHONE.finditer(text):
-        found.append(("phone", re.sub(r"[^\d+]", "", match.group(0))))
+    if "+" in text:
+        for match in _PHONE.finditer(text):
+            found.append(("phone", re.sub(r"[^\d+]", "", match.group(0))))
     return found
 
 
@@ -216,27 +232,50 @@ def _corpus(texts: tuple[str, ...]) -> _Corpus:
     return _Corpus(texts)
 
 
+_last_sources: tuple[ProvenanceContext, list[UntrustedItem], int, object, list[Source]] | None = None
+
+
 def untrusted_sources(context: ProvenanceContext) -> list[Source]:
     """The goal's outside content in the order it was read, one source per email, event or
-    record where a reading holds several."""
-    return [source for item in context.untrusted for source in item_sources(item, MAX_ITEM_CHARS)]
+    record where a reading holds several. Read only: one decision asks for them several times
+    (every traced value, the copies, the card's origins), so the last context's are kept while
+    it holds the same readings."""
+    global _last_sources
+    last, items = _last_sources, context.untrusted
+    newest = items[-1] if items else None
+    if last is not None and last[0] is context and last[1] is items and last[2] == len(items) and last[3] is newest:
+        return last[4]
+    found = [source for item in items for source in item_sources(item, MAX_ITEM_CHARS)]
+    _last_sources = (context, items, len(items), newest, found)
+    return found
 
 
 def trace_value(kind: str, value: str, argument: str, context: ProvenanceContext) -> TracedValue:
-    trusted = _corpus((*context.trusted_texts, *context.contacts))
+    return _traced(kind, value, argument, _trusted_corpus(context), untrusted_sources(context))
+
+
+def _trusted_corpus(context: ProvenanceContext) -> _Corpus:
+    return _corpus((*context.trusted_texts, *context.contacts))
+
+
+def _traced(kind: str, value: str, argument: str, trusted: _Corpus, sources: list[Source]) -> TracedValue:
     if trusted.contains(kind, value):
-        return TracedValue(kind=kind, value=value, argument=argument, trust=Trust.trusted)
-    holding = [s for s in untrusted_sources(context) if _corpus((s.text,)).contains(kind, value)]
+        return _value(kind, value, argument, Trust.trusted)
+    holding = [s for s in sources if _corpus((s.text,)).contains(kind, value)]
     if not holding:
-        return TracedValue(kind=kind, value=value, argument=argument, trust=Trust.unverified)
+        return _value(kind, value, argument, Trust.unverified)
     if kind == "domain":
         # A site is named where it is written as a site ("https://evil.example/…"), not by a sender's
         # address at that domain: the item that gave the address comes first, in reading order.
         site = _site(value)
         holding = sorted(holding, key=lambda s: site.search(s.text) is None)
-    return TracedValue(kind=kind, value=value, argument=argument, trust=Trust.tainted,
-                       origins=list(dict.fromkeys(s.origin for s in holding)),
-                       passage=value_passage(kind, value, holding[0].text))
+    return _value(kind, value, argument, Trust.tainted, list(dict.fromkeys(s.origin for s in holding)),
+                  value_passage(kind, value, holding[0].text))
+
+
+def _value(kind: str, value: str, argument: str, trust: Trust, origins: list[str] | None = None,
+           passage: str | None = None) -> TracedValue:
+    return TracedValue(kind=kind, value=value, argument=argument, trust=trust, origins=origins or [], passage=passage)
 
 
 @lru_cache(maxsize=4096)
@@ -285,21 +324,9 @@ _IDENTIFIER_WORDS = frozenset({
 MAX_ID_CHARS = 120
 
 
-def _scalars(arguments: Any, path: str = "") -> Iterable[tuple[str, str]]:
-    """(dotted path, text) of every string and whole number inside the arguments."""
-    if isinstance(arguments, dict):
-        for key, item in arguments.items():
-            yield from _scalars(item, f"{path}.{key}" if path else str(key))
-    elif isinstance(arguments, (list, tuple)):
-        for item in arguments:
-            yield from _scalars(item, path)
-    elif isinstance(arguments, (str, int)) and not isinstance(arguments, bool) and path:
-        yield path, str(arguments).strip()
-
-
 def identifier_fields(arguments: Any) -> Iterable[tuple[str, str]]:
     """(dotted path, value) of every argument whose name says it identifies something, numbers included."""
-    for path, value in _scalars(arguments):
+    for path, value in argument_scalars(arguments):
         words = re.sub(r"(?<=[a-z0-9])(?=[A-Z])", " ", path.rsplit(".", 1)[-1])
         last = re.split(r"[^A-Za-z0-9]+", words.lower().strip(" _-"))[-1]
         if value and len(value) <= MAX_ID_CHARS and "\n" not in value and last in _IDENTIFIER_WORDS:
@@ -314,17 +341,18 @@ def trace_action(
     `identifiers` (a delete, share or account change), every identifier in it too."""
     traced: list[TracedValue] = []
     seen: set[str] = set()
+    trusted, sources = _trusted_corpus(context), untrusted_sources(context)
 
     def add(kind: str, value: str, argument: str) -> None:
         # One value is listed once, whether it is a target and also in the payload (an IBAN).
-        key = re.sub(r"[\s-]", "", _norm(value))
+        key = _SEPARATORS.sub("", _norm(value))
         if key not in seen:
             seen.add(key)
-            traced.append(trace_value(kind, value, argument, context))
+            traced.append(_traced(kind, value, argument, trusted, sources))
 
     # A target the arguments hold is one the model picked (a file id); one they don't is the
     # operation's own (an imported tool's server and name), which no injection can choose.
-    chosen = {v.lower() for _, v in _scalars(arguments)} if identifiers else set()
+    chosen = {v.lower() for _, v in argument_scalars(arguments)} if identifiers else set()
     for target in targets:
         kind = "email" if _EMAIL.fullmatch(target.strip()) else ("url" if "://" in target else "name")
         if kind == "url":
@@ -348,4 +376,16 @@ def trace_action(
             if _EMAIL.fullmatch(value) or "://" in value:
                 continue  # addresses are traced as addresses above
             add("id", value, name)
+        traced = [_pointed(v, arguments, context) for v in traced]
     return traced
+
+
+def _pointed(value: TracedValue, arguments: dict[str, Any], context: ProvenanceContext) -> TracedValue:
+    """An id read from a listing that acts on the one record the user named by its name is theirs."""
+    if value.kind != "id" or value.trust is not Trust.tainted or not acted_on(value.value, arguments):
+        return value
+    record = pointed_record(value.value, untrusted_sources(context), context.user_words)
+    if record is None:
+        return value
+    return value.model_copy(update={"trust": Trust.trusted, "origins": [record.origin], "passage": None,
+                                    "pointed": record.origin})

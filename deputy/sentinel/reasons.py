@@ -9,10 +9,12 @@ within `MAX_REASON_CHARS`. Pure functions.
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 from deputy.sentinel.intent import Kind, describe
 from deputy.sentinel.origins import item_sources
 from deputy.sentinel.provenance import MAX_ITEM_CHARS, ProvenanceContext, TracedValue, Trust
+from deputy.sentinel.textflow import Source
 
 MAX_REASON_CHARS = 640
 """All reasons together; with the risk line a card's "why" stays within about 700 characters."""
@@ -29,9 +31,13 @@ def warning(notes: list[str], provenance: ProvenanceContext) -> list[str]:
     if not notes:
         return []
     by_origin: dict[str, list[str]] = {}
+    narrowed: dict[str, str] = {}  # several notes about one reading: it is narrowed once
     for note in notes:
         origin, _, reason = note.rpartition(": ")
-        origin = _narrowed(origin or "outside content", provenance)
+        origin = origin or "outside content"
+        if origin not in narrowed:
+            narrowed[origin] = _narrowed(origin, provenance)
+        origin = narrowed[origin]
         by_origin.setdefault(origin, [])
         if reason not in by_origin[origin]:
             by_origin[origin].append(reason)
@@ -45,11 +51,17 @@ def _narrowed(origin: str, provenance: ProvenanceContext) -> str:
         if item.origin != origin:
             continue
         # The item(s) of the reading that address the assistant (one email of a search, the one event read).
-        cued = list(dict.fromkeys(p.origin for p in item_sources(item, MAX_ITEM_CHARS)
-                                  if _INSTRUCTION_CUES.search(p.text)))
+        cued = _cued(item_sources(item, MAX_ITEM_CHARS))
         if 0 < len(cued) <= 2:
             return " and ".join(cued)
     return origin
+
+
+@lru_cache(maxsize=1024)
+def _cued(sources: tuple[Source, ...]) -> tuple[str, ...]:
+    """The origins of the items that address the assistant (memoised: a goal's readings are weighed at every
+    action it takes, and the items of one reading are the same tuple each time, `item_sources`)."""
+    return tuple(dict.fromkeys(p.origin for p in sources if _INSTRUCTION_CUES.search(p.text)))
 
 
 def value_reasons(values: list[TracedValue]) -> list[str]:

@@ -32,7 +32,7 @@ from deputy.agent.model.chat_model import ModelReply
 from deputy.agent.model.testing import ChatRequest, ScriptedModelServer, ScriptedResponse, last_message, message_text, tool_call
 from deputy.agent.goals import GoalStore
 from deputy.testing.bot_crash import kill_bot_between_write_and_confirm
-from deputy.testing.chaos_checks import FaultPlan, FaultReport, GoalTrack, check, count_goals
+from deputy.testing.chaos_checks import FaultPlan, FaultReport, GoalTrack, check, count_goals, goal_states
 from deputy.testing.stack import DeputyStack, Message, RedisServer, wait_for
 from deputy.sandbox.mail import LocalMailServer
 
@@ -367,7 +367,9 @@ def run_faults(plan: FaultPlan, workdir: Path) -> FaultReport:
         with redis_server.client() as redis:
             count_goals(run.report, tracks, GoalStore(redis))
         if not run.report.ok:
-            run.report.logs = stack.logs()
+            with redis_server.client() as redis:
+                states = goal_states(redis, sorted({t.user.user_id for t in tracks}))
+            run.report.logs = "\n".join(["===== where each goal stands =====", *states, "", stack.logs()])
     finally:
         stack.stop()
         model.stop()

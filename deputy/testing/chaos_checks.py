@@ -10,8 +10,11 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from pydantic import BaseModel
+from redis import Redis
 
 from deputy.agent.goals import GoalStore
+from deputy.queue.dispatch import goal_unit
+from deputy.queue.inflight import Inflight, lease_held
 from deputy.testing.stack import ChatUser
 from deputy.sandbox.mail import LocalMailServer
 
@@ -139,3 +142,20 @@ def count_goals(report: FaultReport, tracks: list[GoalTrack], goals: GoalStore) 
             report.violations.append(f"user {user.user_id}: {stored} goals stored for {texted} texted")
     report.doubled_goals = doubled
     report.checked.append(f"goals stored vs texted: {doubled} doubled")
+
+
+def goal_states(redis: Redis, user_ids: list[int]) -> list[str]:
+    """For a failed run's report: each goal's status and step, what it waits on, and the job that should move it."""
+    goals, inflight, lines = GoalStore(redis), Inflight(redis), []
+    for user_id in user_ids:
+        for goal in goals.recent(user_id, limit=100):
+            registration = inflight.get(goal_unit(goal.id))
+            job = (f"unit names {registration.job_id} (step {registration.payload.get('step')}, "
+                   f"attempt {registration.attempts}, RQ status {redis.hget(f'rq:job:{registration.job_id}', 'status')!r}, "
+                   f"lease {'held' if lease_held(redis, goal_unit(goal.id)) else 'free'})"
+                   if registration is not None else "no unit registered")
+            waits = (f"model request {goal.waiting_model.request_id} (step {goal.waiting_model.step})"
+                     if goal.waiting_model is not None else f"action {goal.pending_action_id}"
+                     if goal.pending_action_id else "nothing")
+            lines.append(f"user {user_id} goal {goal.id}: {goal.status.value}, step {goal.step}, waits on {waits}; {job}")
+    return lines

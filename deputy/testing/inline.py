@@ -41,7 +41,8 @@ class InlineDispatch:
         self.runner: GoalRunner | None = None
         self.executor: Executor | None = None
 
-    def step(self, goal_id: str, step: int, delay: float = 0) -> None:
+    def step(self, goal_id: str, step: int, delay: float = 0, pipeline: Any = None, owner: int | None = None) -> None:
+        # Inline jobs run from this list, not from Redis: a pipeline's transaction has nothing to hold.
         if delay > 0:
             self.delayed.append((goal_id, step, delay))  # run by `release_delayed`, when the test says
         else:
@@ -103,7 +104,7 @@ class RecordingDispatch:
     carried_on: list[tuple[str, int]] = field(default_factory=list)
     expiries: list[tuple[str, float]] = field(default_factory=list)
 
-    def step(self, goal_id: str, step: int, delay: float = 0) -> None:
+    def step(self, goal_id: str, step: int, delay: float = 0, pipeline: Any = None, owner: int | None = None) -> None:
         self.steps.append((goal_id, step, delay))
 
     def action(self, action_id: str, goal_id: str, step: int, approval_id: str | None = None,

@@ -9,6 +9,7 @@ acts as a person in the chat through the emulator's user-side HTTP API.
 from __future__ import annotations
 
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -23,6 +24,7 @@ from redis import Redis
 from deputy.core.records.effects import EffectClass
 from deputy.core.infrastructure.redis_clients import sync_client
 from deputy.core.infrastructure.ports import free_port
+from deputy.testing.browser_host import host_environment, socket_directory
 from deputy.sentinel.stores.rule_store import RuleStore
 from deputy.sentinel.rules import RequestedVerdict, RuleScope, UserRule
 
@@ -127,8 +129,12 @@ class ChatUser:
         self.first_name = first_name
         self._http = httpx.Client(base_url=base_url, timeout=10)
 
-    def send(self, text: str) -> int:
-        response = self._http.post(f"/api/users/{self.user_id}/messages", json={"text": text, "first_name": self.first_name})
+    def send(self, text: str, reply_to: int | None = None) -> int:
+        """Send `text` (as a Telegram reply to message `reply_to`, if given); its message id."""
+        body: dict[str, Any] = {"text": text, "first_name": self.first_name}
+        if reply_to is not None:
+            body["reply_to"] = reply_to
+        response = self._http.post(f"/api/users/{self.user_id}/messages", json=body)
         response.raise_for_status()
         return response.json()["message_id"]
 
@@ -190,6 +196,8 @@ class DeputyStack:
         separate_data_dirs: bool = False,
         health: bool = False,
         whatsapp: bool = False,
+        web_view: bool = False,
+        browser_host: bool = False,
     ) -> None:
         self.redis_url = redis_url
         # Each process with its own DEPUTY_DATA_DIR (`<workdir>/machines/<name>`), as if each ran on
@@ -206,6 +214,10 @@ class DeputyStack:
         self.chat_url = f"http://127.0.0.1:{self.chat_port}"
         self.connect_port = free_port()
         self.connect_url = f"http://127.0.0.1:{self.connect_port}"
+        # With `web_view`, the private web view (`deputy web-view`) runs too, where /web links point.
+        self.web_view = web_view
+        self.web_port = free_port()
+        self.web_url = f"http://127.0.0.1:{self.web_port}"
         self.secret = "test-secret-" + os.urandom(8).hex()
         # Every writer of the audit trail (agent workers too, which get no DEPUTY_SECRET) seals with this.
         self.audit_key_material = "test-audit-key-" + os.urandom(8).hex()
@@ -222,6 +234,7 @@ class DeputyStack:
             DEPUTY_DATA_DIR=str(workdir / "data"),
             DEPUTY_CHAT_PORT=str(self.chat_port),
             DEPUTY_CONNECT_PORT=str(self.connect_port),
+            DEPUTY_WEB_PORT=str(self.web_port),
             DEPUTY_VAULT_KEY=_VAULT_KEY,
             TELEGRAM_API_BASE=f"{self.chat_url}/bot",
             PYTHONUNBUFFERED="1",
@@ -229,6 +242,8 @@ class DeputyStack:
             # Messages go at once unless a test gives its user a send window (in their settings).
             DEPUTY_SEND_WINDOW="0",
             **({"DEPUTY_MODEL_GATEWAY": "on"} if gateway else {}),
+            # No web view running: no link to one (cards carry no "See the whole goal").
+            **({} if web_view else {"DEPUTY_WEB_URL": "off"}),
         )
         # With `whatsapp`, the WhatsApp surface and the local WhatsApp emulator run too.
         self.whatsapp = whatsapp
@@ -238,6 +253,11 @@ class DeputyStack:
             wa_port, self._wa_listen = free_port(), f"127.0.0.1:{free_port()}"
             self.wa_chat_url = f"http://127.0.0.1:{wa_port}"
             env.update(DEPUTY_WHATSAPP_CHAT_PORT=str(wa_port), DEPUTY_WHATSAPP_LISTEN=self._wa_listen)
+        # With `browser_host`, `deputy browser-host` runs beside the executor (as the `browser` service in
+        # compose.yaml), started with no key, and the executor asks it for every browser.
+        self.browser_host_dir = socket_directory() if browser_host else None
+        if self.browser_host_dir is not None:
+            env["DEPUTY_BROWSER_HOST_SOCKET"] = str(self.browser_host_dir / "host.sock")
         env.update(extra_env or {})  # a test may override any of the above (e.g. its own vault key)
         self._env = env
         self._smtp = smtp or {}
@@ -262,6 +282,9 @@ class DeputyStack:
             raise
 
     def _start(self) -> "DeputyStack":
+        if self.browser_host_dir is not None:
+            code = {"PYTHONPATH": self._env["PYTHONPATH"]} if "PYTHONPATH" in self._env else {}
+            self._spawn("browser-host", ["browser-host"], host_environment(self.browser_host_dir / "host.sock", **code))
         self._spawn("emulator", ["emulator", "--port", str(self.chat_port)], self._env)
         wait_for(self._chat_up, timeout=15, what="the chat emulator")
         self._spawn("bot", ["bot"], {k: v for k, v in self._env.items() if k != "DEPUTY_VAULT_KEY"})
@@ -274,6 +297,12 @@ class DeputyStack:
         # Generous: on a busy shared machine starting five Python processes takes a while.
         wait_for(self._bot_polling, timeout=60, what="the bot to start polling")
         wait_for(self._connect_up, timeout=60, what="the connect page")
+        if self.browser_host_dir is not None:
+            wait_for((self.browser_host_dir / "host.sock").exists, timeout=60, what="the browser host")
+        if self.web_view:
+            self._spawn("web-view", ["web-view", "--port", str(self.web_port)],
+                        {k: v for k, v in self._env.items() if k != "DEPUTY_VAULT_KEY"})
+            wait_for(lambda: self._up(f"{self.web_url}/healthz"), timeout=60, what="the web view")
         if self.whatsapp:
             self._spawn("wa-emulator", ["wa-emulator"], self._env)
             self._spawn("whatsapp", ["whatsapp"], {k: v for k, v in self._env.items() if k != "DEPUTY_VAULT_KEY"})
@@ -436,6 +465,8 @@ class DeputyStack:
             except subprocess.TimeoutExpired:
                 os.killpg(process.pid, signal.SIGKILL)
                 process.wait()
+        if self.browser_host_dir is not None:
+            shutil.rmtree(self.browser_host_dir, ignore_errors=True)
 
     def _spawn(self, name: str, args: list[str], env: dict[str, str]) -> None:
         self._specs[name] = (args, env)

@@ -1,9 +1,10 @@
 """WhatsApp webhook messages as Telegram-shaped updates, so the bot's handlers serve both apps.
 
 Pure: the caller resolves the account id, allocates the update and message ids and looks up
-the card a button belongs to. A text that starts with a command (``/goals``) gets the
-``bot_command`` entity Telegram would give it; a reply button or list row carries the same
-signed data a Telegram button carries, and becomes a callback query on that card.
+the card a button belongs to, or the message of Deputy's a quoted reply quotes (it becomes the
+update's ``reply_to_message``, as a Telegram reply). A text that starts with a command
+(``/goals``) gets the ``bot_command`` entity Telegram would give it; a reply button or list row
+carries the same signed data a Telegram button carries, and becomes a callback query on that card.
 """
 
 from __future__ import annotations
@@ -63,6 +64,12 @@ def to_update(
             "message": shown}}
     body: dict[str, Any] = {"message_id": message_id, "date": when, "chat": where, "from": who}
     body.update(_content(message))
+    context = message.get("context") or {}
+    if context.get("forwarded") or context.get("frequently_forwarded"):  # someone else's words, as Telegram marks them
+        body["forward_origin"] = {"type": "hidden_user", "sender_user_name": "someone", "date": when}
+    if card is not None and card.message_id:  # a quoted reply: the message of Deputy's it quotes, as Telegram's reply
+        body["reply_to_message"] = {"message_id": card.message_id, "date": when, "chat": where,
+                                    "from": {"id": 0, "is_bot": True, "first_name": "Deputy"}, "text": card.text}
     return {"update_id": update_id, "message": body}
 
 
@@ -91,6 +98,18 @@ def _content(message: dict[str, Any]) -> dict[str, Any]:
         if doc.get("caption"):
             out["caption"] = str(doc["caption"])
         return out
-    # Voice notes, stickers, locations...: a message without text, which the bot says it cannot read.
+    if kind in ("audio", "video"):
+        item = message.get(kind) or {}
+        media = str(item.get("id") or "")
+        mime = str(item.get("mime_type") or "").split(";")[0].strip()
+        shape = "voice" if kind == "audio" and item.get("voice") else kind
+        # WhatsApp does not say how long a recording is: the transcriber reads it from the file.
+        out = {shape: {"file_id": media, "file_unique_id": media, "duration": 0, "mime_type": mime}}
+        if kind == "video":
+            out[shape].update(width=0, height=0)
+        if item.get("caption"):
+            out["caption"] = str(item["caption"])
+        return out
+    # Stickers, locations...: a message without text, which the bot says it cannot read.
     return {"sticker": {"file_id": "wa-unsupported", "file_unique_id": "wa-unsupported", "width": 0, "height": 0,
                         "is_animated": False, "is_video": False, "type": "regular"}}

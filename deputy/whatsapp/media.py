@@ -21,6 +21,7 @@ from deputy.whatsapp.image_pdf import image_pdf
 MB = 1024 * 1024
 MAX_IMAGE_BYTES = 5 * MB
 MAX_DOCUMENT_BYTES = 100 * MB
+MAX_AUDIO_BYTES = 16 * MB
 IMAGE_TYPES = frozenset({"image/jpeg", "image/png"})
 DOCUMENT_TYPES = frozenset({"text/plain", "application/pdf", "application/msword"})
 DOCUMENT_TYPE_PREFIXES = ("application/vnd.ms-", "application/vnd.openxmlformats-officedocument.")
@@ -31,7 +32,7 @@ AS_PDF_NOTE = "(The picture is larger than WhatsApp allows for images, so it com
 
 @dataclass(frozen=True)
 class Upload:
-    """Media as WhatsApp takes it: ``image`` or ``document``, its bytes, type and file name."""
+    """Media as WhatsApp takes it: ``image``, ``audio`` or ``document``, its bytes, type and file name."""
 
     kind: str
     data: bytes
@@ -63,6 +64,8 @@ def prepare(kind: str, data: bytes, mime: str, filename: str) -> Upload:
     """`data` as media WhatsApp accepts, converted where needed; raises :class:`Unsendable`."""
     if kind == "image":
         return _image(data, sniff_image(data), filename)
+    if kind == "audio":
+        return _voice_note(data, filename)
     return _document(data, (mime or "application/octet-stream").split(";")[0].strip().lower(), filename)
 
 
@@ -75,6 +78,16 @@ def _image(data: bytes, mime: str, filename: str) -> Upload:
                          f"5 MB, and this one ({_size(data)}) could not be converted.")
     stem = PurePosixPath(filename).stem if filename and filename not in ("image", "file") else "picture"
     return Upload("document", pdf, "application/pdf", f"{stem}.pdf", AS_PDF_NOTE)
+
+
+def _voice_note(data: bytes, filename: str) -> Upload:
+    """A voice note: WhatsApp plays OGG with Opus sound as one, up to 16 MB."""
+    if not data.startswith(b"OggS") or b"OpusHead" not in data[:200]:
+        raise Unsendable("I could not send the voice note here: WhatsApp plays only OGG voice notes with Opus sound.")
+    if len(data) > MAX_AUDIO_BYTES:
+        raise Unsendable(f"I could not send the voice note here: it is {_size(data)}, and WhatsApp takes audio of "
+                         f"at most 16 MB.")
+    return Upload("audio", data, "audio/ogg", filename if filename.endswith((".ogg", ".opus")) else "voice.ogg")
 
 
 def _document(data: bytes, mime: str, filename: str) -> Upload:

@@ -90,7 +90,7 @@ class WhatsAppRequest(BaseRequest):
             return await self._edit_markup(int(params["chat_id"]), int(params["message_id"]), params.get("reply_markup"))
         if name == "answerCallbackQuery":
             return await self._toast(str(params.get("callback_query_id") or ""), params.get("text"))
-        if name in ("sendPhoto", "sendDocument"):
+        if name in ("sendPhoto", "sendDocument", "sendVoice"):
             return await self._media(name, params, files)
         if name == "deleteMessage":
             raise GraphError(400, None, "WhatsApp does not let a business delete a user's message")
@@ -137,9 +137,9 @@ class WhatsAppRequest(BaseRequest):
         return True
 
     async def _media(self, name: str, params: dict[str, Any], files: dict[str, Any]) -> dict[str, Any]:
-        chat_id, kind = int(params["chat_id"]), "image" if name == "sendPhoto" else "document"
+        chat_id = int(params["chat_id"])
+        kind, field = _MEDIA_OF[name]
         await self.flush_toasts(chat_id)
-        field = "photo" if kind == "image" else "document"
         wa_id = await self._sender.number(chat_id)
         caption, markup = str(params.get("caption") or ""), _markup(params.get("reply_markup"))
         filename = "file"
@@ -147,7 +147,8 @@ class WhatsAppRequest(BaseRequest):
             filename, content, mime = files[field]
             data = content if isinstance(content, bytes) else content.read()
             filename = filename if filename and filename != "application.octet-stream" else (
-                "image" + _EXTENSIONS.get(sniff_image(data), "") if kind == "image" else "file")
+                "image" + _EXTENSIONS.get(sniff_image(data), "") if kind == "image" else
+                "voice.ogg" if kind == "audio" else "file")
             try:
                 upload = media.prepare(kind, data, mime, filename)
             except media.Unsendable as exc:
@@ -158,9 +159,10 @@ class WhatsAppRequest(BaseRequest):
             media_id = await self._sender.graph.upload(upload.data, upload.mime, filename)
         else:
             media_id = str(params[field])  # sent before: a media id
-        with_buttons = bool(outbound.choices(markup))
-        payloads = [outbound.media_message(wa_id, kind, media_id, "" if with_buttons else caption, filename)]
-        if with_buttons:
+        # Audio has no caption on WhatsApp: its words go as a message of their own after it.
+        apart = bool(outbound.choices(markup)) or (kind == "audio" and bool(caption))
+        payloads = [outbound.media_message(wa_id, kind, media_id, "" if apart else caption, filename)]
+        if apart:
             payloads += outbound.plan(wa_id, caption, markup)
         message_id = await self._store.next_message_id(chat_id)
         wamids = await self._sender.deliver(wa_id, payloads, caption or "(a file)", card=(chat_id, message_id))
@@ -169,6 +171,8 @@ class WhatsAppRequest(BaseRequest):
         attached = {"file_id": media_id, "file_unique_id": media_id}
         if kind == "image":
             message["photo"] = [{**attached, "width": 0, "height": 0}]
+        elif kind == "audio":
+            message["voice"] = {**attached, "duration": 0, "mime_type": "audio/ogg"}
         else:
             message["document"] = {**attached, "file_name": filename}
         if caption:
@@ -177,6 +181,8 @@ class WhatsAppRequest(BaseRequest):
 
 
 _EXTENSIONS = {"image/png": ".png", "image/jpeg": ".jpg", "image/webp": ".webp"}
+# A Bot API call that sends a file: WhatsApp's kind of media, and the call's field holding the file.
+_MEDIA_OF = {"sendPhoto": ("image", "photo"), "sendDocument": ("document", "document"), "sendVoice": ("audio", "voice")}
 
 
 def _markup(markup: Any) -> dict[str, Any] | None:

@@ -40,7 +40,7 @@ from deputy.bot.update_claims import UpdateClaims, Verdict, delivered, deliverin
 from deputy.core.accounts.surfaces import SURFACE_KEY, NUMBER_KEY, account_for, also_known_as, is_user_id, is_whatsapp_only
 from deputy.whatsapp import outbound
 from deputy.whatsapp.graph import REENGAGEMENT_REQUIRED, GraphError
-from deputy.whatsapp.inbound import pressed_data, to_update
+from deputy.whatsapp.inbound import to_update
 from deputy.whatsapp.inbox import Inbox, InboxWorker
 from deputy.whatsapp.request import WhatsAppRequest, callback_id
 from deputy.whatsapp.sender import Sender
@@ -174,9 +174,8 @@ class WhatsAppWebhook:
             return
         update_id = await self._sender.store.next_update_id()
         try:
-            card = None
-            if pressed_data(message) is not None:
-                card = await self._sender.store.card(_dict(message.get("context")).get("id"))
+            # A press answers a card; any other message quoting one of Deputy's (a quoted reply) replies to it.
+            card = await self._sender.store.card(_dict(message.get("context")).get("id"))
             data = to_update(message, update_id=update_id, message_id=await self._sender.store.next_message_id(account),
                              account_id=account, name=name, card=card)
             if "callback_query" in data:

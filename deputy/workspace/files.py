@@ -21,6 +21,7 @@ from pydantic import BaseModel
 from redis import Redis
 
 from deputy.core.confidential import ConfidentialKeys, confidential_keys
+from deputy.core.confidential.sealing import is_sealed
 
 _DATA = "deputy:user:{}:workspace:data"
 _INDEX = "deputy:user:{}:workspace:index"
@@ -166,6 +167,17 @@ class Workspace:
             pipe.hset(_SIZES.format(int(user_id)), field, entry.size)
         pipe.execute()
         return written
+
+    def reseal(self, user_id: int) -> int:
+        """Seal the files and entries still in clear (confidential mode was just turned on); how many were."""
+        sealed = 0
+        for key in (_DATA, _INDEX):
+            name = key.format(int(user_id))
+            for field, value in self._redis.hgetall(name).items():
+                if not is_sealed(value):
+                    self._redis.hset(name, field, self._keys.seal_bytes(user_id, value))
+                    sealed += 1
+        return sealed
 
     def add_sent(self, user_id: int, name: str, data: bytes) -> WorkspaceFile:
         """A file the user sent, under its own name (numbered when another file has it)."""

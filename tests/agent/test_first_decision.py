@@ -16,6 +16,7 @@ from deputy.agent.model.call_grammar import PREFILL, call_grammar
 from deputy.agent.model.chat_model import ModelReply, TokenUsage
 from deputy.agent.model.testing import FunctionModel, text
 from deputy.agent.model.text_tools import TextToolsOptions
+from deputy.agent.model.tool_aliases import own_name
 from deputy.agent.model.text_tools_model import TextToolsChatModel
 from deputy.agent.tools import INTERNAL_TOOLS
 from deputy.agent.workspace_tools import WORKSPACE_TOOLS
@@ -35,7 +36,8 @@ def goal(words: str, memories: str = "") -> list[dict]:
 
 
 def names(tools: list[dict]) -> list[str]:
-    return [t["function"]["name"] for t in tools]
+    """Deputy's own names of the tools offered (the small model sees `reply` as `tell_user`)."""
+    return [own_name(t["function"]["name"]) for t in tools]
 
 
 def chose(kind: str, usage: int = 0) -> ModelReply:
@@ -103,6 +105,49 @@ def test_an_invitation_is_offered_only_when_the_user_brings_someone_in(words: st
     inner = recorded(chose("calendar_add"), ModelReply(content='reply", "arguments": {"text": "ok"}}\n</tool_call>'))
     TextToolsChatModel(inner, DECIDING).complete(goal(words), TOOLS)
     assert set(names(inner.calls[1][1])) == offered
+
+
+def answered(request: list[dict], tools: list[dict]) -> ModelReply:
+    """A model that names a kind when asked for one, and otherwise answers the user."""
+    if names(tools) == [DECIDE_TOOL]:
+        return chose("mail_write")
+    return ModelReply(content='reply", "arguments": {"text": "ok"}}\n</tool_call>')
+
+
+def after_reading(words: str) -> list[dict]:
+    read = {"role": "assistant", "content": None, "tool_calls": [{"id": "c1", "type": "function", "function": {
+        "name": "read_email", "arguments": '{"message_id": "INBOX/2"}'}}]}
+    email = ("Email INBOX/2\nFrom: Kowalski Plumbing <jobs@plumbing.example>\nTo: priya@example.co.uk\n"
+             "Subject: Boiler service\n\nCan I come Tuesday morning?")
+    return [*goal(words), read, {"role": "tool", "tool_call_id": "c1", "content": email}]
+
+
+@pytest.mark.parametrize("words", [
+    "answer the plumber's email and say tuesday morning works",
+    "can you respond to the landlord, say yes to the 14th",
+    "Antworte dem Klempner: Dienstag passt",
+    "réponds à Paul que jeudi me va",
+])
+def test_an_email_the_user_asked_to_answer_is_replied_to_not_written_anew(words: str) -> None:
+    # After reading the plumber's email the model wrote a new email to the address it was sent *to* (the
+    # user's own): asked to answer, every step is offered finding the email and replying to its sender instead.
+    first = FunctionModel(answered)
+    TextToolsChatModel(first, DECIDING).complete(goal(words), TOOLS)
+    later = FunctionModel(answered)
+    TextToolsChatModel(later, DECIDING).complete(after_reading(words), TOOLS)
+    for offered in (set(names(first.calls[-1][1])), set(names(later.calls[-1][1]))):
+        assert "send_email" not in offered and {"search_email", "reply_email"} <= offered
+
+
+@pytest.mark.parametrize("words, writes", [
+    ("tell ann@example.org I'll answer her questions tomorrow", "send_email"),   # an address: a new email
+    ("let Ann know I'll reply on Monday", "send_email"),                # news for Ann, not an email to answer
+    ("draft a reply to the landlord", "draft_email"),                   # a draft was asked for
+])
+def test_a_mention_of_answering_is_not_a_request_to_answer(words: str, writes: str) -> None:
+    model = FunctionModel(answered)
+    TextToolsChatModel(model, DECIDING).complete(after_reading(words), TOOLS)
+    assert writes in names(model.calls[-1][1])
 
 
 def test_a_question_about_the_inbox_is_offered_no_answer_before_reading() -> None:

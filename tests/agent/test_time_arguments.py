@@ -200,3 +200,24 @@ def test_a_weekday_the_model_wrote_in_words_gives_way_to_the_users_own_day_on_a_
                    words=["Block Friday 9 to 11 for focus time"])
     assert result.arguments["start"].startswith("2026-12-04T09:00")
     assert result.arguments.get("end", "2026-12-04T11:00").startswith("2026-12-04T11:00")
+
+
+def test_a_follow_up_moving_the_earlier_event_to_a_bare_hour_keeps_the_new_time_on_that_day():
+    # "Thursday at 3 pm" was the earlier request's time; "move it to 4 instead" is the new one. The
+    # model's Thursday 16:00 stands: the earlier words do not pull it back to 15:00, nor "4" to today.
+    from deputy.connectors.calendar.operations import MOVE_EVENT
+
+    words = ["Put the yoga class on my calendar for Thursday at 3 pm.", "move it to 4 instead"]
+    moved = timed(MOVE_EVENT, {"event_id": "personal/x@deputy", "start": "2026-12-03T16:00"}, words=words)
+    assert moved.arguments["start"] == "2026-12-03T16:00+01:00"
+    # A day said in the new words still wins over a day the model worked out wrongly.
+    fixed = timed(MOVE_EVENT, {"event_id": "personal/x@deputy", "start": "2026-12-02T16:00"},
+                  words=[words[0], "move it to Friday at 4 pm instead"])
+    assert fixed.arguments["start"] == "2026-12-04T16:00+01:00"
+
+
+def test_a_clock_time_alone_still_corrects_a_day_the_user_never_named():
+    # "at 14:00" with no day anywhere in the user's words: the model's Friday is its own arithmetic.
+    result = timed(CREATE_EVENT, {"title": "Plumber", "start": "2026-12-04T14:00"},
+                   words=["Block 14:00 for the plumber"])
+    assert result.arguments["start"] == "2026-12-01T14:00+01:00"

@@ -69,7 +69,8 @@ def test_frontend_profile_smoke(tmp_path: Path) -> None:
 def test_guard_cost_smoke(tmp_path: Path) -> None:
     report = guard_cost.run(tmp_path, rounds=2)
     assert set(report.decisions) == {"allow", "ask", "deny"}
-    assert len(report.rows) == 5
+    assert [row[0] for row in report.rows][-2:] == ["executor: context from Redis + review",
+                                                  "executor, + the values' sources kept for the record"]
     for _, wall, cpu, rate in report.rows:
         _sane(wall)
         _sane(cpu)
@@ -107,6 +108,7 @@ def test_prompt_growth_smoke(tmp_path: Path, capsys: pytest.CaptureFixture[str])
     assert report.status == "done"
     assert len(report.prompt_tokens) == len(report.record_kb) == 12
     assert report.tools_tokens > 0 and min(report.prompt_tokens) > report.tools_tokens
+    assert len(report.step_read_kb) == len(report.review_read_kb) == 12 and min(report.step_read_kb) > 0
     report.print()
     assert "median" in capsys.readouterr().out
 

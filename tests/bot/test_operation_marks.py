@@ -149,3 +149,69 @@ def test_the_user_marks_an_operation_as_the_message_channel_of_negotiations_from
     assert (mark.kind, mark.recipients, mark.message) == ("communicate", ("to",), "memo")
     assert message_channels(store.list(7))["pay"].operation == "pay_send_money"
     assert "negotiation messages in memo" in mark.describe()
+
+
+def _drive_connector(**marks: object) -> CustomConnector:
+    from deputy.connectors.mcp.config import McpServerConfig
+    from deputy.connectors.mcp.tools import McpTool, McpToolset
+
+    text = {"type": "string"}
+    tools = [McpTool(server="drive", name="share_file", operation="drive_share_file", description="Share a file",
+                     input_schema={"type": "object", "properties": {"file_id": text, "email": text}}),
+             McpTool(server="drive", name="remove", operation="drive_remove", description="Remove a file",
+                     input_schema={"type": "object", "properties": {"file_id": text}})]
+    server = McpServerConfig(name="drive", transport="http", url="https://drive.example/mcp")
+    return CustomConnector(kind="mcp", name="drive", source="https://drive.example/mcp", server=server,
+                           toolset=McpToolset(server="drive", trusted=False, tools=tools), marks=marks)
+
+
+def test_the_user_confirms_or_turns_down_the_proposed_recipient_and_object_arguments_in_the_chat(redis) -> None:  # type: ignore[no-untyped-def]
+    """Marking a tool share: Deputy proposes which arguments say whom it reaches and what it acts on; "Yes, use
+    these" keeps them with the mark, so the executor's actions name the person and the file (the guard traces
+    them to the user's words); "No" keeps a mark without them, and the action names only the server's tool."""
+    from deputy.bot.operation_marks import press_operation_mark
+    from deputy.bot.services import BotServices
+    from deputy.connectors.catalog import Catalog
+    from deputy.connectors.custom import CustomConnectors, UserCatalogs
+    from deputy.core.records.outbox import OUTBOX_STREAM, OutboxMessage
+
+    services = BotServices.create(redis, "secret", None)
+    store = CustomConnectors(redis)
+    store.add(8, _drive_connector())
+
+    def latest() -> OutboxMessage:
+        return OutboxMessage.model_validate_json(redis.xrevrange(OUTBOX_STREAM, count=1)[0][1][b"json"])
+
+    def press(label: str) -> str:
+        sign = next(b.sign for row in latest().buttons for b in row if b.text == label or b.text.startswith(label))
+        kind, token = sign.split(":", 1)
+        return press_operation_mark(services, kind, token, 8).toast
+
+    def mark(tool: str, kind: str, answer: str, proposed: str) -> str:
+        press_operation_mark(services, "oo", "drive", 8)
+        number = next(i for i, line in enumerate(latest().text.splitlines()) if tool in line)
+        press(f"Mark {number}")
+        press(kind)
+        proposal = latest()
+        assert proposal.text.startswith(f"From its arguments, {tool} seems to say {proposed}.")
+        assert [b.text for row in proposal.buttons for b in row] == ["Yes, use these", "No"]
+        toast = press(answer)
+        if "less guarded" in latest().text and latest().text != proposal.text:
+            toast = press(f"Yes, mark it {kind}")
+        return toast
+
+    assert store.get(8, "drive").marks == {}
+    done = mark("drive_share_file", "share", "Yes, use these", "who receives it: email; what it acts on: file_id")
+    assert done == "drive_share_file is now share (recipients in email; acting on in file_id)."
+    shared = store.get(8, "drive").marks["drive_share_file"]
+    assert (shared.kind, shared.recipients, shared.objects) == ("share", ("email",), ("file_id",))
+    mark("drive_remove", "delete", "No", "what it acts on: file_id")
+    removed = store.get(8, "drive").marks["drive_remove"]
+    assert (removed.kind, removed.recipients, removed.objects) == ("delete", (), ())
+
+    catalog = UserCatalogs(Catalog(), store).for_user(8)
+    share = catalog.find("mcp", "drive_share_file")
+    assert share.targets(share.validate({"file_id": "13", "email": "carol@example.net"})) == [
+        "carol@example.net", "13"]
+    remove = catalog.find("mcp", "drive_remove")
+    assert remove.targets(remove.validate({"file_id": "13"})) == ["drive", "remove"]

@@ -52,3 +52,17 @@ def test_what_only_looks_like_a_listing_is_not_split() -> None:
     assert listed_records("- Note: buy milk\n- Reminder: call the plumber", "X") == []
     assert listed_records("Rating: 4.3\nReviews: good", "X") == []
     assert listed_records(yaml.safe_dump([{"id": 1, "title": "Only one"}]), "X") == []
+
+
+def test_a_records_fields_are_those_at_its_own_level_never_what_a_field_holds() -> None:
+    """A file's content that reads "id: 12" is that field's text, not the record's id."""
+    from deputy.core.records.record_listings import record_fields
+
+    printed = yaml.safe_dump([{"id": "13", "name": "packing.txt", "content": "Packing list\nid: 12"},
+                              {"id": "14", "name": "recipe.docx", "content": "Lasagne"}], sort_keys=False)
+    first, second = (record_fields(item.text) for item in listed_records(printed, "the drive"))
+    assert (first["id"], first["name"]) == ("13", "packing.txt") and second["id"] == "14"
+    as_json = json.dumps([{"fileId": 7, "title": "Budget", "note": "{\"fileId\": 9}"}, {"fileId": 8, "title": "x"}])
+    assert record_fields(listed_records(as_json, "the drive")[0].text) == {
+        "fileId": 7, "title": "Budget", "note": "{\"fileId\": 9}"}
+    assert record_fields("Just a sentence: not a record") == {}

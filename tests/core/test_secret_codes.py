@@ -32,3 +32,36 @@ def test_a_code_to_type_in_is_taken_out(message: str, code: str) -> None:
 ])
 def test_codes_of_orders_and_talk_about_codes_stay(message: str) -> None:
     assert not find_secrets(message).found
+
+
+@pytest.mark.parametrize("message, code", [
+    ("alarm panel: disarm with 8264, then OFF", "8264"),
+    ("codice d'accesso all'allarme 5182, hai 20 secondi", "5182"),
+    ("code sim 3390 si le téléphone redémarre", "3390"),
+    ("Prüfnummer (3 Ziffern, Rückseite): 518", "518"),  # an aside with a digit between the label and the value
+    ("secruity code 227 (typo, the security code)", "227"),  # a misspelt label
+    ("Cód. segurança: 604", "604"),
+    ("the 3 numbers on the back of the card are 981", "981"),
+    ("de code van het sleutelkastje bij de deur: 4420", "4420"),  # a key safe's code opens a door
+    ("mot de passe de l'appli bancaire 918273", "918273"),
+    ("door code: 4 8 2 1", "4 8 2 1"),  # spaced digits
+    ("digits on the back: 915", "915"),
+])
+def test_a_cards_code_a_sims_or_an_alarms_code_is_taken_out(message: str, code: str) -> None:
+    scan = find_secrets(message)
+    assert scan.found and code not in scan.redacted()
+
+
+def test_a_cards_expiry_stays_and_the_code_after_it_on_its_own_line_goes() -> None:
+    scan = find_secrets("5555 5555 5555 4444\nexp 09/28\n731\nbook the room with it")
+    assert "5555 5555 5555 4444" not in scan.redacted() and "731" not in scan.redacted()
+    assert "exp 09/28" in scan.redacted()  # without the number the expiry opens nothing; the user sees which card
+
+
+@pytest.mark.parametrize("message", [
+    "room 318 on the 3rd floor, the 3 numbers on the door",
+    "bus 214 to the alarm shop, then 12 minutes walk",
+    "the 3 digits on the back are worn off, can you call the bank?",
+])
+def test_numbers_near_code_words_that_are_no_code_stay(message: str) -> None:
+    assert not find_secrets(message).found

@@ -76,3 +76,71 @@ def test_references_and_short_labels_used_otherwise_stay(message: str) -> None:
 ])
 def test_examples_companies_and_masked_numbers_stay(message: str) -> None:
     assert not find_secrets(message).found
+
+
+@pytest.mark.parametrize("rule, module", [
+    (check.my_number, "jp.in_"), (check.korea_rrn, "kr.rrn"), (check.tc_kimlik, "tr.tckimlik"),
+    (check.israel_id, "il.idnr"), (check.australia_tfn, "au.tfn"), (check.curp, "mx.curp"),
+    (check.south_africa_id, "za.idnr"), (check.chile_rut, "cl.rut"),
+])
+def test_the_newer_checks_agree_with_python_stdnum(rule, module: str) -> None:
+    """Each check against a separate implementation, on numbers of the right shape (some of them valid)."""
+    import importlib
+    import random
+
+    stdnum = importlib.import_module(f"stdnum.{module}")
+    digits = random.Random(module)
+    shapes = {"jp.in_": "#" * 12, "kr.rrn": "88%02d%02d1######", "tr.tckimlik": "1" + "#" * 10, "il.idnr": "#" * 9,
+              "au.tfn": "#" * 9, "za.idnr": "88%02d%02d####0##", "cl.rut": "#" * 8 + "?",
+              "mx.curp": "BADD88%02d%02dHDFRRN0#"}
+    valid = 0
+    for _ in range(3000):
+        shape = shapes[module]
+        shape = shape % (digits.randint(1, 12), digits.randint(1, 28)) if "%" in shape else shape
+        number = "".join(digits.choice("0123456789") if c == "#" else digits.choice("0123456789K") if c == "?" else c
+                         for c in shape)
+        assert rule(number) == stdnum.is_valid(number), number
+        valid += rule(number)
+    assert valid >= 10  # the valid side was tried too (Turkey has two check digits: one number in a hundred)
+
+
+@pytest.mark.parametrize("message, number", [
+    ("My Number (マイナンバー): 1234 5678 9018 for the city office", "1234 5678 9018"),  # Japan, with its check digit
+    ("RRN 750219-1941454 for the visa", "750219-1941454"),  # Korea
+    ("T.C. kimlik numarası: 10000000146", "10000000146"),  # Turkey
+    ("teudat zehut of my husband 000000018", "000000018"),  # Israel
+    ("my TFN is 123 456 782", "123 456 782"),  # Australia
+    ("mi CURP es BADD110313HCMLNS06", "BADD110313HCMLNS06"),  # Mexico, standing alone by its shape and check digit
+    ("RUN 12.345.678-5 para el trámite", "12.345.678-5"),  # Chile
+    ("4891737N (PPS number)", "4891737N"),  # the label after the number
+    ("337546940 is my wife's BSN", "337546940"),
+    ("Steuer-ID\n95 186 423 600", "95 186 423 600"),  # the label alone on its line, the number on the next
+    ("DNI para la reserva: 40363468", "40363468"),  # what the number is for, not what it numbers
+    ("The bank needs my social to open the account, it's 115 74 7588", "115 74 7588"),
+])
+def test_numbers_named_in_more_ways_are_taken_out(message: str, number: str) -> None:
+    scan = find_secrets(message)
+    assert scan.kind == "national_id" and number not in scan.redacted()
+
+
+@pytest.mark.parametrize("message", [
+    "Is 078-05-1120 the SSN from the Woolworth wallet story?",  # voided by the SSA: printed on a wallet insert
+    "my number is 0123 4567 8901 if the courier calls",  # "my number" is a phone's, unless My Number's check holds
+    "call my number +8190 1234 5678",
+    "run 12345678 tests before the release",  # "RUN" is Chile's only with its check character
+    "0612345678 for my passport appointment",  # a phone number about a passport, not its number
+    "postcode 1012 AB, my kimlik card is at home",
+    "ID no. of the parcel: 1Z999AA10123456784",
+    "Protokollnummer 95186423601 zur Steuer-ID-Anfrage",
+    "My passport expired, so I booked the appointment at the town hall, ref 20261207",  # the nearer name numbers it
+    "Steuer-ID beantragt, Bearbeitungsnummer 2026 0412 7788",
+    "NIE solicitado, expediente 28/123456/2026",
+    "RUT 76.086.428-5 (Falabella) en la boleta",  # a firm's numbers, by the issuer's ranges and letters
+    "NIF 500100144 (Galp) na fatura",
+    "NIF: B12345674",
+    "steuernummer der GmbH 143/123/45678",
+    "the specimen Personalausweis of Erika Mustermann has number L01X00T47",  # a specimen, whatever its check says
+    "sample passport MRZ: L898902C36UTO7408122F1204159ZE184226B<<<<<10",
+])
+def test_specimens_phones_and_numbers_near_a_label_that_names_something_else_stay(message: str) -> None:
+    assert not find_secrets(message).found

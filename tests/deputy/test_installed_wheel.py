@@ -122,7 +122,7 @@ def installed_stack(
 ) -> Iterator[DeputyStack]:
     with ScriptedModelServer(email_script) as model:
         stack = DeputyStack(redis_server.url, model.base_url, tmp_path / "stack", smtp=smtp_env, gateway=True,
-                            extra_env={"PYTHONPATH": ""}, python=installed_python, cwd=tmp_path)
+                            extra_env={"PYTHONPATH": ""}, python=installed_python, cwd=tmp_path, browser_host=True)
         try:
             yield stack.start()
         finally:
@@ -132,7 +132,7 @@ def installed_stack(
 def test_a_goal_runs_end_to_end_through_processes_started_from_the_wheel(
     installed_stack: DeputyStack, mail_server: LocalMailServer
 ) -> None:
-    # Bot, connect page, emulator, agent worker, model gateway and executor all run from the wheel.
+    # Bot, connect page, emulator, agent worker, model gateway, executor and browser host all run from the wheel.
     user = installed_stack.user(4242, "Ops", asks_before_sending=True)
     sent = user.send(GOAL)
     card = user.wait_for_card(after=sent, timeout=60)

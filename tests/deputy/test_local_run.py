@@ -20,7 +20,7 @@ def test_deputy_run_with_nothing_configured_sends_the_email_the_user_asked_for(t
     # The rule-based demo brain: this checks the plumbing; tests/local_model runs the local model itself.
     env.update(DEPUTY_CHAT_PORT=str(port), DEPUTY_DATA_DIR=str(tmp_path / "data"), PYTHONUNBUFFERED="1",
                DEPUTY_LOCAL_MODEL="off", DEPUTY_WHATSAPP_CHAT_PORT=str(wa_port),
-               DEPUTY_WHATSAPP_LISTEN=f"127.0.0.1:{free_port()}")
+               DEPUTY_WHATSAPP_LISTEN=f"127.0.0.1:{free_port()}", DEPUTY_WEB_PORT=str(free_port()))
     log = tmp_path / "run.log"
     with open(log, "wb") as out:
         process = subprocess.Popen(

@@ -15,13 +15,13 @@ from deputy.testing.stack import ChatUser, DeputyStack, wait_for
 from tests.e2e.test_confidential_flow import (  # noqa: F401 (fixtures)
     PASSPHRASE, gateway_stack, leaks, link, script, stack_env,
 )
-from tests_support import everything_in_redis
+from tests_support import everything_in_redis, tiny_pdf
 
 CAL, DEV = 7404031201, 7404031213
-WORDS = ["persimmon-cal-5521", "carol@quince.example", "okapi-cal-0917"]
+WORDS = ["persimmon-cal-5521", "carol@quince.example", "okapi-cal-0917", "tamarind-pdf-6620"]
 
 
-def _goals_with_memory_and_email(user: ChatUser, redis: Redis) -> None:
+def _goals_with_memory_and_email(user: ChatUser, redis: Redis, chat_url: str) -> None:
     sent = user.send("remember my favourite tea is persimmon-cal-5521")
     user.wait_for_bot(lambda m: m["text"].startswith("Noted."), after=sent, timeout=30)
     sent = user.send("email carol@quince.example that the okapi-cal-0917 parcel is here")
@@ -29,6 +29,12 @@ def _goals_with_memory_and_email(user: ChatUser, redis: Redis) -> None:
     # The test means something only if the model's stored replies hold the user's words.
     wait_for(lambda: any(b"persimmon-cal-5521" in (redis.get(k) or b"") for k in redis.keys("deputy:model:outcome:*")),
              timeout=20, what="the model's reply to be kept")
+    # A file read by a goal: its text is kept for the guard in the goal's reads list, beside the record.
+    sent = httpx.post(f"{chat_url}/api/users/{user.user_id}/files",
+                      files={"file": ("note.pdf", tiny_pdf("tamarind-pdf-6620"), "application/pdf")},
+                      data={"caption": "what does this say?"}).json()["message_id"]
+    user.wait_for_bot(lambda m: m["text"].startswith("Read it."), after=sent, timeout=30)
+    assert any(b"tamarind-pdf-6620" in e for k in redis.keys("deputy:goal:*:reads") for e in redis.lrange(k, 0, -1))
 
 
 def test_delete_me_leaves_nothing_of_the_user_anywhere_in_redis(
@@ -36,7 +42,7 @@ def test_delete_me_leaves_nothing_of_the_user_anywhere_in_redis(
 ) -> None:
     model_server.responder = script
     cal = gateway_stack.user(CAL)
-    _goals_with_memory_and_email(cal, redis)
+    _goals_with_memory_and_email(cal, redis, gateway_stack.chat_url)
 
     sent = cal.send("/delete_me")
     warning = cal.wait_for_bot(lambda m: "can't be undone" in m["text"], after=sent)
@@ -55,7 +61,7 @@ def test_turning_confidential_mode_on_seals_what_was_stored_before(
 ) -> None:
     model_server.responder = script
     dev = gateway_stack.user(DEV)
-    _goals_with_memory_and_email(dev, redis)
+    _goals_with_memory_and_email(dev, redis, gateway_stack.chat_url)
 
     url = link(dev, "/confidential")
     page = httpx.post(url, data={"passphrase": PASSPHRASE, "again": PASSPHRASE, "period": "1 hour",

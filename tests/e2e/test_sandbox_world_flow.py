@@ -61,6 +61,7 @@ def test_book_a_table_put_it_in_the_calendar_and_email_a_friend(
     redis_server: RedisServer, redis, model_server, world: SandboxEndpoints, tmp_path
 ) -> None:
     model_server.responder = script
+    redis_server.client().flushall()  # start on an empty Redis: nothing an earlier stack left waits here
     stack = DeputyStack(redis_server.url, model_server.base_url, tmp_path / "stack", smtp=sandbox_environment(world),
                         extra_env=api_environment(world)).start()
     try:

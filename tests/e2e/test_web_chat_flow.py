@@ -3,7 +3,8 @@
 A screenshot reaches the chat as a photo (the model only hears that it was sent); a sign-in
 that texts a one-time code is handed to the user with a picture of the page, their reply is
 taken out of the chat and typed in by the executor, and the goal carries on, without the code
-ever reaching the model, the transcript, the audit trail or a log.
+ever reaching the model, the transcript, the audit trail or a log; with the executor starting each
+browser's worker, and with the browser host (`deputy browser-host`) starting them.
 """
 
 from __future__ import annotations
@@ -52,6 +53,18 @@ def stack_env(world: tuple[SandboxEndpoints, AccountDesk]) -> dict[str, str]:
     return api_environment(world[0])
 
 
+@pytest.fixture(params=["executor-starts-the-worker", "browser-host-service"])
+def browsing_stack(request, redis_server, redis, model_server, smtp_env, stack_env, tmp_path):  # type: ignore[no-untyped-def]
+    """The whole of Deputy, each browser's worker started by the executor, or by the browser host."""
+    if request.param == "executor-starts-the-worker":
+        yield request.getfixturevalue("stack")
+        return
+    deputy = DeputyStack(redis_server.url, model_server.base_url, tmp_path / "stack", smtp=smtp_env,
+                         extra_env=stack_env, browser_host=True).start()
+    yield deputy
+    deputy.stop()
+
+
 def _everything_the_model_saw(model_server) -> str:  # type: ignore[no-untyped-def]
     return json.dumps([r.model_dump(mode="json") for r in model_server.requests])
 
@@ -81,9 +94,9 @@ def test_a_screenshot_arrives_as_a_photo_and_the_model_only_hears_so(
 
 
 def test_a_code_sign_in_is_finished_by_the_user_without_the_code_reaching_the_model(
-    stack: DeputyStack, model_server, redis, shop_site: tuple[str, AccountDesk]  # type: ignore[no-untyped-def]
+    browsing_stack: DeputyStack, model_server, redis, shop_site: tuple[str, AccountDesk]  # type: ignore[no-untyped-def]
 ) -> None:
-    url, desk = shop_site
+    stack, url, desk = browsing_stack, *shop_site
 
     def script(request: ChatRequest) -> ModelReply:
         last = request.messages[-1]
@@ -123,6 +136,8 @@ def test_a_code_sign_in_is_finished_by_the_user_without_the_code_reaching_the_mo
     assert "handoff_completed" in entries and code not in entries
     assert code not in stack.logs()
     assert not [k for k in redis.scan_iter("deputy:user:72:handoff:code:*")]  # the one-time key was used up
+    if stack.browser_host_dir is not None:
+        assert "started a browser worker" in stack.log("browser-host")  # the host started the browsers
 
 
 def test_a_reply_in_words_goes_to_the_goal_and_a_wrong_code_is_asked_for_again(

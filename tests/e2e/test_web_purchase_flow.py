@@ -1,5 +1,6 @@
 """Paying on a shop's web checkout from the chat, with real processes, real Chromium, the
-sandbox shop's card form and the sandbox card issuer.
+sandbox shop's card form and the sandbox card issuer; with the executor starting each browser's
+worker itself, and with the browser host (`deputy browser-host`) starting them as a service of its own.
 
 The user approves the purchase; the bank wants a confirmation code (the payment is over
 $100), the page's picture comes to the chat, the user replies with the code from their
@@ -61,14 +62,15 @@ def shopper(shop: str):
     return script
 
 
+@pytest.mark.parametrize("browser_host", [False, True], ids=["executor-starts-the-worker", "browser-host-service"])
 def test_a_web_checkout_confirmed_by_code_is_paid_once_with_a_receipt_and_no_card_anywhere(
-    redis_server: RedisServer, redis: Redis, model_server, services: SandboxServices, tmp_path
+    redis_server: RedisServer, redis: Redis, model_server, services: SandboxServices, tmp_path, browser_host: bool
 ) -> None:
     world = services.endpoints  # type: ignore[attr-defined]
     shop = str(world.shop_url)
     model_server.responder = shopper(shop)
     stack = DeputyStack(redis_server.url, model_server.base_url, tmp_path / "stack", smtp=sandbox_environment(world),
-                        extra_env=api_environment(world)).start()
+                        extra_env=api_environment(world), browser_host=browser_host).start()
     try:
         user = stack.user(3)
         sent = user.send("/connect card")
@@ -117,5 +119,9 @@ def test_a_web_checkout_confirmed_by_code_is_paid_once_with_a_receipt_and_no_car
         for secret in [*secrets, *cvc_forms]:
             assert secret not in everything
         assert token.virtual_number not in verify_page
+        if browser_host:
+            # Every browser of the flow was started by the browser host, a process of its own with no key.
+            started = stack.log("browser-host")
+            assert started.count("started a browser worker") >= 2, started[-2000:]
     finally:
         stack.stop()

@@ -47,6 +47,9 @@ async def test_the_graph_api_refuses_what_whatsapp_refuses(wa_url: str) -> None:
                     "template": {"name": "not_approved", "language": {"code": "en"}}}
         refused = await http.post(url, json=template, headers=auth)
         assert refused.status_code == 400 and refused.json()["error"]["code"] == 132001
+        audio = {"messaging_product": "whatsapp", "to": "15550005555", "type": "audio",
+                 "audio": {"id": "123", "caption": "WhatsApp audio has no caption"}}
+        assert (await http.post(url, json=audio, headers=auth)).status_code == 400
         ok = await http.post(url, json=interactive([button("Approve"), button("Deny")]), headers=auth)
         assert ok.status_code == 200 and ok.json()["messages"][0]["id"].startswith("wamid.")
         shown = (await http.get(f"{wa_url}/api/users/15550005555/messages")).json()
@@ -126,6 +129,9 @@ async def test_media_of_a_type_or_size_whatsapp_refuses_is_refused_at_upload(str
     for accepted in ("image/png", "text/plain", "application/pdf",
                      "application/vnd.openxmlformats-officedocument.wordprocessingml.document"):
         assert (await upload(accepted, 10)).status_code == 200, accepted
+    assert (await upload("audio/mpeg", 10)).status_code == 200, "audio: MP3, AAC, AMR, MP4, OGG"
+    assert (await upload("audio/ogg", 10)).json()["error"]["code"] == 131053, "OGG only with Opus sound"
+    assert (await upload("audio/mpeg", 16 * 1024 * 1024 + 1)).json()["error"]["code"] == 131053, "audio: 16 MB"
 
 
 async def test_a_template_parameter_with_a_line_break_tab_or_five_spaces_is_refused(strict: str) -> None:

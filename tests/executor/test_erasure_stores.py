@@ -10,6 +10,8 @@ from redis import Redis
 from deputy.agent.goals import Goal, GoalStore
 from deputy.agent.uploads import Uploads
 from deputy.connectors.custom import CustomConnector, CustomConnectors
+from deputy.connectors.travel.planner import option_for
+from deputy.connectors.travel.trip_store import TripStore
 from deputy.connectors.web.states import BrowserStates
 from deputy.core.records.actions import Action
 from deputy.core.confidential import ConfidentialKeys, WaitingWork
@@ -20,6 +22,7 @@ from deputy.core.accounts.user_settings import UserSettings, UserSettingsStore
 from deputy.executor.erasure import STORES, erase_user
 from deputy.executor.review_context import add_contact
 from deputy.memory import MemoryItem, MemoryStore
+from deputy.sentinel.provenance import UntrustedItem
 from deputy.sentinel.rules import UserRule
 from deputy.sentinel.stores.action_store import ActionStore
 from deputy.sentinel.stores.approvals import ApprovalRequest, ApprovalStore, new_approval_id
@@ -30,6 +33,7 @@ from deputy.vault import KdfCost, Vault, VaultKey
 from deputy.queue.dispatch import action_unit, erase_user_units, goal_unit
 from deputy.queue.inflight import Inflight, Registration
 from deputy.queue.job_paths import RUN_GOAL_STEP
+from tests.connectors.test_trip_planner import flight, room
 
 ANN, BOB = 41, 42
 CHEAP = KdfCost(time_cost=1, memory_cost_kib=1024, parallelism=1)
@@ -61,7 +65,8 @@ def fill_every_store(redis: Redis, user_id: int, name: str) -> None:
     goal_id, action_id = f"g_{name}_goal", f"a_{name}_action"
     goals = GoalStore(redis)
     goals.save(Goal(id=goal_id, user_id=user_id, chat_id=user_id, text=f"a goal of {name}", created_at=1.0,
-                    updated_at=1.0))
+                    updated_at=1.0, untrusted=[UntrustedItem(origin=f"an email to {name}",
+                                                             text=f"a page {name} read", at=1.0)]))
     goals.store_result(goal_id, "r1", f"a long result for {name}", user_id)
     ActionStore(redis).submit(Action(
         id=action_id, goal_id=goal_id, user_id=user_id, chat_id=user_id, connector="email", operation="send_email",
@@ -100,6 +105,9 @@ def fill_every_store(redis: Redis, user_id: int, name: str) -> None:
         redis.set(f"deputy:lease:{unit}", "held")
     CustomConnectors(redis).add(user_id, CustomConnector(kind="openapi", name=f"notes-{name}",
                                                          source=f"https://{name}.example/openapi.json"))
+    trip = option_for("Chicago", 1, "USD", [flight("SA101-20270310", "189")], [flight("SA151-20270313", "200")],
+                      [room(f"hotel-{name}", "495")])
+    TripStore(redis).keep(user_id, [trip])  # a trip option offered and not booked
 
 
 def test_every_store_forgets_the_user_and_only_them(redis: Redis) -> None:
@@ -126,7 +134,7 @@ def test_a_locked_confidential_user_is_erased_whole_key_material_included(redis:
     dump = everything_in_redis(redis)
     words = ["a goal of carolxq", "a long result for carolxq", "carolxq@example.org", "it emails carolxq",
              "reviewed for carolxq", "ask before emailing carolxq", "carolxq likes trains", "Agent of carolxq",
-             "friend-of-carolxq", "carolxq.example/openapi.json"]
+             "friend-of-carolxq", "carolxq.example/openapi.json", "hotel-carolxq", "a page carolxq read"]
     assert [w for w in words if w in dump] == []
 
     erase_user(redis, CAROL, stores=(*STORES, erase_user_units))

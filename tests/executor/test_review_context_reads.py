@@ -18,6 +18,7 @@ from collections.abc import Iterator
 import pytest
 from redis import Redis
 
+from deputy.agent.goal_reads import reads_key
 from deputy.agent.goals import Goal, GoalStore
 from deputy.connectors.custom import CustomConnector, CustomConnectors, UserCatalogs
 from deputy.core.accounts.approval_mode import ApprovalMode
@@ -127,6 +128,8 @@ def test_a_confidential_users_sealed_goal_is_read_in_the_same_round_trip(server:
         keys.unlock(SEALED, "the passphrase only I know", 3600)
         store_goals(redis, SEALED)
         assert b"billing@evil.example" not in (redis.get(f"deputy:goal:g_root{SEALED}") or b"x")
+        read = redis.lrange(reads_key(f"g_root{SEALED}"), 0, -1)
+        assert len(read) == 1 and b"billing@evil.example" not in read[0], "what it read is sealed too"
         contexts = builder(redis)
         decide(contexts, email(SEALED, ATTACKER))
 

@@ -179,7 +179,7 @@ def test_a_web_payment_confirmed_with_a_code_gets_its_receipt_once_the_page_conf
                               entry=CodeField(form=1, field="otp"))
     store.put_code(handoff, "123456")
     target = landed if "://" in landed else rig.market_url + landed
-    service = HandOffService(store, recorder, GoalStore(redis), Outbox(redis), AuditLog(redis), lambda *a: None,
+    service = HandOffService(store, recorder, GoalStore(redis), Outbox(redis), AuditLog(redis), lambda *a, **k: None,
                              lambda act, page, entry, code: target, confirmed=receipt_on_confirmation(redis, payments))
     assert service.enter(HandOffCodeJob(user_id=USER, handoff_id=handoff.id)) == "entered"
     kept = ReceiptStore(redis).list(USER, "g_3ds")

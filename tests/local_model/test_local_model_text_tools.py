@@ -127,6 +127,31 @@ def test_forced_tool_call_that_stops_short_is_retried_then_falls_back() -> None:
     assert retry[-2]["content"].startswith("(Format: ") and "the whole tool call" in retry[-2]["content"]
 
 
+def test_a_small_model_sees_the_user_facing_tool_under_a_name_no_email_answer_can_take() -> None:
+    """After reading the plumber's email the local model called `reply` with words meant for the plumber: it
+    sees `tell_user` beside `reply_email`, in the offer, the prompt and earlier calls; Deputy gets `reply` back."""
+    system = {"role": "system", "content": "- Use reply to tell the user the outcome when you are finished."}
+    asked = {"role": "assistant", "content": None, "tool_calls": [
+        {"id": "c1", "type": "function", "function": {"name": "reply", "arguments": '{"text": "Which email?"}'}}]}
+    goal = [system, {"role": "user", "content": "answer the plumber"}, asked,
+            {"role": "tool", "tool_call_id": "c1", "content": "Asked."},
+            {"role": "user", "content": "the one about Tuesday"}]
+    inner = scripted(text('tell_user", "arguments": {"text": "Done."}}\n</tool_call>'))
+    reply = TextToolsChatModel(inner, FORCED).complete(goal, TOOLS)
+    assert [(c.name, c.parsed_arguments()) for c in reply.tool_calls] == [("reply", {"text": "Done."})]
+    sent, offered = inner.calls[0]
+    assert "tell_user" in names(offered) and "reply" not in names(offered) and "reply_email" in names(offered)
+    assert sent[0]["content"] == "- Use tell_user to tell the user the outcome when you are finished."
+    assert sent[2]["tool_calls"][0]["function"]["name"] == "tell_user"
+    assert goal[2]["tool_calls"][0]["function"]["name"] == "reply"  # the goal's own record is left as it was
+    # A model that still writes the old name is understood; a large model (not forced) sees Deputy's names.
+    old = scripted(text('reply", "arguments": {"text": "Done."}}\n</tool_call>'))
+    assert [c.name for c in TextToolsChatModel(old, FORCED).complete(goal, TOOLS).tool_calls] == ["reply"]
+    large = scripted(tool_call("reply", text="Done."))
+    TextToolsChatModel(large).complete(goal, TOOLS)
+    assert "reply" in names(large.calls[0][1]) and large.calls[0][0] == goal
+
+
 def test_the_asyncio_driver_follows_the_same_policy() -> None:
     good = text(json.dumps({"name": "send_email", "arguments": EMAIL}))
     replies, seen = [text(BROKEN), good], []

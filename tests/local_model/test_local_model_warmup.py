@@ -20,7 +20,7 @@ from deputy.agent.goals import Goal
 from deputy.agent.memory_tools import MEMORY_TOOLS
 from deputy.agent.origins import for_model, user_message
 from deputy.agent.prompt import build_messages
-from deputy.agent.model.text_tools import PREFILL, TextToolsOptions, offered_tools
+from deputy.agent.model.text_tools import PREFILL, TextToolsOptions, as_asked, offered_tools, request_messages, request_tools
 from deputy.agent.tools import INTERNAL_TOOLS
 from deputy.connectors.default import default_catalog
 from deputy.core.accounts.user_settings import UserSettings
@@ -51,8 +51,9 @@ def _first_step(model: LocalModel, text: str, settings: UserSettings) -> dict:
                 messages=[user_message(text)])
     messages = build_messages(goal, now, settings, memories=["I am vegetarian"])
     options = TextToolsOptions(max_tools=MAX_TOOLS, force_tool_call=True)
-    tools = offered_tools([*INTERNAL_TOOLS, *MEMORY_TOOLS, *default_catalog().tool_schemas()], messages, options)
-    forced = [*map(for_model, messages), {"role": "assistant", "content": PREFILL}]
+    every = [*INTERNAL_TOOLS, *MEMORY_TOOLS, *default_catalog().tool_schemas()]
+    tools = request_tools(as_asked(offered_tools(every, messages, options), every, messages), options)
+    forced = [*map(for_model, request_messages(messages, options))]
     body = {"model": model.model, **wire_body(forced, tools, constrain=True), "max_tokens": 8}
     answer = httpx.post(model.base_url + "/chat/completions", json=body, timeout=600).json()
     return answer["timings"]

@@ -58,3 +58,13 @@ def test_a_message_to_a_username_user_names_them_as_recipient() -> None:
     assert outbound.text_message("15550001234", "hi")["to"] == "15550001234"
     payload = outbound.text_message("US.13491208655302741918", "hi")
     assert payload["recipient"] == "US.13491208655302741918" and "to" not in payload
+
+
+def test_a_voice_note_goes_as_audio_only_when_it_is_ogg_with_opus_sound() -> None:
+    ogg_opus = b"OggS" + b"\0" * 24 + b"OpusHead" + b"\1" * 40
+    upload = media.prepare("audio", ogg_opus, "application/octet-stream", "application.octet-stream")
+    assert (upload.kind, upload.mime, upload.filename) == ("audio", "audio/ogg", "voice.ogg")
+    with pytest.raises(media.Unsendable, match="OGG voice notes with Opus"):
+        media.prepare("audio", b"OggS" + b"\0" * 24 + b"Vorbis", "audio/ogg", "voice.ogg")
+    with pytest.raises(media.Unsendable, match="16 MB"):
+        media.prepare("audio", ogg_opus + b"\0" * (16 * media.MB), "audio/ogg", "voice.ogg")

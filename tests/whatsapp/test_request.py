@@ -7,6 +7,7 @@ the WhatsApp conversation as WhatsApp shows it; and the webhook answers Meta's h
 
 from __future__ import annotations
 
+import asyncio
 import time
 from typing import AsyncIterator
 
@@ -14,7 +15,12 @@ import httpx
 import pytest
 import redis.asyncio as aioredis
 from aiohttp import web
+from redis import Redis
 from telegram import Bot, InlineKeyboardButton, InlineKeyboardMarkup
+
+from deputy.bot.goal_links import LINK_TEXT
+from deputy.bot.outbox_consumer import OutboxConsumer
+from deputy.core.records.outbox import Button, Outbox, OutboxMessage
 
 from deputy.core.accounts.surfaces import NUMBER_KEY, default_account
 from deputy.testing.stack import RedisServer
@@ -102,6 +108,24 @@ async def test_files_go_out_uploaded_and_come_in_downloaded(rig: Rig) -> None:
     assert bytes(received) == b"\x89PNG fake"
 
 
+async def test_a_voice_note_goes_as_whatsapp_audio_and_its_caption_as_a_message_after_it(rig: Rig) -> None:
+    from deputy.speech.synthesis import spoken_note
+
+    note = spoken_note("Your dentist is on Thursday.")
+    await rig.bot.send_voice(rig.account, voice=note, caption="Your dentist is on Thursday.")
+    audio, words = rig.conversation()[-2:]
+    assert audio["type"] == "audio" and not audio["text"], "WhatsApp audio carries no caption"
+    assert rig.hub.state.media[audio["media"]["id"]].data == note
+    assert rig.hub.state.media[audio["media"]["id"]].mime_type == "audio/ogg"
+    assert words["type"] == "text" and words["text"] == "Your dentist is on Thursday."
+
+
+async def test_audio_whatsapp_would_not_play_as_a_voice_note_is_not_sent_and_the_user_is_told(rig: Rig) -> None:
+    await rig.bot.send_voice(rig.account, voice=b"ID3\x04 an mp3, not an OGG voice note")
+    [told] = rig.conversation()[-1:]
+    assert told["type"] == "text" and "WhatsApp plays only OGG voice notes with Opus sound" in told["text"]
+
+
 async def test_outside_the_window_a_message_goes_as_the_template_and_its_buttons_wait(rig: Rig) -> None:
     await rig.sender.store.wrote(WA, time.time() - 25 * 3600)
     markup = InlineKeyboardMarkup([[InlineKeyboardButton("Approve", callback_data="ap:2:sig")]])
@@ -164,3 +188,26 @@ async def test_outside_the_window_a_long_text_is_cut_in_the_template_and_follows
     await rig.sender.user_wrote(WA)
     followed = [m["text"] for m in rig.conversation()[before:] if m["text"] != FIRST_CONTACT_NOTICE]
     assert followed == [text]
+
+
+async def test_a_cards_goal_link_goes_into_the_text_within_whatsapps_limits(rig: Rig, redis_server: RedisServer) -> None:
+    text = "Send this email?\nTo: contracts@vendor.example\n\n" + "A long body line.\n" * 60  # > 1024 in all
+    Outbox(Redis.from_url(redis_server.url)).put(OutboxMessage(
+        chat_id=rig.account, text=text, goal_id="g_7", goal_link=True, dedupe_key="wa-card",
+        buttons=[[Button(text="Approve", data="ap:7:sig"), Button(text="Deny", data="dn:7:sig")]]))
+    client = aioredis.Redis.from_url(redis_server.url)
+    consumer = OutboxConsumer(client, rig.bot, surface="whatsapp", web_url="https://deputy.example.org")
+    task = asyncio.create_task(consumer.run())
+    try:
+        for _ in range(200):
+            if any(m["buttons"] for m in rig.conversation()):
+                break
+            await asyncio.sleep(0.05)
+    finally:
+        task.cancel()
+        await client.aclose()
+    shown = rig.conversation()[-1]
+    assert shown["type"] == "interactive" and [b["id"] for b in shown["buttons"]] == ["ap:7:sig", "dn:7:sig"]
+    assert shown["text"].endswith(f"{LINK_TEXT}: https://deputy.example.org/web/goal/g_7")
+    assert len(shown["text"]) <= 1024  # the emulator enforces it too; the card's head went before it
+    assert rig.conversation()[-2]["text"].startswith("Send this email?")

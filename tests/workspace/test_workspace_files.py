@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 from redis import Redis
 
+from deputy.agent.confidential_records import seal_existing
 from deputy.bot.export import export_user
 from deputy.core.confidential import ConfidentialKeys, Locked
 from deputy.executor.erasure import erase_user
@@ -95,6 +96,21 @@ def test_a_confidential_users_files_are_sealed_and_open_only_while_unlocked(redi
     assert workspace.used(ANN) == len(b"my private diary"), "the quota still counts while locked"
     keys.unlock(ANN, "a long and private passphrase", 3600)
     assert workspace.read(ANN, "divorce-papers.txt") == b"my private diary"
+
+
+def test_files_kept_before_confidential_mode_are_sealed_when_it_is_turned_on(redis: Redis) -> None:
+    Workspace(redis).add_sent(ANN, "lease.txt", b"the flat on quince street")
+    keys = ConfidentialKeys(redis, UNLOCK_KEY)
+    keys.turn_on(ANN, "a long and private passphrase")
+    keys.unlock(ANN, "a long and private passphrase", 3600)
+
+    assert seal_existing(redis, ANN, keys) >= 2  # the file and its entry
+    stored = b" ".join(v for key in redis.keys(f"deputy:user:{ANN}:workspace:*") if redis.type(key) == b"hash"
+                       for v in redis.hgetall(key).values())
+    assert b"quince" not in stored and b"lease.txt" not in stored
+    workspace = Workspace(redis, keys=keys)
+    assert workspace.read(ANN, "lease.txt") == b"the flat on quince street"
+    assert [f.name for f in workspace.list(ANN)] == ["lease.txt"]
 
 
 def test_export_holds_the_files_and_delete_me_erases_them_and_nobody_elses(redis: Redis) -> None:

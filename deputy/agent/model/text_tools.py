@@ -34,12 +34,14 @@ from pydantic import BaseModel
 
 from deputy.agent.model.call_grammar import PREFILL
 from deputy.agent.model.chat_model import ModelReply, TokenUsage, ToolCall
+from deputy.agent.model.tool_aliases import own_name, shown_messages, shown_names, shown_tools
 from deputy.agent.model.tool_parsing import ParseResult, parse_tool_calls
 from deputy.agent.model.first_decision import DECIDE_TOOL as DECIDE
 from deputy.agent.model.first_decision import (
     Kind, connected_services, decision_request, kind_of, later_tools, read_kind, tools_for_kind,
 )
-from deputy.agent.goal_shapes import OWN_TOOLS, asks_for_draft, first_step_tools, names_people
+from deputy.agent.asked_words import asks_for_draft, asks_to_answer, names_people
+from deputy.agent.goal_shapes import OWN_TOOLS, first_step_tools
 from deputy.agent.repeated_reads import repeated_tool
 from deputy.agent.tool_selection import ALWAYS, called, connected_fit, request_text, select_tools
 
@@ -88,10 +90,16 @@ def offered_tools(tools: list[Tool], messages: list[Message], options: TextTools
 
 
 def request_messages(messages: list[Message], options: TextToolsOptions) -> list[Message]:
-    """The transcript to send: with the `<tool_call>` opening appended when calls are forced."""
+    """The transcript to send: with the `<tool_call>` opening appended when calls are forced (a small model,
+    which also sees Deputy's misleading tool names aliased: `deputy.agent.model.tool_aliases`)."""
     if not options.force_tool_call:
         return messages
-    return [*messages, {"role": "assistant", "content": PREFILL}]
+    return [*shown_messages(messages), {"role": "assistant", "content": PREFILL}]
+
+
+def request_tools(offered: list[Tool], options: TextToolsOptions) -> list[Tool]:
+    """The tools to send: aliased for a small model, as `request_messages`."""
+    return shown_tools(offered) if options.force_tool_call else offered
 
 
 def completed_reply(reply: ModelReply, options: TextToolsOptions) -> ModelReply:
@@ -105,10 +113,13 @@ def completed_reply(reply: ModelReply, options: TextToolsOptions) -> ModelReply:
 
 
 def read_reply(reply: ModelReply, tool_names: list[str]) -> ParseResult:
-    """The calls written in the reply's text; `failed` when one could not be read whole."""
+    """The calls written in the reply's text, by Deputy's own names; `failed` when one could not be read whole."""
     if reply.tool_calls or not reply.content:
         return ParseResult(text=reply.content or "")
-    return parse_tool_calls(reply.content, tool_names)
+    read = parse_tool_calls(reply.content, shown_names(tool_names))
+    for call in read.calls:
+        call.name = own_name(call.name)
+    return read
 
 
 def correction_message(read: ParseResult, options: TextToolsOptions) -> Message:
@@ -119,7 +130,10 @@ def correction_message(read: ParseResult, options: TextToolsOptions) -> Message:
 
 def reply_with_calls(reply: ModelReply, read: ParseResult, usage: TokenUsage) -> ModelReply:
     """The reply as the runner wants it: calls read from text become `ToolCall`s."""
-    if reply.tool_calls or not read.calls:
+    if reply.tool_calls:
+        own = [call.model_copy(update={"name": own_name(call.name)}) for call in reply.tool_calls]
+        return reply.model_copy(update={"usage": usage, "tool_calls": own})
+    if not read.calls:
         return reply.model_copy(update={"usage": usage})
     calls = [
         # Random like a provider's ids: the runner derives action ids from goal, step and call id.
@@ -165,13 +179,28 @@ def decided_kind(decision: ModelReply) -> Kind | None:
 def first_step_offer(kind: Kind, tools: list[Tool], messages: list[Message], options: TextToolsOptions) -> list[Tool]:
     """The tools of the kind the model chose (empty when none of its tools is on offer)."""
     room = options.max_tools or len(tools)
-    offer = tools_for_kind(kind, tools, OWN_TOOLS, connected_fit(tools, messages, room))
+    return tools_for_kind(kind, tools, OWN_TOOLS, connected_fit(tools, messages, room))
+
+
+_ANSWERING = ("search_email", "reply_email")
+"""What answering an email takes: finding it, then replying to its sender."""
+
+
+def as_asked(offered: list[Tool], tools: list[Tool], messages: list[Message]) -> list[Tool]:
+    """The offer without the tool the user's words rule out (`deputy.agent.asked_words`), on every step: a draft
+    only when asked for, invitations only when someone is named, and an email the user asked to answer is
+    replied to (the model wrote a new email to the user's own address instead). Never an empty offer."""
     words = request_text(messages)
-    # "Drop a line to ann@…" saved as a draft leaves the user thinking it went: a draft only when asked for.
+    by_name = {tool["function"]["name"]: tool for tool in tools}
     unwanted = {"send_email" if asks_for_draft(words) else "draft_email"}
     if not names_people(words):
-        unwanted.add("schedule_meeting")  # "dentist tuesday 4:30" is the user's own event, invitations to nobody
-    return [tool for tool in offer if tool["function"]["name"] not in unwanted] or offer
+        unwanted.add("schedule_meeting")
+    answering = asks_to_answer(words) and not asks_for_draft(words) and "reply_email" in by_name
+    kept: list[Tool] = [by_name[n] for n in _ANSWERING if n in by_name] if answering else []
+    kept += [tool for tool in offered if tool["function"]["name"] not in unwanted
+             and not (answering and tool["function"]["name"] == "send_email")]
+    unique = list({tool["function"]["name"]: tool for tool in kept}.values())  # in the order first offered
+    return unique or offered
 
 
 _KNOWN = "What you know about the user"
@@ -221,16 +250,18 @@ def text_tools_turn(
     elif options.decide_first and (earlier := kind_of(labelled)) is not None:
         room = options.max_tools or len(tools)
         offered = later_tools(earlier, tools, offered, OWN_TOOLS, connected_fit(tools, messages, room), room)
+    if options.force_tool_call:  # a small model: the offer follows what the user's words rule out
+        offered = as_asked(offered, tools, messages)
     offered = without_repeated(offered, messages)
     names = tool_names(tools)  # the runner knows every tool; the limit only shapes the prompt
-    reply = completed_reply((yield request_messages(messages, options), offered), options)
+    reply = completed_reply((yield request_messages(messages, options), request_tools(offered, options)), options)
     read = read_reply(reply, names)
     if not read.failed:
         return reply_with_calls(reply, read, added_usage(spent, reply.usage)).model_copy(
             update={"kind": chosen.name if chosen else None})
     log.info("model wrote an unreadable tool call (%s); asking once more", read.error)
     retry = [*messages, correction_message(read, options)]
-    second = completed_reply((yield request_messages(retry, options), offered), options)
+    second = completed_reply((yield request_messages(retry, options), request_tools(offered, options)), options)
     usage = added_usage(spent, added_usage(reply.usage, second.usage))
     again = read_reply(second, names)
     if not again.failed:

@@ -74,6 +74,9 @@ _RULES: list[tuple[str, str]] = [
 _NEXT_BEFORE = re.compile(rf"\b(?:nächsten|naechsten|nächste|kommenden|kommende|(?:el |la )?pr[óo]xim[oa]|"
                           rf"(?:il |la )?prossim[oa]|volgende|(?:na |no )?pr[óo]xim[oa])\s+({_WEEKDAY})\b")
 _NEXT_AFTER = re.compile(rf"\b({_WEEKDAY})\s+(?:prochain|prochaine|prossim[oa]|que viene|que vem)\b")
+# Portuguese short weekdays ("na quarta"): bare "segunda", "quarta", "quinta" are also ordinals, so only after "na".
+_PT_SHORT = re.compile(r"\b(na|nesta|pr[óo]xima|at[ée] a)\s+(segunda|quarta|quinta)\b(?!-)")
+_PT_DAYS = {"segunda": "monday", "quarta": "wednesday", "quinta": "thursday"}
 _ON_DAY = re.compile(rf"\b(?:am|el|le|il|op|no|na|o|a)\s+({_WEEKDAY})\b")
 # "15 Uhr", "15.30 Uhr", "15h30", "15 h", "15 uur"
 _UHR = re.compile(r"\b(\d{1,2})(?:[.:h](\d{2}))?\s*(?:uhr|uur)\b")
@@ -103,6 +106,7 @@ def in_english(text: str) -> str:
     result = _MONTH_DAY.sub(lambda m: f"{_month(m[1])} {m[2]}", result)
     for pattern, words in _COMPILED:
         result = pattern.sub(words, result)
+    result = _PT_SHORT.sub(lambda m: f"{m[1]} {_PT_DAYS[m[2]]}", result)
     result = _NEXT_BEFORE.sub(lambda m: f"next {m[1]}", result)
     result = _NEXT_AFTER.sub(lambda m: f"next {m[1]}", result)
     result = _ON_DAY.sub(lambda m: f"on {m[1]}", result)

@@ -4,7 +4,7 @@ The guard (a pure package below this one) compares an action's dates with these;
 them here keeps one resolver for both the runner and the guard. Every run of time words
 counts ("Lunch with Ana on Thursday at 12:30" names Thursday and 12:30); "Friday 9 to 11" is
 a day with a span of hours, read as "Friday at 9" and "Friday at 11". A clock time said
-without a day ("at 9") is a clock time on whatever day the user named.
+without a day ("at 9", or "move it to 4": `moved_hours`) is a clock time on whatever day the user named.
 """
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from functools import lru_cache
 from datetime import date, datetime
 
+from deputy.agent.time.moved_hours import with_moved_hours
 from deputy.agent.time.time_words import Resolved, resolve_time, time_phrases
 from deputy.sentinel.said_values import SaidTime
 
@@ -40,6 +41,7 @@ def said_times(user_words: Sequence[str], said_at: datetime | float, zone: str) 
 def _read(text: str, said_at: datetime | float, zone: str) -> tuple[SaidTime, ...]:
     # Memoised: the executor reviews every action of a goal against the same words, said at the same moment.
     found: list[SaidTime] = []
+    text = with_moved_hours(text)  # "move it to 4 instead" names 16:00
     written = [(m.group(0), day) for m in _ISO_DAY.finditer(text) if (day := _iso_day(m.group(0))) is not None]
     found += [SaidTime(words=words, day=day, zone=zone) for words, day in written]
     on_day = written[0][1] if written else None
@@ -66,6 +68,11 @@ def _read(text: str, said_at: datetime | float, zone: str) -> tuple[SaidTime, ..
         elif result.day is not None and names_day:
             found.append(SaidTime(words=phrase, day=result.day, zone=result.zone))
     return tuple(found)
+
+def names_a_day(phrase: str) -> bool:
+    """Whether a time phrase names a day ("Thursday at 3", "tomorrow"), not only a clock time ("at 4")."""
+    return bool(_NAMES_A_DAY.search(phrase))
+
 
 def _resolve(words: str, said_at: datetime | float, zone: str, on_day: date | None) -> Resolved | None:
     result = resolve_time(words, said_at, zone, allow_past=True, on_day=on_day)

@@ -16,6 +16,8 @@ from dataclasses import dataclass, field
 from datetime import date, datetime, time, timedelta
 from typing import Any
 
+from deputy.agent.time.moved_hours import with_moved_hours
+from deputy.agent.time.said_times import names_a_day, said_times
 from deputy.agent.time.time_conventions import REMINDER_TIME
 from deputy.agent.time.time_words import Resolved, Unclear, names_a_time, resolve_span, resolve_time, time_phrase
 from deputy.core.records.effects import EffectClass
@@ -162,11 +164,17 @@ def _users_time_wins(
     if not _models_own_date(written, said):
         return arguments
     for words in reversed(user_words):
-        phrase = time_phrase(words)
+        phrase = time_phrase(with_moved_hours(words))
         if phrase is None:
             continue
-        meant = resolve_time(phrase, now, zone)
         modelled = resolve_time(written, now, zone, allow_past=True)
+        # A clock time alone ("move it to 4 instead", after "Thursday at 3") falls on the model's day when
+        # the user named that day in other words; otherwise on the next time that clock time comes.
+        on_day = None
+        if isinstance(modelled, Resolved) and modelled.at is not None and not names_a_day(phrase):
+            named = {said.day for said in said_times(user_words, now, zone) if said.day is not None}
+            on_day = modelled.at.date() if modelled.at.date() in named else None
+        meant = resolve_time(phrase, now, zone, on_day=on_day)
         if isinstance(meant, Unclear) or meant.at is None:
             return arguments  # no single instant in their words: the usual checks decide
         if isinstance(modelled, Resolved) and modelled.at == meant.at:

@@ -202,6 +202,7 @@ class Monitoring:
                                   "The answer:\n" + observe(goal, record))
             return
         monitor.probe_state = result.state
+        monitor.first_value = result.state.value
         probe = monitor.probe
         woken = "you will be woken only if the result has something new"
         if probe.reminds:

@@ -12,6 +12,7 @@ from typing import Callable
 
 from deputy.agent.goal_lifecycle import GoalEvent, advance
 from deputy.agent.goals import Goal, GoalStatus
+from deputy.agent.watch import digests
 from deputy.agent.watch.monitoring import Monitoring
 from deputy.agent.watch.reminders import reminder_text
 from deputy.agent.reading import Reading
@@ -19,6 +20,8 @@ from deputy.agent.steps import AskModel, Dispatch, StepOutcome, Stop, TurnResult
 from deputy.agent.tools import ToolArgumentError
 from deputy.connectors.catalog import Catalog
 from deputy.core.records.outbox import Outbox
+from deputy.sentinel.negotiation.outlook import digest_lines
+from deputy.sentinel.stores.mandates import MandateStore
 from deputy.sentinel.stores.action_store import ActionRecord, ActionStore
 from deputy.core.records.actions import ActionState
 
@@ -34,7 +37,9 @@ class WatchSteps:
         *,
         checkpoint: Callable[[Goal], Goal],
         catalog_for: Callable[[Goal], Catalog],
+        mandates: MandateStore | None = None,
     ) -> None:
+        """`mandates`: a negotiating goal's digest tells its rounds and offers too."""
         self._monitoring = monitoring
         self._actions = actions
         self._dispatch = dispatch
@@ -42,6 +47,7 @@ class WatchSteps:
         self._reading = reading
         self._checkpoint = checkpoint
         self._catalog_for = catalog_for
+        self._mandates = mandates
 
     def check_due(self, goal: Goal) -> TurnResult | None:
         """A scheduled goal's job ran: skip, probe, or (None) let the model look again."""
@@ -67,6 +73,7 @@ class WatchSteps:
     def park(self, goal: Goal) -> StepOutcome:
         """Wait for the next scheduled check, or end the monitor after its last one."""
         if self._monitoring.park(goal):
+            self._digest(goal)
             goal = self._checkpoint(goal)
             self._monitoring.enqueue_next(goal)
             return StepOutcome.waiting
@@ -77,6 +84,42 @@ class WatchSteps:
         self._checkpoint(goal)
         self._dispatch.idle(goal.id)
         return StepOutcome.finished
+
+    def _digest(self, goal: Goal) -> None:
+        """Start the digest's count when the watch begins; send the digest when it is due."""
+        monitor = goal.monitor
+        assert monitor is not None
+        now = self._monitoring.now()
+        change = digests.stale_plan(monitor) if not monitor.change_offered else None
+        if change is not None:
+            # The figure came within reach of the user's limit: offer the change once, now; the user decides.
+            monitor.change_offered = True
+            self._outbox.put(digests.change_message(goal, change))
+        if monitor.digest_mark is None or digests.digest_choice(goal) == "off":
+            # While off, the count keeps moving: a digest turned on later tells only what came after.
+            monitor.digest_mark = digests.mark_now(goal, now)
+        elif digests.due(goal, now):
+            self._outbox.put(digests.digest_message(goal, now, self._negotiation_lines(goal, now)))
+            monitor.digest_mark = digests.mark_now(goal, now, sent=monitor.digest_mark.sent + 1)
+
+    def _negotiation_lines(self, goal: Goal, now: float) -> list[str]:
+        """A negotiating goal's rounds and offers since its last digest (that mark moves to now)."""
+        goal_id = goal.parent_id or goal.id  # a part of a negotiation watches under its root's mandate
+        found = None
+        if self._mandates is not None:
+            for candidate in dict.fromkeys((goal.id, goal_id)):
+                found = self._mandates.get(goal.user_id, candidate)
+                if found is not None:
+                    goal_id = candidate
+                    break
+        if found is None:
+            return []
+        assert self._mandates is not None
+        mandate, state = found
+        since = self._mandates.last_digest(goal.user_id, goal_id)
+        lines = digest_lines(mandate, state, since if since is not None else 0.0)  # none yet: all of it
+        self._mandates.mark_digest(goal.user_id, goal_id, now)
+        return [f"🤝 Negotiating {mandate.subject}:", *lines]
 
     def run_probe(self, goal: Goal) -> TurnResult:
         """Hand the monitor's probe to the executor, as an ordinary (read) action; no model call."""

@@ -55,6 +55,8 @@ class CalDavAccount(BaseModel):
     allow_plain_http: bool = False
     """Send the password over http:// to a host that is not this machine (a home LAN server)."""
     timeout: float = Field(default=20, gt=0, le=120)
+    oauth: bool = False
+    """`password` is an OAuth access token, sent as a bearer token."""
 
     @property
     def host(self) -> str:
@@ -75,6 +77,7 @@ def open_davclient(account: CalDavAccount, prepare_session: Callable[[Any], None
         username=account.username,
         password=account.password.get_secret_value(),
         timeout=int(account.timeout),
+        **({"auth_type": "bearer"} if account.oauth else {}),
         # The user gave the exact address: no DNS-based discovery that could lead elsewhere.
         enable_rfc6764=False,
     )

@@ -54,7 +54,10 @@ class CalendarRunners:
         default_zone: str = "UTC",
         connect: Callable[[CalDavAccount], object] = open_davclient,
         clock: Callable[[], datetime] = lambda: datetime.now(timezone.utc),
+        signed_in: Callable[[int], CalDavAccount | None] | None = None,
     ) -> None:
+        self.signed_in = signed_in
+        """Finds a calendar the user connected by signing in (the executor's `OAuthTokens.caldav_account`)."""
         self._vault = vault
         self._default = default
         self._zone_for = zone_for
@@ -78,7 +81,9 @@ class CalendarRunners:
         return self._connect
 
     def account_for(self, user_id: int) -> CalDavAccount:
-        """The user's CalDAV account from the vault, else the operator's default."""
+        """The user's CalDAV account: signed in, else from the vault, else the operator's default."""
+        if self.signed_in is not None and (account := self.signed_in(user_id)) is not None:
+            return account
         if self._vault is not None:
             failure: ConnectorError | None = None
             try:
@@ -121,6 +126,18 @@ class CalendarRunners:
         summary = note + render.event_list(occurrences, zone, start, end, unreadable)
         return OperationResult(summary=summary, untrusted_origin=render.origin(occurrences, _own(account)),
                                items=render.event_items(occurrences, zone, _own(account)))
+
+    def busy_days(self, user_id: int, first: date, last: date) -> list[tuple[date, date]]:
+        """The days (first, last, in the user's zone) taken by something busy for two hours or more
+        between two days: a short standup does not rule a day out for travel, a conference does."""
+        account = self.account_for(user_id)
+        zone = self.zone(user_id, account)
+        start, end = _range(first.isoformat(), last.isoformat(), zone)
+        with CalDavClient(account, self._connect) as client:
+            occurrences, _, _ = _collect(client, None, start, end, zone)
+        spans = busy_intervals(occurrences, start, end, zone)
+        return [(b.start.astimezone(zone).date(), (b.end - timedelta(seconds=1)).astimezone(zone).date())
+                for b in spans if b.end - b.start >= timedelta(hours=2)]
 
     def free_busy(self, action: Action, idempotency_key: str) -> OperationResult:
         args = _arguments(FreeBusyArgs, action)

@@ -51,6 +51,8 @@ class ImapAccount(BaseModel):
     address: str | None = None
     """The user's own email address (for drafts and replies); defaults to the username."""
     timeout: float = Field(default=20, gt=0)
+    oauth: bool = False
+    """`password` is an OAuth access token, sent with AUTHENTICATE XOAUTH2."""
 
     @property
     def where(self) -> str:
@@ -224,7 +226,9 @@ class ImapSession:
                 "turn on SSL in the mail settings.",
                 detail="LOGINDISABLED",
             )
-        if user.isascii() and password.isascii():
+        if account.oauth:
+            client.authenticate("XOAUTH2", lambda _: f"user={user}\x01auth=Bearer {password}\x01\x01".encode())
+        elif user.isascii() and password.isascii():
             client.login(quote(user), password)
         elif "AUTH=PLAIN" in self.capabilities:
             # LOGIN only carries ASCII; SASL PLAIN carries UTF-8.

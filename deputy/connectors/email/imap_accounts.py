@@ -5,6 +5,8 @@ Only the executor builds one of these (it is the only process that opens the vau
 
 from __future__ import annotations
 
+from typing import Callable
+
 from pydantic import ValidationError
 
 from deputy.core.records.effects import ConnectorError
@@ -19,11 +21,16 @@ address (the user's own email address). Secret: the password."""
 class ImapAccounts:
     """Resolves `user_id -> ImapAccount`; pass `for_user` to `MailRunners`."""
 
-    def __init__(self, vault: Vault | None, default: ImapAccount | None = None) -> None:
+    def __init__(self, vault: Vault | None, default: ImapAccount | None = None,
+                 signed_in: Callable[[int, bool], ImapAccount | None] | None = None) -> None:
         self._vault = vault
         self._default = default
+        self._signed_in = signed_in
 
-    def for_user(self, user_id: int) -> ImapAccount:
+    def for_user(self, user_id: int, fresh: bool = False) -> ImapAccount:
+        """`fresh`: for a signed-in account, a newly renewed access token (the last one was refused)."""
+        if self._signed_in is not None and (account := self._signed_in(user_id, fresh)) is not None:
+            return account
         if self._vault is not None:
             try:
                 info = self._vault.info(user_id, IMAP_HANDLE)

@@ -7,10 +7,11 @@ are capped (`max_fetch_bytes`) so a huge email costs a bounded amount of memory 
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import contextlib
+from collections.abc import Callable, Iterator
 from datetime import datetime, timezone
 
-from deputy.core.records.effects import ConnectorError, ConnectorRejected, OperationResult
+from deputy.core.records.effects import ConnectorAuthError, ConnectorError, ConnectorRejected, OperationResult
 from deputy.connectors.email.closest import (
     CLOSEST, format_closest, guessed_sender, rank_by_words, search_words, word_criteria,
 )
@@ -222,8 +223,20 @@ class MailRunners:
         """An IMAP session on the user's account (not yet open), as the runners use."""
         return self._session(self._accounts(user_id))
 
-    def _open(self, action: Action) -> ImapSession:
-        return self._session(self._accounts(action.user_id))
+    @contextlib.contextmanager
+    def _open(self, action: Action) -> Iterator[ImapSession]:
+        account = self._accounts(action.user_id)
+        try:
+            session = self._session(account).__enter__()
+        except ConnectorAuthError:
+            if not account.oauth:
+                raise
+            # An access token the server refused before its time (expired early, clock skew): renew it once.
+            session = self._session(self._accounts(action.user_id, True)).__enter__()  # type: ignore[call-arg]
+        try:
+            yield session
+        finally:
+            session.__exit__(None, None, None)
 
     def _content(self, action: Action, ref: MessageRef) -> MailContent:
         """The whole email `ref` (to reply to or forward)."""

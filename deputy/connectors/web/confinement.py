@@ -54,25 +54,42 @@ INSTALL_HINT = (
 class BrowserBox:
     """One browser's private directory: the launcher script Playwright runs, and the proxy socket."""
 
-    def __init__(self, executable: str, bwrap: Path = BWRAP) -> None:
+    def __init__(self, executable: str, bwrap: Path = BWRAP, *, for_worker: bool = False, user_id: int = 0,
+                 proxy_socket: Path | None = None) -> None:
+        """`proxy_socket`: where the reviewing proxy listens when another process serves it (the executor,
+        for a worker the browser host starts); by default it listens in this directory."""
         sweep_abandoned()
+        self.uid = launcher.sandbox_uid(user_id)
+        """The uid the browser (and its worker) runs as when Deputy runs as root: the user's own."""
         self.directory = Path(tempfile.mkdtemp(prefix=f"{_PREFIX}{os.getpid()}-"))
         # Others may pass through to the socket (bwrap binds it as the sandbox's uid), not list or write.
         self.directory.chmod(0o711)
-        self.socket = self.directory / "proxy.sock"
+        self.socket = proxy_socket if proxy_socket is not None else self.directory / "proxy.sock"
         self.launcher = self.directory / "launch"
+        python, script, relay_script = sys.executable, launcher.__file__, relay.__file__
+        if for_worker:
+            # A keyless worker (`deputy.connectors.web.worker`) runs the launcher, and sees only this
+            # directory and /usr: copies of the two standard-library scripts, run by the system's Python.
+            python, script, relay_script = str(_sandbox_python()), str(self.directory / "launcher.py"), str(
+                self.directory / "relay.py")
+            shutil.copyfile(launcher.__file__, script)
+            shutil.copyfile(relay.__file__, relay_script)
         plan = {
             "bwrap": str(bwrap),
             "setpriv": str(SETPRIV),
             "python": str(_sandbox_python()),
-            "relay": relay.__file__,
+            "relay": relay_script,
             "socket": str(self.socket),
             "port": RELAY_PORT,
             "executable": executable,
+            "uid": self.uid,
         }
-        command = [sys.executable, "-I", "-B", launcher.__file__, json.dumps(plan)]
+        command = [python, "-I", "-B", script, json.dumps(plan)]
         self.launcher.write_text(f"#!/bin/sh\nexec {shlex.join(command)} \"$@\"\n")
-        self.launcher.chmod(0o700)
+        # Root's alone when root runs it; a worker's uid may run it (and read the copies), never change them.
+        self.launcher.chmod(0o755 if for_worker else 0o700)
+        for copy in (script, relay_script) if for_worker else ():
+            Path(copy).chmod(0o644)
 
     @property
     def proxy_server(self) -> str:
@@ -82,10 +99,11 @@ class BrowserBox:
     def admit_sandbox(self) -> None:
         """Let the sandbox's uid connect to the proxy socket (once the proxy listens on it)."""
         if os.geteuid() == 0:
-            os.chown(self.socket, launcher.SANDBOX_UID, launcher.SANDBOX_GID)
+            os.chown(self.socket, self.uid, self.uid, follow_symlinks=False)
         self.socket.chmod(0o600)
 
     def remove(self) -> None:
+        """Remove the directory (a proxy socket outside it is its server's to remove)."""
         shutil.rmtree(self.directory, ignore_errors=True)
 
 
@@ -116,7 +134,8 @@ def confinement_problem(bwrap: Path = BWRAP) -> str | None:
         return f"setpriv is not installed (no {SETPRIV}), so the browser cannot leave root"
     if _sandbox_python() is None:
         return "no Python interpreter under /usr for the browser's network relay"
-    drop = [str(SETPRIV), f"--reuid={launcher.SANDBOX_UID}", f"--regid={launcher.SANDBOX_GID}", "--clear-groups"]
+    probe_uid = launcher.SANDBOX_UID_BASE  # as any user's browser would run
+    drop = [str(SETPRIV), f"--reuid={probe_uid}", f"--regid={probe_uid}", "--clear-groups"]
     probe = [
         *(drop if os.geteuid() == 0 else []),
         str(bwrap), "--unshare-user", "--unshare-pid", "--unshare-ipc", "--unshare-uts", "--unshare-net",

@@ -4,8 +4,8 @@ Playwright starts its "browser executable" with Chromium's arguments, among them
 `--user-data-dir=<a fresh directory>` and `--remote-debugging-pipe`, and drives it over the
 inherited descriptors 3 and 4. This launcher (run as `python -I launcher.py <plan> <args...>`,
 see `deputy.connectors.web.confinement`) hands the profile directory to the sandbox's uid when
-Deputy runs as root, then replaces itself with, in turn: `setpriv` (drop to uid 65534, no
-groups, when root), `bwrap` (the sandbox), the relay (`deputy.connectors.web.relay`, which
+Deputy runs as root, then replaces itself with, in turn: `setpriv` (drop to the user's own
+uid, `sandbox_uid`, no groups, when root), `bwrap` (the sandbox), the relay (`deputy.connectors.web.relay`, which
 becomes Chromium once it listens) and Chromium with its own sandbox on. Every step keeps the
 descriptors, so Playwright talks to the confined Chromium as if it had started it itself.
 
@@ -28,22 +28,27 @@ import os
 import sys
 from pathlib import Path
 
-SANDBOX_UID = 65534
-SANDBOX_GID = 65534
+SANDBOX_UID_BASE = 100_000
+SANDBOX_UID_SPAN = 2**31 - SANDBOX_UID_BASE - 1
+"""Each user's browser runs as a uid of their own in [base, base + span): no user's browser can
+read another's files, signal or trace another's processes, even if a sandbox slipped."""
 RELAY_PATH = "/run/deputy/relay.py"
 SOCKET_PATH = "/run/deputy/proxy.sock"
 # Read by Chromium (fonts), by Debian's /usr/bin/chromium script (its flags) and for local time.
 ETC_READ = ("/etc/fonts", "/etc/chromium.d", "/etc/localtime")
 
 
+def sandbox_uid(user_id: int) -> int:
+    """The uid (and gid) `user_id`'s browser runs as when Deputy runs as root: the same on every
+    executor, different for any two users whose ids differ by less than the span (2^31)."""
+    return SANDBOX_UID_BASE + int(user_id) % SANDBOX_UID_SPAN
+
+
 def sandbox_command(plan: dict[str, object], chromium_args: list[str], relay_fd: int, *, as_root: bool) -> list[str]:
     """The whole command the launcher becomes, from the plan Deputy wrote and Playwright's arguments."""
     profile = profile_directory(chromium_args)
-    drop = (
-        [str(plan["setpriv"]), f"--reuid={SANDBOX_UID}", f"--regid={SANDBOX_GID}", "--clear-groups"]
-        if as_root
-        else []
-    )
+    uid = int(plan["uid"])  # type: ignore[call-overload]
+    drop = [str(plan["setpriv"]), f"--reuid={uid}", f"--regid={uid}", "--clear-groups"] if as_root else []
     etc = [arg for path in ETC_READ if os.path.exists(path) for arg in ("--ro-bind", path, path)]
     home = str(profile)
     return [
@@ -81,12 +86,12 @@ def profile_directory(chromium_args: list[str]) -> Path:
     raise SystemExit("deputy browser launcher: Playwright passed no --user-data-dir")
 
 
-def check_reachable(directory: Path) -> None:
+def check_reachable(directory: Path, uid: int) -> None:
     """bwrap finds the profile as the sandbox's uid: every parent must let others pass."""
     for parent in directory.parents:
         if not parent.stat().st_mode & 0o001:
             raise SystemExit(
-                f"deputy browser launcher: uid {SANDBOX_UID} cannot reach the browser profile {directory}, since "
+                f"deputy browser launcher: uid {uid} cannot reach the browser profile {directory}, since "
                 f"{parent} is not searchable by others; give the executor a TMPDIR under /tmp"
             )
 
@@ -104,8 +109,9 @@ def main(argv: list[str]) -> None:
     chromium_args = argv[2:]
     as_root = os.geteuid() == 0
     if as_root:
-        check_reachable(profile_directory(chromium_args))
-        hand_over(profile_directory(chromium_args), SANDBOX_UID, SANDBOX_GID)
+        uid = int(plan["uid"])
+        check_reachable(profile_directory(chromium_args), uid)
+        hand_over(profile_directory(chromium_args), uid, uid)
     relay_fd = os.memfd_create("deputy-relay", 0)  # inheritable: bwrap reads it, then closes it
     os.write(relay_fd, Path(str(plan["relay"])).read_bytes())
     os.lseek(relay_fd, 0, os.SEEK_SET)

@@ -143,6 +143,7 @@ async def submit_and_read(
     session.guard.expect_submit(destination)
 
     async def send() -> None:
+        session.form_sent = True  # from here on, a dead browser leaves the outcome unknown
         if chosen is not None:
             await _press(form_locator, form, chosen)
         else:
@@ -229,6 +230,7 @@ async def enter_code(session: UserSession, url: str, entry: CodeEntry, code: str
     chosen = _choose_button(form, None)
 
     async def send() -> None:
+        session.form_sent = True  # from here on, a dead browser leaves the outcome unknown
         if chosen is not None:
             await _press(form_locator, form, chosen)
         else:

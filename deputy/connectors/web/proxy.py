@@ -26,6 +26,7 @@ import asyncio
 import base64
 import contextlib
 import logging
+import os
 import secrets
 from collections.abc import Awaitable, Callable
 
@@ -57,6 +58,7 @@ class EgressProxy:
         self.password = secrets.token_urlsafe(18)
         self._server: asyncio.AbstractServer | None = None
         self._tasks: set[asyncio.Task[None]] = set()
+        self._unix_path: str | None = None
 
     async def start(self) -> str:
         """Start listening; returns the proxy's address for Chromium."""
@@ -67,11 +69,17 @@ class EgressProxy:
     async def start_unix(self, path: str) -> None:
         """Start listening on the Unix socket `path` (made here; the caller sets who may connect)."""
         self._server = await asyncio.start_unix_server(self._serve, path, limit=_MAX_HEAD)
+        self._unix_path = path
 
     async def close(self) -> None:
         if self._server is not None:
             self._server.close()
             self._server = None
+        if self._unix_path is not None:
+            # Its socket may sit on a volume shared with the browser host: nothing is left behind there.
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(self._unix_path)
+            self._unix_path = None
         for task in list(self._tasks):
             task.cancel()
 

@@ -35,6 +35,7 @@ from deputy.connectors.web.operations import (
     SubmitFormArgs,
 )
 from deputy.connectors.web.session import UserSession
+from deputy.connectors.web.slots import waiting_text
 from deputy.core.records.actions import Action
 from deputy.sentinel.egress.policy import Reviewer
 from deputy.sentinel.policy import Verdict
@@ -50,6 +51,8 @@ ReviewFor = Callable[[Action], Reviewer]
 WebRunner = Callable[[Action, str], OperationResult]
 ShowUser = Callable[[Action, bytes, str, str], None]
 """Sends an image to the action's chat as a photo: (action, image, caption, dedupe key)."""
+TellUser = Callable[[Action, str, str], None]
+"""Sends a short notice to the action's chat: (action, text, dedupe key)."""
 HandOffRecorder = Callable[[Action, NeedsHuman], str]
 """Records that a page needs the user (the goal runner then asks them); returns the agent's result text."""
 
@@ -67,6 +70,7 @@ class WebRunners:
         max_chars: int = MAX_CHARS,
         show_user: ShowUser | None = None,
         handoffs: HandOffRecorder | None = None,
+        tell_user: TellUser | None = None,
     ) -> None:
         if "{query}" not in search_url:
             raise ValueError("search_url needs a {query} placeholder")
@@ -77,6 +81,7 @@ class WebRunners:
         self._max_chars = max_chars
         self._show_user = show_user
         self._handoffs = handoffs
+        self._tell_user = tell_user
 
     def runners(self) -> dict[str, WebRunner]:
         """The executor's runner for each web operation, keyed `"web.<operation>"`.
@@ -195,7 +200,14 @@ class WebRunners:
         return self._page_result(read, lead=f"Sent the form to {args.action_url}. The page that came back:")
 
     def _run(self, action: Action, work: Callable[[UserSession], Awaitable[T]]) -> T:
-        return self._sessions.run(action.user_id, self._review_for(action), work)
+        tell = self._tell_user
+
+        def waiting(ahead: int) -> None:
+            if tell is not None:
+                # Once per action: a retried job that waits again does not say it twice.
+                tell(action, waiting_text(ahead), f"browser-wait:{action.id}")
+
+        return self._sessions.run(action.user_id, self._review_for(action), work, on_wait=waiting)
 
     def _page_result(self, read: pages.PageRead, *, origin: str | None = None, lead: str = "") -> OperationResult:
         notes = _blocked_notes(read.blocked)

@@ -17,7 +17,9 @@ from deputy.core.records.erasure import Owned, delete_keys
 
 _KEY = "deputy:connect:{}"
 
-FORM_SERVICES = frozenset({"card", "key", "email", "web", "calendar"})
+FORM_SERVICES = frozenset({"card", "key", "email", "web", "calendar", "traveller"})
+TRAVELLER_HANDLE = "cred:traveller/main"
+"""The vault entry of the traveller's details (`/connect traveller`), which the executor fills into bookings."""
 """What the connect page has a form for (`deputy.credential_page.forms`); the chat offers links for these."""
 CONFIDENTIAL_ON = "confidential_on"
 """A link to turn confidential mode on (choose the passphrase on the page, never in the chat)."""

@@ -36,6 +36,8 @@ class UserSettings(BaseModel):
     tone: Tone = "friendly"
     language: str = Field(default="English", min_length=2, max_length=40)
     training_opt_in: bool = Field(default=False, description="May conversations be used to improve models?")
+    spoken_replies: bool = Field(default=True, description="Where the operator offers spoken replies: answers to "
+                                 "the user's voice notes come back as voice notes too.")
     approval_mode: ApprovalMode = Field(default=DEFAULT_APPROVAL_MODE, description="When a message waits for a card.")
     send_window: int | None = Field(default=None, ge=0, le=3600,
                                     description="Seconds a message waits for Undo; None: the operator's default.")

@@ -44,6 +44,7 @@ class Button(BaseModel):
     sign: str | None = Field(
         default=None, description="`kind:id` of a bot button; the bot signs it for the chat's user on delivery."
     )
+    url: str | None = Field(default=None, description="A link button (no callback data): opens this address.")
 
 
 class OutboxMessage(BaseModel):
@@ -64,6 +65,12 @@ class OutboxMessage(BaseModel):
     goal_id: str | None = Field(
         default=None, description="The goal the message is about: the user's reply to it follows up that goal."
     )
+    spoken: bool = Field(
+        default=False,
+        description="The user asked by voice: with spoken replies on, the text also goes as a voice note.")
+    goal_link: bool = Field(
+        default=False, description="With `goal_id`: the bot adds a “See the whole goal” link to the goal's page in "
+                                   "the web view, if one is served (`deputy.bot.goal_links`).")
 
 
 class Outbox:
@@ -78,9 +85,9 @@ class Outbox:
         )
 
     def send(self, chat_id: int, text: str, *, dedupe_key: str | None = None, proactive: bool = False,
-             goal_id: str | None = None) -> None:
+             goal_id: str | None = None, spoken: bool = False) -> None:
         self.put(OutboxMessage(chat_id=chat_id, text=text, dedupe_key=dedupe_key, proactive=proactive,
-                               goal_id=goal_id))
+                               goal_id=goal_id, spoken=spoken))
 
     def store_photo(self, chat_id: int, image: bytes, limit: int = MAX_PHOTO_BYTES) -> str:
         """Keep an image (PNG or JPEG) for the bot to send; returns the key for `OutboxMessage.photo`."""

@@ -87,6 +87,23 @@ def _named(text: str, records: list[Span], container: str) -> list[ReadItem]:
     return items
 
 
+def record_fields(text: str) -> dict[str, Any]:
+    """The fields of one record as a listing shows it (a JSON object, or a YAML list item and
+    the fields at its own level); {} for anything else. What a field's text holds (a JSON
+    string, a YAML block) stays that field's value: it never becomes a field of the record."""
+    stripped = text.strip()
+    if stripped.startswith("{"):
+        try:
+            value = json.loads(stripped)
+        except ValueError:
+            return {}
+        return value if isinstance(value, dict) else {}
+    item = _YAML_ITEM.match(text)
+    if item is None or item.start() != 0:
+        return {}
+    return _yaml_record(text, item, len(item["indent"]))[2]
+
+
 def _values(text: str) -> list[Span]:
     """The JSON values that start a line of `text` (or the text itself), with their spans."""
     found: list[Span] = []
@@ -242,4 +259,4 @@ def _naming(record: dict[str, Any]) -> str:
     return ", ".join(picked)
 
 
-__all__ = ["json_records", "listed_records", "yaml_records"]
+__all__ = ["json_records", "listed_records", "record_fields", "yaml_records"]

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 from deputy.core.secret_scan.answers import answer_hits
 from deputy.core.secret_scan.cards import card_hits, code_hits as card_code_hits, iban_hits
+from deputy.core.secret_scan.country_ids import country_id_hits
 from deputy.core.secret_scan.hits import KINDS, Hit
 from deputy.core.secret_scan.keys import key_hits, private_key_hits
 from deputy.core.secret_scan.normalise import normalise
@@ -22,6 +23,7 @@ from deputy.core.secret_scan.passwords import password_hits, password_shaped
 from deputy.core.secret_scan.structured import structured_hits
 from deputy.core.secret_scan.split import is_lead, lone_phrase, lone_value, waits_for_value
 from deputy.core.secret_scan.national_ids import identity_hits
+from deputy.core.secret_scan.variants import variant_hits
 from deputy.core.secret_scan.words import code_hits, seed_hits
 
 __all__ = ["KINDS", "Hit", "Scan", "find_secrets", "find_secrets_after", "is_lead", "normalise", "waits_for_value"]
@@ -70,12 +72,15 @@ def find_secrets(text: str) -> Scan:
     ibans = iban_hits(text)
     settings = structured_hits(text)  # a setting's value is read whole, by its key: nothing else cuts it short
     found = [*key_hits(text, lowered), *card_hits(text, ibans), *card_code_hits(text), *seed_hits(text, lowered),
-             *password_hits(text), *answer_hits(text), *login_hits(text), *strong_token_hits(text), *ibans, *identity_hits(text),
+             *password_hits(text), *answer_hits(text), *login_hits(text), *strong_token_hits(text), *ibans,
+             *identity_hits(text), *country_id_hits(text),
              *code_hits(text)]
     found = [*settings, *(h for h in found if not any(s.start < h.end and h.start < s.end for s in settings))]
     hits = [*private, *(_restore(hit, marks) for hit in found)] if marks else found
     if "\n" in original:
         hits.extend(_label_then_value(original, hits))
+    if hits:
+        hits.extend(variant_hits(original, hits))  # "hunter22 oops no: hunter23": the correction is the secret too
     hits.sort(key=lambda h: (_ORDER.index(h.kind), h.start))
     return Scan(original, tuple(_merge(hits)))
 
@@ -141,7 +146,7 @@ def find_secrets_after(lead: str | None, text: str) -> Scan:
     scan = find_secrets(text)
     if scan.found or lead is None:
         return scan
-    head = normalise(lead).rstrip()
+    head = normalise(lead).rstrip().removesuffix("?").rstrip()  # "CVV?" + "417": the answer to its own label
     head += " " if head.endswith((":", "=")) else ": "  # the lead is a label, the message its value
     joined = find_secrets(head + scan.text)
     inside = tuple(Hit(h.kind, h.start - len(head), h.end - len(head)) for h in joined.hits if h.end > len(head))

@@ -21,19 +21,48 @@ LOOK_ALIKE_BEFORE = re.compile(
     r"mobile|cell|whatsapp|upc|ean|barcode|sku|part|model|vin|routing|transaction|txn|receipt|meter|ups|fedex|"
     r"usps|dhl|awb|waybill|bestellnummer|sendungsnummer|commande|pedido|tracciamento|spedizione|suivi|colis|"
     r"seguimiento|rastreo|env[íi]o|brt|gls|dpd|hermes|n[ºo°]\.?|#|"
+    # A file's, a case's or a customer's number at an office or a shop, in the seven languages.
+    r"protocol|protokoll(?:nummer)?|protocolo|protocollo|aktenzeichen|dossier|expediente|pratica|processo|zaak(?:nummer)?|"
+    r"kundennummer|kunden-?nr|klantnummer|cliente|client|kontonummer|rechnungsnummer|auftragsnummer|"
     # A firm's registration or VAT number (SIRET and SIREN pass Luhn too) is printed on its every invoice.
     r"siret|siren|rcs|tva|vat|partita iva|p\.\s?iva|kvk|ust-?id(?:nr)?|cnpj|abn|ein)\b[^\d\n]{0,24}$"
 )
 _CARD_WORDS = re.compile(r"(?i)\b(?:card|visa|master ?card|amex|american express|discover|debit|credit|exp(?:iry|ires|iration)?|"
                          r"valid thru|cvv2?|cvc2?|csc|karte|carte|tarjeta|cart[aã]o)\b|\b(?:0[1-9]|1[0-2])\s?/\s?\d{2}\b")
+_CODE_VALUE = (r"(?:\s*\([^()\n]{0,40}\))?"  # an aside that may hold a digit: "Kartenprüfnummer (die 3 Ziffern hinten): 634"
+               r"[^\d\n.?!]{0,24}?(?<!\d)(?P<value>\d(?:[ -]\d){3,7}(?![ -]?\d)|\d{3,8})(?!\d)")  # (spaced: "4 8 2 1")
 _CODE = re.compile(
     r"(?i)(?:\b(?:cvv2?|cvc2?|csc|cid|cav2|security code|sec(?:urity)? code|card code|card verification(?: code| value)?|"
     r"3[- ]digit(?: security)? code|three[- ]digit code|code on the back|(?:card |atm |debit |bank )?pin(?:[- ]?(?:code|number|no\.?))?|"
     r"pin-?nummer|code pin|code secret|numéro secret|geheimzahl|pin-?code|pinkod|pin ?kodu|puk|sim pin|cvn|"
     r"pr[üu]fnummer|pr[üu]fziffer|kartenpr[üu]fnummer|sicherheitscode|c[óo]digo de seguridad|cryptogramme|"
-    r"codice di sicurezza|beveiligingscode|kod cvv)\b)"
-    r"[^\d\n.?!]{0,24}?(?<!\d)(?P<value>\d{3,8})(?!\d)"
+    r"codice di sicurezza|beveiligingscode|kod cvv)\b)" + _CODE_VALUE
 )
+# Rarer names, each read only when one of its words is in the message (an alternative costs a test at each character):
+# a misspelt label ("securtiy code"), a card's PIN by its other names, a SIM's, an alarm's and a bank app's code, and
+# the card's back ("the 3 numbers on the back", "los tres números de atrás de la tarjeta", "die drei Ziffern hinten").
+_MORE_CODES = tuple((hints, re.compile(r"(?i)(?:\b(?:" + names + r")\b)" + _CODE_VALUE)) for hints, names in (
+    (("sec", "seg", "senha", "multibanco"),
+     r"sec[a-z]{3,6} code|c[óo]d\.? (?:de )?seguran[çc]a|c[óo]digo de seguran[çc]a|senha do (?:multibanco|cart[ãa]o)|"
+     r"pin (?:do|de) multibanco"),
+    (("sim",), r"sim[- ]?code|code sim|c[óo]digo pin|codice pin|pincode van de sim"),
+    (("alarm", "allarm", "disarm", "entsch"),
+     r"alarm-?code|alarmcode|code (?:d'acc[èe]s )?(?:de l'|d')alarme|"
+     r"c[óo]digo (?:de acceso |de acesso )?(?:de la |da |do )?alarma?e?|"
+     r"codice (?:d'accesso |di accesso )?(?:all'|dell')allarme|disarm(?: it)? with|entsch[äa]rfen mit"),
+    (("app",),
+     r"(?:pin|code|mot de passe|c[óo]digo|codice|senha|wachtwoord|passcode)\s+(?:de l'|del(?:la)?\s|dell'|da\s|"
+     r"de la\s|der\s|van de\s|of the\s|for the\s|for my\s)\s*(?:bank(?:ing)?[- ]?)?(?:app|appli|application|"
+     r"aplicaci[óo]n|aplica[çc][ãa]o|applicazione)(?:\s+(?:bancaire|bancaria|banc[áa]ria|der bank|van de bank|bank))?|"
+     r"(?:bank(?:ing)?|banca|banco)[- ]?app[- ]?(?:pin|code|passcode)"),
+    (("back", "atr", "detr", "dorso", "reverso", "hinten", "ckseite", "dos", "verso", "retro", "achter", "costas", "trás",
+      "tras"),
+     r"(?:(?:3|4|three|four|tres|cuatro|drei|vier|trois|quatre|tre|quattro|tr[êe]s|quatro|drie)\s+(?:last\s+)?"
+     r"(?:numbers?|n[úu]meros|zahlen|numeri|getallen)|(?:(?:3|4|three|four|tres|cuatro|drei|vier|trois|quatre|tre|"
+     r"quattro|tr[êe]s|quatro|drie)\s+)?(?:digits?|d[íi]gitos|cifras|ziffern|chiffres|cifre|cijfers))\s+"
+     r"(?:[\w'’]+\s+){0,3}?(?:back|atr[áa]s|detr[áa]s|dorso|reverso|hinten|r[üu]ckseite|dos|verso|retro|achterkant|"
+     r"achterop|costas|tr[áa]s)"),
+))
 _PIN_NOT = re.compile(r"(?i)\bpin\b\s*(?:the|this|that|it|a|an|to|on|up|down|point|board|code\?|location|drop)\b")
 _IBAN = re.compile(r"\b[A-Z]{2}\d{2}(?:[ ]?[A-Z0-9]{4}){2,7}(?:[ ]?[A-Z0-9]{1,4})?\b")
 _IBAN_LENGTHS = {"AD": 24, "AE": 23, "AT": 20, "BE": 16, "BG": 22, "CH": 21, "CY": 28, "CZ": 24, "DE": 22, "DK": 18,
@@ -83,22 +112,26 @@ def card_hits(text: str, ibans: list[Hit]) -> list[Hit]:
     return found
 
 
-_EXPIRY_THEN_CODE = re.compile(r"[^\d\n]{0,30}?(?P<expiry>(?:0[1-9]|1[0-2])\s?/\s?(?:20)?\d{2})(?!\d)"
-                               r"(?:[^\d\n]{1,30}?(?<!\d)(?P<code>\d{3,4})(?!\d))?")
+_EXPIRY_THEN_CODE = re.compile(r"[^\d\n]{0,30}?\n?[^\d\n]{0,10}?(?P<expiry>(?:0[1-9]|1[0-2])\s?/\s?(?:20)?\d{2})(?!\d)"
+                               r"(?:[^\d\n]{0,30}?\n?[^\d\n]{0,30}?(?<![\d/])(?P<code>\d{3,4})(?!\d))?")
 
 
 def _trailing_code(text: str, end: int) -> list[Hit]:
-    """"4111 ... 11/28 346": a card's expiry goes with it, and the digits after the expiry are its code."""
+    """"4111 ... 11/28 346", "4111 ...\n11/28\n346": the digits after a card's expiry are its code.
+
+    The expiry itself stays: without the number it opens nothing, and the user sees which card it was.
+    """
     match = _EXPIRY_THEN_CODE.match(text, end)
-    if match is None:
+    if match is None or not match.group("code"):
         return []
-    found = [Hit("card", *match.span("expiry"))]
-    return found + [Hit("card_code", *match.span("code"))] if match.group("code") else found
+    return [Hit("card_code", *match.span("code"))]
 
 
 def code_hits(text: str) -> list[Hit]:
     found = []
-    for match in _CODE.finditer(text):
+    lowered = text.lower()
+    more = [m for hints, names in _MORE_CODES if any(hint in lowered for hint in hints) for m in names.finditer(text)]
+    for match in (*_CODE.finditer(text), *more):
         if _PIN_NOT.match(text, match.start()):
             continue
         found.append(Hit("card_code", *match.span("value")))

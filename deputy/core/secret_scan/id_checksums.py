@@ -12,9 +12,10 @@ from datetime import date
 
 from deputy.core.records.card_numbers import luhn_valid
 
-__all__ = ["ahv", "be_national_number", "bsn", "cartao_cidadao", "china_resident_id", "codice_fiscale", "cpf", "dni",
-           "hetu", "luhn_valid", "mrz_td3", "nir", "nif_pt", "norway_fnr", "pesel", "se_personnummer", "steuer_id",
-           "verhoeff"]
+__all__ = ["ahv", "australia_tfn", "be_national_number", "bsn", "cartao_cidadao", "chile_rut", "china_resident_id",
+           "codice_fiscale", "cpf", "curp", "dni", "hetu", "israel_id", "korea_rrn", "luhn_valid", "mrz_td3",
+           "my_number", "nir", "nif_pt", "norway_fnr", "pesel", "se_personnummer", "south_africa_id", "steuer_id",
+           "tc_kimlik", "verhoeff"]
 
 
 def be_national_number(digits: str) -> bool:
@@ -218,3 +219,73 @@ def mrz_td3(line: str) -> bool:
         return False
     return (_mrz_digit(line[0:9], line[9]) and _mrz_digit(line[13:19], line[19]) and _mrz_digit(line[21:27], line[27])
             and _mrz_digit(line[0:10] + line[13:20] + line[21:43], line[43]))
+
+
+def my_number(digits: str) -> bool:
+    """Japan's Individual Number (My Number): eleven digits and a mod-11 check digit (weights 2-7, then 2-6)."""
+    if len(digits) != 12 or not digits.isdigit():
+        return False
+    weights = (6, 5, 4, 3, 2, 7, 6, 5, 4, 3, 2)  # from the left; the check digit's neighbour weighs 2
+    remainder = sum(int(d) * w for d, w in zip(digits[:11], weights)) % 11
+    return (0 if remainder <= 1 else 11 - remainder) == int(digits[11])
+
+
+def korea_rrn(digits: str) -> bool:
+    """South Korea's resident registration number: YYMMDD, a sex and century digit, and a mod-11 check digit."""
+    if len(digits) != 13 or not digits.isdigit() or digits[6] not in "12345678" or int(digits[7:9]) > 96:
+        return False  # (digits 8-9: the place of registration, up to 96)
+    century = {"9": 1800, "0": 1800, "1": 1900, "2": 1900, "5": 1900, "6": 1900}.get(digits[6], 2000)
+    if not _is_date(century + int(digits[:2]), int(digits[2:4]), int(digits[4:6])):
+        return False
+    total = sum(int(d) * w for d, w in zip(digits[:12], (2, 3, 4, 5, 6, 7, 8, 9, 2, 3, 4, 5)))
+    return (11 - total % 11) % 10 == int(digits[12])
+
+
+def tc_kimlik(digits: str) -> bool:
+    """Turkey's identity number (T.C. Kimlik No): eleven digits, no leading zero, two check digits."""
+    if len(digits) != 11 or not digits.isdigit() or digits[0] == "0":
+        return False
+    numbers = [int(d) for d in digits]
+    tenth = (sum(numbers[0:9:2]) * 7 - sum(numbers[1:8:2])) % 10
+    return tenth == numbers[9] and sum(numbers[:10]) % 10 == numbers[10]
+
+
+def israel_id(digits: str) -> bool:
+    """Israel's identity number (Teudat Zehut): up to nine digits, weights 1 and 2 in turn (Luhn)."""
+    return 5 <= len(digits) <= 9 and digits.isdigit() and int(digits) > 0 and luhn_valid(digits.zfill(9))
+
+
+def australia_tfn(digits: str) -> bool:
+    """Australia's tax file number: eight or nine digits whose weighted sum is a multiple of 11."""
+    weights = (1, 4, 3, 7, 5, 8, 6, 9, 10)  # an older eight-digit number uses the first eight
+    return len(digits) in (8, 9) and digits.isdigit() and sum(int(d) * w for d, w in zip(digits, weights)) % 11 == 0
+
+
+_CURP_ALPHABET = "0123456789ABCDEFGHIJKLMNÑOPQRSTUVWXYZ"
+
+
+def curp(value: str) -> bool:
+    """Mexico's CURP: 17 characters (name letters, birth date, sex, state, consonants) and a check digit."""
+    value = value.upper()
+    if len(value) != 18 or not value[17].isdigit() or any(c not in _CURP_ALPHABET for c in value[:17]):
+        return False
+    year = int(value[4:6]) + (2000 if value[16].isalpha() else 1900)  # the 17th character: a digit before 2000
+    if not _is_date(year, int(value[6:8]), int(value[8:10])):
+        return False
+    total = sum(_CURP_ALPHABET.index(c) * (18 - i) for i, c in enumerate(value[:17]))
+    return (10 - total % 10) % 10 == int(value[17])
+
+
+def south_africa_id(digits: str) -> bool:
+    """South Africa's identity number: YYMMDD, a sequence, citizenship, and a Luhn check digit."""
+    return (len(digits) == 13 and digits.isdigit() and digits[10] in "012" and luhn_valid(digits)
+            and 1 <= int(digits[2:4]) <= 12 and 1 <= int(digits[4:6]) <= 31)
+
+
+def chile_rut(value: str) -> bool:
+    """Chile's RUT / RUN: the number and a mod-11 check character (weights 2-7 from the right; 10 is K)."""
+    value = value.upper()
+    if not 8 <= len(value) <= 9 or not value[:-1].isdigit():
+        return False
+    total = sum(int(d) * (2 + i % 6) for i, d in enumerate(reversed(value[:-1])))
+    return "0123456789K"[(11 - total % 11) % 11] == value[-1]

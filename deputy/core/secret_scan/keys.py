@@ -72,9 +72,16 @@ def _placeholder(value: str) -> bool:
     return bool(re.search(r"(.)\1{7,}", value)) or "example" in value.lower()
 
 
+# An OpenSSH private key's body starts with its magic, "openssh-key-v1" in base64, header or not (a key pasted in part).
+_OPENSSH_BODY = re.compile(r"(?<![A-Za-z0-9+/])b3BlbnNzaC1rZXktdjE[A-Za-z0-9+/=]*")
+
+
 def private_key_hits(text: str) -> list[Hit]:
     found = [Hit("private_key", *m.span()) for m in _PRIVATE_HEADER.finditer(text)]
     found.extend(Hit("private_key", *m.span()) for m in _SSH_PRIVATE.finditer(text))
+    if "b3BlbnNzaC1rZXktdjE" in text:
+        found.extend(Hit("private_key", *m.span()) for m in _OPENSSH_BODY.finditer(text)
+                     if not any(h.start <= m.start() < h.end for h in found))
     return found
 
 

@@ -21,7 +21,8 @@ _LOGIN = re.compile(
     r"user(?:name)?/pass(?:word)?|login/pass(?:word)?|benutzer(?:name)?/passwort|zugangsdaten|identifiants|"
     r"acceso|anmeldedaten)\b"
     r"(?:\s+for\s+(?:[\w.@-]+\s+){0,3}?[\w.@-]+(?=\s*[:=]))?\s*(?:is|:|=|->|→|-|details:?|info:?|with|as|using)?"
-    r"|(?:user(?:name)?|user id|e-?mail|benutzer(?:name)?|utilisateur|usuario|login)\b(?![@.])\s*(?:is|:|=)?)"
+    r"|(?:user(?:name)?|user id|e-?mail|benutzer(?:name)?|nutzername|anmeldename|utilisateur|identifiant|usuario|"
+    r"usu[áa]rio|utente|gebruiker(?:snaam)?|login)\b(?![@.])\s*(?:is|:|=)?)"
     r"\s*[\"']?(?P<name>[\w.+@-]{2,128})[\"']?\s*(?:/|\||:|,|\s)\s*"
     r"(?:(?:pw|pwd|pass(?:word)?|p|passwort|mdp|mot de passe|contraseña|senha)\b\s*[:=]?\s*)?[\"']?(?P<value>[^\s\"']{4,128})"
 )
@@ -83,6 +84,7 @@ def login_hits(text: str) -> list[Hit]:
     if _about_logging_in(text):
         found.extend(Hit("login", *value_span(m)) for m in _NAME_COLON.finditer(text)
                      if password_shaped(m.group("value").rstrip(".,;:!?)")) and not inside_address(text, m.start()))
+
     for match in _LOGIN.finditer(text):
         name, value = match.group("name"), match.group("value")
         tail = text[match.start("name") + len(name): match.start("value")]
@@ -93,7 +95,8 @@ def login_hits(text: str) -> list[Hit]:
         # "name / password", "name:password", or a password word between them; a plain space
         # between two words ("login page works") says nothing.
         says_password = re.search(r"(?i)\b(?:pw|pwd|pass|password|p|passwort|mdp|contraseña|senha)\b", tail)
-        loose = re.match(r"(?i)(?:user|e-?mail|benutzer|utilisateur|usuario)", match.group("trigger")) and not re.search(
+        loose = re.match(r"(?i)(?:user|e-?mail|benutzer|nutzer|anmelde|utilisateur|identifiant|usu[áa]rio|utente|gebruiker)",
+                         match.group("trigger")) and not re.search(
             r"(?:is|:|=)\s*$", match.group("trigger"))
         if says_password or (not loose and re.search(r"[/|:,]", tail)) or ("@" in name and re.search(r"\d", value)):
             found.append(Hit("login", *value_span(match)))
@@ -107,7 +110,8 @@ def login_hits(text: str) -> list[Hit]:
 
 _LOGIN_WORDS = frozenset("""login log-in logon signin sign-in inloggen inlog accede acceder acceso zugangsdaten zugang
 anmelden anmeldung credentials creds admin administrator portal router username user benutzer connexion connecte
-identifiants utente accedi usuario konto account intranet vpn ssh wifi wi-fi""".split())
+identifiants utente accedi usuario konto account intranet vpn ssh wifi wi-fi gebruiker gebruikersnaam benutzername
+nutzername anmeldename utilisateur identifiant usuário""".split())
 _WORD_RUN = re.compile(r"\w+(?:-\w+)*\+?")  # words as "\b" sees them: "user_id" is one, "Wi-Fi" is "wi" and "fi" too
 
 

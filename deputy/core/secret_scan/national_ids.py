@@ -14,6 +14,7 @@ licences have no check digit at all and are found by their names only.
 from __future__ import annotations
 
 import re
+from typing import NamedTuple
 
 from deputy.core.secret_scan import id_checksums as check
 from deputy.core.secret_scan.cards import LOOK_ALIKE_BEFORE
@@ -34,6 +35,8 @@ _HETU = re.compile(r"(?<![\w-])\d{6}(?:[A-F]\d{3}[0-9A-Y]|[-+U-Y]\d{3}[A-Y])(?![
 _AHV = re.compile(r"(?<![\w.])756\.\d{4}\.\d{4}\.\d{2}(?![\w.])")
 _RID = re.compile(r"(?<![\w])[1-8]\d{5}(?:18|19|20)\d{2}[01]\d[0-3]\d{4}[\dX](?![\w])")
 _MRZ = re.compile(r"(?<![\w<])[A-Z0-9<]{9}\d[A-Z<]{3}\d{7}[MFX<]\d{7}[A-Z0-9<]{14}[\d<]\d(?![\w<])")
+_CURP = re.compile(r"(?<![\w])[A-Z][AEIOUX][A-Z]{2}\d{6}[HMX][A-Z]{2}[B-DF-HJ-NP-TV-Z]{3}[0-9A-Z]\d(?![\w])")
+_RRN = re.compile(r"(?<![\w-])\d{6}-[1-8]\d{6}(?![\w-])")  # Korea's resident registration number, as written
 
 # One reading for every format that stands alone (each checked by its own rule after): one pass over the message,
 # tried only where a word starts (inside a long token no format can start; one test there instead of one each).
@@ -42,11 +45,13 @@ _STANDALONE = re.compile("(?<![A-Za-z0-9])(?:" + "|".join(f"(?P<{name}>{pattern.
                                   for name, pattern in (("ssn", _SSN), ("cpf", _CPF), ("be", _BE_DOTTED), ("nir", _NIR),
                                                         ("dni", _DNI), ("nino", _NINO), ("cf", _CF), ("cc", _CC),
                                                         ("pan", _PAN), ("hetu", _HETU), ("ahv", _AHV), ("rid", _RID),
-                                                        ("mrz", _MRZ))) + ")")
+                                                        ("mrz", _MRZ), ("curp", _CURP), ("rrn", _RRN))) + ")")
 
 
 # Formats that a long reference number can take by chance: after "invoice", "order", "ticket"... they are one.
-_REFERENCE_SHAPED = frozenset({"hetu", "rid", "ahv"})
+_REFERENCE_SHAPED = frozenset({"hetu", "rid", "ahv", "rrn"})
+# Numbers published as examples, never anyone's: the SSA's voided Woolworth and advertising SSNs, the textbook one.
+_SPECIMENS = frozenset({"078051120", "219099999", "123456789"})
 
 
 def _valid(match: re.Match[str]) -> bool:
@@ -71,13 +76,19 @@ def _valid(match: re.Match[str]) -> bool:
         return check.china_resident_id(value)
     if kind == "mrz":
         return check.mrz_td3(value)
+    if kind == "curp":
+        return check.curp(value)
+    if kind == "rrn":
+        return check.korea_rrn(_compact(value))
+    if kind == "ssn":
+        return _compact(value) not in _SPECIMENS
     return True  # an SSN (its ranges are in the pattern), a NINO (its prefixes), a PAN (its fourth letter)
 
 
 # A number's possible shapes after a label: digits in groups, or letters and digits (passports).
 _VALUE = r"(?<![A-Za-z0-9])(?P<value>(?=[A-Za-z]{0,11}\d)[A-Za-z0-9]{1,18}(?:[ .\-/][A-Za-z0-9]{1,12}){0,6})"
 # Between the label and the number: "number", "is", a colon, "(NAS)", "meiner Frau:" (no digits, no new sentence).
-_BRIDGE = r"[^\d\n?!;]{0,60}?"
+_BRIDGE = r"[^\d\n?!;]{0,60}?(?:\n[ \t]*)?"  # (a label alone on its line, the number on the next)
 LABELS = (
     r"rijksregister(?:nummer)?|registre national|national register number|national (?:id|identity|identification|"
     r"insurance)(?: card)?(?: number)?|national number|numéro national|niss|insz|identiteitsnummer|"
@@ -101,25 +112,41 @@ LABELS = (
     r"ahv(?:-?nummer|-?nr\.?)?|avs|num[ée]ro avs|num[ée]ro d'assur[ée](?: social)?|num[ée]ro fiscal|"
     r"n[úu]mero de (?:la )?seguridad social|nss|c[ée]dula(?: de identidad)?|"
     r"numero di previdenza|n[úu]mero de utente|n[úu]mero de seguran[çc]a social|rg|"
-    r"cpr(?:-?nummer|-?nr\.?)?|personnummeret|f[øo]dselsnummer|f[øo]dselsnr\.?|henkil[öo]tunnus|hetu|"
+    r"cpr(?:[- ]?num(?:mer|ber)|-?nr\.?)?|personnummeret|f[øo]dselsnummer|f[øo]dselsnr\.?|henkil[öo]tunnus|hetu|"
     r"personbeteckning|pps(?:n| number| no\.?)?|personal public service number|"
     r"resident (?:id|identity)(?: card)?(?: number)?|citizen id|dl|driver'?s? licen[cs]e(?: number| no\.?)?|"
-    r"carte vitale|rut|curp|cuil|steuer-?identnummer|identit[äa]tskarte|id-?kaart|dnie|n[úu]mero de identidad"
+    r"carte vitale|rut|curp|cuil|steuer-?identnummer|identit[äa]tskarte|id-?kaart|dnie|n[úu]mero de identidad|"
+    # Identity numbers of Japan, Korea, Turkey, Israel, China, Australia, Austria, Argentina, Finland and Sweden, in
+    # English and in their own words (a message in English often keeps the native name).
+    r"my number|individual number|マイナンバー|個人番号|kojin bang[oō]|resident registration(?: number| no\.?)?|rrn|"
+    r"주민등록번호|jumin(?: number)?|t\.? ?c\.? kimlik(?: no\.?| numaras[ıi]| number)?|kimlik(?: no\.?| numaras[ıi])?|"
+    r"tckn|te'?udat zehut|mispar zehut|zehut|israeli id(?: number)?|תעודת זהות|מספר זהות|ת\.ז\.?|tfn|"
+    r"身份证(?:号码?)?|居民身份证(?:号码?)?|chinese id(?: card)?(?: number)?|shenfenzheng|cuit|svnr|"
+    r"versicherungsnummer|identity number|sotu|personnr\.?|sa id(?: number| no\.?)?|id (?:no|nr)\.?|run|"
+    r"rol [úu]nico (?:tributario|nacional)|uid(?:ai)? (?:number|no\.?)|(?:personal )?identity code"
 )
 _NAMED = re.compile(rf"(?i)(?<![\w-])(?P<label>{LABELS})(?!\w){_BRIDGE}{_VALUE}(?![\w])")
 # Labels that are also ordinary words ("social", "pan", "sin", "nas", "cf", "tin", "patente") want their own format.
 _OWN_FORMAT = {
     "social": r"\d{3}[ -]?\d{2}[ -]?\d{4}", "pan": r"[A-Za-z]{5}\d{4}[A-Za-z]", "pan card": r"[A-Za-z]{5}\d{4}[A-Za-z]",
     "sin": r"\d{3}[ -]?\d{3}[ -]?\d{3}", "nas": r"\d{3}[ -]?\d{3}[ -]?\d{3}", "cf": r"[A-Za-z]{6}\d{2}[A-Za-z]\d{2}[A-Za-z]\d{3}[A-Za-z]",
-    "tin": r"\d{2,3}[ -]?\d{2,7}[ -]?\d{3,4}", "patente": r"[A-Za-z]{2}\d{7}[A-Za-z]?",
+    "tin": r"\d{2,3}[ -]?\d{2,7}[ -]?\d{3,4}", "patente": r"[A-Za-z]{2}\d{7}[A-Za-z]?|U1[A-Za-z0-9]{7}[A-Za-z]",
     "cpr": r"\d{6}-?\d{4}", "avs": r"756[ .]?\d{4}[ .]?\d{4}[ .]?\d{2}", "ahv": r"756[ .]?\d{4}[ .]?\d{4}[ .]?\d{2}",
     "pps": r"\d{7}[A-Wa-w][A-Ia-iWw]?", "nss": r"\d{2}[ /-]?\d{8}[ /-]?\d{2}|\d{11,12}",
     "rg": r"\d{1,2}\.?\d{3}\.?\d{3}-?[\dXx]", "dl": r"[A-Za-z]{1,2}\d{6,14}|\d{7,14}",
-    "rut": r"\d{1,2}\.?\d{3}\.?\d{3}-?[\dKk]", "cuil": r"\d{2}-?\d{8}-?\d",
+    "rut": r"\d{1,2}\.?\d{3}\.?\d{3}-?[\dKk]", "cuil": r"\d{2}-?\d{8}-?\d", "cuit": r"\d{2}-?\d{8}-?\d",
+    "rrn": r"\d{6}-?\d{7}", "tfn": r"\d{3} ?\d{3} ?\d{2,3}", "sotu": r"\d{6}[-+A-FU-Y]\d{3}[0-9A-Ya-y]",
+    "my number": r"\d{4}[ -]?\d{4}[ -]?\d{4}", "individual number": r"\d{4}[ -]?\d{4}[ -]?\d{4}",
+    "run": r"\d{1,2}\.?\d{3}\.?\d{3}-?[\dKk]",
 }
-# Short labels that are also other things ("CPR training", "RG cable", "DL 1234 to Atlanta"): their number follows
-# them closely ("CPR-nr. 010673-1675", "DL# D7675738", "mon NAS est le ...").
-_CLOSE_ONLY = frozenset({"cpr", "avs", "ahv", "pps", "nss", "rg", "dl", "rut"})
+# Labels that are ordinary phrases too ("my number is +44 ..."): their number must pass its own check as well.
+_OWN_CHECK = {"my number": check.my_number, "individual number": check.my_number, "uid number": check.verhoeff,
+              "uid no": check.verhoeff, "uid no.": check.verhoeff, "uidai number": check.verhoeff,
+              "run": check.chile_rut}
+# Short labels that are also other things ("CPR training", "RG cable", "DL 1234 to Atlanta", "ID no. of the parcel"):
+# their number follows them closely ("CPR-nr. 010673-1675", "DL# D7675738", "mon NAS est le ...").
+_CLOSE_ONLY = frozenset({"cpr", "avs", "ahv", "pps", "nss", "rg", "dl", "rut", "rrn", "tfn", "sotu", "my number", "run",
+                         "id no", "id no.", "id nr", "id nr."})
 _SSN_RULES = r"(?!000|666|9\d\d)\d{3}[ -]?(?!00)\d{2}[ -]?(?!0000)\d{4}"
 _NINO_RULES = r"(?i)(?!BG|GB|NK|KN|TN|NT|ZZ|QQ)[A-CEGHJ-PR-TW-Z][A-CEGHJ-NPR-TW-Z] ?\d{2} ?\d{2} ?\d{2} ?[A-D]"
 for _label in ("ssn", "social security", "social security number", "social security no", "social security no.",
@@ -128,9 +155,45 @@ for _label in ("ssn", "social security", "social security number", "social secur
 for _label in ("ni no", "ni number", "nino", "national insurance", "national insurance number"):
     _OWN_FORMAT[_label] = _NINO_RULES
 # Said of an example, a company or a masked number: not someone's identity number.
-_NOT_A_PERSON = re.compile(r"(?i)\b(?:e\.g|for example|example|exemple|ejemplo|esempio|exemplo|voorbeeld|beispiel|"
+NOT_A_PERSON = re.compile(r"(?i)\b(?:e\.g|for example|example|exemple|ejemplo|esempio|exemplo|voorbeeld|beispiel|"
                            r"z\.\s?b|p\.\s?ex|format|template|company|business|empresa|firma|société|entreprise|"
-                           r"azienda|bedrijf|unternehmen|fatura|factura|invoice)\b")
+                           r"azienda|bedrijf|unternehmen|fatura|factura|invoice|gmbh|ltd|inc|llc|plc|s\.?a\.?r\.?l|"
+                           r"s\.?r\.?l|s\.?p\.?a|lda|b\.v|n\.v|kg|ohg|sas)\b")
+
+
+def _a_companys(label: str, value: str) -> bool:
+    """Numbers that the issuer gives firms, not people: a Chilean RUT from 50 million, a Portuguese NIF (NIPC) that
+    starts with 5 to 9, a Spanish NIF that starts with a company's letter (CIF)."""
+    compact = _compact(value).upper()
+    if label in ("rut", "run") or label.startswith("rol "):
+        return compact[:-1].isdigit() and int(compact[:-1]) >= 50_000_000
+    if label in ("nif", "contribuinte", "nif/nie") or label.startswith(("número de identifica", "numero de identifica")):
+        return (len(compact) == 9 and compact.isdigit() and compact[0] in "56789") or compact[:1] in "ABCDEFGHJNPQRSUVW"
+    return False
+# The nearest name before a number is what it numbers: "my passport expired, I booked the appointment, ref 20261207" is
+# a reference, "Steuer-ID beantragt, Vorgangsnummer 2026 0412 7788" a file's number. (Only right before the number:
+# "my social to open the account, it's 115 74 7588" names the account and then gives the number of the label.)
+_NEARER_NAME = re.compile(
+    r"(?i)\b(?:order|tracking|invoice|reference|ref|booking|confirmation|ticket|customer|member|policy|claim|case|"
+    r"phone|tel|telephone|fax|call|mobile|cell|whatsapp|transaction|receipt|appointment|report|request|urn|"
+    r"cita|rendez-vous|termin|appuntamento|afspraak|agendamento|marca[cç][ãa]o|protocol[oa]?|protokoll|expediente|"
+    r"dossier|aktenzeichen|pratica|processo|zaak|bestellung|rechnung|pedido|commande|ordine|encomenda|bestelling|"
+    r"(?:bearbeitungs|vorgangs|kunden|bestell|rechnungs|auftrags|antrags|referenz|telefon|handy|sendungs|buchungs|"
+    r"zaak|klant|dossier|referentie|ordine|pratica)(?:nummer|nr\.?)|t[ée]l[ée]phone|tel[ée]fono|telem[óo]vel|"
+    r"portable|m[óo]vil|celular|cellulare|numéro de (?:dossier|commande|client|téléphone)|"
+    r"n[úu]mero de (?:pedido|cliente|expediente|protocolo|tel[ée]fono|telefone|encomenda))"
+    r"(?:\s+(?:number|no\.?|nr\.?|n[º°o]\.?|num[ée]ro|nummer|n[úu]mero|numero|id|is|es|est|ist|è|é|at|a|al|au|bei|op))*"
+    r"[\s:#.°º-]*$"
+)
+# ... unless that name is what the number is for: "DNI para la reserva: ...", "Steuer-ID für die Rechnung: ...".
+_FOR_THE = re.compile(r"(?i)\b(?:for|pour|para|für|fürs|per|voor|zum|zur|pelo|pela)\s+(?:\w+\s+){0,2}$")
+
+
+def numbers_something_else(bridge: str) -> bool:
+    nearer = _NEARER_NAME.search(bridge[-60:])
+    return nearer is not None and not _FOR_THE.search(bridge[-60:][: nearer.start()])
+
+
 _MASK = "*•xX#"
 _DATE = re.compile(r"\d{1,2}[./-]\d{1,2}[./-]\d{2,4}|\d{4}[./-]\d{1,2}[./-]\d{1,2}")
 _WORDY = re.compile(r"[A-Za-z]{4,}")
@@ -162,40 +225,70 @@ _CANDIDATE = re.compile(r"(?<![A-Za-z0-9])(?=[A-Za-z]{0,11}\d)[A-Za-z0-9]{1,18}(
 _SEPARATORS = re.compile(r"[ .\-/]")
 
 
+class _Named(NamedTuple):
+    """A label and the number it names: the label before the number, or after it ("4891737N (PPS number)")."""
+
+    label: str
+    start: int  # where the number starts
+    value: str  # the number, up to its first group that is a word
+    bridge: str  # what stands between the label and the number
+
+
+# After a number, the label that names it: "is my wife's", "(", "<- questo è il", "- c'est mon" (a few words, no verb
+# of another clause: "0612345678 for my passport renewal" is a phone number about a passport).
+_AFTER = re.compile(rf"(?i)(?P<bridge>(?![^\W\d_])[^\d\n?!;:,.)]{{0,28}}?)(?<![\w-])(?P<label>{LABELS})(?!\w)")
+_NOT_A_BRIDGE = re.compile(r"(?i)\b(?:for|to|from|about|with|in|on|at|and|or|und|oder|et|ou|y|und|für|fürs|pour|per|"
+                           r"para|por|voor|naar|met|mit|avec|con|com|than|not|no|nicht|pas|non|niet|new|neue?|nouveau|"
+                           r"nuevo|nuovo|novo|nieuw)\b|https?:|@")
+
+
 def _named_matches(text: str):
-    """`_NAMED`'s matches, read only before numbers that could be one (its labels are many: trying them at every
-    character of a long message costs more than finding the few numbers first)."""
-    end = 0
-    for candidate in _CANDIDATE.finditer(text):
-        compact = _compact(_trim(candidate.group(0)))
+    """Labels and their numbers, read only around numbers that could be one (the labels are many: trying them at
+    every character of a long message costs more than finding the few numbers first)."""
+    end, position = 0, 0
+    while (candidate := _CANDIDATE.search(text, position)) is not None:
+        value = _trim(candidate.group(0))
+        # Words after the number may hold the next label and number ("BSN 111222333 en paspoort NXC4R8K21").
+        position = candidate.start() + len(value) if len(value) < len(candidate.group(0)) else candidate.end()
+        compact = _compact(value)
         if candidate.start() < end or len(compact) < 6 or (sum(c.isdigit() for c in compact) < 5 and compact.isdigit()):
             continue
         window_start = max(end, candidate.start() - 110)
         for match in _NAMED.finditer(text, window_start, candidate.end()):
             if match.start("value") == candidate.start():
-                yield match
-                end = match.end()
+                value = _trim(match.group("value"))
+                yield _Named(match.group("label").lower(), candidate.start(), value,
+                             text[match.end("label"): match.start("value")])
+                end = match.start("value") + len(value)  # "BSN 111222333 en paspoort NXC4R8K21": the next is read too
                 break
+        else:
+            after = _AFTER.match(text, candidate.start() + len(value))
+            if after and not _NOT_A_BRIDGE.search(after.group("bridge")) and not LOOK_ALIKE_BEFORE.search(
+                    text[max(0, candidate.start() - 40): candidate.start()]):
+                yield _Named(after.group("label").lower(), candidate.start(), value, after.group("bridge"))
+                end = after.end()
 
 
 def _named_hits(text: str) -> list[Hit]:
     found = []
-    for match in _named_matches(text):
-        label = match.group("label").lower()
-        value = _trim(match.group("value"))
-        around = text[max(0, match.start("value") - 3): match.start("value")] + text[match.start("value") + len(value):][:3]
+    for label, start, value, bridge in _named_matches(text):
+        around = text[max(0, start - 3): start] + text[start + len(value):][:3]
         around = re.sub(r"#\s+$", " ", around[:3]) + around[3:]  # "DL# D7675738": a number sign, not a masked digit
-        if _NOT_A_PERSON.search(text[match.end("label"): match.start("value")]) or any(c in _MASK for c in around):
+        if (NOT_A_PERSON.search(bridge) or any(c in _MASK for c in around) or numbers_something_else(bridge)
+                or _a_companys(label, value)):
             continue
         own = _OWN_FORMAT.get(label)
-        if label in _CLOSE_ONLY and len(text[match.end("label"): match.start("value")]) > 14:
+        if label in _CLOSE_ONLY and len(bridge) > 14:
             continue
+        if _compact(value) in _SPECIMENS or (label in _OWN_CHECK and (text[start - 1: start] == "+"
+                                                                     or not _OWN_CHECK[label](_compact(value)))):
+            continue  # an example, or a phone number after "my number"
         if own is not None:
             if re.fullmatch(own, value):
-                found.append(Hit("national_id", match.start("value"), match.start("value") + len(value)))
+                found.append(Hit("national_id", start, start + len(value)))
             continue
         if _id_shaped(value):
-            found.append(Hit("national_id", match.start("value"), match.start("value") + len(value)))
+            found.append(Hit("national_id", start, start + len(value)))
     return found
 
 
@@ -206,10 +299,18 @@ def _compact(value: str) -> str:
 _ID_HINT = re.compile(r"\d(?:[ .\-]?\d){3}|[A-Za-z]\d\d|\d[A-Za-z]{2}|[A-Z]\d[A-Z]")
 
 
+# Said of a specimen or an example: the sample card's number, "Erika Mustermann", a made-up number in a how-to.
+SPECIMEN = re.compile(r"(?i)\b(?:specimen|sp[ée]cimen|esemplare|sample|muster\w*|fictitious|fictional|fictif|ficticio|"
+                       r"fittizio|fict[íi]cio|fictief|dummy|placeholder|voided|made[- ]up|for example|e\.g|example|"
+                       r"exemple|ejemplo|esempio|exemplo|voorbeeld|beispiel|z\.\s?b)\b")
+
+
 def identity_hits(text: str) -> list[Hit]:
     if _ID_HINT.search(text) is None:
         return []  # every identity number has four digits close together, or letters and digits mixed
     found = [Hit("national_id", *m.span()) for m in _STANDALONE.finditer(text) if _valid(m) and not (
         m.lastgroup in _REFERENCE_SHAPED and LOOK_ALIKE_BEFORE.search(text[max(0, m.start() - 40): m.start()]))]
     found.extend(_named_hits(text))
+    if found and SPECIMEN.search(text):
+        found = [hit for hit in found if not SPECIMEN.search(text[max(0, hit.start - 80): hit.end + 80])]
     return found

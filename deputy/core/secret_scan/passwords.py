@@ -47,7 +47,8 @@ _USE_AS = re.compile(r"(?i)\buse\s+[\"'“‘]?(?P<value>[^\s\"'”’]{4,128})[
                      r"(?:password|passcode|pin)\b")
 _FOR_THE = re.compile(r"(?i)\b(?:it'?s|it’s|it is|that'?s|use|try)\s+[\"'“‘]?(?P<value>[^\s\"'”’]{6,128}?)[\"'”’]?\s+"
                       r"(?:for|on)\s+(?:the|my|our)\s+(?:wi-?fi|router|network|door|alarm|safe|laptop|computer|account|login)\b")
-_WIFI = re.compile(r"(?i)\b(?:wi-?fi|wlan|ssid|router|hotspot)\b\s*(?:is|:|=|'s|’s|ist|est|es)\s*"
+# (Not after "SSID" or "network name": that is the network's name, "the wifi SSID is FRITZ!Box 7590 XY".)
+_WIFI = re.compile(r"(?i)\b(?:wi-?fi|wlan|router|hotspot)\b\s*(?:is|:|=|'s|’s|ist|est|es)\s*"
                    r"[\"'“‘]?(?P<value>[^\s\"'”’]{6,128})")
 _PASSPHRASE = re.compile(r"(?i)\b(?:password|passphrase|passwort|pw|mot de passe|contraseña)\s*(?:is|:|=|ist|est|es)\s+"
                          r"(?P<value>[a-z]+(?:\s+[a-z]+){2,5})\s*[.!]?$")
@@ -81,6 +82,9 @@ błędne zapomniałem wygasło
 fel glömt
 неверный неправильный забыл
 wifi wi-fi router network reset-link requirement requirements: 8 6 12
+ci-dessous ci-après dessous hieronder abajo sotto abaixo unten folgt suit segue sigue volgt follows following
+idk dunno idea clue remember know knew weiß weiss weiß. keine ahnung sais sait rappelle souviens idée sé recuerdo acuerdo
+idea. ricordo ricordo. so sei lembro lembro. sabe sei. weet herinner geen idee não nao nem nunca nie jamais nunca mai
 password passwords passwort pw pwd pass passcode pin code login username user mdp contraseña senha
 """.split())
 # Words of a sentence about the password, not the password: "is the one we discussed", "ist dasselbe wie",
@@ -95,6 +99,7 @@ le les une même dans sur sous derrière comme voir regarde demande celui celle
 il lo gli stesso stessa quella quello che come su sotto dietro vedi guarda chiedi
 o os as um uma mesmo mesma aquela aquele em no na sob atrás veja
 het een dezelfde hetzelfde dat zoals op onder achter zie kijk vraag
+je j' ich ik yo io eu
 """.split())
 PUBLIC_KEY_BEFORE = re.compile(r"(?:ssh-(?:rsa|ed25519|dss)|ecdsa-sha2-\S+|sk-ssh-\S+)\s+$")
 
@@ -116,7 +121,9 @@ def value_span(match: re.Match[str]) -> tuple[int, int]:
 
 
 _TOKEN = re.compile(r"\S+")
-_NOT_A_PASSWORD_SHAPE = re.compile(r"[\d.,:/-]+(?:am|pm|h|€|\$|%)?|[\d]+(?:st|nd|rd|th)|.*(?:://|@|=|;).*|"
+# ("-@gg*3BNGtZqObIi" is one: an "@" only rules a word out in an address or a handle, "bob@mail.com", "@bob".)
+_NOT_A_PASSWORD_SHAPE = re.compile(r"[\d.,:/-]+(?:am|pm|h|€|\$|%)?|[\d]+(?:st|nd|rd|th)|.*(?:://|=|;).*|"
+                                   r"[^@\s]*@[\w-]+(?:\.[\w-]+)+|@[\w.]+|(?-i:[a-z0-9._-]+@[a-z0-9._-]+)|"
                                    r"(?:[\w-]+\.)+[a-z]{2,}\b.*|(?-i:[a-z][a-z.-]*):[\d.]+|"  # "postgres:16"
                                    r"(?-i:[A-Z][A-Z0-9]{1,9})-\d{1,6}", re.I)  # "PROJ-1234": an issue's key
 _NAMES_A_THING = re.compile(r"(?i)^(?:user(?:name)?|account|acct|order|ticket|number|no\.?|nr\.?|id|#|ref|room|"

@@ -16,33 +16,64 @@ import re
 
 from deputy.core.secret_scan.answers import QUESTION
 from deputy.core.secret_scan.hits import Hit
+from deputy.core.secret_scan.country_ids import LABELS as COUNTRY_ID_LABELS
 from deputy.core.secret_scan.national_ids import LABELS as ID_LABELS
 from deputy.core.secret_scan.passwords import PROSE, STATE_WORDS
 
 _LABEL_WORDS = (r"pass(?:word|wort|wd|code|phrase)?|pwd?|pw|kennwort|mot de passe|mdp|contrase[ñn]a|clave|senha|"
                 r"palavra[- ]passe|wachtwoord|has[łl]o|parola(?: d'ordine)?|l[öo]senord|пароль|pin|pin-?code|puk|cvv|cvc|"
+                r"geheimzahl|geheimnummer|pin-?nummer|"
                 r"wi-?fi[- ]?key|wlan-?schl[üu]ssel|network key|wpa2? key|combination|kombination|combinaison|"
                 r"combinaci[óo]n|combinazione|combina[çc][ãa]o|combinatie|"
                 r"security code|codes?|c[óo]digos?|codici|codice|otp|tan|token|api[ _-]?key|secret(?: key)?|"
+                r"cryptogramme(?: visuel)?|pr[üu]fziffer|pr[üu]fnummer|kartenpr[üu]fnummer|cvv2|cvc2|csc|cid|"
+                r"(?:digits|numbers|n[úu]meros|cifras|ziffern|zahlen|chiffres|cifre|numeri|cijfers|d[íi]gitos) "
+                r"(?:[\w'’]+ ){0,3}?(?:back|atr[áa]s|detr[áa]s|hinten|r[üu]ckseite|dos|verso|retro|achterkant|achterop|"
+                r"costas|tr[áa]s)|"
                 r"seed(?: phrase)?|recovery(?: phrase| words)?|iban|ssn|passport|login|username|user|card|karte|carte|tarjeta|"
                 r"cart[aã]o|kaart|creds|credentials|zugangsdaten|identifiants")
 _LEAD = re.compile(rf"(?i)(?:{_LABEL_WORDS})\b[^\n]{{0,60}}$")
 _SECRET_WORD = re.compile(
     r"(?i)\b(?:pass(?:word|wort|wd|code|phrase)?|pwd?|pw|kennwort|mot de passe|mdp|contrase[ñn]a|clave|senha|"
-    r"wachtwoord|has[łl]o|parola|l[öo]senord|pin|puk|cvv|cvc|wi-?fi[- ]?key|wlan-?schl[üu]ssel|network key|wpa2? key|"
+    r"wachtwoord|has[łl]o|parola|l[öo]senord|pin|puk|cvv|cvc|geheimzahl|geheimnummer|pin-?nummer|wi-?fi[- ]?key|wlan-?schl[üu]ssel|network key|wpa2? key|"
     r"combination|kombination|combinaison|combinaci[óo]n|combinazione|combina[çc][ãa]o|combinatie|"
-    r"security code|codes?|c[óo]digos?|codici|codice|otp|tan|"
+    r"security code|codes?|c[óo]digos?|codici|codice|otp|tan|cryptogramme(?: visuel)?|pr[üu]fziffer|pr[üu]fnummer|"
+    r"kartenpr[üu]fnummer|cvv2|cvc2|csc|cid|(?:push|sms|m|chip|photo|app|i|e)-?tan|"
+    r"(?:digits|numbers|n[úu]meros|cifras|ziffern|zahlen|chiffres|cifre|numeri|cijfers|d[íi]gitos) (?:[\w'’]+ ){0,3}?"
+    r"(?:back|atr[áa]s|detr[áa]s|hinten|r[üu]ckseite|dos|verso|retro|achterkant|achterop|costas|tr[áa]s)|"
     r"token|api[ _-]?key|secret|seed|recovery|card|karte|carte|tarjeta|cart[aã]o|kaart)\b|пароль|パスワード|密码|비밀번호")
 _LOGIN_WORD = re.compile(r"(?i)\b(?:login|username|user|iban|ssn|passport|creds|credentials|zugangsdaten|identifiants)\b")
 # Other names of secrets: identity numbers, security questions, codes ("Steuer-ID kommt hier", "Bestätigungscode aus der
 # SMS", "security answer (first pet)"), but not the codes that are no secret ("promo code", "zip code").
-_OTHER_LABEL = re.compile(rf"(?i)(?<![\w-])(?:{ID_LABELS})(?!\w)|{QUESTION.pattern.removeprefix('(?i)')}|"
+_OTHER_LABEL = re.compile(rf"(?i)(?<![\w-])(?:{ID_LABELS}|{COUNTRY_ID_LABELS})(?!\w)|{QUESTION.pattern.removeprefix('(?i)')}|"
                           r"(?<![\w-])(?P<code>[\w-]*?)(?:codes?|codice|codici|c[óo]digos?|kode|pin)\b")
 _NOT_SECRET_CODE = re.compile(r"(?i)^(?:zip|postal|post|area|promo|discount|coupon|voucher|referral|country|error|status|"
-                              r"qr|dress|source|tracking|booking|boekings?|buchungs?|order|product|gift|bar|fehler|rabatt|"
+                              r"qr|dress|source|tracking|booking|boekings?|buchungs?|reservierungs?|reserverings?|order|product|gift|bar|fehler|rabatt|"
                               r"gutschein|promocional|sconto|kortings?)[\s-]*$")
-_LONE = re.compile(r"(?i)\s*(?:(?:pass(?:word)?|pw|pwd|pin|code|key|token|passwort|mdp)\s*[:=]?\s*)?"
-                   r"[\"'“‘]?(?P<value>[^\s\"'”’]{4,128}?)[\"'”’]?[.!]?\s*")
+_NOT_SECRET_CODE_AFTER = re.compile(
+    r"(?i)\s*(?:promo(?:cional|zionale)?|postal[e]?|sconto|descuento|desconto|regalo|cadeau|korting|rabatt|qr|"
+    r"(?:de|da|do|del|di|della|van|voor)\s+(?:la\s+|de\s+)?(?:r[ée]duction|descuento|desconto|promo[cç][ãa]o|reserva|"
+    r"r[ée]servation|prenotazione|boeking|suivi|seguimiento|rastreio|tracciamento|pedido|commande|ordine|cliente?|"
+    r"facture|factura|fatura|fattura|produit|producto|produto|prodotto|article|art[íi]culo|articolo|cup[óo]n|cupom|"
+    r"coupon|voucher|vale|bon))\b")
+# A code named with a booking, an order or a ticket ("confirmation code for the hotel:") is that booking's reference,
+# unless it opens something ("door code for the Airbnb", "the code for the hotel wifi").
+_OPENS_SOMETHING = re.compile(r"(?i)\b(?:door|wi-?fi|wlan|lock|safe|keypad|key ?box|lockbox|alarm|garage|gate|locker|"
+                              r"entry|entrance|building|t[üu]r|haust[üu]r|schloss|tresor|porte|portail|puerta|portal|"
+                              r"porta|port[ãa]o|cancello|deur|poort|kluis|cadenas|candado|cadeado|lucchetto|slot|"
+                              r"coffre|caja fuerte|cofre|cassaforte)\b")
+_OF_A_BOOKING = re.compile(r"(?i)\b(?:hotel|hôtel|flight|flug|vol|vuelo|volo|voo|vlucht|booking|reservation|r[ée]servation|"
+                           r"reserva|prenotazione|reservierung|buchung|boeking|reservering|order|bestellung|commande|"
+                           r"pedido|ordine|encomenda|bestelling|ticket|billet|biglietto|bilhete|coupon|voucher|gutschein|"
+                           r"cup[óo]n|cupom|airbnb|check-?in)\b")
+# The value alone, maybe after "it's" or its label, maybe in digit groups ("553 201"), maybe with an aside after it
+# ("4471 (don't share)", "4471\nthanks!").
+# ("ok hier: 441", "048538 - quello nuovo": a word before, an aside after a dash.)
+_LONE = re.compile(r"(?i)\s*(?:(?:ok|okay|oké|oke|so|alors|pues|vale|dunque|allora|ent[ãa]o|also|nou)[,!]?\s+)?"
+                   r"(?:(?:it'?s|it’s|it is|that'?s|c'est|das ist|voilà|voici|aqui|aquí|ecco|hier|here|is|es|é|è|"
+                   r"ist)\s*[:,]?\s+)?(?:(?:pass(?:word)?|pw|pwd|pin|code|key|token|passwort|mdp)\s*[:=]?\s*)?"
+                   r"[\"'“‘]?(?P<value>\d{2,4}(?:[ -]\d{2,4}){1,4}|\d{3}|[^\s\"'”’]{4,128}?)[\"'”’]?[.!]?"
+                   r"(?:\s*\([^()\n]{1,40}\)|\s*\n[^\n]{1,40}|\s+[-–—]\s+[^\n]{1,40}|\s+\W{1,3})?\s*")
 _VERB = r"(?:is|are|was|ist|lautet|est|es|é|è|será|sera|sont|sind|son|são|zijn|wordt|c'est|voici|ecco|aquí|hier)"
 # The label ends with a verb or a separator: the value was to follow ("mot de passe :", "a senha é").
 _ENDS_OPEN = re.compile(rf"(?i)(?:\b{_VERB}|[:=→>-]|->|\besta|\beste|\bthis|\bdies|\bceci|\bquesto)\s*$")
@@ -62,10 +93,17 @@ il lo mio mia nostro nostra è ecco per di del della e anche nuovo nuova
 meu minha nosso nossa o os as é aqui do da e também novo nova
 mijn ons onze het de een hier voor van en ook nieuwe
 wifi wi-fi wlan router network home work office bank email e-mail mail account door alarm safe phone laptop
+gate garage tor tür haustür garagentor porte portail puerta portón portal porta portão cancello portone deur poort hek
+alarme alarma allarme alarmanlage kluis sleutelkluis tresor coffre cofre cassaforte caja fuerte sim
 computer debit credit visa mastercard amex server database db vpn wallet admin root key phrase words number
 details info no nr nº numéro número numero nummer
 """.split())
 _WORD = re.compile(r"[^\W\d_][\w'’-]*")
+
+
+# A request someone else made ("> Please reply with your OIB", "> what's your SIM PUK?").
+_ASKS = re.compile(r"(?i)\?|\b(?:please|pls|send|reply|give|provide|bitte|schick|sende|antworte|merci de|envoyez|"
+                   r"envoie|por favor|env[íi]a|manda|per favore|invia|mandami|graag|stuur|envie)\b")
 
 
 def is_lead(text: str) -> bool:
@@ -76,6 +114,9 @@ def is_lead(text: str) -> bool:
     """
     if len(text) > 240:
         return False
+    last = text.rstrip().rsplit("\n", 1)[-1].lstrip()
+    if last.startswith(">") and _ASKS.search(last) and (_SECRET_WORD.search(last) or _names_another_secret(last)):
+        return True  # a forwarded request ("> what's your SIM PUK?"): the user's next message answers someone else
     if text.rstrip().endswith("?"):
         return _only_label(text)  # "PIN?" asks for nothing; "what is my pin?" is a question
     if _LEAD.search(text[-120:]) is None:
@@ -85,9 +126,15 @@ def is_lead(text: str) -> bool:
             text[max(0, secret_words[-1].start() - 20): secret_words[-1].start()].split()[-1:][0] if
             text[: secret_words[-1].start()].split() else ""):
         return False  # "send me the promo code": its value is no secret
+    if secret_words and _NOT_SECRET_CODE_AFTER.match(text, secret_words[-1].end()):
+        return False  # "code promo :", "código postal", "codice sconto": named after the word, the same
+    if secret_words and re.fullmatch(r"(?i)codes?|c[óo]digos?|codice|codici", secret_words[-1].group(0)) and \
+            _OF_A_BOOKING.search(text) and not _OPENS_SOMETHING.search(text):
+        return False
     if not secret_words:
         return bool(_LOGIN_WORD.search(text)) or _names_another_secret(text)
-    return not _has_value(text[secret_words[-1].start():])
+    tail = text[secret_words[-1].start():]
+    return tail.rstrip().endswith((":", "->", "→")) or not _has_value(tail)  # "pin ... aquí para que lo tengas:"
 
 
 def _names_another_secret(text: str) -> bool:

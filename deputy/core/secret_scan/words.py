@@ -81,7 +81,8 @@ _OTP = re.compile(
     r"(?i)(?<![\w-])(?P<word>[\w-]{0,32}?(?:code|codes|kode|c[óo]digo|codice|otp|tan|passcode|combo|combination|kod|"
     r"kombination|combinaison|combinaci[óo]n|combinazione|combina[çc][ãa]o|combinatie|token|pin)|2fa|mfa|"
     r"authenticator|authy)\b(?P<gap>[^\d\n.?!]{0,40}?)(?<![\w-])"
-    r"(?P<value>\d{2}[ -]\d{2}[ -]\d{2}(?:[ -]\d{2})?|\d{3}[ -]?\d{1,5}|\d{4,8}|(?=[A-Z]*\d)(?=\d*[A-Z])[A-Z0-9]{5,8})"
+    r"(?P<value>\d{2}[ -]\d{2}[ -]\d{2}(?:[ -]\d{2})?|\d(?: \d){3,7}|\d{3}[ -]?\d{1,5}|\d{4,8}|"
+    r"(?=[A-Z]*\d)(?=\d*[A-Z])[A-Z0-9]{5,8})"
     r"(?![\w-])"
 )
 # A code word that only ever names a one-time code, then anything on its line, then the value after a colon:
@@ -111,7 +112,7 @@ _USE_AS_CODE = re.compile(
     r"zu bestätigen|confirmer|vérifier|verificar|confirmar|verificare|confermare|bevestigen|verifiëren))"
 )
 _BEFORE_CODE = re.compile(
-    r"(?i)(?<![\w-])(?:[A-Z]-)?(?P<value>\d{4,8})\s+(?:is|est|ist|es|è|é|is je|er)\s+(?:your|my|the|votre|ihr|dein|tu|su|"
+    r"(?i)(?<![\w-])(?:[A-Z]-)?(?P<value>\d{4,8}|\d(?: \d){3,7})\s+(?:is|est|ist|es|è|é|is je|er)\s+(?:your|my|the|votre|ihr|dein|tu|su|"
     r"je|il tuo)\s+(?:[\w-]+\s+){0,3}?(?:code|codes|otp|pin|passcode|token|c[óo]digo|codice|kode|code de vérification)\b"
 )
 _SENT_ME = re.compile(r"(?i)\b(?:texted|sent|sms(?:ed)?|messaged|emailed|gave)\s+(?:me|us)\s+(?:the\s+)?(?:code\s+)?"
@@ -152,6 +153,9 @@ door gate garage alarm lock locker safe keypad keybox lockbox building entrance 
 porte portail immeuble entrée cadenas coffre casier tür tor haustür garagentor schloss tresor spind
 puerta portal portón edificio candado caja fuerte porta portão prédio cadeado cofre cancello portone lucchetto
 cassaforte armadietto deur poort voordeur kluis slot fietsslot
+key-safe keysafe key lockbox keybox sleutelkluis sleutelkastje schlüsselkasten schlüsselbox schlüsseltresor
+boîte clés caja llaves cassetta chiavi caixa chaves achterdeur hintertür
+by near next beside bij naast bei neben près à côté junto al accanto ao lado
 """.split())
 _LOOK_ALIKE_AFTER = frozenset("""postal postale postaux promocional promo promotionnel descuento sconto rabatt
 réduction remise réservation reserva prenotazione reservierung boeking booking buchung suivi seguimiento tracking""".split())
@@ -216,7 +220,8 @@ def code_hits(text: str) -> list[Hit]:
             continue
         gap = match.group("gap")
         first = gap.split()[:1]
-        if (first and _CODE_WORD_LOOK_ALIKE.match(first[0])) or any(w.lower() in _LOOK_ALIKE_AFTER for w in gap.split()):
+        if (first and _CODE_WORD_LOOK_ALIKE.match(first[0])) or any(w.lower().strip(":=,;") in _LOOK_ALIKE_AFTER
+                                                                         for w in gap.split()):
             continue  # "código postal es 08001", "code de réservation", "code de réduction : 12345"
         said = re.search(r"(?i)\b(?:is|was|ist|est|es|lautet|è|é|for|to|are|sont|sind|é)\b|[:=]", gap)
         qualified = all(w.lower().strip(",'’") in _CODE_QUALIFIERS for w in re.findall(r"[^\W\d_][\w'’-]*", gap))

@@ -112,7 +112,7 @@ async def upload(request: web.Request) -> web.Response:
         return _error(400, 100, "file is required")
     mime = str(form.get("type") or file.content_type or "application/octet-stream")
     data = file.file.read()
-    refusal = media_refusal(mime, len(data)) if hub.config.rules.media_limits else None
+    refusal = media_refusal(mime, len(data), data) if hub.config.rules.media_limits else None
     if refusal is not None:
         return _error(400, MEDIA_UPLOAD_ERROR, f"(#131053) Media upload error: {refusal}")
     media_id = hub.state.store_media(data, mime, file.filename or "file")

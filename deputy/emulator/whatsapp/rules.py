@@ -17,6 +17,9 @@ IMAGE_TYPES = {"image/jpeg": 5 * MB, "image/png": 5 * MB}
 DOCUMENT_TYPES = {"text/plain", "application/pdf", "application/msword"}
 DOCUMENT_TYPE_PREFIXES = ("application/vnd.ms-", "application/vnd.openxmlformats-officedocument.")
 MAX_DOCUMENT = 100 * MB
+# Audio WhatsApp takes from a business: 16 MB at most; OGG only with Opus sound (a voice note).
+AUDIO_TYPES = {"audio/aac", "audio/amr", "audio/mpeg", "audio/mp4", "audio/ogg"}
+MAX_AUDIO = 16 * MB
 PAIR_RATE_LIMITED = 131056
 THROUGHPUT_LIMITED = 130429
 TEMPLATE_PARAMETER_FORMAT = 132018
@@ -29,7 +32,8 @@ class WaRules:
     """WhatsApp's rules as the emulator applies them (all on: as strict as WhatsApp)."""
 
     media_limits: bool = True
-    """Images JPEG/PNG of at most 5 MB; documents text, PDF or Office, at most 100 MB (131053)."""
+    """Images JPEG/PNG of at most 5 MB; audio AAC/AMR/MP3/MP4/OGG-Opus of at most 16 MB; documents text, PDF
+    or Office, at most 100 MB (131053)."""
     template_format: bool = True
     """Template parameters without line breaks, tabs or more than four spaces in a row (132018)."""
     pair_burst: int | None = 45
@@ -59,14 +63,20 @@ class PairRate:
         return True
 
 
-def media_refusal(mime: str, size: int) -> str | None:
+def media_refusal(mime: str, size: int, data: bytes = b"") -> str | None:
     """Why WhatsApp refuses to take this upload, or None."""
+    base = mime.split(";")[0].strip().lower()
+    if base in AUDIO_TYPES:
+        if base == "audio/ogg" and data and b"OpusHead" not in data[:200]:
+            return "audio/ogg must have Opus audio"
+        return None if size <= MAX_AUDIO else "audio larger than 16 MB"
     if mime in IMAGE_TYPES:
         return None if size <= IMAGE_TYPES[mime] else f"image larger than {IMAGE_TYPES[mime] // MB} MB"
     if mime in DOCUMENT_TYPES or mime.startswith(DOCUMENT_TYPE_PREFIXES):
         return None if size <= MAX_DOCUMENT else "document larger than 100 MB"
     return f"Param file must be a file with one of the following types: {', '.join(sorted(IMAGE_TYPES))}, " \
-           f"text/plain, application/pdf, Office documents. Received file of type '{mime}'"
+           f"{', '.join(sorted(AUDIO_TYPES))}, text/plain, application/pdf, Office documents. " \
+           f"Received file of type '{mime}'"
 
 
 def recipient_of(payload: dict[str, Any], rules: WaRules) -> str:
@@ -112,9 +122,11 @@ def check(payload: dict[str, Any], templates: set[str], rules: WaRules | None = 
                         raise Refused(TEMPLATE_PARAMETER_FORMAT, "(#132018) There was an issue with the parameters "
                                       "in your template: Param text cannot have new-line/tab characters or more "
                                       "than 4 consecutive spaces")
-    elif kind in ("image", "document"):
+    elif kind in ("image", "document", "audio"):
         if not (payload.get(kind) or {}).get("id"):
             raise Refused(100, f"{kind}.id is required")
+        if kind == "audio" and "caption" in payload["audio"]:
+            raise Refused(100, "(#100) Param audio['caption'] is not a valid parameter")
     else:
         raise Refused(100, f"unsupported message type {kind}")
 

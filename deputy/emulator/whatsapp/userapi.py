@@ -20,6 +20,7 @@ from typing import Any
 
 from aiohttp import web
 
+from deputy.emulator.audio import ogg_opus_seconds
 from deputy.emulator.whatsapp.delivery import envelope
 from deputy.emulator.whatsapp.hub import HUB_KEY, WaHub
 from deputy.emulator.whatsapp.state import new_wamid
@@ -87,7 +88,13 @@ async def send_text(request: web.Request) -> web.Response:
     text = str(body.get("text") or "")
     if not text:
         raise web.HTTPBadRequest(text="text is required")
-    return await _deliver(hub, wa_id, body, {"type": "text", "text": {"body": text}}, {"type": "text", "text": text})
+    message: dict[str, Any] = {"type": "text", "text": {"body": text}}
+    if body.get("reply_to"):  # a quoted reply (swipe on a message): WhatsApp names the quoted message in `context`
+        found = hub.state.find(str(body["reply_to"]))
+        if found is None or found[1]["from"] != "bot":
+            raise web.HTTPNotFound(text="no such message from the business")
+        message["context"] = {"from": "15550000000", "id": found[1]["id"]}
+    return await _deliver(hub, wa_id, body, message, {"type": "text", "text": text})
 
 
 async def press(request: web.Request) -> web.Response:
@@ -117,7 +124,13 @@ async def press(request: web.Request) -> web.Response:
     return await _deliver(hub, wa_id, body, message, {"type": "interactive", "text": title})
 
 
+_KINDS = (("image", "image/"), ("audio", "audio/"), ("video", "video/"))
+MEDIA_LIMIT = 16 * 1024 * 1024  # WhatsApp's limit for audio and video
+
+
 async def send_file(request: web.Request) -> web.Response:
+    """The user sends a picture, a document, an audio file or a video (by its type); `voice: true` with
+    audio is a voice note recorded in the app."""
     hub, wa_id, body = request.app[HUB_KEY], _wa_id(request), await _body(request)
     try:
         data = base64.b64decode(str(body.get("data") or ""), validate=True)
@@ -125,11 +138,20 @@ async def send_file(request: web.Request) -> web.Response:
         raise web.HTTPBadRequest(text="data must be base64") from None
     mime = str(body.get("mime_type") or "application/octet-stream")
     filename = str(body.get("filename") or "file")
+    kind = next((k for k, prefix in _KINDS if mime.startswith(prefix)), "document")
+    voice = kind == "audio" and bool(body.get("voice"))
+    if voice and ogg_opus_seconds(data) is None:  # WhatsApp records voice notes as OGG/Opus, nothing else
+        raise web.HTTPBadRequest(text="a voice note must be OGG with Opus audio")
+    if voice:
+        mime = "audio/ogg; codecs=opus"
+    if kind in ("audio", "video") and len(data) > MEDIA_LIMIT:
+        raise web.HTTPBadRequest(text="WhatsApp takes audio and video of at most 16 MB")
     media_id = hub.state.store_media(data, mime, filename)
-    kind = "image" if mime.startswith("image/") else "document"
     media: dict[str, Any] = {"id": media_id, "mime_type": mime}
     if kind == "document":
         media["filename"] = filename
+    if kind == "audio":
+        media["voice"] = voice
     if body.get("caption"):
         media["caption"] = str(body["caption"])
     shown = {"type": kind, "text": str(body.get("caption") or ""), "media": {"id": media_id, "filename": filename}}

@@ -83,6 +83,15 @@ redis.call('HSET', KEYS[1], 'state', ARGV[2])
 return ARGV[2]
 """
 
+# KEYS[1] action hash; ARGV: claim token, the state to go back to. The run stopped before anything could go out.
+_RELEASE = """
+if redis.call('HGET', KEYS[1], 'state') ~= 'executing' then return 0 end
+if (redis.call('HGET', KEYS[1], 'claim') or '') ~= ARGV[1] then return 0 end
+redis.call('HDEL', KEYS[1], 'claim', 'progress')
+redis.call('HSET', KEYS[1], 'state', ARGV[2])
+return 1
+"""
+
 # KEYS[1] action hash; ARGV: claim token, new state, outcome, untrusted origin, the items' spans ('' keeps each).
 _FINISH = """
 if redis.call('HGET', KEYS[1], 'state') ~= 'executing' then return 0 end
@@ -129,6 +138,7 @@ class ActionStore:
         self._progress = redis.register_script(_PROGRESS)
         self._lost = redis.register_script(_LOST)
         self._finish = redis.register_script(_FINISH)
+        self._release = redis.register_script(_RELEASE)
 
     def submit(self, action: Action) -> bool:
         """Store a new action as `submitted`; False if this id was stored before."""
@@ -252,6 +262,12 @@ class ActionStore:
         unknown = target(lost("something"))
         result = self._lost(keys=[_KEY.format(record.action.id)], args=[record.claim or "", back.value, unknown.value])
         return ActionState(result.decode()) if result else None
+
+    def release(self, action_id: str, token: str, approved: bool) -> bool:
+        """Give claim `token` back when its run was refused at the door (a login refused, so nothing went
+        out): the action waits to run again, under its approval if it had one."""
+        back = target(ActionEvent.lost_before_start, approved=approved)
+        return bool(self._release(keys=[_KEY.format(action_id)], args=[token, back.value]))
 
     def keep_briefly(self, action_id: str, seconds: int = 24 * 3600) -> None:
         """Shorten how long a finished record is kept: a monitor's quiet probe, read and compared,

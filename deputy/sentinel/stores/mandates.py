@@ -52,6 +52,24 @@ class MandateStore:
     def goal_ids(self, user_id: int) -> list[str]:
         return sorted(g.decode() if isinstance(g, bytes) else g for g in self._redis.smembers(_GOALS.format(user_id)))
 
+    def digest_mark(self, user_id: int, goal_id: str, now: float) -> float:
+        """When the negotiation's last digest went out (before its first recorded round, until one has)."""
+        key = _KEY.format(user_id, goal_id)
+        self._redis.hsetnx(key, "digest_at", repr(now - 1))  # a second early: that first round is in the first digest
+        return float(self._redis.hget(key, "digest_at") or now)
+
+    def last_digest(self, user_id: int, goal_id: str) -> float | None:
+        """When the negotiation's last digest went out, if one did (or its first round was recorded)."""
+        found = self._redis.hget(_KEY.format(user_id, goal_id), "digest_at")
+        return float(found) if found else None
+
+    def mark_digest(self, user_id: int, goal_id: str, now: float) -> None:
+        self._redis.hset(_KEY.format(user_id, goal_id), "digest_at", repr(now))
+
+    def first_offer_of(self, user_id: int, goal_id: str, what: str) -> bool:
+        """True the first time `what` (a counterpart's stopping point) is offered as a change for this goal."""
+        return bool(self._redis.sadd(_KEY.format(user_id, goal_id) + ":offered", what))
+
     def set_status(self, user_id: int, goal_id: str, status: MandateStatus) -> Mandate | None:
         """Confirm, pause, resume or stop a negotiation; None if the goal has no mandate."""
         def change(mandate: Mandate, state: NegotiationState) -> tuple[Mandate, NegotiationState]:

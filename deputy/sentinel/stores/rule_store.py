@@ -10,6 +10,7 @@ user id: one user can neither see, confirm nor remove another's rules.
 from __future__ import annotations
 
 import secrets
+from collections.abc import Callable
 
 from redis import Redis
 
@@ -62,9 +63,11 @@ class RuleStore:
         return _RULES.format(user_id)
 
     @staticmethod
-    def parse_list(records: list[bytes], opener: Opener) -> list[UserRule]:
-        """The rules in the values of the hash at `key`, oldest first, as `list` gives them."""
-        return sorted((UserRule.model_validate_json(opener(r)) for r in records), key=lambda r: (r.created_at, r.id))
+    def parse_list(records: list[bytes], opener: Opener,
+                   parse: Callable[[bytes], UserRule] = UserRule.model_validate_json) -> list[UserRule]:
+        """The rules in the values of the hash at `key`, oldest first, as `list` gives them; `parse` opens one
+        record's JSON (a reader that only reads them may share parsed rules: `deputy.executor.review_context`)."""
+        return sorted((parse(opener(r)) for r in records), key=lambda r: (r.created_at, r.id))
 
     def remove(self, user_id: int, rule_id: str) -> bool:
         """Remove one rule; False if the user has no rule with this id."""

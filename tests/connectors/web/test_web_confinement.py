@@ -15,6 +15,7 @@ from playwright.async_api import Error as PlaywrightError
 
 from deputy.connectors.web.browser import BrowserSessions
 from deputy.connectors.web.confinement import sweep_abandoned
+from deputy.connectors.web.launcher import sandbox_uid
 from deputy.connectors.web.runners import WebRunners
 from deputy.connectors.web.session import BrowserConfig, UserSession
 from deputy.core.records.effects import ConnectorUnavailable
@@ -118,8 +119,10 @@ def test_chromium_runs_with_its_own_sandbox_on(confined: BrowserSessions, site: 
 def test_no_key_of_the_executor_reaches_the_sandbox(confined: BrowserSessions, site: Site) -> None:
     session = open_on(confined, ALICE, site.url("/article"))
     drivers = [pid for pid, (parent, cmd) in _processes().items() if parent == os.getpid() and b"run-driver" in cmd]
-    # The executor's side of Playwright (the driver started by this module's executor) has the key...
-    assert any(FAKE_VAULT_KEY.encode() in Path(f"/proc/{pid}/environ").read_bytes() for pid in drivers)
+    # With the driver inline, the executor's side of Playwright (started by this module's executor)
+    # has the key (a browser worker's driver has none: tests/connectors/web/test_web_worker.py)...
+    if session.worker is None:
+        assert any(FAKE_VAULT_KEY.encode() in Path(f"/proc/{pid}/environ").read_bytes() for pid in drivers)
     # ...and nothing in the sandbox has it, or any DEPUTY_ variable.
     for pid in sandbox_processes(session):
         environment = Path(f"/proc/{pid}/environ").read_bytes()
@@ -132,7 +135,7 @@ def test_as_root_the_browser_runs_as_nobody(confined: BrowserSessions, site: Sit
     session = open_on(confined, ALICE, site.url("/article"))
     for pid in sandbox_processes(session):
         uids = next(line for line in Path(f"/proc/{pid}/status").read_text().splitlines() if line.startswith("Uid:"))
-        assert uids.split()[1:] == ["65534"] * 4
+        assert uids.split()[1:] == [str(sandbox_uid(ALICE))] * 4
 
 
 def test_the_browser_sees_neither_the_host_nor_another_users_profile(confined: BrowserSessions, site: Site) -> None:
@@ -143,7 +146,10 @@ def test_the_browser_sees_neither_the_host_nor_another_users_profile(confined: B
     assert (alice_root / alice_profile.lstrip("/")).is_dir()
     assert not (alice_root / "etc/passwd").exists()
     assert not (alice_root / bob_profile.lstrip("/")).exists()
-    assert Path(bob_profile).is_dir() and Path("/etc/passwd").exists()  # both are there on the host
+    # Both are there: Bob's profile in his own browser's view (with a browser worker, only in his
+    # worker's private /tmp, not even on the host), /etc/passwd on the host.
+    assert Path(f"/proc/{browser_process(bob)[0]}/root", bob_profile.lstrip("/")).is_dir()
+    assert Path(bob_profile).is_dir() is (bob.worker is None) and Path("/etc/passwd").exists()
 
     async def try_files(session: UserSession) -> list[str]:
         page = await session.page()
