@@ -4,9 +4,10 @@
 
 Synthetic users are written through Deputy's own stores (settings, memory, rules,
 contacts, the audit trail, goals, actions, approvals, the dispatcher), so the keys,
-encodings and TTLs are exactly Deputy's. Memory is Redis's `used_memory` (less client buffers) before and after
-each population, divided by its size; for active users (whose folds leave Lua and reply
-buffers in `used_memory` too), the MEMORY USAGE of each user's keys, every node counted,
+encodings and TTLs are exactly Deputy's. Memory is the MEMORY USAGE of every key Redis holds
+(every node counted) before and after each population, divided by its size: Redis's `used_memory`
+moves by hundreds of KB on its own (client buffers, keyspace tables rehashed, first allocations),
+more than a small population weighs; for active users, the MEMORY USAGE of each user's keys,
 with idle users measured the same way beside them.
 
 - idle user: settings (name, tone, quiet hours), 5 memories, 1 rule, 3 contacts and 8
@@ -60,6 +61,7 @@ TARGET_IDLE_BYTES = 10 * 1024
 MEMORIES = ["I am vegetarian", "My favourite airline is TAP", "Home: 12 Elm Street, Springfield",
             "My sister Ana lives in Lisbon", "I prefer aisle seats"]
 EMAIL_GOAL = "email alice@example.org that the meeting moved to Thursday 3pm, and tell me when it's done"
+THREADS = 8  # connections writing each population at once
 WHOLE_TRAIL = 10**9  # a window no trail reaches: every entry kept, as before trails were folded
 
 
@@ -78,7 +80,7 @@ class MemoryReport:
         return next(b for w, _, b in self.rows if w == what)
 
     def print(self) -> None:
-        print("(5a) Redis memory (used_memory delta / count); baseline: one short string key per user, the least "
+        print("(5a) Redis memory (MEMORY USAGE of all keys, delta / count); baseline: one short string key per user, the least "
               "Redis can keep per user at all")
         rows = [("(baseline: one 16-byte string key)", self.rows[0][1], self.floor), *self.rows]
         print(table(["what", "count", "bytes each", "KB each", "vs one key"],
@@ -101,11 +103,22 @@ class MemoryReport:
               "once per second)")
 
 
-def _used(redis: Redis) -> int:
-    """Redis's memory less its clients' buffers: a connection's query buffer grows and shrinks on its own
-    (tens of KB), more than a small population's keys weigh, and is no part of what Deputy keeps."""
-    memory = redis.info("memory")
-    return int(memory["used_memory"]) - int(memory.get("mem_clients_normal", 0))
+def _stored(redis: Redis) -> int:
+    """Bytes of every key Redis holds, by MEMORY USAGE (SAMPLES 0: every node counted; the key's name and its
+    entry in the keyspace included). `used_memory` moves by hundreds of KB on its own (client buffers, a
+    keyspace table rehashed and freed, the allocator's first pages), more than a small population weighs."""
+    total = 0
+    batch: list[str] = []
+    for key in [*redis.scan_iter(count=1_000), None]:
+        if key is not None:
+            batch.append(key)
+        if batch and (key is None or len(batch) == 1_000):
+            pipe = redis.pipeline(transaction=False)
+            for each in batch:
+                pipe.memory_usage(each, samples=0)
+            total += sum(int(size or 0) for size in pipe.execute())
+            batch = []
+    return total
 
 
 def _user_keys(user_id: int) -> list[str]:
@@ -119,11 +132,11 @@ def _key_bytes(redis: Redis, users: range) -> float:
     return sum(int(redis.memory_usage(k, samples=0) or 0) for u in users for k in _user_keys(u)) / len(users)
 
 
-def _measure(redis: Redis, count: int, make: Callable[[int], None], threads: int = 8) -> float:
-    before = _used(redis)
+def _measure(redis: Redis, count: int, make: Callable[[int], None], threads: int = THREADS) -> float:
+    before = _stored(redis)
     with ThreadPoolExecutor(threads) as pool:
         list(pool.map(make, range(count)))
-    return (_used(redis) - before) / count
+    return (_stored(redis) - before) / count
 
 
 class Population:

@@ -294,21 +294,35 @@ class DeputyStack:
             self.start_worker()
         if self._gateway:
             self.start_gateway()
-        # Generous: on a busy shared machine starting five Python processes takes a while.
-        wait_for(self._bot_polling, timeout=60, what="the bot to start polling")
-        wait_for(self._connect_up, timeout=60, what="the connect page")
+        # Generous: on a busy shared machine starting five Python processes takes a while (the connect page
+        # alone imports for ~4 s on an idle one); a process that died is said at once, with its log.
+        self._wait_up("bot", self._bot_polling, "the bot to start polling")
+        self._wait_up("connect-page", self._connect_up, "the connect page")
         if self.browser_host_dir is not None:
-            wait_for((self.browser_host_dir / "host.sock").exists, timeout=60, what="the browser host")
+            self._wait_up("browser-host", (self.browser_host_dir / "host.sock").exists, "the browser host")
         if self.web_view:
             self._spawn("web-view", ["web-view", "--port", str(self.web_port)],
                         {k: v for k, v in self._env.items() if k != "DEPUTY_VAULT_KEY"})
-            wait_for(lambda: self._up(f"{self.web_url}/healthz"), timeout=60, what="the web view")
+            self._wait_up("web-view", lambda: self._up(f"{self.web_url}/healthz"), "the web view")
         if self.whatsapp:
             self._spawn("wa-emulator", ["wa-emulator"], self._env)
             self._spawn("whatsapp", ["whatsapp"], {k: v for k, v in self._env.items() if k != "DEPUTY_VAULT_KEY"})
-            wait_for(lambda: self._up(f"{self.wa_chat_url}/healthz"), timeout=60, what="the WhatsApp emulator")
-            wait_for(lambda: self._up(f"http://{self._wa_listen}/healthz"), timeout=60, what="the WhatsApp surface")
+            self._wait_up("wa-emulator", lambda: self._up(f"{self.wa_chat_url}/healthz"), "the WhatsApp emulator")
+            self._wait_up("whatsapp", lambda: self._up(f"http://{self._wa_listen}/healthz"), "the WhatsApp surface")
         return self
+
+    def _wait_up(self, name: str, check: Callable[[], Any], what: str, timeout: float = 120) -> None:
+        def up_or_dead() -> bool:
+            code = self._processes[name].poll()
+            if code is not None:
+                raise RuntimeError(f"{name} exited with code {code} before it was up; its log ends:\n{self.log_tail(name)}")
+            return bool(check())
+
+        wait_for(up_or_dead, timeout=timeout, what=what)
+
+    def log_tail(self, name: str, lines: int = 30) -> str:
+        path = self.workdir / f"{name}.log"
+        return "\n".join(path.read_text(errors="replace").splitlines()[-lines:]) if path.exists() else "(no log)"
 
     @staticmethod
     def _up(url: str) -> bool:
