@@ -15,6 +15,7 @@ Redis (or Sentinel): Redis Cluster is not supported, as for the intake's scripts
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 from redis import Redis
@@ -32,8 +33,11 @@ from deputy.sentinel.stores.rule_store import RuleStore
 
 # KEYS: the goal, the memories, the contacts, the settings, the rules, the connectors, the unlocked key.
 # ARGV: the goals' key prefix, how many ancestors to follow, the suffix of a goal's reads list.
-# Returns {goal and ancestors' records, their reads lists (in the same order), memories, contacts,
-# settings or '', rules, connectors' fingerprint, unlocked key or ''}.
+# Returns one string (`_unpack`): the goal's and its ancestors' records, each one's reads list (in the
+# same order), the memories, the contacts, the settings or '', the rules, the connectors' fingerprint and
+# the unlocked key or '', each value written as its length, a colon and its bytes, each list as its
+# length first. One reply instead of a nested array of a dozen or more: the client parses one bulk
+# string, not an element at a time (about a third of the read's CPU in the executor).
 READ = LuaScript("#!lua flags=no-writes\n" + FINGERPRINT_LUA + """
 local chain, reads = {}, {}
 local key = KEYS[1]
@@ -49,9 +53,21 @@ while record and #chain <= most do
   key = ARGV[1] .. parent
   record = redis.call('GET', key)
 end
-return {chain, reads, redis.call('HVALS', KEYS[2]), redis.call('SMEMBERS', KEYS[3]),
-        redis.call('GET', KEYS[4]) or '', redis.call('HVALS', KEYS[5]), connectors_fingerprint(KEYS[6]),
-        redis.call('GET', KEYS[7]) or ''}
+local out = {}
+local function put(value) out[#out + 1] = #value .. ':' .. value end
+local function put_list(values)
+  put(tostring(#values))
+  for _, value in ipairs(values) do put(value) end
+end
+put_list(chain)
+for _, list in ipairs(reads) do put_list(list) end
+put_list(redis.call('HVALS', KEYS[2]))
+put_list(redis.call('SMEMBERS', KEYS[3]))
+put(redis.call('GET', KEYS[4]) or '')
+put_list(redis.call('HVALS', KEYS[5]))
+put(connectors_fingerprint(KEYS[6]))
+put(redis.call('GET', KEYS[7]) or '')
+return table.concat(out)
 """)
 
 
@@ -77,16 +93,30 @@ def read_for_review(redis: Redis, goal_id: str, user_id: int) -> StoredForReview
     """Everything the review of an action of `user_id` in `goal_id` reads, in one round trip."""
     keys = [goal_key(goal_id), MemoryStore.key(user_id), contacts_key(user_id), UserSettingsStore.key(user_id),
             RuleStore.key(user_id), CustomConnectors.key(user_id), unlocked_key_name(user_id)]
-    goals, reads, memories, contacts, settings, rules, connectors, unlocked = READ.run(
-        redis, keys, [GOAL_KEY.format(""), MAX_ANCESTORS, READS_SUFFIX])
-    return StoredForReview(goals=list(goals), reads=[list(r) for r in reads], memories=list(memories),
-                           contacts=list(contacts),
-                           settings=settings or None, rules=list(rules), connectors=_text(connectors),
-                           unlocked=unlocked or None)
+    reply = READ.run(redis, keys, [GOAL_KEY.format(""), MAX_ANCESTORS, READS_SUFFIX])
+    values = _unpack(reply.encode() if isinstance(reply, str) else reply)
+    goals = _take_list(values)
+    reads = [_take_list(values) for _ in goals]
+    memories, contacts = _take_list(values), _take_list(values)
+    settings = next(values)
+    rules = _take_list(values)
+    connectors, unlocked = next(values), next(values)
+    return StoredForReview(goals=goals, reads=reads, memories=memories, contacts=contacts, settings=settings or None,
+                           rules=rules, connectors=connectors.decode(), unlocked=unlocked or None)
 
 
-def _text(value: bytes | str) -> str:
-    return value.decode() if isinstance(value, bytes) else value
+def _unpack(blob: bytes) -> Iterator[bytes]:
+    """The values of `READ`'s reply, in order: each is its length in bytes, a colon, then itself."""
+    at, end = 0, len(blob)
+    while at < end:
+        colon = blob.index(b":", at)
+        start = colon + 1
+        at = start + int(blob[at:colon])
+        yield blob[start:at]
+
+
+def _take_list(values: Iterator[bytes]) -> list[bytes]:
+    return [next(values) for _ in range(int(next(values)))]
 
 
 __all__ = ["READ", "StoredForReview", "read_for_review"]
