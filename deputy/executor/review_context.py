@@ -15,6 +15,7 @@ from functools import lru_cache
 from typing import Callable
 
 from redis import Redis
+from redis.exceptions import ConnectionError
 
 from deputy.agent.goals import GoalStore
 from deputy.agent.goal_provenance import add_contact, contacts_from, provenance_from
@@ -118,7 +119,21 @@ class ReviewContextBuilder:
 
     def read(self, action: Action) -> StoredForReview:
         """What `authoritative` and `build` need from Redis for `action`, in one round trip."""
-        return read_for_review(self._dedicated(), action.goal_id, action.user_id)
+        try:
+            return read_for_review(self._dedicated(), action.goal_id, action.user_id)
+        except ConnectionError:
+            # Closed by the server (a restart, a failover, an idle timeout): what the pool checks before handing
+            # out a connection, done here once, on a fresh one.
+            self._close_dedicated()
+            return read_for_review(self._dedicated(), action.goal_id, action.user_id)
+
+    def _close_dedicated(self) -> None:
+        if self._reader is not None:
+            _, client = self._reader
+            self._reader = None
+            if client.connection is not None:
+                client.connection.disconnect()
+            client.close()
 
     def _dedicated(self) -> Redis:
         """A connection of the pool's kept for the decision's read: no trip through the pool's bookkeeping at

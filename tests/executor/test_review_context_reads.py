@@ -12,6 +12,7 @@ this module's own (MONITOR and INFO commandstats see every client), so the count
 from __future__ import annotations
 
 import json
+import os
 import time
 from collections.abc import Iterator
 
@@ -167,3 +168,37 @@ def test_a_service_connected_a_moment_ago_is_known_at_the_next_decision(redis: R
     assert stored.connectors == CustomConnectors(redis).fingerprint(USER)
     reviewed = contexts.authoritative(note, stored)
     assert reviewed is not None and reviewed.effect.value == "communicate"  # the catalog's class, not the submitter's
+
+
+def test_the_decisions_own_connection_outlives_a_redis_restart_and_a_fork(server: RedisServer, redis: Redis) -> None:
+    """The read goes over a connection the builder keeps: after Redis restarts it reconnects and decides as before,
+    and a child process forked from the executor opens its own instead of talking over its parent's socket."""
+    store_goals(redis, USER)
+    contexts = builder(redis)
+    assert decide(contexts, email(USER, ATTACKER)).verdict is Verdict.ask
+
+    server.restart()  # no appendonly: everything is gone, and the decision must see that, not an old answer
+    store_goals(redis, USER)
+    assert decide(contexts, email(USER, "carol@example.net")).verdict is Verdict.allow
+    RuleStore(redis).remove(USER, "r1")
+    UserSettingsStore(redis).save(USER, UserSettings(approval_mode=ApprovalMode.every_message))
+    assert decide(contexts, email(USER, "carol@example.net")).verdict is Verdict.ask  # read now, not remembered
+
+    other = USER + 50  # the child decides for someone whose answer differs: crossed replies would show
+    store_goals(redis, other)
+    reader, writer = os.pipe()
+    child = os.fork()
+    if child == 0:  # the child decides on its own connection and reports; the parent keeps using its own meanwhile
+        try:
+            verdicts = {decide(contexts, email(other, "carol@example.net")).verdict.value for _ in range(40)}
+            answer = ",".join(sorted(verdicts))
+        except BaseException as error:  # noqa: BLE001 - reported to the parent, which fails the test
+            answer = f"error: {error!r}"
+        os.write(writer, answer.encode())
+        os._exit(0)
+    os.close(writer)
+    for _ in range(40):
+        assert decide(contexts, email(USER, ATTACKER)).verdict is Verdict.ask
+    _, status = os.waitpid(child, 0)
+    assert os.read(reader, 500).decode() == "allow" and status == 0
+    assert contexts._dedicated() is contexts._dedicated()  # one connection kept per process, not one per decision
