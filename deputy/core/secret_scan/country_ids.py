@@ -12,19 +12,12 @@ a specimen or a firm's number stays.
 from __future__ import annotations
 
 import re
-from typing import Callable, NamedTuple
 
 from deputy.core.secret_scan import country_checks as check
 from deputy.core.secret_scan.cards import LOOK_ALIKE_BEFORE
 from deputy.core.secret_scan.hits import Hit
 from deputy.core.secret_scan.national_ids import NOT_A_PERSON, SPECIMEN, numbers_something_else
-
-
-class _Scheme(NamedTuple):
-    label: str  # the words that name the number (a regular expression, case-insensitive)
-    valid: Callable[[str], bool]  # its check, on the number without separators
-    shape: str = r"\d+"  # what the number is without separators
-    reach: int = 160  # how far before the number its name may be (a check that one number in ten passes: close)
+from deputy.core.secret_scan.world_ids import SCHEMES as _WORLD, Scheme as _Scheme
 
 
 _SCHEMES = {
@@ -37,7 +30,8 @@ _SCHEMES = {
     "cnp": _Scheme(r"cnp|cod numeric personal|personal numeric code", check.romanian_cnp),
     "egn": _Scheme(r"egn|егн|единен граждански номер", check.bulgarian_egn),
     "oib": _Scheme(r"oib|osobni identifikacijski broj", check.croatian_oib),
-    "emso": _Scheme(r"em[šs]o|emšo|jmbg|матични број", check.emso),
+    "emso": _Scheme(r"em[šs]o|emšo|[je]mbg|јмбг|ембг|(?:jedinstveni )?mati[čc]ni broj(?: građana)?|"
+                    r"(?:единствен )?матич(?:ен|ни) број", check.emso),
     "amka": _Scheme(r"amka|αμκα", check.greek_amka),
     "kennitala": _Scheme(r"kennitala|kennitölu|kt\.", check.kennitala),
     "ec": _Scheme(r"c[ée]dula|ci|c\.i\.", check.ecuador_ci, reach=60),
@@ -74,7 +68,9 @@ _SCHEMES = {
     "itin": _Scheme(r"itin", check.us_itin),
     "uk_dl": _Scheme(r"licen[cs]e|permis|f[üu]hrerschein\w*|carnet|patente|rijbewijs\w*|carta de condu[çc][ãa]o|dvla|"
                      r"driving|conducir|conduire|guida", check.uk_driving_licence, r"[A-Za-z9]{5}\d{6}[A-Za-z9]{2}\d[A-Za-z]{2}"),
+    **_WORLD,  # Latin America, Asia, Africa and Eastern Europe
 }
+_NEEDS = {name: re.compile(scheme.needs) for name, scheme in _SCHEMES.items() if scheme.needs}
 
 # Every country's name for its number, for a message that names one and waits for it ("EMŠO del mio collega:").
 LABELS = "|".join(scheme.label for scheme in _SCHEMES.values())
@@ -82,9 +78,9 @@ _LABEL = re.compile("(?i)(?<![\\w-])(?:" + "|".join(f"(?P<{name}>{scheme.label})
                     + ")(?:[ -]?(?:no\\.?|nr\\.?|n[º°]\\.?|number|nummer|num[ée]ro|n[úu]mero|numero|#))?(?![\\w-])")
 # Every way a number is written: digits (a letter before or after) in groups of dots, dashes, spaces or slashes.
 # (And a British driving licence's 16 characters, five letters of the surname first.)
-_NUMBER = re.compile(r"(?<![\w.\-/])(?:[A-Za-z][A-Za-z9]{4}\d{6}[A-Za-z9]{2}\d[A-Za-z]{2}(?=(?:\s?\d{2})?(?!\w))|"
+_NUMBER = re.compile(r"(?<![\w.\-/+])(?:[A-Za-z]{1,2}\d{6} ?\([\dA]\)|[A-Za-z][A-Za-z9]{4}\d{6}[A-Za-z9]{2}\d[A-Za-z]{2}(?=(?:\s?\d{2})?(?!\w))|"
                      r"(?:[A-Za-z][ -]?)?\d(?:[ .\-/]?\d){5,21}(?:[ -]?[A-Za-z])?(?![\w/]|[.\-]\w))")
-_SEPARATORS = re.compile(r"[ .\-/]")
+_SEPARATORS = re.compile(r"[ .\-/()]")  # (a check character in brackets: "G375399(8)")
 _SIX_DIGITS = re.compile(r"\d[\d .\-/]{4,}\d")  # (a quick test first: most messages hold no such number)
 # Part of a masked number: "XXXX-1234", "***", "...". ("# 4711" is a number sign.)
 _MASKED_BEFORE = re.compile(r"(?<![A-Za-z])[*•xX]+[ .\-]?$|\.\.\.$")
@@ -134,6 +130,8 @@ def country_id_hits(text: str) -> list[Hit]:
             continue
         for name, label_start, label_end in named:
             scheme = _SCHEMES[name]
+            if name in _NEEDS and not _NEEDS[name].search(text):
+                continue
             if not (label_end <= start and start - label_end <= scheme.reach or label_start >= end and label_start - end <= _AFTER):
                 continue
             between = text[label_end: start] if label_end <= start else text[end: label_start]

@@ -123,7 +123,15 @@ LABELS = (
     r"tckn|te'?udat zehut|mispar zehut|zehut|israeli id(?: number)?|תעודת זהות|מספר זהות|ת\.ז\.?|tfn|"
     r"身份证(?:号码?)?|居民身份证(?:号码?)?|chinese id(?: card)?(?: number)?|shenfenzheng|cuit|svnr|"
     r"versicherungsnummer|identity number|sotu|personnr\.?|sa id(?: number| no\.?)?|id (?:no|nr)\.?|run|"
-    r"rol [úu]nico (?:tributario|nacional)|uid(?:ai)? (?:number|no\.?)|(?:personal )?identity code"
+    r"rol [úu]nico (?:tributario|nacional)|uid(?:ai)? (?:number|no\.?)|(?:personal )?identity code|"
+    # Identity cards and numbers with no public check digit (Latin America, Africa, Asia, the Balkans, the small
+    # states of Europe), by their names: the card ("carnet de identidad", "Ghana card", "CNIE", "BI") or the number.
+    r"carn[eéê]t? de identida[dt]e?|carnet d'identit[ée]|philsys(?: card)?|phil ?id|sss|nin|bvn|ghana ?card|"
+    r"ghana-?kaart|cnie|cin|nid|numri personal|numri i identitetit|peid|bi|"
+    r"permis de r[ée]sidence|residence permit|resident permit|permesso di soggiorno|permiso de residencia|"
+    r"autoriza[çc][ãa]o de resid[êe]ncia|verblijfsvergunning|aufenthalts(?:titel|erlaubnis)|"
+    r"(?:national |personal )?identification number|n[úu]mero de (?:c[ée]dula|documento)|num[ée]ro d'identit[ée]|"
+    r"numero d'identit[àa]|identit[äa]tsnummer"
 )
 _NAMED = re.compile(rf"(?i)(?<![\w-])(?P<label>{LABELS})(?!\w){_BRIDGE}{_VALUE}(?![\w])")
 # Labels that are also ordinary words ("social", "pan", "sin", "nas", "cf", "tin", "patente") want their own format.
@@ -138,6 +146,11 @@ _OWN_FORMAT = {
     "rrn": r"\d{6}-?\d{7}", "tfn": r"\d{3} ?\d{3} ?\d{2,3}", "sotu": r"\d{6}[-+A-FU-Y]\d{3}[0-9A-Ya-y]",
     "my number": r"\d{4}[ -]?\d{4}[ -]?\d{4}", "individual number": r"\d{4}[ -]?\d{4}[ -]?\d{4}",
     "run": r"\d{1,2}\.?\d{3}\.?\d{3}-?[\dKk]",
+    # Short names that are words or other things too ("NIN" of a song, "CIN" a cinema, "BI" business intelligence):
+    # their number's own shape. Nigeria's NIN and BVN, the Philippines' SSS, Morocco's and Tunisia's CIN, Bangladesh's
+    # NID, Angola's BI.
+    "nin": r"\d{11}", "bvn": r"\d{11}", "sss": r"\d{2}[ -]?\d{7}[ -]?\d", "cin": r"[A-Za-z]{1,2}\d{5,6}|\d{8}",
+    "nid": r"\d{10}|\d{13}|\d{17}", "bi": r"\d{9}[A-Za-z]{2}\d{3}",
 }
 # Labels that are ordinary phrases too ("my number is +44 ..."): their number must pass its own check as well.
 _OWN_CHECK = {"my number": check.my_number, "individual number": check.my_number, "uid number": check.verhoeff,
