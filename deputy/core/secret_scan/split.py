@@ -70,6 +70,7 @@ _OF_A_BOOKING = re.compile(r"(?i)\b(?:hotel|hôtel|flight|flug|vol|vuelo|volo|vo
 # ("4471 (don't share)", "4471\nthanks!").
 # ("ok hier: 441", "048538 - quello nuovo": a word before, an aside after a dash.)
 _LONE = re.compile(r"(?i)\s*(?:(?:ok|okay|oké|oke|so|alors|pues|vale|dunque|allora|ent[ãa]o|also|nou)[,!]?\s+)?"
+                   r"(?:(?:now|jetzt|nun|maintenant|d[ée]sormais|ahora|ora|adesso|agora|nu)[,:]?\s+)?"
                    r"(?:(?:it'?s|it’s|it is|that'?s|c'est|das ist|voilà|voici|aqui|aquí|ecco|hier|here|is|es|é|è|"
                    r"ist)\s*[:,]?\s+)?(?:(?:pass(?:word)?|pw|pwd|pin|code|key|token|passwort|mdp)\s*[:=]?\s*)?"
                    r"[\"'“‘]?(?P<value>\d{2,4}(?:[ -]\d{2,4}){1,4}|\d{3}|[^\s\"'”’]{4,128}?)[\"'”’]?[.!]?"
@@ -134,7 +135,8 @@ def is_lead(text: str) -> bool:
     if not secret_words:
         return bool(_LOGIN_WORD.search(text)) or _names_another_secret(text)
     tail = text[secret_words[-1].start():]
-    return tail.rstrip().endswith((":", "->", "→")) or not _has_value(tail)  # "pin ... aquí para que lo tengas:"
+    # "pin ... aquí para que lo tengas:", "la password è cambiata, la nuova è": the value is still to come.
+    return tail.rstrip().endswith((":", "->", "→")) or bool(_ENDS_OPEN.search(tail.rstrip())) or not _has_value(tail)
 
 
 def _names_another_secret(text: str) -> bool:
