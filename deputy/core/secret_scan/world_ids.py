@@ -27,10 +27,11 @@ class Scheme(NamedTuple):
     shape: str = r"\d+"  # what the number is without separators
     reach: int = 160  # how far before the number its name may be (a check that one number in ten passes: close)
     needs: str | None = None  # what else the message must say (of an identity or a tax number), if anything
+    any_id: bool = False  # whether any identity document's name (`ANY_ID`) names it too
 
 
 # Any identity document's name, in the seven languages: enough next to a number whose check proves much.
-_ANY_ID = (r"id|ids|i\.d\.|id card|id number|identity(?: card| number| document)?|identit[ée]|identit[àa]|identidad|"
+ANY_ID = (r"id|ids|i\.d\.|id card|id number|identity(?: card| number| document)?|identit[ée]|identit[àa]|identidad|"
            r"identidade|identiteit\w*|identifica\w*|ausweis\w*|personalausweis|national id|carte|card|karte|tarjeta|"
            r"cart[aã]o|carta|kaart|documento|document|dokument|c[ée]dula|carn[eéê]t?|personal number")
 # Words of identity and tax numbers, for a country's name that alone proves too little.
@@ -40,27 +41,28 @@ IDENTITY_CONTEXT = (r"(?i)\b(?:ids?|identi\w*|ausweis\w*|tax|steuer\w*|fiscal\w*
                     r"consula\w*|embass\w*|ambassa\w*|botschaft|embajada|embaixada|permesso|permis|residen\w*)\b")
 
 SCHEMES = {
-    "tw": Scheme(r"身分證(?:字號|號碼)?|國民身分證|統一證號|ta[iï]wan\w*|formos\w*|" + _ANY_ID, check.taiwan_id,
-                 r"[A-Za-z][1289]\d{8}"),
-    "hk": Scheme(r"hkid|hk(?: id| card)?|hong ?kong\w*|香港身份證|身份證|" + _ANY_ID, check.hkid,
-                 r"[A-Za-z]{1,2}\d{6}[\dAa]"),
-    "kz": Scheme(r"iin|иин|жсн|ka[sz]a(?:ch|kh?|j|qu)\w*|cazaqu\w*|" + _ANY_ID, check.kazakhstan_iin),
-    "kw": Scheme(r"civil ?id|civil (?:id )?(?:card|number)|الرقم المدني|البطاقة المدنية|ko?u?wait\w*|kowe[iï]t\w*|"
-                 + _ANY_ID, check.kuwait_civil_id),
-    "ae": Scheme(r"eid|emirates? id|[ée]mir\w*|uae|eau|vae|emiratos|emirados|" + _ANY_ID, check.emirates_id),
-    "eg": Scheme(r"الرقم القومي|[ée]gypt\w*|egipt\w*|egitt\w*|egizian\w*|[äa]gypt\w*|egypte\w*|" + _ANY_ID,
-                 check.egypt_national_id),
-    "mu": Scheme(r"nic|nid|mauric\w*|mauriti\w*|maur[íi]ci\w*|" + _ANY_ID, check.mauritius_nid,
-                 r"[A-Za-z]\d{12}[\dA-Za-z]"),
-    "ni": Scheme(r"nicarag\w*|" + _ANY_ID, check.nicaragua_cedula, r"\d{13}[A-Za-z]"),
-    "gt_cui": Scheme(r"cui|dpi|documento personal de identificaci[óo]n|guatemal\w*|" + _ANY_ID, check.guatemala_cui),
-    "lk": Scheme(r"nic|sri ?lank\w*|" + _ANY_ID, check.sri_lanka_nic, r"\d{9}[VvXx]|(?:19|20)\d{10}"),
+    "tw": Scheme(r"身分證(?:字號|號碼)?|國民身分證|統一證號|ta[iï]wan\w*|formos\w*", check.taiwan_id,
+                 r"[A-Za-z][1289]\d{8}", any_id=True),
+    "hk": Scheme(r"hkid|hk(?: id| card)?|hong ?kong\w*|香港身份證|身份證", check.hkid, r"[A-Za-z]{1,2}\d{6}[\dAa]",
+                 any_id=True),
+    "kz": Scheme(r"iin|иин|жсн|ka[sz]a(?:ch|kh?|j|qu)\w*|cazaqu\w*", check.kazakhstan_iin, any_id=True),
+    "kw": Scheme(r"civil ?id|civil (?:id )?(?:card|number)|الرقم المدني|البطاقة المدنية|ko?u?wait\w*|kowe[iï]t\w*",
+                 check.kuwait_civil_id, any_id=True),
+    "ae": Scheme(r"eid|emirates? id|[ée]mir\w*|uae|eau|vae|emiratos|emirados", check.emirates_id, any_id=True),
+    "eg": Scheme(r"الرقم القومي|[ée]gypt\w*|egipt\w*|egitt\w*|egizian\w*|[äa]gypt\w*|egypte\w*",
+                 check.egypt_national_id, any_id=True),
+    "mu": Scheme(r"nic|nid|mauric\w*|mauriti\w*|maur[íi]ci\w*", check.mauritius_nid, r"[A-Za-z]\d{12}[\dA-Za-z]",
+                 any_id=True),
+    "ni": Scheme(r"nicarag\w*", check.nicaragua_cedula, r"\d{13}[A-Za-z]", any_id=True),
+    "gt_cui": Scheme(r"cui|dpi|documento personal de identificaci[óo]n|guatemal\w*", check.guatemala_cui,
+                     any_id=True),
+    "lk": Scheme(r"nic|sri ?lank\w*", check.sri_lanka_nic, r"\d{9}[VvXx]|(?:19|20)\d{10}", any_id=True),
     "md": Scheme(r"idnp(?:-ul)?|cod(?:ul)? personal|codice personale|c[óo]digo personal|code personnel|"
                  r"personal code|persoonlijke code|personenkennzahl|moldov\w*|moldav\w*|moldau\w*", check.moldova_idnp),
     "ar": Scheme(r"cuil|cuit|argentin\w*", check.argentina_cuil),
     "ve": Scheme(r"rif|venezol\w*|venezuel\w*|c[ée]dula", check.venezuela_rif, r"[VvEe]\d{9}"),
     "sv_nit": Scheme(r"nit|salvador\w*", check.salvador_nit),
-    "ru": Scheme(r"inn|инн|ru(?:ss|s|ß)\w*|росси\w*|российск\w*|" + _ANY_ID, check.russia_inn),
+    "ru": Scheme(r"inn|инн|ru(?:ss|s|ß)\w*|росси\w*|российск\w*", check.russia_inn, any_id=True),
     "gh": Scheme(r"tin|gra|ghan\w*", check.ghana_tin, r"[Pp]00\d{8}|[Pp]00\d{7}[Xx]"),
     "ke": Scheme(r"kra(?: pin)?|pin|keni?y?an?\w*|k[ée]nyan\w*|keniano?a?", check.kenya_pin, r"[Aa]\d{9}[A-Za-z]",
                  reach=60),
