@@ -4,7 +4,7 @@ Each function takes the number's characters without separators and says whether 
 length, its embedded birth date where it has one, and its check digit (or letter). The rules are
 those python-stdnum documents (Argentina's CUIL, Venezuela's RIF, Guatemala's and El Salvador's
 NIT, Paraguay's RUC, Ukraine's RNOKPP, Russia's INN, Mauritius' NID, Mozambique's NUIT, Ghana's
-TIN, Kenya's KRA PIN, Cuba's NI), written here so that the scanner needs no library at run time,
+TIN, Kenya's KRA PIN, Cuba's NI, Vietnam's MST), written here so that the scanner needs no library at run time,
 and the published ones of formats stdnum lacks (Taiwan, Hong Kong, Kazakhstan, Russia's SNILS,
 Iran, Kuwait, El Salvador's DUI, Nicaragua, Guatemala's CUI, Moldova's IDNP, the Emirates, Saudi
 Arabia; Egypt and Sri Lanka have no public check digit: their birth date and place decide).
@@ -267,6 +267,13 @@ def sri_lanka_nic(value: str) -> bool:
     else:
         return False
     return 1 <= day % 500 <= 366 and day < 867
+
+
+def vietnam_mst(digits: str) -> bool:
+    """Vietnam's tax code (mã số thuế): ten digits (thirteen for a branch), the tenth 10 minus a weighted sum mod 11."""
+    if not _digits(digits, 10, 13) or digits[2:9] == "0000000" or (len(digits) == 13 and digits[10:] == "000"):
+        return False
+    return str(10 - _weighted(digits, (31, 29, 23, 19, 17, 13, 7, 5, 3)) % 11) == digits[9]
 
 
 def bangladesh_nid(digits: str) -> bool:

@@ -86,6 +86,8 @@ SCHEMES = {
     "mz": Scheme(r"nuit|mo[çc]ambi\w*|mo[sz]ambi\w*", check.mozambique_nuit),
     "cr": Scheme(r"dimex|costa ?ric\w*|costarricense", check.costa_rica_dimex),
     "cu": Scheme(r"cub[ao]n?\w*|kuba\w*", check.cuba_ni, needs=IDENTITY_CONTEXT),
+    "vn": Scheme(r"m[ãa] s[ốo] thu[ếe](?: c[áa] nh[âa]n)?|mst", check.vietnam_mst),
+    "vn_country": Scheme(r"vi[eệ]t ?nam\w*|vietnam\w*", check.vietnam_mst, needs=IDENTITY_CONTEXT),
     "bd": Scheme(r"nid|bangladesh\w*|bangladesí\w*|bangladais\w*", check.bangladesh_nid, reach=60,
                  needs=IDENTITY_CONTEXT),
 }
