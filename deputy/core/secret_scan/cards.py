@@ -46,10 +46,13 @@ _MORE_CODES = tuple((hints, re.compile(r"(?i)(?:\b(?:" + names + r")\b)" + _CODE
      r"sec[a-z]{3,6} code|c[óo]d\.? (?:de )?seguran[çc]a|c[óo]digo de seguran[çc]a|senha do (?:multibanco|cart[ãa]o)|"
      r"pin (?:do|de) multibanco"),
     (("sim",), r"sim[- ]?code|code sim|c[óo]digo pin|codice pin|pincode van de sim"),
-    (("alarm", "allarm", "disarm", "entsch"),
+    (("alarm", "allarm", "disarm", "entsch", "alarme"),
      r"alarm-?code|alarmcode|code (?:d'acc[èe]s )?(?:de l'|d')alarme|"
      r"c[óo]digo (?:de acceso |de acesso )?(?:de la |da |do )?alarma?e?|"
-     r"codice (?:d'accesso |di accesso )?(?:all'|dell')allarme|disarm(?: it)? with|entsch[äa]rfen mit"),
+     r"codice (?:d'accesso |di accesso )?(?:all'|dell')allarme|disarm(?: it)? with|entsch[äa]rfen mit|"
+     r"(?:deaktivier\w*|ausschalt\w*|ausmach\w*|d[ée]sactiv\w*|disattiv\w*|desactiv\w*|desativ\w*|uitschakel\w*|"
+     r"uitzetten|turn(?:ing)? (?:it )?off|switch(?:ing)? (?:it )?off|disabl\w*)\s+(?:[\w']+\s+){0,3}?"
+     r"(?:mit|avec|con|com|met|with)"),
     (("app",),
      r"(?:pin|code|mot de passe|c[óo]digo|codice|senha|wachtwoord|passcode)\s+(?:de l'|del(?:la)?\s|dell'|da\s|"
      r"de la\s|der\s|van de\s|of the\s|for the\s|for my\s)\s*(?:bank(?:ing)?[- ]?)?(?:app|appli|application|"
@@ -71,6 +74,7 @@ _CARD_CODE = re.compile(r"(?i)\b(?:cvv2?|cvc2?|csc|cvn|kartenpr[üu]fnummer|cryp
 _POSTAL_PIN = re.compile(r"(?i)\b(?:postal|post ?code|postcode|zip|address|adresse?|anschrift|direcci[óo]n|indirizzo|"
                          r"endere[çc]o|delivery|deliver|courier|shipping|ship to|post office|india|indian|inde|indien|"
                          r"indiano?a?|nagar|district|street|road|colony)\b")
+_PLACE_AFTER = re.compile(r"\s*[,(-]?\s*[A-Z][a-z]{3,}")  # "560001, Bangalore": a town after the number
 _PIN_NOT = re.compile(r"(?i)\bpin\b\s*(?:the|this|that|it|a|an|to|on|up|down|point|board|code\?|location|drop)\b")
 _IBAN = re.compile(r"\b[A-Z]{2}\d{2}(?:[ ]?[A-Z0-9]{4}){2,7}(?:[ ]?[A-Z0-9]{1,4})?\b")
 _IBAN_LENGTHS = {"AD": 24, "AE": 23, "AT": 20, "BE": 16, "BG": 22, "CH": 21, "CY": 28, "CZ": 24, "DE": 22, "DK": 18,
@@ -142,7 +146,9 @@ def code_hits(text: str) -> list[Hit]:
     for match in (*_CODE.finditer(text), *more, *_CARD_CODE.finditer(text)):
         if _PIN_NOT.match(text, match.start()):
             continue
-        if len(match.group("value")) == 6 and re.match(r"(?i)pin", match.group(0)) and _POSTAL_PIN.search(text):
-            continue  # "PIN code: 411001 (Pune)": a postcode
+        if len(match.group("value")) == 6 and re.match(r"(?i)pin", match.group(0)) and (
+                _POSTAL_PIN.search(text) or (re.match(r"(?i)pin[- ]?code", match.group(0)) and _PLACE_AFTER.match(
+                    text, match.end("value")) and not _CARD_WORDS.search(text))):
+            continue  # "PIN code: 411001 (Pune)", "PIN code 560001, Bangalore": a postcode
         found.append(Hit("card_code", *match.span("value")))
     return found

@@ -91,6 +91,9 @@ _MASKED_AFTER = re.compile(r"[ .\-]?[*•xX]+(?![A-Za-z])|\.\.\.")
 _SAID = re.compile(r"(?i)[:=]|\b(?:is|es|est|ist|è|é|era|was|lautet|sera|son|são|c'est|zijn|are|"
                    r"of|de|du|di|da|do|van|von|my|mi|mon|ma|mein\w*|mio|mia|meu|minha|mijn|his|her|su|sa|son|suo|sua|"
                    r"zijn|haar)\b")  # (or whose it is: "el NIT de mi papá 79.123.456-0")
+# A firm's number by the word before its name: "Company Emirates registration ...", "our company's INN".
+_A_FIRMS = re.compile(r"(?i)\b(?:company|company's|business|firm|corporate|empresa|firma|soci[ée]t[ée]|entreprise|"
+                      r"azienda|bedrijf|unternehmen|companhia)\b\W*(?:\w+\W+)?$")
 # How far after the number its name may come: "3 931211 9998 ← isikukood van mijn vrouw".
 _AFTER = 70
 
@@ -153,7 +156,8 @@ def country_id_hits(text: str) -> list[Hit]:
             between = text[label_end: start] if label_end <= start else text[end: label_start]
             if LOOK_ALIKE_BEFORE.search(text[max(0, start - 40, label_end if label_end <= start else 0): start]):
                 continue  # "order no. 3578...": named by a nearer word ("NHS no. 761 518 8369" is the NHS's)
-            if NOT_A_PERSON.search(between) or (label_end <= start and numbers_something_else(between)):
+            if NOT_A_PERSON.search(between) or _A_FIRMS.search(text, max(0, label_start - 30), label_start) or (
+                    label_end <= start and numbers_something_else(between)):
                 continue
             if label_start >= end and (len(between) > 30 or re.search(r"[,.;!?\n]", between)):
                 continue  # a name after the number follows it closely: "3 931211 9998 ← isikukood van mijn vrouw"

@@ -33,9 +33,14 @@ _COMBINATION_LOCK = re.compile(
     r"candado (?:de (?:combinaci[óo]n|la bici|bici)|num[ée]rico)|caja de llaves|"
     r"lucchetto (?:a combinazione|della bici|della bicicletta)|cassetta (?:delle )?chiavi|"
     r"cadeado (?:de (?:segredo|combina[çc][ãa]o)|da bicicleta|da bici)|caixa (?:de|das) chaves|"
-    r"cijferslot|codeslot|combinatieslot|fietsslot|sleutel(?:kastje|kluis|kast))\b"
-    r"[^\d\n.?!]{0,40}?(?:[:=]|\b(?:is|ist|lautet|est|es|è|é|zijn|are|sind|sont|son|sono|são)\b)\s*"
+    r"cijferslot|codeslot|combinatieslot|fietsslot|sleutel(?:kastje|kluis|kast)|"
+    r"luggage lock|suitcase lock|tsa lock|kofferschloss|cadenas de (?:la )?valise|candado de (?:la )?maleta|"
+    r"lucchetto della valigia|cadeado da mala|kofferslot)\b"
+    r"[^\d\n.?!]{0,40}?(?:[:=]|\b(?:is|ist|lautet|est|es|è|é|zijn|are|sind|sont|son|sono|são)\b|"
+    r"\b(?:code|combination|combo|combinaison|kombination|combinaci[óo]n|combinazione|combina[çc][ãa]o|combinatie|"
+    r"pin)\b|(?=\d{4}))\s*"
     r"(?P<value>\d{3,8})(?![\w-]|[.,]\d)")
+# (Its code, or four digits or more right after it: "lucchetto della bici 4412"; three are a locker's number.)
 # "the code to turn off the smoke alarm panel at the shop is 419545": a code word, a thing it opens, then the value.
 _CODE_OF_A_THING = re.compile(
     r"(?i)\b(?:code|codes|c[óo]digo|codice|kode|pin|combination|combinaison|kombination|combinaci[óo]n|combinazione|"
@@ -55,7 +60,7 @@ _N_DIGITS = re.compile(
     r"n[úu]meros|cifre|numeri|cijfers)\s+(?:for|of|to|f[üu]r|vom|von|pour|de|du|para|del|de la|per|della|dello|"
     r"do|da|voor|van)\b[^\d\n.?!]{0,40}?(?:[:=]|\b(?:is|are|ist|sind|lautet|est|sont|es|son|è|sono|é|são|is|zijn)\b)"
     r"\s*(?P<value>\d{3,6})(?![\w-]|[.,]\d)")
-_HINTS = ("cod", "cód", "pin", "comb", "kombin", "schloss", "slot", "lock", "box", "kastje", "kluis", "cadenas",
+_HINTS = ("cod", "cód", "pin", "comb", "kombin", "schloss", "slot", "lock", "box", "safe", "valise", "maleta", "mala", "kastje", "kluis", "cadenas",
           "candado", "lucchetto", "cadeado", "chiavi", "chaves", "clés", "llaves", "digit", "ziffer", "chiffre",
           "dígito", "digito", "cifr", "cijfer", "numer", "númer", "number", "zahlen")
 
