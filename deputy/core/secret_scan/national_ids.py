@@ -133,7 +133,12 @@ LABELS = (
     r"(?:national |personal )?identification number|n[úu]mero de (?:c[ée]dula|documento)|num[ée]ro d'identit[ée]|"
     r"numero d'identit[àa]|identit[äa]tsnummer|tarjeta de identi(?:dad|ficaci[óo]n)|"
     r"cart[ãa]o de identi(?:dade|fica[çc][ãa]o)|carteira de identidade|carta de identidade|c\.\s?i\.|ci|carnet|"
-    r"cccd|cmnd|c[ăa]n c[ưu][ớo]c(?: c[ôo]ng d[âa]n)?|ch[ứu]ng minh nh[âa]n d[âa]n"
+    r"cccd|cmnd|c[ăa]n c[ưu][ớo]c(?: c[ôo]ng d[âa]n)?|ch[ứu]ng minh nh[âa]n d[âa]n|პირადი ნომერი|"
+    r"carte de r[ée]sident|num[ée]ro de r[ée]sident|residen(?:ce|t) (?:card|number)|tarjeta de residen(?:cia|te)|"
+    r"nrt|n[úu]mero de registre tributari|"
+    # A nationality and "ID": "Cypriot ID", "Kenyan ID number", "mijn Keniaanse ID" (the adjective's endings in English
+    # and Dutch; three letters before them at least: a "loan ID" or a "plan ID" is no one's).
+    r"[a-z]{3,}(?:an|ian|ese|ish|ot|i|se|sche) id(?: number| no\.?| nr\.?| card)?"
 )
 _NAMED = re.compile(rf"(?i)(?<![\w-])(?P<label>{LABELS})(?!\w){_BRIDGE}{_VALUE}(?![\w])")
 # Labels that are also ordinary words ("social", "pan", "sin", "nas", "cf", "tin", "patente") want their own format.
@@ -150,9 +155,10 @@ _OWN_FORMAT = {
     "run": r"\d{1,2}\.?\d{3}\.?\d{3}-?[\dKk]",
     # Short names that are words or other things too ("NIN" of a song, "CIN" a cinema, "BI" business intelligence):
     # their number's own shape. Nigeria's NIN and BVN, the Philippines' SSS, Morocco's and Tunisia's CIN, Bangladesh's
-    # NID, Angola's BI.
+    # NID and Albania's, Angola's BI, Andorra's NRT.
     "nin": r"\d{11}", "bvn": r"\d{11}", "sss": r"\d{2}[ -]?\d{7}[ -]?\d", "cin": r"[A-Za-z]{1,2}\d{5,6}|\d{8}",
-    "nid": r"\d{10}|\d{13}|\d{17}", "bi": r"\d{9}[A-Za-z]{2}\d{3}",
+    "nid": r"\d{10}|\d{13}|\d{17}|[A-Za-z]\d{8}[A-Za-z]", "bi": r"\d{9}[A-Za-z]{2}\d{3}",
+    "nrt": r"[A-Za-z]-?\d{6}-?[A-Za-z]",
     # "CI" is also continuous integration ("CI build 30687967"): Latin America's cédula as it is written, with dots;
     # a "carnet" alone may be any card's: Bolivia's, with the department it was issued in.
     "ci": r"\d{1,2}\.\d{3}\.\d{3}(?:-\d)?", "c.i.": r"\d{1,2}\.?\d{3}\.?\d{3}(?:-?\d)?",
@@ -276,6 +282,10 @@ def _named_matches(text: str):
         window_start = max(end, candidate.start() - 110)
         for match in _NAMED.finditer(text, window_start, candidate.end()):
             if match.start("value") == candidate.start():
+                # The nearest name is the number's: "Nino, პირადი ნომერი 0102...", a first name and then the label.
+                while (nearer := _NAMED.search(text, match.end("label"), candidate.end())) is not None and \
+                        nearer.start("value") == candidate.start():
+                    match = nearer
                 value = _trim(match.group("value"))
                 yield _Named(match.group("label").lower(), candidate.start(), value,
                              text[match.end("label"): match.start("value")])
