@@ -150,6 +150,8 @@ def test_a_forwarded_notice_that_names_a_secret_asks_for_nothing() -> None:
     ("Garagentor-Code hat sich geändert", "jetzt 55128", "55128"),  # "now" before the new value
     ("aquí va el número de iqama de mi esposo", "2345678904", "2345678904"),  # an identity number by its own name
     ("le numéro HKID de ma mère :", "C668668(9)", "C668668(9)"),
+    ("the CVV is on the back, one sec", "338", "338"),  # announced: "one sec", "hang on", "un momento"
+    ("pin del móvil nuevo", "found it: 4471", "4471"),
 ])
 def test_a_value_after_a_lead_of_new_kinds_is_taken_out(lead: str, value: str, secret: str) -> None:
     assert is_lead(lead)
