@@ -18,6 +18,10 @@ from deputy.core.secret_scan import find_secrets
     ("la combinación del candado de la maleta es 882", "882"),
     ("CVV de la tarjeta para el hotel de Lisboa: 417.", "417"),
     ("los tres numeritos de atrás de la tarjeta: 316", "316"),
+    ("la barrera del garaje se abre con 6620", "6620"),
+    ("Der Code für die Garagenfernbedienung ist 9183", "9183"),
+    ("la combinaison du casier est 4-17-32", "4-17-32"),
+    ("das Alarmpanel mit 7310 ausschalten", "7310"),
 ])
 def test_a_code_that_opens_something_is_caught(message: str, value: str) -> None:
     scan = find_secrets(message)
@@ -34,6 +38,8 @@ def test_a_code_that_opens_something_is_caught(message: str, value: str) -> None
     "PIN code: 411001, that's the post office of my parents' address",  # India's PIN code: a postcode
     "PIN code 560001, Bangalore",
     "Room 1204, door code later",
+    "the gate opens at 1130, boarding closes at 1150",
+    "la puerta del garaje mide 240 cm",
 ])
 def test_look_alikes_stay(message: str) -> None:
     assert not find_secrets(message).found, message

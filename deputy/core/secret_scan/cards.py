@@ -52,7 +52,7 @@ _MORE_CODES = tuple((hints, re.compile(r"(?i)(?:\b(?:" + names + r")\b)" + _CODE
      r"codice (?:d'accesso |di accesso )?(?:all'|dell')allarme|disarm(?: it)? with|entsch[äa]rfen mit|"
      r"(?:deaktivier\w*|ausschalt\w*|ausmach\w*|d[ée]sactiv\w*|disattiv\w*|desactiv\w*|desativ\w*|uitschakel\w*|"
      r"uitzetten|turn(?:ing)? (?:it )?off|switch(?:ing)? (?:it )?off|disabl\w*)\s+(?:[\w']+\s+){0,3}?"
-     r"(?:mit|avec|con|com|met|with)"),
+     r"(?:mit|avec|con|com|met|with)|alarm\w*(?: \w+){0,3}? mit"),
     (("app",),
      r"(?:pin|code|mot de passe|c[óo]digo|codice|senha|wachtwoord|passcode)\s+(?:de l'|del(?:la)?\s|dell'|da\s|"
      r"de la\s|der\s|van de\s|of the\s|for the\s|for my\s)\s*(?:bank(?:ing)?[- ]?)?(?:app|appli|application|"
@@ -68,7 +68,9 @@ _MORE_CODES = tuple((hints, re.compile(r"(?i)(?:\b(?:" + names + r")\b)" + _CODE
      r"achterop|costas|tr[áa]s)"),
 ))
 # A card's own code named outright ("CVC van de creditcard voor de boeking: 559"): the words between may be more.
-_CARD_CODE = re.compile(r"(?i)\b(?:cvv2?|cvc2?|csc|cvn|kartenpr[üu]fnummer|cryptogramme(?: visuel)?)\b"
+_CARD_CODE = re.compile(r"(?i)\b(?:cvv2?|cvc2?|csc|cvn|kartenpr[üu]fnummer|cryptogramme(?: visuel)?|security code|"
+                        r"c[óo]digo de seguridad|codice di sicurezza|code de s[ée]curit[ée]|sicherheitscode|"
+                        r"beveiligingscode|c[óo]digo de seguran[çc]a)\b"
                         r"[^\d\n.?!]{25,48}?[:=]\s*(?P<value>\d{3,4})(?![\w-]|[.,]\d)")
 # India's "PIN code" (Postal Index Number) is a postcode: six digits, in an address.
 _POSTAL_PIN = re.compile(r"(?i)\b(?:postal|post ?code|postcode|zip|address|adresse?|anschrift|direcci[óo]n|indirizzo|"

@@ -24,7 +24,12 @@ _THING = (r"door|front door|gate|garage|garage door|safe|locker|lock|padlock|key
           r"barrera|buz[óo]n|porta|portone|cancello|garage|cassaforte|armadietto|lucchetto|cassetta (?:delle )?chiavi|"
           r"allarme|sbarra|segreteria|port[ãa]o|garagem|cofre|cacifo|cadeado|caixa (?:de|das) chaves|alarme|cancela|"
           r"deur|voordeur|poort|garagedeur|kluis|kluisje|slot|fietsslot|hangslot|sleutel(?:kastje|kluis|kast)|"
-          r"alarm|slagboom|voicemail|brievenbus")
+          r"alarm|hek|slagboom|voicemail|brievenbus|"
+          # what opens them from afar, and German compounds of the garage's ("Garagenfernbedienung")
+          r"remote|garage remote|garagen\w*|fernbedienung|t[ée]l[ée]commande|mando|telecomando|comando|afstandsbediening|"
+          r"bo[îi]tier [àa] cl[ée]s")
+# A code as it is said: digits, or a combination's numbers in groups ("12-24-36", "3-1-4").
+_CODE_VALUE = r"(?P<value>\d{1,2}(?:[ -]\d{1,2}){2,3}(?![ -]?\d)|\d{3,8})(?![\w-]|[.,]\d)"
 # A lock that is opened by a number: its name alone says the number after it is the code.
 _COMBINATION_LOCK = re.compile(
     r"(?i)\b(?:combination lock|code lock|number lock|bike lock|key ?box|lock ?box|key ?safe|"
@@ -35,19 +40,23 @@ _COMBINATION_LOCK = re.compile(
     r"cadeado (?:de (?:segredo|combina[çc][ãa]o)|da bicicleta|da bici)|caixa (?:de|das) chaves|"
     r"cijferslot|codeslot|combinatieslot|fietsslot|sleutel(?:kastje|kluis|kast)|"
     r"luggage lock|suitcase lock|tsa lock|kofferschloss|cadenas de (?:la )?valise|candado de (?:la )?maleta|"
-    r"lucchetto della valigia|cadeado da mala|kofferslot)\b"
+    r"lucchetto della valigia|cadeado da mala|kofferslot|bo[îi]tier [àa] cl[ée]s)\b"
     r"[^\d\n.?!]{0,40}?(?:[:=]|\b(?:is|ist|lautet|est|es|è|é|zijn|are|sind|sont|son|sono|são)\b|"
     r"\b(?:code|combination|combo|combinaison|kombination|combinaci[óo]n|combinazione|combina[çc][ãa]o|combinatie|"
-    r"pin)\b|(?=\d{4}))\s*"
-    r"(?P<value>\d{3,8})(?![\w-]|[.,]\d)")
+    r"pin|(?:die |the |les |los |le |i |de |os )?(?:zahlen|numbers|digits|chiffres|n[úu]meros|numeri|cijfers))\b|"
+    r"(?=\d{4}))\s*" + _CODE_VALUE)
 # (Its code, or four digits or more right after it: "lucchetto della bici 4412"; three are a locker's number.)
 # "the code to turn off the smoke alarm panel at the shop is 419545": a code word, a thing it opens, then the value.
 _CODE_OF_A_THING = re.compile(
     r"(?i)\b(?:code|codes|c[óo]digo|codice|kode|pin|combination|combinaison|kombination|combinaci[óo]n|combinazione|"
     r"combina[çc][ãa]o|combinatie|zahlenkombination|cijfercode)\b"
     rf"(?P<gap>[^\d\n.?!]{{0,70}}?\b(?:{_THING})\b[^\d\n.?!]{{0,40}}?)"
-    r"(?:[:=]|\b(?:is|ist|lautet|est|es|è|é|zijn|are|sind|sont|son|sono|são)\b|(?=\d{4}))\s*"
-    r"(?P<value>\d{3,8})(?![\w-]|[.,]\d)")
+    r"(?:[:=]|\b(?:is|ist|lautet|est|es|è|é|zijn|are|sind|sont|son|sono|são)\b|(?=\d{4}))\s*" + _CODE_VALUE)
+# "het hek van de parkeerplaats gaat open met 1942", "la barrera del parking se abre con 2255".
+_OPENS_WITH = re.compile(
+    rf"(?i)\b(?:{_THING})\b[^\d\n.?!]{{0,40}}?\b(?:opens? with|unlocks? with|gaat open met|opent met|"
+    r"se abre con|abre con|si apre con|s'ouvre avec|ouvre avec|[öo]ffnet(?: sich)? mit|aufmachen mit|abre com|"
+    r"se abre com)\s*" + _CODE_VALUE)
 # (With no "is" or colon, only four digits or more: "code for gate 12" is the gate's number.)
 # "the 4 digits for the box are 9039", "die vier Ziffern für das Schloss: 4711": a code given as so many digits,
 # and exactly that many.
@@ -62,7 +71,8 @@ _N_DIGITS = re.compile(
     r"\s*(?P<value>\d{3,6})(?![\w-]|[.,]\d)")
 _HINTS = ("cod", "cód", "pin", "comb", "kombin", "schloss", "slot", "lock", "box", "safe", "valise", "maleta", "mala", "kastje", "kluis", "cadenas",
           "candado", "lucchetto", "cadeado", "chiavi", "chaves", "clés", "llaves", "digit", "ziffer", "chiffre",
-          "dígito", "digito", "cifr", "cijfer", "numer", "númer", "number", "zahlen")
+          "dígito", "digito", "cifr", "cijfer", "numer", "númer", "number", "zahlen", "open", "ouvr", "abre", "apre",
+          "öffn", "offn", "aufmach")
 
 
 def lock_code_hits(text: str) -> list[Hit]:
@@ -71,6 +81,7 @@ def lock_code_hits(text: str) -> list[Hit]:
         return []
     found = [Hit("password", *m.span("value")) for m in _COMBINATION_LOCK.finditer(text)]
     found.extend(Hit("password", *m.span("value")) for m in _CODE_OF_A_THING.finditer(text))
+    found.extend(Hit("password", *m.span("value")) for m in _OPENS_WITH.finditer(text))
     found.extend(Hit("password", *m.span("value")) for m in _N_DIGITS.finditer(text)
                  if len(m.group("value")) == _COUNTS.get(m.group("count").lower()))
     return found
