@@ -14,7 +14,9 @@ the name readable, so the user still sees which account a message was about. A f
 development part (`dev4`, tuned on: every case is held) and a held-out part (`frozen2`, never tuned on, its misses
 never printed); both are pinned by their hashes. A fifth (`dev5/`, commit 11ed800), aimed at identity numbers of
 about 40 countries, secrets split over two messages and security codes or PINs on their own, is split the same way:
-`dev5` tuned on, `frozen3` held out (never tuned on, its cases and misses never read), both pinned by their hashes.
+`dev5` tuned on, `frozen3` held out (never tuned on, its cases and misses never read), both pinned by their hashes. A
+sixth (`dev6/`, commit b4d373b), aimed at identity numbers of about 50 countries no earlier set used, split secrets and
+codes or PINs of more things, is split the same way: `dev6` tuned on, `frozen4` held out, both pinned by their hashes.
 """
 
 from __future__ import annotations
@@ -31,6 +33,8 @@ DEV4_SHA256 = "84ac8639c4b62faf37f0e216ee76fc3deb301ad416b794ca03dba32c1c975bdf"
 FROZEN2_SHA256 = "c6491604305113045ae8d167a78bb356a08c10a4ec279c426c676d67f36a374a"
 DEV5_SHA256 = "825bfb247a79e1ffcad45175a18ce3eb69fdc6c7a41c38c5ef013c6e9f86d979"
 FROZEN3_SHA256 = "6f708c687f39c9f6d5827c6549acbf260e2a19897bf0610b02ba2d87beede94b"
+DEV6_SHA256 = "9eebecff9ff501e9554ba76a25e7b16470d8715b771f17b5da797ba8b814d074"
+FROZEN4_SHA256 = "1539b9ac4f8a421572a34390c1960da3497b0e826dfc8883e70e8543393d1647"
 
 
 def _items(split: str) -> list[dict]:
@@ -90,6 +94,18 @@ FROZEN2_FLOOR = {"card": 3, "connection_string": 3, "cvc_pin": 3, "iban": 3, "jw
 FROZEN3_FLOOR = {"cvc_pin": 17, "lookalike": 22, "national_id": 34, "split": 27}
 
 
+def test_the_sixth_set_is_as_written() -> None:
+    for split, expected, size in (("dev6", DEV6_SHA256, 162), ("frozen4", FROZEN4_SHA256, 109)):
+        items = load(split)
+        digest = hashlib.sha256(json.dumps(items, sort_keys=True, ensure_ascii=False).encode()).hexdigest()
+        assert digest == expected and len(items) == size, split
+
+
+# The same for the sixth corpus's held-out part, measured once after tuning on dev6 (before any tuning: security codes
+# 10/15, look-alikes 30/31, identity numbers 13/47, split secrets 11/16).
+FROZEN4_FLOOR = {"cvc_pin": 13, "lookalike": 30, "national_id": 45, "split": 16}
+
+
 def test_dev_secrets_are_caught_and_look_alikes_kept() -> None:
     results = evaluate(_items("dev"))
     looks_kept, looks_total = results.pop("lookalike")
@@ -128,6 +144,19 @@ def test_fifth_development_set_stays_where_tuning_left_it() -> None:
     assert not missed, f"the fifth development set is no longer caught whole: {missed}"
 
 
+# Where tuning on dev6 left it: every kind whole but one identity number (a cédula behind a misspelt label, "mi cedual
+# es ...", left alone: a misspelling is not a name the scanner should learn one at a time).
+DEV6_REACHED = {"cvc_pin": 21, "lookalike": 46, "national_id": 70, "split": 24}
+
+
+def test_sixth_development_set_stays_where_tuning_left_it() -> None:
+    """`dev6` as after tuning on it (before: security codes and PINs 14/21, look-alikes 45/46, identity numbers 24/71,
+    split secrets 12/24)."""
+    results = evaluate(load("dev6"))
+    worse = {kind: f"{good} < {DEV6_REACHED[kind]}" for kind, (good, _) in results.items() if good < DEV6_REACHED[kind]}
+    assert not worse, f"the sixth development set fell back: {worse}"
+
+
 def test_the_frozen_part_does_not_regress() -> None:
     results = evaluate(_items("frozen"))
     worse = {kind: f"{good} < {FROZEN_FLOOR[kind]}" for kind, (good, _) in results.items() if good < FROZEN_FLOOR[kind]}
@@ -146,3 +175,10 @@ def test_frozen3_does_not_regress() -> None:
     worse = {kind: f"{good} < {FROZEN3_FLOOR[kind]}" for kind, (good, _) in results.items()
              if good < FROZEN3_FLOOR[kind]}
     assert not worse, f"fewer caught than at frozen3's measurement: {worse}"
+
+
+def test_frozen4_does_not_regress() -> None:
+    results = evaluate(load("frozen4"))
+    worse = {kind: f"{good} < {FROZEN4_FLOOR[kind]}" for kind, (good, _) in results.items()
+             if good < FROZEN4_FLOOR[kind]}
+    assert not worse, f"fewer caught than at frozen4's measurement: {worse}"

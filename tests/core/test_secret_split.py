@@ -143,3 +143,17 @@ def test_a_short_number_after_a_code_is_corrected_only_where_the_message_says_so
 
 def test_a_forwarded_notice_that_names_a_secret_asks_for_nothing() -> None:
     assert not is_lead("Forwarded:\n> your password was reset")
+
+
+@pytest.mark.parametrize("lead, value, secret", [
+    ("the alarm code changed, the new one is", "7719", "7719"),  # "changed" first, the value still to come
+    ("Garagentor-Code hat sich geändert", "jetzt 55128", "55128"),  # "now" before the new value
+    ("aquí va el número de iqama de mi esposo", "2345678904", "2345678904"),  # an identity number by its own name
+    ("le numéro HKID de ma mère :", "C668668(9)", "C668668(9)"),
+    ("the CVV is on the back, one sec", "338", "338"),  # announced: "one sec", "hang on", "un momento"
+    ("pin del móvil nuevo", "found it: 4471", "4471"),
+])
+def test_a_value_after_a_lead_of_new_kinds_is_taken_out(lead: str, value: str, secret: str) -> None:
+    assert is_lead(lead)
+    scan = find_secrets_after(lead, value)
+    assert scan.found and secret not in scan.redacted()

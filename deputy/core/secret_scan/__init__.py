@@ -18,6 +18,7 @@ from deputy.core.secret_scan.country_ids import country_id_hits
 from deputy.core.secret_scan.hits import KINDS, Hit
 from deputy.core.secret_scan.keys import key_hits, private_key_hits
 from deputy.core.secret_scan.normalise import normalise
+from deputy.core.secret_scan.lock_codes import lock_code_hits
 from deputy.core.secret_scan.logins import login_hits, strong_token_hits
 from deputy.core.secret_scan.passwords import password_hits, password_shaped
 from deputy.core.secret_scan.structured import structured_hits
@@ -74,7 +75,7 @@ def find_secrets(text: str) -> Scan:
     found = [*key_hits(text, lowered), *card_hits(text, ibans), *card_code_hits(text), *seed_hits(text, lowered),
              *password_hits(text), *answer_hits(text), *login_hits(text), *strong_token_hits(text), *ibans,
              *identity_hits(text), *country_id_hits(text),
-             *code_hits(text)]
+             *code_hits(text), *lock_code_hits(text)]
     found = [*settings, *(h for h in found if not any(s.start < h.end and h.start < s.end for s in settings))]
     hits = [*private, *(_restore(hit, marks) for hit in found)] if marks else found
     if "\n" in original:

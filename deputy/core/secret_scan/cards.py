@@ -20,7 +20,7 @@ LOOK_ALIKE_BEFORE = re.compile(
     r"imei|isbn|serial|account|acct|customer|member(?:ship)?|loyalty|policy|claim|case|phone|tel|fax|call|"
     r"mobile|cell|whatsapp|upc|ean|barcode|sku|part|model|vin|routing|transaction|txn|receipt|meter|ups|fedex|"
     r"usps|dhl|awb|waybill|bestellnummer|sendungsnummer|commande|pedido|tracciamento|spedizione|suivi|colis|"
-    r"seguimiento|rastreo|env[íi]o|brt|gls|dpd|hermes|n[ºo°]\.?|#|"
+    r"seguimiento|rastreo|env[íi]o|brt|gls|dpd|hermes|n[º°]\.?|no(?=\.|[\s:#]*$)|#|"
     # A file's, a case's or a customer's number at an office or a shop, in the seven languages.
     r"protocol|protokoll(?:nummer)?|protocolo|protocollo|aktenzeichen|dossier|expediente|pratica|processo|zaak(?:nummer)?|"
     r"kundennummer|kunden-?nr|klantnummer|cliente|client|kontonummer|rechnungsnummer|auftragsnummer|"
@@ -46,10 +46,13 @@ _MORE_CODES = tuple((hints, re.compile(r"(?i)(?:\b(?:" + names + r")\b)" + _CODE
      r"sec[a-z]{3,6} code|c[óo]d\.? (?:de )?seguran[çc]a|c[óo]digo de seguran[çc]a|senha do (?:multibanco|cart[ãa]o)|"
      r"pin (?:do|de) multibanco"),
     (("sim",), r"sim[- ]?code|code sim|c[óo]digo pin|codice pin|pincode van de sim"),
-    (("alarm", "allarm", "disarm", "entsch"),
+    (("alarm", "allarm", "disarm", "entsch", "alarme"),
      r"alarm-?code|alarmcode|code (?:d'acc[èe]s )?(?:de l'|d')alarme|"
      r"c[óo]digo (?:de acceso |de acesso )?(?:de la |da |do )?alarma?e?|"
-     r"codice (?:d'accesso |di accesso )?(?:all'|dell')allarme|disarm(?: it)? with|entsch[äa]rfen mit"),
+     r"codice (?:d'accesso |di accesso )?(?:all'|dell')allarme|disarm(?: it)? with|entsch[äa]rfen mit|"
+     r"(?:deaktivier\w*|ausschalt\w*|ausmach\w*|d[ée]sactiv\w*|disattiv\w*|desactiv\w*|desativ\w*|uitschakel\w*|"
+     r"uitzetten|turn(?:ing)? (?:it )?off|switch(?:ing)? (?:it )?off|disabl\w*)\s+(?:[\w']+\s+){0,3}?"
+     r"(?:mit|avec|con|com|met|with)|alarm\w*(?: \w+){0,3}? mit"),
     (("app",),
      r"(?:pin|code|mot de passe|c[óo]digo|codice|senha|wachtwoord|passcode)\s+(?:de l'|del(?:la)?\s|dell'|da\s|"
      r"de la\s|der\s|van de\s|of the\s|for the\s|for my\s)\s*(?:bank(?:ing)?[- ]?)?(?:app|appli|application|"
@@ -58,11 +61,22 @@ _MORE_CODES = tuple((hints, re.compile(r"(?i)(?:\b(?:" + names + r")\b)" + _CODE
     (("back", "atr", "detr", "dorso", "reverso", "hinten", "ckseite", "dos", "verso", "retro", "achter", "costas", "trás",
       "tras"),
      r"(?:(?:3|4|three|four|tres|cuatro|drei|vier|trois|quatre|tre|quattro|tr[êe]s|quatro|drie)\s+(?:last\s+)?"
-     r"(?:numbers?|n[úu]meros|zahlen|numeri|getallen)|(?:(?:3|4|three|four|tres|cuatro|drei|vier|trois|quatre|tre|"
-     r"quattro|tr[êe]s|quatro|drie)\s+)?(?:digits?|d[íi]gitos|cifras|ziffern|chiffres|cifre|cijfers))\s+"
+     r"(?:numbers?|n[úu]meros|n[úu]meritos|numerinhos|zahlen|numeri|numeretti|getallen|getalletjes)|(?:(?:3|4|three|four|tres|cuatro|drei|vier|trois|quatre|tre|"
+     r"quattro|tr[êe]s|quatro|drie)\s+)?(?:digits?|d[íi]gitos|cifras|cifritas|ziffern|chiffres|cifre|cijfers|"
+     r"cijfertjes))\s+"
      r"(?:[\w'’]+\s+){0,3}?(?:back|atr[áa]s|detr[áa]s|dorso|reverso|hinten|r[üu]ckseite|dos|verso|retro|achterkant|"
      r"achterop|costas|tr[áa]s)"),
 ))
+# A card's own code named outright ("CVC van de creditcard voor de boeking: 559"): the words between may be more.
+_CARD_CODE = re.compile(r"(?i)\b(?:cvv2?|cvc2?|csc|cvn|kartenpr[üu]fnummer|cryptogramme(?: visuel)?|security code|"
+                        r"c[óo]digo de seguridad|codice di sicurezza|code de s[ée]curit[ée]|sicherheitscode|"
+                        r"beveiligingscode|c[óo]digo de seguran[çc]a)\b"
+                        r"[^\d\n.?!]{25,48}?[:=]\s*(?P<value>\d{3,4})(?![\w-]|[.,]\d)")
+# India's "PIN code" (Postal Index Number) is a postcode: six digits, in an address.
+_POSTAL_PIN = re.compile(r"(?i)\b(?:postal|post ?code|postcode|zip|address|adresse?|anschrift|direcci[óo]n|indirizzo|"
+                         r"endere[çc]o|delivery|deliver|courier|shipping|ship to|post office|india|indian|inde|indien|"
+                         r"indiano?a?|nagar|district|street|road|colony)\b")
+_PLACE_AFTER = re.compile(r"\s*[,(-]?\s*[A-Z][a-z]{3,}")  # "560001, Bangalore": a town after the number
 _PIN_NOT = re.compile(r"(?i)\bpin\b\s*(?:the|this|that|it|a|an|to|on|up|down|point|board|code\?|location|drop)\b")
 _IBAN = re.compile(r"\b[A-Z]{2}\d{2}(?:[ ]?[A-Z0-9]{4}){2,7}(?:[ ]?[A-Z0-9]{1,4})?\b")
 _IBAN_LENGTHS = {"AD": 24, "AE": 23, "AT": 20, "BE": 16, "BG": 22, "CH": 21, "CY": 28, "CZ": 24, "DE": 22, "DK": 18,
@@ -131,8 +145,12 @@ def code_hits(text: str) -> list[Hit]:
     found = []
     lowered = text.lower()
     more = [m for hints, names in _MORE_CODES if any(hint in lowered for hint in hints) for m in names.finditer(text)]
-    for match in (*_CODE.finditer(text), *more):
+    for match in (*_CODE.finditer(text), *more, *_CARD_CODE.finditer(text)):
         if _PIN_NOT.match(text, match.start()):
             continue
+        if len(match.group("value")) == 6 and re.match(r"(?i)pin", match.group(0)) and (
+                _POSTAL_PIN.search(text) or (re.match(r"(?i)pin[- ]?code", match.group(0)) and _PLACE_AFTER.match(
+                    text, match.end("value")) and not _CARD_WORDS.search(text))):
+            continue  # "PIN code: 411001 (Pune)", "PIN code 560001, Bangalore": a postcode
         found.append(Hit("card_code", *match.span("value")))
     return found

@@ -12,19 +12,13 @@ a specimen or a firm's number stays.
 from __future__ import annotations
 
 import re
-from typing import Callable, NamedTuple
+from functools import lru_cache
 
 from deputy.core.secret_scan import country_checks as check
 from deputy.core.secret_scan.cards import LOOK_ALIKE_BEFORE
 from deputy.core.secret_scan.hits import Hit
 from deputy.core.secret_scan.national_ids import NOT_A_PERSON, SPECIMEN, numbers_something_else
-
-
-class _Scheme(NamedTuple):
-    label: str  # the words that name the number (a regular expression, case-insensitive)
-    valid: Callable[[str], bool]  # its check, on the number without separators
-    shape: str = r"\d+"  # what the number is without separators
-    reach: int = 160  # how far before the number its name may be (a check that one number in ten passes: close)
+from deputy.core.secret_scan.world_ids import ANY_ID, SCHEMES as _WORLD, Scheme as _Scheme
 
 
 _SCHEMES = {
@@ -37,7 +31,8 @@ _SCHEMES = {
     "cnp": _Scheme(r"cnp|cod numeric personal|personal numeric code", check.romanian_cnp),
     "egn": _Scheme(r"egn|егн|единен граждански номер", check.bulgarian_egn),
     "oib": _Scheme(r"oib|osobni identifikacijski broj", check.croatian_oib),
-    "emso": _Scheme(r"em[šs]o|emšo|jmbg|матични број", check.emso),
+    "emso": _Scheme(r"em[šs]o|emšo|[je]mbg|јмбг|ембг|(?:jedinstveni )?mati[čc]ni broj(?: građana)?|"
+                    r"(?:единствен )?матич(?:ен|ни) број", check.emso),
     "amka": _Scheme(r"amka|αμκα", check.greek_amka),
     "kennitala": _Scheme(r"kennitala|kennitölu|kt\.", check.kennitala),
     "ec": _Scheme(r"c[ée]dula|ci|c\.i\.", check.ecuador_ci, reach=60),
@@ -74,17 +69,21 @@ _SCHEMES = {
     "itin": _Scheme(r"itin", check.us_itin),
     "uk_dl": _Scheme(r"licen[cs]e|permis|f[üu]hrerschein\w*|carnet|patente|rijbewijs\w*|carta de condu[çc][ãa]o|dvla|"
                      r"driving|conducir|conduire|guida", check.uk_driving_licence, r"[A-Za-z9]{5}\d{6}[A-Za-z9]{2}\d[A-Za-z]{2}"),
+    **_WORLD,  # Latin America, Asia, Africa and Eastern Europe
 }
+_SHAPES = {name: re.compile(scheme.shape) for name, scheme in _SCHEMES.items()}
+_NEEDS = {name: re.compile(scheme.needs) for name, scheme in _SCHEMES.items() if scheme.needs}
 
 # Every country's name for its number, for a message that names one and waits for it ("EMŠO del mio collega:").
 LABELS = "|".join(scheme.label for scheme in _SCHEMES.values())
 _LABEL = re.compile("(?i)(?<![\\w-])(?:" + "|".join(f"(?P<{name}>{scheme.label})" for name, scheme in _SCHEMES.items())
+                    + f"|(?P<any_id>{ANY_ID})"  # (once, for every scheme it names: one alternative, not one each)
                     + ")(?:[ -]?(?:no\\.?|nr\\.?|n[º°]\\.?|number|nummer|num[ée]ro|n[úu]mero|numero|#))?(?![\\w-])")
 # Every way a number is written: digits (a letter before or after) in groups of dots, dashes, spaces or slashes.
 # (And a British driving licence's 16 characters, five letters of the surname first.)
-_NUMBER = re.compile(r"(?<![\w.\-/])(?:[A-Za-z][A-Za-z9]{4}\d{6}[A-Za-z9]{2}\d[A-Za-z]{2}(?=(?:\s?\d{2})?(?!\w))|"
+_NUMBER = re.compile(r"(?<![\w.\-/+])(?:[A-Za-z]{1,2}\d{6} ?\([\dA]\)|[A-Za-z][A-Za-z9]{4}\d{6}[A-Za-z9]{2}\d[A-Za-z]{2}(?=(?:\s?\d{2})?(?!\w))|"
                      r"(?:[A-Za-z][ -]?)?\d(?:[ .\-/]?\d){5,21}(?:[ -]?[A-Za-z])?(?![\w/]|[.\-]\w))")
-_SEPARATORS = re.compile(r"[ .\-/]")
+_SEPARATORS = re.compile(r"[ .\-/()]")  # (a check character in brackets: "G375399(8)")
 _SIX_DIGITS = re.compile(r"\d[\d .\-/]{4,}\d")  # (a quick test first: most messages hold no such number)
 # Part of a masked number: "XXXX-1234", "***", "...". ("# 4711" is a number sign.)
 _MASKED_BEFORE = re.compile(r"(?<![A-Za-z])[*•xX]+[ .\-]?$|\.\.\.$")
@@ -92,10 +91,15 @@ _MASKED_AFTER = re.compile(r"[ .\-]?[*•xX]+(?![A-Za-z])|\.\.\.")
 _SAID = re.compile(r"(?i)[:=]|\b(?:is|es|est|ist|è|é|era|was|lautet|sera|son|são|c'est|zijn|are|"
                    r"of|de|du|di|da|do|van|von|my|mi|mon|ma|mein\w*|mio|mia|meu|minha|mijn|his|her|su|sa|son|suo|sua|"
                    r"zijn|haar)\b")  # (or whose it is: "el NIT de mi papá 79.123.456-0")
+# A firm's number by the word before its name: "Company Emirates registration ...", "our company's INN".
+_A_FIRMS = re.compile(r"(?i)\b(?:company|company's|business|firm|corporate|empresa|firma|soci[ée]t[ée]|entreprise|"
+                      r"azienda|bedrijf|unternehmen|companhia)\b\W*(?:\w+\W+)?$")
 # How far after the number its name may come: "3 931211 9998 ← isikukood van mijn vrouw".
 _AFTER = 70
 
 
+_ANY_ID = re.compile(f"(?i){ANY_ID}")
+_BY_ANY_ID = tuple(name for name, scheme in _SCHEMES.items() if scheme.any_id)
 _WHOLE = {name: re.compile(f"(?i){scheme.label}") for name, scheme in _SCHEMES.items()}
 
 
@@ -103,11 +107,18 @@ def _schemes_named(text: str) -> list[tuple[str, int, int]]:
     named = []
     for match in _LABEL.finditer(text):
         first = match.lastgroup
-        named.append((first, match.start(), match.end()))
-        # One name may stand for several countries ("cédula"): the alternation stops at the first; try the others.
-        named.extend((name, match.start(), match.end()) for name, scheme in _SCHEMES.items()
-                     if name != first and _WHOLE[name].fullmatch(match.group(first)))
+        named.extend((name, match.start(), match.end()) for name in _schemes_of(first, match.group(first).lower()))
     return named
+
+
+@lru_cache(maxsize=512)
+def _schemes_of(first: str, name: str) -> tuple[str, ...]:
+    """The schemes a name stands for: one name may stand for several countries ("cédula", "ID"); the alternation
+    stops at the first, the others are tried here (once per name: the same few names come back)."""
+    others = tuple(other for other in _SCHEMES if other != first and _WHOLE[other].fullmatch(name))
+    if first == "any_id" or _ANY_ID.fullmatch(name):
+        others += tuple(other for other in _BY_ANY_ID if other not in others)
+    return tuple(other for other in (first, *others) if other != "any_id")
 
 
 def _readings(number: str) -> list[tuple[int, int, str]]:
@@ -132,24 +143,28 @@ def country_id_hits(text: str) -> list[Hit]:
         start, end = number.span()
         if _MASKED_BEFORE.search(text, max(0, start - 8), start) or _MASKED_AFTER.match(text, end):
             continue
+        readings = _readings(number.group(0))
         for name, label_start, label_end in named:
             scheme = _SCHEMES[name]
             if not (label_end <= start and start - label_end <= scheme.reach or label_start >= end and label_start - end <= _AFTER):
                 continue
+            # The check first: it is quick, and most numbers fail most countries' checks.
+            reading = next(((s, e) for s, e, compact in readings
+                            if _SHAPES[name].fullmatch(compact) and scheme.valid(compact)), None)
+            if reading is None or (name in _NEEDS and not _NEEDS[name].search(text)):
+                continue
             between = text[label_end: start] if label_end <= start else text[end: label_start]
             if LOOK_ALIKE_BEFORE.search(text[max(0, start - 40, label_end if label_end <= start else 0): start]):
                 continue  # "order no. 3578...": named by a nearer word ("NHS no. 761 518 8369" is the NHS's)
-            if NOT_A_PERSON.search(between) or (label_end <= start and numbers_something_else(between)):
+            if NOT_A_PERSON.search(between) or _A_FIRMS.search(text, max(0, label_start - 30), label_start) or (
+                    label_end <= start and numbers_something_else(between)):
                 continue
             if label_start >= end and (len(between) > 30 or re.search(r"[,.;!?\n]", between)):
                 continue  # a name after the number follows it closely: "3 931211 9998 ← isikukood van mijn vrouw"
             if scheme.reach < 90 and len(between.strip()) > 3 and not _SAID.search(between):
                 continue  # a weak check wants its number given: "CI de mi viejo: ...", not "CI build 30687967"
-            reading = next(((s, e) for s, e, compact in _readings(number.group(0))
-                            if re.fullmatch(scheme.shape, compact) and scheme.valid(compact)), None)
-            if reading is not None:
-                found.append(Hit("national_id", start + reading[0], start + reading[1]))
-                break
+            found.append(Hit("national_id", start + reading[0], start + reading[1]))
+            break
     if found and SPECIMEN.search(text):
         found = [hit for hit in found if not SPECIMEN.search(text[max(0, hit.start - 80): hit.end + 80])]
     return found

@@ -86,7 +86,7 @@ def _valid(match: re.Match[str]) -> bool:
 
 
 # A number's possible shapes after a label: digits in groups, or letters and digits (passports).
-_VALUE = r"(?<![A-Za-z0-9])(?P<value>(?=[A-Za-z]{0,11}\d)[A-Za-z0-9]{1,18}(?:[ .\-/][A-Za-z0-9]{1,12}){0,6})"
+_VALUE = r"(?<![A-Za-z0-9])(?P<value>(?=[A-Za-z]{0,11}-?\d)[A-Za-z0-9]{1,18}(?:[ .\-/][A-Za-z0-9]{1,12}){0,6})"
 # Between the label and the number: "number", "is", a colon, "(NAS)", "meiner Frau:" (no digits, no new sentence).
 _BRIDGE = r"[^\d\n?!;]{0,60}?(?:\n[ \t]*)?"  # (a label alone on its line, the number on the next)
 LABELS = (
@@ -123,14 +123,29 @@ LABELS = (
     r"tckn|te'?udat zehut|mispar zehut|zehut|israeli id(?: number)?|תעודת זהות|מספר זהות|ת\.ז\.?|tfn|"
     r"身份证(?:号码?)?|居民身份证(?:号码?)?|chinese id(?: card)?(?: number)?|shenfenzheng|cuit|svnr|"
     r"versicherungsnummer|identity number|sotu|personnr\.?|sa id(?: number| no\.?)?|id (?:no|nr)\.?|run|"
-    r"rol [úu]nico (?:tributario|nacional)|uid(?:ai)? (?:number|no\.?)|(?:personal )?identity code"
+    r"rol [úu]nico (?:tributario|nacional)|uid(?:ai)? (?:number|no\.?)|(?:personal )?identity code|"
+    # Identity cards and numbers with no public check digit (Latin America, Africa, Asia, the Balkans, the small
+    # states of Europe), by their names: the card ("carnet de identidad", "Ghana card", "CNIE", "BI") or the number.
+    r"carn[eéê]t? de identida[dt]e?|carnet d'identit[ée]|philsys(?: card)?|phil ?id|sss|nin|bvn|ghana ?card|"
+    r"ghana-?kaart|cnie|cin|nid|numri personal|numri i identitetit|peid|bi|"
+    r"permis de r[ée]sidence|residence permit|resident permit|permesso di soggiorno|permiso de residencia|"
+    r"autoriza[çc][ãa]o de resid[êe]ncia|verblijfsvergunning|aufenthalts(?:titel|erlaubnis)|"
+    r"(?:national |personal )?identification number|n[úu]mero de (?:c[ée]dula|documento)|num[ée]ro d'identit[ée]|"
+    r"numero d'identit[àa]|identit[äa]tsnummer|tarjeta de identi(?:dad|ficaci[óo]n)|"
+    r"cart[ãa]o de identi(?:dade|fica[çc][ãa]o)|carteira de identidade|carta de identidade|c\.\s?i\.|ci|carnet|"
+    r"cccd|cmnd|c[ăa]n c[ưu][ớo]c(?: c[ôo]ng d[âa]n)?|ch[ứu]ng minh nh[âa]n d[âa]n|პირადი ნომერი|"
+    r"carte de r[ée]sident|num[ée]ro de r[ée]sident|residen(?:ce|t) (?:card|number)|tarjeta de residen(?:cia|te)|"
+    r"nrt|n[úu]mero de registre tributari|"
+    # A nationality and "ID": "Cypriot ID", "Kenyan ID number", "mijn Keniaanse ID" (the adjective's endings in English
+    # and Dutch; three letters before them at least: a "loan ID" or a "plan ID" is no one's).
+    r"[a-z]{3,}(?:an|ian|ese|ish|ot|i|se|sche) id(?: number| no\.?| nr\.?| card)?"
 )
 _NAMED = re.compile(rf"(?i)(?<![\w-])(?P<label>{LABELS})(?!\w){_BRIDGE}{_VALUE}(?![\w])")
 # Labels that are also ordinary words ("social", "pan", "sin", "nas", "cf", "tin", "patente") want their own format.
 _OWN_FORMAT = {
     "social": r"\d{3}[ -]?\d{2}[ -]?\d{4}", "pan": r"[A-Za-z]{5}\d{4}[A-Za-z]", "pan card": r"[A-Za-z]{5}\d{4}[A-Za-z]",
     "sin": r"\d{3}[ -]?\d{3}[ -]?\d{3}", "nas": r"\d{3}[ -]?\d{3}[ -]?\d{3}", "cf": r"[A-Za-z]{6}\d{2}[A-Za-z]\d{2}[A-Za-z]\d{3}[A-Za-z]",
-    "tin": r"\d{2,3}[ -]?\d{2,7}[ -]?\d{3,4}", "patente": r"[A-Za-z]{2}\d{7}[A-Za-z]?|U1[A-Za-z0-9]{7}[A-Za-z]",
+    "tin": r"\d{2,3}[ -]?\d{2,7}[ -]?\d{3,4}|\d{3}[ -]?\d{3}[ -]?\d{3}[ -]?\d{3,5}", "patente": r"[A-Za-z]{2}\d{7}[A-Za-z]?|U1[A-Za-z0-9]{7}[A-Za-z]",
     "cpr": r"\d{6}-?\d{4}", "avs": r"756[ .]?\d{4}[ .]?\d{4}[ .]?\d{2}", "ahv": r"756[ .]?\d{4}[ .]?\d{4}[ .]?\d{2}",
     "pps": r"\d{7}[A-Wa-w][A-Ia-iWw]?", "nss": r"\d{2}[ /-]?\d{8}[ /-]?\d{2}|\d{11,12}",
     "rg": r"\d{1,2}\.?\d{3}\.?\d{3}-?[\dXx]", "dl": r"[A-Za-z]{1,2}\d{6,14}|\d{7,14}",
@@ -138,6 +153,17 @@ _OWN_FORMAT = {
     "rrn": r"\d{6}-?\d{7}", "tfn": r"\d{3} ?\d{3} ?\d{2,3}", "sotu": r"\d{6}[-+A-FU-Y]\d{3}[0-9A-Ya-y]",
     "my number": r"\d{4}[ -]?\d{4}[ -]?\d{4}", "individual number": r"\d{4}[ -]?\d{4}[ -]?\d{4}",
     "run": r"\d{1,2}\.?\d{3}\.?\d{3}-?[\dKk]",
+    # Short names that are words or other things too ("NIN" of a song, "CIN" a cinema, "BI" business intelligence):
+    # their number's own shape. Nigeria's NIN and BVN, the Philippines' SSS, Morocco's and Tunisia's CIN, Bangladesh's
+    # NID and Albania's, Angola's BI, Andorra's NRT.
+    "nin": r"\d{11}", "bvn": r"\d{11}", "sss": r"\d{2}[ -]?\d{7}[ -]?\d", "cin": r"[A-Za-z]{1,2}\d{5,6}|\d{8}",
+    "nid": r"\d{10}|\d{13}|\d{17}|[A-Za-z]\d{8}[A-Za-z]", "bi": r"\d{9}[A-Za-z]{2}\d{3}",
+    "nrt": r"[A-Za-z]-?\d{6}-?[A-Za-z]",
+    # "CI" is also continuous integration ("CI build 30687967"): Latin America's cédula as it is written, with dots;
+    # a "carnet" alone may be any card's: Bolivia's, with the department it was issued in.
+    "ci": r"\d{1,2}\.\d{3}\.\d{3}(?:-\d)?", "c.i.": r"\d{1,2}\.?\d{3}\.?\d{3}(?:-?\d)?",
+    "c. i.": r"\d{1,2}\.?\d{3}\.?\d{3}(?:-?\d)?",
+    "carnet": r"\d{5,9}[ -]?(?:LP|SC|CB|OR|PT|TJ|CH|BE|PD|lp|sc|cb|or|pt|tj|ch|be|pd)",
 }
 # Labels that are ordinary phrases too ("my number is +44 ..."): their number must pass its own check as well.
 _OWN_CHECK = {"my number": check.my_number, "individual number": check.my_number, "uid number": check.verhoeff,
@@ -145,7 +171,7 @@ _OWN_CHECK = {"my number": check.my_number, "individual number": check.my_number
               "run": check.chile_rut}
 # Short labels that are also other things ("CPR training", "RG cable", "DL 1234 to Atlanta", "ID no. of the parcel"):
 # their number follows them closely ("CPR-nr. 010673-1675", "DL# D7675738", "mon NAS est le ...").
-_CLOSE_ONLY = frozenset({"cpr", "avs", "ahv", "pps", "nss", "rg", "dl", "rut", "rrn", "tfn", "sotu", "my number", "run",
+_CLOSE_ONLY = frozenset({"ci", "cpr", "avs", "ahv", "pps", "nss", "rg", "dl", "rut", "rrn", "tfn", "sotu", "my number", "run",
                          "id no", "id no.", "id nr", "id nr."})
 _SSN_RULES = r"(?!000|666|9\d\d)\d{3}[ -]?(?!00)\d{2}[ -]?(?!0000)\d{4}"
 _NINO_RULES = r"(?i)(?!BG|GB|NK|KN|TN|NT|ZZ|QQ)[A-CEGHJ-PR-TW-Z][A-CEGHJ-NPR-TW-Z] ?\d{2} ?\d{2} ?\d{2} ?[A-D]"
@@ -220,7 +246,7 @@ def _id_shaped(value: str) -> bool:
     return digits >= 5 or (digits >= 1 and compact.isupper())  # a passport's or ID card's letters and digits
 
 
-_CANDIDATE = re.compile(r"(?<![A-Za-z0-9])(?=[A-Za-z]{0,11}\d)[A-Za-z0-9]{1,18}(?:[ .\-/][A-Za-z0-9]{1,12}){0,6}"
+_CANDIDATE = re.compile(r"(?<![A-Za-z0-9])(?=[A-Za-z]{0,11}-?\d)[A-Za-z0-9]{1,18}(?:[ .\-/][A-Za-z0-9]{1,12}){0,6}"
                         r"(?![A-Za-z0-9])")
 _SEPARATORS = re.compile(r"[ .\-/]")
 
@@ -256,6 +282,10 @@ def _named_matches(text: str):
         window_start = max(end, candidate.start() - 110)
         for match in _NAMED.finditer(text, window_start, candidate.end()):
             if match.start("value") == candidate.start():
+                # The nearest name is the number's: "Nino, პირადი ნომერი 0102...", a first name and then the label.
+                while (nearer := _NAMED.search(text, match.end("label"), candidate.end())) is not None and \
+                        nearer.start("value") == candidate.start():
+                    match = nearer
                 value = _trim(match.group("value"))
                 yield _Named(match.group("label").lower(), candidate.start(), value,
                              text[match.end("label"): match.start("value")])

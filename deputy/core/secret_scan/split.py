@@ -70,6 +70,8 @@ _OF_A_BOOKING = re.compile(r"(?i)\b(?:hotel|hôtel|flight|flug|vol|vuelo|volo|vo
 # ("4471 (don't share)", "4471\nthanks!").
 # ("ok hier: 441", "048538 - quello nuovo": a word before, an aside after a dash.)
 _LONE = re.compile(r"(?i)\s*(?:(?:ok|okay|oké|oke|so|alors|pues|vale|dunque|allora|ent[ãa]o|also|nou)[,!]?\s+)?"
+                   r"(?:(?:now|jetzt|nun|maintenant|d[ée]sormais|ahora|ora|adesso|agora|nu|found it|got it|yes|yep|"
+                   r"here you go|gefunden|ja|trouv[ée]|oui|encontr[ée]|s[íi]|trovato|achei|sim|gevonden)[,:!]?\s+)?"
                    r"(?:(?:it'?s|it’s|it is|that'?s|c'est|das ist|voilà|voici|aqui|aquí|ecco|hier|here|is|es|é|è|"
                    r"ist)\s*[:,]?\s+)?(?:(?:pass(?:word)?|pw|pwd|pin|code|key|token|passwort|mdp)\s*[:=]?\s*)?"
                    r"[\"'“‘]?(?P<value>\d{2,4}(?:[ -]\d{2,4}){1,4}|\d{3}|[^\s\"'”’]{4,128}?)[\"'”’]?[.!]?"
@@ -80,6 +82,8 @@ _ENDS_OPEN = re.compile(rf"(?i)(?:\b{_VERB}|[:=→>-]|->|\besta|\beste|\bthis|\b
 # "in the next message", "kommt gleich", "coming up": the value is announced for later.
 _ANNOUNCED = re.compile(
     r"(?i)\b(?:next (?:msg|message|text)|(?:coming|comes|follows|following|below)\b|in a (?:sec|second|moment|minute)|"
+    r"one sec|(?:hang|hold) on|wait|un (?:momento|moment|attimo|segundo)|einen moment|momentje|espera|aspetta|"
+    r"attends|warte|let me (?:check|look|find)|i'?ll (?:look|check)|"
     r"kommt(?: gleich)?|folgt|gleich|nächste nachricht|suit|ci-dessous|prochain message|sigue|a continuación|"
     r"siguiente mensaje|segue|a seguir|próxima mensagem|segue|prossimo messaggio|volgt|volgende bericht|hieronder)\b")
 # Words that only frame a label ("my", "the wifi", "so you have it"): a message of nothing else waits for its value.
@@ -134,7 +138,9 @@ def is_lead(text: str) -> bool:
     if not secret_words:
         return bool(_LOGIN_WORD.search(text)) or _names_another_secret(text)
     tail = text[secret_words[-1].start():]
-    return tail.rstrip().endswith((":", "->", "→")) or not _has_value(tail)  # "pin ... aquí para que lo tengas:"
+    # "pin ... aquí para que lo tengas:", "la password è cambiata, la nuova è": the value is still to come.
+    return (tail.rstrip().endswith((":", "->", "→")) or bool(_ENDS_OPEN.search(tail.rstrip()))
+            or bool(_ANNOUNCED.search(tail)) or not _has_value(tail))  # "the CVV is on the back, one sec"
 
 
 def _names_another_secret(text: str) -> bool:
