@@ -62,6 +62,16 @@ _FRAMES = re.compile("|".join((
     r"\b(?:komt|komen|begint|landt)\b|\b(?:de|het|mijn|onze|ons|zijn|haar)\s+(?:[\w'-]+\s+){0,3}?is\b",
 )), re.IGNORECASE)
 _ADDRESSES = re.compile(r"\b(?:https?://|www\.)\S+|\S+@\S+", re.IGNORECASE)
+# A clause that asks Deputy to do something ("pls …", "could you …", "bitte …") or names someone to write to (an
+# address) is a request: a time in it is part of what to do or of the message to send ("drop a line to
+# sam@… that I'll be late to our 3pm"), not an event said in passing. A statement after it, in a sentence or
+# clause of its own ("Could you find a present? His birthday is on Saturday"), still counts.
+_REQUEST = re.compile(
+    r"^\W*(?:pl(?:ea)?se|pls|plz|kindly|can\s+you|could\s+you|would\s+you|will\s+you|bitte|kannst\s+du|"
+    r"könntest\s+du|können\s+sie|könnten\s+sie|por\s+favor|puedes|podrías|podria|pode|podes|poderia|"
+    r"s'il\s+(?:te|vous)\s+pla[iî]t|stp|svp|peux-tu|pourrais-tu|pouvez-vous|pourriez-vous|per\s+favore|puoi|"
+    r"potresti|può|alsjeblieft|alstublieft|aub|kun\s+je|kan\s+je|kunt\s+u|zou\s+je)\b",
+    re.IGNORECASE)
 _NOT_AN_EVENT = re.compile(
     r"\bremind|\berinner|\brecu[ée]rda|\brappelle|\bricorda|\blembr|\bherinner|\bsnooze\b", re.IGNORECASE)
 
@@ -101,7 +111,7 @@ def find_mention(text: str, now: float, zone_name: str) -> Mention | None:
         clause = " ".join(clause.split())
         # Addresses are names, not words: "/today" in a link or "monday@" in an email says no day.
         spoken = _ADDRESSES.sub(" ", clause)
-        if len(clause) < 6 or not _FRAMES.search(spoken):
+        if len(clause) < 6 or spoken != clause or _REQUEST.search(clause) or not _FRAMES.search(spoken):
             continue
         for phrase in time_phrases(spoken):
             found = _future(phrase, now, zone_name)

@@ -79,6 +79,24 @@ def test_a_request_is_no_mention_even_with_a_day_in_a_link_or_an_is_in_it() -> N
     assert find_mention("De afspraak is morgen om 10 uur", early, ZONE) is not None, "Dutch still reads"
 
 
+def test_a_time_inside_a_request_or_a_message_to_send_gets_no_card() -> None:
+    """The time belongs to what the user asks for or to the message they want sent, not to an event said in passing:
+    a card quoting the whole request back ("You mentioned 'pls drop a line to sam@…'") reads as a misunderstanding."""
+    requests = [
+        "pls drop a line to sam@example.com that I'll be 10 mins late to our 3pm",
+        "could you let ana@example.org know we're arriving on Friday at 6",
+        "Bitte schreib an max@example.de, dass ich am Donnerstag um 9 komme",
+        "por favor dile a +34 600 123 456 que tengo cita el jueves a las 10",
+        "peux-tu écrire à luc@example.fr que nous avons un dîner samedi",
+        "Kun je tegen Joost zeggen dat ik morgen om 10 uur kom",
+    ]
+    offered = [text for text in requests if find_mention(text, MONDAY, ZONE) is not None]
+    assert offered == [], offered
+    # Said as a statement of its own after the request, the event still gets its card.
+    after = find_mention("Please book a table for four. We have guests on Saturday at 8", MONDAY, ZONE)
+    assert after is not None and after.words == "We have guests on Saturday at 8"
+
+
 def test_a_mention_gets_one_card_and_yes_sends_the_check_in_at_its_time_without_the_model(redis: Redis) -> None:
     def decide(messages: list[dict[str, Any]], tools: Any) -> ModelReply:
         return tool_call("reply", text="Here are three ties that would suit an interview.")
