@@ -91,10 +91,40 @@ def unknown_outcome_buttons(signer: ApprovalSigner, request_id: str, user_id: in
     ]]
 
 
+# What each built-in operation does, asked as the user would be asked. Services the user connected themselves keep
+# their technical name: their own descriptions come from the service and must not word the question.
+_HEADLINES = {
+    "email.send_email": "✉️ Send this email?",
+    "email.reply_email": "✉️ Send this reply?",
+    "email.forward_email": "✉️ Forward this email?",
+    "email.draft_email": "✉️ Save this draft?",
+    "email.move_email": "📁 Move this email?",
+    "email.mark_email": "📁 Mark this email?",
+    "email.delete_email": "🗑 Delete this email?",
+    "email.add_forwarding_rule": "⚠️ Forward all your new mail?",
+    "calendar.create_event": "📅 Add this to your calendar?",
+    "calendar.schedule_meeting": "📅 Add this meeting and invite these people?",
+    "calendar.move_event": "📅 Move this event?",
+    "calendar.cancel_event": "📅 Remove this event from your calendar?",
+    "calendar.delete_event": "📅 Remove this event from your calendar?",
+    "web.fill_form": "🌐 Type this into the page?",
+    "web.submit_form": "🌐 Send this form?",
+    "web.submit_sensitive_form": "🌐 Send this form?",
+    "web.click": "🌐 Click this on the page?",
+    "web.pay_on_page": "💳 Pay on this page?",
+    "travel.book_trip": "🧳 Book this trip?",
+    "travel.book_flight": "🧳 Book this flight?",
+    "negotiation.offer": "🤝 Make this offer?",
+    "negotiation.counter": "🤝 Send this counter-offer?",
+    "negotiation.accept": "🤝 Accept this offer?",
+    "negotiation.decline": "🤝 Decline this offer?",
+    "negotiation.ask": "🤝 Ask them this?",
+    "negotiation.tell": "🤝 Tell them this?",
+}
+
+
 def _headline(action: Action) -> str:
-    if action.operation == "send_email":
-        return "✉️ Send this email?"
-    return f"Run {action.connector}.{action.operation}?"
+    return _HEADLINES.get(f"{action.connector}.{action.operation}", f"Run {action.connector}.{action.operation}?")
 
 
 def when_said(args: dict) -> str | None:
