@@ -9,13 +9,11 @@ by the stores' own parsers.
 
 from __future__ import annotations
 
-import os
 from datetime import datetime, timezone
 from functools import lru_cache
 from typing import Callable
 
 from redis import Redis
-from redis.exceptions import ConnectionError
 
 from deputy.agent.goals import GoalStore
 from deputy.agent.goal_provenance import add_contact, contacts_from, provenance_from
@@ -111,7 +109,6 @@ class ReviewContextBuilder:
         self._rules = rules
         self._clock = clock
         self._keys = goals.keys
-        self._reader: tuple[int, Redis] | None = None  # (the process it was opened in, the client)
 
     @property
     def redis(self) -> Redis:
@@ -119,30 +116,7 @@ class ReviewContextBuilder:
 
     def read(self, action: Action) -> StoredForReview:
         """What `authoritative` and `build` need from Redis for `action`, in one round trip."""
-        try:
-            return read_for_review(self._dedicated(), action.goal_id, action.user_id)
-        except ConnectionError:
-            # Closed by the server (a restart, a failover, an idle timeout): what the pool checks before handing
-            # out a connection, done here once, on a fresh one.
-            self._close_dedicated()
-            return read_for_review(self._dedicated(), action.goal_id, action.user_id)
-
-    def _close_dedicated(self) -> None:
-        if self._reader is not None:
-            _, client = self._reader
-            self._reader = None
-            if client.connection is not None:
-                client.connection.disconnect()
-            client.close()
-
-    def _dedicated(self) -> Redis:
-        """A connection of the pool's kept for the decision's read: no trip through the pool's bookkeeping at
-        every decision (about a fifth of the read's CPU). Opened again after a fork, whose child must not
-        share its parent's socket; reconnected by the pool's own retry policy when Redis goes away."""
-        pid = os.getpid()
-        if self._reader is None or self._reader[0] != pid:
-            self._reader = (pid, Redis(connection_pool=self._redis.connection_pool, single_connection_client=True))
-        return self._reader[1]
+        return read_for_review(self._redis, action.goal_id, action.user_id)
 
     def authoritative(self, action: Action, stored: StoredForReview | None = None) -> Action | None:
         """The action with the effect and tags the catalog declares; None if unknown."""

@@ -82,7 +82,7 @@ def test_a_missing_card_scores_wrong(services, cases) -> None:
 def test_a_card_case_leaves_the_world_untouched(services, cases) -> None:
     """Nobody approves the card: the dentist appointment is still in the calendar afterwards."""
     result = played(services, cases, "calendar_cancel-001", "right")
-    assert result.verdict.right and any("cancel_event" in text for text in result.said)
+    assert result.verdict.right and any("Remove this event from your calendar?" in text for text in result.said)
     from bench.goal_eval.observe import _events
     from bench.goal_eval.seeding import Seeded
 

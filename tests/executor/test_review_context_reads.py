@@ -170,9 +170,9 @@ def test_a_service_connected_a_moment_ago_is_known_at_the_next_decision(redis: R
     assert reviewed is not None and reviewed.effect.value == "communicate"  # the catalog's class, not the submitter's
 
 
-def test_the_decisions_own_connection_outlives_a_redis_restart_and_a_fork(server: RedisServer, redis: Redis) -> None:
-    """The read goes over a connection the builder keeps: after Redis restarts it reconnects and decides as before,
-    and a child process forked from the executor opens its own instead of talking over its parent's socket."""
+def test_the_decisions_read_outlives_a_redis_restart_and_a_fork(server: RedisServer, redis: Redis) -> None:
+    """After Redis restarts the next decision reconnects and decides on what Redis now holds, and a child process
+    forked from the executor reads over a connection of its own instead of its parent's socket."""
     store_goals(redis, USER)
     contexts = builder(redis)
     assert decide(contexts, email(USER, ATTACKER)).verdict is Verdict.ask
@@ -201,4 +201,3 @@ def test_the_decisions_own_connection_outlives_a_redis_restart_and_a_fork(server
         assert decide(contexts, email(USER, ATTACKER)).verdict is Verdict.ask
     _, status = os.waitpid(child, 0)
     assert os.read(reader, 500).decode() == "allow" and status == 0
-    assert contexts._dedicated() is contexts._dedicated()  # one connection kept per process, not one per decision
