@@ -1,12 +1,12 @@
 """Recall and precision of the chat's secret scanner on a corpus it was not written against.
 
-    python -m bench.secret_recall [--split frozen|dev|dev2|dev3|dev4|frozen2|dev5|frozen3|dev6|frozen4|all] [--corpus PATH] [--misses]
+    python -m bench.secret_recall [--split frozen|dev|dev2|dev3|dev4|frozen2|dev5|frozen3|dev6|frozen4|dev7|frozen5|all] [--corpus PATH] [--misses]
 
 The corpus (tests/bot/secret_corpus/, see its README; `dev2` and `dev3` are a second and a third development
 set in tests/bot/secret_corpus/dev2/ and dev3/, each written later by someone who had not read the scanner;
 the fourth, in dev4/, was written the same way, with a development part `dev4` and a held-out part `frozen2`, and
 so were the fifth, in dev5/, with `dev5` and its held-out part `frozen3`, and the sixth, in dev6/, with `dev6` and
-`frozen4`)
+`frozen4`, and the seventh, in dev7/, with `dev7` and `frozen5`)
 lists messages as a user would send them, each with the secret values that must not survive and text that must. An item with
 secrets counts as caught when none of its values is left in what Deputy keeps (the message
 with each secret replaced by a handle) and its context words are; a look-alike counts as kept when nothing in it is
@@ -30,13 +30,15 @@ CORPUS_DEV3 = CORPUS.parent / "dev3" / "corpus_dev3.json"
 CORPUS_DEV4 = CORPUS.parent / "dev4" / "corpus_dev4.json"
 CORPUS_DEV5 = CORPUS.parent / "dev5" / "corpus_dev5.json"
 CORPUS_DEV6 = CORPUS.parent / "dev6" / "corpus_dev6.json"
-DEVELOPMENT = ("dev", "dev2", "dev3", "dev4", "dev5", "dev6")
+CORPUS_DEV7 = CORPUS.parent / "dev7" / "corpus_dev7.json"
+DEVELOPMENT = ("dev", "dev2", "dev3", "dev4", "dev5", "dev6", "dev7")
 
 
 def load(split: str, corpus: Path | None = None) -> list[dict]:
-    """The items of one split ("frozen", "dev", "dev2" ... "dev6", "frozen2" ... "frozen4", or "all" of the first corpus)."""
+    """The items of one split ("frozen", "dev", "dev2" ... "dev7", "frozen2" ... "frozen5", or "all" of the first corpus)."""
     sets = {"dev2": CORPUS_DEV2, "dev3": CORPUS_DEV3, "dev4": CORPUS_DEV4, "frozen2": CORPUS_DEV4, "dev5": CORPUS_DEV5,
-            "frozen3": CORPUS_DEV5, "dev6": CORPUS_DEV6, "frozen4": CORPUS_DEV6}
+            "frozen3": CORPUS_DEV5, "dev6": CORPUS_DEV6, "frozen4": CORPUS_DEV6,
+            "dev7": CORPUS_DEV7, "frozen5": CORPUS_DEV7}
     path = corpus or sets.get(split, CORPUS)
     return [i for i in json.loads(path.read_text(encoding="utf-8")) if split == "all" or i["split"] == split]
 

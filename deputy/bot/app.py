@@ -83,7 +83,8 @@ def build_application(
     received = ReceivedQueue()
     turn = PollingTurn()
     # PTB's own getUpdates transport, as its builder makes it (one connection), behind the turn.
-    polling = TurnGatedRequest(request or HTTPXRequest(connection_pool_size=1), turn)
+    polling = TurnGatedRequest(request or HTTPXRequest(connection_pool_size=1), turn,
+                               before_poll=received.confirm_recorded)
     builder = application_builder(token, api_base, rate_limit, request, polling).update_queue(
         received).application_class(DurableApplication)
     outbox_task: dict[str, asyncio.Task] = {}
@@ -105,13 +106,14 @@ def build_application(
                                   surface=surface, access=access, web_url=services.web_url,
                                   spoken_replies=services.spoken_replies)
         outbox_task["task"] = asyncio.create_task(consumer.run(), name="outbox")
+        outbox_task["stranded"] = asyncio.create_task(received.sweep_forever(app), name="stranded updates")
         outbox_task["lost"] = asyncio.create_task(watch_lost(services, lost, async_client(redis_url, max_connections=2)),
                                                   name="lost goals")
 
     async def post_stop(app: Application) -> None:
         # After the application handled what it fetched: a waiting process may poll now.
         await turn.close()
-        for name in ("task", "lost"):
+        for name in ("task", "lost", "stranded"):
             task = outbox_task.pop(name, None)
             if task is not None:
                 task.cancel()

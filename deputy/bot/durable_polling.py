@@ -30,6 +30,19 @@ that polls next. Handing over never handles an update twice:
   its queue: the process that took over replayed it from the hash. Only a handler already
   running when its process stalled for longer than the lease (5 s) can run twice, exactly as
   after a crash at that point, and the update's seed keeps it to one goal.
+
+Behind Redis Sentinel a promotion loses the last writes the old primary acknowledged and had
+not yet passed to its replica. Two steps keep an update through it:
+
+- the batch's records are confirmed on a replica (`WAIT`, :mod:`deputy.queue.replication`)
+  before the next getUpdates confirms the batch (:meth:`ReceivedQueue.confirm_recorded`, called
+  by `deputy.bot.polling_turn.TurnGatedRequest`), so Telegram is not told of an update that a
+  promotion could lose;
+- what a handler wrote and the record's removal reach the replica in the order they were made,
+  so a promotion that lost part of a handler's work brought its record back too. The poller
+  sweeps the hash every few seconds (:meth:`ReceivedQueue.sweep`) and handles again, as a
+  retry, a record it is not handling and that is older than `STRANDED_AFTER`: an approval
+  pressed a moment before the primary died is carried out, not left waiting for good.
 """
 
 from __future__ import annotations
@@ -37,6 +50,8 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import time
+from collections.abc import Awaitable, Callable
 
 import redis.asyncio as aioredis
 from telegram import Update
@@ -47,8 +62,15 @@ from telegram.error import TimedOut
 from deputy.bot.polling_turn import PollingTurn
 from deputy.bot.secret_gate import without_secrets
 from deputy.bot.update_claims import Delivery, UpdateClaims, delivered, delivering, update_seed
+from deputy.queue.replication import async_replica_confirmation
 
 log = logging.getLogger(__name__)
+
+STRANDED_AFTER = 20.0
+"""Seconds after which a record this process is not handling counts as stranded (its handler's
+work was lost in a failover). Longer than a record takes from being written to being queued."""
+SWEEP_EVERY = 5.0
+UNREPLICATED_PAUSE = 30.0
 
 _RECEIVED = "deputy:polling:{}:received"  # update_id -> {"seed", "update"}: fetched, not yet handled
 
@@ -93,6 +115,11 @@ class ReceivedQueue(asyncio.Queue):
         self._dropped_before = 0
         self._checked_before = 0
         self._running: set[int] = set()
+        self._unmarked: set[int] = set()  # handled here, not yet marked done (Redis did not answer)
+        self._replicated: Callable[[], Awaitable[bool]] | None = None
+        self._unconfirmed = False  # recorded since the last confirmation on a replica
+        self._skip_replica_until = 0.0
+        self._clock: Callable[[], float] = time.time
 
     def attach(self, redis: aioredis.Redis, bot_id: int, turn: PollingTurn | None = None) -> None:
         """Start recording (from post_init: the bot id is known, polling has not begun); with `turn`,
@@ -102,6 +129,7 @@ class ReceivedQueue(asyncio.Queue):
         self._key = _RECEIVED.format(bot_id)
         self._bot_id = bot_id
         self._turn = turn
+        self._replicated = async_replica_confirmation(redis)
 
     @property
     def turn(self) -> PollingTurn | None:
@@ -113,7 +141,7 @@ class ReceivedQueue(asyncio.Queue):
             data = item.to_dict()
             delivery = Delivery(item.update_id, update_seed(self._bot_id, data), retried=False)
             # Written down before any handler runs, so never with a secret in it (see deputy.bot.secret_gate).
-            record = json.dumps({"seed": delivery.seed, "update": without_secrets(data)})
+            record = json.dumps({"seed": delivery.seed, "update": without_secrets(data), "at": self._clock()})
             keys = [self._key, self._claims.marker_key(item.update_id)]
             args = [str(item.update_id), record]
             lease = self._turn.lease if self._turn is not None else None
@@ -137,28 +165,48 @@ class ReceivedQueue(asyncio.Queue):
                 return
             if recorded is not None:
                 self._keep_delivery(item, delivery)
+                self._unconfirmed = True
         await super().put(item)
+
+    async def confirm_recorded(self) -> None:
+        """Before the next getUpdates, which confirms the batch to Telegram: behind Sentinel, wait
+        (once per batch) until a replica has its records. A replica that did not answer in time is
+        not waited for again for `UNREPLICATED_PAUSE` seconds, so users are not slowed down while
+        it is away (a failover in that time can lose a batch, as without a replica)."""
+        if not self._unconfirmed or self._replicated is None or self._clock() < self._skip_replica_until:
+            return
+        self._unconfirmed = False
+        try:
+            confirmed = await self._replicated()
+        except aioredis.RedisError as exc:
+            log.warning("could not confirm the updates reached a replica: %s", exc)
+            confirmed = False
+        if not confirmed:
+            self._skip_replica_until = self._clock() + UNREPLICATED_PAUSE
 
     def _keep_delivery(self, update: Update, delivery: Delivery) -> None:
         self._deliveries[update.update_id] = delivery
         if self._turn is not None:
             self._queued[id(update)] = (self._era, delivery, update)  # held: its id() stays unique
 
-    async def replay(self, application: Application) -> int:
+    async def replay(self, application: Application, older_than: float | None = None) -> int:
         """Queue again what a dead process received and did not finish; returns how many.
 
-        Updates this process has in hand (queued or being handled) are not queued twice."""
+        Updates this process has in hand (queued or being handled) are not queued twice; with
+        `older_than`, only records written at least that many seconds ago are."""
         assert self._redis is not None and self._claims is not None, "attach first"
         left = await self._redis.hgetall(self._key)
         replayed = 0
         for raw_id in sorted(left, key=int):
             update_id = int(raw_id)
-            if update_id in self._deliveries:
+            if update_id in self._deliveries or update_id in self._unmarked:
                 continue
             if await self._claims.is_done(update_id):  # handled; died before forgetting it
                 await self._redis.hdel(self._key, raw_id)
                 continue
             record = json.loads(left[raw_id])
+            if older_than is not None and self._clock() - record.get("at", 0) < older_than:
+                continue
             update = Update.de_json(record["update"], application.bot)
             self._keep_delivery(update, Delivery(update_id, record["seed"], retried=True))
             super().put_nowait(update)
@@ -166,6 +214,26 @@ class ReceivedQueue(asyncio.Queue):
         if replayed:
             log.info("handling %s update(s) received before a restart and never handled", replayed)
         return replayed
+
+    async def sweep(self, application: Application) -> int:
+        """While this process polls: mark done what it handled while Redis did not answer, then
+        handle again what a failover stranded (see the module's docstring); returns how many."""
+        if self._turn is not None and not self._turn.holding:
+            return 0
+        for update_id in sorted(self._unmarked):
+            await self._mark_done(update_id)
+        replayed = await self.replay(application, older_than=STRANDED_AFTER)
+        if replayed:
+            log.warning("handling again %s update(s) whose handling Redis lost (a failover?)", replayed)
+        return replayed
+
+    async def sweep_forever(self, application: Application) -> None:
+        while True:
+            await asyncio.sleep(SWEEP_EVERY)
+            try:
+                await self.sweep(application)
+            except aioredis.RedisError as exc:
+                log.info("could not look for stranded updates: %s", exc)
 
     async def taken(self, application: Application, retaken: bool = False) -> None:
         """This process holds the poller lease now: replay what was left. `retaken`: it had lapsed
@@ -217,12 +285,19 @@ class ReceivedQueue(asyncio.Queue):
         return None
 
     async def handled(self, update_id: int) -> None:
+        if not await self._mark_done(update_id):
+            self._unmarked.add(update_id)  # the sweep marks it later rather than handle it again
+        self._deliveries.pop(update_id, None)
+
+    async def _mark_done(self, update_id: int) -> bool:
         assert self._redis is not None and self._claims is not None
         try:
             await self._claims.done(update_id, received=self._key)  # marked done and forgotten at once
         except aioredis.RedisError as exc:
             log.warning("could not record update %s as handled: %s", update_id, exc)
-        self._deliveries.pop(update_id, None)
+            return False
+        self._unmarked.discard(update_id)
+        return True
 
     def ended(self, update_id: int) -> None:
         """Its handler is over (handled, or stopped midway by a crash-like cancellation)."""

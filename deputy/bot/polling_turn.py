@@ -199,9 +199,12 @@ class PollingTurn:
 class TurnGatedRequest(BaseRequest):
     """PTB's getUpdates transport: each getUpdates waits for this process's turn to poll."""
 
-    def __init__(self, inner: BaseRequest, turn: PollingTurn) -> None:
+    def __init__(self, inner: BaseRequest, turn: PollingTurn,
+                 before_poll: Callable[[], Awaitable[None]] | None = None) -> None:
+        """`before_poll` runs before each getUpdates is sent: the one that confirms the last batch."""
         self._inner = inner
         self._turn = turn
+        self._before_poll = before_poll
 
     @property
     def read_timeout(self) -> float | None:
@@ -219,6 +222,8 @@ class TurnGatedRequest(BaseRequest):
             if not self._turn.holding and not _long_poll(request_data):
                 return 200, _NO_UPDATES
             await self._turn.wait()
+            if self._before_poll is not None:
+                await self._before_poll()
         return await self._inner.do_request(url, method, request_data, *timeouts, **named_timeouts)
 
 

@@ -10,6 +10,10 @@ email again. So behind Sentinel the executor confirms the mark with `WAIT 1` bef
 action runs: once a replica has it, a promotion keeps it, and a crash after that point
 gives the user an "outcome unknown" card, never a second email.
 
+The bot does the same with each update it fetches from Telegram before it confirms the update
+(`deputy.bot.durable_polling`): an update Telegram was told it received must outlive a
+promotion, or the message or button press is gone for good.
+
 `WAIT` counts what the connection it is sent on has written, and pooled commands may
 each take another connection, so the confirmation writes a probe key and waits on the
 same connection: replication is in order, so a replica that has the probe has every
@@ -19,9 +23,11 @@ write acknowledged before it.
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 
+import redis.asyncio as aioredis
 from redis import Redis
+from redis.asyncio.sentinel import SentinelConnectionPool as AsyncSentinelConnectionPool
 from redis.sentinel import SentinelConnectionPool
 
 log = logging.getLogger(__name__)
@@ -38,12 +44,34 @@ def replica_confirmation(redis: Redis, timeout_ms: int = WAIT_MS) -> Callable[[]
         return lambda: True
 
     def confirm() -> bool:
-        pipe = redis.pipeline(transaction=False)
-        pipe.set(PROBE_KEY, b"1", ex=60)
-        pipe.wait(1, timeout_ms)
-        _, replicas = pipe.execute()
-        if not replicas:
-            log.warning("no replica confirmed the write within %d ms: a failover now could lose it", timeout_ms)
-        return bool(replicas)
+        _, replicas = _probe(redis.pipeline(transaction=False), timeout_ms).execute()
+        return _confirmed(replicas, timeout_ms)
 
     return confirm
+
+
+def async_replica_confirmation(redis: aioredis.Redis, timeout_ms: int = WAIT_MS) -> Callable[[], Awaitable[bool]]:
+    """:func:`replica_confirmation` for an asyncio client."""
+    if not isinstance(redis.connection_pool, AsyncSentinelConnectionPool):
+        async def unreplicated() -> bool:
+            return True
+        return unreplicated
+
+    async def confirm() -> bool:
+        _, replicas = await _probe(redis.pipeline(transaction=False), timeout_ms).execute()
+        return _confirmed(replicas, timeout_ms)
+
+    return confirm
+
+
+def _probe(pipe, timeout_ms: int):  # noqa: ANN001, ANN202 - a sync or an asyncio pipeline
+    """The probe written and waited for on one connection (a pipeline keeps to one)."""
+    pipe.set(PROBE_KEY, b"1", ex=60)
+    pipe.wait(1, timeout_ms)
+    return pipe
+
+
+def _confirmed(replicas: int, timeout_ms: int) -> bool:
+    if not replicas:
+        log.warning("no replica confirmed the write within %d ms: a failover now could lose it", timeout_ms)
+    return bool(replicas)

@@ -9,6 +9,7 @@ append-only file with `appendfsync everysec`, as in production.
 
 from __future__ import annotations
 
+import signal
 import subprocess
 import tempfile
 from pathlib import Path
@@ -79,6 +80,18 @@ class RedisFailoverSet:
         process.kill()
         process.wait(timeout=10)
 
+    def pause(self, name: str) -> None:
+        """SIGSTOP one server: it holds its connections and answers nothing (a replica acknowledges no write)."""
+        self._servers[name].send_signal(signal.SIGSTOP)
+
+    def resume(self, name: str) -> None:
+        self._servers[name].send_signal(signal.SIGCONT)
+
+    def replica(self) -> str:
+        """Which server is not the primary now."""
+        primary = self.primary()
+        return next(name for name in self.ports if name != primary)
+
     def wait_for_promotion(self, old: str, timeout: float = 30.0) -> str:
         """Wait until the sentinels name another primary and it accepts writes; returns its name."""
         def promoted() -> str | None:
@@ -95,6 +108,7 @@ class RedisFailoverSet:
     def stop(self) -> None:
         for process in [*self._sentinels, *self._servers.values()]:
             if process.poll() is None:
+                process.send_signal(signal.SIGCONT)  # a paused server would not hear the SIGTERM
                 process.terminate()
         for process in [*self._sentinels, *self._servers.values()]:
             try:

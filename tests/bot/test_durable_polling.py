@@ -20,6 +20,8 @@ import json
 import logging
 from collections.abc import AsyncIterator
 from contextlib import AsyncExitStack, asynccontextmanager
+from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
@@ -29,9 +31,12 @@ from telegram.ext import Application, TypeHandler
 
 from deputy.agent.goals import Goal, GoalStore
 from deputy.bot import texts
+from deputy.bot import durable_polling
 from deputy.bot.app import build_application
 from deputy.bot.poller_lease import LEASE_KEY, LEASE_MS
 from deputy.bot.services import BotServices
+from deputy.core.infrastructure.redis_clients import sync_client
+from deputy.testing.redis_failover import RedisFailoverSet
 from deputy.testing.stack import RedisServer
 from deputy.emulator import EMULATOR_KEY, Emulator, bound_port, serve
 from deputy.emulator.tgobjects import BotProfile
@@ -242,3 +247,74 @@ async def test_a_bot_that_lost_the_poller_lease_leaves_what_it_had_not_begun_to_
     assert sorted(g.text for g in goals(redis)) == ["and a taxi at eight", "book a table for two", "thanks"]
     # At most the stalled bot's last long poll, open when the other began to poll: no 409 loop.
     assert emu.updates.conflicts <= 1
+
+
+class Snapshot:
+    """What a promoted replica holds: Redis as it was when the handlers began, the record of the
+    update included (it reached the replica before Telegram was told), nothing written after."""
+
+    task = None  # never hangs: see `polling_bot`
+
+    def __init__(self, redis: Redis) -> None:
+        self.redis = redis
+        self.keys: dict[bytes, tuple[int, bytes]] = {}
+
+    async def __call__(self, update: Update, context: object) -> None:
+        if not self.keys:
+            self.keys = {key: (max(self.redis.pttl(key), 0), self.redis.dump(key)) for key in self.redis.scan_iter()}
+
+    def promote(self) -> None:
+        self.redis.flushall()
+        for key, (ttl, value) in self.keys.items():
+            self.redis.restore(key, ttl, value)
+
+
+async def test_a_message_whose_handling_a_failover_lost_is_handled_again(
+    redis_server: RedisServer, redis: Redis, emulator: tuple[Emulator, str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The primary died after the bot answered and before its replica had the goal: the promoted
+    replica still holds the update's record (and not its removal), and the poller handles it again."""
+    monkeypatch.setattr(durable_polling, "STRANDED_AFTER", 1.0)
+    monkeypatch.setattr(durable_polling, "SWEEP_EVERY", 0.2)
+    emu, api_base = emulator
+    snapshot = Snapshot(redis)
+    async with polling_bot(redis_server, redis, api_base, snapshot, group=-5):  # type: ignore[arg-type]
+        emu.user_sends(USER, "book a table for two", "Ann")
+        await eventually(lambda: goals(redis) and redis.hlen(RECEIVED) == 0)
+        assert snapshot.keys, "the snapshot was taken as the handlers began"
+        snapshot.promote()
+        assert goals(redis) == [] and redis.hlen(RECEIVED) == 1  # the goal is gone, the record is back
+
+        await eventually(lambda: goals(redis) and redis.hlen(RECEIVED) == 0, timeout=15)
+        emu.user_sends(USER, "and a taxi at eight", "Ann")
+        await eventually(lambda: len(goals(redis)) == 2 and redis.hlen(RECEIVED) == 0)
+        await asyncio.sleep(1.5)  # past STRANDED_AFTER: nothing handled is handled again
+    assert sorted(g.text for g in goals(redis)) == ["and a taxi at eight", "book a table for two"]
+    # The retry acknowledges again (it cannot know the first "On it." was not lost with the rest).
+    assert bot_texts(emu) == [texts.ACK_NEW_GOAL] * 3
+
+
+@pytest.mark.slow
+async def test_behind_sentinel_a_batch_is_confirmed_to_telegram_only_once_a_replica_has_it(
+    tmp_path: Path, emulator: tuple[Emulator, str]
+) -> None:
+    """A promotion loses what the replica did not have: Telegram must not be told of a message
+    (the next getUpdates) before the replica has its record."""
+    emu, api_base = emulator
+    failover = RedisFailoverSet(tmp_path / "redis").start()
+    try:
+        redis = sync_client(failover.url)
+        async with polling_bot(SimpleNamespace(url=failover.url), redis, api_base):  # type: ignore[arg-type]
+            emu.user_sends(USER, "book a table for two", "Ann")
+            await eventually(lambda: goals(redis) and emu.updates.pending_count == 0)
+            replica = failover.replica()
+            failover.pause(replica)
+            emu.user_sends(USER, "and a taxi at eight", "Ann")
+            # Fetched and recorded on the primary (handled, then forgotten, soon after).
+            await eventually(lambda: redis.hlen(RECEIVED) == 1 or len(goals(redis)) == 2)
+            assert emu.updates.pending_count == 1, "not confirmed to Telegram while the replica lags"
+            failover.resume(replica)
+            await eventually(lambda: emu.updates.pending_count == 0)
+            assert bot_texts(emu) == [texts.ACK_NEW_GOAL] * 2
+    finally:
+        failover.stop()

@@ -11,7 +11,7 @@ import pytest
 
 from deputy.core.infrastructure.redis_clients import async_client, sync_client
 from deputy.testing.redis_failover import RedisFailoverSet
-from deputy.queue.replication import PROBE_KEY, replica_confirmation
+from deputy.queue.replication import PROBE_KEY, async_replica_confirmation, replica_confirmation
 
 pytestmark = pytest.mark.slow
 
@@ -88,6 +88,20 @@ def test_the_confirmation_says_whether_a_replica_has_the_writes(failover: RedisF
 
     failover.stop_process(replica)
     assert confirm() is False  # said (and logged), not waited on forever
+
+
+def test_the_asyncio_confirmation_says_whether_a_replica_has_the_writes(failover: RedisFailoverSet) -> None:
+    loop = asyncio.new_event_loop()
+    client = async_client(failover.url, max_connections=2, timeout=5)
+    confirm = async_replica_confirmation(client, timeout_ms=300)
+    loop.run_until_complete(client.set("recorded", "yes"))
+    assert loop.run_until_complete(confirm()) is True
+    assert failover.client(failover.replica()).get("recorded") == b"yes"
+
+    failover.stop_process(failover.replica())
+    assert loop.run_until_complete(confirm()) is False
+    loop.run_until_complete(client.aclose())
+    loop.close()
 
 
 def test_without_sentinel_the_confirmation_writes_nothing(redis) -> None:

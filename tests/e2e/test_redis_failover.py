@@ -75,6 +75,13 @@ def _where_goals_stand(deputy: DeputyStack) -> str:
                 goal = json.loads(raw)
                 lines.append(f"{key}: status={goal.get('status')} step={goal.get('step')} "
                              f"waiting={goal.get('waiting_model')} user={goal.get('user_id')}")
+        for key in sorted(redis.scan_iter("deputy:action:*")) + sorted(redis.scan_iter("deputy:approval:*")):
+            if redis.type(key) == b"hash":
+                fields = {k: v[:60] for k, v in redis.hgetall(key).items() if k != b"record"}
+                lines.append(f"{key}: {fields}")
+            elif raw := redis.get(key) if redis.type(key) == b"string" else None:
+                lines.append(f"{key}: {raw[:160]!r}")
+        lines.append(f"received, not handled: {[(k, redis.hkeys(k)) for k in redis.scan_iter('deputy:polling:*')]}")
         lines.append(f"pending: {sorted(redis.scan_iter('deputy:model:pending:*'))}")
         lines.append(f"outcomes: {sorted(redis.scan_iter('deputy:model:outcome:*'))}")
         lines.append(f"stream: {[e[0] for e in redis.xrange('deputy:model:requests')]}")
@@ -128,7 +135,12 @@ def test_goals_with_approvals_go_on_through_a_failover_and_each_email_goes_out_o
 
     everyone = before + during + after
     for user in everyone:
-        user.wait_for_bot(lambda m: m["text"].startswith("Done:"), after=asked[user.user_id][0], timeout=120)
+        try:
+            user.wait_for_bot(lambda m: m["text"].startswith("Done:"), after=asked[user.user_id][0], timeout=120)
+        except TimeoutError:
+            chat = [m["text"][:200] for m in user.bot_messages()]
+            pytest.fail(f"{user.first_name} was never told the email went out; the chat: {chat}\n"
+                        f"{_where_goals_stand(deputy)}\n{deputy.logs()}")
     for user in everyone:
         recipient = asked[user.user_id][1]
         assert len(mail_server.messages(address=recipient)) == 1, f"{recipient} got the email exactly once"
