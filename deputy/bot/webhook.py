@@ -9,7 +9,9 @@ server answers only once the update was handled (or was handled before):
 2. the update is claimed in Redis (:mod:`deputy.bot.update_claims`): 200 at once if it was
    handled before, 503 if another replica is handling it right now;
 3. it runs through the application (the same handlers and per-chat order as long polling);
-4. it is recorded done, and only then answered 200.
+4. it is recorded done, and only then answered 200; behind Redis Sentinel, only once a replica
+   has the handling too (:mod:`deputy.queue.replication`), so a promotion cannot lose what
+   Telegram was told was done: if the primary dies first, the answer is 503 and Telegram retries.
 
 Telegram sends a chat's next update only after the previous one was answered, so one
 person's messages stay in order even when consecutive ones reach different replicas.
@@ -25,6 +27,7 @@ import os
 import secrets
 import signal
 import socket
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from urllib.parse import urlsplit
 
@@ -36,6 +39,7 @@ from telegram.ext import Application
 from deputy.bot.durable_polling import ReceivedQueue
 from deputy.bot.update_claims import LEASE_MS, UpdateClaims, Verdict, delivered, delivering, update_seed
 from deputy.core.infrastructure.redis_clients import async_client
+from deputy.queue.replication import async_replica_confirmation
 
 log = logging.getLogger(__name__)
 
@@ -97,9 +101,12 @@ def parse_listen(listen: str) -> tuple[str, int]:
 class WebhookReceiver:
     """The aiohttp handlers of one replica."""
 
-    def __init__(self, application: Application, claims: UpdateClaims, secret: str) -> None:
+    def __init__(self, application: Application, claims: UpdateClaims, secret: str,
+                 replicated: Callable[[], Awaitable[bool]] | None = None) -> None:
+        """`replicated`: behind Sentinel, waits until a replica has what the handling wrote."""
         self._app = application
         self._claims = claims
+        self._replicated = replicated
         self._secret = secret.encode()
         self._node = f"{socket.gethostname()}-{os.getpid()}"
 
@@ -140,14 +147,25 @@ class WebhookReceiver:
             await self._claims.done(update_id)
         except aioredis.RedisError as exc:  # handled all the same: a retry would only repeat it
             log.warning("could not record update %s as handled: %s", update_id, exc)
+            return web.Response(text="ok")
+        if self._replicated is not None:
+            try:
+                await self._replicated()  # False (no replica answered): as without one, answered all the same
+            except aioredis.RedisError as exc:
+                # The primary went away before its replica was known to have the handling: a promotion may
+                # have lost it, so Telegram sends the update again and the retry finds it done or does it.
+                log.warning("could not confirm update %s's handling reached a replica (%s); asking for a retry",
+                            update_id, exc)
+                return web.Response(status=503, headers={"Retry-After": "1"})
         return web.Response(text="ok")
 
     async def healthz(self, request: web.Request) -> web.Response:
         return web.Response(text="ok" if self._app.running else "stopping", status=200 if self._app.running else 503)
 
 
-def build_server(application: Application, claims: UpdateClaims, config: WebhookConfig) -> web.Application:
-    receiver = WebhookReceiver(application, claims, config.secret)
+def build_server(application: Application, claims: UpdateClaims, config: WebhookConfig,
+                 replicated: Callable[[], Awaitable[bool]] | None = None) -> web.Application:
+    receiver = WebhookReceiver(application, claims, config.secret, replicated)
     server = web.Application()
     server.router.add_post(config.path, receiver.update)
     server.router.add_get("/healthz", receiver.healthz)
@@ -190,7 +208,8 @@ class WebhookReplica:
             await app.update_queue.replay(app)
         await app.start()
         claims = UpdateClaims(self._redis, app.bot.id, self._lease_ms)
-        self._runner = web.AppRunner(build_server(app, claims, self._config), access_log=None, shutdown_timeout=10.0)
+        server = build_server(app, claims, self._config, async_replica_confirmation(self._redis))
+        self._runner = web.AppRunner(server, access_log=None, shutdown_timeout=10.0)
         await self._runner.setup()
         await web.TCPSite(self._runner, self._config.host, self._config.port).start()
         log.info("webhook replica listening on %s:%s%s", self._config.host, self._config.port, self._config.path)

@@ -5,7 +5,8 @@
 - ``POST``: the raw body must carry Meta's ``X-Hub-Signature-256`` made with the app secret,
   else 401 (missing) or 403 (wrong) and nothing is read. Each message and status of the
   delivery is recorded once in Redis (:mod:`deputy.whatsapp.inbox`) and the delivery is
-  answered 200 at once; 503 only when it could not be recorded (Redis down), so Meta delivers
+  answered 200 at once (behind Redis Sentinel, once a replica has the record, so a promotion
+  cannot lose what Meta was told was received); 503 only when it could not be recorded (Redis down), so Meta delivers
   it again. Meta retries slow answers with a growing backoff, so nothing slow happens before
   the answer, and one message that fails to be handled no longer makes Meta deliver them all again.
 - Afterwards each message is claimed by its wamid (:mod:`deputy.bot.update_claims`: handled
@@ -37,6 +38,7 @@ from telegram import Update
 from telegram.ext import Application
 
 from deputy.bot.update_claims import UpdateClaims, Verdict, delivered, delivering, identity_seed
+from deputy.queue.replication import async_replica_confirmation
 from deputy.core.accounts.surfaces import SURFACE_KEY, NUMBER_KEY, account_for, also_known_as, is_user_id, is_whatsapp_only
 from deputy.whatsapp import outbound
 from deputy.whatsapp.graph import REENGAGEMENT_REQUIRED, GraphError
@@ -69,6 +71,7 @@ class WhatsAppWebhook:
         self._node = f"{socket.gethostname()}-{os.getpid()}"
         self.inbox = Inbox(self._redis)
         self.worker = InboxWorker(self._redis, self.handle)
+        self._replicated = async_replica_confirmation(self._redis)
 
     async def verify(self, request: web.Request) -> web.Response:
         query = request.query
@@ -92,6 +95,8 @@ class WhatsAppWebhook:
             return web.Response(text="ok")
         try:
             await self.inbox.record(records(body))
+            # Behind Sentinel: answered once a promotion cannot lose it (no replica answering: as without one).
+            await self._replicated()
         except aioredis.RedisError as exc:
             log.warning("whatsapp: could not record a delivery (%s); Meta will deliver it again", exc)
             return web.Response(status=503, headers={"Retry-After": "1"})

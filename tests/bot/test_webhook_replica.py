@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import aiohttp
@@ -25,6 +26,8 @@ from deputy.bot.services import BotServices
 from deputy.bot.update_claims import UpdateClaims, Verdict, update_seed
 from deputy.bot.webhook import SECRET_HEADER, WebhookConfig, WebhookReplica
 from deputy.core.infrastructure.ports import free_port
+from deputy.core.infrastructure.redis_clients import async_client, sync_client
+from deputy.testing.redis_failover import RedisFailoverSet
 from deputy.testing.stack import RedisServer
 from deputy.emulator import EMULATOR_KEY, ApiRules, Emulator, bound_port, serve
 from tests_support import eventually
@@ -154,3 +157,36 @@ async def test_a_retry_after_a_replica_died_having_stored_the_goal_does_not_stor
         await asyncio.sleep(0.05)
     assert rig.bot_texts() == [texts.ACK_NEW_GOAL]  # the user's message is answered, once
     assert [g.id for g in rig.goals()] == [delivery.goal_id()]  # and its goal exists once
+
+
+@pytest.mark.slow
+async def test_behind_sentinel_the_webhook_answers_only_once_a_replica_has_the_handling(tmp_path: Path) -> None:
+    """Telegram never sends an answered update again: the answer waits until a promotion could not lose it."""
+    failover = RedisFailoverSet(tmp_path / "redis").start()
+    runner = await serve("127.0.0.1", 0, rules=ApiRules().relaxed(["webhook-url"]))
+    chat_url = f"http://127.0.0.1:{bound_port(runner)}"
+    port = free_port()
+    config = WebhookConfig(f"http://127.0.0.1:{port}/telegram", "127.0.0.1", port, SECRET)
+    redis = sync_client(failover.url)
+    services = BotServices.create(redis, "signing-secret", None, redis_url=failover.url)
+    app = build_application("1:webhook", services, failover.url, api_base=f"{chat_url}/bot", rate_limit=False)
+    async_redis = async_client(failover.url, max_connections=8, timeout=5)
+    replica = WebhookReplica(app, config, async_redis, lease_ms=300)
+    await replica.start()
+    try:
+        rig = Rig(runner.app[EMULATOR_KEY], chat_url, config.url, replica, redis, async_redis)
+        assert await rig.post(message_update(rig, "book a table for two")) == 200
+        paused = failover.replica()
+        failover.pause(paused)
+        answer = asyncio.create_task(rig.post(message_update(rig, "and a taxi at eight", update_id=900_002)))
+        await eventually(lambda: len(rig.goals()) == 2)  # handled on the primary
+        await asyncio.sleep(0.3)
+        assert not answer.done(), "not answered while the replica does not have it"
+        failover.resume(paused)
+        assert await answer == 200
+        assert rig.bot_texts() == [texts.ACK_NEW_GOAL] * 2
+    finally:
+        await replica.stop()
+        await async_redis.aclose()
+        await runner.cleanup()
+        failover.stop()
