@@ -22,6 +22,7 @@ from deputy.agent.search_filters import unasked_filters_dropped
 from deputy.agent.time.time_arguments import invented_time, resolve_arguments, resolve_schedule, shown_times
 from deputy.agent.time.time_words import Unclear
 from deputy.agent.tools import ScheduleArgs, ToolArgumentError, call_arguments, parse_schedule
+from deputy.agent.typed_recipients import correction, missed_recipients
 from deputy.agent.watch.reminders import ReminderProblem, chosen_repeat, first_time_words, parse_remind, schedule_arguments
 from deputy.core.records.effects import EffectClass
 from deputy.connectors.catalog import Operation
@@ -72,6 +73,9 @@ class ActionRequests:
                 return AskUser(timed.question, f"it is not clear which time “{timed.words}” means")
             raw = timed.arguments
         action = self._action(goal, call, operation, raw)
+        missed = missed_recipients(action, goal.user_words())
+        if missed and not _told_before(goal, told := correction(action, missed)):
+            raise ToolArgumentError(told)
         # The guard would flag a value that came from nowhere: the user is asked before any card.
         invented = invented_values(action, known) if self._ask_before_guessing else []
         if invented:
@@ -142,3 +146,8 @@ class ActionRequests:
 
 
 __all__ = ["ActionRequests", "AskUser", "NO_TIME_QUESTION", "UTC_NOTE"]
+
+
+def _told_before(goal: Goal, told: str) -> bool:
+    """Whether the model was already sent back with exactly these words in this goal."""
+    return any(message.get("role") == "tool" and told in str(message.get("content", "")) for message in goal.messages)

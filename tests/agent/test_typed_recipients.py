@@ -1,0 +1,84 @@
+"""A message Deputy sends reaches an address the user typed, when the user typed any.
+
+The runner, the guard and the outbox are real (real Redis), the model is scripted: what the
+user notices is the card they get, for whom, and that nothing went to someone they did not name.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from redis import Redis
+
+from deputy.agent.model.chat_model import ModelReply
+from deputy.agent.model.testing import tool_call
+from deputy.agent.typed_recipients import missed_recipients, typed_addresses
+from deputy.core.records.actions import Action
+from deputy.core.records.effects import EffectClass
+from tests.agent.test_dates_and_asking import Rig, results
+
+TYPED = "sam@example.com"
+OTHER_SAM = "sam.okafor@work.example"
+GOAL = f"pls drop a line to {TYPED} that I'll be 10 mins late"
+
+
+def _reply_to_the_other_sam() -> ModelReply:
+    return tool_call("reply_email", message_id="INBOX/17", to=[OTHER_SAM], body="I'll be 10 minutes late.")
+
+
+def _scripted(*calls: ModelReply):  # noqa: ANN202
+    def decide(messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> ModelReply:
+        done = results(messages)
+        return calls[len(done)] if len(done) < len(calls) else tool_call("reply", text="Waiting for your tap.")
+    return decide
+
+
+def test_a_reply_to_someone_else_goes_back_and_the_card_is_for_the_address_the_user_typed(redis: Redis) -> None:
+    rig = Rig(redis, _scripted(
+        _reply_to_the_other_sam(),
+        tool_call("send_email", to=[TYPED], subject="Running late", body="I'll be 10 minutes late."),
+    ), zone="Europe/Berlin")
+    goal = rig.text(GOAL)
+
+    first = results(goal.messages)[0]
+    assert first.startswith(f"Error: not run: the user asked to write to {TYPED}") and "send_email" in first
+    assert rig.action_arguments("reply_email") == [], "nothing was proposed to the other Sam"
+    [card] = rig.cards()
+    assert TYPED in card.text and OTHER_SAM not in card.text
+    assert [a["to"] for a in rig.action_arguments("send_email")] == [[TYPED]]
+
+
+def test_a_model_that_insists_is_not_sent_back_twice_and_the_user_decides(redis: Redis) -> None:
+    rig = Rig(redis, _scripted(_reply_to_the_other_sam(), _reply_to_the_other_sam()), zone="Europe/Berlin")
+    goal = rig.text(GOAL)
+    first, second = results(goal.messages)[:2]
+    assert first.startswith("Error: not run: the user asked to write to")
+    assert not second.startswith("Error: not run: the user asked to write to")
+    # Nothing went out on its own: the user is asked about the other Sam (here, an address read nowhere).
+    [asked] = rig.said()
+    assert OTHER_SAM in asked.text
+
+
+def test_a_reply_that_reaches_the_typed_address_is_not_sent_back(redis: Redis) -> None:
+    rig = Rig(redis, _scripted(
+        tool_call("reply_email", message_id="INBOX/18", to=[TYPED], cc=["ann@example.org"], body="Late!"),
+    ), zone="Europe/Berlin")
+    goal = rig.text(f"reply to {TYPED.upper()}'s email that I'm late, cc ann@example.org")
+    assert not results(goal.messages)[0].startswith("Error: not run")
+    assert [a["to"] for a in rig.action_arguments("reply_email")] == [[TYPED]]
+
+
+def _action(operation: str, effect: EffectClass, targets: list[str]) -> Action:
+    return Action(id="a_1", goal_id="g_1", user_id=1, chat_id=1, connector="email", operation=operation,
+                  effect=effect, arguments={}, targets=targets, tool_call_id="c_1", created_at=0)
+
+
+def test_only_a_message_sent_to_addresses_none_of_which_the_user_typed_is_sent_back() -> None:
+    words = [f"forward the hotel confirmation to {TYPED}.", "and Ann@Example.org too"]
+    assert typed_addresses(words) == [TYPED, "ann@example.org"]
+    send = EffectClass.communicate
+    assert missed_recipients(_action("forward_email", send, ["ann@example.org"]), words) == []
+    assert missed_recipients(_action("forward_email", send, [OTHER_SAM]), words) == [TYPED, "ann@example.org"]
+    assert missed_recipients(_action("forward_email", send, [OTHER_SAM]), ["forward it to Sam"]) == []
+    assert missed_recipients(_action("move_email", EffectClass.write, ["mailbox"]), words) == []
+    assert missed_recipients(_action("post_message", send, ["#general"]), words) == []
