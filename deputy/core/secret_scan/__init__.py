@@ -10,6 +10,7 @@ Context decides what merely resembles a secret (an order or tracking number stay
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from deputy.core.secret_scan.answers import answer_hits
@@ -91,12 +92,27 @@ def _label_then_value(text: str, hits: list[Hit]) -> list[Hit]:
     found, start, previous = [], 0, None
     for line in text.split("\n"):
         end = start + len(line)
-        hit = lone_value(line) if previous is not None and line.strip() else None
+        speaker = _SPEAKER.match(line)  # a pasted chat: "[10:43] Yo: 8119, el candado gris"
+        cut = speaker.end() if speaker else 0
+        hit = lone_value(line[cut:]) if previous is not None and line[cut:].strip() else None
         if (hit is not None and len(previous) <= 120 and not any(h.start < end and start < h.end for h in hits)
-                and is_lead(previous)):
-            found.append(Hit(hit.kind, start + hit.start, start + hit.end))
-        previous, start = line, end + 1
+                and _asks_or_leads(previous)):
+            found.append(Hit(hit.kind, start + cut + hit.start, start + cut + hit.end))
+        previous, start = (line[_SPEAKER.match(line).end():] if _SPEAKER.match(line) else line), end + 1
     return found
+
+
+# The speaker's mark in a pasted chat: "[10:42] Sofia: ", "10:42 - Sofia: ", "Sofia: ".
+_SPEAKER = re.compile(r"[ \t]*(?:\[[^\]\n]{1,25}\][ \t]*(?:-[ \t]*)?|\d{1,2}:\d{2}(?::\d{2})?[ \t]*[-–][ \t]*)"
+                      r"(?:[^\W\d_][\w .'-]{0,20}?:[ \t]+)?")
+
+
+def _asks_or_leads(line: str) -> bool:
+    """A line that names a secret and waits for it, or asks for it ("el código del trastero?"): the next is its value."""
+    if is_lead(line):
+        return True
+    stripped = line.rstrip()
+    return stripped.endswith("?") and len(stripped) <= 80 and is_lead(stripped.rstrip("?").rstrip() + ":")
 
 
 def _collapse(text: str, blocks: list[Hit]) -> tuple[str, list[tuple[int, int]]]:

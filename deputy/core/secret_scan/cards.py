@@ -30,7 +30,7 @@ LOOK_ALIKE_BEFORE = re.compile(
 _CARD_WORDS = re.compile(r"(?i)\b(?:card|visa|master ?card|amex|american express|discover|debit|credit|exp(?:iry|ires|iration)?|"
                          r"valid thru|cvv2?|cvc2?|csc|karte|carte|tarjeta|cart[aã]o)\b|\b(?:0[1-9]|1[0-2])\s?/\s?\d{2}\b")
 _CODE_VALUE = (r"(?:\s*\([^()\n]{0,40}\))?"  # an aside that may hold a digit: "Kartenprüfnummer (die 3 Ziffern hinten): 634"
-               r"[^\d\n.?!]{0,24}?(?<!\d)(?P<value>\d(?:[ -]\d){3,7}(?![ -]?\d)|\d{3,8})(?!\d)")  # (spaced: "4 8 2 1")
+               r"(?:[^\d\n.?!…]|\.{2,3}|…){0,24}?(?<!\d)(?P<value>\d(?:[ -]\d){3,7}(?![ -]?\d)|\d{3,8})(?!\d)")  # (spaced: "4 8 2 1")
 _CODE = re.compile(
     r"(?i)(?:\b(?:cvv2?|cvc2?|csc|cid|cav2|security code|sec(?:urity)? code|card code|card verification(?: code| value)?|"
     r"3[- ]digit(?: security)? code|three[- ]digit code|code on the back|(?:card |atm |debit |bank )?pin(?:[- ]?(?:code|number|no\.?))?|"
@@ -60,7 +60,7 @@ _MORE_CODES = tuple((hints, re.compile(r"(?i)(?:\b(?:" + names + r")\b)" + _CODE
      r"(?:bank(?:ing)?|banca|banco)[- ]?app[- ]?(?:pin|code|passcode)"),
     (("back", "atr", "detr", "dorso", "reverso", "hinten", "ckseite", "dos", "verso", "retro", "achter", "costas", "trás",
       "tras"),
-     r"(?:(?:3|4|three|four|tres|cuatro|drei|vier|trois|quatre|tre|quattro|tr[êe]s|quatro|drie)\s+(?:last\s+)?"
+     r"(?:(?:(?:3|4|three|four|tres|cuatro|drei|vier|trois|quatre|tre|quattro|tr[êe]s|quatro|drie)\s+(?:last\s+)?)?"
      r"(?:numbers?|n[úu]meros|n[úu]meritos|numerinhos|zahlen|numeri|numeretti|getallen|getalletjes)|(?:(?:3|4|three|four|tres|cuatro|drei|vier|trois|quatre|tre|"
      r"quattro|tr[êe]s|quatro|drie)\s+)?(?:digits?|d[íi]gitos|cifras|cifritas|ziffern|chiffres|cifre|cijfers|"
      r"cijfertjes))\s+"
@@ -152,5 +152,11 @@ def code_hits(text: str) -> list[Hit]:
                 _POSTAL_PIN.search(text) or (re.match(r"(?i)pin[- ]?code", match.group(0)) and _PLACE_AFTER.match(
                     text, match.end("value")) and not _CARD_WORDS.search(text))):
             continue  # "PIN code: 411001 (Pune)", "PIN code 560001, Bangalore": a postcode
+        if len(match.group("value")) > 4 and _UNCOUNTED_BACK.match(match.group(0)):
+            continue  # "the numbers on the back of the ticket are 12345": a card's back holds three or four
         found.append(Hit("card_code", *match.span("value")))
     return found
+
+
+_UNCOUNTED_BACK = re.compile(r"(?i)(?:numbers?|n[úu]meros|n[úu]meritos|numerinhos|zahlen|numeri|numeretti|getallen|"
+                             r"getalletjes|digits?|d[íi]gitos|cifras|cifritas|ziffern|chiffres|cifre|cijfers|cijfertjes)\s")

@@ -21,6 +21,21 @@ from deputy.core.secret_scan.national_ids import NOT_A_PERSON, SPECIMEN, numbers
 from deputy.core.secret_scan.world_ids import ANY_ID, SCHEMES as _WORLD, Scheme as _Scheme
 
 
+def _stdnum_valid(module: str):
+    """python-stdnum's check of one number type ("de.idnr"), imported the first time it is needed."""
+    loaded: list = []
+
+    def valid(number: str) -> bool:
+        try:
+            if not loaded:
+                import importlib
+                loaded.append(importlib.import_module(f"stdnum.{module}"))
+            return bool(loaded[0].is_valid(number))
+        except Exception:  # noqa: BLE001 - a number the module cannot read is not one of its numbers
+            return False
+    return valid
+
+
 _SCHEMES = {
     "baltic": _Scheme(r"isikukood|isikukoodi|asmens kod(?:as|o|ą)|personal (?:identification )?code|"
                       r"(?:estonian|lithuanian) (?:id|personal|identity) (?:code|number)", check.baltic_personal_code),
@@ -69,6 +84,14 @@ _SCHEMES = {
     "itin": _Scheme(r"itin", check.us_itin),
     "uk_dl": _Scheme(r"licen[cs]e|permis|f[üu]hrerschein\w*|carnet|patente|rijbewijs\w*|carta de condu[çc][ãa]o|dvla|"
                      r"driving|conducir|conduire|guida", check.uk_driving_licence, r"[A-Za-z9]{5}\d{6}[A-Za-z9]{2}\d[A-Za-z]{2}"),
+    # Numbers whose check proves much (python-stdnum's): named by the office that asks for them, or by their own name
+    # a question away ("qual é o teu contribuinte? ... o meu é 171916034", "Das Finanzamt will meine Nummer ...").
+    "de_idnr": _Scheme(r"finanzamt\w*|steuer-?id\w*|steuer-?identifikationsnummer|steuerliche identifikationsnummer|"
+                       r"idnr|bundeszentralamt f[üu]r steuern|bzst|elster|einkommensteuer\w*|steuererkl[äa]rung\w*|"
+                       r"german tax (?:id|number)", _stdnum_valid("de.idnr"), r"\d{11}"),
+    "pt_nif": _Scheme(r"contribuinte|n[úu]mero de contribuinte|nif|n[úu]mero fiscal|finan[çc]as|portal das finan[çc]as",
+                      lambda n: n[0] in "123" and _stdnum_valid("pt.nif")(n), r"\d{9}", reach=90),
+    "au_tfn": _Scheme(r"tfn|tax file(?: number| no\.?| nr\.?| #)?", _stdnum_valid("au.tfn"), r"\d{8,9}", reach=90),
     **_WORLD,  # Latin America, Asia, Africa and Eastern Europe
 }
 _SHAPES = {name: re.compile(scheme.shape) for name, scheme in _SCHEMES.items()}
@@ -78,7 +101,7 @@ _NEEDS = {name: re.compile(scheme.needs) for name, scheme in _SCHEMES.items() if
 LABELS = "|".join(scheme.label for scheme in _SCHEMES.values())
 _LABEL = re.compile("(?i)(?<![\\w-])(?:" + "|".join(f"(?P<{name}>{scheme.label})" for name, scheme in _SCHEMES.items())
                     + f"|(?P<any_id>{ANY_ID})"  # (once, for every scheme it names: one alternative, not one each)
-                    + ")(?:[ -]?(?:no\\.?|nr\\.?|n[º°]\\.?|number|nummer|num[ée]ro|n[úu]mero|numero|#))?(?![\\w-])")
+                    + ")(?:-ul(?:ui)?)?(?:[ -]?(?:no\\.?|nr\\.?|n[º°]\\.?|number|nummer|num[ée]ro|n[úu]mero|numero|#))?(?![\\w-])")
 # Every way a number is written: digits (a letter before or after) in groups of dots, dashes, spaces or slashes.
 # (And a British driving licence's 16 characters, five letters of the surname first.)
 _NUMBER = re.compile(r"(?<![\w.\-/+])(?:[A-Za-z]{1,2}\d{6} ?\([\dA]\)|[A-Za-z][A-Za-z9]{4}\d{6}[A-Za-z9]{2}\d[A-Za-z]{2}(?=(?:\s?\d{2})?(?!\w))|"
@@ -94,6 +117,9 @@ _SAID = re.compile(r"(?i)[:=]|\b(?:is|es|est|ist|è|é|era|was|lautet|sera|son|s
 # A firm's number by the word before its name: "Company Emirates registration ...", "our company's INN".
 _A_FIRMS = re.compile(r"(?i)\b(?:company|company's|business|firm|corporate|empresa|firma|soci[ée]t[ée]|entreprise|"
                       r"azienda|bedrijf|unternehmen|companhia)\b\W*(?:\w+\W+)?$")
+# What the number is asked for ("preciso pra fatura", "for the invoice", "für die Rechnung"): no firm's number then.
+_PURPOSE = re.compile(r"(?i)\b(?:for|pra|para|pour|f[üu]r|per|voor)\s+(?:(?:the|a|o|a|la|le|die|das|de|het|il|el|my|mi|"
+                      r"ma|mon|minha|meine|mijn)\s+)?(?:invoice|fatura|factura|facture|fattura|rechnung|factuur)\b")
 # How far after the number its name may come: "3 931211 9998 ← isikukood van mijn vrouw".
 _AFTER = 70
 
@@ -156,7 +182,7 @@ def country_id_hits(text: str) -> list[Hit]:
             between = text[label_end: start] if label_end <= start else text[end: label_start]
             if LOOK_ALIKE_BEFORE.search(text[max(0, start - 40, label_end if label_end <= start else 0): start]):
                 continue  # "order no. 3578...": named by a nearer word ("NHS no. 761 518 8369" is the NHS's)
-            if NOT_A_PERSON.search(between) or _A_FIRMS.search(text, max(0, label_start - 30), label_start) or (
+            if NOT_A_PERSON.search(_PURPOSE.sub(" ", between)) or _A_FIRMS.search(text, max(0, label_start - 30), label_start) or (
                     label_end <= start and numbers_something_else(between)):
                 continue
             if label_start >= end and (len(between) > 30 or re.search(r"[,.;!?\n]", between)):

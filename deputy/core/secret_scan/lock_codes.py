@@ -48,7 +48,7 @@ _COMBINATION_LOCK = re.compile(
 # (Its code, or four digits or more right after it: "lucchetto della bici 4412"; three are a locker's number.)
 # "the code to turn off the smoke alarm panel at the shop is 419545": a code word, a thing it opens, then the value.
 _CODE_OF_A_THING = re.compile(
-    r"(?i)\b(?:code|codes|c[óo]digo|codice|kode|pin|combination|combinaison|kombination|combinaci[óo]n|combinazione|"
+    r"(?i)\b(?:code|codes|c[óo]digo|codice|kode|pin|clave|chiave|chave|combination|combinaison|kombination|combinaci[óo]n|combinazione|"
     r"combina[çc][ãa]o|combinatie|zahlenkombination|cijfercode)\b"
     rf"(?P<gap>[^\d\n.?!]{{0,70}}?\b(?:{_THING})\b[^\d\n.?!]{{0,40}}?)"
     r"(?:[:=]|\b(?:is|ist|lautet|est|es|è|é|zijn|are|sind|sont|son|sono|são)\b|(?=\d{4}))\s*" + _CODE_VALUE)
@@ -58,6 +58,18 @@ _OPENS_WITH = re.compile(
     r"se abre con|abre con|si apre con|s'ouvre avec|ouvre avec|[öo]ffnet(?: sich)? mit|aufmachen mit|abre com|"
     r"se abre com)\s*" + _CODE_VALUE)
 # (With no "is" or colon, only four digits or more: "code for gate 12" is the gate's number.)
+# "Front door keypad: 80009", "caja fuerte del hotel → 3535": the thing, a colon or an arrow, and four digits or more.
+_GIVEN = re.compile(r"(?:[:=]|→|->|=>)[ \t]*(?P<value>\d{4,8})(?![\w-]|[.,:/]\d)")
+_THING_BEFORE = re.compile(rf"(?i)\b(?:{_THING})\b[^\d\n.?!:→=]{{0,30}}?[ \t]*[-=]?$")
+# "both codes for the flat:\n- building 6637\n- flat door 684172": a line that names codes, then a list of them.
+_CODES_HEADER = re.compile(
+    r"(?i)\b(?:codes|c[óo]digos|codici|combinations|combinaisons|combinaciones|combinazioni|combina[çc][õo]es|"
+    r"combinaties|kombinationen|pins|pin-?codes|zugangscodes|t[üu]rcodes|deurcodes)\b[^\n]{0,40}:[ \t]*\n")
+# Things that carry a number of their own ("Locker: 2145", "Gate: 1234"): a colon after them gives that number.
+_NUMBERED = re.compile(r"(?i)(?:gate|locker|casier|taquilla|casillero|armadietto|cacifo|kluisje|spind|hek)\b")
+_OPEN_LINE = re.compile(r":[ \t]*\n")
+_LISTED = re.compile(r"[ \t]*(?:[-*•·]|\d[.)])?[ \t]*[^\W\d_][^\d\n]{0,30}?[:=→-]?[ \t]*(?P<value>\d{3,8})"
+                     r"(?![\w-]|[.,:/]\d)[^\n]{0,30}(?:\n|$)")
 # "the 4 digits for the box are 9039", "die vier Ziffern für das Schloss: 4711": a code given as so many digits,
 # and exactly that many.
 _COUNTS = {"3": 3, "4": 4, "5": 5, "6": 6, "three": 3, "four": 4, "five": 5, "six": 6, "drei": 3, "vier": 4,
@@ -69,17 +81,26 @@ _N_DIGITS = re.compile(
     r"n[úu]meros|cifre|numeri|cijfers)\s+(?:for|of|to|f[üu]r|vom|von|pour|de|du|para|del|de la|per|della|dello|"
     r"do|da|voor|van)\b[^\d\n.?!]{0,40}?(?:[:=]|\b(?:is|are|ist|sind|lautet|est|sont|es|son|è|sono|é|são|is|zijn)\b)"
     r"\s*(?P<value>\d{3,6})(?![\w-]|[.,]\d)")
-_HINTS = ("cod", "cód", "pin", "comb", "kombin", "schloss", "slot", "lock", "box", "safe", "valise", "maleta", "mala", "kastje", "kluis", "cadenas",
+_HINTS = ("cod", "clave", "chiave", "chave", "cód", "pin", "comb", "kombin", "schloss", "slot", "lock", "box", "safe", "valise", "maleta", "mala", "kastje", "kluis", "cadenas",
           "candado", "lucchetto", "cadeado", "chiavi", "chaves", "clés", "llaves", "digit", "ziffer", "chiffre",
           "dígito", "digito", "cifr", "cijfer", "numer", "númer", "number", "zahlen", "open", "ouvr", "abre", "apre",
           "öffn", "offn", "aufmach")
 
 
 def lock_code_hits(text: str) -> list[Hit]:
+    found = [Hit("password", *m.span("value")) for m in _GIVEN.finditer(text)
+             if (thing := _THING_BEFORE.search(text, max(0, m.start() - 60), m.start()))
+             and not _NUMBERED.match(thing.group(0))]
+    if "\n" in text and _OPEN_LINE.search(text):
+        for header in _CODES_HEADER.finditer(text):
+            position = header.end()
+            while (item := _LISTED.match(text, position)) is not None and item.end() > position:
+                found.append(Hit("password", *item.span("value")))
+                position = item.end()
     lowered = text.lower()
     if not any(hint in lowered for hint in _HINTS):
-        return []
-    found = [Hit("password", *m.span("value")) for m in _COMBINATION_LOCK.finditer(text)]
+        return found
+    found.extend(Hit("password", *m.span("value")) for m in _COMBINATION_LOCK.finditer(text))
     found.extend(Hit("password", *m.span("value")) for m in _CODE_OF_A_THING.finditer(text))
     found.extend(Hit("password", *m.span("value")) for m in _OPENS_WITH.finditer(text))
     found.extend(Hit("password", *m.span("value")) for m in _N_DIGITS.finditer(text)

@@ -95,7 +95,7 @@ LABELS = (
     r"social insurance number|social security(?: number| no\.?| #)?|ssn|soc\.? sec\.?|social|sécurité sociale|"
     r"s[ée]cu|insee|nir|"
     r"steuer-?id(?:-?nr)?|steuer-?identifikationsnummer|steuerliche identifikationsnummer|identifikationsnummer|"
-    r"idnr|steuernummer|tax (?:id|identification number|number|code|file number)|tin|itin|"
+    r"idnr|steuernummer|tax (?:id|identification number|number|code|file(?: number| no\.?| nr\.?| #)?)|tin|itin|"
     r"personnummer|personennummer|personal (?:identity )?number|pesel|"
     r"contribuinte|nif|nie|dni|nif/nie|documento (?:nacional )?de identidad|cart[aã]o (?:de|do) cidad[aã]o|"
     r"bilhete de identidade|n[úu]mero de identifica[cç][aã]o(?: fiscal)?|codice fiscale|cod\.? fisc\.?|cf|"
@@ -215,6 +215,15 @@ _NEARER_NAME = re.compile(
 _FOR_THE = re.compile(r"(?i)\b(?:for|pour|para|für|fürs|per|voor|zum|zur|pelo|pela)\s+(?:\w+\s+){0,2}$")
 
 
+# Right before a number that stands alone, the name of what it numbers: "order #731-83-7826", "número de pedido
+# 50865169-W" are an order's, whatever their shape.
+_NUMBERED_THING = re.compile(
+    r"(?i)\b(?:order|tracking|invoice|booking|confirmation|ticket|receipt|transaction|parcel|shipment|"
+    r"bestellung|bestell-?nr|bestellnummer|rechnung|rechnungsnummer|sendung|sendungsnummer|pedido|encomenda|commande|"
+    r"ordine|bestelling|factura|fatura|facture|fattura|reserva|r[ée]servation|prenotazione|boeking|reservering)"
+    r"(?:\s+(?:number|no\.?|nr\.?|n[º°o]\.?|num[ée]ro|nummer|n[úu]mero|numero|id|ref))?[\s:#.°º-]*$")
+
+
 def numbers_something_else(bridge: str) -> bool:
     nearer = _NEARER_NAME.search(bridge[-60:])
     return nearer is not None and not _FOR_THE.search(bridge[-60:][: nearer.start()])
@@ -314,7 +323,7 @@ def _named_hits(text: str) -> list[Hit]:
                                                                      or not _OWN_CHECK[label](_compact(value)))):
             continue  # an example, or a phone number after "my number"
         if own is not None:
-            if re.fullmatch(own, value):
+            if re.fullmatch(own, value) or (re.fullmatch(r"\d+(?:[ .\-]\d+)*", value) and re.fullmatch(own, _compact(value))):
                 found.append(Hit("national_id", start, start + len(value)))
             continue
         if _id_shaped(value):
@@ -339,7 +348,8 @@ def identity_hits(text: str) -> list[Hit]:
     if _ID_HINT.search(text) is None:
         return []  # every identity number has four digits close together, or letters and digits mixed
     found = [Hit("national_id", *m.span()) for m in _STANDALONE.finditer(text) if _valid(m) and not (
-        m.lastgroup in _REFERENCE_SHAPED and LOOK_ALIKE_BEFORE.search(text[max(0, m.start() - 40): m.start()]))]
+        m.lastgroup in _REFERENCE_SHAPED and LOOK_ALIKE_BEFORE.search(text[max(0, m.start() - 40): m.start()]))
+        and not _NUMBERED_THING.search(text, max(0, m.start() - 40), m.start())]
     found.extend(_named_hits(text))
     if found and SPECIMEN.search(text):
         found = [hit for hit in found if not SPECIMEN.search(text[max(0, hit.start - 80): hit.end + 80])]

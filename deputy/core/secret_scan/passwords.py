@@ -21,7 +21,10 @@ _WORD = (r"(?:pas+w(?:or|ro|o|r)[dt]|passowrd|pass(?:word|wort|wd|phrase|code|co
          r"salasana|heslo|jelsz[óo]|[şs]ifre|пароль|パスワード|密码|密碼|비밀번호|كلمة المرور|סיסמה|पासवर्ड|"
          r"m[ậa]t kh[ẩa]u|kata sandi|wi-?fi key|network key|wpa2? key|(?:wlan|wi-?fi|netzwerk|wpa2?)[- ]?schl[üu]ssel|"
          r"cl[ée] (?:wi-?fi|wpa2?|r[ée]seau)|clave (?:wi-?fi|wpa2?|de red)|chiave (?:wi-?fi|wpa2?)|"
-         r"chave (?:wi-?fi|wpa2?)|wi-?fi[- ]?sleutel|netwerksleutel|pin)")
+         r"chave (?:wi-?fi|wpa2?)|wi-?fi[- ]?sleutel|netwerksleutel|pin|"
+         # a passphrase's own name; "contra", Spanish chat's short word, only as "contra del insta:"
+         r"phrase de passe|frase de contrase[ñn]a|frase (?:segreta|d'accesso|de acesso)|wachtzin|"
+         r"contra(?=\s+(?:del?|de la|da|do)\s+\S+\s*:))")
 KEYWORD = re.compile(rf"(?i)(?<![A-Za-z]){_WORD}")
 _VALUE = r"(?P<value>[\"'“‘«`]?[^\s\"'”’»`]{3,128})"
 _VERBS = (r"'s|’s|\bis(?:\s+now)?\b|\bwas\b|\bwill be\b|\bshould be\b|\bist\b|\best\b|\bes\b|\bé\b|\bè\b|\bis\b|"
@@ -52,6 +55,10 @@ _WIFI = re.compile(r"(?i)\b(?:wi-?fi|wlan|router|hotspot)\b\s*(?:is|:|=|'s|’s|
                    r"[\"'“‘]?(?P<value>[^\s\"'”’]{6,128})")
 _PASSPHRASE = re.compile(r"(?i)\b(?:password|passphrase|passwort|pw|mot de passe|contraseña)\s*(?:is|:|=|ist|est|es)\s+"
                          r"(?P<value>[a-z]+(?:\s+[a-z]+){2,5})\s*[.!]?$")
+# "Das Passwort sind drei Wörter mit Leerzeichen: meadow canyon walnut": the label's clause, a colon, the words.
+_PHRASE_AFTER = re.compile(r"(?i)\b(?:password|passphrase|passwort|kennwort|mot de passe|phrase de passe|contraseña|"
+                           r"senha|wachtwoord|parola d'ordine|clave)\b[^\n:.?!]{0,60}:\s*"
+                           r"(?P<value>[a-z]{3,12}(?:\s+[a-z]{3,12}){2,5})\s*[.!]?$")
 _USE_LAST = re.compile(r"(?i)\buse\s+(?P<value>[^\s,]{6,64}?)\s*[.!]?$")
 _NOT_PASSWORD_PREFIX = re.compile(
     r"(?i)(?:boarding|bus|train|rail|day|season|ski|mountain|hall|press|free|back|by|festival|guest|gate|"
@@ -122,7 +129,8 @@ def value_span(match: re.Match[str]) -> tuple[int, int]:
 
 _TOKEN = re.compile(r"\S+")
 # ("-@gg*3BNGtZqObIi" is one: an "@" only rules a word out in an address or a handle, "bob@mail.com", "@bob".)
-_NOT_A_PASSWORD_SHAPE = re.compile(r"[\d.,:/-]+(?:am|pm|h|€|\$|%)?|[\d]+(?:st|nd|rd|th)|.*(?:://|=|;).*|"
+_NOT_A_PASSWORD_SHAPE = re.compile(r"[\d.,:/-]+(?:am|pm|h|€|\$|%)?|[\d]+(?:st|nd|rd|th)|.*(?:://|;).*|(?-i:[a-z_][a-z0-9_.-]*|[A-Z_][A-Z0-9_.-]*|[A-Za-z_.-]+)=.*|"
+                                   r"[^=]*=|"
                                    r"[^@\s]*@[\w-]+(?:\.[\w-]+)+|@[\w.]+|(?-i:[a-z0-9._-]+@[a-z0-9._-]+)|"
                                    r"(?:[\w-]+\.)+[a-z]{2,}\b.*|(?-i:[a-z][a-z.-]*):[\d.]+|"  # "postgres:16"
                                    r"(?-i:[A-Z][A-Z0-9]{1,9})-\d{1,6}", re.I)  # "PROJ-1234": an issue's key
@@ -145,17 +153,21 @@ def _nearby(text: str, end: int) -> Hit | None:
     """After a password's name, within its clause: the first password-shaped word ("contrasena del portal zebra961",
     "passcode Zoom per la riunione di domani: 7hrw9AdyR", "contraseña nueva es Tortuga03#", "password to panda821")."""
     clause = re.split(r"[.?!\n](?:\s|$)", text[end: end + 100], maxsplit=1)[0]
-    previous = ""
+    previous, named = "", ""
     for count, token in enumerate(_TOKEN.finditer(clause)):
         if count >= 8:
             break
         word = token.group(0).strip(",;()«»\"'“”‘’`{}[]")
         if word.endswith(":") and count + 1 == len(clause.split()):
             break  # "Das Passwort fürs Gäste-WLAN:": the label ends with the thing's name, its value is still to come
-        if password_shaped(word.rstrip(".!?:")) and not _NAMES_A_THING.match(previous):
+        if (password_shaped(word.rstrip(".!?:")) or (previous.endswith(":") or previous in (":", "=", "→"))
+                and re.fullmatch(r"\d{4,12}", word.rstrip(".!?:")) and named.lower() not in STATE_WORDS) \
+                and not _NAMES_A_THING.match(previous):
             begin = end + token.start() + token.group(0).index(word)
             return Hit("password", begin, begin + len(word.rstrip(".!?:")))
-        previous = word.rstrip(":")
+        if word not in (":", "=", "→"):
+            named = word.rstrip(":")  # the last word of the label: "policy: 12345" is no password's value
+        previous = word if word in (":", "=", "→") or word.endswith(":") and len(word) > 1 else word.rstrip(":")
     return None
 
 
@@ -197,6 +209,8 @@ def password_hits(text: str) -> list[Hit]:
                 found.append(Hit("login", *value_span(second)))
                 continue
         match = explicit or _SPACED.match(text, keyword.end())
+        if word == "contra" and not (match and password_shaped(match.group("value").strip("\"'“”‘’«».,;:!?)("))):
+            continue  # "contra del insta: Bruno_86Z" is Spanish chat's password; "contra" is "against" too
         if word != "pin" and (explicit is None or not is_value(explicit.group("value"), text[explicit.end(): explicit.end() + 20])):
             near = _nearby(text, keyword.end())
             if near is not None:
@@ -220,7 +234,7 @@ def password_hits(text: str) -> list[Hit]:
             continue
         if is_value(value, text[match.end(): match.end() + 20]):
             found.append(Hit("password", *value_span(match)))
-    for match in _PASSPHRASE.finditer(text):  # "password is correct horse battery staple"
+    for match in (*_PASSPHRASE.finditer(text), *(_PHRASE_AFTER.finditer(text) if ":" in text else ())):  # "password is correct horse battery staple"
         words = [word.lower() for word in match.group("value").split()]
         if sum(word in STATE_WORDS for word in words) <= 1 and not any(word in PROSE for word in words):
             found.append(Hit("password", *match.span("value")))
@@ -233,6 +247,28 @@ def password_hits(text: str) -> list[Hit]:
                      and (pattern is not _WIFI or (re.search(r"[\d\W_]", m.group("value"))
                                                    and not KEYWORD.search(text, m.end()))))
     # ("The Wi-Fi is CasaRossi_5G, the password is ...": with a password named after it, "the wifi is" named the network.)
+    found.extend(_generated(text))
+    return found
+
+
+_LONG_TOKEN = re.compile(r"(?<!\S)[\"'“‘(`«\[{]*(?P<value>[^\s\"'“”‘’`«»]{10,64}?)[\"'”’`»).,;:!\]}]*(?!\S)")
+_SYMBOLS = set("!#$%&*?@^~+")
+_TWO_SYMBOLS = re.compile(r"[!#$%&*?@^~+]\S*[!#$%&*?@^~+]")
+
+
+def _generated(text: str) -> list[Hit]:
+    """A token only a password generator makes, wherever it stands ("yep, it's %azq%a&?G8k@9F now"): lower and upper
+    case, digits and two symbols or more, with no shape of an address, a path, a setting or a link."""
+    found = []
+    if not _TWO_SYMBOLS.search(text):
+        return found
+    for match in _LONG_TOKEN.finditer(text):
+        value = match.group("value")
+        if (sum(c in _SYMBOLS for c in value) < 2 or not any(c.isdigit() for c in value)
+                or not any(c.islower() for c in value) or not any(c.isupper() for c in value)
+                or re.search(r"://|[/\\=<>]|^@|@[\w-]+\.[a-z]|^#\w+$", value) or len(set(value)) < 0.6 * len(value)):
+            continue
+        found.append(Hit("password", *match.span("value")))
     return found
 
 

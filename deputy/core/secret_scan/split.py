@@ -75,7 +75,7 @@ _LONE = re.compile(r"(?i)\s*(?:(?:ok|okay|oké|oke|so|alors|pues|vale|dunque|all
                    r"(?:(?:it'?s|it’s|it is|that'?s|c'est|das ist|voilà|voici|aqui|aquí|ecco|hier|here|is|es|é|è|"
                    r"ist)\s*[:,]?\s+)?(?:(?:pass(?:word)?|pw|pwd|pin|code|key|token|passwort|mdp)\s*[:=]?\s*)?"
                    r"[\"'“‘]?(?P<value>\d{2,4}(?:[ -]\d{2,4}){1,4}|\d{3}|[^\s\"'”’]{4,128}?)[\"'”’]?[.!]?"
-                   r"(?:\s*\([^()\n]{1,40}\)|\s*\n[^\n]{1,40}|\s+[-–—]\s+[^\n]{1,40}|\s+\W{1,3})?\s*")
+                   r"(?:\s*\([^()\n]{1,40}\)|\s*\n[^\n]{1,40}|\s+[-–—]\s+[^\n]{1,40}|(?<=\d),\s+[^\W\d_][^\n\d]{0,40}|\s+\W{1,3})?\s*")
 _VERB = r"(?:is|are|was|ist|lautet|est|es|é|è|será|sera|sont|sind|son|são|zijn|wordt|c'est|voici|ecco|aquí|hier)"
 # The label ends with a verb or a separator: the value was to follow ("mot de passe :", "a senha é").
 _ENDS_OPEN = re.compile(rf"(?i)(?:\b{_VERB}|[:=→>-]|->|\besta|\beste|\bthis|\bdies|\bceci|\bquesto)\s*$")
