@@ -74,7 +74,7 @@ class ActionRequests:
             raw = timed.arguments
         action = self._action(goal, call, operation, raw)
         missed = missed_recipients(action, goal.user_words())
-        if missed and not _told_before(goal, told := correction(action, missed)):
+        if missed and self._ask_before_guessing and not _told_before(goal, told := correction(action, missed)):
             raise ToolArgumentError(told)
         # The guard would flag a value that came from nowhere: the user is asked before any card.
         invented = invented_values(action, known) if self._ask_before_guessing else []

@@ -13,11 +13,14 @@ decides. Pure functions.
 from __future__ import annotations
 
 import re
+from typing import Any
 
 from deputy.core.records.actions import Action
 from deputy.core.records.effects import EffectClass
 
 _EMAIL = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
+_SENT_BACK = "not run: the user asked to write to "
+NEW_EMAIL_TOOL = "send_email"
 
 
 def typed_addresses(words: list[str]) -> list[str]:
@@ -41,6 +44,12 @@ def correction(action: Action, typed: list[str]) -> str:
     """What the model is told instead of running the call (the same words for the same call)."""
     named = ", ".join(typed)
     going = ", ".join(sorted(target for target in action.targets if "@" in target))
-    return (f"not run: the user asked to write to {named}, but this {action.operation} would go to {going}. "
-            f"To write to {named}, call send_email with to=[{', '.join(repr(a) for a in typed)}] and the user's "
+    return (f"{_SENT_BACK}{named}, but this {action.operation} would go to {going}. "
+            f"To write to {named}, call {NEW_EMAIL_TOOL} with to=[{', '.join(repr(a) for a in typed)}] and the user's "
             f"message as the body; to send this one anyway, make the same call again.")
+
+
+def sent_back(messages: list[dict[str, Any]]) -> bool:
+    """Whether the model was sent back in this transcript for missing the addresses the user typed
+    (its next offer must hold the tool the correction names, whatever the goal's kind offers)."""
+    return any(message.get("role") == "tool" and _SENT_BACK in str(message.get("content", "")) for message in messages)

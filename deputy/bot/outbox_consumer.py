@@ -323,6 +323,9 @@ class OutboxConsumer:
         progress = progress or Progress()
         if message.dedupe_key and await self._redis.exists(SENT_KEY.format(message.dedupe_key)):
             return
+        if message.delete_ref:
+            await self._take_back(message.chat_id, message.delete_ref)
+            return
         message = with_goal_link(message, self._web_url)
         markup = (
             InlineKeyboardMarkup(
@@ -349,6 +352,18 @@ class OutboxConsumer:
             await self._redis.set(SENT_KEY.format(message.dedupe_key), 1, ex=_KEEP_SECONDS)
         if message.photo:
             await self._redis.delete(message.photo)  # the chat has it now
+
+    async def _take_back(self, chat_id: int, ref: str) -> None:
+        """Delete the message remembered under `ref` (a notice whose moment has passed). Nothing to do if
+        none was sent; a message already gone, too old, or in a chat that cannot delete (WhatsApp) stays."""
+        message_id = await self._redis.get(MESSAGE_REF_KEY.format(ref))
+        if message_id is None:
+            return
+        try:
+            await self._bot.delete_message(chat_id, int(message_id))
+        except BadRequest as exc:
+            log.info("outbox: the notice in chat %s was not taken back (%s)", chat_id, exc)
+        await self._redis.delete(MESSAGE_REF_KEY.format(ref))
 
     async def _edited(self, message: OutboxMessage, markup: InlineKeyboardMarkup | None) -> bool:
         """Edit the message named `edit_ref`; False if there is none to edit (it was never recorded,

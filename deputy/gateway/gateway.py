@@ -227,7 +227,7 @@ class ModelGateway:
         await self._send(notices)
 
     def _notice(self, held: _Held, text: str, first: bool) -> OutboxMessage:
-        ref = f"model-wait:{held.request.id}"
+        ref = _notice_ref(held)
         if first:
             return OutboxMessage(chat_id=held.chat_id, text=text, ref=ref, dedupe_key=ref)
         return OutboxMessage(chat_id=held.chat_id, text=text, edit_ref=ref)
@@ -293,6 +293,8 @@ class ModelGateway:
             raise
         finally:
             self._held.pop(request.id, None)
+        if held.told is not None:
+            await self._take_back_notice(held)
         if held.call.cancelled():  # the sweep found that nobody waits for it any more
             return await self._store(ModelOutcome(request_id=request.id, kind="discarded"), TokenUsage(),
                                      held.calls, 0)
@@ -325,6 +327,15 @@ class ModelGateway:
             return ModelOutcome(request_id=request.id, kind="reply", reply=reply), reply.usage, limited
         log.warning("model gateway: request %s still rate limited after %d tries", request.id, limited)
         return ModelOutcome(request_id=request.id, kind="error", failure=ModelFailure.of(error)), TokenUsage(), limited
+
+    async def _take_back_notice(self, held: _Held) -> None:
+        """The call is over: its waiting notice goes, before the goal's next words (the next step's
+        notice, a card, the answer), so a goal of many steps leaves no trail of notices behind."""
+        ref = _notice_ref(held)
+        try:
+            await self._send([OutboxMessage(chat_id=held.chat_id, text="", delete_ref=ref, dedupe_key=f"{ref}:over")])
+        except RedisError:
+            log.warning("model gateway: could not take back a waiting notice (Redis unavailable)")
 
     async def _tell_working(self, held: _Held) -> None:
         try:
@@ -372,6 +383,10 @@ class ModelGateway:
         pipe.xack(REQUESTS_STREAM, GATEWAY_GROUP, entry_id)
         pipe.xdel(REQUESTS_STREAM, entry_id)  # prompts are big: keep the stream to what is pending
         await pipe.execute()
+
+
+def _notice_ref(held: _Held) -> str:
+    return f"model-wait:{held.request.id}"
 
 
 def _waiting_goal(raw: bytes | None, request: ModelRequest) -> dict | None:

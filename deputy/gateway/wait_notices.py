@@ -2,8 +2,9 @@
 
 A goal that waits a few seconds for the model gets one message saying how many goals are
 ahead of it; that same message is edited when the count has at least halved (12, 6, 3, 1,
-next) and once more when the model takes the goal up. A handful of edits at most, and none
-for a goal that got the model at once.
+next) and once more when the model takes the goal up, and it is taken back (deleted, where the
+chat allows) when the call is over, before the goal's next words: a goal of many steps leaves no
+trail of notices. A handful of edits at most, and none for a goal that got the model at once.
 """
 
 from __future__ import annotations

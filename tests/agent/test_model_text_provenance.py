@@ -134,6 +134,25 @@ def tool_results(messages: list[dict[str, Any]]) -> list[str]:
     return [message_text(m) for m in messages if m["role"] == "tool"]
 
 
+SENT_BACK = "Error: not run: the user asked to write to"
+
+
+def insisting(decide: Decide) -> Decide:
+    """The hijacked model makes a call again when Deputy sends it back for not reaching the address the
+    user typed (`deputy.agent.typed_recipients`), so what is checked here is the guard, as without it."""
+
+    def decide_again(messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> ModelReply:
+        sent_back = {m.get("tool_call_id") for m in messages if m["role"] == "tool" and message_text(m).startswith(SENT_BACK)}
+        if messages and messages[-1]["role"] == "tool" and messages[-1].get("tool_call_id") in sent_back:
+            call = next(c for m in reversed(messages) for c in m.get("tool_calls") or [] if c["id"] in sent_back)
+            return tool_call(call["function"]["name"], **json.loads(call["function"]["arguments"]))
+        unbounced = [m for m in messages if not (m.get("tool_call_id") in sent_back or
+                                                 any(c["id"] in sent_back for c in m.get("tool_calls") or []))]
+        return decide(unbounced, tools)
+
+    return decide_again
+
+
 def in_parent(redis: Redis, goal_text: str, read: bool, act: ModelReply, permissive: bool = False) -> str:
     """The control: the user's goal, where the hijacked model takes the same action itself."""
 
@@ -145,7 +164,7 @@ def in_parent(redis: Redis, goal_text: str, read: bool, act: ModelReply, permiss
             return act
         return tool_call("reply", text="Done.")
 
-    rig = Rig(redis, decide, permissive)
+    rig = Rig(redis, insisting(decide), permissive)
     rig.start(goal_text)
     call = act.tool_calls[0]
     args = json.loads(call.arguments)
@@ -211,7 +230,7 @@ def test_a_part_cannot_email_an_address_only_the_model_wrote(redis: Redis) -> No
             ])
         return tool_call("reply", text="Done.")
 
-    rig = Rig(redis, decide, permissive=True)
+    rig = Rig(redis, insisting(decide), permissive=True)
     rig.start(goal_text)
     assert rig.verdict("send_email", THIEF) == "asked"
     assert in_parent(redis, goal_text, read=False, act=tool_call("send_email", to=[THIEF], subject="Slides",
@@ -431,7 +450,7 @@ def test_an_edit_the_user_typed_is_their_word_and_nothing_more(redis: Redis) -> 
             return tool_call("send_email", to=[THIEF], subject="Slides", body="The slides.")
         return tool_call("reply", text="Done.")
 
-    rig = Rig(redis, decide, permissive=True)
+    rig = Rig(redis, insisting(decide), permissive=True)
     goal = rig.start("send the slides")
     edited = apply_edit(BotServices.create(redis, "secret", None), goal.id, rig.user, f"send them to {FRIEND}")
     assert edited.user_words() == ["send the slides", f"send them to {FRIEND}"]

@@ -82,3 +82,29 @@ def test_only_a_message_sent_to_addresses_none_of_which_the_user_typed_is_sent_b
     assert missed_recipients(_action("forward_email", send, [OTHER_SAM]), ["forward it to Sam"]) == []
     assert missed_recipients(_action("move_email", EffectClass.write, ["mailbox"]), words) == []
     assert missed_recipients(_action("post_message", send, ["#general"]), words) == []
+
+
+def test_after_being_sent_back_the_model_is_offered_a_new_email_whatever_the_goals_kind(redis: Redis) -> None:
+    """The first decision named "act on an email the user has", whose later offer has no new email: the
+    correction says to write one, so the next offer holds it, and the card is for the address typed."""
+    from deputy.agent.model.testing import FunctionModel
+    from deputy.agent.model.text_tools_model import TextToolsChatModel
+    from deputy.connectors.default import default_catalog
+    from deputy.core.records.effects import OperationResult
+    from deputy.testing.inline import InlineDeputy
+    from tests.agent.test_first_decision import DECIDING, called, chose, names
+
+    found = f"1 email(s) in INBOX match, newest first:\n- INBOX/17 | Mon | {OTHER_SAM} | Dinner? | read | Are you free"
+    replies = [chose("mail_act"), called("search_email", {"text": "sam"}),
+               called("reply_email", {"message_id": "INBOX/17", "to": [OTHER_SAM], "body": "I'll be 10 minutes late."}),
+               called("send_email", {"to": [TYPED], "subject": "Running late", "body": "I'll be 10 minutes late."}),
+               called("reply", {"text": "Waiting for your tap."})]
+    model = FunctionModel(lambda messages, tools: replies.pop(0))
+    rig = InlineDeputy(redis, TextToolsChatModel(model, DECIDING), default_catalog(),
+                       {"email.search_email": lambda action, key: OperationResult(summary=found)})
+    rig.start(9, GOAL)
+    offers = [names(call[1]) for call in model.calls]
+    assert "send_email" not in offers[2], "the kind's own offer"
+    assert "send_email" in offers[3], "offered once the model was sent back"
+    [record] = [r for r in rig.stored_actions(9) if r.action.operation in ("send_email", "reply_email")]
+    assert record.action.operation == "send_email" and record.action.targets == [TYPED]

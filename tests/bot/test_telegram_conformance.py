@@ -303,6 +303,29 @@ async def test_a_card_the_user_deleted_is_shown_again_as_a_new_message(rig: Rig)
     await eventually(lambda: rig.emulator.state.chats[USER].messages[shown.message_id].text == "Dropped.")
 
 
+async def test_a_notice_taken_back_leaves_the_chat_and_one_already_gone_is_no_error(rig: Rig) -> None:
+    rig.emulator.user_sends(USER, "/help")
+    await eventually(lambda: rig.bot_texts())
+    outbox = Outbox(rig.redis)
+    outbox.put(OutboxMessage(chat_id=USER, text="Waiting for the model: yours is next.", ref="wait:1", dedupe_key="w1"))
+    notice = await eventually(lambda: next((m for m in rig.bot_messages() if m.text.startswith("Waiting")), None))
+    await eventually(lambda: rig.redis.get(MESSAGE_REF_KEY.format("wait:1")))
+    outbox.put(OutboxMessage(chat_id=USER, text="", delete_ref="wait:1", dedupe_key="w1:over"))
+    outbox.put(OutboxMessage(chat_id=USER, text="Here is your answer.", dedupe_key="answer"))
+    await eventually(lambda: "Here is your answer." in rig.bot_texts())
+    assert notice.message_id not in rig.emulator.state.chats[USER].messages
+    assert not rig.redis.exists(MESSAGE_REF_KEY.format("wait:1"))
+
+    outbox.put(OutboxMessage(chat_id=USER, text="Waiting for the model: yours is next.", ref="wait:2", dedupe_key="w2"))
+    second = await eventually(lambda: next((m for m in rig.bot_messages() if m.text.startswith("Waiting")), None))
+    await eventually(lambda: rig.redis.get(MESSAGE_REF_KEY.format("wait:2")))
+    rig.emulator.user_deletes(USER, second.message_id)
+    outbox.put(OutboxMessage(chat_id=USER, text="", delete_ref="wait:2", dedupe_key="w2:over"))
+    outbox.put(OutboxMessage(chat_id=USER, text="And the next one.", dedupe_key="next"))
+    await eventually(lambda: "And the next one." in rig.bot_texts())
+    assert "" not in rig.bot_texts(), "nothing empty was sent"
+
+
 async def test_a_revoked_token_keeps_every_outgoing_message_and_is_reported(
     rig: Rig, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
 ) -> None:

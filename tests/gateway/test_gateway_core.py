@@ -170,9 +170,14 @@ def stop_goal(redis: Redis, goal_id: str) -> None:
     store.save(goal)
 
 
-def outbox_texts(redis: Redis, chat_id: int) -> list[str]:
+def outbox_messages(redis: Redis, chat_id: int) -> list[OutboxMessage]:
     messages = [OutboxMessage.model_validate_json(fields[b"json"]) for _, fields in redis.xrange(OUTBOX_STREAM)]
-    return [m.text for m in messages if m.chat_id == chat_id]
+    return [m for m in messages if m.chat_id == chat_id]
+
+
+def outbox_texts(redis: Redis, chat_id: int) -> list[str]:
+    """What the user reads: the texts of the messages sent and edited (not those taken back)."""
+    return [m.text for m in outbox_messages(redis, chat_id) if m.delete_ref is None]
 
 
 def test_one_slot_is_shared_in_turn_between_users_not_first_come(redis_server: RedisServer, redis: Redis) -> None:
@@ -251,6 +256,9 @@ def test_a_user_whose_goal_waits_is_told_how_many_goals_are_ahead(redis_server: 
     for user in queued:
         texts = outbox_texts(redis, user)
         assert texts[-1] == "The model is working on your goal now." and len(texts) <= 4, texts
+        # Once the call is over the notice is taken back, so many steps leave no trail of notices.
+        *told_messages, last = outbox_messages(redis, user)
+        assert last.delete_ref is not None and last.delete_ref == told_messages[0].ref
 
 
 @pytest.mark.parametrize("appendonly", [False, True], ids=["empty-restart", "append-only-restart"])

@@ -56,7 +56,7 @@ KINDS: tuple[Kind, ...] = (
           then=_MAIL_LATER),
     _kind("mail_act", "reply_forward_or_delete_email", "act on an email the user already has: reply, forward, "
           "delete, archive, mark. E.g. 'forward the hotel confirmation to Sam', 'delete the spam from Acme'",
-          "search_email", then=_MAIL_LATER + " send_email"),
+          "search_email", then=_MAIL_LATER),
     _kind("calendar_read", "read_calendar", "look at the calendar: what is on, when is something, am I free. "
           "E.g. 'what have I got on Friday?'", "list_events free_busy", then="reply"),
     _kind("calendar_add", "add_to_calendar", "put a new event or appointment on the calendar. E.g. 'dentist on "

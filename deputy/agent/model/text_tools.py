@@ -43,6 +43,7 @@ from deputy.agent.model.first_decision import (
 from deputy.agent.asked_words import asks_for_draft, asks_to_answer, names_people
 from deputy.agent.goal_shapes import OWN_TOOLS, first_step_tools
 from deputy.agent.repeated_reads import repeated_tool
+from deputy.agent.typed_recipients import NEW_EMAIL_TOOL, sent_back
 from deputy.agent.tool_selection import ALWAYS, called, connected_fit, request_text, select_tools
 
 log = logging.getLogger(__name__)
@@ -253,6 +254,8 @@ def text_tools_turn(
     if options.force_tool_call:  # a small model: the offer follows what the user's words rule out
         offered = as_asked(offered, tools, messages)
     offered = without_repeated(offered, messages)
+    if NEW_EMAIL_TOOL not in tool_names(offered) and sent_back(messages):
+        offered = [*offered, *(tool for tool in tools if tool["function"]["name"] == NEW_EMAIL_TOOL)]
     names = tool_names(tools)  # the runner knows every tool; the limit only shapes the prompt
     reply = completed_reply((yield request_messages(messages, options), request_tools(offered, options)), options)
     read = read_reply(reply, names)

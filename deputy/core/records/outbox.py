@@ -55,6 +55,9 @@ class OutboxMessage(BaseModel):
     dedupe_key: str | None = None
     ref: str | None = Field(default=None, description="Remember the sent message id under this name.")
     edit_ref: str | None = Field(default=None, description="Edit the message remembered under this name instead.")
+    delete_ref: str | None = Field(
+        default=None, description="Take back the message remembered under this name, where the chat allows "
+        "(Telegram; WhatsApp keeps it); the text is not sent.")
     proactive: bool = Field(default=False, description="Unprompted news: held during the user's quiet hours.")
     photo: str | None = Field(
         default=None, description="Redis key of an image to send as a photo; the text becomes its caption."
