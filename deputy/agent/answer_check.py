@@ -19,7 +19,7 @@ from zoneinfo import ZoneInfo
 from pydantic import BaseModel
 
 from deputy.agent.goals import Goal
-from deputy.agent.grounding import Claim, Evidence, unbacked_claims
+from deputy.agent.grounding import OWN_DATA, Claim, Evidence, unbacked_claims
 from deputy.agent.origins import Origin, origin_of
 
 log = logging.getLogger(__name__)
@@ -44,6 +44,13 @@ CODE_RETRY_NOTE = (
 )
 """Deputy's note when the model gives up right after its own code failed: a small model that wrote a syntax
 error reads the traceback and writes working code far more often than it tells the user why it stopped."""
+
+UNREAD_NOTE = (
+    "(Deputy) Your answer says what the user's mail, calendar or orders hold, but you have read none of them in "
+    "this goal. Call the tool that reads it now (search_email, list_events, the shop's orders) and answer from what "
+    "it shows. Do not guess."
+)
+"""Deputy's note after an answer about the user's own data that rests on no read: read first, then answer."""
 
 PERMISSION_NOTE = (
     "(Deputy) Do not ask the user for permission in text. If you know what to do, call the tool that does it "
@@ -194,11 +201,13 @@ def check_answer(goal: Goal, text: str, evidence: Evidence) -> AnswerVerdict:
         return AnswerVerdict(action="deliver", text=text)
     log.info("goal %s: answer with %d unbacked claim(s) (%s)", goal.id, len(claims),
              ", ".join(claim.kind for claim in claims))
+    unread = [claim for claim in claims if claim.kind == OWN_DATA]
     if not goal.answer_rechecked:
         goal.answer_rechecked = True
-        return AnswerVerdict(action="recheck", text=text, claims=claims)
+        return AnswerVerdict(action="recheck", text=text, claims=claims, note=UNREAD_NOTE if unread else RECHECK_NOTE)
     goal.answer_rechecked = False
-    return AnswerVerdict(action="replace", text=couldnt_find(goal), claims=claims)
+    replacement = couldnt_check(unread) if unread and len(unread) == len(claims) else couldnt_find(goal)
+    return AnswerVerdict(action="replace", text=replacement, claims=claims)
 
 
 def asks_permission(text: str) -> bool:
@@ -237,6 +246,23 @@ def _gives_up_after_error(goal: Goal, text: str) -> Literal["call", "code"] | No
         if origin_of(message) is Origin.user:
             return None
     return None
+
+
+_MAIL_WORDS = re.compile(r"mail|messag|repl|nachricht|correo|mensaj|courriel|messagg|mensage|bericht|geantw|zurückg|"
+                         r"respond|contest|répond|rispos|inbox|postfach|posteingang|bandeja|caixa|written back|wrote back",
+                         re.IGNORECASE)
+_ORDER_WORDS = re.compile(r"order|bestell|pedido|commande|ordini", re.IGNORECASE)
+
+
+def couldnt_check(claims: list[Claim]) -> str:
+    """Deputy's own answer when the model insists on saying what the user's data holds without reading it."""
+    places = []
+    for claim in claims:
+        place = ("your mail" if _MAIL_WORDS.search(claim.text) else "your orders" if _ORDER_WORDS.search(claim.text)
+                 else "your calendar")
+        if place not in places:
+            places.append(place)
+    return f"I didn't get to check {_joined(places)} for this, so I won't guess. Ask me again and I'll look."
 
 
 def couldnt_find(goal: Goal) -> str:

@@ -25,7 +25,10 @@ from zoneinfo import ZoneInfo
 
 from pydantic import BaseModel, Field
 
-__all__ = ["Claim", "Evidence", "unbacked_claims"]
+__all__ = ["OWN_DATA", "Claim", "Evidence", "unbacked_claims"]
+
+OWN_DATA = "own data"
+"""A claim's kind: a statement about what the user's own mail, calendar or orders hold, in a goal that read none."""
 
 _EMAIL = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
 _QUOTED = re.compile(r"[“\"«„]([^”\"»“]{3,300})[”\"»“]")
@@ -39,6 +42,35 @@ _ILLUSTRATIVE = re.compile(r"@(?:[\w-]+\.)*(?:example(?:\.(?:com|org|net))?|test
 _CURRENCY = re.compile(r"[$€£¥]|usd|eur|gbp|chf|cad|aud|kr", re.IGNORECASE)
 _IDENTIFIER = re.compile(r"(?<![\w@.-])#?(?=[\w-]*\d)(?=[\w-]*[A-Za-z#])[A-Za-z0-9][\w-]{2,}|#\d{3,}")
 _WORD = re.compile(r"[^\W\d_][\w'’-]*", re.UNICODE)
+# What is (or is not) in the user's own mail, calendar or orders, said to them: "you have no new emails", "Sam
+# replied", "your calendar is free tomorrow", "no tienes citas". True only of what was read, so an answer of a goal
+# that read nothing cannot say it. The nouns and the ways of saying "you have", "there are no new", "your
+# calendar" are listed for the languages Deputy speaks; a noun must follow them directly, so general knowledge
+# passes ("there is no way to unsend an email", "there were events that led to the war").
+_DATA_NOUNS = (r"(?:e-?mails?|mails?|messages?|replies|events?|meetings?|appointments?|orders?(?! of)|"
+               r"nachrichten|termine?|bestellungen?|correos?|mensajes?|citas?|eventos?|reuniones|pedidos?|courriels?|"
+               r"rendez-vous|événements?|réunions?|commandes?|messaggi|appuntament[io]|eventi|riunion[ie]|ordini|"
+               r"mensagens|compromissos?|reuniões|berichten|afspraken|afspraak|evenementen|vergaderingen|bestellingen)\b")
+_SOME = (r"(?:(?:no|not any|any|a|an|one|two|three|several|some|\d+|new|unread|upcoming|more|keine[nm]?|kein|eine[nm]?|"
+         r"neuen?|ungelesenen?|weitere|ningún|ninguna|ningunos?|nuevos?|nuevas?|un|una|pas de|aucune?|de|nouveaux|"
+         r"nouvelles?|nessun[ao]?|nuov[ie]|nenhum|nenhuma|nov[oa]s?|um|uma|geen|een|nieuwe)\s+)*")
+_NEW = r"(?:(?:no|any|keine|ningún|ninguna|pas de|aucun|aucune|nessun[ao]?|nenhum|nenhuma|geen)\s+)?(?:new|unread|upcoming|neuen?|ungelesenen?|nuevos?|nuevas?|nouveaux|nouvelles?|nuov[ie]|nov[oa]s|nieuwe)\s+"
+_OWN_DATA = re.compile(
+    r"\b(?:you (?:have|'ve got|got|don't have|do not have|haven't got|received)|du hast|sie haben|(?:no )?tienes|"
+    r"tu (?:as|n'as)|vous (?:avez|n'avez)|(?:non )?hai|(?:não )?tens|você tem|je hebt|u hebt|u heeft)\s+"
+    + _SOME + _DATA_NOUNS
+    + r"|\b(?:there (?:are|is|were|was|'s)|es gibt|(?:no )?hay|il (?:y a|n'y a)|(?:non )?ci sono|c'è|(?:não )?há|"
+    r"er (?:zijn|is))\s+" + _NEW + _DATA_NOUNS
+    + r"|^\W*(?:no|keine|ningún|ninguna|aucun|aucune|nessun[ao]?|nenhum|nenhuma|geen)\s+(?:" + _NEW + r")?" + _DATA_NOUNS
+    + r"|\byour (?:inbox|calendar|schedule|mailbox|agenda) (?:is|are|has|shows|looks|contains|was)\b"
+    r"|\b(?:on|in) your (?:calendar|inbox|mailbox|schedule|agenda)\b"
+    r"|\b(?:dein(?:em|e)?|ihr(?:em)?) (?:kalender|posteingang|postfach)\b|\btu (?:calendario|bandeja|agenda)\b"
+    r"|\b(?:ton|votre) (?:calendrier|agenda)\b|\b(?:il tuo|nel tuo) (?:calendario|agenda)\b"
+    r"|\b(?:o teu|no teu|a tua|na tua) (?:calendário|agenda|caixa)\b|\b(?:je|jouw) (?:agenda|inbox|kalender)\b"
+    r"|\b(?:has|have|hasn't|haven't|did not|didn't|just)?\s*(?:replied|responded|written back|wrote back)\b"
+    r"|\b(?:hat|haben) (?:nicht |noch nicht )?(?:geantwortet|zurückgeschrieben)\b|\b(?:ha|han) (?:respondido|contestado)\b"
+    r"|\ba répondu\b|\bha risposto\b|\b(?:respondeu|heeft geantwoord)\b",
+    re.IGNORECASE | re.MULTILINE)
 _SENTENCE_END = re.compile(r"[.!?:;\n]\s*$")
 
 # Capitalised words that are not names: sentence openers and the calendar's own words, in the
@@ -65,7 +97,7 @@ _GERMAN = frozenset("der die das und ist nicht ein eine mit für auf den dem im 
 class Claim(BaseModel):
     """A specific the answer states as a fact: what kind it is and how it was written."""
 
-    kind: str = Field(description="email, quote, identifier, amount, number, time or name")
+    kind: str = Field(description="email, quote, identifier, amount, number, time, name or own data")
     text: str
 
 
@@ -101,7 +133,7 @@ def unbacked_claims(answer: str, evidence: Evidence) -> list[Claim]:
         if _alnum(identifier) not in index.alnum:
             claims.append(Claim(kind="identifier", text=identifier))
     if not evidence.read_anything:
-        return claims
+        return [*claims, *_own_data_claims(text, evidence)]
     for quoted in _QUOTED.findall(without_emails):
         if len(quoted.split()) >= 3 and _squash(quoted) not in index.squashed:
             claims.append(Claim(kind="quote", text=quoted))
@@ -109,6 +141,23 @@ def unbacked_claims(answer: str, evidence: Evidence) -> list[Claim]:
     claims.extend(_number_claims(_TIME_12.sub(" ", _TIME_24.sub(" ", without_emails)), index))
     claims.extend(_name_claims(without_emails, index))
     return _distinct(claims)
+
+
+def _own_data_claims(text: str, evidence: Evidence) -> list[Claim]:
+    """Statements about the user's own mail, calendar or orders in a goal that read none of them; one the
+    memories shown to the model back (a remembered appointment) is not one."""
+    remembered = _normal(" ".join(evidence.known))
+    claims = []
+    for said in _OWN_DATA.finditer(text):
+        words = _WORD.findall(said.group(0))
+        if words and _stem(words[-1]) in remembered:
+            continue
+        claims.append(Claim(kind=OWN_DATA, text=said.group(0).strip()))
+    return claims[:4]
+
+
+def _stem(word: str) -> str:
+    return word[:5] if len(word) > 5 else word
 
 
 # -- what the evidence holds ------------------------------------------------------------------

@@ -220,3 +220,63 @@ def test_a_question_for_a_missing_detail_reaches_the_user_at_once(redis: Redis, 
     goal = rig.start(USER, "book a table for tonight")
     assert rig.sent() == [question]
     assert rig.goal(goal.id).status is GoalStatus.waiting_user
+
+
+# -- an answer about the user's own data from a goal that read none of it ------------------------------------
+
+
+def unread_deputy(redis: Redis, answers: list[Any]) -> tuple[InlineDeputy, list[list[dict[str, Any]]]]:
+    """The model answers at once, reading nothing, unless the note sends it to read first."""
+    seen: list[list[dict[str, Any]]] = []
+
+    def model(messages: list[dict[str, Any]], tools: list[Any]):
+        seen.append(messages)
+        told_to_read = "you have read none of them" in message_text(messages[-1])
+        if told_to_read and answers and answers[0] == "search":
+            answers.pop(0)
+            return tool_call("search_email", text="sam")
+        return answers.pop(0)
+
+    sam = ("1 email(s) in INBOX match, newest first:\n- INBOX/9 | Sun 6 Dec | sam@example.org | Dinner? | unread | "
+           "Are you free for dinner on Friday?")
+    return InlineDeputy(redis, FunctionModel(model), default_catalog(),
+                        {"email.search_email": lambda action, key: OperationResult(summary=sam)},
+                        clock=ManualClock(1_765_000_000.0)), seen
+
+
+def test_no_news_said_without_reading_the_mail_sends_the_model_to_read_it(redis: Redis) -> None:
+    rig, seen = unread_deputy(redis, [text("No new emails from Sam."), "search",
+                                      text("Sam wrote: “Are you free for dinner on Friday?”")])
+    rig.start(USER, "anything new from sam?")
+    assert rig.sent()[-1] == "Sam wrote: “Are you free for dinner on Friday?”"
+    assert not any("No new emails" in sent for sent in rig.sent()), "the unread answer never reached the user"
+
+
+def test_a_model_that_insists_without_reading_is_replaced_by_where_deputy_did_not_look(redis: Redis) -> None:
+    rig, _ = unread_deputy(redis, [text("Sam replied to your email. I'll let you know when we meet."),
+                                   text("Sam replied, yes.")])
+    rig.start(USER, "did sam reply?")
+    assert rig.sent()[-1] == "I didn't get to check your mail for this, so I won't guess. Ask me again and I'll look."
+
+
+@pytest.mark.parametrize("answer", [
+    "Paris is the capital of France.", "February 2028 has 29 days.", "There is no way to unsend an email in Gmail.",
+    "There were events that led to the war.", "If you have any questions, just ask!", "Hay 7 días en una semana.",
+    "Guten Morgen! Wie kann ich helfen?",
+])
+def test_general_knowledge_from_a_goal_that_read_nothing_is_delivered(redis: Redis, answer: str) -> None:
+    rig, _ = unread_deputy(redis, [text(answer)])
+    rig.start(USER, "a question")
+    assert rig.sent()[-1] == answer
+
+
+@pytest.mark.parametrize("answer", ["You have no new emails.", "No tienes citas mañana.", "Du hast keine neuen E-Mails.",
+                                    "Tu n'as pas de nouveaux messages.", "Your calendar is free tomorrow.",
+                                    "Non hai appuntamenti oggi.", "Je hebt geen nieuwe berichten."])
+def test_own_data_said_without_a_read_is_a_claim_in_every_language(answer: str) -> None:
+    from deputy.agent.grounding import OWN_DATA, Evidence, unbacked_claims
+
+    assert [c.kind for c in unbacked_claims(answer, Evidence(user_words=["?"]))] == [OWN_DATA]
+    assert OWN_DATA not in [c.kind for c in unbacked_claims(answer, Evidence(user_words=["?"], looked_up=True))]
+    remembered = Evidence(user_words=["?"], known=["The user's appointment with the dentist is on Friday."])
+    assert unbacked_claims("You have an appointment with the dentist on Friday.", remembered) == []
