@@ -17,6 +17,7 @@ from deputy.core.secret_scan.answers import answer_hits
 from deputy.core.secret_scan.cards import card_hits, code_hits as card_code_hits, iban_hits
 from deputy.core.secret_scan.country_ids import country_id_hits
 from deputy.core.secret_scan.hits import KINDS, Hit
+from deputy.core.secret_scan.learned import learned_spans
 from deputy.core.secret_scan.keys import key_hits, private_key_hits
 from deputy.core.secret_scan.normalise import normalise
 from deputy.core.secret_scan.lock_codes import lock_code_hits
@@ -31,7 +32,7 @@ from deputy.core.secret_scan.words import code_hits, seed_hits
 __all__ = ["KINDS", "Hit", "Scan", "find_secrets", "find_secrets_after", "is_lead", "normalise", "waits_for_value"]
 
 _ORDER = ("private_key", "access_key", "card", "card_code", "seed_phrase", "password", "login", "bank_account",
-          "national_id", "one_time_code")
+          "national_id", "one_time_code", "learned")
 
 
 @dataclass(frozen=True)
@@ -81,6 +82,7 @@ def find_secrets(text: str) -> Scan:
     hits = [*private, *(_restore(hit, marks) for hit in found)] if marks else found
     if "\n" in original:
         hits.extend(_label_then_value(original, hits))
+    hits.extend(Hit("learned", start, end) for start, end in learned_spans(original, [(h.start, h.end) for h in hits]))
     if hits:
         hits.extend(variant_hits(original, hits))  # "hunter22 oops no: hunter23": the correction is the secret too
     hits.sort(key=lambda h: (_ORDER.index(h.kind), h.start))

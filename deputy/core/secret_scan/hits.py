@@ -15,6 +15,7 @@ KINDS = {
     "one_time_code": "a one-time code",
     "bank_account": "a bank account number",
     "national_id": "an identity number",
+    "learned": "a secret",
 }
 
 
