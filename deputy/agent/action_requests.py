@@ -22,6 +22,7 @@ from deputy.agent.search_filters import unasked_filters_dropped
 from deputy.agent.time.time_arguments import invented_time, resolve_arguments, resolve_schedule, shown_times
 from deputy.agent.time.time_words import Unclear
 from deputy.agent.tools import ScheduleArgs, ToolArgumentError, call_arguments, parse_schedule
+from deputy.agent.only_asked import correction as asked_only, only_asks
 from deputy.agent.typed_recipients import correction, missed_recipients
 from deputy.agent.watch.reminders import ReminderProblem, chosen_repeat, first_time_words, parse_remind, schedule_arguments
 from deputy.core.records.effects import EffectClass
@@ -73,7 +74,11 @@ class ActionRequests:
                 return AskUser(timed.question, f"it is not clear which time “{timed.words}” means")
             raw = timed.arguments
         action = self._action(goal, call, operation, raw)
-        missed = missed_recipients(action, goal.user_words())
+        words = goal.user_words()
+        if self._ask_before_guessing and only_asks(words) and \
+                not _told_before(goal, told := asked_only(action.operation, words[-1])):
+            raise ToolArgumentError(told)
+        missed = missed_recipients(action, words)
         if missed and self._ask_before_guessing and not _told_before(goal, told := correction(action, missed)):
             raise ToolArgumentError(told)
         # The guard would flag a value that came from nowhere: the user is asked before any card.

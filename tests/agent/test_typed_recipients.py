@@ -6,7 +6,6 @@ user notices is the card they get, for whom, and that nothing went to someone th
 
 from __future__ import annotations
 
-from typing import Any
 
 from redis import Redis
 
@@ -15,7 +14,7 @@ from deputy.agent.model.testing import tool_call
 from deputy.agent.typed_recipients import missed_recipients, typed_addresses
 from deputy.core.records.actions import Action
 from deputy.core.records.effects import EffectClass
-from tests.agent.test_dates_and_asking import Rig, results
+from tests.agent.test_dates_and_asking import Rig, results, script
 
 TYPED = "sam@example.com"
 OTHER_SAM = "sam.okafor@work.example"
@@ -26,15 +25,8 @@ def _reply_to_the_other_sam() -> ModelReply:
     return tool_call("reply_email", message_id="INBOX/17", to=[OTHER_SAM], body="I'll be 10 minutes late.")
 
 
-def _scripted(*calls: ModelReply):  # noqa: ANN202
-    def decide(messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> ModelReply:
-        done = results(messages)
-        return calls[len(done)] if len(done) < len(calls) else tool_call("reply", text="Waiting for your tap.")
-    return decide
-
-
 def test_a_reply_to_someone_else_goes_back_and_the_card_is_for_the_address_the_user_typed(redis: Redis) -> None:
-    rig = Rig(redis, _scripted(
+    rig = Rig(redis, script(
         _reply_to_the_other_sam(),
         tool_call("send_email", to=[TYPED], subject="Running late", body="I'll be 10 minutes late."),
     ), zone="Europe/Berlin")
@@ -49,7 +41,7 @@ def test_a_reply_to_someone_else_goes_back_and_the_card_is_for_the_address_the_u
 
 
 def test_a_model_that_insists_is_not_sent_back_twice_and_the_user_decides(redis: Redis) -> None:
-    rig = Rig(redis, _scripted(_reply_to_the_other_sam(), _reply_to_the_other_sam()), zone="Europe/Berlin")
+    rig = Rig(redis, script(_reply_to_the_other_sam(), _reply_to_the_other_sam()), zone="Europe/Berlin")
     goal = rig.text(GOAL)
     first, second = results(goal.messages)[:2]
     assert first.startswith("Error: not run: the user asked to write to")
@@ -60,7 +52,7 @@ def test_a_model_that_insists_is_not_sent_back_twice_and_the_user_decides(redis:
 
 
 def test_a_reply_that_reaches_the_typed_address_is_not_sent_back(redis: Redis) -> None:
-    rig = Rig(redis, _scripted(
+    rig = Rig(redis, script(
         tool_call("reply_email", message_id="INBOX/18", to=[TYPED], cc=["ann@example.org"], body="Late!"),
     ), zone="Europe/Berlin")
     goal = rig.text(f"reply to {TYPED.upper()}'s email that I'm late, cc ann@example.org")

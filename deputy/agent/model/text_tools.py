@@ -254,7 +254,7 @@ def text_tools_turn(
     if options.force_tool_call:  # a small model: the offer follows what the user's words rule out
         offered = as_asked(offered, tools, messages)
     offered = without_repeated(offered, messages)
-    if NEW_EMAIL_TOOL not in tool_names(offered) and sent_back(messages):
+    if NEW_EMAIL_TOOL not in tool_names(offered) and sent_back(messages) and not asks_for_draft(request_text(messages)):
         offered = [*offered, *(tool for tool in tools if tool["function"]["name"] == NEW_EMAIL_TOOL)]
     names = tool_names(tools)  # the runner knows every tool; the limit only shapes the prompt
     reply = completed_reply((yield request_messages(messages, options), request_tools(offered, options)), options)

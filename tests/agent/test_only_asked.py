@@ -1,0 +1,57 @@
+"""A question asks for an answer, not for a change.
+
+Real runner, guard and outbox on real Redis (InlineDeputy); the model is scripted the way a small model
+went wrong: it *created* an event for "what's on my calendar tomorrow?".
+"""
+
+from __future__ import annotations
+
+
+import pytest
+from redis import Redis
+
+from deputy.agent.model.testing import tool_call
+from deputy.agent.only_asked import only_asks
+from tests.agent.test_dates_and_asking import Rig, results, script
+
+CREATE = tool_call("create_event", title="Meeting with John", start="tomorrow at 10:00", calendar="personal")
+
+
+def test_a_question_creates_no_event_and_the_model_is_told_why(redis: Redis) -> None:
+    rig = Rig(redis, script(CREATE), zone="Europe/Berlin")
+    goal = rig.text("what's on my calendar tomorrow?")
+    assert results(goal.messages)[0].startswith("Error: not run: the user only asked a question")
+    assert rig.action_arguments("create_event") == [], "nothing was changed for a question"
+
+
+def test_a_request_put_as_a_question_is_carried_out(redis: Redis) -> None:
+    rig = Rig(redis, script(CREATE), zone="Europe/Berlin")
+    goal = rig.text("could you put a meeting with John in my calendar tomorrow at 10?")
+    assert not results(goal.messages)[0].startswith("Error")
+    assert [a["title"] for a in rig.action_arguments("create_event")] == ["Meeting with John"]
+
+
+def test_a_model_that_insists_goes_on_to_the_guard(redis: Redis) -> None:
+    rig = Rig(redis, script(CREATE, CREATE), zone="Europe/Berlin")
+    goal = rig.text("is there anything on my calendar tomorrow at 10?")
+    first, second = results(goal.messages)[:2]
+    assert first.startswith("Error: not run: the user only asked a question")
+    assert not second.startswith("Error: not run")
+    assert rig.action_arguments("create_event")
+
+
+@pytest.mark.parametrize("words, asks", [
+    ("what's on my calendar tomorrow?", True), ("did Sam reply?", True), ("Any news from Sam?", True),
+    ("¿Qué tengo mañana?", True), ("Was steht morgen an?", True), ("Qu'est-ce que j'ai demain ?", True),
+    ("Cosa ho domani?", True), ("O que tenho amanhã?", True), ("Wat heb ik morgen?", True),
+    ("can you add lunch with Bo tomorrow at 1?", False), ("¿Puedes enviar un correo a Ana?", False),
+    ("Kannst du Sam schreiben?", False), ("Is Friday free? If so book the dentist.", False),
+    ("email sam that I am late?", False), ("How about booking Roma tonight?", False),
+    ("please, what is on tomorrow?", False), ("add lunch tomorrow", False),
+])
+def test_only_a_question_that_asks_nothing_to_be_done_counts(words: str, asks: bool) -> None:
+    assert only_asks([words]) is asks
+
+
+def test_a_follow_up_question_to_a_request_keeps_the_requests_mandate() -> None:
+    assert only_asks(["email Sam that I'm late", "did it go?"]) is False
