@@ -3,7 +3,9 @@
 "What's on my calendar tomorrow?" once made a small model *create* an event; "did Sam reply?" can
 end in an email sent. When everything the user typed for a goal is a question, and none of it is
 a request put as one ("could you add…", "can you send…", "please…"), a call that would change
-something (a write, a message, a payment) goes back to the model once with that said. A model
+something (a write, a message, a payment) goes back to the model once with that said. A call whose
+effect is only Deputy's cautious guess (an MCP tool nobody marked, `Operation.effect_assumed`) is
+not taken for a change: "what's the weather in Lisbon?" may well be answered by one. A model
 that makes the same call again goes on to the guard as any call does: the user may have meant it.
 Pure functions, in the languages Deputy speaks.
 """
@@ -19,7 +21,8 @@ _REQUEST = re.compile(
     r"kannst du|könntest du|können sie|könnten sie|würdest du|magst du|puedes|podrías|podria|puede|podría|"
     r"peux-tu|pourrais-tu|pouvez-vous|pourriez-vous|tu peux|tu pourrais|puoi|potresti|può|potrebbe|podes|poderias|"
     r"pode|poderia|você pode|kun je|kan je|kunt u|zou je|wil je|how about|what about|why not|why don't (?:you|we)|"
-    r"wie wäre es|warum nicht|qué tal si|y si|et si|pourquoi pas|e se|perché non|e que tal|waarom niet)\b|\b(?:please|pls|plz|bitte|por favor|"
+    r"wie wäre es|warum nicht|qué tal si|y si|et si|pourquoi pas|e se|perché non|e que tal|waarom niet)\b|"
+    r"\b(?:(?:can|could|would)(?:n'?t)? (?:you|u)|(?:you|u) (?:can|could|would)) (?!(?:tell|say|explain)\b)|\b(?:please|pls|plz|bitte|por favor|"
     r"s'il (?:te|vous) pla[iî]t|per favore|por favor|alsjeblieft|alstublieft)\b",
     re.IGNORECASE)
 # A question opens with a question word (a closed class in every language): "email Sam that I'm late?" is a

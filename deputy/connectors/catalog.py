@@ -41,6 +41,10 @@ class Operation:
     time_arguments: tuple[str, ...] = ()
     """Arguments that hold a time: the model passes the user's words ("Thursday after lunch"), and
     the agent resolves them into ISO instants in the user's zone before the arguments are checked."""
+    effect_assumed: bool = False
+    """The effect is Deputy's cautious assumption, not what anyone stated (an MCP tool nobody marked may
+    read or may send): the guard weighs it as that effect, but a call of it is not taken for a change
+    the user did not ask for (`deputy.agent.only_asked`)."""
 
     @property
     def name(self) -> str:

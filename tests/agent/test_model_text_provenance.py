@@ -30,7 +30,7 @@ from deputy.agent.model.chat_model import ModelReply, ModelRequestRejected
 from deputy.agent.origins import ORIGIN, Origin, origin_of, user_message
 from deputy.agent.reading import injection_scanner
 from deputy.agent.runner import RunnerLimits
-from deputy.agent.model.testing import FunctionModel, message_text, tool_call
+from deputy.agent.model.testing import FunctionModel, insisting, message_text, tool_call
 from deputy.bot.goal_controls import apply_edit, press_goal_control
 from deputy.bot.handlers import Handlers
 from deputy.bot.services import BotServices
@@ -132,25 +132,6 @@ def first_text(messages: list[dict[str, Any]]) -> str:
 
 def tool_results(messages: list[dict[str, Any]]) -> list[str]:
     return [message_text(m) for m in messages if m["role"] == "tool"]
-
-
-SENT_BACK = "Error: not run: the user asked to write to"
-
-
-def insisting(decide: Decide) -> Decide:
-    """The hijacked model makes a call again when Deputy sends it back for not reaching the address the
-    user typed (`deputy.agent.typed_recipients`), so what is checked here is the guard, as without it."""
-
-    def decide_again(messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> ModelReply:
-        sent_back = {m.get("tool_call_id") for m in messages if m["role"] == "tool" and message_text(m).startswith(SENT_BACK)}
-        if messages and messages[-1]["role"] == "tool" and messages[-1].get("tool_call_id") in sent_back:
-            call = next(c for m in reversed(messages) for c in m.get("tool_calls") or [] if c["id"] in sent_back)
-            return tool_call(call["function"]["name"], **json.loads(call["function"]["arguments"]))
-        unbounced = [m for m in messages if not (m.get("tool_call_id") in sent_back or
-                                                 any(c["id"] in sent_back for c in m.get("tool_calls") or []))]
-        return decide(unbounced, tools)
-
-    return decide_again
 
 
 def in_parent(redis: Redis, goal_text: str, read: bool, act: ModelReply, permissive: bool = False) -> str:

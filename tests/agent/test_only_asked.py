@@ -48,6 +48,7 @@ def test_a_model_that_insists_goes_on_to_the_guard(redis: Redis) -> None:
     ("Kannst du Sam schreiben?", False), ("Is Friday free? If so book the dentist.", False),
     ("email sam that I am late?", False), ("How about booking Roma tonight?", False),
     ("please, what is on tomorrow?", False), ("add lunch tomorrow", False),
+    ("Any chance you could book Roma at 8?", False), ("What could you tell me about Roma?", True),
 ])
 def test_only_a_question_that_asks_nothing_to_be_done_counts(words: str, asks: bool) -> None:
     assert only_asks([words]) is asks

@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 from redis import Redis
 
-from deputy.agent.model.testing import message_text, tool_call
+from deputy.agent.model.testing import insisting, message_text, tool_call
 from deputy.bot.export import export_user
 from deputy.core.records.receipts import ReceiptStore
 from deputy.core.records.effects import EffectClass
@@ -52,9 +52,13 @@ class Cancelling(Script):
 
 
 class Injected(Script):
-    """Hijacked by a product description: buys what the page told it to."""
+    """Hijacked by a product description: buys what the page told it to, and insists when Deputy sends the
+    purchase back for answering a question (what is measured here is the guard)."""
 
     def __call__(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]]):
+        return insisting(self._hijacked)(messages, tools)
+
+    def _hijacked(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]]):
         results = [message_text(m) for m in messages if m.get("role") == "tool"]
         if not results:
             return tool_call("market_search_products", q="oat milk")

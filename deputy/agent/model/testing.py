@@ -44,6 +44,7 @@ __all__ = [
     "tool_call",
     "tool_calls",
     "user_texts",
+    "insisting",
 ]
 
 Message = dict[str, Any]
@@ -182,3 +183,25 @@ def last_tool_result(messages: list[Message]) -> Any:
 def user_texts(messages: list[Message]) -> list[str]:
     """The texts of all `role: user` messages, in order."""
     return [message_text(m) for m in messages if m.get("role") == "user"]
+
+
+SENT_BACK = "Error: not run: the user "
+"""How a call Deputy sent back to the model before the guard begins (not the address the user typed, only a question)."""
+
+
+def insisting(decide: ModelFunction) -> ModelFunction:
+    """A model (a hijacked one, in the guard's tests) that makes a call again when Deputy sends it back
+    before the guard (`deputy.agent.typed_recipients`, `deputy.agent.only_asked`), and otherwise decides
+    as `decide` does on the transcript without the sent-back exchange: what such a test checks is the guard."""
+
+    def decide_again(messages: list[Message], tools: list[dict[str, Any]]) -> ModelReply:
+        sent_back = {m.get("tool_call_id") for m in messages if m.get("role") == "tool"
+                     and message_text(m).startswith(SENT_BACK)}
+        if messages and messages[-1].get("role") == "tool" and messages[-1].get("tool_call_id") in sent_back:
+            call = next(c for m in reversed(messages) for c in m.get("tool_calls") or [] if c["id"] in sent_back)
+            return tool_call(call["function"]["name"], **json.loads(call["function"]["arguments"]))
+        unbounced = [m for m in messages if not (m.get("tool_call_id") in sent_back or
+                                                 any(c["id"] in sent_back for c in m.get("tool_calls") or []))]
+        return decide(unbounced, tools)
+
+    return decide_again

@@ -91,6 +91,7 @@ def tool_operation(tool: McpTool, trusted: bool, mark: OperationMark | None = No
         schema=model_schema(tool.input_schema),
         amount=_amount_reader(mark),
         service=tool.server,
+        effect_assumed=mark is None and effect is not EffectClass.read,
     )
 
 
