@@ -88,7 +88,7 @@ class SecretGate:
         if message is None or user is None or update.callback_query is not None:
             return False
         said, is_text = _said(message)
-        if not said:
+        if not said or (is_text and _OWN_CODE.match(said)):
             return False
         lead = self._s.held.take_lead(user.id) if self._s.held is not None else None
         scan = find_secrets_after(lead.text if lead is not None else None, said)
@@ -215,6 +215,10 @@ class SecretGate:
         return True
 
 
+# "/start <code>": Deputy's own one-time code (an invitation, a deep link's payload), made to be sent in the chat.
+_OWN_CODE = re.compile(r"^/start(?:@\w+)?\s+[\w-]{1,64}\s*$")
+
+
 def without_secrets(update: dict) -> dict:
     """An update as it may be written down (kept to be handled again after a crash): secrets replaced by handles."""
     for kind in ("message", "edited_message"):
@@ -223,6 +227,6 @@ def without_secrets(update: dict) -> dict:
             continue
         for field in ("text", "caption"):
             value = message.get(field)
-            if isinstance(value, str) and (scan := find_secrets(value)).found:
+            if isinstance(value, str) and not _OWN_CODE.match(value) and (scan := find_secrets(value)).found:
                 message[field] = scan.redacted()
     return update

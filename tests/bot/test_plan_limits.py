@@ -118,6 +118,10 @@ def test_a_stranger_gets_in_with_an_invitation_code_and_not_without(redis: Redis
     assert gate("book dinner", 77)  # in for good, on the invitation's plan
     assert services.quotas.plan_of(77).title == "Plus"
     assert not gate(f"/start {code}", 78)  # the code was for one person
+    # A code that looks like a generated password is still Deputy's own code, not a secret pasted by mistake.
+    generated = services.quotas.accounts.invite("plus", code="Xk7_-pQ9aZ2w")
+    assert gate(f"/start {generated}", 79)
+    assert services.quotas.plan_of(79).title == "Plus"
 
 
 def test_a_flood_of_messages_gets_one_polite_answer_and_is_not_taken(redis: Redis) -> None:

@@ -163,8 +163,9 @@ def find_secrets_after(lead: str | None, text: str) -> Scan:
     sentence), keeping what was found in `text`; then, as a lone token, the value the lead announced.
     """
     scan = find_secrets(text)
-    if scan.found or lead is None:
+    if lead is None or any(hit.kind != "learned" for hit in scan.hits):
         return scan
+    # Found by the learned detector alone (or not at all): the lead may say what it is ("the wifi password is").
     head = normalise(lead).rstrip().removesuffix("?").rstrip()  # "CVV?" + "417": the answer to its own label
     head += " " if head.endswith((":", "=")) else ": "  # the lead is a label, the message its value
     joined = find_secrets(head + scan.text)
