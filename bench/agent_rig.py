@@ -28,6 +28,7 @@ from deputy.core.records.ids import new_id
 from deputy.core.records.outbox import OUTBOX_STREAM
 from deputy.testing.stack import RedisServer, wait_for
 from deputy.queue.dispatch import RQDispatch
+from deputy.queue.step_engine import live_engines
 
 GOAL_TEXT = "bench goal {key}: take {steps} steps, then say done"
 _GOAL = re.compile(r"bench goal (\S+): take (\d+) steps")
@@ -129,9 +130,10 @@ class StepRig:
                  what=f"{count} agent workers")
 
     def worker_count(self) -> int:
+        """Agent workers up: RQ workers on the agent queue, or step engines (`DEPUTY_STEP_ENGINE`)."""
         from rq import Worker
 
-        return sum(1 for w in Worker.all(connection=self.redis) if "agent" in w.queue_names())
+        return sum(1 for w in Worker.all(connection=self.redis) if "agent" in w.queue_names()) + live_engines(self.redis)
 
     def use_gateway(self, concurrency: int = 2_000) -> None:
         """Start `deputy gateway`; workers started from now on hand their model calls to it."""

@@ -47,6 +47,9 @@ class Settings(BaseSettings):
     model_concurrency: int | None = Field(default=None, ge=1, alias="DEPUTY_MODEL_CONCURRENCY")
     model_requests_per_minute: float | None = Field(default=None, gt=0, alias="DEPUTY_MODEL_REQUESTS_PER_MINUTE")
     worker_fork: bool = Field(default=True, alias="DEPUTY_WORKER_FORK")
+    # Agent workers run steps on the step engine (many at once, no RQ loop per job); off: one RQ job at a time.
+    step_engine: bool = Field(default=True, alias="DEPUTY_STEP_ENGINE")
+    engine_threads: int = Field(default=8, ge=1, le=256, alias="DEPUTY_ENGINE_THREADS")
     helper_model: str | None = Field(default=None, alias="DEPUTY_HELPER_MODEL")
     helper_base_url: str | None = Field(default=None, alias="DEPUTY_HELPER_BASE_URL")
     max_tools: int | None = Field(default=None, ge=1, alias="DEPUTY_MAX_TOOLS")

@@ -32,7 +32,7 @@ from deputy.agent.runner import GoalRunner, RunnerLimits
 from deputy.agent.steps import StepOutcome
 from deputy.agent.watch.check_budget import CheckBudget
 from deputy.apps.gateway import OPENAI_BASE_URL
-from deputy.apps.worker_process import LEASE_SECONDS, WorkerContext, holding, install, open_redis, service, serve_worker
+from deputy.apps.worker_process import LEASE_SECONDS, WorkerContext, holding, install, open_redis, service, serve_engine, serve_worker
 from deputy.connectors.custom import CustomConnectors, UserCatalogs
 from deputy.core.accounts.quotas import Quotas
 from deputy.core.accounts.user_settings import UserSettingsStore
@@ -160,6 +160,9 @@ def serve(settings: Settings, burst: bool = False) -> None:
                                          model_name=settings.helper_model_name())
     install(context)
     start_suggestions(settings)
+    if settings.step_engine:
+        serve_engine(settings, redis, AGENT_QUEUE, burst=burst)
+        return
     # Without a fork per job a step costs a few ms instead of ~20; fine for agent workers whose
     # steps wait on nothing slow (model calls through the gateway).
     serve_worker(settings, redis, AGENT_QUEUE, fork=settings.worker_fork, burst=burst)

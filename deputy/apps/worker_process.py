@@ -9,7 +9,12 @@ neither the agent nor the executor, so each process loads only its own.
 
 from __future__ import annotations
 
+import asyncio
 import logging
+import os
+import secrets
+import signal
+import socket
 import threading
 import time
 from dataclasses import dataclass
@@ -17,20 +22,22 @@ from typing import TYPE_CHECKING, Any, Callable
 
 from redis import Redis
 from rq import SimpleWorker, Worker, get_current_job
+from rq.scheduler import RQScheduler
 from rq.serializers import JSONSerializer
 
 from deputy.agent.goal_lifecycle import GoalEvent, advance, allowed
 from deputy.agent.goals import GoalStore
 from deputy.core.accounts.quotas import Quotas
 from deputy.core.accounts.metrics_plans import PlanCollector
-from deputy.core.infrastructure.redis_clients import probe_client, sync_client
+from deputy.core.infrastructure.redis_clients import async_client, probe_client, sync_client
 from deputy.core.records.actions import ActionState
 from deputy.core.records.outbox import Outbox
 from deputy.queue.dispatch import RQDispatch, make_queues
 from deputy.queue.inflight import Inflight, Lease, Registration, Watchdog
 from deputy.queue.job_paths import DeputyJob
 from deputy.queue.metrics_queues import queue_collector
-from deputy.runtime.health import RQWorkerProbe, redis_check, serve_health
+from deputy.queue.step_engine import EngineConfig, StepEngine
+from deputy.runtime.health import LoopProbe, RQWorkerProbe, redis_check, serve_health
 from deputy.sentinel.stores.action_store import ActionStore
 from deputy.settings import Settings
 
@@ -147,12 +154,7 @@ def plan_collector(settings: Settings) -> PlanCollector:
 
 def serve_worker(settings: Settings, redis: Redis, queue_name: str, fork: bool, burst: bool = False) -> None:
     """Run an RQ worker on `queue_name` with a watchdog beside it, once the app installed its context."""
-    watchdog_redis = sync_client(settings.redis_url)
-    watchdog = Watchdog(watchdog_redis, make_queues(watchdog_redis), LEASE_SECONDS, give_up(watchdog_redis))
-    stop = threading.Event()
-    watchdog_thread = threading.Thread(target=watchdog.run, args=(stop, WATCHDOG_INTERVAL), name="watchdog", daemon=True)
-    watchdog_thread.start()
-
+    watchdog_thread, stop = start_watchdog(settings)
     queues = make_queues(redis)
     worker_class = Worker if fork else SimpleWorker
     worker = worker_class([queues[queue_name]], connection=redis, serializer=JSONSerializer, job_class=DeputyJob)
@@ -165,6 +167,76 @@ def serve_worker(settings: Settings, redis: Redis, queue_name: str, fork: bool, 
         worker.work(with_scheduler=True, burst=burst, logging_level=queue_log_level)
     finally:
         stop.set()
+
+
+def serve_engine(settings: Settings, redis: Redis, queue_name: str, burst: bool = False) -> None:
+    """Run the step engine on `queue_name` (`deputy.queue.step_engine`), with the watchdog and RQ's
+    scheduler beside it, once the app installed its context. SIGTERM or SIGINT: running steps end, then it stops."""
+    watchdog_thread, stop_threads = start_watchdog(settings)
+    name = f"engine-{socket.gethostname()}-{os.getpid()}-{secrets.token_hex(3)}"
+    scheduler_thread = threading.Thread(target=run_scheduler, args=(redis, queue_name, name, stop_threads),
+                                        name="scheduler", daemon=True)
+    scheduler_thread.start()
+    loop_probe = LoopProbe()
+    threads = [watchdog_thread, scheduler_thread]
+    serve_health(settings.health_port, settings.health_host,
+                 lambda: loop_probe() and all(thread.is_alive() for thread in threads),
+                 {"redis": redis_check(settings.redis_url)},
+                 [queue_collector(settings.redis_url), plan_collector(settings)])
+
+    async def run() -> None:
+        loop_probe.bind()
+        stop = asyncio.Event()
+        loop = asyncio.get_running_loop()
+        for sig in (signal.SIGTERM, signal.SIGINT):
+            loop.add_signal_handler(sig, stop.set)
+        jobs_redis = async_client(settings.redis_url, max_connections=8, timeout=None)
+        engine = StepEngine(jobs_redis, redis, EngineConfig(queue=queue_name, name=name,
+                                                             threads=settings.engine_threads))
+        log.info("step engine %s: up to %d %s jobs at once", name, settings.engine_threads, queue_name)
+        try:
+            await engine.run(stop, burst=burst)
+        finally:
+            await jobs_redis.aclose()
+
+    try:
+        asyncio.run(run())
+    finally:
+        stop_threads.set()
+        scheduler_thread.join(timeout=5)
+
+
+def start_watchdog(settings: Settings) -> tuple[threading.Thread, threading.Event]:
+    """The watchdog's thread (it queues again the units of workers that died), and the event that stops it."""
+    watchdog_redis = sync_client(settings.redis_url)
+    watchdog = Watchdog(watchdog_redis, make_queues(watchdog_redis), LEASE_SECONDS, give_up(watchdog_redis))
+    stop = threading.Event()
+    thread = threading.Thread(target=watchdog.run, args=(stop, WATCHDOG_INTERVAL), name="watchdog", daemon=True)
+    thread.start()
+    return thread, stop
+
+
+def run_scheduler(redis: Redis, queue_name: str, name: str, stop: threading.Event, interval: float = 1.0) -> None:
+    """RQ's scheduler for `queue_name` (steps put off for later), as an RQ worker would run it in a process of its own.
+
+    One scheduler of the cluster holds the queue's lock and moves due jobs into the queue; the others
+    try for the lock now and then, so one takes over when its holder stops.
+    """
+    scheduler = RQScheduler([queue_name], connection=redis, serializer=JSONSerializer, name=name)
+    while not stop.is_set():
+        try:
+            if scheduler.should_reacquire_locks:
+                scheduler.acquire_locks()
+            if scheduler.acquired_locks:
+                scheduler.heartbeat()
+                scheduler.enqueue_scheduled_jobs()
+        except Exception:  # a Redis blip: the next round tries again
+            log.warning("scheduler round failed", exc_info=True)
+        stop.wait(interval)
+    try:
+        scheduler.release_locks()
+    except Exception:
+        pass
 
 
 def open_redis(settings: Settings) -> Redis:
