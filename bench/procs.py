@@ -30,6 +30,7 @@ def deputy_env(redis_url: str, model_url: str, workdir: Path, **extra: str) -> d
         DEPUTY_SECRET="bench-secret-" + os.urandom(8).hex(),
         DEPUTY_DATA_DIR=str(workdir / "data"),
         DEPUTY_VAULT_KEY="bench-vault-key-" + os.urandom(8).hex(),
+        DEPUTY_DEFAULT_PLAN="pro",  # as `deputy run` gives its users: no plan notice pauses a bench goal
         PYTHONUNBUFFERED="1",
     )
     env.update(extra)

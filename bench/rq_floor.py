@@ -21,12 +21,21 @@ from rq import Queue, SimpleWorker, Worker, get_current_job
 from rq.serializers import JSONSerializer
 
 NOOP = "bench.rq_floor.noop"
+SIGNAL = "bench.rq_floor.signal"
 CHAIN = "bench.rq_floor.chain"
 _CHAIN_TIMES = "bench:chain:{}"
 
 
 def noop(payload: dict[str, Any]) -> str:
     """Does nothing: what remains is RQ's own cost per job."""
+    return "ok"
+
+
+def signal(payload: dict[str, Any]) -> str:
+    """Does nothing but say it ran (one RPUSH), for a consumer that keeps no results (the step engine)."""
+    job = get_current_job()
+    assert job is not None
+    job.connection.rpush(payload["key"], "1")
     return "ok"
 
 
@@ -55,6 +64,20 @@ def round_trips(redis: Redis, name: str, count: int, func: str = NOOP) -> list[f
         job = target.enqueue(func, {}, result_ttl=60)
         if job.latest_result(timeout=30) is None:
             raise TimeoutError(f"no worker ran a no-op job on queue {name!r} within 30 s")
+        times.append(time.perf_counter() - started)
+    return times
+
+
+def signalled_round_trips(redis: Redis, name: str, count: int) -> list[float]:
+    """Seconds from enqueue to the job having run, one job at a time, for consumers that keep no result."""
+    target = queue(redis, name)
+    times = []
+    for i in range(count):
+        key = f"bench:ran:{os.urandom(4).hex()}"
+        started = time.perf_counter()
+        target.enqueue(SIGNAL, {"key": key}, result_ttl=60)
+        if redis.blpop([key], timeout=30) is None:
+            raise TimeoutError(f"nothing ran a no-op job on queue {name!r} within 30 s")
         times.append(time.perf_counter() - started)
     return times
 
@@ -93,12 +116,34 @@ def serve(redis_url: str, name: str, simple: bool) -> None:
     worker.work(with_scheduler=True, logging_level=os.environ.get("DEPUTY_LOG_LEVEL", "INFO"))
 
 
+def serve_engine(redis_url: str, name: str) -> None:
+    """A bare step engine (`deputy.queue.step_engine`) on `name`, with nothing of Deputy's loaded around it."""
+    import asyncio
+    import signal as signals
+
+    from deputy.core.infrastructure.redis_clients import async_client
+    from deputy.queue.step_engine import EngineConfig, StepEngine
+
+    async def run() -> None:
+        stop = asyncio.Event()
+        for sig in (signals.SIGTERM, signals.SIGINT):
+            asyncio.get_running_loop().add_signal_handler(sig, stop.set)
+        client = async_client(redis_url)
+        await StepEngine(client, Redis.from_url(redis_url), EngineConfig(queue=name, name=f"floor-{os.getpid()}")).run(stop)
+
+    asyncio.run(run())
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(prog="python -m bench.rq_floor", description=__doc__)
     parser.add_argument("queue")
     parser.add_argument("--simple", action="store_true", help="SimpleWorker (no fork) instead of rq.Worker")
+    parser.add_argument("--engine", action="store_true", help="the step engine instead of an RQ worker")
     args = parser.parse_args()
-    serve(os.environ["REDIS_URL"], args.queue, args.simple)
+    if args.engine:
+        serve_engine(os.environ["REDIS_URL"], args.queue)
+    else:
+        serve(os.environ["REDIS_URL"], args.queue, args.simple)
 
 
 if __name__ == "__main__":

@@ -33,7 +33,7 @@ from bench.stats import Summary, ratio, table
 from deputy.testing.stack import wait_for
 from deputy.core.records.payloads import AGENT_QUEUE
 
-FLOOR_QUEUE, SIMPLE_QUEUE = "bench-floor", "bench-simple"
+FLOOR_QUEUE, SIMPLE_QUEUE, ENGINE_QUEUE = "bench-floor", "bench-simple", "bench-engine"
 
 
 @dataclass
@@ -46,6 +46,7 @@ class StepsReport:
     step: Summary
     queue_wait: Summary
     job_body: Summary
+    engine_floor: Summary
     throughput: list[tuple[int, float, float, float]] = field(default_factory=list)
     """(workers, steps/s, simple goals/s, bare no-op jobs/s)."""
     gateway: list[tuple[str, Summary, float, Summary]] = field(default_factory=list)
@@ -59,6 +60,7 @@ class StepsReport:
             ("raw RQ no-op round trip, rq.Worker (floor)", self.floor_round_trip),
             ("raw RQ no-op round trip, SimpleWorker", self.simple_round_trip),
             ("raw RQ no-op chain, job to next job", self.floor_chain),
+            ("no-op job on a bare step engine", self.engine_floor),
             ("no-op job on deputy's worker process", self.noop_on_deputy_worker),
             ("one zero-latency model call (client)", self.model_call),
             ("deputy agent step, request to request", self.step),
@@ -85,6 +87,7 @@ def run(workdir: Path, goals: int = 4, steps: int = 30, floor_jobs: int = 100,
     with StepRig(workdir) as rig:
         rig.processes.start("floor-1", "bench.rq_floor", [FLOOR_QUEUE], rig.env)
         rig.processes.start("simple-1", "bench.rq_floor", [SIMPLE_QUEUE, "--simple"], rig.env)
+        rig.processes.start("engine-floor-1", "bench.rq_floor", [ENGINE_QUEUE, "--engine"], rig.env)
         rig.add_workers(1)
         _wait_queue_workers(rig, FLOOR_QUEUE, 1)
         _wait_queue_workers(rig, SIMPLE_QUEUE, 1)
@@ -96,7 +99,8 @@ def run(workdir: Path, goals: int = 4, steps: int = 30, floor_jobs: int = 100,
         floor = Summary.of(rq_floor.round_trips(rig.redis, FLOOR_QUEUE, floor_jobs))
         simple = Summary.of(rq_floor.round_trips(rig.redis, SIMPLE_QUEUE, floor_jobs))
         chain = Summary.of(rq_floor.chain_intervals(rig.redis, FLOOR_QUEUE, floor_jobs))
-        on_deputy = Summary.of(rq_floor.round_trips(rig.redis, AGENT_QUEUE, floor_jobs // 2))
+        engine_floor = Summary.of(rq_floor.signalled_round_trips(rig.redis, ENGINE_QUEUE, floor_jobs))
+        on_deputy = Summary.of(rq_floor.signalled_round_trips(rig.redis, AGENT_QUEUE, floor_jobs // 2))
         model_call = Summary.of(_model_calls(rig, 50))
 
         rig.model.clear()
@@ -106,7 +110,7 @@ def run(workdir: Path, goals: int = 4, steps: int = 30, floor_jobs: int = 100,
         step = Summary.of(rig.model.intervals(keys))
         queue_wait, body = _job_times(rig)
 
-        report = StepsReport(floor, simple, chain, on_deputy, model_call, step, queue_wait, body)
+        report = StepsReport(floor, simple, chain, on_deputy, model_call, step, queue_wait, body, engine_floor)
         report.throughput.append(_throughput(rig, 1, throughput_goals, throughput_steps, simple_goals, floor_jobs))
         if two_workers:
             rig.add_workers(1)
@@ -120,18 +124,22 @@ def run(workdir: Path, goals: int = 4, steps: int = 30, floor_jobs: int = 100,
 
 
 def _gateway_steps(rig: StepRig, goals: int, steps: int) -> list[tuple[str, Summary, float, Summary]]:
-    """The same goals with model calls through `deputy gateway`, forking and non-forking workers."""
+    """The same goals with model calls through `deputy gateway`: forking and non-forking RQ workers, then the
+    step engine; each next to the floor of its own mode (a no-op job on a bare worker of that kind)."""
     from bench.procs import cpu_seconds
 
     rig.stop_workers()
     rig.use_gateway()
     rows = []
-    for name, fork in [("rq.Worker (fork per job)", "on"), ("SimpleWorker (DEPUTY_WORKER_FORK=off)", "off")]:
-        rig.env = {**rig.env, "DEPUTY_WORKER_FORK": fork}
+    modes = [("rq.Worker (fork per job)", "on", "off", FLOOR_QUEUE),
+             ("SimpleWorker (DEPUTY_WORKER_FORK=off)", "off", "off", SIMPLE_QUEUE),
+             ("step engine (DEPUTY_STEP_ENGINE=on)", "off", "on", ENGINE_QUEUE)]
+    for name, fork, engine, floor_queue in modes:
+        rig.env = {**rig.env, "DEPUTY_WORKER_FORK": fork, "DEPUTY_STEP_ENGINE": engine}
         rig.add_workers(1)
         _run_goals(rig, 1, 3)  # warm-up
         pids = rig.processes.main_pids("worker-") + rig.processes.main_pids("gateway-")
-        floor = Summary.of(rq_floor.round_trips(rig.redis, FLOOR_QUEUE, 50))
+        floor = Summary.of(rq_floor.signalled_round_trips(rig.redis, floor_queue, 50))
         cpu = cpu_seconds(pids, children=True)
         rig.model.clear()
         keys = set()
@@ -148,10 +156,13 @@ def _wait_queue_workers(rig: StepRig, queue: str, count: int) -> None:
              timeout=60, interval=0.1, what=f"{count} workers on {queue}")
 
 
+_users = iter(range(1, 10**9))
+
+
 def _run_goals(rig: StepRig, count: int, steps: int, timeout: float = 120) -> set[str]:
-    """Start `count` goals of `steps` steps at once and wait until all have finished."""
+    """Start `count` goals of `steps` steps at once, each of a user of its own, and wait until all have finished."""
     before = rig.finished()
-    keys = {rig.start_goal(steps, user_id=i + 1) for i in range(count)}
+    keys = {rig.start_goal(steps, user_id=next(_users)) for _ in range(count)}
     rig.wait_finished(before + count, timeout)
     return keys
 
@@ -187,8 +198,8 @@ def _throughput(rig: StepRig, workers: int, goals: int, steps: int, simple: int,
     steps_per_s = (len(times) - 1) / (times[-1] - times[0])
     before = rig.finished()
     started = time.perf_counter()
-    for i in range(simple):
-        rig.start_goal(2, user_id=i + 1)
+    for _ in range(simple):
+        rig.start_goal(2, user_id=next(_users))
     rig.wait_finished(before + simple, timeout=300)
     goals_per_s = simple / (time.perf_counter() - started)
     noop_per_s = rq_floor.jobs_per_second(rig.redis, FLOOR_QUEUE, noop_jobs * 2)

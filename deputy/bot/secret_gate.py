@@ -215,8 +215,9 @@ class SecretGate:
         return True
 
 
-# "/start <code>": Deputy's own one-time code (an invitation, a deep link's payload), made to be sent in the chat.
-_OWN_CODE = re.compile(r"^/start(?:@\w+)?\s+[\w-]{1,64}\s*$")
+# "/start <code>", "/link <code>": Deputy's own one-time codes (an invitation, a deep link's payload, the code
+# that joins a Telegram and a WhatsApp account), made to be sent in the chat.
+_OWN_CODE = re.compile(r"^/(?:start|link)(?:@\w+)?\s+[\w-]{1,64}\s*$")
 
 
 def without_secrets(update: dict) -> dict:

@@ -12,6 +12,7 @@ from deputy.bot import texts
 from deputy.bot.handlers import Handlers
 from deputy.bot.negotiation import NegotiationHandlers
 from deputy.bot.plan_handlers import FLOOD_TEXT, PlanHandlers
+from deputy.bot.secret_gate import without_secrets
 from deputy.bot.services import BotServices
 from deputy.core.records.payloads import AGENT_QUEUE
 from deputy.core.accounts.plans import parse_plans
@@ -122,6 +123,26 @@ def test_a_stranger_gets_in_with_an_invitation_code_and_not_without(redis: Redis
     generated = services.quotas.accounts.invite("plus", code="Xk7_-pQ9aZ2w")
     assert gate(f"/start {generated}", 79)
     assert services.quotas.plan_of(79).title == "Plus"
+
+
+def test_a_link_code_sent_back_to_deputy_is_not_taken_for_a_pasted_secret(redis: Redis) -> None:
+    # Link codes that the secret scanner alone would take for a password (about one generated code in 1,300).
+    services = BotServices.create(redis, "secret", None, plans=BOOK)
+    handlers, bot = Handlers(services), _Bot()
+    for code in ("WW5XHGHH", "PW9EMGD9", "WW44VMAK"):
+        update = _update(f"/link {code}", USER)
+        asyncio.run(handlers.gate(update, SimpleNamespace(bot=bot)))  # passes on to the /link handler
+        assert update.effective_message.replies == [] and bot.sent == []
+        assert without_secrets({"message": {"text": f"/link {code}"}})["message"]["text"] == f"/link {code}"
+    # A password after another command is still taken out.
+    update = _update("/remember my bank password is WW5XHGHH", USER)
+    update.effective_chat = SimpleNamespace(id=USER, send_message=lambda text, **_: bot.send_message(USER, text))
+    try:
+        asyncio.run(handlers.gate(update, SimpleNamespace(bot=bot)))
+        raise AssertionError("the password went through")
+    except ApplicationHandlerStop:
+        pass
+    assert "WW5XHGHH" not in bot.sent[-1] and "password" in bot.sent[-1].lower()
 
 
 def test_a_flood_of_messages_gets_one_polite_answer_and_is_not_taken(redis: Redis) -> None:
