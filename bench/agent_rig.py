@@ -29,6 +29,7 @@ from deputy.core.records.outbox import OUTBOX_STREAM
 from deputy.testing.stack import RedisServer, wait_for
 from deputy.queue.dispatch import RQDispatch
 from deputy.queue.step_engine import live_engines
+from deputy.core.records.payloads import AGENT_QUEUE
 
 GOAL_TEXT = "bench goal {key}: take {steps} steps, then say done"
 _GOAL = re.compile(r"bench goal (\S+): take (\d+) steps")
@@ -133,7 +134,7 @@ class StepRig:
         """Agent workers up: RQ workers on the agent queue, or step engines (`DEPUTY_STEP_ENGINE`)."""
         from rq import Worker
 
-        return sum(1 for w in Worker.all(connection=self.redis) if "agent" in w.queue_names()) + live_engines(self.redis)
+        return sum(1 for w in Worker.all(connection=self.redis) if "agent" in w.queue_names()) + live_engines(self.redis, AGENT_QUEUE)
 
     def use_gateway(self, concurrency: int = 2_000) -> None:
         """Start `deputy gateway`; workers started from now on hand their model calls to it."""

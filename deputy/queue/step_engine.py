@@ -40,8 +40,8 @@ from deputy.queue.job_paths import DeputyJob
 
 log = logging.getLogger(__name__)
 
-ENGINES = "deputy:engines"
-"""Sorted set: each running engine's name -> the time of its last heartbeat."""
+ENGINES = "deputy:engines:{}"
+"""Sorted set per queue: each engine running its jobs, by name -> the time of its last heartbeat."""
 HEARTBEAT_SECONDS = 5.0
 _JOB_PREFIX = "rq:job:"
 
@@ -138,7 +138,7 @@ class StepEngine:
             await asyncio.gather(beating, return_exceptions=True)
             self._pool.shutdown(wait=True)
             try:
-                await self._redis.zrem(ENGINES, self._config.name)
+                await self._redis.zrem(ENGINES.format(self._config.queue), self._config.name)
             except RedisError:
                 pass
 
@@ -259,7 +259,7 @@ class StepEngine:
     async def _heartbeat(self, stop: asyncio.Event) -> None:
         while not stop.is_set():
             try:
-                await self._redis.zadd(ENGINES, {self._config.name: self._clock()})
+                await self._redis.zadd(ENGINES.format(self._config.queue), {self._config.name: self._clock()})
             except RedisError:
                 pass
             try:
@@ -268,9 +268,9 @@ class StepEngine:
                 pass
 
 
-def live_engines(redis: Redis, within: float = 3 * HEARTBEAT_SECONDS) -> int:
-    """How many engines heartbeated within `within` seconds."""
-    return int(redis.zcount(ENGINES, time.time() - within, "+inf"))
+def live_engines(redis: Redis, queue: str, within: float = 3 * HEARTBEAT_SECONDS) -> int:
+    """How many engines running `queue`'s jobs heartbeated within `within` seconds."""
+    return int(redis.zcount(ENGINES.format(queue), time.time() - within, "+inf"))
 
 
 def _call(job: DeputyJob) -> Any:

@@ -139,7 +139,7 @@ def test_a_step_put_off_for_later_runs_when_its_time_comes(redis: Redis, redis_s
             engine = StepEngine(client, redis, EngineConfig(queue=AGENT_QUEUE, name="engine-test", idle_wait=0.2))
             task = asyncio.create_task(engine.run(halt))
             assert await asyncio.to_thread(_told_within, redis, 5, 15)
-            assert live_engines(redis) == 1
+            assert live_engines(redis, AGENT_QUEUE) == 1
             halt.set()
             await task
             await client.aclose()
@@ -149,7 +149,7 @@ def test_a_step_put_off_for_later_runs_when_its_time_comes(redis: Redis, redis_s
         stop_threads.set()
         scheduler.join()
     assert _answers(redis)[5] == ["later"]
-    assert live_engines(redis) == 0  # a stopped engine takes itself off the list
+    assert live_engines(redis, AGENT_QUEUE) == 0  # a stopped engine takes itself off the list
 
 
 def _told_within(redis: Redis, chat_id: int, seconds: float) -> bool:
