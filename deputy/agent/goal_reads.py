@@ -33,20 +33,29 @@ LOAD = LuaScript("""#!lua flags=no-writes
 return {redis.call('GET', KEYS[1]), redis.call('LRANGE', KEYS[2], 0, -1)}
 """)
 
-# KEYS: the goal's record, its reads list. ARGV: the revision the saver loaded (-1: a new goal), the new
-# record, then the reads to append. Returns 1, or 0 if the record changed since it was loaded (nothing written).
+# KEYS: the goal's record, its reads list, its user's awaited-answer key. ARGV: the revision the saver loaded
+# (-1: a new goal), the new record, the goal's id, '1' if it now waits for the user's answer, then the reads to
+# append. Returns 1, or 0 if the record changed since it was loaded (nothing written). The awaited-answer key
+# names the goal while it waits for the user, and is cleared when the goal it names stops waiting.
 SAVE = LuaScript("""
 local raw = redis.call('GET', KEYS[1])
 if raw then
-  local current = cjson.decode(raw)['revision']
-  if tostring(current) ~= ARGV[1] then return 0 end
+  -- The revision is the record's second field: read from its head, not by decoding a record of tens of KB.
+  local current = string.match(string.sub(raw, 1, 128), '^{"schema_version":%d+,"revision":(%-?%d+),')
+  if not current then current = tostring(cjson.decode(raw)['revision']) end
+  if current ~= ARGV[1] then return 0 end
 elseif ARGV[1] ~= '-1' then
   return 0
 else
   redis.call('DEL', KEYS[2])  -- a new goal starts with nothing read, whatever an erased one left
 end
 redis.call('SET', KEYS[1], ARGV[2])
-for i = 3, #ARGV do redis.call('RPUSH', KEYS[2], ARGV[i]) end
+for i = 5, #ARGV do redis.call('RPUSH', KEYS[2], ARGV[i]) end
+if ARGV[4] == '1' then
+  redis.call('SET', KEYS[3], ARGV[3])
+elseif redis.call('GET', KEYS[3]) == ARGV[3] then
+  redis.call('DEL', KEYS[3])
+end
 return 1
 """)
 

@@ -95,9 +95,12 @@ class Goal(BaseModel):
     id: str
     user_id: int
     chat_id: int
-    text: str
+    # Status, step and the model request waited for come right after the ids: the model gateway reads them from
+    # the record's head (`deputy.gateway.goal_heads`) without loading a record of tens of KB for each call.
     status: GoalStatus = GoalStatus.running
     step: int = 0
+    waiting_model: ModelWait | None = None
+    text: str
     steps_base: int = Field(default=0, description="Where the step budget restarts after /retry or an answer.")
     tokens_base: int = Field(default=0, description="Where the token budget restarts after the user says continue.")
     loop_signatures: list[str] = Field(default_factory=list, description="Recent (call, result) digests.")
@@ -124,7 +127,6 @@ class Goal(BaseModel):
     tally: GoalTally = Field(default_factory=GoalTally, description="What the goal's actions came to, by code.")
     pending_calls: list[ToolCall] = Field(default_factory=list)
     pending_action_id: str | None = None
-    waiting_model: ModelWait | None = None
     untrusted: list[UntrustedItem] = Field(
         default_factory=list, description="Outside content this goal has seen, for provenance checks; only "
         "appended to. Stored beside the record, in its reads list, not in it."
@@ -301,13 +303,14 @@ class GoalStore:
         public = self._keys.public_key(goal.user_id)
         saved, new_reads = _stored(goal, goal.revision + 1)
         record = record_json(saved, public, exclude=_NOT_IN_RECORD)
-        args = [str(goal.revision), record, *encode_reads(new_reads, public)]
-        if not SAVE.run(self._redis, [_GOAL.format(goal.id), reads_key(goal.id)], args):
+        waiting = "1" if saved.status is GoalStatus.waiting_user else "0"
+        args = [str(goal.revision), record, goal.id, waiting, *encode_reads(new_reads, public)]
+        if not SAVE.run(self._redis, [_GOAL.format(goal.id), reads_key(goal.id), _AWAITING.format(goal.user_id)],
+                        args):
             raise ConcurrentUpdate(goal.id)
         _appended(saved)
         if goal.revision == -1:
             self._redis.zadd(_USER_GOALS.format(goal.user_id), {goal.id: goal.created_at})
-        self._sync_awaiting(saved)
         return saved
 
     @staticmethod

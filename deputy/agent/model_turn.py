@@ -186,7 +186,7 @@ class ModelTurn:
         if exc.retryable and goal.model_attempts < self._limits.max_model_attempts:
             delay = self._limits.retry_delays[min(goal.model_attempts, len(self._limits.retry_delays)) - 1]
             goal = self._checkpoint(goal)
-            self._dispatch.step(goal.id, goal.step, delay=delay)
+            self._dispatch.step(goal.id, goal.step, delay=delay, owner=goal.user_id)
             return StepOutcome.retrying
         return Stop(
             "fail", goal,
@@ -209,7 +209,7 @@ class ModelTurn:
             if carry_on:
                 self._dispatch.carry_on(goal.id, goal.step)
                 return RunCalls(goal)
-            self._dispatch.step(goal.id, goal.step)
+            self._dispatch.step(goal.id, goal.step, owner=goal.user_id)
             return StepOutcome.continued
         # A plain answer without tools: deliver it; a question waits for the user.
         text = (reply.content or "").strip() or "I have nothing to add."

@@ -69,7 +69,7 @@ class Subgoals:
     def start(self, children: list[Goal]) -> None:
         for child in children:
             if child.status is GoalStatus.running:
-                self._dispatch.step(child.id, child.step)
+                self._dispatch.step(child.id, child.step, owner=child.user_id)
 
     def child_ended(self, child: Goal) -> None:
         """Tell the parent; the last child to end wakes it."""
@@ -80,7 +80,7 @@ class Subgoals:
             return
         newly, ended = self._goals.child_finished(parent.id, child.id)
         if newly and ended >= len(parent.children) and parent.status is GoalStatus.waiting_children:
-            self._dispatch.step(parent.id, parent.step)
+            self._dispatch.step(parent.id, parent.step, owner=parent.user_id)
 
     def join(self, goal: Goal) -> Goal | None:
         """The parent with the parts' results as the tool result, or None while parts still run."""

@@ -51,6 +51,7 @@ from deputy.core.confidential.sealing import seal
 from deputy.core.records.outbox import OUTBOX_MAXLEN, OUTBOX_STREAM, OutboxMessage
 from deputy.core.accounts.quotas import acount_tokens
 from deputy.gateway.endpoint_slots import EndpointSlots
+from deputy.gateway.goal_heads import goal_heads
 from deputy.gateway.wait_notices import NOTICE_AFTER, WORKING, waiting_text, worth_telling
 
 log = logging.getLogger(__name__)
@@ -197,10 +198,9 @@ class ModelGateway:
     async def _sweep(self) -> None:
         """Drop the calls nobody waits for any more; tell users whose goals wait for a slot where they stand.
 
-        Goal records are read whole (with their transcript, but not what the goal read: that is kept
-        beside it), so one heartbeat checks at most `SWEEP_BATCH` of the held calls, taking turns: with a
-        thousand held each is checked every few seconds, and the gateway's CPU goes to model calls, not to
-        checking them.
+        Only the head of each goal's record is read (`deputy.gateway.goal_heads`), and one heartbeat checks at
+        most `SWEEP_BATCH` of the held calls, taking turns: with a thousand held each is checked every few
+        seconds, and the gateway's CPU goes to model calls, not to checking them.
         """
         everyone = [h for h in self._held.values() if h.call is not None and not h.call.done()]
         if not everyone:
@@ -208,13 +208,10 @@ class ModelGateway:
         start = self._sweep_cursor % len(everyone)
         held = (everyone[start:] + everyone[:start])[:SWEEP_BATCH]
         self._sweep_cursor = start + len(held)
-        pipe = self._redis.pipeline(transaction=False)
-        for h in held:
-            pipe.get(GOAL_KEY.format(h.request.goal_id))
-        goals = await pipe.execute()
+        goals = await goal_heads(self._redis, [GOAL_KEY.format(h.request.goal_id) for h in held])
         notices: list[OutboxMessage] = []
-        for h, raw in zip(held, goals):
-            if _waiting_goal(raw, h.request) is None:
+        for h, fields in zip(held, goals):
+            if _waits_for(fields, h.request) is None:
                 # Paused, cancelled or edited: out of the queue, or its HTTP request is cancelled.
                 log.info("model gateway: request %s is no longer awaited; dropping it", h.request.id)
                 assert h.call is not None
@@ -225,6 +222,9 @@ class ModelGateway:
                 notices.append(self._notice(h, waiting_text(ahead), first=h.told is None))
                 h.told = ahead
         await self._send(notices)
+
+    async def _waiting_goal(self, request: ModelRequest) -> dict | None:
+        return _waits_for((await goal_heads(self._redis, [GOAL_KEY.format(request.goal_id)]))[0], request)
 
     def _notice(self, held: _Held, text: str, first: bool) -> OutboxMessage:
         ref = _notice_ref(held)
@@ -280,7 +280,7 @@ class ModelGateway:
         stored = await self._redis.get(OUTCOME.format(request.id))
         if stored:
             return ModelOutcome.model_validate_json(stored)
-        goal = _waiting_goal(await self._redis.get(GOAL_KEY.format(request.goal_id)), request)
+        goal = await self._waiting_goal(request)
         if goal is None:
             return await self._store(ModelOutcome(request_id=request.id, kind="discarded"), TokenUsage(), 0, 0)
         held = _Held(request, int(goal.get("user_id") or 0), int(goal.get("chat_id") or 0), self._clock())
@@ -299,7 +299,7 @@ class ModelGateway:
             return await self._store(ModelOutcome(request_id=request.id, kind="discarded"), TokenUsage(),
                                      held.calls, 0)
         outcome, usage, limited = held.call.result()
-        if _waiting_goal(await self._redis.get(GOAL_KEY.format(request.goal_id)), request) is None:
+        if await self._waiting_goal(request) is None:
             # Paused, cancelled or changed while the model thought: the goal asks again if it goes on.
             outcome = ModelOutcome(request_id=request.id, kind="discarded")
         return await self._store(outcome, usage, held.calls, limited, held.user_id)
@@ -389,11 +389,10 @@ def _notice_ref(held: _Held) -> str:
     return f"model-wait:{held.request.id}"
 
 
-def _waiting_goal(raw: bytes | None, request: ModelRequest) -> dict | None:
-    """The goal record if the goal still waits for this very request, else None."""
-    if raw is None:
+def _waits_for(goal: dict | None, request: ModelRequest) -> dict | None:
+    """The goal's fields if the goal still waits for this very request, else None."""
+    if goal is None:
         return None
-    goal = json.loads(raw)  # only a few fields are needed: no full validation
     wait = goal.get("waiting_model") or {}
     waits = goal.get("status") == "running" and goal.get("step") == request.step and \
         wait.get("request_id") == request.id

@@ -362,7 +362,7 @@ class Monitoring:
 
     def enqueue_next(self, goal: Goal) -> None:
         assert goal.monitor is not None
-        self._dispatch.step(goal.id, goal.step, delay=max(goal.monitor.next_at - self._clock(), 0.01))
+        self._dispatch.step(goal.id, goal.step, delay=max(goal.monitor.next_at - self._clock(), 0.01), owner=goal.user_id)
 
     def ended_message(self, goal: Goal) -> str:
         monitor = goal.monitor
