@@ -115,6 +115,8 @@ class ModelTurn:
             return None
         now = self._clock()
         refusal, near = self._quotas.over_tokens(goal.user_id, now)
+        if refusal is None and not near:
+            return None  # the usual case: nothing to say, so the user's zone is not read
         zone = self._settings.get(goal.user_id).timezone if self._settings else None
         for notice in near:
             self._outbox.send(goal.chat_id, near_text(notice, now, zone),
