@@ -154,7 +154,8 @@ class ModelTurn:
     def _request(self, goal: Goal, messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> TurnResult:
         """Hand the model call to the gateway; its answer enqueues this goal's next job."""
         request = ModelRequest(id=new_request_id(goal.id, goal.step), goal_id=goal.id, step=goal.step,
-                               attempt=goal.model_attempts, messages=messages, tools=tools, created_at=self._clock())
+                               user_id=goal.user_id, attempt=goal.model_attempts, messages=messages, tools=tools,
+                               created_at=self._clock())
         goal.waiting_model = ModelWait(request_id=request.id, step=goal.step)
         # Checkpointed first: a crash before the submission leaves this job's unit registered,
         # and the re-run step finds the request missing and submits it again. The unit is not

@@ -27,6 +27,7 @@ import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
 from redis.asyncio import Redis
@@ -93,14 +94,15 @@ class ModelGateway:
         self,
         redis: Redis,
         model: AsyncChatModel,
-        continue_goal: Callable[[str, int], None],
+        continue_goal: Callable[..., None],
         config: GatewayConfig,
         consumer: str,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self._redis = redis
         self._model = model
-        self._continue_goal = continue_goal  # synchronous (RQ): run on a few threads
+        # Synchronous (RQ), run on a few threads: (goal id, step, owner=the goal's user when the request names it).
+        self._continue_goal = continue_goal
         self._config = config
         self._consumer = consumer
         self._clock = clock
@@ -266,7 +268,7 @@ class ModelGateway:
             outcome = await self._answer(request)
             if outcome.kind != "discarded":
                 await asyncio.get_running_loop().run_in_executor(
-                    self._threads, self._continue_goal, request.goal_id, request.step)
+                    self._threads, partial(self._continue_goal, request.goal_id, request.step, owner=request.user_id))
             await self._acknowledge(entry_id)
         except asyncio.CancelledError:
             raise

@@ -33,6 +33,7 @@ class RunningGateway:
     def __init__(self, redis_url: str, base_url: str, claim_idle: float = 5.0, model_timeout: float = 10,
                  **config: Any) -> None:
         self.continued: list[tuple[str, int]] = []
+        self.owners: list[int | None] = []  # whose turn each continued step was placed in
         self._args = (redis_url, base_url, model_timeout)
         self._config = {"concurrency": 10, "claim_idle": claim_idle, "heartbeat": 0.2, **config}
         self._ready = threading.Event()
@@ -45,8 +46,11 @@ class RunningGateway:
         async with aiohttp.ClientSession() as session:
             model = HttpChatModel(session, base_url, "scripted-model", "sk-test", timeout=model_timeout)
             config = GatewayConfig(provider="scripted", **self._config)
-            gateway = ModelGateway(redis, model, lambda goal, step: self.continued.append((goal, step)), config,
-                                   consumer="test-gateway")
+            def continue_goal(goal: str, step: int, owner: int | None = None) -> None:
+                self.owners.append(owner)
+                self.continued.append((goal, step))
+
+            gateway = ModelGateway(redis, model, continue_goal, config, consumer="test-gateway")
             self._ready.set()
             await gateway.run(self._stop)
         await redis.aclose()
@@ -71,7 +75,7 @@ def waiting_goal(redis: Redis, goal_id: str = "g_gw", status: GoalStatus = GoalS
                  user_id: int = 1) -> ModelRequest:
     """A goal checkpointed as waiting for a model request, as the runner leaves it; the request."""
     now = time.time()
-    request = ModelRequest(id=new_request_id(goal_id, 2), goal_id=goal_id, step=2,
+    request = ModelRequest(id=new_request_id(goal_id, 2), goal_id=goal_id, step=2, user_id=user_id,
                            messages=[{"role": "user", "content": goal_id}], created_at=now)
     GoalStore(redis).save(Goal(id=goal_id, user_id=user_id, chat_id=user_id, text="hi", status=status, step=2,
                                waiting_model=ModelWait(request_id=request.id, step=2), created_at=now, updated_at=now))
@@ -95,6 +99,7 @@ def test_a_request_is_answered_once_and_its_goal_continued(
     assert outcome.kind == "reply" and outcome.reply.content == "Hello."
     assert len(server.requests) == 1, "a duplicate delivery costs no second model call"
     assert set(gateway.continued) == {("g_gw", 2)}
+    assert set(gateway.owners) == {1}  # the next step goes in its user's turn, named by the request
     assert not requests.pending(request.id)
     assert usage(redis)["requests"] == 1 and usage(redis)["completion_tokens"] > 0
 

@@ -50,6 +50,7 @@ class ModelRequest(BaseModel):
     id: str
     goal_id: str
     step: int
+    user_id: int | None = None  # whose goal: the gateway places the next step in that user's turn without a lookup
     attempt: int = 0
     messages: list[dict[str, Any]]
     tools: list[dict[str, Any]] = Field(default_factory=list)
