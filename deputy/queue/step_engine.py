@@ -79,6 +79,8 @@ class EngineConfig:
     result_ttl: int = 60
     failure_ttl: int = 24 * 3600
     idle_wait: float = 1.0  # seconds one blocking wait lasts while the queue is empty
+    slow_after: float = 300.0  # a job running longer is named in the log (a thread cannot be stopped from outside)
+    heartbeat: float = HEARTBEAT_SECONDS
 
 
 @dataclass
@@ -109,7 +111,7 @@ class StepEngine:
         self._perform = perform or _call
         self._clock = clock
         self._pool = ThreadPoolExecutor(max_workers=config.threads, thread_name_prefix="step")
-        self._running: set[asyncio.Future] = set()
+        self._running: dict[asyncio.Future, tuple[str, float]] = {}  # -> (job id, when it started)
         self._ended: list[_Ended] = []
         self._freed = asyncio.Event()
         self._queue_key = f"rq:queue:{config.queue}"
@@ -183,10 +185,10 @@ class StepEngine:
     def _start(self, job_id: str, fields: dict[bytes, bytes]) -> None:
         loop = asyncio.get_running_loop()
         future = loop.run_in_executor(self._pool, self._run_job, job_id, fields)
-        self._running.add(future)
+        self._running[future] = (job_id, time.monotonic())
 
         def ended(done: asyncio.Future) -> None:
-            self._running.discard(done)
+            self._running.pop(done, None)
             self._ended.append(done.result())
             self._freed.set()
 
@@ -257,13 +259,20 @@ class StepEngine:
                 await asyncio.sleep(1)
 
     async def _heartbeat(self, stop: asyncio.Event) -> None:
+        told: set[str] = set()
         while not stop.is_set():
+            now = time.monotonic()
+            told &= {job_id for job_id, _ in self._running.values()}
+            for job_id, started in list(self._running.values()):
+                if now - started > self._config.slow_after and job_id not in told:
+                    told.add(job_id)
+                    log.warning("step engine: job %s has run for %.0f s and holds a thread", job_id, now - started)
             try:
                 await self._redis.zadd(ENGINES.format(self._config.queue), {self._config.name: self._clock()})
             except RedisError:
                 pass
             try:
-                await asyncio.wait_for(stop.wait(), HEARTBEAT_SECONDS)
+                await asyncio.wait_for(stop.wait(), self._config.heartbeat)
             except asyncio.TimeoutError:
                 pass
 

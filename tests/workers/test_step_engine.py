@@ -215,3 +215,25 @@ def test_with_any_number_of_threads_each_goal_is_answered_once(redis: Redis, red
     _run_engine(redis, redis_server.url, threads=threads)
     told = _answers(redis)
     assert [told[g.chat_id] for g in goals] == [[f"hi n{i}"] for i in range(25)]
+
+
+def test_a_step_that_runs_far_too_long_is_named_in_the_log_once(redis: Redis, redis_server, caplog) -> None:
+    def decide(messages, tools):
+        time.sleep(0.8)
+        return text("slow but done")
+
+    install(WorkerContext(redis=redis, lease_ttl=3.0, runner=_runner(redis, FunctionModel(decide))))
+    _start(redis, 11, "take your time")
+
+    async def run() -> None:
+        client = async_client(redis_server.url)
+        engine = StepEngine(client, redis, EngineConfig(queue=AGENT_QUEUE, name="engine-test", slow_after=0.2,
+                                                        heartbeat=0.05))
+        await engine.run(asyncio.Event(), burst=True)
+        await client.aclose()
+
+    with caplog.at_level("WARNING", logger="deputy.queue.step_engine"):
+        asyncio.run(run())
+    slow = [r.getMessage() for r in caplog.records if "holds a thread" in r.getMessage()]
+    assert len(slow) == 1 and "s-g_" in slow[0]
+    assert _answers(redis)[11] == ["slow but done"]
