@@ -265,7 +265,9 @@ class ModelGateway:
             return
         self._requests.add(request.id)
         try:
-            outcome = await self._answer(request)
+            outcome, finished = await self._answer(request, entry_id)
+            if finished:
+                return  # stored, the next step queued and the entry acknowledged in one transaction
             if outcome.kind != "discarded":
                 await asyncio.get_running_loop().run_in_executor(
                     self._threads, partial(self._continue_goal, request.goal_id, request.step, owner=request.user_id))
@@ -278,13 +280,20 @@ class ModelGateway:
         finally:
             self._requests.discard(request.id)
 
-    async def _answer(self, request: ModelRequest) -> ModelOutcome:
+    async def _answer(self, request: ModelRequest, entry_id: str) -> tuple[ModelOutcome, bool]:
+        """The request's outcome, and whether its storing also queued the goal's next step and acknowledged the entry.
+
+        A request that names its goal's user has it all done in the one transaction that stores the outcome:
+        the goal can never be left with an answer and no step to read it, and it costs one round trip. A
+        request from an older worker (no user named) is finished by the caller, as before."""
+        finish = (entry_id, request) if request.user_id is not None else None
         stored = await self._redis.get(OUTCOME.format(request.id))
         if stored:
-            return ModelOutcome.model_validate_json(stored)
+            return ModelOutcome.model_validate_json(stored), False
         goal = await self._waiting_goal(request)
         if goal is None:
-            return await self._store(ModelOutcome(request_id=request.id, kind="discarded"), TokenUsage(), 0, 0)
+            discarded = ModelOutcome(request_id=request.id, kind="discarded")
+            return await self._store(discarded, TokenUsage(), 0, 0, finish=finish), finish is not None
         held = _Held(request, int(goal.get("user_id") or 0), int(goal.get("chat_id") or 0), self._clock())
         held.call = asyncio.create_task(self._ask(request, held))
         self._held[request.id] = held
@@ -299,12 +308,12 @@ class ModelGateway:
             await self._take_back_notice(held)
         if held.call.cancelled():  # the sweep found that nobody waits for it any more
             return await self._store(ModelOutcome(request_id=request.id, kind="discarded"), TokenUsage(),
-                                     held.calls, 0)
+                                     held.calls, 0, finish=finish), finish is not None
         outcome, usage, limited = held.call.result()
         if await self._waiting_goal(request) is None:
             # Paused, cancelled or changed while the model thought: the goal asks again if it goes on.
             outcome = ModelOutcome(request_id=request.id, kind="discarded")
-        return await self._store(outcome, usage, held.calls, limited, held.user_id)
+        return await self._store(outcome, usage, held.calls, limited, held.user_id, finish=finish), finish is not None
 
     async def _ask(self, request: ModelRequest, held: _Held) -> tuple[ModelOutcome, TokenUsage, int]:
         limited = 0
@@ -346,9 +355,12 @@ class ModelGateway:
             log.warning("model gateway: could not tell a user that the model took up their goal (Redis unavailable)")
 
     async def _store(self, outcome: ModelOutcome, usage: TokenUsage, calls: int, limited: int,
-                     user_id: int = 0) -> ModelOutcome:
+                     user_id: int = 0, finish: tuple[str, ModelRequest] | None = None) -> ModelOutcome:
+        """Store the outcome (the first stored wins); with `finish` (the entry and its request), in the same
+        transaction queue the goal's next step (unless the outcome was set aside) and acknowledge the entry."""
         usage_key = USAGE.format(self._config.provider)
         pipe = self._redis.pipeline(transaction=True)
+        pipe.multi()  # explicitly: RQ's enqueue on it expects a transaction already begun
         # The tokens count against the user's plan as they are used, in the same transaction as the outcome.
         await acount_tokens(self._redis, pipe, user_id, self._config.model,
                             usage.prompt_tokens + usage.completion_tokens, time.time())
@@ -363,6 +375,13 @@ class ModelGateway:
             pipe.hincrby(usage_key, "rate_limited", limited)
             metrics.model_call(self._config.provider, calls, usage.prompt_tokens, usage.completion_tokens,
                                failed=outcome.kind == "error")
+        if finish is not None:
+            entry_id, request = finish
+            if outcome.kind != "discarded":
+                # Only queues the writes on the transaction (the owner is named: nothing is read).
+                self._continue_goal(request.goal_id, request.step, owner=request.user_id, pipeline=pipe)
+            pipe.xack(REQUESTS_STREAM, GATEWAY_GROUP, entry_id)
+            pipe.xdel(REQUESTS_STREAM, entry_id)
         first, *_ = await pipe.execute()
         if first:
             return outcome

@@ -46,7 +46,7 @@ class RunningGateway:
         async with aiohttp.ClientSession() as session:
             model = HttpChatModel(session, base_url, "scripted-model", "sk-test", timeout=model_timeout)
             config = GatewayConfig(provider="scripted", **self._config)
-            def continue_goal(goal: str, step: int, owner: int | None = None) -> None:
+            def continue_goal(goal: str, step: int, owner: int | None = None, pipeline: Any = None) -> None:
                 self.owners.append(owner)
                 self.continued.append((goal, step))
 
@@ -287,3 +287,51 @@ def test_the_gateway_answers_again_after_redis_restarts(tmp_path, appendonly: bo
         assert outcome.kind == "reply"
     finally:
         server_redis.stop()
+
+
+def test_a_request_from_an_older_worker_naming_no_user_is_answered_and_its_goal_continued(
+    redis_server: RedisServer, redis: Redis, server: ScriptedModelServer
+) -> None:
+    requests = ModelRequests(redis)
+    request = waiting_goal(redis, goal_id="g_old").model_copy(update={"user_id": None})
+    requests.submit(request)
+    with RunningGateway(redis_server.url, server.base_url) as gateway:
+        outcome = wait_for(lambda: requests.outcome(request.id), timeout=10, what="the answer")
+        wait_for(lambda: redis.xlen(REQUESTS_STREAM) == 0, timeout=10, what="the entry to be handled")
+        wait_for(lambda: gateway.continued, timeout=10, what="the goal to be continued")
+    assert outcome.kind == "reply" and gateway.continued == [("g_old", 2)] and gateway.owners == [None]
+
+
+def test_the_answer_the_next_step_and_the_acknowledgement_are_written_together(
+    redis_server: RedisServer, redis: Redis, server: ScriptedModelServer
+) -> None:
+    # With Deputy's own dispatch: the step's job is in the agent queue, its unit registered, once the entry is gone.
+    from deputy.core.infrastructure.redis_clients import sync_client
+    from deputy.queue.dispatch import RQDispatch, goal_unit
+    from deputy.queue.inflight import Inflight
+    from rq import Queue
+    from rq.serializers import JSONSerializer
+
+    requests = ModelRequests(redis)
+    request = waiting_goal(redis, goal_id="g_tx", user_id=4)
+    requests.submit(request)
+    dispatch = RQDispatch(sync_client(redis_server.url))
+
+    async def main(stop: asyncio.Event) -> None:
+        client = async_client(redis_server.url, max_connections=8)
+        async with aiohttp.ClientSession() as session:
+            model = HttpChatModel(session, server.base_url, "scripted-model", "sk-test", timeout=10)
+            gateway = ModelGateway(client, model, dispatch.step, GatewayConfig(provider="scripted", concurrency=4,
+                                                                               heartbeat=0.2), consumer="tx")
+            task = asyncio.create_task(gateway.run(stop))
+            while await client.xlen(REQUESTS_STREAM):
+                await asyncio.sleep(0.02)
+            stop.set()
+            await task
+        await client.aclose()
+
+    asyncio.run(main(asyncio.Event()))
+    assert requests.outcome(request.id).kind == "reply"
+    jobs = Queue("agent", connection=redis, serializer=JSONSerializer).jobs
+    assert [job.args[0]["goal_id"] for job in jobs] == ["g_tx"] and jobs[0].meta.get("owner") == 4
+    assert Inflight(redis).get(goal_unit("g_tx")).job_id == jobs[0].id
