@@ -145,15 +145,18 @@ GATEWAY_PLAN = [Point(2.0, 1, 100, 3), Point(2.0, 1, 300, 3), Point(2.0, 2, 300,
 GATEWAY_QUICK = [Point(0.5, 1, 20, 3)]
 
 
-def run_gateway(workdir: Path, plan: list[Point] = GATEWAY_PLAN, fork: bool = False) -> list[GatewayResult]:
+def run_gateway(workdir: Path, plan: list[Point] = GATEWAY_PLAN, fork: bool = False,
+                engine: bool = True) -> list[GatewayResult]:
     """The curve with the gateway: goals' model calls held by one asyncio process.
 
-    Workers run without a fork per job (`DEPUTY_WORKER_FORK=off`) unless `fork`.
+    Agent workers run steps on their step engine; with `engine` False they are RQ workers, without a fork per
+    job (`DEPUTY_WORKER_FORK=off`) unless `fork`.
     """
     results = []
     with StepRig(workdir) as rig:
         rig.use_gateway()
-        rig.env = {**rig.env, "DEPUTY_WORKER_FORK": "on" if fork else "off"}
+        rig.env = {**rig.env, "DEPUTY_WORKER_FORK": "on" if fork else "off",
+                   "DEPUTY_STEP_ENGINE": "on" if engine and not fork else "off"}
         started = 0
         for point in plan:
             if point.workers > started:
@@ -237,12 +240,14 @@ def main() -> None:
     parser.add_argument("--workers", type=int, default=2, help="gateway curve with --goals: agent workers")
     parser.add_argument("--delay", type=float, default=2.0, help="gateway curve with --goals: model seconds")
     parser.add_argument("--fork", action="store_true", help="gateway curve with forking workers (rq.Worker)")
+    parser.add_argument("--rq", action="store_true", help="gateway curve with RQ workers instead of step engines")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="deputy-bench-") as tmp:
         plan = GATEWAY_QUICK if args.quick else GATEWAY_PLAN
         if args.goals:
             plan = [Point(args.delay, args.workers, goals, 3) for goals in args.goals]
-        report = ConcurrencyReport(with_gateway=run_gateway(Path(tmp) / "gateway", plan, fork=args.fork))
+        report = ConcurrencyReport(with_gateway=run_gateway(Path(tmp) / "gateway", plan, fork=args.fork,
+                                                                engine=not args.rq))
         if not args.gateway_only:
             inline = run(Path(tmp) / "inline", QUICK, 50) if args.quick else run(Path(tmp) / "inline")
             report.results, report.gateway = inline.results, inline.gateway
