@@ -11,6 +11,7 @@ OPENAI_API_KEY, DEPUTY_MODEL); `scripted` plays a few cases right and wrong (for
 from __future__ import annotations
 
 import argparse
+import logging
 import datetime
 import sys
 import tempfile
@@ -75,6 +76,9 @@ def main(argv: list[str] | None = None) -> int:
             "approve": args.approve, "model_timeout": timeout, "cases": len(cases), "frozen_sha256": frozen_digest(),
             "started": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")}
     print(f"Outcome evaluation: {len(cases)} cases ({args.split}), model {model_name}", flush=True)
+    if any(case.split == "frozen" for case in cases):
+        # Deputy's own warnings name what a case did (an action that failed, an address): not on the screen.
+        logging.getLogger("deputy").setLevel(logging.ERROR)
     try:
         with tempfile.TemporaryDirectory(prefix="goal-eval-") as root:
             services = EvalServices(Path(root)).start()

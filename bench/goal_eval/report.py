@@ -64,6 +64,10 @@ def print_table(results: list[CaseResult], out: TextIO) -> None:
 
 
 def line(number: int, result: CaseResult) -> str:
+    """A finished case's line; for a frozen case only that it ran (its verdict counts in the totals and is in the
+    JSON, never on the screen of whoever is improving Deputy)."""
+    if result.split == "frozen":
+        return f"{number:>3}. done  {result.seconds:6.1f}s"
     verdict = result.verdict
     mark = "RIGHT" if verdict.right else "WRONG"
     why = "; ".join([*verdict.failures, *(f"unasked: {u}" for u in verdict.unasked)])[:240]

@@ -109,7 +109,11 @@ def test_the_command_runs_a_split_and_writes_the_results(tmp_path: Path, capsys)
                  "--out", str(out)]) == 0
     written = json.loads(out.read_text())
     assert [case["id"] for case in written["cases"]] == ["small_talk-001", "small_talk-003"]
-    assert written["meta"]["frozen_sha256"] and "small_talk" in capsys.readouterr().out
+    shown = capsys.readouterr().out
+    assert written["meta"]["frozen_sha256"] and "small_talk" in shown  # the totals per category
+    # A frozen case's line says only that it ran: not which case, its words, or what went wrong.
+    assert "small_talk-001" not in shown and "RIGHT" not in shown and "WRONG" not in shown
+    assert written["cases"][0]["verdict"] is not None
 
 
 def test_a_model_call_tried_again_later_still_counts(services, cases) -> None:
