@@ -17,6 +17,7 @@
 from __future__ import annotations
 
 import argparse
+import itertools
 import shutil
 import statistics
 import subprocess
@@ -79,13 +80,16 @@ class ProfileReport:
               f"as Deputy calls it, {bypass:.1f} ms with messages and tools in extra_body (no _transform walk)")
 
 
+_users = itertools.count(1)
+
+
 def _steps(rig: StepRig, goals: int, steps: int) -> tuple[Summary, float]:
     rig.model.clear()
     parents = rig.processes.main_pids("worker-")
     cpu_before = cpu_seconds(parents, children=True) - cpu_seconds(parents)
     for _ in range(goals):
         before = rig.finished()
-        rig.start_goal(steps)
+        rig.start_goal(steps, user_id=next(_users))  # each goal its own user, as in every bench
         rig.wait_finished(before + 1, 120)
     time.sleep(0.3)
     horse_cpu = cpu_seconds(parents, children=True) - cpu_seconds(parents) - cpu_before
@@ -154,6 +158,9 @@ def run(workdir: Path, goals: int = 3, steps: int = 20, seconds: float = 12.0,
         experiments: bool = True) -> ProfileReport:
     report = ProfileReport()
     with StepRig(workdir) as rig:
+        # These experiments are about RQ's forking worker and its work horses (`DEPUTY_STEP_ENGINE=off`);
+        # the step engine forks nothing (`bench.steps` and `bench.concurrency` measure it).
+        rig.env = {**rig.env, "DEPUTY_STEP_ENGINE": "off"}
         variants = [("deputy worker", "deputy", ["worker"]), ("parent warmed", "bench.warm_worker", []),
                     ("parent warmed + gc.freeze", "bench.warm_worker", ["--freeze"])]
         for name, module, args in variants if experiments else variants[:1]:

@@ -76,9 +76,11 @@ def main(argv: list[str] | None = None) -> int:
             "approve": args.approve, "model_timeout": timeout, "cases": len(cases), "frozen_sha256": frozen_digest(),
             "started": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")}
     print(f"Outcome evaluation: {len(cases)} cases ({args.split}), model {model_name}", flush=True)
+    deputy_log = logging.getLogger("deputy")
+    level = deputy_log.level
     if any(case.split == "frozen" for case in cases):
         # Deputy's own warnings name what a case did (an action that failed, an address): not on the screen.
-        logging.getLogger("deputy").setLevel(logging.ERROR)
+        deputy_log.setLevel(logging.ERROR)
     try:
         with tempfile.TemporaryDirectory(prefix="goal-eval-") as root:
             services = EvalServices(Path(root)).start()
@@ -88,6 +90,7 @@ def main(argv: list[str] | None = None) -> int:
             finally:
                 services.stop()
     finally:
+        deputy_log.setLevel(level)
         if local is not None:
             local.stop()
     print_table(results, sys.stdout)
