@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import secrets
 import socket
 from pathlib import Path
@@ -124,3 +125,12 @@ def stack(
     ).start()
     yield deputy
     deputy.stop()
+
+
+@pytest.fixture
+def asyncio_garbage_collected() -> Iterator[None]:
+    """Collect a test's asyncio clients as it ends, not during a later test: their finalizers run Python code, and
+    one run inside another test's `ast.parse` (Hypothesis digests its test's source) trips CPython 3.11.7's
+    shared AST recursion counter."""
+    yield
+    gc.collect()

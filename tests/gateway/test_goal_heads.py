@@ -3,10 +3,8 @@
 from __future__ import annotations
 
 import asyncio
-import gc
 
 import pytest
-from collections.abc import Iterator
 from redis import Redis
 
 from deputy.agent.goals import Goal, GoalStatus, GoalStore, ModelWait
@@ -15,13 +13,7 @@ from deputy.core.infrastructure.redis_clients import async_client
 from deputy.gateway.goal_heads import HEAD_BYTES, goal_heads, read_head
 
 
-@pytest.fixture(autouse=True)
-def collected_at_the_end() -> Iterator[None]:
-    """Asyncio clients of these tests are collected here, not during a later test: their finalizers run Python code,
-    and one run inside another test's `ast.parse` (Hypothesis digests its test's source) trips CPython 3.11.7's
-    shared AST recursion counter."""
-    yield
-    gc.collect()
+pytestmark = pytest.mark.usefixtures("asyncio_garbage_collected")
 
 
 def _goal(goal_id: str, user_id: int, words: str, **fields) -> Goal:

@@ -9,12 +9,10 @@ step whose engine died after taking it is run again by the watchdog and the goal
 from __future__ import annotations
 
 import asyncio
-import gc
 import threading
 import time
 
 import pytest
-from collections.abc import Iterator
 from redis import Redis
 
 from deputy.agent.goals import Goal, GoalStatus, GoalStore
@@ -32,13 +30,7 @@ from deputy.core.infrastructure.redis_clients import async_client
 from deputy.sentinel.stores.action_store import ActionStore
 
 
-@pytest.fixture(autouse=True)
-def collected_at_the_end() -> Iterator[None]:
-    """Asyncio clients of these tests are collected here, not during a later test: their finalizers run Python code,
-    and one run inside another test's `ast.parse` (Hypothesis digests its test's source) trips CPython 3.11.7's
-    shared AST recursion counter."""
-    yield
-    gc.collect()
+pytestmark = pytest.mark.usefixtures("asyncio_garbage_collected")
 
 
 def _runner(redis: Redis, model: FunctionModel) -> GoalRunner:
