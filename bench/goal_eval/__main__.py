@@ -27,8 +27,10 @@ from bench.goal_eval.services import EvalServices
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="python -m bench.goal_eval", description=__doc__.splitlines()[0])
     parser.add_argument("--split", choices=("frozen", "dev", "all"), default="frozen")
-    parser.add_argument("--category", help="only this category")
+    parser.add_argument("--category", help="only this category (or several, comma-separated)")
     parser.add_argument("--limit", type=int, help="at most this many cases per category")
+    parser.add_argument("--skip", type=int, default=0,
+                        help="leave out the first N cases of each category (those an earlier run with --limit N scored)")
     parser.add_argument("--model", choices=("scripted", "local", "env"), default="local")
     parser.add_argument("--approve", choices=("asked", "never"), default="asked",
                         help="asked: the user approves cards in cases that do not expect one (default); never")
@@ -40,7 +42,7 @@ def _parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
-    cases = interleaved(load(args.split, args.category, args.limit))
+    cases = interleaved(load(args.split, args.category, args.limit, skip=args.skip))
     if not cases:
         print("No cases match.", file=sys.stderr)
         return 2
@@ -72,7 +74,7 @@ def main(argv: list[str] | None = None) -> int:
 
         def model_for(case):
             return model
-    meta = {"split": args.split, "category": args.category, "limit": args.limit, "model": model_name,
+    meta = {"split": args.split, "category": args.category, "limit": args.limit, "skip": args.skip, "model": model_name,
             "approve": args.approve, "model_timeout": timeout, "cases": len(cases), "frozen_sha256": frozen_digest(),
             "started": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")}
     print(f"Outcome evaluation: {len(cases)} cases ({args.split}), model {model_name}", flush=True)

@@ -175,17 +175,20 @@ def raw_cases(path: Path = CORPUS) -> list[dict]:
 
 
 def load(split: Split = "frozen", category: str | None = None, limit: int | None = None,
-         path: Path = CORPUS) -> list[Case]:
-    """The cases of `split` (and `category`), at most `limit` per category, in corpus order."""
+         path: Path = CORPUS, skip: int = 0) -> list[Case]:
+    """The cases of `split` (and `category`: one name or several, comma-separated), at most `limit`
+    per category after the first `skip` of each, in corpus order."""
+    categories = None if category is None else {name.strip() for name in category.split(",")}
     chosen: list[Case] = []
     taken: dict[str, int] = {}
     for raw in raw_cases(path):
         case = Case.model_validate(raw)
-        if split != "all" and case.split != split or category not in (None, case.category):
+        if split != "all" and case.split != split or categories is not None and case.category not in categories:
             continue
-        if limit is not None and taken.get(case.category, 0) >= limit:
+        seen = taken.get(case.category, 0)
+        taken[case.category] = seen + 1
+        if seen < skip or limit is not None and seen >= skip + limit:
             continue
-        taken[case.category] = taken.get(case.category, 0) + 1
         chosen.append(case)
     return chosen
 

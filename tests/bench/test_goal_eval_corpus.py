@@ -29,3 +29,14 @@ def test_every_case_loads_and_the_splits_are_as_documented() -> None:
     frozen, dev = load("frozen"), load("dev")
     assert len(frozen) == 112 and len(dev) == 109
     assert all(int(case.id.rsplit("-", 1)[1]) % 2 == 1 for case in frozen)
+
+
+def test_skip_takes_the_cases_a_limited_run_left_out_and_categories_can_be_listed() -> None:
+    """`--limit 2` then `--skip 2` score every case of a category once, never one twice."""
+    first = load("frozen", "calendar_read,bookings", limit=2)
+    rest = load("frozen", "calendar_read,bookings", skip=2)
+    whole = load("frozen", "calendar_read,bookings")
+    assert {case.category for case in whole} == {"calendar_read", "bookings"}
+    assert {case.id for case in first} | {case.id for case in rest} == {case.id for case in whole}
+    assert not {case.id for case in first} & {case.id for case in rest}
+    assert len(first) == 4
