@@ -221,3 +221,23 @@ def test_a_clock_time_alone_still_corrects_a_day_the_user_never_named():
     result = timed(CREATE_EVENT, {"title": "Plumber", "start": "2026-12-04T14:00"},
                    words=["Block 14:00 for the plumber"])
     assert result.arguments["start"] == "2026-12-01T14:00+01:00"
+
+
+def test_a_read_over_a_part_of_the_day_reads_that_stretch_of_the_day():
+    # "am I free friday afternoon?": the model copied the user's words into the start and the end alike.
+    from deputy.connectors.calendar.operations import FREE_BUSY
+
+    free = timed(FREE_BUSY, {"start": "friday afternoon", "end": "friday afternoon"},
+                 words=["am I free friday afternoon?"])
+    assert (free.arguments["start"], free.arguments["end"]) == ("2026-12-04T12:00+01:00", "2026-12-04T18:00+01:00")
+    FREE_BUSY.validate(free.arguments)
+    evening = timed(LIST_EVENTS, {"start": "tomorrow evening"}, words=["what's on tomorrow evening"])
+    assert (evening.arguments["start"], evening.arguments["end"]) == ("2026-12-02T17:00+01:00", "2026-12-02T23:59+01:00")
+    spanish = timed(LIST_EVENTS, {"start": "mañana por la tarde", "end": "mañana por la tarde"},
+                    words=["¿tengo algo mañana por la tarde?"])
+    assert spanish.arguments["start"].startswith("2026-12-02T") and spanish.arguments["end"] > spanish.arguments["start"]
+    # A clock time beside the part is a moment, not a stretch; a write is never stretched.
+    at_three = timed(LIST_EVENTS, {"start": "friday at 3 in the afternoon"}, words=["anything friday at 3 in the afternoon?"])
+    assert at_three.arguments["start"] == "2026-12-04T15:00+01:00"
+    event = timed(CREATE_EVENT, {"title": "Walk", "start": "friday afternoon"}, words=["walk friday afternoon"])
+    assert event.arguments["start"] == "2026-12-04T15:00+01:00"

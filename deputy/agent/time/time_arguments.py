@@ -18,8 +18,9 @@ from typing import Any
 
 from deputy.agent.time.moved_hours import with_moved_hours
 from deputy.agent.time.said_times import names_a_day, said_times
-from deputy.agent.time.time_conventions import REMINDER_TIME
-from deputy.agent.time.time_words import Resolved, Unclear, names_a_time, resolve_span, resolve_time, time_phrase
+from deputy.agent.time.time_conventions import PARTS_OF_DAY_READ, REMINDER_TIME
+from deputy.agent.time.time_words import (
+    Resolved, Unclear, names_a_time, part_of_day_named, resolve_span, resolve_time, time_phrase)
 from deputy.core.records.effects import EffectClass
 from deputy.connectors.calendar.timezones import TimeProblem, zone_named
 from deputy.connectors.catalog import Operation
@@ -51,7 +52,7 @@ def resolve_arguments(
     allow_past = operation.spec.effect is EffectClass.read
     if allow_past and len(operation.time_arguments) == 2:
         arguments = _read_the_users_days(operation, arguments, now, zone, user_words)
-        spanned = _span(operation, arguments, now, zone)
+        spanned = _span(operation, arguments, now, zone) or _part_of_day_read(operation, arguments, now, zone)
         if spanned is not None:
             return spanned
     if not allow_past:
@@ -272,6 +273,27 @@ def _span(operation: Operation, arguments: dict[str, Any], now: float, zone: str
     _set(arguments, first_name, span[0].isoformat())
     _set(arguments, last_name, span[1].isoformat())
     return TimedArguments(arguments, [Resolved(words, zone, day=span[0]), Resolved(words, zone, day=span[1])])
+
+
+def _part_of_day_read(operation: Operation, arguments: dict[str, Any], now: float,
+                      zone: str) -> TimedArguments | None:
+    """A read over "Friday afternoon" (no end, or the same words as the end): that stretch of the day."""
+    first_name, last_name = operation.time_arguments
+    words = _get(arguments, first_name)
+    if not isinstance(words, str) or _get(arguments, last_name) not in (None, "", words):
+        return None
+    part = part_of_day_named(words)
+    if part is None or part not in PARTS_OF_DAY_READ:
+        return None
+    meant = resolve_time(words, now, zone, allow_past=True)
+    if not isinstance(meant, Resolved) or meant.at is None:
+        return None
+    first, last = PARTS_OF_DAY_READ[part]
+    start = meant.at.replace(hour=first.hour, minute=first.minute)
+    end = meant.at.replace(hour=last.hour, minute=last.minute)
+    _set(arguments, first_name, start.isoformat(timespec="minutes"))
+    _set(arguments, last_name, end.isoformat(timespec="minutes"))
+    return TimedArguments(arguments, [Resolved(words, zone, at=start), Resolved(words, zone, at=end)])
 
 
 def _date_only(operation: Operation, path: str) -> bool:

@@ -56,6 +56,25 @@ PARTS_OF_DAY: dict[str, time] = {
 }
 """What a part of the day means as a clock time."""
 
+PARTS_OF_DAY_READ: dict[str, tuple[time, time]] = {
+    "early morning": (time(5, 0), time(9, 0)),
+    "morning": (time(6, 0), time(12, 0)),
+    "before lunch": (time(9, 0), time(12, 0)),
+    "lunchtime": (time(12, 0), time(14, 0)),
+    "lunch": (time(12, 0), time(14, 0)),
+    "after lunch": (time(13, 0), time(18, 0)),
+    "afternoon": (time(12, 0), time(18, 0)),
+    "end of the day": (time(16, 0), time(19, 0)),
+    "end of day": (time(16, 0), time(19, 0)),
+    "after work": (time(17, 0), time(23, 59)),
+    "evening": (time(17, 0), time(23, 59)),
+    "dinner": (time(18, 0), time(22, 0)),
+    "tonight": (time(17, 0), time(23, 59)),
+    "night": (time(20, 0), time(23, 59)),
+}
+"""What "am I free Friday afternoon?" reads: the stretch of the day a part names, not its one clock time
+(15:00 is where an event said for "the afternoon" starts; a read from 15:00 to 15:00 finds nothing)."""
+
 AFTERNOON_PARTS = frozenset({"afternoon", "after lunch", "after work", "evening", "dinner", "tonight", "night"})
 """Parts of the day after which a bare hour ("at 7 in the evening") is pm."""
 
@@ -65,4 +84,4 @@ BARE_HOUR_PM_UNTIL = 6
 REMINDER_TIME = time(9, 0)
 """When a reminder or check set for a day without a time ("remind me on Sunday") comes."""
 
-__all__ = ["AFTERNOON_PARTS", "BARE_HOUR_PM_UNTIL", "PARTS_OF_DAY", "REMINDER_TIME"]
+__all__ = ["AFTERNOON_PARTS", "BARE_HOUR_PM_UNTIL", "PARTS_OF_DAY", "PARTS_OF_DAY_READ", "REMINDER_TIME"]

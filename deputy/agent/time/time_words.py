@@ -362,6 +362,16 @@ def _time_part(text: str) -> tuple[_Clock | None, str, str | None]:
     return None, text, None
 
 
+def part_of_day_named(words: str) -> str | None:
+    """The part of the day `words` name ("afternoon" in "Friday afternoon", "mañana por la tarde"), if any,
+    and no clock time beside it ("Friday 3pm in the afternoon" names a time, not a stretch)."""
+    text = in_english(" ".join(str(words).split())).lower()
+    part, rest = _part_of_day(text)
+    if part is None or _time_part(rest)[0] is not None:
+        return None
+    return part
+
+
 def _part_of_day(text: str) -> tuple[str | None, str]:
     match = _PART_OF_DAY.search(text)
     if match is None:
