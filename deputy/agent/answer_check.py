@@ -104,6 +104,15 @@ _PLACES = (
 )
 
 
+ECHO_NOTE = (
+    "(Deputy) That answer repeats one of Deputy's notes to you; the user never sees those notes. Answer the "
+    "user's own request now from what the tool results show, or say plainly that you could not find it."
+)
+"""Deputy's note when the model hands one of Deputy's own notes to the user as its answer."""
+
+_NOTE_MARK = "(Deputy)"
+
+
 class AnswerVerdict(BaseModel):
     """What to do with an answer: deliver it, ask the model again, or deliver Deputy's replacement."""
 
@@ -188,6 +197,13 @@ def check_answer(goal: Goal, text: str, evidence: Evidence) -> AnswerVerdict:
     replaced by `couldnt_find` if the model insists. The goal's `answer_rechecked` mark allows
     one send-back per turn and is cleared when an answer is delivered.
     """
+    if _repeats_a_note(goal, text):
+        # A small model stuck in a loop copies the last thing it read, and that was Deputy talking to it.
+        if goal.answer_rechecked:
+            goal.answer_rechecked = False
+            return AnswerVerdict(action="replace", text=couldnt_find(goal))
+        goal.answer_rechecked = True
+        return AnswerVerdict(action="recheck", text=text, note=ECHO_NOTE)
     failed = None if goal.answer_rechecked else _gives_up_after_error(goal, text)
     if failed is not None:
         goal.answer_rechecked = True
@@ -208,6 +224,26 @@ def check_answer(goal: Goal, text: str, evidence: Evidence) -> AnswerVerdict:
     goal.answer_rechecked = False
     replacement = couldnt_check(unread) if unread and len(unread) == len(claims) else couldnt_find(goal)
     return AnswerVerdict(action="replace", text=replacement, claims=claims)
+
+
+def _repeats_a_note(goal: Goal, text: str) -> bool:
+    """The answer is, or holds a long stretch of, a note Deputy wrote to the model in this goal."""
+    answer = _plain(text)
+    if len(answer) < 24:
+        return False
+    for message in goal.messages:
+        content = message.get("content")
+        if not isinstance(content, str) or not content.lstrip().startswith(_NOTE_MARK) \
+                or origin_of(message) is Origin.user:
+            continue
+        note = _plain(content.lstrip()[len(_NOTE_MARK):])
+        if answer in note or note[:80] in answer:
+            return True
+    return False
+
+
+def _plain(text: str) -> str:
+    return " ".join(re.sub(r"[^\w\s]", " ", text.casefold()).split())
 
 
 def asks_permission(text: str) -> bool:
@@ -277,10 +313,10 @@ def _places_read(goal: Goal) -> list[str]:
     called = [name for _, name in _calls(goal)]
     places: list[str] = []
     for name in called:
-        for words, place in _PLACES:
-            if any(word in name.lower() for word in words) and place not in places:
-                places.append(place)
-                break
+        # The first kind a tool's name fits is where it looked ("search_email" is mail, not the web).
+        place = next((place for words, place in _PLACES if any(word in name.lower() for word in words)), None)
+        if place is not None and place not in places:
+            places.append(place)
     return places
 
 

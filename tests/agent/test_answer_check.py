@@ -280,3 +280,37 @@ def test_own_data_said_without_a_read_is_a_claim_in_every_language(answer: str) 
     assert OWN_DATA not in [c.kind for c in unbacked_claims(answer, Evidence(user_words=["?"], looked_up=True))]
     remembered = Evidence(user_words=["?"], known=["The user's appointment with the dentist is on Friday."])
     assert unbacked_claims("You have an appointment with the dentist on Friday.", remembered) == []
+
+
+def _searching_twice(answers: list[Any]):
+    """A model that makes the same search twice (Deputy answers the second with its note), then answers."""
+    seen: list[list[dict[str, Any]]] = []
+
+    def model(messages: list[dict[str, Any]], tools: list[Any]):
+        seen.append(messages)
+        if sum(m.get("role") == "tool" for m in messages) < 2:
+            return tool_call("search_email", text="kettle")
+        return answers.pop(0)
+
+    return FunctionModel(model), seen
+
+
+def test_deputys_own_note_handed_on_as_the_answer_goes_back_and_the_real_answer_reaches_the_user(redis: Redis) -> None:
+    note = ("You made this same call already and its result is above; nothing has changed since, so it was not run "
+            "again. Use that result now: answer the user, or take the next step.")
+    model, seen = _searching_twice([text(note), text("Your order A-10442 came to €57,80.")])
+    rig = InlineDeputy(redis, model, default_catalog(), {"email.search_email": mail}, clock=ManualClock(1_765_000_000.0))
+    rig.start(USER, QUESTION)
+    assert rig.sent()[-1] == "Your order A-10442 came to €57,80."
+    assert not any("same call already" in sent for sent in rig.sent()), "Deputy's note never reached the user"
+    assert "repeats one of Deputy's notes" in message_text(seen[-1][-1])
+
+
+def test_a_model_that_keeps_handing_on_deputys_note_is_replaced_by_where_deputy_looked(redis: Redis) -> None:
+    # Two searches of the mail are one place looked in: the mail, not "the pages I read" as well.
+    note = "You made this same call already and its result is above; nothing has changed since."
+    model, _ = _searching_twice([text(note), text(note)])
+    rig = InlineDeputy(redis, model, default_catalog(), {"email.search_email": mail}, clock=ManualClock(1_765_000_000.0))
+    rig.start(USER, QUESTION)
+    assert rig.sent()[-1] == "I couldn't find that in your mail, so I won't guess."
+    assert not any("same call already" in sent for sent in rig.sent())
