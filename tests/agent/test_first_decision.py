@@ -253,3 +253,21 @@ def test_the_choice_is_told_which_services_the_user_connected() -> None:
     plain = recorded(chose("answer"), called("reply", {"text": "hi"}))
     TextToolsChatModel(plain, DECIDING).complete(goal("what's the capital of Peru?"), TOOLS)
     assert "Services" not in plain.calls[0][0][1]["content"], "no services connected: nothing said"
+
+
+def test_a_service_goal_is_offered_what_the_user_connected_before_the_open_web() -> None:
+    # "get me the sony headphones" with a shop connected: the shop's own search first, whether or not
+    # the goal's words name the shop; the web stays on offer after it.
+    service = next(kind for kind in KINDS if kind.name == "service")
+    orders = {"type": "function", "function": {"name": "shop.list_orders", "description": "The user's orders",
+                                               "parameters": {"type": "object", "properties": {}}}}
+    unnamed = names(tools_for_kind(service, [*TOOLS, SHOP, orders], OWN_TOOLS, []))
+    assert unnamed[:2] == ["shop.search_products", "shop.list_orders"]
+    assert {"search_web", "open_page"} <= set(unnamed[2:])
+    fitting = names(tools_for_kind(service, [*TOOLS, SHOP, orders], OWN_TOOLS, [orders]))
+    assert fitting[0] == "shop.list_orders" and "shop.search_products" not in fitting
+    # With nothing connected, the web is the service.
+    assert set(names(tools_for_kind(service, TOOLS, OWN_TOOLS, []))) == {"search_web", "open_page"}
+    # Other kinds are not offered the user's services unasked.
+    mail = next(kind for kind in KINDS if kind.name == "mail_read")
+    assert "shop.search_products" not in names(tools_for_kind(mail, [*TOOLS, SHOP], OWN_TOOLS, []))

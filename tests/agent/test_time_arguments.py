@@ -241,3 +241,18 @@ def test_a_read_over_a_part_of_the_day_reads_that_stretch_of_the_day():
     assert at_three.arguments["start"] == "2026-12-04T15:00+01:00"
     event = timed(CREATE_EVENT, {"title": "Walk", "start": "friday afternoon"}, words=["walk friday afternoon"])
     assert event.arguments["start"] == "2026-12-04T15:00+01:00"
+
+
+def test_a_span_said_as_the_end_of_a_read_reads_the_span():
+    # "how many work meetings do I have next week": the model started at a date it worked out and ended at "next week".
+    from deputy.connectors.calendar.operations import FREE_BUSY
+
+    counted = timed(FREE_BUSY, {"start": "Friday 11 December 2026", "end": "next week"},
+                    words=["how many work meetings do I have next week"])
+    assert (counted.arguments["start"], counted.arguments["end"]) == ("2026-12-07", "2026-12-13")
+    listed = timed(LIST_EVENTS, {"end": "this week"}, words=["what's left this week"])
+    assert (listed.arguments["start"], listed.arguments["end"]) == ("2026-11-30", "2026-12-06")
+    # A start the user said themselves stays theirs: "from tomorrow to next week" is not next week alone.
+    kept = resolve_arguments(LIST_EVENTS, {"start": "tomorrow", "end": "next week"}, NOW, "Europe/Berlin",
+                             ["anything from tomorrow to next week?"])
+    assert not isinstance(kept, TimedArguments) or kept.arguments["start"].startswith("2026-12-02")

@@ -153,7 +153,8 @@ def later_tools(kind: Kind, tools: list[dict[str, Any]], usual: list[dict[str, A
     wanted = kind.tools | kind.then
     first = [tool for tool in tools if _name(tool) in wanted]
     if kind.connected:
-        first += [tool for tool in connected_fit if _name(tool) not in own and tool not in first]
+        theirs = _theirs(kind, tools, own, connected_fit)
+        first = theirs + [tool for tool in first if tool not in theirs]
     rest = [tool for tool in usual if tool not in first]
     return first + rest[:max(limit - len(first), 0)]
 
@@ -178,9 +179,24 @@ def tools_for_kind(kind: Kind, tools: list[dict[str, Any]], own: frozenset[str],
     caller falls back to its usual selection rather than offer nothing.
     """
     chosen = [tool for tool in tools if _name(tool) in kind.tools]
-    if kind.connected:
-        chosen += [tool for tool in connected_fit if _name(tool) not in own and tool not in chosen]
-    return chosen
+    if not kind.connected:
+        return chosen
+    theirs = _theirs(kind, tools, own, connected_fit)
+    return theirs + [tool for tool in chosen if tool not in theirs]
+
+
+def _theirs(kind: Kind, tools: list[dict[str, Any]], own: frozenset[str],
+            connected_fit: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The services the user connected, offered before the open web for a `connected` kind: "get me the sony
+    headphones" with a shop connected is that shop's product, not a web search. When the goal's words fit
+    none of them by name, all of them are offered: the kind already says the goal is for one of them."""
+    fitting = [tool for tool in connected_fit if _name(tool) not in own]
+    return (fitting or [tool for tool in tools if _name(tool) not in own and _name(tool) not in kind.tools])[
+        :_CONNECTED_ROOM]
+
+
+_CONNECTED_ROOM = 8
+"""At most this many of the user's own services' tools in a first offer: more is too wide a choice for a small model."""
 
 
 def _name(tool: dict[str, Any]) -> str:

@@ -52,7 +52,8 @@ def resolve_arguments(
     allow_past = operation.spec.effect is EffectClass.read
     if allow_past and len(operation.time_arguments) == 2:
         arguments = _read_the_users_days(operation, arguments, now, zone, user_words)
-        spanned = _span(operation, arguments, now, zone) or _part_of_day_read(operation, arguments, now, zone)
+        spanned = (_span(operation, arguments, now, zone, " ".join(user_words).lower())
+                   or _part_of_day_read(operation, arguments, now, zone))
         if spanned is not None:
             return spanned
     if not allow_past:
@@ -263,12 +264,16 @@ def _days_named(phrase: str, now: float, zone: str) -> tuple[date, date] | None:
     return None
 
 
-def _span(operation: Operation, arguments: dict[str, Any], now: float, zone: str) -> TimedArguments | None:
-    """A read over "this week" or "next month": from its first to its last day."""
+def _span(operation: Operation, arguments: dict[str, Any], now: float, zone: str, said: str) -> TimedArguments | None:
+    """A read over "this week" or "next month": from its first to its last day. The span may be the end
+    alone ("how many meetings next week?" read from a date the model worked out itself to "next week")."""
     first_name, last_name = operation.time_arguments
-    words = _get(arguments, first_name)
+    words, end = _get(arguments, first_name), _get(arguments, last_name)
     span = resolve_span(words, now, zone) if isinstance(words, str) else None
-    if span is None or _get(arguments, last_name) not in (None, "", words):
+    if span is None and isinstance(end, str) and (words in (None, "") or _models_own_date(words, said)):
+        words, span = end, resolve_span(end, now, zone)
+        end = None
+    if span is None or end not in (None, "", words):
         return None
     _set(arguments, first_name, span[0].isoformat())
     _set(arguments, last_name, span[1].isoformat())
