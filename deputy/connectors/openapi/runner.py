@@ -9,6 +9,7 @@ a redirect could carry the credential header to another host. Every failure is a
 from __future__ import annotations
 
 import hashlib
+import re
 from collections.abc import Callable
 
 import httpx
@@ -75,11 +76,22 @@ class OpenApiRunner:
             parts.headers[call.idempotency_header] = _header_safe(idempotency_key)
         answer = self._send(parts, scrubber)
         if not 200 <= answer.status < 300:
-            raise failure(answer, service=self._api.title, scrub=scrubber.scrub, authenticated=secret is not None)
+            problem = failure(answer, service=self._api.title, scrub=scrubber.scrub, authenticated=secret is not None)
+            finders = self._finders(tool) if answer.status == 404 else []
+            if finders:
+                # "There is no restaurant 'sushi-place'": the id was a guess; name the calls that list the real ones.
+                problem.user_message += f" To find the right one, call {' or '.join(finders)} first."
+                problem.args = (problem.user_message,)
+            raise problem
         summary = summarise(answer, expects_json=call.expects_json, scrub=scrubber.scrub, max_chars=self._max_chars)
         origin = f"the API response from {answer.where}"
         # A listing of records (JSON or YAML): each record is its own item, so a card names the one that held a value.
         return OperationResult(summary=summary, untrusted_origin=origin, items=listed_records(summary, origin))
+
+    def _finders(self, tool: str) -> list[str]:
+        """The API's other reading operations that search or list: where an id that was not found can be looked up."""
+        reads = [name for name, call in self._api.calls.items() if name != tool and call.method in SAFE_METHODS]
+        return [name for name in reads if _FINDING.search(name)][:3]
 
     def _authenticate(self, call: ApiCall, parts: RequestParts, user_id: UserId) -> SecretStr | None:
         scheme = call.auth.scheme
@@ -156,6 +168,9 @@ class OpenApiRunner:
             cut=cut,
             location=response.headers.get("location"),
         )
+
+
+_FINDING = re.compile(r"(?:^|[_.-])(?:search|list|find|browse|query|lookup)", re.IGNORECASE)
 
 
 def _header_safe(key: str) -> str:

@@ -214,3 +214,40 @@ def test_a_stored_key_with_line_breaks_is_refused_without_echo() -> None:
     with httpx.Client() as client, pytest.raises(ConnectorAuthError, match="can't be sent over HTTP") as caught:
         OpenApiRunner(api, client, BadVault()).run("flaky_plain", {}, 1, "k")
     assert "Injected" not in caught.value.user_message
+
+
+def test_an_id_the_service_does_not_know_names_the_calls_that_list_the_real_ones() -> None:
+    # "There is no restaurant 'sushi-place'": a guessed id. The error tells the model where the real ids are.
+    async def book(request: web.Request) -> web.StreamResponse:
+        return web.json_response({"message": "There is no restaurant 'sushi-place'."}, status=404)
+
+    async def search(request: web.Request) -> web.StreamResponse:
+        return web.json_response({"restaurants": [{"id": "sushi-kaito", "name": "Sushi Kaito"}]})
+
+    app = web.Application()
+    app.add_routes([web.post("/bookings", book), web.get("/restaurants", search)])
+    server = SiteServer(app)
+    url = server.start()
+    ok = {"200": {"description": "ok"}}
+    spec = {"openapi": "3.1.0", "info": {"title": "Tables"}, "servers": [{"url": url}], "paths": {
+        "/bookings": {"post": {"operationId": "book", "responses": ok, "requestBody": {"content": {
+            "application/json": {"schema": {"type": "object", "properties": {"restaurant_id": {"type": "string"}}}}}}}},
+        "/restaurants": {"get": {"operationId": "search", "responses": ok}}}}
+    api = import_openapi(parse_openapi(json.dumps(spec)), service="restaurants")
+    try:
+        with httpx.Client(timeout=5, trust_env=False) as client:
+            runner = OpenApiRunner(api, client)
+            with pytest.raises(ConnectorRejected) as caught:
+                runner.run("restaurants_book", {"body": {"restaurant_id": "sushi-place"}}, 1, "key")
+            assert "There is no restaurant 'sushi-place'." in caught.value.user_message
+            assert caught.value.user_message.endswith("To find the right one, call restaurants_search first.")
+            assert "restaurants_search" in str(caught.value)
+            assert "sushi-kaito" in runner.run("restaurants_search", {}, 1, "key").summary
+    finally:
+        server.stop()
+
+
+def test_a_missing_record_of_an_api_with_nothing_to_list_it_says_only_what_the_server_said(flaky: OpenApiRunner) -> None:
+    with pytest.raises(ConnectorRejected) as caught:
+        call(flaky, "missing")
+    assert "find the right one" not in caught.value.user_message
