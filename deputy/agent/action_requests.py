@@ -75,7 +75,8 @@ class ActionRequests:
             raw = timed.arguments
         action = self._action(goal, call, operation, raw)
         words = goal.user_words()
-        if self._ask_before_guessing and not operation.effect_assumed and only_asks(words) and \
+        changes = operation.spec.effect is not EffectClass.read  # reading the calendar is how a question is answered
+        if self._ask_before_guessing and changes and not operation.effect_assumed and only_asks(words) and \
                 not _told_before(goal, told := asked_only(action.operation, words[-1])):
             raise ToolArgumentError(told)
         missed = missed_recipients(action, words)

@@ -24,6 +24,15 @@ def test_a_question_creates_no_event_and_the_model_is_told_why(redis: Redis) -> 
     assert rig.action_arguments("create_event") == [], "nothing was changed for a question"
 
 
+def test_a_question_is_answered_by_reading_the_calendar_without_being_sent_back(redis: Redis) -> None:
+    # "do I have anything on the 24th?": reading the calendar is how a question is answered, times and all.
+    listed = tool_call("list_events", start="2026-12-24T00:00", end="2026-12-24T23:59")
+    free = tool_call("free_busy", start="2026-12-24T00:00", end="2026-12-24T23:59")
+    rig = Rig(redis, script(listed, free), zone="Europe/Berlin")
+    goal = rig.text("do I have anything on the 24th?")
+    assert not any(result.startswith("Error") for result in results(goal.messages)[:2]), results(goal.messages)
+
+
 def test_a_request_put_as_a_question_is_carried_out(redis: Redis) -> None:
     rig = Rig(redis, script(CREATE), zone="Europe/Berlin")
     goal = rig.text("could you put a meeting with John in my calendar tomorrow at 10?")
