@@ -3,7 +3,8 @@
 A small model fills every parameter a tool has: "find the emails from dave@example.com" comes
 back as a search of today's unread mail only (`since` today, `unseen` true), which finds
 nothing and tells the user so. A filter narrows what the user sees, so it must come from their
-words: a date filter when they named a time, "unread" when they said unread or new. Pure.
+words: a date filter when they named a time, "unread" when they said unread or new. An upper bound of
+zero ("max_price": 0 for "buy the book Piranesi") is filler too: it is left out of any read. Pure.
 """
 
 from __future__ import annotations
@@ -32,5 +33,15 @@ def unasked_filters_dropped(operation: Operation, raw: dict[str, Any], user_word
         return raw
     said = " ".join(user_words)
     accepted = operation.argument_keys()
+    required = set((operation.schema or {}).get("required") or []) - operation.argument_keys(optional_only=True)
     return {name: value for name, value in raw.items()
-            if name not in FILTERS or name not in accepted or FILTERS[name](said)}
+            if (name not in FILTERS or name not in accepted or FILTERS[name](said))
+            and not (name not in required and _zero_bound(name, value))}
+
+
+_BOUND = re.compile(r"max|limit|budget|upper|below|under|most", re.IGNORECASE)
+
+
+def _zero_bound(name: str, value: Any) -> bool:
+    """An upper bound of nothing ("max_price": 0, "limit": 0): a small model's filler, which would find nothing."""
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and value == 0 and bool(_BOUND.search(name))

@@ -57,3 +57,22 @@ def test_a_check_with_no_interval_beside_a_daily_time_is_a_daily_check() -> None
     assert (args.daily_at, args.every_minutes, args.at, args.in_minutes) == ("08:00", None, None, None)
     with pytest.raises(ToolArgumentError):  # an interval the user cannot mean is still refused
         parse_schedule(ToolCall(id="c", name="schedule_check", arguments='{"what": "x", "every_minutes": 99999999}'))
+
+
+def test_an_upper_bound_of_nothing_is_left_out_of_a_shop_search() -> None:
+    # "can you buy the book Piranesi for me": the model searched for books costing at most 0 and found none.
+    from deputy.connectors.openapi.document import parse_openapi
+    from deputy.connectors.openapi.importer import import_openapi
+    import json
+
+    spec = {"openapi": "3.1.0", "info": {"title": "Shop"}, "servers": [{"url": "http://127.0.0.1:9"}], "paths": {
+        "/products": {"get": {"operationId": "search_products", "responses": {"200": {"description": "ok"}},
+                              "parameters": [{"name": name, "in": "query", "schema": {"type": kind}} for name, kind in (
+                                  ("q", "string"), ("max_price", "number"), ("min_price", "number"),
+                                  ("in_stock", "boolean"), ("limit", "integer"))]}}}}
+    search = import_openapi(parse_openapi(json.dumps(spec)), service="shop").operations[0]
+    filled = {"q": "Piranesi", "max_price": 0, "min_price": 0, "in_stock": True, "limit": 0}
+    assert unasked_filters_dropped(search, filled, ["can you buy the book Piranesi for me"]) == {
+        "q": "Piranesi", "min_price": 0, "in_stock": True}
+    bounded = {"q": "headphones", "max_price": 50, "limit": 5}
+    assert unasked_filters_dropped(search, bounded, ["headphones under 50"]) == bounded
