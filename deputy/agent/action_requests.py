@@ -22,7 +22,7 @@ from deputy.agent.search_filters import unasked_filters_dropped
 from deputy.agent.time.time_arguments import invented_time, resolve_arguments, resolve_schedule, shown_times
 from deputy.agent.time.time_words import Unclear
 from deputy.agent.tools import ScheduleArgs, ToolArgumentError, call_arguments, parse_schedule
-from deputy.agent.only_asked import correction as asked_only, only_asks
+from deputy.agent.only_asked import correction as asked_only, only_asks, told_before
 from deputy.agent.typed_recipients import correction, missed_recipients
 from deputy.agent.watch.reminders import ReminderProblem, chosen_repeat, first_time_words, parse_remind, schedule_arguments
 from deputy.core.records.effects import EffectClass
@@ -77,10 +77,10 @@ class ActionRequests:
         words = goal.user_words()
         changes = operation.spec.effect is not EffectClass.read  # reading the calendar is how a question is answered
         if self._ask_before_guessing and changes and not operation.effect_assumed and only_asks(words) and \
-                not _told_before(goal, told := asked_only(action.operation, words[-1])):
+                not told_before(goal.messages, told := asked_only(action.operation, words[-1])):
             raise ToolArgumentError(told)
         missed = missed_recipients(action, words)
-        if missed and self._ask_before_guessing and not _told_before(goal, told := correction(action, missed)):
+        if missed and self._ask_before_guessing and not told_before(goal.messages, told := correction(action, missed)):
             raise ToolArgumentError(told)
         # The guard would flag a value that came from nowhere: the user is asked before any card.
         invented = invented_values(action, known) if self._ask_before_guessing else []
@@ -154,6 +154,3 @@ class ActionRequests:
 __all__ = ["ActionRequests", "AskUser", "NO_TIME_QUESTION", "UTC_NOTE"]
 
 
-def _told_before(goal: Goal, told: str) -> bool:
-    """Whether the model was already sent back with exactly these words in this goal."""
-    return any(message.get("role") == "tool" and told in str(message.get("content", "")) for message in goal.messages)

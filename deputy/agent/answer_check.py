@@ -110,7 +110,8 @@ ECHO_NOTE = (
 )
 """Deputy's note when the model hands one of Deputy's own notes to the user as its answer."""
 
-_NOTE_MARK = "(Deputy)"
+_NOTE_MARKS = ("(Deputy)", "Not delivered.")
+"""How Deputy's notes to the model begin: its own notes, and the reply tool's answer to a reply sent back."""
 
 
 class AnswerVerdict(BaseModel):
@@ -233,10 +234,10 @@ def _repeats_a_note(goal: Goal, text: str) -> bool:
         return False
     for message in goal.messages:
         content = message.get("content")
-        if not isinstance(content, str) or not content.lstrip().startswith(_NOTE_MARK) \
-                or origin_of(message) is Origin.user:
+        mark = next((mark for mark in _NOTE_MARKS if isinstance(content, str) and content.lstrip().startswith(mark)), None)
+        if mark is None or origin_of(message) is Origin.user:
             continue
-        note = _plain(content.lstrip()[len(_NOTE_MARK):])
+        note = _plain(content.lstrip()[len(mark):])
         if answer in note or note[:80] in answer:
             return True
     return False

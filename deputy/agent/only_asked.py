@@ -13,6 +13,7 @@ Pure functions, in the languages Deputy speaks.
 from __future__ import annotations
 
 import re
+from typing import Any
 
 _SENTENCES = re.compile(r"[^.!?\n]+[.!?]*")
 # A request put as a question, or made politely, opens a sentence or stands anywhere in it ("please").
@@ -49,6 +50,11 @@ def only_asks(words: list[str]) -> bool:
         return False
     return all(s.endswith("?") and _INTERROGATIVE.search(s.lstrip("¿¡ ")) and not _REQUEST.search(s.lstrip("¿¡ "))
                for s in sentences)
+
+
+def told_before(messages: list[dict[str, Any]], told: str) -> bool:
+    """Whether the model was already sent back with exactly these words in this goal."""
+    return any(message.get("role") == "tool" and told in str(message.get("content", "")) for message in messages)
 
 
 def correction(operation: str, question: str) -> str:

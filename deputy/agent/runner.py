@@ -28,6 +28,7 @@ from deputy.agent.goal_lifecycle import GoalEvent, advance, if_waiting_on
 from deputy.agent.goals import ConcurrentUpdate, Goal, GoalStatus, GoalStore, did_work
 from deputy.agent.memory_tools import MEMORY_TOOLS, ForgetArgs, MemoryTools, RecallArgs, RememberArgs, memory_undo_buttons
 from deputy.agent.memory_tools import parse as parse_memory
+from deputy.agent.only_asked import correction as asked_only, only_asks, told_before
 from deputy.agent.model.chat_model import ChatModel, ToolCall
 from deputy.agent.model.model_requests import ModelRequests
 from deputy.agent.model_turn import ModelTurn
@@ -286,6 +287,9 @@ class GoalRunner:
 
     def _memory_call(self, goal: Goal, call: ToolCall) -> str:
         assert self._memory is not None
+        words = goal.user_words()
+        if call.name != "recall" and only_asks(words) and not told_before(goal.messages, told := asked_only(call.name, words[-1])):
+            raise ToolArgumentError(told)  # "what did my last order cost?" forgets nothing
         if call.name == "remember" and self._quotas is not None:
             refused = held_refusal(self._quotas, goal, "memories", self._memory.count(goal.user_id), self._clock())
             if refused is not None:

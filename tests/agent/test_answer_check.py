@@ -309,8 +309,10 @@ def test_deputys_own_note_handed_on_as_the_answer_goes_back_and_the_real_answer_
 def test_a_model_that_keeps_handing_on_deputys_note_is_replaced_by_where_deputy_looked(redis: Redis) -> None:
     # Two searches of the mail are one place looked in: the mail, not "the pages I read" as well.
     note = "You made this same call already and its result is above; nothing has changed since."
-    model, _ = _searching_twice([text(note), text(note)])
+    # The second time it hands on Deputy's answer to the first ("Not delivered. That answer repeats…").
+    sent_back = "Not delivered. That answer repeats one of Deputy's notes to you; the user never sees those notes."
+    model, _ = _searching_twice([text(note), text(sent_back)])
     rig = InlineDeputy(redis, model, default_catalog(), {"email.search_email": mail}, clock=ManualClock(1_765_000_000.0))
     rig.start(USER, QUESTION)
     assert rig.sent()[-1] == "I couldn't find that in your mail, so I won't guess."
-    assert not any("same call already" in sent for sent in rig.sent())
+    assert not any("same call already" in sent or "Not delivered" in sent for sent in rig.sent())

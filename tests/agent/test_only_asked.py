@@ -33,6 +33,20 @@ def test_a_question_is_answered_by_reading_the_calendar_without_being_sent_back(
     assert not any(result.startswith("Error") for result in results(goal.messages)[:2]), results(goal.messages)
 
 
+def test_a_question_forgets_nothing_and_remembers_nothing(redis: Redis) -> None:
+    # "Was hat meine letzte Bestellung gekostet?" read as a memory goal: the model "forgot" what it could not recall.
+    forget = tool_call("forget_memory", description="my last order")
+    remember = tool_call("remember", text="My last order cost nothing")
+    rig = Rig(redis, script(forget, remember), zone="Europe/Berlin")
+    goal = rig.text("Was hat meine letzte Bestellung gekostet?")
+    assert all(result.startswith("Error: not run: the user only asked a question") for result in results(goal.messages)[:2])
+    assert not redis.keys("*memor*:*"), "nothing was written to the user's memories"
+    asked = Rig(redis, script(tool_call("remember", text="I am vegan")), zone="Europe/Berlin")
+    told = asked.text("Please remember that I am vegan")
+    assert not results(told.messages)[0].startswith("Error"), "a request is carried out"
+    assert redis.keys("*memor*:*"), "and its memory is kept where the check above looked"
+
+
 def test_a_request_put_as_a_question_is_carried_out(redis: Redis) -> None:
     rig = Rig(redis, script(CREATE), zone="Europe/Berlin")
     goal = rig.text("could you put a meeting with John in my calendar tomorrow at 10?")

@@ -76,3 +76,24 @@ def test_an_upper_bound_of_nothing_is_left_out_of_a_shop_search() -> None:
         "q": "Piranesi", "min_price": 0, "in_stock": True}
     bounded = {"q": "headphones", "max_price": 50, "limit": 5}
     assert unasked_filters_dropped(search, bounded, ["headphones under 50"]) == bounded
+
+
+def test_a_connected_services_search_keeps_only_text_filters_in_the_users_words() -> None:
+    # "I need another pack of those AA batteries": the model added a category of its own and found nothing.
+    from deputy.connectors.openapi.document import parse_openapi
+    from deputy.connectors.openapi.importer import import_openapi
+    import json
+
+    params = [{"name": name, "in": "query", "schema": {"type": "string"}} for name in ("q", "category", "city")]
+    spec = {"openapi": "3.1.0", "info": {"title": "Shop"}, "servers": [{"url": "http://127.0.0.1:9"}], "paths": {
+        "/products": {"get": {"operationId": "search_products", "responses": {"200": {"description": "ok"}},
+                              "parameters": params}}}}
+    search = import_openapi(parse_openapi(json.dumps(spec)), service="shop").operations[0]
+    assert unasked_filters_dropped(search, {"q": "AA batteries", "category": "Electronics"},
+                                   ["I need another pack of those AA batteries"]) == {"q": "AA batteries"}
+    assert unasked_filters_dropped(search, {"q": "Piranesi", "category": "Books"},
+                                   ["can you buy the book Piranesi for me"]) == {"q": "Piranesi", "category": "Books"}
+    assert unasked_filters_dropped(search, {"q": "thai", "city": "London"},
+                                   ["a table for 3 at an indian restaurant in london"]) == {"city": "London"}
+    # Deputy's own mail search keeps its own rules: a sender the model wrote stays.
+    assert unasked_filters_dropped(SEARCH, {"from": "Sam"}, ["did he reply?"]) == {"from": "Sam"}
