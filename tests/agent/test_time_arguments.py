@@ -256,3 +256,17 @@ def test_a_span_said_as_the_end_of_a_read_reads_the_span():
     kept = resolve_arguments(LIST_EVENTS, {"start": "tomorrow", "end": "next week"}, NOW, "Europe/Berlin",
                              ["anything from tomorrow to next week?"])
     assert not isinstance(kept, TimedArguments) or kept.arguments["start"].startswith("2026-12-02")
+
+
+def test_a_search_of_a_day_searches_the_day_the_user_named():
+    # "a table for 3 at an indian restaurant in london, thursday 7pm", asked on a Tuesday: the model searched today.
+    spec = {"openapi": "3.0.3", "info": {"title": "Tables", "version": "1"}, "servers": [{"url": "http://127.0.0.1:9"}],
+            "paths": {"/restaurants": {"get": {"operationId": "search", "responses": {"200": {"description": "ok"}},
+                                               "parameters": [{"name": "date", "in": "query",
+                                                               "schema": {"type": "string", "format": "date"}}]}}}}
+    search = import_openapi(parse_openapi(json.dumps(spec)), service="restaurants").operations[0]
+    assert search.time_arguments
+    found = timed(search, {"date": "2026-12-01"}, words=["a table for 3 at an indian restaurant in london, thursday 7pm"])
+    assert found.arguments["date"] == "2026-12-03"
+    kept = timed(search, {"date": "2026-12-03"}, words=["a table for 3, thursday 7pm"])
+    assert kept.arguments["date"] == "2026-12-03"

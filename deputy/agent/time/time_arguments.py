@@ -56,8 +56,10 @@ def resolve_arguments(
                    or _part_of_day_read(operation, arguments, now, zone))
         if spanned is not None:
             return spanned
-    if not allow_past:
+    if not allow_past or len(operation.time_arguments) == 1:
+        # A search of a day ("a table on Thursday") is the user's day too, not the model's arithmetic.
         arguments = _users_time_wins(operation, arguments, now, zone, user_words)
+    if not allow_past:
         if isinstance(arguments.get("duration_minutes"), (int, float)) and arguments["duration_minutes"] <= 0:
             # A length of no minutes (a small model's filler) is no length: the calendar's default applies.
             arguments.pop("duration_minutes")
