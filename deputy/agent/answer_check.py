@@ -21,6 +21,7 @@ from pydantic import BaseModel
 from deputy.agent.goals import Goal
 from deputy.agent.grounding import OWN_DATA, Claim, Evidence, unbacked_claims
 from deputy.agent.origins import Origin, origin_of
+from deputy.agent.said_nothing import contradicted, what_the_read_showed
 
 log = logging.getLogger(__name__)
 
@@ -109,6 +110,12 @@ ECHO_NOTE = (
     "user's own request now from what the tool results show, or say plainly that you could not find it."
 )
 """Deputy's note when the model hands one of Deputy's own notes to the user as its answer."""
+
+NOTHING_NOTE = (
+    "(Deputy) Your answer says there is nothing on the calendar then, but the calendar you read lists events or "
+    "busy times for it. Answer again from that result: say what is on."
+)
+"""Deputy's note when the model says "nothing" over a calendar read that lists something."""
 
 _NOTE_MARKS = ("(Deputy)", "Not delivered.")
 """How Deputy's notes to the model begin: its own notes, and the reply tool's answer to a reply sent back."""
@@ -205,6 +212,13 @@ def check_answer(goal: Goal, text: str, evidence: Evidence) -> AnswerVerdict:
             return AnswerVerdict(action="replace", text=couldnt_find(goal))
         goal.answer_rechecked = True
         return AnswerVerdict(action="recheck", text=text, note=ECHO_NOTE)
+    entries = contradicted(goal, text)
+    if entries:
+        if goal.answer_rechecked:
+            goal.answer_rechecked = False
+            return AnswerVerdict(action="replace", text=what_the_read_showed(entries))
+        goal.answer_rechecked = True
+        return AnswerVerdict(action="recheck", text=text, note=NOTHING_NOTE)
     failed = None if goal.answer_rechecked else _gives_up_after_error(goal, text)
     if failed is not None:
         goal.answer_rechecked = True
