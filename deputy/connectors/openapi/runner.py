@@ -91,7 +91,10 @@ class OpenApiRunner:
     def _finders(self, tool: str) -> list[str]:
         """The API's other reading operations that search or list: where an id that was not found can be looked up."""
         reads = [name for name, call in self._api.calls.items() if name != tool and call.method in SAFE_METHODS]
-        return [name for name in reads if _FINDING.search(name)][:3]
+        searches = [name for name in reads if _SEARCHING.search(name)]
+        # A search finds what exists; a listing may be only the user's own records (their bookings), so it
+        # is named only when the API has no search.
+        return (searches or [name for name in reads if _LISTING.search(name)])[:2]
 
     def _authenticate(self, call: ApiCall, parts: RequestParts, user_id: UserId) -> SecretStr | None:
         scheme = call.auth.scheme
@@ -170,7 +173,8 @@ class OpenApiRunner:
         )
 
 
-_FINDING = re.compile(r"(?:^|[_.-])(?:search|list|find|browse|query|lookup)", re.IGNORECASE)
+_SEARCHING = re.compile(r"(?:^|[_.-])(?:search|find|browse|query|lookup)", re.IGNORECASE)
+_LISTING = re.compile(r"(?:^|[_.-])list", re.IGNORECASE)
 
 
 def _header_safe(key: str) -> str:

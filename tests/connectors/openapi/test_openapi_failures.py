@@ -217,7 +217,8 @@ def test_a_stored_key_with_line_breaks_is_refused_without_echo() -> None:
 
 
 def test_an_id_the_service_does_not_know_names_the_calls_that_list_the_real_ones() -> None:
-    # "There is no restaurant 'sushi-place'": a guessed id. The error tells the model where the real ids are.
+    # "There is no restaurant 'sushi-place'": a guessed id. The error tells the model where the real ids are
+    # (the search, not the listing of the user's own bookings).
     async def book(request: web.Request) -> web.StreamResponse:
         return web.json_response({"message": "There is no restaurant 'sushi-place'."}, status=404)
 
@@ -230,7 +231,8 @@ def test_an_id_the_service_does_not_know_names_the_calls_that_list_the_real_ones
     url = server.start()
     ok = {"200": {"description": "ok"}}
     spec = {"openapi": "3.1.0", "info": {"title": "Tables"}, "servers": [{"url": url}], "paths": {
-        "/bookings": {"post": {"operationId": "book", "responses": ok, "requestBody": {"content": {
+        "/bookings": {"get": {"operationId": "list_bookings", "responses": ok},
+                      "post": {"operationId": "book", "responses": ok, "requestBody": {"content": {
             "application/json": {"schema": {"type": "object", "properties": {"restaurant_id": {"type": "string"}}}}}}}},
         "/restaurants": {"get": {"operationId": "search", "responses": ok}}}}
     api = import_openapi(parse_openapi(json.dumps(spec)), service="restaurants")
