@@ -136,8 +136,9 @@ class GoalRunner:
             self._dispatch.idle(goal_id)
             return StepOutcome.waiting
 
-    def _run_step(self, goal_id: str, step: int) -> StepOutcome:
-        goal = self._goals.get(goal_id)
+    def _run_step(self, goal_id: str, step: int, checkpointed: Goal | None = None) -> StepOutcome:
+        """`checkpointed`: the goal as this job just saved it (its reply's tool calls to run), not read again."""
+        goal = checkpointed if checkpointed is not None else self._goals.get(goal_id)
         if goal is None or goal.step != step:
             return StepOutcome.stale
         if goal.status is GoalStatus.acting and self._monitoring.is_probe(goal):
@@ -198,7 +199,9 @@ class GoalRunner:
         if isinstance(result, AskModel):
             return self._model_turn(result.goal)  # a monitor's news, asked about in this same job
         if isinstance(result, RunCalls):
-            return self._run_step(result.goal.id, result.goal.step)  # the reply's tools, in this same job
+            # The reply's tools, in this same job. The goal is the copy just saved: reading it back would only
+            # repeat the load (its revision still guards the next save against anyone else's change).
+            return self._run_step(result.goal.id, result.goal.step, checkpointed=result.goal)
         if result.how == "pause":
             return self._pause(result.goal, result.message, key=result.key)
         if result.how == "fail":
