@@ -92,6 +92,25 @@ def measure(workdir: Path, goals: int = 8, steps: int = 25, at_once: int = 4, id
     return {"turns": turns, "idle_seconds": idle, "idle": _jsonable(quiet), "busy": _jsonable(busy)}
 
 
+def cpu_per_turn(workdir: Path, goals: int = 8, steps: int = 25, at_once: int = 4) -> dict:
+    """CPU ms per model turn of the worker and the gateway, nothing tallied (the same goals as `measure`)."""
+    from bench.procs import cpu_seconds
+
+    with StepRig(workdir / "rig") as rig:
+        rig.env = {**rig.env, "DEPUTY_STEP_ENGINE": "on"}
+        rig.use_gateway()
+        rig.add_workers(1)
+        _run(rig, goals=2, steps=5, at_once=2)
+        worker, gateway = rig.processes.main_pids("worker-"), rig.processes.main_pids("gateway-")
+        before = cpu_seconds(worker), cpu_seconds(gateway)
+        rig.model.clear()
+        _run(rig, goals, steps, at_once)
+        turns = len(rig.model.arrivals)
+        worker_ms = (cpu_seconds(worker) - before[0]) * 1e3 / turns
+        gateway_ms = (cpu_seconds(gateway) - before[1]) * 1e3 / turns
+    return {"turns": turns, "worker_ms": worker_ms, "gateway_ms": gateway_ms, "total_ms": worker_ms + gateway_ms}
+
+
 def _run(rig: StepRig, goals: int, steps: int, at_once: int) -> None:
     users = iter(range(1000 + goals * 10, 10**9))
     left = goals
@@ -136,7 +155,15 @@ def main() -> None:
     parser.add_argument("--idle", type=float, default=3.0, help="seconds of the quiet window")
     parser.add_argument("--top", type=int, default=25, help="functions to list")
     parser.add_argument("--json", action="store_true", help="print the figures as JSON")
+    parser.add_argument("--cpu", action="store_true", help="measure CPU ms per model turn instead (nothing tallied)")
     args = parser.parse_args()
+    if args.cpu:
+        with tempfile.TemporaryDirectory(prefix="deputy-bench-") as tmp:
+            cpu = cpu_per_turn(Path(tmp), args.goals, args.steps, args.at_once)
+        print(json.dumps(cpu) if args.json else
+              f"CPU per model turn ({cpu['turns']} turns): worker {cpu['worker_ms']:.2f} ms, gateway "
+              f"{cpu['gateway_ms']:.2f} ms, together {cpu['total_ms']:.2f} ms")
+        return
     with tempfile.TemporaryDirectory(prefix="deputy-bench-") as tmp:
         figures = measure(Path(tmp), args.goals, args.steps, args.at_once, args.idle)
     if args.json:
