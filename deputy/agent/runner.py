@@ -42,6 +42,7 @@ from deputy.agent.steps import (
 )
 from deputy.agent.subgoals import Subgoals
 from deputy.agent.uploads import Uploads
+from deputy.agent.user_reads import step_user_reads
 from deputy.agent.tools import (
     INTERNAL_TOOLS,
     ToolArgumentError,
@@ -62,6 +63,7 @@ from deputy.core.confidential import Locked, WaitingWork
 from deputy.core.records.handoff import HandOff, HandOffStore, handoff_message
 from deputy.core.records.outbox import Button, Outbox, OutboxMessage
 from deputy.core.accounts.quotas import Quotas
+from deputy.core.infrastructure import step_reads
 from deputy.core.accounts.user_settings import UserSettingsStore
 from deputy.sentinel.stores.action_store import ActionStore
 from deputy.core.records.actions import Action, ActionState
@@ -126,6 +128,10 @@ class GoalRunner:
         self._quotas = quotas
 
     def run_step(self, goal_id: str, step: int) -> StepOutcome:
+        with step_reads.one_step():
+            return self._run_step_stopping(goal_id, step)
+
+    def _run_step_stopping(self, goal_id: str, step: int) -> StepOutcome:
         try:
             return self._run_step(goal_id, step)
         except GoalStopped:
@@ -141,6 +147,7 @@ class GoalRunner:
         goal = checkpointed if checkpointed is not None else self._goals.get(goal_id)
         if goal is None or goal.step != step:
             return StepOutcome.stale
+        step_reads.fetch(self._goals._redis, step_user_reads(goal))  # one round trip for what the step reads of its user
         if goal.status is GoalStatus.acting and self._monitoring.is_probe(goal):
             probed = self._watch.after_probe(goal)
             if probed is not None:
