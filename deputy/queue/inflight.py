@@ -38,6 +38,7 @@ from rq.job import Job, JobStatus
 from deputy.core.infrastructure import metrics
 from deputy.core.infrastructure.lua_scripts import LuaScript
 from deputy.queue.fair_rq import OWNER_META
+from deputy.queue.lease_renewer import renewer
 
 log = logging.getLogger(__name__)
 
@@ -64,7 +65,6 @@ end
 redis.call('HDEL', KEYS[3], ARGV[1])
 return 1
 """
-_RENEW = "if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('PEXPIRE', KEYS[1], ARGV[2]) end return 0"
 # KEYS: lease, due zset; ARGV: token, ttl ms, next look, unit. A unit that waited long in a queue was put off;
 # once taken, a dead job must be noticed within a lease period or two (lt: only ever brings the next look closer).
 _TAKE_LEASE = LuaScript("""
@@ -199,7 +199,7 @@ class Inflight:
 
 
 class Lease:
-    """Holds `unit` while a job runs; a daemon thread renews it until released."""
+    """Holds `unit` while a job runs; the process's renewer (`deputy.queue.lease_renewer`) renews it until released."""
 
     def __init__(self, redis: Redis, unit: str, ttl: float) -> None:
         self._redis = redis
@@ -207,8 +207,7 @@ class Lease:
         self._key = _LEASE.format(unit)
         self._ttl_ms = int(ttl * 1000)
         self._token = secrets.token_hex(8)
-        self._stop = threading.Event()
-        self._thread: threading.Thread | None = None
+        self._held = False
 
     def __enter__(self) -> bool:
         return self.take()
@@ -221,31 +220,23 @@ class Lease:
         if not _TAKE_LEASE.run(self._redis, [self._key, _DUE],
                                [self._token, self._ttl_ms, time.time() + self._ttl_ms / 1000, self._unit]):
             return False
-        self._thread = threading.Thread(target=self._renew, name=f"lease {self._key}", daemon=True)
-        self._thread.start()
+        renewer().hold(self._redis, self._key, self._token, self._ttl_ms)
+        self._held = True
         return True
 
     def release(self, completing: str | None = None) -> bool:
         """Let go of the unit. With `completing` (the id of the job that held it), also mark the unit done if it
         still names that job (a step that queued its successor has handed it on), in the same round trip; True
         when it was marked done."""
-        if self._thread is None:
+        if not self._held:
             return False
-        self._stop.set()
-        self._thread.join()
-        self._thread = None
+        renewer().drop(self._token)  # a renewal already under way checks the token: after the release it does nothing
+        self._held = False
         if completing is None:
             _RELEASE.run(self._redis, [self._key], [self._token])
             return False
         return bool(_RELEASE_COMPLETING.run(self._redis, [self._key, _UNITS, _DUE, _SEEN],
                                             [self._token, self._unit, completing]))
-
-    def _renew(self) -> None:
-        while not self._stop.wait(self._ttl_ms / 3000):
-            try:
-                self._redis.eval(_RENEW, 1, self._key, self._token, self._ttl_ms)
-            except Exception:  # a Redis blip must not kill the job; the next renewal retries
-                log.warning("could not renew lease %s", self._key)
 
 
 def lease_held(redis: Redis, unit: str) -> bool:

@@ -416,3 +416,20 @@ def test_taking_a_lease_brings_a_put_off_units_next_look_closer(
     with Lease(redis, UNIT, ttl=30):
         with Lease(redis, UNIT, ttl=30) as second:
             assert not second
+
+
+def test_many_leases_held_at_once_are_all_renewed_and_each_released_alone(redis: Redis) -> None:
+    ttl = 0.3
+    leases = [Lease(redis, goal_unit(f"g_many_{i}"), ttl=ttl) for i in range(5)]
+    assert all(lease.take() for lease in leases)
+    started = time.monotonic()
+    wait_for(lambda: time.monotonic() - started > 3 * ttl, timeout=5, interval=0.02, what="three lease periods")
+    assert all(lease_held(redis, goal_unit(f"g_many_{i}")) for i in range(5)), "every held lease outlived its ttl"
+    leases[0].release()
+    assert not lease_held(redis, goal_unit("g_many_0"))
+    started = time.monotonic()
+    wait_for(lambda: time.monotonic() - started > 2 * ttl, timeout=5, interval=0.02, what="two lease periods")
+    assert all(lease_held(redis, goal_unit(f"g_many_{i}")) for i in range(1, 5))
+    assert not lease_held(redis, goal_unit("g_many_0")), "a released lease is not renewed back"
+    for lease in leases[1:]:
+        lease.release()
