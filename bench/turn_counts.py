@@ -33,7 +33,7 @@ from pathlib import Path
 from bench.agent_rig import StepRig
 from bench.stats import table
 from deputy.testing.redis_counts import command_stats
-from deputy.testing.redis_sends import tally_sends
+from deputy.testing.redis_sends import tallying_sends
 from deputy.testing.stack import wait_for
 
 _SITE = Path(__file__).resolve().parent / "count_site"
@@ -78,8 +78,8 @@ def _window(rig: StepRig, where: Path, own, work) -> dict:  # type: ignore[no-un
 def measure(workdir: Path, goals: int = 8, steps: int = 25, at_once: int = 4, idle: float = 3.0) -> dict:
     tally_dir = workdir / "tallies"
     tally_dir.mkdir(parents=True)
-    own = tally_sends()  # this process's commands (starting goals, waiting for them) are not the work's
-    with StepRig(workdir / "rig") as rig:
+    # This process's commands (starting goals, waiting for them) are not the work's.
+    with tallying_sends() as own, StepRig(workdir / "rig") as rig:
         rig.env = {**rig.env, "DEPUTY_STEP_ENGINE": "on", "DEPUTY_BENCH_TALLY_DIR": str(tally_dir),
                    "PYTHONPATH": os.pathsep.join([str(_SITE), str(_ROOT), os.environ.get("PYTHONPATH", "")])}
         rig.use_gateway()

@@ -15,6 +15,8 @@ import os
 import sys
 import threading
 from collections import Counter
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -43,6 +45,19 @@ class SendTally:
     def as_json(self) -> dict:
         with self._lock:
             return {"round_trips": self.round_trips, "commands": dict(self.commands), "callers": dict(self.callers)}
+
+
+@contextmanager
+def tallying_sends() -> Iterator[SendTally]:
+    """While open, every request this process writes to any Redis is added to the yielded tally."""
+    sync_send = sync_connection.AbstractConnection.send_packed_command
+    async_send = async_connection.AbstractConnection.send_packed_command
+    tally = tally_sends()
+    try:
+        yield tally
+    finally:
+        sync_connection.AbstractConnection.send_packed_command = sync_send  # type: ignore[method-assign]
+        async_connection.AbstractConnection.send_packed_command = async_send  # type: ignore[method-assign]
 
 
 def tally_sends() -> SendTally:
