@@ -62,11 +62,6 @@ class Accounts:
         key = _ACCOUNT.format(user_id)
         return self.parse(user_id, step_reads.read(("HGETALL", key), lambda: self._redis.hgetall(key)))
 
-    @staticmethod
-    def key(user_id: int) -> str:
-        """The hash of the user's account (for a reader fetching it with other keys)."""
-        return _ACCOUNT.format(user_id)
-
     def seen(self, user_id: int) -> None:
         self._redis.sadd(_USERS, user_id)
 
