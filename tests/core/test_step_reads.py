@@ -3,8 +3,14 @@
 from __future__ import annotations
 
 import threading
+import time
 
+import pytest
 from redis import Redis
+
+from deputy.agent.goals import ConcurrentUpdate, Goal, GoalStore, goal_key
+from deputy.core.accounts.quota_periods import periods
+from deputy.core.accounts.quota_store import QuotaStore, keys
 
 from deputy.core.accounts.user_settings import UserSettings, UserSettingsStore
 from deputy.core.infrastructure import step_reads
@@ -53,3 +59,31 @@ def test_each_thread_has_its_own_step(redis: Redis) -> None:
     checked.set()
     thread.join(10)
     assert seen == ["Europe/Paris"], "the other step keeps what it fetched when it started"
+
+
+def test_a_goal_fetched_when_its_step_starts_is_read_again_once_saved(redis: Redis) -> None:
+    goals = GoalStore(redis)
+    now = time.time()
+    goal = goals.save(Goal(id="g_fetched", user_id=9, chat_id=9, text="hi", created_at=now, updated_at=now))
+    with step_reads.one_step():
+        step_reads.fetch(redis, [("GET", goal_key(goal.id))])
+        loaded = goals.get(goal.id)
+        assert loaded is not None and loaded.revision == goal.revision
+        loaded.text = "hi again"
+        saved = goals.save(loaded)
+        again = goals.get(goal.id)
+        assert again is not None and again.revision == saved.revision, "after its save the step reads the record anew"
+        with pytest.raises(ConcurrentUpdate):
+            goals.save(loaded)  # the copy it loaded first is out of date, as without the fetch
+
+
+def test_plan_counters_fetched_for_a_step_count_what_the_step_adds(redis: Redis) -> None:
+    store = QuotaStore(redis)
+    span = periods(time.time(), None)
+    store.add(11, span, {"tokens": 5})
+    day, month = keys(11, span)[:2]
+    with step_reads.one_step():
+        step_reads.fetch(redis, [("HGETALL", day), ("HGETALL", month)])
+        assert store.used(11, span)["day"] == {"tokens": 5}
+        store.add(11, span, {"tokens": 7})
+        assert store.used(11, span)["day"] == {"tokens": 12}, "the step's own count is seen by its next check"

@@ -65,6 +65,14 @@ def read(command: Command, fetch_now: Callable[[], T]) -> T:
     return fetch_now()
 
 
+def read_many(commands: list[Command], fetch_now: Callable[[], list[T]]) -> list[T]:
+    """The values this step fetched for all of `commands`, else `fetch_now()` (which reads them together)."""
+    values = getattr(_local, "values", None)
+    if values is not None and all(command in values for command in commands):
+        return [values[command] for command in commands]
+    return fetch_now()
+
+
 def forget(key: str) -> None:
     """The step changed `key`: its later reads go to Redis."""
     values: dict[Command, Any] | None = getattr(_local, "values", None)
