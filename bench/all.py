@@ -101,6 +101,7 @@ EXTRA = [("guard evaluation", _subprocess("bench.guard")),
          ("secret scrubbing", _subprocess("bench.scrub")),
          ("fair queue", _subprocess("bench.fair_queue")),
          ("redis commands per message", _subprocess("bench.redis_counts")),
+         ("redis commands per model turn", _subprocess("bench.turn_counts")),
          ("injection detectors", _subprocess("bench.detectors", "--no-embedding"))]
 
 

@@ -141,3 +141,16 @@ def cpu_seconds(pids: list[int], children: bool = False) -> float:
         if children:
             total += int(fields[13]) + int(fields[14])  # cutime, cstime: children waited for
     return total / ticks
+
+
+def cpu_user_system(pids: list[int]) -> tuple[float, float]:
+    """User and system CPU seconds these processes have used so far (all their threads), apart."""
+    ticks = os.sysconf("SC_CLK_TCK")
+    user = system = 0
+    for pid in pids:
+        try:
+            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        user, system = user + int(fields[11]), system + int(fields[12])
+    return user / ticks, system / ticks

@@ -31,6 +31,7 @@ from deputy.agent.stored_reads import StoredReads
 from deputy.core.confidential import ConfidentialKeys, confidential_keys
 from deputy.core.confidential.keys import Opener
 from deputy.core.confidential.sealing import is_sealed
+from deputy.core.infrastructure import step_reads
 from deputy.core.records.erasure import Owned, delete_keys
 
 _GOAL = "deputy:goal:{}"
@@ -256,7 +257,9 @@ class GoalStore:
     def get(self, goal_id: str) -> Goal | None:
         """The goal, with everything it read: its record now, its reads list when something looks at
         `untrusted` (`StoredReads`), so a step that never does reads only the record."""
-        return self._with_stored_reads(self.parse(self._redis.get(_GOAL.format(goal_id)), reads=None))
+        key = _GOAL.format(goal_id)
+        return self._with_stored_reads(self.parse(step_reads.read(("GET", key), lambda: self._redis.get(key)),
+                                                  reads=None))
 
     def _with_stored_reads(self, goal: Goal | None) -> Goal | None:
         if goal is None or not goal._reads_missing:
@@ -300,6 +303,7 @@ class GoalStore:
     def save(self, goal: Goal) -> Goal:
         """Checkpoint `goal` and append what it read since it was loaded; raises ConcurrentUpdate if it changed
         since it was loaded."""
+        step_reads.forget(_GOAL.format(goal.id))  # written now, or changed by someone else: read anew either way
         public = self._keys.public_key(goal.user_id)
         saved, new_reads = _stored(goal, goal.revision + 1)
         record = record_json(saved, public, exclude=_NOT_IN_RECORD)
@@ -358,6 +362,7 @@ class GoalStore:
     def _update_with(self, goal_id: str, change: Callable[[Goal], Goal | None],
                      also: Callable[[Any, Goal], None]) -> Goal | None:
         key, reads = _GOAL.format(goal_id), reads_key(goal_id)
+        step_reads.forget(key)
         while True:
             with self._redis.pipeline() as pipe:
                 try:

@@ -43,6 +43,7 @@ from deputy.agent.steps import (
 )
 from deputy.agent.subgoals import Subgoals
 from deputy.agent.uploads import Uploads
+from deputy.agent.user_reads import goal_reads, step_start_reads
 from deputy.agent.tools import (
     INTERNAL_TOOLS,
     ToolArgumentError,
@@ -62,7 +63,9 @@ from deputy.agent.workspace_tools import WORKSPACE_TOOL_NAMES, WORKSPACE_TOOLS, 
 from deputy.core.confidential import Locked, WaitingWork
 from deputy.core.records.handoff import HandOff, HandOffStore, handoff_message
 from deputy.core.records.outbox import Button, Outbox, OutboxMessage
+from deputy.core.accounts.quota_store import keys as quota_keys
 from deputy.core.accounts.quotas import Quotas
+from deputy.core.infrastructure import step_reads
 from deputy.core.accounts.user_settings import UserSettingsStore
 from deputy.sentinel.stores.action_store import ActionStore
 from deputy.core.records.actions import Action, ActionState
@@ -126,7 +129,14 @@ class GoalRunner:
         self._handoffs = handoffs
         self._quotas = quotas
 
-    def run_step(self, goal_id: str, step: int) -> StepOutcome:
+    def run_step(self, goal_id: str, step: int, owner: int | None = None) -> StepOutcome:
+        """`owner`: the goal's user as its job says, to read their records with the goal in one round trip."""
+        with step_reads.one_step():
+            if owner is not None:
+                step_reads.fetch(self._goals._redis, step_start_reads(goal_id, owner))
+            return self._run_step_stopping(goal_id, step)
+
+    def _run_step_stopping(self, goal_id: str, step: int) -> StepOutcome:
         try:
             return self._run_step(goal_id, step)
         except GoalStopped:
@@ -137,10 +147,12 @@ class GoalRunner:
             self._dispatch.idle(goal_id)
             return StepOutcome.waiting
 
-    def _run_step(self, goal_id: str, step: int) -> StepOutcome:
-        goal = self._goals.get(goal_id)
+    def _run_step(self, goal_id: str, step: int, checkpointed: Goal | None = None) -> StepOutcome:
+        """`checkpointed`: the goal as this job just saved it (its reply's tool calls to run), not read again."""
+        goal = checkpointed if checkpointed is not None else self._goals.get(goal_id)
         if goal is None or goal.step != step:
             return StepOutcome.stale
+        step_reads.fetch(self._goals._redis, goal_reads(goal, self._quota_counters(goal)))  # one round trip
         if goal.status is GoalStatus.acting and self._monitoring.is_probe(goal):
             probed = self._watch.after_probe(goal)
             if probed is not None:
@@ -189,6 +201,12 @@ class GoalRunner:
             return self._watch.park(goal)
         return self._model_turn(goal)
 
+    def _quota_counters(self, goal: Goal) -> list[str]:
+        """The keys of the user's day and month counters, which the plan's token check reads before a model call."""
+        if self._quotas is None or goal.status is not GoalStatus.running:
+            return []
+        return quota_keys(goal.user_id, self._quotas.periods_of(goal.user_id, self._clock()))[:2]
+
     def _model_turn(self, goal: Goal) -> StepOutcome:
         return self._carry_out(self._turn.call(goal))
 
@@ -199,7 +217,9 @@ class GoalRunner:
         if isinstance(result, AskModel):
             return self._model_turn(result.goal)  # a monitor's news, asked about in this same job
         if isinstance(result, RunCalls):
-            return self._run_step(result.goal.id, result.goal.step)  # the reply's tools, in this same job
+            # The reply's tools, in this same job. The goal is the copy just saved: reading it back would only
+            # repeat the load (its revision still guards the next save against anyone else's change).
+            return self._run_step(result.goal.id, result.goal.step, checkpointed=result.goal)
         if result.how == "pause":
             return self._pause(result.goal, result.message, key=result.key)
         if result.how == "fail":

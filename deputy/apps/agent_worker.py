@@ -46,6 +46,7 @@ from deputy.core.records.payloads import AGENT_QUEUE, GoalStepJob, RuleRequestJo
 from deputy.memory import MemoryStore
 from deputy.memory.meaning import LazyEmbedder
 from deputy.queue.dispatch import RQDispatch, goal_unit
+from deputy.queue.fair_rq import OWNER_META
 from deputy.queue.inflight import Inflight
 from deputy.runtime.operations import build_catalog, imported_apis
 from deputy.sentinel.detectors import default_detector
@@ -65,7 +66,9 @@ def run_goal_step(payload: dict[str, Any]) -> str:
     def work(context: WorkerContext) -> str:
         if context.runner is None:
             raise RuntimeError("goal steps run on agent workers (`deputy worker`)")
-        outcome = context.runner.run_step(job.goal_id, job.step)
+        rq_job = get_current_job()
+        owner = rq_job.meta.get(OWNER_META) if rq_job is not None else None
+        outcome = context.runner.run_step(job.goal_id, job.step, owner=owner if isinstance(owner, int) else None)
         if outcome is StepOutcome.stale:
             current = left_behind(context.redis, job.goal_id)
             if current is not None:

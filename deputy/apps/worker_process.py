@@ -33,7 +33,7 @@ from deputy.core.infrastructure.redis_clients import async_client, probe_client,
 from deputy.core.records.actions import ActionState
 from deputy.core.records.outbox import Outbox
 from deputy.queue.dispatch import RQDispatch, make_queues
-from deputy.queue.inflight import Inflight, Lease, Registration, Watchdog
+from deputy.queue.inflight import Lease, Registration, Watchdog
 from deputy.queue.job_paths import DeputyJob
 from deputy.queue.metrics_queues import queue_collector
 from deputy.queue.step_engine import EngineConfig, StepEngine
@@ -94,25 +94,24 @@ def holding(unit: str, work: Callable[[WorkerContext], str], patience: float = 1
     context = current()
     deadline = time.monotonic() + patience
     while True:
-        with Lease(context.redis, unit, context.lease_ttl) as held:
-            if held:
-                outcome = work(context)
-                break
+        lease = Lease(context.redis, unit, context.lease_ttl)
+        if lease.take():
+            break
         # Another job holds this unit. Usually it is just finishing: the model gateway can
         # answer (and enqueue this job) before the job that asked has let go of the unit.
         if time.monotonic() >= deadline:
             return "duplicate"  # a live job holds this unit; it will hand on the work
         time.sleep(0.005)
-    _release_unit(context.redis, unit)
-    return outcome
-
-
-def _release_unit(redis: Redis, unit: str) -> None:
-    # Only if the unit still points at this job: a step that enqueued its successor has
+    try:
+        outcome = work(context)
+    except BaseException:
+        lease.release()  # the unit stays this job's: the watchdog runs it again
+        raise
+    # Done only if the unit still points at this job: a step that enqueued its successor has
     # already handed the unit on.
     rq_job = get_current_job()
-    if rq_job is not None:
-        Inflight(redis).complete(unit, rq_job.id)
+    lease.release(completing=rq_job.id if rq_job is not None else None)
+    return outcome
 
 
 def give_up(redis: Redis) -> Callable[[Registration], None]:

@@ -16,6 +16,7 @@ from typing import Callable, Literal
 from pydantic import BaseModel, Field
 from redis import Redis
 
+from deputy.core.infrastructure import step_reads
 from deputy.connectors.catalog import Catalog
 from deputy.core.confidential import confidential_keys
 from deputy.connectors.marks import OperationMark
@@ -87,7 +88,8 @@ class CustomConnectors:
 
     def fingerprint(self, user_id: int) -> str:
         """Changes whenever the user's connectors do: `FINGERPRINT_LUA` computes the same in Redis."""
-        raw = self._redis.hgetall(_KEY.format(user_id))
+        key = _KEY.format(user_id)
+        raw = step_reads.read(("HGETALL", key), lambda: self._redis.hgetall(key))
         # Each field's digest, sorted: hex digits sort the same in Python and in Redis's Lua (which compares
         # strings by the server's locale).
         digests = sorted(hashlib.sha1(k + b"\0" + v).hexdigest() for k, v in raw.items())

@@ -50,9 +50,10 @@ from deputy.core.infrastructure import metrics
 from deputy.core.confidential.keys import public_key_field
 from deputy.core.confidential.sealing import seal
 from deputy.core.records.outbox import OUTBOX_MAXLEN, OUTBOX_STREAM, OutboxMessage
-from deputy.core.accounts.quotas import acount_tokens
+from deputy.core.accounts.quotas import queue_tokens
+from deputy.core.accounts.user_settings import UserSettingsStore
 from deputy.gateway.endpoint_slots import EndpointSlots
-from deputy.gateway.goal_heads import goal_heads
+from deputy.gateway.goal_heads import goal_heads, goal_heads_and
 from deputy.gateway.wait_notices import NOTICE_AFTER, WORKING, waiting_text, worth_telling
 
 log = logging.getLogger(__name__)
@@ -74,6 +75,15 @@ class GatewayConfig:
     max_retry_after: float = 60.0
     notice_after: float = NOTICE_AFTER
     model: str | None = None  # counted in users' plans by this name (a helper model apart from the main one)
+
+
+@dataclass(frozen=True)
+class _UserReads:
+    """What storing a reply needs of its user, read with the goal's last check: their public key (a confidential
+    user's reply is sealed to it) and their settings record (their time zone: tokens count in their own day)."""
+
+    public: bytes | None = None
+    settings: bytes | None = None
 
 
 @dataclass
@@ -225,8 +235,23 @@ class ModelGateway:
                 h.told = ahead
         await self._send(notices)
 
-    async def _waiting_goal(self, request: ModelRequest) -> dict | None:
-        return _waits_for((await goal_heads(self._redis, [GOAL_KEY.format(request.goal_id)]))[0], request)
+    async def _stored_or_waiting(self, request: ModelRequest) -> tuple[bytes | None, dict | None]:
+        """The outcome already stored for the request (a delivery again), and the goal if it still waits for it:
+        one round trip."""
+        heads, (stored,) = await goal_heads_and(self._redis, [GOAL_KEY.format(request.goal_id)],
+                                                ("GET", OUTCOME.format(request.id)))
+        return stored, _waits_for(heads[0], request)
+
+    async def _still_waiting(self, request: ModelRequest, user_id: int) -> tuple[dict | None, _UserReads]:
+        """After the call: the goal if it still waits for the request, and what storing the reply needs of the
+        user, in one round trip."""
+        if not user_id:
+            return _waits_for((await goal_heads(self._redis, [GOAL_KEY.format(request.goal_id)]))[0], request), \
+                _UserReads()
+        heads, (public, settings) = await goal_heads_and(
+            self._redis, [GOAL_KEY.format(request.goal_id)], ("HGET", *public_key_field(user_id)),
+            ("GET", UserSettingsStore.key(user_id)))
+        return _waits_for(heads[0], request), _UserReads(bytes(public) if public else None, settings)
 
     def _notice(self, held: _Held, text: str, first: bool) -> OutboxMessage:
         ref = _notice_ref(held)
@@ -287,10 +312,9 @@ class ModelGateway:
         the goal can never be left with an answer and no step to read it, and it costs one round trip. A
         request from an older worker (no user named) is finished by the caller, as before."""
         finish = (entry_id, request) if request.user_id is not None else None
-        stored = await self._redis.get(OUTCOME.format(request.id))
+        stored, goal = await self._stored_or_waiting(request)
         if stored:
             return ModelOutcome.model_validate_json(stored), False
-        goal = await self._waiting_goal(request)
         if goal is None:
             discarded = ModelOutcome(request_id=request.id, kind="discarded")
             return await self._store(discarded, TokenUsage(), 0, 0, finish=finish), finish is not None
@@ -310,10 +334,12 @@ class ModelGateway:
             return await self._store(ModelOutcome(request_id=request.id, kind="discarded"), TokenUsage(),
                                      held.calls, 0, finish=finish), finish is not None
         outcome, usage, limited = held.call.result()
-        if await self._waiting_goal(request) is None:
+        goal, user = await self._still_waiting(request, held.user_id)
+        if goal is None:
             # Paused, cancelled or changed while the model thought: the goal asks again if it goes on.
             outcome = ModelOutcome(request_id=request.id, kind="discarded")
-        return await self._store(outcome, usage, held.calls, limited, held.user_id, finish=finish), finish is not None
+        return await self._store(outcome, usage, held.calls, limited, held.user_id, finish=finish, user=user), \
+            finish is not None
 
     async def _ask(self, request: ModelRequest, held: _Held) -> tuple[ModelOutcome, TokenUsage, int]:
         limited = 0
@@ -355,16 +381,18 @@ class ModelGateway:
             log.warning("model gateway: could not tell a user that the model took up their goal (Redis unavailable)")
 
     async def _store(self, outcome: ModelOutcome, usage: TokenUsage, calls: int, limited: int,
-                     user_id: int = 0, finish: tuple[str, ModelRequest] | None = None) -> ModelOutcome:
+                     user_id: int = 0, finish: tuple[str, ModelRequest] | None = None,
+                     user: _UserReads = _UserReads()) -> ModelOutcome:
         """Store the outcome (the first stored wins); with `finish` (the entry and its request), in the same
-        transaction queue the goal's next step (unless the outcome was set aside) and acknowledge the entry."""
+        transaction queue the goal's next step (unless the outcome was set aside) and acknowledge the entry.
+        `user`: what was read of `user_id` (`_still_waiting`), who is named only when there are tokens to count."""
         usage_key = USAGE.format(self._config.provider)
         pipe = self._redis.pipeline(transaction=True)
         pipe.multi()  # explicitly: RQ's enqueue on it expects a transaction already begun
         # The tokens count against the user's plan as they are used, in the same transaction as the outcome.
-        await acount_tokens(self._redis, pipe, user_id, self._config.model,
-                            usage.prompt_tokens + usage.completion_tokens, time.time())
-        pipe.set(OUTCOME.format(outcome.request_id), await self._stored_form(outcome, user_id), nx=True,
+        queue_tokens(pipe, user_id, self._config.model, usage.prompt_tokens + usage.completion_tokens, time.time(),
+                     user.settings)
+        pipe.set(OUTCOME.format(outcome.request_id), _stored_form(outcome, user_id, user.public), nx=True,
                  ex=OUTCOME_TTL)
         pipe.delete(PENDING.format(outcome.request_id))
         if calls:
@@ -388,22 +416,20 @@ class ModelGateway:
         stored = await self._redis.get(OUTCOME.format(outcome.request_id))  # another delivery got there first
         return ModelOutcome.model_validate_json(stored) if stored else outcome
 
-    async def _stored_form(self, outcome: ModelOutcome, user_id: int) -> str:
-        """The outcome as kept: a confidential user's reply sealed to their key (its kind stays readable)."""
-        text = outcome.model_dump_json()
-        if not user_id or outcome.kind == "discarded":
-            return text
-        public = await self._redis.hget(*public_key_field(user_id))
-        if public is None:
-            return text
-        return json.dumps({"request_id": outcome.request_id, "kind": outcome.kind, "user_id": user_id,
-                           "sealed": seal(public, text.encode())})
-
     async def _acknowledge(self, entry_id: str) -> None:
         pipe = self._redis.pipeline(transaction=True)
         pipe.xack(REQUESTS_STREAM, GATEWAY_GROUP, entry_id)
         pipe.xdel(REQUESTS_STREAM, entry_id)  # prompts are big: keep the stream to what is pending
         await pipe.execute()
+
+
+def _stored_form(outcome: ModelOutcome, user_id: int, public: bytes | None) -> str:
+    """The outcome as kept: a confidential user's reply sealed to their key (`public`; its kind stays readable)."""
+    text = outcome.model_dump_json()
+    if not user_id or outcome.kind == "discarded" or public is None:
+        return text
+    return json.dumps({"request_id": outcome.request_id, "kind": outcome.kind, "user_id": user_id,
+                       "sealed": seal(public, text.encode())})
 
 
 def _notice_ref(held: _Held) -> str:

@@ -41,10 +41,19 @@ def read_whole(raw: bytes | None) -> dict[str, Any] | None:
 
 async def goal_heads(redis: Any, keys: list[str]) -> list[dict[str, Any] | None]:
     """Each goal's fields (None: no such goal), in two round trips at most: heads, then whole records where needed."""
+    return (await goal_heads_and(redis, keys))[0]
+
+
+async def goal_heads_and(redis: Any, keys: list[str], *also: tuple[Any, ...]) -> tuple[list[dict[str, Any] | None], list]:
+    """`goal_heads`, with other reads sent in the same round trip (each a command and its arguments, run before the
+    heads are read): the goals' fields, and the other reads' results."""
     pipe = redis.pipeline(transaction=False)
+    for command in also:
+        pipe.execute_command(*command)
     for key in keys:
         pipe.getrange(key, 0, HEAD_BYTES - 1)
-    heads = await pipe.execute()
+    results = await pipe.execute()
+    others, heads = results[:len(also)], results[len(also):]
     found = [read_head(head) for head in heads]
     odd = [i for i, (head, fields) in enumerate(zip(heads, found)) if head and fields is None]
     if odd:
@@ -53,4 +62,4 @@ async def goal_heads(redis: Any, keys: list[str]) -> list[dict[str, Any] | None]
             pipe.get(keys[i])
         for i, raw in zip(odd, await pipe.execute()):
             found[i] = read_whole(raw)
-    return found
+    return found, others

@@ -20,6 +20,7 @@ from typing import Any
 from pydantic import BaseModel, Field, model_validator
 from redis import Redis
 
+from deputy.core.infrastructure import step_reads
 from deputy.memory.meaning import Embedder, EmbedderUnavailable
 from deputy.memory.ranking import by_meaning_and_words, rank
 from deputy.core.confidential import ConfidentialKeys, confidential_keys
@@ -98,6 +99,7 @@ class MemoryStore:
     def add(self, user_id: int, item: MemoryItem) -> MemoryItem | None:
         """Store `item`; None when the user already has MAX_ITEMS memories."""
         key = _KEY.format(user_id)
+        step_reads.forget(key)
         if self._redis.hlen(key) >= MAX_ITEMS:
             return None
         self._redis.hset(key, item.id, self._sealed(user_id, item))
@@ -113,7 +115,8 @@ class MemoryStore:
         return _KEY.format(user_id)
 
     def list(self, user_id: int) -> list[MemoryItem]:
-        return self.parse_list(self._redis.hvals(_KEY.format(user_id)), self._keys.opener(user_id))
+        key = _KEY.format(user_id)
+        return self.parse_list(step_reads.read(("HVALS", key), lambda: self._redis.hvals(key)), self._keys.opener(user_id))
 
     @staticmethod
     def parse_list(values: list[bytes], opener: Opener,
@@ -124,12 +127,15 @@ class MemoryStore:
         return sorted(items, key=lambda i: (i.kind.value, i.created_at))
 
     def save(self, user_id: int, item: MemoryItem) -> None:
+        step_reads.forget(_KEY.format(user_id))
         self._redis.hset(_KEY.format(user_id), item.id, self._sealed(user_id, item))
 
     def forget(self, user_id: int, item_id: str) -> bool:
+        step_reads.forget(_KEY.format(user_id))
         return bool(self._redis.hdel(_KEY.format(user_id), item_id))
 
     def forget_all(self, user_id: int) -> None:
+        step_reads.forget(_KEY.format(user_id))
         self._redis.delete(_KEY.format(user_id))
 
     def relevant(self, user_id: int, query: str, limit: int = 6) -> list[MemoryItem]:

@@ -36,7 +36,9 @@ from rq.exceptions import NoSuchJobError
 from rq.job import Job, JobStatus
 
 from deputy.core.infrastructure import metrics
+from deputy.core.infrastructure.lua_scripts import LuaScript
 from deputy.queue.fair_rq import OWNER_META
+from deputy.queue.lease_renewer import renewer
 
 log = logging.getLogger(__name__)
 
@@ -63,8 +65,26 @@ end
 redis.call('HDEL', KEYS[3], ARGV[1])
 return 1
 """
-_RENEW = "if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('PEXPIRE', KEYS[1], ARGV[2]) end return 0"
-_RELEASE = "if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end return 0"
+# KEYS: lease, due zset; ARGV: token, ttl ms, next look, unit. A unit that waited long in a queue was put off;
+# once taken, a dead job must be noticed within a lease period or two (lt: only ever brings the next look closer).
+_TAKE_LEASE = LuaScript("""
+if not redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then return 0 end
+redis.call('ZADD', KEYS[2], 'XX', 'LT', ARGV[3], ARGV[4])
+return 1
+""")
+_RELEASE = LuaScript("if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end return 0")
+# KEYS: lease, units hash, due zset, seen hash; ARGV: token, unit, job id. The lease let go of, then the unit
+# marked done if it still names this job (`_REPLACE` with nothing new): a job's end in one round trip.
+_RELEASE_COMPLETING = LuaScript("""
+if redis.call('GET', KEYS[1]) == ARGV[1] then redis.call('DEL', KEYS[1]) end
+local raw = redis.call('HGET', KEYS[2], ARGV[2])
+if not raw then return 0 end
+if cjson.decode(raw)['job_id'] ~= ARGV[3] then return 0 end
+redis.call('HDEL', KEYS[2], ARGV[2])
+redis.call('ZREM', KEYS[3], ARGV[2])
+redis.call('HDEL', KEYS[4], ARGV[2])
+return 1
+""")
 
 
 _WAITING = (b"queued", b"scheduled", b"deferred")
@@ -179,7 +199,7 @@ class Inflight:
 
 
 class Lease:
-    """Holds `unit` while a job runs; a daemon thread renews it until released."""
+    """Holds `unit` while a job runs; the process's renewer (`deputy.queue.lease_renewer`) renews it until released."""
 
     def __init__(self, redis: Redis, unit: str, ttl: float) -> None:
         self._redis = redis
@@ -187,32 +207,36 @@ class Lease:
         self._key = _LEASE.format(unit)
         self._ttl_ms = int(ttl * 1000)
         self._token = secrets.token_hex(8)
-        self._stop = threading.Event()
-        self._thread: threading.Thread | None = None
+        self._held = False
 
     def __enter__(self) -> bool:
-        if not self._redis.set(self._key, self._token, nx=True, px=self._ttl_ms):
-            return False
-        # A unit that waited long in a queue was put off; from now on a dead job must be
-        # noticed within a lease period or two (lt: only ever brings the next look closer).
-        self._redis.zadd(_DUE, {self._unit: time.time() + self._ttl_ms / 1000}, xx=True, lt=True)
-        self._thread = threading.Thread(target=self._renew, name=f"lease {self._key}", daemon=True)
-        self._thread.start()
-        return True
+        return self.take()
 
     def __exit__(self, *exc: object) -> None:
-        if self._thread is None:
-            return
-        self._stop.set()
-        self._thread.join()
-        self._redis.eval(_RELEASE, 1, self._key, self._token)
+        self.release()
 
-    def _renew(self) -> None:
-        while not self._stop.wait(self._ttl_ms / 3000):
-            try:
-                self._redis.eval(_RENEW, 1, self._key, self._token, self._ttl_ms)
-            except Exception:  # a Redis blip must not kill the job; the next renewal retries
-                log.warning("could not renew lease %s", self._key)
+    def take(self) -> bool:
+        """Hold the unit, if nobody does; False when another job holds it."""
+        if not _TAKE_LEASE.run(self._redis, [self._key, _DUE],
+                               [self._token, self._ttl_ms, time.time() + self._ttl_ms / 1000, self._unit]):
+            return False
+        renewer().hold(self._redis, self._key, self._token, self._ttl_ms)
+        self._held = True
+        return True
+
+    def release(self, completing: str | None = None) -> bool:
+        """Let go of the unit. With `completing` (the id of the job that held it), also mark the unit done if it
+        still names that job (a step that queued its successor has handed it on), in the same round trip; True
+        when it was marked done."""
+        if not self._held:
+            return False
+        renewer().drop(self._token)  # a renewal already under way checks the token: after the release it does nothing
+        self._held = False
+        if completing is None:
+            _RELEASE.run(self._redis, [self._key], [self._token])
+            return False
+        return bool(_RELEASE_COMPLETING.run(self._redis, [self._key, _UNITS, _DUE, _SEEN],
+                                            [self._token, self._unit, completing]))
 
 
 def lease_held(redis: Redis, unit: str) -> bool:

@@ -12,7 +12,8 @@ only the loop that consumes them:
 - when the queue is empty, one blocking move waits for the next job;
 - each job runs on a thread of its own (the goal runner is synchronous; the Redis round trips of
   several steps overlap), inside RQ's current-job context, so a step hands its goal on as before;
-- the ends of the jobs that finished meanwhile are written in one pipeline.
+- the ends of the jobs that finished meanwhile are written in one pipeline, the same round trip as
+  the next take.
 
 Durability is unchanged: a step holds its goal's lease (`deputy.apps.worker_process.holding`), the
 unit of a job whose engine died is queued again by the watchdog within seconds, and a step run again
@@ -22,6 +23,7 @@ resumes from its goal's checkpoint. The event loop only takes and ends jobs; it 
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import logging
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -30,7 +32,7 @@ from typing import Any, Callable
 
 from redis import Redis
 from redis.asyncio import Redis as AsyncRedis
-from redis.exceptions import RedisError
+from redis.exceptions import NoScriptError, RedisError
 from rq.job import _job_stack  # RQ's current-job stack is per thread: each job is pushed on its own thread's
 from rq.serializers import JSONSerializer
 from rq.utils import utcformat, now as rq_now
@@ -116,7 +118,7 @@ class StepEngine:
         self._freed = asyncio.Event()
         self._queue_key = f"rq:queue:{config.queue}"
         self._intermediate = intermediate_key(config.queue)
-        self._take_script = redis.register_script(_TAKE)
+        self._take_sha = hashlib.sha1(_TAKE.encode()).hexdigest()
         self.counts = EngineCounts()
 
     @property
@@ -174,8 +176,27 @@ class StepEngine:
         return True
 
     async def _take(self, count: int, *moved: str) -> list[tuple[str, dict[bytes, bytes]]]:
-        reply = await self._take_script(keys=[self._queue_key, self._intermediate],
-                                        args=[count, _JOB_PREFIX, utcformat(rq_now()), self._config.name, *moved])
+        """Start up to `count` queued jobs (and those `moved` already), writing the ends of the jobs that finished
+        since the last flush first, in the same round trip: a job's end and its successor's start cost one."""
+        keys = [self._queue_key, self._intermediate]
+        args = [count, _JOB_PREFIX, utcformat(rq_now()), self._config.name, *moved]
+        ended, self._ended = self._ended, []
+        pipe = self._redis.pipeline(transaction=False)
+        self._queue_ends(pipe, ended)
+        pipe.evalsha(self._take_sha, len(keys), *keys, *args)
+        try:
+            *wrote, reply = await pipe.execute(raise_on_error=False)
+            failed = next((result for result in wrote if isinstance(result, Exception)), None)
+            if failed is not None:
+                raise failed
+        except RedisError:
+            self._ended = [*ended, *self._ended]  # written again (the writes are idempotent); the jobs are done
+            raise
+        self._count_ends(ended)
+        if isinstance(reply, NoScriptError):  # Redis restarted or failed over: the source, which loads it again
+            reply = await self._redis.eval(_TAKE, len(keys), *keys, *args)
+        elif isinstance(reply, Exception):
+            raise reply
         taken = [(_text(reply[i]), _fields(reply[i + 1])) for i in range(0, len(reply), 2)]
         if taken:
             self.counts.taken += len(taken)
@@ -223,8 +244,18 @@ class StepEngine:
         if not self._ended:
             return
         ended, self._ended = self._ended, []
-        now, ended_at = self._clock(), utcformat(rq_now())
         pipe = self._redis.pipeline(transaction=False)
+        self._queue_ends(pipe, ended)
+        try:
+            await pipe.execute()
+        except RedisError:
+            self._ended = [*ended, *self._ended]  # written at the next flush; the jobs themselves are done
+            raise
+        self._count_ends(ended)
+
+    def _queue_ends(self, pipe: Any, ended: list[_Ended]) -> None:
+        """Queue on `pipe` the writes that record these jobs' ends (RQ's job status, their place taken)."""
+        now, ended_at = self._clock(), utcformat(rq_now())
         for end in ended:
             key = _JOB_PREFIX + end.job_id
             keep = end.keep if end.keep is not None else self._config.result_ttl
@@ -238,11 +269,8 @@ class StepEngine:
                 pipe.expire(key, keep)
                 pipe.zadd(f"rq:failed:{self._config.queue}", {end.job_id: now + keep})
             pipe.lrem(self._intermediate, 1, end.job_id)
-        try:
-            await pipe.execute()
-        except RedisError:
-            self._ended = [*ended, *self._ended]  # written at the next flush; the jobs themselves are done
-            raise
+
+    def _count_ends(self, ended: list[_Ended]) -> None:
         self.counts.finished += sum(1 for end in ended if end.error is None)
         self.counts.failed += sum(1 for end in ended if end.error is not None)
 

@@ -176,3 +176,15 @@ def test_redis_counts_smoke(capsys: pytest.CaptureFixture[str]) -> None:
     assert all(figures["sent"] >= 1 and figures["executed"] >= figures["sent"] for figures in found.values())
     redis_counts.report(found, None, detail=True)
     assert "new goal (pro)" in capsys.readouterr().out
+
+
+def test_turn_counts_smoke(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from bench import turn_counts
+
+    found = turn_counts.measure(tmp_path / "counts", goals=1, steps=3, at_once=1, idle=0.5)
+    assert found["turns"] >= 3
+    busy = found["busy"]
+    assert busy["round_trips"] > 0 and busy["commands"] and busy["ran"]
+    assert any(caller.startswith("agent.") for caller in busy["callers"]), "commands are traced to Deputy's code"
+    turn_counts.report(found)
+    assert "round trips" in capsys.readouterr().out

@@ -388,3 +388,48 @@ def test_a_delayed_step_lost_when_redis_failed_while_the_watchdog_queued_it_is_q
     clock.advance(MAX_QUEUED_RECHECK + 1)
     watchdog.sweep()
     assert queue.job_ids == [job_id], "queued once"
+
+
+def test_a_job_ending_marks_its_unit_done_only_if_the_unit_still_names_it(
+    redis: Redis, registration: Registration, inflight: Inflight
+) -> None:
+    handed_on = Lease(redis, UNIT, ttl=30)
+    assert handed_on.take()
+    assert not handed_on.release(completing="s-some-other-job"), "a unit handed to the next job stays registered"
+    assert not lease_held(redis, UNIT) and inflight.get(UNIT) == registration
+
+    ending = Lease(redis, UNIT, ttl=30)
+    assert ending.take()
+    assert ending.release(completing=registration.job_id)
+    assert not lease_held(redis, UNIT) and inflight.get(UNIT) is None
+    assert redis.zscore("deputy:inflight:due", UNIT) is None
+
+
+def test_taking_a_lease_brings_a_put_off_units_next_look_closer(
+    redis: Redis, registration: Registration
+) -> None:
+    far = time.time() + 3600
+    redis.zadd("deputy:inflight:due", {UNIT: far})
+    with Lease(redis, UNIT, ttl=30) as held:
+        assert held
+        assert redis.zscore("deputy:inflight:due", UNIT) < far
+    with Lease(redis, UNIT, ttl=30):
+        with Lease(redis, UNIT, ttl=30) as second:
+            assert not second
+
+
+def test_many_leases_held_at_once_are_all_renewed_and_each_released_alone(redis: Redis) -> None:
+    ttl = 0.3
+    leases = [Lease(redis, goal_unit(f"g_many_{i}"), ttl=ttl) for i in range(5)]
+    assert all(lease.take() for lease in leases)
+    started = time.monotonic()
+    wait_for(lambda: time.monotonic() - started > 3 * ttl, timeout=5, interval=0.02, what="three lease periods")
+    assert all(lease_held(redis, goal_unit(f"g_many_{i}")) for i in range(5)), "every held lease outlived its ttl"
+    leases[0].release()
+    assert not lease_held(redis, goal_unit("g_many_0"))
+    started = time.monotonic()
+    wait_for(lambda: time.monotonic() - started > 2 * ttl, timeout=5, interval=0.02, what="two lease periods")
+    assert all(lease_held(redis, goal_unit(f"g_many_{i}")) for i in range(1, 5))
+    assert not lease_held(redis, goal_unit("g_many_0")), "a released lease is not renewed back"
+    for lease in leases[1:]:
+        lease.release()

@@ -240,3 +240,27 @@ def test_a_step_that_runs_far_too_long_is_named_in_the_log_once(redis: Redis, re
     slow = [r.getMessage() for r in caplog.records if "holds a thread" in r.getMessage()]
     assert len(slow) == 1 and "s-g_" in slow[0]
     assert _answers(redis)[11] == ["slow but done"]
+
+
+def test_steps_go_on_when_redis_forgets_its_scripts_between_them_and_each_job_is_marked_finished(
+    redis: Redis, redis_server
+) -> None:
+    # A job's end is written in the same round trip as the next take: a take that finds its script gone
+    # (Redis restarted or failed over) still records the end before it sends the script whole.
+    def decide(messages, tools):
+        redis.script_flush()
+        planned = sum(1 for m in messages if m.get("role") == "tool")
+        if planned < 3:
+            return tool_call("update_plan", steps=[{"title": f"part {planned}", "status": "done"}])
+        return text("Done after forgetting.")
+
+    install(WorkerContext(redis=redis, lease_ttl=3.0, runner=_runner(redis, FunctionModel(decide))))
+    goal = _start(redis, 8, "forget and go on")
+    engine = _run_engine(redis, redis_server.url)
+
+    assert _answers(redis)[8][-1] == "Done after forgetting."
+    assert engine.counts.failed == 0 and engine.counts.finished == engine.counts.taken >= 1
+    jobs = [key for key in redis.scan_iter("rq:job:s-*")]
+    assert jobs and all(redis.hget(key, "status") == b"finished" for key in jobs)
+    assert redis.llen(intermediate_key(AGENT_QUEUE)) == 0
+    assert Inflight(redis).get(goal_unit(goal.id)) is None

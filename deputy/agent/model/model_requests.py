@@ -24,6 +24,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, Field
 from redis import Redis
 
+from deputy.core.infrastructure import step_reads
 from deputy.agent.model.chat_model import ModelBadResponse, ModelError, ModelReply, ModelRequestRejected, ModelUnavailable
 from deputy.core.confidential import confidential_keys
 
@@ -114,7 +115,8 @@ class ModelRequests:
 
     def outcome(self, request_id: str) -> ModelOutcome | None:
         """The gateway's answer, if any (a confidential user's is opened with their key: `Locked` if locked)."""
-        raw = self._redis.get(OUTCOME.format(request_id))
+        key = OUTCOME.format(request_id)
+        raw = step_reads.read(("GET", key), lambda: self._redis.get(key))
         if not raw:
             return None
         if b'"sealed"' in raw and "sealed" in (envelope := json.loads(raw)):

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 from redis import Redis
 
+from deputy.core.infrastructure import step_reads
 from deputy.core.records.erasure import Owned
 
 _ACCOUNT = "deputy:account:{}"
@@ -58,7 +59,8 @@ class Accounts:
         return Account(user_id, fields.get("plan") or None, fields.get("suspended") == "1")
 
     def get(self, user_id: int) -> Account:
-        return self.parse(user_id, self._redis.hgetall(_ACCOUNT.format(user_id)))
+        key = _ACCOUNT.format(user_id)
+        return self.parse(user_id, step_reads.read(("HGETALL", key), lambda: self._redis.hgetall(key)))
 
     def seen(self, user_id: int) -> None:
         self._redis.sadd(_USERS, user_id)

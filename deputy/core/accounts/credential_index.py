@@ -15,6 +15,7 @@ from enum import Enum
 from pydantic import BaseModel, ConfigDict
 from redis import Redis
 
+from deputy.core.infrastructure import step_reads
 from deputy.core.confidential import confidential_keys
 from deputy.core.confidential.sealing import is_sealed
 from deputy.core.records.vault_errors import InvalidCredential
@@ -88,6 +89,7 @@ def opened_index(redis: Redis, user: str, raw: bytes) -> bytes:
 def list_credentials(redis: Redis, user_id: UserId) -> list[CredentialInfo]:
     """What a user has connected (no secrets), readable without the vault key."""
     user = checked_user(user_id)
-    raw = redis.hgetall(index_key(user))
+    key = index_key(user)
+    raw = step_reads.read(("HGETALL", key), lambda: redis.hgetall(key))
     return sorted((CredentialInfo.model_validate_json(opened_index(redis, user, v)) for v in raw.values()),
                   key=lambda i: i.handle)

@@ -27,6 +27,7 @@ from typing import Any
 
 from redis import Redis
 
+from deputy.core.infrastructure import step_reads
 from deputy.core.records.erasure import Owned, delete_keys
 from deputy.core.accounts.quota_periods import Periods
 
@@ -159,6 +160,7 @@ class QuotaStore:
     def take(self, user_id: int, periods: Periods, asks: list[Ask], goal_id: str | None = None,
              held_limit: int | None = None, now: float | None = None) -> Taken:
         args = take_args(asks, goal_id, held_limit, _now(now))
+        _forget_counters(user_id, periods)
         raw = self._redis.eval(TAKE_SCRIPT, 3, *keys(user_id, periods), *args)
         return parse_taken(asks, raw)
 
@@ -172,10 +174,14 @@ class QuotaStore:
     def used(self, user_id: int, periods: Periods) -> dict[str, dict[str, int]]:
         """Every counter of the day and the month: {"day": {...}, "month": {...}}."""
         day_key, month_key, _ = keys(user_id, periods)
-        pipe = self._redis.pipeline(transaction=False)
-        pipe.hgetall(day_key)
-        pipe.hgetall(month_key)
-        day, month = pipe.execute()
+
+        def read() -> list:
+            pipe = self._redis.pipeline(transaction=False)
+            pipe.hgetall(day_key)
+            pipe.hgetall(month_key)
+            return pipe.execute()
+
+        day, month = step_reads.read_many([("HGETALL", day_key), ("HGETALL", month_key)], read)
         return {"day": _ints(day), "month": _ints(month)}
 
     def held(self, user_id: int, periods: Periods, now: float | None = None) -> int:
@@ -198,6 +204,7 @@ class QuotaStore:
 def queue_add(pipe: Any, user_id: int, periods: Periods, amounts: dict[str, int]) -> Any:
     """Queue the increments on a (sync or asyncio) pipeline, to share a round trip with other writes."""
     day_key, month_key, _ = keys(user_id, periods)
+    _forget_counters(user_id, periods)
     for counter, amount in amounts.items():
         if amount:
             pipe.hincrby(day_key, counter, amount)
@@ -205,6 +212,12 @@ def queue_add(pipe: Any, user_id: int, periods: Periods, amounts: dict[str, int]
     pipe.expire(day_key, DAY_TTL)
     pipe.expire(month_key, MONTH_TTL)
     return pipe
+
+
+def _forget_counters(user_id: int, periods: Periods) -> None:
+    """The counters change: a step that read them reads them again (`step_reads`)."""
+    for key in keys(user_id, periods)[:2]:
+        step_reads.forget(key)
 
 
 def _now(now: float | None) -> float:

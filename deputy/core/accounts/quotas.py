@@ -207,10 +207,11 @@ class Quotas:
         return near
 
 
-async def acount_tokens(redis: Any, pipe: Any, user_id: int, model: str | None, tokens: int, now: float) -> None:
-    """Queue a model call's tokens on an asyncio pipeline (the model gateway's), in the user's own day."""
+def queue_tokens(pipe: Any, user_id: int, model: str | None, tokens: int, now: float,
+                 settings: bytes | None) -> None:
+    """Queue a model call's tokens on a pipeline (the model gateway's), in the user's own day: `settings` is their
+    stored record (`UserSettingsStore.key`), read by the caller with its other reads, None when they have none."""
     if tokens <= 0 or not user_id:
         return
-    raw = await redis.get(UserSettingsStore.key(user_id))
-    zone = UserSettings.model_validate_json(raw).timezone if raw else None
+    zone = UserSettings.model_validate_json(settings).timezone if settings else None
     queue_add(pipe, user_id, periods(now, zone), {c: tokens for c in token_counters(model)})

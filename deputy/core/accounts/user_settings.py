@@ -12,6 +12,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 from pydantic import BaseModel, Field, field_validator
 from redis import Redis
 
+from deputy.core.infrastructure import step_reads
 from deputy.core.accounts.approval_mode import DEFAULT_APPROVAL_MODE, ApprovalMode
 from deputy.core.confidential import ConfidentialKeys, confidential_keys
 from deputy.core.confidential.keys import Opener
@@ -98,7 +99,7 @@ class UserSettingsStore:
 
     def get(self, user_id: int) -> UserSettings:
         """The user's settings; `Locked` while a confidential user is locked (see `clock_settings`)."""
-        return self.parse(self._redis.get(_KEY.format(user_id)), self._keys.opener(user_id))
+        return self.parse(self._raw(user_id), self._keys.opener(user_id))
 
     @staticmethod
     def parse(raw: bytes | None, opener: Opener) -> UserSettings:
@@ -112,10 +113,15 @@ class UserSettingsStore:
 
     def clock_settings(self, user_id: int) -> UserSettings:
         """The time zone and quiet hours, readable even while the user is locked (the rest at defaults)."""
-        raw = self._redis.get(_KEY.format(user_id))
+        raw = self._raw(user_id)
         return UserSettings.model_validate_json(raw) if raw else UserSettings()
 
+    def _raw(self, user_id: int) -> bytes | None:
+        key = _KEY.format(user_id)
+        return step_reads.read(("GET", key), lambda: self._redis.get(key))
+
     def save(self, user_id: int, settings: UserSettings) -> None:
+        step_reads.forget(_KEY.format(user_id))
         public = self._keys.public_key(user_id)
         if public is None:
             self._redis.set(_KEY.format(user_id), settings.model_dump_json())

@@ -19,6 +19,7 @@ from typing import Callable
 
 from redis import Redis
 
+from deputy.core.infrastructure import step_reads
 from deputy.core.confidential.errors import Locked, WrongPassphrase
 from deputy.core.confidential.sealing import (
     CannotOpen, is_sealed, new_private_key, open_sealed, passphrase_key, public_of, seal, unwrap, wrap,
@@ -63,7 +64,8 @@ class ConfidentialKeys:
         return bool(self._redis.exists(_KEYS.format(int(user_id))))
 
     def public_key(self, user_id: int) -> bytes | None:
-        raw = self._redis.hget(_KEYS.format(int(user_id)), "public")
+        key = _KEYS.format(int(user_id))
+        raw = step_reads.read(("HGET", key, "public"), lambda: self._redis.hget(key, "public"))
         return bytes(raw) if raw else None
 
     def unlocked_until(self, user_id: int, now: float) -> float | None:
@@ -84,6 +86,7 @@ class ConfidentialKeys:
         wrapped = wrap(passphrase_key(passphrase, salt), private, _label(user_id, "passphrase"))
         record = {"public": public_of(private), "salt": salt, "wrapped": wrapped, "kdf": "argon2id-t3-m65536-p4"}
         key = _KEYS.format(int(user_id))
+        step_reads.forget(key)
         if not self._redis.hsetnx(key, "public", record.pop("public")):
             return False  # already on: the first key pair stays
         self._redis.hset(key, mapping=record)
